@@ -1,0 +1,186 @@
+// Package agentstatus owns `.agentx/state/agent-status.json`: what each
+// agent is doing (idle, working, clarifying, blocked-clarification, done,
+// stuck) and on which issue and clarification. Unlike the old writers it
+// updates the file under its lock, so concurrent updates are not lost.
+package agentstatus
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+)
+
+// Statuses.
+const (
+	Idle                 = "idle"
+	Working              = "working"
+	Clarifying           = "clarifying"
+	BlockedClarification = "blocked-clarification"
+	Done                 = "done"
+	Stuck                = "stuck"
+)
+
+// Status is one agent's entry.
+type Status struct {
+	Status          string  `json:"status"`
+	Issue           *int    `json:"issue"`
+	LastActivity    string  `json:"lastActivity"`
+	ClarificationID *string `json:"clarificationId"`
+	WaitingOn       *string `json:"waitingOn"`
+	RespondingTo    *string `json:"respondingTo"`
+	Extra           []jsonfile.Field
+}
+
+var knownKeys = []string{"status", "issue", "lastActivity", "clarificationId", "waitingOn", "respondingTo"}
+
+// MarshalJSON writes the reference keys, then any others.
+func (s Status) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		Status          string  `json:"status"`
+		Issue           *int    `json:"issue"`
+		LastActivity    string  `json:"lastActivity"`
+		ClarificationID *string `json:"clarificationId"`
+		WaitingOn       *string `json:"waitingOn"`
+		RespondingTo    *string `json:"respondingTo"`
+	}
+	b, err := json.Marshal(plain{s.Status, s.Issue, s.LastActivity, s.ClarificationID, s.WaitingOn, s.RespondingTo})
+	if err != nil || len(s.Extra) == 0 {
+		return b, err
+	}
+	fields, _ := jsonfile.SplitObject(b)
+	return jsonfile.JoinObject(append(fields, s.Extra...)), nil
+}
+
+// Entry is an agent with its status.
+type Entry struct {
+	Agent string
+	Status
+}
+
+// File is the whole status file, agents in file order.
+type File struct {
+	Entries []Entry
+}
+
+// Get returns the status of agent, or nil.
+func (f *File) Get(agent string) *Status {
+	for i := range f.Entries {
+		if f.Entries[i].Agent == agent {
+			return &f.Entries[i].Status
+		}
+	}
+	return nil
+}
+
+// Ensure returns the status of agent, adding an idle one if absent.
+func (f *File) Ensure(agent string) *Status {
+	if s := f.Get(agent); s != nil {
+		return s
+	}
+	f.Entries = append(f.Entries, Entry{Agent: agent, Status: Status{Status: Idle}})
+	return &f.Entries[len(f.Entries)-1].Status
+}
+
+// Sorted returns the entries sorted by agent name.
+func (f *File) Sorted() []Entry {
+	out := append([]Entry(nil), f.Entries...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Agent < out[j].Agent })
+	return out
+}
+
+// MarshalJSON writes the agents in order.
+func (f File) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, e := range f.Entries {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(e.Agent)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := e.Status.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Decode parses the status file.
+func Decode(path string, data []byte) (*File, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, jsonfile.Corrupt(path, 0, errors.New("file is empty"))
+	}
+	top, err := jsonfile.SplitObject(data)
+	if err != nil {
+		return nil, jsonfile.Corrupt(path, jsonfile.OffsetOf(err), err)
+	}
+	f := &File{}
+	for _, t := range top {
+		var st Status
+		if err := json.Unmarshal(t.Value, &st); err != nil {
+			return nil, jsonfile.Corrupt(path, jsonfile.OffsetOf(err), fmt.Errorf("agent %q: %w", t.Key, err))
+		}
+		fields, err := jsonfile.SplitObject(t.Value)
+		if err != nil {
+			return nil, jsonfile.Corrupt(path, jsonfile.OffsetOf(err), err)
+		}
+		for _, fl := range fields {
+			if !jsonfile.Known(fl.Key, knownKeys) {
+				st.Extra = append(st.Extra, fl)
+			}
+		}
+		f.Entries = append(f.Entries, Entry{Agent: t.Key, Status: st})
+	}
+	return f, nil
+}
+
+// Load reads the file without locking; missing is empty.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &File{}, nil
+		}
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return Decode(path, data)
+}
+
+// Update runs fn on the file under its lock and writes it atomically.
+func Update(ctx context.Context, locks *lock.Locker, path string, fn func(*File) error) error {
+	for attempt := 0; ; attempt++ {
+		err := locks.With(ctx, path, func(lk *lock.Lock) error {
+			f, err := Load(path)
+			if err != nil {
+				return err
+			}
+			if err := fn(f); err != nil {
+				return err
+			}
+			data, err := jsonfile.Marshal(f)
+			if err != nil {
+				return err
+			}
+			return jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{BeforeRename: lk.Check})
+		})
+		if errors.Is(err, lock.ErrLost) && attempt < 3 {
+			continue
+		}
+		return err
+	}
+}
+
+// Ptr returns a pointer to v (for the nullable fields).
+func Ptr[T any](v T) *T { return &v }

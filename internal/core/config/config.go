@@ -1,0 +1,328 @@
+// Package config owns the toolkit's configuration: `.agentx/agentx.toml`
+// (mode, responders, memory, GitHub settings, agent priority) and the
+// workflow files `.agentx/workflows/*.toml` whose steps carry the
+// clarification scope (can_clarify, round limits, SLA, blocking).
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+)
+
+// Reference defaults (reference-formats.md, SPEC section 9.5).
+const (
+	DefaultMaxRoundsBlocking    = 5
+	DefaultMaxRoundsNonBlocking = 6
+	DefaultSLAMinutes           = 30
+	DefaultResponderTimeout     = 2 * time.Minute
+	DefaultMemoryMaxTokens      = 20000
+)
+
+// DefaultPriority is the deadlock-break order: lower index wins.
+var DefaultPriority = []string{"product-manager", "architect", "ux-designer", "engineer",
+	"reviewer", "devops", "devops-engineer", "data-scientist", "tester", "customer-coach"}
+
+// Config is agentx.toml.
+type Config struct {
+	Mode            string               `toml:"mode"`
+	DefaultWorkflow string               `toml:"default_workflow"`
+	Agents          []string             `toml:"agents"`
+	Priority        []string             `toml:"priority"`
+	Responders      map[string]Responder `toml:"responders"`
+	Clarify         ClarifySettings      `toml:"clarify"`
+	Memory          MemorySettings       `toml:"memory"`
+	GitHub          GitHubSettings       `toml:"github"`
+}
+
+// ClarifySettings tune the protocol for the workspace.
+type ClarifySettings struct {
+	// LockStaleSeconds overrides the 30 s stale-lock threshold.
+	LockStaleSeconds int `toml:"lock_stale_seconds"`
+}
+
+// Responder is a program the hub runs to get the target agent's answer.
+type Responder struct {
+	Command []string `toml:"command"`
+	Timeout Duration `toml:"timeout"`
+}
+
+// MemorySettings is the [memory] table.
+type MemorySettings struct {
+	Enabled   *bool `toml:"enabled"`
+	MaxTokens *int  `toml:"max_tokens"`
+}
+
+// IsEnabled reports whether memory is on (default true).
+func (m MemorySettings) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }
+
+// Budget is the recall budget in tokens (default 20,000; 0 disables recall).
+func (m MemorySettings) Budget() int {
+	if m.MaxTokens == nil {
+		return DefaultMemoryMaxTokens
+	}
+	return *m.MaxTokens
+}
+
+// GitHubSettings is the [github] table.
+type GitHubSettings struct {
+	Repo         string `toml:"repo"`
+	BlockedLabel string `toml:"blocked_label"`
+}
+
+// Duration reads TOML strings like "2m".
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", b, err)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.String()), nil }
+
+// TimeoutOr returns the responder's timeout or the default.
+func (r Responder) TimeoutOr() time.Duration {
+	if r.Timeout.Duration <= 0 {
+		return DefaultResponderTimeout
+	}
+	return r.Timeout.Duration
+}
+
+// Workflow is one `.agentx/workflows/*.toml` file. Keys we do not use
+// (iterate, max_iterations, completion_criteria, ...) are accepted.
+type Workflow struct {
+	Name  string `toml:"name"`
+	File  string `toml:"-"`
+	Steps []Step `toml:"steps"`
+}
+
+// Step is one `[[steps]]` entry.
+type Step struct {
+	ID                     string   `toml:"id"`
+	Title                  string   `toml:"title"`
+	Agent                  string   `toml:"agent"`
+	Needs                  []string `toml:"needs"`
+	CanClarify             []string `toml:"can_clarify"`
+	ClarifyMaxRounds       *int     `toml:"clarify_max_rounds"`
+	ClarifySLAMinutes      *int     `toml:"clarify_sla_minutes"`
+	ClarifyBlockingAllowed *bool    `toml:"clarify_blocking_allowed"`
+}
+
+// Scope is the clarification policy of one step with defaults applied.
+type Scope struct {
+	Workflow        string
+	Step            string
+	Agent           string
+	CanClarify      []string
+	MaxRounds       int
+	SLA             time.Duration
+	BlockingAllowed bool
+}
+
+// Scope applies the reference defaults to the step.
+func (s Step) Scope(workflow string, blocking bool) Scope {
+	sc := Scope{Workflow: workflow, Step: s.ID, Agent: s.Agent, CanClarify: s.CanClarify,
+		MaxRounds: DefaultMaxRoundsBlocking, SLA: DefaultSLAMinutes * time.Minute, BlockingAllowed: true}
+	if !blocking {
+		sc.MaxRounds = DefaultMaxRoundsNonBlocking
+	}
+	if s.ClarifyMaxRounds != nil && *s.ClarifyMaxRounds > 0 {
+		sc.MaxRounds = *s.ClarifyMaxRounds
+	}
+	if s.ClarifySLAMinutes != nil && *s.ClarifySLAMinutes > 0 {
+		sc.SLA = time.Duration(*s.ClarifySLAMinutes) * time.Minute
+	}
+	if s.ClarifyBlockingAllowed != nil {
+		sc.BlockingAllowed = *s.ClarifyBlockingAllowed
+	}
+	return sc
+}
+
+// Allows reports whether the step may ask agent.
+func (sc Scope) Allows(agent string) bool {
+	for _, a := range sc.CanClarify {
+		if a == agent {
+			return true
+		}
+	}
+	return false
+}
+
+// Set is the whole configuration of a workspace.
+type Set struct {
+	Config    Config
+	Workflows []Workflow // sorted by name
+}
+
+// ParseConfig decodes agentx.toml content.
+func ParseConfig(path string, data []byte) (Config, error) {
+	var c Config
+	if _, err := toml.Decode(string(data), &c); err != nil {
+		return c, tomlErr(path, err)
+	}
+	return c, nil
+}
+
+// ParseWorkflow decodes one workflow file's content.
+func ParseWorkflow(path string, data []byte) (Workflow, error) {
+	var w Workflow
+	if _, err := toml.Decode(string(data), &w); err != nil {
+		return w, tomlErr(path, err)
+	}
+	if w.Name == "" {
+		w.Name = strings.TrimSuffix(filepath.Base(path), ".toml")
+	}
+	w.File = path
+	return w, nil
+}
+
+func tomlErr(path string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		e := errcode.New(errcode.CorruptState, "%s is not valid TOML (line %d, column %d): %s",
+			path, pe.Position.Line, pe.Position.Col, pe.Message)
+		e.Err = err
+		return e
+	}
+	return errcode.Wrap(errcode.CorruptState, err, "%s is not valid", path)
+}
+
+// Load reads agentx.toml (optional) and every workflow file.
+func Load(configFile, workflowsDir string) (*Set, error) {
+	set := &Set{}
+	if data, err := os.ReadFile(configFile); err == nil {
+		if set.Config, err = ParseConfig(configFile, data); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", configFile, err)
+	}
+	entries, err := os.ReadDir(workflowsDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("list %s: %w", workflowsDir, err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".toml") {
+			continue
+		}
+		p := filepath.Join(workflowsDir, e.Name())
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		w, err := ParseWorkflow(p, data)
+		if err != nil {
+			return nil, err
+		}
+		set.Workflows = append(set.Workflows, w)
+	}
+	sort.Slice(set.Workflows, func(i, j int) bool { return set.Workflows[i].Name < set.Workflows[j].Name })
+	return set, nil
+}
+
+// Workflow returns the workflow named name.
+func (s *Set) Workflow(name string) (*Workflow, bool) {
+	for i := range s.Workflows {
+		if s.Workflows[i].Name == name {
+			return &s.Workflows[i], true
+		}
+	}
+	return nil, false
+}
+
+// KnownAgents is every agent the configuration names: step agents, their
+// can_clarify targets, responders, the agents list and the priority list.
+func (s *Set) KnownAgents() map[string]bool {
+	known := map[string]bool{}
+	for _, a := range s.Config.Agents {
+		known[a] = true
+	}
+	for a := range s.Config.Responders {
+		known[a] = true
+	}
+	for _, w := range s.Workflows {
+		for _, st := range w.Steps {
+			if st.Agent != "" {
+				known[st.Agent] = true
+			}
+			for _, a := range st.CanClarify {
+				known[a] = true
+			}
+		}
+	}
+	return known
+}
+
+// Priority is the configured deadlock-break order, or the default.
+func (s *Set) Priority() []string {
+	if len(s.Config.Priority) > 0 {
+		return s.Config.Priority
+	}
+	return DefaultPriority
+}
+
+// ResolveScope finds the step that governs a request by agent: the
+// workflow from the flag, else the configured default, else the only one;
+// the step from the flag, else the first step whose agent is the requester.
+func (s *Set) ResolveScope(workflow, step, agent string, blocking bool) (Scope, error) {
+	var wf *Workflow
+	switch {
+	case workflow != "":
+		w, ok := s.Workflow(workflow)
+		if !ok {
+			return Scope{}, errcode.New(errcode.InvalidInput, "unknown workflow %q (have: %s)", workflow, s.workflowNames())
+		}
+		wf = w
+	case s.Config.DefaultWorkflow != "":
+		w, ok := s.Workflow(s.Config.DefaultWorkflow)
+		if !ok {
+			return Scope{}, errcode.New(errcode.InvalidInput, "default_workflow %q in agentx.toml has no file in .agentx/workflows", s.Config.DefaultWorkflow)
+		}
+		wf = w
+	case len(s.Workflows) == 1:
+		wf = &s.Workflows[0]
+	case len(s.Workflows) == 0:
+		return Scope{}, errcode.New(errcode.ScopeViolation, "no workflows in .agentx/workflows: nobody may clarify").
+			WithHint("run `agentx-hook init` to create the default workflows")
+	default:
+		return Scope{}, errcode.New(errcode.InvalidInput, "several workflows (%s) and no default_workflow: pass --workflow", s.workflowNames())
+	}
+	for _, st := range wf.Steps {
+		if (step != "" && st.ID == step) || (step == "" && st.Agent == agent) {
+			if step != "" && st.Agent != "" && st.Agent != agent {
+				return Scope{}, errcode.New(errcode.ScopeViolation, "step %q of workflow %q belongs to %q, not %q", st.ID, wf.Name, st.Agent, agent)
+			}
+			return st.Scope(wf.Name, blocking), nil
+		}
+	}
+	if step != "" {
+		return Scope{}, errcode.New(errcode.InvalidInput, "workflow %q has no step %q", wf.Name, step)
+	}
+	return Scope{}, errcode.New(errcode.ScopeViolation, "agent %q has no step in workflow %q, so it may not clarify", agent, wf.Name)
+}
+
+func (s *Set) workflowNames() string {
+	names := make([]string, 0, len(s.Workflows))
+	for _, w := range s.Workflows {
+		names = append(names, w.Name)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}

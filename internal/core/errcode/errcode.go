@@ -1,0 +1,73 @@
+// Package errcode owns the protocol's error codes: the typed error every
+// core operation returns when it fails for a reason a caller (a person, an
+// agent, a script) can act on. The CLI maps them to `error: CODE: message`
+// and exit status 1; the Action maps them to replies on issues.
+package errcode
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is one of the protocol's error names (SPEC section 3.5 and DESIGN.md
+// section 3). They are a contract with scripts: never rename one.
+type Code string
+
+const (
+	ScopeViolation    Code = "SCOPE_VIOLATION"
+	LockTimeout       Code = "LOCK_TIMEOUT"
+	MaxRoundsExceeded Code = "MAX_ROUNDS_EXCEEDED"
+	NotFound          Code = "NOT_FOUND"
+	InvalidInput      Code = "INVALID_INPUT"
+	AgentError        Code = "AGENT_ERROR"
+	CorruptState      Code = "CORRUPT_STATE"
+	// InvalidTransition is reported under INVALID_INPUT on the wire (the
+	// protocol has no separate name for it) but kept distinct for callers.
+)
+
+// Error is a protocol error. Hint, when set, tells an agent what to do next.
+type Error struct {
+	Code    Code
+	Message string
+	Hint    string
+	Err     error // optional cause
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil && e.Message == "" {
+		return e.Err.Error()
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// New returns a protocol error with a formatted message.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns a protocol error carrying cause.
+func Wrap(code Code, cause error, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if cause != nil {
+		msg = msg + ": " + cause.Error()
+	}
+	return &Error{Code: code, Message: msg, Err: cause}
+}
+
+// WithHint returns e with its hint set.
+func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }
+
+// CodeOf returns the protocol code carried by err, or "" when err is not a
+// protocol error.
+func CodeOf(err error) Code {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// Is reports whether err carries code.
+func Is(err error, code Code) bool { return err != nil && CodeOf(err) == code }

@@ -1,0 +1,171 @@
+// Package events owns the event log `.agentx/state/events.jsonl`: one JSON
+// object a line, `{"type":..., "payload":{...}}`, with the reference
+// payloads, bounded to the last 1,000 events.
+package events
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+)
+
+// Event types.
+const (
+	ClarificationRequested = "clarification-requested"
+	ClarificationAnswered  = "clarification-answered"
+	ClarificationStale     = "clarification-stale"
+	ClarificationResolved  = "clarification-resolved"
+	ClarificationEscalated = "clarification-escalated"
+	MemoryStored           = "memory-stored"
+	MemoryRecalled         = "memory-recalled"
+)
+
+// MaxEvents is how many events the log keeps.
+const MaxEvents = 1000
+
+// Event is one line of the log.
+type Event struct {
+	Type    string          `json:"type"`
+	Time    string          `json:"time"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// ClarificationPayload is the reference payload of clarification events.
+type ClarificationPayload struct {
+	ClarificationID string `json:"clarificationId"`
+	IssueNumber     int    `json:"issueNumber"`
+	FromAgent       string `json:"fromAgent"`
+	ToAgent         string `json:"toAgent"`
+	Topic           string `json:"topic"`
+	Blocking        bool   `json:"blocking"`
+	Timestamp       int64  `json:"timestamp"`
+}
+
+// MemoryPayload is the reference payload of memory events.
+type MemoryPayload struct {
+	Agent          string   `json:"agent"`
+	IssueNumber    int      `json:"issueNumber"`
+	Count          int      `json:"count"`
+	TotalTokens    int      `json:"totalTokens"`
+	ObservationIDs []string `json:"observationIds"`
+	Timestamp      int64    `json:"timestamp"`
+}
+
+// Log appends to and reads the event log.
+type Log struct {
+	Path  string
+	Locks *lock.Locker
+	Clock clock.Clock
+}
+
+// Append adds events. The log is trimmed to its last MaxEvents lines when
+// it grows past 1.5x that, so an append is usually one O_APPEND write and
+// the trim (a locked rewrite) is paid once every 500 events.
+func (l *Log) Append(ctx context.Context, typ string, payload any) error {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	line, err := json.Marshal(Event{Type: typ, Time: clock.Format(l.Clock.Now()), Payload: raw})
+	if err != nil {
+		return err
+	}
+	line = append(line, '\n')
+	return l.Locks.With(ctx, l.Path, func(lk *lock.Lock) error {
+		f, err := os.OpenFile(l.Path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := os.MkdirAll(dirOf(l.Path), 0o755); err != nil {
+				return err
+			}
+			f, err = os.OpenFile(l.Path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("open event log: %w", err)
+		}
+		_, werr := f.Write(line)
+		info, serr := f.Stat()
+		cerr := f.Close()
+		if err := errors.Join(werr, cerr); err != nil {
+			return fmt.Errorf("append event log: %w", err)
+		}
+		// Average lines are ~250 bytes; only count lines when the size says
+		// the log might be over its bound.
+		if serr == nil && info.Size() > int64(MaxEvents)*150 {
+			return l.trim(lk)
+		}
+		return nil
+	})
+}
+
+func (l *Log) trim(lk *lock.Lock) error {
+	data, err := os.ReadFile(l.Path)
+	if err != nil {
+		return err
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) <= MaxEvents*3/2 {
+		return nil
+	}
+	kept := bytes.Join(lines[len(lines)-MaxEvents:], nil)
+	return jsonfile.WriteAtomic(l.Path, kept, jsonfile.WriteOptions{BeforeRename: lk.Check})
+}
+
+// Read returns the events at or after since (zero: all), oldest first,
+// at most the last MaxEvents. Lines that do not parse are skipped and
+// counted: a torn last line from a crash must not hide the rest.
+func (l *Log) Read(since time.Time) (evs []Event, skipped int, err error) {
+	f, err := os.Open(l.Path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, nil
+		}
+		return nil, 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal(line, &e); err != nil || e.Type == "" {
+			skipped++
+			continue
+		}
+		if !since.IsZero() {
+			t, err := clock.Parse(e.Time)
+			if err == nil && t.Before(since) {
+				continue
+			}
+		}
+		evs = append(evs, e)
+	}
+	if len(evs) > MaxEvents {
+		evs = evs[len(evs)-MaxEvents:]
+	}
+	return evs, skipped, sc.Err()
+}
+
+func dirOf(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if os.IsPathSeparator(p[i]) {
+			return p[:i]
+		}
+	}
+	return "."
+}

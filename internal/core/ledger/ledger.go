@@ -1,0 +1,164 @@
+// Package ledger owns the clarification ledger: the per-issue JSON file of
+// clarification records and their threads, in the exact shape the
+// TypeScript and PowerShell implementations read and write, with unknown
+// keys kept on rewrite. It knows nothing of routing rules; the router
+// package decides what may change.
+package ledger
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+)
+
+// Status of a clarification record.
+type Status string
+
+const (
+	Pending   Status = "pending"
+	Answered  Status = "answered"
+	Resolved  Status = "resolved"
+	Stale     Status = "stale"
+	Escalated Status = "escalated"
+	Abandoned Status = "abandoned"
+)
+
+// Open reports whether the record still needs someone to act: pending or
+// stale (the target owes an answer) or answered (the requester owes a
+// follow-up or a resolution).
+func (s Status) Open() bool { return s == Pending || s == Answered || s == Stale }
+
+// Waiting reports whether the target owes an answer.
+func (s Status) Waiting() bool { return s == Pending || s == Stale }
+
+// Known reports whether s is one of the six statuses.
+func (s Status) Known() bool {
+	switch s {
+	case Pending, Answered, Resolved, Stale, Escalated, Abandoned:
+		return true
+	}
+	return false
+}
+
+// EntryType of a thread entry.
+type EntryType string
+
+const (
+	Question   EntryType = "question"
+	Answer     EntryType = "answer"
+	Resolution EntryType = "resolution"
+	Escalation EntryType = "escalation"
+)
+
+// HubName is the `from` of entries the hub itself writes.
+const HubName = "agent-x"
+
+// Entry is one message in a record's thread.
+type Entry struct {
+	Round     int       `json:"round"`
+	From      string    `json:"from"`
+	Type      EntryType `json:"type"`
+	Body      string    `json:"body"`
+	Timestamp string    `json:"timestamp"`
+	Extra     []jsonfile.Field
+}
+
+// Record is one clarification between two agents.
+type Record struct {
+	ID          string  `json:"id"`
+	IssueNumber int     `json:"issueNumber"`
+	From        string  `json:"from"`
+	To          string  `json:"to"`
+	Topic       string  `json:"topic"`
+	Blocking    bool    `json:"blocking"`
+	Status      Status  `json:"status"`
+	Round       int     `json:"round"`
+	MaxRounds   int     `json:"maxRounds"`
+	Created     string  `json:"created"`
+	StaleAfter  string  `json:"staleAfter"`
+	ResolvedAt  *string `json:"resolvedAt"`
+	Thread      []Entry `json:"thread"`
+	Extra       []jsonfile.Field
+}
+
+// Ledger is the content of one issue's ledger file.
+type Ledger struct {
+	IssueNumber    int      `json:"issueNumber"`
+	Clarifications []Record `json:"clarifications"`
+	Extra          []jsonfile.Field
+}
+
+// Find returns the record with id, or nil.
+func (l *Ledger) Find(id string) *Record {
+	for i := range l.Clarifications {
+		if l.Clarifications[i].ID == id {
+			return &l.Clarifications[i]
+		}
+	}
+	return nil
+}
+
+// NextID returns the id for a new record. It is the highest sequence number
+// among this issue's `CLR-N-seq` ids plus one, so an id is never reused even
+// after a record was deleted by hand (the old code used count+1).
+func (l *Ledger) NextID() string {
+	prefix := "CLR-" + strconv.Itoa(l.IssueNumber) + "-"
+	maxSeq := 0
+	for _, r := range l.Clarifications {
+		if rest, ok := strings.CutPrefix(r.ID, prefix); ok {
+			if n, err := strconv.Atoi(rest); err == nil && n > maxSeq {
+				maxSeq = n
+			}
+		}
+	}
+	return fmt.Sprintf("%s%03d", prefix, maxSeq+1)
+}
+
+// LastOf returns the latest thread entry of type t, or nil.
+func (r *Record) LastOf(t EntryType) *Entry {
+	for i := len(r.Thread) - 1; i >= 0; i-- {
+		if r.Thread[i].Type == t {
+			return &r.Thread[i]
+		}
+	}
+	return nil
+}
+
+// CreatedTime parses Created (zero time when unreadable).
+func (r *Record) CreatedTime() time.Time { t, _ := clock.Parse(r.Created); return t }
+
+// StaleAfterTime parses StaleAfter (zero time when unreadable).
+func (r *Record) StaleAfterTime() time.Time { t, _ := clock.Parse(r.StaleAfter); return t }
+
+// ExtraValue returns the raw value of an unknown key, or nil.
+func (r *Record) ExtraValue(key string) json.RawMessage {
+	for _, f := range r.Extra {
+		if f.Key == key {
+			return f.Value
+		}
+	}
+	return nil
+}
+
+// SetExtra sets (or with a nil value removes) a key outside the reference
+// schema. Later issues use it for bookkeeping the old tools ignore.
+func (r *Record) SetExtra(key string, value json.RawMessage) {
+	for i, f := range r.Extra {
+		if f.Key == key {
+			if value == nil {
+				r.Extra = append(r.Extra[:i], r.Extra[i+1:]...)
+			} else {
+				r.Extra[i].Value = value
+			}
+			return
+		}
+	}
+	if value != nil {
+		r.Extra = append(r.Extra, jsonfile.Field{Key: key, Value: value})
+	}
+}

@@ -1,0 +1,171 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// Store reads and writes the ledgers of one workspace.
+type Store struct {
+	WS    workspace.Workspace
+	Locks *lock.Locker
+	// NoSync skips fsync (benchmarks of the logic alone; never in the CLI).
+	NoSync bool
+}
+
+// Load reads the ledger of issue without locking. A missing file is an
+// empty ledger; a file that does not parse is CORRUPT_STATE.
+func (s *Store) Load(issue int) (*Ledger, error) {
+	return LoadFile(s.WS.LedgerFile(issue), issue)
+}
+
+// LoadFile reads one ledger file.
+func LoadFile(path string, issue int) (*Ledger, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &Ledger{IssueNumber: issue}, nil
+		}
+		return nil, fmt.Errorf("read ledger %s: %w", path, err)
+	}
+	return Parse(path, data, issue)
+}
+
+// Parse decodes a ledger file's content; path is for error messages.
+func Parse(path string, data []byte, issue int) (*Ledger, error) {
+	l, err := Decode(data)
+	if err != nil {
+		return nil, jsonfile.Corrupt(path, corruptOffset(data, err), err)
+	}
+	if l.IssueNumber == 0 {
+		l.IssueNumber = issue
+		for i := range l.Clarifications {
+			if l.Clarifications[i].IssueNumber == 0 {
+				l.Clarifications[i].IssueNumber = issue
+			}
+		}
+	}
+	return l, nil
+}
+
+// corruptOffset finds the most useful byte offset for a decode error: the
+// standard library's syntax offset when the file is not JSON at all.
+func corruptOffset(data []byte, err error) int64 {
+	var v any
+	if jerr := json.Unmarshal(data, &v); jerr != nil {
+		if off := jsonfile.OffsetOf(jerr); off >= 0 {
+			return off
+		}
+	}
+	if off := jsonfile.OffsetOf(err); off >= 0 {
+		return off
+	}
+	return 0
+}
+
+// Issues lists the issue numbers that have a ledger file, ascending.
+func (s *Store) Issues() ([]int, error) {
+	entries, err := os.ReadDir(s.WS.ClarificationsDir())
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list ledgers: %w", err)
+	}
+	issues := make([]int, 0, len(entries))
+	for _, e := range entries {
+		if n, ok := workspace.LedgerIssue(e.Name()); ok && !e.IsDir() {
+			issues = append(issues, n)
+		}
+	}
+	sort.Ints(issues)
+	return issues, nil
+}
+
+// Update runs fn on the ledger of issue under its lock and writes the result
+// atomically. fn returns errSkipWrite-free errors to abort without writing.
+// When the lock turns out to have been taken over while we held it (we were
+// paused past the stale threshold), the write is refused and the whole
+// read-modify-write is retried on the fresh ledger, so no update is lost.
+func (s *Store) Update(ctx context.Context, issue int, fn func(*Ledger) error) (*Ledger, error) {
+	path := s.WS.LedgerFile(issue)
+	for attempt := 0; ; attempt++ {
+		var out *Ledger
+		err := s.Locks.With(ctx, path, func(lk *lock.Lock) error {
+			l, err := LoadFile(path, issue)
+			if err != nil {
+				return err
+			}
+			if err := fn(l); err != nil {
+				return err
+			}
+			data, err := jsonfile.Marshal(l)
+			if err != nil {
+				return fmt.Errorf("encode ledger %s: %w", path, err)
+			}
+			if err := jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{BeforeRename: lk.Check, NoSync: s.NoSync}); err != nil {
+				return err
+			}
+			out = l
+			return nil
+		})
+		if errors.Is(err, lock.ErrLost) && attempt < 3 {
+			continue
+		}
+		if errors.Is(err, lock.ErrLost) {
+			return nil, errcode.Wrap(errcode.LockTimeout, err, "update ledger %s", path)
+		}
+		return out, err
+	}
+}
+
+// Loaded is one ledger read by LoadAll, or the error that kept it out.
+type Loaded struct {
+	Issue  int
+	Ledger *Ledger
+	Err    error
+}
+
+// LoadAll reads every ledger of the workspace, several files at a time. A
+// corrupt file is returned with its error (the caller reports and skips it)
+// and never stops the others from loading.
+func (s *Store) LoadAll() ([]Loaded, error) {
+	issues, err := s.Issues()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Loaded, len(issues))
+	workers := 4
+	if len(issues) < 64 {
+		workers = 1
+	}
+	next := make(chan int, len(issues))
+	for i := range issues {
+		next <- i
+	}
+	close(next)
+	done := make(chan struct{})
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := range next {
+				l, err := s.Load(issues[i])
+				out[i] = Loaded{Issue: issues[i], Ledger: l, Err: err}
+			}
+			done <- struct{}{}
+		}()
+	}
+	for w := 0; w < workers; w++ {
+		<-done
+	}
+	return out, nil
+}

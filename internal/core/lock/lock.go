@@ -1,0 +1,443 @@
+// Package lock owns cross-process exclusion on state files: a `<file>.lock`
+// created with O_CREAT|O_EXCL that interoperates with the TypeScript and
+// PowerShell implementations, plus an in-process mutex per path so
+// goroutines of one process never race on the lock file.
+//
+// It fixes the five faults of the old code (reference-formats.md):
+// stale takeover admits one new holder (the stale file is renamed aside and
+// checked before anyone creates a new one); release removes the lock only
+// while it is still ours; an empty or unparsable lock ages out by mtime; a
+// holder can check it still owns the lock just before it commits a write;
+// and nothing here ever treats a file it cannot read as absent.
+package lock
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	mrand "math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+)
+
+// Defaults of the reference implementation (SPEC section 9.5).
+const (
+	DefaultStaleAfter = 30 * time.Second
+	DefaultWait       = 5 * time.Second
+)
+
+// Options tune a Locker. The zero value is the reference behaviour.
+type Options struct {
+	// StaleAfter is the age past which another process may take a lock over
+	// (default 30 s; $AGENTX_LOCK_STALE_MS overrides it in the CLI).
+	StaleAfter time.Duration
+	// Wait is the total time Acquire may wait (default 5 s).
+	Wait time.Duration
+	// Agent is written into lock files for diagnostics.
+	Agent string
+	// Clock is used for lock timestamps and ages (default: wall clock).
+	Clock clock.Clock
+}
+
+// Locker hands out locks. One Locker should serve a whole process: its
+// in-process mutexes are what keep the process's goroutines off each other.
+type Locker struct {
+	opt      Options
+	host     string
+	pid      int
+	mu       sync.Mutex
+	inproc   map[string]*pathMutex
+	sleep    func(context.Context, time.Duration) error
+	randNano func(n int64) int64
+}
+
+type pathMutex struct {
+	ch   chan struct{} // capacity 1: a mutex that a context can abandon
+	refs int
+}
+
+// New returns a Locker.
+func New(opt Options) *Locker {
+	if opt.StaleAfter <= 0 {
+		opt.StaleAfter = DefaultStaleAfter
+	}
+	if opt.Wait <= 0 {
+		opt.Wait = DefaultWait
+	}
+	if opt.Clock == nil {
+		opt.Clock = clock.Real{}
+	}
+	if opt.Agent == "" {
+		opt.Agent = "agentx"
+	}
+	host, _ := os.Hostname()
+	return &Locker{
+		opt:      opt,
+		host:     host,
+		pid:      os.Getpid(),
+		inproc:   map[string]*pathMutex{},
+		sleep:    sleepCtx,
+		randNano: func(n int64) int64 { return mrand.Int64N(n) },
+	}
+}
+
+// Content is what a lock file holds. `timestamp` is what TypeScript reads
+// and `created` what PowerShell reads (it deletes a lock without it); we
+// write both. `host` and `nonce` are ours: the host lets a dead pid be
+// recognised safely, the nonce makes every lock's content unique so a
+// takeover or release can tell our lock from a newer one.
+type Content struct {
+	PID       int    `json:"pid"`
+	Timestamp string `json:"timestamp,omitempty"`
+	Created   string `json:"created,omitempty"`
+	Agent     string `json:"agent,omitempty"`
+	Host      string `json:"host,omitempty"`
+	Nonce     string `json:"nonce,omitempty"`
+}
+
+// ParseContent reads a lock file's content. It never fails on junk: it
+// reports ok=false and the caller falls back to the file's mtime.
+func ParseContent(data []byte) (c Content, acquired time.Time, ok bool) {
+	if err := json.Unmarshal(data, &c); err != nil {
+		return Content{}, time.Time{}, false
+	}
+	ts := c.Timestamp
+	if ts == "" {
+		ts = c.Created
+	}
+	t, err := clock.Parse(ts)
+	if err != nil {
+		return c, time.Time{}, false
+	}
+	return c, t, true
+}
+
+// Lock is a held lock.
+type Lock struct {
+	l        *Locker
+	target   string
+	path     string
+	content  []byte
+	released bool
+	pm       *pathMutex
+	key      string
+}
+
+// Path is the lock file's path.
+func (lk *Lock) Path() string { return lk.path }
+
+// PathFor returns the lock file guarding target.
+func PathFor(target string) string { return target + ".lock" }
+
+// Acquire takes the lock guarding target (the lock file is target+".lock"),
+// waiting up to the configured budget. It fails with LOCK_TIMEOUT naming the
+// file, the holder and the lock's age.
+func (l *Locker) Acquire(ctx context.Context, target string) (*Lock, error) {
+	key, err := filepath.Abs(target)
+	if err != nil {
+		key = target
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.opt.Wait)
+	defer cancel()
+
+	pm := l.pathMutex(key)
+	select {
+	case pm.ch <- struct{}{}:
+	case <-ctx.Done():
+		l.dropPathMutex(key, pm)
+		return nil, l.timeoutError(target, nil)
+	}
+	lk, err := l.acquireFile(ctx, target)
+	if err != nil {
+		<-pm.ch
+		l.dropPathMutex(key, pm)
+		return nil, err
+	}
+	lk.pm, lk.key = pm, key
+	return lk, nil
+}
+
+func (l *Locker) pathMutex(key string) *pathMutex {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	pm := l.inproc[key]
+	if pm == nil {
+		pm = &pathMutex{ch: make(chan struct{}, 1)}
+		l.inproc[key] = pm
+	}
+	pm.refs++
+	return pm
+}
+
+func (l *Locker) dropPathMutex(key string, pm *pathMutex) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	pm.refs--
+	if pm.refs == 0 {
+		delete(l.inproc, key)
+	}
+}
+
+func (l *Locker) newContent() ([]byte, error) {
+	var nb [8]byte
+	if _, err := rand.Read(nb[:]); err != nil {
+		return nil, err
+	}
+	now := clock.Format(l.opt.Clock.Now())
+	return json.Marshal(Content{
+		PID: l.pid, Timestamp: now, Created: now, Agent: l.opt.Agent,
+		Host: l.host, Nonce: hex.EncodeToString(nb[:]),
+	})
+}
+
+func (l *Locker) acquireFile(ctx context.Context, target string) (*Lock, error) {
+	path := PathFor(target)
+	delay := 500 * time.Microsecond
+	var last *holder
+	for {
+		content, err := l.newContent()
+		if err != nil {
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		ok, err := createExclusive(path, content)
+		if err != nil {
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if ok {
+			return &Lock{l: l, target: target, path: path, content: content}, nil
+		}
+		h, err := l.inspect(path)
+		if err != nil {
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if h == nil {
+			continue // released between our create and our read: try again at once
+		}
+		last = h
+		if h.stale {
+			if l.takeOver(path, h) {
+				continue
+			}
+		}
+		// Poll with jitter: many short waits early (the common hold is a
+		// millisecond or two), growing to at most 50 ms, so contended writers
+		// are served quickly and do not march in lockstep.
+		d := delay/2 + time.Duration(l.randNano(int64(delay)))
+		if err := l.sleep(ctx, d); err != nil {
+			return nil, l.timeoutError(target, last)
+		}
+		if delay < 50*time.Millisecond {
+			delay = delay * 3 / 2
+		}
+	}
+}
+
+// createExclusive creates path with content; ok=false when it exists.
+func createExclusive(path string, content []byte) (bool, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			if mkErr := os.MkdirAll(filepath.Dir(path), 0o755); mkErr != nil {
+				return false, mkErr
+			}
+			return createExclusive(path, content)
+		}
+		return false, err
+	}
+	_, werr := f.Write(content)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		_ = os.Remove(path)
+		return false, errors.Join(werr, cerr)
+	}
+	return true, nil
+}
+
+// holder describes the current lock file as judged at one instant.
+type holder struct {
+	data    []byte
+	info    fs.FileInfo
+	content Content
+	parsed  bool
+	age     time.Duration
+	stale   bool
+	reason  string
+}
+
+func (l *Locker) inspect(path string) (*holder, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, 0, 256)
+	buf := bytes.NewBuffer(data)
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, err
+	}
+	h := &holder{data: buf.Bytes(), info: info}
+	now := l.opt.Clock.Now()
+	c, at, ok := ParseContent(h.data)
+	h.content, h.parsed = c, ok
+	if ok {
+		h.age = now.Sub(at)
+	} else {
+		// Empty or junk: a crash between create and write. Age by mtime so
+		// it can never block writers for ever, yet a live lock whose owner
+		// is still writing its content is not stolen.
+		h.age = now.Sub(info.ModTime())
+	}
+	switch {
+	case h.age > l.opt.StaleAfter:
+		h.stale, h.reason = true, "older than "+l.opt.StaleAfter.String()
+	case ok && c.Host != "" && c.Host == l.host && c.PID > 0 && c.PID != l.pid && !pidAlive(c.PID):
+		h.stale, h.reason = true, "holder pid "+strconv.Itoa(c.PID)+" is dead"
+	}
+	return h, nil
+}
+
+// takeOver removes the stale lock h so that exactly one process can create
+// the next one. It renames the lock aside to a name only we know, then
+// checks that what it moved is the very lock it judged stale (same inode,
+// same bytes). If another process had already replaced it with a fresh lock,
+// that lock is put back with link(2), which never overwrites.
+func (l *Locker) takeOver(path string, h *holder) bool {
+	var nb [6]byte
+	_, _ = rand.Read(nb[:])
+	aside := fmt.Sprintf("%s.stale-%d-%s", path, l.pid, hex.EncodeToString(nb[:]))
+	if err := os.Rename(path, aside); err != nil {
+		return false // somebody else moved or removed it first
+	}
+	info, err := os.Stat(aside)
+	data, rerr := os.ReadFile(aside)
+	if err == nil && rerr == nil && os.SameFile(info, h.info) && bytes.Equal(data, h.data) {
+		_ = os.Remove(aside)
+		return true
+	}
+	// We moved a lock we did not judge: restore it for its owner.
+	if err := os.Link(aside, path); err != nil {
+		// A third process created a lock in the instant the path was free.
+		// Nothing can be restored without clobbering it; the moved lock's
+		// owner will find on commit that it no longer holds the lock.
+		_ = err
+	}
+	_ = os.Remove(aside)
+	return false
+}
+
+func (l *Locker) timeoutError(target string, h *holder) error {
+	path := PathFor(target)
+	msg := fmt.Sprintf("could not lock %s within %s", path, l.opt.Wait)
+	if h != nil {
+		who := h.content.Agent
+		if who == "" {
+			who = "unknown agent"
+		}
+		if h.parsed {
+			msg += fmt.Sprintf(": held by %s (pid %d) for %s", who, h.content.PID, h.age.Round(time.Millisecond))
+		} else {
+			msg += fmt.Sprintf(": lock file unreadable, %s old", h.age.Round(time.Millisecond))
+		}
+	} else {
+		msg += ": busy in this process"
+	}
+	e := errcode.New(errcode.LockTimeout, "%s", msg)
+	e.Hint = fmt.Sprintf("retry; a lock older than %s is taken over automatically", l.opt.StaleAfter)
+	return e
+}
+
+// ErrLost reports that a lock was taken over while we held it (we were
+// paused past the stale threshold). The write it guarded must not happen.
+var ErrLost = errors.New("lock was taken over by another process")
+
+// Check reports whether the lock file still holds our content. Call it just
+// before committing a write (jsonfile.WriteOptions.BeforeRename).
+func (lk *Lock) Check() error {
+	data, err := os.ReadFile(lk.path)
+	if err != nil || !bytes.Equal(data, lk.content) {
+		return fmt.Errorf("%s: %w", lk.path, ErrLost)
+	}
+	return nil
+}
+
+// Release removes the lock file if, and only if, it is still ours. Like a
+// takeover, it first renames the file aside so the check and the removal
+// are one step; a lock that turns out to be someone else's is put back.
+func (lk *Lock) Release() error {
+	if lk.released {
+		return nil
+	}
+	lk.released = true
+	defer func() {
+		if lk.pm != nil {
+			<-lk.pm.ch
+			lk.l.dropPathMutex(lk.key, lk.pm)
+		}
+	}()
+	var nb [6]byte
+	_, _ = rand.Read(nb[:])
+	aside := fmt.Sprintf("%s.rel-%d-%s", lk.path, lk.l.pid, hex.EncodeToString(nb[:]))
+	if err := os.Rename(lk.path, aside); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: %w", lk.path, ErrLost)
+		}
+		return fmt.Errorf("release %s: %w", lk.path, err)
+	}
+	data, err := os.ReadFile(aside)
+	if err == nil && bytes.Equal(data, lk.content) {
+		return os.Remove(aside)
+	}
+	_ = os.Link(aside, lk.path)
+	_ = os.Remove(aside)
+	return fmt.Errorf("%s: %w", lk.path, ErrLost)
+}
+
+// With runs fn while holding the lock on target.
+func (l *Locker) With(ctx context.Context, target string, fn func(*Lock) error) error {
+	lk, err := l.Acquire(ctx, target)
+	if err != nil {
+		return err
+	}
+	ferr := fn(lk)
+	rerr := lk.Release()
+	if ferr != nil {
+		return ferr
+	}
+	if rerr != nil && errors.Is(rerr, ErrLost) {
+		// The write (if any) was already refused by Check; nothing to undo.
+		return nil
+	}
+	return rerr
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

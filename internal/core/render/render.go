@@ -1,0 +1,167 @@
+// Package render owns how clarifications read to people: the list, thread
+// and escalation shapes users of the old CLI know, as plain text with
+// optional styling. The caller decides whether styling applies (a terminal
+// without NO_COLOR); this package never looks at the terminal.
+package render
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+)
+
+// Style decorates text. The zero value prints plain text.
+type Style struct {
+	Color bool
+}
+
+const (
+	reset  = "\x1b[0m"
+	bold   = "\x1b[1m"
+	dim    = "\x1b[2m"
+	red    = "\x1b[31m"
+	green  = "\x1b[32m"
+	yellow = "\x1b[33m"
+	blue   = "\x1b[34m"
+	cyan   = "\x1b[36m"
+)
+
+func (s Style) wrap(code, text string) string {
+	if !s.Color {
+		return text
+	}
+	return code + text + reset
+}
+
+// Bold renders text in bold.
+func (s Style) Bold(text string) string { return s.wrap(bold, text) }
+
+// Dim renders secondary text.
+func (s Style) Dim(text string) string { return s.wrap(dim, text) }
+
+// Red renders errors.
+func (s Style) Red(text string) string { return s.wrap(red, text) }
+
+// Green renders success.
+func (s Style) Green(text string) string { return s.wrap(green, text) }
+
+// Yellow renders warnings.
+func (s Style) Yellow(text string) string { return s.wrap(yellow, text) }
+
+// StatusTag renders `[PENDING]` and friends.
+func (s Style) StatusTag(st ledger.Status) string {
+	tag := "[" + strings.ToUpper(string(st)) + "]"
+	switch st {
+	case ledger.Pending:
+		return s.wrap(yellow, tag)
+	case ledger.Answered:
+		return s.wrap(blue, tag)
+	case ledger.Resolved:
+		return s.wrap(green, tag)
+	case ledger.Stale, ledger.Escalated:
+		return s.wrap(red, tag)
+	default:
+		return s.wrap(dim, tag)
+	}
+}
+
+// List renders records grouped by issue, the old CLI's table:
+//
+//	Issue #42
+//	[PENDING] CLR-42-001 [BLOCKING]
+//	  engineer -> architect: authentication flow
+func List(w io.Writer, st Style, recs []ledger.Record, now time.Time) {
+	sorted := append([]ledger.Record(nil), recs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].IssueNumber < sorted[j].IssueNumber })
+	issue := -1
+	for _, r := range sorted {
+		if r.IssueNumber != issue {
+			if issue != -1 {
+				fmt.Fprintln(w)
+			}
+			issue = r.IssueNumber
+			fmt.Fprintf(w, "  %s\n", st.Bold(fmt.Sprintf("Issue #%d", issue)))
+		}
+		line := fmt.Sprintf("  %s %s", st.StatusTag(r.Status), r.ID)
+		if r.Blocking {
+			line += " " + st.Red("[BLOCKING]")
+		}
+		line += st.Dim(fmt.Sprintf("  round %d/%d, %s", r.Round, r.MaxRounds, Age(now.Sub(r.CreatedTime()))))
+		fmt.Fprintln(w, line)
+		fmt.Fprintf(w, "    %s -> %s: %s\n", r.From, r.To, r.Topic)
+	}
+}
+
+// Thread renders one record with its conversation:
+//
+//	CLR-42-001 | engineer -> architect
+//	Topic: authentication flow  Status: pending  Round: 1/5  BLOCKING
+//
+//	[Round 1] engineer -- QUESTION (17:04)
+//	Middleware or controller?
+func Thread(w io.Writer, st Style, r *ledger.Record) {
+	fmt.Fprintf(w, "  %s | %s -> %s\n", st.Bold(r.ID), r.From, r.To)
+	mode := "NON-BLOCKING"
+	if r.Blocking {
+		mode = "BLOCKING"
+	}
+	fmt.Fprintf(w, "  Topic: %s  Status: %s  Round: %d/%d  %s\n", r.Topic, r.Status, r.Round, r.MaxRounds, mode)
+	for _, e := range r.Thread {
+		fmt.Fprintln(w)
+		hhmm := e.Timestamp
+		if t, err := clock.Parse(e.Timestamp); err == nil {
+			hhmm = t.UTC().Format("15:04")
+		}
+		head := fmt.Sprintf("[Round %d] %s -- %s (%s)", e.Round, e.From, strings.ToUpper(string(e.Type)), hhmm)
+		switch e.Type {
+		case ledger.Escalation:
+			head = st.Red(head)
+		case ledger.Resolution:
+			head = st.Green(head)
+		default:
+			head = st.Bold(head)
+		}
+		fmt.Fprintf(w, "  %s\n", head)
+		for _, line := range strings.Split(e.Body, "\n") {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
+}
+
+// EscalationMarkdown renders an escalation for chat and issue comments:
+// `> **[ESCALATED]** Clarification *topic* (CLR-42-002) could not be
+// resolved.` followed by the agents, rounds, conversation and the command.
+func EscalationMarkdown(r *ledger.Record, cli string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "> **[ESCALATED]** Clarification *%s* (%s) could not be resolved.\n>\n", r.Topic, r.ID)
+	fmt.Fprintf(&b, "> **Agents:** %s -> %s  \n> **Rounds:** %d of %d\n>\n", r.From, r.To, r.Round, r.MaxRounds)
+	for _, e := range r.Thread {
+		if e.Type == ledger.Escalation {
+			continue
+		}
+		fmt.Fprintf(&b, "> **[Round %d] %s** (%s): %s\n", e.Round, e.From, e.Type, strings.Join(strings.Fields(e.Body), " "))
+	}
+	fmt.Fprintf(&b, ">\n> Resolve with `%s clarify resolve %s --body \"<decision>\"` or comment `/clarify resolve %s <decision>`.\n", cli, r.ID, r.ID)
+	return b.String()
+}
+
+// Age renders a duration the way a person reads an age: 45s, 12m, 3h, 2d.
+func Age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "just now"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}

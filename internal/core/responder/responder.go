@@ -1,0 +1,122 @@
+// Package responder owns how the hub asks a target agent: it runs the
+// program configured as `[responders.<agent>]` with the clarification as a
+// JSON document on stdin and takes its stdout as the answer.
+package responder
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+)
+
+// Request is the document a responder reads on stdin.
+type Request struct {
+	Issue    int            `json:"issue"`
+	ID       string         `json:"id"`
+	From     string         `json:"from"`
+	To       string         `json:"to"`
+	Topic    string         `json:"topic"`
+	Round    int            `json:"round"`
+	Blocking bool           `json:"blocking"`
+	Question string         `json:"question"`
+	Thread   []ledger.Entry `json:"thread"`
+	Retry    bool           `json:"retry,omitempty"`
+}
+
+// Exec runs configured commands.
+type Exec struct {
+	Responders map[string]config.Responder
+	Dir        string   // working directory (the workspace root)
+	Env        []string // extra environment
+}
+
+// Has reports whether agent has a responder.
+func (e *Exec) Has(agent string) bool {
+	r, ok := e.Responders[agent]
+	return ok && len(r.Command) > 0
+}
+
+// maxAnswer bounds what we read from a responder; the protocol keeps 2,000
+// characters, and a runaway program must not fill memory.
+const maxAnswer = 1 << 20
+
+// Respond runs agent's responder and returns its answer. Failures are
+// AGENT_ERROR with the reason (exit status, timeout, empty output).
+func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, error) {
+	r, ok := e.Responders[agent]
+	if !ok || len(r.Command) == 0 {
+		return "", errcode.New(errcode.AgentError, "no responder configured for %q", agent)
+	}
+	timeout := r.TimeoutOr()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	in, err := json.Marshal(req)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, r.Command[0], r.Command[1:]...)
+	cmd.Dir = e.Dir
+	cmd.Env = append(cmd.Environ(), e.Env...)
+	cmd.Env = append(cmd.Env, "AGENTX_CLARIFICATION_ID="+req.ID, fmt.Sprintf("AGENTX_ISSUE=%d", req.Issue), "AGENTX_AGENT="+agent)
+	cmd.Stdin = bytes.NewReader(in)
+	var stdout, stderr limitedBuffer
+	stdout.max, stderr.max = maxAnswer, 4096
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 2 * time.Second
+	err = cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return "", errcode.New(errcode.AgentError, "responder for %q timed out after %s", agent, timeout)
+	}
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			if msg != "" {
+				return "", errcode.New(errcode.AgentError, "responder for %q exited with status %d: %s", agent, ee.ExitCode(), firstLine(msg))
+			}
+			return "", errcode.New(errcode.AgentError, "responder for %q exited with status %d", agent, ee.ExitCode())
+		}
+		return "", errcode.Wrap(errcode.AgentError, err, "responder for %q could not run", agent)
+	}
+	answer := strings.TrimSpace(stdout.String())
+	if answer == "" {
+		return "", errcode.New(errcode.AgentError, "responder for %q printed no answer", agent)
+	}
+	return answer, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+type limitedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := b.max - b.Len(); room < len(p) {
+		if room > 0 {
+			b.Buffer.Write(p[:room])
+		}
+		return n, nil
+	}
+	b.Buffer.Write(p)
+	return n, nil
+}

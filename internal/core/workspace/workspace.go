@@ -1,0 +1,144 @@
+// Package workspace owns the layout of `.agentx/` in a user's repository:
+// where the root is, and the path of every file the toolkit keeps there.
+// Paths are only ever built from validated issue numbers.
+package workspace
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Dir is the name of the toolkit's directory at the root.
+const Dir = ".agentx"
+
+// Workspace is a root holding `.agentx/`.
+type Workspace struct {
+	Root string
+}
+
+// Find picks the root: flag, else $AGENTX_ROOT (env), else the nearest
+// ancestor of cwd holding .agentx/, else the git top level, else cwd.
+func Find(flagRoot, envRoot, cwd string) Workspace {
+	if flagRoot != "" {
+		return Workspace{Root: abs(flagRoot)}
+	}
+	if envRoot != "" {
+		return Workspace{Root: abs(envRoot)}
+	}
+	for dir := cwd; ; {
+		if fi, err := os.Stat(filepath.Join(dir, Dir)); err == nil && fi.IsDir() {
+			return Workspace{Root: dir}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	if top := gitTopLevel(cwd); top != "" {
+		return Workspace{Root: top}
+	}
+	return Workspace{Root: cwd}
+}
+
+func abs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
+}
+
+// gitTopLevel walks up for a .git entry instead of running git: the hook
+// path must not pay for a process start.
+func gitTopLevel(cwd string) string {
+	for dir := cwd; ; {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// GitBranch returns the current branch of the repository at root, reading
+// .git/HEAD directly (fast) and falling back to git for worktrees.
+func GitBranch(root string) string {
+	head := filepath.Join(root, ".git", "HEAD")
+	if data, err := os.ReadFile(head); err == nil {
+		s := strings.TrimSpace(string(data))
+		if ref, ok := strings.CutPrefix(s, "ref: refs/heads/"); ok {
+			return ref
+		}
+		return ""
+	}
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--abbrev-ref", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// AgentxDir is `.agentx/`.
+func (w Workspace) AgentxDir() string { return filepath.Join(w.Root, Dir) }
+
+// ConfigFile is `.agentx/agentx.toml`.
+func (w Workspace) ConfigFile() string { return filepath.Join(w.Root, Dir, "agentx.toml") }
+
+// WorkflowsDir is `.agentx/workflows/`.
+func (w Workspace) WorkflowsDir() string { return filepath.Join(w.Root, Dir, "workflows") }
+
+// StateDir is `.agentx/state/`.
+func (w Workspace) StateDir() string { return filepath.Join(w.Root, Dir, "state") }
+
+// ClarificationsDir is `.agentx/state/clarifications/`.
+func (w Workspace) ClarificationsDir() string {
+	return filepath.Join(w.Root, Dir, "state", "clarifications")
+}
+
+// LedgerFile is `.agentx/state/clarifications/issue-N.json`.
+func (w Workspace) LedgerFile(issue int) string {
+	return filepath.Join(w.ClarificationsDir(), "issue-"+strconv.Itoa(issue)+".json")
+}
+
+// AgentStatusFile is `.agentx/state/agent-status.json`.
+func (w Workspace) AgentStatusFile() string {
+	return filepath.Join(w.StateDir(), "agent-status.json")
+}
+
+// EventsFile is `.agentx/state/events.jsonl`.
+func (w Workspace) EventsFile() string { return filepath.Join(w.StateDir(), "events.jsonl") }
+
+// MemoryDir is `.agentx/memory/`.
+func (w Workspace) MemoryDir() string { return filepath.Join(w.Root, Dir, "memory") }
+
+// IssuesDir is `.agentx/issues/` (local issue files, where a team keeps them).
+func (w Workspace) IssuesDir() string { return filepath.Join(w.Root, Dir, "issues") }
+
+// LedgerIssue returns the issue number of a ledger file name `issue-N.json`.
+func LedgerIssue(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "issue-")
+	if !ok {
+		return 0, false
+	}
+	num, ok := strings.CutSuffix(rest, ".json")
+	if !ok || num == "" {
+		return 0, false
+	}
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 1 {
+		return 0, false
+	}
+	return n, true
+}

@@ -1,0 +1,65 @@
+package hookcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+)
+
+func runInit(_ context.Context, a *App, args []string) error {
+	flags := newFlags(a, "init", "init [--force]\n\nCreates .agentx/ with a default agentx.toml and the feature, story and bug\nworkflows. Existing files are kept unless --force is given.")
+	force := flags.Bool("force", false, "overwrite existing config and workflow files")
+	if _, err := parse(flags, args); err != nil {
+		return err
+	}
+	ws := a.Workspace()
+	files := config.DefaultFiles()
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, dir := range []string{ws.AgentxDir(), ws.WorkflowsDir(), ws.ClarificationsDir(), ws.MemoryDir()} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", dir, err)
+		}
+	}
+	for _, n := range names {
+		path := filepath.Join(ws.AgentxDir(), filepath.FromSlash(n))
+		if _, err := os.Stat(path); err == nil && !*force {
+			fmt.Fprintf(a.Stdout, "kept     %s\n", rel(ws.Root, path))
+			continue
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := jsonfile.WriteAtomic(path, files[n], jsonfile.WriteOptions{}); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.Stdout, "created  %s\n", rel(ws.Root, path))
+	}
+	gi := filepath.Join(ws.AgentxDir(), ".gitignore")
+	if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
+		// Lock files and spools are transient: never committed.
+		content := "*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncache/\n"
+		if err := jsonfile.WriteAtomic(gi, []byte(content), jsonfile.WriteOptions{}); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.Stdout, "created  %s\n", rel(ws.Root, gi))
+	}
+	fmt.Fprintf(a.Stdout, "agentx initialised in %s\n", ws.Root)
+	return nil
+}
+
+func rel(root, path string) string {
+	if r, err := filepath.Rel(root, path); err == nil {
+		return r
+	}
+	return path
+}

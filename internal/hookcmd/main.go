@@ -1,0 +1,343 @@
+// Package hookcmd is the command line of agentx-hook: it parses arguments,
+// wires the core packages together and prints. It holds no protocol logic.
+package hookcmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/events"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/render"
+	"github.com/agentx-dev/agentx/internal/core/responder"
+	"github.com/agentx-dev/agentx/internal/core/router"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// Version is set at build time with -ldflags "-X ...hookcmd.Version=...".
+var Version = "dev"
+
+// SchemaVersion is the version of every --json document.
+const SchemaVersion = 1
+
+// App is one invocation: its streams, environment and lazily built core.
+type App struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Cwd    string
+	Clock  clock.Clock
+	// IsTerminal reports whether stdout/stderr are terminals.
+	StdoutTTY bool
+	StderrTTY bool
+
+	rootFlag string
+	ws       *workspace.Workspace
+	locks    *lock.Locker
+	cfg      *config.Set
+	rt       *router.Router
+}
+
+// command is one top-level command.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, a *App, args []string) error
+}
+
+// commands is the registry of top-level commands; each lives in its own file.
+func commands() []command {
+	return []command{
+		{"init", "create .agentx/ with the default config and workflows", runInit},
+		{"clarify", "request, answer and list clarifications between agents", runClarify},
+		{"state", "show agent statuses", runState},
+		{"events", "show the event log", runEvents},
+		{"monitor", "check for stale, stuck and deadlocked clarifications and act", runMonitor},
+		{"ready", "issues with their BLOCKED: Clarification pending markers", runReady},
+		{"hook", "agent lifecycle hooks: hook start, hook finish", runHook},
+		{"memory", "search, inspect and maintain the memory store", runMemory},
+		{"demo", "run a scripted tour in a temporary workspace", runDemo},
+		{"version", "print the version", runVersion},
+	}
+}
+
+// Main runs agentx-hook with args (without the program name) and returns
+// the exit status: 0 success, 1 an operation failed, 2 usage error.
+func Main(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cwd, _ := os.Getwd()
+	a := &App{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Cwd: cwd,
+		Clock: clock.Real{}, StdoutTTY: isTerminal(os.Stdout), StderrTTY: isTerminal(os.Stderr),
+	}
+	return a.Run(ctx, args)
+}
+
+// usageError is a mistake in the command line (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// errHelp is returned after help was printed (exit 0).
+var errHelp = errors.New("help printed")
+
+// Run dispatches one command line.
+func (a *App) Run(ctx context.Context, args []string) int {
+	// Global flags come before the command.
+	for len(args) > 0 {
+		arg := args[0]
+		switch {
+		case arg == "--root" || arg == "-root":
+			if len(args) < 2 {
+				return a.fail(usagef("--root needs a directory"), false)
+			}
+			a.rootFlag, args = args[1], args[2:]
+		case strings.HasPrefix(arg, "--root="):
+			a.rootFlag, args = strings.TrimPrefix(arg, "--root="), args[1:]
+		case arg == "-h" || arg == "--help" || arg == "help":
+			if arg == "help" && len(args) > 1 {
+				return a.Run(ctx, []string{args[1], "--help"})
+			}
+			a.usage(a.Stdout)
+			return 0
+		case arg == "--version":
+			fmt.Fprintln(a.Stdout, "agentx-hook", Version)
+			return 0
+		default:
+			goto dispatch
+		}
+	}
+dispatch:
+	if len(args) == 0 {
+		a.usage(a.Stderr)
+		return 2
+	}
+	if args[0] == "__demo-responder" {
+		return a.fail(runDemoResponder(ctx, a, args[1:]), false)
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(ctx, a, args[1:])
+			return a.fail(err, wantsJSON(args[1:]))
+		}
+	}
+	return a.fail(usagef("unknown command %q (run `agentx-hook --help`)", args[0]), false)
+}
+
+func (a *App) usage(w io.Writer) {
+	fmt.Fprintf(w, "agentx-hook: clarification and memory for teams of AI coding agents\n\n")
+	fmt.Fprintf(w, "Usage: agentx-hook [--root DIR] COMMAND [ARGS]\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nThe root is --root, else $AGENTX_ROOT, else the nearest ancestor holding .agentx/,\n")
+	fmt.Fprintf(w, "else the git top level, else the current directory.\n")
+	fmt.Fprintf(w, "Run `agentx-hook COMMAND --help` for a command's flags.\n")
+}
+
+// fail prints err the way the contract says and returns the exit status.
+func (a *App) fail(err error, jsonMode bool) int {
+	if err == nil || errors.Is(err, errHelp) {
+		return 0
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(a.Stderr, "error: usage: %s\n", ue.msg)
+		return 2
+	}
+	code := errcode.CodeOf(err)
+	if code == "" {
+		code = errcode.CorruptState
+		if errors.Is(err, context.Canceled) {
+			code = errcode.AgentError
+		}
+	}
+	var pe *errcode.Error
+	hint := ""
+	if errors.As(err, &pe) {
+		hint = pe.Hint
+	}
+	fmt.Fprintf(a.Stderr, "error: %s: %s\n", code, err.Error())
+	if hint != "" {
+		fmt.Fprintf(a.Stderr, "hint: %s\n", hint)
+	}
+	if jsonMode {
+		doc := map[string]any{"schema_version": SchemaVersion, "error": map[string]string{
+			"code": string(code), "message": err.Error(), "hint": hint}}
+		_ = writeJSON(a.Stdout, doc)
+	}
+	return 1
+}
+
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--json" || a == "-json" || a == "--json=true" {
+			return true
+		}
+		if a == "--" {
+			return false
+		}
+	}
+	return false
+}
+
+// Style returns the styling for stdout: colour only on a terminal and
+// never when NO_COLOR is set.
+func (a *App) Style() render.Style {
+	return render.Style{Color: a.StdoutTTY && a.Getenv("NO_COLOR") == "" && a.Getenv("TERM") != "dumb"}
+}
+
+// ErrStyle is Style for stderr.
+func (a *App) ErrStyle() render.Style {
+	return render.Style{Color: a.StderrTTY && a.Getenv("NO_COLOR") == "" && a.Getenv("TERM") != "dumb"}
+}
+
+// Workspace returns the workspace root.
+func (a *App) Workspace() workspace.Workspace {
+	if a.ws == nil {
+		ws := workspace.Find(a.rootFlag, a.Getenv("AGENTX_ROOT"), a.Cwd)
+		a.ws = &ws
+	}
+	return *a.ws
+}
+
+// Config returns the workspace configuration.
+func (a *App) Config() (*config.Set, error) {
+	if a.cfg == nil {
+		ws := a.Workspace()
+		set, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
+		if err != nil {
+			return nil, err
+		}
+		a.cfg = set
+	}
+	return a.cfg, nil
+}
+
+// Locks returns the process's locker. The stale threshold comes from
+// $AGENTX_LOCK_STALE_MS, else agentx.toml, else 30 s.
+func (a *App) Locks() *lock.Locker {
+	if a.locks == nil {
+		opt := lock.Options{Clock: a.Clock, Agent: a.Getenv("AGENTX_AGENT")}
+		if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_STALE_MS")); err == nil && ms > 0 {
+			opt.StaleAfter = time.Duration(ms) * time.Millisecond
+		} else if a.cfg != nil && a.cfg.Config.Clarify.LockStaleSeconds > 0 {
+			opt.StaleAfter = time.Duration(a.cfg.Config.Clarify.LockStaleSeconds) * time.Second
+		}
+		if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_WAIT_MS")); err == nil && ms > 0 {
+			opt.Wait = time.Duration(ms) * time.Millisecond
+		}
+		a.locks = lock.New(opt)
+	}
+	return a.locks
+}
+
+// Ledgers returns the ledger store.
+func (a *App) Ledgers() *ledger.Store {
+	return &ledger.Store{WS: a.Workspace(), Locks: a.Locks()}
+}
+
+// Events returns the event log.
+func (a *App) Events() *events.Log {
+	return &events.Log{Path: a.Workspace().EventsFile(), Locks: a.Locks(), Clock: a.Clock}
+}
+
+// Router returns the hub wired to this workspace.
+func (a *App) Router() (*router.Router, error) {
+	if a.rt != nil {
+		return a.rt, nil
+	}
+	cfg, err := a.Config()
+	if err != nil {
+		return nil, err
+	}
+	ws := a.Workspace()
+	a.rt = &router.Router{
+		WS: ws, Ledgers: a.Ledgers(), Locks: a.Locks(), Config: cfg, Clock: a.Clock, Events: a.Events(),
+		Responder: &responder.Exec{Responders: cfg.Config.Responders, Dir: ws.Root},
+	}
+	return a.rt, nil
+}
+
+// newFlags returns a flag set whose --help prints usage and whose errors
+// become usage errors.
+func newFlags(a *App, name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(a.Stdout, "Usage: agentx-hook %s\n", usage)
+		var hasFlags bool
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprintln(a.Stdout, "\nFlags:")
+			fs.SetOutput(a.Stdout)
+			fs.PrintDefaults()
+			fs.SetOutput(io.Discard)
+		}
+	}
+	return fs
+}
+
+// parse parses flags anywhere among the arguments (Go's flag stops at the
+// first positional) and returns the positionals.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
+				return nil, errHelp
+			}
+			return nil, usagef("%s: %v", fs.Name(), err)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// writeJSON writes one JSON document: indented, no HTML escaping.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func runVersion(_ context.Context, a *App, args []string) error {
+	fs := newFlags(a, "version", "version")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.Stdout, "agentx-hook", Version)
+	return nil
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

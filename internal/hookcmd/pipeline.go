@@ -1,0 +1,4 @@
+package hookcmd
+
+// Placeholder until the memory pipeline lands (issue 5).
+func demoPipeline() []demoStep { return nil }
