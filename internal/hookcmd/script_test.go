@@ -1,0 +1,28 @@
+package hookcmd
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run agentx-hook as a real process: the scripts
+// in testdata/script call the binary built from this package's Main.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"agentx-hook": func() { os.Exit(Main(os.Args[1:])) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script/*.txtar.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("NO_COLOR", "1")
+			env.Setenv("AGENTX_ROOT", "")
+			return nil
+		},
+	})
+}
