@@ -1,0 +1,235 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// ClientConfig wires a Client.
+type ClientConfig struct {
+	// APIURL is the REST root (GITHUB_API_URL); empty means api.github.com.
+	APIURL string
+	Token  string
+	// Repository is "owner/name".
+	Repository string
+	// WriteInterval paces writes (0 means DefaultWriteInterval; negative
+	// means no pacing, for tests and the demo).
+	WriteInterval time.Duration
+	Sleep         Sleeper
+	Now           func() time.Time
+	// Base is the transport under the pacing and retries (tests).
+	Base http.RoundTripper
+}
+
+// Client is the part of the GitHub REST API that GitHub Mode uses, over
+// go-github with the paced, retrying Transport underneath.
+type Client struct {
+	gh          *github.Client
+	owner, repo string
+	Transport   *Transport
+}
+
+// NewClient builds a client.
+func NewClient(cfg ClientConfig) (*Client, error) {
+	owner, repo, ok := strings.Cut(cfg.Repository, "/")
+	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
+		return nil, fmt.Errorf("repository %q must be owner/name", cfg.Repository)
+	}
+	interval := cfg.WriteInterval
+	switch {
+	case interval == 0:
+		interval = DefaultWriteInterval
+	case interval < 0:
+		interval = 0
+	}
+	tr := &Transport{Base: cfg.Base, WriteInterval: interval, Sleep: cfg.Sleep, Now: cfg.Now}
+	gh := github.NewClient(&http.Client{Transport: tr, Timeout: 2 * time.Minute})
+	if cfg.Token != "" {
+		gh = gh.WithAuthToken(cfg.Token)
+	}
+	if cfg.APIURL != "" && strings.TrimRight(cfg.APIURL, "/") != "https://api.github.com" {
+		u, err := url.Parse(strings.TrimRight(cfg.APIURL, "/") + "/")
+		if err != nil {
+			return nil, fmt.Errorf("api url %q: %w", cfg.APIURL, err)
+		}
+		gh.BaseURL = u
+	}
+	return &Client{gh: gh, owner: owner, repo: repo, Transport: tr}, nil
+}
+
+// ErrConflict is a contents write refused because the file changed since
+// it was read (409, or 422 for a missing or stale sha).
+var ErrConflict = errors.New("file changed since it was read")
+
+// ErrNotFound is a 404.
+var ErrNotFound = errors.New("not found")
+
+func status(resp *github.Response) int {
+	if resp == nil || resp.Response == nil {
+		return 0
+	}
+	return resp.StatusCode
+}
+
+func wrap(what string, resp *github.Response, err error) error {
+	if err == nil {
+		return nil
+	}
+	if status(resp) == http.StatusNotFound {
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// IssueLabels returns the labels on an issue.
+func (c *Client) IssueLabels(ctx context.Context, issue int) ([]string, error) {
+	// GET /repos/{owner}/{repo}/issues/{number}
+	is, resp, err := c.gh.Issues.Get(ctx, c.owner, c.repo, issue)
+	if err != nil {
+		return nil, wrap(fmt.Sprintf("get issue #%d", issue), resp, err)
+	}
+	var out []string
+	for _, l := range is.Labels {
+		out = append(out, l.GetName())
+	}
+	return out, nil
+}
+
+// Comments lists every comment of an issue, following pagination.
+func (c *Client) Comments(ctx context.Context, issue int) ([]Existing, error) {
+	var out []Existing
+	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		// GET /repos/{owner}/{repo}/issues/{number}/comments?per_page=100&page=N
+		cs, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, issue, opt)
+		if err != nil {
+			return nil, wrap(fmt.Sprintf("list comments of #%d", issue), resp, err)
+		}
+		for _, cm := range cs {
+			out = append(out, Existing{ID: cm.GetID(), Author: cm.GetUser().GetLogin(), Body: cm.GetBody(), Created: cm.GetCreatedAt().Time})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+// CreateComment posts a comment and returns its id.
+func (c *Client) CreateComment(ctx context.Context, issue int, body string) (int64, error) {
+	cm, resp, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, issue, &github.IssueComment{Body: github.String(body)})
+	if err != nil {
+		return 0, wrap(fmt.Sprintf("comment on #%d", issue), resp, err)
+	}
+	return cm.GetID(), nil
+}
+
+// EditComment replaces a comment's body.
+func (c *Client) EditComment(ctx context.Context, id int64, body string) error {
+	_, resp, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, id, &github.IssueComment{Body: github.String(body)})
+	return wrap(fmt.Sprintf("edit comment %d", id), resp, err)
+}
+
+// DeleteComment deletes a comment; one already gone is not an error.
+func (c *Client) DeleteComment(ctx context.Context, id int64) error {
+	resp, err := c.gh.Issues.DeleteComment(ctx, c.owner, c.repo, id)
+	if status(resp) == http.StatusNotFound {
+		return nil
+	}
+	return wrap(fmt.Sprintf("delete comment %d", id), resp, err)
+}
+
+// React adds a reaction ("+1", "confused", ...) to a comment.
+func (c *Client) React(ctx context.Context, id int64, content string) error {
+	_, resp, err := c.gh.Reactions.CreateIssueCommentReaction(ctx, c.owner, c.repo, id, content)
+	return wrap(fmt.Sprintf("react to comment %d", id), resp, err)
+}
+
+// LabelSpec is a label to create on first use.
+type LabelSpec struct {
+	Name, Color, Description string
+}
+
+// EnsureLabel creates the repository label unless it exists.
+func (c *Client) EnsureLabel(ctx context.Context, l LabelSpec) error {
+	_, resp, err := c.gh.Issues.GetLabel(ctx, c.owner, c.repo, l.Name)
+	if err == nil {
+		return nil
+	}
+	if status(resp) != http.StatusNotFound {
+		return wrap("get label "+l.Name, resp, err)
+	}
+	_, resp, err = c.gh.Issues.CreateLabel(ctx, c.owner, c.repo, &github.Label{
+		Name: github.String(l.Name), Color: github.String(l.Color), Description: github.String(l.Description)})
+	if status(resp) == http.StatusUnprocessableEntity {
+		return nil // created meanwhile by an overlapping run
+	}
+	return wrap("create label "+l.Name, resp, err)
+}
+
+// AddLabels adds labels to an issue in one call.
+func (c *Client) AddLabels(ctx context.Context, issue int, names []string) error {
+	_, resp, err := c.gh.Issues.AddLabelsToIssue(ctx, c.owner, c.repo, issue, names)
+	return wrap(fmt.Sprintf("label #%d", issue), resp, err)
+}
+
+// RemoveLabel removes a label; GitHub's 404 for an absent label means the
+// goal is reached.
+func (c *Client) RemoveLabel(ctx context.Context, issue int, name string) error {
+	resp, err := c.gh.Issues.RemoveLabelForIssue(ctx, c.owner, c.repo, issue, name)
+	if status(resp) == http.StatusNotFound {
+		return nil
+	}
+	return wrap(fmt.Sprintf("unlabel #%d", issue), resp, err)
+}
+
+// GetFile reads a repository file through the contents API: its content
+// and blob sha. ErrNotFound when absent.
+func (c *Client) GetFile(ctx context.Context, path, ref string) ([]byte, string, error) {
+	var opt *github.RepositoryContentGetOptions
+	if ref != "" {
+		opt = &github.RepositoryContentGetOptions{Ref: ref}
+	}
+	fc, _, resp, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, path, opt)
+	if err != nil {
+		return nil, "", wrap("read "+path, resp, err)
+	}
+	if fc == nil {
+		return nil, "", fmt.Errorf("read %s: not a file", path)
+	}
+	s, err := fc.GetContent()
+	if err != nil {
+		return nil, "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return []byte(s), fc.GetSHA(), nil
+}
+
+// PutFile commits content to path with optimistic concurrency: sha is the
+// blob the change was computed from ("" for a new file). A file changed in
+// between gives ErrConflict, and the caller re-applies its operation to the
+// fresh content.
+func (c *Client) PutFile(ctx context.Context, path, branch, message string, content []byte, sha string) error {
+	opt := &github.RepositoryContentFileOptions{Message: github.String(message), Content: content}
+	if branch != "" {
+		opt.Branch = github.String(branch)
+	}
+	var resp *github.Response
+	var err error
+	if sha == "" {
+		_, resp, err = c.gh.Repositories.CreateFile(ctx, c.owner, c.repo, path, opt)
+	} else {
+		opt.SHA = github.String(sha)
+		_, resp, err = c.gh.Repositories.UpdateFile(ctx, c.owner, c.repo, path, opt)
+	}
+	if s := status(resp); s == http.StatusConflict || s == http.StatusUnprocessableEntity {
+		return fmt.Errorf("write %s: %w", path, ErrConflict)
+	}
+	return wrap("write "+path, resp, err)
+}

@@ -1,0 +1,96 @@
+package sync
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+)
+
+// Sanitizer cleans text before it leaves for GitHub: secrets and
+// <private> content removed, @mentions neutralised so a mirror never pings
+// anyone. The action wires the core sanitiser in; this package only
+// requires that one runs.
+type Sanitizer func(string) string
+
+// Want is one comment the issue should carry.
+type Want struct {
+	Marker
+	// Body is the full comment, marker included.
+	Body string
+}
+
+// Render renders thread entry seq of rec for people: who asked whom, the
+// round, the text, and for escalations what settles it. It depends only on
+// the entry and the record's fixed fields (never the current status), so a
+// status change does not edit old comments. The returned body ends with the
+// marker carrying a hash of the visible text.
+func Render(rec *ledger.Record, seq int, clean Sanitizer) Want {
+	e := rec.Thread[seq]
+	var b strings.Builder
+	text := quote(clean(e.Body))
+	who := bold(e.From)
+	switch e.Type {
+	case ledger.Question:
+		verb := "asked"
+		if e.Round > 1 {
+			verb = "asked a follow-up of"
+		}
+		fmt.Fprintf(&b, "**Clarification %s** · round %d of %d%s\n\n", rec.ID, e.Round, rec.MaxRounds, blockingTag(rec))
+		fmt.Fprintf(&b, "%s %s %s about **%s**:\n\n%s\n", who, verb, bold(rec.To), inline(clean(rec.Topic)), text)
+	case ledger.Answer:
+		fmt.Fprintf(&b, "**Clarification %s** · round %d of %d\n\n", rec.ID, e.Round, rec.MaxRounds)
+		fmt.Fprintf(&b, "%s answered %s:\n\n%s\n", who, bold(rec.From), text)
+	case ledger.Resolution:
+		verb := "resolved"
+		if strings.HasPrefix(e.Body, "Abandoned: ") {
+			verb = "abandoned"
+		}
+		fmt.Fprintf(&b, "**Clarification %s** · %s after %d round(s)\n\n", rec.ID, verb, e.Round)
+		fmt.Fprintf(&b, "%s %s it:\n\n%s\n", who, verb, text)
+	case ledger.Escalation:
+		fmt.Fprintf(&b, "**Clarification %s** · escalated to a person at round %d of %d\n\n", rec.ID, e.Round, rec.MaxRounds)
+		fmt.Fprintf(&b, "%s escalated the question between %s and %s about **%s**:\n\n", who, bold(rec.From), bold(rec.To), inline(clean(rec.Topic)))
+		fmt.Fprintf(&b, "```text\n%s\n```\n\n", strings.ReplaceAll(clean(e.Body), "```", "'''"))
+		fmt.Fprintf(&b, "To settle it here, comment one of:\n\n")
+		fmt.Fprintf(&b, "- `/clarify resolve %s <decision>`\n- `/clarify abandon %s <why>`\n", rec.ID, rec.ID)
+	default:
+		fmt.Fprintf(&b, "**Clarification %s** · %s by %s\n\n%s\n", rec.ID, inline(string(e.Type)), who, text)
+	}
+	visible := b.String()
+	sum := sha256.Sum256([]byte(visible))
+	m := Marker{Key: Key{ID: rec.ID, Seq: seq}, Round: e.Round, Type: e.Type, Hash: hex.EncodeToString(sum[:6])}
+	return Want{Marker: m, Body: visible + "\n" + m.String()}
+}
+
+func blockingTag(rec *ledger.Record) string {
+	if rec.Blocking {
+		return " · blocking"
+	}
+	return ""
+}
+
+// bold renders a name. Names are agent names or GitHub logins; neither is
+// written with @, so this never mentions anyone.
+func bold(name string) string { return "**" + inline(name) + "**" }
+
+// inline keeps a short field on one line and unable to open markup a
+// marker parser would see.
+func inline(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.ReplaceAll(s, "*", "\\*")
+	return strings.ReplaceAll(s, "<!--", "&lt;!--")
+}
+
+// quote renders a body as a Markdown block quote. An HTML comment opener
+// is escaped so agent text can never carry a marker that parses.
+func quote(s string) string {
+	s = strings.ReplaceAll(strings.TrimRight(s, "\n"), "<!--", "&lt;!--")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight("> "+l, " ")
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,213 @@
+package sync
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultWriteInterval paces writes under GitHub's secondary limits: its
+// guidance is at most 80 content-creating requests a minute, one at a time.
+const DefaultWriteInterval = 750 * time.Millisecond
+
+// Sleeper waits for d or until ctx ends. Tests inject one that returns at
+// once and records what it was asked for.
+type Sleeper func(ctx context.Context, d time.Duration) error
+
+// SleepCtx is the real Sleeper.
+func SleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Transport is the RoundTripper under the go-github client. It sends
+// writes one at a time with at least WriteInterval between their starts,
+// and retries what GitHub asks to retry: 403 secondary limits and 429 after
+// Retry-After (go-github v66 does not recognise 429 itself), an exhausted
+// primary quota after x-ratelimit-reset, and 5xx with exponential backoff.
+type Transport struct {
+	Base          http.RoundTripper
+	WriteInterval time.Duration
+	// MaxAttempts bounds tries per request (default 6).
+	MaxAttempts int
+	// MaxWait is the longest single wait accepted; a longer one fails the
+	// request instead of holding a runner for an hour (default 15 min).
+	MaxWait time.Duration
+	Sleep   Sleeper
+	Now     func() time.Time
+
+	writeMu   sync.Mutex
+	lastWrite time.Time
+
+	statsMu sync.Mutex
+	retries int
+	waited  time.Duration
+}
+
+// Stats reports the retries made and the time spent waiting on GitHub.
+func (t *Transport) Stats() (retries int, waited time.Duration) {
+	t.statsMu.Lock()
+	defer t.statsMu.Unlock()
+	return t.retries, t.waited
+}
+
+func (t *Transport) now() time.Time {
+	if t.Now != nil {
+		return t.Now()
+	}
+	return time.Now()
+}
+
+func (t *Transport) sleep(ctx context.Context, d time.Duration) error {
+	if t.Sleep != nil {
+		return t.Sleep(ctx, d)
+	}
+	return SleepCtx(ctx, d)
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		// One write at a time, paced: holding the mutex across the request
+		// (retries included) is what makes "one at a time" true.
+		t.writeMu.Lock()
+		defer t.writeMu.Unlock()
+		if !t.lastWrite.IsZero() && t.WriteInterval > 0 {
+			if d := t.lastWrite.Add(t.WriteInterval).Sub(t.now()); d > 0 {
+				if err := t.sleep(ctx, d); err != nil {
+					return nil, err
+				}
+			}
+		}
+		defer func() { t.lastWrite = t.now() }()
+	}
+	attempts := t.MaxAttempts
+	if attempts <= 0 {
+		attempts = 6
+	}
+	maxWait := t.MaxWait
+	if maxWait <= 0 {
+		maxWait = 15 * time.Minute
+	}
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	for attempt := 1; ; attempt++ {
+		r := req
+		if attempt > 1 {
+			r = req.Clone(ctx)
+			if req.GetBody != nil {
+				body, err := req.GetBody()
+				if err != nil {
+					return nil, fmt.Errorf("rewind request body: %w", err)
+				}
+				r.Body = body
+			}
+		}
+		resp, err := base.RoundTrip(r)
+		if err != nil {
+			if ctx.Err() != nil || attempt >= attempts || (req.Body != nil && req.GetBody == nil) {
+				return nil, err
+			}
+			if werr := t.wait(ctx, backoff(attempt)); werr != nil {
+				return nil, werr
+			}
+			continue
+		}
+		wait, retry := t.retryAfter(resp, attempt)
+		if !retry || attempt >= attempts || wait > maxWait || (req.Body != nil && req.GetBody == nil) {
+			return resp, nil
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if werr := t.wait(ctx, wait); werr != nil {
+			return nil, werr
+		}
+	}
+}
+
+func (t *Transport) wait(ctx context.Context, d time.Duration) error {
+	t.statsMu.Lock()
+	t.retries++
+	t.waited += d
+	t.statsMu.Unlock()
+	return t.sleep(ctx, d)
+}
+
+// backoff is 1 s, 2 s, 4 s ... capped at 60 s.
+func backoff(attempt int) time.Duration {
+	d := time.Second << (attempt - 1)
+	if d > time.Minute || d <= 0 {
+		d = time.Minute
+	}
+	return d
+}
+
+// retryAfter decides whether resp is worth another try and after how long.
+func (t *Transport) retryAfter(resp *http.Response, attempt int) (time.Duration, bool) {
+	switch code := resp.StatusCode; {
+	case code == http.StatusTooManyRequests || code == http.StatusForbidden:
+		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), t.now()); ok {
+			return d, true
+		}
+		if resp.Header.Get("X-RateLimit-Remaining") == "0" {
+			if reset, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+				d := time.Unix(reset, 0).Sub(t.now()) + time.Second
+				if d < time.Second {
+					d = time.Second
+				}
+				return d, true
+			}
+		}
+		if code == http.StatusTooManyRequests {
+			return time.Minute, true
+		}
+		// A 403 is a secondary limit only if GitHub says so; otherwise it is
+		// a permission problem no retry will fix.
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if strings.Contains(strings.ToLower(string(body)), "secondary rate limit") {
+			// GitHub's advice without Retry-After: wait at least a minute.
+			return time.Minute, true
+		}
+		return 0, false
+	case code == 500 || code == 502 || code == 503 || code == 504:
+		return backoff(attempt), true
+	}
+	return 0, false
+}
+
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && secs >= 0 {
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := t.Sub(now)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}
