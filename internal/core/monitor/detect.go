@@ -1,0 +1,356 @@
+package monitor
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+)
+
+// Record keys the monitor keeps on a record (old tools keep them as unknown
+// keys). They make each action happen once per timeout: the check that
+// decides an action and the write that performs it look at the same key
+// inside the ledger's lock.
+const (
+	// staleRoundKey is the round whose first timeout was handled: marked
+	// stale, retried, staleAfter pushed by one SLA. A second timeout of the
+	// same round escalates; a new round (a follow-up question) starts over.
+	staleRoundKey = "staleRound"
+	// reasonKey says why the monitor escalated a record (stale, stuck,
+	// deadlock), so `clarify stale` can list stuck records after the fact.
+	reasonKey = "monitorReason"
+)
+
+// Reasons the monitor escalates for.
+const (
+	ReasonStale    = "stale"
+	ReasonStuck    = "stuck"
+	ReasonDeadlock = "deadlock"
+)
+
+// StaleFinding is a waiting record past its staleAfter.
+type StaleFinding struct {
+	Record ledger.Record
+	// Timeout is 1 for the first timeout of the round (mark stale, retry)
+	// and 2 for the second (escalate).
+	Timeout int
+}
+
+// StuckFinding is a record that goes round in circles.
+type StuckFinding struct {
+	Record ledger.Record
+	// Rounds are the rounds whose questions repeat (earlier first).
+	Rounds []int
+	// Flipped is the id of the record asking the same topic the other way
+	// round, when that is why it is stuck.
+	Flipped string
+	// Detail quotes the repeating questions for the escalation summary.
+	Detail string
+}
+
+// Deadlock is one cycle of agents waiting on each other through blocking
+// records, and how it is broken.
+type Deadlock struct {
+	// Agents in wait order: Agents[0] waits on Agents[1], ..., the last on
+	// Agents[0]. Agents[0] is the agent whose request continues.
+	Agents []string
+	// Continue are the winner's requests in the cycle; Escalate the others.
+	Continue []ledger.Record
+	Escalate []ledger.Record
+}
+
+// Reason is the text every escalated request of the cycle carries.
+func (d *Deadlock) Reason() string {
+	ids := make([]string, len(d.Continue))
+	for i, r := range d.Continue {
+		ids[i] = r.ID
+	}
+	return fmt.Sprintf("deadlock: %s -> %s wait on each other through blocking clarifications; %s's request %s continues (agent priority)",
+		strings.Join(d.Agents, " -> "), d.Agents[0], d.Agents[0], strings.Join(ids, ", "))
+}
+
+// Plan is what one check found. Detect builds it without touching a file.
+type Plan struct {
+	Stale     []StaleFinding
+	Stuck     []StuckFinding
+	Deadlocks []Deadlock
+}
+
+// Empty reports whether nothing was found.
+func (p *Plan) Empty() bool { return len(p.Stale) == 0 && len(p.Stuck) == 0 && len(p.Deadlocks) == 0 }
+
+// Detect decides, from the open records of every issue and the time, what
+// the monitor must do. A record appears in at most one finding: stuck
+// detection comes first (a circular conversation needs a person whatever
+// else holds), then deadlocks among the rest, then stale timeouts among
+// records neither escalates. priority is the deadlock-break order (lower
+// index wins; agents not listed rank last).
+func Detect(recs []ledger.Record, now time.Time, priority []string) Plan {
+	open := make([]ledger.Record, 0, len(recs))
+	for _, r := range recs {
+		if r.Status.Open() {
+			open = append(open, r)
+		}
+	}
+	sort.Slice(open, func(i, j int) bool { return less(&open[i], &open[j]) })
+
+	var p Plan
+	taken := map[string]bool{}
+	p.Stuck = detectStuck(open)
+	for _, f := range p.Stuck {
+		taken[f.Record.ID] = true
+	}
+	p.Deadlocks = detectDeadlocks(open, taken, priority)
+	for _, d := range p.Deadlocks {
+		for _, r := range d.Escalate {
+			taken[r.ID] = true
+		}
+	}
+	for _, r := range open {
+		if taken[r.ID] {
+			continue
+		}
+		if t := Timeout(&r, now); t > 0 {
+			p.Stale = append(p.Stale, StaleFinding{Record: r, Timeout: t})
+		}
+	}
+	return p
+}
+
+// less orders records by issue, then creation, then id.
+func less(a, b *ledger.Record) bool {
+	if a.IssueNumber != b.IssueNumber {
+		return a.IssueNumber < b.IssueNumber
+	}
+	return older(a, b)
+}
+
+// older reports whether a was created before b (ids break ties).
+func older(a, b *ledger.Record) bool {
+	ta, tb := a.CreatedTime(), b.CreatedTime()
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	return a.ID < b.ID
+}
+
+// Timeout returns which timeout of its current round a record has reached
+// at now: 0 (none: not waiting, within its SLA, or staleAfter unreadable),
+// 1 or 2. A record the old tools marked stale without our key is on its
+// first timeout: it has not been retried yet.
+func Timeout(r *ledger.Record, now time.Time) int {
+	if !r.Status.Waiting() {
+		return 0
+	}
+	due := r.StaleAfterTime()
+	if due.IsZero() || !now.After(due) {
+		return 0
+	}
+	if round, ok := StaleRound(r); ok && round == r.Round {
+		return 2
+	}
+	return 1
+}
+
+// StaleRound returns the round whose first timeout was handled.
+func StaleRound(r *ledger.Record) (int, bool) {
+	raw := r.ExtraValue(staleRoundKey)
+	if raw == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(raw))
+	return n, err == nil
+}
+
+// setStaleRound records that the first timeout of the current round is done.
+func setStaleRound(r *ledger.Record) {
+	r.SetExtra(staleRoundKey, json.RawMessage(strconv.Itoa(r.Round)))
+}
+
+// Reason returns why the monitor escalated r ("" when it did not).
+func Reason(r *ledger.Record) string {
+	var s string
+	if raw := r.ExtraValue(reasonKey); raw != nil && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+func setReason(r *ledger.Record, reason string) {
+	raw, _ := json.Marshal(reason)
+	r.SetExtra(reasonKey, raw)
+}
+
+// detectStuck finds records whose questions repeat across rounds, and pairs
+// of records on one issue between the same agents in opposite directions on
+// the same topic (the later one is the flip and is escalated).
+func detectStuck(open []ledger.Record) []StuckFinding {
+	var out []StuckFinding
+	seen := map[string]bool{}
+	for _, r := range open {
+		if f, ok := RepeatedQuestion(&r); ok {
+			out = append(out, f)
+			seen[r.ID] = true
+		}
+	}
+	for i := range open {
+		for j := range open {
+			a, b := &open[i], &open[j]
+			if a.IssueNumber != b.IssueNumber || a.From != b.To || a.To != b.From || !older(a, b) || seen[b.ID] {
+				continue
+			}
+			if !sameTopic(a.Topic, b.Topic) {
+				continue
+			}
+			seen[b.ID] = true
+			out = append(out, StuckFinding{Record: *b, Flipped: a.ID,
+				Detail: fmt.Sprintf("Direction flipped on topic %q:\n  %s (%s -> %s): %s\n  %s (%s -> %s): %s",
+					b.Topic, a.ID, a.From, a.To, firstQuestion(a), b.ID, b.From, b.To, firstQuestion(b))})
+		}
+	}
+	return out
+}
+
+// RepeatedQuestion reports whether a later question of r repeats an
+// earlier one (normalised word sets at least Similarity alike).
+func RepeatedQuestion(r *ledger.Record) (StuckFinding, bool) {
+	type q struct {
+		round int
+		body  string
+		words map[string]bool
+	}
+	var qs []q
+	for _, e := range r.Thread {
+		if e.Type != ledger.Question {
+			continue
+		}
+		cur := q{e.Round, e.Body, words(e.Body)}
+		for _, prev := range qs {
+			if jaccard(prev.words, cur.words) >= Similarity {
+				return StuckFinding{Record: *r, Rounds: []int{prev.round, cur.round},
+					Detail: fmt.Sprintf("The same question was asked again:\n  [Round %d] %s\n  [Round %d] %s",
+						prev.round, quote(prev.body), cur.round, quote(cur.body))}, true
+			}
+		}
+		qs = append(qs, cur)
+	}
+	return StuckFinding{}, false
+}
+
+func sameTopic(a, b string) bool {
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b)) || Similar(a, b)
+}
+
+func firstQuestion(r *ledger.Record) string {
+	for _, e := range r.Thread {
+		if e.Type == ledger.Question {
+			return quote(e.Body)
+		}
+	}
+	return "(no question)"
+}
+
+func quote(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:197]) + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// detectDeadlocks builds the wait-for graph of blocking records whose
+// target owes an answer (requester -> target, across all issues), lists
+// every elementary cycle and breaks each one once: the request of the
+// highest-priority agent in the cycle continues (ties: the agent with the
+// older request), every other request in the cycle is escalated. A cycle
+// already broken by an earlier break in the same check (one of its edges
+// has no waiting record left) is skipped. Records in taken are out of the
+// graph already.
+func detectDeadlocks(open []ledger.Record, taken map[string]bool, priority []string) []Deadlock {
+	index := map[string]int{}
+	var names []string
+	type edge struct{ from, to int }
+	edges := map[edge][]ledger.Record{}
+	for _, r := range open {
+		if !r.Blocking || !r.Status.Waiting() || taken[r.ID] || r.From == r.To {
+			continue
+		}
+		for _, a := range []string{r.From, r.To} {
+			if _, ok := index[a]; !ok {
+				index[a] = -1
+				names = append(names, a)
+			}
+		}
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	sort.Strings(names)
+	for i, a := range names {
+		index[a] = i
+	}
+	adj := make([][]int, len(names))
+	for _, r := range open {
+		if !r.Blocking || !r.Status.Waiting() || taken[r.ID] || r.From == r.To {
+			continue
+		}
+		e := edge{index[r.From], index[r.To]}
+		if len(edges[e]) == 0 {
+			adj[e.from] = append(adj[e.from], e.to)
+		}
+		edges[e] = append(edges[e], r) // open is sorted: oldest first per edge
+	}
+	rank := func(agent string) int {
+		for i, p := range priority {
+			if p == agent {
+				return i
+			}
+		}
+		return len(priority)
+	}
+	escalated := map[string]bool{}
+	var out []Deadlock
+	for _, cyc := range elementaryCycles(len(names), adj) {
+		k := len(cyc)
+		broken := false
+		for i := 0; i < k && !broken; i++ {
+			all := true
+			for _, r := range edges[edge{cyc[i], cyc[(i+1)%k]}] {
+				all = all && escalated[r.ID]
+			}
+			broken = all
+		}
+		if broken {
+			continue
+		}
+		// The winner: best rank, then oldest request on its outgoing edge.
+		win := 0
+		for i := 1; i < k; i++ {
+			a, b := names[cyc[i]], names[cyc[win]]
+			ra, rb := rank(a), rank(b)
+			if ra < rb || (ra == rb && older(&edges[edge{cyc[i], cyc[(i+1)%k]}][0], &edges[edge{cyc[win], cyc[(win+1)%k]}][0])) {
+				win = i
+			}
+		}
+		d := Deadlock{}
+		for i := 0; i < k; i++ {
+			v := cyc[(win+i)%k]
+			d.Agents = append(d.Agents, names[v])
+			for _, r := range edges[edge{v, cyc[(win+i+1)%k]}] {
+				switch {
+				case i == 0 && !escalated[r.ID]:
+					d.Continue = append(d.Continue, r)
+				case i > 0 && !escalated[r.ID]:
+					escalated[r.ID] = true
+					d.Escalate = append(d.Escalate, r)
+				}
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
