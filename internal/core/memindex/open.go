@@ -1,0 +1,16 @@
+package memindex
+
+import "os"
+
+// openRead reads the whole index file (where mapping is not available).
+func openRead(path string, verify bool) (*Index, func(), error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	ix, err := Decode(data, verify)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ix, func() {}, nil
+}

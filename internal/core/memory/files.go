@@ -1,0 +1,285 @@
+package memory
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/memindex"
+)
+
+// IssueFile is `.agentx/memory/issue-N.json`.
+type IssueFile struct {
+	Version      int
+	IssueNumber  int
+	UpdatedAt    string
+	Observations []Observation
+	Extra        []jsonfile.Field
+}
+
+// Manifest is `.agentx/memory/manifest.json`.
+type Manifest struct {
+	Version   int
+	UpdatedAt string
+	Entries   []Entry
+	Extra     []jsonfile.Field
+}
+
+// stampKey is the one key we add to the manifest: the fingerprint of the
+// rest of the file, which the derived search index must match. It is the
+// last key, so a reader checks it with one small read at the end of the
+// file. The old implementation ignores it and drops it when it rewrites the
+// manifest, which is exactly how we notice that it did.
+const stampKey = "agentxIndex"
+
+// ParseIssueFile decodes an issue file; path names it in errors.
+func ParseIssueFile(path string, data []byte) (*IssueFile, error) {
+	f := &IssueFile{}
+	err := decodeDoc(data, func(key string, v []byte) (bool, error) {
+		var err error
+		switch key {
+		case "version":
+			f.Version, err = decInt(v)
+		case "issueNumber":
+			f.IssueNumber, err = decInt(v)
+		case "updatedAt":
+			f.UpdatedAt, err = decString(v)
+		case "observations":
+			err = eachElement(v, func(raw []byte) error {
+				o, err := decodeObservation(raw)
+				if err == nil {
+					f.Observations = append(f.Observations, o)
+				}
+				return err
+			})
+		default:
+			return false, nil
+		}
+		return true, err
+	}, &f.Extra)
+	if err != nil {
+		return nil, jsonfile.Corrupt(path, corruptOffset(data, err), err)
+	}
+	return f, nil
+}
+
+// Marshal renders the issue file in the reference layout.
+func (f *IssueFile) Marshal() ([]byte, error) {
+	b := []byte(`{"version":`)
+	b = strconv.AppendInt(b, int64(max(f.Version, 1)), 10)
+	b = append(b, `,"issueNumber":`...)
+	b = strconv.AppendInt(b, int64(f.IssueNumber), 10)
+	b = append(b, `,"updatedAt":`...)
+	b = appendString(b, f.UpdatedAt)
+	b = append(b, `,"observations":[`...)
+	for i := range f.Observations {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = f.Observations[i].appendJSON(b)
+	}
+	b = append(b, ']')
+	for _, x := range f.Extra {
+		b = append(b, ',')
+		b = appendString(b, x.Key)
+		b = append(b, ':')
+		b = append(b, x.Value...)
+	}
+	b = append(b, '}')
+	return jsonfile.Marshal(json.RawMessage(b))
+}
+
+// ParseManifest decodes a manifest; path names it in errors.
+func ParseManifest(path string, data []byte) (*Manifest, error) {
+	m := &Manifest{}
+	err := decodeDoc(data, func(key string, v []byte) (bool, error) {
+		var err error
+		switch key {
+		case "version":
+			m.Version, err = decInt(v)
+		case "updatedAt":
+			m.UpdatedAt, err = decString(v)
+		case "entries":
+			err = eachElement(v, func(raw []byte) error {
+				e, err := decodeEntry(raw)
+				if err == nil {
+					m.Entries = append(m.Entries, e)
+				}
+				return err
+			})
+		case stampKey:
+		default:
+			return false, nil
+		}
+		return true, err
+	}, &m.Extra)
+	if err != nil {
+		return nil, jsonfile.Corrupt(path, corruptOffset(data, err), err)
+	}
+	return m, nil
+}
+
+func decodeDoc(data []byte, known func(key string, v []byte) (bool, error), extra *[]jsonfile.Field) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return fmt.Errorf("file is empty")
+	}
+	fields, err := jsonfile.SplitObject(data)
+	if err != nil {
+		return err
+	}
+	for _, f := range fields {
+		ok, err := known(f.Key, f.Value)
+		if err != nil {
+			return fmt.Errorf("field %q: %w", f.Key, err)
+		}
+		if !ok {
+			*extra = append(*extra, jsonfile.Field{Key: f.Key, Value: append(json.RawMessage(nil), f.Value...)})
+		}
+	}
+	return nil
+}
+
+// eachElement calls fn with each element of the JSON array v (null: none).
+func eachElement(v []byte, fn func([]byte) error) error {
+	if string(v) == "null" {
+		return nil
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(v, &elems); err != nil {
+		return err
+	}
+	for _, e := range elems {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func corruptOffset(data []byte, err error) int64 {
+	var v any
+	if jerr := json.Unmarshal(data, &v); jerr != nil {
+		if off := jsonfile.OffsetOf(jerr); off >= 0 {
+			return off
+		}
+	}
+	if off := jsonfile.OffsetOf(err); off >= 0 {
+		return off
+	}
+	return 0
+}
+
+// renderManifest lays the manifest out exactly as JSON.stringify(m, null, 2)
+// would, followed by our stamp, and returns where each entry's object sits
+// in the file so the index can point at rows.
+func renderManifest(m *Manifest, gen uint64) (data []byte, refs []memindex.Ref, st memindex.Stamp) {
+	b := make([]byte, 0, 64+len(m.Entries)*300)
+	b = append(b, "{\n  \"version\": "...)
+	b = strconv.AppendInt(b, int64(max(m.Version, 1)), 10)
+	b = append(b, ",\n  \"updatedAt\": "...)
+	b = appendString(b, m.UpdatedAt)
+	b = append(b, ",\n  \"entries\": ["...)
+	refs = make([]memindex.Ref, len(m.Entries))
+	for i := range m.Entries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		start := len(b)
+		b = appendEntry(b, &m.Entries[i])
+		refs[i] = memindex.Ref{Off: uint32(start), Len: uint32(len(b) - start)}
+	}
+	if len(m.Entries) > 0 {
+		b = append(b, "\n  "...)
+	}
+	b = append(b, ']')
+	for _, x := range m.Extra {
+		b = append(b, ",\n  "...)
+		b = appendString(b, x.Key)
+		b = append(b, ": "...)
+		b = appendIndented(b, x.Value, "  ")
+	}
+	data, st = seal(b, gen)
+	return data, refs, st
+}
+
+// seal appends the stamp that fingerprints prefix.
+func seal(prefix []byte, gen uint64) ([]byte, memindex.Stamp) {
+	crc := memindex.Checksum(prefix)
+	b := append(prefix, ",\n  \""+stampKey+"\": \""...)
+	b = append(b, 'g')
+	b = strconv.AppendUint(b, gen, 10)
+	b = append(b, "-c"...)
+	b = append(b, fmt.Sprintf("%08x", crc)...)
+	b = append(b, "\"\n}\n"...)
+	return b, memindex.Stamp{Generation: gen, CRC: crc, Size: int64(len(b))}
+}
+
+// readStamp finds and checks the stamp at the end of a manifest. With
+// verify the checksum of the prefix is recomputed; without, only the tail
+// is parsed (size and generation still have to match the index).
+func readStamp(data []byte, size int64, verify bool) (st memindex.Stamp, prefixLen int, ok bool) {
+	marker := []byte(",\n  \"" + stampKey + "\": \"g")
+	i := bytes.LastIndex(data, marker)
+	if i < 0 {
+		return st, 0, false
+	}
+	rest := data[i+len(marker):]
+	end := bytes.Index(rest, []byte("\"\n}\n"))
+	if end < 0 || end+4 != len(rest) {
+		return st, 0, false
+	}
+	var gen uint64
+	var crc uint32
+	val := string(rest[:end])
+	dash := bytes.IndexByte(rest[:end], '-')
+	if dash < 0 || len(val) < dash+2 || val[dash+1] != 'c' {
+		return st, 0, false
+	}
+	g, err1 := strconv.ParseUint(val[:dash], 10, 64)
+	c, err2 := strconv.ParseUint(val[dash+2:], 16, 32)
+	if err1 != nil || err2 != nil {
+		return st, 0, false
+	}
+	gen, crc = g, uint32(c)
+	prefixLen = int(size) - (len(data) - i)
+	st = memindex.Stamp{Generation: gen, CRC: crc, Size: size}
+	if verify && (prefixLen != i || memindex.Checksum(data[:i]) != crc) {
+		return st, 0, false
+	}
+	return st, prefixLen, true
+}
+
+func appendEntry(b []byte, e *Entry) []byte {
+	b = append(b, "{\n      \"id\": "...)
+	b = appendString(b, e.ID)
+	b = append(b, ",\n      \"agent\": "...)
+	b = appendString(b, e.Agent)
+	b = append(b, ",\n      \"issueNumber\": "...)
+	b = strconv.AppendInt(b, int64(e.IssueNumber), 10)
+	b = append(b, ",\n      \"category\": "...)
+	b = appendString(b, string(e.Category))
+	b = append(b, ",\n      \"summary\": "...)
+	b = appendString(b, e.Summary)
+	b = append(b, ",\n      \"tokens\": "...)
+	b = strconv.AppendInt(b, int64(e.Tokens), 10)
+	b = append(b, ",\n      \"timestamp\": "...)
+	b = appendString(b, e.Timestamp)
+	for _, x := range e.Extra {
+		b = append(b, ",\n      "...)
+		b = appendString(b, x.Key)
+		b = append(b, ": "...)
+		b = appendIndented(b, x.Value, "      ")
+	}
+	return append(b, "\n    }"...)
+}
+
+func appendIndented(b []byte, raw []byte, prefix string) []byte {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, prefix, "  "); err != nil {
+		return append(b, raw...)
+	}
+	return append(b, buf.Bytes()...)
+}

@@ -1,0 +1,377 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/memindex"
+)
+
+// state is the manifest and its index as held under the manifest lock.
+type state struct {
+	data  []byte // the manifest file, sealed with stamp
+	stamp memindex.Stamp
+	ix    *memindex.Index
+	idx   []byte
+	dirty bool
+}
+
+// RebuildReport describes a rebuild of the manifest and index.
+type RebuildReport struct {
+	Entries    int           `json:"entries"`
+	IssueFiles int           `json:"issueFiles"`
+	Skipped    []string      `json:"skipped"`
+	Duration   time.Duration `json:"-"`
+	Millis     int64         `json:"durationMs"`
+}
+
+// syncIssues is step 2 for each issue, under the manifest lock.
+func (s *Store) syncIssues(ctx context.Context, issues []int) error {
+	return s.withLock(ctx, s.ManifestPath(), func(lk *lock.Lock) error {
+		st, err := s.loadState(false)
+		if err != nil {
+			return err
+		}
+		for _, n := range issues {
+			if err := s.syncIssue(st, n); err != nil {
+				return err
+			}
+		}
+		return s.writeState(lk, st)
+	})
+}
+
+// Rebuild reconciles the manifest and the search index with the issue
+// files (`memory rebuild`).
+func (s *Store) Rebuild(ctx context.Context) (rep RebuildReport, err error) {
+	err = s.withLock(ctx, s.ManifestPath(), func(lk *lock.Lock) error {
+		st, r, err := s.reconcile(s.readManifestForRebuild())
+		if err != nil {
+			return err
+		}
+		rep = r
+		return s.writeState(lk, st)
+	})
+	return rep, err
+}
+
+// readManifestForRebuild returns the current manifest when it parses (its
+// order and extra keys are kept), else nil.
+func (s *Store) readManifestForRebuild() (*Manifest, uint64) {
+	data, err := os.ReadFile(s.ManifestPath())
+	if err != nil {
+		return nil, 0
+	}
+	st, _, _ := readStamp(data, int64(len(data)), false)
+	m, err := ParseManifest(s.ManifestPath(), data)
+	if err != nil {
+		return nil, st.Generation
+	}
+	return m, st.Generation
+}
+
+// loadState reads the manifest and its index; when they do not match (no
+// index, an index of another generation, a manifest written by another
+// tool, a corrupt manifest) it reconciles them from the issue files.
+func (s *Store) loadState(quiet bool) (*state, error) {
+	path := s.ManifestPath()
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var gen uint64
+	if err == nil {
+		if st, _, ok := readStamp(data, int64(len(data)), true); ok {
+			gen = st.Generation
+			if idx, err := os.ReadFile(s.IndexPath()); err == nil {
+				if ix, err := memindex.Decode(idx, true); err == nil && ix.Stamp() == st {
+					return &state{data: data, stamp: st, ix: ix, idx: idx}, nil
+				}
+			}
+		}
+	}
+	var m *Manifest
+	if err == nil {
+		var perr error
+		m, perr = ParseManifest(path, data)
+		if perr != nil {
+			aside := fmt.Sprintf("%s.corrupt-%d", path, s.now().UnixMilli())
+			_ = os.Rename(path, aside)
+			st, rep, err := s.reconcile(nil, gen)
+			if err != nil {
+				return nil, err
+			}
+			s.warn("%s was corrupt (%v); moved it to %s and rebuilt %d entries from %d issue files in %s",
+				path, perr, aside, rep.Entries, rep.IssueFiles, rep.Duration.Round(time.Millisecond))
+			return st, nil
+		}
+	}
+	st, _, err := s.reconcile(m, gen)
+	return st, err
+}
+
+// reconcile builds the manifest and index from the issue files, keeping
+// the order (and extra keys) of m where its entries still exist. Entries of
+// a corrupt issue file are kept as the manifest had them: the file is left
+// for a person to repair and its observations are not forgotten.
+func (s *Store) reconcile(m *Manifest, gen uint64) (*state, RebuildReport, error) {
+	start := time.Now()
+	var rep RebuildReport
+	issues, err := s.Issues()
+	if err != nil {
+		return nil, rep, err
+	}
+	files := map[int]*IssueFile{}
+	corrupt := map[int]bool{}
+	for i, n := range issues {
+		f, err := s.readIssue(n)
+		if err != nil {
+			corrupt[n] = true
+			rep.Skipped = append(rep.Skipped, s.IssuePath(n))
+			s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
+		} else {
+			files[n] = f
+		}
+		if s.Progress != nil && (i%256 == 255 || i == len(issues)-1) {
+			s.Progress(i+1, len(issues))
+		}
+	}
+	rep.IssueFiles = len(issues)
+	out := &Manifest{Version: 1}
+	if m != nil {
+		out.Version, out.Extra = m.Version, m.Extra
+	}
+	out.UpdatedAt = clock.Format(s.now())
+	content := map[string]*Observation{}
+	for _, f := range files {
+		for i := range f.Observations {
+			content[f.Observations[i].ID] = &f.Observations[i]
+		}
+	}
+	seen := map[string]bool{}
+	if m != nil {
+		for _, e := range m.Entries {
+			if seen[e.ID] {
+				continue
+			}
+			if o := content[e.ID]; o != nil {
+				ne := o.Entry()
+				ne.Extra = e.Extra
+				out.Entries = append(out.Entries, ne)
+				seen[e.ID] = true
+			} else if corrupt[e.IssueNumber] {
+				out.Entries = append(out.Entries, e)
+				seen[e.ID] = true
+			}
+		}
+	}
+	for _, n := range issues {
+		if f := files[n]; f != nil {
+			for i := range f.Observations {
+				if o := &f.Observations[i]; !seen[o.ID] {
+					seen[o.ID] = true
+					out.Entries = append(out.Entries, o.Entry())
+				}
+			}
+		}
+	}
+	data, refs, stamp := renderManifest(out, gen+1)
+	b := memindex.NewBuilder()
+	for i := range out.Entries {
+		e := &out.Entries[i]
+		text := ""
+		if o := content[e.ID]; o != nil {
+			text = o.Content
+		}
+		b.Add(docOf(e, refs[i]), e.Summary, text)
+	}
+	idx := b.Encode(stamp)
+	ix, err := memindex.Decode(idx, false)
+	if err != nil {
+		return nil, rep, err
+	}
+	rep.Entries = len(out.Entries)
+	rep.Duration = time.Since(start)
+	rep.Millis = rep.Duration.Milliseconds()
+	if rep.Skipped == nil {
+		rep.Skipped = []string{}
+	}
+	return &state{data: data, stamp: stamp, ix: ix, idx: idx, dirty: true}, rep, nil
+}
+
+func docOf(e *Entry, ref memindex.Ref) memindex.Doc {
+	var ms int64
+	if t, err := clock.Parse(e.Timestamp); err == nil {
+		ms = t.UnixMilli()
+	}
+	return memindex.Doc{Issue: e.IssueNumber, Time: ms, Agent: e.Agent, Category: string(e.Category), Tokens: e.Tokens, Ref: ref}
+}
+
+// entryAt decodes the manifest row at ref.
+func entryAt(data []byte, ref memindex.Ref) (Entry, error) {
+	end := uint64(ref.Off) + uint64(ref.Len)
+	if end > uint64(len(data)) {
+		return Entry{}, memindex.ErrFormat
+	}
+	return decodeEntry(data[ref.Off:end])
+}
+
+// syncIssue brings the manifest's entries for issue n in line with its
+// issue file: appended in place when the file only gained observations at
+// the end (the common capture), re-rendered otherwise.
+func (s *Store) syncIssue(st *state, n int) error {
+	f, err := s.readIssue(n)
+	if err != nil {
+		s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
+		return nil
+	}
+	var cur []int
+	for d := 0; d < st.ix.Len(); d++ {
+		if st.ix.Doc(d).Issue == n {
+			cur = append(cur, d)
+		}
+	}
+	want := f.Observations
+	prefix := len(cur) <= len(want)
+	for i := 0; prefix && i < len(cur); i++ {
+		e, err := entryAt(st.data, st.ix.Doc(cur[i]).Ref)
+		w := want[i].Entry()
+		if err != nil || e.ID != w.ID || e.Agent != w.Agent || e.IssueNumber != w.IssueNumber ||
+			e.Category != w.Category || e.Summary != w.Summary || e.Tokens != w.Tokens || e.Timestamp != w.Timestamp {
+			prefix = false
+		}
+	}
+	if prefix && len(cur) == len(want) {
+		return nil
+	}
+	if prefix && s.appendEntries(st, want[len(cur):]) {
+		return nil
+	}
+	return s.rerender(st, n, want)
+}
+
+// appendEntries splices new rows at the end of the entries array, leaving
+// every existing row (and its index reference) where it is. It reports
+// false when the manifest's shape does not allow it.
+func (s *Store) appendEntries(st *state, add []Observation) bool {
+	_, prefixLen, ok := readStamp(st.data, int64(len(st.data)), false)
+	if !ok {
+		return false
+	}
+	const tail = "\n    }\n  ]"
+	prefix := st.data[:prefixLen]
+	if !bytes.HasSuffix(prefix, []byte(tail)) {
+		return false
+	}
+	body := make([]byte, 0, len(prefix)+len(add)*320+64)
+	body = append(body, prefix[:len(prefix)-len("\n  ]")]...)
+	if !replaceUpdatedAt(body, clock.Format(s.now())) {
+		return false
+	}
+	b, err := st.ix.Builder(nil)
+	if err != nil {
+		return false
+	}
+	for i := range add {
+		e := add[i].Entry()
+		body = append(body, ",\n    "...)
+		off := len(body)
+		body = appendEntry(body, &e)
+		b.Add(docOf(&e, memindex.Ref{Off: uint32(off), Len: uint32(len(body) - off)}), e.Summary, add[i].Content)
+	}
+	body = append(body, "\n  ]"...)
+	data, stamp := seal(body, st.stamp.Generation+1)
+	idx := b.Encode(stamp)
+	ix, err := memindex.Decode(idx, false)
+	if err != nil {
+		return false
+	}
+	*st = state{data: data, stamp: stamp, ix: ix, idx: idx, dirty: true}
+	return true
+}
+
+// replaceUpdatedAt rewrites the top-level updatedAt in place when the new
+// value has the old one's length (always, for our ISO timestamps).
+func replaceUpdatedAt(body []byte, ts string) bool {
+	key := []byte("\n  \"updatedAt\": \"")
+	head := body[:min(len(body), 128)]
+	i := bytes.Index(head, key)
+	if i < 0 {
+		return false
+	}
+	start := i + len(key)
+	end := bytes.IndexByte(body[start:], '"')
+	if end != len(ts) {
+		return false
+	}
+	copy(body[start:], ts)
+	return true
+}
+
+// rerender replaces all of issue n's rows with want and renders the whole
+// manifest again.
+func (s *Store) rerender(st *state, n int, want []Observation) error {
+	m, err := ParseManifest(s.ManifestPath(), st.data)
+	if err != nil || len(m.Entries) != st.ix.Len() {
+		// Our own render no longer matches its index: start over.
+		ns, _, err := s.reconcile(m, st.stamp.Generation)
+		if err != nil {
+			return err
+		}
+		*st = *ns
+		return nil
+	}
+	b, err := st.ix.Builder(func(d int) bool { return m.Entries[d].IssueNumber != n })
+	if err != nil {
+		return err
+	}
+	kept := m.Entries[:0]
+	for _, e := range m.Entries {
+		if e.IssueNumber != n {
+			kept = append(kept, e)
+		}
+	}
+	m.Entries = kept
+	for i := range want {
+		e := want[i].Entry()
+		m.Entries = append(m.Entries, e)
+		b.Add(docOf(&e, memindex.Ref{}), e.Summary, want[i].Content)
+	}
+	m.UpdatedAt = clock.Format(s.now())
+	data, refs, stamp := renderManifest(m, st.stamp.Generation+1)
+	for i, r := range refs {
+		b.SetRef(i, r)
+	}
+	idx := b.Encode(stamp)
+	ix, err := memindex.Decode(idx, false)
+	if err != nil {
+		return err
+	}
+	*st = state{data: data, stamp: stamp, ix: ix, idx: idx, dirty: true}
+	return nil
+}
+
+// writeState commits the manifest, then its index. A crash between the
+// two leaves an index of the previous generation, which readers detect and
+// rebuild.
+func (s *Store) writeState(lk *lock.Lock, st *state) error {
+	if !st.dirty {
+		return nil
+	}
+	if err := jsonfile.WriteAtomic(s.ManifestPath(), st.data, s.writeOpts(lk)); err != nil {
+		return err
+	}
+	if err := jsonfile.WriteAtomic(s.IndexPath(), st.idx, s.writeOpts(lk)); err != nil {
+		s.warn("search index not saved (searches will rebuild it): %v", err)
+	}
+	st.dirty = false
+	return nil
+}

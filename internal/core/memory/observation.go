@@ -1,0 +1,321 @@
+// Package memory owns the observation store of the memory pipeline:
+// per-issue files `.agentx/memory/issue-N.json`, the manifest index
+// `manifest.json` (both in the reference implementation's exact format),
+// locked atomic writes that never hold one lock while waiting for another,
+// detection and repair of a crash between the issue write and the manifest
+// write, ranked search over a derived on-disk index (package memindex),
+// statistics and the hooks compaction needs.
+package memory
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+)
+
+// Category is the kind of an observation.
+type Category string
+
+// The reference categories.
+const (
+	Decision          Category = "decision"
+	CodeChange        Category = "code-change"
+	Error             Category = "error"
+	KeyFact           Category = "key-fact"
+	CompactionSummary Category = "compaction-summary"
+)
+
+// Categories lists the known categories in reference order.
+func Categories() []Category {
+	return []Category{Decision, CodeChange, Error, KeyFact, CompactionSummary}
+}
+
+// Known reports a reference category.
+func (c Category) Known() bool {
+	for _, k := range Categories() {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Observation is one stored memory. Fields are in the reference key order;
+// RecallCount is the first later addition; Extra keeps keys written by other
+// tools (relevanceScore, archived, ...) so a rewrite never drops them.
+type Observation struct {
+	ID          string
+	Agent       string
+	IssueNumber int
+	Category    Category
+	Content     string
+	Summary     string
+	Tokens      int
+	Timestamp   string
+	SessionID   string
+	RecallCount int
+	Extra       []jsonfile.Field
+}
+
+// Entry is a manifest row: the compact index form of an observation
+// (SPEC ObservationIndex).
+type Entry struct {
+	ID          string
+	Agent       string
+	IssueNumber int
+	Category    Category
+	Summary     string
+	Tokens      int
+	Timestamp   string
+	Extra       []jsonfile.Field
+}
+
+// Entry returns o's manifest row.
+func (o *Observation) Entry() Entry {
+	return Entry{ID: o.ID, Agent: o.Agent, IssueNumber: o.IssueNumber, Category: o.Category,
+		Summary: o.Summary, Tokens: o.Tokens, Timestamp: o.Timestamp}
+}
+
+var (
+	observationKeys = []string{"id", "agent", "issueNumber", "category", "content", "summary", "tokens", "timestamp", "sessionId", "recallCount"}
+	entryKeys       = []string{"id", "agent", "issueNumber", "category", "summary", "tokens", "timestamp"}
+)
+
+// EstimateTokens is the reference estimate: ceil(length / 4), where the
+// length is JavaScript's (UTF-16 code units), so both implementations agree.
+func EstimateTokens(content string) int {
+	n := 0
+	for _, r := range content {
+		n += utf16.RuneLen(r)
+	}
+	return (n + 3) / 4
+}
+
+// MaxSummary is the reference summary length in characters.
+const MaxSummary = 240
+
+// Summarize is the reference summary: the content cut to 240 characters
+// (237 and "...").
+func Summarize(content string) string {
+	content = strings.TrimSpace(content)
+	if utf8.RuneCountInString(content) <= MaxSummary {
+		return content
+	}
+	r := []rune(content)
+	return string(r[:MaxSummary-3]) + "..."
+}
+
+// NewID returns a reference observation ID:
+// obs-{agent: [a-z0-9] only, max 20}-{issue}-{epoch ms}-{6 chars [a-z0-9]}.
+func NewID(agent string, issue int, t time.Time) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(agent) {
+		if ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') {
+			b.WriteRune(c)
+			if b.Len() == 20 {
+				break
+			}
+		}
+	}
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	for i := range rnd {
+		rnd[i] = alphabet[int(rnd[i])%len(alphabet)]
+	}
+	return fmt.Sprintf("obs-%s-%d-%d-%s", b.String(), issue, t.UnixMilli(), rnd[:])
+}
+
+// IssueOfID extracts the issue number from a reference-format ID. Readers
+// accept any ID; for others ok is false and callers look the ID up.
+func IssueOfID(id string) (issue int, ok bool) {
+	parts := strings.Split(id, "-")
+	if len(parts) != 5 || parts[0] != "obs" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(parts[2])
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// validate checks an observation about to be stored.
+func (o *Observation) validate() error {
+	switch {
+	case strings.TrimSpace(o.Agent) == "":
+		return errcode.New(errcode.InvalidInput, "observation has no agent")
+	case o.IssueNumber <= 0:
+		return errcode.New(errcode.InvalidInput, "observation %q: issue number must be positive, got %d", o.ID, o.IssueNumber)
+	case !o.Category.Known():
+		return errcode.New(errcode.InvalidInput, "observation %q: unknown category %q (want decision, code-change, error, key-fact or compaction-summary)", o.ID, o.Category)
+	case strings.TrimSpace(o.Content) == "":
+		return errcode.New(errcode.InvalidInput, "observation %q has no content", o.ID)
+	}
+	return nil
+}
+
+// appendJSON renders o compactly in the reference key order.
+func (o *Observation) appendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, o.ID)
+	b = append(b, `,"agent":`...)
+	b = appendString(b, o.Agent)
+	b = append(b, `,"issueNumber":`...)
+	b = strconv.AppendInt(b, int64(o.IssueNumber), 10)
+	b = append(b, `,"category":`...)
+	b = appendString(b, string(o.Category))
+	b = append(b, `,"content":`...)
+	b = appendString(b, o.Content)
+	b = append(b, `,"summary":`...)
+	b = appendString(b, o.Summary)
+	b = append(b, `,"tokens":`...)
+	b = strconv.AppendInt(b, int64(o.Tokens), 10)
+	b = append(b, `,"timestamp":`...)
+	b = appendString(b, o.Timestamp)
+	b = append(b, `,"sessionId":`...)
+	b = appendString(b, o.SessionID)
+	if o.RecallCount != 0 {
+		b = append(b, `,"recallCount":`...)
+		b = strconv.AppendInt(b, int64(o.RecallCount), 10)
+	}
+	for _, f := range o.Extra {
+		b = append(b, ',')
+		b = appendString(b, f.Key)
+		b = append(b, ':')
+		b = append(b, f.Value...)
+	}
+	return append(b, '}')
+}
+
+// MarshalJSON renders o in the reference key order (for --json output).
+func (o Observation) MarshalJSON() ([]byte, error) { return o.appendJSON(nil), nil }
+
+func decodeObservation(data []byte) (Observation, error) {
+	var o Observation
+	fields, err := jsonfile.SplitObject(data)
+	if err != nil {
+		return o, err
+	}
+	for _, f := range fields {
+		v := f.Value
+		switch f.Key {
+		case "id":
+			o.ID, err = decString(v)
+		case "agent":
+			o.Agent, err = decString(v)
+		case "issueNumber":
+			o.IssueNumber, err = decInt(v)
+		case "category":
+			var c string
+			c, err = decString(v)
+			o.Category = Category(c)
+		case "content":
+			o.Content, err = decString(v)
+		case "summary":
+			o.Summary, err = decString(v)
+		case "tokens":
+			o.Tokens, err = decInt(v)
+		case "timestamp":
+			o.Timestamp, err = decString(v)
+		case "sessionId":
+			o.SessionID, err = decString(v)
+		case "recallCount":
+			o.RecallCount, err = decInt(v)
+		default:
+			o.Extra = append(o.Extra, jsonfile.Field{Key: f.Key, Value: append(json.RawMessage(nil), v...)})
+		}
+		if err != nil {
+			return o, fmt.Errorf("field %q: %w", f.Key, err)
+		}
+	}
+	return o, nil
+}
+
+func decodeEntry(data []byte) (Entry, error) {
+	var e Entry
+	fields, err := jsonfile.SplitObject(data)
+	if err != nil {
+		return e, err
+	}
+	for _, f := range fields {
+		v := f.Value
+		switch f.Key {
+		case "id":
+			e.ID, err = decString(v)
+		case "agent":
+			e.Agent, err = decString(v)
+		case "issueNumber":
+			e.IssueNumber, err = decInt(v)
+		case "category":
+			var c string
+			c, err = decString(v)
+			e.Category = Category(c)
+		case "summary":
+			e.Summary, err = decString(v)
+		case "tokens":
+			e.Tokens, err = decInt(v)
+		case "timestamp":
+			e.Timestamp, err = decString(v)
+		default:
+			e.Extra = append(e.Extra, jsonfile.Field{Key: f.Key, Value: append(json.RawMessage(nil), v...)})
+		}
+		if err != nil {
+			return e, fmt.Errorf("field %q: %w", f.Key, err)
+		}
+	}
+	return e, nil
+}
+
+// appendString renders s as JSON.stringify does (no HTML escaping).
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(s)
+			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func decString(v []byte) (string, error) {
+	if string(v) == "null" {
+		return "", nil
+	}
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v[1:len(v)-1], '\\') < 0 && utf8.Valid(v) {
+		return string(v[1 : len(v)-1]), nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", fmt.Errorf("not a string: %.40s", v)
+	}
+	return s, nil
+}
+
+func decInt(v []byte) (int, error) {
+	if string(v) == "null" {
+		return 0, nil
+	}
+	if n, err := strconv.Atoi(string(v)); err == nil {
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || f != float64(int(f)) {
+		return 0, fmt.Errorf("not an integer: %.40s", v)
+	}
+	return int(f), nil
+}

@@ -1,0 +1,645 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/events"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+)
+
+// EventSink receives memory events (events.Log in the CLI).
+type EventSink interface {
+	Append(ctx context.Context, typ string, payload any) error
+}
+
+// Store is the observation store of one workspace.
+//
+// Write protocol, for each issue touched:
+//  1. under the issue file's lock: read, change, leave a pending marker,
+//     write the issue file atomically; release;
+//  2. under the manifest's lock: bring the manifest's entries for that
+//     issue in line with the issue file (append, or re-render), write the
+//     manifest, then the search index; release;
+//  3. remove the marker.
+//
+// Neither lock is ever held while waiting for the other, so no order
+// (ours, the SPEC's, the old implementation's manifest-then-issue) can
+// deadlock against it. Step 2 is idempotent, so a crash between 1 and 2
+// is repaired by running step 2 again: the next access that finds an old
+// marker does so.
+type Store struct {
+	// Dir is `.agentx/memory/`.
+	Dir   string
+	Locks *lock.Locker
+	Clock clock.Clock
+	// Events, when set, receives a memory-stored event per agent and issue.
+	Events EventSink
+	// Warn, when set, receives warnings (corrupt files skipped, rebuilds).
+	Warn func(msg string)
+	// Progress, when set, is told how far a rebuild over many issue files
+	// has come.
+	Progress func(done, total int)
+	// NoSync skips fsync (tests and benchmarks of the logic only).
+	NoSync bool
+
+	// afterIssueWrite simulates a crash between steps 1 and 2 in tests.
+	afterIssueWrite func() error
+}
+
+// New returns the store rooted at dir.
+func New(dir string, locks *lock.Locker, clk clock.Clock) *Store {
+	return &Store{Dir: dir, Locks: locks, Clock: clk}
+}
+
+// markerStale is how old a pending marker must be before another process
+// repairs for it: a live writer finishes step 2 within milliseconds, and
+// repairing early would only duplicate its work.
+const markerStale = 2 * time.Second
+
+// ManifestPath is manifest.json.
+func (s *Store) ManifestPath() string { return filepath.Join(s.Dir, "manifest.json") }
+
+// IssuePath is issue-N.json.
+func (s *Store) IssuePath(issue int) string {
+	return filepath.Join(s.Dir, "issue-"+strconv.Itoa(issue)+".json")
+}
+
+// IndexPath is the derived search index; deleting it loses nothing.
+func (s *Store) IndexPath() string { return filepath.Join(s.Dir, "search.idx") }
+
+// ArchivePath is where compaction moves originals of issue N.
+func (s *Store) ArchivePath(issue int) string {
+	return filepath.Join(s.Dir, "archive", "issue-"+strconv.Itoa(issue)+"-archived.json")
+}
+
+func (s *Store) pendingDir() string { return filepath.Join(s.Dir, "pending") }
+
+func (s *Store) now() time.Time {
+	if s.Clock == nil {
+		return time.Now()
+	}
+	return s.Clock.Now()
+}
+
+func (s *Store) warn(format string, args ...any) {
+	if s.Warn != nil {
+		s.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+func (s *Store) writeOpts(lk *lock.Lock) jsonfile.WriteOptions {
+	return jsonfile.WriteOptions{BeforeRename: lk.Check, NoSync: s.NoSync}
+}
+
+// withLock runs fn under target's lock, retrying the whole
+// read-modify-write when the lock was taken over while we held it.
+func (s *Store) withLock(ctx context.Context, target string, fn func(lk *lock.Lock) error) error {
+	for attempt := 0; ; attempt++ {
+		err := s.Locks.With(ctx, target, fn)
+		if errors.Is(err, lock.ErrLost) {
+			if attempt < 3 {
+				continue
+			}
+			return errcode.Wrap(errcode.LockTimeout, err, "write %s", target)
+		}
+		return err
+	}
+}
+
+// readIssue loads issue N (missing: an empty file).
+func (s *Store) readIssue(issue int) (*IssueFile, error) {
+	path := s.IssuePath(issue)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &IssueFile{Version: 1, IssueNumber: issue}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	f, err := ParseIssueFile(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if f.IssueNumber == 0 {
+		f.IssueNumber = issue
+	}
+	for i := range f.Observations {
+		if f.Observations[i].IssueNumber == 0 {
+			f.Observations[i].IssueNumber = issue
+		}
+	}
+	return f, nil
+}
+
+// updateIssue is step 1: fn changes the issue file under its lock and
+// reports whether it changed; a corrupt file is never rewritten. It returns
+// the pending marker left for step 2 ("" when nothing changed).
+func (s *Store) updateIssue(ctx context.Context, issue int, fn func(f *IssueFile) (bool, error)) (marker string, err error) {
+	path := s.IssuePath(issue)
+	err = s.withLock(ctx, path, func(lk *lock.Lock) error {
+		marker = ""
+		f, err := s.readIssue(issue)
+		if err != nil {
+			return err
+		}
+		changed, err := fn(f)
+		if err != nil || !changed {
+			return err
+		}
+		f.UpdatedAt = clock.Format(s.now())
+		data, err := f.Marshal()
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", path, err)
+		}
+		if marker, err = s.leaveMarker(issue); err != nil {
+			return err
+		}
+		return jsonfile.WriteAtomic(path, data, s.writeOpts(lk))
+	})
+	if err != nil && marker != "" {
+		_ = os.Remove(marker)
+		marker = ""
+	}
+	return marker, err
+}
+
+func (s *Store) leaveMarker(issue int) (string, error) {
+	dir := s.pendingDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "issue-"+strconv.Itoa(issue)+"-*")
+	if err != nil {
+		return "", fmt.Errorf("create pending marker: %w", err)
+	}
+	_, werr := f.WriteString(clock.Format(s.now()) + "\n")
+	if err := errors.Join(werr, f.Close()); err != nil {
+		_ = os.Remove(f.Name())
+		return "", fmt.Errorf("write pending marker: %w", err)
+	}
+	return f.Name(), nil
+}
+
+// finish is steps 2 and 3.
+func (s *Store) finish(ctx context.Context, issue int, marker string) error {
+	if marker == "" {
+		return nil
+	}
+	if s.afterIssueWrite != nil {
+		if err := s.afterIssueWrite(); err != nil {
+			return err
+		}
+	}
+	if err := s.syncIssues(ctx, []int{issue}); err != nil {
+		return err
+	}
+	_ = os.Remove(marker)
+	return nil
+}
+
+// repairPending finds markers left by writers that did not finish (a
+// crash between the issue write and the manifest write) and redoes their
+// step 2. It is cheap when there are none: one failed directory open.
+func (s *Store) repairPending(ctx context.Context) error {
+	ents, err := os.ReadDir(s.pendingDir())
+	if err != nil || len(ents) == 0 {
+		return nil
+	}
+	now := s.now()
+	var issues []int
+	var markers []string
+	seen := map[int]bool{}
+	for _, e := range ents {
+		name := e.Name()
+		rest, ok := strings.CutPrefix(name, "issue-")
+		if !ok {
+			continue
+		}
+		num, _, _ := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(num)
+		if err != nil || n <= 0 {
+			continue
+		}
+		path := filepath.Join(s.pendingDir(), name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		t, perr := clock.Parse(strings.TrimSpace(string(data)))
+		if perr != nil {
+			if info, err := e.Info(); err == nil {
+				t = info.ModTime()
+			}
+		}
+		if now.Sub(t) < markerStale {
+			continue
+		}
+		markers = append(markers, path)
+		if !seen[n] {
+			seen[n] = true
+			issues = append(issues, n)
+		}
+	}
+	if len(issues) == 0 {
+		return nil
+	}
+	s.warn("repairing the manifest for %d issue(s) left unfinished by an interrupted write: %v", len(issues), issues)
+	if err := s.syncIssues(ctx, issues); err != nil {
+		return err
+	}
+	for _, m := range markers {
+		_ = os.Remove(m)
+	}
+	return nil
+}
+
+// Store persists observations and returns those actually stored, with
+// their IDs, timestamps, token counts and summaries filled in. An
+// observation whose ID is already stored, or whose agent and content equal
+// one already stored for its issue, is skipped (captures are retried and
+// hooks can fire twice).
+func (s *Store) Store(ctx context.Context, obs []Observation) ([]Observation, error) {
+	var order []int
+	groups := map[int][]Observation{}
+	for _, o := range obs {
+		if err := o.validate(); err != nil {
+			return nil, err
+		}
+		if groups[o.IssueNumber] == nil {
+			order = append(order, o.IssueNumber)
+		}
+		groups[o.IssueNumber] = append(groups[o.IssueNumber], o)
+	}
+	if err := s.repairPending(ctx); err != nil {
+		return nil, err
+	}
+	var stored []Observation
+	for _, issue := range order {
+		var added []Observation
+		marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
+			added = added[:0]
+			ids := map[string]bool{}
+			contents := map[string]bool{}
+			for _, o := range f.Observations {
+				ids[o.ID] = true
+				contents[o.Agent+"\x00"+o.Content] = true
+			}
+			now := s.now()
+			for _, o := range groups[issue] {
+				if o.ID == "" {
+					o.ID = NewID(o.Agent, issue, now)
+				}
+				key := o.Agent + "\x00" + o.Content
+				if ids[o.ID] || contents[key] {
+					continue
+				}
+				ids[o.ID], contents[key] = true, true
+				if o.Timestamp == "" {
+					o.Timestamp = clock.Format(now)
+				}
+				if o.Tokens == 0 {
+					o.Tokens = EstimateTokens(o.Content)
+				}
+				if o.Summary == "" {
+					o.Summary = Summarize(o.Content)
+				}
+				f.Observations = append(f.Observations, o)
+				added = append(added, o)
+			}
+			return len(added) > 0, nil
+		})
+		if err != nil {
+			return stored, err
+		}
+		if err := s.finish(ctx, issue, marker); err != nil {
+			return stored, err
+		}
+		stored = append(stored, added...)
+		s.emitStored(ctx, issue, added)
+	}
+	return stored, nil
+}
+
+func (s *Store) emitStored(ctx context.Context, issue int, added []Observation) {
+	if s.Events == nil || len(added) == 0 {
+		return
+	}
+	var agents []string
+	byAgent := map[string][]Observation{}
+	for _, o := range added {
+		if byAgent[o.Agent] == nil {
+			agents = append(agents, o.Agent)
+		}
+		byAgent[o.Agent] = append(byAgent[o.Agent], o)
+	}
+	for _, a := range agents {
+		p := events.MemoryPayload{Agent: a, IssueNumber: issue, Timestamp: s.now().UnixMilli(), ObservationIDs: []string{}}
+		for _, o := range byAgent[a] {
+			p.Count++
+			p.TotalTokens += o.Tokens
+			p.ObservationIDs = append(p.ObservationIDs, o.ID)
+		}
+		if err := s.Events.Append(ctx, events.MemoryStored, p); err != nil {
+			s.warn("memory-stored event not logged: %v", err)
+		}
+	}
+}
+
+// GetByIssue returns the observations of an issue, oldest first.
+func (s *Store) GetByIssue(_ context.Context, issue int) ([]Observation, error) {
+	f, err := s.readIssue(issue)
+	if err != nil {
+		return nil, err
+	}
+	return f.Observations, nil
+}
+
+// GetByID returns one observation, or NOT_FOUND.
+func (s *Store) GetByID(ctx context.Context, id string) (*Observation, error) {
+	issue, err := s.issueOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.readIssue(issue)
+	if err != nil {
+		return nil, err
+	}
+	for i := range f.Observations {
+		if f.Observations[i].ID == id {
+			return &f.Observations[i], nil
+		}
+	}
+	return nil, notFound(id)
+}
+
+func notFound(id string) error {
+	return errcode.New(errcode.NotFound, "no observation %q", id).WithHint("`agentx-hook memory search QUERY` lists observation IDs")
+}
+
+// issueOf finds the issue holding id: from the ID itself in the reference
+// format, else through the manifest (other tools may use other IDs).
+func (s *Store) issueOf(ctx context.Context, id string) (int, error) {
+	if n, ok := IssueOfID(id); ok {
+		if _, err := os.Stat(s.IssuePath(n)); err == nil {
+			return n, nil
+		}
+	}
+	if strings.TrimSpace(id) == "" {
+		return 0, errcode.New(errcode.InvalidInput, "observation ID is empty")
+	}
+	data, err := os.ReadFile(s.ManifestPath())
+	if err == nil {
+		if m, err := ParseManifest(s.ManifestPath(), data); err == nil {
+			for _, e := range m.Entries {
+				if e.ID == id {
+					return e.IssueNumber, nil
+				}
+			}
+		}
+	}
+	// The manifest may be behind (or corrupt): look through the issue files.
+	issues, err := s.Issues()
+	if err != nil {
+		return 0, err
+	}
+	for _, n := range issues {
+		f, err := s.readIssue(n)
+		if err != nil {
+			continue
+		}
+		for _, o := range f.Observations {
+			if o.ID == id {
+				return n, nil
+			}
+		}
+	}
+	return 0, notFound(id)
+}
+
+// Issues lists the issue numbers that have an issue file, ascending.
+func (s *Store) Issues() ([]int, error) {
+	ents, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", s.Dir, err)
+	}
+	var out []int
+	for _, e := range ents {
+		if n, ok := issueFileNumber(e.Name()); ok && !e.IsDir() {
+			out = append(out, n)
+		}
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+func issueFileNumber(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "issue-")
+	if !ok {
+		return 0, false
+	}
+	num, ok := strings.CutSuffix(rest, ".json")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n <= 0 || strconv.Itoa(n) != num {
+		return 0, false
+	}
+	return n, true
+}
+
+// Remove deletes one observation; false when there was none.
+func (s *Store) Remove(ctx context.Context, id string) (bool, error) {
+	issue, err := s.issueOf(ctx, id)
+	if errcode.Is(err, errcode.NotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	found := false
+	marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
+		kept := f.Observations[:0]
+		found = false
+		for _, o := range f.Observations {
+			if o.ID == id {
+				found = true
+				continue
+			}
+			kept = append(kept, o)
+		}
+		f.Observations = kept
+		return found, nil
+	})
+	if err != nil {
+		return false, err
+	}
+	return found, s.finish(ctx, issue, marker)
+}
+
+// IncrementRecallCount adds one to the recall count of each observation
+// (for relevance scoring). Unknown IDs are ignored. Only issue files
+// change: the manifest carries no recall counts.
+func (s *Store) IncrementRecallCount(ctx context.Context, ids []string) error {
+	byIssue := map[int]map[string]bool{}
+	var order []int
+	for _, id := range ids {
+		n, err := s.issueOf(ctx, id)
+		if errcode.Is(err, errcode.NotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if byIssue[n] == nil {
+			byIssue[n] = map[string]bool{}
+			order = append(order, n)
+		}
+		byIssue[n][id] = true
+	}
+	for _, n := range order {
+		path := s.IssuePath(n)
+		err := s.withLock(ctx, path, func(lk *lock.Lock) error {
+			f, err := s.readIssue(n)
+			if err != nil {
+				return err
+			}
+			changed := false
+			for i := range f.Observations {
+				if byIssue[n][f.Observations[i].ID] {
+					f.Observations[i].RecallCount++
+					changed = true
+				}
+			}
+			if !changed {
+				return nil
+			}
+			f.UpdatedAt = clock.Format(s.now())
+			data, err := f.Marshal()
+			if err != nil {
+				return err
+			}
+			return jsonfile.WriteAtomic(path, data, s.writeOpts(lk))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Compact is the hook compaction uses: plan receives the issue's
+// observations and returns those to keep (new ones such as a
+// compaction-summary included, IDs filled in like Store) and the originals
+// to archive. The archived originals are added to
+// archive/issue-N-archived.json before the issue file is rewritten, so a
+// crash in between leaves a copy in both places and never loses one.
+func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observation) (keep, archive []Observation, err error)) (kept []Observation, archived int, err error) {
+	cur, err := s.readIssue(issue)
+	if err != nil {
+		return nil, 0, err
+	}
+	keep, arch, err := plan(append([]Observation(nil), cur.Observations...))
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := s.archive(ctx, issue, arch); err != nil {
+		return nil, 0, err
+	}
+	marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
+		gone := map[string]bool{}
+		for _, o := range arch {
+			gone[o.ID] = true
+		}
+		now := s.now()
+		out := make([]Observation, 0, len(keep))
+		have := map[string]bool{}
+		// Observations stored by someone else since plan ran are kept.
+		for _, o := range f.Observations {
+			if !gone[o.ID] {
+				have[o.ID] = true
+			}
+		}
+		for _, o := range keep {
+			if o.ID == "" {
+				o.ID = NewID(o.Agent, issue, now)
+			}
+			o.IssueNumber = issue
+			if o.Timestamp == "" {
+				o.Timestamp = clock.Format(now)
+			}
+			if o.Tokens == 0 {
+				o.Tokens = EstimateTokens(o.Content)
+			}
+			if o.Summary == "" {
+				o.Summary = Summarize(o.Content)
+			}
+			if err := o.validate(); err != nil {
+				return false, err
+			}
+			out = append(out, o)
+			delete(have, o.ID)
+		}
+		for _, o := range f.Observations {
+			if have[o.ID] {
+				out = append(out, o)
+			}
+		}
+		f.Observations = out
+		kept = out
+		return true, nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return kept, len(arch), s.finish(ctx, issue, marker)
+}
+
+// archive adds originals to the issue's archive file (by ID, once).
+func (s *Store) archive(ctx context.Context, issue int, obs []Observation) error {
+	if len(obs) == 0 {
+		return nil
+	}
+	path := s.ArchivePath(issue)
+	return s.withLock(ctx, path, func(lk *lock.Lock) error {
+		f := &IssueFile{Version: 1, IssueNumber: issue}
+		data, err := os.ReadFile(path)
+		if err == nil {
+			if f, err = ParseIssueFile(path, data); err != nil {
+				return err
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		have := map[string]bool{}
+		for _, o := range f.Observations {
+			have[o.ID] = true
+		}
+		for _, o := range obs {
+			if !have[o.ID] {
+				f.Observations = append(f.Observations, o)
+			}
+		}
+		f.UpdatedAt = clock.Format(s.now())
+		out, err := f.Marshal()
+		if err != nil {
+			return err
+		}
+		return jsonfile.WriteAtomic(path, out, s.writeOpts(lk))
+	})
+}

@@ -1,0 +1,97 @@
+package memory
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+)
+
+func newTestStore(t *testing.T) (*Store, *clock.Fake, *[]string) {
+	t.Helper()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 17, 0, 0, 0, time.UTC))
+	s := New(filepath.Join(t.TempDir(), ".agentx", "memory"), lock.New(lock.Options{Clock: clk}), clk)
+	s.NoSync = true
+	var warns []string
+	s.Warn = func(m string) { warns = append(warns, m) }
+	return s, clk, &warns
+}
+
+func obs(agent string, issue int, cat Category, content string) Observation {
+	return Observation{Agent: agent, IssueNumber: issue, Category: cat, Content: content, SessionID: "s-1"}
+}
+
+func TestStoreSearchGetRemove(t *testing.T) {
+	ctx := context.Background()
+	s, clk, _ := newTestStore(t)
+	got, err := s.Store(ctx, []Observation{
+		obs("engineer", 42, Decision, "Chose per-issue JSON files for observation storage"),
+		obs("product-manager", 42, KeyFact, "Login lockout lasts 15 minutes"),
+	})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("store: %v %v", got, err)
+	}
+	if !strings.HasPrefix(got[1].ID, "obs-productmanager-42-") || got[0].Tokens != EstimateTokens(got[0].Content) {
+		t.Fatalf("ids/tokens: %+v", got)
+	}
+	clk.Advance(time.Minute)
+	// Appending path.
+	more, err := s.Store(ctx, []Observation{obs("engineer", 42, Error, "ENOENT reading manifest on first run"),
+		obs("engineer", 4, CodeChange, "Created src/memory/types.ts")})
+	if err != nil || len(more) != 2 {
+		t.Fatalf("store 2: %v %v", more, err)
+	}
+	// Duplicates are not stored twice.
+	dup, err := s.Store(ctx, []Observation{got[0], obs("engineer", 42, Decision, "Chose per-issue JSON files for observation storage")})
+	if err != nil || len(dup) != 0 {
+		t.Fatalf("dup: %v %v", dup, err)
+	}
+	rows, err := s.Search(ctx, Query{Text: "manifest storage"})
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("search: %+v %v", rows, err)
+	}
+	rows, err = s.Search(ctx, Query{Text: "4"})
+	if err != nil || len(rows) != 0 {
+		t.Fatalf("`4` must not match issue 42: %+v", rows)
+	}
+	rows, err = s.Search(ctx, Query{Issue: 42})
+	if err != nil || len(rows) != 3 || rows[0].ID != more[0].ID {
+		t.Fatalf("filter: %+v %v", rows, err)
+	}
+	o, err := s.GetByID(ctx, got[1].ID)
+	if err != nil || o.Content != "Login lockout lasts 15 minutes" {
+		t.Fatalf("get: %+v %v", o, err)
+	}
+	ok, err := s.Remove(ctx, got[1].ID)
+	if err != nil || !ok {
+		t.Fatalf("remove: %v %v", ok, err)
+	}
+	if _, err := s.GetByID(ctx, got[1].ID); !errcode.Is(err, errcode.NotFound) {
+		t.Fatalf("get removed: %v", err)
+	}
+	st, err := s.Stats(ctx)
+	if err != nil || st.TotalObservations != 3 || st.IssueCount != 2 || st.ByAgent["engineer"] != 3 {
+		t.Fatalf("stats: %+v %v", st, err)
+	}
+	// The index is derived: deleting it loses nothing.
+	if err := os.Remove(s.IndexPath()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err = s.Search(ctx, Query{Text: "lockout manifest"})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("after index delete: %+v %v", rows, err)
+	}
+	if err := s.IncrementRecallCount(ctx, []string{more[0].ID, more[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	o, _ = s.GetByID(ctx, more[0].ID)
+	if o.RecallCount != 1 {
+		t.Fatalf("recall count: %d", o.RecallCount)
+	}
+}
