@@ -26,6 +26,9 @@ const (
 	DefaultSLAMinutes           = 30
 	DefaultResponderTimeout     = 2 * time.Minute
 	DefaultMemoryMaxTokens      = 20000
+	// MaxRoundsLimit and MaxSLAMinutes bound what a workflow may ask for.
+	MaxRoundsLimit = 100
+	MaxSLAMinutes  = 60 * 24 * 366
 )
 
 // DefaultPriority is the deadlock-break order: lower index wins.
@@ -141,11 +144,13 @@ func (s Step) Scope(workflow string, blocking bool) Scope {
 	if !blocking {
 		sc.MaxRounds = DefaultMaxRoundsNonBlocking
 	}
+	// Out-of-range values are clamped rather than trusted: a typo must not
+	// overflow the SLA into the past or allow unbounded rounds.
 	if s.ClarifyMaxRounds != nil && *s.ClarifyMaxRounds > 0 {
-		sc.MaxRounds = *s.ClarifyMaxRounds
+		sc.MaxRounds = min(*s.ClarifyMaxRounds, MaxRoundsLimit)
 	}
 	if s.ClarifySLAMinutes != nil && *s.ClarifySLAMinutes > 0 {
-		sc.SLA = time.Duration(*s.ClarifySLAMinutes) * time.Minute
+		sc.SLA = time.Duration(min(*s.ClarifySLAMinutes, MaxSLAMinutes)) * time.Minute
 	}
 	if s.ClarifyBlockingAllowed != nil {
 		sc.BlockingAllowed = *s.ClarifyBlockingAllowed

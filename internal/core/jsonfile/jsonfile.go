@@ -14,7 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 )
@@ -227,7 +227,7 @@ func JoinObject(fields []Field) []byte {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = strconv.AppendQuote(buf, f.Key)
+		buf = appendKey(buf, f.Key)
 		buf = append(buf, ':')
 		buf = append(buf, f.Value...)
 	}
@@ -245,12 +245,34 @@ func Known(key string, keys []string) bool {
 }
 
 func unquote(q []byte) (string, error) {
-	if bytes.IndexByte(q, '\\') < 0 {
+	if plainASCII(q[1 : len(q)-1]) {
 		return string(q[1 : len(q)-1]), nil
 	}
 	var s string
 	err := json.Unmarshal(q, &s)
 	return s, err
+}
+
+// plainASCII reports whether b needs no unescaping: printable ASCII and no
+// backslash. Anything else goes through encoding/json, which also turns
+// invalid UTF-8 into U+FFFD the same way every time.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c >= 0x80 || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+func appendKey(buf []byte, key string) []byte {
+	if plainASCII([]byte(key)) && !strings.ContainsRune(key, '"') {
+		buf = append(buf, '"')
+		buf = append(buf, key...)
+		return append(buf, '"')
+	}
+	k, _ := json.Marshal(key)
+	return append(buf, k...)
 }
 
 type scanner struct {

@@ -264,11 +264,11 @@ func appendString(b *bytes.Buffer, s string) {
 func isNull(v []byte) bool { return string(bytes.TrimSpace(v)) == "null" }
 
 func decString(v []byte) (string, error) {
-	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0 {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
 		s := v[1 : len(v)-1]
 		ok := true
 		for _, c := range s {
-			if c < 0x20 || c >= 0x80 {
+			if c < 0x20 || c >= 0x80 || c == '\\' {
 				ok = false
 				break
 			}

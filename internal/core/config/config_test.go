@@ -1,0 +1,132 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+)
+
+const referenceWorkflow = `name = "feature"
+
+[[steps]]
+id = "implement"
+title = "Implement code and tests"
+agent = "engineer"
+needs = ["architecture"]
+can_clarify = ["architect", "product-manager"]
+clarify_max_rounds = 3
+clarify_sla_minutes = 60
+clarify_blocking_allowed = true
+iterate = true
+max_iterations = 4
+completion_criteria = "tests pass"
+status_on_start = "In Progress"
+
+[[steps]]
+id = "review"
+agent = "reviewer"
+`
+
+func TestWorkflowFieldsAndDefaults(t *testing.T) {
+	w, err := ParseWorkflow("feature.toml", []byte(referenceWorkflow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	impl := w.Steps[0].Scope("feature", true)
+	if impl.MaxRounds != 3 || impl.SLA != time.Hour || !impl.BlockingAllowed || !impl.Allows("architect") || impl.Allows("reviewer") {
+		t.Errorf("implement scope = %+v", impl)
+	}
+	rev := w.Steps[1].Scope("feature", true)
+	if rev.MaxRounds != 5 || rev.SLA != 30*time.Minute || !rev.BlockingAllowed || len(rev.CanClarify) != 0 {
+		t.Errorf("defaults (blocking) = %+v", rev)
+	}
+	if nb := w.Steps[1].Scope("feature", false); nb.MaxRounds != 6 {
+		t.Errorf("non-blocking default rounds = %d", nb.MaxRounds)
+	}
+}
+
+func TestBadTOMLIsCorruptStateWithPosition(t *testing.T) {
+	_, err := ParseWorkflow("/w/bug.toml", []byte("name = \"bug\"\n[[steps]\nid = 1\n"))
+	if !errcode.Is(err, errcode.CorruptState) {
+		t.Fatalf("got %v", err)
+	}
+	if got := err.Error(); !strings.Contains(got, "/w/bug.toml") || !strings.Contains(got, "(line ") {
+		t.Errorf("message lacks file/line: %s", got)
+	}
+}
+
+func TestResolveScope(t *testing.T) {
+	dir := t.TempDir()
+	wfDir := filepath.Join(dir, "workflows")
+	for name, content := range DefaultFiles() {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		_ = os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := Load(filepath.Join(dir, "agentx.toml"), wfDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name                  string
+		workflow, step, agent string
+		blocking              bool
+		wantStep              string
+		wantCode              errcode.Code
+	}{
+		{"default workflow, requester's step", "", "", "engineer", true, "implement", ""},
+		{"explicit workflow", "bug", "", "engineer", true, "fix", ""},
+		{"explicit step", "feature", "review", "reviewer", false, "review", ""},
+		{"step of another agent", "feature", "review", "engineer", true, "", errcode.ScopeViolation},
+		{"agent without a step", "bug", "", "architect", true, "", errcode.ScopeViolation},
+		{"unknown workflow", "nope", "", "engineer", true, "", errcode.InvalidInput},
+		{"unknown step", "bug", "nope", "engineer", true, "", errcode.InvalidInput},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := set.ResolveScope(tt.workflow, tt.step, tt.agent, tt.blocking)
+			if tt.wantCode != "" {
+				if !errcode.Is(err, tt.wantCode) {
+					t.Fatalf("got %v, want %s", err, tt.wantCode)
+				}
+				return
+			}
+			if err != nil || sc.Step != tt.wantStep {
+				t.Fatalf("got %+v, %v", sc, err)
+			}
+		})
+	}
+	known := set.KnownAgents()
+	for _, a := range []string{"engineer", "architect", "product-manager", "reviewer", "tester", "ux-designer"} {
+		if !known[a] {
+			t.Errorf("%s not known", a)
+		}
+	}
+}
+
+func FuzzParseWorkflow(f *testing.F) {
+	f.Add([]byte(referenceWorkflow))
+	f.Add([]byte("name = 1\n"))
+	f.Add([]byte("[[steps]]\nclarify_max_rounds = -1\nclarify_sla_minutes = 99999999999\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w, err := ParseWorkflow("f.toml", data)
+		if err != nil {
+			if !errcode.Is(err, errcode.CorruptState) {
+				t.Fatalf("error is not CORRUPT_STATE: %v", err)
+			}
+			return
+		}
+		for _, s := range w.Steps {
+			sc := s.Scope(w.Name, true)
+			if sc.MaxRounds < 1 || sc.SLA <= 0 {
+				t.Fatalf("scope out of range: %+v", sc)
+			}
+		}
+	})
+}

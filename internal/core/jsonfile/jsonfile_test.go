@@ -1,0 +1,129 @@
+package jsonfile
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+)
+
+func TestWriteAtomicReplacesAndCleansUp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "state.json")
+	for _, content := range []string{"first\n", "second, longer content\n", "3\n"} {
+		if err := WriteAtomic(path, []byte(content), WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(path)
+		if string(got) != content {
+			t.Fatalf("got %q want %q", got, content)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestBeforeRenameRefusal(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("lock lost")
+	err := WriteAtomic(path, []byte("new"), WriteOptions{BeforeRename: func() error { return refused }})
+	if !errors.Is(err, refused) {
+		t.Fatalf("got %v", err)
+	}
+	got, _ := os.ReadFile(path)
+	if string(got) != "old" {
+		t.Fatalf("refused write replaced the file: %q", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("temporary file left behind: %v", entries)
+	}
+}
+
+func TestMarshalLayout(t *testing.T) {
+	out, err := Marshal(map[string]any{"a": "<b> & c", "n": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"a\": \"<b> & c\",\n  \"n\": 1\n}\n"
+	if string(out) != want {
+		t.Fatalf("got %q want %q", out, want)
+	}
+}
+
+func TestUnmarshalCorrupt(t *testing.T) {
+	var v map[string]any
+	err := Unmarshal("/x/manifest.json", []byte(`{"a": 1,`), &v)
+	if !errcode.Is(err, errcode.CorruptState) || !strings.Contains(err.Error(), "/x/manifest.json") {
+		t.Fatalf("got %v", err)
+	}
+	if err := Unmarshal("/x", []byte("  "), &v); !errcode.Is(err, errcode.CorruptState) {
+		t.Fatalf("empty file: %v", err)
+	}
+}
+
+func TestSplitJoinKeepsOrder(t *testing.T) {
+	in := `{"z": 1, "a": {"x": [1, 2, {"y": "}"}]}, "m": "quote \" and \\", "u": "\u00e9", "n": null}`
+	fields, err := SplitObject([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{}
+	for _, f := range fields {
+		keys = append(keys, f.Key)
+	}
+	if strings.Join(keys, ",") != "z,a,m,u,n" {
+		t.Fatalf("keys = %v", keys)
+	}
+	var a, b any
+	_ = json.Unmarshal([]byte(in), &a)
+	if err := json.Unmarshal(JoinObject(fields), &b); err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Fatalf("join changed the object: %s vs %s", ja, jb)
+	}
+}
+
+func TestSplitRejects(t *testing.T) {
+	for _, in := range []string{``, `[]`, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":tru}`, `{"a":1} x`, `{"a":"\q"}`, "{\"a\":\"\x01\"}"} {
+		if _, err := SplitObject([]byte(in)); err == nil {
+			t.Errorf("SplitObject(%q) succeeded", in)
+		}
+	}
+}
+
+func FuzzSplitObject(f *testing.F) {
+	f.Add([]byte(`{"a":1,"b":[true,null,{"c":"d"}],"e":"\u1234"}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"a":-1.5e3}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fields, err := SplitObject(data)
+		valid := json.Valid(data)
+		if err == nil && !valid {
+			t.Fatalf("SplitObject accepted invalid JSON %q", data)
+		}
+		if err != nil {
+			var m map[string]json.RawMessage
+			if valid && json.Unmarshal(data, &m) == nil && m != nil {
+				t.Fatalf("SplitObject rejected a valid object %q: %v", data, err)
+			}
+			return
+		}
+		if !json.Valid(JoinObject(fields)) {
+			t.Fatalf("JoinObject produced invalid JSON from %q", data)
+		}
+	})
+}

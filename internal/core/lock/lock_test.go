@@ -1,0 +1,312 @@
+package lock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+)
+
+func newTestLocker(c clock.Clock, stale, wait time.Duration) *Locker {
+	l := New(Options{StaleAfter: stale, Wait: wait, Agent: "tester", Clock: c})
+	return l
+}
+
+func TestAcquireRelease(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "issue-1.json")
+	l := New(Options{Agent: "engineer"})
+	lk, err := l.Acquire(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(target + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]any
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatalf("lock content is not JSON: %v", err)
+	}
+	// Both dialects: TypeScript reads timestamp, PowerShell reads created.
+	for _, k := range []string{"pid", "timestamp", "created", "agent"} {
+		if _, ok := c[k]; !ok {
+			t.Errorf("lock content lacks %q: %s", k, data)
+		}
+	}
+	if c["agent"] != "engineer" || int(c["pid"].(float64)) != os.Getpid() {
+		t.Errorf("lock content = %s", data)
+	}
+	if err := lk.Check(); err != nil {
+		t.Errorf("Check on a held lock: %v", err)
+	}
+	if err := lk.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(target + ".lock"); !os.IsNotExist(err) {
+		t.Errorf("lock file still present after release: %v", err)
+	}
+	if err := lk.Release(); err != nil {
+		t.Errorf("second release: %v", err)
+	}
+}
+
+func TestGoroutinesSerialise(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "counter")
+	l := New(Options{})
+	var wg sync.WaitGroup
+	inside := 0
+	maxInside := 0
+	var mu sync.Mutex
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 10; j++ {
+				err := l.With(context.Background(), target, func(*Lock) error {
+					mu.Lock()
+					inside++
+					if inside > maxInside {
+						maxInside = inside
+					}
+					mu.Unlock()
+					time.Sleep(100 * time.Microsecond)
+					mu.Lock()
+					inside--
+					mu.Unlock()
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if maxInside != 1 {
+		t.Fatalf("%d goroutines held the lock at once", maxInside)
+	}
+}
+
+func writeLock(t *testing.T, path string, content string, mtime time.Time) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !mtime.IsZero() {
+		if err := os.Chtimes(path, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestStaleLocks(t *testing.T) {
+	now := time.Date(2026, 3, 1, 17, 0, 0, 0, time.UTC)
+	old := clock.Format(now.Add(-31 * time.Second))
+	fresh := clock.Format(now.Add(-5 * time.Second))
+	tests := []struct {
+		name      string
+		content   string
+		mtime     time.Time
+		wantTaken bool
+	}{
+		{"typescript lock older than 30s", `{"pid":999999,"timestamp":"` + old + `","agent":"engineer"}`, time.Time{}, true},
+		{"powershell lock (created only) older than 30s", `{"pid":999999,"created":"` + old + `","agent":"engineer"}`, time.Time{}, true},
+		{"powershell 7-digit fraction", `{"pid":999999,"created":"` + strings.TrimSuffix(old, "Z") + `1234Z","agent":"x"}`, time.Time{}, true},
+		{"fresh lock from another host", `{"pid":999999,"timestamp":"` + fresh + `","agent":"engineer","host":"elsewhere"}`, time.Time{}, false},
+		{"fresh lock without host (old tools)", `{"pid":999999,"timestamp":"` + fresh + `","agent":"engineer"}`, time.Time{}, false},
+		{"empty lock, old mtime", ``, now.Add(-time.Minute), true},
+		{"empty lock, fresh mtime", ``, now.Add(-time.Second), false},
+		{"junk lock, old mtime", `{"pid":`, now.Add(-time.Minute), true},
+		{"junk lock, fresh mtime", `garbage`, now.Add(-time.Second), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			target := filepath.Join(dir, "issue-1.json")
+			mt := tt.mtime
+			if mt.IsZero() {
+				mt = now
+			}
+			writeLock(t, target+".lock", tt.content, mt)
+			l := newTestLocker(clock.NewFake(now), 30*time.Second, 50*time.Millisecond)
+			lk, err := l.Acquire(context.Background(), target)
+			if tt.wantTaken {
+				if err != nil {
+					t.Fatalf("expected takeover, got %v", err)
+				}
+				_ = lk.Release()
+				return
+			}
+			if !errcode.Is(err, errcode.LockTimeout) {
+				t.Fatalf("expected LOCK_TIMEOUT, got %v", err)
+			}
+			data, _ := os.ReadFile(target + ".lock")
+			if string(data) != tt.content {
+				t.Errorf("a live lock was modified: %q", data)
+			}
+		})
+	}
+}
+
+func TestDeadPIDOnThisHostIsTakenAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "issue-1.json")
+	host, _ := os.Hostname()
+	now := time.Now()
+	// pid 2^22+ is above Linux's default pid_max: no such process.
+	content, _ := json.Marshal(Content{PID: 4194303, Timestamp: clock.Format(now), Created: clock.Format(now), Agent: "crashed", Host: host})
+	writeLock(t, target+".lock", string(content), time.Time{})
+	l := New(Options{Wait: 200 * time.Millisecond})
+	lk, err := l.Acquire(context.Background(), target)
+	if err != nil {
+		t.Fatalf("dead holder not taken over: %v", err)
+	}
+	_ = lk.Release()
+}
+
+func TestTimeoutNamesHolder(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "issue-7.json")
+	now := time.Now()
+	content, _ := json.Marshal(Content{PID: 4242, Timestamp: clock.Format(now.Add(-3 * time.Second)), Agent: "architect", Host: "other-host"})
+	writeLock(t, target+".lock", string(content), time.Time{})
+	l := New(Options{Wait: 30 * time.Millisecond})
+	_, err := l.Acquire(context.Background(), target)
+	if !errcode.Is(err, errcode.LockTimeout) {
+		t.Fatalf("got %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"issue-7.json.lock", "architect", "pid 4242", "3."} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("timeout message %q lacks %q", msg, want)
+		}
+	}
+}
+
+func TestReleaseDoesNotRemoveAnotherHoldersLock(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "issue-1.json")
+	fc := clock.NewFake(time.Now())
+	a := newTestLocker(fc, 30*time.Second, time.Second)
+	lkA, err := a.Acquire(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A is paused past the threshold; B takes over.
+	fc.Advance(31 * time.Second)
+	b := newTestLocker(fc, 30*time.Second, time.Second)
+	b.pid = a.pid + 1 // another process
+	lkB, err := b.Acquire(context.Background(), target)
+	if err != nil {
+		t.Fatalf("takeover: %v", err)
+	}
+	if err := lkA.Check(); !errors.Is(err, ErrLost) {
+		t.Fatalf("A.Check after takeover = %v, want ErrLost", err)
+	}
+	if err := lkA.Release(); !errors.Is(err, ErrLost) {
+		t.Fatalf("A.Release = %v, want ErrLost", err)
+	}
+	if err := lkB.Check(); err != nil {
+		t.Fatalf("B lost its lock to A's release: %v", err)
+	}
+	if err := lkB.Release(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTakeoverAdmitsOneHolder(t *testing.T) {
+	// Many lockers judge the same stale lock at once; exactly one may win
+	// each round, and none may hold it together.
+	for round := 0; round < 20; round++ {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "issue-1.json")
+		now := time.Now()
+		writeLock(t, target+".lock", `{"pid":1,"timestamp":"`+clock.Format(now.Add(-time.Hour))+`"}`, time.Time{})
+		var mu sync.Mutex
+		holders, maxHolders := 0, 0
+		var wg sync.WaitGroup
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// Separate Lockers share no in-process mutex, so they
+				// contend through the lock file as processes do.
+				l := New(Options{Wait: 2 * time.Second})
+				lk, err := l.Acquire(context.Background(), target)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				holders++
+				if holders > maxHolders {
+					maxHolders = holders
+				}
+				mu.Unlock()
+				time.Sleep(200 * time.Microsecond)
+				mu.Lock()
+				holders--
+				mu.Unlock()
+				if err := lk.Release(); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if maxHolders != 1 {
+			t.Fatalf("round %d: %d holders at once", round, maxHolders)
+		}
+		left, _ := filepath.Glob(filepath.Join(dir, "*"))
+		for _, f := range left {
+			if strings.Contains(f, ".lock") {
+				t.Errorf("left behind: %s", f)
+			}
+		}
+	}
+}
+
+func TestContextCancel(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "x")
+	l := New(Options{Wait: 5 * time.Second})
+	lk, err := l.Acquire(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lk.Release()
+	other := New(Options{Wait: 5 * time.Second})
+	other.pid = l.pid + 1
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = other.Acquire(ctx, target)
+	if !errcode.Is(err, errcode.LockTimeout) {
+		t.Fatalf("got %v", err)
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Fatal("cancel did not stop the wait")
+	}
+}
+
+func FuzzParseContent(f *testing.F) {
+	f.Add([]byte(`{"pid":123,"timestamp":"2026-03-01T17:04:15.123Z","agent":"engineer"}`))
+	f.Add([]byte(`{"pid":123,"created":"2026-03-01T17:04:15.1234567Z"}`))
+	f.Add([]byte(``))
+	f.Add([]byte(`{"pid":"x"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, at, ok := ParseContent(data)
+		if ok && at.IsZero() && c.Timestamp == "" && c.Created == "" {
+			t.Fatalf("ok without a timestamp: %q", data)
+		}
+	})
+}
