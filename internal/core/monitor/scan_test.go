@@ -1,0 +1,137 @@
+package monitor
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+)
+
+func writeLedger(t *testing.T, dir string, issue int, recs ...ledger.Record) {
+	t.Helper()
+	data, err := jsonfile.Marshal(&ledger.Ledger{IssueNumber: issue, Clarifications: recs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("issue-%d.json", issue)), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestScannerSkipsOldClosedLedgersAndSeesEveryChange(t *testing.T) {
+	dir := t.TempDir()
+	for i := 1; i <= 5; i++ {
+		writeLedger(t, dir, i, rec(i, 1, "engineer", "architect", true, ledger.Resolved))
+	}
+	writeLedger(t, dir, 6, rec(6, 1, "engineer", "architect", true, ledger.Pending))
+	// The wall clock of the scanner runs ahead, so the files are "old".
+	later := time.Now().Add(time.Minute)
+	s := &Scanner{Dir: dir, Now: func() time.Time { return later }}
+
+	first, err := s.Scan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Read != 6 || first.Decoded != 1 || len(first.Open) != 1 || len(first.Issues) != 6 {
+		t.Fatalf("first scan: read %d decoded %d open %d issues %v", first.Read, first.Decoded, len(first.Open), first.Issues)
+	}
+	second, _ := s.Scan()
+	if second.Read != 1 || len(second.Open) != 1 {
+		t.Fatalf("second scan read %d, want only the open ledger", second.Read)
+	}
+
+	// An old tool rewrites a closed ledger in place with a new open record
+	// of the very same size: the identity (change time) still differs.
+	closed := rec(3, 1, "engineer", "architect", true, ledger.Resolved)
+	writeLedger(t, dir, 3, closed)
+	data, _ := os.ReadFile(filepath.Join(dir, "issue-3.json"))
+	data = bytes.Replace(data, []byte(`"resolved"`), []byte(`"pending" `), 1)
+	f, err := os.OpenFile(filepath.Join(dir, "issue-3.json"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	third, _ := s.Scan()
+	if len(third.Open) != 2 {
+		t.Fatalf("in-place change missed: open %d", len(third.Open))
+	}
+
+	// Deleting the index loses nothing.
+	if err := os.Remove(filepath.Join(dir, IndexName)); err != nil {
+		t.Fatal(err)
+	}
+	fourth, _ := s.Scan()
+	if len(fourth.Open) != 2 || fourth.Read != 6 {
+		t.Fatalf("without index: open %d read %d", len(fourth.Open), fourth.Read)
+	}
+}
+
+func TestScannerDoesNotTrustFreshFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeLedger(t, dir, 1, rec(1, 1, "engineer", "architect", true, ledger.Resolved))
+	s := &Scanner{Dir: dir} // real clock: the file was written just now
+	for i := 0; i < 2; i++ {
+		sc, err := s.Scan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Read != 1 {
+			t.Fatalf("scan %d skipped a file younger than the racy window", i)
+		}
+	}
+}
+
+func TestScannerMissingDirAndGarbageIndex(t *testing.T) {
+	s := &Scanner{Dir: filepath.Join(t.TempDir(), "none")}
+	if sc, err := s.Scan(); err != nil || len(sc.Issues) != 0 {
+		t.Fatalf("missing dir: %v %v", sc, err)
+	}
+	dir := t.TempDir()
+	writeLedger(t, dir, 1, rec(1, 1, "engineer", "architect", true, ledger.Pending))
+	os.WriteFile(filepath.Join(dir, IndexName), []byte("agentx-monitor-index 1\nissue-1.json 1 2 3\n"), 0o644)
+	s = &Scanner{Dir: dir}
+	if sc, err := s.Scan(); err != nil || len(sc.Open) != 1 {
+		t.Fatalf("garbage index: %+v %v", sc, err)
+	}
+}
+
+func TestMayBeOpen(t *testing.T) {
+	for in, want := range map[string]bool{
+		`{"status": "resolved"}`:    false,
+		`{"status": "pending"}`:     true,
+		`{"status":"answered"}`:     true,
+		`{"status": "stale"}`:       true,
+		`{"status": "p\u0065nd"}`:   true,
+		`{"body": "still pending"}`: false,
+	} {
+		if got := mayBeOpen([]byte(in)); got != want {
+			t.Errorf("mayBeOpen(%s) = %v", in, got)
+		}
+	}
+}
+
+func FuzzParseIndex(f *testing.F) {
+	f.Add([]byte("agentx-monitor-index 1\nissue-1.json 1 2 3 4\n"))
+	f.Add([]byte("agentx-monitor-index 1\n"))
+	f.Add([]byte("garbage"))
+	f.Add([]byte("agentx-monitor-index 1\nissue-x.json 1 2 3 4\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		idx, err := parseIndex(data)
+		if err != nil {
+			return
+		}
+		// What parses must survive a round trip.
+		again, err := parseIndex(formatIndex(idx))
+		if err != nil || !sameIndex(idx, again) {
+			t.Fatalf("round trip: %v %v %v", idx, again, err)
+		}
+	})
+}
