@@ -1,0 +1,78 @@
+package sync
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/validate"
+)
+
+// Command is one `/clarify` slash command from an issue comment.
+type Command struct {
+	Verb string // answer, ask, resolve, escalate, abandon
+	ID   string
+	Text string
+}
+
+// verbs maps each verb to whether its text is required.
+var verbs = map[string]bool{"answer": true, "ask": true, "resolve": false, "escalate": false, "abandon": false}
+
+// Usage is the reply to a malformed command.
+const Usage = "`/clarify answer|ask CLR-<issue>-<NNN> <text>` or `/clarify resolve|escalate|abandon CLR-<issue>-<NNN> [text]`"
+
+// ParseCommand finds the `/clarify` command in a comment: the first line
+// that starts with it (outside fenced code, so a quoted example is not a
+// command). The text is the rest of that line and every line after it.
+// found is false when the comment holds no command at all; err describes a
+// malformed one.
+func ParseCommand(body string) (cmd Command, found bool, err error) {
+	lines := strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n")
+	fenced := false
+	for i, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			continue
+		}
+		rest, ok := strings.CutPrefix(trimmed, "/clarify")
+		if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) == 0 {
+			return Command{}, true, fmt.Errorf("missing verb; use %s", Usage)
+		}
+		verb := strings.ToLower(fields[0])
+		needsText, known := verbs[verb]
+		if !known {
+			return Command{}, true, fmt.Errorf("unknown verb %q; use %s", Shorten(fields[0], 20), Usage)
+		}
+		if len(fields) < 2 {
+			return Command{}, true, fmt.Errorf("missing clarification id; use %s", Usage)
+		}
+		id := strings.ToUpper(fields[1])
+		if _, err := validate.ClarificationID(id); err != nil {
+			return Command{}, true, fmt.Errorf("%q is not a clarification id (CLR-<issue>-<NNN>)", Shorten(fields[1], 40))
+		}
+		// The text starts after the id on the same line.
+		after := rest[strings.Index(rest, fields[1])+len(fields[1]):]
+		text := strings.TrimSpace(strings.Join(append([]string{after}, lines[i+1:]...), "\n"))
+		if needsText && text == "" {
+			return Command{}, true, fmt.Errorf("`/clarify %s %s` needs a text after the id", verb, id)
+		}
+		return Command{Verb: verb, ID: id, Text: text}, true, nil
+	}
+	return Command{}, false, nil
+}
+
+// Shorten cuts s to max runes for quoting it back in a reply.
+func Shorten(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max-1]) + "…"
+}

@@ -1,0 +1,318 @@
+package sync
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/router"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// Event is the part of an issue_comment payload ingest reads.
+type Event struct {
+	Action string `json:"action"`
+	Issue  struct {
+		Number int `json:"number"`
+	} `json:"issue"`
+	Comment struct {
+		ID                int64  `json:"id"`
+		Body              string `json:"body"`
+		AuthorAssociation string `json:"author_association"`
+		User              struct {
+			Login string `json:"login"`
+			Type  string `json:"type"`
+		} `json:"user"`
+	} `json:"comment"`
+}
+
+// ParseEvent decodes an issue_comment event payload.
+func ParseEvent(data []byte) (Event, error) {
+	var ev Event
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return ev, fmt.Errorf("event payload: %w", err)
+	}
+	return ev, nil
+}
+
+// DefaultAssociations may run commands unless the workflow says otherwise.
+var DefaultAssociations = []string{"OWNER", "MEMBER", "COLLABORATOR"}
+
+// Ingester applies `/clarify` commands from issue comments through the
+// core router, as the person who typed them.
+type Ingester struct {
+	GH *Client
+	// Config is the workspace configuration (from the checkout).
+	Config *config.Set
+	// RepoPrefix is the workspace's directory inside the repository.
+	RepoPrefix string
+	Branch     string
+	Bot        string
+	// Associations and Users are who may run commands.
+	Associations []string
+	Users        []string
+	Clock        clock.Clock
+	Clean        Sanitizer
+	DryRun       bool
+	// Syncer, when set, mirrors the issue right after a command landed
+	// (labels, an escalation the command caused): the ledger commit is made
+	// with the workflow token, which starts no sync workflow of its own.
+	Syncer *Syncer
+	Warn   func(format string, args ...any)
+
+	Counts Counts
+}
+
+// Outcome is what ingest did with one comment.
+type Outcome struct {
+	// Skipped says why the comment was not a command for us ("" otherwise).
+	Skipped string
+	Applied bool
+	// Rejected holds the reason given to the person.
+	Rejected string
+	// Attempts is how many contents writes it took (conflicts retried).
+	Attempts int
+}
+
+// maxAttempts bounds the optimistic-concurrency loop.
+const maxAttempts = 6
+
+// Run handles one issue_comment event.
+func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
+	if ev.Action != "created" && ev.Action != "edited" {
+		return Outcome{Skipped: "action " + ev.Action}, nil
+	}
+	c := ev.Comment
+	if strings.EqualFold(c.User.Login, in.Bot) || c.User.Type == "Bot" || strings.Contains(c.Body, replyMarker) {
+		return Outcome{Skipped: "written by a bot"}, nil
+	}
+	cmd, found, perr := ParseCommand(c.Body)
+	if !found {
+		return Outcome{Skipped: "no /clarify command"}, nil
+	}
+	if perr != nil {
+		return in.reject(ctx, ev, perr.Error())
+	}
+	if !in.allowed(c.User.Login, c.AuthorAssociation) {
+		return in.reject(ctx, ev, fmt.Sprintf("not allowed: only %s may run /clarify commands here (this comment's author is %s)",
+			strings.Join(in.associations(), ", "), strings.ToUpper(orNone(c.AuthorAssociation))))
+	}
+	issue, _ := strconv.Atoi(cmd.ID[len("CLR-"):strings.LastIndex(cmd.ID, "-")])
+	if issue != ev.Issue.Number {
+		return in.reject(ctx, ev, fmt.Sprintf("%s belongs to issue #%d, not this one", cmd.ID, issue))
+	}
+	out, final, err := in.apply(ctx, ev, cmd, issue)
+	if err != nil || out.Rejected != "" {
+		if err != nil {
+			return out, err
+		}
+		o, rerr := in.reject(ctx, ev, out.Rejected)
+		o.Attempts = out.Attempts
+		return o, rerr
+	}
+	in.Counts.CommandsApplied++
+	if !in.DryRun {
+		if err := in.GH.React(ctx, c.ID, "+1"); err != nil {
+			return out, err
+		}
+		if in.Syncer != nil && final != nil {
+			if err := in.Syncer.Issue(ctx, final, NewState()); err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "NONE"
+	}
+	return s
+}
+
+func (in *Ingester) associations() []string {
+	if len(in.Associations) == 0 {
+		return DefaultAssociations
+	}
+	return in.Associations
+}
+
+func (in *Ingester) allowed(login, assoc string) bool {
+	for _, u := range in.Users {
+		if strings.EqualFold(u, login) {
+			return true
+		}
+	}
+	for _, a := range in.associations() {
+		if strings.EqualFold(a, assoc) {
+			return true
+		}
+	}
+	return false
+}
+
+// apply runs the command on the issue's ledger as it is in the repository
+// now, and commits the result with that file's sha. When another run
+// committed first (409/422), it starts again from the fresh file and
+// re-applies the operation: a stale file is never replayed over theirs.
+func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int) (Outcome, *ledger.Ledger, error) {
+	path := RepoPath(in.RepoPrefix, filepath.ToSlash(filepath.Join(workspace.Dir, "state", "clarifications", "issue-"+strconv.Itoa(issue)+".json")))
+	var out Outcome
+	for out.Attempts = 1; out.Attempts <= maxAttempts; out.Attempts++ {
+		data, sha, err := in.GH.GetFile(ctx, path, in.Branch)
+		if errors.Is(err, ErrNotFound) {
+			out.Rejected = fmt.Sprintf("unknown id: issue #%d has no clarification ledger, so %s does not exist", issue, cmd.ID)
+			return out, nil, nil
+		}
+		if err != nil {
+			return out, nil, err
+		}
+		newData, final, rejected, err := in.applyLocal(ctx, data, cmd, issue, ev)
+		if err != nil || rejected != "" {
+			out.Rejected = rejected
+			return out, nil, err
+		}
+		if newData == nil { // this comment was applied by an earlier run
+			out.Applied = true
+			return out, final, nil
+		}
+		if in.DryRun {
+			out.Applied = true
+			return out, final, nil
+		}
+		msg := fmt.Sprintf("agentx: /clarify %s %s by %s (issue comment %d) [skip ci]", cmd.Verb, cmd.ID, ev.Comment.User.Login, ev.Comment.ID)
+		err = in.GH.PutFile(ctx, path, in.Branch, msg, newData, sha)
+		if errors.Is(err, ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return out, nil, err
+		}
+		out.Applied = true
+		return out, final, nil
+	}
+	return out, nil, fmt.Errorf("commit %s: still conflicting after %d attempts", path, maxAttempts)
+}
+
+// applyLocal runs the router on a scratch workspace holding data as the
+// issue's ledger, with the command's author as `by`. It returns the new
+// file content (nil when the comment was already applied) or a rejection.
+func (in *Ingester) applyLocal(ctx context.Context, data []byte, cmd Command, issue int, ev Event) ([]byte, *ledger.Ledger, string, error) {
+	dir, err := os.MkdirTemp("", "agentx-ingest-")
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer os.RemoveAll(dir)
+	ws := workspace.Workspace{Root: dir}
+	file := ws.LedgerFile(issue)
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return nil, nil, "", err
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		return nil, nil, "", err
+	}
+	locks := lock.New(lock.Options{Clock: in.Clock})
+	store := &ledger.Store{WS: ws, Locks: locks, NoSync: true}
+	l, err := store.Load(issue)
+	if err != nil {
+		return nil, nil, fmt.Sprintf("the ledger of issue #%d is unreadable, so nothing was written", issue), nil
+	}
+	if appliedBefore(l, ev.Comment.ID) {
+		return nil, l, "", nil
+	}
+	cfg := in.Config
+	if cfg == nil {
+		cfg = &config.Set{}
+	}
+	// No responder: the action never runs agents; a follow-up question
+	// waits in the ledger for the agent's next session like any other.
+	rt := &router.Router{WS: ws, Ledgers: store, Locks: locks, Config: cfg, Clock: in.Clock}
+	login := ev.Comment.User.Login
+	var opErr error
+	var res *router.Result
+	switch cmd.Verb {
+	case "answer":
+		res, opErr = rt.Answer(ctx, cmd.ID, login, cmd.Text)
+	case "ask":
+		res, opErr = rt.Ask(ctx, cmd.ID, login, cmd.Text)
+	case "resolve":
+		res, opErr = rt.Resolve(ctx, cmd.ID, login, cmd.Text)
+	case "escalate":
+		res, opErr = rt.Escalate(ctx, cmd.ID, login, cmd.Text)
+	case "abandon":
+		res, opErr = rt.Abandon(ctx, cmd.ID, login, cmd.Text)
+	}
+	if opErr != nil && !(errcode.CodeOf(opErr) == errcode.MaxRoundsExceeded && res != nil) {
+		if errcode.CodeOf(opErr) == "" {
+			return nil, nil, "", opErr
+		}
+		return nil, nil, opErr.Error(), nil
+	}
+	// Record the comment on the entry it produced, so sync does not mirror
+	// it back and a re-delivered event is not applied twice.
+	final, err := store.Update(ctx, issue, func(l *ledger.Ledger) error {
+		rec := l.Find(cmd.ID)
+		if rec == nil || len(rec.Thread) == 0 {
+			return nil
+		}
+		e := &rec.Thread[len(rec.Thread)-1]
+		if e.From == login {
+			e.Extra = append(e.Extra, jsonfile.Field{Key: CommentKey, Value: commentIDValue(ev.Comment.ID)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	newData, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return newData, final, "", nil
+}
+
+func appliedBefore(l *ledger.Ledger, commentID int64) bool {
+	want := strconv.FormatInt(commentID, 10)
+	for _, r := range l.Clarifications {
+		for _, e := range r.Thread {
+			for _, f := range e.Extra {
+				if f.Key == CommentKey && string(f.Value) == want {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// reject answers the comment with why nothing was written, and a reaction.
+func (in *Ingester) reject(ctx context.Context, ev Event, reason string) (Outcome, error) {
+	in.Counts.CommandsRejected++
+	out := Outcome{Rejected: reason}
+	if in.DryRun {
+		return out, nil
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(ev.Comment.Body), "\n")
+	clean := in.Clean
+	if clean == nil {
+		clean = func(s string) string { return s }
+	}
+	body := fmt.Sprintf("**Not applied:** %s\n\n> %s\n\nNothing was written to the ledger. Commands: %s\n\n%scomment=%d -->",
+		inline(clean(reason)), inline(clean(Shorten(first, 200))), Usage, replyMarker, ev.Comment.ID)
+	if _, err := in.GH.CreateComment(ctx, ev.Issue.Number, body); err != nil {
+		return out, err
+	}
+	return out, in.GH.React(ctx, ev.Comment.ID, "confused")
+}
