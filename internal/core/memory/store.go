@@ -643,3 +643,53 @@ func (s *Store) archive(ctx context.Context, issue int, obs []Observation) error
 		return jsonfile.WriteAtomic(path, out, s.writeOpts(lk))
 	})
 }
+
+// Import adds many observations at once (the synthetic-workspace
+// generator, migrations): each issue file is written once under its lock,
+// then the manifest and index are rebuilt once, instead of one manifest
+// write per batch. Observations must carry IDs; duplicates are skipped.
+func (s *Store) Import(ctx context.Context, obs []Observation) (RebuildReport, error) {
+	byIssue := map[int][]Observation{}
+	var order []int
+	for _, o := range obs {
+		if err := o.validate(); err != nil {
+			return RebuildReport{}, err
+		}
+		if o.ID == "" {
+			return RebuildReport{}, errcode.New(errcode.InvalidInput, "import needs observation IDs")
+		}
+		if byIssue[o.IssueNumber] == nil {
+			order = append(order, o.IssueNumber)
+		}
+		byIssue[o.IssueNumber] = append(byIssue[o.IssueNumber], o)
+	}
+	for _, n := range order {
+		path := s.IssuePath(n)
+		err := s.withLock(ctx, path, func(lk *lock.Lock) error {
+			f, err := s.readIssue(n)
+			if err != nil {
+				return err
+			}
+			have := map[string]bool{}
+			for _, o := range f.Observations {
+				have[o.ID] = true
+			}
+			for _, o := range byIssue[n] {
+				if !have[o.ID] {
+					have[o.ID] = true
+					f.Observations = append(f.Observations, o)
+				}
+			}
+			f.UpdatedAt = clock.Format(s.now())
+			data, err := f.Marshal()
+			if err != nil {
+				return err
+			}
+			return jsonfile.WriteAtomic(path, data, s.writeOpts(lk))
+		})
+		if err != nil {
+			return RebuildReport{}, err
+		}
+	}
+	return s.Rebuild(ctx)
+}
