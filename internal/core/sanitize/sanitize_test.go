@@ -1,0 +1,193 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Real-looking secrets of every kind the sanitiser knows. None is live:
+// the AWS one is AWS's documentation example, the rest are random.
+const (
+	jwt        = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	anthropic  = "sk-ant-api03-Xk2f9QbW7pLmN4vR8tY1zA6cD3eF5gH0jK-9sT2uV4wX_abcdEFGH"
+	openai     = "sk-proj-4fG7hJ2kL9mN1pQ3rS5tU8vW0xY6zA2bC4dE6fG8hJ0kL2mN4pQ6rS8tU0vW2"
+	openaiOld  = "sk-9aB3cD5eF7gH9iJ1kL3mN5oP7qR9sT1uV3wX5yZ"
+	githubPAT  = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
+	ghp        = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	ghs        = "ghs_9f8e7d6c5b4a3210FEDCBA9876543210abcd"
+	gho        = "gho_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+	awsKey     = "AKIAIOSFODNN7EXAMPLE"
+	awsTemp    = "ASIAY34FZKBOKMUTVV7A"
+	azureConn  = "DefaultEndpointsProtocol=https;AccountName=agentxstore;AccountKey=Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG8xMjM0NTY3ODkw+/AbCd==;EndpointSuffix=core.windows.net"
+	privateKey = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\naFDrBz9vFqU4yV4sW8M1vZ0aQxQ2eK1jN0cU5FZz3g==\n-----END RSA PRIVATE KEY-----"
+)
+
+func TestSecrets(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"jwt", "token is " + jwt + " ok", "token is [REDACTED:jwt] ok"},
+		{"anthropic", "export KEY=" + anthropic, "export KEY=[REDACTED:anthropic-key]"},
+		{"openai project", "use " + openai + " here", "use [REDACTED:openai-key] here"},
+		{"openai classic", "(" + openaiOld + ")", "([REDACTED:openai-key])"},
+		{"github fine-grained", "pat " + githubPAT, "pat [REDACTED:github-token]"},
+		{"github classic", "GH " + ghp + ".", "GH [REDACTED:github-token]."},
+		{"github app", ghs, "[REDACTED:github-token]"},
+		{"github oauth", "x " + gho, "x [REDACTED:github-token]"},
+		{"aws", "id " + awsKey + " region", "id [REDACTED:aws-access-key] region"},
+		{"aws temporary", awsTemp, "[REDACTED:aws-access-key]"},
+		{"azure", azureConn, "DefaultEndpointsProtocol=https;AccountName=agentxstore;AccountKey=[REDACTED:azure-key];EndpointSuffix=core.windows.net"},
+		{"private key", "key:\n" + privateKey + "\nafter", "key:\n[REDACTED:private-key]\nafter"},
+		{"private key unterminated", "before " + privateKey[:60], "before [REDACTED:private-key]"},
+		{"bearer", "Authorization: Bearer abc123def456ghi789", "Authorization: Bearer [REDACTED:bearer]"},
+		{"bearer prose", "Bearer authentication is used", "Bearer authentication is used"},
+		{"password", "password = hunter2hunter2", "password = [REDACTED:password]"},
+		{"password colon", "db_password: s3cr3t!", "db_password: [REDACTED:password]"},
+		{"json secret", `{"client_secret": "abc def"}`, `{"client_secret": "[REDACTED:secret]"}`},
+		{"env token", "GITHUB_TOKEN=abcdef123456", "GITHUB_TOKEN=[REDACTED:token]"},
+		{"api_key", "api_key='xyz987'", "api_key='[REDACTED:api-key]'"},
+		{"token wins over bearer kind", "Authorization: Bearer " + ghp, "Authorization: Bearer [REDACTED:github-token]"},
+		{"not a secret: max_tokens", "max_tokens = 20000", "max_tokens = 20000"},
+		{"not a secret: tokens prose", "the tokens are counted", "the tokens are counted"},
+		{"not a secret: email", "mail a@b.com", "mail a@b.com"},
+		{"not a secret: short sk", "sk-short", "sk-short"},
+		{"mark untouched", "password = [REDACTED:password]", "password = [REDACTED:password]"},
+		{"empty quoted", `password=""`, `password=""`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Secrets(tt.in)
+			if got != tt.want {
+				t.Errorf("Secrets(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+			if again := Secrets(got); again != got {
+				t.Errorf("not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
+
+func TestPrivate(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"none", "plain text", "plain text"},
+		{"simple", "a <private>secret</private> b", "a  b"},
+		{"case", "a <PRIVATE>x</Private> b", "a  b"},
+		{"unclosed hides rest", "keep <private>hide all\nof this", "keep "},
+		{"nested", "a<private>1<private>2</private>3</private>b", "ab"},
+		{"nested unclosed", "a<private>1<private>2</private>3", "a"},
+		{"stray close", "a</private>b", "ab"},
+		{"two regions", "<private>x</private>a<private>y</private>b", "ab"},
+		{"joined by removal", "<priv<private>x</private>ate>leak", ""},
+		{"joined by stray close", "<priv</private>ate>leak</private>tail", "tail"},
+		{"deep join", "<pr<priv<private>1</private>ate>2</private>ivate>z", ""},
+		{"partial tags", "<private <privat> </privat", "<private <privat> </privat"},
+		{"multibyte", "é<private>ü</private>ß", "éß"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Private(tt.in)
+			if got != tt.want {
+				t.Errorf("Private(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			if again := Private(got); again != got {
+				t.Errorf("not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	long := strings.Repeat("é", MaxChars+10)
+	got := Text(long)
+	if n := utf8.RuneCountInString(got); n != MaxChars {
+		t.Fatalf("runes = %d, want %d", n, MaxChars)
+	}
+	if !utf8.ValidString(got) {
+		t.Fatal("cut inside a character")
+	}
+	if Truncate("abc", 0) != "" || Truncate("abc", 5) != "abc" || Truncate("aéb", 2) != "aé" {
+		t.Fatal("Truncate edge cases")
+	}
+}
+
+func TestTextOrder(t *testing.T) {
+	// A secret straddling the cut is redacted, never half-kept.
+	in := strings.Repeat("x", MaxChars-5) + " " + ghp
+	got := Text(in)
+	if strings.Contains(got, "ghp_") {
+		t.Fatalf("half a token survived: %q", got[len(got)-20:])
+	}
+	// Private runs over the whole text first: a secret inside a private
+	// region leaves no mark.
+	if got := Text("a <private>" + awsKey + "</private> b"); got != "a  b" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestMentions(t *testing.T) {
+	z := ZeroWidthSpace
+	tests := []struct{ in, want string }{
+		{"ping @octocat please", "ping @" + z + "octocat please"},
+		{"@team-lead first", "@" + z + "team-lead first"},
+		{"team @github/security", "team @" + z + "github/security"},
+		{"mail me@example.com", "mail me@example.com"},
+		{"code `@Override` stays", "code `@Override` stays"},
+		{"```\n@decorator\n```\n@alice", "```\n@decorator\n```\n@" + z + "alice"},
+		{"(@bob) and @carol.", "(@" + z + "bob) and @" + z + "carol."},
+		{"no at", "no at"},
+	}
+	for _, tt := range tests {
+		got := Mentions(tt.in)
+		if got != tt.want {
+			t.Errorf("Mentions(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if again := Mentions(got); again != got {
+			t.Errorf("not idempotent: %q", got)
+		}
+	}
+}
+
+// secretSeeds are every secret shape above, for the fuzz corpus and the
+// survival check.
+var secretSeeds = []string{jwt, anthropic, openai, openaiOld, githubPAT, ghp, ghs, gho, awsKey, awsTemp, azureConn, privateKey,
+	"Bearer abc123def456ghi789", "password = hunter2hunter2", "token: abc123"}
+
+func FuzzText(f *testing.F) {
+	for _, s := range secretSeeds {
+		f.Add(s)
+		f.Add("<private>" + s)
+		f.Add(strings.Repeat("y", MaxChars-7) + s)
+	}
+	f.Add("<priv<private>x</private>ate>leak")
+	f.Add("password = [REDACTED:password]")
+	f.Add("token=[REDAC")
+	f.Fuzz(func(t *testing.T, in string) {
+		out := Text(in)
+		if utf8.RuneCountInString(out) > MaxChars {
+			t.Fatalf("longer than %d runes", MaxChars)
+		}
+		if again := Text(out); again != out {
+			t.Fatalf("not idempotent:\n once  %q\n twice %q", out, again)
+		}
+		if Secrets(out) != out {
+			t.Fatalf("a secret pattern survives in %q", out)
+		}
+		if containsFold(out, openTag) || containsFold(out, closeTag) {
+			t.Fatalf("a private tag survives in %q", out)
+		}
+		if m := Mentions(out); Mentions(m) != m {
+			t.Fatalf("Mentions not idempotent on %q", out)
+		}
+	})
+}
+
+func BenchmarkText(b *testing.B) {
+	in := strings.Repeat("We decided to store observations per issue; password = hunter2 and "+ghp+" appear. ", 40)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		Text(in)
+	}
+}
