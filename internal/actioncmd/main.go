@@ -1,25 +1,77 @@
 // Package actioncmd is the entry point of agentx-action, the Docker GitHub
-// Action that mirrors clarification ledgers to issues (GitHub Mode).
+// Action that mirrors clarification ledgers to issues (GitHub Mode). It
+// reads the runner's protocol (inputs, event payload, output files) through
+// go-githubactions, wires internal/sync and the core together, and prints.
+// It holds no protocol logic.
 package actioncmd
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
 )
 
-// Main runs the action and returns its exit status.
+// Version is set at build time with -ldflags "-X ...actioncmd.Version=...".
+var Version = "dev"
+
+// App is one invocation: its streams, environment and clock.
+type App struct {
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Cwd    string
+	Clock  clock.Clock
+}
+
+// Main runs agentx-action with args (without the program name) and returns
+// the exit status: 0 success, 1 the run failed, 2 usage error.
 func Main(args []string) int {
-	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
-		usage()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cwd, _ := os.Getwd()
+	a := &App{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Cwd: cwd, Clock: clock.Real{}}
+	return a.Run(ctx, args)
+}
+
+// Run dispatches: no argument runs the action as the runner configured it
+// (INPUT_* variables); `demo` runs a sync against a local fake GitHub.
+func (a *App) Run(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		return a.runAction(ctx)
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		a.usage(a.Stdout)
+		return 0
+	case "--version", "version":
+		fmt.Fprintln(a.Stdout, "agentx-action", Version)
+		return 0
+	case "demo":
+		if err := a.runDemo(ctx, args[1:]); err != nil {
+			fmt.Fprintf(a.Stderr, "error: %v\n", err)
+			return 1
+		}
 		return 0
 	}
-	usage()
-	fmt.Fprintln(os.Stderr, "error: usage: GitHub Mode commands (sync, ingest, monitor) are not built yet")
+	a.usage(a.Stderr)
+	fmt.Fprintf(a.Stderr, "error: usage: unknown argument %q\n", args[0])
 	return 2
 }
 
-func usage() {
-	fmt.Println("agentx-action: GitHub Mode for agentx (runs inside the Docker action)")
-	fmt.Println("Usage: agentx-action   (inputs come from INPUT_* as GitHub Actions sets them)")
-	fmt.Println("Commands (input `command`): sync, ingest, monitor")
+func (a *App) usage(w io.Writer) {
+	fmt.Fprintln(w, "agentx-action: GitHub Mode for agentx (runs inside the Docker action)")
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "Usage:")
+	fmt.Fprintln(w, "  agentx-action          run as the action; inputs come from INPUT_* as the runner sets them")
+	fmt.Fprintln(w, "  agentx-action demo     sync sample ledgers to a local fake GitHub and print the issues")
+	fmt.Fprintln(w, "  agentx-action --version")
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "Input `command`: sync (mirror ledgers to comments and labels), ingest (apply /clarify")
+	fmt.Fprintln(w, "commands from an issue_comment event), monitor (stale/stuck/deadlock check, then sync).")
+	fmt.Fprintln(w, "See docs/github-mode.md for every input and output.")
 }

@@ -85,9 +85,6 @@ type Outcome struct {
 	Attempts int
 }
 
-// maxAttempts bounds the optimistic-concurrency loop.
-const maxAttempts = 6
-
 // Run handles one issue_comment event.
 func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 	if ev.Action != "created" && ev.Action != "edited" {
@@ -164,46 +161,42 @@ func (in *Ingester) allowed(login, assoc string) bool {
 }
 
 // apply runs the command on the issue's ledger as it is in the repository
-// now, and commits the result with that file's sha. When another run
-// committed first (409/422), it starts again from the fresh file and
-// re-applies the operation: a stale file is never replayed over theirs.
+// now and commits the result with that file's sha (commitFile): when
+// another run committed first, the operation is re-applied to the fresh
+// ledger.
 func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int) (Outcome, *ledger.Ledger, error) {
-	path := RepoPath(in.RepoPrefix, filepath.ToSlash(filepath.Join(workspace.Dir, "state", "clarifications", "issue-"+strconv.Itoa(issue)+".json")))
 	var out Outcome
-	for out.Attempts = 1; out.Attempts <= maxAttempts; out.Attempts++ {
-		data, sha, err := in.GH.GetFile(ctx, path, in.Branch)
-		if errors.Is(err, ErrNotFound) {
+	var final *ledger.Ledger
+	errRejected := errors.New("rejected")
+	msg := fmt.Sprintf("agentx: /clarify %s %s by %s (issue comment %d) [skip ci]", cmd.Verb, cmd.ID, ev.Comment.User.Login, ev.Comment.ID)
+	attempts, err := commitFile(ctx, in.GH, LedgerPath(in.RepoPrefix, issue), in.Branch, msg, func(current []byte) ([]byte, error) {
+		if current == nil {
 			out.Rejected = fmt.Sprintf("unknown id: issue #%d has no clarification ledger, so %s does not exist", issue, cmd.ID)
-			return out, nil, nil
+			return nil, errRejected
 		}
-		if err != nil {
-			return out, nil, err
-		}
-		newData, final, rejected, err := in.applyLocal(ctx, data, cmd, issue, ev)
-		if err != nil || rejected != "" {
+		next, l, rejected, err := in.applyLocal(ctx, current, cmd, issue, ev)
+		switch {
+		case err != nil:
+			return nil, err
+		case rejected != "":
 			out.Rejected = rejected
-			return out, nil, err
+			return nil, errRejected
 		}
-		if newData == nil { // this comment was applied by an earlier run
-			out.Applied = true
-			return out, final, nil
+		final = l
+		if next == nil || in.DryRun { // applied by an earlier delivery, or a dry run
+			return nil, errNoChange
 		}
-		if in.DryRun {
-			out.Applied = true
-			return out, final, nil
-		}
-		msg := fmt.Sprintf("agentx: /clarify %s %s by %s (issue comment %d) [skip ci]", cmd.Verb, cmd.ID, ev.Comment.User.Login, ev.Comment.ID)
-		err = in.GH.PutFile(ctx, path, in.Branch, msg, newData, sha)
-		if errors.Is(err, ErrConflict) {
-			continue
-		}
-		if err != nil {
-			return out, nil, err
-		}
-		out.Applied = true
-		return out, final, nil
+		return next, nil
+	})
+	out.Attempts = attempts
+	if errors.Is(err, errRejected) {
+		return out, nil, nil
 	}
-	return out, nil, fmt.Errorf("commit %s: still conflicting after %d attempts", path, maxAttempts)
+	if err != nil {
+		return out, nil, err
+	}
+	out.Applied = true
+	return out, final, nil
 }
 
 // applyLocal runs the router on a scratch workspace holding data as the
