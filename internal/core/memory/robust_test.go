@@ -1,0 +1,233 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+)
+
+func copyOld(t *testing.T, s *Store) {
+	t.Helper()
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"manifest.json", "issue-29.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata/old", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(s.Dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The old implementation's files load, search, and survive our rewrite:
+// reference key order, unknown keys kept, the old manifest shape plus only
+// our stamp.
+func TestOldImplementationFiles(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	copyOld(t, s)
+	rows, err := s.Search(ctx, Query{Text: "leveldb"})
+	if err != nil || len(rows) != 1 || rows[0].ID != "obs-engineer-29-1709035200000-a1b2c3" {
+		t.Fatalf("search old store: %+v %v", rows, err)
+	}
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 29, KeyFact, "Manifest must stay under 3MB")}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(s.IssuePath(29))
+	if !bytes.Contains(data, []byte(`"sessionId": "engineer-1709035100000-x7y8z9",
+      "relevanceScore": 0.8
+    },`)) {
+		t.Fatalf("unknown key not kept in place:\n%s", data)
+	}
+	m, err := os.ReadFile(s.ManifestPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.ReadFile("testdata/old/manifest.json")
+	// Our manifest is the old one, one entry longer, plus the stamp.
+	oldBody := strings.TrimSuffix(string(old), "\n  ]\n}\n")
+	if !strings.HasPrefix(string(m[60:]), oldBody[60:]) {
+		t.Fatalf("manifest layout drifted:\n%s", m)
+	}
+	if _, err := ParseManifest("m", m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCorruptManifestIsRebuilt(t *testing.T) {
+	ctx := context.Background()
+	s, _, warns := newTestStore(t)
+	copyOld(t, s)
+	if err := os.WriteFile(s.ManifestPath(), []byte(`{"version":1,"entries":[{"id":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Search(ctx, Query{Text: "json files"})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("%+v %v", rows, err)
+	}
+	if len(*warns) != 1 || !strings.Contains((*warns)[0], "rebuilt 1 entries from 1 issue files in") {
+		t.Fatalf("warnings: %q", *warns)
+	}
+	if m, _ := filepath.Glob(s.ManifestPath() + ".corrupt-*"); len(m) != 1 {
+		t.Fatalf("corrupt manifest not kept aside: %v", m)
+	}
+}
+
+func TestCorruptIssueFileIsSkippedAndKept(t *testing.T) {
+	ctx := context.Background()
+	s, _, warns := newTestStore(t)
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 7, Decision, "Use Redis for sessions"), obs("engineer", 8, Error, "Redis timeout under load")}); err != nil {
+		t.Fatal(err)
+	}
+	bad := []byte(`{"version":1,"observations":[{"id": oops`)
+	if err := os.WriteFile(s.IssuePath(7), bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Rebuild(ctx)
+	if err != nil || len(rep.Skipped) != 1 || rep.Entries != 2 {
+		t.Fatalf("rebuild: %+v %v", rep, err)
+	}
+	if len(*warns) == 0 || !strings.Contains((*warns)[0], s.IssuePath(7)) {
+		t.Fatalf("warning must name the file: %q", *warns)
+	}
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 7, KeyFact, "anything at all")}); !errcode.Is(err, errcode.CorruptState) {
+		t.Fatalf("store into corrupt file: %v", err)
+	}
+	if data, _ := os.ReadFile(s.IssuePath(7)); !bytes.Equal(data, bad) {
+		t.Fatal("corrupt issue file was rewritten")
+	}
+	if rows, _ := s.Search(ctx, Query{Text: "redis"}); len(rows) != 2 {
+		t.Fatalf("entries of the corrupt file must stay searchable from the manifest: %+v", rows)
+	}
+}
+
+// A crash after the issue write and before the manifest write leaves a
+// marker; the next access repairs the manifest.
+func TestCrashBetweenIssueAndManifestWrite(t *testing.T) {
+	ctx := context.Background()
+	s, clk, _ := newTestStore(t)
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 5, Decision, "first decision about caching")}); err != nil {
+		t.Fatal(err)
+	}
+	crash := errors.New("crash")
+	s.afterIssueWrite = func() error { return crash }
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 5, Decision, "second decision about invalidation")}); !errors.Is(err, crash) {
+		t.Fatalf("want simulated crash, got %v", err)
+	}
+	s.afterIssueWrite = nil
+	if rows, _ := s.Search(ctx, Query{Text: "invalidation"}); len(rows) != 0 {
+		t.Fatalf("a live writer's marker must not be repaired yet: %+v", rows)
+	}
+	clk.Advance(3 * time.Second)
+	rows, err := s.Search(ctx, Query{Text: "invalidation"})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("not repaired: %+v %v", rows, err)
+	}
+	if m, _ := os.ReadDir(s.pendingDir()); len(m) != 0 {
+		t.Fatalf("marker left: %v", m)
+	}
+	checkAgree(t, s)
+}
+
+// checkAgree asserts the manifest lists exactly the issue files' observations.
+func checkAgree(t *testing.T, s *Store) int {
+	t.Helper()
+	data, err := os.ReadFile(s.ManifestPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ParseManifest(s.ManifestPath(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inManifest := map[string]bool{}
+	for _, e := range m.Entries {
+		if inManifest[e.ID] {
+			t.Fatalf("duplicate manifest entry %s", e.ID)
+		}
+		inManifest[e.ID] = true
+	}
+	issues, _ := s.Issues()
+	n := 0
+	for _, i := range issues {
+		f, err := s.readIssue(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range f.Observations {
+			n++
+			if !inManifest[o.ID] {
+				t.Fatalf("%s is in issue-%d.json but not in the manifest", o.ID, i)
+			}
+		}
+	}
+	if n != len(m.Entries) {
+		t.Fatalf("manifest has %d entries, issue files %d", len(m.Entries), n)
+	}
+	return n
+}
+
+// TestConcurrentWriterProcesses: 8 OS processes x 50 stores into 4 issues.
+func TestConcurrentWriterProcesses(t *testing.T) {
+	if dir := os.Getenv("AGENTX_MEMORY_WRITER_DIR"); dir != "" {
+		writerProcess(t, dir)
+		return
+	}
+	dir := filepath.Join(t.TempDir(), "memory")
+	var cmds []*exec.Cmd
+	for p := 0; p < 8; p++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentWriterProcesses$")
+		cmd.Env = append(os.Environ(), "AGENTX_MEMORY_WRITER_DIR="+dir, "AGENTX_MEMORY_WRITER="+strconv.Itoa(p))
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("writer output:\n%s", out.String())
+			}
+		})
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("writer: %v", err)
+		}
+	}
+	s := New(dir, lock.New(lock.Options{}), clock.Real{})
+	if n := checkAgree(t, s); n != 400 {
+		t.Fatalf("stored %d observations, want 400", n)
+	}
+	rows, err := s.Search(context.Background(), Query{Text: "writer", Limit: -1})
+	if err != nil || len(rows) != 400 {
+		t.Fatalf("search sees %d rows: %v", len(rows), err)
+	}
+}
+
+func writerProcess(t *testing.T, dir string) {
+	p := os.Getenv("AGENTX_MEMORY_WRITER")
+	s := New(dir, lock.New(lock.Options{Wait: 60 * time.Second}), clock.Real{})
+	s.NoSync = true
+	for i := 0; i < 50; i++ {
+		o := obs("engineer", 1+i%4, KeyFact, fmt.Sprintf("writer %s observation %d", p, i))
+		if _, err := s.Store(context.Background(), []Observation{o}); err != nil {
+			t.Fatalf("store %d: %v", i, err)
+		}
+	}
+}
