@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/render"
@@ -44,7 +43,11 @@ func runClarify(ctx context.Context, a *App, args []string) error {
 		if !ok {
 			return usagef("unknown clarify subcommand %q (request, answer, ask, resolve, escalate, abandon, stale)", args[0])
 		}
-		return sub(ctx, a, args[1:])
+		err := sub(ctx, a, args[1:])
+		if args[0] != "stale" && monitorAfter(err) {
+			a.monitorSideEffect(ctx) // every clarify command runs the monitor (ADR-1)
+		}
+		return err
 	}
 	fs := newFlags(a, "clarify", clarifyUsage)
 	issueFlag := fs.String("issue", "", "show every thread of issue `N`")
@@ -57,6 +60,7 @@ func runClarify(ctx context.Context, a *App, args []string) error {
 	if len(pos) > 0 {
 		return usagef("unknown clarify subcommand %q", pos[0])
 	}
+	a.monitorSideEffect(ctx) // every clarify command runs the monitor (ADR-1)
 	store := a.Ledgers()
 	if *issueFlag != "" {
 		issue, err := validate.Issue(*issueFlag)
@@ -307,34 +311,4 @@ func pastTense(op string) string {
 		return "abandoned"
 	}
 	return op
-}
-
-// runClarifyStale lists pending records past their SLA and records marked
-// stale. The monitor (monitor command) adds stuck detection and acts.
-func runClarifyStale(_ context.Context, a *App, args []string) error {
-	fs := newFlags(a, "clarify stale", "clarify stale [--json]\n\nClarifications whose target owes an answer past the SLA.")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	now := a.Clock.Now()
-	recs, err := a.loadRecords(func(r *ledger.Record) bool {
-		if r.Status == ledger.Stale {
-			return true
-		}
-		t, err := clock.Parse(r.StaleAfter)
-		return r.Status == ledger.Pending && err == nil && now.After(t)
-	})
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "stale": nonNil(recs)})
-	}
-	if len(recs) == 0 {
-		fmt.Fprintln(a.Stdout, "No stale clarifications.")
-		return nil
-	}
-	render.List(a.Stdout, a.Style(), recs, now)
-	return nil
 }

@@ -1,12 +1,501 @@
 package hookcmd
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/agentstatus"
+	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/monitor"
+	"github.com/agentx-dev/agentx/internal/core/router"
 )
 
-// Placeholder until the lifecycle hooks land (issue 3).
-func runHook(context.Context, *App, []string) error {
-	return errcode.New(errcode.InvalidInput, "hook is not built yet")
+const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude] [--strict]
+       agentx-hook hook finish --agent A [--issue N] [--format text|json] [--summary-file F] [--strict]
+
+Agent lifecycle hooks. Both run the monitor. start marks the agent working and
+prints what it must know: clarifications waiting for its answer, its own
+requests with their latest answers, escalations on its issue. finish marks the
+agent done (or keeps it blocked while its blocking request still waits).
+
+The issue is --issue, else $AGENTX_ISSUE, else the branch name (42-fix-login,
+feat/42-x, issue-42, gh-42), else none. The agent is --agent, else $AGENTX_AGENT.
+A JSON payload on stdin (Claude Code's session_id, transcript_path,
+hook_event_name, cwd) is read when present.
+
+Hooks fail open: our own failure (a corrupt file, a lock timeout) prints one
+warning on stderr and exits 0, so an agent or git is never blocked by it. Only
+--strict makes a hook exit 1, while a blocking clarification is open.`
+
+// hookPayload is the JSON an agent runtime sends a hook on stdin (Claude
+// Code: session_id, transcript_path, hook_event_name, cwd). Unknown keys
+// are ignored.
+type hookPayload struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	HookEventName  string `json:"hook_event_name"`
+	Cwd            string `json:"cwd"`
+}
+
+// hookInput is what a lifecycle hook knows about the session. Memory
+// recall and capture (a later issue) read it.
+type hookInput struct {
+	Event    string // "start" or "finish"
+	Agent    string
+	Issue    int
+	HasIssue bool
+	Format   string
+	Strict   bool
+	Payload  hookPayload
+	// Summary is non-JSON text on stdin (a session summary) and
+	// SummaryFile the --summary-file path; hook finish hands both to
+	// memory capture.
+	Summary     string
+	SummaryFile string
+}
+
+// hookSection is one `## Title` block of a hook's output. Sections keep
+// their order; a later capability adds its own (memory recall adds
+// "Memory Recall" through hookStartExtras).
+type hookSection struct {
+	Title string `json:"title"`
+	Body  string `json:"body"`
+}
+
+// hookStdinWait bounds how long a hook waits for a payload on a stdin that
+// stays open without data: a hook must never hang its caller.
+const hookStdinWait = 200 * time.Millisecond
+
+func runHook(ctx context.Context, a *App, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
+			fmt.Fprintf(a.Stdout, "Usage: agentx-hook %s\n", hookUsage)
+			return errHelp
+		}
+		return usagef("hook needs start or finish")
+	}
+	event := args[0]
+	if event != "start" && event != "finish" {
+		return usagef("unknown hook %q (start, finish)", event)
+	}
+	fs := newFlags(a, "hook "+event, hookUsage)
+	agent := fs.String("agent", "", "the agent `name` (else $AGENTX_AGENT)")
+	issueFlag := fs.String("issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
+	format := fs.String("format", "text", "output `form`: text, json or claude (start: Claude Code's SessionStart JSON)")
+	strict := fs.Bool("strict", false, "exit 1 while a blocking clarification of the agent is open")
+	summaryFile := fs.String("summary-file", "", "finish: a session summary `file` for memory capture")
+	asJSON := fs.Bool("json", false, "same as --format json")
+	pos, err := parse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("hook %s takes no positional arguments (got %q)", event, pos[0])
+	}
+	if *asJSON {
+		*format = "json"
+	}
+	switch *format {
+	case "text", "json", "claude":
+	default:
+		return usagef("--format must be text, json or claude (got %q)", *format)
+	}
+	in := &hookInput{Event: event, Agent: *agent, Format: *format, Strict: *strict, SummaryFile: *summaryFile}
+	if in.Agent == "" {
+		in.Agent = a.Getenv("AGENTX_AGENT")
+	}
+	if in.Agent == "" {
+		return usagef("hook %s needs --agent (or $AGENTX_AGENT)", event)
+	}
+	a.readHookStdin(in)
+	if in.Payload.Cwd != "" && a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
+		a.Cwd = in.Payload.Cwd
+	}
+	issue, ok, err := a.issueFor(*issueFlag)
+	if err != nil {
+		if *issueFlag != "" {
+			return usagef("--issue: %v", err)
+		}
+		a.warn("ignoring the issue from the environment: %v", err)
+	}
+	in.Issue, in.HasIssue = issue, ok && err == nil
+
+	err = a.failOpen(event, func() error {
+		if event == "start" {
+			return a.hookStart(ctx, in)
+		}
+		return a.hookFinish(ctx, in)
+	})
+	return err
+}
+
+// strictError is the one failure a hook reports: the caller asked (with
+// --strict) to be stopped while a blocking clarification is open.
+type strictError struct{ err error }
+
+func (e *strictError) Error() string { return e.err.Error() }
+func (e *strictError) Unwrap() error { return e.err }
+
+// failOpen runs a hook body. Our own failures (and panics) become one
+// warning and exit 0; only a --strict answer passes through.
+func (a *App) failOpen(event string, fn func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			a.warn("agentx hook %s failed (continuing): internal error: %v", event, p)
+			err = nil
+		}
+	}()
+	err = fn()
+	var se *strictError
+	if err == nil || errors.As(err, &se) {
+		return err
+	}
+	a.warn("agentx hook %s failed (continuing): %v", event, err)
+	return nil
+}
+
+// readHookStdin reads an optional payload. A terminal is never read; a
+// pipe that stays open without data is given up after hookStdinWait.
+func (a *App) readHookStdin(in *hookInput) {
+	if a.Stdin == nil {
+		return
+	}
+	if f, ok := a.Stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice != 0 {
+			return
+		}
+	}
+	done := make(chan []byte, 1)
+	go func() {
+		data, _ := io.ReadAll(io.LimitReader(a.Stdin, 1<<20))
+		done <- data
+	}()
+	var data []byte
+	select {
+	case data = <-done:
+	case <-time.After(hookStdinWait):
+		return
+	}
+	p, isJSON := parseHookPayload(data)
+	if isJSON {
+		in.Payload = p
+	} else if text := strings.TrimSpace(string(data)); text != "" {
+		in.Summary = text
+	}
+}
+
+// parseHookPayload decodes a hook payload. isJSON is false when data is not
+// a JSON object (plain text is a session summary instead).
+func parseHookPayload(data []byte) (p hookPayload, isJSON bool) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '{' {
+		return p, false
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return hookPayload{}, false
+	}
+	return p, true
+}
+
+// hookView is what a hook found for its agent.
+type hookView struct {
+	report      *monitor.Report
+	waiting     []ledger.Record // waiting for the agent's answer
+	requests    []ledger.Record // the agent's own open requests
+	escalations []ledger.Record // escalated records on the agent's issue
+	status      string
+}
+
+// view runs the monitor and collects the agent's clarifications. Each part
+// fails open on its own: a failed check still lists what can be read.
+func (a *App) hookView(ctx context.Context, in *hookInput) *hookView {
+	v := &hookView{}
+	rt, err := a.Router()
+	if err != nil {
+		a.warn("agentx hook %s: %v", in.Event, err)
+		return v
+	}
+	mon := monitor.New(rt)
+	rep, err := mon.Check(ctx)
+	if err != nil {
+		a.warn("agentx hook %s: monitor: %v", in.Event, err)
+		return v
+	}
+	v.report = rep
+	a.printWarnings(rep, true)
+	open := rep.Open
+	if len(rep.Actions) > 0 {
+		// The check changed records; list them as they are now.
+		if scan, err := mon.Scanner.Scan(); err == nil {
+			open = scan.Open
+		}
+	}
+	for _, r := range open {
+		if r.To == in.Agent && r.Status.Waiting() {
+			v.waiting = append(v.waiting, r)
+		}
+		if r.From == in.Agent {
+			v.requests = append(v.requests, r)
+		}
+	}
+	if in.HasIssue {
+		l, err := rt.Ledgers.Load(in.Issue)
+		if err != nil {
+			a.warn("agentx hook %s: %v", in.Event, err)
+		} else {
+			for _, r := range l.Clarifications {
+				if r.Status == ledger.Escalated {
+					v.escalations = append(v.escalations, r)
+				}
+			}
+		}
+	}
+	return v
+}
+
+// blockingWait returns the agent's blocking request that still waits, if any.
+func (v *hookView) blockingWait() *ledger.Record {
+	for i := range v.requests {
+		if r := &v.requests[i]; r.Blocking && r.Status.Waiting() {
+			return r
+		}
+	}
+	return nil
+}
+
+// setStatus updates the agent's status: want, unless its own blocking
+// request still waits (then it stays blocked-clarification on it).
+func (a *App) setHookStatus(ctx context.Context, in *hookInput, v *hookView, want string) {
+	blocked := v.blockingWait()
+	v.status = want
+	if blocked != nil {
+		v.status = agentstatus.BlockedClarification
+	}
+	err := agentstatus.Update(ctx, a.Locks(), a.Workspace().AgentStatusFile(), func(f *agentstatus.File) error {
+		s := f.Ensure(in.Agent)
+		s.Status = v.status
+		if in.HasIssue {
+			s.Issue = agentstatus.Ptr(in.Issue)
+		}
+		s.LastActivity = clock.Format(a.Clock.Now())
+		s.RespondingTo = nil
+		if blocked != nil {
+			s.Issue = agentstatus.Ptr(blocked.IssueNumber)
+			s.ClarificationID = agentstatus.Ptr(blocked.ID)
+			s.WaitingOn = agentstatus.Ptr(blocked.To)
+		} else {
+			s.ClarificationID, s.WaitingOn = nil, nil
+		}
+		return nil
+	})
+	if err != nil {
+		a.warn("agentx hook %s: agent status not updated: %v", in.Event, err)
+	}
+}
+
+func (a *App) hookStart(ctx context.Context, in *hookInput) error {
+	v := a.hookView(ctx, in)
+	a.setHookStatus(ctx, in, v, agentstatus.Working)
+	sections := a.clarificationSections(in, v)
+	sections = append(sections, a.hookStartExtras(ctx, in)...)
+	if s, ok := monitorSection(v.report); ok {
+		sections = append(sections, s)
+	}
+	if err := a.writeHookOutput(in, v, sections); err != nil {
+		return err
+	}
+	return a.strictCheck(in, v)
+}
+
+func (a *App) hookFinish(ctx context.Context, in *hookInput) error {
+	v := a.hookView(ctx, in)
+	a.setHookStatus(ctx, in, v, agentstatus.Done)
+	var sections []hookSection
+	if s, ok, err := a.hookFinishCapture(ctx, in); err != nil {
+		a.warn("agentx hook finish: memory capture: %v", err)
+	} else if ok {
+		sections = append(sections, s)
+	}
+	if r := v.blockingWait(); r != nil {
+		sections = append(sections, hookSection{Title: "Still waiting", Body: fmt.Sprintf(
+			"- %s to %s (%s): %s\n  %s stays blocked-clarification until it is answered.", r.ID, r.To, r.Status, r.Topic, in.Agent)})
+	}
+	if len(v.waiting) > 0 {
+		sections = append(sections, waitingSection(v.waiting, a.cliName()))
+	}
+	if s, ok := monitorSection(v.report); ok {
+		sections = append(sections, s)
+	}
+	if in.Format == "claude" {
+		in.Format = "text" // Claude Code reads no context from session-end hooks
+	}
+	if err := a.writeHookOutput(in, v, sections); err != nil {
+		return err
+	}
+	return a.strictCheck(in, v)
+}
+
+// hookStartExtras are the sections other capabilities add to `hook start`
+// after the clarifications: memory recall (a later issue) returns its
+// "Memory Recall" section here. A failure there must stay a warning.
+func (a *App) hookStartExtras(ctx context.Context, in *hookInput) []hookSection {
+	_, _ = ctx, in
+	return nil
+}
+
+// hookFinishCapture is where `hook finish` hands the session (payload
+// transcript_path, stdin summary, --summary-file) to memory capture (a
+// later issue); ok reports a section to print.
+func (a *App) hookFinishCapture(ctx context.Context, in *hookInput) (hookSection, bool, error) {
+	_, _ = ctx, in
+	return hookSection{}, false, nil
+}
+
+func (a *App) cliName() string { return "agentx-hook" }
+
+// clarificationSections are hook start's view of the protocol.
+func (a *App) clarificationSections(in *hookInput, v *hookView) []hookSection {
+	cli := a.cliName()
+	var out []hookSection
+	if len(v.waiting) > 0 {
+		out = append(out, waitingSection(v.waiting, cli))
+	}
+	if len(v.requests) > 0 {
+		var b strings.Builder
+		for _, r := range v.requests {
+			tag := ""
+			if r.Blocking {
+				tag = ", BLOCKING"
+			}
+			fmt.Fprintf(&b, "- %s to %s (round %d/%d, %s%s): %s\n", r.ID, r.To, r.Round, r.MaxRounds, r.Status, tag, r.Topic)
+			if ans := r.LastOf(ledger.Answer); ans != nil {
+				fmt.Fprintf(&b, "  Latest answer (%s): %s\n", ans.From, router.Shorten(oneLineText(ans.Body), 600))
+			}
+			if r.Status == ledger.Answered {
+				fmt.Fprintf(&b, "  Next: %s clarify resolve %s --body \"<what you decided>\"  (or clarify ask %s --body \"<follow-up>\")\n", cli, r.ID, r.ID)
+			} else {
+				fmt.Fprintf(&b, "  Waiting for %s since %s.\n", r.To, r.Created)
+			}
+		}
+		out = append(out, hookSection{Title: "Your open requests", Body: strings.TrimRight(b.String(), "\n")})
+	}
+	if len(v.escalations) > 0 {
+		var b strings.Builder
+		for _, r := range v.escalations {
+			fmt.Fprintf(&b, "- %s %s -> %s: %s\n", r.ID, r.From, r.To, r.Topic)
+			if e := r.LastOf(ledger.Escalation); e != nil {
+				fmt.Fprintf(&b, "  %s\n", strings.SplitN(e.Body, "\n", 2)[0])
+			}
+			fmt.Fprintf(&b, "  A person settles it: %s clarify resolve %s --body \"<decision>\"\n", cli, r.ID)
+		}
+		out = append(out, hookSection{Title: fmt.Sprintf("Escalations on issue #%d", in.Issue), Body: strings.TrimRight(b.String(), "\n")})
+	}
+	if len(out) == 0 {
+		out = append(out, hookSection{Title: "Clarifications", Body: "Nothing waits for you: no open clarifications involve " + in.Agent + "."})
+	}
+	return out
+}
+
+func waitingSection(recs []ledger.Record, cli string) hookSection {
+	var b strings.Builder
+	for _, r := range recs {
+		tag := ""
+		if r.Blocking {
+			tag = ", BLOCKING: " + r.From + " cannot go on without it"
+		}
+		fmt.Fprintf(&b, "- %s from %s (round %d/%d, %s%s): %s\n", r.ID, r.From, r.Round, r.MaxRounds, r.Status, tag, r.Topic)
+		if q := r.LastOf(ledger.Question); q != nil {
+			fmt.Fprintf(&b, "  Question: %s\n", router.Shorten(oneLineText(q.Body), 600))
+		}
+		fmt.Fprintf(&b, "  Answer: %s clarify answer %s --body \"<answer>\"\n", cli, r.ID)
+	}
+	return hookSection{Title: "Clarifications waiting for your answer", Body: strings.TrimRight(b.String(), "\n")}
+}
+
+func monitorSection(rep *monitor.Report) (hookSection, bool) {
+	if rep == nil {
+		return hookSection{}, false
+	}
+	var b strings.Builder
+	for _, act := range rep.Actions {
+		if act.Kind == monitor.ActSkipped {
+			continue
+		}
+		fmt.Fprintf(&b, "- %s %s: %s\n", act.ID, strings.ReplaceAll(act.Kind, "-", " "), act.Detail)
+	}
+	if b.Len() == 0 {
+		return hookSection{}, false
+	}
+	return hookSection{Title: "Monitor", Body: strings.TrimRight(b.String(), "\n")}, true
+}
+
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// hookText renders the sections as one markdown document.
+func hookText(in *hookInput, status string, sections []hookSection) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# agentx: %s", in.Agent)
+	if in.HasIssue {
+		fmt.Fprintf(&b, " on issue #%d", in.Issue)
+	}
+	if status != "" {
+		fmt.Fprintf(&b, " (status: %s)", status)
+	}
+	b.WriteString("\n")
+	for _, s := range sections {
+		fmt.Fprintf(&b, "\n## %s\n%s\n", s.Title, s.Body)
+	}
+	return b.String()
+}
+
+func (a *App) writeHookOutput(in *hookInput, v *hookView, sections []hookSection) error {
+	text := hookText(in, v.status, sections)
+	switch in.Format {
+	case "claude":
+		return writeJSON(a.Stdout, map[string]any{"hookSpecificOutput": map[string]string{
+			"hookEventName": "SessionStart", "additionalContext": text}})
+	case "json":
+		var issue any
+		if in.HasIssue {
+			issue = in.Issue
+		}
+		var actions []monitor.Action
+		if v.report != nil {
+			actions = v.report.Actions
+		}
+		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "hook": in.Event, "agent": in.Agent,
+			"issue": issue, "status": v.status, "waiting": nonNil(v.waiting), "requests": nonNil(v.requests),
+			"escalations": nonNil(v.escalations), "monitor": nonNil(actions), "sections": nonNil(sections), "text": text})
+	default:
+		_, err := io.WriteString(a.Stdout, text)
+		return err
+	}
+}
+
+// strictCheck is --strict: exit 1 while the agent waits on a blocking
+// clarification or one waits for its answer.
+func (a *App) strictCheck(in *hookInput, v *hookView) error {
+	if !in.Strict {
+		return nil
+	}
+	if r := v.blockingWait(); r != nil {
+		return &strictError{errcode.New(errcode.InvalidInput, "%s is blocked: clarification %s still waits on %s", in.Agent, r.ID, r.To).
+			WithHint(fmt.Sprintf("wait for the answer, or settle it: %s clarify resolve %s", a.cliName(), r.ID))}
+	}
+	for _, r := range v.waiting {
+		if r.Blocking {
+			return &strictError{errcode.New(errcode.InvalidInput, "%s owes an answer: blocking clarification %s from %s is open", in.Agent, r.ID, r.From).
+				WithHint(fmt.Sprintf("%s clarify answer %s --body \"<answer>\"", a.cliName(), r.ID))}
+		}
+	}
+	return nil
 }

@@ -101,6 +101,7 @@ var errHelp = errors.New("help printed")
 
 // Run dispatches one command line.
 func (a *App) Run(ctx context.Context, args []string) int {
+	a.applyTestClock() // $AGENTX_NOW: tests and the demo step past SLAs (monitor.go)
 	// Global flags come before the command.
 	for len(args) > 0 {
 		arg := args[0]

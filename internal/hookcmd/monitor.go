@@ -2,17 +2,471 @@ package hookcmd
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/monitor"
+	"github.com/agentx-dev/agentx/internal/core/render"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
-// Placeholder until the monitor lands (issue 3).
-func runMonitor(context.Context, *App, []string) error {
-	return errcode.New(errcode.InvalidInput, "monitor is not built yet")
+// shiftedClock runs from the instant $AGENTX_NOW names (see applyTestClock).
+type shiftedClock struct{ offset time.Duration }
+
+func (c shiftedClock) Now() time.Time { return time.Now().Add(c.offset) }
+
+// applyTestClock honours $AGENTX_NOW (RFC 3339) so end-to-end tests and
+// the demo can step past SLAs without sleeping: the process's clock starts
+// at that instant and runs on. It is a testing aid, not a user setting.
+func (a *App) applyTestClock() {
+	v := a.Getenv("AGENTX_NOW")
+	if v == "" {
+		return
+	}
+	t, err := clock.Parse(v)
+	if err != nil {
+		a.warn("ignoring AGENTX_NOW: %v", err)
+		return
+	}
+	a.Clock = shiftedClock{offset: time.Until(t)}
 }
 
-func runReady(context.Context, *App, []string) error {
-	return errcode.New(errcode.InvalidInput, "ready is not built yet")
+// checkMonitor runs one monitor check against the workspace.
+func (a *App) checkMonitor(ctx context.Context) (*monitor.Report, error) {
+	rt, err := a.Router()
+	if err != nil {
+		return nil, err
+	}
+	return monitor.New(rt).Check(ctx)
 }
 
-func demoMonitor() []demoStep { return nil }
+// monitorSideEffect is the check every clarify command runs (ADR-1: no
+// daemon). It never fails the command: what it did and what went wrong go
+// to stderr, so stdout (and --json documents) stay the command's own.
+// Unreadable ledgers are left to the command itself to report.
+func (a *App) monitorSideEffect(ctx context.Context) {
+	rt, err := a.Router()
+	if err != nil {
+		return // the command reports the configuration error itself
+	}
+	rep, err := monitor.New(rt).Check(ctx)
+	if err != nil {
+		a.warn("monitor: %v", err)
+		return
+	}
+	a.printActions(rep, false)
+}
+
+// printActions prints what a check did, one line each, to stderr.
+func (a *App) printActions(rep *monitor.Report, withScan bool) {
+	for _, act := range rep.Actions {
+		if act.Kind == monitor.ActSkipped || act.Kind == monitor.ActContinued {
+			continue
+		}
+		fmt.Fprintf(a.Stderr, "monitor: %s %s (%s)\n", act.ID, strings.ReplaceAll(act.Kind, "-", " "), act.Detail)
+	}
+	a.printWarnings(rep, withScan)
+}
+
+// printWarnings prints failed actions and, with withScan, skipped ledgers.
+func (a *App) printWarnings(rep *monitor.Report, withScan bool) {
+	if withScan {
+		for _, w := range rep.Warnings {
+			a.warn("monitor: %v", w)
+		}
+	}
+	for _, w := range rep.Failures {
+		a.warn("monitor: %v", w)
+	}
+}
+
+const monitorUsage = `monitor [--json]
+
+Runs one check over every clarification ledger and acts on what it finds:
+  stale      a pending clarification past its SLA: marked stale and its target's
+             responder re-invoked once (first timeout); escalated to a person
+             at the second timeout
+  stuck      the same question asked again (across rounds, or the same topic
+             asked back in the opposite direction): escalated with the rounds quoted
+  deadlock   agents waiting on each other in a cycle of blocking clarifications:
+             the highest-priority agent's request continues, the others are escalated
+Each action happens once; hooks and clarify commands run the same check.`
+
+func runMonitor(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "monitor", monitorUsage)
+	asJSON := fs.Bool("json", false, "print one JSON document")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("monitor takes no arguments (got %q)", pos[0])
+	}
+	rep, err := a.checkMonitor(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, monitorDoc(rep))
+	}
+	a.printWarnings(rep, true)
+	a.printReport(rep)
+	return nil
+}
+
+// printReport prints a check for people.
+func (a *App) printReport(rep *monitor.Report) {
+	st := a.Style()
+	p := &rep.Plan
+	fmt.Fprintf(a.Stdout, "Checked %d open clarification(s) on %d issue(s).\n", len(rep.Open), len(rep.Issues))
+	if p.Empty() {
+		fmt.Fprintln(a.Stdout, st.Green("No stale, stuck or deadlocked clarifications."))
+		return
+	}
+	if len(p.Stale) > 0 {
+		fmt.Fprintln(a.Stdout, st.Bold("Stale:"))
+		for _, f := range p.Stale {
+			r := &f.Record
+			which := "first timeout"
+			if f.Timeout == 2 {
+				which = "second timeout"
+			}
+			fmt.Fprintf(a.Stdout, "  %s %s -> %s: %s (%s, due %s)\n", r.ID, r.From, r.To, r.Topic, which, r.StaleAfter)
+		}
+	}
+	if len(p.Stuck) > 0 {
+		fmt.Fprintln(a.Stdout, st.Bold("Stuck:"))
+		for _, f := range p.Stuck {
+			r := &f.Record
+			fmt.Fprintf(a.Stdout, "  %s %s -> %s: %s\n", r.ID, r.From, r.To, r.Topic)
+			for _, line := range strings.Split(f.Detail, "\n") {
+				fmt.Fprintf(a.Stdout, "    %s\n", line)
+			}
+		}
+	}
+	if len(p.Deadlocks) > 0 {
+		fmt.Fprintln(a.Stdout, st.Bold("Deadlocks:"))
+		for _, d := range p.Deadlocks {
+			fmt.Fprintf(a.Stdout, "  %s -> %s\n", strings.Join(d.Agents, " -> "), d.Agents[0])
+		}
+	}
+	fmt.Fprintln(a.Stdout, st.Bold("Actions:"))
+	for _, act := range rep.Actions {
+		fmt.Fprintf(a.Stdout, "  %-13s %s  %s\n", act.Kind, act.ID, act.Detail)
+	}
+}
+
+func monitorDoc(rep *monitor.Report) map[string]any {
+	type item struct {
+		ID      string        `json:"id"`
+		Issue   int           `json:"issueNumber"`
+		From    string        `json:"from"`
+		To      string        `json:"to"`
+		Topic   string        `json:"topic"`
+		Status  ledger.Status `json:"status"`
+		Timeout int           `json:"timeout,omitempty"`
+		Rounds  []int         `json:"rounds,omitempty"`
+		Flipped string        `json:"flippedWith,omitempty"`
+	}
+	mk := func(r *ledger.Record) item {
+		return item{ID: r.ID, Issue: r.IssueNumber, From: r.From, To: r.To, Topic: r.Topic, Status: r.Status}
+	}
+	stale, stuck := []item{}, []item{}
+	for _, f := range rep.Plan.Stale {
+		it := mk(&f.Record)
+		it.Timeout = f.Timeout
+		stale = append(stale, it)
+	}
+	for _, f := range rep.Plan.Stuck {
+		it := mk(&f.Record)
+		it.Rounds, it.Flipped = f.Rounds, f.Flipped
+		stuck = append(stuck, it)
+	}
+	deadlocks := []map[string]any{}
+	for _, d := range rep.Plan.Deadlocks {
+		var cont, esc []string
+		for _, r := range d.Continue {
+			cont = append(cont, r.ID)
+		}
+		for _, r := range d.Escalate {
+			esc = append(esc, r.ID)
+		}
+		deadlocks = append(deadlocks, map[string]any{"agents": d.Agents, "continue": nonNil(cont), "escalate": nonNil(esc), "reason": d.Reason()})
+	}
+	warnings := []string{}
+	for _, w := range append(rep.Warnings, rep.Failures...) {
+		warnings = append(warnings, w.Error())
+	}
+	return map[string]any{"schema_version": SchemaVersion, "checkedAt": clock.Format(rep.CheckedAt),
+		"issues": len(rep.Issues), "open": len(rep.Open), "stale": stale, "stuck": stuck, "deadlocked": deadlocks,
+		"actions": nonNil(rep.Actions), "warnings": warnings}
+}
+
+// readyIssue is one line of `ready`.
+type readyIssue struct {
+	Issue   int      `json:"issueNumber"`
+	Title   string   `json:"title,omitempty"`
+	Status  string   `json:"status,omitempty"`
+	Blocked bool     `json:"blocked"`
+	Pending []string `json:"pendingClarifications"`
+	Sources []string `json:"sources"`
+	waits   []string
+}
+
+func runReady(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "ready", "ready [--json]\n\nIssues known locally (clarification ledgers, memory, .agentx/issues/*.json), with\n[BLOCKED: Clarification pending] where a blocking clarification waits for an answer.")
+	asJSON := fs.Bool("json", false, "print one JSON document")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("ready takes no arguments (got %q)", pos[0])
+	}
+	rt, err := a.Router()
+	if err != nil {
+		return err
+	}
+	mon := monitor.New(rt)
+	rep, err := mon.Check(ctx)
+	if err != nil {
+		return err
+	}
+	a.printActions(rep, true)
+	open := rep.Open
+	if len(rep.Actions) > 0 {
+		if scan, err := mon.Scanner.Scan(); err == nil {
+			open = scan.Open
+		}
+	}
+	issues := map[int]*readyIssue{}
+	get := func(n int, source string) *readyIssue {
+		ri := issues[n]
+		if ri == nil {
+			ri = &readyIssue{Issue: n, Pending: []string{}}
+			issues[n] = ri
+		}
+		if len(ri.Sources) == 0 || ri.Sources[len(ri.Sources)-1] != source {
+			ri.Sources = append(ri.Sources, source)
+		}
+		return ri
+	}
+	for _, n := range rep.Issues {
+		get(n, "ledger")
+	}
+	ws := a.Workspace()
+	for _, n := range issueFiles(ws.MemoryDir()) {
+		get(n, "memory")
+	}
+	a.readIssueFiles(ws, get)
+	for _, r := range open {
+		if r.Blocking && r.Status.Waiting() {
+			ri := get(r.IssueNumber, "ledger")
+			ri.Blocked = true
+			ri.Pending = append(ri.Pending, r.ID)
+			ri.waits = append(ri.waits, fmt.Sprintf("%s %s waits on %s", r.ID, r.From, r.To))
+		}
+	}
+	list := make([]*readyIssue, 0, len(issues))
+	for _, ri := range issues {
+		list = append(list, ri)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Issue < list[j].Issue })
+	if *asJSON {
+		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "issues": list})
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(a.Stdout, "No issues known locally.")
+		return nil
+	}
+	st := a.Style()
+	for _, ri := range list {
+		line := fmt.Sprintf("#%-5d", ri.Issue)
+		if ri.Title != "" {
+			line += " " + ri.Title
+		}
+		if ri.Status != "" {
+			line += " (" + ri.Status + ")"
+		}
+		if ri.Blocked {
+			line += " " + st.Red("[BLOCKED: Clarification pending]") + " " + strings.Join(ri.waits, "; ")
+		} else {
+			line += " " + st.Green("ready")
+		}
+		fmt.Fprintln(a.Stdout, line)
+	}
+	return nil
+}
+
+// issueFiles lists the issue numbers of `issue-N.json` files in dir.
+func issueFiles(dir string) []int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		if n, ok := workspace.LedgerIssue(e.Name()); ok && !e.IsDir() {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// readIssueFiles adds the issues of `.agentx/issues/N.json` (or
+// issue-N.json), with their title and status when the file has them.
+func (a *App) readIssueFiles(ws workspace.Workspace, get func(int, string) *readyIssue) {
+	dir := ws.IssuesDir()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			a.warn("list %s: %v", dir, err)
+		}
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		n, ok := workspace.LedgerIssue(name)
+		if !ok {
+			v, err := strconv.Atoi(strings.TrimSuffix(name, ".json"))
+			ok = err == nil && v > 0 && strings.HasSuffix(name, ".json")
+			n = v
+		}
+		if !ok || e.IsDir() {
+			continue
+		}
+		ri := get(n, "issues")
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		var doc struct {
+			Title  string `json:"title"`
+			Status string `json:"status"`
+			State  string `json:"state"`
+		}
+		if json.Unmarshal(data, &doc) != nil {
+			a.warn("%s is not valid JSON; listing issue #%d without its title", filepath.Join(dir, name), n)
+			continue
+		}
+		ri.Title = strings.Join(strings.Fields(doc.Title), " ")
+		ri.Status = doc.Status
+		if ri.Status == "" {
+			ri.Status = doc.State
+		}
+	}
+}
+
+// demoMonitor shows the monitor acting: time jumps past the SLA (each
+// step sets $AGENTX_NOW), a question nobody answers is marked stale once
+// and escalated at its second timeout, a question asked again is escalated
+// as stuck, and the ready queue and a session-start hook show the result.
+// (Deadlocks need a custom workflow: the default ones never let two agents
+// block on each other; see the monitor tests and README.)
+func demoMonitor() []demoStep {
+	at := func(t string) map[string]string { return map[string]string{"AGENTX_NOW": t} }
+	return []demoStep{
+		{title: "Monitor: the engineer asks the product manager on issue 61 (no responder: it waits for a person)",
+			args: []string{"clarify", "request", "--workflow", "bug", "--issue", "61", "--from", "engineer", "--to", "product-manager",
+				"--topic", "rate limits", "--question", "Which rate limit applies to the public API?"}, env: at("2030-01-01T09:00:00Z")},
+		{title: "45 minutes later nobody has answered: first timeout, marked stale, the SLA starts again",
+			args: []string{"monitor"}, env: at("2030-01-01T09:45:00Z")},
+		{title: "Checking again changes nothing: each action happens once per timeout",
+			args: []string{"monitor"}, env: at("2030-01-01T09:50:00Z")},
+		{title: "Still no answer after the second SLA window: escalated to a person",
+			args: []string{"monitor", "--json"}, env: at("2030-01-01T10:20:00Z")},
+		{title: "Stuck: on issue 62 the engineer asks the same question again after an answer",
+			args: []string{"clarify", "request", "--workflow", "bug", "--issue", "62", "--from", "engineer", "--to", "product-manager",
+				"--topic", "export scope", "--question", "Should the export include archived projects?"}, env: at("2030-01-01T11:00:00Z")},
+		{args: []string{"clarify", "answer", "CLR-62-001", "--body", "It depends on the customer."}, env: at("2030-01-01T11:01:00Z")},
+		{title: "The follow-up repeats round 1; the clarify command's own monitor check escalates it with both rounds quoted",
+			args: []string{"clarify", "ask", "CLR-62-001", "--body", "So should the export include the archived projects?"}, env: at("2030-01-01T11:02:00Z")},
+		{title: "What the monitor escalated", args: []string{"clarify", "stale"}, env: at("2030-01-01T11:03:00Z")},
+		{title: "A third question on issue 63 waits for the product manager", args: []string{"clarify", "request", "--workflow", "bug", "--issue", "63",
+			"--from", "engineer", "--to", "product-manager", "--topic", "retry policy", "--question", "How often may the client retry a failed upload?"},
+			env: at("2030-01-01T11:04:00Z")},
+		{title: "The ready queue marks issues where a blocking clarification waits",
+			args: []string{"ready"}, env: at("2030-01-01T11:05:00Z")},
+		{title: "A session starts: the product manager's hook lists what waits for its answer",
+			args: []string{"hook", "start", "--agent", "product-manager", "--issue", "63"}, env: at("2030-01-01T11:06:00Z")},
+	}
+}
+
+// monitorAfter reports whether a clarify subcommand that returned err
+// should still run the monitor: yes after any protocol outcome, no after a
+// usage error or --help (nothing was asked of the protocol).
+func monitorAfter(err error) bool {
+	var ue *usageError
+	return !errors.Is(err, errHelp) && !errors.As(err, &ue)
+}
+
+// runClarifyStale runs a check (acting like every clarify command) and
+// lists what is stale and what is stuck: records waiting past their SLA or
+// marked stale, and records the monitor escalated as stuck (with those the
+// check found still open, should its escalation have failed).
+func runClarifyStale(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "clarify stale", "clarify stale [--json]\n\nStale clarifications (the target owes an answer past the SLA) and stuck ones\n(the same question asked again), after one monitor check.")
+	asJSON := fs.Bool("json", false, "print one JSON document")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("clarify stale takes no arguments (got %q)", pos[0])
+	}
+	rep, err := a.checkMonitor(ctx)
+	if err != nil {
+		return err
+	}
+	a.printActions(rep, false)
+	now := a.Clock.Now()
+	stuckOpen := map[string]bool{}
+	for _, f := range rep.Plan.Stuck {
+		stuckOpen[f.Record.ID] = true
+	}
+	var stale, stuck []ledger.Record
+	recs, err := a.loadRecords(func(r *ledger.Record) bool {
+		return r.Status.Open() || r.Status == ledger.Escalated
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		switch {
+		case r.Status == ledger.Escalated && monitor.Reason(&r) == monitor.ReasonStuck, stuckOpen[r.ID] && r.Status.Open():
+			stuck = append(stuck, r)
+		case r.Status == ledger.Stale || monitor.Timeout(&r, now) > 0:
+			stale = append(stale, r)
+		}
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "stale": nonNil(stale), "stuck": nonNil(stuck)})
+	}
+	if len(stale) == 0 && len(stuck) == 0 {
+		fmt.Fprintln(a.Stdout, "No stale or stuck clarifications.")
+		return nil
+	}
+	st := a.Style()
+	if len(stale) > 0 {
+		fmt.Fprintln(a.Stdout, st.Bold("Stale (the target owes an answer past the SLA):"))
+		render.List(a.Stdout, st, stale, now)
+	}
+	if len(stuck) > 0 {
+		if len(stale) > 0 {
+			fmt.Fprintln(a.Stdout)
+		}
+		fmt.Fprintln(a.Stdout, st.Bold("Stuck (the same question asked again):"))
+		render.List(a.Stdout, st, stuck, now)
+	}
+	return nil
+}

@@ -208,9 +208,9 @@ func TestDetectDeadlock(t *testing.T) {
 			wantCyc: []string{"ux-designer>reviewer>tester>engineer"}, wantEsc: []string{"CLR-1-001", "CLR-1-004", "CLR-2-002"}, wantKeep: []string{"CLR-2-003"},
 		},
 		{
-			name:     "tie between unknown agents: the older request continues",
-			edges:    []edge{bl("zeta", "alpha", 1), bl("alpha", "zeta", 1)},
-			wantCyc:  []string{"zeta>alpha"}, wantEsc: []string{"CLR-1-002"}, wantKeep: []string{"CLR-1-001"},
+			name:    "tie between unknown agents: the older request continues",
+			edges:   []edge{bl("zeta", "alpha", 1), bl("alpha", "zeta", 1)},
+			wantCyc: []string{"zeta>alpha"}, wantEsc: []string{"CLR-1-002"}, wantKeep: []string{"CLR-1-001"},
 			priority: []string{"product-manager"},
 		},
 		{

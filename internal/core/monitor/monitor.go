@@ -56,11 +56,14 @@ type Action struct {
 
 // Report is the outcome of one check.
 type Report struct {
-	Issues    []int
-	Open      []ledger.Record
-	Plan      Plan
-	Actions   []Action
-	Warnings  []error
+	Issues  []int
+	Open    []ledger.Record
+	Plan    Plan
+	Actions []Action
+	// Warnings are ledgers the scan skipped (unreadable, corrupt).
+	Warnings []error
+	// Failures are actions that failed (a lock timeout, a write error).
+	Failures  []error
 	Scanned   int // ledger files read (not skipped by the index)
 	CheckedAt time.Time
 }
@@ -125,7 +128,7 @@ func (m *Monitor) Act(ctx context.Context, rep *Report) {
 func (rep *Report) add(acts []Action, err error) {
 	rep.Actions = append(rep.Actions, acts...)
 	if err != nil {
-		rep.Warnings = append(rep.Warnings, err)
+		rep.Failures = append(rep.Failures, err)
 	}
 }
 

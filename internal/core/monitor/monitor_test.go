@@ -85,7 +85,7 @@ func (e *env) check() *Report {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	for _, w := range rep.Warnings {
+	for _, w := range append(rep.Warnings, rep.Failures...) {
 		e.t.Errorf("warning: %v", w)
 	}
 	return rep
