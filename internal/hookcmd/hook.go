@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -117,8 +118,10 @@ func runHook(ctx context.Context, a *App, args []string) error {
 		return usagef("hook %s needs --agent (or $AGENTX_AGENT)", event)
 	}
 	a.readHookStdin(in)
-	if in.Payload.Cwd != "" && a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
-		a.Cwd = in.Payload.Cwd
+	if cwd := in.Payload.Cwd; cwd != "" && filepath.IsAbs(cwd) && a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
+		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() {
+			a.Cwd = cwd // the agent's project, wherever the hook runs from
+		}
 	}
 	issue, ok, err := a.issueFor(*issueFlag)
 	if err != nil {

@@ -3,6 +3,7 @@ package monitor
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -144,6 +145,17 @@ func (s *Scanner) Scan() (*Scan, error) {
 			if !errors.Is(err, fs.ErrNotExist) {
 				r.err = fmt.Errorf("read ledger %s: %w", path, err)
 			}
+			results[i] = r
+			return
+		}
+		if !mayBeOpen(data) && !json.Valid(data) {
+			// Closed by its bytes but not JSON at all: report it rather
+			// than take a torn or hand-broken ledger for a closed one.
+			_, perr := ledger.Parse(path, data, j.issue)
+			if perr == nil {
+				perr = fmt.Errorf("ledger %s is not valid JSON", path)
+			}
+			r.err = perr
 			results[i] = r
 			return
 		}
