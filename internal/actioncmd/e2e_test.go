@@ -78,11 +78,16 @@ func newRunner(t *testing.T, fake *githubfake.Server) *runner {
 		"GITHUB_REF_NAME": "main", "GITHUB_RUN_ID": "42", "GITHUB_RUN_NUMBER": "7", "GITHUB_RUN_ATTEMPT": "1",
 		"GITHUB_OUTPUT": filepath.Join(r.dir, "output"), "GITHUB_STEP_SUMMARY": filepath.Join(r.dir, "summary"),
 		"GITHUB_EVENT_PATH": filepath.Join(r.dir, "event.json"), "GITHUB_EVENT_NAME": "push",
-		// action.yml defaults, as the runner passes them (names keep their hyphens).
-		"INPUT_GITHUB-TOKEN": token, "INPUT_ROOT": ".", "INPUT_BLOCKED-LABEL": "clarification-blocked",
-		"INPUT_ESCALATED-LABEL": "clarification-escalated", "INPUT_ALLOWED-ASSOCIATIONS": "OWNER,MEMBER,COLLABORATOR",
-		"INPUT_BOT-LOGIN": "github-actions[bot]", "INPUT_DRY-RUN": "false", "INPUT_WRITE-INTERVAL": "0s",
 	}
+	// Every input of action.yml with its default, as the runner passes them
+	// to a Docker action (upper case, hyphens kept); the token's default
+	// expression evaluates to the workflow token.
+	inputs, _ := actionMetadata(t)
+	for name, def := range inputs {
+		r.env["INPUT_"+strings.ToUpper(name)] = def
+	}
+	r.env["INPUT_GITHUB-TOKEN"] = token
+	r.env["INPUT_WRITE-INTERVAL"] = "0s" // tests never sleep
 	r.event(map[string]any{"ref": "refs/heads/main"})
 	return r
 }
