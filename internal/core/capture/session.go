@@ -1,0 +1,87 @@
+package capture
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/spool"
+)
+
+// FromPayload captures what a hook payload points at: its transcript (from
+// opt.Offset), plus the compaction summary a PostCompact payload carries,
+// plus Codex's last assistant message when there is no transcript to read.
+// opt.Cwd defaults to the payload's cwd. A transcript that cannot be read
+// is an error: the caller keeps the payload spooled and retries.
+func FromPayload(p Payload, opt Options) (Result, error) {
+	if opt.Cwd == "" {
+		opt.Cwd = p.Cwd
+	}
+	var res Result
+	if p.TranscriptPath != "" {
+		r, err := ExtractFile(p.TranscriptPath, opt)
+		if err != nil {
+			return Result{}, err
+		}
+		res = r
+	} else if p.LastAssistantMessage != "" {
+		res.Candidates = proseCandidates(p.LastAssistantMessage, len(p.LastAssistantMessage))
+		res.SourceBytes = int64(len(p.LastAssistantMessage))
+	}
+	if p.CompactSummary != "" {
+		// The host's own summary of what was compacted away: the one thing
+		// compaction would otherwise lose for good. It leads the capture.
+		sum := Candidate{Category: memory.CompactionSummary, Content: p.CompactSummary, SourceBytes: int(res.SourceBytes)}
+		res.Candidates = append([]Candidate{sum}, res.Candidates...)
+	}
+	res.Candidates = finish(res.Candidates, false)
+	return res, nil
+}
+
+// tailBytes is how much of a transcript's end TurnKey reads for its last
+// line.
+const tailBytes = 64 << 10
+
+// TurnKey is the spool key of the turn a payload describes: its session id
+// and its transcript's size and last line, so the same turn reported twice
+// (Stop, then SessionEnd) has one key and a later turn a new one. A payload
+// without a readable transcript is keyed by its own fields.
+func TurnKey(p Payload) string {
+	size, last := transcriptTail(p.TranscriptPath)
+	return spool.Key(string(p.Host), p.SessionID, p.TurnID, strconv.FormatInt(size, 10), string(last),
+		strconv.Itoa(len(p.CompactSummary)))
+}
+
+func transcriptTail(path string) (int64, []byte) {
+	if path == "" {
+		return -1, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return -1, nil
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return -1, nil
+	}
+	size := info.Size()
+	start := max(size-tailBytes, 0)
+	buf := make([]byte, size-start)
+	if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+		return size, nil
+	}
+	buf = bytes.TrimRight(buf, "\r\n")
+	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+		buf = buf[i+1:]
+	}
+	return size, buf
+}
+
+// String renders a candidate for logs and tests.
+func (c Candidate) String() string {
+	return fmt.Sprintf("%s: %s", c.Category, c.Content)
+}
