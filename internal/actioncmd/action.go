@@ -197,7 +197,8 @@ func (a *App) syncAll(ctx context.Context, in *inputs, gh *sync.Client, syncer *
 	if err != nil {
 		return err
 	}
-	state := &sync.RemoteState{GH: gh, Path: sync.RepoPath(in.repoPrefix, sync.StateFile), Branch: in.branch}
+	state := &sync.RemoteState{GH: gh, Path: sync.RepoPath(in.repoPrefix, sync.StateFile), Branch: in.branch,
+		LocalFile: filepath.Join(ws.Root, filepath.FromSlash(sync.StateFile))}
 	st, err := state.Load(ctx)
 	if err != nil {
 		return err
@@ -208,7 +209,10 @@ func (a *App) syncAll(ctx context.Context, in *inputs, gh *sync.Client, syncer *
 	}
 	// Save what did land even when the run stopped half way: the next run
 	// then rereads only the issues this one did not finish.
-	if err := state.Save(ctx, st); err != nil && runErr == nil {
+	// A cancelled run (the runner's SIGTERM) still records its progress.
+	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := state.Save(saveCtx, st); err != nil && runErr == nil {
 		return fmt.Errorf("save sync state: %w", err)
 	}
 	return runErr

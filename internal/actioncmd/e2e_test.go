@@ -197,12 +197,36 @@ func TestActionSyncEndToEnd(t *testing.T) {
 	if _, ok := fake.File(sync.StateFile); !ok {
 		t.Fatal("sync state not committed")
 	}
-	// The next run (a fresh checkout): one read for the state, no write.
+	// The next run without the state in its checkout: one read for the
+	// state, no write.
 	fake.ResetCounts()
 	res = r.run()
 	if res.code != 0 || res.outputs["comments-created"] != "0" || fake.Writes() != 0 || fake.Reads() != 1 {
 		t.Fatalf("second run: exit %d, outputs %v, %d reads, %d writes", res.code, res.outputs, fake.Reads(), fake.Writes())
 	}
+	// A fresh checkout of the branch holds the committed state: no call.
+	state, _ := fake.File(sync.StateFile)
+	if err := os.WriteFile(filepath.Join(r.workspace, sync.StateFile), state, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake.ResetCounts()
+	res = r.run()
+	if res.code != 0 || fake.Writes() != 0 || fake.Reads() != 0 {
+		t.Fatalf("run on a checkout with the state: exit %d, %d reads, %d writes", res.code, fake.Reads(), fake.Writes())
+	}
+	// One ledger changes (an agent answered): one read, one comment, one
+	// label removed, and the state committed over the checkout's sha.
+	l := sampleLedger(2, time.Now())
+	rec := &l.Clarifications[0]
+	rec.Status = ledger.Answered
+	rec.Thread = append(rec.Thread, ledger.Entry{Round: 1, From: "architect", Type: ledger.Answer, Body: "Sessions.", Timestamp: rec.Created})
+	r.writeLedger(l)
+	fake.ResetCounts()
+	res = r.run()
+	if res.code != 0 || fake.Reads() != 1 || res.outputs["comments-created"] != "1" || res.outputs["labels-removed"] != "1" {
+		t.Fatalf("changed ledger: exit %d, outputs %v, %v\n%s", res.code, res.outputs, fake.Calls(), res.stdout)
+	}
+	t.Logf("changed ledger run: %d reads, %d writes %v", fake.Reads(), fake.Writes(), fake.Calls())
 }
 
 func issueCommentEvent(issue int, c githubfake.Comment) map[string]any {

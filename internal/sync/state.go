@@ -2,9 +2,12 @@ package sync
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -143,13 +146,31 @@ func equalStrings(a, b []string) bool {
 
 // RemoteState keeps the state in the repository through the contents API,
 // so the next run (a fresh checkout) finds it with one read.
+//
+// The checkout usually holds the latest state already (the previous run
+// committed it on this branch before the push that started this run), so
+// Load reads LocalFile first: an unchanged repository then costs no API
+// call at all. The local file's git blob id is the sha the contents API
+// wants; if the remote moved on meanwhile, Save meets a conflict and
+// merges with the fresh copy.
 type RemoteState struct {
 	GH *Client
 	// Path is the file's path in the repository (StateFile under the
 	// workspace's directory in the repository).
 	Path   string
 	Branch string
-	sha    string
+	// LocalFile is the same file in the checkout ("" to always ask the API).
+	LocalFile string
+	sha       string
+}
+
+// blobSHA is git's object id of a blob, which the contents API calls the
+// file's sha.
+func blobSHA(content []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(content))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // RepoPath joins the workspace's directory in the repository and a
@@ -163,6 +184,16 @@ func RepoPath(prefix, file string) string {
 
 // Load reads the state (empty when absent).
 func (r *RemoteState) Load(ctx context.Context) (*State, error) {
+	if r.LocalFile != "" {
+		if data, err := os.ReadFile(r.LocalFile); err == nil {
+			r.sha = blobSHA(data)
+			return ParseState(data), nil
+		}
+	}
+	return r.loadRemote(ctx)
+}
+
+func (r *RemoteState) loadRemote(ctx context.Context) (*State, error) {
 	data, sha, err := r.GH.GetFile(ctx, r.Path, r.Branch)
 	if errors.Is(err, ErrNotFound) {
 		r.sha = ""
@@ -194,7 +225,7 @@ func (r *RemoteState) Save(ctx context.Context, st *State) error {
 		if !errors.Is(err, ErrConflict) || attempt >= 3 {
 			return err
 		}
-		fresh, lerr := r.Load(ctx)
+		fresh, lerr := r.loadRemote(ctx)
 		if lerr != nil {
 			return lerr
 		}
