@@ -10,9 +10,9 @@ import (
 // TestMain lets testscript run agentx-hook as a real process: the scripts
 // in testdata/script call the binary built from this package's Main.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"agentx-hook": func() { os.Exit(Main(os.Args[1:])) },
-	})
+	cmds := testHelpers()
+	cmds["agentx-hook"] = func() { os.Exit(Main(os.Args[1:])) }
+	testscript.Main(m, cmds)
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script/*.txtar.

@@ -144,6 +144,17 @@ func WriteAtomic(path string, data []byte, opt WriteOptions) (err error) {
 	return nil
 }
 
+// RemoveTemps deletes the temporary files WriteAtomic leaves for path when
+// a writer dies between creating and renaming one. Call it only while
+// holding path's lock, after a takeover: live writers only create
+// temporaries under the lock, so any found then are a dead writer's.
+func RemoveTemps(path string) {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
+	for _, m := range matches {
+		_ = os.Remove(m)
+	}
+}
+
 // syncDir makes the rename durable. Errors are ignored: some filesystems
 // refuse fsync on directories, and the rename itself has already happened.
 func syncDir(dir string) {

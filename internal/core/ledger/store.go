@@ -102,6 +102,9 @@ func (s *Store) Update(ctx context.Context, issue int, fn func(*Ledger) error) (
 	for attempt := 0; ; attempt++ {
 		var out *Ledger
 		err := s.Locks.With(ctx, path, func(lk *lock.Lock) error {
+			if lk.TookOver() {
+				jsonfile.RemoveTemps(path)
+			}
 			l, err := LoadFile(path, issue)
 			if err != nil {
 				return err

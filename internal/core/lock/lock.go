@@ -132,7 +132,13 @@ type Lock struct {
 	released bool
 	pm       *pathMutex
 	key      string
+	tookOver bool
 }
+
+// TookOver reports whether this lock was won by taking over a stale one:
+// the previous holder died or stalled mid-write, so the caller may clean up
+// what such a writer leaves (temporary files).
+func (lk *Lock) TookOver() bool { return lk.tookOver }
 
 // Path is the lock file's path.
 func (lk *Lock) Path() string { return lk.path }
@@ -205,6 +211,7 @@ func (l *Locker) acquireFile(ctx context.Context, target string) (*Lock, error) 
 	path := PathFor(target)
 	delay := 500 * time.Microsecond
 	var last *holder
+	tookOver := false
 	for {
 		content, err := l.newContent()
 		if err != nil {
@@ -215,7 +222,7 @@ func (l *Locker) acquireFile(ctx context.Context, target string) (*Lock, error) 
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		if ok {
-			return &Lock{l: l, target: target, path: path, content: content}, nil
+			return &Lock{l: l, target: target, path: path, content: content, tookOver: tookOver}, nil
 		}
 		h, err := l.inspect(path)
 		if err != nil {
@@ -227,6 +234,7 @@ func (l *Locker) acquireFile(ctx context.Context, target string) (*Lock, error) 
 		last = h
 		if h.stale {
 			if l.takeOver(path, h) {
+				tookOver = true
 				continue
 			}
 		}

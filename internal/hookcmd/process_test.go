@@ -1,0 +1,381 @@
+package hookcmd
+
+// Concurrency and crash tests with real OS processes. testscript.Main (in
+// script_test.go) puts this test binary on $PATH as `agentx-hook`, and as
+// the two helpers below, so every writer here is a separate process.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// testHelpers are extra programs for TestMain.
+func testHelpers() map[string]func() {
+	return map[string]func(){
+		"agentx-testholder": holderMain,
+		"agentx-testwriter": writerMain,
+	}
+}
+
+// holderMain: agentx-testholder ROOT ISSUE HOLD_MS TOPIC. It takes the
+// ledger lock, says "locked", holds it for HOLD_MS (only on its first
+// attempt), then appends one record. When its write is refused because the
+// lock was taken over, it says so and retries on the fresh ledger.
+func holderMain() {
+	root, issueS, holdS, topic := os.Args[1], os.Args[2], os.Args[3], os.Args[4]
+	issue, _ := strconv.Atoi(issueS)
+	hold, _ := strconv.Atoi(holdS)
+	stale := lock.DefaultStaleAfter
+	if ms, err := strconv.Atoi(os.Getenv("AGENTX_LOCK_STALE_MS")); err == nil {
+		stale = time.Duration(ms) * time.Millisecond
+	}
+	ws := workspace.Workspace{Root: root}
+	locks := lock.New(lock.Options{StaleAfter: stale, Wait: 10 * time.Second, Agent: "holder-" + topic})
+	path := ws.LedgerFile(issue)
+	for attempt := 0; attempt < 5; attempt++ {
+		lk, err := locks.Acquire(context.Background(), path)
+		if err != nil {
+			fmt.Println("acquire-failed", err)
+			os.Exit(1)
+		}
+		fmt.Println("locked", attempt)
+		l, err := ledger.LoadFile(path, issue)
+		if err != nil {
+			fmt.Println("load-failed", err)
+			os.Exit(1)
+		}
+		if attempt == 0 {
+			time.Sleep(time.Duration(hold) * time.Millisecond)
+		}
+		l.Clarifications = append(l.Clarifications, ledger.Record{ID: l.NextID(), IssueNumber: issue, From: "engineer",
+			To: "architect", Topic: topic, Status: ledger.Pending, Round: 1, MaxRounds: 5})
+		data, _ := jsonfile.Marshal(l)
+		err = jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{BeforeRename: lk.Check})
+		if errors.Is(err, lock.ErrLost) {
+			fmt.Println("write-refused")
+			fmt.Println("release", lk.Release())
+			continue
+		}
+		if err != nil {
+			fmt.Println("write-failed", err)
+			os.Exit(1)
+		}
+		fmt.Println("release", lk.Release())
+		fmt.Println("done")
+		return
+	}
+	os.Exit(1)
+}
+
+// writerMain: agentx-testwriter ROOT ISSUE appends records until killed.
+func writerMain() {
+	root, issueS := os.Args[1], os.Args[2]
+	issue, _ := strconv.Atoi(issueS)
+	ws := workspace.Workspace{Root: root}
+	stale := lock.DefaultStaleAfter
+	if ms, err := strconv.Atoi(os.Getenv("AGENTX_LOCK_STALE_MS")); err == nil {
+		stale = time.Duration(ms) * time.Millisecond
+	}
+	s := &ledger.Store{WS: ws, Locks: lock.New(lock.Options{Wait: 10 * time.Second, StaleAfter: stale})}
+	for {
+		_, err := s.Update(context.Background(), issue, func(l *ledger.Ledger) error {
+			// A body of a few KB makes each write take long enough to be
+			// cut at interesting moments.
+			l.Clarifications = append(l.Clarifications, ledger.Record{ID: l.NextID(), IssueNumber: issue, From: "engineer",
+				To: "architect", Topic: "crash", Status: ledger.Pending, Round: 1, MaxRounds: 5,
+				Thread: []ledger.Entry{{Round: 1, From: "engineer", Type: ledger.Question, Body: strings.Repeat("q", 3000)}}})
+			return nil
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+}
+
+func initWorkspace(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	run(t, root, nil, "agentx-hook", "--root", root, "init")
+	return root
+}
+
+func run(t *testing.T, root string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+	return string(out)
+}
+
+// checkLedger asserts the ledger of issue holds exactly ids 001..n once.
+func checkLedger(t *testing.T, root string, issue, n int) {
+	t.Helper()
+	l, err := ledger.LoadFile(workspace.Workspace{Root: root}.LedgerFile(issue), issue)
+	if err != nil {
+		t.Fatalf("ledger %d: %v", issue, err)
+	}
+	seen := map[string]int{}
+	for _, r := range l.Clarifications {
+		seen[r.ID]++
+	}
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprintf("CLR-%d-%03d", issue, i)
+		if seen[id] != 1 {
+			t.Errorf("%s appears %d times", id, seen[id])
+		}
+	}
+	if len(l.Clarifications) != n {
+		t.Errorf("issue %d: %d records, want %d", issue, len(l.Clarifications), n)
+	}
+}
+
+func concurrentRequests(t *testing.T, workers, perWorker int, issues []int) {
+	if raceEnabled {
+		perWorker = 8
+		t.Logf("race build: %d workers x %d requests (the plain test run does the full count)", workers, perWorker)
+	}
+	root := initWorkspace(t)
+	var wg sync.WaitGroup
+	errs := make(chan string, workers*perWorker)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < perWorker; i++ {
+				issue := issues[(w+i)%len(issues)]
+				cmd := exec.Command("agentx-hook", "--root", root, "clarify", "request", "--issue", strconv.Itoa(issue),
+					"--from", "engineer", "--to", "architect", "--topic", fmt.Sprintf("w%d-%d", w, i), "--question", "q?", "--non-blocking")
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					errs <- fmt.Sprintf("worker %d request %d: %v: %s", w, i, err, out)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	total := workers * perWorker
+	for _, issue := range issues {
+		checkLedger(t, root, issue, total/len(issues))
+	}
+}
+
+func TestProcesses8x50OneIssue(t *testing.T) {
+	concurrentRequests(t, 8, 50, []int{42})
+}
+
+func TestProcesses8x50FourIssues(t *testing.T) {
+	concurrentRequests(t, 8, 50, []int{1, 2, 3, 4})
+}
+
+type proc struct {
+	cmd   *exec.Cmd
+	lines chan string
+}
+
+func startProc(t *testing.T, env []string, name string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, lines: make(chan string, 100)}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return p
+}
+
+// expect waits for a line starting with prefix (bounded: a hung helper
+// fails the test instead of hanging it).
+func (p *proc) expect(t *testing.T, prefix string) string {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case line, ok := <-p.lines:
+			if !ok {
+				t.Fatalf("process ended before %q", prefix)
+			}
+			if strings.HasPrefix(line, prefix) {
+				return line
+			}
+		case <-timeout:
+			t.Fatalf("no %q within 30s", prefix)
+		}
+	}
+}
+
+func TestSIGKILLedHolderIsTakenOver(t *testing.T) {
+	root := initWorkspace(t)
+	ws := workspace.Workspace{Root: root}
+	run(t, root, nil, "agentx-hook", "--root", root, "clarify", "request", "--issue", "5", "--from", "engineer", "--to", "architect", "--topic", "first", "--question", "q?")
+
+	// A holder on this host dies: its pid is gone, so the lock is taken at once.
+	h := startProc(t, nil, "agentx-testholder", root, "5", "600000", "killed")
+	h.expect(t, "locked")
+	_ = h.cmd.Process.Kill()
+	_ = h.cmd.Wait()
+	if _, err := os.Stat(ws.LedgerFile(5) + ".lock"); err != nil {
+		t.Fatalf("the killed holder's lock should remain: %v", err)
+	}
+	start := time.Now()
+	run(t, root, []string{"AGENTX_LOCK_WAIT_MS=5000"}, "agentx-hook", "--root", root, "clarify", "request", "--issue", "5", "--from", "engineer", "--to", "architect", "--topic", "second", "--question", "q?")
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("takeover of a dead pid's lock took %s", d)
+	}
+	checkLedger(t, root, 5, 2)
+
+	// A lock from a holder on another machine (same shared directory) is
+	// only taken after the threshold.
+	h = startProc(t, nil, "agentx-testholder", root, "5", "600000", "remote")
+	h.expect(t, "locked")
+	_ = h.cmd.Process.Kill()
+	_ = h.cmd.Wait()
+	lockPath := ws.LedgerFile(5) + ".lock"
+	data, _ := os.ReadFile(lockPath)
+	c, _, _ := lock.ParseContent(data)
+	c.Host = "another-machine"
+	c.Timestamp = clock.Format(time.Now())
+	c.Created = c.Timestamp
+	forged, _ := jsonMarshal(c)
+	if err := os.WriteFile(lockPath, forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	run(t, root, []string{"AGENTX_LOCK_STALE_MS=700", "AGENTX_LOCK_WAIT_MS=5000"}, "agentx-hook", "--root", root, "clarify", "request", "--issue", "5", "--from", "engineer", "--to", "architect", "--topic", "third", "--question", "q?")
+	if d := time.Since(start); d < 500*time.Millisecond {
+		t.Errorf("a live remote lock was taken after %s, before the 700ms threshold", d)
+	}
+	checkLedger(t, root, 5, 3)
+}
+
+func TestSIGSTOPpedHolderLosesNothing(t *testing.T) {
+	root := initWorkspace(t)
+	ws := workspace.Workspace{Root: root}
+	lockPath := ws.LedgerFile(6) + ".lock"
+	env := []string{"AGENTX_LOCK_STALE_MS=1000"}
+	a := startProc(t, env, "agentx-testholder", root, "6", "50", "A")
+	a.expect(t, "locked")
+	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	// B finds A's lock stale after 1s and takes over; it holds for 400ms
+	// (under the threshold, so A cannot steal it back), long enough for A
+	// to wake up while B still holds.
+	b := startProc(t, env, "agentx-testholder", root, "6", "400", "B")
+	b.expect(t, "locked")
+	bLock, err := os.ReadFile(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	a.expect(t, "write-refused")
+	rel := a.expect(t, "release")
+	if !strings.Contains(rel, "taken over") {
+		t.Errorf("A's release should report the lost lock, got %q", rel)
+	}
+	now, err := os.ReadFile(lockPath)
+	if err != nil || string(now) != string(bLock) {
+		t.Fatalf("A's release disturbed B's lock: %v %q vs %q", err, now, bLock)
+	}
+	b.expect(t, "done")
+	a.expect(t, "done")
+	_ = a.cmd.Wait()
+	_ = b.cmd.Wait()
+	l, err := ledger.LoadFile(ws.LedgerFile(6), 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topics := []string{}
+	for _, r := range l.Clarifications {
+		topics = append(topics, r.Topic)
+	}
+	if strings.Join(topics, ",") != "B,A" {
+		t.Fatalf("records = %v, want B then A (A re-applied on the fresh ledger)", topics)
+	}
+	checkLedger(t, root, 6, 2)
+}
+
+func TestWritersKilledAtRandomLeaveValidLedgers(t *testing.T) {
+	root := initWorkspace(t)
+	ws := workspace.Workspace{Root: root}
+	path := ws.LedgerFile(8)
+	rng := rand.New(rand.NewPCG(1, 2))
+	prev := 0
+	for i := 0; i < 25; i++ {
+		// A kill between creating the lock and writing its content leaves
+		// an empty lock that only ages out: a short threshold keeps the
+		// loop quick.
+		cmd := exec.Command("agentx-testwriter", root, "8")
+		cmd.Env = append(os.Environ(), "AGENTX_LOCK_STALE_MS=300")
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(5+rng.IntN(40)) * time.Millisecond)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		l, err := ledger.LoadFile(path, 8)
+		if err != nil {
+			t.Fatalf("iteration %d: ledger unreadable after a kill: %v", i, err)
+		}
+		if n := len(l.Clarifications); n < prev {
+			t.Fatalf("iteration %d: records went from %d to %d", i, prev, n)
+		} else {
+			prev = n
+		}
+		checkLedger(t, root, 8, prev)
+	}
+	if prev == 0 {
+		t.Fatal("no writer ever committed a record")
+	}
+	// The next writer after a crash cleans the dead writers' temporaries.
+	run(t, root, []string{"AGENTX_LOCK_STALE_MS=300"}, "agentx-hook", "--root", root, "clarify", "request", "--issue", "8", "--from", "engineer", "--to", "architect", "--topic", "after", "--question", "q?")
+	if temps, _ := filepath.Glob(filepath.Join(ws.ClarificationsDir(), ".issue-8.json.tmp-*")); len(temps) > 0 && prev > 0 {
+		t.Logf("temporaries left after the last crash: %d (cleaned by the next takeover)", len(temps))
+	}
+	checkLedger(t, root, 8, prev+1)
+}
+
+func jsonMarshal(v any) ([]byte, error) { return jsonfile.Marshal(v) }

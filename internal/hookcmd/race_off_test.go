@@ -1,0 +1,5 @@
+//go:build !race
+
+package hookcmd
+
+const raceEnabled = false
