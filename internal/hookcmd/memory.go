@@ -60,6 +60,7 @@ func (a *App) Memory() *memory.Store {
 	s := memory.New(a.Workspace().MemoryDir(), a.Locks(), a.Clock)
 	s.Events = a.Events()
 	s.Warn = func(msg string) { fmt.Fprintf(a.Stderr, "warning: %s\n", msg) }
+	s.Progress = a.progress("rebuilding the memory index")
 	return s
 }
 
@@ -295,9 +296,7 @@ func runMemoryRebuild(ctx context.Context, a *App, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	s := a.Memory()
-	s.Progress = a.progress("reading issue files")
-	rep, err := s.Rebuild(ctx)
+	rep, err := a.Memory().Rebuild(ctx)
 	if err != nil {
 		return err
 	}
@@ -343,7 +342,6 @@ func runMemoryGenerate(ctx context.Context, a *App, args []string) error {
 	obs := synth.Observations(*n, *issues, *seed, a.Clock.Now())
 	s := a.Memory()
 	s.Events = nil
-	s.Progress = a.progress("indexing issue files")
 	rep, err := s.Import(ctx, obs)
 	if err != nil {
 		return err

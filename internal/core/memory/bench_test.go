@@ -60,3 +60,19 @@ func BenchmarkSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRemove removes one observation (the re-render path that
+// compaction also takes) from a store of 100K observations.
+func BenchmarkRemove(b *testing.B) {
+	s := benchStore(b, 100_000)
+	rows, err := s.Search(context.Background(), Query{Text: "cache", Limit: b.N})
+	if err != nil || len(rows) < b.N {
+		b.Fatalf("%d rows, %v", len(rows), err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if ok, err := s.Remove(context.Background(), rows[i].ID); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+}

@@ -22,6 +22,7 @@ type state struct {
 	ix    *memindex.Index
 	idx   []byte
 	dirty bool
+	tail  []byte // scratch for rerender: the bytes after the last row
 }
 
 // RebuildReport describes a rebuild of the manifest and index.
@@ -193,9 +194,8 @@ func (s *Store) reconcile(m *Manifest, gen uint64) (*state, RebuildReport, error
 		}
 		b.Add(docOf(e, refs[i]), e.Summary, text)
 	}
-	idx := b.Encode(stamp)
-	ix, err := memindex.Decode(idx, false)
-	if err != nil {
+	st := &state{}
+	if err := st.replace(b, data, stamp); err != nil {
 		return nil, rep, err
 	}
 	rep.Entries = len(out.Entries)
@@ -204,7 +204,18 @@ func (s *Store) reconcile(m *Manifest, gen uint64) (*state, RebuildReport, error
 	if rep.Skipped == nil {
 		rep.Skipped = []string{}
 	}
-	return &state{data: data, stamp: stamp, ix: ix, idx: idx, dirty: true}, rep, nil
+	return st, rep, nil
+}
+
+// replace makes st the new manifest data with the index b describes.
+func (st *state) replace(b *memindex.Builder, data []byte, stamp memindex.Stamp) error {
+	idx := b.Encode(stamp)
+	ix, err := memindex.Decode(idx, false)
+	if err != nil {
+		return err
+	}
+	*st = state{data: data, stamp: stamp, ix: ix, idx: idx, dirty: true}
+	return nil
 }
 
 func docOf(e *Entry, ref memindex.Ref) memindex.Doc {
@@ -289,13 +300,7 @@ func (s *Store) appendEntries(st *state, add []Observation) bool {
 	}
 	body = append(body, "\n  ]"...)
 	data, stamp := seal(body, st.stamp.Generation+1)
-	idx := b.Encode(stamp)
-	ix, err := memindex.Decode(idx, false)
-	if err != nil {
-		return false
-	}
-	*st = state{data: data, stamp: stamp, ix: ix, idx: idx, dirty: true}
-	return true
+	return st.replace(b, data, stamp) == nil
 }
 
 // replaceUpdatedAt rewrites the top-level updatedAt in place when the new
@@ -316,9 +321,89 @@ func replaceUpdatedAt(body []byte, ts string) bool {
 	return true
 }
 
-// rerender replaces all of issue n's rows with want and renders the whole
-// manifest again.
+// rerender replaces all of issue n's rows with want. Rows of other issues
+// are copied as rendered bytes (they are our own rendering, located by the
+// index), so nothing is decoded; a manifest laid out otherwise is parsed
+// and rendered again.
 func (s *Store) rerender(st *state, n int, want []Observation) error {
+	keep := func(d int) bool { return st.ix.Doc(d).Issue != n }
+	b, err := st.ix.Builder(keep)
+	if err != nil {
+		return err
+	}
+	body, refs, ok := s.copyRows(st, keep)
+	if !ok {
+		return s.rerenderParsed(st, n, want)
+	}
+	if len(refs) == 0 && len(want) == 0 {
+		// No rows left: render the empty array the reference way.
+		return s.rerenderParsed(st, n, want)
+	}
+	for i, r := range refs {
+		b.SetRef(i, r)
+	}
+	for i := range want {
+		e := want[i].Entry()
+		if len(refs) > 0 || i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, "\n    "...)
+		off := len(body)
+		body = appendEntry(body, &e)
+		b.Add(docOf(&e, memindex.Ref{Off: uint32(off), Len: uint32(len(body) - off)}), e.Summary, want[i].Content)
+	}
+	body = append(body, st.tail...)
+	data, stamp := seal(body, st.stamp.Generation+1)
+	return st.replace(b, data, stamp)
+}
+
+// copyRows copies the head of the manifest and the rows keep accepts,
+// recording where each lands; st.tail gets what follows the last row. It
+// reports false unless the rows sit back to back as renderManifest lays
+// them out.
+func (s *Store) copyRows(st *state, keep func(d int) bool) (body []byte, refs []memindex.Ref, ok bool) {
+	_, prefixLen, ok := readStamp(st.data, int64(len(st.data)), false)
+	n := st.ix.Len()
+	if !ok || n == 0 {
+		return nil, nil, false
+	}
+	const sep = "\n    "
+	first, last := st.ix.Doc(0).Ref, st.ix.Doc(n-1).Ref
+	if int(first.Off) < len(sep) || int(last.Off+last.Len) > prefixLen {
+		return nil, nil, false
+	}
+	head := st.data[:int(first.Off)-len(sep)]
+	body = make([]byte, 0, len(st.data))
+	body = append(body, head...)
+	if !replaceUpdatedAt(body, clock.Format(s.now())) {
+		return nil, nil, false
+	}
+	next := first.Off
+	for d := 0; d < n; d++ {
+		r := st.ix.Doc(d).Ref
+		if r.Off != next {
+			return nil, nil, false
+		}
+		next = r.Off + r.Len + uint32(len(","+sep))
+		if !keep(d) {
+			continue
+		}
+		if len(refs) > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, sep...)
+		refs = append(refs, memindex.Ref{Off: uint32(len(body)), Len: r.Len})
+		body = append(body, st.data[r.Off:r.Off+r.Len]...)
+	}
+	st.tail = st.data[last.Off+last.Len : prefixLen]
+	if !bytes.HasPrefix(st.tail, []byte("\n  ]")) {
+		return nil, nil, false
+	}
+	return body, refs, true
+}
+
+// rerenderParsed is rerender for a manifest we must parse first.
+func (s *Store) rerenderParsed(st *state, n int, want []Observation) error {
 	m, err := ParseManifest(s.ManifestPath(), st.data)
 	if err != nil || len(m.Entries) != st.ix.Len() {
 		// Our own render no longer matches its index: start over.
@@ -350,13 +435,7 @@ func (s *Store) rerender(st *state, n int, want []Observation) error {
 	for i, r := range refs {
 		b.SetRef(i, r)
 	}
-	idx := b.Encode(stamp)
-	ix, err := memindex.Decode(idx, false)
-	if err != nil {
-		return err
-	}
-	*st = state{data: data, stamp: stamp, ix: ix, idx: idx, dirty: true}
-	return nil
+	return st.replace(b, data, stamp)
 }
 
 // writeState commits the manifest, then its index. A crash between the

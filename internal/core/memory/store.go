@@ -372,6 +372,20 @@ func (s *Store) GetByID(ctx context.Context, id string) (*Observation, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o, err := s.findIn(issue, id); o != nil || err != nil {
+		return o, err
+	}
+	// An ID of the reference shape whose observation was stored under
+	// another issue (hand edits, other tools): ask the manifest.
+	if other, err := s.lookupIssue(id); err == nil && other != issue {
+		if o, err := s.findIn(other, id); o != nil || err != nil {
+			return o, err
+		}
+	}
+	return nil, notFound(id)
+}
+
+func (s *Store) findIn(issue int, id string) (*Observation, error) {
 	f, err := s.readIssue(issue)
 	if err != nil {
 		return nil, err
@@ -381,7 +395,7 @@ func (s *Store) GetByID(ctx context.Context, id string) (*Observation, error) {
 			return &f.Observations[i], nil
 		}
 	}
-	return nil, notFound(id)
+	return nil, nil
 }
 
 func notFound(id string) error {
@@ -399,6 +413,11 @@ func (s *Store) issueOf(ctx context.Context, id string) (int, error) {
 	if strings.TrimSpace(id) == "" {
 		return 0, errcode.New(errcode.InvalidInput, "observation ID is empty")
 	}
+	return s.lookupIssue(id)
+}
+
+// lookupIssue finds id's issue through the manifest, then the issue files.
+func (s *Store) lookupIssue(id string) (int, error) {
 	data, err := os.ReadFile(s.ManifestPath())
 	if err == nil {
 		if m, err := ParseManifest(s.ManifestPath(), data); err == nil {

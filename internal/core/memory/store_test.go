@@ -75,6 +75,7 @@ func TestStoreSearchGetRemove(t *testing.T) {
 	if _, err := s.GetByID(ctx, got[1].ID); !errcode.Is(err, errcode.NotFound) {
 		t.Fatalf("get removed: %v", err)
 	}
+	checkAgree(t, s)
 	st, err := s.Stats(ctx)
 	if err != nil || st.TotalObservations != 3 || st.IssueCount != 2 || st.ByAgent["engineer"] != 3 {
 		t.Fatalf("stats: %+v %v", st, err)
