@@ -34,7 +34,8 @@ func BenchmarkStoreBatch50(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				batch := make([]Observation, 50)
 				for j := range batch {
-					batch[j] = Observation{Agent: "engineer", IssueNumber: 7, Category: KeyFact,
+					// A capture lands in one existing issue (of ~50 observations).
+					batch[j] = Observation{Agent: "engineer", IssueNumber: 1 + i%(n/50), Category: KeyFact,
 						Content: fmt.Sprintf("benchmark observation %d of batch %d about the cache layer", j, i)}
 				}
 				if _, err := s.Store(context.Background(), batch); err != nil {

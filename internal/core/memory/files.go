@@ -65,30 +65,36 @@ func ParseIssueFile(path string, data []byte) (*IssueFile, error) {
 	return f, nil
 }
 
-// Marshal renders the issue file in the reference layout.
+// Marshal renders the issue file in the reference layout
+// (JSON.stringify(f, null, 2)); written directly rather than through the
+// encoder's re-indent, as captures rewrite the file on every store.
 func (f *IssueFile) Marshal() ([]byte, error) {
-	b := []byte(`{"version":`)
+	b := make([]byte, 0, 128+len(f.Observations)*700)
+	b = append(b, "{\n  \"version\": "...)
 	b = strconv.AppendInt(b, int64(max(f.Version, 1)), 10)
-	b = append(b, `,"issueNumber":`...)
+	b = append(b, ",\n  \"issueNumber\": "...)
 	b = strconv.AppendInt(b, int64(f.IssueNumber), 10)
-	b = append(b, `,"updatedAt":`...)
+	b = append(b, ",\n  \"updatedAt\": "...)
 	b = appendString(b, f.UpdatedAt)
-	b = append(b, `,"observations":[`...)
+	b = append(b, ",\n  \"observations\": ["...)
 	for i := range f.Observations {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = f.Observations[i].appendJSON(b)
+		b = append(b, "\n    "...)
+		b = f.Observations[i].appendIndented(b)
+	}
+	if len(f.Observations) > 0 {
+		b = append(b, "\n  "...)
 	}
 	b = append(b, ']')
 	for _, x := range f.Extra {
-		b = append(b, ',')
+		b = append(b, ",\n  "...)
 		b = appendString(b, x.Key)
-		b = append(b, ':')
-		b = append(b, x.Value...)
+		b = append(b, ": "...)
+		b = appendIndented(b, x.Value, "  ")
 	}
-	b = append(b, '}')
-	return jsonfile.Marshal(json.RawMessage(b))
+	return append(b, "\n}\n"...), nil
 }
 
 // ParseManifest decodes a manifest; path names it in errors.

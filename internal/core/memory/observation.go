@@ -197,6 +197,41 @@ func (o *Observation) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// appendIndented renders o as an element of an issue file's
+// observations array (6-space fields, as JSON.stringify(x, null, 2) nests).
+func (o *Observation) appendIndented(b []byte) []byte {
+	field := func(key string) { b = append(b, ",\n      \""+key+"\": "...) }
+	b = append(b, "{\n      \"id\": "...)
+	b = appendString(b, o.ID)
+	field("agent")
+	b = appendString(b, o.Agent)
+	field("issueNumber")
+	b = strconv.AppendInt(b, int64(o.IssueNumber), 10)
+	field("category")
+	b = appendString(b, string(o.Category))
+	field("content")
+	b = appendString(b, o.Content)
+	field("summary")
+	b = appendString(b, o.Summary)
+	field("tokens")
+	b = strconv.AppendInt(b, int64(o.Tokens), 10)
+	field("timestamp")
+	b = appendString(b, o.Timestamp)
+	field("sessionId")
+	b = appendString(b, o.SessionID)
+	if o.RecallCount != 0 {
+		field("recallCount")
+		b = strconv.AppendInt(b, int64(o.RecallCount), 10)
+	}
+	for _, x := range o.Extra {
+		b = append(b, ",\n      "...)
+		b = appendString(b, x.Key)
+		b = append(b, ": "...)
+		b = appendIndented(b, x.Value, "      ")
+	}
+	return append(b, "\n    }"...)
+}
+
 // MarshalJSON renders o in the reference key order (for --json output).
 func (o Observation) MarshalJSON() ([]byte, error) { return o.appendJSON(nil), nil }
 

@@ -231,3 +231,37 @@ func writerProcess(t *testing.T, dir string) {
 		}
 	}
 }
+
+// Our rendering is byte-for-byte the reference layout (JSON.stringify
+// with 2-space indent): files read and rewritten unchanged are unchanged.
+func TestRenderingMatchesReferenceLayout(t *testing.T) {
+	files, _ := filepath.Glob("testdata/corpus/issue-*.json")
+	files = append(files, "testdata/old/issue-29.json")
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ParseIssueFile(path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := f.Marshal()
+		if !bytes.Equal(out, data) {
+			t.Errorf("%s: rewrite differs:\n%s", path, out)
+		}
+	}
+	data, _ := os.ReadFile("testdata/old/manifest.json")
+	m, err := ParseManifest("manifest.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, refs, _ := renderManifest(m, 1)
+	_, prefixLen, ok := readStamp(out, int64(len(out)), true)
+	if !ok || string(out[:prefixLen])+"\n}\n" != string(data) {
+		t.Errorf("manifest rewrite differs:\n%s", out)
+	}
+	if e, err := entryAt(out, refs[0]); err != nil || e.ID != m.Entries[0].ID {
+		t.Errorf("row reference: %+v %v", e, err)
+	}
+}
