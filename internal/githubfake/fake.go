@@ -231,6 +231,68 @@ func (s *Server) ResetCounts() {
 	s.calls, s.writes, s.reads = map[string]int{}, 0, 0
 }
 
+// Snapshot is a copy of the fake's data (not its counters or hooks).
+type Snapshot struct {
+	issues   map[int]map[string]bool
+	comments map[int64]Comment
+	labels   map[string]Label
+	files    map[string][]byte
+	nextID   int64
+	tick     time.Time
+}
+
+// Snapshot copies the data, so a test can replay a scenario from a point.
+func (s *Server) Snapshot() Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap := Snapshot{issues: map[int]map[string]bool{}, comments: map[int64]Comment{}, labels: map[string]Label{},
+		files: map[string][]byte{}, nextID: s.nextID, tick: s.tick}
+	for n, set := range s.issues {
+		snap.issues[n] = map[string]bool{}
+		for l := range set {
+			snap.issues[n][l] = true
+		}
+	}
+	for id, c := range s.comments {
+		c2 := *c
+		c2.Reactions = append([]string(nil), c.Reactions...)
+		snap.comments[id] = c2
+	}
+	for k, l := range s.labels {
+		snap.labels[k] = *l
+	}
+	for k, f := range s.files {
+		snap.files[k] = append([]byte(nil), f...)
+	}
+	return snap
+}
+
+// Restore puts a snapshot's data back.
+func (s *Server) Restore(snap Snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.issues, s.comments, s.labels, s.files = map[int]map[string]bool{}, map[int64]*Comment{}, map[string]*Label{}, map[string][]byte{}
+	for n, set := range snap.issues {
+		s.issues[n] = map[string]bool{}
+		for l := range set {
+			s.issues[n][l] = true
+		}
+	}
+	for id, c := range snap.comments {
+		c2 := c
+		c2.Reactions = append([]string(nil), c.Reactions...)
+		s.comments[id] = &c2
+	}
+	for k, l := range snap.labels {
+		l2 := l
+		s.labels[k] = &l2
+	}
+	for k, f := range snap.files {
+		s.files[k] = append([]byte(nil), f...)
+	}
+	s.nextID, s.tick = snap.nextID, snap.tick
+}
+
 // BlobSHA is git's blob id of content, which is what the contents API
 // calls a file's sha.
 func BlobSHA(content []byte) string {

@@ -110,6 +110,7 @@ func TestIngestTwoConcurrentCommandsBothLand(t *testing.T) {
 			t.Fatalf("run %d: %+v %v", i, outs[i], errs[i])
 		}
 	}
+	t.Logf("two racing ingests: %d reads, %d writes %v", fake.Reads(), fake.Writes(), fake.Calls())
 	if outs[0].Attempts+outs[1].Attempts != 3 {
 		t.Fatalf("attempts %d + %d, want one conflict", outs[0].Attempts, outs[1].Attempts)
 	}
@@ -195,9 +196,11 @@ func TestIngestRedeliveredEventAppliesOnce(t *testing.T) {
 	ev := event(fake, "alice", "COLLABORATOR", "/clarify answer CLR-42-001 Sessions.")
 	c := newTestClient(t, fake, &sleeps{})
 	for i := 0; i < 2; i++ {
+		fake.ResetCounts()
 		if out, err := newIngester(c).Run(context.Background(), ev); err != nil || !out.Applied {
 			t.Fatalf("run %d: %+v %v", i, out, err)
 		}
+		t.Logf("ingest run %d: %d reads, %d writes %v", i+1, fake.Reads(), fake.Writes(), fake.Calls())
 	}
 	data, _ := fake.File(ledgerPath42)
 	l, _ := ledger.Parse("remote", data, 42)

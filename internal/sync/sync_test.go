@@ -2,6 +2,7 @@ package sync
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -178,13 +179,35 @@ func TestSyncKilledAfter230WritesConverges(t *testing.T) {
 	if got := fake.CommentCount(); got >= 500 || got < 200 {
 		t.Fatalf("after the kill: %d comments", got)
 	}
-	// The re-run starts from a fresh checkout: no state survived the kill.
-	fake.ResetCounts()
-	if err := newSyncer(c).Run(context.Background(), corpus(n), NewState()); err != nil {
+	if len(st.Issues) == 0 || len(st.Issues) >= n {
+		t.Fatalf("the killed run recorded %d issues", len(st.Issues))
+	}
+	// Both ways a re-run may start: with the state the killed run saved for
+	// the issues it finished (the action saves it on cancellation), or with
+	// none (SIGKILL).
+	snapshot := fake.Snapshot()
+	for _, saved := range []bool{true, false} {
+		fake.Restore(snapshot)
+		fake.ResetCounts()
+		rerun := NewState()
+		if saved {
+			rerun = ParseState(mustJSON(t, st))
+		}
+		if err := newSyncer(c).Run(context.Background(), corpus(n), rerun); err != nil {
+			t.Fatal(err)
+		}
+		checkConverged(t, fake, n)
+		t.Logf("re-run after kill (state saved: %v): %d reads, %d writes", saved, fake.Reads(), fake.Writes())
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
 		t.Fatal(err)
 	}
-	checkConverged(t, fake, n)
-	t.Logf("re-run after kill: %d reads, %d writes", fake.Reads(), fake.Writes())
+	return data
 }
 
 func TestSyncFaultsConverge(t *testing.T) {
