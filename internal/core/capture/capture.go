@@ -92,9 +92,23 @@ func priority(c memory.Category) int {
 // near-duplicates, and caps the list. keepOrder keeps the input order (the
 // summary format, where the old pipeline's order is the contract);
 // otherwise candidates are ordered by category priority, stably.
+//
+// A long session yields a thousand raw candidates, mostly repeats: they are
+// de-duplicated before sanitising, and only until MaxPerCapture are kept,
+// so the sanitiser runs some fifty times, not a thousand; a second pass
+// catches items that only read alike once their secrets are marks.
 func finish(cands []Candidate, keepOrder bool) []Candidate {
-	out := make([]Candidate, 0, len(cands))
+	if !keepOrder {
+		sort.SliceStable(cands, func(i, j int) bool {
+			return priority(cands[i].Category) < priority(cands[j].Category)
+		})
+	}
+	cands = Dedupe(cands, DuplicateThreshold)
+	out := make([]Candidate, 0, min(len(cands), MaxPerCapture))
 	for _, c := range cands {
+		if len(out) == MaxPerCapture {
+			break
+		}
 		c.Content = strings.TrimSpace(sanitize.Text(strings.TrimSpace(c.Content)))
 		if sanitize.RuneLen(c.Content) < MinItemChars {
 			continue
@@ -105,14 +119,5 @@ func finish(cands []Candidate, keepOrder bool) []Candidate {
 		}
 		out = append(out, c)
 	}
-	out = Dedupe(out, DuplicateThreshold)
-	if !keepOrder {
-		sort.SliceStable(out, func(i, j int) bool {
-			return priority(out[i].Category) < priority(out[j].Category)
-		})
-	}
-	if len(out) > MaxPerCapture {
-		out = out[:MaxPerCapture]
-	}
-	return out
+	return Dedupe(out, DuplicateThreshold)
 }

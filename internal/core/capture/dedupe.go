@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -67,7 +68,7 @@ func Dedupe(cands []Candidate, threshold float64) []Candidate {
 		w := Words(c.Content)
 		dup := -1
 		for _, k := range byCat[string(c.Category)] {
-			if c.Category == memory.CodeChange && !sameFiles(c.Files, out[k.idx].Files) {
+			if c.Category == memory.CodeChange && !slices.Equal(c.Files, out[k.idx].Files) {
 				continue
 			}
 			if Similarity(w, k.words) >= threshold {
@@ -112,18 +113,6 @@ func Known(cands []Candidate, existing []string, threshold float64) []Candidate 
 		}
 	}
 	return out
-}
-
-func sameFiles(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func mergeFiles(a, b []string) []string {

@@ -27,10 +27,33 @@ var (
 	chatterRe = regexp.MustCompile(`(?i)^(?:let me|let's|now,? |first,? |next,? |great|perfect|done|sure|(?:i|we)(?:'ll| will)(?: now| first| also)? (?:read|check|look|run|search|open|examine|start|try|take|verify|inspect|explore|view|see|fix|update|add|create|write|make|test|investigate|review|find|go ahead)\b)|\b(?:let me|todo list|the \w+ tool)\b`)
 )
 
+// triggers are lower-case words one of which every pattern above needs: a
+// sentence with none of them (most prose) skips the regexps.
+var triggers = []string{
+	"use", "go with", "adopt", "switch", "keep", "store", "implement", "choose", "rely", "stick",
+	"move to", "replace", "decid", "decision", "chose", "opted", "settled", "picked", "went with",
+	"going with", "approach", "plan", "prefer", "instead of", "rather than", "over",
+	"note", "important", "key fact", "caveat", "warning", "gotcha", "remember", "fyi", "n.b", "nb",
+	"require", "must", "need", "expect", "only works", "always", "never", "cannot", "can't",
+	"support", "depends", "configured", "limited", "capped", "default", "live", "written",
+	"read", "runs on", "keyed",
+}
+
 // classify returns the category of one sentence of assistant prose.
 func classify(sentence string) (memory.Category, bool) {
 	n := len(sentence)
 	if n < 20 || n > 600 {
+		return "", false
+	}
+	lower := strings.ToLower(sentence)
+	hit := false
+	for _, t := range triggers {
+		if strings.Contains(lower, t) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
 		return "", false
 	}
 	for _, re := range factRes {

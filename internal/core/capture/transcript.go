@@ -139,15 +139,38 @@ func newExtractor(opt Options) *extractor {
 	return &extractor{opt: opt, calls: map[string]*call{}}
 }
 
-// tline is the union of the three hosts' line shapes; only what extraction
-// needs is decoded (json.RawMessage defers the rest).
+// tline is the union of the three hosts' line shapes, decoded in one pass;
+// a tool result's content stays raw until it is known to be a failure.
 type tline struct {
-	Type             string          `json:"type"`
-	Message          json.RawMessage `json:"message"`
-	IsCompactSummary bool            `json:"isCompactSummary"`
-	IsSidechain      bool            `json:"isSidechain"`
-	Payload          json.RawMessage `json:"payload"`
-	Data             json.RawMessage `json:"data"`
+	Type             string         `json:"type"`
+	Message          *claudeMessage `json:"message"`
+	IsCompactSummary bool           `json:"isCompactSummary"`
+	IsSidechain      bool           `json:"isSidechain"`
+	Payload          *codexPayload  `json:"payload"`
+	Data             *copilotData   `json:"data"`
+}
+
+// A Claude Code user line that is neither a failed tool result nor a
+// compaction summary yields nothing, and such lines (file reads, command
+// output) are most of a transcript's bytes: they are recognised by their
+// compact-JSON markers and not decoded. The markers can only appear
+// unescaped as JSON structure, never inside a string.
+var (
+	userMarker = []byte(`"type":"user"`)
+	roleMarker = []byte(`"role":"user"`)
+	errMarkers = [][]byte{[]byte(`"is_error":true`), []byte(`"is_error": true`), []byte(`isCompactSummary`)}
+)
+
+func uninteresting(raw []byte) bool {
+	if !bytes.Contains(raw, userMarker) || !bytes.Contains(raw, roleMarker) {
+		return false
+	}
+	for _, m := range errMarkers {
+		if bytes.Contains(raw, m) {
+			return false
+		}
+	}
+	return true
 }
 
 func (x *extractor) line(raw []byte) {
@@ -156,29 +179,54 @@ func (x *extractor) line(raw []byte) {
 		return
 	}
 	x.lines++
+	if uninteresting(raw) {
+		return
+	}
 	var l tline
 	if err := json.Unmarshal(raw, &l); err != nil {
-		x.skipped++
-		return
+		// A field of an unexpected type (a host's newer format) spoils only
+		// that field: the decoder fills the rest and reports the first.
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			x.skipped++
+			return
+		}
 	}
 	n := len(raw) + 1
 	switch {
-	case l.Type == "user" || l.Type == "assistant":
+	case (l.Type == "user" || l.Type == "assistant") && l.Message != nil:
 		if !l.IsSidechain { // a subagent's own turns are its business
 			x.claude(l, n)
 		}
-	case l.Type == "response_item" || l.Type == "compacted":
-		x.codex(l, n)
-	case strings.Contains(l.Type, "."):
-		x.copilot(l, n)
+	case (l.Type == "response_item" || l.Type == "compacted") && l.Payload != nil:
+		x.codex(*l.Payload, l.Type, n)
+	case strings.Contains(l.Type, ".") && l.Data != nil:
+		x.copilot(l.Type, *l.Data, n)
 	}
 }
 
 // --- Claude Code ---
 
 type claudeMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Role    string        `json:"role"`
+	Content claudeContent `json:"content"`
+}
+
+// claudeContent is a message's content: a string (a person's prompt, a
+// compaction summary) or content blocks.
+type claudeContent struct {
+	Text   string
+	Blocks []claudeBlock
+}
+
+func (c *claudeContent) UnmarshalJSON(b []byte) error {
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		return json.Unmarshal(b, &c.Text)
+	case len(b) > 0 && b[0] == '[':
+		return json.Unmarshal(b, &c.Blocks)
+	}
+	return nil
 }
 
 type claudeBlock struct {
@@ -193,23 +241,15 @@ type claudeBlock struct {
 }
 
 func (x *extractor) claude(l tline, n int) {
-	var m claudeMessage
-	if json.Unmarshal(l.Message, &m) != nil {
-		return
-	}
-	if len(m.Content) > 0 && m.Content[0] == '"' {
-		var s string
-		if json.Unmarshal(m.Content, &s) == nil && l.IsCompactSummary {
-			s = strings.TrimPrefix(s, claudeContinuation)
+	m := l.Message
+	if m.Content.Blocks == nil {
+		if l.IsCompactSummary && m.Content.Text != "" {
+			s := strings.TrimPrefix(m.Content.Text, claudeContinuation)
 			x.summary = append(x.summary, Candidate{Category: memory.CompactionSummary, Content: s, SourceBytes: n})
 		}
 		return // a person's prompt: theirs, not a finding
 	}
-	var blocks []claudeBlock
-	if json.Unmarshal(m.Content, &blocks) != nil {
-		return
-	}
-	for _, b := range blocks {
+	for _, b := range m.Content.Blocks {
 		switch b.Type {
 		case "text":
 			if l.Type == "assistant" {
@@ -218,7 +258,11 @@ func (x *extractor) claude(l tline, n int) {
 		case "tool_use":
 			x.toolCall(b.ID, b.Name, b.Input, n)
 		case "tool_result":
-			x.toolResult(b.ToolUseID, b.IsError, blockText(b.Content), n)
+			text := ""
+			if b.IsError {
+				text = blockText(b.Content)
+			}
+			x.toolResult(b.ToolUseID, b.IsError, text, n)
 		}
 	}
 }
@@ -267,12 +311,8 @@ type codexPayload struct {
 	Message   string          `json:"message"`
 }
 
-func (x *extractor) codex(l tline, n int) {
-	var p codexPayload
-	if json.Unmarshal(l.Payload, &p) != nil {
-		return
-	}
-	if l.Type == "compacted" {
+func (x *extractor) codex(p codexPayload, typ string, n int) {
+	if typ == "compacted" {
 		if p.Message != "" {
 			x.summary = append(x.summary, Candidate{Category: memory.CompactionSummary, Content: p.Message, SourceBytes: n})
 		}
@@ -359,12 +399,8 @@ type copilotData struct {
 	SummaryContent string `json:"summaryContent"`
 }
 
-func (x *extractor) copilot(l tline, n int) {
-	var d copilotData
-	if json.Unmarshal(l.Data, &d) != nil {
-		return
-	}
-	switch l.Type {
+func (x *extractor) copilot(typ string, d copilotData, n int) {
+	switch typ {
 	case "assistant.message":
 		if d.Content != "" {
 			x.prose = append(x.prose, proseCandidates(d.Content, n)...)
