@@ -78,12 +78,19 @@ func status(resp *github.Response) int {
 	return resp.StatusCode
 }
 
+// ErrIssueRefused is an issue that takes no change: locked (403 naming
+// the lock), gone (410) or deleted. The run reports and skips it.
+var ErrIssueRefused = errors.New("issue refuses changes")
+
 func wrap(what string, resp *github.Response, err error) error {
 	if err == nil {
 		return nil
 	}
-	if status(resp) == http.StatusNotFound {
+	switch s := status(resp); {
+	case s == http.StatusNotFound:
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	case s == http.StatusGone, s == http.StatusForbidden && strings.Contains(strings.ToLower(err.Error()), "locked"):
+		return fmt.Errorf("%s: %w (%v)", what, ErrIssueRefused, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

@@ -287,3 +287,28 @@ func TestSyncDryRunWritesNothing(t *testing.T) {
 		t.Fatalf("dry run: writes %d, counts %+v", fake.Writes(), s.Counts)
 	}
 }
+
+func TestSyncSkipsLockedAndMissingIssues(t *testing.T) {
+	fake := newFakeWithIssues(3)
+	defer fake.Close()
+	c := newTestClient(t, fake, &sleeps{})
+	fake.Fault = func(call githubfake.Call) *githubfake.Response {
+		if call.Route == "POST /repos/{owner}/{repo}/issues/{number}/comments" && call.WriteSeq == 1 {
+			return &githubfake.Response{Status: 403, Body: `{"message":"Unable to create comment because issue is locked."}`}
+		}
+		return nil
+	}
+	led := append(corpus(3), corpus(4)[3]) // issue 4 does not exist on GitHub
+	var warnings []string
+	s := newSyncer(c)
+	s.Warn = func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }
+	if err := s.Run(context.Background(), led, NewState()); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 2 || !strings.Contains(warnings[0], "#1") || !strings.Contains(warnings[1], "#4") {
+		t.Fatalf("warnings %q", warnings)
+	}
+	if len(fake.Comments(2)) != 5 || len(fake.Comments(3)) != 5 {
+		t.Fatal("a refused issue stopped the run")
+	}
+}

@@ -76,7 +76,7 @@ func (s *Syncer) Run(ctx context.Context, loaded []ledger.Loaded, st *State) err
 			continue
 		}
 		err := s.Issue(ctx, ld.Ledger, st)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrIssueRefused) {
 			s.warn("skipping issue #%d: %v", ld.Issue, err)
 			continue
 		}
