@@ -137,7 +137,7 @@ func (rep *Report) add(acts []Action, err error) {
 func (m *Monitor) firstTimeout(ctx context.Context, scanned *ledger.Record) ([]Action, error) {
 	rt := m.Router
 	wasPending := false
-	rec, err := rt.Transition(ctx, scanned.ID, func(r *ledger.Record, _ string) error {
+	rec, err := rt.Transition(ctx, scanned.IssueNumber, scanned.ID, func(r *ledger.Record, _ string) error {
 		now := rt.Clock.Now()
 		if Timeout(r, now) != 1 {
 			return errUnchanged
@@ -186,7 +186,7 @@ func (m *Monitor) firstTimeout(ctx context.Context, scanned *ledger.Record) ([]A
 // qualifies() when re-read under the lock.
 func (m *Monitor) escalate(ctx context.Context, scanned *ledger.Record, why, reason, detail string, qualifies func(*ledger.Record) bool) ([]Action, error) {
 	rt := m.Router
-	rec, err := rt.Transition(ctx, scanned.ID, func(r *ledger.Record, now string) error {
+	rec, err := rt.Transition(ctx, scanned.IssueNumber, scanned.ID, func(r *ledger.Record, now string) error {
 		if !r.Status.Open() || !qualifies(r) {
 			return errUnchanged
 		}

@@ -173,7 +173,7 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 		Round: rec.Round, Blocking: rec.Blocking, Question: question, Thread: rec.Thread, Retry: retry,
 	})
 	if rerr != nil {
-		esc, err := r.escalate(ctx, rec.ID, ledger.HubName, "", "responder failed: "+rerr.Error(), false)
+		esc, err := r.escalate(ctx, rec.IssueNumber, rec.ID, ledger.HubName, "", "responder failed: "+rerr.Error())
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +181,7 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 		return esc, rerr
 	}
 	answer = Shorten(answer, validate.MaxBody)
-	out, err := r.Answer(ctx, rec.ID, rec.To, answer)
+	out, err := r.answer(ctx, rec.IssueNumber, rec.ID, rec.To, answer)
 	if err != nil {
 		return nil, err
 	}
@@ -192,10 +192,22 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 // Answer records the target's answer to the current round. by is who
 // answers (default: the record's target; a person on GitHub).
 func (r *Router) Answer(ctx context.Context, id, by, body string) (*Result, error) {
+	issue, err := validate.ClarificationID(id)
+	if err != nil {
+		return nil, err
+	}
+	return r.answer(ctx, issue, id, by, body)
+}
+
+// answer records an answer on a record found by issue and id. Internal
+// callers (a responder's answer, the monitor's retry) come here with the
+// record's own issue, so records with legacy ids (`clar-test-001`) written
+// by the old tools are answered too.
+func (r *Router) answer(ctx context.Context, issue int, id, by, body string) (*Result, error) {
 	if err := validate.Body("answer", body); err != nil {
 		return nil, err
 	}
-	rec, err := r.transition(ctx, id, func(rec *ledger.Record, now string) error {
+	rec, err := r.transition(ctx, issue, id, func(rec *ledger.Record, now string) error {
 		if !rec.Status.Waiting() {
 			return badTransition(rec, "answer", "pending or stale")
 		}
@@ -221,8 +233,12 @@ func (r *Router) Ask(ctx context.Context, id, by, body string) (*Result, error) 
 	if err := validate.Body("question", body); err != nil {
 		return nil, err
 	}
+	issue, err := validate.ClarificationID(id)
+	if err != nil {
+		return nil, err
+	}
 	exceeded := false
-	rec, err := r.transition(ctx, id, func(rec *ledger.Record, now string) error {
+	rec, err := r.transition(ctx, issue, id, func(rec *ledger.Record, now string) error {
 		if rec.Status != ledger.Answered {
 			return badTransition(rec, "ask a follow-up on", "answered")
 		}
@@ -272,7 +288,11 @@ func (r *Router) Resolve(ctx context.Context, id, by, body string) (*Result, err
 	if err := validate.Body("resolution", body); err != nil {
 		return nil, err
 	}
-	rec, err := r.transition(ctx, id, func(rec *ledger.Record, now string) error {
+	issue, err := validate.ClarificationID(id)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := r.transition(ctx, issue, id, func(rec *ledger.Record, now string) error {
 		switch rec.Status {
 		case ledger.Pending, ledger.Answered, ledger.Stale, ledger.Escalated:
 		default:
@@ -304,11 +324,15 @@ func (r *Router) Escalate(ctx context.Context, id, by, summary string) (*Result,
 	if by == "" {
 		by = ledger.HubName
 	}
-	return r.escalate(ctx, id, by, summary, "escalated by "+by, true)
+	issue, err := validate.ClarificationID(id)
+	if err != nil {
+		return nil, err
+	}
+	return r.escalate(ctx, issue, id, by, summary, "escalated by "+by)
 }
 
-func (r *Router) escalate(ctx context.Context, id, by, summary, reason string, manual bool) (*Result, error) {
-	rec, err := r.transition(ctx, id, func(rec *ledger.Record, now string) error {
+func (r *Router) escalate(ctx context.Context, issue int, id, by, summary, reason string) (*Result, error) {
+	rec, err := r.transition(ctx, issue, id, func(rec *ledger.Record, now string) error {
 		if !rec.Status.Open() {
 			return badTransition(rec, "escalate", "pending, answered or stale")
 		}
@@ -336,7 +360,11 @@ func (r *Router) Abandon(ctx context.Context, id, by, body string) (*Result, err
 	if err := validate.Body("reason", body); err != nil {
 		return nil, err
 	}
-	rec, err := r.transition(ctx, id, func(rec *ledger.Record, now string) error {
+	issue, err := validate.ClarificationID(id)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := r.transition(ctx, issue, id, func(rec *ledger.Record, now string) error {
 		switch rec.Status {
 		case ledger.Pending, ledger.Answered, ledger.Stale, ledger.Escalated:
 		default:
@@ -381,15 +409,14 @@ func (r *Router) Retry(ctx context.Context, rec *ledger.Record) (*Result, error)
 	return r.route(ctx, rec, true)
 }
 
-// transition applies fn to record id inside the ledger's lock, after
-// re-reading it: the status fn checks is the one on disk now.
-func (r *Router) transition(ctx context.Context, id string, fn func(rec *ledger.Record, now string) error) (*ledger.Record, error) {
-	issue, err := validate.ClarificationID(id)
-	if err != nil {
+// transition applies fn to record id of issue inside the ledger's lock,
+// after re-reading it: the status fn checks is the one on disk now.
+func (r *Router) transition(ctx context.Context, issue int, id string, fn func(rec *ledger.Record, now string) error) (*ledger.Record, error) {
+	if err := validate.IssueNumber(issue); err != nil {
 		return nil, err
 	}
 	var out ledger.Record
-	_, err = r.Ledgers.Update(ctx, issue, func(l *ledger.Ledger) error {
+	_, err := r.Ledgers.Update(ctx, issue, func(l *ledger.Ledger) error {
 		rec := l.Find(id)
 		if rec == nil {
 			return notFound(id)
@@ -407,9 +434,10 @@ func (r *Router) transition(ctx context.Context, id string, fn func(rec *ledger.
 }
 
 // Transition exposes a checked in-lock change to other core packages (the
-// monitor): fn sees the record as it is on disk now.
-func (r *Router) Transition(ctx context.Context, id string, fn func(rec *ledger.Record, now string) error) (*ledger.Record, error) {
-	return r.transition(ctx, id, fn)
+// monitor): fn sees the record as it is on disk now. The record is found by
+// its id within issue, so legacy ids written by the old tools work too.
+func (r *Router) Transition(ctx context.Context, issue int, id string, fn func(rec *ledger.Record, now string) error) (*ledger.Record, error) {
+	return r.transition(ctx, issue, id, fn)
 }
 
 // Emit appends a clarification event (exported for the monitor).
