@@ -98,7 +98,7 @@ func wrap(what string, resp *github.Response, err error) error {
 // IssueLabels returns the labels on an issue.
 func (c *Client) IssueLabels(ctx context.Context, issue int) ([]string, error) {
 	// GET /repos/{owner}/{repo}/issues/{number}
-	is, resp, err := c.gh.Issues.Get(ctx, c.owner, c.repo, issue)
+	is, resp, err := c.gh.Issues.Get(rl(ctx), c.owner, c.repo, issue)
 	if err != nil {
 		return nil, wrap(fmt.Sprintf("get issue #%d", issue), resp, err)
 	}
@@ -115,7 +115,7 @@ func (c *Client) Comments(ctx context.Context, issue int) ([]Existing, error) {
 	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		// GET /repos/{owner}/{repo}/issues/{number}/comments?per_page=100&page=N
-		cs, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, issue, opt)
+		cs, resp, err := c.gh.Issues.ListComments(rl(ctx), c.owner, c.repo, issue, opt)
 		if err != nil {
 			return nil, wrap(fmt.Sprintf("list comments of #%d", issue), resp, err)
 		}
@@ -131,7 +131,7 @@ func (c *Client) Comments(ctx context.Context, issue int) ([]Existing, error) {
 
 // CreateComment posts a comment and returns its id.
 func (c *Client) CreateComment(ctx context.Context, issue int, body string) (int64, error) {
-	cm, resp, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, issue, &github.IssueComment{Body: github.String(body)})
+	cm, resp, err := c.gh.Issues.CreateComment(rl(ctx), c.owner, c.repo, issue, &github.IssueComment{Body: github.String(body)})
 	if err != nil {
 		return 0, wrap(fmt.Sprintf("comment on #%d", issue), resp, err)
 	}
@@ -140,13 +140,13 @@ func (c *Client) CreateComment(ctx context.Context, issue int, body string) (int
 
 // EditComment replaces a comment's body.
 func (c *Client) EditComment(ctx context.Context, id int64, body string) error {
-	_, resp, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, id, &github.IssueComment{Body: github.String(body)})
+	_, resp, err := c.gh.Issues.EditComment(rl(ctx), c.owner, c.repo, id, &github.IssueComment{Body: github.String(body)})
 	return wrap(fmt.Sprintf("edit comment %d", id), resp, err)
 }
 
 // DeleteComment deletes a comment; one already gone is not an error.
 func (c *Client) DeleteComment(ctx context.Context, id int64) error {
-	resp, err := c.gh.Issues.DeleteComment(ctx, c.owner, c.repo, id)
+	resp, err := c.gh.Issues.DeleteComment(rl(ctx), c.owner, c.repo, id)
 	if status(resp) == http.StatusNotFound {
 		return nil
 	}
@@ -155,7 +155,7 @@ func (c *Client) DeleteComment(ctx context.Context, id int64) error {
 
 // React adds a reaction ("+1", "confused", ...) to a comment.
 func (c *Client) React(ctx context.Context, id int64, content string) error {
-	_, resp, err := c.gh.Reactions.CreateIssueCommentReaction(ctx, c.owner, c.repo, id, content)
+	_, resp, err := c.gh.Reactions.CreateIssueCommentReaction(rl(ctx), c.owner, c.repo, id, content)
 	return wrap(fmt.Sprintf("react to comment %d", id), resp, err)
 }
 
@@ -166,14 +166,14 @@ type LabelSpec struct {
 
 // EnsureLabel creates the repository label unless it exists.
 func (c *Client) EnsureLabel(ctx context.Context, l LabelSpec) error {
-	_, resp, err := c.gh.Issues.GetLabel(ctx, c.owner, c.repo, l.Name)
+	_, resp, err := c.gh.Issues.GetLabel(rl(ctx), c.owner, c.repo, l.Name)
 	if err == nil {
 		return nil
 	}
 	if status(resp) != http.StatusNotFound {
 		return wrap("get label "+l.Name, resp, err)
 	}
-	_, resp, err = c.gh.Issues.CreateLabel(ctx, c.owner, c.repo, &github.Label{
+	_, resp, err = c.gh.Issues.CreateLabel(rl(ctx), c.owner, c.repo, &github.Label{
 		Name: github.String(l.Name), Color: github.String(l.Color), Description: github.String(l.Description)})
 	if status(resp) == http.StatusUnprocessableEntity {
 		return nil // created meanwhile by an overlapping run
@@ -183,14 +183,14 @@ func (c *Client) EnsureLabel(ctx context.Context, l LabelSpec) error {
 
 // AddLabels adds labels to an issue in one call.
 func (c *Client) AddLabels(ctx context.Context, issue int, names []string) error {
-	_, resp, err := c.gh.Issues.AddLabelsToIssue(ctx, c.owner, c.repo, issue, names)
+	_, resp, err := c.gh.Issues.AddLabelsToIssue(rl(ctx), c.owner, c.repo, issue, names)
 	return wrap(fmt.Sprintf("label #%d", issue), resp, err)
 }
 
 // RemoveLabel removes a label; GitHub's 404 for an absent label means the
 // goal is reached.
 func (c *Client) RemoveLabel(ctx context.Context, issue int, name string) error {
-	resp, err := c.gh.Issues.RemoveLabelForIssue(ctx, c.owner, c.repo, issue, name)
+	resp, err := c.gh.Issues.RemoveLabelForIssue(rl(ctx), c.owner, c.repo, issue, name)
 	if status(resp) == http.StatusNotFound {
 		return nil
 	}
@@ -204,7 +204,7 @@ func (c *Client) GetFile(ctx context.Context, path, ref string) ([]byte, string,
 	if ref != "" {
 		opt = &github.RepositoryContentGetOptions{Ref: ref}
 	}
-	fc, _, resp, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, path, opt)
+	fc, _, resp, err := c.gh.Repositories.GetContents(rl(ctx), c.owner, c.repo, path, opt)
 	if err != nil {
 		return nil, "", wrap("read "+path, resp, err)
 	}
@@ -230,13 +230,21 @@ func (c *Client) PutFile(ctx context.Context, path, branch, message string, cont
 	var resp *github.Response
 	var err error
 	if sha == "" {
-		_, resp, err = c.gh.Repositories.CreateFile(ctx, c.owner, c.repo, path, opt)
+		_, resp, err = c.gh.Repositories.CreateFile(rl(ctx), c.owner, c.repo, path, opt)
 	} else {
 		opt.SHA = github.String(sha)
-		_, resp, err = c.gh.Repositories.UpdateFile(ctx, c.owner, c.repo, path, opt)
+		_, resp, err = c.gh.Repositories.UpdateFile(rl(ctx), c.owner, c.repo, path, opt)
 	}
 	if s := status(resp); s == http.StatusConflict || s == http.StatusUnprocessableEntity {
 		return fmt.Errorf("write %s: %w", path, ErrConflict)
 	}
 	return wrap("write "+path, resp, err)
+}
+
+// rl lets go-github wait for the primary quota's reset instead of failing
+// at once: after a response that said 0 requests remain, go-github refuses
+// to send anything until the reset, before our Transport (which waits out
+// 403/429 answers) ever sees a request.
+func rl(ctx context.Context) context.Context {
+	return context.WithValue(ctx, github.SleepUntilPrimaryRateLimitResetWhenRateLimited, true)
 }
