@@ -270,3 +270,54 @@ func withoutKey(t *testing.T, data []byte) string {
 	out, _ := json.MarshalIndent(l, "", " ")
 	return string(out)
 }
+
+func TestIngestAskPastTheRoundLimitEscalates(t *testing.T) {
+	fake := newFakeWithIssues(42)
+	defer fake.Close()
+	l := ledger42()
+	r := &l.Clarifications[0]
+	r.Status, r.Round, r.MaxRounds = ledger.Answered, 3, 3
+	r.Thread = append(r.Thread, ledger.Entry{Round: 3, From: "architect", Type: ledger.Answer, Body: "Sessions.", Timestamp: r.Created})
+	fake.SetFile(ledgerPath42, encode(t, l))
+	in := newIngester(newTestClient(t, fake, &sleeps{}))
+	out, err := in.Run(context.Background(), event(fake, "alice", "OWNER", "/clarify ask CLR-42-001 And cookies?"))
+	if err != nil || !out.Applied {
+		t.Fatalf("%+v %v", out, err)
+	}
+	data, _ := fake.File(ledgerPath42)
+	got, _ := ledger.Parse("remote", data, 42)
+	if rec := got.Find("CLR-42-001"); rec.Status != ledger.Escalated {
+		t.Fatalf("status %s", rec.Status)
+	}
+	var sawEscalation bool
+	for _, c := range fake.Comments(42) {
+		if m, ok := ParseMarker(c.Body); ok && m.ID == "CLR-42-001" && m.Type == ledger.Escalation {
+			sawEscalation = true
+		}
+	}
+	if !sawEscalation || strings.Join(fake.IssueLabels(42), ",") != "clarification-escalated" {
+		t.Fatalf("escalation not mirrored; labels %v", fake.IssueLabels(42))
+	}
+}
+
+func TestIngestSkips(t *testing.T) {
+	fake := newFakeWithIssues(42)
+	defer fake.Close()
+	in := newIngester(newTestClient(t, fake, &sleeps{}))
+	for _, tt := range []struct {
+		name, action, user, body string
+	}{
+		{"deleted", "deleted", "alice", "/clarify answer CLR-42-001 x"},
+		{"no command", "created", "alice", "LGTM"},
+		{"our own mirror", "created", githubfake.BotLogin, "To settle it:\n/clarify resolve CLR-42-001 <decision>"},
+	} {
+		ev := event(fake, tt.user, "OWNER", tt.body)
+		ev.Action = tt.action
+		if out, err := in.Run(context.Background(), ev); err != nil || out.Skipped == "" {
+			t.Fatalf("%s: %+v %v", tt.name, out, err)
+		}
+	}
+	if fake.Writes() != 0 || fake.Reads() != 0 {
+		t.Fatalf("skipped comments cost %d reads, %d writes", fake.Reads(), fake.Writes())
+	}
+}
