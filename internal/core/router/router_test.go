@@ -140,10 +140,19 @@ func TestRequestRejections(t *testing.T) {
 
 func TestTransitionsCheckStatus(t *testing.T) {
 	type op func(r *Router, id string) error
-	answer := func(r *Router, id string) error { _, err := r.Answer(context.Background(), id, "", "an answer"); return err }
-	ask := func(r *Router, id string) error { _, err := r.Ask(context.Background(), id, "", "a follow-up"); return err }
+	answer := func(r *Router, id string) error {
+		_, err := r.Answer(context.Background(), id, "", "an answer")
+		return err
+	}
+	ask := func(r *Router, id string) error {
+		_, err := r.Ask(context.Background(), id, "", "a follow-up")
+		return err
+	}
 	resolve := func(r *Router, id string) error { _, err := r.Resolve(context.Background(), id, "cli", ""); return err }
-	escalate := func(r *Router, id string) error { _, err := r.Escalate(context.Background(), id, "cli", ""); return err }
+	escalate := func(r *Router, id string) error {
+		_, err := r.Escalate(context.Background(), id, "cli", "")
+		return err
+	}
 	abandon := func(r *Router, id string) error { _, err := r.Abandon(context.Background(), id, "cli", ""); return err }
 	setup := map[ledger.Status][]op{
 		ledger.Pending:   nil,
@@ -322,4 +331,3 @@ func TestConcurrentRequestsInProcess(t *testing.T) {
 		t.Fatalf("ids = %d", len(seen))
 	}
 }
-
