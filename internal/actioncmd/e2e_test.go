@@ -320,6 +320,20 @@ func TestActionMonitorEscalatesAndMirrors(t *testing.T) {
 	}
 }
 
+func TestActionDryRunWritesNothing(t *testing.T) {
+	fake := githubfake.New()
+	defer fake.Close()
+	fake.AddIssue(3)
+	r := newRunner(t, fake)
+	r.env["INPUT_COMMAND"] = "sync"
+	r.env["INPUT_DRY-RUN"] = "true"
+	r.writeLedger(sampleLedger(3, time.Now()))
+	res := r.run()
+	if res.code != 0 || res.outputs["comments-created"] != "1" || fake.Writes() != 0 || !strings.Contains(res.summary, "dry run") {
+		t.Fatalf("exit %d outputs %v writes %d summary %q", res.code, res.outputs, fake.Writes(), res.summary)
+	}
+}
+
 func TestActionRejectsBadInputs(t *testing.T) {
 	fake := githubfake.New()
 	defer fake.Close()

@@ -312,3 +312,27 @@ func TestSyncSkipsLockedAndMissingIssues(t *testing.T) {
 		t.Fatal("a refused issue stopped the run")
 	}
 }
+
+func TestSyncFollowsPagination(t *testing.T) {
+	fake := newFakeWithIssues(1)
+	defer fake.Close()
+	c := newTestClient(t, fake, &sleeps{})
+	for i := 0; i < 250; i++ {
+		fake.AddComment(1, "alice", "OWNER", "chatter")
+	}
+	if err := newSyncer(c).Run(context.Background(), corpus(1), NewState()); err != nil {
+		t.Fatal(err)
+	}
+	// Re-run without state: the mirrors are on page 3 and must be found.
+	fake.ResetCounts()
+	s := newSyncer(c)
+	if err := s.Run(context.Background(), corpus(1), NewState()); err != nil {
+		t.Fatal(err)
+	}
+	if s.Counts.CommentsCreated != 0 || fake.Writes() != 0 {
+		t.Fatalf("re-run created %d (writes %d)", s.Counts.CommentsCreated, fake.Writes())
+	}
+	if got := fake.Calls()["GET /repos/{owner}/{repo}/issues/{number}/comments"]; got != 3 {
+		t.Fatalf("%d comment pages read, want 3", got)
+	}
+}
