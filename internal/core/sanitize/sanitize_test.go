@@ -184,7 +184,20 @@ func FuzzText(f *testing.F) {
 	})
 }
 
+// BenchmarkText sanitises a typical observation: a few lines, one with a
+// password assignment and a token, 2,000 characters in all.
 func BenchmarkText(b *testing.B) {
+	line := "We decided to store observations per issue; password = hunter2 and " + ghp + " appear.\n"
+	in := strings.Repeat(line, MaxChars/len(line)+1)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		Text(in)
+	}
+}
+
+// BenchmarkTextLongLine is the worst shape: one 4.6 KB line full of
+// candidates, where Go's regexp falls back from backtracking to its NFA.
+func BenchmarkTextLongLine(b *testing.B) {
 	in := strings.Repeat("We decided to store observations per issue; password = hunter2 and "+ghp+" appear. ", 40)
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {

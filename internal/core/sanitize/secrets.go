@@ -24,9 +24,14 @@ type rule struct {
 	// hints are lower-case literals one of which every match contains: a
 	// rule whose hints are all absent is skipped without running its
 	// regexp, which is most rules on most text.
-	hints   []string
-	re      *regexp.Regexp
-	replace func(m string, sub []string) string
+	hints []string
+	// multiline rules run over the whole text; the others line by line,
+	// which keeps each regexp run short enough for Go's backtracking
+	// matcher (several times faster than its NFA on long input) and lets
+	// the hints skip most lines.
+	multiline bool
+	re        *regexp.Regexp
+	replace   func(m string, sub []string) string
 }
 
 func whole(kind string) func(string, []string) string {
@@ -38,9 +43,10 @@ func whole(kind string) func(string, []string) string {
 // runs before it so `Authorization: Bearer x` hides x, not just "Bearer".
 var rules = []rule{
 	{ // PEM private key blocks; an unterminated block hides the rest.
-		hints:   []string{"private key-----"},
-		re:      regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----|\z)`),
-		replace: whole("private-key"),
+		hints:     []string{"private key-----"},
+		multiline: true,
+		re:        regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----|\z)`),
+		replace:   whole("private-key"),
 	},
 	{ // JSON Web Tokens: three base64url segments, the first a JSON header.
 		hints:   []string{"eyj"},
@@ -131,14 +137,48 @@ func assignmentKind(keyword string) string {
 func Secrets(s string) string {
 	lower := strings.ToLower(s)
 	for _, r := range rules {
-		if !containsAny(lower, r.hints) {
-			continue
-		}
-		if next := replaceAll(r, s); next != s {
-			s, lower = next, strings.ToLower(next)
+		if r.multiline && containsAny(lower, r.hints) {
+			if next := replaceAll(r, s); next != s {
+				s, lower = next, strings.ToLower(next)
+			}
 		}
 	}
-	return s
+	if !containsAnyRule(lower) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 32)
+	for len(s) > 0 {
+		line, rest, nl := strings.Cut(s, "\n")
+		s = rest
+		b.WriteString(secretsInLine(line))
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func secretsInLine(line string) string {
+	lower := strings.ToLower(line)
+	for _, r := range rules {
+		if r.multiline || !containsAny(lower, r.hints) {
+			continue
+		}
+		if next := replaceAll(r, line); next != line {
+			line, lower = next, strings.ToLower(next)
+		}
+	}
+	return line
+}
+
+func containsAnyRule(lower string) bool {
+	for _, r := range rules {
+		if !r.multiline && containsAny(lower, r.hints) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsAny(s string, subs []string) bool {
