@@ -116,7 +116,9 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 		return err
 	}
 	// From here on the issue's state is unknown until it is recorded again.
-	st.Forget(l.IssueNumber)
+	if !s.DryRun {
+		st.Forget(l.IssueNumber)
+	}
 	for _, op := range PlanComments(want.Comments, have, s.Bot) {
 		if err := s.apply(ctx, l.IssueNumber, op); err != nil {
 			return err
