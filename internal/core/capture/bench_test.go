@@ -2,10 +2,14 @@ package capture
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/spool"
 )
 
 // bigTranscript repeats the Claude Code fixture, with fresh tool ids, files
@@ -57,4 +61,40 @@ func TestBigTranscriptCapture(t *testing.T) {
 		t.Fatalf("%d candidates, %d skipped", len(res.Candidates), res.Skipped)
 	}
 	checkInvariants(t, res.Candidates)
+}
+
+// BenchmarkHookFinishCapture is `hook finish` without the store: parse the
+// payload, key the turn, spool it durably (fsync), claim it, capture from
+// the 2 MB transcript, mark it done. The store's append comes on top.
+func BenchmarkHookFinishCapture(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(path, bigTranscript(b, 2<<20), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	sp := spool.New(filepath.Join(dir, "spool"), lock.New(lock.Options{}), spool.Options{})
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		i++
+		payload := []byte(fmt.Sprintf(`{"session_id":"s%d","transcript_path":%q,"cwd":"/home/dev/agentx","hook_event_name":"SessionEnd","reason":"exit"}`, i, path))
+		p, err := ParsePayload(payload)
+		if err != nil {
+			b.Fatal(err)
+		}
+		key := TurnKey(p)
+		if _, err := sp.Put(ctx, key, payload); err != nil {
+			b.Fatal(err)
+		}
+		c, err := sp.Claim(ctx, key)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, err := FromPayload(p, Options{}); err != nil || len(res.Candidates) == 0 {
+			b.Fatal(err)
+		}
+		if err := c.Done(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
