@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	gosync "sync"
 	"testing"
 	"time"
 
@@ -283,6 +284,72 @@ func TestActionIngestEndToEnd(t *testing.T) {
 	cs := fake.Comments(5)
 	if last := cs[len(cs)-1]; last.User != githubfake.BotLogin || !strings.Contains(last.Body, "not allowed") {
 		t.Fatalf("reply %q", last.Body)
+	}
+}
+
+// TestActionTwoIngestProcessesRace runs two agentx-action processes on two
+// commands for one issue, both holding the same ledger sha before either
+// writes: both commands land, one after a 409 and a re-apply.
+func TestActionTwoIngestProcessesRace(t *testing.T) {
+	fake := githubfake.New()
+	defer fake.Close()
+	fake.AddIssue(8)
+	l := sampleLedger(8, time.Now())
+	second := l.Clarifications[0]
+	second.ID, second.Topic = "CLR-8-002", "db"
+	l.Clarifications = append(l.Clarifications, second)
+	data, _ := jsonfile.Marshal(l)
+	fake.SetFile(sync.LedgerPath("", 8), data)
+	var mu gosync.Mutex
+	puts := 0
+	both := make(chan struct{})
+	fake.BeforeContentsPut = func(string) {
+		mu.Lock()
+		puts++
+		n := puts
+		mu.Unlock()
+		if n == 2 {
+			close(both)
+		}
+		if n <= 2 {
+			select {
+			case <-both:
+			case <-time.After(20 * time.Second): // a broken run must not hang the suite
+			}
+		}
+	}
+	var runners []*runner
+	for i, body := range []string{"/clarify answer CLR-8-001 Sessions.", "/clarify resolve CLR-8-002 Postgres."} {
+		r := newRunner(t, fake)
+		r.env["INPUT_COMMAND"] = "ingest"
+		r.env["GITHUB_EVENT_NAME"] = "issue_comment"
+		r.writeLedger(l)
+		user := []string{"alice", "bob"}[i]
+		r.event(issueCommentEvent(8, fake.AddComment(8, user, "OWNER", body)))
+		runners = append(runners, r)
+	}
+	var wg gosync.WaitGroup
+	results := make([]stepResult, 2)
+	for i, r := range runners {
+		wg.Add(1)
+		go func() { defer wg.Done(); results[i] = r.run() }()
+	}
+	wg.Wait()
+	for i, res := range results {
+		if res.code != 0 || res.outputs["commands-applied"] != "1" {
+			t.Fatalf("process %d: exit %d outputs %v\n%s", i, res.code, res.outputs, res.stdout)
+		}
+	}
+	got, _ := fake.File(sync.LedgerPath("", 8))
+	final, err := ledger.Parse("remote", got, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := final.Find("CLR-8-001").Status, final.Find("CLR-8-002").Status; a != ledger.Answered || b != ledger.Resolved {
+		t.Fatalf("statuses %s, %s: a command was lost", a, b)
+	}
+	if n := fake.Calls()["PUT /repos/{owner}/{repo}/contents/{path...}"]; n != 3 {
+		t.Fatalf("%d contents writes, want 3 (one conflict)", n)
 	}
 }
 
