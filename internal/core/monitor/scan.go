@@ -1,7 +1,6 @@
 package monitor
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,13 +18,13 @@ import (
 )
 
 // IndexName is the scanner's derived index inside the clarifications
-// directory. It lists ledgers known to hold no open record, each with the
-// file identity it had when it was read; everything else is read. Deleting
-// it loses nothing: the next scan reads every ledger and writes it again.
+// directory: for each ledger read earlier, the file identity it had and the
+// open records it held then (none for a closed ledger). Deleting it loses
+// nothing: the next scan reads every ledger and writes it again.
 const IndexName = ".monitor-index"
 
 // indexHeader starts the index; a file without it is ignored.
-const indexHeader = "agentx-monitor-index 1"
+const indexHeader = "agentx-monitor-index 2"
 
 // racyWindow is how recently a file may have changed and still be trusted
 // by its identity alone. File times are coarse (a kernel tick), so two
@@ -39,12 +36,19 @@ const racyWindow = 2 * time.Second
 // without decoding closed history. The monitor runs on every hook and every
 // clarify command, so its cost must follow the open records, not the years
 // of resolved ones:
-//   - a ledger listed in the index is skipped when its identity (inode,
-//     size, modification and change times) is unchanged and it was already
-//     old when read, so no write can hide behind an equal identity;
+//   - a ledger whose identity (inode, size, modification and change times)
+//     is the one the index recorded, and which was already older than the
+//     racy window when it was read, is not read again: its open records
+//     come from the index. No writer can keep all four: an atomic rename
+//     changes the inode, an in-place rewrite the change time, which no
+//     user-level tool can set back;
 //   - any other ledger is read, and decoded only when its bytes could hold
 //     an open status (the JSON strings "pending", "answered", "stale" or an
-//     escape); an open ledger is therefore always judged by its content.
+//     escape).
+//
+// Whatever the scan returns, every action re-reads its record under the
+// ledger's lock before writing, so the index can make a check slower or
+// later, never wrong on disk.
 type Scanner struct {
 	// Dir is the clarifications directory.
 	Dir string
@@ -78,8 +82,11 @@ type identity struct {
 	ino, size, mtime, ctime int64
 }
 
+// indexEntry is one ledger in the index: its identity and, when it had
+// open records, those records as a one-line ledger document.
 type indexEntry struct {
-	id identity
+	id   identity
+	open []byte
 }
 
 // Scan reads what it must and returns the open records.
@@ -89,11 +96,17 @@ func (s *Scanner) Scan() (*Scan, error) {
 		now = s.Now
 	}
 	start := now()
-	entries, err := os.ReadDir(s.Dir)
+	dir, err := os.Open(s.Dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return &Scan{}, nil
 		}
+		return nil, fmt.Errorf("list ledgers: %w", err)
+	}
+	defer dir.Close()
+	// Names only: no per-entry allocation, no sort (the index is a map).
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
 		return nil, fmt.Errorf("list ledgers: %w", err)
 	}
 	var old map[string]indexEntry
@@ -104,23 +117,49 @@ func (s *Scanner) Scan() (*Scan, error) {
 		name  string
 		issue int
 	}
-	out := &Scan{}
-	next := map[string]indexEntry{}
-	var jobs []job
-	for _, e := range entries {
-		name := e.Name()
-		issue, ok := workspace.LedgerIssue(name)
-		if !ok || e.IsDir() {
-			continue
-		}
-		out.Issues = append(out.Issues, issue)
-		if ie, ok := old[name]; ok {
-			if id, ok := statIdentity(filepath.Join(s.Dir, name)); ok && id == ie.id {
-				next[name] = ie
+	// Phase 1: every ledger the index knows is checked by identity (one
+	// fstatat relative to the directory), in parallel chunks.
+	type known struct {
+		issue int
+		hit   bool
+		recs  []ledger.Record
+	}
+	checked := make([]known, len(names))
+	dirfd := dirFD(dir)
+	const chunk = 256
+	parallel((len(names)+chunk-1)/chunk, func(c int) {
+		for i := c * chunk; i < len(names) && i < (c+1)*chunk; i++ {
+			issue, ok := workspace.LedgerIssue(names[i])
+			if !ok {
+				checked[i].issue = -1
 				continue
 			}
+			checked[i].issue = issue
+			ie, ok := old[names[i]]
+			if !ok {
+				continue
+			}
+			if id, ok := statAt(dirfd, s.Dir, names[i]); ok && id == ie.id {
+				if recs, err := ie.records(issue); err == nil {
+					checked[i].hit, checked[i].recs = true, recs
+				}
+			}
 		}
-		jobs = append(jobs, job{name, issue})
+	})
+	out := &Scan{}
+	next := make(map[string]indexEntry, len(old))
+	var jobs []job
+	for i, k := range checked {
+		if k.issue < 0 {
+			continue
+		}
+		out.Issues = append(out.Issues, k.issue)
+		if k.hit {
+			out.Open = append(out.Open, k.recs...)
+			next[names[i]] = old[names[i]]
+			continue
+		}
+		jobs = append(jobs, job{names[i], k.issue})
 	}
 	sort.Ints(out.Issues)
 
@@ -137,10 +176,10 @@ func (s *Scanner) Scan() (*Scan, error) {
 		j := jobs[i]
 		path := filepath.Join(s.Dir, j.name)
 		r := result{name: j.name}
-		// Identity before content: a write after the stat changes the
-		// identity, so the next scan reads the file again.
-		id, idOK := statIdentity(path)
-		data, err := os.ReadFile(path)
+		// The identity comes from the open file before its content is
+		// read: a write after that changes the identity, so the next scan
+		// reads the file again.
+		data, id, idOK, err := readWithIdentity(path)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				r.err = fmt.Errorf("read ledger %s: %w", path, err)
@@ -174,7 +213,7 @@ func (s *Scanner) Scan() (*Scan, error) {
 			}
 		}
 		r.id = id
-		r.trusted = idOK && len(r.open) == 0 && time.Unix(0, id.ctime).Before(start.Add(-racyWindow)) &&
+		r.trusted = idOK && time.Unix(0, id.ctime).Before(start.Add(-racyWindow)) &&
 			time.Unix(0, id.mtime).Before(start.Add(-racyWindow))
 		results[i] = r
 	}
@@ -189,8 +228,16 @@ func (s *Scanner) Scan() (*Scan, error) {
 			continue
 		}
 		out.Open = append(out.Open, r.open...)
-		if r.trusted {
-			next[r.name] = indexEntry{r.id}
+		if r.trusted && !s.NoIndex {
+			ie := indexEntry{id: r.id}
+			if len(r.open) > 0 {
+				raw, err := json.Marshal(ledger.Ledger{IssueNumber: r.open[0].IssueNumber, Clarifications: r.open})
+				if err != nil {
+					continue // not indexed: read again next time
+				}
+				ie.open = raw
+			}
+			next[r.name] = ie
 		}
 	}
 	sort.SliceStable(out.Open, func(i, j int) bool { return less(&out.Open[i], &out.Open[j]) })
@@ -201,11 +248,28 @@ func (s *Scanner) Scan() (*Scan, error) {
 	return out, nil
 }
 
+// records decodes the open records an index entry keeps.
+func (ie indexEntry) records(issue int) ([]ledger.Record, error) {
+	if ie.open == nil {
+		return nil, nil
+	}
+	l, err := ledger.Decode(ie.open)
+	if err != nil {
+		return nil, err
+	}
+	for i := range l.Clarifications {
+		if l.Clarifications[i].IssueNumber == 0 {
+			l.Clarifications[i].IssueNumber = issue
+		}
+	}
+	return l.Clarifications, nil
+}
+
 // parallel runs work(0..n-1) on a few goroutines when n is large enough to
 // pay for them.
 func parallel(n int, work func(int)) {
 	workers := 4
-	if n < 32 {
+	if n < 4 {
 		workers = 1
 	}
 	if workers == 1 {
@@ -265,32 +329,68 @@ func readIndex(path string) map[string]indexEntry {
 	return idx
 }
 
+// parseIndex reads lines `name ino size mtime ctime open`, where open is
+// "-" or a one-line ledger document holding the open records.
 func parseIndex(data []byte) (map[string]indexEntry, error) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<16)
-	if !sc.Scan() || sc.Text() != indexHeader {
+	line, rest, _ := bytes.Cut(data, []byte("\n"))
+	if string(line) != indexHeader {
 		return nil, errors.New("no index header")
 	}
-	out := map[string]indexEntry{}
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) != 5 {
-			return nil, fmt.Errorf("bad index line %q", sc.Text())
+	out := make(map[string]indexEntry, bytes.Count(rest, []byte("\n")))
+	for len(rest) > 0 {
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		f := bytes.SplitN(line, []byte(" "), 6)
+		if len(f) != 6 {
+			return nil, fmt.Errorf("bad index line %q", line)
 		}
-		if _, ok := workspace.LedgerIssue(f[0]); !ok {
-			return nil, fmt.Errorf("bad index name %q", f[0])
+		name := string(f[0])
+		if _, ok := workspace.LedgerIssue(name); !ok {
+			return nil, fmt.Errorf("bad index name %q", name)
 		}
 		var n [4]int64
 		for i := range n {
-			v, err := strconv.ParseInt(f[i+1], 10, 64)
-			if err != nil {
-				return nil, err
+			v, ok := atoi64(f[i+1])
+			if !ok {
+				return nil, fmt.Errorf("bad index number %q", f[i+1])
 			}
 			n[i] = v
 		}
-		out[f[0]] = indexEntry{identity{n[0], n[1], n[2], n[3]}}
+		ie := indexEntry{id: identity{n[0], n[1], n[2], n[3]}}
+		if open := f[5]; string(open) != "-" {
+			if len(open) == 0 || open[0] != '{' {
+				return nil, fmt.Errorf("bad index records for %s", name)
+			}
+			ie.open = append([]byte(nil), open...)
+		}
+		out[name] = ie
 	}
-	return out, sc.Err()
+	return out, nil
+}
+
+// atoi64 parses a decimal int64 without allocating (the index has tens of
+// thousands of them and is read on every hook).
+func atoi64(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if n < 0 {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 func formatIndex(idx map[string]indexEntry) []byte {
@@ -302,8 +402,14 @@ func formatIndex(idx map[string]indexEntry) []byte {
 	var b bytes.Buffer
 	b.WriteString(indexHeader + "\n")
 	for _, n := range names {
-		id := idx[n].id
-		fmt.Fprintf(&b, "%s %d %d %d %d\n", n, id.ino, id.size, id.mtime, id.ctime)
+		ie := idx[n]
+		fmt.Fprintf(&b, "%s %d %d %d %d ", n, ie.id.ino, ie.id.size, ie.id.mtime, ie.id.ctime)
+		if ie.open == nil {
+			b.WriteString("-")
+		} else {
+			b.Write(ie.open)
+		}
+		b.WriteString("\n")
 	}
 	return b.Bytes()
 }
@@ -318,7 +424,7 @@ func sameIndex(a, b map[string]indexEntry) bool {
 		return false
 	}
 	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
+		if w, ok := b[k]; !ok || w.id != v.id || !bytes.Equal(w.open, v.open) {
 			return false
 		}
 	}
