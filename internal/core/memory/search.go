@@ -42,9 +42,9 @@ type view struct {
 	close func()
 }
 
-// open returns a view without taking a lock when the index on disk
-// matches the manifest (one small read at the manifest's end); otherwise
-// it rebuilds under the manifest lock.
+// open returns a view without taking a lock when the index on disk is
+// intact (its checksum verifies) and matches the manifest (one small read
+// at the manifest's end); otherwise it rebuilds under the manifest lock.
 func (s *Store) open(ctx context.Context) (*view, error) {
 	if err := s.repairPending(ctx); err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func (s *Store) openFast() *view {
 		f.Close()
 		return nil
 	}
-	ix, unmap, err := memindex.Open(s.IndexPath(), false)
+	ix, unmap, err := memindex.Open(s.IndexPath(), true)
 	if err != nil {
 		f.Close()
 		return nil
