@@ -3,6 +3,8 @@ package hookcmd
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +20,7 @@ const memoryUsage = `memory search QUERY [--limit N] [--agent A] [--issue N] [--
        agentx-hook memory get ID [--json]
        agentx-hook memory stats [--json]
        agentx-hook memory add --agent A --issue N --category C [--session S] TEXT
+       agentx-hook memory add --file F      (a JSON array of observations, or an issue file)
        agentx-hook memory remove ID
        agentx-hook memory rebuild [--json]
        agentx-hook memory generate --observations N --issues M [--seed S]
@@ -232,7 +235,8 @@ func humanBytes(n int64) string {
 }
 
 func runMemoryAdd(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "memory add", "memory add --agent A --issue N --category C [--session S] TEXT\n\nStores one observation by hand (captures normally come from `hook finish`).")
+	fs := newFlags(a, "memory add", "memory add --agent A --issue N --category C [--session S] TEXT\n       agentx-hook memory add --file F\n\nStores one observation by hand, or a batch from F (a JSON array of observations\nwith the reference fields, or an issue file); captures normally come from `hook finish`.")
+	file := fs.String("file", "", "store the observations in JSON file `F` (- for stdin)")
 	agent := fs.String("agent", "", "the observing agent `A`")
 	issueFlag := fs.String("issue", "", "issue `N`")
 	cat := fs.String("category", "key-fact", "category `C`")
@@ -242,6 +246,9 @@ func runMemoryAdd(ctx context.Context, a *App, args []string) error {
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *file != "" {
+		return addFromFile(ctx, a, *file, *asJSON)
 	}
 	if err := validate.Agent("agent", *agent); err != nil {
 		return err
@@ -267,6 +274,32 @@ func runMemoryAdd(ctx context.Context, a *App, args []string) error {
 		return nil
 	}
 	fmt.Fprintln(a.Stdout, stored[0].ID)
+	return nil
+}
+
+func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(a.Stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return errcode.Wrap(errcode.InvalidInput, err, "read %s", path)
+	}
+	obs, err := memory.ParseObservations(path, data)
+	if err != nil {
+		return err
+	}
+	stored, err := a.Memory().Store(ctx, obs)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "stored": nonNil(stored)})
+	}
+	fmt.Fprintf(a.Stdout, "Stored %d of %d observations (the rest were already stored).\n", len(stored), len(obs))
 	return nil
 }
 

@@ -289,3 +289,28 @@ func appendIndented(b []byte, raw []byte, prefix string) []byte {
 	}
 	return append(b, buf.Bytes()...)
 }
+
+// ParseObservations reads observations given by a user or a script: a
+// JSON array of observation objects, or a whole issue file.
+func ParseObservations(path string, data []byte) ([]Observation, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		f, err := ParseIssueFile(path, data)
+		if err != nil {
+			return nil, err
+		}
+		return f.Observations, nil
+	}
+	var out []Observation
+	err := eachElement(trimmed, func(raw []byte) error {
+		o, err := decodeObservation(raw)
+		if err == nil {
+			out = append(out, o)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, jsonfile.Corrupt(path, corruptOffset(data, err), err)
+	}
+	return out, nil
+}
