@@ -421,6 +421,20 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+func TestPrivateSpansSentencesAndLines(t *testing.T) {
+	got := proseCandidates("We decided to ship JSON files. <private>Note: I'll use the staging host db7. We decided to keep hunter2.</private> Note: the lock needs a created field.", 100)
+	all := dump(got)
+	if strings.Contains(all, "staging") || strings.Contains(all, "hunter2") || len(got) != 2 {
+		t.Fatalf("private prose leaked or lost:\n%s", all)
+	}
+	x := newExtractor(Options{})
+	x.toolCall("t1", "Bash", []byte(`{"command":"make deploy"}`), 10)
+	x.toolResult("t1", true, "error: first failure\n<private>error: secret host db7\nerror: more</private>\nerror: visible failure", 10)
+	if e := dump(x.errs); strings.Contains(e, "db7") || !strings.Contains(e, "visible failure") {
+		t.Fatalf("private tool output leaked:\n%s", e)
+	}
+}
+
 func TestDedupe(t *testing.T) {
 	in := []Candidate{
 		{Category: memory.Decision, Content: "Use per-issue JSON files for storage", SourceBytes: 10},

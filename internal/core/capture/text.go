@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
 // Sentence heuristics for an assistant's prose. They look for the few
@@ -91,9 +92,16 @@ func sentences(text string) []string {
 		start := 0
 		for i := 0; i+2 < len(t); i++ {
 			c := t[i]
-			if (c == '.' || c == '!' || c == '?') && t[i+1] == ' ' && sentenceStart(t[i+2]) && !abbreviation(t[:i]) {
+			if c != '.' && c != '!' && c != '?' {
+				continue
+			}
+			j := i + 1
+			for j < len(t) && t[j] == ' ' {
+				j++
+			}
+			if j > i+1 && j < len(t) && sentenceStart(t[j]) && !abbreviation(t[:i]) {
 				out = appendSentence(out, t[start:i+1])
-				start = i + 2
+				start = j
 			}
 		}
 		out = appendSentence(out, t[start:])
@@ -134,7 +142,12 @@ func stripMarkers(t string) string {
 
 // proseCandidates classifies every sentence of text. Each candidate stands
 // for an equal share of the text's source bytes.
+//
+// Private regions are removed from the whole text first: one that spans
+// sentences must hide all of them, which sanitising each sentence alone
+// would not.
 func proseCandidates(text string, sourceBytes int) []Candidate {
+	text = sanitize.Private(text)
 	var out []Candidate
 	for _, s := range sentences(text) {
 		if cat, ok := classify(s); ok {

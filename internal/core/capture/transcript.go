@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
 // DefaultMaxBytes bounds how much of a transcript one capture reads. A
@@ -534,6 +535,7 @@ func (x *extractor) toolResult(id string, failed bool, text string, n int) {
 		return
 	}
 	c.failed = true
+	text = sanitize.Private(text) // before lines are picked out of it
 	lower := strings.ToLower(text)
 	for _, t := range trivialErrors {
 		if strings.Contains(lower, t) {
