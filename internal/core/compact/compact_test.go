@@ -186,4 +186,3 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return data
 }
-
