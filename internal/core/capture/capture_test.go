@@ -370,6 +370,25 @@ func TestExtractOffsetAndPartialLine(t *testing.T) {
 	}
 }
 
+func TestFromInput(t *testing.T) {
+	res, p, err := FromInput(read(t, "summary_reference.md"), Options{})
+	if err != nil || p.Host != "" || len(res.Candidates) != 4 {
+		t.Fatalf("summary: %v %+v %d", err, p, len(res.Candidates))
+	}
+	path := copyTranscript(t, "codex_rollout.jsonl")
+	payload := fmt.Sprintf(`{"session_id":"x","turn_id":"3","transcript_path":%q,"cwd":"/home/dev/agentx","hook_event_name":"Stop"}`, path)
+	res, p, err = FromInput([]byte(payload), Options{})
+	if err != nil || p.Host != Codex || len(res.Candidates) < 5 {
+		t.Fatalf("payload: %v %+v\n%s", err, p, dump(res.Candidates))
+	}
+	if _, _, err := FromInput([]byte(`{"nothing":1}`), Options{}); err == nil {
+		t.Fatal("unrecognised payload accepted")
+	}
+	if SourceTokens(0) != 0 || SourceTokens(1) != 1 || SourceTokens(8) != 2 {
+		t.Fatal("SourceTokens")
+	}
+}
+
 func TestTurnKey(t *testing.T) {
 	path := copyTranscript(t, "claude_session.jsonl")
 	p := Payload{Host: Claude, SessionID: "s1", TranscriptPath: path}

@@ -85,3 +85,27 @@ func transcriptTail(path string) (int64, []byte) {
 func (c Candidate) String() string {
 	return fmt.Sprintf("%s: %s", c.Category, c.Content)
 }
+
+// FromInput captures from what a hook or `memory capture` read on stdin: a
+// host hook payload (a JSON object) or a session summary in the old format
+// (any other text). The payload is returned for keying and cursors; it is
+// zero for a summary.
+func FromInput(data []byte, opt Options) (Result, Payload, error) {
+	if !LooksLikePayload(data) {
+		return ParseSummary(string(data)), Payload{}, nil
+	}
+	p, err := ParsePayload(data)
+	if err != nil {
+		return Result{}, Payload{}, err
+	}
+	res, err := FromPayload(p, opt)
+	return res, p, err
+}
+
+// BytesPerToken is the reference token estimate (ceil(length/4)), used to
+// turn source bytes into the tokens recall displaced.
+const BytesPerToken = 4
+
+// SourceTokens estimates the tokens an agent would spend re-reading n bytes
+// of session material: "Memory recall displaced N tokens of manual re-read".
+func SourceTokens(n int) int { return (n + BytesPerToken - 1) / BytesPerToken }
