@@ -29,7 +29,7 @@ const MaxChars = 2000
 // cut is still recognised from its first scanLimit-MaxChars characters, and
 // a megabyte of pasted log costs a millisecond, not a second.
 func Text(s string) string {
-	return Truncate(Secrets(Truncate(Private(s), scanLimit)), MaxChars)
+	return Truncate(Secrets(Truncate(private(s, scanLimit), scanLimit)), MaxChars)
 }
 
 const scanLimit = 8 * MaxChars
@@ -72,13 +72,25 @@ const (
 // removed (`<priv<private>x</private>ate>`) is caught too: the output never
 // contains a complete tag, which is what makes Private idempotent, and it
 // stays linear however the tags are interleaved.
-func Private(s string) string {
+func Private(s string) string { return private(s, -1) }
+
+// private is Private that stops once the output holds limit characters
+// (no limit when negative): the scan is streaming, so what it has written
+// by then is what the whole text would give, but for a tag that a later
+// byte might still complete at the very end, which Text's cut discards.
+func private(s string, limit int) string {
 	if !containsFold(s, "private>") {
 		return s
 	}
-	out := make([]byte, 0, len(s))
-	depth := 0
+	out := make([]byte, 0, min(len(s), 4*limit+64))
+	if limit < 0 {
+		out = make([]byte, 0, len(s))
+	}
+	depth, runes := 0, 0
 	for i := 0; i < len(s); {
+		if limit >= 0 && runes >= limit+len(closeTag) {
+			break
+		}
 		if depth > 0 {
 			switch {
 			case hasPrefixFold(s[i:], openTag):
@@ -93,6 +105,9 @@ func Private(s string) string {
 			continue
 		}
 		out = append(out, s[i])
+		if s[i]&0xC0 != 0x80 { // not a UTF-8 continuation byte
+			runes++
+		}
 		i++
 		if out[len(out)-1] != '>' {
 			continue
@@ -100,9 +115,11 @@ func Private(s string) string {
 		switch {
 		case hasSuffixFold(out, openTag):
 			out = out[:len(out)-len(openTag)]
+			runes -= len(openTag)
 			depth = 1
 		case hasSuffixFold(out, closeTag):
 			out = out[:len(out)-len(closeTag)]
+			runes -= len(closeTag)
 		}
 	}
 	return string(out)
@@ -116,13 +133,19 @@ func hasSuffixFold(b []byte, suffix string) bool {
 	return len(b) >= len(suffix) && strings.EqualFold(string(b[len(b)-len(suffix):]), suffix)
 }
 
-// containsFold reports whether s contains the ASCII needle in any case,
-// without allocating a lowered copy of s.
+// containsFold reports whether s contains the ASCII needle, which ends in
+// '>', in any case, without allocating a lowered copy of s: it jumps from
+// '>' to '>' (a vectorised byte search) and compares what precedes each.
 func containsFold(s, needle string) bool {
-	for i := 0; i+len(needle) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(needle)], needle) {
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '>')
+		if j < 0 {
+			return false
+		}
+		end := i + j + 1
+		if end >= len(needle) && strings.EqualFold(s[end-len(needle):end], needle) {
 			return true
 		}
+		i = end
 	}
-	return false
 }
