@@ -17,6 +17,7 @@ type demoStep struct {
 	title string
 	args  []string
 	env   map[string]string
+	stdin string // what the command reads on stdin (a hook's payload)
 }
 
 // demoSteps are the tour's sections, one per capability; each section
@@ -92,7 +93,7 @@ func runDemo(ctx context.Context, a *App, args []string) error {
 				fmt.Fprintf(a.Stdout, "\n%s\n", st.Bold("== "+step.title))
 			}
 			fmt.Fprintf(a.Stdout, "%s\n", st.Dim("$ agentx-hook "+quoteArgs(step.args)))
-			sub := &App{Stdin: strings.NewReader(""), Stdout: a.Stdout, Stderr: a.Stdout,
+			sub := &App{Stdin: strings.NewReader(step.stdin), Stdout: a.Stdout, Stderr: a.Stdout,
 				Getenv: demoEnv(a.Getenv, step.env), Cwd: root, Clock: a.Clock, StdoutTTY: a.StdoutTTY, StderrTTY: a.StdoutTTY, rootFlag: root}
 			code := sub.Run(ctx, step.args)
 			if code != 0 {

@@ -20,7 +20,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/router"
 )
 
-const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude] [--strict]
+const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex] [--strict]
        agentx-hook hook finish --agent A [--issue N] [--format text|json] [--summary-file F] [--strict]
 
 Agent lifecycle hooks. Both run the monitor. start marks the agent working and
@@ -62,6 +62,9 @@ type hookInput struct {
 	// memory capture.
 	Summary     string
 	SummaryFile string
+	// Raw is the JSON payload as received (memory capture reads every
+	// host's fields from it, not only Claude Code's).
+	Raw []byte
 }
 
 // hookSection is one `## Title` block of a hook's output. Sections keep
@@ -91,7 +94,7 @@ func runHook(ctx context.Context, a *App, args []string) error {
 	fs := newFlags(a, "hook "+event, hookUsage)
 	agent := fs.String("agent", "", "the agent `name` (else $AGENTX_AGENT)")
 	issueFlag := fs.String("issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
-	format := fs.String("format", "text", "output `form`: text, json or claude (start: Claude Code's SessionStart JSON)")
+	format := fs.String("format", "text", "output `form`: text, json, claude or codex (start: the host's SessionStart JSON)")
 	strict := fs.Bool("strict", false, "exit 1 while a blocking clarification of the agent is open")
 	summaryFile := fs.String("summary-file", "", "finish: a session summary `file` for memory capture")
 	asJSON := fs.Bool("json", false, "same as --format json")
@@ -106,9 +109,9 @@ func runHook(ctx context.Context, a *App, args []string) error {
 		*format = "json"
 	}
 	switch *format {
-	case "text", "json", "claude":
+	case "text", "json", "claude", "codex":
 	default:
-		return usagef("--format must be text, json or claude (got %q)", *format)
+		return usagef("--format must be text, json, claude or codex (got %q)", *format)
 	}
 	in := &hookInput{Event: event, Agent: *agent, Format: *format, Strict: *strict, SummaryFile: *summaryFile}
 	if in.Agent == "" {
@@ -190,7 +193,7 @@ func (a *App) readHookStdin(in *hookInput) {
 	}
 	p, isJSON := parseHookPayload(data)
 	if isJSON {
-		in.Payload = p
+		in.Payload, in.Raw = p, bytes.TrimSpace(data)
 	} else if text := strings.TrimSpace(string(data)); text != "" {
 		in.Summary = text
 	}
@@ -338,7 +341,7 @@ func (a *App) hookFinish(ctx context.Context, in *hookInput) error {
 	if s, ok := monitorSection(v.report); ok {
 		sections = append(sections, s)
 	}
-	if in.Format == "claude" {
+	if in.Format == "claude" || in.Format == "codex" {
 		in.Format = "text" // Claude Code reads no context from session-end hooks
 	}
 	if err := a.writeHookOutput(in, v, sections); err != nil {
@@ -351,16 +354,14 @@ func (a *App) hookFinish(ctx context.Context, in *hookInput) error {
 // after the clarifications: memory recall (a later issue) returns its
 // "Memory Recall" section here. A failure there must stay a warning.
 func (a *App) hookStartExtras(ctx context.Context, in *hookInput) []hookSection {
-	_, _ = ctx, in
-	return nil
+	return a.hookRecall(ctx, in)
 }
 
 // hookFinishCapture is where `hook finish` hands the session (payload
 // transcript_path, stdin summary, --summary-file) to memory capture (a
 // later issue); ok reports a section to print.
 func (a *App) hookFinishCapture(ctx context.Context, in *hookInput) (hookSection, bool, error) {
-	_, _ = ctx, in
-	return hookSection{}, false, nil
+	return a.hookCapture(ctx, in)
 }
 
 func (a *App) cliName() string { return "agentx-hook" }
@@ -463,7 +464,7 @@ func hookText(in *hookInput, status string, sections []hookSection) string {
 func (a *App) writeHookOutput(in *hookInput, v *hookView, sections []hookSection) error {
 	text := hookText(in, v.status, sections)
 	switch in.Format {
-	case "claude":
+	case "claude", "codex": // Codex takes Claude Code's SessionStart form
 		return writeJSON(a.Stdout, map[string]any{"hookSpecificOutput": map[string]string{
 			"hookEventName": "SessionStart", "additionalContext": text}})
 	case "json":

@@ -24,6 +24,9 @@ const memoryUsage = `memory search QUERY [--limit N] [--agent A] [--issue N] [--
        agentx-hook memory remove ID
        agentx-hook memory rebuild [--json]
        agentx-hook memory generate --observations N --issues M [--seed S]
+       agentx-hook memory capture --agent A --issue N [--file F]
+       agentx-hook memory recall --agent A --issue N [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions]
+       agentx-hook memory compact --issue N
 
 Search ranks observations by BM25 over summary and content (any query word
 may match; stop words are ignored) and prints compact rows; ` + "`memory get ID`" + `
@@ -40,6 +43,9 @@ func memorySubs() map[string]func(context.Context, *App, []string) error {
 		"remove":   runMemoryRemove,
 		"rebuild":  runMemoryRebuild,
 		"generate": runMemoryGenerate,
+		"capture":  runMemoryCapture, // pipeline.go
+		"recall":   runMemoryRecall,
+		"compact":  runMemoryCompact,
 	}
 }
 
@@ -47,7 +53,7 @@ func runMemory(ctx context.Context, a *App, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		sub, ok := memorySubs()[args[0]]
 		if !ok {
-			return usagef("unknown memory subcommand %q (search, get, stats, add, remove, rebuild, generate)", args[0])
+			return usagef("unknown memory subcommand %q (search, get, stats, add, remove, rebuild, generate, capture, recall, compact)", args[0])
 		}
 		return sub(ctx, a, args[1:])
 	}
@@ -55,7 +61,7 @@ func runMemory(ctx context.Context, a *App, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	return usagef("memory needs a subcommand (search, get, stats, add, remove, rebuild, generate)")
+	return usagef("memory needs a subcommand (search, get, stats, add, remove, rebuild, generate, capture, recall, compact)")
 }
 
 // Memory returns the observation store, reporting warnings on stderr.

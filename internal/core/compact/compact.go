@@ -219,10 +219,20 @@ func merge(g []memory.Observation) memory.Observation {
 		b.WriteString(shorten(strings.Join(strings.Fields(o.Content), " "), share))
 	}
 	content := sanitize.Truncate(b.String(), sanitize.MaxChars)
+	// The summary is one line (search rows and recall statements are).
+	var sum strings.Builder
+	sum.WriteString(head)
+	for i, o := range g {
+		if i > 0 {
+			sum.WriteString(";")
+		}
+		sum.WriteString(" ")
+		sum.WriteString(strings.Join(strings.Fields(o.Summary), " "))
+	}
 	from, _ := json.Marshal(ids)
 	m := memory.Observation{
 		Agent: names[0], IssueNumber: g[0].IssueNumber, Category: g[0].Category,
-		Content: content, Summary: memory.Summarize(content), Timestamp: newest,
+		Content: content, Summary: memory.Summarize(sum.String()), Timestamp: newest,
 		SessionID: Session, RecallCount: recalls,
 		Extra: []jsonfile.Field{{Key: ExtraFrom, Value: from}},
 	}
