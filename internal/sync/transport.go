@@ -200,6 +200,11 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if secs, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && secs >= 0 {
+		// Past a day it only matters that it is longer than MaxWait; capping
+		// keeps a huge value from overflowing into a negative wait.
+		if secs > 86400 {
+			secs = 86400
+		}
 		return time.Duration(secs) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
