@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -203,4 +204,44 @@ func BenchmarkTextLongLine(b *testing.B) {
 	for b.Loop() {
 		Text(in)
 	}
+}
+
+// assignmentRule is the rule whose regexp findAssignments stands in for.
+func assignmentRule(t testing.TB) rule {
+	for _, r := range rules {
+		if r.find != nil {
+			return r
+		}
+	}
+	t.Fatal("no hand-matched rule")
+	return rule{}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzAssignmentsMatchRegexp holds the hand-written matcher to the
+// regexp it replaces (on ASCII, where case folding is the same).
+func FuzzAssignmentsMatchRegexp(f *testing.F) {
+	for _, s := range []string{"password = hunter2", `"api_key": "x y"`, "TOKEN=abc;", "passwd:'unclosed", "token = [x]",
+		"secret=\n value", "tokentoken=1", "Private-Key: ]x", "accesskey=a{b}", "password=\"\"", "token='a\nb'"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !isASCII(s) {
+			return
+		}
+		r := assignmentRule(t)
+		want := r.re.FindAllStringSubmatchIndex(s, -1)
+		got := findAssignments(s)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("on %q\n got  %v\n want %v", s, got, want)
+		}
+	})
 }

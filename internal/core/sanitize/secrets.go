@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -31,7 +32,12 @@ type rule struct {
 	// the hints skip most lines.
 	multiline bool
 	re        *regexp.Regexp
-	replace   func(m string, sub []string) string
+	// find, when set, replaces re.FindAllStringSubmatchIndex with a
+	// hand-written matcher of the same language (the fuzz test holds them
+	// equal): the generic assignment pattern is case-insensitive with no
+	// literal prefix, which makes it the slowest regexp here by far.
+	find    func(s string) [][]int
+	replace func(m string, sub []string) string
 }
 
 func whole(kind string) func(string, []string) string {
@@ -102,6 +108,7 @@ var rules = []rule{
 		// key's own prefix (DB_, client_) is not part of the pattern: it is
 		// kept as it is, and leaving it out keeps the regexp cheap.
 		hints: []string{"pass", "secret", "token", "key"},
+		find:  findAssignments,
 		re:    regexp.MustCompile(`(?i)((password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;'"\[\]{}()<>][^\s,;'"{}()<>]*)`),
 		replace: func(m string, sub []string) string {
 			kind := assignmentKind(strings.ToLower(sub[2]))
@@ -193,7 +200,12 @@ func containsAny(s string, subs []string) bool {
 // replaceAll is ReplaceAllStringFunc with the submatches of each match as
 // found in context (re-matching the match alone could group differently).
 func replaceAll(r rule, s string) string {
-	locs := r.re.FindAllStringSubmatchIndex(s, -1)
+	var locs [][]int
+	if r.find != nil {
+		locs = r.find(s)
+	} else {
+		locs = r.re.FindAllStringSubmatchIndex(s, -1)
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	last := 0
@@ -212,4 +224,100 @@ func replaceAll(r rule, s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// assignmentKeys are the keywords of the assignment rule, lower case.
+var assignmentKeys = []string{"password", "passwd", "secret", "token",
+	"api_key", "api-key", "apikey", "access_key", "access-key", "accesskey",
+	"private_key", "private-key", "privatekey"}
+
+// findAssignments matches what the assignment rule's regexp matches (for
+// ASCII letters in the keyword), with its submatch indices:
+// `keyword["']?\s*[:=]\s*` then a quoted value or an unquoted run.
+func findAssignments(s string) [][]int {
+	lower := asciiLower(s)
+	var starts []int
+	for _, k := range assignmentKeys {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], k)
+			if j < 0 {
+				break
+			}
+			starts = append(starts, i+j)
+			i += j + 1
+		}
+	}
+	if len(starts) == 0 {
+		return nil
+	}
+	sort.Ints(starts)
+	var out [][]int
+	last := 0
+	for _, p := range starts {
+		if p < last {
+			continue
+		}
+		if m := assignmentAt(s, lower, p); m != nil {
+			out = append(out, m)
+			last = m[1]
+		}
+	}
+	return out
+}
+
+func assignmentAt(s, lower string, p int) []int {
+	kw := ""
+	for _, k := range assignmentKeys {
+		if strings.HasPrefix(lower[p:], k) {
+			kw = k
+			break
+		}
+	}
+	n := len(s)
+	j := p + len(kw)
+	if j < n && (s[j] == '"' || s[j] == '\'') {
+		j++
+	}
+	j = skipSpace(s, j)
+	if j >= n || (s[j] != ':' && s[j] != '=') {
+		return nil
+	}
+	j = skipSpace(s, j+1)
+	if j >= n {
+		return nil
+	}
+	v := j
+	switch c := s[j]; {
+	case c == '"' || c == '\'':
+		end := strings.IndexAny(s[j+1:], string(c)+"\n")
+		if end < 0 || s[j+1+end] != c {
+			return nil
+		}
+		j += end + 2
+	case strings.IndexByte(" \t\n\f\r,;'\"[]{}()<>", c) >= 0:
+		return nil
+	default:
+		for j < n && strings.IndexByte(" \t\n\f\r,;'\"{}()<>", s[j]) < 0 {
+			j++
+		}
+	}
+	return []int{p, j, p, v, p, p + len(kw), v, j}
+}
+
+func skipSpace(s string, j int) int {
+	for j < len(s) && strings.IndexByte(" \t\n\f\r", s[j]) >= 0 {
+		j++
+	}
+	return j
+}
+
+// asciiLower lower-cases ASCII letters only, so indices stay those of s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
