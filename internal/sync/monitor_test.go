@@ -1,0 +1,58 @@
+package sync
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// TestMonitorNeverOverwritesANewerLedger: the checkout is older than the
+// repository (an ingest landed since); the monitor's escalation must be
+// applied to the fresh ledger, keeping the ingest's answer.
+func TestMonitorNeverOverwritesANewerLedger(t *testing.T) {
+	fake := newFakeWithIssues(42)
+	defer fake.Close()
+	old := ledger42()
+	// CLR-42-001 has had its first timeout: the second one escalates.
+	old.Clarifications[0].Status = ledger.Stale
+	old.Clarifications[0].SetExtra("staleRound", json.RawMessage("1"))
+	root := t.TempDir()
+	ws := workspace.Workspace{Root: root}
+	os.MkdirAll(filepath.Dir(ws.LedgerFile(42)), 0o755)
+	os.WriteFile(ws.LedgerFile(42), encode(t, old), 0o644)
+	// Upstream, a person resolved CLR-42-002 meanwhile.
+	newer := ledger42()
+	newer.Clarifications[0] = old.Clarifications[0]
+	r := &newer.Clarifications[1]
+	r.Status = ledger.Resolved
+	r.Thread = append(r.Thread, ledger.Entry{Round: 1, From: "alice", Type: ledger.Resolution, Body: "MVP.", Timestamp: r.Created})
+	fake.SetFile(ledgerPath42, encode(t, newer))
+
+	m := &Monitor{GH: newTestClient(t, fake, &sleeps{}), WS: ws, Clock: clock.NewFake(t0.Add(48 * time.Hour))}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := fake.File(ledgerPath42)
+	got, err := ledger.Parse("remote", data, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := got.Find("CLR-42-001").Status, got.Find("CLR-42-002").Status; a != ledger.Escalated || b != ledger.Resolved {
+		t.Fatalf("statuses %s, %s: the monitor overwrote the newer ledger or did not act", a, b)
+	}
+	// The checkout now holds what landed, for the sync that follows.
+	local, _ := os.ReadFile(ws.LedgerFile(42))
+	if string(local) != string(data) {
+		t.Fatal("the checkout does not hold the committed ledger")
+	}
+	if len(m.Changed) != 1 || m.Changed[0] != 42 {
+		t.Fatalf("changed %v", m.Changed)
+	}
+}
