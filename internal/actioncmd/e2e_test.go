@@ -300,24 +300,7 @@ func TestActionTwoIngestProcessesRace(t *testing.T) {
 	l.Clarifications = append(l.Clarifications, second)
 	data, _ := jsonfile.Marshal(l)
 	fake.SetFile(sync.LedgerPath("", 8), data)
-	var mu gosync.Mutex
-	puts := 0
-	both := make(chan struct{})
-	fake.BeforeContentsPut = func(string) {
-		mu.Lock()
-		puts++
-		n := puts
-		mu.Unlock()
-		if n == 2 {
-			close(both)
-		}
-		if n <= 2 {
-			select {
-			case <-both:
-			case <-time.After(20 * time.Second): // a broken run must not hang the suite
-			}
-		}
-	}
+	fake.HoldContentsPuts(2, 20*time.Second)
 	var runners []*runner
 	for i, body := range []string{"/clarify answer CLR-8-001 Sessions.", "/clarify resolve CLR-8-002 Postgres."} {
 		r := newRunner(t, fake)

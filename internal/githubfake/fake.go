@@ -690,6 +690,30 @@ func (s *Server) putContents(_ http.ResponseWriter, r *http.Request, _ string) (
 	}
 }
 
+// HoldContentsPuts makes the first n contents PUTs wait until all n have
+// arrived (or timeout passed), so n writers are sure to have read the same
+// sha before any of them writes: a deterministic optimistic-concurrency race.
+func (s *Server) HoldContentsPuts(n int, timeout time.Duration) {
+	var mu sync.Mutex
+	arrived := 0
+	all := make(chan struct{})
+	s.BeforeContentsPut = func(string) {
+		mu.Lock()
+		arrived++
+		k := arrived
+		mu.Unlock()
+		if k == n {
+			close(all)
+		}
+		if k <= n {
+			select {
+			case <-all:
+			case <-time.After(timeout): // a broken writer must not hang a test
+			}
+		}
+	}
+}
+
 // SecondaryLimit is the 403 GitHub sends past its secondary rate limits.
 func SecondaryLimit(retryAfter int) *Response {
 	h := http.Header{}

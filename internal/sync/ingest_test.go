@@ -74,23 +74,9 @@ func TestIngestTwoConcurrentCommandsBothLand(t *testing.T) {
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	fake.SetFile(ledgerPath42, encode(t, ledger42()))
-	// Hold the first two PUTs until both runs have read the same sha, so
-	// one of them must hit the conflict and re-apply on the fresh file.
-	var mu gosync.Mutex
-	puts := 0
-	both := make(chan struct{})
-	fake.BeforeContentsPut = func(string) {
-		mu.Lock()
-		puts++
-		n := puts
-		mu.Unlock()
-		if n == 2 {
-			close(both)
-		}
-		if n <= 2 {
-			<-both
-		}
-	}
+	// Both runs read the same sha before either writes, so one of them
+	// must hit the conflict and re-apply on the fresh file.
+	fake.HoldContentsPuts(2, 20*time.Second)
 	evA := event(fake, "alice", "OWNER", "/clarify answer CLR-42-001 Sessions, server side.")
 	evB := event(fake, "bob", "MEMBER", "/clarify resolve CLR-42-002 Ship the MVP without SSO.")
 	var wg gosync.WaitGroup
