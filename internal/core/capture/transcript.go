@@ -155,15 +155,17 @@ type tline struct {
 // compaction summary yields nothing, and such lines (file reads, command
 // output) are most of a transcript's bytes: they are recognised by their
 // compact-JSON markers and not decoded. The markers can only appear
-// unescaped as JSON structure, never inside a string.
+// unescaped as JSON structure, never inside a string; an assistant line
+// whose tool input happens to hold both is recognised by its own type.
 var (
 	userMarker = []byte(`"type":"user"`)
 	roleMarker = []byte(`"role":"user"`)
+	asstMarker = []byte(`"type":"assistant"`)
 	errMarkers = [][]byte{[]byte(`"is_error":true`), []byte(`"is_error": true`), []byte(`isCompactSummary`)}
 )
 
 func uninteresting(raw []byte) bool {
-	if !bytes.Contains(raw, userMarker) || !bytes.Contains(raw, roleMarker) {
+	if !bytes.Contains(raw, userMarker) || !bytes.Contains(raw, roleMarker) || bytes.Contains(raw, asstMarker) {
 		return false
 	}
 	for _, m := range errMarkers {
