@@ -446,6 +446,9 @@ func (a *App) hookRecall(ctx context.Context, in *hookInput) []hookSection {
 		a.warn("agentx hook start: memory recall: %v", err)
 		return out
 	}
+	if res.Body == "" {
+		return out
+	}
 	return append(out, hookSection{Title: "Memory Recall", Body: res.Body})
 }
 
@@ -484,12 +487,14 @@ func (a *App) recall(ctx context.Context, req recallRequest) (recall.Result, err
 		maxTokens = req.Budget
 	}
 	hostChars, hostTokens := hostCeiling(req.Host)
-	budget := recall.Budget(maxTokens, hostChars, hostTokens)
-	if req.InHook && (hostChars > 0 || hostTokens > 0) {
-		budget -= hookReserveChars
+	if hostTokens > 0 {
+		hostChars = hostTokens * recall.CharsPerToken
+	}
+	if req.InHook && hostChars > 0 {
+		hostChars -= hookReserveChars
 	}
 	// The section title is part of what the host counts.
-	budget -= len("\n## Memory Recall\n")
+	budget := recall.Budget(maxTokens, hostChars, 0) - len("\n## Memory Recall\n")
 	if budget <= 0 {
 		return recall.Result{}, nil
 	}
