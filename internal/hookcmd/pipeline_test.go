@@ -22,7 +22,7 @@ func runApp(t *testing.T, root string, env map[string]string, stdin string, args
 	t.Helper()
 	var out, errb bytes.Buffer
 	a := &App{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Cwd: root, rootFlag: root,
-		Clock: clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)),
+		Clock:  clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)),
 		Getenv: func(k string) string { return env[k] }}
 	code := a.Run(context.Background(), args)
 	return out.String(), errb.String(), code
