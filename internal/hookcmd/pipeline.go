@@ -638,6 +638,18 @@ func extraInt(extra []jsonfile.Field, key string) int {
 	return 0
 }
 
+// agentAndIssue resolves --agent (else $AGENTX_AGENT) and --issue (else
+// $AGENTX_ISSUE, else the branch name) for the memory pipeline commands.
+func (a *App) agentAndIssue(agent *string, issueFlag string) (int, bool, error) {
+	if *agent == "" {
+		*agent = a.Getenv("AGENTX_AGENT")
+	}
+	if err := validate.Agent("agent", *agent); err != nil {
+		return 0, false, err
+	}
+	return a.issueFor(issueFlag)
+}
+
 const captureUsage = `memory capture --agent A [--issue N] [--file F] [--session S] [--json]
 
 Captures observations from a session: a host hook payload (Claude Code,
@@ -656,13 +668,7 @@ func runMemoryCapture(ctx context.Context, a *App, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	if *agent == "" {
-		*agent = a.Getenv("AGENTX_AGENT")
-	}
-	if err := validate.Agent("agent", *agent); err != nil {
-		return err
-	}
-	issue, ok, err := a.issueFor(*issueFlag)
+	issue, ok, err := a.agentAndIssue(agent, *issueFlag)
 	if err != nil {
 		return err
 	}
@@ -740,13 +746,7 @@ func runMemoryRecall(ctx context.Context, a *App, args []string) error {
 	if *budget < 0 {
 		return usagef("--budget must not be negative")
 	}
-	if *agent == "" {
-		*agent = a.Getenv("AGENTX_AGENT")
-	}
-	if err := validate.Agent("agent", *agent); err != nil {
-		return err
-	}
-	issue, ok, err := a.issueFor(*issueFlag)
+	issue, ok, err := a.agentAndIssue(agent, *issueFlag)
 	if err != nil {
 		return err
 	}
