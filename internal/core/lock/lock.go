@@ -233,7 +233,7 @@ func (l *Locker) acquireFile(ctx context.Context, target string) (*Lock, error) 
 		}
 		last = h
 		if h.stale {
-			if l.takeOver(path, h) {
+			if l.takeOver(ctx, path, h) {
 				tookOver = true
 				continue
 			}
@@ -325,33 +325,28 @@ func (l *Locker) inspect(path string) (*holder, error) {
 	return h, nil
 }
 
-// takeOver removes the stale lock h so that exactly one process can create
-// the next one. It renames the lock aside to a name only we know, then
-// checks that what it moved is the very lock it judged stale (same inode,
-// same bytes). If another process had already replaced it with a fresh lock,
-// that lock is put back with link(2), which never overwrites.
-func (l *Locker) takeOver(path string, h *holder) bool {
-	var nb [6]byte
-	_, _ = rand.Read(nb[:])
-	aside := fmt.Sprintf("%s.stale-%d-%s", path, l.pid, hex.EncodeToString(nb[:]))
-	if err := os.Rename(path, aside); err != nil {
-		return false // somebody else moved or removed it first
+// takeOver removes the stale lock h so that exactly one process creates the
+// next one. Under the directory's guard it re-reads the lock file and
+// removes it only if it is still the very lock judged stale (same inode,
+// same bytes); a lock that changed meanwhile is left alone and judged again.
+// (Renaming the stale file aside without a guard is not enough: a second
+// taker can move the first taker's fresh lock aside, and a third process
+// can create one in the gap.)
+func (l *Locker) takeOver(ctx context.Context, path string, h *holder) bool {
+	g, err := lockGuard(ctx, filepath.Dir(path))
+	if err != nil {
+		return false
 	}
-	info, err := os.Stat(aside)
-	data, rerr := os.ReadFile(aside)
-	if err == nil && rerr == nil && os.SameFile(info, h.info) && bytes.Equal(data, h.data) {
-		_ = os.Remove(aside)
-		return true
+	defer g.unlock()
+	info, err := os.Stat(path)
+	if err != nil || !os.SameFile(info, h.info) {
+		return false
 	}
-	// We moved a lock we did not judge: restore it for its owner.
-	if err := os.Link(aside, path); err != nil {
-		// A third process created a lock in the instant the path was free.
-		// Nothing can be restored without clobbering it; the moved lock's
-		// owner will find on commit that it no longer holds the lock.
-		_ = err
+	data, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(data, h.data) {
+		return false
 	}
-	_ = os.Remove(aside)
-	return false
+	return os.Remove(path) == nil
 }
 
 func (l *Locker) timeoutError(target string, h *holder) error {
@@ -389,9 +384,10 @@ func (lk *Lock) Check() error {
 	return nil
 }
 
-// Release removes the lock file if, and only if, it is still ours. Like a
-// takeover, it first renames the file aside so the check and the removal
-// are one step; a lock that turns out to be someone else's is put back.
+// Release removes the lock file if, and only if, it is still ours. The
+// check and the removal happen under the directory's guard, so a takeover
+// cannot slip between them: a holder paused past the threshold whose lock
+// was taken over leaves the new holder's lock in place.
 func (lk *Lock) Release() error {
 	if lk.released {
 		return nil
@@ -403,22 +399,25 @@ func (lk *Lock) Release() error {
 			lk.l.dropPathMutex(lk.key, lk.pm)
 		}
 	}()
-	var nb [6]byte
-	_, _ = rand.Read(nb[:])
-	aside := fmt.Sprintf("%s.rel-%d-%s", lk.path, lk.l.pid, hex.EncodeToString(nb[:]))
-	if err := os.Rename(lk.path, aside); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), lk.l.opt.Wait)
+	defer cancel()
+	if g, err := lockGuard(ctx, filepath.Dir(lk.path)); err == nil {
+		defer g.unlock()
+	}
+	data, err := os.ReadFile(lk.path)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s: %w", lk.path, ErrLost)
 		}
 		return fmt.Errorf("release %s: %w", lk.path, err)
 	}
-	data, err := os.ReadFile(aside)
-	if err == nil && bytes.Equal(data, lk.content) {
-		return os.Remove(aside)
+	if !bytes.Equal(data, lk.content) {
+		return fmt.Errorf("%s: %w", lk.path, ErrLost)
 	}
-	_ = os.Link(aside, lk.path)
-	_ = os.Remove(aside)
-	return fmt.Errorf("%s: %w", lk.path, ErrLost)
+	if err := os.Remove(lk.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("release %s: %w", lk.path, err)
+	}
+	return nil
 }
 
 // With runs fn while holding the lock on target.
