@@ -197,10 +197,26 @@ func detectStuck(open []ledger.Record) []StuckFinding {
 			seen[r.ID] = true
 		}
 	}
-	for i := range open {
-		for j := range open {
-			a, b := &open[i], &open[j]
-			if a.IssueNumber != b.IssueNumber || a.From != b.To || a.To != b.From || !older(a, b) || seen[b.ID] {
+	// open is sorted by issue: compare only records of the same issue.
+	for lo := 0; lo < len(open); {
+		hi := lo
+		for hi < len(open) && open[hi].IssueNumber == open[lo].IssueNumber {
+			hi++
+		}
+		out = flips(open[lo:hi], seen, out)
+		lo = hi
+	}
+	return out
+}
+
+// flips finds, among the open records of one issue, the later record of
+// each pair between the same two agents in opposite directions on the same
+// topic.
+func flips(same []ledger.Record, seen map[string]bool, out []StuckFinding) []StuckFinding {
+	for i := range same {
+		for j := range same {
+			a, b := &same[i], &same[j]
+			if a.From != b.To || a.To != b.From || !older(a, b) || seen[b.ID] {
 				continue
 			}
 			if !sameTopic(a.Topic, b.Topic) {
@@ -218,6 +234,15 @@ func detectStuck(open []ledger.Record) []StuckFinding {
 // RepeatedQuestion reports whether a later question of r repeats an
 // earlier one (normalised word sets at least Similarity alike).
 func RepeatedQuestion(r *ledger.Record) (StuckFinding, bool) {
+	n := 0
+	for _, e := range r.Thread {
+		if e.Type == ledger.Question {
+			n++
+		}
+	}
+	if n < 2 {
+		return StuckFinding{}, false // most records: nothing to compare
+	}
 	type q struct {
 		round int
 		body  string
