@@ -265,3 +265,108 @@ func TestRenderingMatchesReferenceLayout(t *testing.T) {
 		t.Errorf("row reference: %+v %v", e, err)
 	}
 }
+
+// The old implementation takes the manifest lock and then the issue lock
+// inside it. We never hold one while waiting for the other, so a store
+// racing it cannot deadlock.
+func TestNoDeadlockAgainstOldLockOrder(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 3, Decision, "seed")}); err != nil {
+		t.Fatal(err)
+	}
+	old := lock.New(lock.Options{Wait: 10 * time.Second}) // another process
+	mlk, err := old.Acquire(ctx, s.ManifestPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Locks = lock.New(lock.Options{Wait: 10 * time.Second, Clock: s.Clock})
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Store(ctx, []Observation{obs("engineer", 3, Decision, "racing the old writer")})
+		done <- err
+	}()
+	// Our writer has the issue lock at most briefly; the old one gets it
+	// while still holding the manifest lock.
+	ilk, err := old.Acquire(ctx, s.IssuePath(3))
+	if err != nil {
+		t.Fatalf("old writer could not take the issue lock inside the manifest lock: %v", err)
+	}
+	_ = ilk.Release()
+	_ = mlk.Release()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("store did not finish")
+	}
+	checkAgree(t, s)
+}
+
+func TestCompactArchivesOriginals(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	stored, err := s.Store(ctx, []Observation{
+		obs("engineer", 12, Decision, "Use Redis for the session store"),
+		obs("engineer", 12, Error, "Redis timeout under load"),
+		obs("reviewer", 12, KeyFact, "Sessions expire after 30 minutes"),
+		obs("engineer", 13, KeyFact, "Unrelated issue stays as it is"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, archived, err := s.Compact(ctx, 12, func(all []Observation) ([]Observation, []Observation, error) {
+		sum := Observation{Agent: "agent-x", Category: CompactionSummary, Content: "Sessions: Redis store, 30 minute expiry, timeouts under load fixed"}
+		return []Observation{all[2], sum}, all[:2], nil
+	})
+	if err != nil || archived != 2 || len(kept) != 2 || kept[1].ID == "" {
+		t.Fatalf("compact: %+v %d %v", kept, archived, err)
+	}
+	data, err := os.ReadFile(s.ArchivePath(12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch, err := ParseIssueFile(s.ArchivePath(12), data)
+	if err != nil || len(arch.Observations) != 2 || arch.Observations[0].ID != stored[0].ID {
+		t.Fatalf("archive: %+v %v", arch, err)
+	}
+	checkAgree(t, s)
+	rows, _ := s.Search(ctx, Query{Issue: 12})
+	if len(rows) != 2 {
+		t.Fatalf("issue 12 after compaction: %+v", rows)
+	}
+	rows, _ = s.Search(ctx, Query{Text: "timeout"})
+	if len(rows) != 1 || rows[0].Category != CompactionSummary {
+		t.Fatalf("archived originals must leave the index: %+v", rows)
+	}
+}
+
+func TestListsAndDateFilters(t *testing.T) {
+	ctx := context.Background()
+	s, clk, _ := newTestStore(t)
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 1, Decision, "early decision")}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(48 * time.Hour)
+	if _, err := s.Store(ctx, []Observation{obs("architect", 1, Decision, "late decision"), obs("engineer", 2, Error, "late error")}); err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := s.ListByAgent(ctx, "engineer"); len(rows) != 2 || rows[0].Summary != "late error" {
+		t.Fatalf("by agent, newest first: %+v", rows)
+	}
+	if rows, _ := s.ListByCategory(ctx, Decision); len(rows) != 2 {
+		t.Fatalf("by category: %+v", rows)
+	}
+	since := clk.Now().Add(-time.Hour)
+	if rows, _ := s.Search(ctx, Query{Text: "decision", Since: since}); len(rows) != 1 || rows[0].Agent != "architect" {
+		t.Fatalf("since: %+v", rows)
+	}
+	if rows, _ := s.Search(ctx, Query{Text: "decision", Until: since}); len(rows) != 1 || rows[0].Agent != "engineer" {
+		t.Fatalf("until: %+v", rows)
+	}
+	if _, err := s.Store(ctx, []Observation{{Agent: "x", IssueNumber: 1, Category: "opinion", Content: "c"}}); !errcode.Is(err, errcode.InvalidInput) {
+		t.Fatalf("unknown category: %v", err)
+	}
+}
