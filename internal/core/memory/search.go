@@ -52,6 +52,11 @@ func (s *Store) open(ctx context.Context) (*view, error) {
 	if v := s.openFast(); v != nil {
 		return v, nil
 	}
+	if _, err := os.Stat(s.Dir); errors.Is(err, fs.ErrNotExist) {
+		// Nothing stored yet: reading must not create the directory.
+		st := emptyState()
+		return &view{ix: st.ix, row: func(r memindex.Ref) (Entry, error) { return entryAt(nil, r) }, close: func() {}}, nil
+	}
 	var st *state
 	err := s.withLock(ctx, s.ManifestPath(), func(lk *lock.Lock) error {
 		if _, err := os.Stat(s.ManifestPath()); errors.Is(err, fs.ErrNotExist) {
