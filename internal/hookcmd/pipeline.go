@@ -393,6 +393,9 @@ func (a *App) hookCapture(ctx context.Context, in *hookInput) (hookSection, bool
 	if !a.memorySettings().IsEnabled() {
 		return hookSection{}, false, nil
 	}
+	// Session end has time to spare once the capture is spooled: fold the
+	// recalls journalled by `hook start` into the store's recall counts.
+	defer a.applyRecalls(ctx)
 	var data []byte
 	switch {
 	case len(in.Raw) > 0:
@@ -439,6 +442,9 @@ func (a *App) hookRecall(ctx context.Context, in *hookInput) []hookSection {
 	}
 	if settings.Budget() <= 0 {
 		return out
+	}
+	if fi, err := os.Stat(a.recallJournal()); err == nil && fi.Size() > recallJournalMax {
+		a.applyRecalls(ctx) // no session end has come for a long while
 	}
 	host := in.Format
 	res, err := a.recall(ctx, recallRequest{Agent: in.Agent, Issue: in.Issue, HasIssue: in.HasIssue, Host: host, InHook: true})
@@ -508,9 +514,8 @@ func (a *App) recall(ctx context.Context, req recallRequest) (recall.Result, err
 		Agent: req.Agent, Issue: req.Issue, HasIssue: req.HasIssue, Query: req.Query,
 		MaxChars: budget, CLI: a.cliName()})
 	if len(res.Shown) > 0 {
-		store := a.Memory()
-		if err := store.IncrementRecallCount(ctx, res.IDs()); err != nil {
-			a.warn("agentx memory: recall counts not updated: %v", err)
+		if err := appendRecalls(a.recallJournal(), res.IDs()); err != nil {
+			a.warn("agentx memory: recall counts not recorded: %v", err)
 		}
 		issue := 0
 		if req.HasIssue {
@@ -625,6 +630,12 @@ func (a *App) recallCandidates(ctx context.Context, req recallRequest, kw []stri
 		}
 		cands = append(cands, c)
 	}
+	// Recalls not yet folded into the store count too.
+	if pending := pendingRecalls(a.recallJournal()); len(pending) > 0 {
+		for i := range cands {
+			cands[i].Obs.RecallCount += pending[cands[i].Obs.ID]
+		}
+	}
 	return cands, nil
 }
 
@@ -648,6 +659,106 @@ func (a *App) agentAndIssue(agent *string, issueFlag string) (int, bool, error) 
 		return 0, false, err
 	}
 	return a.issueFor(issueFlag)
+}
+
+// Recall counts: `hook start` must answer in tens of milliseconds, and
+// rewriting every recalled observation's issue file (fsynced) would cost
+// more than the rest of the hook together. So a recall appends its IDs to a
+// journal, scoring adds the journal's counts, and `hook finish` (which has
+// time once its capture is spooled) or `memory compact` folds them into the
+// store. A crash may lose or repeat an increment: recall counts are a soft
+// ranking signal, never data.
+const recallJournalMax = 256 << 10
+
+func (a *App) recallJournal() string {
+	return filepath.Join(a.Workspace().MemoryDir(), "recall-pending.jsonl")
+}
+
+// appendRecalls records one recall: one line, one O_APPEND write.
+func appendRecalls(path string, ids []string) error {
+	line, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// pendingRecalls counts the journalled recalls of each ID (including a
+// batch being folded in right now). Lines that do not parse are skipped.
+func pendingRecalls(path string) map[string]int {
+	counts := map[string]int{}
+	for _, p := range []string{path, path + ".applying"} {
+		if data, err := os.ReadFile(p); err == nil {
+			countRecalls(data, counts)
+		}
+	}
+	return counts
+}
+
+func countRecalls(data []byte, counts map[string]int) {
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var ids []string
+		if json.Unmarshal(line, &ids) == nil {
+			for _, id := range ids {
+				counts[id]++
+			}
+		}
+	}
+}
+
+// applyRecalls folds the journal into the store's recall counts: the
+// journal is renamed aside under its lock (new recalls start a fresh one),
+// applied, then removed. A batch left aside by a crash is applied first.
+func (a *App) applyRecalls(ctx context.Context) {
+	path := a.recallJournal()
+	aside := path + ".applying"
+	err := a.Locks().With(ctx, path, func(*lock.Lock) error {
+		if _, err := os.Stat(aside); errors.Is(err, fs.ErrNotExist) {
+			if err := os.Rename(path, aside); errors.Is(err, fs.ErrNotExist) {
+				return nil
+			} else if err != nil {
+				return err
+			}
+		}
+		data, err := os.ReadFile(aside)
+		if err != nil {
+			return err
+		}
+		counts := map[string]int{}
+		countRecalls(data, counts)
+		// IncrementRecallCount adds one per listed ID: list an ID once
+		// per recall, round by round.
+		for round := 1; ; round++ {
+			var ids []string
+			for id, n := range counts {
+				if n >= round {
+					ids = append(ids, id)
+				}
+			}
+			if len(ids) == 0 {
+				break
+			}
+			sort.Strings(ids)
+			if err := a.Memory().IncrementRecallCount(ctx, ids); err != nil {
+				return err
+			}
+		}
+		return os.Remove(aside)
+	})
+	if err != nil {
+		a.warn("agentx memory: recall counts not updated (kept for later): %v", err)
+	}
 }
 
 const captureUsage = `memory capture --agent A [--issue N] [--file F] [--session S] [--json]
@@ -853,6 +964,7 @@ func runMemoryCompact(ctx context.Context, a *App, args []string) error {
 		}
 		opt.MinAge = opt.Now.Sub(t)
 	}
+	a.applyRecalls(ctx) // archived originals keep their recall counts
 	store := a.Memory()
 	before, err := store.GetByIssue(ctx, issue)
 	if err != nil {

@@ -201,3 +201,45 @@ func TestMemorySwitches(t *testing.T) {
 		}
 	})
 }
+
+// TestRecallCountsJournalled: hook start journals what it recalled (one
+// append), scoring counts the journal, and hook finish folds it into the
+// store's recall counts exactly once.
+func TestRecallCountsJournalled(t *testing.T) {
+	root := bigIssue(t, "")
+	for range 2 {
+		if _, e, code := runApp(t, root, nil, "", "hook", "start", "--agent", "engineer", "--issue", "42", "--format", "claude"); code != 0 {
+			t.Fatal(e)
+		}
+	}
+	journal := filepath.Join(root, ".agentx", "memory", "recall-pending.jsonl")
+	pending := pendingRecalls(journal)
+	newest := memory.NewID("engineer", 42, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC).Add(149*time.Hour))
+	var id string
+	for k, n := range pending {
+		if strings.HasPrefix(k, newest[:len(newest)-6]) {
+			id = k
+			if n != 2 {
+				t.Fatalf("%s journalled %d times, want 2", k, n)
+			}
+		}
+	}
+	if id == "" {
+		t.Fatalf("newest observation not journalled: %v", pending)
+	}
+	if _, e, code := runApp(t, root, nil, "", "hook", "finish", "--agent", "engineer", "--issue", "42"); code != 0 {
+		t.Fatal(e)
+	}
+	if _, err := os.Stat(journal); err == nil {
+		t.Fatal("journal left after hook finish")
+	}
+	out, _, _ := runApp(t, root, nil, "", "memory", "get", id)
+	if !strings.Contains(out, "Recalled: 2") {
+		t.Fatalf("after folding:\n%s", out)
+	}
+	// Folding again changes nothing.
+	runApp(t, root, nil, "", "hook", "finish", "--agent", "engineer", "--issue", "42")
+	if out, _, _ := runApp(t, root, nil, "", "memory", "get", id); !strings.Contains(out, "Recalled: 2") {
+		t.Fatalf("folded twice:\n%s", out)
+	}
+}
