@@ -250,10 +250,11 @@ func Select(ranked []Scored, opt Options) Result {
 	limit := opt.MaxChars - footerReserve
 	full := true
 	for _, s := range ranked {
-		head := statement(&s.Obs)
+		// Stored text comes from other tools too; hosts read UTF-8 only.
+		head := strings.ToValidUTF8(statement(&s.Obs), "\uFFFD")
 		body := ""
 		if full {
-			body = detail(&s.Obs)
+			body = strings.ToValidUTF8(detail(&s.Obs), "\uFFFD")
 		}
 		switch {
 		case body != "" && b.Len()+len(head)+len(body) <= limit:
@@ -287,6 +288,7 @@ func Select(ranked []Scored, opt Options) Result {
 		b.WriteString(fmt.Sprintf("Memory recall displaced %d tokens of manual re-read.\n", res.Displaced))
 	}
 	res.Body = strings.TrimRight(b.String(), "\n")
+	res.Body = strings.ToValidUTF8(res.Body, "\uFFFD") // the query is repeated in the footer
 	if opt.MaxChars > 0 && len(res.Body) > opt.MaxChars {
 		// Only reachable with a budget smaller than the footer itself.
 		res.Body = cut(res.Body, opt.MaxChars)
@@ -330,9 +332,13 @@ func moreLine(n int, opt Options) string {
 	if cli == "" {
 		cli = "agentx-hook"
 	}
-	q := opt.Query
+	q := strings.Join(strings.Fields(opt.Query), " ")
 	if q == "" {
 		q = "<words>"
+	}
+	if len(q) > 80 {
+		// The line must fit the footer's reserve whatever was asked.
+		q = cut(q, 80)
 	}
 	where := ""
 	if opt.HasIssue {
