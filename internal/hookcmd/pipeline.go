@@ -738,8 +738,10 @@ func (a *App) applyRecalls(ctx context.Context) {
 		counts := map[string]int{}
 		countRecalls(data, counts)
 		// IncrementRecallCount adds one per listed ID: list an ID once
-		// per recall, round by round.
-		for round := 1; ; round++ {
+		// per recall, round by round, each round rewriting the issue files
+		// involved. Past the score's saturation (10 recalls) more rounds
+		// change no ranking, so one fold adds at most that many.
+		for round := 1; round <= recall.RecallSaturation; round++ {
 			var ids []string
 			for id, n := range counts {
 				if n >= round {
