@@ -22,7 +22,7 @@ const memoryUsage = `memory search QUERY [--limit N] [--agent A] [--issue N] [--
        agentx-hook memory stats [--json]
        agentx-hook memory add --agent A --issue N --category C [--session S] TEXT
        agentx-hook memory add --file F      (a JSON array of observations, or an issue file)
-       agentx-hook memory remove ID
+       agentx-hook memory remove ID [--json]
        agentx-hook memory rebuild [--json]
        agentx-hook memory generate --observations N --issues M [--seed S]
        agentx-hook memory capture --agent A --issue N [--file F]
@@ -317,7 +317,8 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 }
 
 func runMemoryRemove(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "memory remove", "memory remove ID")
+	fs := newFlags(a, "memory remove", "memory remove ID [--json]")
+	asJSON := fs.Bool("json", false, "print one JSON document")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -331,6 +332,9 @@ func runMemoryRemove(ctx context.Context, a *App, args []string) error {
 	}
 	if !ok {
 		return errcode.New(errcode.NotFound, "no observation %q", pos[0])
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "removed": pos[0]})
 	}
 	fmt.Fprintf(a.Stdout, "Removed %s.\n", pos[0])
 	return nil
