@@ -256,6 +256,15 @@ func (s *Store) repairPending(ctx context.Context) error {
 		return nil
 	}
 	s.warn("repairing the manifest for %d issue(s) left unfinished by an interrupted write: %v", len(issues), issues)
+	// A marker is written under the issue lock, in the same hold as the
+	// issue file; taking that lock once (and letting go before the
+	// manifest's) guarantees a slow but live writer has finished its
+	// issue write before we read the file.
+	for _, n := range issues {
+		if err := s.Locks.With(ctx, s.IssuePath(n), func(*lock.Lock) error { return nil }); err != nil {
+			return err
+		}
+	}
 	if err := s.syncIssues(ctx, issues); err != nil {
 		return err
 	}
