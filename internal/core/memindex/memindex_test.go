@@ -139,3 +139,11 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkTokenize(b *testing.B) {
+	text := "Decided to move the authentication middleware behind Redis to keep latency under 100 ms; ECONNREFUSED when the session store was down."
+	b.SetBytes(int64(len(text)))
+	for i := 0; i < b.N; i++ {
+		Tokenize(text, func(string) {})
+	}
+}
