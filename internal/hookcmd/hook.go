@@ -225,24 +225,25 @@ type hookView struct {
 // fails open on its own: a failed check still lists what can be read.
 func (a *App) hookView(ctx context.Context, in *hookInput) *hookView {
 	v := &hookView{}
-	rt, err := a.Router()
-	if err != nil {
+	scanner := monitor.NewScanner(a.Workspace())
+	var open []ledger.Record
+	if rt, err := a.Router(); err != nil {
+		// Without a configuration nothing can act, but the ledgers still
+		// say what waits for the agent.
 		a.warn("agentx hook %s: %v", in.Event, err)
-		return v
-	}
-	mon := monitor.New(rt)
-	rep, err := mon.Check(ctx)
-	if err != nil {
+	} else if rep, err := (&monitor.Monitor{Router: rt, Scanner: scanner}).Check(ctx); err != nil {
 		a.warn("agentx hook %s: monitor: %v", in.Event, err)
-		return v
+	} else {
+		v.report = rep
+		a.printWarnings(rep, true)
+		open = rep.Open
 	}
-	v.report = rep
-	a.printWarnings(rep, true)
-	open := rep.Open
-	if len(rep.Actions) > 0 {
-		// The check changed records; list them as they are now.
-		if scan, err := mon.Scanner.Scan(); err == nil {
+	if v.report == nil || len(v.report.Actions) > 0 {
+		// No check ran, or it changed records: list them as they are now.
+		if scan, err := scanner.Scan(); err == nil {
 			open = scan.Open
+		} else if v.report == nil {
+			a.warn("agentx hook %s: %v", in.Event, err)
 		}
 	}
 	for _, r := range open {
@@ -254,7 +255,7 @@ func (a *App) hookView(ctx context.Context, in *hookInput) *hookView {
 		}
 	}
 	if in.HasIssue {
-		l, err := rt.Ledgers.Load(in.Issue)
+		l, err := a.Ledgers().Load(in.Issue)
 		if err != nil {
 			a.warn("agentx hook %s: %v", in.Event, err)
 		} else {
