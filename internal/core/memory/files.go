@@ -88,12 +88,7 @@ func (f *IssueFile) Marshal() ([]byte, error) {
 		b = append(b, "\n  "...)
 	}
 	b = append(b, ']')
-	for _, x := range f.Extra {
-		b = append(b, ",\n  "...)
-		b = appendString(b, x.Key)
-		b = append(b, ": "...)
-		b = appendIndented(b, x.Value, "  ")
-	}
+	b = appendExtras(b, f.Extra, "  ")
 	return append(b, "\n}\n"...), nil
 }
 
@@ -164,17 +159,14 @@ func eachElement(v []byte, fn func([]byte) error) error {
 	return nil
 }
 
+// corruptOffset prefers the standard decoder's offset (the file is not
+// JSON at all) over ours (it is JSON of the wrong shape).
 func corruptOffset(data []byte, err error) int64 {
 	var v any
 	if jerr := json.Unmarshal(data, &v); jerr != nil {
-		if off := jsonfile.OffsetOf(jerr); off >= 0 {
-			return off
-		}
+		err = jerr
 	}
-	if off := jsonfile.OffsetOf(err); off >= 0 {
-		return off
-	}
-	return 0
+	return max(jsonfile.OffsetOf(err), 0)
 }
 
 // renderManifest lays the manifest out exactly as JSON.stringify(m, null, 2)
@@ -201,12 +193,7 @@ func renderManifest(m *Manifest, gen uint64) (data []byte, refs []memindex.Ref, 
 		b = append(b, "\n  "...)
 	}
 	b = append(b, ']')
-	for _, x := range m.Extra {
-		b = append(b, ",\n  "...)
-		b = appendString(b, x.Key)
-		b = append(b, ": "...)
-		b = appendIndented(b, x.Value, "  ")
-	}
+	b = appendExtras(b, m.Extra, "  ")
 	data, st = seal(b, gen)
 	return data, refs, st
 }
@@ -273,13 +260,20 @@ func appendEntry(b []byte, e *Entry) []byte {
 	b = strconv.AppendInt(b, int64(e.Tokens), 10)
 	b = append(b, ",\n      \"timestamp\": "...)
 	b = appendString(b, e.Timestamp)
-	for _, x := range e.Extra {
-		b = append(b, ",\n      "...)
+	b = appendExtras(b, e.Extra, "      ")
+	return append(b, "\n    }"...)
+}
+
+// appendExtras renders keys other tools wrote, as members of an object
+// whose members are indented by indent.
+func appendExtras(b []byte, extra []jsonfile.Field, indent string) []byte {
+	for _, x := range extra {
+		b = append(b, ",\n"+indent...)
 		b = appendString(b, x.Key)
 		b = append(b, ": "...)
-		b = appendIndented(b, x.Value, "      ")
+		b = appendIndented(b, x.Value, indent)
 	}
-	return append(b, "\n    }"...)
+	return b
 }
 
 func appendIndented(b []byte, raw []byte, prefix string) []byte {

@@ -223,12 +223,7 @@ func (o *Observation) appendIndented(b []byte) []byte {
 		field("recallCount")
 		b = strconv.AppendInt(b, int64(o.RecallCount), 10)
 	}
-	for _, x := range o.Extra {
-		b = append(b, ",\n      "...)
-		b = appendString(b, x.Key)
-		b = append(b, ": "...)
-		b = appendIndented(b, x.Value, "      ")
-	}
+	b = appendExtras(b, o.Extra, "      ")
 	return append(b, "\n    }"...)
 }
 

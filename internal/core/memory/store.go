@@ -120,7 +120,12 @@ func (s *Store) withLock(ctx context.Context, target string, fn func(lk *lock.Lo
 
 // readIssue loads issue N (missing: an empty file).
 func (s *Store) readIssue(issue int) (*IssueFile, error) {
-	path := s.IssuePath(issue)
+	return readIssueAt(s.IssuePath(issue), issue)
+}
+
+// readIssueAt loads an issue-shaped file (issue or archive); missing is
+// empty, observations without an issue number get the file's.
+func readIssueAt(path string, issue int) (*IssueFile, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &IssueFile{Version: 1, IssueNumber: issue}, nil
@@ -643,15 +648,15 @@ func (s *Store) archive(ctx context.Context, issue int, obs []Observation) error
 	if len(obs) == 0 {
 		return nil
 	}
-	path := s.ArchivePath(issue)
+	return s.mergeByID(ctx, s.ArchivePath(issue), issue, obs)
+}
+
+// mergeByID appends to the issue-shaped file at path, under its lock, the
+// observations whose IDs it does not hold yet.
+func (s *Store) mergeByID(ctx context.Context, path string, issue int, obs []Observation) error {
 	return s.withLock(ctx, path, func(lk *lock.Lock) error {
-		f := &IssueFile{Version: 1, IssueNumber: issue}
-		data, err := os.ReadFile(path)
-		if err == nil {
-			if f, err = ParseIssueFile(path, data); err != nil {
-				return err
-			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		f, err := readIssueAt(path, issue)
+		if err != nil {
 			return err
 		}
 		have := map[string]bool{}
@@ -660,15 +665,16 @@ func (s *Store) archive(ctx context.Context, issue int, obs []Observation) error
 		}
 		for _, o := range obs {
 			if !have[o.ID] {
+				have[o.ID] = true
 				f.Observations = append(f.Observations, o)
 			}
 		}
 		f.UpdatedAt = clock.Format(s.now())
-		out, err := f.Marshal()
+		data, err := f.Marshal()
 		if err != nil {
 			return err
 		}
-		return jsonfile.WriteAtomic(path, out, s.writeOpts(lk))
+		return jsonfile.WriteAtomic(path, data, s.writeOpts(lk))
 	})
 }
 
@@ -692,30 +698,7 @@ func (s *Store) Import(ctx context.Context, obs []Observation) (RebuildReport, e
 		byIssue[o.IssueNumber] = append(byIssue[o.IssueNumber], o)
 	}
 	for _, n := range order {
-		path := s.IssuePath(n)
-		err := s.withLock(ctx, path, func(lk *lock.Lock) error {
-			f, err := s.readIssue(n)
-			if err != nil {
-				return err
-			}
-			have := map[string]bool{}
-			for _, o := range f.Observations {
-				have[o.ID] = true
-			}
-			for _, o := range byIssue[n] {
-				if !have[o.ID] {
-					have[o.ID] = true
-					f.Observations = append(f.Observations, o)
-				}
-			}
-			f.UpdatedAt = clock.Format(s.now())
-			data, err := f.Marshal()
-			if err != nil {
-				return err
-			}
-			return jsonfile.WriteAtomic(path, data, s.writeOpts(lk))
-		})
-		if err != nil {
+		if err := s.mergeByID(ctx, s.IssuePath(n), n, byIssue[n]); err != nil {
 			return RebuildReport{}, err
 		}
 	}
