@@ -85,6 +85,9 @@ func TestSearchRanksFiltersAndBreaksTiesByRecency(t *testing.T) {
 	if got := ids(Query{Text: "4"}); len(got) != 0 {
 		t.Errorf("`4` must not match issue 4 or 42 metadata: %v", got)
 	}
+	if got := ids(Query{Text: "the of and"}); len(got) != 0 {
+		t.Errorf("a query of stop words matches nothing: %v", got)
+	}
 	if got := ids(Query{Text: "redis", Limit: 1}); len(got) != 1 {
 		t.Errorf("limit: %v", got)
 	}

@@ -76,6 +76,9 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 	}
 	terms := Terms(q.Text)
 	top := &topK{ix: ix, k: q.limit()}
+	if len(terms) == 0 && strings.TrimSpace(q.Text) != "" {
+		return nil, nil // only stop words or punctuation: nothing to rank by
+	}
 	if len(terms) == 0 {
 		for d := ix.n - 1; d >= 0; d-- {
 			if pass(d) {
