@@ -41,9 +41,11 @@ const (
 	// a host killing the hook would (tests and the durable-part benchmark).
 	// Honoured only when set.
 	envSpoolOnly = "AGENTX_SPOOL_ONLY"
-	// leftoverLimit bounds how many spooled captures one `hook start`
-	// finishes; the rest wait for the next one.
+	// leftoverLimit and leftoverTime bound the spooled captures one `hook
+	// start` finishes (a session should not wait long for an earlier one's
+	// memory); the rest wait for the next start.
 	leftoverLimit = 20
+	leftoverTime  = 500 * time.Millisecond
 	// hookReserveChars is kept free of the recall inside a host's ceiling
 	// for the rest of `hook start`'s output (title, clarifications,
 	// monitor), which it prints before and after the recall.
@@ -199,8 +201,9 @@ func (a *App) processLeftovers(ctx context.Context) []*captureReport {
 		return nil
 	}
 	var out []*captureReport
+	start := time.Now() // real time: this bounds real work, whatever the clock says
 	for i, p := range pending {
-		if i == leftoverLimit {
+		if i == leftoverLimit || time.Since(start) > leftoverTime {
 			break
 		}
 		cl, err := sp.Claim(ctx, p.Key)
