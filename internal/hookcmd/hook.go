@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
+	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -325,7 +326,11 @@ func (a *App) hookStart(ctx context.Context, in *hookInput) error {
 
 func (a *App) hookFinish(ctx context.Context, in *hookInput) error {
 	v := a.hookView(ctx, in)
-	a.setHookStatus(ctx, in, v, agentstatus.Done)
+	want := agentstatus.Done
+	if midSession(in.Raw) {
+		want = agentstatus.Working
+	}
+	a.setHookStatus(ctx, in, v, want)
 	var sections []hookSection
 	if s, ok, err := a.hookFinishCapture(ctx, in); err != nil {
 		a.warn("agentx hook finish: memory capture: %v", err)
@@ -361,6 +366,26 @@ func (a *App) hookStartExtras(ctx context.Context, in *hookInput) []hookSection 
 // hookFinishCapture is where `hook finish` hands the session (payload
 // transcript_path, stdin summary, --summary-file) to memory capture (a
 // later issue); ok reports a section to print.
+// midSession reports whether the payload comes from a hook that fires
+// during a session (Claude Code Stop/PreCompact/PostCompact/SubagentStop,
+// Codex Stop, Copilot agentStop): hook finish then captures memory but the
+// agent is still at work, so it is not marked done. Only a session end (or
+// a hook run without a payload, by hand or from a script) means done.
+func midSession(raw []byte) bool {
+	if len(raw) == 0 || !capture.LooksLikePayload(raw) {
+		return false
+	}
+	p, err := capture.ParsePayload(raw)
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(p.Event) {
+	case "stop", "subagentstop", "precompact", "postcompact", "agentstop":
+		return true
+	}
+	return false
+}
+
 func (a *App) hookFinishCapture(ctx context.Context, in *hookInput) (hookSection, bool, error) {
 	return a.hookCapture(ctx, in)
 }
