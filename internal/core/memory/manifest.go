@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
@@ -132,17 +135,14 @@ func (s *Store) reconcile(m *Manifest, gen uint64) (*state, RebuildReport, error
 	}
 	files := map[int]*IssueFile{}
 	corrupt := map[int]bool{}
+	loaded := s.readIssues(issues)
 	for i, n := range issues {
-		f, err := s.readIssue(n)
-		if err != nil {
+		if err := loaded[i].err; err != nil {
 			corrupt[n] = true
 			rep.Skipped = append(rep.Skipped, s.IssuePath(n))
 			s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
 		} else {
-			files[n] = f
-		}
-		if s.Progress != nil && (i%256 == 255 || i == len(issues)-1) {
-			s.Progress(i+1, len(issues))
+			files[n] = loaded[i].f
 		}
 	}
 	rep.IssueFiles = len(issues)
@@ -216,6 +216,46 @@ func (st *state) replace(b *memindex.Builder, data []byte, stamp memindex.Stamp)
 	}
 	*st = state{data: data, stamp: stamp, ix: ix, idx: idx, dirty: true}
 	return nil
+}
+
+type loadedIssue struct {
+	f   *IssueFile
+	err error
+}
+
+// readIssues parses issue files on all cores (a rebuild at 100K
+// observations is mostly JSON decoding), reporting progress in order.
+func (s *Store) readIssues(issues []int) []loadedIssue {
+	out := make([]loadedIssue, len(issues))
+	workers := min(runtime.GOMAXPROCS(0), 8, max(len(issues)/16, 1))
+	var next atomic.Int64
+	var done sync.WaitGroup
+	var mu sync.Mutex
+	finished := 0
+	for w := 0; w < workers; w++ {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(issues) {
+					return
+				}
+				f, err := s.readIssue(issues[i])
+				out[i] = loadedIssue{f: f, err: err}
+				if s.Progress != nil {
+					mu.Lock()
+					finished++
+					if finished%256 == 0 || finished == len(issues) {
+						s.Progress(finished, len(issues))
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	done.Wait()
+	return out
 }
 
 func docOf(e *Entry, ref memindex.Ref) memindex.Doc {
