@@ -25,7 +25,6 @@ type state struct {
 	ix    *memindex.Index
 	idx   []byte
 	dirty bool
-	tail  []byte // scratch for rerender: the bytes after the last row
 }
 
 // RebuildReport describes a rebuild of the manifest and index.
@@ -40,7 +39,7 @@ type RebuildReport struct {
 // syncIssues is step 2 for each issue, under the manifest lock.
 func (s *Store) syncIssues(ctx context.Context, issues []int) error {
 	return s.withLock(ctx, s.ManifestPath(), func(lk *lock.Lock) error {
-		st, err := s.loadState(false)
+		st, err := s.loadState()
 		if err != nil {
 			return err
 		}
@@ -85,7 +84,7 @@ func (s *Store) readManifestForRebuild() (*Manifest, uint64) {
 // loadState reads the manifest and its index; when they do not match (no
 // index, an index of another generation, a manifest written by another
 // tool, a corrupt manifest) it reconciles them from the issue files.
-func (s *Store) loadState(quiet bool) (*state, error) {
+func (s *Store) loadState() (*state, error) {
 	path := s.ManifestPath()
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -371,7 +370,7 @@ func (s *Store) rerender(st *state, n int, want []Observation) error {
 	if err != nil {
 		return err
 	}
-	body, refs, ok := s.copyRows(st, keep)
+	body, refs, tail, ok := s.copyRows(st, keep)
 	if !ok {
 		return s.rerenderParsed(st, n, want)
 	}
@@ -392,37 +391,37 @@ func (s *Store) rerender(st *state, n int, want []Observation) error {
 		body = appendEntry(body, &e)
 		b.Add(docOf(&e, memindex.Ref{Off: uint32(off), Len: uint32(len(body) - off)}), e.Summary, want[i].Content)
 	}
-	body = append(body, st.tail...)
+	body = append(body, tail...)
 	data, stamp := seal(body, st.stamp.Generation+1)
 	return st.replace(b, data, stamp)
 }
 
 // copyRows copies the head of the manifest and the rows keep accepts,
-// recording where each lands; st.tail gets what follows the last row. It
+// recording where each lands, and what follows the last row (tail). It
 // reports false unless the rows sit back to back as renderManifest lays
 // them out.
-func (s *Store) copyRows(st *state, keep func(d int) bool) (body []byte, refs []memindex.Ref, ok bool) {
+func (s *Store) copyRows(st *state, keep func(d int) bool) (body []byte, refs []memindex.Ref, tail []byte, ok bool) {
 	_, prefixLen, ok := readStamp(st.data, int64(len(st.data)), false)
 	n := st.ix.Len()
 	if !ok || n == 0 {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	const sep = "\n    "
 	first, last := st.ix.Doc(0).Ref, st.ix.Doc(n-1).Ref
 	if int(first.Off) < len(sep) || int(last.Off+last.Len) > prefixLen {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	head := st.data[:int(first.Off)-len(sep)]
 	body = make([]byte, 0, len(st.data))
 	body = append(body, head...)
 	if !replaceUpdatedAt(body, clock.Format(s.now())) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	next := first.Off
 	for d := 0; d < n; d++ {
 		r := st.ix.Doc(d).Ref
 		if r.Off != next {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		next = r.Off + r.Len + uint32(len(","+sep))
 		if !keep(d) {
@@ -435,11 +434,11 @@ func (s *Store) copyRows(st *state, keep func(d int) bool) (body []byte, refs []
 		refs = append(refs, memindex.Ref{Off: uint32(len(body)), Len: r.Len})
 		body = append(body, st.data[r.Off:r.Off+r.Len]...)
 	}
-	st.tail = st.data[last.Off+last.Len : prefixLen]
-	if !bytes.HasPrefix(st.tail, []byte("\n  ]")) {
-		return nil, nil, false
+	tail = st.data[last.Off+last.Len : prefixLen]
+	if !bytes.HasPrefix(tail, []byte("\n  ]")) {
+		return nil, nil, nil, false
 	}
-	return body, refs, true
+	return body, refs, tail, true
 }
 
 // rerenderParsed is rerender for a manifest we must parse first.

@@ -66,7 +66,7 @@ func (s *Store) open(ctx context.Context) (*view, error) {
 			}
 		}
 		var err error
-		if st, err = s.loadState(false); err != nil {
+		if st, err = s.loadState(); err != nil {
 			return err
 		}
 		return s.writeState(lk, st)
