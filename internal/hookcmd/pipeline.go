@@ -81,26 +81,26 @@ type spoolEntry struct {
 
 // captureReport is what one capture did.
 type captureReport struct {
-	Agent       string                     `json:"agent"`
-	Issue       int                        `json:"issue"`
-	Source      string                     `json:"source"`
-	SourceBytes int64                      `json:"sourceBytes"`
-	Candidates  int                        `json:"candidates"`
-	Known       int                        `json:"alreadyKnown"`
-	Stored      []memory.Observation       `json:"-"`
-	IDs         []string                   `json:"observationIds"`
-	ByCategory  map[memory.Category]int    `json:"byCategory"`
-	Spooled     bool                       `json:"spooled"`
-	Deferred    bool                       `json:"deferred"`
-	Duplicate   bool                       `json:"duplicate"`
-	Leftover    bool                       `json:"leftover,omitempty"`
-	Extra       map[string]json.RawMessage `json:"-"`
+	Agent       string                  `json:"agent"`
+	Issue       int                     `json:"issue"`
+	Source      string                  `json:"source"`
+	SourceBytes int64                   `json:"sourceBytes"`
+	Candidates  int                     `json:"candidates"`
+	Known       int                     `json:"alreadyKnown"`
+	Stored      []memory.Observation    `json:"-"`
+	IDs         []string                `json:"observationIds"`
+	ByCategory  map[memory.Category]int `json:"byCategory"`
+	Spooled     bool                    `json:"spooled"`
+	Deferred    bool                    `json:"deferred"`
+	Duplicate   bool                    `json:"duplicate"`
+	Leftover    bool                    `json:"leftover,omitempty"`
 }
 
 func (r *captureReport) line() string {
 	switch {
 	case r.Duplicate:
-		return fmt.Sprintf("Already captured: this %s was processed before (exactly once per session turn).", r.Source)
+		// Claim also refuses an entry another hook is processing right now.
+		return fmt.Sprintf("Already captured: this %s was processed before, or is being processed by another hook (once per session turn).", r.Source)
 	case r.Deferred:
 		return fmt.Sprintf("Spooled the %s for issue #%d; the next `hook start` finishes the capture.", r.Source, r.Issue)
 	}
