@@ -370,3 +370,35 @@ func TestListsAndDateFilters(t *testing.T) {
 		t.Fatalf("unknown category: %v", err)
 	}
 }
+
+// Keys other tools add to the manifest (top level and per entry) survive
+// both the append path and the re-render path.
+func TestManifestExtraKeysSurviveRewrites(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	copyOld(t, s)
+	data, _ := os.ReadFile(s.ManifestPath())
+	data = bytes.Replace(data, []byte(`"timestamp": "2026-02-27T10:00:00.000Z"
+    }`), []byte(`"timestamp": "2026-02-27T10:00:00.000Z",
+      "pinned": true
+    }`), 1)
+	data = bytes.Replace(data, []byte("\n  ]\n}\n"), []byte("\n  ],\n  \"note\": {\"by\": \"powershell\"}\n}\n"), 1)
+	if err := os.WriteFile(s.ManifestPath(), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	added, err := s.Store(ctx, []Observation{obs("engineer", 29, KeyFact, "one more fact"), obs("engineer", 30, KeyFact, "other issue")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.Remove(ctx, added[1].ID); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	out, _ := os.ReadFile(s.ManifestPath())
+	if !bytes.Contains(out, []byte(`"pinned": true`)) || !bytes.Contains(out, []byte("\"note\": {\n    \"by\": \"powershell\"\n  }")) {
+		t.Fatalf("extra keys lost:\n%s", out)
+	}
+	checkAgree(t, s)
+	if rows, _ := s.Search(ctx, Query{Text: "fact leveldb"}); len(rows) != 2 {
+		t.Fatalf("search after rewrites: %+v", rows)
+	}
+}
