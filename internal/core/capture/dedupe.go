@@ -2,54 +2,20 @@ package capture
 
 import (
 	"slices"
-	"strings"
-	"unicode"
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/wordset"
 )
 
 // DuplicateThreshold is the word-set similarity at or above which two
 // observations of one category say the same thing.
 const DuplicateThreshold = 0.8
 
-// stopWords carry no meaning for similarity.
-var stopWords = map[string]bool{
-	"the": true, "and": true, "for": true, "that": true, "this": true, "with": true, "are": true,
-	"was": true, "but": true, "not": true, "you": true, "all": true, "can": true, "its": true,
-	"from": true, "have": true, "has": true, "will": true, "into": true, "then": true, "than": true,
-}
+// Words is the normalised word set similarity compares (wordset.Of).
+func Words(s string) map[string]bool { return wordset.Of(s) }
 
-// Words is the normalised word set similarity compares: lower-cased runs
-// of letters and digits, two characters or more, stop words removed.
-func Words(s string) map[string]bool {
-	set := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		if len(w) >= 2 && !stopWords[w] {
-			set[w] = true
-		}
-	}
-	return set
-}
-
-// Similarity is the Jaccard similarity of two word sets (0 when both are
-// empty: nothing was said, so nothing was repeated).
-func Similarity(a, b map[string]bool) float64 {
-	if len(a) == 0 && len(b) == 0 {
-		return 0
-	}
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	inter := 0
-	for w := range a {
-		if b[w] {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
-}
+// Similarity is the Jaccard similarity of two word sets (wordset.Jaccard).
+func Similarity(a, b map[string]bool) float64 { return wordset.Jaccard(a, b) }
 
 // Dedupe drops every candidate whose content is at least threshold similar
 // to an earlier one of the same category; a dropped candidate's files and

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/wordset"
 )
 
 // Record keys the monitor keeps on a record (old tools keep them as unknown
@@ -246,16 +247,16 @@ func RepeatedQuestion(r *ledger.Record) (StuckFinding, bool) {
 	type q struct {
 		round int
 		body  string
-		words map[string]bool
+		words wordset.Set
 	}
 	var qs []q
 	for _, e := range r.Thread {
 		if e.Type != ledger.Question {
 			continue
 		}
-		cur := q{e.Round, e.Body, words(e.Body)}
+		cur := q{e.Round, e.Body, wordset.Of(e.Body)}
 		for _, prev := range qs {
-			if jaccard(prev.words, cur.words) >= Similarity {
+			if wordset.Jaccard(prev.words, cur.words) >= Similarity {
 				return StuckFinding{Record: *r, Rounds: []int{prev.round, cur.round},
 					Detail: fmt.Sprintf("The same question was asked again:\n  [Round %d] %s\n  [Round %d] %s",
 						prev.round, quote(prev.body), cur.round, quote(cur.body))}, true
