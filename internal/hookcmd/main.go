@@ -304,7 +304,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.Usage()
+				// flag has already printed the usage.
 				return nil, errHelp
 			}
 			return nil, usagef("%s: %v", fs.Name(), err)
