@@ -1,0 +1,78 @@
+package agentstatus
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+)
+
+func TestKeepsUnknownKeysAndOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent-status.json")
+	in := `{"reviewer":{"status":"reviewing","issue":7,"lastActivity":"2026-03-01T17:04:15.1234567Z","clarificationId":null,"waitingOn":null,"respondingTo":null,"psNote":"x"},
+"engineer":{"status":"idle","issue":null,"lastActivity":""}}`
+	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Update(context.Background(), lock.New(lock.Options{}), path, func(f *File) error {
+		f.Ensure("engineer").Status = Working
+		f.Ensure("architect").Status = Clarifying
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := os.ReadFile(path)
+	s := string(out)
+	for _, want := range []string{`"psNote": "x"`, `"status": "reviewing"`, `"status": "working"`, `"architect": {`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %s in\n%s", want, s)
+		}
+	}
+	if strings.Index(s, "reviewer") > strings.Index(s, "engineer") {
+		t.Error("agent order not kept")
+	}
+}
+
+func TestConcurrentUpdatesAreNotLost(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent-status.json")
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			// Separate lockers contend through the lock file like processes.
+			err := Update(context.Background(), lock.New(lock.Options{}), path, func(f *File) error {
+				f.Ensure(fmt.Sprintf("agent-%d", i)).Status = Working
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entries) != 20 {
+		t.Fatalf("%d agents, want 20 (updates lost)", len(f.Entries))
+	}
+}
+
+func TestCorruptIsReported(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent-status.json")
+	for _, bad := range []string{"", "{", `{"a":{"status":5}}`, `[]`} {
+		_ = os.WriteFile(path, []byte(bad), 0o644)
+		if _, err := Load(path); !errcode.Is(err, errcode.CorruptState) {
+			t.Errorf("Load(%q) = %v", bad, err)
+		}
+	}
+}

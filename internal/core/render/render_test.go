@@ -1,0 +1,45 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+)
+
+var rec = ledger.Record{ID: "CLR-42-001", IssueNumber: 42, From: "engineer", To: "architect", Topic: "authentication flow",
+	Blocking: true, Status: ledger.Pending, Round: 1, MaxRounds: 5, Created: "2026-03-01T17:04:15.123Z",
+	Thread: []ledger.Entry{{Round: 1, From: "engineer", Type: ledger.Question, Body: "Middleware or controller?", Timestamp: "2026-03-01T17:04:15.124Z"}}}
+
+func TestFamiliarShapes(t *testing.T) {
+	var b bytes.Buffer
+	List(&b, Style{}, []ledger.Record{rec}, time.Date(2026, 3, 1, 17, 16, 0, 0, time.UTC))
+	want := "  Issue #42\n  [PENDING] CLR-42-001 [BLOCKING]  round 1/5, 11m\n    engineer -> architect: authentication flow\n"
+	if b.String() != want {
+		t.Errorf("list:\n%q\nwant\n%q", b.String(), want)
+	}
+	b.Reset()
+	Thread(&b, Style{}, &rec)
+	want = "  CLR-42-001 | engineer -> architect\n  Topic: authentication flow  Status: pending  Round: 1/5  BLOCKING\n\n  [Round 1] engineer -- QUESTION (17:04)\n  Middleware or controller?\n"
+	if b.String() != want {
+		t.Errorf("thread:\n%q\nwant\n%q", b.String(), want)
+	}
+	md := EscalationMarkdown(&rec, "agentx-hook")
+	if !strings.HasPrefix(md, "> **[ESCALATED]** Clarification *authentication flow* (CLR-42-001) could not be resolved.") {
+		t.Errorf("escalation markdown: %s", md)
+	}
+}
+
+func TestColourOnlyWhenAsked(t *testing.T) {
+	var plain, color bytes.Buffer
+	List(&plain, Style{}, []ledger.Record{rec}, time.Now())
+	List(&color, Style{Color: true}, []ledger.Record{rec}, time.Now())
+	if strings.Contains(plain.String(), "\x1b[") {
+		t.Error("escape codes without colour")
+	}
+	if !strings.Contains(color.String(), "\x1b[33m[PENDING]") {
+		t.Error("no colour when asked")
+	}
+}

@@ -1,0 +1,58 @@
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestFindOrder(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	deep := filepath.Join(repo, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	if got := Find("", "", deep).Root; got != repo {
+		t.Errorf("git top level: %s", got)
+	}
+	_ = os.Mkdir(filepath.Join(repo, "a", Dir), 0o755)
+	if got := Find("", "", deep).Root; got != filepath.Join(repo, "a") {
+		t.Errorf("nearest .agentx: %s", got)
+	}
+	if got := Find("", "/env/root", deep).Root; got != "/env/root" {
+		t.Errorf("env: %s", got)
+	}
+	if got := Find("/flag", "/env/root", deep).Root; got != "/flag" {
+		t.Errorf("flag: %s", got)
+	}
+	lone := filepath.Join(root, "lone")
+	_ = os.Mkdir(lone, 0o755)
+	if got := Find("", "", lone).Root; got != lone && filepath.Dir(got) == root {
+		t.Errorf("cwd fallback: %s", got)
+	}
+}
+
+func TestLedgerIssue(t *testing.T) {
+	for name, want := range map[string]int{"issue-42.json": 42, "issue-1.json": 1, "issue-0.json": 0, "issue-x.json": 0,
+		"issue-.json": 0, "issue-42.json.lock": 0, ".issue-42.json.tmp-1": 0, "issue-4a.json": 0} {
+		got, ok := LedgerIssue(name)
+		if got != want || ok != (want > 0) {
+			t.Errorf("LedgerIssue(%q) = %d, %v", name, got, ok)
+		}
+	}
+}
+
+func TestGitBranch(t *testing.T) {
+	root := t.TempDir()
+	_ = os.MkdirAll(filepath.Join(root, ".git"), 0o755)
+	_ = os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("ref: refs/heads/feat/42-login\n"), 0o644)
+	if got := GitBranch(root); got != "feat/42-login" {
+		t.Errorf("branch = %q", got)
+	}
+	_ = os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("0123456789abcdef\n"), 0o644)
+	if got := GitBranch(root); got != "" {
+		t.Errorf("detached = %q", got)
+	}
+}
