@@ -402,3 +402,35 @@ func TestManifestExtraKeysSurviveRewrites(t *testing.T) {
 		t.Fatalf("search after rewrites: %+v", rows)
 	}
 }
+
+// A marker whose writer process is gone is repaired at once, without
+// waiting for it to age.
+func TestMarkerOfDeadWriterIsRepairedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 5, Decision, "first decision about caching")}); err != nil {
+		t.Fatal(err)
+	}
+	crash := errors.New("crash")
+	s.afterIssueWrite = func() error { return crash }
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 5, Decision, "second decision about invalidation")}); !errors.Is(err, crash) {
+		t.Fatal(err)
+	}
+	s.afterIssueWrite = nil
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	markers, _ := filepath.Glob(filepath.Join(s.pendingDir(), "issue-5-*"))
+	if len(markers) != 1 {
+		t.Fatalf("markers: %v", markers)
+	}
+	host, _ := os.Hostname()
+	content := fmt.Sprintf("%s\n%d %s\n", clock.Format(s.Clock.Now()), dead.Process.Pid, host)
+	if err := os.WriteFile(markers[0], []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := s.Search(ctx, Query{Text: "invalidation"}); len(rows) != 1 {
+		t.Fatalf("not repaired at once: %+v", rows)
+	}
+}

@@ -189,12 +189,29 @@ func (s *Store) leaveMarker(issue int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("create pending marker: %w", err)
 	}
-	_, werr := f.WriteString(clock.Format(s.now()) + "\n")
+	host, _ := os.Hostname()
+	_, werr := fmt.Fprintf(f, "%s\n%d %s\n", clock.Format(s.now()), os.Getpid(), host)
 	if err := errors.Join(werr, f.Close()); err != nil {
 		_ = os.Remove(f.Name())
 		return "", fmt.Errorf("write pending marker: %w", err)
 	}
 	return f.Name(), nil
+}
+
+// writerDead reports a marker whose writer ("pid host") was a process of
+// this host that no longer exists: its write will never finish, so the
+// repair need not wait for the marker to age. A reused pid only delays the
+// repair to the age rule.
+func writerDead(owner string) bool {
+	pidText, host, ok := strings.Cut(owner, " ")
+	pid, err := strconv.Atoi(pidText)
+	if !ok || err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	if h, _ := os.Hostname(); h == "" || h != host {
+		return false
+	}
+	return !processAlive(pid)
 }
 
 // finish is steps 2 and 3.
@@ -242,13 +259,14 @@ func (s *Store) repairPending(ctx context.Context) error {
 		if err != nil {
 			continue
 		}
-		t, perr := clock.Parse(strings.TrimSpace(string(data)))
+		stamp, owner, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+		t, perr := clock.Parse(stamp)
 		if perr != nil {
 			if info, err := e.Info(); err == nil {
 				t = info.ModTime()
 			}
 		}
-		if now.Sub(t) < markerStale {
+		if now.Sub(t) < markerStale && !writerDead(owner) {
 			continue
 		}
 		markers = append(markers, path)
