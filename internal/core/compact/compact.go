@@ -18,11 +18,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
+	"github.com/agentx-dev/agentx/internal/core/wordset"
 )
 
 // Defaults of Options.
@@ -140,16 +140,16 @@ func mergeable(o *memory.Observation, opt Options) bool {
 // to it, while the group has room.
 func cluster(list []memory.Observation, opt Options) [][]memory.Observation {
 	var groups [][]memory.Observation
-	var words [][]map[string]bool
+	var words [][]wordset.Set
 	for _, o := range list {
-		w := capture.Words(o.Content)
+		w := wordset.Of(o.Content)
 		placed := false
 		for gi := range groups {
 			if len(groups[gi]) >= opt.MaxGroup {
 				continue
 			}
 			for _, mw := range words[gi] {
-				if capture.Similarity(w, mw) >= opt.Threshold {
+				if wordset.Jaccard(w, mw) >= opt.Threshold {
 					groups[gi] = append(groups[gi], o)
 					words[gi] = append(words[gi], w)
 					placed = true
@@ -162,7 +162,7 @@ func cluster(list []memory.Observation, opt Options) [][]memory.Observation {
 		}
 		if !placed {
 			groups = append(groups, []memory.Observation{o})
-			words = append(words, []map[string]bool{w})
+			words = append(words, []wordset.Set{w})
 		}
 	}
 	return groups

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/wordset"
 )
 
 // Weights of the SPEC's Phase 3 relevance score (5.2).
@@ -79,7 +79,7 @@ func Keywords(max int, texts ...string) []string {
 		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool {
 			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
 		}) {
-			if seen[w] || !capture.Words(w)[w] || isNumber(w) {
+			if seen[w] || !wordset.Of(w)[w] || isNumber(w) {
 				continue
 			}
 			seen[w] = true
@@ -126,7 +126,7 @@ func Overlap(o *memory.Observation, keywords []string) float64 {
 	if len(keywords) == 0 {
 		return 0
 	}
-	words := capture.Words(o.Summary + " " + o.Content)
+	words := wordset.Of(o.Summary + " " + o.Content)
 	n := 0
 	for _, k := range keywords {
 		if words[k] {
