@@ -50,8 +50,10 @@ const (
 	// for the rest of `hook start`'s output (title, clarifications,
 	// monitor), which it prints before and after the recall.
 	hookReserveChars = 2500
-	// copilotMaxChars bounds the instructions file Copilot reads.
-	copilotMaxChars = 8000
+	// copilotMaxChars bounds the instructions file Copilot reads;
+	// instructionsHeaderChars is kept for its front matter and title.
+	copilotMaxChars         = 8000
+	instructionsHeaderChars = 250
 	// recallRelated and recallRecent bound the candidates taken from other
 	// issues; recallHydrate is how many of their issue files are read for
 	// full content and recall counts.
@@ -501,6 +503,9 @@ func (a *App) recall(ctx context.Context, req recallRequest) (recall.Result, err
 	}
 	if req.InHook && hostChars > 0 {
 		hostChars -= hookReserveChars
+	}
+	if req.Host == "copilot" {
+		hostChars -= instructionsHeaderChars // the file's front matter and title
 	}
 	// The section title is part of what the host counts.
 	budget := recall.Budget(maxTokens, hostChars, 0) - len("\n## Memory Recall\n")

@@ -155,7 +155,7 @@ func TestRecallWriteInstructions(t *testing.T) {
 	if !strings.HasPrefix(string(data), "---\napplyTo: \"**\"\n---\n") || !strings.Contains(string(data), "## Memory Recall") {
 		t.Fatalf("instructions:\n%.400s", data)
 	}
-	if n := jsLen(string(data)); n > copilotMaxChars+300 {
+	if n := jsLen(string(data)); n > copilotMaxChars {
 		t.Fatalf("instructions file of %d characters", n)
 	}
 	if !strings.Contains(out, "Wrote "+instructionsFile) {
