@@ -260,7 +260,15 @@ func (a *App) processEntry(ctx context.Context, e spoolEntry, source string) (*c
 		transcript := p.TranscriptPath
 		// ExtractFile's EndOffset is absolute: the next capture of this
 		// transcript starts there.
-		if res, err = capture.FromPayload(p, capture.Options{Offset: offsets.get(transcript, p.SessionID)}); err != nil {
+		res, err = capture.FromPayload(p, capture.Options{Offset: offsets.get(transcript, p.SessionID)})
+		if errors.Is(err, fs.ErrNotExist) {
+			// A transcript that is gone will not come back: capture what
+			// the payload itself carries rather than retry forever.
+			a.warn("agentx memory: %v; capturing the payload alone", err)
+			p.TranscriptPath, transcript = "", ""
+			res, err = capture.FromPayload(p, capture.Options{})
+		}
+		if err != nil {
 			return nil, err
 		}
 		if transcript != "" {
