@@ -16,7 +16,12 @@ for i in $(seq 1 50); do
   "$ax" --root "$ws1" clarify request --issue 7 --from engineer --to architect --non-blocking \
     --topic "topic $i" --question "Question number $i about the design?" >/dev/null
 done
+# Every run starts from the same 50-record ledger (restored by --prepare,
+# which hyperfine does not time).
+led="$ws1/.agentx/state/clarifications/issue-7.json"
+cp "$led" "$work/ledger50.json"
 hyperfine -N --warmup 5 --runs 200 --export-json "$work/request.json" \
+  --prepare "cp $work/ledger50.json $led" \
   "$ax --root $ws1 clarify request --issue 7 --from engineer --to architect --non-blocking --topic bench --question q?"
 jq -r '.results[0] | "median \(.median*1000|.*100|round/100) ms, mean \(.mean*1000|.*100|round/100) ms"' "$work/request.json"
 

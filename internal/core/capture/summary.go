@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
@@ -12,8 +13,10 @@ import (
 // The old pipeline's section headers (reference-formats.md, "Session
 // summary format"): `#` to `###`, case-insensitive.
 var (
-	headerRe    = regexp.MustCompile(`^\s{0,3}(#{1,3})\s+(.*?)\s*#*\s*$`)
-	compactedRe = regexp.MustCompile(`(?i)compacted from \d+ messages? \(~?(\d+) tokens?\)`)
+	headerRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s{0,3}(#{1,3})\s+(.*?)\s*#*\s*$`) })
+	compactedRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)compacted from \d+ messages? \(~?(\d+) tokens?\)`)
+	})
 )
 
 func sectionCategory(title string) (memory.Category, bool) {
@@ -46,7 +49,7 @@ func ParseSummary(text string) Result {
 	inSection := false
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimRight(line, "\r")
-		if m := headerRe.FindStringSubmatch(line); m != nil {
+		if m := headerRe().FindStringSubmatch(line); m != nil {
 			cat, inSection = sectionCategory(m[2])
 			continue
 		}
@@ -70,7 +73,7 @@ func ParseSummary(text string) Result {
 	// "Compacted from 10 messages (~500 tokens)" says how much conversation
 	// the summary stands for: share it out, so recall can report what it
 	// displaced rather than the summary's own few bytes.
-	if m := compactedRe.FindStringSubmatch(text); m != nil {
+	if m := compactedRe().FindStringSubmatch(text); m != nil {
 		if tokens, err := strconv.Atoi(m[1]); err == nil && tokens > 0 && tokens < 1<<30 {
 			per := tokens * 4 / len(cands)
 			for i := range cands {

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
@@ -346,7 +347,9 @@ func (x *extractor) codex(p codexPayload, typ string, n int) {
 	}
 }
 
-var exitCodeRe = regexp.MustCompile(`(?m)^(?:Exit code:?|Process exited with code)\s*(-?\d+)`)
+var exitCodeRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(?:Exit code:?|Process exited with code)\s*(-?\d+)`)
+})
 
 // codexOutcome reads a Codex tool output: `{"output":..., "metadata":
 // {"exit_code": N}}`, or text starting "Exit code: N".
@@ -360,7 +363,7 @@ func codexOutcome(out string) (failed bool, text string) {
 	if strings.HasPrefix(out, "{") && json.Unmarshal([]byte(out), &o) == nil && o.Metadata.ExitCode != nil {
 		return *o.Metadata.ExitCode != 0, o.Output
 	}
-	if m := exitCodeRe.FindStringSubmatch(out); m != nil {
+	if m := exitCodeRe().FindStringSubmatch(out); m != nil {
 		code, _ := strconv.Atoi(m[1])
 		return code != 0, out
 	}
@@ -559,7 +562,9 @@ func (x *extractor) toolResult(id string, failed bool, text string, n int) {
 	x.errs = append(x.errs, Candidate{Category: memory.Error, Content: content, Files: x.rels(c.files), SourceBytes: c.bytes})
 }
 
-var errorLineRe = regexp.MustCompile(`(?i)error|fail|panic|exception|fatal|denied|not found|cannot|undefined|no such|refused|timed? ?out`)
+var errorLineRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)error|fail|panic|exception|fatal|denied|not found|cannot|undefined|no such|refused|timed? ?out`)
+})
 
 // errorExcerpt keeps the telling lines of a failure's output: up to three
 // that mention an error, else the first three.
@@ -573,7 +578,7 @@ func errorExcerpt(text string) string {
 		if len(firsts) < 3 {
 			firsts = append(firsts, oneLine(l, 200))
 		}
-		if len(picked) < 3 && errorLineRe.MatchString(l) {
+		if len(picked) < 3 && errorLineRe().MatchString(l) {
 			picked = append(picked, oneLine(l, 200))
 		}
 		if len(picked) == 3 {

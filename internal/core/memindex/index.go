@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"math"
 	"sort"
+	"sync"
 )
 
 // Stamp is the fingerprint of the manifest an index was built from: the
@@ -62,10 +63,10 @@ const (
 	secPost
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // Checksum is the CRC-32C the store uses for manifest fingerprints.
-func Checksum(data []byte) uint32 { return crc32.Checksum(data, castagnoli) }
+func Checksum(data []byte) uint32 { return crc32.Checksum(data, castagnoli()) }
 
 // ErrFormat reports an index file that is not one of ours or is damaged;
 // callers rebuild it.

@@ -208,7 +208,7 @@ func BenchmarkTextLongLine(b *testing.B) {
 
 // assignmentRule is the rule whose regexp findAssignments stands in for.
 func assignmentRule(t testing.TB) rule {
-	for _, r := range rules {
+	for _, r := range rules() {
 		if r.find != nil {
 			return r
 		}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Redaction marks.
@@ -47,83 +48,87 @@ func whole(kind string) func(string, []string) string {
 // Specific token shapes run before the generic `key = value` rule, so a
 // `token: ghp_...` line keeps the more telling kind, and the bearer rule
 // runs before it so `Authorization: Bearer x` hides x, not just "Bearer".
-var rules = []rule{
-	{ // PEM private key blocks; an unterminated block hides the rest.
-		hints:     []string{"private key-----"},
-		multiline: true,
-		re:        regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----|\z)`),
-		replace:   whole("private-key"),
-	},
-	{ // JSON Web Tokens: three base64url segments, the first a JSON header.
-		hints:   []string{"eyj"},
-		re:      regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
-		replace: whole("jwt"),
-	},
-	{ // Anthropic (sk-ant-), OpenAI project (sk-proj-) and classic sk- keys.
-		hints: []string{"sk-"},
-		re:    regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`),
-		replace: func(m string, _ []string) string {
-			switch {
-			case strings.HasPrefix(m, "sk-ant-"):
-				return Mark("anthropic-key")
-			default:
-				return Mark("openai-key")
-			}
+// rules compile on first use, not at start-up: every agentx-hook process
+// links this package, and most never sanitise anything.
+var rules = sync.OnceValue(func() []rule {
+	return []rule{
+		{ // PEM private key blocks; an unterminated block hides the rest.
+			hints:     []string{"private key-----"},
+			multiline: true,
+			re:        regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----|\z)`),
+			replace:   whole("private-key"),
 		},
-	},
-	{ // GitHub fine-grained PATs and classic/app/OAuth/user/refresh tokens.
-		hints:   []string{"github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-		re:      regexp.MustCompile(`\b(?:github_pat_[A-Za-z0-9_]{20,}|gh[pousr]_[A-Za-z0-9]{30,})`),
-		replace: whole("github-token"),
-	},
-	{ // AWS access key ids (long-term AKIA, temporary ASIA, and the other
-		// unique-id prefixes AWS documents).
-		hints:   []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka"},
-		re:      regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}`),
-		replace: whole("aws-access-key"),
-	},
-	{ // Azure storage / service bus connection strings.
-		hints: []string{"accesskey", "accountkey"},
-		re:    regexp.MustCompile(`(?i)\b((?:Account|SharedAccess)Key\s*=\s*)[A-Za-z0-9+/]{16,}={0,2}`),
-		replace: func(_ string, sub []string) string {
-			return sub[1] + Mark("azure-key")
+		{ // JSON Web Tokens: three base64url segments, the first a JSON header.
+			hints:   []string{"eyj"},
+			re:      regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+			replace: whole("jwt"),
 		},
-	},
-	{ // Authorization: Bearer <token>
-		// Prose ("Bearer authentication") is left alone: a real token has a
-		// digit or is long.
-		hints: []string{"bearer"},
-		re:    regexp.MustCompile(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/-]{8,}=*)`),
-		replace: func(m string, sub []string) string {
-			if !strings.ContainsAny(sub[2], "0123456789") && len(sub[2]) < 24 {
-				return m
-			}
-			return sub[1] + Mark("bearer")
+		{ // Anthropic (sk-ant-), OpenAI project (sk-proj-) and classic sk- keys.
+			hints: []string{"sk-"},
+			re:    regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`),
+			replace: func(m string, _ []string) string {
+				switch {
+				case strings.HasPrefix(m, "sk-ant-"):
+					return Mark("anthropic-key")
+				default:
+					return Mark("openai-key")
+				}
+			},
 		},
-	},
-	{ // password = value, "api_key": "value", GITHUB_TOKEN=value, ...
-		// The key must end in the keyword ("max_tokens = 3" is not a
-		// secret), and an unquoted value must not start with '[' so a mark,
-		// or a mark cut short by Truncate, is never redacted again. The
-		// key's own prefix (DB_, client_) is not part of the pattern: it is
-		// kept as it is, and leaving it out keeps the regexp cheap.
-		hints: []string{"pass", "secret", "token", "key"},
-		find:  findAssignments,
-		re:    regexp.MustCompile(`(?i)((password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;'"\[\]{}()<>][^\s,;'"{}()<>]*)`),
-		replace: func(m string, sub []string) string {
-			kind := assignmentKind(strings.ToLower(sub[2]))
-			val := sub[3]
-			if q := val[0]; q == '"' || q == '\'' {
-				inner := val[1 : len(val)-1]
-				if inner == "" || strings.HasPrefix(inner, "[") {
+		{ // GitHub fine-grained PATs and classic/app/OAuth/user/refresh tokens.
+			hints:   []string{"github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+			re:      regexp.MustCompile(`\b(?:github_pat_[A-Za-z0-9_]{20,}|gh[pousr]_[A-Za-z0-9]{30,})`),
+			replace: whole("github-token"),
+		},
+		{ // AWS access key ids (long-term AKIA, temporary ASIA, and the other
+			// unique-id prefixes AWS documents).
+			hints:   []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka"},
+			re:      regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}`),
+			replace: whole("aws-access-key"),
+		},
+		{ // Azure storage / service bus connection strings.
+			hints: []string{"accesskey", "accountkey"},
+			re:    regexp.MustCompile(`(?i)\b((?:Account|SharedAccess)Key\s*=\s*)[A-Za-z0-9+/]{16,}={0,2}`),
+			replace: func(_ string, sub []string) string {
+				return sub[1] + Mark("azure-key")
+			},
+		},
+		{ // Authorization: Bearer <token>
+			// Prose ("Bearer authentication") is left alone: a real token has a
+			// digit or is long.
+			hints: []string{"bearer"},
+			re:    regexp.MustCompile(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/-]{8,}=*)`),
+			replace: func(m string, sub []string) string {
+				if !strings.ContainsAny(sub[2], "0123456789") && len(sub[2]) < 24 {
 					return m
 				}
-				return sub[1] + string(q) + Mark(kind) + string(q)
-			}
-			return sub[1] + Mark(kind)
+				return sub[1] + Mark("bearer")
+			},
 		},
-	},
-}
+		{ // password = value, "api_key": "value", GITHUB_TOKEN=value, ...
+			// The key must end in the keyword ("max_tokens = 3" is not a
+			// secret), and an unquoted value must not start with '[' so a mark,
+			// or a mark cut short by Truncate, is never redacted again. The
+			// key's own prefix (DB_, client_) is not part of the pattern: it is
+			// kept as it is, and leaving it out keeps the regexp cheap.
+			hints: []string{"pass", "secret", "token", "key"},
+			find:  findAssignments,
+			re:    regexp.MustCompile(`(?i)((password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;'"\[\]{}()<>][^\s,;'"{}()<>]*)`),
+			replace: func(m string, sub []string) string {
+				kind := assignmentKind(strings.ToLower(sub[2]))
+				val := sub[3]
+				if q := val[0]; q == '"' || q == '\'' {
+					inner := val[1 : len(val)-1]
+					if inner == "" || strings.HasPrefix(inner, "[") {
+						return m
+					}
+					return sub[1] + string(q) + Mark(kind) + string(q)
+				}
+				return sub[1] + Mark(kind)
+			},
+		},
+	}
+})
 
 func assignmentKind(keyword string) string {
 	switch {
@@ -143,7 +148,7 @@ func assignmentKind(keyword string) string {
 // aws-access-key, azure-key, bearer, password, token, api-key, secret.
 func Secrets(s string) string {
 	lower := strings.ToLower(s)
-	for _, r := range rules {
+	for _, r := range rules() {
 		if r.multiline && containsAny(lower, r.hints) {
 			if next := replaceAll(r, s); next != s {
 				s, lower = next, strings.ToLower(next)
@@ -168,7 +173,7 @@ func Secrets(s string) string {
 
 func secretsInLine(line string) string {
 	lower := strings.ToLower(line)
-	for _, r := range rules {
+	for _, r := range rules() {
 		if r.multiline || !containsAny(lower, r.hints) {
 			continue
 		}
@@ -180,7 +185,7 @@ func secretsInLine(line string) string {
 }
 
 func containsAnyRule(lower string) bool {
-	for _, r := range rules {
+	for _, r := range rules() {
 		if !r.multiline && containsAny(lower, r.hints) {
 			return true
 		}
