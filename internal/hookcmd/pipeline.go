@@ -396,7 +396,7 @@ func (b *offsetBook) save(ctx context.Context, locks *lock.Locker, now time.Time
 		if err != nil {
 			return err
 		}
-		return jsonfile.WriteAtomic(b.path, data, jsonfile.WriteOptions{BeforeRename: lk.Check})
+		return jsonfile.WriteAtomic(b.path, data, jsonfile.WriteOptions{Commit: lk.Commit})
 	})
 }
 

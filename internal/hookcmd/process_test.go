@@ -69,7 +69,7 @@ func holderMain() {
 		l.Clarifications = append(l.Clarifications, ledger.Record{ID: l.NextID(), IssueNumber: issue, From: "engineer",
 			To: "architect", Topic: topic, Status: ledger.Pending, Round: 1, MaxRounds: 5})
 		data, _ := jsonfile.Marshal(l)
-		err = jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{BeforeRename: lk.Check})
+		err = jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{Commit: lk.Commit})
 		if errors.Is(err, lock.ErrLost) {
 			fmt.Println("write-refused")
 			fmt.Println("release", lk.Release())

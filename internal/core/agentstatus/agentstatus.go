@@ -173,7 +173,7 @@ func Update(ctx context.Context, locks *lock.Locker, path string, fn func(*File)
 			if err != nil {
 				return err
 			}
-			return jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{BeforeRename: lk.Check})
+			return jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{Commit: lk.Commit})
 		})
 		if errors.Is(err, lock.ErrLost) && attempt < 3 {
 			continue

@@ -95,7 +95,7 @@ func (c *Cursors) Set(ctx context.Context, sessionID, transcript string, offset 
 			if err != nil {
 				return err
 			}
-			return jsonfile.WriteAtomic(target, data, jsonfile.WriteOptions{Perm: 0o600, BeforeRename: lk.Check})
+			return jsonfile.WriteAtomic(target, data, jsonfile.WriteOptions{Perm: 0o600, Commit: lk.Commit})
 		})
 		if errors.Is(err, lock.ErrLost) && attempt < 5 {
 			continue // taken over mid-write: read again and retry

@@ -120,7 +120,7 @@ func (l *Log) trim(lk *lock.Lock) error {
 		return nil
 	}
 	kept := bytes.Join(lines[len(lines)-MaxEvents:], nil)
-	return jsonfile.WriteAtomic(l.Path, kept, jsonfile.WriteOptions{BeforeRename: lk.Check})
+	return jsonfile.WriteAtomic(l.Path, kept, jsonfile.WriteOptions{Commit: lk.Commit})
 }
 
 // Read returns the events at or after since (zero: all), oldest first,

@@ -79,11 +79,13 @@ func OffsetOf(err error) int64 {
 type WriteOptions struct {
 	// Perm is the mode of a new file (default 0o644).
 	Perm fs.FileMode
-	// BeforeRename, when set, runs after the new content is durable and just
-	// before it replaces the old file. The lock package uses it to check that
-	// the lock is still ours, so a holder that was paused past the stale
-	// threshold cannot overwrite the work of the process that took over.
-	BeforeRename func() error
+	// Commit, when set, performs the final step: it is called with the
+	// rename that replaces the file, after the new content is durable. The
+	// lock package's Lock.Commit checks that the lock is still ours and
+	// renames while holding the directory's guard, so a holder that was
+	// paused past the stale threshold can neither overwrite the work of the
+	// process that took over nor be taken over between check and rename.
+	Commit func(rename func() error) error
 	// NoSync skips the fsyncs (tests and throwaway files only).
 	NoSync bool
 }
@@ -130,13 +132,19 @@ func WriteAtomic(path string, data []byte, opt WriteOptions) (err error) {
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmpName, err)
 	}
-	if opt.BeforeRename != nil {
-		if err = opt.BeforeRename(); err != nil {
-			return err
+	rename := func() error {
+		if err := os.Rename(tmpName, path); err != nil {
+			return fmt.Errorf("replace %s: %w", path, err)
 		}
+		return nil
 	}
-	if err = os.Rename(tmpName, path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
+	if opt.Commit != nil {
+		err = opt.Commit(rename)
+	} else {
+		err = rename()
+	}
+	if err != nil {
+		return err
 	}
 	if !opt.NoSync {
 		syncDir(dir)

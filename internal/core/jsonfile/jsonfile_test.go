@@ -29,14 +29,14 @@ func TestWriteAtomicReplacesAndCleansUp(t *testing.T) {
 	}
 }
 
-func TestBeforeRenameRefusal(t *testing.T) {
+func TestCommitRefusal(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	refused := errors.New("lock lost")
-	err := WriteAtomic(path, []byte("new"), WriteOptions{BeforeRename: func() error { return refused }})
+	err := WriteAtomic(path, []byte("new"), WriteOptions{Commit: func(func() error) error { return refused }})
 	if !errors.Is(err, refused) {
 		t.Fatalf("got %v", err)
 	}

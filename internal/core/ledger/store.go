@@ -116,7 +116,7 @@ func (s *Store) Update(ctx context.Context, issue int, fn func(*Ledger) error) (
 			if err != nil {
 				return fmt.Errorf("encode ledger %s: %w", path, err)
 			}
-			if err := jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{BeforeRename: lk.Check, NoSync: s.NoSync}); err != nil {
+			if err := jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{Commit: lk.Commit, NoSync: s.NoSync}); err != nil {
 				return err
 			}
 			out = l

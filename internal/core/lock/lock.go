@@ -375,13 +375,29 @@ func (l *Locker) timeoutError(target string, h *holder) error {
 var ErrLost = errors.New("lock was taken over by another process")
 
 // Check reports whether the lock file still holds our content. Call it just
-// before committing a write (jsonfile.WriteOptions.BeforeRename).
+// before committing a write; Commit does it under the directory's guard.
 func (lk *Lock) Check() error {
 	data, err := os.ReadFile(lk.path)
 	if err != nil || !bytes.Equal(data, lk.content) {
 		return fmt.Errorf("%s: %w", lk.path, ErrLost)
 	}
 	return nil
+}
+
+// Commit runs rename (the last step of an atomic write) only while the lock
+// is still ours, holding the directory's guard from the check to the
+// rename: no takeover can happen between them. Use it as
+// jsonfile.WriteOptions.Commit.
+func (lk *Lock) Commit(rename func() error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), lk.l.opt.Wait)
+	defer cancel()
+	if g, err := lockGuard(ctx, filepath.Dir(lk.path)); err == nil {
+		defer g.unlock()
+	}
+	if err := lk.Check(); err != nil {
+		return err
+	}
+	return rename()
 }
 
 // Release removes the lock file if, and only if, it is still ours. The

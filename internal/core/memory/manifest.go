@@ -490,7 +490,7 @@ func (s *Store) writeState(lk *lock.Lock, st *state) error {
 	// The index is derived and checksummed, and every reader verifies the
 	// checksum, so it is not fsynced: a power cut that tears it costs a
 	// rebuild, never a wrong answer, and the store saves two fsyncs.
-	if err := jsonfile.WriteAtomic(s.IndexPath(), st.idx, jsonfile.WriteOptions{BeforeRename: lk.Check, NoSync: true}); err != nil {
+	if err := jsonfile.WriteAtomic(s.IndexPath(), st.idx, jsonfile.WriteOptions{Commit: lk.Commit, NoSync: true}); err != nil {
 		s.warn("search index not saved (searches will rebuild it): %v", err)
 	}
 	st.dirty = false

@@ -100,7 +100,7 @@ func (s *Store) warn(format string, args ...any) {
 }
 
 func (s *Store) writeOpts(lk *lock.Lock) jsonfile.WriteOptions {
-	return jsonfile.WriteOptions{BeforeRename: lk.Check, NoSync: s.NoSync}
+	return jsonfile.WriteOptions{Commit: lk.Commit, NoSync: s.NoSync}
 }
 
 // withLock runs fn under target's lock, retrying the whole

@@ -239,7 +239,7 @@ func (c *Claim) Payload() []byte { return c.payload }
 func (c *Claim) Done() error {
 	defer func() { _ = c.lk.Release() }()
 	if err := jsonfile.WriteAtomic(c.s.donePath(c.key), nil, jsonfile.WriteOptions{
-		Perm: 0o600, NoSync: c.s.noSync, BeforeRename: c.lk.Check,
+		Perm: 0o600, NoSync: c.s.noSync, Commit: c.lk.Commit,
 	}); err != nil {
 		return fmt.Errorf("spool done %s: %w", c.key, err)
 	}
