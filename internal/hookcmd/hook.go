@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
 	"github.com/agentx-dev/agentx/internal/core/capture"
@@ -18,6 +19,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
+	"github.com/agentx-dev/agentx/internal/core/recall"
 	"github.com/agentx-dev/agentx/internal/core/router"
 )
 
@@ -314,9 +316,16 @@ func (a *App) hookStart(ctx context.Context, in *hookInput) error {
 	v := a.hookView(ctx, in)
 	a.setHookStatus(ctx, in, v, agentstatus.Working)
 	sections := a.clarificationSections(in, v)
-	sections = append(sections, a.hookStartExtras(ctx, in)...)
-	if s, ok := monitorSection(v.report); ok {
-		sections = append(sections, s)
+	mon, hasMon := monitorSection(v.report)
+	// What the other sections take of the host's ceiling is measured, not
+	// guessed, so the recall fills exactly the room that is left.
+	rest := sections
+	if hasMon {
+		rest = append(append([]hookSection(nil), sections...), mon)
+	}
+	sections = append(sections, a.hookStartExtras(ctx, in, len(hookText(in, v.status, rest)))...)
+	if hasMon {
+		sections = append(sections, mon)
 	}
 	if err := a.writeHookOutput(in, v, sections); err != nil {
 		return err
@@ -359,8 +368,8 @@ func (a *App) hookFinish(ctx context.Context, in *hookInput) error {
 // hookStartExtras are the sections other capabilities add to `hook start`
 // after the clarifications: memory recall (a later issue) returns its
 // "Memory Recall" section here. A failure there must stay a warning.
-func (a *App) hookStartExtras(ctx context.Context, in *hookInput) []hookSection {
-	return a.hookRecall(ctx, in)
+func (a *App) hookStartExtras(ctx context.Context, in *hookInput, used int) []hookSection {
+	return a.hookRecall(ctx, in, used)
 }
 
 // hookFinishCapture is where `hook finish` hands the session (payload
@@ -471,6 +480,26 @@ func monitorSection(rep *monitor.Report) (hookSection, bool) {
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // hookText renders the sections as one markdown document.
+// fitHost cuts a hook's context to what the host shows (Claude Code:
+// 10,000 characters, more becomes a preview; Codex: about 2,500 tokens).
+// Recall already sizes itself to the room left, so this only bites when the
+// clarifications alone overflow; the note says how to see everything.
+func fitHost(text, host string) string {
+	limit := recall.ClaudeMaxChars
+	if host == "codex" {
+		limit = recall.CodexMaxTokens * recall.CharsPerToken
+	}
+	if len(text) <= limit {
+		return text
+	}
+	note := "\n[agentx: cut to the host's limit; run `agentx-hook hook start` in a terminal to see everything]\n"
+	cut := limit - len(note)
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + note
+}
+
 func hookText(in *hookInput, status string, sections []hookSection) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# agentx: %s", in.Agent)
@@ -491,6 +520,7 @@ func (a *App) writeHookOutput(in *hookInput, v *hookView, sections []hookSection
 	text := hookText(in, v.status, sections)
 	switch in.Format {
 	case "claude", "codex": // Codex takes Claude Code's SessionStart form
+		text = fitHost(text, in.Format)
 		return writeJSON(a.Stdout, map[string]any{"hookSpecificOutput": map[string]string{
 			"hookEventName": "SessionStart", "additionalContext": text}})
 	case "json":

@@ -46,10 +46,6 @@ const (
 	// memory); the rest wait for the next start.
 	leftoverLimit = 20
 	leftoverTime  = 500 * time.Millisecond
-	// hookReserveChars is kept free of the recall inside a host's ceiling
-	// for the rest of `hook start`'s output (title, clarifications,
-	// monitor), which it prints before and after the recall.
-	hookReserveChars = 2500
 	// copilotMaxChars bounds the instructions file Copilot reads;
 	// instructionsHeaderChars is kept for its front matter and title.
 	copilotMaxChars         = 8000
@@ -440,7 +436,8 @@ func (a *App) hookCapture(ctx context.Context, in *hookInput) (hookSection, bool
 
 // hookRecall is `hook start`'s memory part (the hookStartExtras seam):
 // finish spooled captures, then recall within the host's ceiling.
-func (a *App) hookRecall(ctx context.Context, in *hookInput) []hookSection {
+// used is how many characters the rest of `hook start`'s output takes.
+func (a *App) hookRecall(ctx context.Context, in *hookInput, used int) []hookSection {
 	settings := a.memorySettings()
 	if !settings.IsEnabled() {
 		return nil
@@ -452,6 +449,7 @@ func (a *App) hookRecall(ctx context.Context, in *hookInput) []hookSection {
 			lines = append(lines, "- "+r.line())
 		}
 		out = append(out, hookSection{Title: "Memory Capture", Body: strings.Join(lines, "\n")})
+		used += len("\n## Memory Capture\n\n") + len(out[0].Body)
 	}
 	if settings.Budget() <= 0 {
 		return out
@@ -460,7 +458,7 @@ func (a *App) hookRecall(ctx context.Context, in *hookInput) []hookSection {
 		a.applyRecalls(ctx) // no session end has come for a long while
 	}
 	host := in.Format
-	res, err := a.recall(ctx, recallRequest{Agent: in.Agent, Issue: in.Issue, HasIssue: in.HasIssue, Host: host, InHook: true})
+	res, err := a.recall(ctx, recallRequest{Agent: in.Agent, Issue: in.Issue, HasIssue: in.HasIssue, Host: host, InHook: true, Used: used})
 	if err != nil {
 		a.warn("agentx hook start: memory recall: %v", err)
 		return out
@@ -481,8 +479,10 @@ type recallRequest struct {
 	Budget int
 	// Host is the output form: text, json, claude, codex or copilot.
 	Host string
-	// InHook leaves room for the rest of `hook start`'s output.
+	// InHook leaves room for the rest of `hook start`'s output: Used
+	// characters, measured by the caller.
 	InHook bool
+	Used   int
 }
 
 // hostCeiling returns a host's limits on hook context.
@@ -510,7 +510,10 @@ func (a *App) recall(ctx context.Context, req recallRequest) (recall.Result, err
 		hostChars = hostTokens * recall.CharsPerToken
 	}
 	if req.InHook && hostChars > 0 {
-		hostChars -= hookReserveChars
+		hostChars -= req.Used
+		if hostChars <= 0 {
+			return recall.Result{}, nil
+		}
 	}
 	if req.Host == "copilot" {
 		hostChars -= instructionsHeaderChars // the file's front matter and title
