@@ -756,24 +756,11 @@ func (a *App) applyRecalls(ctx context.Context) {
 		}
 		counts := map[string]int{}
 		countRecalls(data, counts)
-		// IncrementRecallCount adds one per listed ID: list an ID once
-		// per recall, round by round, each round rewriting the issue files
-		// involved. Past the score's saturation (10 recalls) more rounds
-		// change no ranking, so one fold adds at most that many.
-		for round := 1; round <= recall.RecallSaturation; round++ {
-			var ids []string
-			for id, n := range counts {
-				if n >= round {
-					ids = append(ids, id)
-				}
-			}
-			if len(ids) == 0 {
-				break
-			}
-			sort.Strings(ids)
-			if err := a.Memory().IncrementRecallCount(ctx, ids); err != nil {
-				return err
-			}
+		// Past the score's saturation (10 recalls) more counts change no
+		// ranking, but they are the store's history: add them all, one
+		// rewrite per issue file.
+		if err := a.Memory().AddRecallCounts(ctx, counts); err != nil {
+			return err
 		}
 		return os.Remove(aside)
 	})

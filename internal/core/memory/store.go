@@ -547,9 +547,28 @@ func (s *Store) Remove(ctx context.Context, id string) (bool, error) {
 // (for relevance scoring). Unknown IDs are ignored. Only issue files
 // change: the manifest carries no recall counts.
 func (s *Store) IncrementRecallCount(ctx context.Context, ids []string) error {
-	byIssue := map[int]map[string]bool{}
-	var order []int
+	counts := make(map[string]int, len(ids))
 	for _, id := range ids {
+		counts[id] = 1
+	}
+	return s.AddRecallCounts(ctx, counts)
+}
+
+// AddRecallCounts adds counts[id] to each observation's recall count with
+// one rewrite per issue file, however many recalls an observation
+// collected since the last fold. Unknown ids are skipped.
+func (s *Store) AddRecallCounts(ctx context.Context, counts map[string]int) error {
+	byIssue := map[int]map[string]int{}
+	var order []int
+	ids := make([]string, 0, len(counts))
+	for id := range counts {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if counts[id] <= 0 {
+			continue
+		}
 		n, err := s.issueOf(ctx, id)
 		if errcode.Is(err, errcode.NotFound) {
 			continue
@@ -558,10 +577,10 @@ func (s *Store) IncrementRecallCount(ctx context.Context, ids []string) error {
 			return err
 		}
 		if byIssue[n] == nil {
-			byIssue[n] = map[string]bool{}
+			byIssue[n] = map[string]int{}
 			order = append(order, n)
 		}
-		byIssue[n][id] = true
+		byIssue[n][id] = counts[id]
 	}
 	for _, n := range order {
 		path := s.IssuePath(n)
@@ -572,8 +591,8 @@ func (s *Store) IncrementRecallCount(ctx context.Context, ids []string) error {
 			}
 			changed := false
 			for i := range f.Observations {
-				if byIssue[n][f.Observations[i].ID] {
-					f.Observations[i].RecallCount++
+				if add := byIssue[n][f.Observations[i].ID]; add > 0 {
+					f.Observations[i].RecallCount += add
 					changed = true
 				}
 			}

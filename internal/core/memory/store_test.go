@@ -95,4 +95,12 @@ func TestStoreSearchGetRemove(t *testing.T) {
 	if o.RecallCount != 1 {
 		t.Fatalf("recall count: %d", o.RecallCount)
 	}
+	// A fold of many recalls is one rewrite; unknown ids are skipped.
+	if err := s.AddRecallCounts(ctx, map[string]int{more[0].ID: 12, "obs-x-1-1-abcdef": 3}); err != nil {
+		t.Fatal(err)
+	}
+	o, _ = s.GetByID(ctx, more[0].ID)
+	if o.RecallCount != 13 {
+		t.Fatalf("recall count after a fold of 12: %d", o.RecallCount)
+	}
 }
