@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -444,8 +445,20 @@ func (a *App) clarificationSections(in *hookInput, v *hookView) []hookSection {
 	return out
 }
 
+// maxWaitingShown bounds the questions a hook prints in full: blocking
+// ones come first, and the rest are counted with the command that lists
+// them, so a flood of questions cannot crowd out everything else.
+const maxWaitingShown = 10
+
 func waitingSection(recs []ledger.Record, cli string) hookSection {
 	var b strings.Builder
+	recs = append([]ledger.Record(nil), recs...)
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Blocking && !recs[j].Blocking })
+	hidden := 0
+	if len(recs) > maxWaitingShown {
+		hidden = len(recs) - maxWaitingShown
+		recs = recs[:maxWaitingShown]
+	}
 	for _, r := range recs {
 		tag := ""
 		if r.Blocking {
@@ -456,6 +469,9 @@ func waitingSection(recs []ledger.Record, cli string) hookSection {
 			fmt.Fprintf(&b, "  Question: %s\n", router.Shorten(oneLineText(q.Body), 600))
 		}
 		fmt.Fprintf(&b, "  Answer: %s clarify answer %s --body \"<answer>\"\n", cli, r.ID)
+	}
+	if hidden > 0 {
+		fmt.Fprintf(&b, "- %d more wait for your answer: %s clarify --json lists them all\n", hidden, cli)
 	}
 	return hookSection{Title: "Clarifications waiting for your answer", Body: strings.TrimRight(b.String(), "\n")}
 }
