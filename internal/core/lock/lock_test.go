@@ -310,3 +310,18 @@ func FuzzParseContent(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkAcquireRelease(b *testing.B) {
+	target := filepath.Join(b.TempDir(), "issue-1.json")
+	l := New(Options{})
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		lk, err := l.Acquire(ctx, target)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := lk.Release(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -31,7 +31,7 @@ func (f *fakeResponder) Respond(_ context.Context, agent string, req responder.R
 	return f.agents[agent](req)
 }
 
-func newRouter(t *testing.T) (*Router, *clock.Fake, *fakeResponder) {
+func newRouter(t testing.TB) (*Router, *clock.Fake, *fakeResponder) {
 	t.Helper()
 	dir := t.TempDir()
 	ws := workspace.Workspace{Root: dir}
@@ -55,7 +55,7 @@ func newRouter(t *testing.T) (*Router, *clock.Fake, *fakeResponder) {
 		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: fc}, Responder: fr}, fc, fr
 }
 
-func request(t *testing.T, r *Router, in RequestInput) *Result {
+func request(t testing.TB, r *Router, in RequestInput) *Result {
 	t.Helper()
 	if in.Issue == 0 {
 		in.Issue = 42
@@ -329,5 +329,30 @@ func TestConcurrentRequestsInProcess(t *testing.T) {
 	}
 	if len(seen) != 40 || !seen["CLR-9-040"] {
 		t.Fatalf("ids = %d", len(seen))
+	}
+}
+
+// BenchmarkRequest50 is one request against a ledger of 50 records, in
+// process, with fsync (the whole-process figure is in docs/PERFORMANCE.md).
+func BenchmarkRequest50(b *testing.B) {
+	r, _, _ := newRouter(b)
+	r.Ledgers.NoSync = false
+	ctx := context.Background()
+	in := RequestInput{Issue: 7, From: "engineer", To: "architect", Topic: "t", Question: "q?"}
+	for i := 0; i < 50; i++ {
+		if _, err := r.Request(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	path := r.WS.LedgerFile(7)
+	seed, _ := os.ReadFile(path)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		_ = os.WriteFile(path, seed, 0o644)
+		b.StartTimer()
+		if _, err := r.Request(ctx, in); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
