@@ -76,3 +76,29 @@ func TestCorruptIsReported(t *testing.T) {
 		}
 	}
 }
+
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"engineer":{"status":"blocked-clarification","issue":42,"lastActivity":"2026-03-01T17:04:15.123Z","clarificationId":"CLR-42-001","waitingOn":"architect","respondingTo":null}}`))
+	f.Add([]byte(`{"reviewer":{"status":"reviewing","x":[1,{"y":2}]}}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := Decode("f", data)
+		if err != nil {
+			if !errcode.Is(err, errcode.CorruptState) {
+				t.Fatalf("error is not CORRUPT_STATE: %v", err)
+			}
+			return
+		}
+		out, err := st.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := Decode("f", out)
+		if err != nil {
+			t.Fatalf("our own output does not decode: %v\n%s", err, out)
+		}
+		if len(again.Entries) != len(st.Entries) {
+			t.Fatalf("agents %d -> %d", len(st.Entries), len(again.Entries))
+		}
+	})
+}
