@@ -46,8 +46,10 @@ func runInit(_ context.Context, a *App, args []string) error {
 	}
 	gi := filepath.Join(ws.AgentxDir(), ".gitignore")
 	if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
-		// Lock files and spools are transient: never committed.
-		content := "*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncache/\n"
+		// Lock files, spools, crash markers and derived indexes are
+		// transient or rebuilt from the JSON files: never committed.
+		content := "# transient: locks, temporaries, spools, crash markers\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nrecall-pending.jsonl*\n" +
+			"# derived: rebuilt from the JSON files when missing\n.monitor-index\nsearch.idx\n"
 		if err := jsonfile.WriteAtomic(gi, []byte(content), jsonfile.WriteOptions{}); err != nil {
 			return err
 		}
