@@ -1,0 +1,162 @@
+package githooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+)
+
+// Runner runs git and returns its standard output. Installation needs two
+// questions answered, so a fake in tests is a map from arguments to output.
+type Runner interface {
+	Git(ctx context.Context, args ...string) (string, error)
+}
+
+// ExecRunner runs the real git in Dir.
+type ExecRunner struct{ Dir string }
+
+// Git runs `git ARGS` and returns stdout; stderr goes into the error.
+func (r ExecRunner) Git(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = r.Dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			return stdout.String(), fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+		}
+		return stdout.String(), fmt.Errorf("git %s: %s: %w", strings.Join(args, " "), msg, err)
+	}
+	return stdout.String(), nil
+}
+
+// Location is where git looks for hooks.
+type Location struct {
+	// Dir is the hooks directory, absolute.
+	Dir string `json:"hooksDir"`
+	// HooksPath is core.hooksPath as configured ("" when unset): lefthook,
+	// husky and pre-commit setups often point it at their own directory,
+	// and we write there, because that is the only place git looks.
+	HooksPath string `json:"hooksPath"`
+}
+
+// Locate asks git where hooks live; relative answers are taken from base
+// (the directory the runner runs in).
+func Locate(ctx context.Context, r Runner, base string) (Location, error) {
+	// git rev-parse --path-format=absolute --git-path hooks
+	// (honours core.hooksPath and linked worktrees' common dir)
+	out, err := r.Git(ctx, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+	if err != nil {
+		return Location{}, err
+	}
+	dir := strings.TrimSpace(out)
+	if dir == "" {
+		return Location{}, errors.New("git rev-parse --git-path hooks printed nothing")
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(base, dir)
+	}
+	// git config core.hooksPath: exit status 1 means unset.
+	hp, err := r.Git(ctx, "config", "core.hooksPath")
+	if err != nil {
+		hp = ""
+	}
+	return Location{Dir: filepath.Clean(dir), HooksPath: strings.TrimSpace(hp)}, nil
+}
+
+// Read takes a snapshot of the hooks directory: the files whose names
+// start with one of Names. A missing directory is an empty snapshot.
+func Read(dir string) (*Snapshot, error) {
+	s := &Snapshot{Dir: dir, Files: map[string][]byte{}}
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read hooks directory: %w", err)
+	}
+	for _, e := range ents {
+		if !relevant(e.Name()) || e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			// A dangling symlink is still a hook someone put there: plan
+			// with it as a foreign file (renames move links as they are).
+			data = nil
+		}
+		s.Files[e.Name()] = data
+	}
+	return s, nil
+}
+
+func relevant(name string) bool {
+	for _, n := range Names() {
+		if name == n || strings.HasPrefix(name, n+ChainedSuffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// Apply carries out steps in dir. Renames move files (and symlinks) as
+// they are, so an uninstall restores a chained hook byte for byte with its
+// mode. A shim is written to a temporary file and renamed into place, so a
+// concurrent git never runs half a hook. When a write fails after its
+// foreign hook was moved aside, the move is undone.
+func Apply(dir string, steps []Step) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create hooks directory: %w", err)
+	}
+	for _, st := range steps {
+		var done []Op
+		for _, op := range st.Ops {
+			if err := applyOp(dir, st.Hook, op); err != nil {
+				undo(dir, done)
+				return fmt.Errorf("%s: %w", st.Hook, err)
+			}
+			done = append(done, op)
+		}
+	}
+	return nil
+}
+
+func applyOp(dir, hook string, op Op) error {
+	switch op.Op {
+	case "rename":
+		to := filepath.Join(dir, op.To)
+		if _, err := os.Lstat(to); err == nil {
+			return fmt.Errorf("rename %s: %s already exists", op.From, op.To)
+		}
+		return os.Rename(filepath.Join(dir, op.From), to)
+	case "remove":
+		return os.Remove(filepath.Join(dir, op.To))
+	case "write":
+		return writeShim(filepath.Join(dir, op.To), Shim(hook))
+	}
+	return fmt.Errorf("unknown operation %q", op.Op)
+}
+
+// undo reverses the renames of a step that failed half way.
+func undo(dir string, done []Op) {
+	for i := len(done) - 1; i >= 0; i-- {
+		if op := done[i]; op.Op == "rename" {
+			_ = os.Rename(filepath.Join(dir, op.To), filepath.Join(dir, op.From))
+		}
+	}
+}
+
+// writeShim writes through jsonfile.WriteAtomic (temporary file, fsync,
+// rename): the helper is about atomic files, not JSON.
+func writeShim(path, text string) error {
+	return jsonfile.WriteAtomic(path, []byte(text), jsonfile.WriteOptions{Perm: 0o755})
+}
