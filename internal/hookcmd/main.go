@@ -71,6 +71,8 @@ func commands() []command {
 		{"ready", "issues with their BLOCKED: Clarification pending markers", runReady},
 		{"hook", "agent lifecycle hooks: hook start, hook finish", runHook},
 		{"memory", "search, inspect and maintain the memory store", runMemory},
+		{"hooks", "install, remove and check agentx's git hooks", runHooks},
+		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", runGitHook},
 		{"demo", "run a scripted tour in a temporary workspace", runDemo},
 		{"version", "print the version", runVersion},
 	}
