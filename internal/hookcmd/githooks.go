@@ -84,7 +84,13 @@ func (a *App) readHooks(ctx context.Context, fs *flag.FlagSet, args []string) (g
 		return loc, nil, err
 	}
 	snap, err := githooks.Read(loc.Dir)
-	return loc, snap, err
+	if err != nil {
+		return loc, nil, err
+	}
+	snap.HooksPath = loc.HooksPath
+	root := a.Workspace().Root
+	githooks.MarkTracked(ctx, githooks.ExecRunner{Dir: root}, root, snap)
+	return loc, snap, nil
 }
 
 // hooksChange plans with plan and applies it, then reports.
@@ -168,7 +174,7 @@ func runHooksStatus(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	hooks := githooks.Status(snap, loc.HooksPath)
+	hooks := githooks.Status(snap)
 	if *asJSON {
 		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "hooksDir": loc.Dir,
 			"hooksPath": loc.HooksPath, "hooks": hooks})
@@ -185,6 +191,9 @@ func runHooksStatus(ctx context.Context, a *App, args []string) error {
 		}
 		if h.Manager != "" {
 			line += " (" + h.Manager + ")"
+		}
+		if h.Tracked {
+			line += ", tracked by the repository"
 		}
 		if len(h.Backups) > 0 {
 			line += "; backups: " + strings.Join(h.Backups, ", ")

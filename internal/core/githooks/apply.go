@@ -99,6 +99,33 @@ func Read(dir string) (*Snapshot, error) {
 	return s, nil
 }
 
+// MarkTracked fills s.Tracked: which of its files the repository tracks.
+// Only a core.hooksPath can point inside the worktree, so without one git
+// is not asked at all (the common case costs nothing).
+func MarkTracked(ctx context.Context, r Runner, base string, s *Snapshot) {
+	s.Tracked = map[string]bool{}
+	if s.HooksPath == "" {
+		return
+	}
+	// git ls-files -- DIR (paths relative to base, where the runner runs)
+	out, err := r.Git(ctx, "ls-files", "--", s.Dir)
+	if err != nil {
+		return // outside the worktree: nothing there is tracked
+	}
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		p := filepath.Join(base, filepath.FromSlash(line))
+		if filepath.Dir(p) == filepath.Clean(s.Dir) {
+			if _, ok := s.Files[filepath.Base(p)]; ok {
+				s.Tracked[filepath.Base(p)] = true
+			}
+		}
+	}
+}
+
 func relevant(name string) bool {
 	for _, n := range Names() {
 		if name == n || strings.HasPrefix(name, n+ChainedSuffix) {

@@ -40,11 +40,13 @@ func kinds(steps []Step) map[string]Kind {
 func TestPlanInstall(t *testing.T) {
 	current := Shim("post-commit")
 	tests := []struct {
-		name  string
-		files map[string]string
-		force bool
-		want  map[string]Kind
-		ops   []Op // the post-commit step's operations
+		name      string
+		files     map[string]string
+		hooksPath string
+		tracked   []string
+		force     bool
+		want      map[string]Kind
+		ops       []Op // the post-commit step's operations
 	}{
 		{name: "fresh repo", want: map[string]Kind{"post-commit": Create, "pre-push": Create, "post-merge": Create},
 			ops: []Op{{Op: "write", To: "post-commit"}}},
@@ -71,13 +73,26 @@ func TestPlanInstall(t *testing.T) {
 			want:  map[string]Kind{"post-commit": Chain, "pre-push": Create, "post-merge": Create},
 			ops: []Op{{Op: "rename", From: "post-commit.agentx-chained", To: "post-commit.agentx-chained.2"},
 				{Op: "rename", From: "post-commit", To: "post-commit.agentx-chained"}, {Op: "write", To: "post-commit"}}},
-		{name: "all three foreign (husky dir)", files: map[string]string{"post-commit": foreign, "pre-push": foreign, "post-merge": foreign},
+		{name: "husky's hooks are never moved (they run by file name)", hooksPath: ".husky/_", force: true,
+			files: map[string]string{"post-commit": ". \"$(dirname \"$0\")/h\"\n", "pre-push": "x", "post-merge": "x"},
+			want:  map[string]Kind{"post-commit": Managed, "pre-push": Managed, "post-merge": Managed}, ops: []Op{}},
+		{name: "husky v4 in .git/hooks", files: map[string]string{"post-commit": "#!/bin/sh\n# husky\nhookName=`basename \"$0\"`\n"},
+			want: map[string]Kind{"post-commit": Managed, "pre-push": Create, "post-merge": Create}, ops: []Op{}},
+		{name: "tracked hook in a core.hooksPath dir", hooksPath: ".githooks", tracked: []string{"post-commit"},
+			files: map[string]string{"post-commit": foreign, "pre-push": foreign},
+			want:  map[string]Kind{"post-commit": Managed, "pre-push": Chain, "post-merge": Create}, ops: []Op{}},
+		{name: "all three foreign (core.hooksPath dir)", hooksPath: ".githooks", files: map[string]string{"post-commit": foreign, "pre-push": foreign, "post-merge": foreign},
 			want: map[string]Kind{"post-commit": Chain, "pre-push": Chain, "post-merge": Chain},
 			ops:  []Op{{Op: "rename", From: "post-commit", To: "post-commit.agentx-chained"}, {Op: "write", To: "post-commit"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			steps := PlanInstall(snap(tt.files), tt.force)
+			sn := snap(tt.files)
+			sn.HooksPath, sn.Tracked = tt.hooksPath, map[string]bool{}
+			for _, f := range tt.tracked {
+				sn.Tracked[f] = true
+			}
+			steps := PlanInstall(sn, tt.force)
 			if got := kinds(steps); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("kinds = %v, want %v", got, tt.want)
 			}
@@ -121,7 +136,7 @@ func TestStatus(t *testing.T) {
 		"post-commit": Shim("post-commit"), "post-commit.agentx-chained": "#!/bin/sh\n# lefthook\n",
 		"pre-push": olderShim, "post-merge": foreign, "post-commit.agentx-chained.1": "x",
 	})
-	got := Status(s, "")
+	got := Status(s)
 	want := []HookStatus{
 		{Hook: "post-commit", State: "installed", Chained: true, Manager: "lefthook", Backups: []string{"post-commit.agentx-chained.1"}},
 		{Hook: "pre-push", State: "outdated"},
@@ -130,7 +145,9 @@ func TestStatus(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Status = %+v\nwant %+v", got, want)
 	}
-	if m := Status(snap(nil), ".husky/_")[0].Manager; m != "husky" {
+	husky := snap(nil)
+	husky.HooksPath = ".husky/_"
+	if m := Status(husky)[0].Manager; m != "husky" {
 		t.Errorf("husky hooksPath: manager %q", m)
 	}
 }
@@ -153,7 +170,7 @@ func TestInstallUninstallRoundTrip(t *testing.T) {
 	}
 	s, err := Read(dir)
 	must(t, err)
-	for _, st := range Status(s, "") {
+	for _, st := range Status(s) {
 		if st.State != "installed" {
 			t.Errorf("%s: state %s after install", st.Hook, st.State)
 		}
@@ -234,6 +251,21 @@ func TestLocate(t *testing.T) {
 	}
 	if _, err := Locate(context.Background(), fakeRunner{}, "/work"); err == nil {
 		t.Error("Locate outside a repository: no error")
+	}
+}
+
+func TestMarkTracked(t *testing.T) {
+	s := snap(map[string]string{"post-commit": foreign, "pre-push": foreign})
+	s.Dir, s.HooksPath = "/repo/.githooks", ".githooks"
+	r := fakeRunner{"ls-files -- /repo/.githooks": ".githooks/post-commit\n.githooks/README.md\n.githooks/sub/pre-push\n"}
+	MarkTracked(context.Background(), r, "/repo", s)
+	if !reflect.DeepEqual(s.Tracked, map[string]bool{"post-commit": true}) {
+		t.Errorf("Tracked = %v", s.Tracked)
+	}
+	s.HooksPath = "" // .git/hooks: git is not asked
+	MarkTracked(context.Background(), fakeRunner{}, "/repo", s)
+	if len(s.Tracked) != 0 {
+		t.Errorf("without core.hooksPath: Tracked = %v", s.Tracked)
 	}
 }
 

@@ -12,6 +12,12 @@ import (
 type Snapshot struct {
 	Dir   string
 	Files map[string][]byte
+	// HooksPath is core.hooksPath ("" when unset).
+	HooksPath string
+	// Tracked names the files of Files that the repository tracks (a
+	// core.hooksPath inside the worktree): moving one aside would change
+	// the repository, so install leaves them alone.
+	Tracked map[string]bool
 }
 
 func (s *Snapshot) file(name string) ([]byte, bool) {
@@ -41,6 +47,11 @@ const (
 	// Restore deletes our shim, if present, and renames the chained hook
 	// back (uninstall).
 	Restore Kind = "restore"
+	// Managed is a foreign hook install must not move: husky finds the
+	// script to run from the hook's own file name ($0), so a renamed husky
+	// hook runs nothing; a hook the repository tracks would show up as a
+	// change. The advice is to call agentx-hook from that hook instead.
+	Managed Kind = "managed"
 	// Absent: nothing of ours (uninstall) and nothing to do.
 	Absent Kind = "absent"
 	// Foreign: a hook that is not ours and chains nothing (uninstall).
@@ -95,6 +106,12 @@ func PlanInstall(s *Snapshot, force bool) []Step {
 			default:
 				st.Kind, st.Detail = Keep, "up to date"
 			}
+		case Manager(s.HooksPath, data) == "husky":
+			st.Kind = Managed
+			st.Detail = "husky runs hooks by file name, so it is not moved; add `agentx-hook git-hook " + name + " \"$@\"` to husky's " + name + " script (hooks/README.md)"
+		case s.Tracked[name]:
+			st.Kind = Managed
+			st.Detail = "tracked by the repository, so it is not moved; add `agentx-hook git-hook " + name + " \"$@\"` to it (hooks/README.md)"
 		case !chainTaken:
 			st.Kind = Chain
 			st.Detail = "existing hook kept as " + chained + " and run first"
@@ -171,18 +188,21 @@ type HookStatus struct {
 	Chained bool `json:"chained"`
 	// Manager is the hooks manager a foreign or chained hook belongs to.
 	Manager string `json:"manager,omitempty"`
+	// Tracked is set when the repository tracks the hook file.
+	Tracked bool `json:"tracked,omitempty"`
 	// Backups are numbered NAME.agentx-chained.N files left by --force.
 	Backups []string `json:"backups,omitempty"`
 }
 
-// Status reports each of Names in s; hooksPath is core.hooksPath (advice).
-func Status(s *Snapshot, hooksPath string) []HookStatus {
+// Status reports each of Names in s.
+func Status(s *Snapshot) []HookStatus {
+	hooksPath := s.HooksPath
 	var out []HookStatus
 	for _, name := range Names() {
 		chained := name + ChainedSuffix
 		data, exists := s.file(name)
 		cdata, hasChained := s.file(chained)
-		hs := HookStatus{Hook: name, Chained: hasChained}
+		hs := HookStatus{Hook: name, Chained: hasChained, Tracked: s.Tracked[name]}
 		switch {
 		case !exists:
 			hs.State = "missing"
