@@ -66,6 +66,10 @@ func TestPlanInstall(t *testing.T) {
 		{name: "shim deleted, chained hook kept", files: map[string]string{"post-commit.agentx-chained": foreign},
 			want: map[string]Kind{"post-commit": Create, "pre-push": Create, "post-merge": Create},
 			ops:  []Op{{Op: "write", To: "post-commit"}}},
+		{name: "our shim in the chained slot is dropped, never chained", files: map[string]string{"post-commit": foreign, "post-commit.agentx-chained": olderShim},
+			want: map[string]Kind{"post-commit": Chain, "pre-push": Create, "post-merge": Create},
+			ops: []Op{{Op: "remove", To: "post-commit.agentx-chained"}, {Op: "rename", From: "post-commit", To: "post-commit.agentx-chained"},
+				{Op: "write", To: "post-commit"}}},
 		{name: "manager reinstalled over our shim", files: map[string]string{"post-commit": "#!/bin/sh\nlefthook run post-commit\n", "post-commit.agentx-chained": foreign},
 			want: map[string]Kind{"post-commit": Conflict, "pre-push": Create, "post-merge": Create}, ops: []Op{}},
 		{name: "conflict forced keeps both", force: true,
@@ -119,6 +123,8 @@ func TestPlanUninstall(t *testing.T) {
 		{"chained only", map[string]string{"post-commit.agentx-chained": foreign}, Restore,
 			[]Op{{Op: "rename", From: "post-commit.agentx-chained", To: "post-commit"}}},
 		{"foreign only", map[string]string{"post-commit": foreign}, Foreign, []Op{}},
+		{"our shim in the chained slot", map[string]string{"post-commit": current, "post-commit.agentx-chained": olderShim}, Remove,
+			[]Op{{Op: "remove", To: "post-commit.agentx-chained"}, {Op: "remove", To: "post-commit"}}},
 		{"foreign over chained", map[string]string{"post-commit": foreign, "post-commit.agentx-chained": foreign}, Conflict, []Op{}},
 	}
 	for _, tt := range tests {

@@ -86,8 +86,14 @@ func PlanInstall(s *Snapshot, force bool) []Step {
 	for _, name := range Names() {
 		chained := name + ChainedSuffix
 		data, exists := s.file(name)
-		_, chainTaken := s.file(chained)
+		cdata, chainTaken := s.file(chained)
 		st := Step{Hook: name, Ops: []Op{}}
+		if chainTaken && IsOurs(cdata) {
+			// A shim of ours in the chained slot (moved there by hand)
+			// would run itself forever: it is dropped, not chained.
+			st.Ops = append(st.Ops, Op{Op: "remove", To: chained})
+			chainTaken = false
+		}
 		switch {
 		case !exists:
 			st.Kind = Create
@@ -152,9 +158,13 @@ func PlanUninstall(s *Snapshot) []Step {
 	for _, name := range Names() {
 		chained := name + ChainedSuffix
 		data, exists := s.file(name)
-		_, hasChained := s.file(chained)
+		cdata, hasChained := s.file(chained)
 		ours := exists && IsOurs(data)
 		st := Step{Hook: name, Ops: []Op{}}
+		if hasChained && IsOurs(cdata) {
+			st.Ops = append(st.Ops, Op{Op: "remove", To: chained}) // see PlanInstall
+			hasChained = false
+		}
 		switch {
 		case exists && !ours && hasChained:
 			st.Kind = Conflict
