@@ -271,11 +271,13 @@ func (a *App) recordCommit(ctx context.Context) error {
 	} else if err := validate.Agent("AGENTX_AGENT", agent); err != nil {
 		return err
 	}
-	// git show --no-color --no-ext-diff --diff-merges=first-parent
+	// git show --no-color --no-ext-diff -m --first-parent
 	//   --name-status --format='%h %s' HEAD
+	// (-m --first-parent: a merge commit lists what it brought in, on
+	// every git version; --diff-merges would need 2.31.)
 	// Shelled out, not go-git: the hook runs with git's own environment
 	// (GIT_INDEX_FILE during `git commit -a`, GIT_DIR in worktrees).
-	cmd := exec.CommandContext(ctx, "git", "show", "--no-color", "--no-ext-diff", "--diff-merges=first-parent",
+	cmd := exec.CommandContext(ctx, "git", "show", "--no-color", "--no-ext-diff", "-m", "--first-parent",
 		"--name-status", "--format=%h %s", "HEAD")
 	cmd.Dir = root
 	out, err := cmd.Output()

@@ -52,9 +52,10 @@ type Location struct {
 // Locate asks git where hooks live; relative answers are taken from base
 // (the directory the runner runs in).
 func Locate(ctx context.Context, r Runner, base string) (Location, error) {
-	// git rev-parse --path-format=absolute --git-path hooks
-	// (honours core.hooksPath and linked worktrees' common dir)
-	out, err := r.Git(ctx, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+	// git rev-parse --git-path hooks: honours core.hooksPath and a linked
+	// worktree's common directory; relative to where it runs (base).
+	// (--path-format=absolute would need git 2.31.)
+	out, err := r.Git(ctx, "rev-parse", "--git-path", "hooks")
 	if err != nil {
 		return Location{}, err
 	}

@@ -240,11 +240,11 @@ func TestLocate(t *testing.T) {
 		r    fakeRunner
 		want Location
 	}{
-		{"default", fakeRunner{"rev-parse --path-format=absolute --git-path hooks": "/repo/.git/hooks\n"},
+		{"default", fakeRunner{"rev-parse --git-path hooks": "/repo/.git/hooks\n"},
 			Location{Dir: "/repo/.git/hooks"}},
-		{"core.hooksPath (husky)", fakeRunner{"rev-parse --path-format=absolute --git-path hooks": "/repo/.husky/_\n",
+		{"core.hooksPath (husky)", fakeRunner{"rev-parse --git-path hooks": "/repo/.husky/_\n",
 			"config core.hooksPath": ".husky/_\n"}, Location{Dir: "/repo/.husky/_", HooksPath: ".husky/_"}},
-		{"relative answer", fakeRunner{"rev-parse --path-format=absolute --git-path hooks": ".git/hooks\n"},
+		{"relative answer", fakeRunner{"rev-parse --git-path hooks": ".git/hooks\n"},
 			Location{Dir: "/work/.git/hooks"}},
 	}
 	for _, tt := range tests {
