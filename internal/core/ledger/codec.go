@@ -33,7 +33,7 @@ func Decode(data []byte) (*Ledger, error) {
 	for _, f := range fields {
 		switch f.Key {
 		case "issueNumber":
-			if l.IssueNumber, err = decInt(f.Value); err != nil {
+			if l.IssueNumber, err = jsonfile.DecodeInt(f.Value); err != nil {
 				return nil, fieldErr(data, f, err)
 			}
 		case "clarifications":
@@ -42,8 +42,8 @@ func Decode(data []byte) (*Ledger, error) {
 			l.Extra = append(l.Extra, f)
 		}
 	}
-	if recs != nil && !isNull(recs) {
-		err := eachElement(recs, func(raw []byte) error {
+	if recs != nil && !jsonfile.IsNull(recs) {
+		err := jsonfile.EachElement(recs, func(raw []byte) error {
 			r, err := decodeRecord(raw)
 			if err != nil {
 				return err
@@ -71,38 +71,38 @@ func decodeRecord(data []byte) (Record, error) {
 		v := f.Value
 		switch f.Key {
 		case "id":
-			r.ID, err = decString(v)
+			r.ID, err = jsonfile.DecodeString(v)
 		case "issueNumber":
-			r.IssueNumber, err = decInt(v)
+			r.IssueNumber, err = jsonfile.DecodeInt(v)
 		case "from":
-			r.From, err = decString(v)
+			r.From, err = jsonfile.DecodeString(v)
 		case "to":
-			r.To, err = decString(v)
+			r.To, err = jsonfile.DecodeString(v)
 		case "topic":
-			r.Topic, err = decString(v)
+			r.Topic, err = jsonfile.DecodeString(v)
 		case "blocking":
-			r.Blocking, err = decBool(v)
+			r.Blocking, err = jsonfile.DecodeBool(v)
 		case "status":
 			var s string
-			s, err = decString(v)
+			s, err = jsonfile.DecodeString(v)
 			r.Status = Status(s)
 		case "round":
-			r.Round, err = decInt(v)
+			r.Round, err = jsonfile.DecodeInt(v)
 		case "maxRounds":
-			r.MaxRounds, err = decInt(v)
+			r.MaxRounds, err = jsonfile.DecodeInt(v)
 		case "created":
-			r.Created, err = decString(v)
+			r.Created, err = jsonfile.DecodeString(v)
 		case "staleAfter":
-			r.StaleAfter, err = decString(v)
+			r.StaleAfter, err = jsonfile.DecodeString(v)
 		case "resolvedAt":
-			if !isNull(v) {
+			if !jsonfile.IsNull(v) {
 				var s string
-				s, err = decString(v)
+				s, err = jsonfile.DecodeString(v)
 				r.ResolvedAt = &s
 			}
 		case "thread":
-			if !isNull(v) {
-				err = eachElement(v, func(raw []byte) error {
+			if !jsonfile.IsNull(v) {
+				err = jsonfile.EachElement(v, func(raw []byte) error {
 					e, err := decodeEntry(raw)
 					if err == nil {
 						r.Thread = append(r.Thread, e)
@@ -130,17 +130,17 @@ func decodeEntry(data []byte) (Entry, error) {
 		v := f.Value
 		switch f.Key {
 		case "round":
-			e.Round, err = decInt(v)
+			e.Round, err = jsonfile.DecodeInt(v)
 		case "from":
-			e.From, err = decString(v)
+			e.From, err = jsonfile.DecodeString(v)
 		case "type":
 			var s string
-			s, err = decString(v)
+			s, err = jsonfile.DecodeString(v)
 			e.Type = EntryType(s)
 		case "body":
-			e.Body, err = decString(v)
+			e.Body, err = jsonfile.DecodeString(v)
 		case "timestamp":
-			e.Timestamp, err = decString(v)
+			e.Timestamp, err = jsonfile.DecodeString(v)
 		default:
 			e.Extra = append(e.Extra, f)
 		}
@@ -179,32 +179,32 @@ func (r Record) MarshalJSON() ([]byte, error) {
 
 func (r *Record) appendJSON(b *bytes.Buffer) {
 	b.WriteString(`{"id":`)
-	appendString(b, r.ID)
+	str(b, r.ID)
 	b.WriteString(`,"issueNumber":`)
 	b.WriteString(strconv.Itoa(r.IssueNumber))
 	b.WriteString(`,"from":`)
-	appendString(b, r.From)
+	str(b, r.From)
 	b.WriteString(`,"to":`)
-	appendString(b, r.To)
+	str(b, r.To)
 	b.WriteString(`,"topic":`)
-	appendString(b, r.Topic)
+	str(b, r.Topic)
 	b.WriteString(`,"blocking":`)
 	b.WriteString(strconv.FormatBool(r.Blocking))
 	b.WriteString(`,"status":`)
-	appendString(b, string(r.Status))
+	str(b, string(r.Status))
 	b.WriteString(`,"round":`)
 	b.WriteString(strconv.Itoa(r.Round))
 	b.WriteString(`,"maxRounds":`)
 	b.WriteString(strconv.Itoa(r.MaxRounds))
 	b.WriteString(`,"created":`)
-	appendString(b, r.Created)
+	str(b, r.Created)
 	b.WriteString(`,"staleAfter":`)
-	appendString(b, r.StaleAfter)
+	str(b, r.StaleAfter)
 	b.WriteString(`,"resolvedAt":`)
 	if r.ResolvedAt == nil {
 		b.WriteString("null")
 	} else {
-		appendString(b, *r.ResolvedAt)
+		str(b, *r.ResolvedAt)
 	}
 	b.WriteString(`,"thread":[`)
 	for i := range r.Thread {
@@ -215,13 +215,13 @@ func (r *Record) appendJSON(b *bytes.Buffer) {
 		b.WriteString(`{"round":`)
 		b.WriteString(strconv.Itoa(e.Round))
 		b.WriteString(`,"from":`)
-		appendString(b, e.From)
+		str(b, e.From)
 		b.WriteString(`,"type":`)
-		appendString(b, string(e.Type))
+		str(b, string(e.Type))
 		b.WriteString(`,"body":`)
-		appendString(b, e.Body)
+		str(b, e.Body)
 		b.WriteString(`,"timestamp":`)
-		appendString(b, e.Timestamp)
+		str(b, e.Timestamp)
 		appendExtra(b, e.Extra)
 		b.WriteByte('}')
 	}
@@ -233,151 +233,14 @@ func (r *Record) appendJSON(b *bytes.Buffer) {
 func appendExtra(b *bytes.Buffer, extra []jsonfile.Field) {
 	for _, f := range extra {
 		b.WriteByte(',')
-		appendString(b, f.Key)
+		str(b, f.Key)
 		b.WriteByte(':')
 		b.Write(f.Value)
 	}
 }
 
-// appendString writes s as a JSON string without HTML escaping, matching
-// JSON.stringify.
-func appendString(b *bytes.Buffer, s string) {
-	simple := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			simple = false
-			break
-		}
-	}
-	if simple {
-		b.WriteByte('"')
-		b.WriteString(s)
-		b.WriteByte('"')
-		return
-	}
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	b.Truncate(b.Len() - 1) // Encode's newline
-}
-
-func isNull(v []byte) bool { return string(bytes.TrimSpace(v)) == "null" }
-
-func decString(v []byte) (string, error) {
-	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
-		s := v[1 : len(v)-1]
-		ok := true
-		for _, c := range s {
-			if c < 0x20 || c >= 0x80 || c == '\\' {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return string(s), nil
-		}
-	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", err
-	}
-	return s, nil
-}
-
-func decInt(v []byte) (int, error) {
-	if n, err := strconv.Atoi(string(v)); err == nil {
-		return n, nil
-	}
-	// Integral floats (1.0, 1e2) are accepted; anything else is corrupt.
-	var f float64
-	if err := json.Unmarshal(v, &f); err != nil {
-		return 0, fmt.Errorf("not a number: %s", truncate(v))
-	}
-	if f != float64(int(f)) {
-		return 0, fmt.Errorf("not an integer: %s", truncate(v))
-	}
-	return int(f), nil
-}
-
-func decBool(v []byte) (bool, error) {
-	switch string(v) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, fmt.Errorf("not a boolean: %s", truncate(v))
-}
-
-func truncate(v []byte) string {
-	if len(v) > 40 {
-		return string(v[:40]) + "..."
-	}
-	return string(v)
-}
-
-// eachElement calls fn with each raw element of the JSON array in v.
-func eachElement(v []byte, fn func([]byte) error) error {
-	// Wrap the array as an object so SplitObject's scanner validates it and
-	// gives element bounds without decoding.
-	wrapped := make([]byte, 0, len(v)+6)
-	wrapped = append(wrapped, `{"a":`...)
-	wrapped = append(wrapped, v...)
-	wrapped = append(wrapped, '}')
-	fields, err := jsonfile.SplitObject(wrapped)
-	if err != nil {
-		return err
-	}
-	arr := bytes.TrimSpace(fields[0].Value)
-	if len(arr) == 0 || arr[0] != '[' {
-		return fmt.Errorf("expected an array, got %s", truncate(arr))
-	}
-	return splitArray(arr, fn)
-}
-
-// splitArray walks an already validated array.
-func splitArray(arr []byte, fn func([]byte) error) error {
-	depth, inStr, esc, start := 0, false, false, -1
-	for i := 1; i < len(arr)-1; i++ {
-		c := arr[i]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
-		case '"':
-			inStr = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				if err := fn(bytes.TrimSpace(arr[start:i])); err != nil {
-					return err
-				}
-				start = -1
-				continue
-			}
-		}
-		if start < 0 {
-			start = i
-		}
-	}
-	if start >= 0 {
-		return fn(bytes.TrimSpace(arr[start : len(arr)-1]))
-	}
-	return nil
-}
+// str writes s as a JSON string into b without an allocation.
+func str(b *bytes.Buffer, s string) { b.Write(jsonfile.AppendString(b.AvailableBuffer(), s)) }
 
 func fieldErr(doc []byte, f jsonfile.Field, err error) error {
 	return &jsonfile.ObjectError{Offset: offsetIn(doc, f.Value), Msg: fmt.Sprintf("field %q: %v", f.Key, err)}

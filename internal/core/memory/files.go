@@ -41,13 +41,13 @@ func ParseIssueFile(path string, data []byte) (*IssueFile, error) {
 		var err error
 		switch key {
 		case "version":
-			f.Version, err = decInt(v)
+			f.Version, err = jsonfile.DecodeInt(v)
 		case "issueNumber":
-			f.IssueNumber, err = decInt(v)
+			f.IssueNumber, err = jsonfile.DecodeInt(v)
 		case "updatedAt":
-			f.UpdatedAt, err = decString(v)
+			f.UpdatedAt, err = jsonfile.DecodeString(v)
 		case "observations":
-			err = eachElement(v, func(raw []byte) error {
+			err = jsonfile.EachElement(v, func(raw []byte) error {
 				o, err := decodeObservation(raw)
 				if err == nil {
 					f.Observations = append(f.Observations, o)
@@ -75,7 +75,7 @@ func (f *IssueFile) Marshal() ([]byte, error) {
 	b = append(b, ",\n  \"issueNumber\": "...)
 	b = strconv.AppendInt(b, int64(f.IssueNumber), 10)
 	b = append(b, ",\n  \"updatedAt\": "...)
-	b = appendString(b, f.UpdatedAt)
+	b = jsonfile.AppendString(b, f.UpdatedAt)
 	b = append(b, ",\n  \"observations\": ["...)
 	for i := range f.Observations {
 		if i > 0 {
@@ -99,11 +99,11 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 		var err error
 		switch key {
 		case "version":
-			m.Version, err = decInt(v)
+			m.Version, err = jsonfile.DecodeInt(v)
 		case "updatedAt":
-			m.UpdatedAt, err = decString(v)
+			m.UpdatedAt, err = jsonfile.DecodeString(v)
 		case "entries":
-			err = eachElement(v, func(raw []byte) error {
+			err = jsonfile.EachElement(v, func(raw []byte) error {
 				e, err := decodeEntry(raw)
 				if err == nil {
 					m.Entries = append(m.Entries, e)
@@ -142,23 +142,6 @@ func decodeDoc(data []byte, known func(key string, v []byte) (bool, error), extr
 	return nil
 }
 
-// eachElement calls fn with each element of the JSON array v (null: none).
-func eachElement(v []byte, fn func([]byte) error) error {
-	if string(v) == "null" {
-		return nil
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(v, &elems); err != nil {
-		return err
-	}
-	for _, e := range elems {
-		if err := fn(e); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // corruptOffset prefers the standard decoder's offset (the file is not
 // JSON at all) over ours (it is JSON of the wrong shape).
 func corruptOffset(data []byte, err error) int64 {
@@ -177,7 +160,7 @@ func renderManifest(m *Manifest, gen uint64) (data []byte, refs []memindex.Ref, 
 	b = append(b, "{\n  \"version\": "...)
 	b = strconv.AppendInt(b, int64(max(m.Version, 1)), 10)
 	b = append(b, ",\n  \"updatedAt\": "...)
-	b = appendString(b, m.UpdatedAt)
+	b = jsonfile.AppendString(b, m.UpdatedAt)
 	b = append(b, ",\n  \"entries\": ["...)
 	refs = make([]memindex.Ref, len(m.Entries))
 	for i := range m.Entries {
@@ -247,19 +230,19 @@ func readStamp(data []byte, size int64, verify bool) (st memindex.Stamp, prefixL
 
 func appendEntry(b []byte, e *Entry) []byte {
 	b = append(b, "{\n      \"id\": "...)
-	b = appendString(b, e.ID)
+	b = jsonfile.AppendString(b, e.ID)
 	b = append(b, ",\n      \"agent\": "...)
-	b = appendString(b, e.Agent)
+	b = jsonfile.AppendString(b, e.Agent)
 	b = append(b, ",\n      \"issueNumber\": "...)
 	b = strconv.AppendInt(b, int64(e.IssueNumber), 10)
 	b = append(b, ",\n      \"category\": "...)
-	b = appendString(b, string(e.Category))
+	b = jsonfile.AppendString(b, string(e.Category))
 	b = append(b, ",\n      \"summary\": "...)
-	b = appendString(b, e.Summary)
+	b = jsonfile.AppendString(b, e.Summary)
 	b = append(b, ",\n      \"tokens\": "...)
 	b = strconv.AppendInt(b, int64(e.Tokens), 10)
 	b = append(b, ",\n      \"timestamp\": "...)
-	b = appendString(b, e.Timestamp)
+	b = jsonfile.AppendString(b, e.Timestamp)
 	b = appendExtras(b, e.Extra, "      ")
 	return append(b, "\n    }"...)
 }
@@ -269,7 +252,7 @@ func appendEntry(b []byte, e *Entry) []byte {
 func appendExtras(b []byte, extra []jsonfile.Field, indent string) []byte {
 	for _, x := range extra {
 		b = append(b, ",\n"+indent...)
-		b = appendString(b, x.Key)
+		b = jsonfile.AppendString(b, x.Key)
 		b = append(b, ": "...)
 		b = appendIndented(b, x.Value, indent)
 	}
@@ -296,7 +279,7 @@ func ParseObservations(path string, data []byte) ([]Observation, error) {
 		return f.Observations, nil
 	}
 	var out []Observation
-	err := eachElement(trimmed, func(raw []byte) error {
+	err := jsonfile.EachElement(trimmed, func(raw []byte) error {
 		o, err := decodeObservation(raw)
 		if err == nil {
 			out = append(out, o)

@@ -8,7 +8,6 @@
 package memory
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -167,30 +166,30 @@ func (o *Observation) validate() error {
 // appendJSON renders o compactly in the reference key order.
 func (o *Observation) appendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = appendString(b, o.ID)
+	b = jsonfile.AppendString(b, o.ID)
 	b = append(b, `,"agent":`...)
-	b = appendString(b, o.Agent)
+	b = jsonfile.AppendString(b, o.Agent)
 	b = append(b, `,"issueNumber":`...)
 	b = strconv.AppendInt(b, int64(o.IssueNumber), 10)
 	b = append(b, `,"category":`...)
-	b = appendString(b, string(o.Category))
+	b = jsonfile.AppendString(b, string(o.Category))
 	b = append(b, `,"content":`...)
-	b = appendString(b, o.Content)
+	b = jsonfile.AppendString(b, o.Content)
 	b = append(b, `,"summary":`...)
-	b = appendString(b, o.Summary)
+	b = jsonfile.AppendString(b, o.Summary)
 	b = append(b, `,"tokens":`...)
 	b = strconv.AppendInt(b, int64(o.Tokens), 10)
 	b = append(b, `,"timestamp":`...)
-	b = appendString(b, o.Timestamp)
+	b = jsonfile.AppendString(b, o.Timestamp)
 	b = append(b, `,"sessionId":`...)
-	b = appendString(b, o.SessionID)
+	b = jsonfile.AppendString(b, o.SessionID)
 	if o.RecallCount != 0 {
 		b = append(b, `,"recallCount":`...)
 		b = strconv.AppendInt(b, int64(o.RecallCount), 10)
 	}
 	for _, f := range o.Extra {
 		b = append(b, ',')
-		b = appendString(b, f.Key)
+		b = jsonfile.AppendString(b, f.Key)
 		b = append(b, ':')
 		b = append(b, f.Value...)
 	}
@@ -202,23 +201,23 @@ func (o *Observation) appendJSON(b []byte) []byte {
 func (o *Observation) appendIndented(b []byte) []byte {
 	field := func(key string) { b = append(b, ",\n      \""+key+"\": "...) }
 	b = append(b, "{\n      \"id\": "...)
-	b = appendString(b, o.ID)
+	b = jsonfile.AppendString(b, o.ID)
 	field("agent")
-	b = appendString(b, o.Agent)
+	b = jsonfile.AppendString(b, o.Agent)
 	field("issueNumber")
 	b = strconv.AppendInt(b, int64(o.IssueNumber), 10)
 	field("category")
-	b = appendString(b, string(o.Category))
+	b = jsonfile.AppendString(b, string(o.Category))
 	field("content")
-	b = appendString(b, o.Content)
+	b = jsonfile.AppendString(b, o.Content)
 	field("summary")
-	b = appendString(b, o.Summary)
+	b = jsonfile.AppendString(b, o.Summary)
 	field("tokens")
 	b = strconv.AppendInt(b, int64(o.Tokens), 10)
 	field("timestamp")
-	b = appendString(b, o.Timestamp)
+	b = jsonfile.AppendString(b, o.Timestamp)
 	field("sessionId")
-	b = appendString(b, o.SessionID)
+	b = jsonfile.AppendString(b, o.SessionID)
 	if o.RecallCount != 0 {
 		field("recallCount")
 		b = strconv.AppendInt(b, int64(o.RecallCount), 10)
@@ -240,27 +239,27 @@ func decodeObservation(data []byte) (Observation, error) {
 		v := f.Value
 		switch f.Key {
 		case "id":
-			o.ID, err = decString(v)
+			o.ID, err = jsonfile.DecodeString(v)
 		case "agent":
-			o.Agent, err = decString(v)
+			o.Agent, err = jsonfile.DecodeString(v)
 		case "issueNumber":
-			o.IssueNumber, err = decInt(v)
+			o.IssueNumber, err = jsonfile.DecodeInt(v)
 		case "category":
 			var c string
-			c, err = decString(v)
+			c, err = jsonfile.DecodeString(v)
 			o.Category = Category(c)
 		case "content":
-			o.Content, err = decString(v)
+			o.Content, err = jsonfile.DecodeString(v)
 		case "summary":
-			o.Summary, err = decString(v)
+			o.Summary, err = jsonfile.DecodeString(v)
 		case "tokens":
-			o.Tokens, err = decInt(v)
+			o.Tokens, err = jsonfile.DecodeInt(v)
 		case "timestamp":
-			o.Timestamp, err = decString(v)
+			o.Timestamp, err = jsonfile.DecodeString(v)
 		case "sessionId":
-			o.SessionID, err = decString(v)
+			o.SessionID, err = jsonfile.DecodeString(v)
 		case "recallCount":
-			o.RecallCount, err = decInt(v)
+			o.RecallCount, err = jsonfile.DecodeInt(v)
 		default:
 			o.Extra = append(o.Extra, jsonfile.Field{Key: f.Key, Value: append(json.RawMessage(nil), v...)})
 		}
@@ -281,21 +280,21 @@ func decodeEntry(data []byte) (Entry, error) {
 		v := f.Value
 		switch f.Key {
 		case "id":
-			e.ID, err = decString(v)
+			e.ID, err = jsonfile.DecodeString(v)
 		case "agent":
-			e.Agent, err = decString(v)
+			e.Agent, err = jsonfile.DecodeString(v)
 		case "issueNumber":
-			e.IssueNumber, err = decInt(v)
+			e.IssueNumber, err = jsonfile.DecodeInt(v)
 		case "category":
 			var c string
-			c, err = decString(v)
+			c, err = jsonfile.DecodeString(v)
 			e.Category = Category(c)
 		case "summary":
-			e.Summary, err = decString(v)
+			e.Summary, err = jsonfile.DecodeString(v)
 		case "tokens":
-			e.Tokens, err = decInt(v)
+			e.Tokens, err = jsonfile.DecodeInt(v)
 		case "timestamp":
-			e.Timestamp, err = decString(v)
+			e.Timestamp, err = jsonfile.DecodeString(v)
 		default:
 			e.Extra = append(e.Extra, jsonfile.Field{Key: f.Key, Value: append(json.RawMessage(nil), v...)})
 		}
@@ -304,48 +303,4 @@ func decodeEntry(data []byte) (Entry, error) {
 		}
 	}
 	return e, nil
-}
-
-// appendString renders s as JSON.stringify does (no HTML escaping).
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			_ = enc.Encode(s)
-			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-func decString(v []byte) (string, error) {
-	if string(v) == "null" {
-		return "", nil
-	}
-	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v[1:len(v)-1], '\\') < 0 && utf8.Valid(v) {
-		return string(v[1 : len(v)-1]), nil
-	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", fmt.Errorf("not a string: %.40s", v)
-	}
-	return s, nil
-}
-
-func decInt(v []byte) (int, error) {
-	if string(v) == "null" {
-		return 0, nil
-	}
-	if n, err := strconv.Atoi(string(v)); err == nil {
-		return n, nil
-	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil || f != float64(int(f)) {
-		return 0, fmt.Errorf("not an integer: %.40s", v)
-	}
-	return int(f), nil
 }
