@@ -285,31 +285,48 @@ func (r *Router) Resolve(ctx context.Context, id, by, body string) (*Result, err
 	if body == "" {
 		body = "Resolved."
 	}
-	if err := validate.Body("resolution", body); err != nil {
+	return r.close(ctx, id, by, "resolution", body, ledger.Resolved)
+}
+
+// close settles a record that is still open or escalated, as resolved or
+// abandoned, with a resolution entry.
+func (r *Router) close(ctx context.Context, id, by, field, body string, to ledger.Status) (*Result, error) {
+	if err := validate.Body(field, body); err != nil {
 		return nil, err
 	}
 	issue, err := validate.ClarificationID(id)
 	if err != nil {
 		return nil, err
 	}
+	verb := map[ledger.Status]string{ledger.Resolved: "resolve", ledger.Abandoned: "abandon"}[to]
 	rec, err := r.transition(ctx, issue, id, func(rec *ledger.Record, now string) error {
 		switch rec.Status {
 		case ledger.Pending, ledger.Answered, ledger.Stale, ledger.Escalated:
 		default:
-			return badTransition(rec, "resolve", "pending, answered, stale or escalated")
+			return badTransition(rec, verb, "pending, answered, stale or escalated")
 		}
 		if by == "" {
 			by = rec.From
 		}
-		rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Resolution, Body: body, Timestamp: now})
-		rec.Status = ledger.Resolved
-		rec.ResolvedAt = &now
+		text := body
+		if to == ledger.Abandoned {
+			// The reference has no "abandonment" entry type; a resolution
+			// entry with the reason keeps old readers working.
+			text = "Abandoned: " + body
+		}
+		rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Resolution, Body: text, Timestamp: now})
+		rec.Status = to
+		if to == ledger.Resolved {
+			rec.ResolvedAt = &now
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	r.emit(ctx, events.ClarificationResolved, rec)
+	if to == ledger.Resolved {
+		r.emit(ctx, events.ClarificationResolved, rec)
+	}
 	r.release(ctx, rec)
 	return &Result{Record: *rec}, nil
 }
@@ -357,33 +374,7 @@ func (r *Router) Abandon(ctx context.Context, id, by, body string) (*Result, err
 	if body == "" {
 		body = "Abandoned."
 	}
-	if err := validate.Body("reason", body); err != nil {
-		return nil, err
-	}
-	issue, err := validate.ClarificationID(id)
-	if err != nil {
-		return nil, err
-	}
-	rec, err := r.transition(ctx, issue, id, func(rec *ledger.Record, now string) error {
-		switch rec.Status {
-		case ledger.Pending, ledger.Answered, ledger.Stale, ledger.Escalated:
-		default:
-			return badTransition(rec, "abandon", "pending, answered, stale or escalated")
-		}
-		if by == "" {
-			by = rec.From
-		}
-		// The reference has no "abandonment" entry type; a resolution entry
-		// with the reason keeps old readers working.
-		rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Resolution, Body: "Abandoned: " + body, Timestamp: now})
-		rec.Status = ledger.Abandoned
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	r.release(ctx, rec)
-	return &Result{Record: *rec}, nil
+	return r.close(ctx, id, by, "reason", body, ledger.Abandoned)
 }
 
 // Get returns the record with id.
