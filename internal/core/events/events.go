@@ -82,17 +82,17 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 	}
 	line = append(line, '\n')
 	return l.Locks.With(ctx, l.Path, func(lk *lock.Lock) error {
-		f, err := os.OpenFile(l.Path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := os.OpenFile(l.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 		if errors.Is(err, fs.ErrNotExist) {
 			if err := os.MkdirAll(dirOf(l.Path), 0o755); err != nil {
 				return err
 			}
-			f, err = os.OpenFile(l.Path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+			f, err = os.OpenFile(l.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 		}
 		if err != nil {
 			return fmt.Errorf("open event log: %w", err)
 		}
-		_, werr := f.Write(line)
+		_, werr := f.Write(terminated(f, line))
 		info, serr := f.Stat()
 		cerr := f.Close()
 		if err := errors.Join(werr, cerr); err != nil {
@@ -105,6 +105,21 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 		}
 		return nil
 	})
+}
+
+// terminated returns line, preceded by a newline when the log's last line
+// was cut short (a crash or a full disk mid-append): glued to the torn
+// line, the new event would be lost with it.
+func terminated(f *os.File, line []byte) []byte {
+	info, err := f.Stat()
+	if err != nil || info.Size() == 0 {
+		return line
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], info.Size()-1); err != nil || last[0] == '\n' {
+		return line
+	}
+	return append([]byte{'\n'}, line...)
 }
 
 func (l *Log) trim(lk *lock.Lock) error {

@@ -59,3 +59,26 @@ func countLines(b []byte) int {
 	}
 	return n
 }
+
+// A crash or a full disk can cut an append short, leaving a last line with
+// no newline. The next append must start a line of its own: glued to the
+// torn one, the new event would be unreadable too.
+func TestAppendAfterTornLineIsReadable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	content := `{"type":"clarification-requested","time":"2026-03-01T00:00:00.000Z","payload":{}}` + "\n" + `{"type":"clarif`
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fc := clock.NewFake(time.Date(2026, 3, 1, 0, 0, 1, 0, time.UTC))
+	l := &Log{Path: path, Locks: lock.New(lock.Options{}), Clock: fc}
+	if err := l.Append(context.Background(), MemoryStored, MemoryPayload{Agent: "engineer", IssueNumber: 7}); err != nil {
+		t.Fatal(err)
+	}
+	evs, skipped, err := l.Read(time.Time{})
+	if err != nil || len(evs) != 2 || skipped != 1 {
+		t.Fatalf("evs=%d skipped=%d err=%v", len(evs), skipped, err)
+	}
+	if evs[1].Type != MemoryStored {
+		t.Fatalf("last event is %q", evs[1].Type)
+	}
+}
