@@ -3,6 +3,7 @@
 package hookcmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,6 +74,7 @@ func commands() []command {
 		{"memory", "search, inspect and maintain the memory store", runMemory},
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
 		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", runGitHook},
+		{"digest", "weekly digest (not available yet)", runDigest},
 		{"demo", "run a scripted tour in a temporary workspace", runDemo},
 		{"version", "print the version", runVersion},
 	}
@@ -164,6 +166,12 @@ func (a *App) fail(err error, jsonMode bool) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(a.Stderr, "error: usage: %s\n", ue.msg)
+		if jsonMode {
+			// A script that asked for JSON pipes stdout to a parser: it
+			// gets one document here too, never an empty stream.
+			_ = writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "error": map[string]string{
+				"code": "USAGE", "message": ue.msg, "hint": "run `agentx-hook COMMAND --help` for the flags"}})
+		}
 		return 2
 	}
 	code := errcode.CodeOf(err)
@@ -191,8 +199,11 @@ func (a *App) fail(err error, jsonMode bool) int {
 }
 
 func wantsJSON(args []string) bool {
-	for _, a := range args {
-		if a == "--json" || a == "-json" || a == "--json=true" {
+	for i, a := range args {
+		if a == "--json" || a == "-json" || a == "--json=true" || a == "--format=json" || a == "-format=json" {
+			return true
+		}
+		if (a == "--format" || a == "-format") && i+1 < len(args) && args[i+1] == "json" {
 			return true
 		}
 		if a == "--" {
@@ -284,20 +295,31 @@ func (a *App) Router() (*router.Router, error) {
 // become usage errors.
 func newFlags(a *App, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	// flag calls Usage for a bad flag as well as for --help; the text is
+	// held back and printed only for --help (see parse), so a usage error
+	// leaves stdout empty, or holding only the --json error document.
+	fs.SetOutput(&helpText{out: a.Stdout})
 	fs.Usage = func() {
-		fmt.Fprintf(a.Stdout, "Usage: agentx-hook %s\n", usage)
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: agentx-hook %s\n", usage)
 		var hasFlags bool
 		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
-			fmt.Fprintln(a.Stdout, "\nFlags:")
-			fs.SetOutput(a.Stdout)
+			fmt.Fprintln(w, "\nFlags:")
 			fs.PrintDefaults()
-			fs.SetOutput(io.Discard)
 		}
 	}
 	return fs
 }
+
+// helpText collects what flag writes while parsing; parse passes it on to
+// stdout only when the user asked for help.
+type helpText struct {
+	buf bytes.Buffer
+	out io.Writer
+}
+
+func (h *helpText) Write(p []byte) (int, error) { return h.buf.Write(p) }
 
 // parse parses flags anywhere among the arguments (Go's flag stops at the
 // first positional) and returns the positionals.
@@ -306,7 +328,9 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				// flag has already printed the usage.
+				if h, ok := fs.Output().(*helpText); ok {
+					_, _ = h.out.Write(h.buf.Bytes())
+				}
 				return nil, errHelp
 			}
 			return nil, usagef("%s: %v", fs.Name(), err)
@@ -331,10 +355,31 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// runDigest holds the contract's name and flags (DESIGN section 7) until the
+// digest exists, so a script calling it learns why it fails instead of
+// meeting "unknown command".
+func runDigest(_ context.Context, a *App, args []string) error {
+	fs := newFlags(a, "digest", "digest [--days 7] [--format md|json]\n\nThe weekly digest is not available yet in this version of agentx-hook.\nMeanwhile `agentx-hook events --since 7d` lists the week's events.")
+	fs.Int("days", 7, "the last `N` days")
+	fs.String("format", "md", "output `form`: md or json")
+	for _, arg := range args {
+		if arg == "-h" || arg == "-help" || arg == "--help" {
+			_, err := parse(fs, []string{arg})
+			return err
+		}
+	}
+	// Any other flags: the answer is the same, whatever was asked for.
+	return usagef("digest is not available yet in this version of agentx-hook; `agentx-hook events --since 7d` lists the week's events meanwhile")
+}
+
 func runVersion(_ context.Context, a *App, args []string) error {
-	fs := newFlags(a, "version", "version")
+	fs := newFlags(a, "version", "version [--json]")
+	asJSON := fs.Bool("json", false, "print one JSON document")
 	if _, err := parse(fs, args); err != nil {
 		return err
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "version": Version})
 	}
 	fmt.Fprintln(a.Stdout, "agentx-hook", Version)
 	return nil
