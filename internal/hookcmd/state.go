@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"text/tabwriter"
-	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
 	"github.com/agentx-dev/agentx/internal/core/clock"
@@ -61,14 +60,15 @@ func runState(_ context.Context, a *App, args []string) error {
 
 func runEvents(_ context.Context, a *App, args []string) error {
 	fs := newFlags(a, "events", "events [--since DURATION] [--json]\n\nThe event log (.agentx/state/events.jsonl), oldest first.")
-	since := fs.Duration("since", 0, "only events newer than this (e.g. 1h, 30m)")
+	since := fs.String("since", "", "only events newer than `DURATION` (7d, 12h, 30m) or at/after a date (2026-03-01, ISO 8601)")
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	var from time.Time
-	if *since > 0 {
-		from = a.Clock.Now().Add(-*since)
+	// The same forms as memory search --since, so 7d works in both.
+	from, err := parseWhen(a, *since)
+	if err != nil {
+		return err
 	}
 	evs, skipped, err := a.Events().Read(from)
 	if err != nil {
