@@ -16,6 +16,7 @@ import (
 func runInit(_ context.Context, a *App, args []string) error {
 	flags := newFlags(a, "init", "init [--force]\n\nCreates .agentx/ with a default agentx.toml and the feature, story and bug\nworkflows. Existing files are kept unless --force is given.")
 	force := flags.Bool("force", false, "overwrite existing config and workflow files")
+	asJSON := flags.Bool("json", false, "print one JSON document")
 	if _, err := parse(flags, args); err != nil {
 		return err
 	}
@@ -31,10 +32,23 @@ func runInit(_ context.Context, a *App, args []string) error {
 			return fmt.Errorf("create %s: %w", dir, err)
 		}
 	}
+	// report prints each file as it is written, or collects it for --json.
+	type fileResult struct {
+		Path   string `json:"path"`
+		Action string `json:"action"` // created or kept
+	}
+	results := []fileResult{}
+	report := func(action, path string) {
+		if *asJSON {
+			results = append(results, fileResult{Path: filepath.ToSlash(rel(ws.Root, path)), Action: action})
+			return
+		}
+		fmt.Fprintf(a.Stdout, "%-8s %s\n", action, rel(ws.Root, path))
+	}
 	for _, n := range names {
 		path := filepath.Join(ws.AgentxDir(), filepath.FromSlash(n))
 		if _, err := os.Stat(path); err == nil && !*force {
-			fmt.Fprintf(a.Stdout, "kept     %s\n", rel(ws.Root, path))
+			report("kept", path)
 			continue
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -42,7 +56,7 @@ func runInit(_ context.Context, a *App, args []string) error {
 		if err := jsonfile.WriteAtomic(path, files[n], jsonfile.WriteOptions{}); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.Stdout, "created  %s\n", rel(ws.Root, path))
+		report("created", path)
 	}
 	gi := filepath.Join(ws.AgentxDir(), ".gitignore")
 	if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
@@ -53,7 +67,10 @@ func runInit(_ context.Context, a *App, args []string) error {
 		if err := jsonfile.WriteAtomic(gi, []byte(content), jsonfile.WriteOptions{}); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.Stdout, "created  %s\n", rel(ws.Root, gi))
+		report("created", gi)
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "root": ws.Root, "files": results})
 	}
 	fmt.Fprintf(a.Stdout, "agentx initialised in %s\n", ws.Root)
 	return nil

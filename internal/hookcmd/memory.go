@@ -24,7 +24,7 @@ const memoryUsage = `memory search QUERY [--limit N] [--agent A] [--issue N] [--
        agentx-hook memory add --file F      (a JSON array of observations, or an issue file)
        agentx-hook memory remove ID [--json]
        agentx-hook memory rebuild [--json]
-       agentx-hook memory generate --observations N --issues M [--seed S]
+       agentx-hook memory generate --observations N --issues M [--seed S] [--json]
        agentx-hook memory capture --agent A --issue N [--file F]
        agentx-hook memory recall --agent A --issue N [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions]
        agentx-hook memory compact --issue N
@@ -193,7 +193,10 @@ func runMemoryGet(ctx context.Context, a *App, args []string) error {
 	st := a.Style()
 	fmt.Fprintf(a.Stdout, "%s\n", st.Bold(o.ID))
 	fmt.Fprintf(a.Stdout, "Issue: #%d  Agent: %s  Category: %s  Tokens: %d\n", o.IssueNumber, o.Agent, o.Category, o.Tokens)
-	fmt.Fprintf(a.Stdout, "Time: %s  Session: %s", o.Timestamp, o.SessionID)
+	fmt.Fprintf(a.Stdout, "Time: %s", o.Timestamp)
+	if o.SessionID != "" { // hand-added and generated observations have none
+		fmt.Fprintf(a.Stdout, "  Session: %s", o.SessionID)
+	}
 	if o.RecallCount > 0 {
 		fmt.Fprintf(a.Stdout, "  Recalled: %d", o.RecallCount)
 	}
@@ -382,6 +385,7 @@ func runMemoryGenerate(ctx context.Context, a *App, args []string) error {
 	n := fs.Int("observations", 10000, "how many observations `N`")
 	issues := fs.Int("issues", 200, "spread over issues 1..`M`")
 	seed := fs.Uint64("seed", 1, "random seed `S` (same seed, same corpus)")
+	asJSON := fs.Bool("json", false, "print one JSON document")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -395,6 +399,10 @@ func runMemoryGenerate(ctx context.Context, a *App, args []string) error {
 	rep, err := s.Import(ctx, obs)
 	if err != nil {
 		return err
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "generated": *n, "issues": *issues,
+			"seed": *seed, "storeTotal": rep.Entries, "durationMs": time.Since(start).Milliseconds()})
 	}
 	fmt.Fprintf(a.Stdout, "Generated %d observations over %d issues in %s (store now holds %d).\n",
 		*n, *issues, time.Since(start).Round(time.Millisecond), rep.Entries)
