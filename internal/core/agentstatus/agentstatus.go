@@ -160,26 +160,20 @@ func Load(path string) (*File, error) {
 
 // Update runs fn on the file under its lock and writes it atomically.
 func Update(ctx context.Context, locks *lock.Locker, path string, fn func(*File) error) error {
-	for attempt := 0; ; attempt++ {
-		err := locks.With(ctx, path, func(lk *lock.Lock) error {
-			f, err := Load(path)
-			if err != nil {
-				return err
-			}
-			if err := fn(f); err != nil {
-				return err
-			}
-			data, err := jsonfile.Marshal(f)
-			if err != nil {
-				return err
-			}
-			return jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{Commit: lk.Commit})
-		})
-		if errors.Is(err, lock.ErrLost) && attempt < 3 {
-			continue
+	return jsonfile.WithLock(ctx, locks, path, func(lk *lock.Lock) error {
+		f, err := Load(path)
+		if err != nil {
+			return err
 		}
-		return err
-	}
+		if err := fn(f); err != nil {
+			return err
+		}
+		data, err := jsonfile.Marshal(f)
+		if err != nil {
+			return err
+		}
+		return jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{Commit: lk.Commit})
+	})
 }
 
 // Ptr returns a pointer to v (for the nullable fields).

@@ -85,26 +85,21 @@ func (c *Cursors) Set(ctx context.Context, sessionID, transcript string, offset 
 		return nil // nothing to key it by: the next capture reads from 0
 	}
 	target := c.path(sessionID)
-	for attempt := 1; ; attempt++ {
-		err := c.locker.With(ctx, target, func(lk *lock.Lock) error {
-			if cur := c.Get(sessionID, transcript); cur >= offset {
-				return nil
-			}
-			data, err := jsonfile.Marshal(file{SessionID: sessionID, Transcript: transcript, Offset: offset,
-				UpdatedAt: clock.Format(c.clock.Now())})
-			if err != nil {
-				return err
-			}
-			return jsonfile.WriteAtomic(target, data, jsonfile.WriteOptions{Perm: 0o600, Commit: lk.Commit})
-		})
-		if errors.Is(err, lock.ErrLost) && attempt < 5 {
-			continue // taken over mid-write: read again and retry
+	err := jsonfile.WithLock(ctx, c.locker, target, func(lk *lock.Lock) error {
+		if cur := c.Get(sessionID, transcript); cur >= offset {
+			return nil
 		}
+		data, err := jsonfile.Marshal(file{SessionID: sessionID, Transcript: transcript, Offset: offset,
+			UpdatedAt: clock.Format(c.clock.Now())})
 		if err != nil {
-			return fmt.Errorf("cursor %s: %w", sessionID, err)
+			return err
 		}
-		return nil
+		return jsonfile.WriteAtomic(target, data, jsonfile.WriteOptions{Perm: 0o600, Commit: lk.Commit})
+	})
+	if err != nil {
+		return fmt.Errorf("cursor %s: %w", sessionID, err)
 	}
+	return nil
 }
 
 // Prune removes cursors untouched for TTL.

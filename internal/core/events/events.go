@@ -81,7 +81,7 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 		return err
 	}
 	line = append(line, '\n')
-	return l.Locks.With(ctx, l.Path, func(lk *lock.Lock) error {
+	return jsonfile.WithLock(ctx, l.Locks, l.Path, func(lk *lock.Lock) error {
 		f, err := os.OpenFile(l.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 		if errors.Is(err, fs.ErrNotExist) {
 			if err := os.MkdirAll(dirOf(l.Path), 0o755); err != nil {
@@ -101,7 +101,12 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 		// Average lines are ~250 bytes; only count lines when the size says
 		// the log might be over its bound.
 		if serr == nil && info.Size() > int64(MaxEvents)*150 {
-			return l.trim(lk)
+			// The event is in; a trim refused because our lock was taken
+			// over is left to the next writer (running this hold again
+			// would append the event twice).
+			if err := l.trim(lk); err != nil && !errors.Is(err, lock.ErrLost) {
+				return err
+			}
 		}
 		return nil
 	})

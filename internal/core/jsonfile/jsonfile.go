@@ -8,6 +8,7 @@ package jsonfile
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
 // Marshal renders v as the reference implementation lays files out.
@@ -150,6 +152,34 @@ func WriteAtomic(path string, data []byte, opt WriteOptions) (err error) {
 		syncDir(dir)
 	}
 	return nil
+}
+
+// lostRetries is how many times WithLock runs a read-modify-write again
+// after its lock was taken over mid-way.
+const lostRetries = 3
+
+// WithLock runs fn while holding path's lock: the one way a state file is
+// read, changed and written (fn passes lk.Commit as WriteOptions.Commit).
+// When the lock was won from a holder that died or stalled, the temporary
+// files it left beside path are removed first; nothing else ever would.
+// When the lock was taken over while fn held it, Commit refused the write
+// and fn runs again on the fresh file, so no update is lost; after
+// lostRetries more losses it fails with LOCK_TIMEOUT.
+func WithLock(ctx context.Context, locks *lock.Locker, path string, fn func(lk *lock.Lock) error) error {
+	for attempt := 0; ; attempt++ {
+		err := locks.With(ctx, path, func(lk *lock.Lock) error {
+			if lk.TookOver() {
+				RemoveTemps(path)
+			}
+			return fn(lk)
+		})
+		if !errors.Is(err, lock.ErrLost) {
+			return err
+		}
+		if attempt == lostRetries {
+			return errcode.Wrap(errcode.LockTimeout, err, "update %s", path)
+		}
+	}
 }
 
 // RemoveTemps deletes the temporary files WriteAtomic leaves for path when

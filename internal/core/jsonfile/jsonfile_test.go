@@ -1,6 +1,7 @@
 package jsonfile
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
 func TestWriteAtomicReplacesAndCleansUp(t *testing.T) {
@@ -126,4 +128,29 @@ func FuzzSplitObject(f *testing.F) {
 			t.Fatalf("JoinObject produced invalid JSON from %q", data)
 		}
 	})
+}
+
+// A read-modify-write whose lock is taken over runs again on the fresh
+// file; one that keeps losing it ends in LOCK_TIMEOUT, not a silent drop.
+func TestWithLockRetriesALostLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	runs := 0
+	err := WithLock(context.Background(), lock.New(lock.Options{}), path, func(*lock.Lock) error {
+		runs++
+		if runs == 2 {
+			return nil
+		}
+		return lock.ErrLost
+	})
+	if err != nil || runs != 2 {
+		t.Fatalf("runs=%d err=%v", runs, err)
+	}
+	runs = 0
+	err = WithLock(context.Background(), lock.New(lock.Options{}), path, func(*lock.Lock) error {
+		runs++
+		return lock.ErrLost
+	})
+	if !errcode.Is(err, errcode.LockTimeout) || runs != lostRetries+1 {
+		t.Fatalf("runs=%d err=%v", runs, err)
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"sort"
 
-	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -99,37 +98,30 @@ func (s *Store) Issues() ([]int, error) {
 // read-modify-write is retried on the fresh ledger, so no update is lost.
 func (s *Store) Update(ctx context.Context, issue int, fn func(*Ledger) error) (*Ledger, error) {
 	path := s.WS.LedgerFile(issue)
-	for attempt := 0; ; attempt++ {
-		var out *Ledger
-		err := s.Locks.With(ctx, path, func(lk *lock.Lock) error {
-			if lk.TookOver() {
-				jsonfile.RemoveTemps(path)
-			}
-			l, err := LoadFile(path, issue)
-			if err != nil {
-				return err
-			}
-			if err := fn(l); err != nil {
-				return err
-			}
-			data, err := jsonfile.Marshal(l)
-			if err != nil {
-				return fmt.Errorf("encode ledger %s: %w", path, err)
-			}
-			if err := jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{Commit: lk.Commit, NoSync: s.NoSync}); err != nil {
-				return err
-			}
-			out = l
-			return nil
-		})
-		if errors.Is(err, lock.ErrLost) && attempt < 3 {
-			continue
+	var out *Ledger
+	err := jsonfile.WithLock(ctx, s.Locks, path, func(lk *lock.Lock) error {
+		out = nil
+		l, err := LoadFile(path, issue)
+		if err != nil {
+			return err
 		}
-		if errors.Is(err, lock.ErrLost) {
-			return nil, errcode.Wrap(errcode.LockTimeout, err, "update ledger %s", path)
+		if err := fn(l); err != nil {
+			return err
 		}
-		return out, err
+		data, err := jsonfile.Marshal(l)
+		if err != nil {
+			return fmt.Errorf("encode ledger %s: %w", path, err)
+		}
+		if err := jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{Commit: lk.Commit, NoSync: s.NoSync}); err != nil {
+			return err
+		}
+		out = l
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // Loaded is one ledger read by LoadAll, or the error that kept it out.

@@ -103,19 +103,17 @@ func (s *Store) writeOpts(lk *lock.Lock) jsonfile.WriteOptions {
 	return jsonfile.WriteOptions{Commit: lk.Commit, NoSync: s.NoSync}
 }
 
-// withLock runs fn under target's lock, retrying the whole
-// read-modify-write when the lock was taken over while we held it.
+// withLock runs fn under target's lock (jsonfile.WithLock: retried when
+// the lock was taken over, temporaries of a dead holder removed). The
+// search index is written under the manifest's lock, so a dead manifest
+// writer's index temporaries go too.
 func (s *Store) withLock(ctx context.Context, target string, fn func(lk *lock.Lock) error) error {
-	for attempt := 0; ; attempt++ {
-		err := s.Locks.With(ctx, target, fn)
-		if errors.Is(err, lock.ErrLost) {
-			if attempt < 3 {
-				continue
-			}
-			return errcode.Wrap(errcode.LockTimeout, err, "write %s", target)
+	return jsonfile.WithLock(ctx, s.Locks, target, func(lk *lock.Lock) error {
+		if lk.TookOver() && target == s.ManifestPath() {
+			jsonfile.RemoveTemps(s.IndexPath())
 		}
-		return err
-	}
+		return fn(lk)
+	})
 }
 
 // readIssue loads issue N (missing: an empty file).
@@ -284,7 +282,7 @@ func (s *Store) repairPending(ctx context.Context) error {
 	// manifest's) guarantees a slow but live writer has finished its
 	// issue write before we read the file.
 	for _, n := range issues {
-		if err := s.Locks.With(ctx, s.IssuePath(n), func(*lock.Lock) error { return nil }); err != nil {
+		if err := s.withLock(ctx, s.IssuePath(n), func(*lock.Lock) error { return nil }); err != nil {
 			return err
 		}
 	}
