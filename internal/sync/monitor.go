@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
@@ -84,12 +85,21 @@ func (m *Monitor) Run(ctx context.Context) error {
 		}
 		// The sync that follows mirrors the checkout: give it what landed.
 		if !bytes.Equal(committed, after) && committed != nil {
-			if err := os.WriteFile(m.WS.LedgerFile(n), committed, 0o644); err != nil {
+			if err := mirrorLedger(ctx, store, n, committed); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// mirrorLedger puts data in the checkout as issue's ledger, atomically and
+// under the ledger's lock like every state write.
+func mirrorLedger(ctx context.Context, store *ledger.Store, issue int, data []byte) error {
+	path := store.WS.LedgerFile(issue)
+	return jsonfile.WithLock(ctx, store.Locks, path, func(lk *lock.Lock) error {
+		return jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{Commit: lk.Commit, NoSync: store.NoSync})
+	})
 }
 
 func (m *Monitor) check(ctx context.Context, ws workspace.Workspace) error {

@@ -3,13 +3,16 @@ package sync
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -54,5 +57,42 @@ func TestMonitorNeverOverwritesANewerLedger(t *testing.T) {
 	}
 	if len(m.Changed) != 1 || m.Changed[0] != 42 {
 		t.Fatalf("changed %v", m.Changed)
+	}
+}
+
+// What the monitor mirrors into the checkout replaces the ledger the way
+// every state write does: atomically (a reader of the old file keeps the
+// whole old file, never a truncated one) and only under the ledger's lock.
+func TestMirrorLedgerIsAtomicAndLocked(t *testing.T) {
+	ws := workspace.Workspace{Root: t.TempDir()}
+	path := ws.LedgerFile(42)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	old, next := encode(t, ledger42()), []byte("{\"issueNumber\": 42, \"clarifications\": []}\n")
+	os.WriteFile(path, old, 0o644)
+	reader, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	store := &ledger.Store{WS: ws, Locks: lock.New(lock.Options{Wait: 100 * time.Millisecond})}
+	if err := mirrorLedger(context.Background(), store, 42, next); err != nil {
+		t.Fatal(err)
+	}
+	if seen, _ := io.ReadAll(reader); string(seen) != string(old) {
+		t.Fatalf("a reader of the old ledger saw %q: the file was rewritten in place", seen)
+	}
+	if got, _ := os.ReadFile(path); string(got) != string(next) {
+		t.Fatalf("ledger holds %q", got)
+	}
+	held, err := lock.New(lock.Options{}).Acquire(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	if err := mirrorLedger(context.Background(), store, 42, old); !errcode.Is(err, errcode.LockTimeout) {
+		t.Fatalf("wrote past a held lock: %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != string(next) {
+		t.Fatalf("ledger changed under another holder's lock: %q", got)
 	}
 }
