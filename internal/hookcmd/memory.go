@@ -266,6 +266,12 @@ func runMemoryAdd(ctx context.Context, a *App, args []string) error {
 	if *file != "" {
 		return addFromFile(ctx, a, *file, *asJSON)
 	}
+	if *agent == "" || *issueFlag == "" {
+		return usagef("memory add needs --agent A and --issue N (or --file F)")
+	}
+	if !memory.Category(*cat).Known() {
+		return errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", *cat)
+	}
 	if err := validate.Agent("agent", *agent); err != nil {
 		return err
 	}

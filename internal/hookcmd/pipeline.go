@@ -670,9 +670,12 @@ func extraInt(extra []jsonfile.Field, key string) int {
 
 // agentAndIssue resolves --agent (else $AGENTX_AGENT) and --issue (else
 // $AGENTX_ISSUE, else the branch name) for the memory pipeline commands.
-func (a *App) agentAndIssue(agent *string, issueFlag string) (int, bool, error) {
+func (a *App) agentAndIssue(cmd string, agent *string, issueFlag string) (int, bool, error) {
 	if *agent == "" {
 		*agent = a.Getenv("AGENTX_AGENT")
+	}
+	if *agent == "" { // a missing flag is a usage error, like hook start's
+		return 0, false, usagef("%s needs --agent (or $AGENTX_AGENT)", cmd)
 	}
 	if err := validate.Agent("agent", *agent); err != nil {
 		return 0, false, err
@@ -787,7 +790,7 @@ func runMemoryCapture(ctx context.Context, a *App, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	issue, ok, err := a.agentAndIssue(agent, *issueFlag)
+	issue, ok, err := a.agentAndIssue("memory capture", agent, *issueFlag)
 	if err != nil {
 		return err
 	}
@@ -865,7 +868,7 @@ func runMemoryRecall(ctx context.Context, a *App, args []string) error {
 	if *budget < 0 {
 		return usagef("--budget must not be negative")
 	}
-	issue, ok, err := a.agentAndIssue(agent, *issueFlag)
+	issue, ok, err := a.agentAndIssue("memory recall", agent, *issueFlag)
 	if err != nil {
 		return err
 	}
@@ -959,6 +962,9 @@ func runMemoryCompact(ctx context.Context, a *App, args []string) error {
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	if _, err := parse(fs, args); err != nil {
 		return err
+	}
+	if *issueFlag == "" {
+		return usagef("memory compact needs --issue N")
 	}
 	issue, err := validate.Issue(*issueFlag)
 	if err != nil {
