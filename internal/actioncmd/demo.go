@@ -141,6 +141,11 @@ func (a *App) runDemo(ctx context.Context, args []string) error {
 	}
 	rec := l.Find(req3.Record.ID)
 	fmt.Fprintf(w, "   ledger in the repository: %s is %s by %s\n", rec.ID, rec.Status, rec.LastOf(ledger.Resolution).From)
+	// Without this a newcomer looks for a bot comment repeating the
+	// resolution, and wonders where the escalated label went.
+	fmt.Fprintf(w, "   alice's comment is the resolution itself (its entry keeps the comment id), so no bot comment repeats it;\n")
+	fmt.Fprintf(w, "   nothing waits for a person on #7 any more, so clarification-escalated is gone.\n")
+	fmt.Fprintf(w, "\nDemo complete. Wire it into a repository: docs/github-mode.md (workflow: examples/workflows/agentx.yml).\n")
 	return nil
 }
 
