@@ -56,7 +56,15 @@ func (s *Store) syncIssues(ctx context.Context, issues []int) error {
 // files (`memory rebuild`).
 func (s *Store) Rebuild(ctx context.Context) (rep RebuildReport, err error) {
 	err = s.withLock(ctx, s.ManifestPath(), func(lk *lock.Lock) error {
-		st, r, err := s.reconcile(s.readManifestForRebuild())
+		m, gen, perr := s.readManifestForRebuild()
+		var st *state
+		var r RebuildReport
+		var err error
+		if perr != nil {
+			st, r, err = s.rebuildCorrupt(perr, gen)
+		} else {
+			st, r, err = s.reconcile(m, gen)
+		}
 		if err != nil {
 			return err
 		}
@@ -67,18 +75,38 @@ func (s *Store) Rebuild(ctx context.Context) (rep RebuildReport, err error) {
 }
 
 // readManifestForRebuild returns the current manifest when it parses (its
-// order and extra keys are kept), else nil.
-func (s *Store) readManifestForRebuild() (*Manifest, uint64) {
+// order and extra keys are kept), else nil and, when it exists but does
+// not parse, why.
+func (s *Store) readManifestForRebuild() (*Manifest, uint64, error) {
 	data, err := os.ReadFile(s.ManifestPath())
 	if err != nil {
-		return nil, 0
+		return nil, 0, nil
 	}
 	st, _, _ := readStamp(data, int64(len(data)), false)
 	m, err := ParseManifest(s.ManifestPath(), data)
 	if err != nil {
-		return nil, st.Generation
+		return nil, st.Generation, err
 	}
-	return m, st.Generation
+	return m, st.Generation, nil
+}
+
+// rebuildCorrupt rebuilds a manifest that does not parse (perr) from the
+// issue files, after moving it aside: it is reported and kept for a person
+// to look at, never overwritten unseen. When it cannot be moved, nothing
+// is written.
+func (s *Store) rebuildCorrupt(perr error, gen uint64) (*state, RebuildReport, error) {
+	path := s.ManifestPath()
+	aside := fmt.Sprintf("%s.corrupt-%d", path, s.now().UnixMilli())
+	if err := os.Rename(path, aside); err != nil {
+		return nil, RebuildReport{}, fmt.Errorf("%w (and it could not be moved aside to rebuild it: %v)", perr, err)
+	}
+	st, rep, err := s.reconcile(nil, gen)
+	if err != nil {
+		return nil, rep, err
+	}
+	s.warn("%s was corrupt (%v); moved it to %s and rebuilt %d entries from %d issue files in %s",
+		path, perr, aside, rep.Entries, rep.IssueFiles, rep.Duration.Round(time.Millisecond))
+	return st, rep, nil
 }
 
 // loadState reads the manifest and its index; when they do not match (no
@@ -106,15 +134,8 @@ func (s *Store) loadState() (*state, error) {
 		var perr error
 		m, perr = ParseManifest(path, data)
 		if perr != nil {
-			aside := fmt.Sprintf("%s.corrupt-%d", path, s.now().UnixMilli())
-			_ = os.Rename(path, aside)
-			st, rep, err := s.reconcile(nil, gen)
-			if err != nil {
-				return nil, err
-			}
-			s.warn("%s was corrupt (%v); moved it to %s and rebuilt %d entries from %d issue files in %s",
-				path, perr, aside, rep.Entries, rep.IssueFiles, rep.Duration.Round(time.Millisecond))
-			return st, nil
+			st, _, err := s.rebuildCorrupt(perr, gen)
+			return st, err
 		}
 	}
 	st, _, err := s.reconcile(m, gen)

@@ -88,6 +88,31 @@ func TestCorruptManifestIsRebuilt(t *testing.T) {
 	}
 }
 
+// `memory rebuild` over a corrupt manifest reports it and keeps it aside
+// like every other reader does, instead of overwriting it unseen.
+func TestRebuildKeepsACorruptManifestAside(t *testing.T) {
+	s, _, warns := newTestStore(t)
+	copyOld(t, s)
+	corrupt := []byte(`{"version":1,"entries":[{"id":`)
+	if err := os.WriteFile(s.ManifestPath(), corrupt, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Rebuild(context.Background())
+	if err != nil || rep.Entries != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	aside, _ := filepath.Glob(s.ManifestPath() + ".corrupt-*")
+	if len(aside) != 1 {
+		t.Fatalf("corrupt manifest not kept aside: %v", aside)
+	}
+	if kept, _ := os.ReadFile(aside[0]); string(kept) != string(corrupt) {
+		t.Fatalf("kept %q", kept)
+	}
+	if len(*warns) != 1 || !strings.Contains((*warns)[0], "was corrupt") {
+		t.Fatalf("warnings: %q", *warns)
+	}
+}
+
 func TestCorruptIssueFileIsSkippedAndKept(t *testing.T) {
 	ctx := context.Background()
 	s, _, warns := newTestStore(t)
