@@ -77,6 +77,7 @@ func runDemo(ctx context.Context, a *App, args []string) error {
 	st := a.Style()
 	fmt.Fprintf(a.Stdout, "%s\n", st.Bold("agentx demo: a clarification protocol between agents, on plain files"))
 	fmt.Fprintf(a.Stdout, "%s\n", st.Dim("workspace: "+root))
+	shownStdin := map[string]bool{}
 	for _, section := range demoSteps() {
 		if len(section) == 0 {
 			continue
@@ -92,7 +93,20 @@ func runDemo(ctx context.Context, a *App, args []string) error {
 			if step.title != "" {
 				fmt.Fprintf(a.Stdout, "\n%s\n", st.Bold("== "+step.title))
 			}
-			fmt.Fprintf(a.Stdout, "%s\n", st.Dim("$ agentx-hook "+quoteArgs(step.args)))
+			cmdline := "$ agentx-hook " + quoteArgs(step.args)
+			if step.stdin != "" {
+				// Show what the command reads, once, so the output that
+				// follows (what was stored, what was dropped) makes sense.
+				cmdline += " < summary.md"
+				if !shownStdin[step.stdin] {
+					shownStdin[step.stdin] = true
+					fmt.Fprintf(a.Stdout, "%s\n", st.Dim("# summary.md, as the agent's host hands it over at session end:"))
+					for _, line := range strings.Split(step.stdin, "\n") {
+						fmt.Fprintf(a.Stdout, "%s\n", st.Dim(strings.TrimRight("#   "+line, " ")))
+					}
+				}
+			}
+			fmt.Fprintf(a.Stdout, "%s\n", st.Dim(cmdline))
 			sub := &App{Stdin: strings.NewReader(step.stdin), Stdout: a.Stdout, Stderr: a.Stdout,
 				Getenv: demoEnv(a.Getenv, step.env), Cwd: root, Clock: a.Clock, StdoutTTY: a.StdoutTTY, StderrTTY: a.StdoutTTY, rootFlag: root}
 			code := sub.Run(ctx, step.args)
