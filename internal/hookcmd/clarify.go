@@ -215,7 +215,7 @@ func runClarifyOp(op string) func(context.Context, *App, []string) error {
 		}
 		fs := newFlags(a, "clarify "+op, usage)
 		body := fs.String(bodyName, "", bodyHelp)
-		as := fs.String("as", "", "who acts (default: the record's target for answer, requester for ask, `cli` otherwise)")
+		as := fs.String("as", "", "who acts, `NAME` (default: the record's target for answer, its requester for ask, cli otherwise)")
 		asJSON := fs.Bool("json", false, "print one JSON document")
 		pos, err := parse(fs, args)
 		if err != nil {

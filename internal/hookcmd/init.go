@@ -14,7 +14,7 @@ import (
 )
 
 func runInit(_ context.Context, a *App, args []string) error {
-	flags := newFlags(a, "init", "init [--force]\n\nCreates .agentx/ with a default agentx.toml and the feature, story and bug\nworkflows. Existing files are kept unless --force is given.")
+	flags := newFlags(a, "init", "init [--force] [--json]\n\nCreates .agentx/ with a default agentx.toml and the feature, story and bug\nworkflows. Existing files are kept unless --force is given.")
 	force := flags.Bool("force", false, "overwrite existing config and workflow files")
 	asJSON := flags.Bool("json", false, "print one JSON document")
 	if _, err := parse(flags, args); err != nil {

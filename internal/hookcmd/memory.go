@@ -26,7 +26,7 @@ const memoryUsage = `memory search QUERY [--limit N] [--agent A] [--issue N] [--
        agentx-hook memory rebuild [--json]
        agentx-hook memory generate --observations N --issues M [--seed S] [--json]
        agentx-hook memory capture --agent A --issue N [--file F]
-       agentx-hook memory recall --agent A --issue N [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions]
+       agentx-hook memory recall --agent A --issue N [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions] [--json]
        agentx-hook memory compact --issue N
 
 Search ranks observations by BM25 over summary and content (any query word

@@ -835,7 +835,7 @@ func (a *App) printCapture(rep *captureReport, asJSON bool, line string) error {
 	return nil
 }
 
-const recallUsage = `memory recall --agent A [--issue N] [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions]
+const recallUsage = `memory recall --agent A [--issue N] [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions] [--json]
 
 Prints the ## Memory Recall section a session starts with: the observations
 most relevant to the agent and issue (recency, recall count and keyword
