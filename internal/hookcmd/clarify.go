@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/render"
@@ -181,6 +182,12 @@ func runClarifyRequest(ctx context.Context, a *App, args []string) error {
 	rt, err := a.Router()
 	if err != nil {
 		return err
+	}
+	if len(rt.Config.KnownAgents()) == 0 {
+		// Before `init` there are no workflows: say that, rather than
+		// "unknown agent (known: )".
+		return errcode.New(errcode.InvalidInput, "no agents are configured in %s (no workflows in .agentx/workflows/)",
+			a.Workspace().Root).WithHint("run `agentx-hook init` to create the default config and workflows")
 	}
 	res, err := rt.Request(ctx, router.RequestInput{
 		Issue: issue, From: *from, To: *to, Topic: *topic, Question: *question,
