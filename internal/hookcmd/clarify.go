@@ -116,7 +116,7 @@ func (a *App) loadRecords(keep func(*ledger.Record) bool) ([]ledger.Record, erro
 	var recs []ledger.Record
 	for _, l := range loaded {
 		if l.Err != nil {
-			a.warn("skipping %v", l.Err)
+			a.warn("%v; listed without it (the file is left untouched)", l.Err)
 			continue
 		}
 		for i := range l.Ledger.Clarifications {
