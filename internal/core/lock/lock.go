@@ -252,17 +252,48 @@ func (l *Locker) acquireFile(ctx context.Context, target string) (*Lock, error) 
 }
 
 // createExclusive creates path with content; ok=false when it exists.
+// The lock must appear with its content already in it: PowerShell deletes
+// a lock file it cannot parse, so an empty one (between an O_EXCL create
+// and the write) would be deleted under its holder and taken twice. The
+// content is written to a temporary file first and hard-linked into
+// place, which fails like O_EXCL when the lock exists. Where hard links
+// are not supported, it falls back to O_EXCL and write.
 func createExclusive(path string, content []byte) (bool, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		if mkErr := os.MkdirAll(filepath.Dir(path), 0o755); mkErr != nil {
+			return false, mkErr
+		}
+		tmp, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	}
+	if err != nil {
+		return false, err
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(content)
+	merr := tmp.Chmod(0o644)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, merr, cerr); err != nil {
+		return false, err
+	}
+	err = os.Link(tmp.Name(), path)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrExist):
+		return false, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return false, err
+	}
+	return createOpenExclusive(path, content)
+}
+
+// createOpenExclusive is createExclusive without hard links.
+func createOpenExclusive(path string, content []byte) (bool, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return false, nil
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			if mkErr := os.MkdirAll(filepath.Dir(path), 0o755); mkErr != nil {
-				return false, mkErr
-			}
-			return createExclusive(path, content)
 		}
 		return false, err
 	}
