@@ -835,6 +835,10 @@ func (a *App) printCapture(rep *captureReport, asJSON bool, line string) error {
 	return nil
 }
 
+// minRecallBudget is the smallest --budget that leaves room for one
+// observation line besides the footer.
+const minRecallBudget = 100
+
 const recallUsage = `memory recall --agent A [--issue N] [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions] [--json]
 
 Prints the ## Memory Recall section a session starts with: the observations
@@ -867,6 +871,10 @@ func runMemoryRecall(ctx context.Context, a *App, args []string) error {
 	}
 	if *budget < 0 {
 		return usagef("--budget must not be negative")
+	}
+	if *budget > 0 && *budget < minRecallBudget {
+		// Below this the section holds no observation, only a clipped footer.
+		return usagef("--budget %d is too small: a recall needs at least %d tokens (its footer alone takes about 60)", *budget, minRecallBudget)
 	}
 	issue, ok, err := a.agentAndIssue("memory recall", agent, *issueFlag)
 	if err != nil {

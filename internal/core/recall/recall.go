@@ -290,8 +290,12 @@ func Select(ranked []Scored, opt Options) Result {
 	res.Body = strings.TrimRight(b.String(), "\n")
 	res.Body = strings.ToValidUTF8(res.Body, "\uFFFD") // the query is repeated in the footer
 	if opt.MaxChars > 0 && len(res.Body) > opt.MaxChars {
-		// Only reachable with a budget smaller than the footer itself.
+		// Only reachable with a budget smaller than the footer itself:
+		// end on a whole line, never mid-word ("Memory recall di").
 		res.Body = cut(res.Body, opt.MaxChars)
+		if i := strings.LastIndexByte(res.Body, '\n'); i > 0 {
+			res.Body = res.Body[:i]
+		}
 	}
 	res.Tokens = memory.EstimateTokens(res.Body)
 	return res
