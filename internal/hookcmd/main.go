@@ -144,7 +144,7 @@ dispatch:
 			return a.fail(err, wantsJSON(args[1:]))
 		}
 	}
-	return a.fail(usagef("unknown command %q (run `agentx-hook --help`)", args[0]), false)
+	return a.fail(usagef("unknown command %q (run `agentx-hook --help`)", args[0]), wantsJSON(args[1:]))
 }
 
 func (a *App) usage(w io.Writer) {
