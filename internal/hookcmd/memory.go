@@ -14,6 +14,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/memory/synth"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
@@ -283,6 +284,18 @@ func runMemoryAdd(ctx context.Context, a *App, args []string) error {
 	if text == "" {
 		return usagef("memory add needs the observation TEXT")
 	}
+	// By hand as through capture: the SPEC's size limit, and no private
+	// part or secret ever reaches disk.
+	if n := sanitize.RuneLen(text); n > sanitize.MaxChars {
+		return errcode.New(errcode.InvalidInput, "observation is %d characters, the limit is %d", n, sanitize.MaxChars)
+	}
+	if clean := strings.TrimSpace(sanitize.Text(text)); clean != text {
+		if clean == "" {
+			return errcode.New(errcode.InvalidInput, "nothing left to store once private parts and secrets are removed")
+		}
+		a.warn("removed private parts or secrets before storing")
+		text = clean
+	}
 	stored, err := a.Memory().Store(ctx, []memory.Observation{{ID: *id, Agent: *agent, IssueNumber: issue,
 		Category: memory.Category(*cat), Content: text, SessionID: *session}})
 	if err != nil {
@@ -313,6 +326,12 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	obs, err := memory.ParseObservations(path, data)
 	if err != nil {
 		return err
+	}
+	for i := range obs { // a hand-made file is outside input like any other
+		obs[i].Content = sanitize.Text(obs[i].Content)
+		if obs[i].Summary != "" {
+			obs[i].Summary = sanitize.Text(obs[i].Summary)
+		}
 	}
 	stored, err := a.Memory().Store(ctx, obs)
 	if err != nil {
