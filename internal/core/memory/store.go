@@ -629,7 +629,26 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 	if err := s.archive(ctx, issue, arch); err != nil {
 		return nil, 0, err
 	}
+	planned := make(map[string]bool, len(cur.Observations))
+	for _, o := range cur.Observations {
+		planned[o.ID] = true
+	}
+	stale := false
 	marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
+		fresh := make(map[string]*Observation, len(f.Observations))
+		for i := range f.Observations {
+			fresh[f.Observations[i].ID] = &f.Observations[i]
+		}
+		// The plan was made without the lock. When an observation it saw
+		// is gone now (removed meanwhile), the plan would bring it back
+		// or keep its text in a summary: leave the issue as it is, the
+		// next compaction plans again.
+		for id := range planned {
+			if fresh[id] == nil {
+				stale, kept = true, f.Observations
+				return false, nil
+			}
+		}
 		gone := map[string]bool{}
 		for _, o := range arch {
 			gone[o.ID] = true
@@ -644,6 +663,9 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 			}
 		}
 		for _, o := range keep {
+			if o.ID != "" && planned[o.ID] {
+				o = *fresh[o.ID] // as it is now: recall counts added meanwhile stay
+			}
 			if o.ID == "" {
 				o.ID = NewID(o.Agent, issue, now)
 			}
@@ -674,6 +696,9 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 	})
 	if err != nil {
 		return nil, 0, err
+	}
+	if stale {
+		return kept, 0, nil
 	}
 	return kept, len(arch), s.finish(ctx, issue, marker)
 }
