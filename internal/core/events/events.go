@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"time"
@@ -155,10 +156,19 @@ func (l *Log) Read(since time.Time) (evs []Event, skipped int, err error) {
 		return nil, 0, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
-	for sc.Scan() {
-		line := sc.Bytes()
+	r := bufio.NewReaderSize(f, 64*1024)
+	for {
+		line, rerr := readLine(r)
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return nil, 0, fmt.Errorf("read event log %s: %w", l.Path, rerr)
+		}
+		if line == nil && rerr != nil {
+			break
+		}
+		if line == nil {
+			skipped++ // longer than any event: junk
+			continue
+		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
@@ -178,7 +188,37 @@ func (l *Log) Read(since time.Time) (evs []Event, skipped int, err error) {
 	if len(evs) > MaxEvents {
 		evs = evs[len(evs)-MaxEvents:]
 	}
-	return evs, skipped, sc.Err()
+	return evs, skipped, nil
+}
+
+// maxLine bounds an event line; a longer one is junk and is skipped.
+const maxLine = 4 << 20
+
+// readLine returns the next line without its newline, nil for a line
+// longer than maxLine (consumed and dropped), and io.EOF after the last.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if line != nil || len(chunk) > 0 {
+			if len(line) <= maxLine {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil && !errors.Is(err, io.EOF):
+			return nil, err
+		}
+		if line == nil {
+			return nil, err // io.EOF
+		}
+		if len(line) > maxLine {
+			return nil, nil
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), nil
+	}
 }
 
 func dirOf(p string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,5 +81,22 @@ func TestAppendAfterTornLineIsReadable(t *testing.T) {
 	}
 	if evs[1].Type != MemoryStored {
 		t.Fatalf("last event is %q", evs[1].Type)
+	}
+}
+
+// A line past the reader's buffer (junk from a crash, a runaway writer of
+// another tool) is skipped like any line that does not parse: it must not
+// hide the events after it.
+func TestOverlongLineIsSkipped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	good := `{"type":"clarification-requested","time":"2026-03-01T00:00:00.000Z","payload":{}}` + "\n"
+	content := good + strings.Repeat("x", 5<<20) + "\n" + good
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := &Log{Path: path, Locks: lock.New(lock.Options{}), Clock: clock.Real{}}
+	evs, skipped, err := l.Read(time.Time{})
+	if err != nil || len(evs) != 2 || skipped != 1 {
+		t.Fatalf("evs=%d skipped=%d err=%v", len(evs), skipped, err)
 	}
 }
