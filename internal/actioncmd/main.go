@@ -52,14 +52,19 @@ func (a *App) Run(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.Stdout, "agentx-action", Version)
 		return 0
 	case "demo":
-		if err := a.runDemo(ctx, args[1:]); err != nil {
+		if len(args) > 1 {
+			fmt.Fprintf(a.Stderr, "error: usage: demo takes no arguments (got %q)\n", args[1])
+			return 2
+		}
+		if err := a.runDemo(ctx, nil); err != nil {
 			fmt.Fprintf(a.Stderr, "error: %v\n", err)
 			return 1
 		}
 		return 0
 	}
+	// The error line comes first, as agentx-hook's do: scripts read line one.
+	fmt.Fprintf(a.Stderr, "error: usage: unknown argument %q\n\n", args[0])
 	a.usage(a.Stderr)
-	fmt.Fprintf(a.Stderr, "error: usage: unknown argument %q\n", args[0])
 	return 2
 }
 
