@@ -273,7 +273,10 @@ func (a *App) printResult(res *router.Result, op string, asJSON bool, opErr erro
 	rec := &res.Record
 	if asJSON {
 		if opErr != nil {
-			return // fail() prints the error document
+			// fail() prints the error document; the record did land, so
+			// it names it, as text mode prints the id.
+			a.errDoc = map[string]any{"id": rec.ID, "status": rec.Status, "round": rec.Round}
+			return
 		}
 		doc := map[string]any{"schema_version": SchemaVersion, "id": rec.ID, "status": rec.Status,
 			"round": rec.Round, "clarification": rec, "escalated": res.Escalated}

@@ -52,6 +52,9 @@ type App struct {
 	locks    *lock.Locker
 	cfg      *config.Set
 	rt       *router.Router
+	// errDoc holds extra keys for the --json error document: what an
+	// operation that failed part way did leave behind (a record's id).
+	errDoc map[string]any
 }
 
 // command is one top-level command.
@@ -193,6 +196,9 @@ func (a *App) fail(err error, jsonMode bool) int {
 	if jsonMode {
 		doc := map[string]any{"schema_version": SchemaVersion, "error": map[string]string{
 			"code": string(code), "message": err.Error(), "hint": hint}}
+		for k, v := range a.errDoc {
+			doc[k] = v
+		}
 		_ = writeJSON(a.Stdout, doc)
 	}
 	return 1
