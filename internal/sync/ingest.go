@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -109,7 +110,7 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 	if issue != ev.Issue.Number {
 		return in.reject(ctx, ev, fmt.Sprintf("%s belongs to issue #%d, not this one", cmd.ID, issue))
 	}
-	out, final, err := in.apply(ctx, ev, cmd, issue)
+	out, final, landed, err := in.apply(ctx, ev, cmd, issue)
 	if err != nil || out.Rejected != "" {
 		if err != nil {
 			return out, err
@@ -124,12 +125,40 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 			return out, err
 		}
 		if in.Syncer != nil && final != nil {
-			if err := in.Syncer.Issue(ctx, final, NewState()); err != nil {
+			if err := in.mirror(ctx, issue, final, landed); err != nil {
 				return out, err
 			}
 		}
 	}
 	return out, nil
+}
+
+// mirror shows the issue as the ledger l (the file content landed) says,
+// then checks that no other run committed since: that run may have
+// mirrored its newer ledger already, and ours must not be the last word
+// on the issue's labels. When the ledger moved on, the issue is mirrored
+// again from the ledger as it is now.
+func (in *Ingester) mirror(ctx context.Context, issue int, l *ledger.Ledger, landed []byte) error {
+	path := LedgerPath(in.RepoPrefix, issue)
+	for attempt := 1; ; attempt++ {
+		if err := in.Syncer.Issue(ctx, l, NewState()); err != nil {
+			return err
+		}
+		now, _, err := in.GH.GetFile(ctx, path, in.Branch)
+		if errors.Is(err, ErrNotFound) || bytes.Equal(now, landed) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if attempt == commitAttempts {
+			return fmt.Errorf("mirror issue #%d: its ledger kept changing after %d attempts", issue, attempt)
+		}
+		if l, err = ledger.Parse(path, now, issue); err != nil {
+			return err
+		}
+		landed = now
+	}
 }
 
 func orNone(s string) string {
@@ -164,9 +193,10 @@ func (in *Ingester) allowed(login, assoc string) bool {
 // now and commits the result with that file's sha (commitFile): when
 // another run committed first, the operation is re-applied to the fresh
 // ledger.
-func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int) (Outcome, *ledger.Ledger, error) {
+func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int) (Outcome, *ledger.Ledger, []byte, error) {
 	var out Outcome
 	var final *ledger.Ledger
+	var landed []byte
 	errRejected := errors.New("rejected")
 	msg := fmt.Sprintf("agentx: /clarify %s %s by %s (issue comment %d) [skip ci]", cmd.Verb, cmd.ID, ev.Comment.User.Login, ev.Comment.ID)
 	attempts, err := commitFile(ctx, in.GH, LedgerPath(in.RepoPrefix, issue), in.Branch, msg, func(current []byte) ([]byte, error) {
@@ -184,19 +214,21 @@ func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int)
 		}
 		final = l
 		if next == nil || in.DryRun { // applied by an earlier delivery, or a dry run
+			landed = current
 			return nil, errNoChange
 		}
+		landed = next
 		return next, nil
 	})
 	out.Attempts = attempts
 	if errors.Is(err, errRejected) {
-		return out, nil, nil
+		return out, nil, nil, nil
 	}
 	if err != nil {
-		return out, nil, err
+		return out, nil, nil, err
 	}
 	out.Applied = true
-	return out, final, nil
+	return out, final, landed, nil
 }
 
 // applyLocal runs the router on a scratch workspace holding data as the
