@@ -138,6 +138,7 @@ func runHook(ctx context.Context, a *App, args []string) error {
 		a.warn("ignoring the issue from the environment: %v", err)
 	}
 	in.Issue, in.HasIssue = issue, ok && err == nil
+	a.warnUnknownAgent(in.Agent)
 
 	err = a.failOpen(event, func() error {
 		if event == "start" {
@@ -146,6 +147,27 @@ func runHook(ctx context.Context, a *App, args []string) error {
 		return a.hookFinish(ctx, in)
 	})
 	return err
+}
+
+// warnUnknownAgent flags a name no workflow or config knows: a typo in a
+// host's hook settings would otherwise report "nothing waits for you"
+// forever. A warning only, as hooks fail open (a broken config is
+// reported by the hook body).
+func (a *App) warnUnknownAgent(agent string) {
+	cfg, err := a.Config()
+	if err != nil {
+		return
+	}
+	known := cfg.KnownAgents()
+	if len(known) == 0 || known[agent] {
+		return
+	}
+	names := make([]string, 0, len(known))
+	for n := range known {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	a.warn("agent %q is not in the workflows or config (known: %s); check --agent or $AGENTX_AGENT", agent, strings.Join(names, ", "))
 }
 
 // strictError is the one failure a hook reports: the caller asked (with
