@@ -11,15 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/capture"
-	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/compact"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/cursor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -252,11 +251,11 @@ func (a *App) processEntry(ctx context.Context, e spoolEntry, source string) (*c
 		if session == "" {
 			session = p.SessionID
 		}
-		offsets := &offsetBook{path: filepath.Join(a.Workspace().MemoryDir(), "capture-offsets.json")}
+		cursors := cursor.New(filepath.Join(a.Workspace().MemoryDir(), "cursors"), a.Locks(), a.Clock)
 		transcript := p.TranscriptPath
 		// ExtractFile's EndOffset is absolute: the next capture of this
 		// transcript starts there.
-		res, err = capture.FromPayload(p, capture.Options{Offset: offsets.get(transcript, p.SessionID)})
+		res, err = capture.FromPayload(p, capture.Options{Offset: cursors.Get(p.SessionID, transcript)})
 		if errors.Is(err, fs.ErrNotExist) {
 			// A transcript that is gone will not come back: capture what
 			// the payload itself carries rather than retry forever.
@@ -270,7 +269,11 @@ func (a *App) processEntry(ctx context.Context, e spoolEntry, source string) (*c
 		if transcript != "" {
 			// Only once the capture is stored: a failed one is retried from
 			// the same place.
-			saveOffset = func() { offsets.save(ctx, a.Locks(), a.Clock.Now(), transcript, p.SessionID, res.EndOffset) }
+			saveOffset = func() {
+				if err := cursors.Set(ctx, p.SessionID, transcript, res.EndOffset); err != nil {
+					a.warn("agentx memory: capture position not saved (the next capture re-reads, skipping what is stored): %v", err)
+				}
+			}
 		}
 	} else {
 		res = capture.ParseSummary(e.Summary)
@@ -323,77 +326,6 @@ func (a *App) processEntry(ctx context.Context, e spoolEntry, source string) (*c
 		rep.ByCategory[o.Category]++
 	}
 	return rep, nil
-}
-
-// offsetBook remembers, per transcript, where the last capture stopped, so
-// a Stop or agentStop hook firing after every turn reads only the new
-// turns. Losing it costs a re-read, never a duplicate (captures skip what
-// memory already holds).
-type offsetBook struct {
-	path string
-	m    map[string]offsetMark
-}
-
-type offsetMark struct {
-	Session string `json:"session"`
-	Offset  int64  `json:"offset"`
-	Updated string `json:"updated"`
-}
-
-func (b *offsetBook) load() error {
-	if b.m != nil {
-		return nil
-	}
-	b.m = map[string]offsetMark{}
-	data, err := os.ReadFile(b.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, &b.m); err != nil {
-		b.m = map[string]offsetMark{} // a corrupt book only costs a re-read
-	}
-	return nil
-}
-
-func (b *offsetBook) get(transcript, session string) int64 {
-	if transcript == "" || b.load() != nil {
-		return 0
-	}
-	if m, ok := b.m[transcript]; ok && m.Session == session {
-		return m.Offset
-	}
-	return 0
-}
-
-// offsetBookMax bounds the book: the oldest transcripts are forgotten.
-const offsetBookMax = 200
-
-func (b *offsetBook) save(ctx context.Context, locks *lock.Locker, now time.Time, transcript, session string, off int64) {
-	_ = locks.With(ctx, b.path, func(lk *lock.Lock) error {
-		b.m = nil
-		if err := b.load(); err != nil {
-			return err
-		}
-		b.m[transcript] = offsetMark{Session: session, Offset: off, Updated: clock.Format(now)}
-		if len(b.m) > offsetBookMax {
-			keys := make([]string, 0, len(b.m))
-			for k := range b.m {
-				keys = append(keys, k)
-			}
-			sort.Slice(keys, func(i, j int) bool { return b.m[keys[i]].Updated < b.m[keys[j]].Updated })
-			for _, k := range keys[:len(keys)-offsetBookMax] {
-				delete(b.m, k)
-			}
-		}
-		data, err := jsonfile.Marshal(b.m)
-		if err != nil {
-			return err
-		}
-		return jsonfile.WriteAtomic(b.path, data, jsonfile.WriteOptions{Commit: lk.Commit})
-	})
 }
 
 // hookCapture is `hook finish`'s memory capture (the hookFinishCapture
