@@ -178,16 +178,20 @@ func (a *App) fail(err error, jsonMode bool) int {
 		return 2
 	}
 	code := errcode.CodeOf(err)
-	if code == "" {
-		code = errcode.CorruptState
-		if errors.Is(err, context.Canceled) {
-			code = errcode.AgentError
-		}
-	}
 	var pe *errcode.Error
 	hint := ""
 	if errors.As(err, &pe) {
 		hint = pe.Hint
+	}
+	if code == "" {
+		// The protocol has no code for a failing disk or a denied path;
+		// CORRUPT_STATE ("a file needs a person") is the nearest, and the
+		// hint says that nothing was damaged.
+		code = errcode.CorruptState
+		hint = "nothing was half-written (state files are replaced atomically); fix the cause (disk space, permissions) and retry"
+		if errors.Is(err, context.Canceled) {
+			code, hint = errcode.AgentError, ""
+		}
 	}
 	fmt.Fprintf(a.Stderr, "error: %s: %s\n", code, err.Error())
 	if hint != "" {

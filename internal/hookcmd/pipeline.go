@@ -637,11 +637,11 @@ func appendRecalls(path string, ids []string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644) // RDWR: Terminated reads the last byte
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(append(line, '\n'))
+	_, err = f.Write(jsonfile.Terminated(f, append(line, '\n')))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -929,16 +929,25 @@ func runMemoryCompact(ctx context.Context, a *App, args []string) error {
 	}
 	var plan compact.Plan
 	var after []memory.Observation
+	archived := 0
 	if *dry {
 		plan = compact.Make(before, opt)
 		after = plan.Keep
 	} else {
-		after, _, err = store.Compact(ctx, issue, func(obs []memory.Observation) ([]memory.Observation, []memory.Observation, error) {
+		after, archived, err = store.Compact(ctx, issue, func(obs []memory.Observation) ([]memory.Observation, []memory.Observation, error) {
 			plan = compact.Make(obs, opt)
 			return plan.Keep, plan.Archive, nil
 		})
 		if err != nil {
 			return err
+		}
+	}
+	if !*dry && archived == 0 && len(plan.Archive) > 0 {
+		// The store dropped the plan: the issue changed while it was made.
+		plan, after = compact.Plan{}, before
+		if !*asJSON {
+			fmt.Fprintf(a.Stdout, "Nothing compacted: issue #%d changed while the plan was made; run it again.\n", issue)
+			return nil
 		}
 	}
 	archive, _ := filepath.Rel(a.Workspace().Root, store.ArchivePath(issue))

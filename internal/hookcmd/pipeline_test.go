@@ -258,3 +258,17 @@ func TestFitHostCutsOnARuneBoundary(t *testing.T) {
 		t.Fatalf("codex cut to %d", n)
 	}
 }
+
+func TestRecallJournalSurvivesATornLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "recall-pending.jsonl")
+	if err := os.WriteFile(path, []byte(`["obs-a"]`+"\n"+`["obs-b","obs-`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendRecalls(path, []string{"obs-c"}); err != nil {
+		t.Fatal(err)
+	}
+	got := pendingRecalls(path)
+	if got["obs-a"] != 1 || got["obs-c"] != 1 {
+		t.Fatalf("recalls after a torn line = %v", got)
+	}
+}

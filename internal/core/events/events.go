@@ -93,7 +93,7 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 		if err != nil {
 			return fmt.Errorf("open event log: %w", err)
 		}
-		_, werr := f.Write(terminated(f, line))
+		_, werr := f.Write(jsonfile.Terminated(f, line))
 		info, serr := f.Stat()
 		cerr := f.Close()
 		if err := errors.Join(werr, cerr); err != nil {
@@ -111,21 +111,6 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 		}
 		return nil
 	})
-}
-
-// terminated returns line, preceded by a newline when the log's last line
-// was cut short (a crash or a full disk mid-append): glued to the torn
-// line, the new event would be lost with it.
-func terminated(f *os.File, line []byte) []byte {
-	info, err := f.Stat()
-	if err != nil || info.Size() == 0 {
-		return line
-	}
-	var last [1]byte
-	if _, err := f.ReadAt(last[:], info.Size()-1); err != nil || last[0] == '\n' {
-		return line
-	}
-	return append([]byte{'\n'}, line...)
 }
 
 func (l *Log) trim(lk *lock.Lock) error {
