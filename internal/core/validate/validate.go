@@ -53,8 +53,19 @@ func Text(field, s string, max int) error {
 	return nil
 }
 
-// Topic checks a topic (1-200 characters).
-func Topic(s string) error { return Text("topic", s, MaxTopic) }
+// Topic checks a topic: one line of 1-200 characters (it heads listings,
+// comments and escalation summaries).
+func Topic(s string) error {
+	if err := Text("topic", s, MaxTopic); err != nil {
+		return err
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return errcode.New(errcode.InvalidInput, "topic must be one line without control characters (found %q)", r)
+		}
+	}
+	return nil
+}
 
 // Body checks a question or answer body (1-2000 characters).
 func Body(field, s string) error { return Text(field, s, MaxBody) }

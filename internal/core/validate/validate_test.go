@@ -28,6 +28,9 @@ func TestTextLimits(t *testing.T) {
 	if !errcode.Is(err, errcode.InvalidInput) || !strings.Contains(err.Error(), "201 characters, the limit is 200") {
 		t.Errorf("201: %v", err)
 	}
+	if err := Topic("two\nlines"); !errcode.Is(err, errcode.InvalidInput) || !strings.Contains(err.Error(), "one line") {
+		t.Errorf("multi-line topic: %v", err)
+	}
 	if err := Body("answer", "  "); !errcode.Is(err, errcode.InvalidInput) {
 		t.Errorf("blank: %v", err)
 	}
