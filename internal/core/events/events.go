@@ -99,9 +99,16 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 		if err := errors.Join(werr, cerr); err != nil {
 			return fmt.Errorf("append event log: %w", err)
 		}
-		// Average lines are ~250 bytes; only count lines when the size says
-		// the log might be over its bound.
-		if serr == nil && info.Size() > int64(MaxEvents)*150 {
+		// Counting lines means reading the whole log, so it is done only
+		// when the size says the log might be over its bound, and then
+		// only on the append that crosses an 8 KiB boundary (one in about
+		// 40), or at once when even long lines could not explain the size.
+		size := int64(0)
+		if serr == nil {
+			size = info.Size()
+		}
+		crossed := (size-int64(len(line)))/8192 != size/8192
+		if size > int64(MaxEvents)*150 && (crossed || size > int64(MaxEvents)*600) {
 			// The event is in; a trim refused because our lock was taken
 			// over is left to the next writer (running this hold again
 			// would append the event twice).

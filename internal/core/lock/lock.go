@@ -213,16 +213,21 @@ func (l *Locker) acquireFile(ctx context.Context, target string) (*Lock, error) 
 	var last *holder
 	tookOver := false
 	for {
-		content, err := l.newContent()
-		if err != nil {
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		ok, err := createExclusive(path, content)
-		if err != nil {
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		if ok {
-			return &Lock{l: l, target: target, path: path, content: content, tookOver: tookOver}, nil
+		// While the lock is visibly held, waiting costs one stat, not the
+		// temporary file a create stages; the link in createExclusive is
+		// still what decides between racers.
+		if _, serr := os.Lstat(path); errors.Is(serr, fs.ErrNotExist) {
+			content, err := l.newContent()
+			if err != nil {
+				return nil, fmt.Errorf("lock %s: %w", path, err)
+			}
+			ok, err := createExclusive(path, content)
+			if err != nil {
+				return nil, fmt.Errorf("lock %s: %w", path, err)
+			}
+			if ok {
+				return &Lock{l: l, target: target, path: path, content: content, tookOver: tookOver}, nil
+			}
 		}
 		h, err := l.inspect(path)
 		if err != nil {
