@@ -297,6 +297,7 @@ func (a *App) Router() (*router.Router, error) {
 	a.rt = &router.Router{
 		WS: ws, Ledgers: a.Ledgers(), Locks: a.Locks(), Config: cfg, Clock: a.Clock, Events: a.Events(),
 		Responder: &responder.Exec{Responders: cfg.Config.Responders, Dir: ws.Root},
+		Warn:      func(format string, args ...any) { a.warn(format, args...) },
 	}
 	return a.rt, nil
 }

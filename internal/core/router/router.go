@@ -45,6 +45,10 @@ type Router struct {
 	Responder Responder // may be nil
 	// CLIName is how escalation summaries spell the command (default agentx-hook).
 	CLIName string
+	// Warn, when set, hears about side effects that failed after the
+	// operation itself landed in the ledger (agent status, event log):
+	// they never fail the operation, but must not fail silently either.
+	Warn func(format string, args ...any)
 }
 
 // Result is what an operation did.
@@ -453,7 +457,7 @@ func badTransition(rec *ledger.Record, verb, want string) error {
 // where their status still refers to this record.
 func (r *Router) release(ctx context.Context, rec *ledger.Record) {
 	path := r.WS.AgentStatusFile()
-	_ = agentstatus.Update(ctx, r.Locks, path, func(f *agentstatus.File) error {
+	err := agentstatus.Update(ctx, r.Locks, path, func(f *agentstatus.File) error {
 		now := clock.Format(r.Clock.Now())
 		for _, agent := range []string{rec.From, rec.To} {
 			s := f.Get(agent)
@@ -468,27 +472,36 @@ func (r *Router) release(ctx context.Context, rec *ledger.Record) {
 		}
 		return nil
 	})
+	r.warn(err, "agent status not updated")
 }
 
 // setStatus updates one agent's status; failures here never fail the
 // protocol operation that already landed in the ledger.
 func (r *Router) setStatus(ctx context.Context, agent string, fn func(*agentstatus.Status)) {
-	_ = agentstatus.Update(ctx, r.Locks, r.WS.AgentStatusFile(), func(f *agentstatus.File) error {
+	err := agentstatus.Update(ctx, r.Locks, r.WS.AgentStatusFile(), func(f *agentstatus.File) error {
 		s := f.Ensure(agent)
 		fn(s)
 		s.LastActivity = clock.Format(r.Clock.Now())
 		return nil
 	})
+	r.warn(err, "agent status not updated")
+}
+
+func (r *Router) warn(err error, what string) {
+	if err != nil && r.Warn != nil {
+		r.Warn("%s: %v", what, err)
+	}
 }
 
 func (r *Router) emit(ctx context.Context, typ string, rec *ledger.Record) {
 	if r.Events == nil {
 		return
 	}
-	_ = r.Events.Append(ctx, typ, events.ClarificationPayload{
+	err := r.Events.Append(ctx, typ, events.ClarificationPayload{
 		ClarificationID: rec.ID, IssueNumber: rec.IssueNumber, FromAgent: rec.From, ToAgent: rec.To,
 		Topic: rec.Topic, Blocking: rec.Blocking, Timestamp: clock.EpochMillis(r.Clock.Now()),
 	})
+	r.warn(err, typ+" not logged")
 }
 
 func (r *Router) cli() string {
