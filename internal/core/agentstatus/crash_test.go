@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile/jsonfiletest"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
@@ -19,7 +19,7 @@ import (
 // ever will.
 func TestUpdateCleansTempsOfACrashedWriter(t *testing.T) {
 	if path := os.Getenv("AGENTX_STATUS_CRASH_PATH"); path != "" {
-		crashMidWrite(path)
+		jsonfiletest.CrashMidWrite(path, path)
 		return
 	}
 	path := filepath.Join(t.TempDir(), "agent-status.json")
@@ -41,21 +41,4 @@ func TestUpdateCleansTempsOfACrashedWriter(t *testing.T) {
 	if temps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".agent-status.json.tmp-*")); len(temps) != 0 {
 		t.Fatalf("temporaries of the crashed writer are left: %v", temps)
 	}
-}
-
-// crashMidWrite takes path's lock and exits where a crash hurts most: the
-// new content is durable in its temporary file, the rename has not run.
-func crashMidWrite(path string) {
-	locks := lock.New(lock.Options{})
-	lk, err := locks.Acquire(context.Background(), path)
-	if err != nil {
-		os.Exit(2)
-	}
-	_ = jsonfile.WriteAtomic(path, []byte("{}\n"), jsonfile.WriteOptions{Commit: func(func() error) error {
-		os.Stdout.WriteString("crashing\n")
-		os.Exit(3)
-		return nil
-	}})
-	_ = lk.Release()
-	os.Exit(2)
 }

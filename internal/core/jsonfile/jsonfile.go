@@ -33,12 +33,6 @@ func Marshal(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Read returns the content of path. A missing file is reported with
-// fs.ErrNotExist so callers can start from an empty document.
-func Read(path string) ([]byte, error) {
-	return os.ReadFile(path)
-}
-
 // Unmarshal decodes data into v and turns any syntax or type error into
 // CORRUPT_STATE naming the file and the byte offset. A file that does not
 // parse is never treated as empty: the reference implementation did that and

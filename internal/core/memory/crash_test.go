@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile/jsonfiletest"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
@@ -19,7 +19,7 @@ import (
 // store takes those locks over and must remove what the dead writers left.
 func TestStoreCleansTempsOfCrashedWriters(t *testing.T) {
 	if file := os.Getenv("AGENTX_MEMORY_CRASH_FILE"); file != "" {
-		crashMidWrite(file, os.Getenv("AGENTX_MEMORY_CRASH_LOCK"))
+		jsonfiletest.CrashMidWrite(file, os.Getenv("AGENTX_MEMORY_CRASH_LOCK"))
 		return
 	}
 	ctx := context.Background()
@@ -49,20 +49,4 @@ func TestStoreCleansTempsOfCrashedWriters(t *testing.T) {
 		t.Fatalf("temporaries of crashed writers are left: %v", temps)
 	}
 	checkAgree(t, s)
-}
-
-// crashMidWrite takes target's lock and exits where a crash hurts most:
-// the new content of file is in its temporary file, the rename has not run.
-func crashMidWrite(file, target string) {
-	lk, err := lock.New(lock.Options{}).Acquire(context.Background(), target)
-	if err != nil {
-		os.Exit(2)
-	}
-	_ = jsonfile.WriteAtomic(file, []byte("{}\n"), jsonfile.WriteOptions{Commit: func(func() error) error {
-		os.Stdout.WriteString("crashing\n")
-		os.Exit(3)
-		return nil
-	}})
-	_ = lk.Release()
-	os.Exit(2)
 }

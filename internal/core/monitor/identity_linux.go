@@ -10,20 +10,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// statIdentity returns a file's identity. Linux gives nanosecond change
-// times, which no user-level tool can set back (touch moves ctime to now).
-func statIdentity(path string) (identity, bool) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
-		return identity{}, false
-	}
-	return fromStat(&st), true
-}
-
 // dirFD is the descriptor statAt resolves names against.
 func dirFD(dir *os.File) int { return int(dir.Fd()) }
 
-// statAt is statIdentity for a name in the open directory dirfd: one
+// statAt returns the identity of a name in the open directory dirfd: one
 // fstatat with no walk of the full path (the hot loop of a scan).
 func statAt(dirfd int, _ string, name string) (identity, bool) {
 	var st syscall.Stat_t

@@ -4,11 +4,9 @@ package monitor
 
 import "os"
 
-// statIdentity is unavailable here: without a change time the identity
-// could be forged by a tool that restores modification times, so every
-// ledger is read on each scan (correct, only slower).
-func statIdentity(string) (identity, bool) { return identity{}, false }
-
+// File identity is unavailable here: without a change time it could be
+// forged by a tool that restores modification times, so every ledger is
+// read on each scan (correct, only slower).
 func dirFD(*os.File) int { return -1 }
 
 func statAt(int, string, string) (identity, bool) { return identity{}, false }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/wordset"
 )
@@ -355,7 +356,7 @@ func moreLine(n int, opt Options) string {
 // when capture recorded it, else its own content (what would be re-read).
 func displaced(c Candidate) int {
 	if c.SourceBytes > 0 {
-		return (c.SourceBytes + CharsPerToken - 1) / CharsPerToken
+		return capture.SourceTokens(c.SourceBytes)
 	}
 	if c.Obs.Tokens > 0 {
 		return c.Obs.Tokens
