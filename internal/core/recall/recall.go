@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/capture"
+	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/wordset"
 )
