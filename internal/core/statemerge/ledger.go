@@ -48,7 +48,7 @@ func parseLedger(path, side string, issue int, data []byte) (*ledger.Ledger, err
 	}
 	l, err := ledger.Parse(path, data, issue)
 	if err != nil {
-		return nil, unmergeable(path, side, err)
+		return nil, unmergeable(side, err)
 	}
 	l.Extra = compactFields(l.Extra)
 	for i := range l.Clarifications {
@@ -234,8 +234,6 @@ func mergeLedgers(b, o, t *ledger.Ledger, hasBase bool, rep *Report) *ledger.Led
 			next++
 			renameRecord(r, newID)
 			rep.Renamed = append(rep.Renamed, Rename{Issue: out.IssueNumber, From: old, To: newID})
-			rep.note("%s: both sides allocated it for different clarifications; theirs (%q, created %s) is now %s",
-				old, r.Topic, r.Created, newID)
 		}
 	}
 	out.Clarifications = make([]ledger.Record, len(recs))

@@ -14,7 +14,7 @@ func parseIssueFile(path, side string, issue int, data []byte) (*memory.IssueFil
 	}
 	f, err := memory.ParseIssueFile(path, data)
 	if err != nil {
-		return nil, unmergeable(path, side, err)
+		return nil, unmergeable(side, err)
 	}
 	f.Extra = compactFields(f.Extra)
 	for i := range f.Observations {

@@ -60,9 +60,9 @@ type Rename struct {
 type Report struct {
 	// Renamed are the records renumbered after an id collision.
 	Renamed []Rename `json:"renamed,omitempty"`
-	// Notes explain decisions a person may want to check (a record
+	// Notes explain other decisions a person may want to check (a record
 	// removed on one side but changed on the other, a value both sides
-	// changed).
+	// changed); renames are only in Renamed.
 	Notes []string `json:"notes,omitempty"`
 	// Conflicts counts values both sides changed differently where the
 	// merge picked one by a fixed rule rather than by meaning.
@@ -177,7 +177,8 @@ func sameFile(a, b []byte) bool {
 	return (a == nil) == (b == nil) && bytes.Equal(a, b)
 }
 
-// unmergeable wraps a parse failure of one side.
-func unmergeable(path, side string, err error) error {
-	return fmt.Errorf("%s (%s): %w: %v", path, side, ErrUnmergeable, err)
+// unmergeable wraps a parse failure of one side (the parser's error names
+// the file).
+func unmergeable(side string, err error) error {
+	return fmt.Errorf("%s does not parse (%w): %v", side, ErrUnmergeable, err)
 }
