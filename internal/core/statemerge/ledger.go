@@ -62,15 +62,9 @@ func parseLedger(path, side string, issue int, data []byte) (*ledger.Ledger, err
 }
 
 func mergeLedgerFile(path string, issue int, base, ours, theirs []byte, rep *Report) ([]byte, error) {
-	b, err := parseLedger(path, "base", issue, base)
-	if err != nil {
-		return nil, err
-	}
-	o, err := parseLedger(path, "ours", issue, ours)
-	if err != nil {
-		return nil, err
-	}
-	t, err := parseLedger(path, "theirs", issue, theirs)
+	b, o, t, err := parse3(func(side string, data []byte) (*ledger.Ledger, error) {
+		return parseLedger(path, side, issue, data)
+	}, base, ours, theirs)
 	if err != nil {
 		return nil, err
 	}

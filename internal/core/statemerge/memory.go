@@ -26,15 +26,9 @@ func parseIssueFile(path, side string, issue int, data []byte) (*memory.IssueFil
 // mergeMemoryFile merges an issue file (observations removed on either
 // side stay removed) or an archive (a union: archives only grow).
 func mergeMemoryFile(path string, issue int, archive bool, base, ours, theirs []byte, rep *Report) ([]byte, error) {
-	b, err := parseIssueFile(path, "base", issue, base)
-	if err != nil {
-		return nil, err
-	}
-	o, err := parseIssueFile(path, "ours", issue, ours)
-	if err != nil {
-		return nil, err
-	}
-	t, err := parseIssueFile(path, "theirs", issue, theirs)
+	b, o, t, err := parse3(func(side string, data []byte) (*memory.IssueFile, error) {
+		return parseIssueFile(path, side, issue, data)
+	}, base, ours, theirs)
 	if err != nil {
 		return nil, err
 	}

@@ -182,3 +182,15 @@ func sameFile(a, b []byte) bool {
 func unmergeable(side string, err error) error {
 	return fmt.Errorf("%s does not parse (%w): %v", side, ErrUnmergeable, err)
 }
+
+// parse3 parses the three sides with parse, stopping at the first failure.
+func parse3[T any](parse func(side string, data []byte) (T, error), base, ours, theirs []byte) (b, o, t T, err error) {
+	if b, err = parse("base", base); err != nil {
+		return
+	}
+	if o, err = parse("ours", ours); err != nil {
+		return
+	}
+	t, err = parse("theirs", theirs)
+	return
+}
