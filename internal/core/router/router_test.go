@@ -51,8 +51,8 @@ func newRouter(t testing.TB) (*Router, *clock.Fake, *fakeResponder) {
 	fc := clock.NewFake(time.Date(2026, 3, 1, 17, 4, 15, 123e6, time.UTC))
 	locks := lock.New(lock.Options{Clock: fc})
 	fr := &fakeResponder{agents: map[string]func(responder.Request) (string, error){}}
-	return &Router{WS: ws, Ledgers: &ledger.Store{WS: ws, Locks: locks, NoSync: true}, Locks: locks, Config: set, Clock: fc,
-		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: fc}, Responder: fr}, fc, fr
+	return New(Options{WS: ws, Locks: locks, NoSync: true, Config: set, Clock: fc,
+		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: fc}, Responder: fr}), fc, fr
 }
 
 func request(t testing.TB, r *Router, in RequestInput) *Result {
