@@ -12,7 +12,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
-	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/router"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 	"github.com/agentx-dev/agentx/internal/githubfake"
@@ -47,8 +46,8 @@ func (a *App) runDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	clk := clock.NewFake(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	locks := lock.New(lock.Options{Clock: clk})
-	rt := &router.Router{WS: ws, Ledgers: &ledger.Store{WS: ws, Locks: locks, NoSync: true}, Locks: locks, Config: cfg, Clock: clk}
+	rt := router.New(router.Options{WS: ws, NoSync: true, Config: cfg, Clock: clk})
+	locks := rt.Locks
 
 	w := a.Stdout
 	fmt.Fprintln(w, "== agents talk (Local Mode, through the core router)")
