@@ -42,9 +42,9 @@ type inputs struct {
 	stepSummaryOn bool
 }
 
-// clean is the egress sanitiser: the core's (secrets and <private> out,
+// Clean is the egress sanitiser: the core's (secrets and <private> out,
 // size capped) and then @mentions neutralised, so a mirror pings nobody.
-func clean(s string) string { return sanitize.Mentions(sanitize.Text(s)) }
+func Clean(s string) string { return sanitize.Mentions(sanitize.Text(s)) }
 
 func splitList(s string) []string {
 	var out []string
@@ -177,7 +177,7 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 	}
 	warn := func(format string, args ...any) { gha.Warningf(format, args...) }
 	syncer := &sync.Syncer{GH: gh, Labels: sync.Labels{Blocked: in.blocked, Escalated: in.escalated}, Bot: in.bot,
-		Clean: clean, DryRun: in.dryRun, Full: in.full, Warn: warn}
+		Clean: Clean, DryRun: in.dryRun, Full: in.full, Warn: warn}
 	ws := workspace.Workspace{Root: in.root}
 	switch in.command {
 	case "ingest":
@@ -236,7 +236,7 @@ func (a *App) ingest(ctx context.Context, in *inputs, gh *sync.Client, syncer *s
 		return sync.Counts{}, err
 	}
 	ing := &sync.Ingester{GH: gh, Config: cfg, RepoPrefix: in.repoPrefix, Branch: in.branch, Bot: in.bot,
-		Associations: in.associations, Users: in.users, Clock: a.Clock, Clean: clean, DryRun: in.dryRun,
+		Associations: in.associations, Users: in.users, Clock: a.Clock, Clean: Clean, DryRun: in.dryRun,
 		Syncer: syncer, Warn: warn}
 	out, err := ing.Run(ctx, ev)
 	counts := ing.Counts
