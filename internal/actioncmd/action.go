@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
-	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 	"github.com/agentx-dev/agentx/internal/sync"
@@ -192,7 +191,7 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 }
 
 func (a *App) syncAll(ctx context.Context, in *inputs, gh *sync.Client, syncer *sync.Syncer, ws workspace.Workspace) error {
-	store := &ledger.Store{WS: ws, Locks: lock.New(lock.Options{Clock: a.Clock})}
+	store := &ledger.Store{WS: ws, Locks: a.Locks()}
 	loaded, err := store.LoadAll()
 	if err != nil {
 		return err
@@ -287,7 +286,7 @@ func (a *App) monitor(ctx context.Context, in *inputs, gh *sync.Client, ws works
 	if err != nil {
 		return err
 	}
-	m := &sync.Monitor{GH: gh, WS: ws, Config: cfg, Clock: a.Clock, RepoPrefix: in.repoPrefix, Branch: in.branch,
+	m := &sync.Monitor{GH: gh, WS: ws, Locks: a.Locks(), Config: cfg, Clock: a.Clock, RepoPrefix: in.repoPrefix, Branch: in.branch,
 		DryRun: in.dryRun, Warn: warn}
 	return m.Run(ctx)
 }

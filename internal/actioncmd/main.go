@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
 // Version is set at build time with -ldflags "-X ...actioncmd.Version=...".
@@ -26,6 +27,16 @@ type App struct {
 	Getenv func(string) string
 	Cwd    string
 	Clock  clock.Clock
+
+	locks *lock.Locker // the process's lock manager, made on first use
+}
+
+// Locks returns the process's one lock manager.
+func (a *App) Locks() *lock.Locker {
+	if a.locks == nil {
+		a.locks = lock.New(lock.Options{Clock: a.Clock})
+	}
+	return a.locks
 }
 
 // Main runs agentx-action with args (without the program name) and returns

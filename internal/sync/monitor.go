@@ -24,8 +24,10 @@ import (
 // on the issue. The action never runs agents: no responder is wired, so a
 // stale record is marked and, at its second timeout, escalated.
 type Monitor struct {
-	GH         *Client
-	WS         workspace.Workspace
+	GH *Client
+	WS workspace.Workspace
+	// Locks is the process's lock manager (default: a new one).
+	Locks      *lock.Locker
 	Config     *config.Set
 	Clock      clock.Clock
 	RepoPrefix string
@@ -40,7 +42,11 @@ type Monitor struct {
 // Run checks and commits. The checkout is left holding what landed, for
 // the sync that follows.
 func (m *Monitor) Run(ctx context.Context) error {
-	store := &ledger.Store{WS: m.WS, Locks: lock.New(lock.Options{Clock: m.Clock})}
+	locks := m.Locks
+	if locks == nil {
+		locks = lock.New(lock.Options{Clock: m.Clock})
+	}
+	store := &ledger.Store{WS: m.WS, Locks: locks}
 	issues, err := store.Issues()
 	if err != nil {
 		return err

@@ -356,3 +356,24 @@ func BenchmarkRequest50(b *testing.B) {
 		}
 	}
 }
+
+// New fills the documented defaults, and the store shares the hub's one
+// lock manager.
+func TestNewDefaults(t *testing.T) {
+	ws := workspace.Workspace{Root: t.TempDir()}
+	r := New(Options{WS: ws})
+	if r.Config == nil || r.Clock == nil || r.Locks == nil || r.Ledgers == nil || r.Ledgers.Locks != r.Locks || r.Ledgers.WS != ws {
+		t.Fatalf("router = %+v", r)
+	}
+	if r.Events != nil || r.Responder != nil {
+		t.Fatal("no event log and no responder unless asked for")
+	}
+	locks := lock.New(lock.Options{})
+	if r := New(Options{WS: ws, Locks: locks, NoSync: true}); r.Ledgers.Locks != locks || !r.Ledgers.NoSync {
+		t.Fatalf("store = %+v", r.Ledgers)
+	}
+	_, err := r.Request(context.Background(), RequestInput{Issue: 1, From: "engineer", To: "architect", Topic: "t", Question: "q"})
+	if !errcode.Is(err, errcode.InvalidInput) || !strings.Contains(err.Error(), `unknown agent "engineer" (known: )`) {
+		t.Fatalf("request without config: %v", err)
+	}
+}
