@@ -47,7 +47,8 @@ func ParseEvent(data []byte) (Event, error) {
 var DefaultAssociations = []string{"OWNER", "MEMBER", "COLLABORATOR"}
 
 // Ingester applies `/clarify` commands from issue comments through the
-// core router, as the person who typed them.
+// protocol core (in memory, on the ledger read from the repository), as
+// the person who typed them.
 type Ingester struct {
 	GH *Client
 	// Config is the workspace configuration (from the checkout).
