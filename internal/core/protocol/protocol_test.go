@@ -18,7 +18,7 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 17, 4, 15, 123e6, time.UTC)
 
-func defaultConfig(t *testing.T) *config.Set {
+func defaultConfig(t testing.TB) *config.Set {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range config.DefaultFiles() {
