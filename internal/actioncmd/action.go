@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
-	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 	"github.com/agentx-dev/agentx/internal/sync"
@@ -42,9 +41,9 @@ type inputs struct {
 	stepSummaryOn bool
 }
 
-// clean is the egress sanitiser: the core's (secrets and <private> out,
+// Clean is the egress sanitiser: the core's (secrets and <private> out,
 // size capped) and then @mentions neutralised, so a mirror pings nobody.
-func clean(s string) string { return sanitize.Mentions(sanitize.Text(s)) }
+func Clean(s string) string { return sanitize.Mentions(sanitize.Text(s)) }
 
 func splitList(s string) []string {
 	var out []string
@@ -177,7 +176,7 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 	}
 	warn := func(format string, args ...any) { gha.Warningf(format, args...) }
 	syncer := &sync.Syncer{GH: gh, Labels: sync.Labels{Blocked: in.blocked, Escalated: in.escalated}, Bot: in.bot,
-		Clean: clean, DryRun: in.dryRun, Full: in.full, Warn: warn}
+		Clean: Clean, DryRun: in.dryRun, Full: in.full, Warn: warn}
 	ws := workspace.Workspace{Root: in.root}
 	switch in.command {
 	case "ingest":
@@ -192,7 +191,7 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 }
 
 func (a *App) syncAll(ctx context.Context, in *inputs, gh *sync.Client, syncer *sync.Syncer, ws workspace.Workspace) error {
-	store := &ledger.Store{WS: ws, Locks: lock.New(lock.Options{Clock: a.Clock})}
+	store := &ledger.Store{WS: ws, Locks: a.Locks()}
 	loaded, err := store.LoadAll()
 	if err != nil {
 		return err
@@ -236,7 +235,7 @@ func (a *App) ingest(ctx context.Context, in *inputs, gh *sync.Client, syncer *s
 		return sync.Counts{}, err
 	}
 	ing := &sync.Ingester{GH: gh, Config: cfg, RepoPrefix: in.repoPrefix, Branch: in.branch, Bot: in.bot,
-		Associations: in.associations, Users: in.users, Clock: a.Clock, Clean: clean, DryRun: in.dryRun,
+		Associations: in.associations, Users: in.users, Clock: a.Clock, Clean: Clean, DryRun: in.dryRun,
 		Syncer: syncer, Warn: warn}
 	out, err := ing.Run(ctx, ev)
 	counts := ing.Counts
@@ -287,7 +286,7 @@ func (a *App) monitor(ctx context.Context, in *inputs, gh *sync.Client, ws works
 	if err != nil {
 		return err
 	}
-	m := &sync.Monitor{GH: gh, WS: ws, Config: cfg, Clock: a.Clock, RepoPrefix: in.repoPrefix, Branch: in.branch,
+	m := &sync.Monitor{GH: gh, WS: ws, Locks: a.Locks(), Config: cfg, Clock: a.Clock, RepoPrefix: in.repoPrefix, Branch: in.branch,
 		DryRun: in.dryRun, Warn: warn}
 	return m.Run(ctx)
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
 // Version is set at build time with -ldflags "-X ...actioncmd.Version=...".
@@ -26,6 +27,16 @@ type App struct {
 	Getenv func(string) string
 	Cwd    string
 	Clock  clock.Clock
+
+	locks *lock.Locker // the process's lock manager, made on first use
+}
+
+// Locks returns the process's one lock manager.
+func (a *App) Locks() *lock.Locker {
+	if a.locks == nil {
+		a.locks = lock.New(lock.Options{Clock: a.Clock})
+	}
+	return a.locks
 }
 
 // Main runs agentx-action with args (without the program name) and returns
@@ -39,7 +50,7 @@ func Main(args []string) int {
 }
 
 // Run dispatches: no argument runs the action as the runner configured it
-// (INPUT_* variables); `demo` runs a sync against a local fake GitHub.
+// (INPUT_* variables).
 func (a *App) Run(ctx context.Context, args []string) int {
 	if len(args) == 0 {
 		return a.runAction(ctx)
@@ -52,15 +63,10 @@ func (a *App) Run(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.Stdout, "agentx-action", Version)
 		return 0
 	case "demo":
-		if len(args) > 1 {
-			fmt.Fprintf(a.Stderr, "error: usage: demo takes no arguments (got %q)\n", args[1])
-			return 2
-		}
-		if err := a.runDemo(ctx, nil); err != nil {
-			fmt.Fprintf(a.Stderr, "error: %v\n", err)
-			return 1
-		}
-		return 0
+		// The demo runs a fake GitHub, which is test code: it is its own
+		// program so this binary (the Docker image) does not link it.
+		fmt.Fprintf(a.Stderr, "error: usage: the demo is its own program: go run ./cmd/agentx-action-demo\n")
+		return 2
 	}
 	// The error line comes first, as agentx-hook's do: scripts read line one.
 	fmt.Fprintf(a.Stderr, "error: usage: unknown argument %q\n\n", args[0])
@@ -73,7 +79,7 @@ func (a *App) usage(w io.Writer) {
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Usage:")
 	fmt.Fprintln(w, "  agentx-action          run as the action; inputs come from INPUT_* as the runner sets them")
-	fmt.Fprintln(w, "  agentx-action demo     sync sample ledgers to a local fake GitHub and print the issues")
+	fmt.Fprintln(w, "  go run ./cmd/agentx-action-demo   sync sample ledgers to a local fake GitHub and print the issues")
 	fmt.Fprintln(w, "  agentx-action --version")
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Input `command`: sync (mirror ledgers to comments and labels), ingest (apply /clarify")

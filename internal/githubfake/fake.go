@@ -4,8 +4,9 @@
 // edit, delete, reactions), repository labels, the contents API with sha
 // checks and 409/422 conflicts, rate-limit responses with their headers, 5xx
 // faults injected at chosen calls, and comments by other users. It counts
-// calls by method and route so tests can assert API-call figures. The
-// agentx-action demo uses it too, which is why it is not a _test package.
+// calls by method and route so tests can assert API-call figures.
+// The demo program (cmd/agentx-action-demo) uses it too, which is why it is
+// not a _test package; agentx-action itself must never link it.
 package githubfake
 
 import (

@@ -8,41 +8,66 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/render"
 	"github.com/agentx-dev/agentx/internal/core/router"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
-const clarifyUsage = `clarify [--issue N] [--all] [--json]
+// clarifyUsage is the help of `clarify`, its verbs listed from protocol.Verbs.
+func clarifyUsage() string {
+	var b strings.Builder
+	b.WriteString(`clarify [--issue N] [--all] [--json]
        agentx-hook clarify stale [--json]
        agentx-hook clarify request --issue N --from A --to B --topic T --question Q [--blocking|--non-blocking] [--workflow W --step S]
-       agentx-hook clarify answer   CLR-N-NNN --body TEXT [--as AGENT]
-       agentx-hook clarify ask      CLR-N-NNN --body TEXT [--as AGENT]
-       agentx-hook clarify resolve  CLR-N-NNN [--body TEXT] [--as NAME]
-       agentx-hook clarify escalate CLR-N-NNN [--summary TEXT] [--as NAME]
-       agentx-hook clarify abandon  CLR-N-NNN [--body TEXT] [--as NAME]
-
+`)
+	for _, v := range protocol.Verbs {
+		fmt.Fprintf(&b, "       agentx-hook clarify %-8s CLR-N-NNN %s\n", v.Verb, verbArgs(v))
+	}
+	b.WriteString(`
 Without a subcommand: the active clarifications (pending, answered, stale,
-escalated) of every issue; with --issue, every thread of that issue.`
+escalated) of every issue; with --issue, every thread of that issue.`)
+	return b.String()
+}
 
-// clarifySubs are the clarify subcommands; clarifyHooks lets other files add
-// theirs (the monitor adds "stale").
-var clarifySubs = map[string]func(context.Context, *App, []string) error{
-	"request":  runClarifyRequest,
-	"answer":   runClarifyOp("answer"),
-	"ask":      runClarifyOp("ask"),
-	"resolve":  runClarifyOp("resolve"),
-	"escalate": runClarifyOp("escalate"),
-	"abandon":  runClarifyOp("abandon"),
-	"stale":    runClarifyStale,
+// verbArgs is a verb's arguments after the id, as usage texts show them.
+func verbArgs(v protocol.VerbInfo) string {
+	text := "--" + v.Flag + " TEXT"
+	if !v.NeedsText {
+		text = "[" + text + "]"
+	}
+	return text + " [--as " + v.ByHelp + "]"
+}
+
+// clarifySub returns the clarify subcommand name.
+func clarifySub(name string) (func(context.Context, *App, []string) error, bool) {
+	switch name {
+	case "request":
+		return runClarifyRequest, true
+	case "stale":
+		return runClarifyStale, true
+	}
+	if v, ok := protocol.Lookup(name); ok {
+		return runClarifyOp(v), true
+	}
+	return nil, false
+}
+
+// clarifySubNames lists the subcommands for an error message.
+func clarifySubNames() string {
+	names := []string{string(protocol.Request)}
+	for _, v := range protocol.Verbs {
+		names = append(names, string(v.Verb))
+	}
+	return strings.Join(append(names, "stale"), ", ")
 }
 
 func runClarify(ctx context.Context, a *App, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, ok := clarifySubs[args[0]]
+		sub, ok := clarifySub(args[0])
 		if !ok {
-			return usagef("unknown clarify subcommand %q (request, answer, ask, resolve, escalate, abandon, stale)", args[0])
+			return usagef("unknown clarify subcommand %q (%s)", args[0], clarifySubNames())
 		}
 		err := sub(ctx, a, args[1:])
 		if args[0] != "stale" && monitorAfter(err) {
@@ -50,7 +75,7 @@ func runClarify(ctx context.Context, a *App, args []string) error {
 		}
 		return err
 	}
-	fs := newFlags(a, "clarify", clarifyUsage)
+	fs := newFlags(a, "clarify", clarifyUsage())
 	issueFlag := fs.String("issue", "", "show every thread of issue `N`")
 	all := fs.Bool("all", false, "list closed clarifications too")
 	asJSON := fs.Bool("json", false, "print one JSON document")
@@ -199,29 +224,12 @@ func runClarifyRequest(ctx context.Context, a *App, args []string) error {
 	return err
 }
 
-func runClarifyOp(op string) func(context.Context, *App, []string) error {
+func runClarifyOp(v protocol.VerbInfo) func(context.Context, *App, []string) error {
+	op := string(v.Verb)
 	return func(ctx context.Context, a *App, args []string) error {
-		usage := fmt.Sprintf("clarify %s CLR-N-NNN", op)
-		bodyName, bodyHelp := "body", "text"
-		switch op {
-		case "answer":
-			usage += " --body TEXT [--as AGENT] [--json]\n\nThe target agent's answer to the current round."
-			bodyHelp = "the answer (1-2000 characters)"
-		case "ask":
-			usage += " --body TEXT [--as AGENT] [--json]\n\nThe requester's follow-up question: the next round. Past the round limit the\nclarification is escalated and the command fails with MAX_ROUNDS_EXCEEDED."
-			bodyHelp = "the follow-up question (1-2000 characters)"
-		case "resolve":
-			usage += " [--body TEXT] [--as NAME] [--json]\n\nCloses the clarification (a person may resolve an escalated one)."
-			bodyHelp = "the resolution (default \"Resolved.\")"
-		case "escalate":
-			usage += " [--summary TEXT] [--as NAME] [--json]\n\nHands the clarification to a person with a summary of both positions."
-			bodyName, bodyHelp = "summary", "why it needs a person"
-		case "abandon":
-			usage += " [--body TEXT] [--as NAME] [--json]\n\nCloses the clarification without an outcome."
-			bodyHelp = "why it is dropped"
-		}
+		usage := fmt.Sprintf("clarify %s CLR-N-NNN %s [--json]\n\n%s", op, verbArgs(v), v.Help)
 		fs := newFlags(a, "clarify "+op, usage)
-		body := fs.String(bodyName, "", bodyHelp)
+		body := fs.String(v.Flag, "", v.TextHelp)
 		as := fs.String("as", "", "who acts, `NAME` (default: the record's target for answer, its requester for ask, cli otherwise)")
 		asJSON := fs.Bool("json", false, "print one JSON document")
 		pos, err := parse(fs, args)
@@ -235,30 +243,18 @@ func runClarifyOp(op string) func(context.Context, *App, []string) error {
 		if _, err := validate.ClarificationID(id); err != nil {
 			return err
 		}
-		if (op == "answer" || op == "ask") && *body == "" {
-			return usagef("clarify %s needs --body", op)
+		if v.NeedsText && *body == "" {
+			return usagef("clarify %s needs --%s", op, v.Flag)
 		}
 		by := *as
-		if by == "" && (op == "resolve" || op == "escalate" || op == "abandon") {
-			by = "cli"
+		if by == "" {
+			by = v.DefaultBy
 		}
 		rt, err := a.Router()
 		if err != nil {
 			return err
 		}
-		var res *router.Result
-		switch op {
-		case "answer":
-			res, err = rt.Answer(ctx, id, by, *body)
-		case "ask":
-			res, err = rt.Ask(ctx, id, by, *body)
-		case "resolve":
-			res, err = rt.Resolve(ctx, id, by, *body)
-		case "escalate":
-			res, err = rt.Escalate(ctx, id, by, *body)
-		case "abandon":
-			res, err = rt.Abandon(ctx, id, by, *body)
-		}
+		res, err := rt.Do(ctx, protocol.Op{Verb: v.Verb, ID: id, By: by, Text: *body})
 		if res != nil {
 			a.printResult(res, op, *asJSON, err)
 		}
@@ -308,17 +304,8 @@ func (a *App) printResult(res *router.Result, op string, asJSON bool, opErr erro
 }
 
 func pastTense(op string) string {
-	switch op {
-	case "answer":
-		return "answered"
-	case "ask":
-		return "asked"
-	case "resolve":
-		return "resolved"
-	case "escalate":
-		return "escalated"
-	case "abandon":
-		return "abandoned"
+	if v, ok := protocol.Lookup(op); ok {
+		return v.Past
 	}
 	return op
 }

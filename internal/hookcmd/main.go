@@ -295,11 +295,11 @@ func (a *App) Router() (*router.Router, error) {
 		return nil, err
 	}
 	ws := a.Workspace()
-	a.rt = &router.Router{
+	a.rt = router.New(router.Options{
 		WS: ws, Ledgers: a.Ledgers(), Locks: a.Locks(), Config: cfg, Clock: a.Clock, Events: a.Events(),
 		Responder: &responder.Exec{Responders: cfg.Config.Responders, Dir: ws.Root},
 		Warn:      func(format string, args ...any) { a.warn(format, args...) },
-	}
+	})
 	return a.rt, nil
 }
 

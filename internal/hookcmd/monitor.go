@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/render"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -445,9 +446,9 @@ func runClarifyStale(ctx context.Context, a *App, args []string) error {
 	}
 	for _, r := range recs {
 		switch {
-		case r.Status == ledger.Escalated && monitor.Reason(&r) == monitor.ReasonStuck, stuckOpen[r.ID] && r.Status.Open():
+		case r.Status == ledger.Escalated && protocol.MonitorReason(&r) == protocol.ReasonStuck, stuckOpen[r.ID] && r.Status.Open():
 			stuck = append(stuck, r)
-		case r.Status == ledger.Stale || monitor.Timeout(&r, now) > 0:
+		case r.Status == ledger.Stale || protocol.Timeout(&r, now) > 0:
 			stale = append(stale, r)
 		}
 	}

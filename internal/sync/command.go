@@ -4,21 +4,16 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 // Command is one `/clarify` slash command from an issue comment.
 type Command struct {
-	Verb string // answer, ask, resolve, escalate, abandon
+	Verb protocol.Verb // one of protocol.Verbs
 	ID   string
 	Text string
 }
-
-// verbs maps each verb to whether its text is required.
-var verbs = map[string]bool{"answer": true, "ask": true, "resolve": false, "escalate": false, "abandon": false}
-
-// Usage is the reply to a malformed command.
-const Usage = "`/clarify answer|ask CLR-<issue>-<NNN> <text>` or `/clarify resolve|escalate|abandon CLR-<issue>-<NNN> [text]`"
 
 // ParseCommand finds the `/clarify` command in a comment: the first line
 // that starts with it (outside fenced code, so a quoted example is not a
@@ -43,15 +38,15 @@ func ParseCommand(body string) (cmd Command, found bool, err error) {
 		}
 		fields := strings.Fields(rest)
 		if len(fields) == 0 {
-			return Command{}, true, fmt.Errorf("missing verb; use %s", Usage)
+			return Command{}, true, fmt.Errorf("missing verb; use %s", protocol.SlashUsage())
 		}
 		verb := strings.ToLower(fields[0])
-		needsText, known := verbs[verb]
+		v, known := protocol.Lookup(verb)
 		if !known {
-			return Command{}, true, fmt.Errorf("unknown verb %q; use %s", Shorten(fields[0], 20), Usage)
+			return Command{}, true, fmt.Errorf("unknown verb %q; use %s", Shorten(fields[0], 20), protocol.SlashUsage())
 		}
 		if len(fields) < 2 {
-			return Command{}, true, fmt.Errorf("missing clarification id; use %s", Usage)
+			return Command{}, true, fmt.Errorf("missing clarification id; use %s", protocol.SlashUsage())
 		}
 		id := strings.ToUpper(fields[1])
 		if _, err := validate.ClarificationID(id); err != nil {
@@ -60,10 +55,10 @@ func ParseCommand(body string) (cmd Command, found bool, err error) {
 		// The text starts after the id on the same line.
 		after := rest[strings.Index(rest, fields[1])+len(fields[1]):]
 		text := strings.TrimSpace(strings.Join(append([]string{after}, lines[i+1:]...), "\n"))
-		if needsText && text == "" {
+		if v.NeedsText && text == "" {
 			return Command{}, true, fmt.Errorf("`/clarify %s %s` needs a text after the id", verb, id)
 		}
-		return Command{Verb: verb, ID: id, Text: text}, true, nil
+		return Command{Verb: v.Verb, ID: id, Text: text}, true, nil
 	}
 	return Command{}, false, nil
 }

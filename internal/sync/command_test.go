@@ -3,6 +3,8 @@ package sync
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -54,10 +56,11 @@ func FuzzParseCommand(f *testing.F) {
 		if !found || err != nil {
 			return
 		}
-		if _, ok := verbs[cmd.Verb]; !ok || cmd.ID == "" {
+		v, ok := protocol.Lookup(string(cmd.Verb))
+		if !ok || cmd.ID == "" {
 			t.Fatalf("accepted %+v", cmd)
 		}
-		if verbs[cmd.Verb] && cmd.Text == "" {
+		if v.NeedsText && cmd.Text == "" {
 			t.Fatalf("%s without text", cmd.Verb)
 		}
 	})

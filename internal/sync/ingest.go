@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,9 +14,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
-	"github.com/agentx-dev/agentx/internal/core/lock"
-	"github.com/agentx-dev/agentx/internal/core/router"
-	"github.com/agentx-dev/agentx/internal/core/workspace"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 )
 
 // Event is the part of an issue_comment payload ingest reads.
@@ -51,7 +47,8 @@ func ParseEvent(data []byte) (Event, error) {
 var DefaultAssociations = []string{"OWNER", "MEMBER", "COLLABORATOR"}
 
 // Ingester applies `/clarify` commands from issue comments through the
-// core router, as the person who typed them.
+// protocol core (in memory, on the ledger read from the repository), as
+// the person who typed them.
 type Ingester struct {
 	GH *Client
 	// Config is the workspace configuration (from the checkout).
@@ -204,7 +201,7 @@ func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int)
 			out.Rejected = fmt.Sprintf("unknown id: issue #%d has no clarification ledger, so %s does not exist", issue, cmd.ID)
 			return nil, errRejected
 		}
-		next, l, rejected, err := in.applyLocal(ctx, current, cmd, issue, ev)
+		next, l, rejected, err := in.applyLocal(current, cmd, issue, ev)
 		switch {
 		case err != nil:
 			return nil, err
@@ -231,55 +228,26 @@ func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int)
 	return out, final, landed, nil
 }
 
-// applyLocal runs the router on a scratch workspace holding data as the
-// issue's ledger, with the command's author as `by`. It returns the new
-// file content (nil when the comment was already applied) or a rejection.
-func (in *Ingester) applyLocal(ctx context.Context, data []byte, cmd Command, issue int, ev Event) ([]byte, *ledger.Ledger, string, error) {
-	dir, err := os.MkdirTemp("", "agentx-ingest-")
-	if err != nil {
-		return nil, nil, "", err
-	}
-	defer os.RemoveAll(dir)
-	ws := workspace.Workspace{Root: dir}
-	file := ws.LedgerFile(issue)
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return nil, nil, "", err
-	}
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		return nil, nil, "", err
-	}
-	locks := lock.New(lock.Options{Clock: in.Clock})
-	store := &ledger.Store{WS: ws, Locks: locks, NoSync: true}
-	l, err := store.Load(issue)
+// applyLocal applies the command to data, the issue's ledger as read from
+// the repository, in memory through the protocol core, with the command's
+// author as `by`. It returns the new file content (nil when the comment
+// was already applied) or a rejection. No responder runs: the action never
+// runs agents, so a follow-up question waits in the ledger for the agent's
+// next session like any other; agent statuses and the event log are local
+// state the action does not keep.
+func (in *Ingester) applyLocal(data []byte, cmd Command, issue int, ev Event) ([]byte, *ledger.Ledger, string, error) {
+	l, err := ledger.Parse(LedgerPath(in.RepoPrefix, issue), data, issue)
 	if err != nil {
 		return nil, nil, fmt.Sprintf("the ledger of issue #%d is unreadable, so nothing was written", issue), nil
 	}
 	if appliedBefore(l, ev.Comment.ID) {
 		return nil, l, "", nil
 	}
-	cfg := in.Config
-	if cfg == nil {
-		cfg = &config.Set{}
-	}
-	// No responder: the action never runs agents; a follow-up question
-	// waits in the ledger for the agent's next session like any other.
-	rt := &router.Router{WS: ws, Ledgers: store, Locks: locks, Config: cfg, Clock: in.Clock}
 	login := ev.Comment.User.Login
-	var opErr error
-	var res *router.Result
-	switch cmd.Verb {
-	case "answer":
-		res, opErr = rt.Answer(ctx, cmd.ID, login, cmd.Text)
-	case "ask":
-		res, opErr = rt.Ask(ctx, cmd.ID, login, cmd.Text)
-	case "resolve":
-		res, opErr = rt.Resolve(ctx, cmd.ID, login, cmd.Text)
-	case "escalate":
-		res, opErr = rt.Escalate(ctx, cmd.ID, login, cmd.Text)
-	case "abandon":
-		res, opErr = rt.Abandon(ctx, cmd.ID, login, cmd.Text)
-	}
-	if opErr != nil && !(errcode.CodeOf(opErr) == errcode.MaxRoundsExceeded && res != nil) {
+	op := protocol.Op{Verb: cmd.Verb, ID: cmd.ID, By: login, Text: cmd.Text}
+	eff, opErr := protocol.Apply(l, op, protocol.Env{Now: in.Clock.Now(), Config: in.Config})
+	if eff == nil {
+		// Every refusal of the protocol is typed; anything else is ours.
 		if errcode.CodeOf(opErr) == "" {
 			return nil, nil, "", opErr
 		}
@@ -287,25 +255,17 @@ func (in *Ingester) applyLocal(ctx context.Context, data []byte, cmd Command, is
 	}
 	// Record the comment on the entry it produced, so sync does not mirror
 	// it back and a re-delivered event is not applied twice.
-	final, err := store.Update(ctx, issue, func(l *ledger.Ledger) error {
-		rec := l.Find(cmd.ID)
-		if rec == nil || len(rec.Thread) == 0 {
-			return nil
-		}
+	if rec := l.Find(cmd.ID); rec != nil && len(rec.Thread) > 0 {
 		e := &rec.Thread[len(rec.Thread)-1]
 		if e.From == login {
 			e.Extra = append(e.Extra, jsonfile.Field{Key: CommentKey, Value: commentIDValue(ev.Comment.ID)})
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, "", err
 	}
-	newData, err := os.ReadFile(file)
+	next, err := jsonfile.Marshal(l)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", fmt.Errorf("encode ledger of issue #%d: %w", issue, err)
 	}
-	return newData, final, "", nil
+	return next, l, "", nil
 }
 
 func appliedBefore(l *ledger.Ledger, commentID int64) bool {
@@ -335,7 +295,7 @@ func (in *Ingester) reject(ctx context.Context, ev Event, reason string) (Outcom
 		clean = func(s string) string { return s }
 	}
 	body := fmt.Sprintf("**Not applied:** %s\n\n> %s\n\nNothing was written to the ledger. Commands: %s\n\n%scomment=%d -->",
-		inline(clean(reason)), inline(clean(Shorten(first, 200))), Usage, replyMarker, ev.Comment.ID)
+		inline(clean(reason)), inline(clean(Shorten(first, 200))), protocol.SlashUsage(), replyMarker, ev.Comment.ID)
 	if _, err := in.GH.CreateComment(ctx, ev.Issue.Number, body); err != nil {
 		return out, err
 	}

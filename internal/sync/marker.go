@@ -1,9 +1,3 @@
-// Package sync is GitHub Mode: it mirrors clarification ledgers to issue
-// comments and labels, and takes `/clarify` commands from issue comments
-// back into the ledger through the core router. Deciding what to change
-// (markers, rendering, plans) is pure logic in this package's plan files;
-// the effects (the paced, retrying GitHub client, the contents API commit)
-// are kept apart so most tests need neither disk nor network.
 package sync
 
 import (

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
@@ -14,18 +13,21 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
-	"github.com/agentx-dev/agentx/internal/core/router"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
-// Monitor runs the core monitor (stale, stuck, deadlock) on the checkout
-// and commits every ledger it changed back to the repository, so the
+// Monitor runs the core monitor (stale, stuck, deadlock) over the
+// ledgers of the checkout, in memory through the protocol core, and
+// commits every ledger it changed back to the repository, so the
 // escalations it made are in the ledger and, after the sync that follows,
 // on the issue. The action never runs agents: no responder is wired, so a
 // stale record is marked and, at its second timeout, escalated.
 type Monitor struct {
-	GH         *Client
-	WS         workspace.Workspace
+	GH *Client
+	WS workspace.Workspace
+	// Locks is the process's lock manager (default: a new one).
+	Locks      *lock.Locker
 	Config     *config.Set
 	Clock      clock.Clock
 	RepoPrefix string
@@ -37,28 +39,54 @@ type Monitor struct {
 	Changed []int
 }
 
-// Run checks and commits.
+// Run checks and commits. The checkout is left holding what landed, for
+// the sync that follows.
 func (m *Monitor) Run(ctx context.Context) error {
-	store := &ledger.Store{WS: m.WS, Locks: lock.New(lock.Options{Clock: m.Clock})}
+	locks := m.Locks
+	if locks == nil {
+		locks = lock.New(lock.Options{Clock: m.Clock})
+	}
+	store := &ledger.Store{WS: m.WS, Locks: locks}
 	issues, err := store.Issues()
 	if err != nil {
 		return err
 	}
 	before := map[int][]byte{}
+	var ledgers []*ledger.Ledger
+	var files []int // the issue of each ledger's file, as ledgers
 	for _, n := range issues {
-		if data, err := os.ReadFile(m.WS.LedgerFile(n)); err == nil {
-			before[n] = data
+		path := m.WS.LedgerFile(n)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			m.warn("monitor: read ledger %s: %v", path, err)
+			continue
 		}
+		l, err := ledger.Parse(path, data, n)
+		if err != nil {
+			m.warn("monitor: %v", err) // skipped, never taken for an empty ledger
+			continue
+		}
+		before[n] = data
+		ledgers = append(ledgers, l)
+		files = append(files, n)
 	}
-	if err := m.check(ctx, m.WS); err != nil {
-		return err
-	}
-	for _, n := range issues {
-		after, err := os.ReadFile(m.WS.LedgerFile(n))
-		if err != nil || bytes.Equal(after, before[n]) {
+	changed := m.check(ledgers)
+	for i, l := range ledgers {
+		n := files[i]
+		if !changed[l.IssueNumber] {
+			continue
+		}
+		after, err := jsonfile.Marshal(l)
+		if err != nil {
+			return fmt.Errorf("encode ledger of issue #%d: %w", n, err)
+		}
+		if bytes.Equal(after, before[n]) {
 			continue
 		}
 		m.Changed = append(m.Changed, n)
+		if err := mirrorLedger(ctx, store, n, after); err != nil {
+			return err
+		}
 		if m.DryRun {
 			continue
 		}
@@ -71,7 +99,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 				}
 				// The ledger moved on since the checkout (an ingest landed):
 				// check the fresh ledger instead of overwriting it.
-				next, err := m.checkOne(ctx, n, current)
+				next, err := m.checkOne(n, current)
 				switch {
 				case err == nil:
 					committed = next
@@ -102,50 +130,47 @@ func mirrorLedger(ctx context.Context, store *ledger.Store, issue int, data []by
 	})
 }
 
-func (m *Monitor) check(ctx context.Context, ws workspace.Workspace) error {
-	locks := lock.New(lock.Options{Clock: m.Clock})
+// check plans the monitor's actions over ledgers and applies them in
+// memory; it returns the issues whose ledgers changed.
+func (m *Monitor) check(ledgers []*ledger.Ledger) map[int]bool {
 	cfg := m.Config
 	if cfg == nil {
 		cfg = &config.Set{}
 	}
-	rt := &router.Router{WS: ws, Ledgers: &ledger.Store{WS: ws, Locks: locks}, Locks: locks, Config: cfg, Clock: m.Clock}
-	mon := monitor.New(rt)
-	mon.Scanner.NoIndex = true // a fresh checkout every run: an index would never be reused
-	rep, err := mon.Check(ctx)
-	if err != nil {
-		return err
+	now := m.Clock.Now()
+	plan := monitor.PlanFor(ledgers, now, cfg.Priority())
+	changed, failures := monitor.ApplySteps(ledgers, plan.Steps(), protocol.Env{Now: now, Config: cfg})
+	for _, err := range failures {
+		m.warn("monitor: %v", err)
 	}
-	for _, w := range rep.Warnings {
-		if m.Warn != nil {
-			m.Warn("monitor: %v", w)
-		}
+	out := make(map[int]bool, len(changed))
+	for _, n := range changed {
+		out[n] = true
 	}
-	return nil
+	return out
 }
 
-// checkOne runs the check on one fresh ledger in a scratch workspace and
-// returns the resulting file (errNoChange when the check changed nothing).
-func (m *Monitor) checkOne(ctx context.Context, issue int, current []byte) ([]byte, error) {
+func (m *Monitor) warn(format string, args ...any) {
+	if m.Warn != nil {
+		m.Warn(format, args...)
+	}
+}
+
+// checkOne runs the check on one fresh ledger and returns the resulting
+// file (errNoChange when the check changed nothing).
+func (m *Monitor) checkOne(issue int, current []byte) ([]byte, error) {
 	if current == nil {
 		return nil, errNoChange // deleted upstream: nothing to check
 	}
-	dir, err := os.MkdirTemp("", "agentx-monitor-")
+	l, err := ledger.Parse(LedgerPath(m.RepoPrefix, issue), current, issue)
 	if err != nil {
-		return nil, err
+		m.warn("monitor: %v", err)
+		return nil, errNoChange
 	}
-	defer os.RemoveAll(dir)
-	ws := workspace.Workspace{Root: dir}
-	file := ws.LedgerFile(issue)
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return nil, err
+	if !m.check([]*ledger.Ledger{l})[issue] {
+		return nil, errNoChange
 	}
-	if err := os.WriteFile(file, current, 0o644); err != nil {
-		return nil, err
-	}
-	if err := m.check(ctx, ws); err != nil {
-		return nil, err
-	}
-	next, err := os.ReadFile(file)
+	next, err := jsonfile.Marshal(l)
 	if err != nil {
 		return nil, err
 	}

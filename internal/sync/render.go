@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 )
 
 // Sanitizer cleans text before it leaves for GitHub: secrets and
@@ -55,7 +56,7 @@ func Render(rec *ledger.Record, seq int, clean Sanitizer) Want {
 		fmt.Fprintf(&b, "%s escalated the question between %s and %s about **%s**:\n\n", who, bold(rec.From), bold(rec.To), inline(clean(rec.Topic)))
 		fmt.Fprintf(&b, "```text\n%s\n```\n\n", strings.ReplaceAll(clean(e.Body), "```", "'''"))
 		fmt.Fprintf(&b, "To settle it here, comment one of:\n\n")
-		fmt.Fprintf(&b, "- `/clarify resolve %s <decision>`\n- `/clarify abandon %s <why>`\n", rec.ID, rec.ID)
+		fmt.Fprintf(&b, "- `/clarify %s %s <decision>`\n- `/clarify %s %s <why>`\n", protocol.Resolve, rec.ID, protocol.Abandon, rec.ID)
 	default:
 		fmt.Fprintf(&b, "**Clarification %s** · %s by %s\n\n%s\n", rec.ID, inline(string(e.Type)), who, text)
 	}

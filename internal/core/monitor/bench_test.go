@@ -92,8 +92,8 @@ func BenchmarkCheck1kIssues(b *testing.B) {
 	ws, s := benchWorkspace(b, 1000, 5000, 200)
 	clk := clock.NewFake(t0.Add(time.Minute))
 	locks := lock.New(lock.Options{Clock: clk})
-	rt := &router.Router{WS: ws, Ledgers: &ledger.Store{WS: ws, Locks: locks}, Locks: locks, Config: &config.Set{}, Clock: clk,
-		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: clk}}
+	rt := router.New(router.Options{WS: ws, Locks: locks, Clock: clk,
+		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: clk}})
 	m := &Monitor{Router: rt, Scanner: s}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

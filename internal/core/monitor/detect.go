@@ -1,7 +1,6 @@
 package monitor
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -9,28 +8,15 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/ledger"
-	"github.com/agentx-dev/agentx/internal/core/wordset"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 )
 
-// Record keys the monitor keeps on a record (old tools keep them as unknown
-// keys). They make each action happen once per timeout: the check that
-// decides an action and the write that performs it look at the same key
-// inside the ledger's lock.
+// Reasons the monitor escalates for (the record keeps it, see
+// protocol.MonitorReason).
 const (
-	// staleRoundKey is the round whose first timeout was handled: marked
-	// stale, retried, staleAfter pushed by one SLA. A second timeout of the
-	// same round escalates; a new round (a follow-up question) starts over.
-	staleRoundKey = "staleRound"
-	// reasonKey says why the monitor escalated a record (stale, stuck,
-	// deadlock), so `clarify stale` can list stuck records after the fact.
-	reasonKey = "monitorReason"
-)
-
-// Reasons the monitor escalates for.
-const (
-	ReasonStale    = "stale"
-	ReasonStuck    = "stuck"
-	ReasonDeadlock = "deadlock"
+	ReasonStale    = protocol.ReasonStale
+	ReasonStuck    = protocol.ReasonStuck
+	ReasonDeadlock = protocol.ReasonDeadlock
 )
 
 // StaleFinding is a waiting record past its staleAfter.
@@ -115,7 +101,7 @@ func Detect(recs []ledger.Record, now time.Time, priority []string) Plan {
 		if taken[r.ID] {
 			continue
 		}
-		if t := Timeout(&r, now); t > 0 {
+		if t := protocol.Timeout(&r, now); t > 0 {
 			p.Stale = append(p.Stale, StaleFinding{Record: r, Timeout: t})
 		}
 	}
@@ -137,53 +123,6 @@ func older(a, b *ledger.Record) bool {
 		return ta.Before(tb)
 	}
 	return a.ID < b.ID
-}
-
-// Timeout returns which timeout of its current round a record has reached
-// at now: 0 (none: not waiting, within its SLA, or staleAfter unreadable),
-// 1 or 2. A record the old tools marked stale without our key is on its
-// first timeout: it has not been retried yet.
-func Timeout(r *ledger.Record, now time.Time) int {
-	if !r.Status.Waiting() {
-		return 0
-	}
-	due := r.StaleAfterTime()
-	if due.IsZero() || !now.After(due) {
-		return 0
-	}
-	if round, ok := StaleRound(r); ok && round == r.Round {
-		return 2
-	}
-	return 1
-}
-
-// StaleRound returns the round whose first timeout was handled.
-func StaleRound(r *ledger.Record) (int, bool) {
-	raw := r.ExtraValue(staleRoundKey)
-	if raw == nil {
-		return 0, false
-	}
-	n, err := strconv.Atoi(string(raw))
-	return n, err == nil
-}
-
-// setStaleRound records that the first timeout of the current round is done.
-func setStaleRound(r *ledger.Record) {
-	r.SetExtra(staleRoundKey, json.RawMessage(strconv.Itoa(r.Round)))
-}
-
-// Reason returns why the monitor escalated r ("" when it did not).
-func Reason(r *ledger.Record) string {
-	var s string
-	if raw := r.ExtraValue(reasonKey); raw != nil && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return ""
-}
-
-func setReason(r *ledger.Record, reason string) {
-	raw, _ := json.Marshal(reason)
-	r.SetExtra(reasonKey, raw)
 }
 
 // detectStuck finds records whose questions repeat across rounds, and pairs
@@ -235,36 +174,13 @@ func flips(same []ledger.Record, seen map[string]bool, out []StuckFinding) []Stu
 // RepeatedQuestion reports whether a later question of r repeats an
 // earlier one (normalised word sets at least Similarity alike).
 func RepeatedQuestion(r *ledger.Record) (StuckFinding, bool) {
-	n := 0
-	for _, e := range r.Thread {
-		if e.Type == ledger.Question {
-			n++
-		}
+	prev, cur, ok := protocol.Repeats(r)
+	if !ok {
+		return StuckFinding{}, false
 	}
-	if n < 2 {
-		return StuckFinding{}, false // most records: nothing to compare
-	}
-	type q struct {
-		round int
-		body  string
-		words wordset.Set
-	}
-	var qs []q
-	for _, e := range r.Thread {
-		if e.Type != ledger.Question {
-			continue
-		}
-		cur := q{e.Round, e.Body, wordset.Of(e.Body)}
-		for _, prev := range qs {
-			if wordset.Jaccard(prev.words, cur.words) >= Similarity {
-				return StuckFinding{Record: *r, Rounds: []int{prev.round, cur.round},
-					Detail: fmt.Sprintf("The same question was asked again:\n  [Round %d] %s\n  [Round %d] %s",
-						prev.round, quote(prev.body), cur.round, quote(cur.body))}, true
-			}
-		}
-		qs = append(qs, cur)
-	}
-	return StuckFinding{}, false
+	return StuckFinding{Record: *r, Rounds: []int{prev.Round, cur.Round},
+		Detail: fmt.Sprintf("The same question was asked again:\n  [Round %d] %s\n  [Round %d] %s",
+			prev.Round, quote(prev.Body), cur.Round, quote(cur.Body))}, true
 }
 
 func sameTopic(a, b string) bool {

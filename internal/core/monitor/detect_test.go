@@ -12,6 +12,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 )
 
 var t0 = time.Date(2026, 3, 1, 17, 0, 0, 0, time.UTC)
@@ -29,7 +30,7 @@ func rec(issue, seq int, from, to string, blocking bool, status ledger.Status) l
 }
 
 func withStaleRound(r ledger.Record, n int) ledger.Record {
-	r.SetExtra(staleRoundKey, json.RawMessage(fmt.Sprint(n)))
+	r.SetExtra("staleRound", json.RawMessage(fmt.Sprint(n)))
 	return r
 }
 
@@ -65,7 +66,7 @@ func TestTimeout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Timeout(&tt.r, tt.now); got != tt.want {
+			if got := protocol.Timeout(&tt.r, tt.now); got != tt.want {
 				t.Errorf("Timeout = %d, want %d", got, tt.want)
 			}
 		})

@@ -7,8 +7,10 @@
 // (each action re-reads its record under the ledger lock and re-checks it,
 // so it happens once and never to a record settled since the scan).
 //
-// Detection (Detect) is a pure function of records, time and the priority
-// list; Monitor.Check adds the reading and the acting.
+// Deciding is a pure function of the records, the time and the priority
+// list (Detect, then Plan.Steps: protocol operations); acting applies each
+// step through protocol.Apply, under the ledger's lock in Local Mode
+// (Monitor.Check), in memory in GitHub Mode (ApplySteps).
 package monitor
 
 import (
@@ -17,9 +19,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/clock"
-	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/router"
 )
 
@@ -68,9 +69,6 @@ type Report struct {
 	CheckedAt time.Time
 }
 
-// errUnchanged aborts a transition whose record no longer qualifies.
-var errUnchanged = errors.New("record changed since the scan")
-
 // Check scans, decides and acts. Failures of single actions are reported
 // as warnings; only a failure to scan at all is an error.
 func (m *Monitor) Check(ctx context.Context) (*Report, error) {
@@ -85,43 +83,19 @@ func (m *Monitor) Check(ctx context.Context) (*Report, error) {
 	return rep, nil
 }
 
-// Act carries out rep.Plan, appending to rep.Actions and rep.Warnings.
+// Act carries out rep.Plan through the hub: each step is one protocol
+// operation under its ledger's lock, which re-checks the record as it is
+// now. It appends to rep.Actions and rep.Failures.
 func (m *Monitor) Act(ctx context.Context, rep *Report) {
-	p := &rep.Plan
-	for _, f := range p.Stuck {
-		reason := "stuck: the same question keeps coming back"
-		if f.Flipped != "" {
-			reason = fmt.Sprintf("stuck: %s asks %s the same topic %s asked in %s", f.Record.From, f.Record.To, f.Record.To, f.Flipped)
+	for _, st := range rep.Plan.Steps() {
+		switch st.Op.Verb {
+		case "":
+			rep.Actions = append(rep.Actions, Action{Kind: ActContinued, ID: st.Op.ID, Issue: st.Op.Issue, Reason: st.Why, Detail: st.Detail})
+		case protocol.MarkStale:
+			rep.add(m.firstTimeout(ctx, st))
+		default:
+			rep.add(m.escalate(ctx, st))
 		}
-		rep.add(m.escalate(ctx, &f.Record, ReasonStuck, reason, f.Detail, func(r *ledger.Record) bool {
-			if f.Flipped != "" {
-				return true // the pairing was judged on the scan; the record itself is still open
-			}
-			_, ok := RepeatedQuestion(r)
-			return ok
-		}))
-	}
-	for _, d := range p.Deadlocks {
-		reason := d.Reason()
-		for _, r := range d.Escalate {
-			rep.add(m.escalate(ctx, &r, ReasonDeadlock, reason, "", func(r *ledger.Record) bool {
-				return r.Blocking && r.Status.Waiting()
-			}))
-		}
-		for _, r := range d.Continue {
-			rep.Actions = append(rep.Actions, Action{Kind: ActContinued, ID: r.ID, Issue: r.IssueNumber, Reason: ReasonDeadlock,
-				Detail: fmt.Sprintf("%s has the highest priority in the cycle", r.From)})
-		}
-	}
-	for _, f := range p.Stale {
-		if f.Timeout == 2 {
-			reason := fmt.Sprintf("no answer from %s after two SLA windows (round %d)", f.Record.To, f.Record.Round)
-			rep.add(m.escalate(ctx, &f.Record, ReasonStale, reason, "", func(r *ledger.Record) bool {
-				return Timeout(r, m.Router.Clock.Now()) == 2
-			}))
-			continue
-		}
-		rep.add(m.firstTimeout(ctx, &f.Record))
 	}
 }
 
@@ -132,31 +106,22 @@ func (rep *Report) add(acts []Action, err error) {
 	}
 }
 
+func skipped(st Step) []Action {
+	return []Action{{Kind: ActSkipped, ID: st.Op.ID, Issue: st.Op.Issue, Reason: st.Why, Detail: "changed since the scan"}}
+}
+
 // firstTimeout marks the record stale, pushes staleAfter out by one SLA
 // and re-invokes the target's responder once, if it has one.
-func (m *Monitor) firstTimeout(ctx context.Context, scanned *ledger.Record) ([]Action, error) {
+func (m *Monitor) firstTimeout(ctx context.Context, st Step) ([]Action, error) {
 	rt := m.Router
-	wasPending := false
-	rec, err := rt.Transition(ctx, scanned.IssueNumber, scanned.ID, func(r *ledger.Record, _ string) error {
-		now := rt.Clock.Now()
-		if Timeout(r, now) != 1 {
-			return errUnchanged
-		}
-		wasPending = r.Status == ledger.Pending
-		r.Status = ledger.Stale
-		r.StaleAfter = clock.Format(now.Add(router.SLA(r)))
-		setStaleRound(r)
-		return nil
-	})
-	if errors.Is(err, errUnchanged) {
-		return []Action{{Kind: ActSkipped, ID: scanned.ID, Issue: scanned.IssueNumber, Reason: ReasonStale, Detail: "changed since the scan"}}, nil
+	eff, err := rt.Apply(ctx, st.Op)
+	if errors.Is(err, protocol.ErrNotApplicable) {
+		return skipped(st), nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("mark %s stale: %w", scanned.ID, err)
+		return nil, fmt.Errorf("mark %s stale: %w", st.Op.ID, err)
 	}
-	if wasPending {
-		rt.Emit(ctx, events.ClarificationStale, rec)
-	}
+	rec := &eff.Record
 	acts := []Action{{Kind: ActMarkedStale, ID: rec.ID, Issue: rec.IssueNumber, Reason: ReasonStale,
 		Detail: fmt.Sprintf("no answer from %s within the SLA; next check due %s", rec.To, rec.StaleAfter)}}
 	if rt.Responder == nil || !rt.Responder.Has(rec.To) {
@@ -182,30 +147,15 @@ func (m *Monitor) firstTimeout(ctx context.Context, scanned *ledger.Record) ([]A
 	return acts, nil
 }
 
-// escalate hands the record to a person with the SPEC's summary, if still
-// qualifies() when re-read under the lock.
-func (m *Monitor) escalate(ctx context.Context, scanned *ledger.Record, why, reason, detail string, qualifies func(*ledger.Record) bool) ([]Action, error) {
-	rt := m.Router
-	rec, err := rt.Transition(ctx, scanned.IssueNumber, scanned.ID, func(r *ledger.Record, now string) error {
-		if !r.Status.Open() || !qualifies(r) {
-			return errUnchanged
-		}
-		body := router.EscalationSummary(r, reason, rt.CLI())
-		if detail != "" {
-			body += "\n" + detail
-		}
-		r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: ledger.HubName, Type: ledger.Escalation, Body: body, Timestamp: now})
-		r.Status = ledger.Escalated
-		setReason(r, why)
-		return nil
-	})
-	if errors.Is(err, errUnchanged) {
-		return []Action{{Kind: ActSkipped, ID: scanned.ID, Issue: scanned.IssueNumber, Reason: why, Detail: "changed since the scan"}}, nil
+// escalate hands the record to a person with the SPEC's summary, if it
+// still qualifies when re-read under the lock.
+func (m *Monitor) escalate(ctx context.Context, st Step) ([]Action, error) {
+	eff, err := m.Router.Apply(ctx, st.Op)
+	if errors.Is(err, protocol.ErrNotApplicable) {
+		return skipped(st), nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("escalate %s: %w", scanned.ID, err)
+		return nil, fmt.Errorf("escalate %s: %w", st.Op.ID, err)
 	}
-	rt.Emit(ctx, events.ClarificationEscalated, rec)
-	rt.Release(ctx, rec)
-	return []Action{{Kind: ActEscalated, ID: rec.ID, Issue: rec.IssueNumber, Reason: why, Detail: reason}}, nil
+	return []Action{{Kind: ActEscalated, ID: eff.Record.ID, Issue: eff.Record.IssueNumber, Reason: st.Why, Detail: st.Op.Reason}}, nil
 }

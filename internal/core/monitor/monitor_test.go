@@ -15,6 +15,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/responder"
 	"github.com/agentx-dev/agentx/internal/core/router"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -52,8 +53,8 @@ func newEnv(t *testing.T, answers map[string]string) *env {
 	locks := lock.New(lock.Options{Clock: clk})
 	store := &ledger.Store{WS: ws, Locks: locks, NoSync: true}
 	resp := &fakeResponder{answers: answers}
-	rt := &router.Router{WS: ws, Ledgers: store, Locks: locks, Config: &config.Set{}, Clock: clk,
-		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: clk}, Responder: resp}
+	rt := router.New(router.Options{WS: ws, Ledgers: store, Locks: locks, Clock: clk,
+		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: clk}, Responder: resp})
 	return &env{t: t, clk: clk, rt: rt, mon: New(rt), resp: resp, store: store}
 }
 
@@ -160,7 +161,7 @@ func TestStaleWithoutResponderEscalatesAtSecondTimeout(t *testing.T) {
 	r = e.get("CLR-42-001")
 	esc := r.LastOf(ledger.Escalation)
 	if r.Status != ledger.Escalated || esc == nil || esc.From != ledger.HubName || !strings.Contains(esc.Body, "[ESCALATED]") ||
-		!strings.Contains(esc.Body, "two SLA windows") || Reason(r) != ReasonStale {
+		!strings.Contains(esc.Body, "two SLA windows") || protocol.MonitorReason(r) != ReasonStale {
 		t.Errorf("escalated record = %+v", r)
 	}
 	e.clk.Advance(10 * time.Hour)
@@ -269,7 +270,7 @@ func TestStuckEscalatedWithQuotes(t *testing.T) {
 	}
 	got := e.get("CLR-5-001")
 	body := got.LastOf(ledger.Escalation).Body
-	if !strings.Contains(body, "[Round 1] \"question 1 of issue 5\"") || !strings.Contains(body, "[Round 2]") || Reason(got) != ReasonStuck {
+	if !strings.Contains(body, "[Round 1] \"question 1 of issue 5\"") || !strings.Contains(body, "[Round 2]") || protocol.MonitorReason(got) != ReasonStuck {
 		t.Errorf("escalation body:\n%s", body)
 	}
 }

@@ -89,7 +89,9 @@ type indexEntry struct {
 	open []byte
 }
 
-// Scan reads what it must and returns the open records.
+// Scan reads what it must and returns the open records: the ledgers the
+// index vouches for come from the index (checkKnown), the others are read
+// (readLedgers), and the index is rewritten when it changed.
 func (s *Scanner) Scan() (*Scan, error) {
 	now := time.Now
 	if s.Now != nil {
@@ -113,18 +115,66 @@ func (s *Scanner) Scan() (*Scan, error) {
 	if !s.NoIndex {
 		old = readIndex(filepath.Join(s.Dir, IndexName))
 	}
-	type job struct {
-		name  string
-		issue int
+	checked := s.checkKnown(dir, names, old)
+
+	out := &Scan{}
+	next := make(map[string]indexEntry, len(old))
+	var jobs []ledgerFile
+	for i, k := range checked {
+		if k.issue < 0 {
+			continue
+		}
+		out.Issues = append(out.Issues, k.issue)
+		if k.hit {
+			out.Open = append(out.Open, k.recs...)
+			next[names[i]] = old[names[i]]
+			continue
+		}
+		jobs = append(jobs, ledgerFile{names[i], k.issue})
 	}
-	// Phase 1: every ledger the index knows is checked by identity (one
-	// fstatat relative to the directory), in parallel chunks.
-	type known struct {
-		issue int
-		hit   bool
-		recs  []ledger.Record
+	sort.Ints(out.Issues)
+
+	for _, r := range s.readLedgers(jobs, start) {
+		out.Read++
+		if r.decoded {
+			out.Decoded++
+		}
+		if r.err != nil {
+			out.Warnings = append(out.Warnings, r.err)
+			continue
+		}
+		out.Open = append(out.Open, r.open...)
+		if r.trusted && !s.NoIndex {
+			if ie, ok := r.indexEntry(); ok {
+				next[r.name] = ie
+			}
+		}
 	}
-	checked := make([]known, len(names))
+	sort.SliceStable(out.Open, func(i, j int) bool { return less(&out.Open[i], &out.Open[j]) })
+	if !s.NoIndex && !sameIndex(old, next) {
+		// Derived data: a failed write only costs the next scan some reads.
+		_ = writeIndex(filepath.Join(s.Dir, IndexName), next)
+	}
+	return out, nil
+}
+
+// ledgerFile is a ledger the scan must read.
+type ledgerFile struct {
+	name  string
+	issue int
+}
+
+// knownFile is what checkKnown learnt of one directory entry.
+type knownFile struct {
+	issue int  // -1: not a ledger
+	hit   bool // the index vouches for it: recs are its open records
+	recs  []ledger.Record
+}
+
+// checkKnown checks every ledger the index knows by identity (one fstatat
+// relative to the directory), in parallel chunks.
+func (s *Scanner) checkKnown(dir *os.File, names []string, old map[string]indexEntry) []knownFile {
+	checked := make([]knownFile, len(names))
 	dirfd := dirFD(dir)
 	const chunk = 256
 	parallel((len(names)+chunk-1)/chunk, func(c int) {
@@ -146,107 +196,85 @@ func (s *Scanner) Scan() (*Scan, error) {
 			}
 		}
 	})
-	out := &Scan{}
-	next := make(map[string]indexEntry, len(old))
-	var jobs []job
-	for i, k := range checked {
-		if k.issue < 0 {
-			continue
-		}
-		out.Issues = append(out.Issues, k.issue)
-		if k.hit {
-			out.Open = append(out.Open, k.recs...)
-			next[names[i]] = old[names[i]]
-			continue
-		}
-		jobs = append(jobs, job{names[i], k.issue})
-	}
-	sort.Ints(out.Issues)
+	return checked
+}
 
-	type result struct {
-		name    string
-		open    []ledger.Record
-		err     error
-		decoded bool
-		trusted bool
-		id      identity
-	}
-	results := make([]result, len(jobs))
-	work := func(i int) {
-		j := jobs[i]
-		path := filepath.Join(s.Dir, j.name)
-		r := result{name: j.name}
-		// The identity comes from the open file before its content is
-		// read: a write after that changes the identity, so the next scan
-		// reads the file again.
-		data, id, idOK, err := readWithIdentity(path)
+// readResult is one ledger read by readLedgers.
+type readResult struct {
+	name    string
+	open    []ledger.Record
+	err     error
+	decoded bool
+	// trusted: the file was older than the racy window when read, so its
+	// identity may stand for its content next time.
+	trusted bool
+	id      identity
+}
+
+// indexEntry is what the index keeps of a ledger read this time.
+func (r *readResult) indexEntry() (indexEntry, bool) {
+	ie := indexEntry{id: r.id}
+	if len(r.open) > 0 {
+		raw, err := json.Marshal(ledger.Ledger{IssueNumber: r.open[0].IssueNumber, Clarifications: r.open})
 		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				r.err = fmt.Errorf("read ledger %s: %w", path, err)
-			}
-			results[i] = r
-			return
+			return ie, false // not indexed: read again next time
 		}
-		if !mayBeOpen(data) && !looksWhole(data) {
-			// Closed by its bytes but torn or empty: report it rather than
-			// take a broken ledger for a closed one. (A full json.Valid
-			// here would cost as much as decoding the history we skip.)
-			_, perr := ledger.Parse(path, data, j.issue)
-			if perr == nil {
-				perr = fmt.Errorf("ledger %s is not valid JSON", path)
-			}
-			r.err = perr
-			results[i] = r
-			return
-		}
-		if mayBeOpen(data) {
-			r.decoded = true
-			l, err := ledger.Parse(path, data, j.issue)
-			if err != nil {
-				r.err = err
-				results[i] = r
-				return
-			}
-			for _, rec := range l.Clarifications {
-				if rec.Status.Open() {
-					r.open = append(r.open, rec)
-				}
-			}
-		}
-		r.id = id
-		r.trusted = idOK && time.Unix(0, id.ctime).Before(start.Add(-racyWindow)) &&
-			time.Unix(0, id.mtime).Before(start.Add(-racyWindow))
-		results[i] = r
+		ie.open = raw
 	}
-	parallel(len(jobs), work)
-	for _, r := range results {
-		out.Read++
-		if r.decoded {
-			out.Decoded++
+	return ie, true
+}
+
+// readLedgers reads the ledgers in jobs, a few at a time.
+func (s *Scanner) readLedgers(jobs []ledgerFile, start time.Time) []readResult {
+	results := make([]readResult, len(jobs))
+	parallel(len(jobs), func(i int) { results[i] = s.readLedger(jobs[i], start) })
+	return results
+}
+
+// readLedger reads one ledger and keeps its open records, decoding it only
+// when its bytes could hold one.
+func (s *Scanner) readLedger(j ledgerFile, start time.Time) readResult {
+	path := filepath.Join(s.Dir, j.name)
+	r := readResult{name: j.name}
+	// The identity comes from the open file before its content is read: a
+	// write after that changes the identity, so the next scan reads the
+	// file again.
+	data, id, idOK, err := readWithIdentity(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			r.err = fmt.Errorf("read ledger %s: %w", path, err)
 		}
-		if r.err != nil {
-			out.Warnings = append(out.Warnings, r.err)
-			continue
+		return r
+	}
+	open := mayBeOpen(data)
+	if !open && !looksWhole(data) {
+		// Closed by its bytes but torn or empty: report it rather than take
+		// a broken ledger for a closed one. (A full json.Valid here would
+		// cost as much as decoding the history we skip.)
+		_, perr := ledger.Parse(path, data, j.issue)
+		if perr == nil {
+			perr = fmt.Errorf("ledger %s is not valid JSON", path)
 		}
-		out.Open = append(out.Open, r.open...)
-		if r.trusted && !s.NoIndex {
-			ie := indexEntry{id: r.id}
-			if len(r.open) > 0 {
-				raw, err := json.Marshal(ledger.Ledger{IssueNumber: r.open[0].IssueNumber, Clarifications: r.open})
-				if err != nil {
-					continue // not indexed: read again next time
-				}
-				ie.open = raw
+		r.err = perr
+		return r
+	}
+	if open {
+		r.decoded = true
+		l, err := ledger.Parse(path, data, j.issue)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		for _, rec := range l.Clarifications {
+			if rec.Status.Open() {
+				r.open = append(r.open, rec)
 			}
-			next[r.name] = ie
 		}
 	}
-	sort.SliceStable(out.Open, func(i, j int) bool { return less(&out.Open[i], &out.Open[j]) })
-	if !s.NoIndex && !sameIndex(old, next) {
-		// Derived data: a failed write only costs the next scan some reads.
-		_ = writeIndex(filepath.Join(s.Dir, IndexName), next)
-	}
-	return out, nil
+	r.id = id
+	r.trusted = idOK && time.Unix(0, id.ctime).Before(start.Add(-racyWindow)) &&
+		time.Unix(0, id.mtime).Before(start.Add(-racyWindow))
+	return r
 }
 
 // records decodes the open records an index entry keeps.

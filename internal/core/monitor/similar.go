@@ -1,10 +1,12 @@
 package monitor
 
-import "github.com/agentx-dev/agentx/internal/core/wordset"
+import (
+	"github.com/agentx-dev/agentx/internal/core/protocol"
+	"github.com/agentx-dev/agentx/internal/core/wordset"
+)
 
-// Similarity is the word-set overlap at or above which two questions count
-// as the same question asked again.
-const Similarity = 0.8
-
-// Similar reports whether two texts are the same question in other words.
-func Similar(a, b string) bool { return wordset.Jaccard(wordset.Of(a), wordset.Of(b)) >= Similarity }
+// Similar reports whether two texts are the same question in other words
+// (word sets at least protocol.Similarity alike).
+func Similar(a, b string) bool {
+	return wordset.Jaccard(wordset.Of(a), wordset.Of(b)) >= protocol.Similarity
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 )
 
 // Style decorates text. The zero value prints plain text.
@@ -146,7 +147,8 @@ func EscalationMarkdown(r *ledger.Record, cli string) string {
 		}
 		fmt.Fprintf(&b, "> **[Round %d] %s** (%s): %s\n", e.Round, e.From, e.Type, strings.Join(strings.Fields(e.Body), " "))
 	}
-	fmt.Fprintf(&b, ">\n> Resolve with `%s clarify resolve %s --body \"<decision>\"` or comment `/clarify resolve %s <decision>`.\n", cli, r.ID, r.ID)
+	fmt.Fprintf(&b, ">\n> Resolve with `%s clarify %s %s --body \"<decision>\"` or comment `/clarify %s %s <decision>`.\n",
+		cli, protocol.Resolve, r.ID, protocol.Resolve, r.ID)
 	return b.String()
 }
 

@@ -1,28 +1,20 @@
-// Package router owns the clarification protocol's decisions: the hub
-// ("Agent X") that validates a request against the workflow scope, writes
-// each round to the ledger under its lock, checks every transition against
-// the record's current status, escalates at the round limit, invokes the
-// target's responder, and keeps agent statuses and the event log in step.
-// Terminals and GitHub comments both reach the protocol through it, so the
-// same operation gives the same ledger on either surface.
+// Package router owns the hub ("Agent X") of Local Mode: it applies
+// protocol operations to the ledgers on disk, each under its ledger's lock
+// (the rules themselves are package protocol's, a pure function), then
+// performs what they imply: agent statuses, the event log, and the
+// target's responder, invoked with no lock held.
 package router
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"strconv"
-	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
-	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/responder"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -34,7 +26,9 @@ type Responder interface {
 	Respond(ctx context.Context, agent string, req responder.Request) (string, error)
 }
 
-// Router is the hub.
+// Router is the hub: lock, load, apply (protocol.Apply), write, then the
+// side effects the operation implies (agent statuses, the event log, the
+// target's responder, asked with no lock held). Build it with New.
 type Router struct {
 	WS        workspace.Workspace
 	Ledgers   *ledger.Store
@@ -43,12 +37,59 @@ type Router struct {
 	Clock     clock.Clock
 	Events    *events.Log
 	Responder Responder // may be nil
-	// CLIName is how escalation summaries spell the command (default agentx-hook).
+	// CLIName is how escalation summaries spell the command.
 	CLIName string
 	// Warn, when set, hears about side effects that failed after the
 	// operation itself landed in the ledger (agent status, event log):
 	// they never fail the operation, but must not fail silently either.
 	Warn func(format string, args ...any)
+}
+
+// Options configure New. Only WS is required.
+type Options struct {
+	// WS is the workspace whose ledgers and agent statuses the hub keeps.
+	WS workspace.Workspace
+	// Config gives requests their agents and workflow scope. Default: an
+	// empty set (no agents are known, so every request is refused).
+	Config *config.Set
+	// Clock is the protocol's time. Default: the wall clock.
+	Clock clock.Clock
+	// Locks is the process's lock manager; share one per process so its
+	// locks and waits are coordinated. Default: lock.New with Clock.
+	Locks *lock.Locker
+	// Ledgers is the ledger store. Default: the workspace's, under Locks.
+	Ledgers *ledger.Store
+	// NoSync skips fsync on the default ledger store (tests and the demo;
+	// never the CLI). Ignored when Ledgers is set.
+	NoSync bool
+	// Events is the event log. Default: none (nothing is logged).
+	Events *events.Log
+	// Responder answers for agents. Default: none (questions wait in the
+	// ledger for the agent's next session).
+	Responder Responder
+	// CLIName is how escalation summaries spell the command. Default:
+	// agentx-hook.
+	CLIName string
+	// Warn hears about failed side effects. Default: nobody.
+	Warn func(format string, args ...any)
+}
+
+// New returns the hub for o.WS, with the defaults Options documents.
+func New(o Options) *Router {
+	if o.Config == nil {
+		o.Config = &config.Set{}
+	}
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if o.Locks == nil {
+		o.Locks = lock.New(lock.Options{Clock: o.Clock})
+	}
+	if o.Ledgers == nil {
+		o.Ledgers = &ledger.Store{WS: o.WS, Locks: o.Locks, NoSync: o.NoSync}
+	}
+	return &Router{WS: o.WS, Ledgers: o.Ledgers, Locks: o.Locks, Config: o.Config, Clock: o.Clock, Events: o.Events,
+		Responder: o.Responder, CLIName: o.CLIName, Warn: o.Warn}
 }
 
 // Result is what an operation did.
@@ -74,83 +115,107 @@ type RequestInput struct {
 	Step     string
 }
 
-// slaKey is our own record key for the SLA in minutes, so follow-up rounds
-// and the monitor can push staleAfter by the record's SLA. Old readers keep
-// it as an unknown key.
-const slaKey = "slaMinutes"
-
 // Request validates and records a new clarification, then routes it to the
 // target's responder when one is configured.
 func (r *Router) Request(ctx context.Context, in RequestInput) (*Result, error) {
-	if err := validate.IssueNumber(in.Issue); err != nil {
+	return r.Do(ctx, protocol.Op{Verb: protocol.Request, Issue: in.Issue, From: in.From, To: in.To, Topic: in.Topic,
+		Text: in.Question, Blocking: in.Blocking, Workflow: in.Workflow, Step: in.Step})
+}
+
+// Answer records the target's answer to the current round. by is who
+// answers (default: the record's target; a person on GitHub).
+func (r *Router) Answer(ctx context.Context, id, by, body string) (*Result, error) {
+	return r.Do(ctx, protocol.Op{Verb: protocol.Answer, ID: id, By: by, Text: body})
+}
+
+// Ask records the requester's follow-up question as the next round. Past
+// maxRounds the record is escalated and the call fails with
+// MAX_ROUNDS_EXCEEDED.
+func (r *Router) Ask(ctx context.Context, id, by, body string) (*Result, error) {
+	return r.Do(ctx, protocol.Op{Verb: protocol.Ask, ID: id, By: by, Text: body})
+}
+
+// Resolve closes the record. A person may resolve an escalated record.
+func (r *Router) Resolve(ctx context.Context, id, by, body string) (*Result, error) {
+	return r.Do(ctx, protocol.Op{Verb: protocol.Resolve, ID: id, By: by, Text: body})
+}
+
+// Escalate hands the record to a person with the SPEC's summary.
+func (r *Router) Escalate(ctx context.Context, id, by, summary string) (*Result, error) {
+	return r.Do(ctx, protocol.Op{Verb: protocol.Escalate, ID: id, By: by, Text: summary})
+}
+
+// Abandon closes the record without an outcome.
+func (r *Router) Abandon(ctx context.Context, id, by, body string) (*Result, error) {
+	return r.Do(ctx, protocol.Op{Verb: protocol.Abandon, ID: id, By: by, Text: body})
+}
+
+// Do applies op and, when the record's target now owes an answer, asks its
+// responder. On MAX_ROUNDS_EXCEEDED it returns the escalated record with
+// the error.
+func (r *Router) Do(ctx context.Context, op protocol.Op) (*Result, error) {
+	eff, err := r.Apply(ctx, op)
+	if eff == nil {
 		return nil, err
 	}
-	if err := validate.Agent("--from", in.From); err != nil {
-		return nil, err
+	if err != nil || !eff.Route {
+		return &Result{Record: eff.Record, Escalated: eff.Escalated}, err
 	}
-	if err := validate.Agent("--to", in.To); err != nil {
-		return nil, err
-	}
-	if err := validate.Topic(in.Topic); err != nil {
-		return nil, err
-	}
-	if err := validate.Body("question", in.Question); err != nil {
-		return nil, err
-	}
-	known := r.Config.KnownAgents()
-	for _, a := range []string{in.From, in.To} {
-		if !known[a] {
-			return nil, errcode.New(errcode.InvalidInput, "unknown agent %q (known: %s)", a, strings.Join(sortedKeys(known), ", "))
-		}
-	}
-	if in.From == in.To {
-		return nil, errcode.New(errcode.InvalidInput, "agent %q cannot clarify with itself", in.From)
-	}
-	scope, err := r.Config.ResolveScope(in.Workflow, in.Step, in.From, in.Blocking)
+	return r.route(ctx, &eff.Record, false)
+}
+
+// Apply is one locked step: it checks op, applies it to the ledger as it
+// is on disk under the ledger's lock, writes it, then logs the events and
+// updates the agent statuses the effects name. It does not route. The
+// effects are returned with MAX_ROUNDS_EXCEEDED (the ledger changed), nil
+// with every other error (nothing was written), including the monitor's
+// protocol.ErrNotApplicable.
+func (r *Router) Apply(ctx context.Context, op protocol.Op) (*protocol.Effects, error) {
+	env := protocol.Env{Now: r.Clock.Now(), Config: r.Config, CLI: r.CLIName}
+	issue, err := protocol.Check(op, env)
 	if err != nil {
 		return nil, err
 	}
-	if !scope.Allows(in.To) {
-		allowed := "none"
-		if len(scope.CanClarify) > 0 {
-			allowed = strings.Join(scope.CanClarify, ", ")
+	var eff *protocol.Effects
+	var opErr error
+	_, err = r.Ledgers.Update(ctx, issue, func(l *ledger.Ledger) error {
+		if op.Verb != protocol.Request {
+			env.Now = r.Clock.Now() // the time the record is changed, inside the lock
 		}
-		return nil, errcode.New(errcode.ScopeViolation, "agent '%s' cannot clarify with '%s' (workflow %s, step %s). Allowed: [%s]",
-			in.From, in.To, scope.Workflow, scope.Step, allowed)
-	}
-	if in.Blocking && !scope.BlockingAllowed {
-		return nil, errcode.New(errcode.ScopeViolation, "step %s of workflow %s does not allow blocking clarifications", scope.Step, scope.Workflow).
-			WithHint("pass --non-blocking")
-	}
-
-	now := r.Clock.Now()
-	ts := clock.Format(now)
-	var rec ledger.Record
-	_, err = r.Ledgers.Update(ctx, in.Issue, func(l *ledger.Ledger) error {
-		rec = ledger.Record{
-			ID: l.NextID(), IssueNumber: in.Issue, From: in.From, To: in.To, Topic: in.Topic,
-			Blocking: in.Blocking, Status: ledger.Pending, Round: 1, MaxRounds: scope.MaxRounds,
-			Created: ts, StaleAfter: clock.Format(now.Add(scope.SLA)),
-			Thread: []ledger.Entry{{Round: 1, From: in.From, Type: ledger.Question, Body: in.Question, Timestamp: ts}},
+		eff, opErr = protocol.Apply(l, op, env)
+		if eff == nil {
+			return opErr
 		}
-		rec.SetExtra(slaKey, json.RawMessage(strconv.Itoa(int(scope.SLA/time.Minute))))
-		l.Clarifications = append(l.Clarifications, rec)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	r.emit(ctx, events.ClarificationRequested, &rec)
-	if in.Blocking {
-		r.setStatus(ctx, in.From, func(s *agentstatus.Status) {
+	r.effects(ctx, op, eff)
+	return eff, opErr
+}
+
+// effects performs what an applied operation implies besides the ledger.
+// Failures are warnings: the operation itself has landed.
+func (r *Router) effects(ctx context.Context, op protocol.Op, eff *protocol.Effects) {
+	rec := &eff.Record
+	for _, typ := range eff.Events {
+		r.emit(ctx, typ, rec)
+	}
+	if eff.Release {
+		r.release(ctx, rec)
+	}
+	if eff.Blocked != "" {
+		r.setStatus(ctx, eff.Blocked, func(s *agentstatus.Status) {
 			s.Status = agentstatus.BlockedClarification
-			s.Issue = agentstatus.Ptr(in.Issue)
+			s.Issue = agentstatus.Ptr(rec.IssueNumber)
 			s.ClarificationID = agentstatus.Ptr(rec.ID)
-			s.WaitingOn = agentstatus.Ptr(in.To)
-			s.RespondingTo = nil
+			s.WaitingOn = agentstatus.Ptr(rec.To)
+			if op.Verb == protocol.Request {
+				s.RespondingTo = nil
+			}
 		})
 	}
-	return r.route(ctx, &rec, false)
 }
 
 // route invokes the target's responder for the record's current question.
@@ -176,209 +241,22 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 		Issue: rec.IssueNumber, ID: rec.ID, From: rec.From, To: rec.To, Topic: rec.Topic,
 		Round: rec.Round, Blocking: rec.Blocking, Question: question, Thread: rec.Thread, Retry: retry,
 	})
+	// The record's own issue finds it, so records with legacy ids written
+	// by the old tools are answered and escalated too.
 	if rerr != nil {
-		esc, err := r.escalate(ctx, rec.IssueNumber, rec.ID, ledger.HubName, "", "responder failed: "+rerr.Error())
+		eff, err := r.Apply(ctx, protocol.Op{Verb: protocol.Escalate, Issue: rec.IssueNumber, ID: rec.ID,
+			By: ledger.HubName, Reason: "responder failed: " + rerr.Error()})
 		if err != nil {
 			return nil, err
 		}
-		esc.ResponderError = rerr
-		return esc, rerr
+		return &Result{Record: eff.Record, Escalated: true, ResponderError: rerr}, rerr
 	}
 	answer = Shorten(answer, validate.MaxBody)
-	out, err := r.answer(ctx, rec.IssueNumber, rec.ID, rec.To, answer)
+	eff, err := r.Apply(ctx, protocol.Op{Verb: protocol.Answer, Issue: rec.IssueNumber, ID: rec.ID, By: rec.To, Text: answer})
 	if err != nil {
 		return nil, err
 	}
-	out.Answer = answer
-	return out, nil
-}
-
-// Answer records the target's answer to the current round. by is who
-// answers (default: the record's target; a person on GitHub).
-func (r *Router) Answer(ctx context.Context, id, by, body string) (*Result, error) {
-	issue, err := validate.ClarificationID(id)
-	if err != nil {
-		return nil, err
-	}
-	return r.answer(ctx, issue, id, by, body)
-}
-
-// answer records an answer on a record found by issue and id. Internal
-// callers (a responder's answer, the monitor's retry) come here with the
-// record's own issue, so records with legacy ids (`clar-test-001`) written
-// by the old tools are answered too.
-func (r *Router) answer(ctx context.Context, issue int, id, by, body string) (*Result, error) {
-	if err := validate.Body("answer", body); err != nil {
-		return nil, err
-	}
-	rec, err := r.transition(ctx, issue, id, func(rec *ledger.Record, now string) error {
-		if !rec.Status.Waiting() {
-			return badTransition(rec, "answer", "pending or stale")
-		}
-		if by == "" {
-			by = rec.To
-		}
-		rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Answer, Body: body, Timestamp: now})
-		rec.Status = ledger.Answered
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	r.emit(ctx, events.ClarificationAnswered, rec)
-	r.release(ctx, rec)
-	return &Result{Record: *rec}, nil
-}
-
-// Ask records the requester's follow-up question as the next round. Past
-// maxRounds the record is escalated and the call fails with
-// MAX_ROUNDS_EXCEEDED.
-func (r *Router) Ask(ctx context.Context, id, by, body string) (*Result, error) {
-	if err := validate.Body("question", body); err != nil {
-		return nil, err
-	}
-	issue, err := validate.ClarificationID(id)
-	if err != nil {
-		return nil, err
-	}
-	exceeded := false
-	rec, err := r.transition(ctx, issue, id, func(rec *ledger.Record, now string) error {
-		if rec.Status != ledger.Answered {
-			return badTransition(rec, "ask a follow-up on", "answered")
-		}
-		if by == "" {
-			by = rec.From
-		}
-		if rec.Round+1 > rec.MaxRounds {
-			exceeded = true
-			reason := fmt.Sprintf("reached the round limit (%d of %d rounds used)", rec.Round, rec.MaxRounds)
-			rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: ledger.HubName, Type: ledger.Escalation,
-				Body: EscalationSummary(rec, reason, r.cli()), Timestamp: now})
-			rec.Status = ledger.Escalated
-			return nil
-		}
-		rec.Round++
-		rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Question, Body: body, Timestamp: now})
-		rec.Status = ledger.Pending
-		rec.StaleAfter = clock.Format(r.Clock.Now().Add(SLA(rec)))
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if exceeded {
-		r.emit(ctx, events.ClarificationEscalated, rec)
-		r.release(ctx, rec)
-		e := errcode.New(errcode.MaxRoundsExceeded, "%s reached max rounds (%d). Auto-escalated", rec.ID, rec.MaxRounds)
-		e.Hint = fmt.Sprintf("a person decides: %s clarify resolve %s --body \"<decision>\"", r.cli(), rec.ID)
-		return &Result{Record: *rec, Escalated: true}, e
-	}
-	if rec.Blocking {
-		r.setStatus(ctx, rec.From, func(s *agentstatus.Status) {
-			s.Status = agentstatus.BlockedClarification
-			s.Issue = agentstatus.Ptr(rec.IssueNumber)
-			s.ClarificationID = agentstatus.Ptr(rec.ID)
-			s.WaitingOn = agentstatus.Ptr(rec.To)
-		})
-	}
-	return r.route(ctx, rec, false)
-}
-
-// Resolve closes the record. A person may resolve an escalated record.
-func (r *Router) Resolve(ctx context.Context, id, by, body string) (*Result, error) {
-	if body == "" {
-		body = "Resolved."
-	}
-	return r.close(ctx, id, by, "resolution", body, ledger.Resolved)
-}
-
-// close settles a record that is still open or escalated, as resolved or
-// abandoned, with a resolution entry.
-func (r *Router) close(ctx context.Context, id, by, field, body string, to ledger.Status) (*Result, error) {
-	if err := validate.Body(field, body); err != nil {
-		return nil, err
-	}
-	issue, err := validate.ClarificationID(id)
-	if err != nil {
-		return nil, err
-	}
-	verb := map[ledger.Status]string{ledger.Resolved: "resolve", ledger.Abandoned: "abandon"}[to]
-	rec, err := r.transition(ctx, issue, id, func(rec *ledger.Record, now string) error {
-		switch rec.Status {
-		case ledger.Pending, ledger.Answered, ledger.Stale, ledger.Escalated:
-		default:
-			return badTransition(rec, verb, "pending, answered, stale or escalated")
-		}
-		if by == "" {
-			by = rec.From
-		}
-		text := body
-		if to == ledger.Abandoned {
-			// The reference has no "abandonment" entry type; a resolution
-			// entry with the reason keeps old readers working.
-			text = "Abandoned: " + body
-		}
-		rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Resolution, Body: text, Timestamp: now})
-		rec.Status = to
-		if to == ledger.Resolved {
-			rec.ResolvedAt = &now
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if to == ledger.Resolved {
-		r.emit(ctx, events.ClarificationResolved, rec)
-	}
-	r.release(ctx, rec)
-	return &Result{Record: *rec}, nil
-}
-
-// Escalate hands the record to a person with the SPEC's summary.
-func (r *Router) Escalate(ctx context.Context, id, by, summary string) (*Result, error) {
-	if summary != "" {
-		if err := validate.Body("summary", summary); err != nil {
-			return nil, err
-		}
-	}
-	if by == "" {
-		by = ledger.HubName
-	}
-	issue, err := validate.ClarificationID(id)
-	if err != nil {
-		return nil, err
-	}
-	return r.escalate(ctx, issue, id, by, summary, "escalated by "+by)
-}
-
-func (r *Router) escalate(ctx context.Context, issue int, id, by, summary, reason string) (*Result, error) {
-	rec, err := r.transition(ctx, issue, id, func(rec *ledger.Record, now string) error {
-		if !rec.Status.Open() {
-			return badTransition(rec, "escalate", "pending, answered or stale")
-		}
-		body := EscalationSummary(rec, reason, r.cli())
-		if summary != "" {
-			body = summary + "\n\n" + body
-		}
-		rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Escalation, Body: body, Timestamp: now})
-		rec.Status = ledger.Escalated
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	r.emit(ctx, events.ClarificationEscalated, rec)
-	r.release(ctx, rec)
-	return &Result{Record: *rec, Escalated: true}, nil
-}
-
-// Abandon closes the record without an outcome.
-func (r *Router) Abandon(ctx context.Context, id, by, body string) (*Result, error) {
-	if body == "" {
-		body = "Abandoned."
-	}
-	return r.close(ctx, id, by, "reason", body, ledger.Abandoned)
+	return &Result{Record: eff.Record, Answer: answer}, nil
 }
 
 // Get returns the record with id.
@@ -393,7 +271,7 @@ func (r *Router) Get(id string) (*ledger.Record, error) {
 	}
 	rec := l.Find(id)
 	if rec == nil {
-		return nil, notFound(id)
+		return nil, protocol.NotFound(id)
 	}
 	return rec, nil
 }
@@ -402,55 +280,6 @@ func (r *Router) Get(id string) (*ledger.Record, error) {
 // monitor's auto-retry). It reports whether a responder answered.
 func (r *Router) Retry(ctx context.Context, rec *ledger.Record) (*Result, error) {
 	return r.route(ctx, rec, true)
-}
-
-// transition applies fn to record id of issue inside the ledger's lock,
-// after re-reading it: the status fn checks is the one on disk now.
-func (r *Router) transition(ctx context.Context, issue int, id string, fn func(rec *ledger.Record, now string) error) (*ledger.Record, error) {
-	if err := validate.IssueNumber(issue); err != nil {
-		return nil, err
-	}
-	var out ledger.Record
-	_, err := r.Ledgers.Update(ctx, issue, func(l *ledger.Ledger) error {
-		rec := l.Find(id)
-		if rec == nil {
-			return notFound(id)
-		}
-		if err := fn(rec, clock.Format(r.Clock.Now())); err != nil {
-			return err
-		}
-		out = *rec
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
-// Transition exposes a checked in-lock change to other core packages (the
-// monitor): fn sees the record as it is on disk now. The record is found by
-// its id within issue, so legacy ids written by the old tools work too.
-func (r *Router) Transition(ctx context.Context, issue int, id string, fn func(rec *ledger.Record, now string) error) (*ledger.Record, error) {
-	return r.transition(ctx, issue, id, fn)
-}
-
-// Emit appends a clarification event (exported for the monitor).
-func (r *Router) Emit(ctx context.Context, typ string, rec *ledger.Record) { r.emit(ctx, typ, rec) }
-
-// Release returns both agents to working (exported for the monitor).
-func (r *Router) Release(ctx context.Context, rec *ledger.Record) { r.release(ctx, rec) }
-
-// CLI is the command name used in summaries.
-func (r *Router) CLI() string { return r.cli() }
-
-func notFound(id string) error {
-	return errcode.New(errcode.NotFound, "Clarification %s not found in ledger", id).
-		WithHint("list open clarifications with `clarify --issue N`")
-}
-
-func badTransition(rec *ledger.Record, verb, want string) error {
-	return errcode.New(errcode.InvalidInput, "cannot %s %s: its status is %s (must be %s)", verb, rec.ID, rec.Status, want)
 }
 
 // release returns both agents of a settled round to working, but only
@@ -504,69 +333,5 @@ func (r *Router) emit(ctx context.Context, typ string, rec *ledger.Record) {
 	r.warn(err, typ+" not logged")
 }
 
-func (r *Router) cli() string {
-	if r.CLIName != "" {
-		return r.CLIName
-	}
-	return "agentx-hook"
-}
-
-// SLA returns the record's SLA: our slaMinutes key, else the first round's
-// window (staleAfter - created), else the default.
-func SLA(rec *ledger.Record) time.Duration {
-	if raw := rec.ExtraValue(slaKey); raw != nil {
-		if n, err := strconv.Atoi(string(raw)); err == nil && n > 0 {
-			return time.Duration(n) * time.Minute
-		}
-	}
-	if d := rec.StaleAfterTime().Sub(rec.CreatedTime()); d > 0 && !rec.CreatedTime().IsZero() {
-		return d
-	}
-	return config.DefaultSLAMinutes * time.Minute
-}
-
-// EscalationSummary is the text a person reads when a clarification is
-// handed to them: the topic, each agent's latest position, the rounds used
-// and the exact commands that settle it.
-func EscalationSummary(rec *ledger.Record, reason, cli string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[ESCALATED] Clarification %q (%s) could not be resolved: %s.\n", rec.Topic, rec.ID, reason)
-	fmt.Fprintf(&b, "Agents: %s -> %s. Rounds used: %d of %d.\n", rec.From, rec.To, rec.Round, rec.MaxRounds)
-	if q := rec.LastOf(ledger.Question); q != nil {
-		fmt.Fprintf(&b, "%s's latest question: %s\n", q.From, Shorten(oneLine(q.Body), 300))
-	}
-	if a := rec.LastOf(ledger.Answer); a != nil {
-		fmt.Fprintf(&b, "%s's latest answer: %s\n", a.From, Shorten(oneLine(a.Body), 300))
-	} else {
-		fmt.Fprintf(&b, "%s has not answered.\n", rec.To)
-	}
-	b.WriteString("Options:\n")
-	fmt.Fprintf(&b, "  1. Decide and resolve: %s clarify resolve %s --body \"<decision>\"\n", cli, rec.ID)
-	fmt.Fprintf(&b, "  2. Drop the question: %s clarify abandon %s --body \"<why>\"\n", cli, rec.ID)
-	fmt.Fprintf(&b, "  On GitHub: /clarify resolve %s <decision>", rec.ID)
-	return b.String()
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // Shorten cuts s to at most max characters on a character boundary.
-func Shorten(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	runes := []rune(s)
-	return string(runes[:max-3]) + "..."
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
+func Shorten(s string, max int) string { return protocol.Shorten(s, max) }

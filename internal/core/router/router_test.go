@@ -51,8 +51,8 @@ func newRouter(t testing.TB) (*Router, *clock.Fake, *fakeResponder) {
 	fc := clock.NewFake(time.Date(2026, 3, 1, 17, 4, 15, 123e6, time.UTC))
 	locks := lock.New(lock.Options{Clock: fc})
 	fr := &fakeResponder{agents: map[string]func(responder.Request) (string, error){}}
-	return &Router{WS: ws, Ledgers: &ledger.Store{WS: ws, Locks: locks, NoSync: true}, Locks: locks, Config: set, Clock: fc,
-		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: fc}, Responder: fr}, fc, fr
+	return New(Options{WS: ws, Locks: locks, NoSync: true, Config: set, Clock: fc,
+		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: fc}, Responder: fr}), fc, fr
 }
 
 func request(t testing.TB, r *Router, in RequestInput) *Result {
@@ -354,5 +354,26 @@ func BenchmarkRequest50(b *testing.B) {
 		if _, err := r.Request(ctx, in); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// New fills the documented defaults, and the store shares the hub's one
+// lock manager.
+func TestNewDefaults(t *testing.T) {
+	ws := workspace.Workspace{Root: t.TempDir()}
+	r := New(Options{WS: ws})
+	if r.Config == nil || r.Clock == nil || r.Locks == nil || r.Ledgers == nil || r.Ledgers.Locks != r.Locks || r.Ledgers.WS != ws {
+		t.Fatalf("router = %+v", r)
+	}
+	if r.Events != nil || r.Responder != nil {
+		t.Fatal("no event log and no responder unless asked for")
+	}
+	locks := lock.New(lock.Options{})
+	if r := New(Options{WS: ws, Locks: locks, NoSync: true}); r.Ledgers.Locks != locks || !r.Ledgers.NoSync {
+		t.Fatalf("store = %+v", r.Ledgers)
+	}
+	_, err := r.Request(context.Background(), RequestInput{Issue: 1, From: "engineer", To: "architect", Topic: "t", Question: "q"})
+	if !errcode.Is(err, errcode.InvalidInput) || !strings.Contains(err.Error(), `unknown agent "engineer" (known: )`) {
+		t.Fatalf("request without config: %v", err)
 	}
 }

@@ -1,32 +1,48 @@
-package actioncmd
+// Package actiondemo is the newcomer's tour of GitHub Mode: sample ledgers
+// built through the core router, synced to an in-process fake GitHub, a
+// person's /clarify comment ingested, everything printed. It is its own
+// program (cmd/agentx-action-demo) so the fake, which is test code, is not
+// linked into agentx-action.
+package actiondemo
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/actioncmd"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
-	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/router"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 	"github.com/agentx-dev/agentx/internal/githubfake"
 	"github.com/agentx-dev/agentx/internal/sync"
 )
 
-// runDemo builds sample ledgers through the core router in a temporary
+// Main runs the demo as a program and returns its exit code.
+func Main(args []string) int {
+	if len(args) > 0 {
+		fmt.Fprintf(os.Stderr, "error: usage: demo takes no arguments (got %q)\n", args[0])
+		return 2
+	}
+	if err := Run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// Run builds sample ledgers through the core router in a temporary
 // workspace, syncs them to an in-process fake GitHub, prints the issues as
 // people would see them, then has a person settle an escalation with a
 // /clarify comment and prints the result. Nothing leaves the machine.
-func (a *App) runDemo(ctx context.Context, args []string) error {
-	if len(args) > 0 {
-		return fmt.Errorf("demo takes no arguments")
-	}
+func Run(ctx context.Context, w io.Writer) error {
 	dir, err := os.MkdirTemp("", "agentx-action-demo-")
 	if err != nil {
 		return err
@@ -47,10 +63,9 @@ func (a *App) runDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	clk := clock.NewFake(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	locks := lock.New(lock.Options{Clock: clk})
-	rt := &router.Router{WS: ws, Ledgers: &ledger.Store{WS: ws, Locks: locks, NoSync: true}, Locks: locks, Config: cfg, Clock: clk}
+	rt := router.New(router.Options{WS: ws, NoSync: true, Config: cfg, Clock: clk})
+	locks := rt.Locks
 
-	w := a.Stdout
 	fmt.Fprintln(w, "== agents talk (Local Mode, through the core router)")
 	step := func(format string, args ...any) { fmt.Fprintf(w, "   "+format+"\n", args...) }
 	req, err := rt.Request(ctx, router.RequestInput{Issue: 42, From: "engineer", To: "architect", Topic: "session storage",
@@ -90,7 +105,7 @@ func (a *App) runDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	labels := sync.Labels{Blocked: "clarification-blocked", Escalated: "clarification-escalated"}
-	syncer := &sync.Syncer{GH: gh, Labels: labels, Bot: githubfake.BotLogin, Clean: clean}
+	syncer := &sync.Syncer{GH: gh, Labels: labels, Bot: githubfake.BotLogin, Clean: actioncmd.Clean}
 	store := &ledger.Store{WS: ws, Locks: locks}
 	loaded, err := store.LoadAll()
 	if err != nil {
@@ -107,7 +122,7 @@ func (a *App) runDemo(ctx context.Context, args []string) error {
 	}
 
 	fake.ResetCounts()
-	again := &sync.Syncer{GH: gh, Labels: labels, Bot: githubfake.BotLogin, Clean: clean}
+	again := &sync.Syncer{GH: gh, Labels: labels, Bot: githubfake.BotLogin, Clean: actioncmd.Clean}
 	if err := again.Run(ctx, loaded, st); err != nil {
 		return err
 	}
@@ -125,8 +140,8 @@ func (a *App) runDemo(ctx context.Context, args []string) error {
 	ev.Action, ev.Issue.Number = "created", 7
 	ev.Comment.ID, ev.Comment.Body, ev.Comment.AuthorAssociation = c.ID, body, "OWNER"
 	ev.Comment.User.Login, ev.Comment.User.Type = "alice", "User"
-	ing := &sync.Ingester{GH: gh, Config: cfg, Bot: githubfake.BotLogin, Clock: clk, Clean: clean,
-		Syncer: &sync.Syncer{GH: gh, Labels: labels, Bot: githubfake.BotLogin, Clean: clean}}
+	ing := &sync.Ingester{GH: gh, Config: cfg, Bot: githubfake.BotLogin, Clock: clk, Clean: actioncmd.Clean,
+		Syncer: &sync.Syncer{GH: gh, Labels: labels, Bot: githubfake.BotLogin, Clean: actioncmd.Clean}}
 	fake.ResetCounts()
 	if _, err := ing.Run(ctx, ev); err != nil {
 		return err
@@ -149,7 +164,7 @@ func (a *App) runDemo(ctx context.Context, args []string) error {
 	return nil
 }
 
-func printIssue(w interface{ Write([]byte) (int, error) }, fake *githubfake.Server, n int) {
+func printIssue(w io.Writer, fake *githubfake.Server, n int) {
 	labels := fake.IssueLabels(n)
 	shown := "(none)"
 	if len(labels) > 0 {
