@@ -87,11 +87,7 @@ func MarkTracked(ctx context.Context, r gitcmd.Runner, base string, s *Snapshot)
 	if err != nil {
 		return // outside the worktree: nothing there is tracked
 	}
-	for _, line := range strings.Split(out, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
+	for _, line := range gitcmd.Lines(out) {
 		p := filepath.Join(base, filepath.FromSlash(line))
 		if filepath.Dir(p) == filepath.Clean(s.Dir) {
 			if _, ok := s.Files[filepath.Base(p)]; ok {

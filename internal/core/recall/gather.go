@@ -139,5 +139,5 @@ func RecentSubjects(ctx context.Context, git gitcmd.Runner, n int) []string {
 	if err != nil {
 		return nil
 	}
-	return strings.Split(strings.TrimSpace(out), "\n")
+	return gitcmd.Lines(out)
 }
