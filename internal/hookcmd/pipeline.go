@@ -35,10 +35,6 @@ const (
 	// a host killing the hook would (tests and the durable-part benchmark).
 	// Honoured only when set.
 	envSpoolOnly = "AGENTX_SPOOL_ONLY"
-	// copilotMaxChars bounds the instructions file Copilot reads;
-	// instructionsHeaderChars is kept for its front matter and title.
-	copilotMaxChars         = 8000
-	instructionsHeaderChars = 250
 	// instructionsFile is where Copilot reads recall (it ignores what a
 	// sessionStart hook prints).
 	instructionsFile = ".github/instructions/agentx-memory.instructions.md"
@@ -193,41 +189,13 @@ type recallRequest struct {
 	Used   int
 }
 
-// hostCeiling returns a host's limits on hook context.
-func hostCeiling(host string) (chars, tokens int) {
-	switch host {
-	case "claude":
-		return recall.ClaudeMaxChars, 0
-	case "codex":
-		return 0, recall.CodexMaxTokens
-	case "copilot":
-		return copilotMaxChars, 0
-	}
-	return 0, 0
-}
-
-// recallBudget is the characters the section body may take: the smaller
-// of the token budget and what the host leaves, less the section title.
+// recallBudget is the characters the section body may take.
 func (a *App) recallBudget(req recallRequest) int {
 	maxTokens := a.memorySettings().Budget()
 	if req.Budget > 0 {
 		maxTokens = req.Budget
 	}
-	hostChars, hostTokens := hostCeiling(req.Host)
-	if hostTokens > 0 {
-		hostChars = hostTokens * recall.CharsPerToken
-	}
-	if req.InHook && hostChars > 0 {
-		hostChars -= req.Used
-		if hostChars <= 0 {
-			return 0
-		}
-	}
-	if req.Host == "copilot" {
-		hostChars -= instructionsHeaderChars // the file's front matter and title
-	}
-	// The section title is part of what the host counts.
-	return recall.Budget(maxTokens, hostChars, 0) - len("\n## Memory Recall\n")
+	return recall.SectionBudget(req.Host, maxTokens, req.InHook, req.Used)
 }
 
 // recall gathers candidates (the agent's issue, related issues, the

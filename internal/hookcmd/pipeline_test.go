@@ -157,7 +157,7 @@ func TestRecallWriteInstructions(t *testing.T) {
 	if !strings.HasPrefix(string(data), "---\napplyTo: \"**\"\n---\n") || !strings.Contains(string(data), "## Memory Recall") {
 		t.Fatalf("instructions:\n%.400s", data)
 	}
-	if n := jsLen(string(data)); n > copilotMaxChars {
+	if n := jsLen(string(data)); n > recall.CopilotMaxChars {
 		t.Fatalf("instructions file of %d characters", n)
 	}
 	if !strings.Contains(out, "Wrote "+instructionsFile) {
