@@ -168,7 +168,7 @@ func nonNil[T any](s []T) []T {
 func (a *App) issueFor(flagValue string) (int, bool, error) {
 	branch := ""
 	if flagValue == "" && a.Getenv("AGENTX_ISSUE") == "" {
-		branch = workspace.GitBranch(a.Workspace().Root)
+		branch = workspace.GitBranch(context.TODO(), a.Workspace().Root) // issueFor has no caller context yet
 	}
 	return issueref.Resolve(flagValue, a.Getenv("AGENTX_ISSUE"), branch)
 }

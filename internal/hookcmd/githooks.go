@@ -2,23 +2,19 @@ package hookcmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
-	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
-	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -62,7 +58,7 @@ func runHooks(ctx context.Context, a *App, args []string) error {
 // hooksLocation asks git where the hooks of the workspace's repository go.
 func (a *App) hooksLocation(ctx context.Context) (githooks.Location, error) {
 	root := a.Workspace().Root
-	loc, err := githooks.Locate(ctx, githooks.ExecRunner{Dir: root}, root)
+	loc, err := githooks.Locate(ctx, gitcmd.Exec{Dir: root}, root)
 	if err != nil {
 		return loc, errcode.Wrap(errcode.NotFound, err, "%s is not in a git repository", root)
 	}
@@ -89,7 +85,7 @@ func (a *App) readHooks(ctx context.Context, fs *flag.FlagSet, args []string) (g
 	}
 	snap.HooksPath = loc.HooksPath
 	root := a.Workspace().Root
-	githooks.MarkTracked(ctx, githooks.ExecRunner{Dir: root}, root, snap)
+	githooks.MarkTracked(ctx, gitcmd.Exec{Dir: root}, root, snap)
 	return loc, snap, nil
 }
 
@@ -259,17 +255,14 @@ func runGitHook(ctx context.Context, a *App, args []string) error {
 	return nil
 }
 
-// maxCommitFiles bounds the file list of a code-change observation: a
-// vendoring commit would otherwise fill it with paths.
-const maxCommitFiles = 40
-
-// recordCommit stores HEAD as a code-change observation.
+// recordCommit stores HEAD as a code-change observation of the issue the
+// environment or the branch names.
 func (a *App) recordCommit(ctx context.Context) error {
 	if !a.memorySettings().IsEnabled() {
 		return nil
 	}
 	root := a.Workspace().Root
-	issue, ok, err := issueref.Resolve("", a.Getenv("AGENTX_ISSUE"), workspace.GitBranch(root))
+	issue, ok, err := issueref.Resolve("", a.Getenv("AGENTX_ISSUE"), workspace.GitBranch(ctx, root))
 	if err != nil {
 		return err
 	}
@@ -282,76 +275,7 @@ func (a *App) recordCommit(ctx context.Context) error {
 	} else if err := validate.Agent("AGENTX_AGENT", agent); err != nil {
 		return err
 	}
-	// git show --no-color --no-ext-diff -m --first-parent
-	//   --name-status --format='%h %s' HEAD
-	// (-m --first-parent: a merge commit lists what it brought in, on
-	// every git version; --diff-merges would need 2.31.)
-	// Shelled out, not go-git: the hook runs with git's own environment
-	// (GIT_INDEX_FILE during `git commit -a`, GIT_DIR in worktrees).
-	cmd := exec.CommandContext(ctx, "git", "show", "--no-color", "--no-ext-diff", "-m", "--first-parent",
-		"--name-status", "--format=%h %s", "HEAD")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && len(ee.Stderr) > 0 {
-			return fmt.Errorf("git show HEAD: %s", strings.TrimSpace(string(ee.Stderr)))
-		}
-		return fmt.Errorf("git show HEAD: %w", err)
-	}
-	content, files := commitContent(string(out))
-	if content == "" {
-		return nil
-	}
-	o := memory.Observation{Agent: agent, IssueNumber: issue, Category: memory.CodeChange, Content: sanitize.Text(content)}
-	if len(files) > 0 {
-		raw, _ := json.Marshal(files)
-		o.Extra = append(o.Extra, jsonfile.Field{Key: "files", Value: raw})
-	}
-	_, err = a.Memory().Store(ctx, []memory.Observation{o})
-	return err
-}
-
-// commitContent turns `git show --name-status --format='%h %s'` output
-// into the observation text and the changed paths. The text is one line,
-// "Commit abc1234: subject. Files: M a.go, A b.go", so its summary (the
-// first 240 characters) reads well in a search listing and in a recall.
-func commitContent(out string) (content string, files []string) {
-	lines := strings.Split(strings.ReplaceAll(out, "\r\n", "\n"), "\n")
-	head := strings.TrimSpace(lines[0])
-	if head == "" {
-		return "", nil
-	}
-	hash, subject, _ := strings.Cut(head, " ")
-	var changes []string
-	more := 0
-	for _, l := range lines[1:] {
-		status, path, ok := strings.Cut(strings.TrimSpace(l), "\t")
-		if !ok || status == "" || path == "" {
-			continue
-		}
-		if len(files) == maxCommitFiles {
-			more++
-			continue
-		}
-		// A rename or copy names both paths: R100<TAB>old<TAB>new.
-		if from, to, renamed := strings.Cut(path, "\t"); renamed {
-			path = to
-			changes = append(changes, status[:1]+" "+from+" -> "+to)
-		} else {
-			changes = append(changes, status+" "+path)
-		}
-		files = append(files, path)
-	}
-	var b strings.Builder
-	b.WriteString("Commit " + hash + ": " + strings.TrimSpace(subject))
-	if len(changes) > 0 {
-		b.WriteString(". Files: " + strings.Join(changes, ", "))
-	}
-	if more > 0 {
-		b.WriteString(" and " + strconv.Itoa(more) + " more")
-	}
-	return b.String(), files
+	return a.intake().RecordCommit(ctx, gitcmd.Exec{Dir: root}, agent, issue)
 }
 
 // gitHookMonitor runs one monitor check and says one line when it acted.

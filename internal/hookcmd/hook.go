@@ -1,9 +1,7 @@
 package hookcmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,18 +39,7 @@ Hooks fail open: our own failure (a corrupt file, a lock timeout) prints one
 warning on stderr and exits 0, so an agent or git is never blocked by it. Only
 --strict makes a hook exit 1, while a blocking clarification is open.`
 
-// hookPayload is the JSON an agent runtime sends a hook on stdin (Claude
-// Code: session_id, transcript_path, hook_event_name, cwd). Unknown keys
-// are ignored.
-type hookPayload struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	HookEventName  string `json:"hook_event_name"`
-	Cwd            string `json:"cwd"`
-}
-
-// hookInput is what a lifecycle hook knows about the session. Memory
-// recall and capture (a later issue) read it.
+// hookInput is what a lifecycle hook knows about the session.
 type hookInput struct {
 	Event    string // "start" or "finish"
 	Agent    string
@@ -60,20 +47,17 @@ type hookInput struct {
 	HasIssue bool
 	Format   string
 	Strict   bool
-	Payload  hookPayload
-	// Summary is non-JSON text on stdin (a session summary) and
-	// SummaryFile the --summary-file path; hook finish hands both to
-	// memory capture.
-	Summary     string
+	// Stdin is the payload or session summary on stdin, parsed once: its
+	// cwd places the workspace, its event says whether the session goes
+	// on, and `hook finish` captures it.
+	Stdin capture.Input
+	// SummaryFile is the --summary-file path (`hook finish` captures it
+	// when stdin holds no host payload).
 	SummaryFile string
-	// Raw is the JSON payload as received (memory capture reads every
-	// host's fields from it, not only Claude Code's).
-	Raw []byte
 }
 
 // hookSection is one `## Title` block of a hook's output. Sections keep
-// their order; a later capability adds its own (memory recall adds
-// "Memory Recall" through hookStartExtras).
+// their order (memory recall adds "Memory Recall" to `hook start`'s).
 type hookSection struct {
 	Title string `json:"title"`
 	Body  string `json:"body"`
@@ -125,7 +109,7 @@ func runHook(ctx context.Context, a *App, args []string) error {
 		return usagef("hook %s needs --agent (or $AGENTX_AGENT)", event)
 	}
 	a.readHookStdin(in)
-	if cwd := in.Payload.Cwd; cwd != "" && filepath.IsAbs(cwd) && a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
+	if cwd := in.Stdin.Payload.Cwd; cwd != "" && filepath.IsAbs(cwd) && a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
 		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() {
 			a.Cwd = cwd // the agent's project, wherever the hook runs from
 		}
@@ -140,14 +124,24 @@ func runHook(ctx context.Context, a *App, args []string) error {
 	in.Issue, in.HasIssue = issue, ok && err == nil
 	a.warnUnknownAgent(in.Agent)
 
-	err = a.failOpen(event, func() error {
+	return a.failOpen(event, func() error {
+		a.beforeHook(ctx, in)
+		defer a.afterHook(ctx, in)
 		if event == "start" {
 			return a.hookStart(ctx, in)
 		}
 		return a.hookFinish(ctx, in)
 	})
-	return err
 }
+
+// beforeHook and afterHook are the seam for GitHub Mode's state branch:
+// before a hook reads ledgers and memory, fetch and merge the shared state;
+// after it, push what it changed. Local Mode keeps the state in the
+// working tree, so there is nothing to do. A failure there must stay a
+// warning, as every hook failure does.
+func (a *App) beforeHook(ctx context.Context, in *hookInput) {}
+
+func (a *App) afterHook(ctx context.Context, in *hookInput) {}
 
 // warnUnknownAgent flags a name no workflow or config knows: a typo in a
 // host's hook settings would otherwise report "nothing waits for you"
@@ -217,25 +211,7 @@ func (a *App) readHookStdin(in *hookInput) {
 	case <-time.After(hookStdinWait):
 		return
 	}
-	p, isJSON := parseHookPayload(data)
-	if isJSON {
-		in.Payload, in.Raw = p, bytes.TrimSpace(data)
-	} else if text := strings.TrimSpace(string(data)); text != "" {
-		in.Summary = text
-	}
-}
-
-// parseHookPayload decodes a hook payload. isJSON is false when data is not
-// a JSON object (plain text is a session summary instead).
-func parseHookPayload(data []byte) (p hookPayload, isJSON bool) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 || data[0] != '{' {
-		return p, false
-	}
-	if err := json.Unmarshal(data, &p); err != nil {
-		return hookPayload{}, false
-	}
-	return p, true
+	in.Stdin = capture.ParseInput(data)
 }
 
 // hookView is what a hook found for its agent.
@@ -346,7 +322,7 @@ func (a *App) hookStart(ctx context.Context, in *hookInput) error {
 	if hasMon {
 		rest = append(append([]hookSection(nil), sections...), mon)
 	}
-	sections = append(sections, a.hookStartExtras(ctx, in, len(hookText(in, v.status, rest)))...)
+	sections = append(sections, a.hookRecall(ctx, in, len(hookText(in, v.status, rest)))...)
 	if hasMon {
 		sections = append(sections, mon)
 	}
@@ -359,12 +335,12 @@ func (a *App) hookStart(ctx context.Context, in *hookInput) error {
 func (a *App) hookFinish(ctx context.Context, in *hookInput) error {
 	v := a.hookView(ctx, in)
 	want := agentstatus.Done
-	if midSession(in.Raw) {
-		want = agentstatus.Working
+	if in.Stdin.MidSession() {
+		want = agentstatus.Working // the session goes on: capture, but not done
 	}
 	a.setHookStatus(ctx, in, v, want)
 	var sections []hookSection
-	if s, ok, err := a.hookFinishCapture(ctx, in); err != nil {
+	if s, ok, err := a.hookCapture(ctx, in); err != nil {
 		a.warn("agentx hook finish: memory capture: %v", err)
 	} else if ok {
 		sections = append(sections, s)
@@ -386,40 +362,6 @@ func (a *App) hookFinish(ctx context.Context, in *hookInput) error {
 		return err
 	}
 	return a.strictCheck(in, v)
-}
-
-// hookStartExtras are the sections other capabilities add to `hook start`
-// after the clarifications: memory recall (a later issue) returns its
-// "Memory Recall" section here. A failure there must stay a warning.
-func (a *App) hookStartExtras(ctx context.Context, in *hookInput, used int) []hookSection {
-	return a.hookRecall(ctx, in, used)
-}
-
-// hookFinishCapture is where `hook finish` hands the session (payload
-// transcript_path, stdin summary, --summary-file) to memory capture (a
-// later issue); ok reports a section to print.
-// midSession reports whether the payload comes from a hook that fires
-// during a session (Claude Code Stop/PreCompact/PostCompact/SubagentStop,
-// Codex Stop, Copilot agentStop): hook finish then captures memory but the
-// agent is still at work, so it is not marked done. Only a session end (or
-// a hook run without a payload, by hand or from a script) means done.
-func midSession(raw []byte) bool {
-	if len(raw) == 0 || !capture.LooksLikePayload(raw) {
-		return false
-	}
-	p, err := capture.ParsePayload(raw)
-	if err != nil {
-		return false
-	}
-	switch strings.ToLower(p.Event) {
-	case "stop", "subagentstop", "precompact", "postcompact", "agentstop":
-		return true
-	}
-	return false
-}
-
-func (a *App) hookFinishCapture(ctx context.Context, in *hookInput) (hookSection, bool, error) {
-	return a.hookCapture(ctx, in)
 }
 
 func (a *App) cliName() string { return "agentx-hook" }
@@ -517,7 +459,6 @@ func monitorSection(rep *monitor.Report) (hookSection, bool) {
 
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// hookText renders the sections as one markdown document.
 // fitHost cuts a hook's context to what the host shows (Claude Code:
 // 10,000 characters, more becomes a preview; Codex: about 2,500 tokens).
 // Recall already sizes itself to the room left, so this only bites when the
@@ -538,6 +479,7 @@ func fitHost(text, host string) string {
 	return text[:cut] + note
 }
 
+// hookText renders the sections as one markdown document.
 func hookText(in *hookInput, status string, sections []hookSection) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# agentx: %s", in.Agent)

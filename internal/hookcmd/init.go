@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 func runInit(_ context.Context, a *App, args []string) error {
@@ -58,13 +59,11 @@ func runInit(_ context.Context, a *App, args []string) error {
 		}
 		report("created", path)
 	}
-	gi := filepath.Join(ws.AgentxDir(), ".gitignore")
+	gi := ws.GitignoreFile()
 	if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
-		// Lock files, spools, crash markers and derived indexes are
-		// transient or rebuilt from the JSON files: never committed.
-		content := "# transient: locks, temporaries, spools, crash markers\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nrecall-pending.jsonl*\n" +
-			"# derived: rebuilt from the JSON files when missing\n.monitor-index\nsearch.idx\n"
-		if err := jsonfile.WriteAtomic(gi, []byte(content), jsonfile.WriteOptions{}); err != nil {
+		// What stays local (locks, spools, crash markers, derived indexes)
+		// is workspace's knowledge: never committed.
+		if err := jsonfile.WriteAtomic(gi, workspace.Gitignore(), jsonfile.WriteOptions{}); err != nil {
 			return err
 		}
 		report("created", gi)

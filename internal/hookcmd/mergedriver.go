@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 )
@@ -119,7 +120,7 @@ func (a *App) attributesFile() string {
 // mergeDriverChange installs (install with --merge-driver) or removes
 // (uninstall) the merge driver; nil when there is nothing to report.
 func (a *App) mergeDriverChange(ctx context.Context, name string, requested bool) (*githooks.MergeDriverStatus, error) {
-	git := githooks.ExecRunner{Dir: a.Workspace().Root}
+	git := gitcmd.Exec{Dir: a.Workspace().Root}
 	var st githooks.MergeDriverStatus
 	var err error
 	switch {
@@ -141,7 +142,7 @@ func (a *App) mergeDriverChange(ctx context.Context, name string, requested bool
 
 // mergeDriverStatus is what `hooks status` shows.
 func (a *App) mergeDriverStatus(ctx context.Context) (*githooks.MergeDriverStatus, error) {
-	st, err := githooks.MergeDriverState(ctx, githooks.ExecRunner{Dir: a.Workspace().Root}, a.attributesFile())
+	st, err := githooks.MergeDriverState(ctx, gitcmd.Exec{Dir: a.Workspace().Root}, a.attributesFile())
 	if err != nil {
 		return nil, fmt.Errorf("merge driver: %w", err)
 	}

@@ -2,19 +2,16 @@ package hookcmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/localissue"
+	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/render"
@@ -309,62 +306,28 @@ func runReady(ctx context.Context, a *App, args []string) error {
 	return nil
 }
 
-// issueFiles lists the issue numbers of `issue-N.json` files in dir.
+// issueFiles lists the issues the memory store in dir has a file for.
 func issueFiles(dir string) []int {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, e := range entries {
-		if n, ok := workspace.LedgerIssue(e.Name()); ok && !e.IsDir() {
-			out = append(out, n)
-		}
-	}
-	return out
+	issues, _ := memory.New(dir, nil, nil).Issues() // unreadable: ready lists the rest
+	return issues
 }
 
 // readIssueFiles adds the issues of `.agentx/issues/N.json` (or
 // issue-N.json), with their title and status when the file has them.
 func (a *App) readIssueFiles(ws workspace.Workspace, get func(int, string) *readyIssue) {
 	dir := ws.IssuesDir()
-	entries, err := os.ReadDir(dir)
+	issues, err := localissue.Read(dir)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			a.warn("list %s: %v", dir, err)
-		}
+		a.warn("list %s: %v", dir, err)
 		return
 	}
-	for _, e := range entries {
-		name := e.Name()
-		n, ok := workspace.LedgerIssue(name)
-		if !ok {
-			v, err := strconv.Atoi(strings.TrimSuffix(name, ".json"))
-			ok = err == nil && v > 0 && strings.HasSuffix(name, ".json")
-			n = v
-		}
-		if !ok || e.IsDir() {
+	for _, is := range issues {
+		ri := get(is.Number, "issues")
+		if is.Invalid {
+			a.warn("%s is not valid JSON; listing issue #%d without its title", is.Path, is.Number)
 			continue
 		}
-		ri := get(n, "issues")
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			continue
-		}
-		var doc struct {
-			Title  string `json:"title"`
-			Status string `json:"status"`
-			State  string `json:"state"`
-		}
-		if json.Unmarshal(data, &doc) != nil {
-			a.warn("%s is not valid JSON; listing issue #%d without its title", filepath.Join(dir, name), n)
-			continue
-		}
-		ri.Title = strings.Join(strings.Fields(doc.Title), " ")
-		ri.Status = doc.Status
-		if ri.Status == "" {
-			ri.Status = doc.State
-		}
+		ri.Title, ri.Status = is.Title, is.Status
 	}
 }
 

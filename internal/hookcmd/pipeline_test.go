@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/recall"
+	"github.com/agentx-dev/agentx/internal/core/recalljournal"
 )
 
 // runApp runs one command line in-process against root.
@@ -156,7 +157,7 @@ func TestRecallWriteInstructions(t *testing.T) {
 	if !strings.HasPrefix(string(data), "---\napplyTo: \"**\"\n---\n") || !strings.Contains(string(data), "## Memory Recall") {
 		t.Fatalf("instructions:\n%.400s", data)
 	}
-	if n := jsLen(string(data)); n > copilotMaxChars {
+	if n := jsLen(string(data)); n > recall.CopilotMaxChars {
 		t.Fatalf("instructions file of %d characters", n)
 	}
 	if !strings.Contains(out, "Wrote "+instructionsFile) {
@@ -214,7 +215,7 @@ func TestRecallCountsJournalled(t *testing.T) {
 		}
 	}
 	journal := filepath.Join(root, ".agentx", "memory", "recall-pending.jsonl")
-	pending := pendingRecalls(journal)
+	pending := recalljournal.New(journal, nil).Pending()
 	newest := memory.NewID("engineer", 42, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC).Add(149*time.Hour))
 	var id string
 	for k, n := range pending {
@@ -256,19 +257,5 @@ func TestFitHostCutsOnARuneBoundary(t *testing.T) {
 	}
 	if n := len(fitHost(strings.Repeat("x", 20000), "codex")); n > 2500*4 {
 		t.Fatalf("codex cut to %d", n)
-	}
-}
-
-func TestRecallJournalSurvivesATornLine(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "recall-pending.jsonl")
-	if err := os.WriteFile(path, []byte(`["obs-a"]`+"\n"+`["obs-b","obs-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := appendRecalls(path, []string{"obs-c"}); err != nil {
-		t.Fatal(err)
-	}
-	got := pendingRecalls(path)
-	if got["obs-a"] != 1 || got["obs-c"] != 1 {
-		t.Fatalf("recalls after a torn line = %v", got)
 	}
 }

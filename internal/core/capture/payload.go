@@ -78,6 +78,25 @@ const MaxPayloadBytes = 4 << 20
 // CLI's, `hook_event_name` alone is Claude Code's. A relative transcript
 // path is resolved against the payload's cwd.
 func ParsePayload(data []byte) (Payload, error) {
+	p, err := decodePayload(data)
+	if err == nil && p.Host == "" {
+		err = errNoHostFields()
+	}
+	if err != nil {
+		return Payload{}, err
+	}
+	return p, nil
+}
+
+func errNoHostFields() error {
+	return errcode.New(errcode.InvalidInput,
+		"hook payload has none of session_id, sessionId, hook_event_name, transcript_path")
+}
+
+// decodePayload is ParsePayload without the host check: a JSON object
+// with none of the host fields decodes with Host "" (its cwd still says
+// where the agent works).
+func decodePayload(data []byte) (Payload, error) {
 	if len(data) > MaxPayloadBytes {
 		return Payload{}, errcode.New(errcode.InvalidInput, "hook payload is %d bytes, more than %d", len(data), MaxPayloadBytes)
 	}
@@ -104,9 +123,6 @@ func ParsePayload(data []byte) (Payload, error) {
 		p.Host = Copilot
 	case r.HookEventName != "" || r.SessionID != "":
 		p.Host = Claude
-	default:
-		return Payload{}, errcode.New(errcode.InvalidInput,
-			"hook payload has none of session_id, sessionId, hook_event_name, transcript_path")
 	}
 	if p.TranscriptPath != "" && !filepath.IsAbs(p.TranscriptPath) && p.Cwd != "" {
 		p.TranscriptPath = filepath.Join(p.Cwd, p.TranscriptPath)

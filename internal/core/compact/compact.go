@@ -38,8 +38,6 @@ const (
 	DefaultTarget = 0.5
 	// ExtraFrom is the key listing a summary's originals (in the archive).
 	ExtraFrom = "compactedFrom"
-	// ExtraSourceBytes is the capture's source-size key, summed on merge.
-	ExtraSourceBytes = "sourceBytes"
 	// Session is the session id of summaries compaction writes.
 	Session = "compaction"
 )
@@ -206,7 +204,7 @@ func merge(g []memory.Observation) memory.Observation {
 		newest = max(newest, o.Timestamp)
 		oldest = min(oldest, o.Timestamp)
 		recalls = max(recalls, o.RecallCount)
-		source += sourceBytes(&o)
+		source += o.SourceBytes()
 	}
 	names := memory.SortedKeys(agents)
 	head := fmt.Sprintf("Compacted %d %s observations (%s to %s; %s):", len(g), g[0].Category, day(oldest), day(newest), strings.Join(names, ", "))
@@ -236,24 +234,8 @@ func merge(g []memory.Observation) memory.Observation {
 		SessionID: Session, RecallCount: recalls,
 		Extra: []jsonfile.Field{{Key: ExtraFrom, Value: from}},
 	}
-	if source > 0 {
-		m.Extra = append(m.Extra, jsonfile.Field{Key: ExtraSourceBytes, Value: json.RawMessage(fmt.Sprint(source))})
-	}
+	m.SetSourceBytes(source) // summed: the summary stands for all its members' input
 	return m
-}
-
-// sourceBytes reads the capture's source size of an observation (0 when
-// it has none).
-func sourceBytes(o *memory.Observation) int {
-	for _, x := range o.Extra {
-		if x.Key == ExtraSourceBytes {
-			var n int
-			if json.Unmarshal(x.Value, &n) == nil && n > 0 {
-				return n
-			}
-		}
-	}
-	return 0
 }
 
 func day(ts string) string {

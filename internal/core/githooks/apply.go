@@ -1,43 +1,17 @@
 package githooks
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
-
-// Runner runs git and returns its standard output. Installation needs two
-// questions answered, so a fake in tests is a map from arguments to output.
-type Runner interface {
-	Git(ctx context.Context, args ...string) (string, error)
-}
-
-// ExecRunner runs the real git in Dir.
-type ExecRunner struct{ Dir string }
-
-// Git runs `git ARGS` and returns stdout; stderr goes into the error.
-func (r ExecRunner) Git(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = r.Dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			return stdout.String(), fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
-		}
-		return stdout.String(), fmt.Errorf("git %s: %s: %w", strings.Join(args, " "), msg, err)
-	}
-	return stdout.String(), nil
-}
 
 // Location is where git looks for hooks.
 type Location struct {
@@ -51,7 +25,7 @@ type Location struct {
 
 // Locate asks git where hooks live; relative answers are taken from base
 // (the directory the runner runs in).
-func Locate(ctx context.Context, r Runner, base string) (Location, error) {
+func Locate(ctx context.Context, r gitcmd.Runner, base string) (Location, error) {
 	// git rev-parse --git-path hooks: honours core.hooksPath and a linked
 	// worktree's common directory; relative to where it runs (base).
 	// (--path-format=absolute would need git 2.31.)
@@ -103,7 +77,7 @@ func Read(dir string) (*Snapshot, error) {
 // MarkTracked fills s.Tracked: which of its files the repository tracks.
 // Only a core.hooksPath can point inside the worktree, so without one git
 // is not asked at all (the common case costs nothing).
-func MarkTracked(ctx context.Context, r Runner, base string, s *Snapshot) {
+func MarkTracked(ctx context.Context, r gitcmd.Runner, base string, s *Snapshot) {
 	s.Tracked = map[string]bool{}
 	if s.HooksPath == "" {
 		return
@@ -113,11 +87,7 @@ func MarkTracked(ctx context.Context, r Runner, base string, s *Snapshot) {
 	if err != nil {
 		return // outside the worktree: nothing there is tracked
 	}
-	for _, line := range strings.Split(out, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
+	for _, line := range gitcmd.Lines(out) {
 		p := filepath.Join(base, filepath.FromSlash(line))
 		if filepath.Dir(p) == filepath.Clean(s.Dir) {
 			if _, ok := s.Files[filepath.Base(p)]; ok {

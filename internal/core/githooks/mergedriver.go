@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
 
@@ -112,7 +113,7 @@ func attributeSet(data []byte) map[string]bool {
 }
 
 // MergeDriverState reads the driver's config and the attributes file.
-func MergeDriverState(ctx context.Context, r Runner, attributesFile string) (MergeDriverStatus, error) {
+func MergeDriverState(ctx context.Context, r gitcmd.Runner, attributesFile string) (MergeDriverStatus, error) {
 	st := MergeDriverStatus{Attributes: attributesFile}
 	// git config merge.agentx.driver: exit status 1 means unset.
 	out, err := r.Git(ctx, "config", "merge."+MergeDriverName+".driver")
@@ -135,7 +136,7 @@ func MergeDriverState(ctx context.Context, r Runner, attributesFile string) (Mer
 
 // InstallMergeDriver configures the driver in the repository's config and
 // adds the attribute lines; running it again changes nothing.
-func InstallMergeDriver(ctx context.Context, r Runner, attributesFile string) (MergeDriverStatus, error) {
+func InstallMergeDriver(ctx context.Context, r gitcmd.Runner, attributesFile string) (MergeDriverStatus, error) {
 	st, err := MergeDriverState(ctx, r, attributesFile)
 	if err != nil {
 		return st, err
@@ -171,7 +172,7 @@ func InstallMergeDriver(ctx context.Context, r Runner, attributesFile string) (M
 
 // UninstallMergeDriver removes the driver's config and our attribute
 // lines. A .gitattributes left empty is removed.
-func UninstallMergeDriver(ctx context.Context, r Runner, attributesFile string) (MergeDriverStatus, error) {
+func UninstallMergeDriver(ctx context.Context, r gitcmd.Runner, attributesFile string) (MergeDriverStatus, error) {
 	st, err := MergeDriverState(ctx, r, attributesFile)
 	if err != nil {
 		return st, err

@@ -3,9 +3,10 @@
 // which of them fit the budget (the smaller of `[memory] max_tokens` and the
 // host's own ceiling), and the `## Memory Recall` text that states them.
 //
-// Everything here is a pure function of its input and a time, so the
-// ranking and the budgets are table-tested without a store; the CLI gathers
-// the candidates and records what was recalled.
+// Ranking, budgets and rendering are pure functions of their input and a
+// time, so they are table-tested without a store. Gather reads the
+// candidates through a small interface to the store (gather.go); the CLI
+// wires it and records what was recalled (package recalljournal).
 package recall
 
 import (
@@ -61,9 +62,6 @@ const (
 type Candidate struct {
 	Obs    memory.Observation
 	Origin Origin
-	// SourceBytes is what the observation stands for in the session it came
-	// from (capture.Candidate.SourceBytes); 0 when unknown.
-	SourceBytes int
 }
 
 // Keywords normalises the words recall ranks by (the query, the branch
@@ -355,8 +353,8 @@ func moreLine(n int, opt Options) string {
 // displaced is the tokens one recalled observation saves: its source size
 // when capture recorded it, else its own content (what would be re-read).
 func displaced(c Candidate) int {
-	if c.SourceBytes > 0 {
-		return capture.SourceTokens(c.SourceBytes)
+	if n := c.Obs.SourceBytes(); n > 0 {
+		return capture.SourceTokens(n)
 	}
 	if c.Obs.Tokens > 0 {
 		return c.Obs.Tokens

@@ -110,7 +110,8 @@ func corpus(n int) []Scored {
 	for i := range n {
 		content := fmt.Sprintf("Decision %d: keep token validation in one middleware. ", i) + strings.Repeat("Because controllers must never parse JWTs themselves. ", 7)
 		o := obs(fmt.Sprintf("obs-engineer-42-%013d-abc%03d", 1772000000000+i, i), float64(i), 0, content)
-		cands = append(cands, Candidate{Obs: o, SourceBytes: 4000})
+		o.SetSourceBytes(4000)
+		cands = append(cands, Candidate{Obs: o})
 	}
 	return Rank(cands, nil, now)
 }

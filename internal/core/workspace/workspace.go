@@ -4,11 +4,13 @@
 package workspace
 
 import (
+	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 )
 
 // Dir is the name of the toolkit's directory at the root.
@@ -68,8 +70,9 @@ func gitTopLevel(cwd string) string {
 }
 
 // GitBranch returns the current branch of the repository at root, reading
-// .git/HEAD directly (fast) and falling back to git for worktrees.
-func GitBranch(root string) string {
+// .git/HEAD directly (fast: no process on the hook path) and asking git for
+// worktrees, where .git is a file. "" on a detached HEAD or outside git.
+func GitBranch(ctx context.Context, root string) string {
 	head := filepath.Join(root, ".git", "HEAD")
 	if data, err := os.ReadFile(head); err == nil {
 		s := strings.TrimSpace(string(data))
@@ -78,11 +81,12 @@ func GitBranch(root string) string {
 		}
 		return ""
 	}
-	out, err := exec.Command("git", "-C", root, "rev-parse", "--abbrev-ref", "HEAD").Output()
+	// git rev-parse --abbrev-ref HEAD
+	out, err := gitcmd.Exec{Dir: root}.Git(ctx, "rev-parse", "--abbrev-ref", "HEAD")
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(out)
 }
 
 // AgentxDir is `.agentx/`.
@@ -117,6 +121,23 @@ func (w Workspace) EventsFile() string { return filepath.Join(w.StateDir(), "eve
 
 // MemoryDir is `.agentx/memory/`.
 func (w Workspace) MemoryDir() string { return filepath.Join(w.Root, Dir, "memory") }
+
+// SpoolDir is `.agentx/memory/spool/`: captures written before they are
+// processed (local only).
+func (w Workspace) SpoolDir() string { return filepath.Join(w.MemoryDir(), spoolName) }
+
+// CursorsDir is `.agentx/memory/cursors/`: how far each session's
+// transcript was captured (local only).
+func (w Workspace) CursorsDir() string { return filepath.Join(w.MemoryDir(), cursorsName) }
+
+// RecallJournalFile is `.agentx/memory/recall-pending.jsonl`: recalls not
+// yet folded into the store's recall counts (local only).
+func (w Workspace) RecallJournalFile() string {
+	return filepath.Join(w.MemoryDir(), recallJournalName)
+}
+
+// GitignoreFile is `.agentx/.gitignore`, written by init from LocalOnly.
+func (w Workspace) GitignoreFile() string { return filepath.Join(w.Root, Dir, ".gitignore") }
 
 // IssuesDir is `.agentx/issues/` (local issue files, where a team keeps them).
 func (w Workspace) IssuesDir() string { return filepath.Join(w.Root, Dir, "issues") }

@@ -1,8 +1,10 @@
 package workspace
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -48,11 +50,59 @@ func TestGitBranch(t *testing.T) {
 	root := t.TempDir()
 	_ = os.MkdirAll(filepath.Join(root, ".git"), 0o755)
 	_ = os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("ref: refs/heads/feat/42-login\n"), 0o644)
-	if got := GitBranch(root); got != "feat/42-login" {
+	if got := GitBranch(context.Background(), root); got != "feat/42-login" {
 		t.Errorf("branch = %q", got)
 	}
 	_ = os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("0123456789abcdef\n"), 0o644)
-	if got := GitBranch(root); got != "" {
+	if got := GitBranch(context.Background(), root); got != "" {
 		t.Errorf("detached = %q", got)
 	}
+}
+
+// The generated .agentx/.gitignore is what init wrote before the patterns
+// moved here: repositories initialised by older versions keep theirs, and
+// a state-branch mirror skips exactly these.
+func TestGitignoreContent(t *testing.T) {
+	want := "# transient: locks, temporaries, spools, crash markers\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nrecall-pending.jsonl*\n" +
+		"# derived: rebuilt from the JSON files when missing\n.monitor-index\nsearch.idx\n"
+	if got := string(Gitignore()); got != want {
+		t.Errorf("Gitignore() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Every local-only path method names a file the ignore patterns cover.
+func TestLocalPathsAreIgnored(t *testing.T) {
+	w := Workspace{Root: "/r"}
+	for _, p := range []string{w.SpoolDir() + "/", w.CursorsDir() + "/", w.RecallJournalFile(), w.RecallJournalFile() + ".applying"} {
+		rel, _ := filepath.Rel(w.AgentxDir(), p)
+		rel = filepath.ToSlash(rel)
+		if strings.HasSuffix(p, "/") {
+			rel += "/"
+		}
+		if !ignored(rel) {
+			t.Errorf("%s is not covered by LocalOnly", rel)
+		}
+	}
+}
+
+// ignored is the subset of gitignore matching the patterns use: a
+// trailing "/" names a directory at any depth, "*" a suffix, else a base name.
+func ignored(rel string) bool {
+	base := rel[strings.LastIndex(strings.TrimSuffix(rel, "/"), "/")+1:]
+	for _, p := range LocalOnly() {
+		g := p.Glob
+		switch {
+		case strings.HasSuffix(g, "/"):
+			if strings.HasSuffix(rel, g) || strings.Contains(rel, "/"+g) || strings.HasPrefix(rel, g) {
+				return true
+			}
+		case strings.HasSuffix(g, "*"):
+			if ok, _ := filepath.Match(g, base); ok {
+				return true
+			}
+		case g == base:
+			return true
+		}
+	}
+	return false
 }

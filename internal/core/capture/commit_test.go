@@ -1,4 +1,4 @@
-package hookcmd
+package capture
 
 import (
 	"reflect"
@@ -8,7 +8,7 @@ import (
 
 func TestCommitContent(t *testing.T) {
 	many := "abc1234 Vendor\n\n"
-	for i := 0; i < maxCommitFiles+3; i++ {
+	for i := 0; i < MaxCommitFiles+3; i++ {
 		many += "A\tvendor/f" + strings.Repeat("x", i%3) + "\n"
 	}
 	tests := []struct {
@@ -24,14 +24,14 @@ func TestCommitContent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, files := commitContent(tt.out)
+			got, files := CommitContent(tt.out)
 			if got != tt.want || !reflect.DeepEqual(files, tt.files) {
-				t.Errorf("commitContent = %q %q, want %q %q", got, files, tt.want, tt.files)
+				t.Errorf("CommitContent = %q %q, want %q %q", got, files, tt.want, tt.files)
 			}
 		})
 	}
-	got, files := commitContent(many)
-	if len(files) != maxCommitFiles || !strings.HasSuffix(got, " and 3 more") {
+	got, files := CommitContent(many)
+	if len(files) != MaxCommitFiles || !strings.HasSuffix(got, " and 3 more") {
 		t.Errorf("many files: %d files, %q", len(files), got[len(got)-20:])
 	}
 }
@@ -41,8 +41,8 @@ func FuzzCommitContent(f *testing.F) {
 	f.Add("x\n\nR100\ta\tb\n\t\n\nM\t\n")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, out string) {
-		content, files := commitContent(out)
-		if len(files) > maxCommitFiles {
+		content, files := CommitContent(out)
+		if len(files) > MaxCommitFiles {
 			t.Errorf("%d files", len(files))
 		}
 		if content == "" && len(files) > 0 {

@@ -1,0 +1,60 @@
+package capture
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Input is what a hook or `memory capture` read on stdin, parsed once and
+// handed to everything that needs it (the hook's working directory, whether
+// the session goes on, the capture itself).
+type Input struct {
+	// Raw is a JSON object as received (leading space and byte-order mark
+	// trimmed); nil when the input is text.
+	Raw []byte
+	// Payload is Raw decoded. Its fields are set as far as Raw had them,
+	// even when PayloadErr is set (a cwd alone is still a cwd).
+	Payload Payload
+	// PayloadErr says why Raw is not a host payload a capture can use: not
+	// valid JSON of the payload's shape, or none of the host fields.
+	PayloadErr error
+	// Summary is non-JSON text, trimmed: a session summary in the old
+	// compaction format.
+	Summary string
+}
+
+// ParseInput reads stdin data: a JSON object is a hook payload (decoded
+// here, once), anything else a session summary.
+func ParseInput(data []byte) Input {
+	if !LooksLikePayload(data) {
+		return Input{Summary: strings.TrimSpace(string(data))}
+	}
+	in := Input{Raw: bytes.TrimRight(bytes.TrimLeft(data, " \t\r\n\ufeff"), " \t\r\n")}
+	in.Payload, in.PayloadErr = decodePayload(in.Raw)
+	if in.PayloadErr == nil && in.Payload.Host == "" {
+		in.PayloadErr = errNoHostFields()
+	}
+	return in
+}
+
+// Empty reports that stdin held nothing to capture.
+func (in *Input) Empty() bool { return len(in.Raw) == 0 && in.Summary == "" }
+
+// IsPayload reports a usable host payload.
+func (in *Input) IsPayload() bool { return len(in.Raw) > 0 && in.PayloadErr == nil }
+
+// MidSession reports whether the payload comes from a hook that fires
+// during a session (Claude Code Stop/PreCompact/PostCompact/SubagentStop,
+// Codex Stop, Copilot agentStop): `hook finish` then captures memory but
+// the agent is still at work, so it is not marked done. Only a session end
+// (or a hook run without a payload, by hand or from a script) means done.
+func (in *Input) MidSession() bool {
+	if !in.IsPayload() {
+		return false
+	}
+	switch strings.ToLower(in.Payload.Event) {
+	case "stop", "subagentstop", "precompact", "postcompact", "agentstop":
+		return true
+	}
+	return false
+}

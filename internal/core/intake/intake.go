@@ -1,0 +1,356 @@
+// Package intake owns how a capture reaches the memory store: the spool
+// entry format, the durable write that comes before anything else (the
+// part a host's hook deadline must not cut), then extract -> drop what
+// memory already holds -> store, exactly once per session turn; the
+// captures earlier hooks spooled but did not finish; and the code-change
+// observation of a commit.
+//
+// What a capture yields is package capture's (pure); where it is kept is
+// package memory's. This package decides only the order of the steps and
+// what survives a crash between them.
+package intake
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/capture"
+	"github.com/agentx-dev/agentx/internal/core/cursor"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/gitcmd"
+	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/spool"
+)
+
+const (
+	// LeftoverLimit and LeftoverTime bound the spooled captures one `hook
+	// start` finishes (a session should not wait long for an earlier one's
+	// memory); the rest wait for the next start.
+	LeftoverLimit = 20
+	LeftoverTime  = 500 * time.Millisecond
+	// KnownWindow is how many of the issue's latest observations a capture
+	// is compared with to drop what memory already holds.
+	KnownWindow = 300
+)
+
+// Entry is what a capture spools: the host payload or summary text, with
+// the agent and issue the hook was run for, so whichever process finishes
+// it stores it in the right place. It is the spool's on-disk format: an
+// entry left by an older binary must still read.
+type Entry struct {
+	Agent   string          `json:"agent"`
+	Issue   int             `json:"issue"`
+	Session string          `json:"session,omitempty"`
+	Summary string          `json:"summary,omitempty"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// Report is what one capture did.
+type Report struct {
+	Agent       string                  `json:"agent"`
+	Issue       int                     `json:"issue"`
+	Source      string                  `json:"source"`
+	SourceBytes int64                   `json:"sourceBytes"`
+	Candidates  int                     `json:"candidates"`
+	Known       int                     `json:"alreadyKnown"`
+	Stored      []memory.Observation    `json:"-"`
+	IDs         []string                `json:"observationIds"`
+	ByCategory  map[memory.Category]int `json:"byCategory"`
+	Spooled     bool                    `json:"spooled"`
+	// Deferred: spooled only (SpoolOnly); the next `hook start` finishes it.
+	Deferred bool `json:"deferred"`
+	// Duplicate: this turn was captured before, or is being captured by
+	// another process right now.
+	Duplicate bool `json:"duplicate"`
+	// Leftover: spooled by an earlier hook that was cut short.
+	Leftover bool `json:"leftover,omitempty"`
+}
+
+// Store is the observation store a capture reads and appends to
+// (memory.Store).
+type Store interface {
+	GetByIssue(ctx context.Context, issue int) ([]memory.Observation, error)
+	Store(ctx context.Context, obs []memory.Observation) ([]memory.Observation, error)
+}
+
+// Intake runs captures against one workspace's spool, cursors and store.
+type Intake struct {
+	Spool   *spool.Spool
+	Cursors *cursor.Cursors
+	Store   Store
+	// SpoolOnly stops a capture right after the durable spool write, as a
+	// host killing the hook would (tests and the durable-part benchmark).
+	SpoolOnly bool
+	// Warn, when set, receives what went wrong without failing the capture.
+	Warn func(msg string)
+}
+
+func (x *Intake) warn(format string, args ...any) {
+	if x.Warn != nil {
+		x.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// Capture is one capture ready to spool: its entry, its spool key (one per
+// session turn, so a turn is captured once) and a name for its source.
+type Capture struct {
+	Entry  Entry
+	Key    string
+	Source string
+	// payload is the entry's payload as parsed by the caller, so it is not
+	// parsed again; nil for a summary.
+	payload *capture.Payload
+}
+
+// New turns what a hook or `memory capture` received into a capture: a
+// host payload or a session summary. session names the session of a
+// summary (a payload carries its own).
+func New(agent string, issue int, in *capture.Input, session string) (Capture, error) {
+	e := Entry{Agent: agent, Issue: issue, Session: session}
+	switch {
+	case len(in.Raw) > 0:
+		if in.PayloadErr != nil {
+			return Capture{}, in.PayloadErr
+		}
+		p := in.Payload
+		e.Payload = json.RawMessage(in.Raw)
+		return Capture{Entry: e, Key: spool.Key(capture.TurnKey(p), agent, strconv.Itoa(issue)),
+			Source: string(p.Host) + " hook payload", payload: &p}, nil
+	case in.Summary != "":
+		e.Summary = in.Summary
+		return Capture{Entry: e, Key: spool.Key("summary", agent, strconv.Itoa(issue), session, in.Summary),
+			Source: "session summary"}, nil
+	}
+	return Capture{}, errcode.New(errcode.InvalidInput, "nothing to capture: no payload or summary")
+}
+
+// Durably spools the capture first, then processes it. When processing
+// fails or is cut short the entry stays spooled and the next `hook start`
+// finishes it, exactly once.
+func (x *Intake) Durably(ctx context.Context, c Capture) (*Report, error) {
+	data, err := json.Marshal(c.Entry)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := x.Spool.Put(ctx, c.Key, data); err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	rep := &Report{Agent: c.Entry.Agent, Issue: c.Entry.Issue, Source: c.Source, Spooled: true}
+	if x.SpoolOnly {
+		rep.Deferred = true
+		return rep, nil
+	}
+	cl, err := x.Spool.Claim(ctx, c.Key)
+	if errors.Is(err, spool.ErrNotPending) {
+		rep.Duplicate = true
+		return rep, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	done, err := x.process(ctx, c.Entry, c.payload, c.Source)
+	if err != nil {
+		_ = cl.Release()
+		return nil, err
+	}
+	done.Spooled = true
+	return done, cl.Done()
+}
+
+// Leftovers finishes what earlier hooks spooled but did not process,
+// within LeftoverLimit and LeftoverTime.
+func (x *Intake) Leftovers(ctx context.Context) []*Report {
+	pending, err := x.Spool.Pending()
+	if err != nil {
+		x.warn("agentx memory: spool: %v", err)
+		return nil
+	}
+	var out []*Report
+	start := time.Now() // real time: this bounds real work, whatever the clock says
+	for i, p := range pending {
+		if i == LeftoverLimit || time.Since(start) > LeftoverTime {
+			break
+		}
+		if rep := x.leftover(ctx, p.Key); rep != nil {
+			out = append(out, rep)
+		}
+	}
+	return out
+}
+
+// leftover finishes one spooled capture; nil when it is not finished now.
+func (x *Intake) leftover(ctx context.Context, key string) *Report {
+	cl, err := x.Spool.Claim(ctx, key)
+	if err != nil {
+		return nil // done meanwhile, or another process works on it
+	}
+	var e Entry
+	if err := json.Unmarshal(cl.Payload(), &e); err != nil || e.Agent == "" || e.Issue <= 0 {
+		// Unreadable: nothing could ever process it; keep it out of the
+		// way without losing it.
+		x.warn("agentx memory: spooled capture %s is unreadable; left in %s", key, x.Spool.Dir())
+		_ = cl.Release()
+		return nil
+	}
+	source := "session summary"
+	var payload *capture.Payload
+	if len(e.Payload) > 0 {
+		source = "hook payload"
+		if p, err := capture.ParsePayload(e.Payload); err == nil {
+			source = string(p.Host) + " hook payload"
+			payload = &p
+		}
+	}
+	rep, err := x.process(ctx, e, payload, source)
+	if err != nil {
+		x.warn("agentx memory: spooled capture for issue #%d: %v (kept for the next hook start)", e.Issue, err)
+		_ = cl.Release()
+		return nil
+	}
+	if err := cl.Done(); err != nil {
+		x.warn("agentx memory: spool: %v", err)
+	}
+	rep.Leftover = true
+	return rep
+}
+
+// process extracts, filters and stores one capture. payload is e.Payload
+// parsed (nil for a summary, or a payload that did not parse).
+func (x *Intake) process(ctx context.Context, e Entry, payload *capture.Payload, source string) (*Report, error) {
+	if len(e.Payload) > 0 && payload == nil {
+		p, err := capture.ParsePayload(e.Payload)
+		if err != nil {
+			return nil, err
+		}
+		payload = &p
+	}
+	rep := &Report{Agent: e.Agent, Issue: e.Issue, Source: source, ByCategory: map[memory.Category]int{}}
+	session := e.Session
+	var res capture.Result
+	saveOffset := func() {}
+	if payload != nil {
+		if session == "" {
+			session = payload.SessionID
+		}
+		var err error
+		res, saveOffset, err = x.extract(ctx, *payload)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		res = capture.ParseSummary(e.Summary)
+	}
+	rep.SourceBytes = res.SourceBytes
+	rep.Candidates = len(res.Candidates)
+	cands, err := x.unknown(ctx, e.Issue, res.Candidates)
+	if err != nil {
+		return nil, err
+	}
+	rep.Known = len(res.Candidates) - len(cands)
+	if len(cands) == 0 {
+		saveOffset()
+		return rep, nil
+	}
+	obs := make([]memory.Observation, 0, len(cands))
+	for _, c := range cands {
+		obs = append(obs, Observation(e.Agent, e.Issue, session, c))
+	}
+	stored, err := x.Store.Store(ctx, obs)
+	if err != nil {
+		return nil, err
+	}
+	saveOffset()
+	rep.Known += len(obs) - len(stored)
+	rep.Stored = stored
+	for _, o := range stored {
+		rep.IDs = append(rep.IDs, o.ID)
+		rep.ByCategory[o.Category]++
+	}
+	return rep, nil
+}
+
+// extract captures from a payload, from where the last capture of its
+// transcript ended. save records the new position; it is to be called only
+// once the capture is stored, so a failed one is retried from the same place.
+func (x *Intake) extract(ctx context.Context, p capture.Payload) (res capture.Result, save func(), err error) {
+	save = func() {}
+	transcript := p.TranscriptPath
+	// ExtractFile's EndOffset is absolute: the next capture of this
+	// transcript starts there.
+	res, err = capture.FromPayload(p, capture.Options{Offset: x.Cursors.Get(p.SessionID, transcript)})
+	if errors.Is(err, fs.ErrNotExist) {
+		// A transcript that is gone will not come back: capture what the
+		// payload itself carries rather than retry forever.
+		x.warn("agentx memory: %v; capturing the payload alone", err)
+		p.TranscriptPath, transcript = "", ""
+		res, err = capture.FromPayload(p, capture.Options{})
+	}
+	if err != nil {
+		return res, save, err
+	}
+	if transcript != "" {
+		save = func() {
+			if err := x.Cursors.Set(ctx, p.SessionID, transcript, res.EndOffset); err != nil {
+				x.warn("agentx memory: capture position not saved (the next capture re-reads, skipping what is stored): %v", err)
+			}
+		}
+	}
+	return res, save, nil
+}
+
+// unknown drops the candidates the issue's latest KnownWindow observations
+// already hold.
+func (x *Intake) unknown(ctx context.Context, issue int, cands []capture.Candidate) ([]capture.Candidate, error) {
+	if len(cands) == 0 {
+		return cands, nil
+	}
+	existing, err := x.Store.GetByIssue(ctx, issue)
+	if err != nil {
+		return nil, err
+	}
+	if len(existing) > KnownWindow {
+		existing = existing[len(existing)-KnownWindow:]
+	}
+	texts := make([]string, len(existing))
+	for i := range existing {
+		texts[i] = existing[i].Content
+	}
+	return capture.Known(cands, texts, capture.DuplicateThreshold), nil
+}
+
+// Observation is a candidate as the store takes it; the store adds the id,
+// timestamp and token estimate.
+func Observation(agent string, issue int, session string, c capture.Candidate) memory.Observation {
+	o := memory.Observation{Agent: agent, IssueNumber: issue, Category: c.Category,
+		Content: c.Content, Summary: c.Summary, SessionID: session}
+	o.SetSourceBytes(c.SourceBytes)
+	o.SetFiles(c.Files)
+	return o
+}
+
+// RecordCommit stores HEAD of the repository git runs in as a code-change
+// observation of issue. Shelled out, not go-git: the post-commit hook runs
+// with git's own environment (GIT_INDEX_FILE during `git commit -a`,
+// GIT_DIR in worktrees).
+func (x *Intake) RecordCommit(ctx context.Context, git gitcmd.Runner, agent string, issue int) error {
+	// git show --no-color --no-ext-diff -m --first-parent
+	//   --name-status --format='%h %s' HEAD
+	// (-m --first-parent: a merge commit lists what it brought in, on
+	// every git version; --diff-merges would need 2.31.)
+	out, err := git.Git(ctx, "show", "--no-color", "--no-ext-diff", "-m", "--first-parent",
+		"--name-status", "--format=%h %s", "HEAD")
+	if err != nil {
+		return err
+	}
+	c, ok := capture.FromCommit(out)
+	if !ok {
+		return nil
+	}
+	_, err = x.Store.Store(ctx, []memory.Observation{Observation(agent, issue, "", c)})
+	return err
+}

@@ -1,0 +1,88 @@
+// Package localissue owns the issue files a team may keep in
+// `.agentx/issues/` (`N.json` or `issue-N.json`, whatever their shape):
+// which issues they name, and their title and status when the file has
+// them. `ready` lists these issues beside the ones ledgers and memory know.
+package localissue
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// Issue is one local issue file.
+type Issue struct {
+	Number int
+	// Path is the file.
+	Path string
+	// Title has its white space collapsed to single spaces.
+	Title string
+	// Status is the file's "status", else its "state" (GitHub's word).
+	Status string
+	// Invalid reports a file that is not JSON: the issue is listed
+	// without its title.
+	Invalid bool
+}
+
+// Read lists the issue files in dir; a missing dir holds none. A file
+// that cannot be read is listed by its name alone.
+func Read(dir string) ([]Issue, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Issue
+	for _, e := range entries {
+		n, ok := Number(e.Name())
+		if !ok || e.IsDir() {
+			continue
+		}
+		out = append(out, read(filepath.Join(dir, e.Name()), n))
+	}
+	return out, nil
+}
+
+// Number is the issue a file name names: `issue-N.json` or `N.json`.
+func Number(name string) (int, bool) {
+	if n, ok := workspace.LedgerIssue(name); ok {
+		return n, true
+	}
+	num, ok := strings.CutSuffix(name, ".json")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	return n, err == nil && n > 0
+}
+
+func read(path string, n int) Issue {
+	is := Issue{Number: n, Path: path}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return is
+	}
+	var doc struct {
+		Title  string `json:"title"`
+		Status string `json:"status"`
+		State  string `json:"state"`
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		is.Invalid = true
+		return is
+	}
+	is.Title = strings.Join(strings.Fields(doc.Title), " ")
+	is.Status = doc.Status
+	if is.Status == "" {
+		is.Status = doc.State
+	}
+	return is
+}

@@ -1,0 +1,90 @@
+package memory
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+)
+
+// Fields the memory pipeline writes beyond the reference ones. They are
+// stored among an observation's extra keys, after every reference key and
+// in the order they were set, so the files stay byte-for-byte what the
+// old tools read and write (they keep keys they do not know); these
+// accessors give them a type.
+const (
+	// FieldSourceBytes is how many bytes of session input an observation
+	// stands for (capture sets it, compaction sums it, recall reports the
+	// tokens it displaced).
+	FieldSourceBytes = "sourceBytes"
+	// FieldFiles lists the paths an observation is about (a commit's
+	// changed files, a session's edited ones).
+	FieldFiles = "files"
+)
+
+// SourceBytes is the observation's FieldSourceBytes, 0 when absent or not
+// a positive integer.
+func (o *Observation) SourceBytes() int {
+	var n int
+	if v, ok := o.extra(FieldSourceBytes); ok && json.Unmarshal(v, &n) == nil && n > 0 {
+		return n
+	}
+	return 0
+}
+
+// SetSourceBytes sets FieldSourceBytes; n <= 0 removes it.
+func (o *Observation) SetSourceBytes(n int) {
+	if n <= 0 {
+		o.setExtra(FieldSourceBytes, nil)
+		return
+	}
+	o.setExtra(FieldSourceBytes, json.RawMessage(strconv.Itoa(n)))
+}
+
+// Files is the observation's FieldFiles (nil when absent or not a list of
+// strings).
+func (o *Observation) Files() []string {
+	var files []string
+	if v, ok := o.extra(FieldFiles); ok && json.Unmarshal(v, &files) == nil {
+		return files
+	}
+	return nil
+}
+
+// SetFiles sets FieldFiles; an empty list removes it.
+func (o *Observation) SetFiles(files []string) {
+	if len(files) == 0 {
+		o.setExtra(FieldFiles, nil)
+		return
+	}
+	raw, _ := json.Marshal(files) // a []string always marshals
+	o.setExtra(FieldFiles, raw)
+}
+
+func (o *Observation) extra(key string) (json.RawMessage, bool) {
+	for _, x := range o.Extra {
+		if x.Key == key {
+			return x.Value, true
+		}
+	}
+	return nil, false
+}
+
+// setExtra replaces key's value in place (keeping the key order), appends
+// it when absent, and removes it when value is nil.
+func (o *Observation) setExtra(key string, value json.RawMessage) {
+	for i, x := range o.Extra {
+		if x.Key != key {
+			continue
+		}
+		if value == nil {
+			o.Extra = append(o.Extra[:i:i], o.Extra[i+1:]...)
+		} else {
+			o.Extra[i].Value = value
+		}
+		return
+	}
+	if value != nil {
+		o.Extra = append(o.Extra, jsonfile.Field{Key: key, Value: value})
+	}
+}
