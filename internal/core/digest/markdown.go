@@ -135,7 +135,7 @@ func Markdown(rep *Report, clean func(string) string) string {
 		m.p("Nothing is escalated or waiting.\n")
 	}
 	if len(rep.Escalations) > 0 {
-		m.p("Escalations waiting for a decision (answer with `/clarify answer ID text` on the issue, or `agentx-hook clarify resolve ID`):\n\n")
+		m.p("Escalations waiting for a decision (settle with `/clarify resolve ID text` on the issue, or `agentx-hook clarify resolve ID --body TEXT`):\n\n")
 		for _, w := range rep.Escalations {
 			m.waiting(w, "escalated")
 		}
@@ -293,7 +293,7 @@ func durSeconds(s float64) string {
 		return fmt.Sprintf("%ds", int(d.Seconds()))
 	case d < time.Hour:
 		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
+	case d < 24*time.Hour:
 		return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return fmt.Sprintf("%dd %dh", int(d.Hours())/24, int(d.Hours())%24)
