@@ -48,10 +48,11 @@ type Input struct {
 // MemoryInput is the memory store as the digest needs it.
 type MemoryInput struct {
 	// Times are the epoch milliseconds of every stored observation.
-	Times       []int64
-	Tokens      int
-	DiskBytes   int64
-	Unavailable string // why the store could not be read ("" when it could)
+	Times []int64
+	// Tokens is the store's total token estimate.
+	Tokens int
+	// DiskBytes is the store's size on disk, 0 when not measured.
+	DiskBytes int64
 }
 
 // Options chooses the window and the presentation.
@@ -213,9 +214,10 @@ type Report struct {
 	// clarifications waiting longest for an answer.
 	Escalations []Waiting `json:"escalations_waiting"`
 	Longest     []Waiting `json:"longest_waits"`
-	// MemoryDiskBytes is the store's size on disk now (0 when unknown).
-	MemoryDiskBytes  int64  `json:"memory_disk_bytes"`
-	MemoryUnreadable string `json:"memory_unavailable,omitempty"`
+	// MemoryTokens and MemoryDiskBytes are the store's size now (0: no
+	// store, or not measured).
+	MemoryTokens    int   `json:"memory_tokens"`
+	MemoryDiskBytes int64 `json:"memory_disk_bytes"`
 }
 
 // outcome of a settled clarification.
@@ -258,8 +260,16 @@ func factOf(r *ledger.Record, isAgent func(string) bool) fact {
 	f := fact{rec: r, created: r.CreatedTime(), rounds: r.Round}
 	human := false
 	var firstEsc, lastRes *ledger.Entry
-	asked := map[int]time.Time{}
-	answered := map[int]bool{}
+	// Per round (1-based): when its question was asked, whether it was
+	// answered. Slices, not maps: a digest builds this for every record.
+	var askedBuf [8]time.Time
+	var answeredBuf [8]bool
+	asked, answered := askedBuf[:], answeredBuf[:]
+	grow := func(round int) {
+		for round >= len(asked) {
+			asked, answered = append(asked, time.Time{}), append(answered, false)
+		}
+	}
 	if !f.created.IsZero() {
 		asked[1] = f.created
 	}
@@ -271,10 +281,14 @@ func factOf(r *ledger.Record, isAgent func(string) bool) fact {
 		if e.From != ledger.HubName && !isAgent(e.From) {
 			human = true
 		}
+		if e.Round < 0 {
+			continue
+		}
+		grow(e.Round)
 		t := ts(e.Timestamp)
 		switch e.Type {
 		case ledger.Question:
-			if _, ok := asked[e.Round]; !ok || e.Round == 1 && !t.IsZero() && t.Before(asked[1]) {
+			if asked[e.Round].IsZero() || !t.IsZero() && t.Before(asked[e.Round]) {
 				asked[e.Round] = t
 			}
 		case ledger.Answer:
@@ -337,13 +351,15 @@ func factOf(r *ledger.Record, isAgent func(string) bool) fact {
 	// question dates it when the event log no longer does.
 	if raw := r.ExtraValue(staleRoundKey); raw != nil {
 		var n int
-		if json.Unmarshal(raw, &n) == nil {
+		if json.Unmarshal(raw, &n) == nil && n >= 0 {
+			grow(n)
 			f.staleAt = asked[n]
 			if f.staleAt.IsZero() {
 				f.staleAt = f.created
 			}
 		}
 	}
+	grow(f.rounds)
 	f.waitFrom = asked[f.rounds]
 	if f.waitFrom.IsZero() {
 		f.waitFrom = f.created
@@ -404,8 +420,7 @@ func Compute(in *Input, opt Options) *Report {
 	rep.Trend = trend(facts, cur, in)
 	rep.Escalations, rep.Longest = waiting(facts, now, link)
 	if in.Memory != nil {
-		rep.MemoryDiskBytes = in.Memory.DiskBytes
-		rep.MemoryUnreadable = in.Memory.Unavailable
+		rep.MemoryTokens, rep.MemoryDiskBytes = in.Memory.Tokens, in.Memory.DiskBytes
 	}
 	return rep
 }

@@ -101,9 +101,6 @@ func Markdown(rep *Report, clean func(string) string) string {
 	}
 
 	m.p("\n## Memory\n\n")
-	if rep.MemoryUnreadable != "" {
-		m.p("The memory store could not be read: %s\n\n", m.text(rep.MemoryUnreadable))
-	}
 	cm, pm := cur.Memory, prev.Memory
 	m.p("| Figure | This window | Previous | Change |\n|---|---:|---:|---:|\n")
 	m.p("| Observations stored | %d | %d | %s |\n", cm.Stored, pm.Stored, delta(cm.Stored, pm.Stored))
@@ -111,8 +108,12 @@ func Markdown(rep *Report, clean func(string) string) string {
 	m.p("| Sessions that recalled any | %d | %d | %s |\n", cm.RecallEvents, pm.RecallEvents, delta(cm.RecallEvents, pm.RecallEvents))
 	m.p("| Store size at the end (observations) | %d | %d | %s |\n", cm.StoreSize, pm.StoreSize, delta(cm.StoreSize, pm.StoreSize))
 	m.p("| Recall hit rate | %s | %s | |\n", pctOr(cm.RecallHitRate, "not logged"), pctOr(pm.RecallHitRate, "not logged"))
-	if rep.MemoryDiskBytes > 0 {
-		m.p("\nThe store takes %s on disk.\n", bytesOf(rep.MemoryDiskBytes))
+	if rep.MemoryTokens > 0 {
+		m.p("\nThe store holds about %d tokens", rep.MemoryTokens)
+		if rep.MemoryDiskBytes > 0 {
+			m.p(" in %s on disk", bytesOf(rep.MemoryDiskBytes))
+		}
+		m.p(".\n")
 	}
 
 	if len(rep.Trend) >= 3 {
