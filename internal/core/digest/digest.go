@@ -51,8 +51,6 @@ type MemoryInput struct {
 	Times []int64
 	// Tokens is the store's total token estimate.
 	Tokens int
-	// DiskBytes is the store's size on disk, 0 when not measured.
-	DiskBytes int64
 }
 
 // Options chooses the window and the presentation.
@@ -214,10 +212,9 @@ type Report struct {
 	// clarifications waiting longest for an answer.
 	Escalations []Waiting `json:"escalations_waiting"`
 	Longest     []Waiting `json:"longest_waits"`
-	// MemoryTokens and MemoryDiskBytes are the store's size now (0: no
-	// store, or not measured).
-	MemoryTokens    int   `json:"memory_tokens"`
-	MemoryDiskBytes int64 `json:"memory_disk_bytes"`
+	// MemoryTokens is the store's size now in tokens (0: no store). Its
+	// size on disk is `memory stats`'s: measuring it walks every file.
+	MemoryTokens int `json:"memory_tokens"`
 }
 
 // outcome of a settled clarification.
@@ -420,7 +417,7 @@ func Compute(in *Input, opt Options) *Report {
 	rep.Trend = trend(facts, cur, in)
 	rep.Escalations, rep.Longest = waiting(facts, now, link)
 	if in.Memory != nil {
-		rep.MemoryTokens, rep.MemoryDiskBytes = in.Memory.Tokens, in.Memory.DiskBytes
+		rep.MemoryTokens = in.Memory.Tokens
 	}
 	return rep
 }

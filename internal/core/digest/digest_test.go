@@ -144,7 +144,7 @@ func fixture(t *testing.T) *Input {
 	mem := &MemoryInput{Times: []int64{
 		at("2026-11-10T00:00:00Z").UnixMilli(), at("2026-11-17T00:00:00Z").UnixMilli(),
 		at("2026-11-18T00:00:00Z").UnixMilli(), at("2026-11-25T00:00:00Z").UnixMilli(),
-	}, Tokens: 1234, DiskBytes: 3 << 20}
+	}, Tokens: 1234}
 	return &Input{Ledgers: ledgersOf(recs...), Events: evs, Memory: mem,
 		Agents: map[string]bool{"engineer": true, "architect": true, "pm": true}}
 }

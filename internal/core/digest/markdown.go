@@ -109,11 +109,7 @@ func Markdown(rep *Report, clean func(string) string) string {
 	m.p("| Store size at the end (observations) | %d | %d | %s |\n", cm.StoreSize, pm.StoreSize, delta(cm.StoreSize, pm.StoreSize))
 	m.p("| Recall hit rate | %s | %s | |\n", pctOr(cm.RecallHitRate, "not logged"), pctOr(pm.RecallHitRate, "not logged"))
 	if rep.MemoryTokens > 0 {
-		m.p("\nThe store holds about %d tokens", rep.MemoryTokens)
-		if rep.MemoryDiskBytes > 0 {
-			m.p(" in %s on disk", bytesOf(rep.MemoryDiskBytes))
-		}
-		m.p(".\n")
+		m.p("\nThe store holds about %d tokens.\n", rep.MemoryTokens)
 	}
 
 	if len(rep.Trend) >= 3 {
@@ -298,16 +294,6 @@ func durSeconds(s float64) string {
 		return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return fmt.Sprintf("%dd %dh", int(d.Hours())/24, int(d.Hours())%24)
-}
-
-func bytesOf(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 func day(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }

@@ -121,8 +121,6 @@ func (l *Local) Memory(ctx context.Context) (*MemoryInput, error) {
 	}); err != nil {
 		return nil, err
 	}
-	// The size on disk (memory stats' walk of every issue file) is left
-	// out: it costs a stat per issue and `memory stats` reports it.
 	return m, nil
 }
 
