@@ -25,10 +25,10 @@ import (
 // examples/workflows/agentx-digest.yml). A Source reading the state branch
 // through the API (ledgers and memory files of the branch's tree) replaces
 // it here, and nothing else changes.
-func (a *App) digestSource(ws workspace.Workspace) digest.Source {
+func (a *App) digestSource(ws workspace.Workspace, warn func(error)) digest.Source {
 	locks := lock.New(lock.Options{Clock: a.Clock})
 	return &digest.Local{WS: ws, Store: memory.New(ws.MemoryDir(), locks, a.Clock),
-		Log: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: a.Clock}}
+		Log: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: a.Clock}, Warn: warn}
 }
 
 // runDigest computes the digest of the last `days` days, writes it as the
@@ -53,7 +53,8 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 		gha.Errorf("digest failed: %v", err)
 		return 1
 	}
-	input, err := digest.Load(ctx, a.digestSource(ws), cfg.KnownAgents())
+	warn := func(err error) { gha.Warningf("digest leaves out a ledger that does not parse: %v", err) }
+	input, err := digest.Load(ctx, a.digestSource(ws, warn), cfg.KnownAgents())
 	if err != nil {
 		gha.Errorf("digest failed: %v", err)
 		return 1

@@ -62,7 +62,8 @@ func runDigest(ctx context.Context, a *App, args []string) error {
 	// the cost at tens of megabytes for 1,000 issues.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	ws := a.Workspace()
-	src := &digest.Local{WS: ws, Store: a.Memory(), Log: a.Events()}
+	src := &digest.Local{WS: ws, Store: a.Memory(), Log: a.Events(),
+		Warn: func(err error) { a.warn("digest leaves out a ledger that does not parse: %v", err) }}
 	in, err := digest.Load(ctx, src, cfg.KnownAgents())
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
@@ -56,6 +57,9 @@ type Local struct {
 	Store *memory.Store
 	// Events is the workspace's event log (nil: none).
 	Log *events.Log
+	// Warn receives each ledger that does not parse; it is left out of the
+	// report rather than failing it (nil: a corrupt ledger fails the read).
+	Warn func(error)
 }
 
 // Ledgers reads every ledger file, on all cores: a digest reads every
@@ -91,10 +95,18 @@ func (l *Local) Ledgers(ctx context.Context) ([]*ledger.Ledger, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	kept := out[:0]
+	for i, ldg := range out {
+		switch err := errs[i]; {
+		case err == nil:
+			kept = append(kept, ldg)
+		case l.Warn != nil && errcode.CodeOf(err) == errcode.CorruptState:
+			l.Warn(err)
+		default:
+			return nil, err
+		}
 	}
-	return out, nil
+	return kept, nil
 }
 
 // Events reads the event log; lines that do not parse are skipped.
