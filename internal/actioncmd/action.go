@@ -122,11 +122,9 @@ func (a *App) readInputs(gha *githubactions.Action) (*inputs, error) {
 	}
 	in.stepSummaryOn = gctx.StepSummary != ""
 	switch in.command {
-	case "sync", "ingest", "monitor":
-	case "digest":
-		return nil, fmt.Errorf("input command: digest is not available in this version (sync, ingest, monitor)")
+	case "sync", "ingest", "monitor", "digest":
 	default:
-		return nil, fmt.Errorf("input command: %q is not one of sync, ingest, monitor", in.command)
+		return nil, fmt.Errorf("input command: %q is not one of sync, ingest, monitor, digest", in.command)
 	}
 	if in.repository == "" {
 		return nil, fmt.Errorf("GITHUB_REPOSITORY is not set: run agentx-action as a GitHub Action step")
@@ -154,6 +152,9 @@ func boolInput(gha *githubactions.Action, name string) (bool, error) {
 // comment may ever reach one.
 func (a *App) runAction(ctx context.Context) int {
 	gha := githubactions.New(githubactions.WithGetenv(a.Getenv), githubactions.WithWriter(a.Stdout))
+	if strings.EqualFold(gha.GetInput("command"), "digest") {
+		return a.runDigest(ctx, gha) // digest.go
+	}
 	in, err := a.readInputs(gha)
 	if err != nil {
 		gha.Errorf("%v", err)

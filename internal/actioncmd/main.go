@@ -83,6 +83,7 @@ func (a *App) usage(w io.Writer) {
 	fmt.Fprintln(w, "  agentx-action --version")
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Input `command`: sync (mirror ledgers to comments and labels), ingest (apply /clarify")
-	fmt.Fprintln(w, "commands from an issue_comment event), monitor (stale/stuck/deadlock check, then sync).")
+	fmt.Fprintln(w, "commands from an issue_comment event), monitor (stale/stuck/deadlock check, then sync),")
+	fmt.Fprintln(w, "digest (the weekly report as the step summary and the week's agentx-digest issue).")
 	fmt.Fprintln(w, "See docs/github-mode.md for every input and output.")
 }

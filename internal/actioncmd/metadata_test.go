@@ -47,7 +47,7 @@ func actionMetadata(t *testing.T) (inputs map[string]string, outputs []string) {
 
 func TestActionMetadataMatchesTheBinary(t *testing.T) {
 	inputs, outputs := actionMetadata(t)
-	want := []string{"allowed-associations", "allowed-users", "blocked-label", "bot-login", "branch", "command", "dry-run",
+	want := []string{"allowed-associations", "allowed-users", "blocked-label", "bot-login", "branch", "command", "days", "dry-run",
 		"escalated-label", "full-resync", "github-token", "root", "write-interval"}
 	var got []string
 	for k := range inputs {
@@ -62,7 +62,9 @@ func TestActionMetadataMatchesTheBinary(t *testing.T) {
 		t.Fatalf("defaults %v", inputs)
 	}
 	wantOut := []string{"commands-applied", "commands-rejected", "comments-created", "comments-deleted", "comments-updated",
-		"issues-synced", "labels-added", "labels-removed"}
+		"digest-auto-resolution-rate", "digest-average-rounds", "digest-deadlocks", "digest-escalated", "digest-escalation-rate",
+		"digest-escalations-waiting", "digest-issue", "digest-observations-stored", "digest-opened", "digest-settled",
+		"digest-stale", "digest-still-open", "issues-synced", "labels-added", "labels-removed"}
 	if strings.Join(outputs, ",") != strings.Join(wantOut, ",") {
 		t.Fatalf("action.yml outputs %v, want %v", outputs, wantOut)
 	}

@@ -74,6 +74,7 @@ type Server struct {
 	nextID   int64
 	labels   map[string]*Label
 	files    map[string][]byte
+	texts    map[int]*IssueText // issues opened through the API (issues.go)
 	tick     time.Time
 	calls    map[string]int
 	seq      int
@@ -338,6 +339,7 @@ func (s *Server) routes() *http.ServeMux {
 	add("DELETE /repos/{owner}/{repo}/issues/{number}/labels/{name}", s.removeLabel)
 	add("GET /repos/{owner}/{repo}/contents/{path...}", s.getContents)
 	add("PUT /repos/{owner}/{repo}/contents/{path...}", s.putContents)
+	s.issueRoutes(add)
 	return mux
 }
 

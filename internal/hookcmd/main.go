@@ -78,7 +78,7 @@ func commands() []command {
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
 		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", runGitHook},
 		{"merge-driver", "what git runs to merge state files (hooks install --merge-driver)", runMergeDriver},
-		{"digest", "weekly digest (not available yet)", runDigest},
+		{"digest", "weekly digest of clarification and memory figures", runDigest},
 		{"demo", "run a scripted tour in a temporary workspace", runDemo},
 		{"version", "print the version", runVersion},
 	}
@@ -365,23 +365,6 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// runDigest holds the contract's name and flags (DESIGN section 7) until the
-// digest exists, so a script calling it learns why it fails instead of
-// meeting "unknown command".
-func runDigest(_ context.Context, a *App, args []string) error {
-	fs := newFlags(a, "digest", "digest [--days 7] [--format md|json]\n\nThe weekly digest is not available yet in this version of agentx-hook.\nMeanwhile `agentx-hook events --since 7d` lists the week's events.")
-	fs.Int("days", 7, "the last `N` days")
-	fs.String("format", "md", "output `form`: md or json")
-	for _, arg := range args {
-		if arg == "-h" || arg == "-help" || arg == "--help" {
-			_, err := parse(fs, []string{arg})
-			return err
-		}
-	}
-	// Any other flags: the answer is the same, whatever was asked for.
-	return usagef("digest is not available yet in this version of agentx-hook; `agentx-hook events --since 7d` lists the week's events meanwhile")
 }
 
 func runVersion(_ context.Context, a *App, args []string) error {

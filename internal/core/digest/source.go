@@ -1,0 +1,139 @@
+package digest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/events"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/memindex"
+	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// Source is where a digest's input comes from: the ledgers, the event log
+// and the memory store. Local reads a workspace on disk (agentx-hook, and
+// the Action reading its checkout); a state-branch source (GitHub Mode)
+// implements the same three methods over the branch's tree.
+type Source interface {
+	// Ledgers returns every issue's clarification ledger.
+	Ledgers(ctx context.Context) ([]*ledger.Ledger, error)
+	// Events returns the event log, oldest first (nil when there is none:
+	// the log is local, and the state branch does not carry it).
+	Events(ctx context.Context) ([]events.Event, error)
+	// Memory returns the memory store's observation times and size, nil
+	// when there is no store.
+	Memory(ctx context.Context) (*MemoryInput, error)
+}
+
+// Load reads a Source into an Input. agents are the configured agent names.
+func Load(ctx context.Context, src Source, agents map[string]bool) (*Input, error) {
+	ls, err := src.Ledgers(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("digest: ledgers: %w", err)
+	}
+	evs, err := src.Events(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("digest: event log: %w", err)
+	}
+	mem, err := src.Memory(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("digest: memory: %w", err)
+	}
+	return &Input{Ledgers: ls, Events: evs, Memory: mem, Agents: agents}, nil
+}
+
+// Local is the Source of a workspace on disk. Reads take no locks: every
+// file is replaced atomically, so a reader sees whole files.
+type Local struct {
+	WS workspace.Workspace
+	// Memory is the workspace's memory store (nil: no memory figures).
+	Store *memory.Store
+	// Events is the workspace's event log (nil: none).
+	Log *events.Log
+	// Warn receives each ledger that does not parse; it is left out of the
+	// report rather than failing it (nil: a corrupt ledger fails the read).
+	Warn func(error)
+}
+
+// Ledgers reads every ledger file, on all cores: a digest reads every
+// issue's ledger, and parsing dominates.
+func (l *Local) Ledgers(ctx context.Context) ([]*ledger.Ledger, error) {
+	st := &ledger.Store{WS: l.WS}
+	issues, err := st.Issues()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*ledger.Ledger, len(issues))
+	errs := make([]error, len(issues))
+	workers := min(runtime.GOMAXPROCS(0), len(issues))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = st.Load(issues[i])
+			}
+		}()
+	}
+	for i := range issues {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	kept := out[:0]
+	for i, ldg := range out {
+		switch err := errs[i]; {
+		case err == nil:
+			kept = append(kept, ldg)
+		case l.Warn != nil && errcode.CodeOf(err) == errcode.CorruptState:
+			l.Warn(err)
+		default:
+			return nil, err
+		}
+	}
+	return kept, nil
+}
+
+// Events reads the event log; lines that do not parse are skipped.
+func (l *Local) Events(context.Context) ([]events.Event, error) {
+	if l.Log == nil {
+		return nil, nil
+	}
+	evs, _, err := l.Log.Read(timeZero)
+	return evs, err
+}
+
+// Memory reads the observation times from the store's index.
+func (l *Local) Memory(ctx context.Context) (*MemoryInput, error) {
+	if l.Store == nil {
+		return nil, nil
+	}
+	if _, err := os.Stat(l.Store.Dir); errors.Is(err, os.ErrNotExist) {
+		return &MemoryInput{Times: []int64{}}, nil
+	}
+	m := &MemoryInput{}
+	if err := l.Store.Census(ctx, func(d memindex.Doc) {
+		m.Times = append(m.Times, d.Time)
+		m.Tokens += d.Tokens
+	}); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+var timeZero = time.Time{}
