@@ -26,6 +26,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/render"
 	"github.com/agentx-dev/agentx/internal/core/responder"
 	"github.com/agentx-dev/agentx/internal/core/router"
+	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -46,6 +47,9 @@ type App struct {
 	// IsTerminal reports whether stdout/stderr are terminals.
 	StdoutTTY bool
 	StderrTTY bool
+	// Merge merges a state file changed on both sides in `sync` (nil: the
+	// build's default, see sync.go).
+	Merge statebranch.FileMerger
 
 	rootFlag string
 	ws       *workspace.Workspace
@@ -77,6 +81,7 @@ func commands() []command {
 		{"memory", "search, inspect and maintain the memory store", runMemory},
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
 		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", runGitHook},
+		{"sync", "share the state on the state branch (GitHub Mode)", runSync},
 		{"digest", "weekly digest (not available yet)", runDigest},
 		{"demo", "run a scripted tour in a temporary workspace", runDemo},
 		{"version", "print the version", runVersion},

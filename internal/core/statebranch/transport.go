@@ -87,15 +87,32 @@ func (g GitCLI) Push(ctx context.Context, remote, branch, commit string) error {
 	if err == nil {
 		return nil
 	}
-	out := string(stdout)
-	// --porcelain: "!<TAB>src:dst<TAB>[rejected] (fetch first)" when the
-	// remote has commits we lack, "(non-fast-forward)" when our tracking
-	// ref knew them.
-	if strings.Contains(out, "[rejected]") && (strings.Contains(out, "fetch first") || strings.Contains(out, "non-fast-forward")) {
+	out := string(stdout) + "\n" + string(stderr)
+	if lostRace(out) {
 		return ErrNonFastForward
 	}
 	msg := strings.TrimSpace(string(stderr) + "\n" + out)
 	return transportErr("push", remote, branch, msg, err)
+}
+
+// lostRace reads git push --porcelain: "!<TAB>src:dst<TAB>[rejected]
+// (fetch first)" when the remote has commits we lack, "(non-fast-forward)"
+// when our tracking ref knew them, and "[remote rejected] (cannot lock
+// ref ...)" when another push to the branch was landing at that instant
+// (on GitHub: "incorrect old value provided"); the reason of a remote
+// rejection may be only on stderr, so out is both streams.
+func lostRace(out string) bool {
+	if strings.Contains(out, "[rejected]") {
+		return strings.Contains(out, "fetch first") || strings.Contains(out, "non-fast-forward")
+	}
+	if strings.Contains(out, "[remote rejected]") {
+		for _, s := range []string{"cannot lock ref", "reference already exists", "but expected", "incorrect old value"} {
+			if strings.Contains(out, s) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func transportErr(op, remote, branch, msg string, err error) error {
