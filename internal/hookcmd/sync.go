@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -127,23 +128,31 @@ func (a *App) stateSyncOptions() (statebranch.Options, error) {
 // never travel on the branch.
 func (a *App) syncState(ctx context.Context, opt statebranch.Options) (*statebranch.Result, error) {
 	res, err := statebranch.Sync(ctx, opt)
-	if res != nil && memoryChanged(res) {
-		if _, rerr := a.Memory().Rebuild(ctx); rerr != nil {
-			err = errors.Join(err, fmt.Errorf("rebuild the memory index after sync: %w", rerr))
+	if res != nil {
+		if issues := memoryIssues(res); len(issues) > 0 {
+			if rerr := a.Memory().Reindex(ctx, issues); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("update the memory index after sync: %w", rerr))
+			}
 		}
 	}
 	return res, err
 }
 
-func memoryChanged(res *statebranch.Result) bool {
+// memoryIssues lists the issues whose memory file the sync wrote.
+func memoryIssues(res *statebranch.Result) []int {
+	var out []int
 	for _, list := range [][]string{res.Written, res.Seeded} {
 		for _, p := range list {
-			if strings.HasPrefix(p, "memory/") {
-				return true
+			name, ok := strings.CutPrefix(p, "memory/")
+			if !ok {
+				continue
+			}
+			if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, "issue-"), ".json")); err == nil {
+				out = append(out, n)
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // syncSummary is the one line a person reads after a sync.

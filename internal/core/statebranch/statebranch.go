@@ -117,7 +117,13 @@ type Result struct {
 	Retries int `json:"retries"`
 	// Tip is the state branch's commit after the sync, as far as we know.
 	Tip string `json:"tip,omitempty"`
+	// FetchMillis and PushMillis are the time spent in the transfers, so
+	// that the sync's own cost (the rest) can be told from the network's.
+	FetchMillis float64 `json:"fetch_ms"`
+	PushMillis  float64 `json:"push_ms"`
 }
+
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // Sync runs one sync of the state branch. Only one sync runs at a time
 // in a repository (a lock beside its refs).
@@ -215,8 +221,10 @@ func (s *syncer) run(ctx context.Context) error {
 	fetch := !s.opt.PushOnly
 	for attempt := 0; ; attempt++ {
 		if fetch {
+			start := time.Now()
 			exists, err := s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
 			s.res.Fetches++
+			s.res.FetchMillis += millis(time.Since(start))
 			if err != nil {
 				return err
 			}
@@ -247,7 +255,9 @@ func (s *syncer) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		start := time.Now()
 		err = s.opt.Transport.Push(ctx, s.opt.Remote, s.opt.Branch, commit.String())
+		s.res.PushMillis += millis(time.Since(start))
 		if errors.Is(err, ErrNonFastForward) && attempt < s.opt.Retries {
 			s.res.Retries++
 			base, fetch = withBase(theirs, rd.keepBase), true
