@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -61,12 +62,13 @@ var stateDirs = []string{"state/clarifications", "memory", "memory/archive"}
 // localFile is one state file as found on disk.
 type localFile struct {
 	hash plumbing.Hash
-	data []byte
+	stat fileStat
 }
 
-// scanLocal reads every state file under agentxDir and hashes it as a git
-// blob, keyed by its path relative to .agentx/.
-func scanLocal(ctx context.Context, agentxDir string) (map[string]localFile, error) {
+// scanLocal hashes every state file under agentxDir as a git blob, keyed
+// by its path relative to .agentx/; files whose stat data the cache knows
+// are not read.
+func scanLocal(ctx context.Context, agentxDir string, cache *statCache) (map[string]localFile, error) {
 	out := map[string]localFile{}
 	for _, dir := range stateDirs {
 		entries, err := os.ReadDir(filepath.Join(agentxDir, filepath.FromSlash(dir)))
@@ -84,14 +86,39 @@ func scanLocal(ctx context.Context, agentxDir string) (map[string]localFile, err
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			data, err := os.ReadFile(filepath.Join(agentxDir, filepath.FromSlash(rel)))
+			fi, err := e.Info()
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // removed while we listed: absent
 			}
 			if err != nil {
+				return nil, fmt.Errorf("stat %s: %w", rel, err)
+			}
+			st := statOf(fi)
+			if h, ok := cache.lookup(rel, st); ok {
+				out[rel] = localFile{hash: h, stat: st}
+				continue
+			}
+			p := filepath.Join(agentxDir, filepath.FromSlash(rel))
+			f, err := os.Open(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", rel, err)
 			}
-			out[rel] = localFile{hash: blobHash(data), data: data}
+			// Stat the open file: the hash is then that of the version
+			// whose stat data is remembered, even if a writer replaces
+			// the path meanwhile.
+			fi, err = f.Stat()
+			var data []byte
+			if err == nil {
+				data, err = io.ReadAll(f)
+			}
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", rel, err)
+			}
+			out[rel] = localFile{hash: blobHash(data), stat: statOf(fi)}
 		}
 	}
 	return out, nil

@@ -306,10 +306,13 @@ type round struct {
 
 // merge merges every state file three ways and writes the local results.
 func (s *syncer) merge(ctx context.Context, base, theirs map[string]entry) (*round, error) {
-	local, err := scanLocal(ctx, s.agentxDir)
+	cache := loadStatCache(statCachePath(s.r.gitDir, s.agentxDir))
+	local, err := scanLocal(ctx, s.agentxDir, cache)
 	if err != nil {
 		return nil, err
 	}
+	// Losing the cache only costs time: the next sync hashes again.
+	_ = cache.save(local, time.Now())
 	rd := &round{tree: make(map[string]entry, len(theirs)), keepBase: map[string]*entry{}}
 	for p, e := range theirs {
 		rd.tree[p] = e
