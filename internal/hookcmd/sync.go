@@ -72,13 +72,13 @@ func runSync(ctx context.Context, a *App, args []string) error {
 	}
 	opt.PullOnly, opt.PushOnly, opt.InitFrom = o.pullOnly, o.pushOnly, o.initFrom
 	start := time.Now()
-	res, err := a.syncState(ctx, opt)
+	res, indexTime, err := a.syncState(ctx, opt)
 	if err != nil {
 		return err
 	}
 	if o.asJSON {
 		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "sync": res,
-			"duration_ms": time.Since(start).Milliseconds()})
+			"memory_index_ms": indexTime.Milliseconds(), "duration_ms": time.Since(start).Milliseconds()})
 	}
 	fmt.Fprintln(a.Stdout, syncSummary(res))
 	for _, c := range res.Conflicts {
@@ -126,16 +126,20 @@ func (a *App) stateSyncOptions() (statebranch.Options, error) {
 // syncState runs a sync and brings the memory index in line with the
 // memory files it wrote: the manifest and search index are derived and
 // never travel on the branch.
-func (a *App) syncState(ctx context.Context, opt statebranch.Options) (*statebranch.Result, error) {
+// It returns the time the index took.
+func (a *App) syncState(ctx context.Context, opt statebranch.Options) (*statebranch.Result, time.Duration, error) {
 	res, err := statebranch.Sync(ctx, opt)
+	var took time.Duration
 	if res != nil {
 		if issues := memoryIssues(res); len(issues) > 0 {
+			start := time.Now()
 			if rerr := a.Memory().Reindex(ctx, issues); rerr != nil {
 				err = errors.Join(err, fmt.Errorf("update the memory index after sync: %w", rerr))
 			}
+			took = time.Since(start)
 		}
 	}
-	return res, err
+	return res, took, err
 }
 
 // memoryIssues lists the issues whose memory file the sync wrote.
@@ -230,7 +234,7 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 	opt.PullOnly = pull
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	res, err := a.syncState(ctx, opt)
+	res, _, err := a.syncState(ctx, opt)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		a.warn("state branch sync skipped: no answer from %s within %s; the next sync catches up", opt.Remote, budget)
