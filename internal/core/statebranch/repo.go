@@ -26,6 +26,15 @@ import (
 // keeps its objects.
 const SyncedRef = "refs/agentx/synced"
 
+// syncedRef is SyncedRef for the main work tree; a linked work tree
+// (git worktree add) has its own .agentx/ files and so its own base.
+func (r *repo) syncedRef() string {
+	if r.gitDir == r.commonDir {
+		return SyncedRef
+	}
+	return "refs/agentx/worktrees/" + filepath.Base(r.gitDir) + "/synced"
+}
+
 // repo is the object and ref store of the user's repository, opened with
 // go-git's storage layer only: no worktree, no index, no HEAD writes.
 type repo struct {

@@ -166,7 +166,8 @@ func Sync(ctx context.Context, opt Options) (*Result, error) {
 	}
 	s := &syncer{opt: opt, r: r, agentxDir: filepath.Join(opt.Root, workspace.Dir),
 		prefix: strings.TrimPrefix(filepath.ToSlash(filepath.Join(rel, workspace.Dir))+"/", "./"),
-		res:    &Result{Remote: opt.Remote, Branch: opt.Branch}}
+		res: &Result{Remote: opt.Remote, Branch: opt.Branch,
+			Seeded: []string{}, Merged: []string{}, Written: []string{}, Conflicts: []Conflict{}}}
 	err = opt.Locks.With(ctx, filepath.Join(r.commonDir, "agentx-sync"), func(*lock.Lock) error {
 		return s.run(ctx)
 	})
@@ -210,7 +211,7 @@ func (s *syncer) run(ctx context.Context) error {
 			return err
 		}
 	}
-	baseTip, err := s.r.ref(SyncedRef)
+	baseTip, err := s.r.ref(s.r.syncedRef())
 	if err != nil {
 		return err
 	}
@@ -258,10 +259,14 @@ func (s *syncer) run(ctx context.Context) error {
 		start := time.Now()
 		err = s.opt.Transport.Push(ctx, s.opt.Remote, s.opt.Branch, commit.String())
 		s.res.PushMillis += millis(time.Since(start))
-		if errors.Is(err, ErrNonFastForward) && attempt < s.opt.Retries {
-			s.res.Retries++
-			base, fetch = withBase(theirs, rd.keepBase), true
-			continue
+		if errors.Is(err, ErrNonFastForward) {
+			if attempt < s.opt.Retries {
+				s.res.Retries++
+				base, fetch = withBase(theirs, rd.keepBase), true
+				continue
+			}
+			return errcode.Wrap(errcode.AgentError, err, "push %s to %s: lost %d races in a row", s.opt.Branch, s.opt.Remote, attempt+1).
+				WithHint("other agents are pushing the state branch right now; the local files hold everything merged so far, run `agentx-hook sync` again")
 		}
 		if err != nil {
 			return err
@@ -489,12 +494,12 @@ func (s *syncer) setBase(tip plumbing.Hash, files map[string]entry, keep map[str
 	if len(keep) == 0 {
 		if tip.IsZero() {
 			// git update-ref -d refs/agentx/synced
-			if err := s.r.st.RemoveReference(SyncedRef); err != nil {
-				return fmt.Errorf("remove %s: %w", SyncedRef, err)
+			if err := s.r.st.RemoveReference(plumbing.ReferenceName(s.r.syncedRef())); err != nil {
+				return fmt.Errorf("remove %s: %w", s.r.syncedRef(), err)
 			}
 			return nil
 		}
-		return s.r.setRef(SyncedRef, tip)
+		return s.r.setRef(s.r.syncedRef(), tip)
 	}
 	tree, err := s.r.writeTree(withBase(files, keep))
 	if err != nil {
@@ -508,7 +513,7 @@ func (s *syncer) setBase(tip plumbing.Hash, files map[string]entry, keep map[str
 	if err != nil {
 		return err
 	}
-	return s.r.setRef(SyncedRef, c)
+	return s.r.setRef(s.r.syncedRef(), c)
 }
 
 func (s *syncer) signature() object.Signature {

@@ -436,3 +436,56 @@ func TestErrors(t *testing.T) {
 		t.Errorf("no remote: %v", err)
 	}
 }
+
+// alwaysRejected loses every push race.
+type alwaysRejected struct {
+	statebranch.GitCLI
+	pushes int
+}
+
+func (r *alwaysRejected) Push(context.Context, string, string, string) error {
+	r.pushes++
+	return statebranch.ErrNonFastForward
+}
+
+func TestLosingEveryRaceGivesUpAfterTheRetries(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	a.write(ledger1, sbt.Records("CLR-1-001"))
+	tr := &alwaysRejected{GitCLI: statebranch.GitCLI{Dir: a.dir}}
+	o := a.opts
+	o.Transport, o.Retries = tr, 2
+	res, err := statebranch.Sync(context.Background(), o)
+	if !errors.Is(err, statebranch.ErrNonFastForward) || !strings.Contains(err.Error(), "lost 3 races") {
+		t.Fatalf("err %v", err)
+	}
+	if tr.pushes != 3 || res.Retries != 2 {
+		t.Errorf("pushes %d retries %d", tr.pushes, res.Retries)
+	}
+}
+
+func TestLinkedWorktreeHasItsOwnBase(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	wtDir := filepath.Join(t.TempDir(), "wt")
+	sbt.Git(t, a.dir, "worktree", "add", "--quiet", "-b", "7-other", wtDir)
+	w := &agent{t: t, dir: wtDir, opts: a.opts}
+	w.opts.Root = wtDir
+	w.write("memory/issue-7.json", sbt.Records("from-worktree"))
+	w.sync()
+	if _, err := sbt.TryGit(a.dir, "rev-parse", "--verify", "-q", "refs/agentx/worktrees/wt/synced"); err != nil {
+		t.Fatalf("worktree base ref: %v", err)
+	}
+	if _, err := sbt.TryGit(a.dir, "rev-parse", "--verify", "-q", statebranch.SyncedRef); err == nil {
+		t.Fatal("the worktree's sync set the main work tree's base")
+	}
+	a.sync()
+	if got := sbt.IDs(t, a.read("memory/issue-7.json")); !slices.Equal(got, []string{"from-worktree"}) {
+		t.Errorf("main work tree: %v", got)
+	}
+	if got := sbt.Git(t, wtDir, "rev-parse", "--abbrev-ref", "HEAD"); got != "7-other" {
+		t.Errorf("worktree HEAD %s", got)
+	}
+}
