@@ -196,13 +196,19 @@ func TestNothingChangedFetchesOnceAndNeitherCommitsNorPushes(t *testing.T) {
 	}
 }
 
-func TestPushRaceIsMergedAgain(t *testing.T) {
+// syncedPair is two agents that both hold ledger 1 with CLR-1-001, synced.
+func syncedPair(t *testing.T) (remote string, a, b *agent) {
 	sbt.Env(t)
-	remote := sbt.Remote(t)
-	a, b := newAgent(t, remote), newAgent(t, remote)
+	remote = sbt.Remote(t)
+	a, b = newAgent(t, remote), newAgent(t, remote)
 	a.write(ledger1, sbt.Records("CLR-1-001"))
 	a.sync()
 	b.sync()
+	return remote, a, b
+}
+
+func TestPushRaceIsMergedAgain(t *testing.T) {
+	remote, a, b := syncedPair(t)
 	a.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-002"))
 	b.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-003"))
 	tr := &countingTransport{GitCLI: statebranch.GitCLI{Dir: a.dir}, beforePush: func() { b.sync() }}
@@ -251,12 +257,7 @@ func TestRemovalsAndOneSidedChanges(t *testing.T) {
 }
 
 func TestUnmergeableFileStaysLocalAndIsNotPushed(t *testing.T) {
-	sbt.Env(t)
-	remote := sbt.Remote(t)
-	a, b := newAgent(t, remote), newAgent(t, remote)
-	a.write(ledger1, sbt.Records("CLR-1-001"))
-	a.sync()
-	b.sync()
+	remote, a, b := syncedPair(t)
 	a.write(ledger1, "{ not json")
 	b.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-002"))
 	b.sync()
