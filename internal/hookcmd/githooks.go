@@ -39,7 +39,7 @@ already there is never overwritten: it is kept as NAME.agentx-chained, runs
 first and decides the hook's exit status; uninstall renames it back.
 AGENTX=0 turns agentx's part off for one command; our own failures never
 block git. --force rewrites our shims, and where a foreign hook replaced ours
-while one is still chained, keeps both (the old one as NAME.agentx-chained.N).`
+while one is still chained, keeps both (the old one as NAME.agentx-chained.N).` + hooksMergeDriverUsage
 
 func runHooks(ctx context.Context, a *App, args []string) error {
 	subs := map[string]func(context.Context, *App, []string) error{
@@ -96,9 +96,10 @@ func (a *App) readHooks(ctx context.Context, fs *flag.FlagSet, args []string) (g
 // hooksChange plans with plan and applies it, then reports.
 func hooksChange(ctx context.Context, a *App, name string, args []string, plan func(*githooks.Snapshot, bool) []githooks.Step) error {
 	fs := newFlags(a, "hooks "+name, hooksUsage)
-	force := false
+	force, mergeDriver := false, false
 	if name == "install" {
 		fs.BoolVar(&force, "force", false, "rewrite our shims; keep both hooks where a foreign hook replaced ours")
+		fs.BoolVar(&mergeDriver, "merge-driver", false, "also register the semantic merge driver for state files")
 	}
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	loc, snap, err := a.readHooks(ctx, fs, args)
@@ -109,10 +110,14 @@ func hooksChange(ctx context.Context, a *App, name string, args []string, plan f
 	if err := githooks.Apply(loc.Dir, steps); err != nil {
 		return fmt.Errorf("hooks %s in %s: %w", name, loc.Dir, err)
 	}
+	md, err := a.mergeDriverChange(ctx, name, mergeDriver)
+	if err != nil {
+		return err
+	}
 	notes := a.hooksNotes(name, loc, steps)
 	if *asJSON {
 		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "hooksDir": loc.Dir,
-			"hooksPath": loc.HooksPath, "steps": steps, "notes": nonNil(notes)})
+			"hooksPath": loc.HooksPath, "steps": steps, "notes": nonNil(notes), "mergeDriver": md})
 	}
 	fmt.Fprintf(a.Stdout, "Hooks directory: %s\n", loc.Dir)
 	for _, st := range steps {
@@ -122,6 +127,7 @@ func hooksChange(ctx context.Context, a *App, name string, args []string, plan f
 		}
 		fmt.Fprintln(a.Stdout, line)
 	}
+	printMergeDriver(a.Stdout, md)
 	for _, n := range notes {
 		fmt.Fprintf(a.Stderr, "note: %s\n", n)
 	}
@@ -175,9 +181,13 @@ func runHooksStatus(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	hooks := githooks.Status(snap)
+	md, err := a.mergeDriverStatus(ctx)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "hooksDir": loc.Dir,
-			"hooksPath": loc.HooksPath, "hooks": hooks})
+			"hooksPath": loc.HooksPath, "hooks": hooks, "mergeDriver": md})
 	}
 	fmt.Fprintf(a.Stdout, "Hooks directory: %s", loc.Dir)
 	if loc.HooksPath != "" {
@@ -200,6 +210,7 @@ func runHooksStatus(ctx context.Context, a *App, args []string) error {
 		}
 		fmt.Fprintln(a.Stdout, line)
 	}
+	printMergeDriver(a.Stdout, md)
 	return nil
 }
 

@@ -81,6 +81,7 @@ func commands() []command {
 		{"memory", "search, inspect and maintain the memory store", runMemory},
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
 		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", runGitHook},
+		{"merge-driver", "what git runs to merge state files (hooks install --merge-driver)", runMergeDriver},
 		{"sync", "share the state on the state branch (GitHub Mode)", runSync},
 		{"digest", "weekly digest (not available yet)", runDigest},
 		{"demo", "run a scripted tour in a temporary workspace", runDemo},

@@ -1,0 +1,569 @@
+package statemerge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+)
+
+const ledgerPath = "state/clarifications/issue-42.json"
+
+// ts is a timestamp minutes after a fixed start.
+func ts(min int) string {
+	return "2026-03-01T17:" + twoDigits(min) + ":00.000Z"
+}
+
+func twoDigits(n int) string { return string([]byte{byte('0' + n/10), byte('0' + n%10)}) }
+
+// req is a fresh request as the router writes it, created at minute min.
+func req(id string, min int, question string) ledger.Record {
+	r := ledger.Record{ID: id, IssueNumber: 42, From: "engineer", To: "architect", Topic: "auth flow",
+		Blocking: true, Status: ledger.Pending, Round: 1, MaxRounds: 5, Created: ts(min), StaleAfter: ts(min + 30),
+		Thread: []ledger.Entry{{Round: 1, From: "engineer", Type: ledger.Question, Body: question, Timestamp: ts(min)}}}
+	r.SetExtra("slaMinutes", json.RawMessage("30"))
+	return r
+}
+
+// Transitions as the router and the monitor make them.
+func answer(r ledger.Record, min int, body string) ledger.Record {
+	r = clone(r)
+	r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: r.To, Type: ledger.Answer, Body: body, Timestamp: ts(min)})
+	r.Status = ledger.Answered
+	return r
+}
+
+func ask(r ledger.Record, min int, body string) ledger.Record {
+	r = clone(r)
+	r.Round++
+	r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: r.From, Type: ledger.Question, Body: body, Timestamp: ts(min)})
+	r.Status = ledger.Pending
+	r.StaleAfter = ts(min + 30)
+	return r
+}
+
+func resolve(r ledger.Record, min int) ledger.Record {
+	r = clone(r)
+	at := ts(min)
+	r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: r.From, Type: ledger.Resolution, Body: "Going with it.", Timestamp: at})
+	r.Status, r.ResolvedAt = ledger.Resolved, &at
+	return r
+}
+
+func abandon(r ledger.Record, min int) ledger.Record {
+	r = clone(r)
+	r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: r.From, Type: ledger.Resolution, Body: "Abandoned: moot.", Timestamp: ts(min)})
+	r.Status = ledger.Abandoned
+	return r
+}
+
+func escalate(r ledger.Record, min int) ledger.Record {
+	r = clone(r)
+	body := "[ESCALATED] Clarification \"auth flow\" (" + r.ID + ") could not be resolved.\n  On GitHub: /clarify resolve " + r.ID + " <decision>"
+	r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: ledger.HubName, Type: ledger.Escalation, Body: body, Timestamp: ts(min)})
+	r.Status = ledger.Escalated
+	return r
+}
+
+// markStale is the monitor's first timeout.
+func markStale(r ledger.Record, min int) ledger.Record {
+	r = clone(r)
+	r.Status = ledger.Stale
+	r.StaleAfter = ts(min + 30)
+	r.SetExtra("staleRound", json.RawMessage(itoa(r.Round)))
+	return r
+}
+
+func withExtra(r ledger.Record, key, value string) ledger.Record {
+	r = clone(r)
+	r.SetExtra(key, json.RawMessage(value))
+	return r
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// clone deep-copies r, so a transition never changes the record it starts from.
+func clone(r ledger.Record) ledger.Record {
+	r.Thread = append([]ledger.Entry(nil), r.Thread...)
+	for i := range r.Thread {
+		r.Thread[i].Extra = append([]jsonfile.Field(nil), r.Thread[i].Extra...)
+	}
+	r.Extra = append([]jsonfile.Field(nil), r.Extra...)
+	return r
+}
+
+// file renders a ledger of issue 42 holding recs (nil recs: no file).
+func file(t testing.TB, recs ...ledger.Record) []byte {
+	t.Helper()
+	data, err := jsonfile.Marshal(&ledger.Ledger{IssueNumber: 42, Clarifications: recs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func decode(t testing.TB, data []byte) *ledger.Ledger {
+	t.Helper()
+	l, err := ledger.Parse(ledgerPath, data, 42)
+	if err != nil {
+		t.Fatalf("merged ledger does not parse: %v\n%s", err, data)
+	}
+	return l
+}
+
+func find(t testing.TB, l *ledger.Ledger, id string) *ledger.Record {
+	t.Helper()
+	r := l.Find(id)
+	if r == nil {
+		t.Fatalf("no record %s in merged ledger", id)
+	}
+	return r
+}
+
+func types(r *ledger.Record) string {
+	var s []string
+	for _, e := range r.Thread {
+		s = append(s, string(e.Type))
+	}
+	return strings.Join(s, ",")
+}
+
+func ids(l *ledger.Ledger) string {
+	var s []string
+	for _, r := range l.Clarifications {
+		s = append(s, r.ID)
+	}
+	return strings.Join(s, ",")
+}
+
+func TestMergeLedgerRules(t *testing.T) {
+	q1 := req("CLR-42-001", 0, "Middleware or controller?")
+	q2 := req("CLR-42-002", 5, "Which session store?")
+	q2b := req("CLR-42-002", 6, "Which token format?")
+	q2b.To = "product-manager"
+
+	tests := []struct {
+		name               string
+		base, ours, theirs []ledger.Record
+		noBase             bool
+		check              func(t *testing.T, l *ledger.Ledger, rep Report)
+		renamed            int // renames expected (the merge is then not symmetric byte for byte)
+	}{
+		{
+			name: "records added on both sides are both kept, in creation order",
+			base: []ledger.Record{q1}, ours: []ledger.Record{q1, q2}, theirs: []ledger.Record{q1, req("CLR-42-003", 3, "Cookie name?")},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				if got := ids(l); got != "CLR-42-001,CLR-42-003,CLR-42-002" {
+					t.Errorf("ids = %s", got)
+				}
+			},
+		},
+		{
+			name: "the same next id on both sides: ours keeps it, theirs gets the next free one",
+			base: []ledger.Record{q1}, ours: []ledger.Record{q1, q2}, theirs: []ledger.Record{q1, q2b},
+			renamed: 1,
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				if got := ids(l); got != "CLR-42-001,CLR-42-002,CLR-42-003" {
+					t.Fatalf("ids = %s", got)
+				}
+				if r := find(t, l, "CLR-42-002"); r.To != "architect" {
+					t.Errorf("CLR-42-002 is theirs (to %s), want ours", r.To)
+				}
+				r := find(t, l, "CLR-42-003")
+				if r.To != "product-manager" || string(r.ExtraValue(RenamedFromKey)) != `"CLR-42-002"` {
+					t.Errorf("renamed record: to %s, renamedFrom %s", r.To, r.ExtraValue(RenamedFromKey))
+				}
+				if len(rep.Renamed) != 1 || rep.Renamed[0] != (Rename{Issue: 42, From: "CLR-42-002", To: "CLR-42-003"}) {
+					t.Errorf("report renamed = %+v", rep.Renamed)
+				}
+			},
+		},
+		{
+			name:   "a collision without a base file",
+			noBase: true, ours: []ledger.Record{q2}, theirs: []ledger.Record{q2b},
+			renamed: 1,
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				if got := ids(l); got != "CLR-42-002,CLR-42-003" {
+					t.Errorf("ids = %s", got)
+				}
+			},
+		},
+		{
+			name: "a resolve on one side and an answer on the other: resolved, both entries kept",
+			base: []ledger.Record{q1}, ours: []ledger.Record{resolve(q1, 3)}, theirs: []ledger.Record{answer(q1, 2, "Middleware.")},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				r := find(t, l, "CLR-42-001")
+				if r.Status != ledger.Resolved || types(r) != "question,answer,resolution" || r.ResolvedAt == nil || *r.ResolvedAt != ts(3) {
+					t.Errorf("status %s, thread %s, resolvedAt %v", r.Status, types(r), r.ResolvedAt)
+				}
+			},
+		},
+		{
+			name: "an escalation wins over an answer",
+			base: []ledger.Record{q1}, ours: []ledger.Record{answer(q1, 2, "Middleware.")}, theirs: []ledger.Record{escalate(q1, 4)},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				r := find(t, l, "CLR-42-001")
+				if r.Status != ledger.Escalated || types(r) != "question,answer,escalation" {
+					t.Errorf("status %s, thread %s", r.Status, types(r))
+				}
+			},
+		},
+		{
+			name: "a resolution after an escalation stands",
+			base: []ledger.Record{escalate(q1, 4)}, ours: []ledger.Record{resolve(escalate(q1, 4), 9)},
+			theirs: []ledger.Record{withExtra(escalate(q1, 4), "monitorReason", `"stale"`)},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				r := find(t, l, "CLR-42-001")
+				if r.Status != ledger.Resolved || types(r) != "question,escalation,resolution" || string(r.ExtraValue("monitorReason")) != `"stale"` {
+					t.Errorf("status %s, thread %s, extra %s", r.Status, types(r), r.Extra)
+				}
+			},
+		},
+		{
+			name: "abandoned is final",
+			base: []ledger.Record{q1}, ours: []ledger.Record{resolve(answer(q1, 2, "Middleware."), 4)}, theirs: []ledger.Record{abandon(q1, 3)},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				if r := find(t, l, "CLR-42-001"); r.Status != ledger.Abandoned {
+					t.Errorf("status %s", r.Status)
+				}
+			},
+		},
+		{
+			name:   "open statuses: the larger round wins, and the rounds are the larger",
+			base:   []ledger.Record{answer(q1, 2, "Middleware.")},
+			ours:   []ledger.Record{ask(answer(q1, 2, "Middleware."), 4, "Which middleware?")},
+			theirs: []ledger.Record{withExtra(answer(q1, 2, "Middleware."), "note", `"x"`)},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				r := find(t, l, "CLR-42-001")
+				if r.Status != ledger.Pending || r.Round != 2 || r.StaleAfter != ts(34) || types(r) != "question,answer,question" {
+					t.Errorf("status %s round %d staleAfter %s thread %s", r.Status, r.Round, r.StaleAfter, types(r))
+				}
+			},
+		},
+		{
+			name: "the same round: an answer beats the monitor's stale mark, which stays",
+			base: []ledger.Record{q1}, ours: []ledger.Record{answer(q1, 20, "Middleware.")}, theirs: []ledger.Record{markStale(q1, 31)},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				r := find(t, l, "CLR-42-001")
+				if r.Status != ledger.Answered || string(r.ExtraValue("staleRound")) != "1" || r.StaleAfter != ts(61) {
+					t.Errorf("status %s staleRound %s staleAfter %s", r.Status, r.ExtraValue("staleRound"), r.StaleAfter)
+				}
+			},
+		},
+		{
+			name:   "stale beats pending, and staleRound is the larger so no timeout is handled twice",
+			base:   []ledger.Record{markStale(q1, 31)},
+			ours:   []ledger.Record{markStale(ask(answer(markStale(q1, 31), 35, "A."), 36, "B?"), 67)},
+			theirs: []ledger.Record{withExtra(markStale(q1, 31), "staleRound", "0")},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				r := find(t, l, "CLR-42-001")
+				if r.Status != ledger.Stale || r.Round != 2 || string(r.ExtraValue("staleRound")) != "2" {
+					t.Errorf("status %s round %d staleRound %s", r.Status, r.Round, r.ExtraValue("staleRound"))
+				}
+				if rep.Conflicts != 0 {
+					t.Errorf("conflicts %d: %v", rep.Conflicts, rep.Notes)
+				}
+			},
+		},
+		{
+			name: "identical entries added on both sides appear once",
+			base: []ledger.Record{q1}, ours: []ledger.Record{answer(q1, 2, "Middleware.")},
+			theirs: []ledger.Record{withExtra(answer(q1, 2, "Middleware."), "slaMinutes", "60")},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				r := find(t, l, "CLR-42-001")
+				if types(r) != "question,answer" || string(r.ExtraValue("slaMinutes")) != "60" {
+					t.Errorf("thread %s sla %s", types(r), r.ExtraValue("slaMinutes"))
+				}
+			},
+		},
+		{
+			name: "an entry's extra keys are merged (a comment id from ingest meets an answer)",
+			base: []ledger.Record{q1},
+			ours: []ledger.Record{answer(q1, 2, "Middleware.")},
+			theirs: func() []ledger.Record {
+				r := clone(q1)
+				r.Thread[0].Extra = []jsonfile.Field{{Key: "githubCommentId", Value: json.RawMessage("123")}}
+				return []ledger.Record{r}
+			}(),
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				r := find(t, l, "CLR-42-001")
+				if types(r) != "question,answer" || len(r.Thread[0].Extra) != 1 || string(r.Thread[0].Extra[0].Value) != "123" {
+					t.Errorf("thread %s, first entry extra %v", types(r), r.Thread[0].Extra)
+				}
+			},
+		},
+		{
+			name:   "unknown keys: each side's kept; both changed one: the larger, and a conflict",
+			base:   []ledger.Record{withExtra(q1, "color", `"red"`)},
+			ours:   []ledger.Record{withExtra(withExtra(answer(q1, 2, "M."), "color", `"blue"`), "ours", "1")},
+			theirs: []ledger.Record{withExtra(withExtra(q1, "color", `"green"`), "theirs", `{"a": [1, 2]}`)},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				r := find(t, l, "CLR-42-001")
+				if string(r.ExtraValue("color")) != `"green"` || string(r.ExtraValue("ours")) != "1" || compact(r.ExtraValue("theirs")) != `{"a":[1,2]}` {
+					t.Errorf("extra %s", r.Extra)
+				}
+				if rep.Conflicts != 1 {
+					t.Errorf("conflicts %d", rep.Conflicts)
+				}
+			},
+		},
+		{
+			name: "a record removed on one side and untouched on the other stays removed",
+			base: []ledger.Record{q1, q2}, ours: []ledger.Record{q1}, theirs: []ledger.Record{answer(q1, 2, "M."), q2},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				if got := ids(l); got != "CLR-42-001" {
+					t.Errorf("ids = %s", got)
+				}
+			},
+		},
+		{
+			name: "a record removed on one side but answered on the other is kept, with a note",
+			base: []ledger.Record{q1, q2}, ours: []ledger.Record{q1}, theirs: []ledger.Record{q1, answer(q2, 7, "Redis.")},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				if got := ids(l); got != "CLR-42-001,CLR-42-002" || len(rep.Notes) != 1 {
+					t.Errorf("ids = %s, notes %v", got, rep.Notes)
+				}
+			},
+		},
+		{
+			name: "a record renamed by an earlier merge meets its other copy",
+			// Base: after the merge that renamed theirs' CLR-42-002 (q2b)
+			// to 003. Ours still has q2b at 002 (its branch never merged)
+			// and answered it; theirs has ours' q2 at 002 and q2b at 003.
+			base:   []ledger.Record{q1, q2b},
+			ours:   []ledger.Record{q1, answer(q2b, 8, "JWT.")},
+			theirs: []ledger.Record{q1, q2, renamed(q2b, "CLR-42-003")},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				if got := ids(l); got != "CLR-42-001,CLR-42-003,CLR-42-002" {
+					t.Fatalf("ids = %s", got)
+				}
+				if r := find(t, l, "CLR-42-003"); r.To != "product-manager" || r.Status != ledger.Answered {
+					t.Errorf("CLR-42-003: to %s status %s", r.To, r.Status)
+				}
+				if r := find(t, l, "CLR-42-002"); r.To != "architect" {
+					t.Errorf("CLR-42-002: to %s", r.To)
+				}
+			},
+		},
+		{
+			name: "a renamed record's escalation summary names its new id",
+			base: []ledger.Record{q1}, ours: []ledger.Record{q1, q2}, theirs: []ledger.Record{q1, escalate(q2b, 9)},
+			renamed: 1,
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				r := find(t, l, "CLR-42-003")
+				body := r.Thread[1].Body
+				if !strings.Contains(body, "(CLR-42-003)") || !strings.Contains(body, "/clarify resolve CLR-42-003 ") || strings.Contains(body, "CLR-42-002") {
+					t.Errorf("escalation body: %s", body)
+				}
+			},
+		},
+		{
+			name: "the record that held the id in the base keeps it",
+			// Ours deleted CLR-42-002 and reallocated it; theirs answered
+			// the original.
+			base: []ledger.Record{q1, q2}, ours: []ledger.Record{q1, q2b}, theirs: []ledger.Record{q1, answer(q2, 7, "Redis.")},
+			renamed: 1,
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				if r := find(t, l, "CLR-42-002"); r.To != "architect" || r.Status != ledger.Answered {
+					t.Errorf("CLR-42-002: to %s, status %s", r.To, r.Status)
+				}
+				if r := find(t, l, "CLR-42-003"); r.To != "product-manager" {
+					t.Errorf("CLR-42-003: to %s", r.To)
+				}
+			},
+		},
+		{
+			name: "a record of the old tools at round 0 gains its first question on one side",
+			base: []ledger.Record{roundZero(q1)}, ours: []ledger.Record{q1}, theirs: []ledger.Record{withExtra(roundZero(q1), "x", "1")},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				if got := ids(l); got != "CLR-42-001" {
+					t.Fatalf("ids = %s", got)
+				}
+				if r := find(t, l, "CLR-42-001"); r.Round != 1 || types(r) != "question" || string(r.ExtraValue("x")) != "1" {
+					t.Errorf("round %d thread %s", r.Round, types(r))
+				}
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base := file(t, tc.base...)
+			if tc.noBase {
+				base = nil
+			}
+			ours, theirs := file(t, tc.ours...), file(t, tc.theirs...)
+			got, rep, err := MergeFile(ledgerPath, base, ours, theirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, decode(t, got), rep)
+			if len(rep.Renamed) != tc.renamed {
+				t.Errorf("renamed %v, want %d", rep.Renamed, tc.renamed)
+			}
+			// Symmetry: swapping the sides gives the same file, or with a
+			// collision the same records with the other side renumbered.
+			swapped, srep, err := MergeFile(ledgerPath, base, theirs, ours)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.renamed == 0 && string(swapped) != string(got) {
+				t.Errorf("not symmetric:\n%s\nswapped:\n%s", got, swapped)
+			}
+			if tc.renamed > 0 && sameRecords(decode(t, got)) != sameRecords(decode(t, swapped)) || len(srep.Renamed) != len(rep.Renamed) {
+				t.Errorf("swapped merge has other records:\n%s\nswapped:\n%s", got, swapped)
+			}
+			// Merging the result with itself changes nothing.
+			again, _, err := MergeFile(ledgerPath, base, got, got)
+			if err != nil || string(again) != string(got) {
+				t.Errorf("merge(base, m, m) != m: %v", err)
+			}
+		})
+	}
+}
+
+func compact(raw []byte) string {
+	var b bytes.Buffer
+	_ = json.Compact(&b, raw)
+	return b.String()
+}
+
+func renamed(r ledger.Record, id string) ledger.Record {
+	r = clone(r)
+	raw, _ := json.Marshal(r.ID)
+	r.SetExtra(RenamedFromKey, raw)
+	r.ID = id
+	return r
+}
+
+func roundZero(r ledger.Record) ledger.Record {
+	r = clone(r)
+	r.Round, r.Thread = 0, nil
+	return r
+}
+
+// sameRecords describes a ledger without its ids: what each record is and
+// where its thread stands, sorted, so merges that renumbered different
+// sides compare equal.
+func sameRecords(l *ledger.Ledger) string {
+	var out []string
+	for _, r := range l.Clarifications {
+		r = clone(r)
+		r.ID = ""
+		r.SetExtra(RenamedFromKey, nil)
+		for i := range r.Thread {
+			if r.Thread[i].Type == ledger.Escalation {
+				r.Thread[i].Body = ""
+			}
+		}
+		data, _ := r.MarshalJSON()
+		out = append(out, string(data))
+	}
+	sortStrings(out)
+	return strings.Join(out, "\n")
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+func TestMergeFileWholeFiles(t *testing.T) {
+	q1 := req("CLR-42-001", 0, "Middleware or controller?")
+	q2 := req("CLR-42-002", 5, "Which session store?")
+	indented := []byte("{\n    \"issueNumber\": 42,\n    \"clarifications\": []\n}\n") // another tool's layout
+	tests := []struct {
+		name               string
+		base, ours, theirs []byte
+		want               []byte
+	}{
+		{"ours and theirs equal: ours, byte for byte", file(t, q1), indented, indented, indented},
+		{"only theirs changed: theirs, byte for byte", indented, indented, file(t, q1), file(t, q1)},
+		{"only ours changed: ours, byte for byte", indented, file(t, q1), indented, file(t, q1)},
+		{"added on one side", nil, nil, file(t, q1), file(t, q1)},
+		{"deleted on one side, untouched on the other", file(t, q1), nil, file(t, q1), nil},
+		{"deleted on both", file(t, q1), nil, nil, nil},
+		{"deleted on one side, a record added on the other", file(t, q1), nil, file(t, q1, q2), file(t, q2)},
+		{"deleted on one side, a record answered on the other", file(t, q1), file(t, answer(q1, 2, "M.")), nil, file(t, answer(q1, 2, "M."))},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, err := MergeFile(ledgerPath, tc.base, tc.ours, tc.theirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (got == nil) != (tc.want == nil) || string(got) != string(tc.want) {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMergeFileUnmergeable(t *testing.T) {
+	q1 := file(t, req("CLR-42-001", 0, "Q?"))
+	q1a := file(t, answer(req("CLR-42-001", 0, "Q?"), 2, "A."))
+	tests := []struct {
+		name, path         string
+		base, ours, theirs []byte
+	}{
+		{"not a state file", "agentx.toml", q1, q1a, nil},
+		{"agent status is local", "state/agent-status.json", q1, q1a, nil},
+		{"the manifest is derived", "memory/manifest.json", q1, q1a, nil},
+		{"ours is not JSON", ledgerPath, q1, []byte("<<<<<<< HEAD\n{"), q1a},
+		{"theirs is empty", ledgerPath, q1, q1a, []byte{}},
+		{"base has the wrong shape", ledgerPath, []byte(`{"clarifications": 3}`), q1, q1a},
+		{"a memory file that does not parse", "memory/issue-42.json", nil, []byte(`{"observations": [1]}`), []byte(`{}`)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, err := MergeFile(tc.path, tc.base, tc.ours, tc.theirs)
+			if !errors.Is(err, ErrUnmergeable) || got != nil {
+				t.Errorf("got %q, %v; want ErrUnmergeable", got, err)
+			}
+		})
+	}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		path  string
+		kind  kind
+		issue int
+	}{
+		{"state/clarifications/issue-42.json", kindLedger, 42},
+		{"./state/clarifications/issue-7.json", kindLedger, 7},
+		{"state/clarifications/issue-x.json", kindUnknown, 0},
+		{"state/clarifications/issue-0.json", kindUnknown, 0},
+		{"memory/issue-42.json", kindMemory, 42},
+		{"memory/manifest.json", kindUnknown, 0},
+		{"memory/archive/issue-42-archived.json", kindArchive, 42},
+		{"memory/archive/other.json", kindArchive, 0},
+		{"memory/archive/x/issue-1-archived.json", kindUnknown, 0},
+		{"state/agent-status.json", kindUnknown, 0},
+	}
+	for _, tc := range tests {
+		k, n := classify(tc.path)
+		if k != tc.kind || n != tc.issue {
+			t.Errorf("classify(%q) = %v, %d; want %v, %d", tc.path, k, n, tc.kind, tc.issue)
+		}
+	}
+}
+
+func TestReplaceID(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"(CLR-42-002) and CLR-42-002.", "(CLR-42-009) and CLR-42-009."},
+		{"CLR-42-0021 xCLR-42-002 CLR-42-002-b", "CLR-42-0021 xCLR-42-002 CLR-42-002-b"},
+		{"resolve CLR-42-002", "resolve CLR-42-009"},
+	}
+	for _, tc := range tests {
+		if got := replaceID(tc.in, "CLR-42-002", "CLR-42-009"); got != tc.want {
+			t.Errorf("replaceID(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

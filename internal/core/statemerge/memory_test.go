@@ -1,0 +1,142 @@
+package statemerge
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/memory"
+)
+
+const (
+	memoryPath  = "memory/issue-42.json"
+	archivePath = "memory/archive/issue-42-archived.json"
+)
+
+func obs(id string, min int, content string) memory.Observation {
+	return memory.Observation{ID: id, Agent: "engineer", IssueNumber: 42, Category: memory.Decision, Content: content,
+		Summary: content, Tokens: memory.EstimateTokens(content), Timestamp: ts(min), SessionID: "s1"}
+}
+
+func recalled(o memory.Observation, n int) memory.Observation {
+	o.RecallCount = n
+	return o
+}
+
+func obsExtra(o memory.Observation, key, value string) memory.Observation {
+	o.Extra = append(append([]jsonfile.Field(nil), o.Extra...), jsonfile.Field{Key: key, Value: json.RawMessage(value)})
+	return o
+}
+
+func memFile(t testing.TB, updated int, os ...memory.Observation) []byte {
+	t.Helper()
+	f := &memory.IssueFile{Version: 1, IssueNumber: 42, UpdatedAt: ts(updated), Observations: os}
+	data, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func obsIDs(f *memory.IssueFile) string {
+	var s []string
+	for _, o := range f.Observations {
+		s = append(s, o.ID)
+	}
+	return strings.Join(s, ",")
+}
+
+func TestMergeMemoryRules(t *testing.T) {
+	a, b, c, d := obs("obs-a", 1, "Chose JSON files"), obs("obs-b", 2, "Lock order fixed"), obs("obs-c", 3, "Redis for sessions"), obs("obs-d", 4, "JWT tokens")
+	summary := obs("obs-s", 5, "Summary of a and b")
+	summary.Category = memory.CompactionSummary
+	tests := []struct {
+		name               string
+		path               string
+		base, ours, theirs []byte
+		check              func(t *testing.T, f *memory.IssueFile, rep Report)
+	}{
+		{
+			name: "observations added on both sides are unioned in time order",
+			path: memoryPath, base: memFile(t, 1, a), ours: memFile(t, 4, a, d), theirs: memFile(t, 3, a, c),
+			check: func(t *testing.T, f *memory.IssueFile, rep Report) {
+				if got := obsIDs(f); got != "obs-a,obs-c,obs-d" || f.UpdatedAt != ts(4) {
+					t.Errorf("ids %s updatedAt %s", got, f.UpdatedAt)
+				}
+			},
+		},
+		{
+			name: "a removal on one side stays removed, even where the other side recalled it",
+			path: memoryPath, base: memFile(t, 2, a, b), ours: memFile(t, 5, summary), theirs: memFile(t, 4, recalled(a, 1), b, d),
+			check: func(t *testing.T, f *memory.IssueFile, rep Report) {
+				if got := obsIDs(f); got != "obs-d,obs-s" {
+					t.Errorf("ids %s", got)
+				}
+			},
+		},
+		{
+			name: "recall counts add what each side recalled",
+			path: memoryPath, base: memFile(t, 2, recalled(a, 2)), ours: memFile(t, 3, recalled(a, 3)), theirs: memFile(t, 4, recalled(a, 5)),
+			check: func(t *testing.T, f *memory.IssueFile, rep Report) {
+				if f.Observations[0].RecallCount != 6 {
+					t.Errorf("recallCount %d, want 2+1+3", f.Observations[0].RecallCount)
+				}
+			},
+		},
+		{
+			name: "unknown keys of observations and of the file are kept",
+			path: memoryPath, base: memFile(t, 1, a), ours: memFile(t, 2, obsExtra(a, "files", `["a.go"]`)), theirs: memFile(t, 3, obsExtra(recalled(a, 1), "relevanceScore", "0.5")),
+			check: func(t *testing.T, f *memory.IssueFile, rep Report) {
+				o := f.Observations[0]
+				if o.RecallCount != 1 || len(o.Extra) != 2 {
+					t.Errorf("observation %+v", o)
+				}
+			},
+		},
+		{
+			name: "the archive is a union: nothing leaves it",
+			path: archivePath, base: memFile(t, 1, a, b), ours: memFile(t, 2, a, b, c), theirs: memFile(t, 3, b, d),
+			check: func(t *testing.T, f *memory.IssueFile, rep Report) {
+				if got := obsIDs(f); got != "obs-a,obs-b,obs-c,obs-d" {
+					t.Errorf("ids %s", got)
+				}
+			},
+		},
+		{
+			name: "content changed on both sides: a conflict, decided the same way both ways",
+			path: memoryPath, base: memFile(t, 1, a), ours: memFile(t, 2, obs("obs-a", 1, "Chose JSON")), theirs: memFile(t, 3, obs("obs-a", 1, "Chose JSON files only")),
+			check: func(t *testing.T, f *memory.IssueFile, rep Report) {
+				if rep.Conflicts != 2 { // content and summary
+					t.Errorf("conflicts %d %v", rep.Conflicts, rep.Notes)
+				}
+			},
+		},
+		{
+			name: "the file deleted on one side: only what the other added survives",
+			path: memoryPath, base: memFile(t, 1, a), ours: nil, theirs: memFile(t, 3, a, c),
+			check: func(t *testing.T, f *memory.IssueFile, rep Report) {
+				if got := obsIDs(f); got != "obs-c" {
+					t.Errorf("ids %s", got)
+				}
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, rep, err := MergeFile(tc.path, tc.base, tc.ours, tc.theirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := memory.ParseIssueFile(tc.path, got)
+			if err != nil {
+				t.Fatalf("merged file does not parse: %v\n%s", err, got)
+			}
+			tc.check(t, f, rep)
+			swapped, _, err := MergeFile(tc.path, tc.base, tc.theirs, tc.ours)
+			if err != nil || string(swapped) != string(got) {
+				t.Errorf("not symmetric (%v):\n%s\nswapped:\n%s", err, got, swapped)
+			}
+		})
+	}
+}

@@ -1,0 +1,196 @@
+// Package statemerge owns the semantic three-way merge of agentx's shared
+// state files: clarification ledgers, memory issue files and memory
+// archives. Git's line merge cannot merge them (two agents appending a
+// record to the same ledger always conflict, and a conflict marker makes
+// the JSON unreadable), so both users of shared state call MergeFile: the
+// state-branch sync, which merges the local state with the remote one, and
+// the git merge driver (`agentx-hook merge-driver`) for teams that keep
+// state on their code branches.
+//
+// The rules, file by file:
+//
+//   - Ledger records are matched by id (and by the id they were first
+//     allocated, `renamedFrom`, so a record renamed by an earlier merge
+//     still meets its other copy). Two different records under one id (both
+//     sides allocated CLR-42-004 for different questions) are a collision:
+//     the record that held the id in the base, else ours, keeps it; the
+//     other gets the next free id, `renamedFrom` in the record and a Rename
+//     in the report.
+//   - Thread entries are a set (identical entries once), ordered by round
+//     and time; an entry removed on one side stays removed.
+//   - Status follows the lifecycle: abandoned is final, then resolved (a
+//     resolution after an escalation stands), then escalated; between open
+//     statuses the side at the larger round wins, at the same round
+//     answered beats stale beats pending. The round is the larger.
+//   - The monitor's marks (`staleRound`) and the SLA are the larger, so a
+//     monitor action done on either side is never repeated.
+//   - Memory observations are matched by id; one removed on either side
+//     stays removed (compaction, `memory remove`). Archives only grow: a
+//     union. Recall counts add up what each side recalled.
+//   - Keys this code does not know are kept: three-way per key, and where
+//     both sides changed one differently the larger value is taken and the
+//     report counts a conflict.
+//
+// Merging is deterministic and symmetric: MergeFile(p, b, x, y) and
+// MergeFile(p, b, y, x) give the same bytes, except that in a collision
+// the side whose record is renumbered is the other one.
+package statemerge
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ErrUnmergeable means the file is not one the semantic merge knows, or a
+// side does not parse: the caller falls back to git's normal conflict and
+// leaves the files as they are.
+var ErrUnmergeable = errors.New("not mergeable by agentx")
+
+// Rename is a colliding record given a new id.
+type Rename struct {
+	Issue int    `json:"issue"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+}
+
+// Report says what a merge decided beyond the obvious.
+type Report struct {
+	// Renamed are the records renumbered after an id collision.
+	Renamed []Rename `json:"renamed,omitempty"`
+	// Notes explain other decisions a person may want to check (a record
+	// removed on one side but changed on the other, a value both sides
+	// changed); renames are only in Renamed.
+	Notes []string `json:"notes,omitempty"`
+	// Conflicts counts values both sides changed differently where the
+	// merge picked one by a fixed rule rather than by meaning.
+	Conflicts int `json:"conflicts"`
+}
+
+func (r *Report) note(format string, args ...any) {
+	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
+}
+
+func (r *Report) conflict(format string, args ...any) {
+	r.Conflicts++
+	r.note(format, args...)
+}
+
+// kind of a state file.
+type kind int
+
+const (
+	kindUnknown kind = iota
+	kindLedger
+	kindMemory
+	kindArchive
+)
+
+// Classify says which merge a path (relative to the .agentx directory,
+// slash-separated) gets, and the issue number its name carries (0 when
+// none). It is exported for callers that choose files to merge.
+func Classify(path string) (isState bool, issue int) {
+	k, n := classify(path)
+	return k != kindUnknown, n
+}
+
+func classify(path string) (kind, int) {
+	path = strings.TrimPrefix(path, "./")
+	dir, name := "", path
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		dir, name = path[:i], path[i+1:]
+	}
+	switch dir {
+	case "state/clarifications":
+		if n, ok := issueOf(name, ".json"); ok {
+			return kindLedger, n
+		}
+	case "memory":
+		if n, ok := issueOf(name, ".json"); ok {
+			return kindMemory, n
+		}
+	case "memory/archive":
+		if strings.HasSuffix(name, ".json") {
+			n, _ := issueOf(name, "-archived.json")
+			return kindArchive, n
+		}
+	}
+	return kindUnknown, 0
+}
+
+// issueOf reads N from "issue-N" + suffix.
+func issueOf(name, suffix string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "issue-")
+	if !ok {
+		return 0, false
+	}
+	num, ok := strings.CutSuffix(rest, suffix)
+	if !ok || num == "" || strings.TrimLeft(num, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	return n, err == nil && n > 0
+}
+
+// MergeFile merges one state file three ways. path is the file's path
+// relative to the .agentx directory, slash-separated, e.g.
+// "state/clarifications/issue-42.json", "memory/issue-42.json",
+// "memory/archive/issue-42-archived.json". base, ours or theirs is nil when
+// the file is absent on that side. It returns the merged content (nil: the
+// file is deleted) and a report of what it decided. ErrUnmergeable
+// (errors.Is) means the file is not one the semantic merge knows or a side
+// does not parse: the caller falls back to git's normal conflict, leaving
+// the files untouched.
+//
+// When one side did not change the file, the other side's bytes are
+// returned as they are; otherwise the output is in the codecs' layout
+// (the one every agentx write produces).
+func MergeFile(path string, base, ours, theirs []byte) (merged []byte, rep Report, err error) {
+	k, issue := classify(path)
+	if k == kindUnknown {
+		return nil, rep, fmt.Errorf("%s: %w: not a ledger, memory issue file or archive", path, ErrUnmergeable)
+	}
+	switch {
+	case sameFile(ours, theirs):
+		return ours, rep, nil
+	case sameFile(base, ours):
+		return theirs, rep, nil
+	case sameFile(base, theirs):
+		return ours, rep, nil
+	}
+	switch k {
+	case kindLedger:
+		merged, err = mergeLedgerFile(path, issue, base, ours, theirs, &rep)
+	default:
+		merged, err = mergeMemoryFile(path, issue, k == kindArchive, base, ours, theirs, &rep)
+	}
+	if err != nil {
+		return nil, Report{}, err
+	}
+	return merged, rep, nil
+}
+
+// sameFile compares two versions, absence included.
+func sameFile(a, b []byte) bool {
+	return (a == nil) == (b == nil) && bytes.Equal(a, b)
+}
+
+// unmergeable wraps a parse failure of one side (the parser's error names
+// the file).
+func unmergeable(side string, err error) error {
+	return fmt.Errorf("%s does not parse (%w): %v", side, ErrUnmergeable, err)
+}
+
+// parse3 parses the three sides with parse, stopping at the first failure.
+func parse3[T any](parse func(side string, data []byte) (T, error), base, ours, theirs []byte) (b, o, t T, err error) {
+	if b, err = parse("base", base); err != nil {
+		return
+	}
+	if o, err = parse("ours", ours); err != nil {
+		return
+	}
+	t, err = parse("theirs", theirs)
+	return
+}
