@@ -47,8 +47,8 @@ type App struct {
 	// IsTerminal reports whether stdout/stderr are terminals.
 	StdoutTTY bool
 	StderrTTY bool
-	// Merge merges a state file changed on both sides in `sync` (nil: the
-	// build's default, see sync.go).
+	// Merge merges a state file changed on both sides in `sync` (nil:
+	// statemerge.MergeFile; tests put a stand-in here).
 	Merge statebranch.FileMerger
 
 	rootFlag string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
+	"github.com/agentx-dev/agentx/internal/core/statemerge"
 )
 
 const syncUsage = `sync [--pull-only | --push-only] [--init-from REV] [--json]
@@ -24,20 +25,36 @@ the branch and pushes it; a push that loses a race is merged again.
 Your index, work tree, HEAD, branches and stash are never touched; fetch and
 push run your git, with the credentials it already has.
 
-A file changed on both sides that cannot be merged is reported, kept as it
-is locally and not pushed until it is repaired.
+Files changed on both sides are merged by meaning (docs/merge.md): records
+by id, thread entries as a set, status by lifecycle precedence; when both
+sides allocated the same clarification id, one record is renumbered and the
+renaming is printed. A file that cannot be merged (it does not parse) is
+reported, kept as it is locally and not pushed until it is repaired.
 
 --init-from REV moves a repository whose ledgers are committed on a code
 branch: the state files committed in REV (a branch, tag, HEAD or full hash)
 are merged into the local ones first, then synced. Nothing is lost.
   agentx-hook sync --init-from HEAD`
 
-// syncMergeUnavailable is the merge used until the semantic merge lands
-// (internal/core/statemerge): a file changed on both sides is kept as it
-// is locally and reported, never overwritten. One-sided changes (the
-// common case) need no merge and sync fully.
-func syncMergeUnavailable(path string, _, _, _ []byte) ([]byte, error) {
-	return nil, fmt.Errorf("%s changed on both sides and this build has no semantic merge yet", path)
+// mergeLog collects what the semantic merge reported during one sync.
+type mergeLog struct {
+	Renamed []statemerge.Rename `json:"renamed"`
+	Notes   []string            `json:"notes"`
+}
+
+// merger is statemerge.MergeFile recording its reports in l.
+func (l *mergeLog) merger() statebranch.FileMerger {
+	return func(path string, base, ours, theirs []byte) ([]byte, error) {
+		merged, rep, err := statemerge.MergeFile(path, base, ours, theirs)
+		if err != nil {
+			return nil, err
+		}
+		l.Renamed = append(l.Renamed, rep.Renamed...)
+		for _, n := range rep.Notes {
+			l.Notes = append(l.Notes, path+": "+n)
+		}
+		return merged, nil
+	}
 }
 
 // syncOptions is one `sync` command line.
@@ -66,7 +83,7 @@ func runSync(ctx context.Context, a *App, args []string) error {
 	if o.pullOnly && o.initFrom != "" {
 		return usagef("--init-from pushes the seeded state; it cannot be combined with --pull-only")
 	}
-	opt, err := a.stateSyncOptions()
+	opt, mlog, err := a.stateSyncOptions()
 	if err != nil {
 		return err
 	}
@@ -77,28 +94,34 @@ func runSync(ctx context.Context, a *App, args []string) error {
 		return err
 	}
 	if o.asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "sync": res,
+		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "sync": res, "merge": mlog,
 			"memory_index_ms": indexTime.Milliseconds(), "duration_ms": time.Since(start).Milliseconds()})
 	}
 	fmt.Fprintln(a.Stdout, syncSummary(res))
+	for _, r := range mlog.Renamed {
+		fmt.Fprintf(a.Stdout, "renumbered %s to %s on issue %d: both sides had allocated the id (recorded as renamedFrom)\n", r.From, r.To, r.Issue)
+	}
 	for _, c := range res.Conflicts {
 		a.warn("not merged, kept locally and not pushed: %s (%s)", c.Path, c.Reason)
 	}
 	return nil
 }
 
-// stateSyncOptions reads the [github] settings, refusing Local Mode.
-func (a *App) stateSyncOptions() (statebranch.Options, error) {
+// stateSyncOptions reads the [github] settings, refusing Local Mode. The
+// merge is a.Merge when set (tests), else the semantic merge, whose
+// reports land in the returned log.
+func (a *App) stateSyncOptions() (statebranch.Options, *mergeLog, error) {
+	mlog := &mergeLog{Renamed: []statemerge.Rename{}, Notes: []string{}}
 	cfg, err := a.Config()
 	if err != nil {
-		return statebranch.Options{}, err
+		return statebranch.Options{}, mlog, err
 	}
 	if cfg.Config.Mode != "github" {
 		mode := cfg.Config.Mode
 		if mode == "" {
 			mode = "local"
 		}
-		return statebranch.Options{}, errcode.New(errcode.InvalidInput,
+		return statebranch.Options{}, mlog, errcode.New(errcode.InvalidInput,
 			"sync works in GitHub Mode only; this workspace is in %s mode", mode).
 			WithHint(`set mode = "github" in .agentx/agentx.toml to share the state on the state branch`)
 	}
@@ -111,7 +134,7 @@ func (a *App) stateSyncOptions() (statebranch.Options, error) {
 	}
 	merge := a.Merge
 	if merge == nil {
-		merge = syncMergeUnavailable
+		merge = mlog.merger()
 	}
 	author, email := "agentx", "agentx@localhost"
 	if agent := a.Getenv("AGENTX_AGENT"); agent != "" {
@@ -120,7 +143,7 @@ func (a *App) stateSyncOptions() (statebranch.Options, error) {
 	return statebranch.Options{
 		Root: a.Workspace().Root, Remote: gh.Remote, Branch: gh.StateBranch,
 		Merge: merge, Locks: a.Locks(), Author: author, Email: email, Now: a.Clock.Now,
-	}, nil
+	}, mlog, nil
 }
 
 // syncState runs a sync and brings the memory index in line with the
@@ -226,7 +249,7 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 	if budget <= 0 {
 		budget = statebranch.DefaultBudget
 	}
-	opt, err := a.stateSyncOptions()
+	opt, _, err := a.stateSyncOptions()
 	if err != nil {
 		a.warn("state branch sync skipped: %v", err)
 		return

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
 	sbt "github.com/agentx-dev/agentx/internal/core/statebranch/statebranchtest"
 )
 
@@ -128,5 +129,83 @@ func TestStatePullAndPushFailOpen(t *testing.T) {
 	a.StatePull(context.Background(), 0)
 	if stderr.Len() != 0 {
 		t.Errorf("local mode printed %q", stderr.String())
+	}
+}
+
+// TestConcurrentRequestsAndSyncsWithTheSemanticMerge: two agents on two
+// clones request clarifications on the same issue and sync, at the same
+// time, with the real merge: every question lands on both sides and on
+// the branch, each under its own id (collisions renumbered).
+func TestConcurrentRequestsAndSyncsWithTheSemanticMerge(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	clones := []string{githubClone(t, remote), githubClone(t, remote)}
+	for _, dir := range clones {
+		sbt.WriteFile(t, filepath.Join(dir, ".agentx", "agentx.toml"), "mode = \"github\"\ndefault_workflow = \"feature\"\n")
+	}
+	const rounds = 3
+	var wg sync.WaitGroup
+	errs := make(chan error, len(clones))
+	for i, dir := range clones {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range rounds {
+				for _, args := range [][]string{
+					{"clarify", "request", "--issue", "1", "--from", "engineer", "--to", "architect",
+						"--topic", fmt.Sprintf("agent%d-q%d", i, r), "--question", "which way?"},
+					{"sync"},
+				} {
+					out, err := exec.Command("agentx-hook", append([]string{"--root", dir}, args...)...).CombinedOutput()
+					if err != nil {
+						errs <- fmt.Errorf("%s %v: %v\n%s", dir, args, err, out)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for _, dir := range clones {
+		run(t, dir, nil, "agentx-hook", "--root", dir, "sync")
+	}
+	topics := func(data []byte) []string {
+		l, err := ledger.Parse("issue-1.json", data, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]bool{}
+		var out []string
+		for _, r := range l.Clarifications {
+			if ids[r.ID] {
+				t.Errorf("id %s twice", r.ID)
+			}
+			ids[r.ID] = true
+			out = append(out, r.Topic)
+		}
+		slices.Sort(out)
+		return out
+	}
+	var want []string
+	for i := range clones {
+		for r := range rounds {
+			want = append(want, fmt.Sprintf("agent%d-q%d", i, r))
+		}
+	}
+	for _, dir := range clones {
+		data, err := os.ReadFile(filepath.Join(dir, ".agentx", "state", "clarifications", "issue-1.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := topics(data); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", dir, got, want)
+		}
+	}
+	if got := topics([]byte(sbt.Git(t, remote, "show", "agentx/state:state/clarifications/issue-1.json"))); !slices.Equal(got, want) {
+		t.Errorf("remote: %v, want %v", got, want)
 	}
 }
