@@ -63,7 +63,7 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 	server := strings.TrimRight(orDefault(a.Getenv("GITHUB_SERVER_URL"), "https://github.com"), "/")
 	rep := digest.Compute(input, digest.Options{Since: w.Since, Until: w.Until, Now: a.Clock.Now(),
 		IssueURL: func(n int) string { return fmt.Sprintf("%s/%s/issues/%d", server, in.repository, n) }})
-	text := digest.Markdown(rep, clean)
+	text := digest.Markdown(rep, Clean)
 	if in.stepSummaryOn {
 		gha.AddStepSummary(text)
 	}

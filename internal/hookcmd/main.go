@@ -26,6 +26,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/render"
 	"github.com/agentx-dev/agentx/internal/core/responder"
 	"github.com/agentx-dev/agentx/internal/core/router"
+	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -46,6 +47,9 @@ type App struct {
 	// IsTerminal reports whether stdout/stderr are terminals.
 	StdoutTTY bool
 	StderrTTY bool
+	// Merge merges a state file changed on both sides in `sync` (nil:
+	// statemerge.MergeFile; tests put a stand-in here).
+	Merge statebranch.FileMerger
 
 	rootFlag string
 	ws       *workspace.Workspace
@@ -78,6 +82,7 @@ func commands() []command {
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
 		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", runGitHook},
 		{"merge-driver", "what git runs to merge state files (hooks install --merge-driver)", runMergeDriver},
+		{"sync", "share the state on the state branch (GitHub Mode)", runSync},
 		{"digest", "weekly digest of clarification and memory figures", runDigest},
 		{"demo", "run a scripted tour in a temporary workspace", runDemo},
 		{"version", "print the version", runVersion},

@@ -33,6 +33,7 @@ func testHelpers() map[string]func() {
 	return map[string]func(){
 		"agentx-testholder": holderMain,
 		"agentx-testwriter": writerMain,
+		"agentx-hook-union": unionHookMain,
 	}
 }
 

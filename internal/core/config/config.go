@@ -80,6 +80,12 @@ func (m MemorySettings) Budget() int {
 type GitHubSettings struct {
 	Repo         string `toml:"repo"`
 	BlockedLabel string `toml:"blocked_label"`
+	// StateBranch and Remote name the branch carrying the shared state in
+	// GitHub Mode (empty: agentx/state on origin); SyncBudget bounds the
+	// pull of `hook start` and the push of `hook finish` (empty: 3s).
+	StateBranch string   `toml:"state_branch"`
+	Remote      string   `toml:"remote"`
+	SyncBudget  Duration `toml:"sync_budget"`
 }
 
 // Duration reads TOML strings like "2m".

@@ -52,6 +52,17 @@ func (s *Store) syncIssues(ctx context.Context, issues []int) error {
 	})
 }
 
+// Reindex brings the manifest and the search index in line with the issue
+// files of issues after something other than this store replaced or
+// removed them (a state branch sync): step 2 of the write protocol alone,
+// at the cost of those issues rather than a whole Rebuild.
+func (s *Store) Reindex(ctx context.Context, issues []int) error {
+	if len(issues) == 0 {
+		return nil
+	}
+	return s.syncIssues(ctx, issues)
+}
+
 // Rebuild reconciles the manifest and the search index with the issue
 // files (`memory rebuild`).
 func (s *Store) Rebuild(ctx context.Context) (rep RebuildReport, err error) {

@@ -1,0 +1,596 @@
+// Package statebranch owns the local side of GitHub Mode's state branch:
+// the one branch (default agentx/state) that carries the shared state
+// (clarification ledgers, memory issue files and archive) instead of code
+// branches. A sync fetches the branch, merges it three-way with the files
+// under .agentx/ against the last synchronised base (refs/agentx/synced),
+// writes the merged files under their locks, commits the merged tree onto
+// the branch and pushes it, merging again when the push loses a race.
+//
+// Objects, trees, commits and refs are made with go-git's storage layer and
+// never touch the user's index, work tree (beyond .agentx/ state files),
+// HEAD, branches or stash. Only the transfer goes through the user's git
+// (Transport), so fetch and push use the credentials git already has. The
+// merge of one file's content is not this package's: it is injected
+// (FileMerger; internal/core/statemerge provides the semantic one).
+package statebranch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// Defaults of the [github] settings the state branch reads.
+const (
+	DefaultBranch = "agentx/state"
+	DefaultRemote = "origin"
+	// DefaultBudget bounds the pull of `hook start` and the push of
+	// `hook finish`.
+	DefaultBudget = 3 * time.Second
+	// DefaultRetries is how many times a push that lost a race is merged
+	// and pushed again.
+	DefaultRetries = 5
+)
+
+// FileMerger merges one state file three ways. path is relative to
+// .agentx/ and slash-separated; nil means the file is absent on that side
+// (nil merged deletes it). Any error means the file cannot be merged: it is
+// reported, left as it is locally, and not pushed.
+type FileMerger func(path string, base, ours, theirs []byte) (merged []byte, err error)
+
+// Options is one sync.
+type Options struct {
+	// Root is the workspace root (the directory holding .agentx/), inside
+	// a git work tree.
+	Root string
+	// Remote and Branch name the state branch (DefaultRemote,
+	// DefaultBranch when empty).
+	Remote, Branch string
+	// Merge merges a file changed on both sides. Required.
+	Merge FileMerger
+	// Locks serialises writes with every other writer of the state files.
+	Locks *lock.Locker
+	// Transport fetches and pushes (GitCLI{Dir: Root} when nil).
+	Transport Transport
+	// PullOnly fetches and merges into .agentx/ but commits nothing;
+	// PushOnly does not fetch first (it still merges what the last fetch
+	// brought, and fetches when the push is refused).
+	PullOnly, PushOnly bool
+	// InitFrom, when set, first merges the state files committed in that
+	// revision (under .agentx/) into the local ones: the migration of a
+	// repository that kept its ledgers on its default branch.
+	InitFrom string
+	// Author and Email sign the commits ("agentx", "agentx@localhost").
+	Author, Email string
+	// Now is the commit time (time.Now when nil).
+	Now func() time.Time
+	// Retries bounds merges after a lost push race (DefaultRetries when 0).
+	Retries int
+	// NoSync skips fsync of written files (tests only).
+	NoSync bool
+}
+
+// Conflict is a file that could not be merged: it stays as it is locally
+// and is not pushed until a person or a later merge resolves it.
+type Conflict struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Result says what a sync did.
+type Result struct {
+	Remote string `json:"remote"`
+	Branch string `json:"branch"`
+	// Fetches counts the fetches run; RemoteExists is false when the
+	// remote has no state branch yet.
+	Fetches      int  `json:"fetches"`
+	RemoteExists bool `json:"remote_exists"`
+	// Seeded lists files --init-from brought in or merged.
+	Seeded []string `json:"seeded"`
+	// Merged lists files changed on both sides and merged three-way;
+	// Written lists the local files this sync replaced or removed.
+	Merged    []string   `json:"merged"`
+	Written   []string   `json:"written"`
+	Conflicts []Conflict `json:"conflicts"`
+	// Commit is the commit made on the branch ("" when nothing changed);
+	// Created is set when it started the branch's history.
+	Commit  string `json:"commit,omitempty"`
+	Created bool   `json:"created"`
+	Pushed  bool   `json:"pushed"`
+	// Retries counts pushes lost to a race and merged again.
+	Retries int `json:"retries"`
+	// Tip is the state branch's commit after the sync, as far as we know.
+	Tip string `json:"tip,omitempty"`
+	// FetchMillis and PushMillis are the time spent in the transfers, so
+	// that the sync's own cost (the rest) can be told from the network's.
+	FetchMillis float64 `json:"fetch_ms"`
+	PushMillis  float64 `json:"push_ms"`
+}
+
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Sync runs one sync of the state branch. Only one sync runs at a time
+// in a repository (a lock beside its refs).
+func Sync(ctx context.Context, opt Options) (*Result, error) {
+	if opt.Merge == nil || opt.Locks == nil {
+		return nil, errors.New("statebranch: Merge and Locks are required")
+	}
+	if opt.Remote == "" {
+		opt.Remote = DefaultRemote
+	}
+	if opt.Branch == "" {
+		opt.Branch = DefaultBranch
+	}
+	if opt.Retries <= 0 {
+		opt.Retries = DefaultRetries
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Author == "" {
+		opt.Author, opt.Email = "agentx", "agentx@localhost"
+	}
+	if !validBranch(opt.Branch) || !validBranch(opt.Remote) {
+		return nil, errcode.New(errcode.InvalidInput, "invalid state branch %q or remote %q", opt.Branch, opt.Remote)
+	}
+	top, err := gitTop(opt.Root)
+	if err != nil {
+		return nil, err
+	}
+	r, err := openRepo(top)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Transport == nil {
+		opt.Transport = GitCLI{Dir: top}
+	}
+	rel, err := filepath.Rel(top, opt.Root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s outside %s: %w", opt.Root, top, err)
+	}
+	s := &syncer{opt: opt, r: r, agentxDir: filepath.Join(opt.Root, workspace.Dir),
+		prefix: strings.TrimPrefix(filepath.ToSlash(filepath.Join(rel, workspace.Dir))+"/", "./"),
+		res: &Result{Remote: opt.Remote, Branch: opt.Branch,
+			Seeded: []string{}, Merged: []string{}, Written: []string{}, Conflicts: []Conflict{}}}
+	err = opt.Locks.With(ctx, filepath.Join(r.commonDir, "agentx-sync"), func(*lock.Lock) error {
+		return s.run(ctx)
+	})
+	return s.res, err
+}
+
+// validBranch refuses names git would read as options or revisions.
+func validBranch(name string) bool {
+	return name != "" && !strings.HasPrefix(name, "-") && !strings.ContainsAny(name, " ~^:?*[\\\x00\t\n") &&
+		!strings.Contains(name, "..") && !strings.HasSuffix(name, "/") && !strings.HasSuffix(name, ".lock")
+}
+
+// gitTop walks up from root to the directory holding .git.
+func gitTop(root string) (string, error) {
+	for dir := root; ; {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errcode.Wrap(errcode.InvalidInput, ErrNotRepository, "%s", root).
+				WithHint("the state branch needs the workspace to be a git clone with a remote (git clone URL); or set mode = \"local\" in .agentx/agentx.toml")
+		}
+		dir = parent
+	}
+}
+
+type syncer struct {
+	opt       Options
+	r         *repo
+	agentxDir string
+	prefix    string // .agentx/ as a path in the commits of the code branches
+	res       *Result
+}
+
+func (s *syncer) tracking() string { return "refs/remotes/" + s.opt.Remote + "/" + s.opt.Branch }
+
+func (s *syncer) run(ctx context.Context) error {
+	if s.opt.InitFrom != "" {
+		if err := s.seed(ctx, s.opt.InitFrom); err != nil {
+			return err
+		}
+	}
+	baseTip, err := s.r.ref(s.r.syncedRef())
+	if err != nil {
+		return err
+	}
+	base, err := s.treeFiles(baseTip)
+	if err != nil {
+		return err
+	}
+	fetch := !s.opt.PushOnly
+	for attempt := 0; ; attempt++ {
+		if fetch {
+			start := time.Now()
+			exists, err := s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
+			s.res.Fetches++
+			s.res.FetchMillis += millis(time.Since(start))
+			if err != nil {
+				return err
+			}
+			s.res.RemoteExists = exists
+		}
+		theirsTip, err := s.r.ref(s.tracking())
+		if err != nil {
+			return err
+		}
+		theirs, err := s.treeFiles(theirsTip)
+		if err != nil {
+			return err
+		}
+		rd, err := s.merge(ctx, base, theirs)
+		if err != nil {
+			return err
+		}
+		s.res.Tip = hashString(theirsTip)
+		// The local files now hold theirs merged in: theirs is the base
+		// of the next merge, whatever happens to the push.
+		if err := s.setBase(theirsTip, theirs, rd.keepBase); err != nil {
+			return err
+		}
+		if s.opt.PullOnly || !rd.changed {
+			return nil
+		}
+		commit, err := s.commit(theirsTip, rd)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		err = s.opt.Transport.Push(ctx, s.opt.Remote, s.opt.Branch, commit.String())
+		s.res.PushMillis += millis(time.Since(start))
+		if errors.Is(err, ErrNonFastForward) {
+			if attempt < s.opt.Retries {
+				s.res.Retries++
+				base, fetch = withBase(theirs, rd.keepBase), true
+				continue
+			}
+			return errcode.Wrap(errcode.AgentError, err, "push %s to %s: lost %d races in a row", s.opt.Branch, s.opt.Remote, attempt+1).
+				WithHint("other agents are pushing the state branch right now; the local files hold everything merged so far, run `agentx-hook sync` again")
+		}
+		if err != nil {
+			return err
+		}
+		s.res.Commit, s.res.Pushed, s.res.Tip = commit.String(), true, commit.String()
+		s.res.Created = theirsTip.IsZero()
+		if err := s.r.setRef(s.tracking(), commit); err != nil {
+			return err
+		}
+		return s.setBase(commit, rd.tree, rd.keepBase)
+	}
+}
+
+func hashString(h plumbing.Hash) string {
+	if h.IsZero() {
+		return ""
+	}
+	return h.String()
+}
+
+// treeFiles flattens the tree of commit h (empty for ZeroHash).
+func (s *syncer) treeFiles(h plumbing.Hash) (map[string]entry, error) {
+	if h.IsZero() {
+		return map[string]entry{}, nil
+	}
+	t, err := s.r.commitTree(h)
+	if err != nil {
+		return nil, err
+	}
+	return s.r.files(t)
+}
+
+// round is the outcome of merging once.
+type round struct {
+	tree    map[string]entry // the branch's next tree
+	changed bool             // tree differs from theirs
+	// keepBase holds, for files that could not be merged, the base entry
+	// to merge against next time (absent: no entry), so the conflict is
+	// met again instead of being resolved by accident.
+	keepBase map[string]*entry
+}
+
+// merge merges every state file three ways and writes the local results.
+func (s *syncer) merge(ctx context.Context, base, theirs map[string]entry) (*round, error) {
+	cache := loadStatCache(statCachePath(s.r.gitDir, s.agentxDir))
+	local, err := scanLocal(ctx, s.agentxDir, cache)
+	if err != nil {
+		return nil, err
+	}
+	// Losing the cache only costs time: the next sync hashes again.
+	_ = cache.save(local, time.Now())
+	rd := &round{tree: make(map[string]entry, len(theirs)), keepBase: map[string]*entry{}}
+	for p, e := range theirs {
+		rd.tree[p] = e
+	}
+	// Files equal on both sides need nothing, whatever the base says:
+	// only the others are looked at again under their locks.
+	var todo []string
+	seen := map[string]bool{}
+	consider := func(p string) {
+		if seen[p] || !IsStatePath(p) {
+			return
+		}
+		seen[p] = true
+		t, inTheirs := theirs[p]
+		o, inLocal := local[p]
+		if inTheirs == inLocal && (!inTheirs || t.hash == o.hash) {
+			return
+		}
+		todo = append(todo, p)
+	}
+	for p := range local {
+		consider(p)
+	}
+	for p := range theirs {
+		consider(p)
+	}
+	for p := range base {
+		consider(p)
+	}
+	sort.Strings(todo)
+	for _, p := range todo {
+		if err := s.mergeFile(ctx, p, base, theirs, rd); err != nil {
+			return nil, err
+		}
+	}
+	return rd, nil
+}
+
+// mergeFile settles one path under its lock: the local file is read again
+// there, so a write that landed since the scan is merged, never lost.
+func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[string]entry, rd *round) error {
+	abs := filepath.Join(s.agentxDir, filepath.FromSlash(p))
+	b, inBase := base[p]
+	t, inTheirs := theirs[p]
+	return jsonfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
+		cur, err := os.ReadFile(abs)
+		inLocal := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("read %s: %w", abs, err)
+		}
+		curHash := plumbing.ZeroHash
+		if inLocal {
+			curHash = blobHash(cur)
+		}
+		same := func(e entry, in bool) bool { return in == inLocal && (!in || e.hash == curHash) }
+		var result []byte
+		switch {
+		case same(t, inTheirs): // equal on both sides
+			return nil
+		case same(b, inBase): // only theirs changed
+			if inTheirs {
+				if result, err = s.r.blob(t.hash); err != nil {
+					return err
+				}
+			}
+		case inBase == inTheirs && (!inBase || b.hash == t.hash): // only ours changed
+			return s.keep(p, cur, inLocal, rd)
+		default:
+			var bData, tData []byte
+			if inBase {
+				if bData, err = s.r.blob(b.hash); err != nil {
+					return err
+				}
+			}
+			if inTheirs {
+				if tData, err = s.r.blob(t.hash); err != nil {
+					return err
+				}
+			}
+			var oData []byte
+			if inLocal {
+				oData = cur
+			}
+			result, err = s.opt.Merge(p, bData, oData, tData)
+			if err != nil {
+				s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: p, Reason: err.Error()})
+				if inBase {
+					rd.keepBase[p] = &b
+				} else {
+					rd.keepBase[p] = nil
+				}
+				return nil
+			}
+			s.res.Merged = append(s.res.Merged, p)
+		}
+		wrote, err := s.writeLocal(abs, lk, cur, inLocal, result)
+		if err != nil {
+			return err
+		}
+		if wrote {
+			s.res.Written = append(s.res.Written, p)
+		}
+		return s.keep(p, result, result != nil, rd)
+	})
+}
+
+// keep puts data (absent when !present) into the next tree.
+func (s *syncer) keep(p string, data []byte, present bool, rd *round) error {
+	old, had := rd.tree[p]
+	if !present {
+		if had {
+			delete(rd.tree, p)
+			rd.changed = true
+		}
+		return nil
+	}
+	h := blobHash(data)
+	if had && old.hash == h {
+		return nil
+	}
+	if s.r.st.HasEncodedObject(h) != nil {
+		if _, err := s.r.writeBlob(data); err != nil {
+			return err
+		}
+	}
+	rd.tree[p] = entry{hash: h, mode: filemode.Regular}
+	rd.changed = true
+	return nil
+}
+
+// writeLocal replaces (or removes, result nil) the local file under lk,
+// unless it already holds result, and reports whether it did.
+func (s *syncer) writeLocal(abs string, lk *lock.Lock, cur []byte, inLocal bool, result []byte) (bool, error) {
+	if result == nil {
+		if !inLocal {
+			return false, nil
+		}
+		return true, lk.Commit(func() error {
+			if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove %s: %w", abs, err)
+			}
+			return nil
+		})
+	}
+	if inLocal && bytes.Equal(cur, result) {
+		return false, nil
+	}
+	return true, jsonfile.WriteAtomic(abs, result, jsonfile.WriteOptions{Commit: lk.Commit, NoSync: s.opt.NoSync})
+}
+
+// withBase is files with the kept base entries of unmerged files.
+func withBase(files map[string]entry, keep map[string]*entry) map[string]entry {
+	if len(keep) == 0 {
+		return files
+	}
+	out := make(map[string]entry, len(files))
+	for p, e := range files {
+		out[p] = e
+	}
+	for p, e := range keep {
+		if e == nil {
+			delete(out, p)
+		} else {
+			out[p] = *e
+		}
+	}
+	return out
+}
+
+// setBase records the base of the next merge: commit tip (whose tree is
+// files), or, when some files could not be merged, a local commit on top
+// of it whose tree keeps their old base.
+func (s *syncer) setBase(tip plumbing.Hash, files map[string]entry, keep map[string]*entry) error {
+	if len(keep) == 0 {
+		if tip.IsZero() {
+			// git update-ref -d refs/agentx/synced
+			if err := s.r.st.RemoveReference(plumbing.ReferenceName(s.r.syncedRef())); err != nil {
+				return fmt.Errorf("remove %s: %w", s.r.syncedRef(), err)
+			}
+			return nil
+		}
+		return s.r.setRef(s.r.syncedRef(), tip)
+	}
+	tree, err := s.r.writeTree(withBase(files, keep))
+	if err != nil {
+		return err
+	}
+	var parents []plumbing.Hash
+	if !tip.IsZero() {
+		parents = []plumbing.Hash{tip}
+	}
+	c, err := s.r.writeCommit(tree, parents, s.signature(), "agentx: local merge base (files that could not be merged keep their old base)\n")
+	if err != nil {
+		return err
+	}
+	return s.r.setRef(s.r.syncedRef(), c)
+}
+
+func (s *syncer) signature() object.Signature {
+	return object.Signature{Name: s.opt.Author, Email: s.opt.Email, When: s.opt.Now()}
+}
+
+// commit writes rd's tree and a commit of it on top of parent (none: the
+// first commit of an orphan history).
+func (s *syncer) commit(parent plumbing.Hash, rd *round) (plumbing.Hash, error) {
+	tree, err := s.r.writeTree(rd.tree)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var parents []plumbing.Hash
+	if !parent.IsZero() {
+		parents = []plumbing.Hash{parent}
+	}
+	host, _ := os.Hostname()
+	msg := fmt.Sprintf("agentx sync from %s\n\nmerged %d, written locally %d, unmerged %d\n",
+		host, len(s.res.Merged), len(s.res.Written), len(s.res.Conflicts))
+	return s.r.writeCommit(tree, parents, s.signature(), msg)
+}
+
+// seed merges the state files committed at rev into the local ones, so
+// that nothing committed on a code branch is lost when the state moves to
+// the state branch. A file the merger refuses stays as it is locally.
+func (s *syncer) seed(ctx context.Context, rev string) error {
+	h, err := s.r.resolve(rev)
+	if err != nil {
+		return err
+	}
+	files, err := s.treeFiles(h)
+	if err != nil {
+		return err
+	}
+	var paths []string
+	for p := range files {
+		if rel, ok := strings.CutPrefix(p, s.prefix); ok && IsStatePath(rel) {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		rel := strings.TrimPrefix(p, s.prefix)
+		abs := filepath.Join(s.agentxDir, filepath.FromSlash(rel))
+		e := files[p]
+		err := jsonfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
+			cur, err := os.ReadFile(abs)
+			inLocal := err == nil
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("read %s: %w", abs, err)
+			}
+			if inLocal && blobHash(cur) == e.hash {
+				return nil
+			}
+			data, err := s.r.blob(e.hash)
+			if err != nil {
+				return err
+			}
+			result := data
+			if inLocal {
+				// Both added: the committed copy and the local one are
+				// unioned, nothing either holds is dropped.
+				if result, err = s.opt.Merge(rel, nil, cur, data); err != nil {
+					s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: rel, Reason: "--init-from: " + err.Error()})
+					return nil
+				}
+			}
+			wrote, err := s.writeLocal(abs, lk, cur, inLocal, result)
+			if wrote {
+				s.res.Seeded = append(s.res.Seeded, rel)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

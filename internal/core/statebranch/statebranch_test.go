@@ -1,0 +1,492 @@
+package statebranch_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/statebranch"
+	sbt "github.com/agentx-dev/agentx/internal/core/statebranch/statebranchtest"
+)
+
+func TestIsStatePath(t *testing.T) {
+	for p, want := range map[string]bool{
+		"state/clarifications/issue-42.json":       true,
+		"memory/issue-7.json":                      true,
+		"memory/archive/issue-7-archived.json":     true,
+		"state/clarifications/issue-0.json":        false,
+		"state/clarifications/issue-x.json":        false,
+		"state/clarifications/issue-4.json.lock":   false,
+		"state/clarifications/.issue-4.json.tmp-1": false,
+		"state/agent-status.json":                  false,
+		"state/events.jsonl":                       false,
+		"memory/manifest.json":                     false,
+		"memory/search.idx":                        false,
+		"memory/pending/issue-1-123":               false,
+		"memory/issue-01.json":                     false,
+		"agentx.toml":                              false,
+		"workflows/feature.toml":                   false,
+		"memory/archive/.x.json":                   false,
+		"memory/archive/sub/x.json":                false,
+	} {
+		if got := statebranch.IsStatePath(p); got != want {
+			t.Errorf("IsStatePath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// agent is one clone standing for one machine.
+type agent struct {
+	t    *testing.T
+	dir  string
+	opts statebranch.Options
+}
+
+func newAgent(t *testing.T, remote string) *agent {
+	dir := sbt.Clone(t, remote)
+	return &agent{t: t, dir: dir, opts: statebranch.Options{
+		Root: dir, Merge: sbt.UnionMerge, NoSync: true,
+		Locks: lock.New(lock.Options{}),
+		Now:   func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+	}}
+}
+
+func (a *agent) path(rel string) string {
+	return filepath.Join(a.dir, ".agentx", filepath.FromSlash(rel))
+}
+
+func (a *agent) write(rel, content string) { sbt.WriteFile(a.t, a.path(rel), content) }
+
+func (a *agent) read(rel string) []byte {
+	data, err := os.ReadFile(a.path(rel))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return data
+}
+
+func (a *agent) sync(mod ...func(*statebranch.Options)) *statebranch.Result {
+	a.t.Helper()
+	o := a.opts
+	for _, m := range mod {
+		m(&o)
+	}
+	res, err := statebranch.Sync(context.Background(), o)
+	if err != nil {
+		a.t.Fatalf("sync in %s: %v", a.dir, err)
+	}
+	return res
+}
+
+const ledger1 = "state/clarifications/issue-1.json"
+
+// remoteFile reads a file of the state branch in the bare remote.
+func remoteFile(t *testing.T, remote, rel string) []byte {
+	t.Helper()
+	return []byte(sbt.Git(t, remote, "show", "refs/heads/agentx/state:"+rel) + "\n")
+}
+
+func TestFirstSyncCreatesOrphanBranchOfStateFilesOnly(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	a.write(ledger1, sbt.Records("CLR-1-001"))
+	a.write("memory/issue-1.json", sbt.Records("obs-1"))
+	a.write("memory/archive/issue-1-archived.json", sbt.Records("obs-0"))
+	for _, local := range []string{"memory/manifest.json", "memory/search.idx", "state/agent-status.json",
+		"state/events.jsonl", "state/clarifications/.issue-1.json.tmp-123", "agentx.toml", "memory/pending/issue-1-x"} {
+		a.write(local, "{}\n")
+	}
+	res := a.sync()
+	if !res.Created || !res.Pushed || res.Commit == "" || res.RemoteExists {
+		t.Fatalf("first sync: %+v", res)
+	}
+	if parents := sbt.Git(t, remote, "rev-list", "--parents", "-n1", "agentx/state"); strings.Contains(parents, " ") {
+		t.Errorf("first commit has parents: %s", parents)
+	}
+	files := strings.Fields(sbt.Git(t, remote, "ls-tree", "-r", "--name-only", "agentx/state"))
+	want := []string{"memory/archive/issue-1-archived.json", "memory/issue-1.json", ledger1}
+	if !slices.Equal(files, want) {
+		t.Errorf("state branch files = %v, want %v", files, want)
+	}
+	if got := sbt.Git(t, a.dir, "rev-parse", statebranch.SyncedRef); got != res.Commit {
+		t.Errorf("synced ref %s, want %s", got, res.Commit)
+	}
+	// git fsck finds the objects go-git wrote well formed.
+	sbt.Git(t, a.dir, "fsck", "--no-progress", "--strict")
+}
+
+func TestTwoAgentsLandBothSides(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a, b := newAgent(t, remote), newAgent(t, remote)
+	a.write(ledger1, sbt.Records("CLR-1-001"))
+	b.write(ledger1, sbt.Records("CLR-1-002"))
+	b.write("memory/issue-2.json", sbt.Records("obs-b"))
+	a.sync()
+	rb := b.sync()
+	if len(rb.Merged) != 1 || rb.Merged[0] != ledger1 || !rb.Pushed {
+		t.Fatalf("b's sync: %+v", rb)
+	}
+	ra := a.sync()
+	if ra.Commit != "" || ra.Pushed || len(ra.Written) != 2 {
+		t.Fatalf("a's second sync should only pull: %+v", ra)
+	}
+	for _, ag := range []*agent{a, b} {
+		if got := sbt.IDs(t, ag.read(ledger1)); !slices.Equal(got, []string{"CLR-1-001", "CLR-1-002"}) {
+			t.Errorf("%s ledger ids %v", ag.dir, got)
+		}
+	}
+	if got := sbt.IDs(t, a.read("memory/issue-2.json")); !slices.Equal(got, []string{"obs-b"}) {
+		t.Errorf("a memory %v", got)
+	}
+	if got := sbt.IDs(t, remoteFile(t, remote, ledger1)); len(got) != 2 {
+		t.Errorf("remote ledger ids %v", got)
+	}
+}
+
+// countingTransport counts transfers and can run something before a push.
+type countingTransport struct {
+	statebranch.GitCLI
+	fetches, pushes int
+	beforePush      func()
+}
+
+func (c *countingTransport) Fetch(ctx context.Context, remote, branch, tracking string) (bool, error) {
+	c.fetches++
+	return c.GitCLI.Fetch(ctx, remote, branch, tracking)
+}
+
+func (c *countingTransport) Push(ctx context.Context, remote, branch, commit string) error {
+	c.pushes++
+	if c.beforePush != nil {
+		f := c.beforePush
+		c.beforePush = nil
+		f()
+	}
+	return c.GitCLI.Push(ctx, remote, branch, commit)
+}
+
+func TestNothingChangedFetchesOnceAndNeitherCommitsNorPushes(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	a.write(ledger1, sbt.Records("CLR-1-001"))
+	a.sync()
+	tip := sbt.Git(t, remote, "rev-parse", "agentx/state")
+	objects := sbt.Git(t, a.dir, "count-objects")
+	tr := &countingTransport{GitCLI: statebranch.GitCLI{Dir: a.dir}}
+	res := a.sync(func(o *statebranch.Options) { o.Transport = tr })
+	if tr.fetches != 1 || tr.pushes != 0 || res.Commit != "" || res.Pushed || len(res.Written) != 0 {
+		t.Fatalf("fetches %d pushes %d result %+v", tr.fetches, tr.pushes, res)
+	}
+	if got := sbt.Git(t, remote, "rev-parse", "agentx/state"); got != tip {
+		t.Errorf("remote moved: %s -> %s", tip, got)
+	}
+	if got := sbt.Git(t, a.dir, "count-objects"); got != objects {
+		t.Errorf("objects written: %s -> %s", objects, got)
+	}
+}
+
+// syncedPair is two agents that both hold ledger 1 with CLR-1-001, synced.
+func syncedPair(t *testing.T) (remote string, a, b *agent) {
+	sbt.Env(t)
+	remote = sbt.Remote(t)
+	a, b = newAgent(t, remote), newAgent(t, remote)
+	a.write(ledger1, sbt.Records("CLR-1-001"))
+	a.sync()
+	b.sync()
+	return remote, a, b
+}
+
+func TestPushRaceIsMergedAgain(t *testing.T) {
+	remote, a, b := syncedPair(t)
+	a.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-002"))
+	b.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-003"))
+	tr := &countingTransport{GitCLI: statebranch.GitCLI{Dir: a.dir}, beforePush: func() { b.sync() }}
+	res := a.sync(func(o *statebranch.Options) { o.Transport = tr })
+	if res.Retries != 1 || !res.Pushed || tr.fetches != 2 || tr.pushes != 2 {
+		t.Fatalf("retries %d fetches %d pushes %d: %+v", res.Retries, tr.fetches, tr.pushes, res)
+	}
+	want := []string{"CLR-1-001", "CLR-1-002", "CLR-1-003"}
+	if got := sbt.IDs(t, remoteFile(t, remote, ledger1)); !slices.Equal(got, want) {
+		t.Errorf("remote %v, want %v", got, want)
+	}
+	b.sync()
+	if got := sbt.IDs(t, b.read(ledger1)); !slices.Equal(got, want) {
+		t.Errorf("b %v, want %v", got, want)
+	}
+	// History is linear: each sync one commit on top of the last.
+	if n := sbt.Git(t, remote, "rev-list", "--count", "--merges", "agentx/state"); n != "0" {
+		t.Errorf("%s merge commits", n)
+	}
+}
+
+func TestRemovalsAndOneSidedChanges(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a, b := newAgent(t, remote), newAgent(t, remote)
+	a.write("memory/issue-3.json", sbt.Records("o1"))
+	a.write("memory/issue-4.json", sbt.Records("o2"))
+	a.sync()
+	b.sync()
+	// a removes issue 3, b changes issue 4: each side's change lands.
+	if err := os.Remove(a.path("memory/issue-3.json")); err != nil {
+		t.Fatal(err)
+	}
+	b.write("memory/issue-4.json", sbt.Records("o2", "o3"))
+	a.sync()
+	b.sync()
+	a.sync()
+	for _, ag := range []*agent{a, b} {
+		if _, err := os.Stat(ag.path("memory/issue-3.json")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: issue-3 still there (%v)", ag.dir, err)
+		}
+		if got := sbt.IDs(t, ag.read("memory/issue-4.json")); len(got) != 2 {
+			t.Errorf("%s: issue-4 %v", ag.dir, got)
+		}
+	}
+}
+
+func TestUnmergeableFileStaysLocalAndIsNotPushed(t *testing.T) {
+	remote, a, b := syncedPair(t)
+	a.write(ledger1, "{ not json")
+	b.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-002"))
+	b.sync()
+	for i := range 2 { // reported on every sync until resolved, never pushed
+		res := a.sync()
+		if len(res.Conflicts) != 1 || res.Conflicts[0].Path != ledger1 || res.Pushed {
+			t.Fatalf("sync %d: %+v", i, res)
+		}
+		if got := string(a.read(ledger1)); got != "{ not json" {
+			t.Fatalf("local file changed: %q", got)
+		}
+		if got := sbt.IDs(t, remoteFile(t, remote, ledger1)); len(got) != 2 {
+			t.Fatalf("remote %v", got)
+		}
+	}
+	// Repaired by hand: the next sync merges it.
+	a.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-009"))
+	res := a.sync()
+	if len(res.Conflicts) != 0 || !res.Pushed {
+		t.Fatalf("after repair: %+v", res)
+	}
+	if got := sbt.IDs(t, remoteFile(t, remote, ledger1)); len(got) != 3 {
+		t.Errorf("remote %v", got)
+	}
+}
+
+func fileHash(t *testing.T, path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "absent"
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// snapshot is what a sync must never change in the user's repository.
+func snapshot(t *testing.T, dir string) string {
+	return strings.Join([]string{
+		fileHash(t, filepath.Join(dir, ".git", "HEAD")),
+		fileHash(t, filepath.Join(dir, ".git", "index")),
+		fileHash(t, filepath.Join(dir, ".git", "FETCH_HEAD")),
+		fileHash(t, filepath.Join(dir, ".git", "config")),
+		sbt.Git(t, dir, "rev-parse", "HEAD"),
+		sbt.Git(t, dir, "for-each-ref", "refs/heads", "refs/tags", "refs/stash"),
+		sbt.Git(t, dir, "stash", "list"),
+		sbt.Git(t, dir, "status", "--porcelain", "--untracked-files=all"),
+		fileHash(t, filepath.Join(dir, "README.md")),
+		fileHash(t, filepath.Join(dir, "staged.txt")),
+		fileHash(t, filepath.Join(dir, "untracked.txt")),
+		fileHash(t, filepath.Join(dir, ".agentx", "memory", "manifest.json")),
+		fileHash(t, filepath.Join(dir, ".agentx", "state", "agent-status.json")),
+	}, "\n")
+}
+
+func TestUserRepositoryUntouched(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a, b := newAgent(t, remote), newAgent(t, remote)
+	// GitHub Mode: the state files are ignored on code branches.
+	sbt.WriteFile(t, filepath.Join(a.dir, ".git", "info", "exclude"), ".agentx/\n")
+	sbt.Git(t, a.dir, "checkout", "--quiet", "-b", "42-fix-login")
+	sbt.WriteFile(t, filepath.Join(a.dir, "stashed.txt"), "x\n")
+	sbt.Git(t, a.dir, "add", "stashed.txt")
+	sbt.Git(t, a.dir, "stash", "--quiet")
+	sbt.WriteFile(t, filepath.Join(a.dir, "staged.txt"), "staged\n")
+	sbt.Git(t, a.dir, "add", "staged.txt")
+	sbt.WriteFile(t, filepath.Join(a.dir, "README.md"), "edited, not staged\n")
+	sbt.WriteFile(t, filepath.Join(a.dir, "untracked.txt"), "u\n")
+	a.write("memory/manifest.json", "{}\n")
+	a.write("state/agent-status.json", "{}\n")
+	a.write(ledger1, sbt.Records("CLR-1-001"))
+	b.write(ledger1, sbt.Records("CLR-1-002"))
+	b.sync()
+
+	before := snapshot(t, a.dir)
+	a.sync()                                                     // merge, commit, push
+	a.sync(func(o *statebranch.Options) { o.PullOnly = true })   // pull
+	a.sync(func(o *statebranch.Options) { o.InitFrom = "HEAD" }) // seed from a commit
+	if after := snapshot(t, a.dir); after != before {
+		t.Errorf("user state changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if got := sbt.IDs(t, a.read(ledger1)); len(got) != 2 {
+		t.Errorf("ledger %v", got)
+	}
+}
+
+func TestInitFromSeedsFromCommittedLedgers(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	// Today's GitHub Mode: the ledgers are committed on main.
+	a.write("state/clarifications/issue-5.json", sbt.Records("CLR-5-001"))
+	a.write("memory/issue-5.json", sbt.Records("obs-5"))
+	a.write("memory/manifest.json", "{}\n")
+	sbt.Git(t, a.dir, "add", ".agentx")
+	sbt.Git(t, a.dir, "commit", "--quiet", "-m", "ledgers on main")
+	sbt.Git(t, a.dir, "push", "--quiet", "origin", "main")
+	// Locally, one ledger gained a record and the memory file was lost.
+	a.write("state/clarifications/issue-5.json", sbt.Records("CLR-5-002"))
+	if err := os.Remove(a.path("memory/issue-5.json")); err != nil {
+		t.Fatal(err)
+	}
+	res := a.sync(func(o *statebranch.Options) { o.InitFrom = "main" })
+	if !slices.Equal(res.Seeded, []string{"memory/issue-5.json", "state/clarifications/issue-5.json"}) || !res.Created {
+		t.Fatalf("seeded: %+v", res)
+	}
+	if got := sbt.IDs(t, remoteFile(t, remote, "state/clarifications/issue-5.json")); !slices.Equal(got, []string{"CLR-5-001", "CLR-5-002"}) {
+		t.Errorf("remote ledger %v", got)
+	}
+	if got := sbt.IDs(t, remoteFile(t, remote, "memory/issue-5.json")); !slices.Equal(got, []string{"obs-5"}) {
+		t.Errorf("remote memory %v", got)
+	}
+	if _, err := sbt.TryGit(remote, "cat-file", "-e", "agentx/state:memory/manifest.json"); err == nil {
+		t.Error("manifest pushed")
+	}
+	// A second agent that never had the files gets them from the branch.
+	b := newAgent(t, remote)
+	b.sync()
+	if got := sbt.IDs(t, b.read("state/clarifications/issue-5.json")); len(got) != 2 {
+		t.Errorf("b ledger %v", got)
+	}
+	// Unknown revisions are a clear error.
+	_, err := statebranch.Sync(context.Background(), func() statebranch.Options {
+		o := a.opts
+		o.InitFrom = "no-such-branch"
+		return o
+	}())
+	if err == nil || !strings.Contains(err.Error(), "no-such-branch") {
+		t.Errorf("unknown rev: %v", err)
+	}
+}
+
+func TestPushOnlyDoesNotFetchFirst(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	a.write(ledger1, sbt.Records("CLR-1-001"))
+	tr := &countingTransport{GitCLI: statebranch.GitCLI{Dir: a.dir}}
+	res := a.sync(func(o *statebranch.Options) { o.PushOnly, o.Transport = true, tr })
+	if tr.fetches != 0 || tr.pushes != 1 || !res.Pushed {
+		t.Fatalf("fetches %d pushes %d: %+v", tr.fetches, tr.pushes, res)
+	}
+}
+
+func TestPullOnlyCommitsNothing(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a, b := newAgent(t, remote), newAgent(t, remote)
+	b.write(ledger1, sbt.Records("CLR-1-002"))
+	b.sync()
+	a.write("memory/issue-9.json", sbt.Records("mine"))
+	tr := &countingTransport{GitCLI: statebranch.GitCLI{Dir: a.dir}}
+	res := a.sync(func(o *statebranch.Options) { o.PullOnly, o.Transport = true, tr })
+	if tr.pushes != 0 || res.Commit != "" || len(res.Written) != 1 {
+		t.Fatalf("pushes %d: %+v", tr.pushes, res)
+	}
+	// The local change is pushed by the next full sync.
+	res = a.sync()
+	if !res.Pushed {
+		t.Fatalf("%+v", res)
+	}
+	if got := sbt.IDs(t, remoteFile(t, remote, "memory/issue-9.json")); len(got) != 1 {
+		t.Errorf("remote %v", got)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	sbt.Env(t)
+	dir := t.TempDir()
+	_, err := statebranch.Sync(context.Background(), statebranch.Options{Root: dir, Merge: sbt.UnionMerge, Locks: lock.New(lock.Options{})})
+	if !errors.Is(err, statebranch.ErrNotRepository) {
+		t.Errorf("not a repo: %v", err)
+	}
+	sbt.Git(t, dir, "init", "--quiet")
+	_, err = statebranch.Sync(context.Background(), statebranch.Options{Root: dir, Merge: sbt.UnionMerge, Locks: lock.New(lock.Options{})})
+	if !errors.Is(err, statebranch.ErrTransport) || !strings.Contains(err.Error(), "origin") {
+		t.Errorf("no remote: %v", err)
+	}
+}
+
+// alwaysRejected loses every push race.
+type alwaysRejected struct {
+	statebranch.GitCLI
+	pushes int
+}
+
+func (r *alwaysRejected) Push(context.Context, string, string, string) error {
+	r.pushes++
+	return statebranch.ErrNonFastForward
+}
+
+func TestLosingEveryRaceGivesUpAfterTheRetries(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	a.write(ledger1, sbt.Records("CLR-1-001"))
+	tr := &alwaysRejected{GitCLI: statebranch.GitCLI{Dir: a.dir}}
+	o := a.opts
+	o.Transport, o.Retries = tr, 2
+	res, err := statebranch.Sync(context.Background(), o)
+	if !errors.Is(err, statebranch.ErrNonFastForward) || !strings.Contains(err.Error(), "lost 3 races") {
+		t.Fatalf("err %v", err)
+	}
+	if tr.pushes != 3 || res.Retries != 2 {
+		t.Errorf("pushes %d retries %d", tr.pushes, res.Retries)
+	}
+}
+
+func TestLinkedWorktreeHasItsOwnBase(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	wtDir := filepath.Join(t.TempDir(), "wt")
+	sbt.Git(t, a.dir, "worktree", "add", "--quiet", "-b", "7-other", wtDir)
+	w := &agent{t: t, dir: wtDir, opts: a.opts}
+	w.opts.Root = wtDir
+	w.write("memory/issue-7.json", sbt.Records("from-worktree"))
+	w.sync()
+	if _, err := sbt.TryGit(a.dir, "rev-parse", "--verify", "-q", "refs/agentx/worktrees/wt/synced"); err != nil {
+		t.Fatalf("worktree base ref: %v", err)
+	}
+	if _, err := sbt.TryGit(a.dir, "rev-parse", "--verify", "-q", statebranch.SyncedRef); err == nil {
+		t.Fatal("the worktree's sync set the main work tree's base")
+	}
+	a.sync()
+	if got := sbt.IDs(t, a.read("memory/issue-7.json")); !slices.Equal(got, []string{"from-worktree"}) {
+		t.Errorf("main work tree: %v", got)
+	}
+	if got := sbt.Git(t, wtDir, "rev-parse", "--abbrev-ref", "HEAD"); got != "7-other" {
+		t.Errorf("worktree HEAD %s", got)
+	}
+}

@@ -1,0 +1,140 @@
+package statebranch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+)
+
+// Transport moves the state branch between this repository and its remote.
+// It is the only part of a sync that talks to another machine; everything
+// else is go-git on local objects and refs.
+type Transport interface {
+	// Fetch updates the remote-tracking ref of branch from remote and
+	// reports whether the remote has the branch at all.
+	Fetch(ctx context.Context, remote, branch, tracking string) (exists bool, err error)
+	// Push sends commit to remote's branch as a fast-forward. A push
+	// refused because the remote moved returns ErrNonFastForward.
+	Push(ctx context.Context, remote, branch, commit string) error
+}
+
+// ErrNonFastForward is a push that lost a race: the remote branch has
+// commits we have not merged yet.
+var ErrNonFastForward = errors.New("the remote state branch moved (non-fast-forward)")
+
+// ErrTransport is a fetch or push that failed for another reason (the
+// network, the remote, credentials, a protected branch).
+var ErrTransport = errors.New("git transfer failed")
+
+// GitCLI runs the user's git for fetch and push alone, so the credentials
+// git already has (credential helpers, the SSH agent, insteadOf rewrites)
+// serve the state branch too. It never writes FETCH_HEAD, runs no hooks
+// and never prompts: a prompt in a hook would hang an agent's session.
+type GitCLI struct {
+	// Dir is the repository's work tree (git -C DIR).
+	Dir string
+	// Git is the program (default "git").
+	Git string
+}
+
+func (g GitCLI) run(ctx context.Context, args ...string) (stdout, stderr []byte, err error) {
+	prog := g.Git
+	if prog == "" {
+		prog = "git"
+	}
+	cmd := exec.CommandContext(ctx, prog, append([]string{"-C", g.Dir}, args...)...)
+	// No terminal prompt: credential helpers and askpass programs the user
+	// set up still answer, but nothing waits on a keyboard.
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	// ssh may outlive a killed git and hold the pipes; do not wait on it.
+	cmd.WaitDelay = time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("%w: %w", ErrTransport, ctx.Err())
+	}
+	return out.Bytes(), errb.Bytes(), err
+}
+
+// Fetch runs
+// git fetch --no-tags --no-write-fetch-head REMOTE +refs/heads/B:TRACKING.
+func (g GitCLI) Fetch(ctx context.Context, remote, branch, tracking string) (bool, error) {
+	_, stderr, err := g.run(ctx, "-c", "gc.auto=0", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+		"--no-recurse-submodules", "--no-auto-maintenance", remote, "+refs/heads/"+branch+":"+tracking)
+	if err == nil {
+		return true, nil
+	}
+	msg := strings.TrimSpace(string(stderr))
+	if strings.Contains(msg, "couldn't find remote ref") {
+		return false, nil
+	}
+	return false, transportErr("fetch", remote, branch, msg, err)
+}
+
+// Push runs git push --porcelain --no-verify REMOTE COMMIT:refs/heads/B,
+// without force: git itself refuses to replace commits it has not seen.
+func (g GitCLI) Push(ctx context.Context, remote, branch, commit string) error {
+	stdout, stderr, err := g.run(ctx, "push", "--porcelain", "--quiet", "--no-verify", "--no-signed",
+		remote, commit+":refs/heads/"+branch)
+	if err == nil {
+		return nil
+	}
+	out := string(stdout) + "\n" + string(stderr)
+	if lostRace(out) {
+		return ErrNonFastForward
+	}
+	msg := strings.TrimSpace(string(stderr) + "\n" + out)
+	return transportErr("push", remote, branch, msg, err)
+}
+
+// lostRace reads git push --porcelain: "!<TAB>src:dst<TAB>[rejected]
+// (fetch first)" when the remote has commits we lack, "(non-fast-forward)"
+// when our tracking ref knew them, and "[remote rejected] (cannot lock
+// ref ...)" when another push to the branch was landing at that instant
+// (on GitHub: "incorrect old value provided"); the reason of a remote
+// rejection may be only on stderr, so out is both streams.
+func lostRace(out string) bool {
+	if strings.Contains(out, "[rejected]") {
+		return strings.Contains(out, "fetch first") || strings.Contains(out, "non-fast-forward")
+	}
+	if strings.Contains(out, "[remote rejected]") {
+		for _, s := range []string{"cannot lock ref", "reference already exists", "but expected", "incorrect old value"} {
+			if strings.Contains(out, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func transportErr(op, remote, branch, msg string, err error) error {
+	if msg == "" {
+		msg = err.Error()
+	}
+	e := errcode.Wrap(errcode.AgentError, fmt.Errorf("%w: %s", ErrTransport, firstLines(msg, 4)), "git %s %s %s", op, remote, branch)
+	switch {
+	case strings.Contains(msg, "No such remote") || strings.Contains(msg, "does not appear to be a git repository"):
+		e.Hint = fmt.Sprintf("add the remote (`git remote add %s URL`) or set [github] remote in .agentx/agentx.toml", remote)
+	case strings.Contains(msg, "protected branch") || strings.Contains(msg, "permission") || strings.Contains(msg, "denied") || strings.Contains(msg, "403"):
+		e.Hint = fmt.Sprintf("the state branch %s must be writable: allow pushes to it (no branch protection) and use credentials with contents: write", branch)
+	default:
+		e.Hint = "the next sync catches up; check the network and that `git fetch " + remote + "` works"
+	}
+	return e
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "; ")
+}

@@ -1,0 +1,274 @@
+package hookcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/statebranch"
+	"github.com/agentx-dev/agentx/internal/core/statemerge"
+)
+
+const syncUsage = `sync [--pull-only | --push-only] [--init-from REV] [--json]
+
+In GitHub Mode (mode = "github" in .agentx/agentx.toml) the shared state
+(clarification ledgers, memory issue files and archive) lives on one branch,
+[github] state_branch (default agentx/state) on [github] remote (default
+origin), never on code branches. sync fetches that branch, merges it three
+ways with the files under .agentx/ against the last synchronised base
+(refs/agentx/synced), writes the merged files, commits the merged tree on
+the branch and pushes it; a push that loses a race is merged again.
+Your index, work tree, HEAD, branches and stash are never touched; fetch and
+push run your git, with the credentials it already has.
+
+Files changed on both sides are merged by meaning (docs/merge.md): records
+by id, thread entries as a set, status by lifecycle precedence; when both
+sides allocated the same clarification id, one record is renumbered and the
+renaming is printed. A file that cannot be merged (it does not parse) is
+reported, kept as it is locally and not pushed until it is repaired.
+
+--init-from REV moves a repository whose ledgers are committed on a code
+branch: the state files committed in REV (a branch, tag, HEAD or full hash)
+are merged into the local ones first, then synced. Nothing is lost.
+  agentx-hook sync --init-from HEAD`
+
+// mergeLog collects what the semantic merge reported during one sync.
+type mergeLog struct {
+	Renamed []statemerge.Rename `json:"renamed"`
+	Notes   []string            `json:"notes"`
+}
+
+// merger is statemerge.MergeFile recording its reports in l.
+func (l *mergeLog) merger() statebranch.FileMerger {
+	return func(path string, base, ours, theirs []byte) ([]byte, error) {
+		merged, rep, err := statemerge.MergeFile(path, base, ours, theirs)
+		if err != nil {
+			return nil, err
+		}
+		l.Renamed = append(l.Renamed, rep.Renamed...)
+		for _, n := range rep.Notes {
+			l.Notes = append(l.Notes, path+": "+n)
+		}
+		return merged, nil
+	}
+}
+
+// syncOptions is one `sync` command line.
+type syncOptions struct {
+	pullOnly, pushOnly, asJSON bool
+	initFrom                   string
+}
+
+func runSync(ctx context.Context, a *App, args []string) error {
+	fs := newFlags(a, "sync", syncUsage)
+	var o syncOptions
+	fs.BoolVar(&o.pullOnly, "pull-only", false, "fetch and merge into .agentx/, commit and push nothing")
+	fs.BoolVar(&o.pushOnly, "push-only", false, "do not fetch first (a refused push still fetches and merges)")
+	fs.StringVar(&o.initFrom, "init-from", "", "first merge the state files committed in `REV` (migration)")
+	fs.BoolVar(&o.asJSON, "json", false, "print one JSON document")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("sync takes no arguments (got %q)", pos[0])
+	}
+	if o.pullOnly && o.pushOnly {
+		return usagef("--pull-only and --push-only exclude each other")
+	}
+	if o.pullOnly && o.initFrom != "" {
+		return usagef("--init-from pushes the seeded state; it cannot be combined with --pull-only")
+	}
+	opt, mlog, err := a.stateSyncOptions()
+	if err != nil {
+		return err
+	}
+	opt.PullOnly, opt.PushOnly, opt.InitFrom = o.pullOnly, o.pushOnly, o.initFrom
+	start := time.Now()
+	res, indexTime, err := a.syncState(ctx, opt)
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "sync": res, "merge": mlog,
+			"memory_index_ms": indexTime.Milliseconds(), "duration_ms": time.Since(start).Milliseconds()})
+	}
+	fmt.Fprintln(a.Stdout, syncSummary(res))
+	for _, r := range mlog.Renamed {
+		fmt.Fprintf(a.Stdout, "renumbered %s to %s on issue %d: both sides had allocated the id (recorded as renamedFrom)\n", r.From, r.To, r.Issue)
+	}
+	for _, c := range res.Conflicts {
+		a.warn("not merged, kept locally and not pushed: %s (%s)", c.Path, c.Reason)
+	}
+	return nil
+}
+
+// stateSyncOptions reads the [github] settings, refusing Local Mode. The
+// merge is a.Merge when set (tests), else the semantic merge, whose
+// reports land in the returned log.
+func (a *App) stateSyncOptions() (statebranch.Options, *mergeLog, error) {
+	mlog := &mergeLog{Renamed: []statemerge.Rename{}, Notes: []string{}}
+	cfg, err := a.Config()
+	if err != nil {
+		return statebranch.Options{}, mlog, err
+	}
+	if cfg.Config.Mode != "github" {
+		mode := cfg.Config.Mode
+		if mode == "" {
+			mode = "local"
+		}
+		return statebranch.Options{}, mlog, errcode.New(errcode.InvalidInput,
+			"sync works in GitHub Mode only; this workspace is in %s mode", mode).
+			WithHint(`set mode = "github" in .agentx/agentx.toml to share the state on the state branch`)
+	}
+	gh := cfg.Config.GitHub
+	if gh.Remote == "" {
+		gh.Remote = statebranch.DefaultRemote
+	}
+	if gh.StateBranch == "" {
+		gh.StateBranch = statebranch.DefaultBranch
+	}
+	merge := a.Merge
+	if merge == nil {
+		merge = mlog.merger()
+	}
+	author, email := "agentx", "agentx@localhost"
+	if agent := a.Getenv("AGENTX_AGENT"); agent != "" {
+		author = "agentx (" + agent + ")"
+	}
+	return statebranch.Options{
+		Root: a.Workspace().Root, Remote: gh.Remote, Branch: gh.StateBranch,
+		Merge: merge, Locks: a.Locks(), Author: author, Email: email, Now: a.Clock.Now,
+	}, mlog, nil
+}
+
+// syncState runs a sync and brings the memory index in line with the
+// memory files it wrote: the manifest and search index are derived and
+// never travel on the branch.
+// It returns the time the index took.
+func (a *App) syncState(ctx context.Context, opt statebranch.Options) (*statebranch.Result, time.Duration, error) {
+	res, err := statebranch.Sync(ctx, opt)
+	var took time.Duration
+	if res != nil {
+		if issues := memoryIssues(res); len(issues) > 0 {
+			start := time.Now()
+			if rerr := a.Memory().Reindex(ctx, issues); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("update the memory index after sync: %w", rerr))
+			}
+			took = time.Since(start)
+		}
+	}
+	return res, took, err
+}
+
+// memoryIssues lists the issues whose memory file the sync wrote.
+func memoryIssues(res *statebranch.Result) []int {
+	var out []int
+	for _, list := range [][]string{res.Written, res.Seeded} {
+		for _, p := range list {
+			name, ok := strings.CutPrefix(p, "memory/")
+			if !ok {
+				continue
+			}
+			if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, "issue-"), ".json")); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// syncSummary is the one line a person reads after a sync.
+func syncSummary(res *statebranch.Result) string {
+	var parts []string
+	switch {
+	case res.Fetches == 0:
+		parts = append(parts, "not fetched")
+	case !res.RemoteExists:
+		parts = append(parts, fmt.Sprintf("fetched (%s has no %s yet)", res.Remote, res.Branch))
+	default:
+		parts = append(parts, "fetched")
+	}
+	if len(res.Seeded) > 0 {
+		parts = append(parts, fmt.Sprintf("seeded %d files", len(res.Seeded)))
+	}
+	parts = append(parts, fmt.Sprintf("merged %d files", len(res.Merged)), fmt.Sprintf("updated %d local files", len(res.Written)))
+	if len(res.Conflicts) > 0 {
+		parts = append(parts, fmt.Sprintf("%d not merged", len(res.Conflicts)))
+	}
+	switch {
+	case res.Pushed && res.Created:
+		parts = append(parts, fmt.Sprintf("created %s at %s and pushed", res.Branch, short(res.Commit)))
+	case res.Pushed:
+		parts = append(parts, fmt.Sprintf("committed %s and pushed", short(res.Commit)))
+	default:
+		parts = append(parts, "nothing to push")
+	}
+	if res.Retries > 0 {
+		parts = append(parts, fmt.Sprintf("after %d lost push races", res.Retries))
+	}
+	return "sync: " + strings.Join(parts, ", ")
+}
+
+func short(h string) string {
+	if len(h) > 10 {
+		return h[:10]
+	}
+	return h
+}
+
+// StatePull is what `hook start` calls: in GitHub Mode it fetches the
+// state branch and merges it into .agentx/ within budget (<= 0: [github]
+// sync_budget, else 3s). It fails open: when the network, the remote or
+// anything else is in the way it prints one warning line and returns, and
+// the next sync catches up. Outside GitHub Mode it does nothing.
+func (a *App) StatePull(ctx context.Context, budget time.Duration) {
+	a.stateSyncHook(ctx, budget, true)
+}
+
+// StatePush is what `hook finish` calls: in GitHub Mode a full sync
+// (fetch, merge, commit, push) within budget, failing open like StatePull.
+// It fetches first because a push must be a fast-forward: pushing blind
+// would cost a refused push and a fetch whenever another agent synced.
+func (a *App) StatePush(ctx context.Context, budget time.Duration) {
+	a.stateSyncHook(ctx, budget, false)
+}
+
+func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool) {
+	cfg, err := a.Config()
+	if err != nil || cfg.Config.Mode != "github" {
+		return
+	}
+	if budget <= 0 {
+		budget = cfg.Config.GitHub.SyncBudget.Duration
+	}
+	if budget <= 0 {
+		budget = statebranch.DefaultBudget
+	}
+	opt, _, err := a.stateSyncOptions()
+	if err != nil {
+		a.warn("state branch sync skipped: %v", err)
+		return
+	}
+	opt.PullOnly = pull
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	res, _, err := a.syncState(ctx, opt)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		a.warn("state branch sync skipped: no answer from %s within %s; the next sync catches up", opt.Remote, budget)
+	case err != nil:
+		a.warn("state branch sync skipped: %s; the next sync catches up", oneLine(err.Error()))
+	case len(res.Conflicts) > 0:
+		a.warn("state branch: %d files changed on both sides could not be merged and were kept locally (run `agentx-hook sync`)", len(res.Conflicts))
+	}
+}
+
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
