@@ -423,7 +423,7 @@ func (lk *Lock) Check() error {
 // Commit runs rename (the last step of an atomic write) only while the lock
 // is still ours, holding the directory's guard from the check to the
 // rename: no takeover can happen between them. Use it as
-// jsonfile.WriteOptions.Commit.
+// atomicfile.Options.Commit.
 func (lk *Lock) Commit(rename func() error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), lk.l.opt.Wait)
 	defer cancel()

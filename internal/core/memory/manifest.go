@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
 )
@@ -505,13 +505,13 @@ func (s *Store) writeState(lk *lock.Lock, st *state) error {
 	if !st.dirty {
 		return nil
 	}
-	if err := jsonfile.WriteAtomic(s.ManifestPath(), st.data, s.writeOpts(lk)); err != nil {
+	if err := atomicfile.Write(s.ManifestPath(), st.data, s.writeOpts(lk)); err != nil {
 		return err
 	}
 	// The index is derived and checksummed, and every reader verifies the
 	// checksum, so it is not fsynced: a power cut that tears it costs a
 	// rebuild, never a wrong answer, and the store saves two fsyncs.
-	if err := jsonfile.WriteAtomic(s.IndexPath(), st.idx, jsonfile.WriteOptions{Commit: lk.Commit, NoSync: true}); err != nil {
+	if err := atomicfile.Write(s.IndexPath(), st.idx, atomicfile.Options{Commit: lk.Commit, NoSync: true}); err != nil {
 		s.warn("search index not saved (searches will rebuild it): %v", err)
 	}
 	st.dirty = false

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
@@ -99,18 +99,18 @@ func (s *Store) warn(format string, args ...any) {
 	}
 }
 
-func (s *Store) writeOpts(lk *lock.Lock) jsonfile.WriteOptions {
-	return jsonfile.WriteOptions{Commit: lk.Commit, NoSync: s.NoSync}
+func (s *Store) writeOpts(lk *lock.Lock) atomicfile.Options {
+	return atomicfile.Options{Commit: lk.Commit, NoSync: s.NoSync}
 }
 
-// withLock runs fn under target's lock (jsonfile.WithLock: retried when
+// withLock runs fn under target's lock (atomicfile.WithLock: retried when
 // the lock was taken over, temporaries of a dead holder removed). The
 // search index is written under the manifest's lock, so a dead manifest
 // writer's index temporaries go too.
 func (s *Store) withLock(ctx context.Context, target string, fn func(lk *lock.Lock) error) error {
-	return jsonfile.WithLock(ctx, s.Locks, target, func(lk *lock.Lock) error {
+	return atomicfile.WithLock(ctx, s.Locks, target, func(lk *lock.Lock) error {
 		if lk.TookOver() && target == s.ManifestPath() {
-			jsonfile.RemoveTemps(s.IndexPath())
+			atomicfile.RemoveTemps(s.IndexPath())
 		}
 		return fn(lk)
 	})
@@ -169,7 +169,7 @@ func (s *Store) updateIssue(ctx context.Context, issue int, fn func(f *IssueFile
 		if marker, err = s.leaveMarker(issue); err != nil {
 			return err
 		}
-		return jsonfile.WriteAtomic(path, data, s.writeOpts(lk))
+		return atomicfile.Write(path, data, s.writeOpts(lk))
 	})
 	if err != nil && marker != "" {
 		_ = os.Remove(marker)
@@ -602,7 +602,7 @@ func (s *Store) AddRecallCounts(ctx context.Context, counts map[string]int) erro
 			if err != nil {
 				return err
 			}
-			return jsonfile.WriteAtomic(path, data, s.writeOpts(lk))
+			return atomicfile.Write(path, data, s.writeOpts(lk))
 		})
 		if err != nil {
 			return err
@@ -734,7 +734,7 @@ func (s *Store) mergeByID(ctx context.Context, path string, issue int, obs []Obs
 		if err != nil {
 			return err
 		}
-		return jsonfile.WriteAtomic(path, data, s.writeOpts(lk))
+		return atomicfile.Write(path, data, s.writeOpts(lk))
 	})
 }
 
