@@ -29,6 +29,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/process"
 )
 
 // Defaults of the reference implementation (SPEC section 9.5).
@@ -355,7 +356,7 @@ func (l *Locker) inspect(path string) (*holder, error) {
 	switch {
 	case h.age > l.opt.StaleAfter:
 		h.stale, h.reason = true, "older than "+l.opt.StaleAfter.String()
-	case ok && c.Host != "" && c.Host == l.host && c.PID > 0 && c.PID != l.pid && !pidAlive(c.PID):
+	case ok && c.Host != "" && c.Host == l.host && c.PID > 0 && c.PID != l.pid && !process.Alive(c.PID):
 		h.stale, h.reason = true, "holder pid "+strconv.Itoa(c.PID)+" is dead"
 	}
 	return h, nil

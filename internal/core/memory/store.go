@@ -17,6 +17,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/process"
 )
 
 // EventSink receives memory events (events.Log in the CLI).
@@ -209,7 +210,7 @@ func writerDead(owner string) bool {
 	if h, _ := os.Hostname(); h == "" || h != host {
 		return false
 	}
-	return !processAlive(pid)
+	return !process.Alive(pid)
 }
 
 // finish is steps 2 and 3.
