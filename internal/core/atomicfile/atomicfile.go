@@ -50,7 +50,7 @@ func Write(path string, data []byte, opt Options) (err error) {
 			_ = os.Remove(tmpName)
 		}
 	}()
-	if err = fill(tmp, data, opt); err != nil {
+	if err := fill(tmp, data, opt); err != nil {
 		return err
 	}
 	rename := func() error {

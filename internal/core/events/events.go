@@ -147,7 +147,7 @@ func (l *Log) Read(since time.Time) (evs []Event, skipped int, err error) {
 		}
 		return nil, 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
 	r := bufio.NewReaderSize(f, 64*1024)
 	for {
 		line, rerr := readLine(r)

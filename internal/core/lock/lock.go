@@ -275,7 +275,9 @@ func createExclusive(path string, content []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer os.Remove(tmp.Name())
+	// After the link the temporary is a second name for the lock file, so
+	// it goes whatever happened; failing to remove it costs a stray file.
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	_, werr := tmp.Write(content)
 	merr := tmp.Chmod(0o644)
 	cerr := tmp.Close()
@@ -331,7 +333,7 @@ func (l *Locker) inspect(path string) (*holder, error) {
 		}
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err

@@ -98,7 +98,7 @@ func (s *Store) rebuildCorrupt(perr error, gen uint64) (*state, RebuildReport, e
 	path := s.ManifestPath()
 	aside := fmt.Sprintf("%s.corrupt-%d", path, s.now().UnixMilli())
 	if err := os.Rename(path, aside); err != nil {
-		return nil, RebuildReport{}, fmt.Errorf("%w (and it could not be moved aside to rebuild it: %v)", perr, err)
+		return nil, RebuildReport{}, fmt.Errorf("%w (and it could not be moved aside to rebuild it: %w)", perr, err)
 	}
 	st, rep, err := s.reconcile(nil, gen)
 	if err != nil {

@@ -84,11 +84,6 @@ func (o *Observation) Entry() Entry {
 		Summary: o.Summary, Tokens: o.Tokens, Timestamp: o.Timestamp}
 }
 
-var (
-	observationKeys = []string{"id", "agent", "issueNumber", "category", "content", "summary", "tokens", "timestamp", "sessionId", "recallCount"}
-	entryKeys       = []string{"id", "agent", "issueNumber", "category", "summary", "tokens", "timestamp"}
-)
-
 // EstimateTokens is the reference estimate: ceil(length / 4), where the
 // length is JavaScript's (UTF-16 code units), so both implementations agree.
 func EstimateTokens(content string) int {

@@ -89,30 +89,36 @@ func (s *Store) openFast() *view {
 	if err != nil {
 		return nil
 	}
+	v := s.viewOf(f)
+	if v == nil {
+		_ = f.Close() // read-only: a close error loses nothing
+	}
+	return v
+}
+
+// viewOf is openFast on the open manifest f: a view whose rows are read
+// from f, or nil when the index is missing or does not match the manifest
+// by its stamp. The view owns f from then on.
+func (s *Store) viewOf(f *os.File) *view {
 	info, err := f.Stat()
 	if err != nil {
-		f.Close()
 		return nil
 	}
 	size := info.Size()
 	tail := make([]byte, min(size, 128))
 	if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil {
-		f.Close()
 		return nil
 	}
 	st, _, ok := readStamp(tail, size, false)
 	if !ok {
-		f.Close()
 		return nil
 	}
 	ix, unmap, err := memindex.Open(s.IndexPath(), true)
 	if err != nil {
-		f.Close()
 		return nil
 	}
 	if ix.Stamp() != st {
 		unmap()
-		f.Close()
 		return nil
 	}
 	row := func(r memindex.Ref) (Entry, error) {
@@ -125,7 +131,7 @@ func (s *Store) openFast() *view {
 		}
 		return decodeEntry(buf)
 	}
-	return &view{ix: ix, row: row, close: func() { unmap(); f.Close() }}
+	return &view{ix: ix, row: row, close: func() { unmap(); _ = f.Close() }}
 }
 
 // Search ranks observations for q.
