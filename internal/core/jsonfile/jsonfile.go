@@ -235,74 +235,92 @@ func (s *scanner) value(depth int) error {
 	if s.pos >= len(s.data) {
 		return s.errf("expected value")
 	}
-	switch c := s.data[s.pos]; {
-	case c == '"':
+	switch s.data[s.pos] {
+	case '"':
 		return s.str()
-	case c == '{':
-		s.pos++
+	case '{':
+		return s.object(depth)
+	case '[':
+		return s.array(depth)
+	default:
+		return s.literal()
+	}
+}
+
+// object skips an object whose '{' is at s.pos.
+func (s *scanner) object(depth int) error {
+	s.pos++
+	s.ws()
+	if s.eat('}') {
+		return nil
+	}
+	for {
 		s.ws()
+		if err := s.str(); err != nil {
+			return err
+		}
+		s.ws()
+		if !s.eat(':') {
+			return s.errf("expected ':'")
+		}
+		s.ws()
+		if err := s.value(depth + 1); err != nil {
+			return err
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
 		if s.eat('}') {
 			return nil
 		}
-		for {
-			s.ws()
-			if err := s.str(); err != nil {
-				return err
-			}
-			s.ws()
-			if !s.eat(':') {
-				return s.errf("expected ':'")
-			}
-			s.ws()
-			if err := s.value(depth + 1); err != nil {
-				return err
-			}
-			s.ws()
-			if s.eat(',') {
-				continue
-			}
-			if s.eat('}') {
-				return nil
-			}
-			return s.errf("expected ',' or '}'")
-		}
-	case c == '[':
-		s.pos++
+		return s.errf("expected ',' or '}'")
+	}
+}
+
+// array skips an array whose '[' is at s.pos.
+func (s *scanner) array(depth int) error {
+	s.pos++
+	s.ws()
+	if s.eat(']') {
+		return nil
+	}
+	for {
 		s.ws()
+		if err := s.value(depth + 1); err != nil {
+			return err
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
 		if s.eat(']') {
 			return nil
 		}
-		for {
-			s.ws()
-			if err := s.value(depth + 1); err != nil {
-				return err
-			}
-			s.ws()
-			if s.eat(',') {
-				continue
-			}
-			if s.eat(']') {
-				return nil
-			}
-			return s.errf("expected ',' or ']'")
-		}
-	default:
-		start := s.pos
-		for s.pos < len(s.data) {
-			switch s.data[s.pos] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				goto done
-			}
-			s.pos++
-		}
-	done:
-		lit := s.data[start:s.pos]
-		if len(lit) == 0 || !json.Valid(lit) {
-			s.pos = start
-			return s.errf("invalid literal")
-		}
-		return nil
+		return s.errf("expected ',' or ']'")
 	}
+}
+
+// literal skips a number, true, false or null.
+func (s *scanner) literal() error {
+	start := s.pos
+	for s.pos < len(s.data) && !isDelimiter(s.data[s.pos]) {
+		s.pos++
+	}
+	lit := s.data[start:s.pos]
+	if len(lit) == 0 || !json.Valid(lit) {
+		s.pos = start
+		return s.errf("invalid literal")
+	}
+	return nil
+}
+
+func isDelimiter(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
 }
 
 func (s *scanner) str() error {
