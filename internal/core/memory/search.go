@@ -16,7 +16,9 @@ import (
 
 // Query is a search (SPEC search and searchByFilters). Text is ranked with
 // BM25 over summary and content, OR semantics; the rest are filters. With
-// no Text the filtered observations are listed newest first.
+// no Text the filtered observations are listed newest first (the SPEC's
+// listByAgent and listByCategory are Query{Agent} and Query{Category} with
+// Limit -1).
 type Query struct {
 	Text     string
 	Agent    string
@@ -163,15 +165,6 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Row, error) {
 	return rows, nil
 }
 
-// ListByAgent lists an agent's observations, newest first.
-func (s *Store) ListByAgent(ctx context.Context, agent string) ([]Row, error) {
-	return s.Search(ctx, Query{Agent: agent, Limit: -1})
-}
-
-// ListByCategory lists a category's observations, newest first.
-func (s *Store) ListByCategory(ctx context.Context, c Category) ([]Row, error) {
-	return s.Search(ctx, Query{Category: c, Limit: -1})
-}
 
 // Stats is the SPEC StoreStats plus disk usage and the SPEC's warnings.
 type Stats struct {
