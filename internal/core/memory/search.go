@@ -165,7 +165,6 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Row, error) {
 	return rows, nil
 }
 
-
 // Stats is the SPEC StoreStats plus disk usage and the SPEC's warnings.
 type Stats struct {
 	TotalObservations int            `json:"totalObservations"`
