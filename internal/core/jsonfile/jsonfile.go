@@ -239,31 +239,29 @@ func (s *scanner) value(depth int) error {
 	case '"':
 		return s.str()
 	case '{':
-		return s.object(depth)
+		return s.list('}', true, depth)
 	case '[':
-		return s.array(depth)
+		return s.list(']', false, depth)
 	default:
 		return s.literal()
 	}
 }
 
-// object skips an object whose '{' is at s.pos.
-func (s *scanner) object(depth int) error {
+// list skips an object (keyed) or an array whose opening bracket is at
+// s.pos, up to its closing bracket end.
+func (s *scanner) list(end byte, keyed bool, depth int) error {
 	s.pos++
 	s.ws()
-	if s.eat('}') {
+	if s.eat(end) {
 		return nil
 	}
 	for {
 		s.ws()
-		if err := s.str(); err != nil {
-			return err
+		if keyed {
+			if err := s.key(); err != nil {
+				return err
+			}
 		}
-		s.ws()
-		if !s.eat(':') {
-			return s.errf("expected ':'")
-		}
-		s.ws()
 		if err := s.value(depth + 1); err != nil {
 			return err
 		}
@@ -271,34 +269,24 @@ func (s *scanner) object(depth int) error {
 		if s.eat(',') {
 			continue
 		}
-		if s.eat('}') {
+		if s.eat(end) {
 			return nil
 		}
-		return s.errf("expected ',' or '}'")
+		return s.errf("expected ',' or '" + string(end) + "'")
 	}
 }
 
-// array skips an array whose '[' is at s.pos.
-func (s *scanner) array(depth int) error {
-	s.pos++
+// key skips an object's key and its colon, and the space after them.
+func (s *scanner) key() error {
+	if err := s.str(); err != nil {
+		return err
+	}
 	s.ws()
-	if s.eat(']') {
-		return nil
+	if !s.eat(':') {
+		return s.errf("expected ':'")
 	}
-	for {
-		s.ws()
-		if err := s.value(depth + 1); err != nil {
-			return err
-		}
-		s.ws()
-		if s.eat(',') {
-			continue
-		}
-		if s.eat(']') {
-			return nil
-		}
-		return s.errf("expected ',' or ']'")
-	}
+	s.ws()
+	return nil
 }
 
 // literal skips a number, true, false or null.
