@@ -14,6 +14,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
@@ -160,7 +161,7 @@ func Load(path string) (*File, error) {
 
 // Update runs fn on the file under its lock and writes it atomically.
 func Update(ctx context.Context, locks *lock.Locker, path string, fn func(*File) error) error {
-	return jsonfile.WithLock(ctx, locks, path, func(lk *lock.Lock) error {
+	return atomicfile.WithLock(ctx, locks, path, func(lk *lock.Lock) error {
 		f, err := Load(path)
 		if err != nil {
 			return err
@@ -172,7 +173,7 @@ func Update(ctx context.Context, locks *lock.Locker, path string, fn func(*File)
 		if err != nil {
 			return err
 		}
-		return jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{Commit: lk.Commit})
+		return atomicfile.Write(path, data, atomicfile.Options{Commit: lk.Commit})
 	})
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/jsonfile/jsonfiletest"
+	"github.com/agentx-dev/agentx/internal/core/atomicfile/atomicfiletest"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
@@ -19,7 +19,7 @@ import (
 // ever will.
 func TestUpdateCleansTempsOfACrashedWriter(t *testing.T) {
 	if path := os.Getenv("AGENTX_STATUS_CRASH_PATH"); path != "" {
-		jsonfiletest.CrashMidWrite(path, path)
+		atomicfiletest.CrashMidWrite(path, path)
 		return
 	}
 	path := filepath.Join(t.TempDir(), "agent-status.json")

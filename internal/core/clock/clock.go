@@ -55,6 +55,7 @@ func Parse(s string) (time.Time, error) {
 	return t, nil
 }
 
-// EpochMillis returns t as milliseconds since the Unix epoch, the form
-// event payloads use.
+// EpochMillis is t.UnixMilli().
+//
+// Deprecated: use t.UnixMilli(); kept for a caller on another branch.
 func EpochMillis(t time.Time) int64 { return t.UnixMilli() }

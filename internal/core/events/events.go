@@ -15,8 +15,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
@@ -82,7 +82,7 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 		return err
 	}
 	line = append(line, '\n')
-	return jsonfile.WithLock(ctx, l.Locks, l.Path, func(lk *lock.Lock) error {
+	return atomicfile.WithLock(ctx, l.Locks, l.Path, func(lk *lock.Lock) error {
 		f, err := os.OpenFile(l.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 		if errors.Is(err, fs.ErrNotExist) {
 			if err := os.MkdirAll(dirOf(l.Path), 0o755); err != nil {
@@ -93,7 +93,7 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 		if err != nil {
 			return fmt.Errorf("open event log: %w", err)
 		}
-		_, werr := f.Write(jsonfile.Terminated(f, line))
+		_, werr := f.Write(atomicfile.Terminated(f, line))
 		info, serr := f.Stat()
 		cerr := f.Close()
 		if err := errors.Join(werr, cerr); err != nil {
@@ -133,7 +133,7 @@ func (l *Log) trim(lk *lock.Lock) error {
 		return nil
 	}
 	kept := bytes.Join(lines[len(lines)-MaxEvents:], nil)
-	return jsonfile.WriteAtomic(l.Path, kept, jsonfile.WriteOptions{Commit: lk.Commit})
+	return atomicfile.Write(l.Path, kept, atomicfile.Options{Commit: lk.Commit})
 }
 
 // Read returns the events at or after since (zero: all), oldest first,
@@ -147,7 +147,7 @@ func (l *Log) Read(since time.Time) (evs []Event, skipped int, err error) {
 		}
 		return nil, 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
 	r := bufio.NewReaderSize(f, 64*1024)
 	for {
 		line, rerr := readLine(r)

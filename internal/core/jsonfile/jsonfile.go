@@ -1,24 +1,19 @@
-// Package jsonfile owns how state files reach and leave the disk: atomic
-// replacement (temporary file in the same directory, fsync, rename, fsync of
-// the directory), the reference layout (2-space indent, trailing newline, no
-// HTML escaping, as JSON.stringify writes), corrupt-file detection that
-// names the file and byte offset, and the ordered object split that lets
-// every type keep keys written by other tools.
+// Package jsonfile owns the JSON format of state files: the reference
+// layout (2-space indent, trailing newline, no HTML escaping, as
+// JSON.stringify writes), corrupt-file detection that names the file and
+// byte offset, the ordered object split that lets every type keep keys
+// written by other tools, and the value primitives the hand-written codecs
+// share. How the bytes reach the disk is package atomicfile's.
 package jsonfile
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
 // Marshal renders v as the reference implementation lays files out.
@@ -69,133 +64,6 @@ func OffsetOf(err error) int64 {
 		return oe.Offset
 	}
 	return -1
-}
-
-// WriteOptions tunes WriteAtomic.
-type WriteOptions struct {
-	// Perm is the mode of a new file (default 0o644).
-	Perm fs.FileMode
-	// Commit, when set, performs the final step: it is called with the
-	// rename that replaces the file, after the new content is durable. The
-	// lock package's Lock.Commit checks that the lock is still ours and
-	// renames while holding the directory's guard, so a holder that was
-	// paused past the stale threshold can neither overwrite the work of the
-	// process that took over nor be taken over between check and rename.
-	Commit func(rename func() error) error
-	// NoSync skips the fsyncs (tests and throwaway files only).
-	NoSync bool
-}
-
-// WriteAtomic replaces path with data so that a reader sees either the old
-// or the new content in full, and a crash at any instant leaves one of them.
-func WriteAtomic(path string, data []byte, opt WriteOptions) (err error) {
-	dir := filepath.Dir(path)
-	if opt.Perm == 0 {
-		opt.Perm = 0o644
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			if mkErr := os.MkdirAll(dir, 0o755); mkErr != nil {
-				return fmt.Errorf("create directory %s: %w", dir, mkErr)
-			}
-			tmp, err = os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-		}
-		if err != nil {
-			return fmt.Errorf("create temporary file for %s: %w", path, err)
-		}
-	}
-	tmpName := tmp.Name()
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmpName)
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", tmpName, err)
-	}
-	if err = tmp.Chmod(opt.Perm); err != nil {
-		tmp.Close()
-		return fmt.Errorf("chmod %s: %w", tmpName, err)
-	}
-	if !opt.NoSync {
-		if err = tmp.Sync(); err != nil {
-			tmp.Close()
-			return fmt.Errorf("fsync %s: %w", tmpName, err)
-		}
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmpName, err)
-	}
-	rename := func() error {
-		if err := os.Rename(tmpName, path); err != nil {
-			return fmt.Errorf("replace %s: %w", path, err)
-		}
-		return nil
-	}
-	if opt.Commit != nil {
-		err = opt.Commit(rename)
-	} else {
-		err = rename()
-	}
-	if err != nil {
-		return err
-	}
-	if !opt.NoSync {
-		syncDir(dir)
-	}
-	return nil
-}
-
-// lostRetries is how many times WithLock runs a read-modify-write again
-// after its lock was taken over mid-way.
-const lostRetries = 3
-
-// WithLock runs fn while holding path's lock: the one way a state file is
-// read, changed and written (fn passes lk.Commit as WriteOptions.Commit).
-// When the lock was won from a holder that died or stalled, the temporary
-// files it left beside path are removed first; nothing else ever would.
-// When the lock was taken over while fn held it, Commit refused the write
-// and fn runs again on the fresh file, so no update is lost; after
-// lostRetries more losses it fails with LOCK_TIMEOUT.
-func WithLock(ctx context.Context, locks *lock.Locker, path string, fn func(lk *lock.Lock) error) error {
-	for attempt := 0; ; attempt++ {
-		err := locks.With(ctx, path, func(lk *lock.Lock) error {
-			if lk.TookOver() {
-				RemoveTemps(path)
-			}
-			return fn(lk)
-		})
-		if !errors.Is(err, lock.ErrLost) {
-			return err
-		}
-		if attempt == lostRetries {
-			return errcode.Wrap(errcode.LockTimeout, err, "update %s", path)
-		}
-	}
-}
-
-// RemoveTemps deletes the temporary files WriteAtomic leaves for path when
-// a writer dies between creating and renaming one. Call it only while
-// holding path's lock, after a takeover: live writers only create
-// temporaries under the lock, so any found then are a dead writer's.
-func RemoveTemps(path string) {
-	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
-	for _, m := range matches {
-		_ = os.Remove(m)
-	}
-}
-
-// syncDir makes the rename durable. Errors are ignored: some filesystems
-// refuse fsync on directories, and the rename itself has already happened.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
 }
 
 // Field is one key of a JSON object with its raw value.
@@ -367,74 +235,80 @@ func (s *scanner) value(depth int) error {
 	if s.pos >= len(s.data) {
 		return s.errf("expected value")
 	}
-	switch c := s.data[s.pos]; {
-	case c == '"':
+	switch s.data[s.pos] {
+	case '"':
 		return s.str()
-	case c == '{':
-		s.pos++
-		s.ws()
-		if s.eat('}') {
-			return nil
-		}
-		for {
-			s.ws()
-			if err := s.str(); err != nil {
-				return err
-			}
-			s.ws()
-			if !s.eat(':') {
-				return s.errf("expected ':'")
-			}
-			s.ws()
-			if err := s.value(depth + 1); err != nil {
-				return err
-			}
-			s.ws()
-			if s.eat(',') {
-				continue
-			}
-			if s.eat('}') {
-				return nil
-			}
-			return s.errf("expected ',' or '}'")
-		}
-	case c == '[':
-		s.pos++
-		s.ws()
-		if s.eat(']') {
-			return nil
-		}
-		for {
-			s.ws()
-			if err := s.value(depth + 1); err != nil {
-				return err
-			}
-			s.ws()
-			if s.eat(',') {
-				continue
-			}
-			if s.eat(']') {
-				return nil
-			}
-			return s.errf("expected ',' or ']'")
-		}
+	case '{':
+		return s.list('}', true, depth)
+	case '[':
+		return s.list(']', false, depth)
 	default:
-		start := s.pos
-		for s.pos < len(s.data) {
-			switch s.data[s.pos] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				goto done
-			}
-			s.pos++
-		}
-	done:
-		lit := s.data[start:s.pos]
-		if len(lit) == 0 || !json.Valid(lit) {
-			s.pos = start
-			return s.errf("invalid literal")
-		}
+		return s.literal()
+	}
+}
+
+// list skips an object (keyed) or an array whose opening bracket is at
+// s.pos, up to its closing bracket end.
+func (s *scanner) list(end byte, keyed bool, depth int) error {
+	s.pos++
+	s.ws()
+	if s.eat(end) {
 		return nil
 	}
+	for {
+		s.ws()
+		if keyed {
+			if err := s.key(); err != nil {
+				return err
+			}
+		}
+		if err := s.value(depth + 1); err != nil {
+			return err
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
+		if s.eat(end) {
+			return nil
+		}
+		return s.errf("expected ',' or '" + string(end) + "'")
+	}
+}
+
+// key skips an object's key and its colon, and the space after them.
+func (s *scanner) key() error {
+	if err := s.str(); err != nil {
+		return err
+	}
+	s.ws()
+	if !s.eat(':') {
+		return s.errf("expected ':'")
+	}
+	s.ws()
+	return nil
+}
+
+// literal skips a number, true, false or null.
+func (s *scanner) literal() error {
+	start := s.pos
+	for s.pos < len(s.data) && !isDelimiter(s.data[s.pos]) {
+		s.pos++
+	}
+	lit := s.data[start:s.pos]
+	if len(lit) == 0 || !json.Valid(lit) {
+		s.pos = start
+		return s.errf("invalid literal")
+	}
+	return nil
+}
+
+func isDelimiter(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
 }
 
 func (s *scanner) str() error {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"unicode/utf8"
 )
@@ -129,20 +128,4 @@ func clip(v []byte) string {
 		return string(v[:40]) + "..."
 	}
 	return string(v)
-}
-
-// Terminated returns line (f must be open for reading too), preceded by a newline when the log's last line
-// was cut short (a crash or a full disk mid-append): glued to the torn
-// line, the new record would be lost with it. Logs appended with O_APPEND
-// (events, the recall journal) write what it returns.
-func Terminated(f *os.File, line []byte) []byte {
-	info, err := f.Stat()
-	if err != nil || info.Size() == 0 {
-		return line
-	}
-	var last [1]byte
-	if _, err := f.ReadAt(last[:], info.Size()-1); err != nil || last[0] == '\n' {
-		return line
-	}
-	return append([]byte{'\n'}, line...)
 }

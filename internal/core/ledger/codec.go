@@ -3,6 +3,7 @@ package ledger
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -13,13 +14,6 @@ import (
 // keys we do not know must survive a rewrite in their place, and `clarify
 // --json` parses every ledger of a workspace on each call, so decoding is on
 // a hot path.
-
-var (
-	ledgerKeys = []string{"issueNumber", "clarifications"}
-	recordKeys = []string{"id", "issueNumber", "from", "to", "topic", "blocking", "status",
-		"round", "maxRounds", "created", "staleAfter", "resolvedAt", "thread"}
-	entryKeys = []string{"round", "from", "type", "body", "timestamp"}
-)
 
 // Decode parses a ledger document. Records without issueNumber (written by
 // the TypeScript extension) get the ledger's.
@@ -247,7 +241,8 @@ func fieldErr(doc []byte, f jsonfile.Field, err error) error {
 }
 
 func offsetErr(doc, part []byte, err error) error {
-	if oe, ok := err.(*jsonfile.ObjectError); ok {
+	var oe *jsonfile.ObjectError
+	if errors.As(err, &oe) {
 		return oe
 	}
 	return &jsonfile.ObjectError{Offset: offsetIn(doc, part), Msg: err.Error()}

@@ -146,7 +146,8 @@ func (r *Record) ExtraValue(key string) json.RawMessage {
 }
 
 // SetExtra sets (or with a nil value removes) a key outside the reference
-// schema. Later issues use it for bookkeeping the old tools ignore.
+// schema: bookkeeping the old tools ignore and keep (the SLA a request
+// was made under, the monitor's stale round and reason).
 func (r *Record) SetExtra(key string, value json.RawMessage) {
 	for i, f := range r.Extra {
 		if f.Key == key {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -99,7 +100,7 @@ func (s *Store) Issues() ([]int, error) {
 func (s *Store) Update(ctx context.Context, issue int, fn func(*Ledger) error) (*Ledger, error) {
 	path := s.WS.LedgerFile(issue)
 	var out *Ledger
-	err := jsonfile.WithLock(ctx, s.Locks, path, func(lk *lock.Lock) error {
+	err := atomicfile.WithLock(ctx, s.Locks, path, func(lk *lock.Lock) error {
 		out = nil
 		l, err := LoadFile(path, issue)
 		if err != nil {
@@ -112,7 +113,7 @@ func (s *Store) Update(ctx context.Context, issue int, fn func(*Ledger) error) (
 		if err != nil {
 			return fmt.Errorf("encode ledger %s: %w", path, err)
 		}
-		if err := jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{Commit: lk.Commit, NoSync: s.NoSync}); err != nil {
+		if err := atomicfile.Write(path, data, atomicfile.Options{Commit: lk.Commit, NoSync: s.NoSync}); err != nil {
 			return err
 		}
 		out = l

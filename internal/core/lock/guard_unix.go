@@ -36,11 +36,11 @@ func lockGuard(ctx context.Context, dir string) (*guard, error) {
 			return &guard{f: f}, nil
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
+			_ = f.Close()
 			return nil, err
 		}
 		if err := sleepCtx(ctx, delay); err != nil {
-			f.Close()
+			_ = f.Close()
 			return nil, err
 		}
 		if delay < 5*time.Millisecond {

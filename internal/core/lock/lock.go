@@ -29,6 +29,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/process"
 )
 
 // Defaults of the reference implementation (SPEC section 9.5).
@@ -274,7 +275,9 @@ func createExclusive(path string, content []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer os.Remove(tmp.Name())
+	// After the link the temporary is a second name for the lock file, so
+	// it goes whatever happened; failing to remove it costs a stray file.
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	_, werr := tmp.Write(content)
 	merr := tmp.Chmod(0o644)
 	cerr := tmp.Close()
@@ -330,7 +333,7 @@ func (l *Locker) inspect(path string) (*holder, error) {
 		}
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -355,7 +358,7 @@ func (l *Locker) inspect(path string) (*holder, error) {
 	switch {
 	case h.age > l.opt.StaleAfter:
 		h.stale, h.reason = true, "older than "+l.opt.StaleAfter.String()
-	case ok && c.Host != "" && c.Host == l.host && c.PID > 0 && c.PID != l.pid && !pidAlive(c.PID):
+	case ok && c.Host != "" && c.Host == l.host && c.PID > 0 && c.PID != l.pid && !process.Alive(c.PID):
 		h.stale, h.reason = true, "holder pid "+strconv.Itoa(c.PID)+" is dead"
 	}
 	return h, nil
@@ -423,7 +426,7 @@ func (lk *Lock) Check() error {
 // Commit runs rename (the last step of an atomic write) only while the lock
 // is still ours, holding the directory's guard from the check to the
 // rename: no takeover can happen between them. Use it as
-// jsonfile.WriteOptions.Commit.
+// atomicfile.Options.Commit.
 func (lk *Lock) Commit(rename func() error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), lk.l.opt.Wait)
 	defer cancel()

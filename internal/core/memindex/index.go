@@ -139,7 +139,7 @@ func Decode(data []byte, verify bool) (*Index, error) {
 	if ix.cats, err = decodeStrings(ix.section(secCatTab)); err != nil {
 		return nil, err
 	}
-	if ix.u32(secTermOff, ix.nTerms) != uint32(ix.size(secTermBlob)) || ix.u32(secPostOff, ix.nTerms) != uint32(ix.size(secPost)) {
+	if uint64(ix.u32(secTermOff, ix.nTerms)) != ix.size(secTermBlob) || uint64(ix.u32(secPostOff, ix.nTerms)) != ix.size(secPost) {
 		return nil, ErrFormat
 	}
 	for i := 0; i < ix.nTerms; i++ {

@@ -14,7 +14,8 @@ func Open(path string, verify bool) (ix *Index, closeFn func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
+	// The mapping outlives the descriptor; a read-only close loses nothing.
+	defer func() { _ = f.Close() }()
 	info, err := f.Stat()
 	if err != nil {
 		return nil, nil, err

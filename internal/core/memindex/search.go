@@ -45,34 +45,9 @@ func (q Query) limit() int {
 // Search ranks the documents for q. Ties (and the filter-only listing) are
 // broken by recency: newer first, then later-stored first.
 func (ix *Index) Search(q Query) ([]Hit, error) {
-	agent, cat := -1, -1
-	if q.Agent != "" {
-		if agent = indexOf(ix.agents, q.Agent); agent < 0 {
-			return nil, nil
-		}
-	}
-	if q.Category != "" {
-		if cat = indexOf(ix.cats, q.Category); cat < 0 {
-			return nil, nil
-		}
-	}
-	pass := func(d int) bool {
-		if q.Issue != 0 && ix.issueOf(d) != q.Issue {
-			return false
-		}
-		if agent >= 0 && int(ix.u16(secAgent, d)) != agent {
-			return false
-		}
-		if cat >= 0 && int(ix.data[ix.sec[secCat]+uint64(d)]) != cat {
-			return false
-		}
-		if q.Since != 0 || q.Until != 0 {
-			t := ix.time(d)
-			if (q.Since != 0 && t < q.Since) || (q.Until != 0 && t > q.Until) {
-				return false
-			}
-		}
-		return true
+	f, ok := ix.filterFor(q)
+	if !ok {
+		return nil, nil // an agent or category no document has
 	}
 	terms := Terms(q.Text)
 	top := &topK{ix: ix, k: q.limit()}
@@ -81,64 +56,133 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 	}
 	if len(terms) == 0 {
 		for d := ix.n - 1; d >= 0; d-- {
-			if pass(d) {
+			if f.pass(d) {
 				top.offer(Hit{Doc: d})
 			}
 		}
 		return top.sorted(), nil
 	}
+	sc := scores{sparse: map[int]float64{}}
+	for _, term := range terms {
+		if err := ix.score(term, f, &sc); err != nil {
+			return nil, err
+		}
+	}
+	sc.offerTo(top)
+	return top.sorted(), nil
+}
+
+// filter is a Query's filters resolved against the index's tables.
+type filter struct {
+	ix           *Index
+	issue        int
+	agent, cat   int // -1: any
+	since, until int64
+}
+
+// filterFor resolves q's filters; ok is false when q names an agent or a
+// category no document has, so nothing can pass.
+func (ix *Index) filterFor(q Query) (f filter, ok bool) {
+	f = filter{ix: ix, issue: q.Issue, agent: -1, cat: -1, since: q.Since, until: q.Until}
+	if q.Agent != "" {
+		if f.agent = indexOf(ix.agents, q.Agent); f.agent < 0 {
+			return f, false
+		}
+	}
+	if q.Category != "" {
+		if f.cat = indexOf(ix.cats, q.Category); f.cat < 0 {
+			return f, false
+		}
+	}
+	return f, true
+}
+
+// pass reports whether document d passes every filter.
+func (f filter) pass(d int) bool {
+	ix := f.ix
+	switch {
+	case f.issue != 0 && ix.issueOf(d) != f.issue:
+		return false
+	case f.agent >= 0 && int(ix.u16(secAgent, d)) != f.agent:
+		return false
+	case f.cat >= 0 && int(ix.data[ix.sec[secCat]+uint64(d)]) != f.cat:
+		return false
+	}
+	if f.since == 0 && f.until == 0 {
+		return true
+	}
+	t := ix.time(d)
+	return (f.since == 0 || t >= f.since) && (f.until == 0 || t <= f.until)
+}
+
+// score adds term's BM25 contribution to every document that contains it
+// and passes f.
+func (ix *Index) score(term string, f filter, sc *scores) error {
+	t := ix.findTerm(term)
+	if t < 0 {
+		return nil
+	}
 	avgdl := 1.0
 	if ix.n > 0 && ix.totalLen > 0 {
 		avgdl = float64(ix.totalLen) / float64(ix.n)
 	}
-	scores := map[int]float64{}
-	var dense []float64
-	var touched []int
-	for _, term := range terms {
-		t := ix.findTerm(term)
-		if t < 0 {
-			continue
-		}
-		df := float64(ix.u32(secDF, t))
-		idf := math.Log(1 + (float64(ix.n)-df+0.5)/(df+0.5))
-		// A dense score array pays off once a term is common; a map keeps
-		// rare-term queries from allocating per document.
-		if dense == nil && df > float64(ix.n)/64 {
-			dense = make([]float64, ix.n)
-			for d, s := range scores {
-				dense[d] = s
-			}
-		}
-		err := eachPosting(ix.postings(t), ix.n, func(d, tf int) {
-			if !pass(d) {
-				return
-			}
-			f := float64(tf)
-			s := idf * f * (k1 + 1) / (f + k1*(1-bb+bb*ix.docLen(d)/avgdl))
-			if dense != nil {
-				if dense[d] == 0 {
-					touched = append(touched, d)
-				}
-				dense[d] += s
-				return
-			}
-			if _, ok := scores[d]; !ok {
-				touched = append(touched, d)
-			}
-			scores[d] += s
-		})
-		if err != nil {
-			return nil, err
-		}
+	df := float64(ix.u32(secDF, t))
+	idf := math.Log(1 + (float64(ix.n)-df+0.5)/(df+0.5))
+	// A dense score array pays off once a term is common; a map keeps
+	// rare-term queries from allocating per document.
+	if df > float64(ix.n)/64 {
+		sc.densify(ix.n)
 	}
-	for _, d := range touched {
-		s := scores[d]
-		if dense != nil {
-			s = dense[d]
+	return eachPosting(ix.postings(t), ix.n, func(d, tf int) {
+		if !f.pass(d) {
+			return
+		}
+		tfs := float64(tf)
+		sc.add(d, idf*tfs*(k1+1)/(tfs+k1*(1-bb+bb*ix.docLen(d)/avgdl)))
+	})
+}
+
+// scores accumulates per-document scores, sparse until a common term makes
+// a dense array cheaper. touched lists the scored documents in first-scored
+// order, so offering them does not depend on map order.
+type scores struct {
+	sparse  map[int]float64
+	dense   []float64
+	touched []int
+}
+
+func (sc *scores) densify(n int) {
+	if sc.dense != nil {
+		return
+	}
+	sc.dense = make([]float64, n)
+	for d, s := range sc.sparse {
+		sc.dense[d] = s
+	}
+}
+
+func (sc *scores) add(d int, s float64) {
+	if sc.dense != nil {
+		if sc.dense[d] == 0 {
+			sc.touched = append(sc.touched, d)
+		}
+		sc.dense[d] += s
+		return
+	}
+	if _, ok := sc.sparse[d]; !ok {
+		sc.touched = append(sc.touched, d)
+	}
+	sc.sparse[d] += s
+}
+
+func (sc *scores) offerTo(top *topK) {
+	for _, d := range sc.touched {
+		s := sc.sparse[d]
+		if sc.dense != nil {
+			s = sc.dense[d]
 		}
 		top.offer(Hit{Doc: d, Score: s})
 	}
-	return top.sorted(), nil
 }
 
 func indexOf(ss []string, s string) int {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile/atomicfiletest"
 	"github.com/agentx-dev/agentx/internal/core/clock"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile/jsonfiletest"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
@@ -19,7 +19,7 @@ import (
 // store takes those locks over and must remove what the dead writers left.
 func TestStoreCleansTempsOfCrashedWriters(t *testing.T) {
 	if file := os.Getenv("AGENTX_MEMORY_CRASH_FILE"); file != "" {
-		jsonfiletest.CrashMidWrite(file, os.Getenv("AGENTX_MEMORY_CRASH_LOCK"))
+		atomicfiletest.CrashMidWrite(file, os.Getenv("AGENTX_MEMORY_CRASH_LOCK"))
 		return
 	}
 	ctx := context.Background()

@@ -181,10 +181,12 @@ func renderManifest(m *Manifest, gen uint64) (data []byte, refs []memindex.Ref, 
 	return data, refs, st
 }
 
-// seal appends the stamp that fingerprints prefix.
+// seal appends the stamp that fingerprints prefix; it takes prefix over, so
+// the caller uses only what it returns.
 func seal(prefix []byte, gen uint64) ([]byte, memindex.Stamp) {
 	crc := memindex.Checksum(prefix)
-	b := append(prefix, ",\n  \""+stampKey+"\": \""...)
+	b := prefix
+	b = append(b, ",\n  \""+stampKey+"\": \""...)
 	b = append(b, 'g')
 	b = strconv.AppendUint(b, gen, 10)
 	b = append(b, "-c"...)

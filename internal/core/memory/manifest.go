@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
 )
@@ -109,7 +109,7 @@ func (s *Store) rebuildCorrupt(perr error, gen uint64) (*state, RebuildReport, e
 	path := s.ManifestPath()
 	aside := fmt.Sprintf("%s.corrupt-%d", path, s.now().UnixMilli())
 	if err := os.Rename(path, aside); err != nil {
-		return nil, RebuildReport{}, fmt.Errorf("%w (and it could not be moved aside to rebuild it: %v)", perr, err)
+		return nil, RebuildReport{}, fmt.Errorf("%w (and it could not be moved aside to rebuild it: %w)", perr, err)
 	}
 	st, rep, err := s.reconcile(nil, gen)
 	if err != nil {
@@ -164,19 +164,8 @@ func (s *Store) reconcile(m *Manifest, gen uint64) (*state, RebuildReport, error
 	if err != nil {
 		return nil, rep, err
 	}
-	files := map[int]*IssueFile{}
-	corrupt := map[int]bool{}
-	loaded := s.readIssues(issues)
-	for i, n := range issues {
-		if err := loaded[i].err; err != nil {
-			corrupt[n] = true
-			rep.Skipped = append(rep.Skipped, s.IssuePath(n))
-			s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
-		} else {
-			files[n] = loaded[i].f
-		}
-	}
 	rep.IssueFiles = len(issues)
+	files, corrupt := s.loadIssues(issues, &rep)
 	out := &Manifest{Version: 1}
 	if m != nil {
 		out.Version, out.Extra = m.Version, m.Extra
@@ -188,33 +177,7 @@ func (s *Store) reconcile(m *Manifest, gen uint64) (*state, RebuildReport, error
 			content[f.Observations[i].ID] = &f.Observations[i]
 		}
 	}
-	seen := map[string]bool{}
-	if m != nil {
-		for _, e := range m.Entries {
-			if seen[e.ID] {
-				continue
-			}
-			if o := content[e.ID]; o != nil {
-				ne := o.Entry()
-				ne.Extra = e.Extra
-				out.Entries = append(out.Entries, ne)
-				seen[e.ID] = true
-			} else if corrupt[e.IssueNumber] {
-				out.Entries = append(out.Entries, e)
-				seen[e.ID] = true
-			}
-		}
-	}
-	for _, n := range issues {
-		if f := files[n]; f != nil {
-			for i := range f.Observations {
-				if o := &f.Observations[i]; !seen[o.ID] {
-					seen[o.ID] = true
-					out.Entries = append(out.Entries, o.Entry())
-				}
-			}
-		}
-	}
+	out.Entries = mergeEntries(m, issues, files, corrupt, content)
 	data, refs, stamp := renderManifest(out, gen+1)
 	b := memindex.NewBuilder()
 	for i := range out.Entries {
@@ -236,6 +199,61 @@ func (s *Store) reconcile(m *Manifest, gen uint64) (*state, RebuildReport, error
 		rep.Skipped = []string{}
 	}
 	return st, rep, nil
+}
+
+// loadIssues reads the issue files; those that do not parse are reported
+// in rep.Skipped and marked corrupt, and left untouched.
+func (s *Store) loadIssues(issues []int, rep *RebuildReport) (files map[int]*IssueFile, corrupt map[int]bool) {
+	files, corrupt = map[int]*IssueFile{}, map[int]bool{}
+	loaded := s.readIssues(issues)
+	for i, n := range issues {
+		if err := loaded[i].err; err != nil {
+			corrupt[n] = true
+			rep.Skipped = append(rep.Skipped, s.IssuePath(n))
+			s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
+			continue
+		}
+		files[n] = loaded[i].f
+	}
+	return files, corrupt
+}
+
+// mergeEntries lists the manifest entries: first those of m (when not nil)
+// in its order, refreshed from the issue files, or as m had them when their
+// issue file is corrupt; then the observations m did not list, by issue.
+// content maps IDs to the observations of files.
+func mergeEntries(m *Manifest, issues []int, files map[int]*IssueFile, corrupt map[int]bool, content map[string]*Observation) []Entry {
+	var entries []Entry
+	seen := map[string]bool{}
+	if m != nil {
+		for _, e := range m.Entries {
+			if seen[e.ID] {
+				continue
+			}
+			if o := content[e.ID]; o != nil {
+				ne := o.Entry()
+				ne.Extra = e.Extra
+				entries = append(entries, ne)
+				seen[e.ID] = true
+			} else if corrupt[e.IssueNumber] {
+				entries = append(entries, e)
+				seen[e.ID] = true
+			}
+		}
+	}
+	for _, n := range issues {
+		f := files[n]
+		if f == nil {
+			continue
+		}
+		for i := range f.Observations {
+			if o := &f.Observations[i]; !seen[o.ID] {
+				seen[o.ID] = true
+				entries = append(entries, o.Entry())
+			}
+		}
+	}
+	return entries
 }
 
 // replace makes st the new manifest data with the index b describes.
@@ -516,13 +534,13 @@ func (s *Store) writeState(lk *lock.Lock, st *state) error {
 	if !st.dirty {
 		return nil
 	}
-	if err := jsonfile.WriteAtomic(s.ManifestPath(), st.data, s.writeOpts(lk)); err != nil {
+	if err := atomicfile.Write(s.ManifestPath(), st.data, s.writeOpts(lk)); err != nil {
 		return err
 	}
 	// The index is derived and checksummed, and every reader verifies the
 	// checksum, so it is not fsynced: a power cut that tears it costs a
 	// rebuild, never a wrong answer, and the store saves two fsyncs.
-	if err := jsonfile.WriteAtomic(s.IndexPath(), st.idx, jsonfile.WriteOptions{Commit: lk.Commit, NoSync: true}); err != nil {
+	if err := atomicfile.Write(s.IndexPath(), st.idx, atomicfile.Options{Commit: lk.Commit, NoSync: true}); err != nil {
 		s.warn("search index not saved (searches will rebuild it): %v", err)
 	}
 	st.dirty = false

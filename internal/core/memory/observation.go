@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
 // Category is the kind of an observation.
@@ -84,11 +84,6 @@ func (o *Observation) Entry() Entry {
 		Summary: o.Summary, Tokens: o.Tokens, Timestamp: o.Timestamp}
 }
 
-var (
-	observationKeys = []string{"id", "agent", "issueNumber", "category", "content", "summary", "tokens", "timestamp", "sessionId", "recallCount"}
-	entryKeys       = []string{"id", "agent", "issueNumber", "category", "summary", "tokens", "timestamp"}
-)
-
 // EstimateTokens is the reference estimate: ceil(length / 4), where the
 // length is JavaScript's (UTF-16 code units), so both implementations agree.
 func EstimateTokens(content string) int {
@@ -105,12 +100,7 @@ const MaxSummary = 240
 // Summarize is the reference summary: the content cut to 240 characters
 // (237 and "...").
 func Summarize(content string) string {
-	content = strings.TrimSpace(content)
-	if utf8.RuneCountInString(content) <= MaxSummary {
-		return content
-	}
-	r := []rune(content)
-	return string(r[:MaxSummary-3]) + "..."
+	return shorten.Text(strings.TrimSpace(content), MaxSummary)
 }
 
 // NewID returns a reference observation ID:

@@ -378,10 +378,10 @@ func TestListsAndDateFilters(t *testing.T) {
 	if _, err := s.Store(ctx, []Observation{obs("architect", 1, Decision, "late decision"), obs("engineer", 2, Error, "late error")}); err != nil {
 		t.Fatal(err)
 	}
-	if rows, _ := s.ListByAgent(ctx, "engineer"); len(rows) != 2 || rows[0].Summary != "late error" {
+	if rows, _ := s.Search(ctx, Query{Agent: "engineer", Limit: -1}); len(rows) != 2 || rows[0].Summary != "late error" {
 		t.Fatalf("by agent, newest first: %+v", rows)
 	}
-	if rows, _ := s.ListByCategory(ctx, Decision); len(rows) != 2 {
+	if rows, _ := s.Search(ctx, Query{Category: Decision, Limit: -1}); len(rows) != 2 {
 		t.Fatalf("by category: %+v", rows)
 	}
 	since := clk.Now().Add(-time.Hour)

@@ -16,7 +16,9 @@ import (
 
 // Query is a search (SPEC search and searchByFilters). Text is ranked with
 // BM25 over summary and content, OR semantics; the rest are filters. With
-// no Text the filtered observations are listed newest first.
+// no Text the filtered observations are listed newest first (the SPEC's
+// listByAgent and listByCategory are Query{Agent} and Query{Category} with
+// Limit -1).
 type Query struct {
 	Text     string
 	Agent    string
@@ -89,30 +91,36 @@ func (s *Store) openFast() *view {
 	if err != nil {
 		return nil
 	}
+	v := s.viewOf(f)
+	if v == nil {
+		_ = f.Close() // read-only: a close error loses nothing
+	}
+	return v
+}
+
+// viewOf is openFast on the open manifest f: a view whose rows are read
+// from f, or nil when the index is missing or does not match the manifest
+// by its stamp. The view owns f from then on.
+func (s *Store) viewOf(f *os.File) *view {
 	info, err := f.Stat()
 	if err != nil {
-		f.Close()
 		return nil
 	}
 	size := info.Size()
 	tail := make([]byte, min(size, 128))
 	if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil {
-		f.Close()
 		return nil
 	}
 	st, _, ok := readStamp(tail, size, false)
 	if !ok {
-		f.Close()
 		return nil
 	}
 	ix, unmap, err := memindex.Open(s.IndexPath(), true)
 	if err != nil {
-		f.Close()
 		return nil
 	}
 	if ix.Stamp() != st {
 		unmap()
-		f.Close()
 		return nil
 	}
 	row := func(r memindex.Ref) (Entry, error) {
@@ -125,7 +133,7 @@ func (s *Store) openFast() *view {
 		}
 		return decodeEntry(buf)
 	}
-	return &view{ix: ix, row: row, close: func() { unmap(); f.Close() }}
+	return &view{ix: ix, row: row, close: func() { unmap(); _ = f.Close() }}
 }
 
 // Search ranks observations for q.
@@ -155,16 +163,6 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Row, error) {
 		rows = append(rows, Row{Entry: e, Score: h.Score})
 	}
 	return rows, nil
-}
-
-// ListByAgent lists an agent's observations, newest first.
-func (s *Store) ListByAgent(ctx context.Context, agent string) ([]Row, error) {
-	return s.Search(ctx, Query{Agent: agent, Limit: -1})
-}
-
-// ListByCategory lists a category's observations, newest first.
-func (s *Store) ListByCategory(ctx context.Context, c Category) ([]Row, error) {
-	return s.Search(ctx, Query{Category: c, Limit: -1})
 }
 
 // Stats is the SPEC StoreStats plus disk usage and the SPEC's warnings.

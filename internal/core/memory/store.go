@@ -12,11 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/process"
 )
 
 // EventSink receives memory events (events.Log in the CLI).
@@ -99,18 +100,18 @@ func (s *Store) warn(format string, args ...any) {
 	}
 }
 
-func (s *Store) writeOpts(lk *lock.Lock) jsonfile.WriteOptions {
-	return jsonfile.WriteOptions{Commit: lk.Commit, NoSync: s.NoSync}
+func (s *Store) writeOpts(lk *lock.Lock) atomicfile.Options {
+	return atomicfile.Options{Commit: lk.Commit, NoSync: s.NoSync}
 }
 
-// withLock runs fn under target's lock (jsonfile.WithLock: retried when
+// withLock runs fn under target's lock (atomicfile.WithLock: retried when
 // the lock was taken over, temporaries of a dead holder removed). The
 // search index is written under the manifest's lock, so a dead manifest
 // writer's index temporaries go too.
 func (s *Store) withLock(ctx context.Context, target string, fn func(lk *lock.Lock) error) error {
-	return jsonfile.WithLock(ctx, s.Locks, target, func(lk *lock.Lock) error {
+	return atomicfile.WithLock(ctx, s.Locks, target, func(lk *lock.Lock) error {
 		if lk.TookOver() && target == s.ManifestPath() {
-			jsonfile.RemoveTemps(s.IndexPath())
+			atomicfile.RemoveTemps(s.IndexPath())
 		}
 		return fn(lk)
 	})
@@ -169,7 +170,7 @@ func (s *Store) updateIssue(ctx context.Context, issue int, fn func(f *IssueFile
 		if marker, err = s.leaveMarker(issue); err != nil {
 			return err
 		}
-		return jsonfile.WriteAtomic(path, data, s.writeOpts(lk))
+		return atomicfile.Write(path, data, s.writeOpts(lk))
 	})
 	if err != nil && marker != "" {
 		_ = os.Remove(marker)
@@ -209,7 +210,7 @@ func writerDead(owner string) bool {
 	if h, _ := os.Hostname(); h == "" || h != host {
 		return false
 	}
-	return !processAlive(pid)
+	return !process.Alive(pid)
 }
 
 // finish is steps 2 and 3.
@@ -301,16 +302,9 @@ func (s *Store) repairPending(ctx context.Context) error {
 // one already stored for its issue, is skipped (captures are retried and
 // hooks can fire twice).
 func (s *Store) Store(ctx context.Context, obs []Observation) ([]Observation, error) {
-	var order []int
-	groups := map[int][]Observation{}
-	for _, o := range obs {
-		if err := o.validate(); err != nil {
-			return nil, err
-		}
-		if groups[o.IssueNumber] == nil {
-			order = append(order, o.IssueNumber)
-		}
-		groups[o.IssueNumber] = append(groups[o.IssueNumber], o)
+	order, groups, err := groupByIssue(obs)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.repairPending(ctx); err != nil {
 		return nil, err
@@ -319,35 +313,7 @@ func (s *Store) Store(ctx context.Context, obs []Observation) ([]Observation, er
 	for _, issue := range order {
 		var added []Observation
 		marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
-			added = added[:0]
-			ids := map[string]bool{}
-			contents := map[string]bool{}
-			for _, o := range f.Observations {
-				ids[o.ID] = true
-				contents[o.Agent+"\x00"+o.Content] = true
-			}
-			now := s.now()
-			for _, o := range groups[issue] {
-				if o.ID == "" {
-					o.ID = NewID(o.Agent, issue, now)
-				}
-				key := o.Agent + "\x00" + o.Content
-				if ids[o.ID] || contents[key] {
-					continue
-				}
-				ids[o.ID], contents[key] = true, true
-				if o.Timestamp == "" {
-					o.Timestamp = clock.Format(now)
-				}
-				if o.Tokens == 0 {
-					o.Tokens = EstimateTokens(o.Content)
-				}
-				if o.Summary == "" {
-					o.Summary = Summarize(o.Content)
-				}
-				f.Observations = append(f.Observations, o)
-				added = append(added, o)
-			}
+			added = appendNew(f, issue, groups[issue], s.now())
 			return len(added) > 0, nil
 		})
 		if err != nil {
@@ -360,6 +326,62 @@ func (s *Store) Store(ctx context.Context, obs []Observation) ([]Observation, er
 		s.emitStored(ctx, issue, added)
 	}
 	return stored, nil
+}
+
+// groupByIssue validates obs and groups them by issue, issues in the order
+// they first appear.
+func groupByIssue(obs []Observation) (order []int, groups map[int][]Observation, err error) {
+	groups = map[int][]Observation{}
+	for _, o := range obs {
+		if err := o.validate(); err != nil {
+			return nil, nil, err
+		}
+		if groups[o.IssueNumber] == nil {
+			order = append(order, o.IssueNumber)
+		}
+		groups[o.IssueNumber] = append(groups[o.IssueNumber], o)
+	}
+	return order, groups, nil
+}
+
+// appendNew appends to f the observations of batch it does not hold yet,
+// by ID or by agent and content, completed, and returns them.
+func appendNew(f *IssueFile, issue int, batch []Observation, now time.Time) []Observation {
+	var added []Observation
+	ids := map[string]bool{}
+	contents := map[string]bool{}
+	for _, o := range f.Observations {
+		ids[o.ID] = true
+		contents[o.Agent+"\x00"+o.Content] = true
+	}
+	for _, o := range batch {
+		if o.ID == "" {
+			o.ID = NewID(o.Agent, issue, now)
+		}
+		key := o.Agent + "\x00" + o.Content
+		if ids[o.ID] || contents[key] {
+			continue
+		}
+		ids[o.ID], contents[key] = true, true
+		o.fillDerived(now)
+		f.Observations = append(f.Observations, o)
+		added = append(added, o)
+	}
+	return added
+}
+
+// fillDerived fills in what a caller may leave empty because it follows
+// from the rest: the timestamp (now), the token estimate and the summary.
+func (o *Observation) fillDerived(now time.Time) {
+	if o.Timestamp == "" {
+		o.Timestamp = clock.Format(now)
+	}
+	if o.Tokens == 0 {
+		o.Tokens = EstimateTokens(o.Content)
+	}
+	if o.Summary == "" {
+		o.Summary = Summarize(o.Content)
+	}
 }
 
 func (s *Store) emitStored(ctx context.Context, issue int, added []Observation) {
@@ -602,7 +624,7 @@ func (s *Store) AddRecallCounts(ctx context.Context, counts map[string]int) erro
 			if err != nil {
 				return err
 			}
-			return jsonfile.WriteAtomic(path, data, s.writeOpts(lk))
+			return atomicfile.Write(path, data, s.writeOpts(lk))
 		})
 		if err != nil {
 			return err
@@ -629,69 +651,15 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 	if err := s.archive(ctx, issue, arch); err != nil {
 		return nil, 0, err
 	}
-	planned := make(map[string]bool, len(cur.Observations))
-	for _, o := range cur.Observations {
-		planned[o.ID] = true
-	}
+	c := compaction{issue: issue, planned: idSet(cur.Observations), keep: keep, gone: idSet(arch)}
 	stale := false
 	marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
-		fresh := make(map[string]*Observation, len(f.Observations))
-		for i := range f.Observations {
-			fresh[f.Observations[i].ID] = &f.Observations[i]
+		var err error
+		kept, stale, err = c.apply(f.Observations, s.now())
+		if stale || err != nil {
+			return false, err
 		}
-		// The plan was made without the lock. When an observation it saw
-		// is gone now (removed meanwhile), the plan would bring it back
-		// or keep its text in a summary: leave the issue as it is, the
-		// next compaction plans again.
-		for id := range planned {
-			if fresh[id] == nil {
-				stale, kept = true, f.Observations
-				return false, nil
-			}
-		}
-		gone := map[string]bool{}
-		for _, o := range arch {
-			gone[o.ID] = true
-		}
-		now := s.now()
-		out := make([]Observation, 0, len(keep))
-		have := map[string]bool{}
-		// Observations stored by someone else since plan ran are kept.
-		for _, o := range f.Observations {
-			if !gone[o.ID] {
-				have[o.ID] = true
-			}
-		}
-		for _, o := range keep {
-			if o.ID != "" && planned[o.ID] {
-				o = *fresh[o.ID] // as it is now: recall counts added meanwhile stay
-			}
-			if o.ID == "" {
-				o.ID = NewID(o.Agent, issue, now)
-			}
-			o.IssueNumber = issue
-			if o.Timestamp == "" {
-				o.Timestamp = clock.Format(now)
-			}
-			if o.Tokens == 0 {
-				o.Tokens = EstimateTokens(o.Content)
-			}
-			if o.Summary == "" {
-				o.Summary = Summarize(o.Content)
-			}
-			if err := o.validate(); err != nil {
-				return false, err
-			}
-			out = append(out, o)
-			delete(have, o.ID)
-		}
-		for _, o := range f.Observations {
-			if have[o.ID] {
-				out = append(out, o)
-			}
-		}
-		f.Observations = out
-		kept = out
+		f.Observations = kept
 		return true, nil
 	})
 	if err != nil {
@@ -701,6 +669,64 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 		return kept, 0, nil
 	}
 	return kept, len(arch), s.finish(ctx, issue, marker)
+}
+
+// compaction is a plan made without the lock, applied under it.
+type compaction struct {
+	issue   int
+	planned map[string]bool // the observations the plan saw
+	keep    []Observation   // what the plan keeps (new ones without IDs)
+	gone    map[string]bool // what the plan archived
+}
+
+// apply returns the issue's observations after the plan: the kept ones as
+// they are now (recall counts added meanwhile stay), new ones completed,
+// then those stored by someone else since the plan ran. stale is true, and
+// cur is returned unchanged, when an observation the plan saw is gone
+// (removed meanwhile): the plan would bring it back or keep its text in a
+// summary, so the issue is left as it is and the next compaction plans
+// again.
+func (c compaction) apply(cur []Observation, now time.Time) (out []Observation, stale bool, err error) {
+	fresh := make(map[string]*Observation, len(cur))
+	for i := range cur {
+		fresh[cur[i].ID] = &cur[i]
+	}
+	for id := range c.planned {
+		if fresh[id] == nil {
+			return cur, true, nil
+		}
+	}
+	out = make([]Observation, 0, len(c.keep))
+	placed := map[string]bool{}
+	for _, o := range c.keep {
+		if o.ID != "" && c.planned[o.ID] {
+			o = *fresh[o.ID]
+		}
+		if o.ID == "" {
+			o.ID = NewID(o.Agent, c.issue, now)
+		}
+		o.IssueNumber = c.issue
+		o.fillDerived(now)
+		if err := o.validate(); err != nil {
+			return nil, false, err
+		}
+		out = append(out, o)
+		placed[o.ID] = true
+	}
+	for _, o := range cur {
+		if !c.gone[o.ID] && !placed[o.ID] {
+			out = append(out, o)
+		}
+	}
+	return out, false, nil
+}
+
+func idSet(obs []Observation) map[string]bool {
+	set := make(map[string]bool, len(obs))
+	for _, o := range obs {
+		set[o.ID] = true
+	}
+	return set
 }
 
 // archive adds originals to the issue's archive file (by ID, once).
@@ -734,7 +760,7 @@ func (s *Store) mergeByID(ctx context.Context, path string, issue int, obs []Obs
 		if err != nil {
 			return err
 		}
-		return jsonfile.WriteAtomic(path, data, s.writeOpts(lk))
+		return atomicfile.Write(path, data, s.writeOpts(lk))
 	})
 }
 

@@ -13,14 +13,16 @@ package sanitize
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
 // MaxChars is the most characters (runes) one observation may hold (SPEC
 // 6.2, layer 3).
 const MaxChars = 2000
 
-// Text is the full egress sanitiser: Private, then Secrets, then Truncate
-// to MaxChars. Private comes first so an unclosed `<private>` hides the
+// Text is the full egress sanitiser: Private, then Secrets, then a cut to
+// MaxChars. Private comes first so an unclosed `<private>` hides the
 // rest of the text before anything else looks at it; secrets are redacted
 // before the cut so a key straddling the cut is never half-kept.
 //
@@ -29,31 +31,19 @@ const MaxChars = 2000
 // cut is still recognised from its first scanLimit-MaxChars characters, and
 // a megabyte of pasted log costs a millisecond, not a second.
 func Text(s string) string {
-	return Truncate(Secrets(Truncate(private(s, scanLimit), scanLimit)), MaxChars)
+	return shorten.Runes(Secrets(shorten.Runes(private(s, scanLimit), scanLimit)), MaxChars)
 }
 
 const scanLimit = 8 * MaxChars
 
-// Truncate cuts s to at most n characters (runes), never inside a UTF-8
-// sequence. Invalid bytes count as one character each and are kept as-is.
-func Truncate(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n { // fewer bytes than n: certainly fewer runes
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i]
-		}
-		count++
-	}
-	return s
-}
+// Truncate is shorten.Runes.
+//
+// Deprecated: use shorten.Runes; kept for callers on other branches.
+func Truncate(s string, n int) string { return shorten.Runes(s, n) }
 
-// RuneLen is the number of characters Truncate counts.
+// RuneLen is utf8.RuneCountInString, the characters shorten.Runes counts.
+//
+// Deprecated: use utf8.RuneCountInString; kept for callers on other branches.
 func RuneLen(s string) int { return utf8.RuneCountInString(s) }
 
 const (

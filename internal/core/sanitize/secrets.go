@@ -108,7 +108,7 @@ var rules = sync.OnceValue(func() []rule {
 		{ // password = value, "api_key": "value", GITHUB_TOKEN=value, ...
 			// The key must end in the keyword ("max_tokens = 3" is not a
 			// secret), and an unquoted value must not start with '[' so a mark,
-			// or a mark cut short by Truncate, is never redacted again. The
+			// or a mark cut short at MaxChars, is never redacted again. The
 			// key's own prefix (DB_, client_) is not part of the pattern: it is
 			// kept as it is, and leaving it out keeps the regexp cheap.
 			hints: []string{"pass", "secret", "token", "key"},

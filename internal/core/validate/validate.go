@@ -39,16 +39,16 @@ func Agent(field, name string) error {
 	return nil
 }
 
-// Text checks a non-empty text of at most max characters.
-func Text(field, s string, max int) error {
+// Text checks a non-empty text of at most limit characters.
+func Text(field, s string, limit int) error {
 	if strings.TrimSpace(s) == "" {
-		return errcode.New(errcode.InvalidInput, "%s is empty (1 to %d characters)", field, max)
+		return errcode.New(errcode.InvalidInput, "%s is empty (1 to %d characters)", field, limit)
 	}
 	if !utf8.ValidString(s) {
 		return errcode.New(errcode.InvalidInput, "%s is not valid UTF-8", field)
 	}
-	if n := utf8.RuneCountInString(s); n > max {
-		return errcode.New(errcode.InvalidInput, "%s is %d characters, the limit is %d", field, n, max)
+	if n := utf8.RuneCountInString(s); n > limit {
+		return errcode.New(errcode.InvalidInput, "%s is %d characters, the limit is %d", field, n, limit)
 	}
 	return nil
 }

@@ -1,13 +1,13 @@
-// Package jsonfiletest holds test helpers for the writers built on
-// jsonfile: the crash of a writer process at the worst moment of an
+// Package atomicfiletest holds test helpers for the writers built on
+// atomicfile: the crash of a writer process at the worst moment of an
 // atomic write, which the tests of every writer re-create the same way.
-package jsonfiletest
+package atomicfiletest
 
 import (
 	"context"
 	"os"
 
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
@@ -20,8 +20,10 @@ func CrashMidWrite(file, lockTarget string) {
 	if err != nil {
 		os.Exit(2)
 	}
-	_ = jsonfile.WriteAtomic(file, []byte("{}\n"), jsonfile.WriteOptions{Commit: func(func() error) error {
-		os.Stdout.WriteString("crashing\n")
+	_ = atomicfile.Write(file, []byte("{}\n"), atomicfile.Options{Commit: func(func() error) error {
+		// The parent waits for this line; if it cannot be written the
+		// parent times out, which is the failure we would report anyway.
+		_, _ = os.Stdout.WriteString("crashing\n")
 		os.Exit(3)
 		return nil
 	}})

@@ -1,0 +1,183 @@
+// Package atomicfile owns how state files reach the disk: atomic
+// replacement (temporary file in the same directory, fsync, rename, fsync of
+// the directory), the locked read-modify-write every state file goes
+// through, the clean-up of a dead writer's temporaries, and the repair of a
+// torn last line before an append to a log. It knows nothing of the files'
+// format; the JSON layout and codec live in package jsonfile.
+package atomicfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+)
+
+// Options tunes Write.
+type Options struct {
+	// Perm is the mode of a new file (default 0o644).
+	Perm fs.FileMode
+	// Commit, when set, performs the final step: it is called with the
+	// rename that replaces the file, after the new content is durable. The
+	// lock package's Lock.Commit checks that the lock is still ours and
+	// renames while holding the directory's guard, so a holder that was
+	// paused past the stale threshold can neither overwrite the work of the
+	// process that took over nor be taken over between check and rename.
+	Commit func(rename func() error) error
+	// NoSync skips the fsyncs (tests and throwaway files only).
+	NoSync bool
+}
+
+// Write replaces path with data so that a reader sees either the old or the
+// new content in full, and a crash at any instant leaves one of them.
+func Write(path string, data []byte, opt Options) (err error) {
+	dir := filepath.Dir(path)
+	if opt.Perm == 0 {
+		opt.Perm = 0o644
+	}
+	tmp, err := createTemp(path)
+	if err != nil {
+		return err
+	}
+	tmpName := tmp.Name()
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmpName)
+		}
+	}()
+	if err := fill(tmp, data, opt); err != nil {
+		return err
+	}
+	rename := func() error {
+		if err := os.Rename(tmpName, path); err != nil {
+			return fmt.Errorf("replace %s: %w", path, err)
+		}
+		return nil
+	}
+	if opt.Commit != nil {
+		err = opt.Commit(rename)
+	} else {
+		err = rename()
+	}
+	if err != nil {
+		return err
+	}
+	if !opt.NoSync {
+		syncDir(dir)
+	}
+	return nil
+}
+
+// createTemp creates path's temporary beside it, creating the directory
+// when it is missing.
+func createTemp(path string) (*os.File, error) {
+	dir, pattern := filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"
+	tmp, err := os.CreateTemp(dir, pattern)
+	if errors.Is(err, fs.ErrNotExist) {
+		if mkErr := os.MkdirAll(dir, 0o755); mkErr != nil {
+			return nil, fmt.Errorf("create directory %s: %w", dir, mkErr)
+		}
+		tmp, err = os.CreateTemp(dir, pattern)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create temporary file for %s: %w", path, err)
+	}
+	return tmp, nil
+}
+
+// fill writes data to the temporary, makes it durable and closes it. On a
+// failure the close error is moot: the temporary is removed anyway.
+func fill(tmp *os.File, data []byte, opt Options) error {
+	name := tmp.Name()
+	if _, err := tmp.Write(data); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := tmp.Chmod(opt.Perm); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("chmod %s: %w", name, err)
+	}
+	if !opt.NoSync {
+		if err := tmp.Sync(); err != nil {
+			_ = tmp.Close()
+			return fmt.Errorf("fsync %s: %w", name, err)
+		}
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", name, err)
+	}
+	return nil
+}
+
+// lostRetries is how many times WithLock runs a read-modify-write again
+// after its lock was taken over mid-way.
+const lostRetries = 3
+
+// WithLock runs fn while holding path's lock: the one way a state file is
+// read, changed and written (fn passes lk.Commit as Options.Commit).
+// When the lock was won from a holder that died or stalled, the temporary
+// files it left beside path are removed first; nothing else ever would.
+// When the lock was taken over while fn held it, Commit refused the write
+// and fn runs again on the fresh file, so no update is lost; after
+// lostRetries more losses it fails with LOCK_TIMEOUT.
+func WithLock(ctx context.Context, locks *lock.Locker, path string, fn func(lk *lock.Lock) error) error {
+	for attempt := 0; ; attempt++ {
+		err := locks.With(ctx, path, func(lk *lock.Lock) error {
+			if lk.TookOver() {
+				RemoveTemps(path)
+			}
+			return fn(lk)
+		})
+		if !errors.Is(err, lock.ErrLost) {
+			return err
+		}
+		if attempt == lostRetries {
+			return errcode.Wrap(errcode.LockTimeout, err, "update %s", path)
+		}
+	}
+}
+
+// RemoveTemps deletes the temporary files Write leaves for path when a
+// writer dies between creating and renaming one. Call it only while holding
+// path's lock, after a takeover: live writers only create temporaries under
+// the lock, so any found then are a dead writer's. A temporary that cannot
+// be removed is left for the next takeover.
+func RemoveTemps(path string) {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
+	for _, m := range matches {
+		_ = os.Remove(m)
+	}
+}
+
+// syncDir makes the rename durable. Errors are ignored: some filesystems
+// refuse fsync on directories, and the rename itself has already happened.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}
+
+// Terminated returns line (f must be open for reading too), preceded by a
+// newline when the log's last line was cut short (a crash or a full disk
+// mid-append): glued to the torn line, the new record would be lost with
+// it. Logs appended with O_APPEND (events, the recall journal) write what
+// it returns.
+func Terminated(f *os.File, line []byte) []byte {
+	info, err := f.Stat()
+	if err != nil || info.Size() == 0 {
+		return line
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], info.Size()-1); err != nil || last[0] == '\n' {
+		return line
+	}
+	return append([]byte{'\n'}, line...)
+}

@@ -1,0 +1,76 @@
+package atomicfile
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+)
+
+func TestWriteReplacesAndCleansUp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "state.json")
+	for _, content := range []string{"first\n", "second, longer content\n", "3\n"} {
+		if err := Write(path, []byte(content), Options{}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(path)
+		if string(got) != content {
+			t.Fatalf("got %q want %q", got, content)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestCommitRefusal(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("lock lost")
+	err := Write(path, []byte("new"), Options{Commit: func(func() error) error { return refused }})
+	if !errors.Is(err, refused) {
+		t.Fatalf("got %v", err)
+	}
+	got, _ := os.ReadFile(path)
+	if string(got) != "old" {
+		t.Fatalf("refused write replaced the file: %q", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("temporary file left behind: %v", entries)
+	}
+}
+
+// A read-modify-write whose lock is taken over runs again on the fresh
+// file; one that keeps losing it ends in LOCK_TIMEOUT, not a silent drop.
+func TestWithLockRetriesALostLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	runs := 0
+	err := WithLock(context.Background(), lock.New(lock.Options{}), path, func(*lock.Lock) error {
+		runs++
+		if runs == 2 {
+			return nil
+		}
+		return lock.ErrLost
+	})
+	if err != nil || runs != 2 {
+		t.Fatalf("runs=%d err=%v", runs, err)
+	}
+	runs = 0
+	err = WithLock(context.Background(), lock.New(lock.Options{}), path, func(*lock.Lock) error {
+		runs++
+		return lock.ErrLost
+	})
+	if !errcode.Is(err, errcode.LockTimeout) || runs != lostRetries+1 {
+		t.Fatalf("runs=%d err=%v", runs, err)
+	}
+}

@@ -1,0 +1,86 @@
+// Package core holds no code: its doc maps the packages under it, the
+// domain of agentx. A core package reads no flags, draws on no terminal and
+// calls no GitHub API; the commands (internal/hookcmd, internal/actioncmd)
+// and GitHub Mode (internal/sync) are built on top of it. The one way out
+// to another machine is the state branch's git fetch and push, behind
+// statebranch's Transport.
+//
+// The system has two halves over one shared ground, and a few packages
+// that work across both halves' files. Imports run from the halves down to
+// the ground and never between the halves; the ground imports neither
+// half; the cross-cutting packages import both.
+//
+// # Clarification protocol
+//
+// Agents ask each other questions through a hub; each issue has a ledger.
+//
+//   - protocol: the rules as a pure function; one typed operation (request,
+//     answer, ask, resolve, escalate, abandon, monitor actions) applied to a
+//     ledger value gives the new ledger and the events and status changes
+//     it implies.
+//   - router: the hub in Local Mode: lock, load, apply, write, then the
+//     side effects (responder, agent status, event log).
+//   - ledger: the per-issue ledger file in the TypeScript and PowerShell
+//     tools' exact shape, unknown keys kept.
+//   - monitor: stale, stuck and deadlocked clarifications across issues,
+//     and what to do about them. monitor/synth: synthetic ledgers for
+//     measuring it.
+//   - responder: runs the program configured to answer for an agent.
+//   - agentstatus: what each agent is doing, on which issue.
+//   - validate: the protocol's input rules (names, topics, bodies, ids).
+//   - render: how clarifications read to people.
+//
+// # Memory pipeline
+//
+// What a session learns is captured, stored per issue, searched and
+// recalled at the start of the next session.
+//
+//   - capture: candidate observations from hook payloads and transcripts.
+//   - intake: a capture's way into the store: the spool entry written
+//     first, then extract, drop what memory holds, store; the code-change
+//     observation of a commit.
+//   - spool: the durable hand-off from a hook that must return quickly.
+//   - cursor: how far each session's transcript has been captured.
+//   - memory: the observation store (issue files, manifest, crash repair,
+//     search, statistics). memory/synth: synthetic observations.
+//   - memindex: the terms, BM25 ranking and binary index behind search.
+//   - recall: which observations a new session is reminded of, in budget.
+//   - recalljournal: the recall counts a recall appends, folded into the
+//     store later so `hook start` stays fast.
+//   - compact: which old observations merge into one summary.
+//
+// # Shared ground
+//
+// State files, time, errors and the workspace, used by both halves.
+//
+//   - atomicfile: atomic replacement of a file and the locked
+//     read-modify-write every state file goes through.
+//   - jsonfile: the JSON layout of state files, corrupt-file errors, and
+//     the ordered-object codec that keeps other tools' keys.
+//   - lock: cross-process locks compatible with the older tools.
+//   - process: whether the process behind a lock or marker still runs.
+//   - events: the event log both halves append to.
+//   - clock: "now" for tests, and the one timestamp format.
+//   - errcode: typed error codes a caller can act on.
+//   - config: `.agentx/agentx.toml` and the workflows' clarification scope.
+//   - workspace: every path under `.agentx/`.
+//   - issueref: which issue a command works on when none is given.
+//   - localissue: the issue files a team keeps in `.agentx/issues/`.
+//   - shorten: cutting a text to fit a summary, a quote or a limit.
+//   - sanitize: private regions and secrets removed before an observation
+//     is stored or a text leaves the machine.
+//   - wordset: the one notion of "the same words" (memory's duplicates,
+//     the monitor's circular conversations).
+//   - gitcmd: the one runner for the git program.
+//   - githooks: installing and removing agentx's git hook shims.
+//
+// # Across both halves
+//
+// Packages that handle the ledgers and the memory files together.
+//
+//   - statemerge: the three-way merge of ledgers and memory files, for the
+//     state branch and the git merge driver.
+//   - statebranch: GitHub Mode's state branch (fetch, merge, commit, push)
+//     through go-git.
+//   - digest: the weekly figures of both halves, computed from their files.
+package core

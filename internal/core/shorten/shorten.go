@@ -1,0 +1,51 @@
+// Package shorten owns how a text is cut down to fit: a summary, a quote in
+// a reply or a prompt, a field with a size limit. Lengths count characters
+// (runes), never bytes, and a cut never falls inside a UTF-8 sequence.
+package shorten
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Marker ends a text that was cut, as the reference implementation marks
+// its summaries.
+const Marker = "..."
+
+// Runes cuts s to at most n characters with no marker. Invalid bytes count
+// as one character each and are kept as they are.
+func Runes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n { // fewer bytes than n: certainly fewer runes
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i]
+		}
+		count++
+	}
+	return s
+}
+
+// Text cuts s to at most limit characters, the last three of them Marker
+// when anything was cut. Below room for the marker it cuts bare.
+func Text(s string, limit int) string {
+	if utf8.RuneCountInString(s) <= limit {
+		return s
+	}
+	if limit <= len(Marker) {
+		return Runes(s, limit)
+	}
+	return Runes(s, limit-len(Marker)) + Marker
+}
+
+// Flatten puts s on one line: every run of white space, newlines included,
+// becomes one space, and the ends are trimmed.
+func Flatten(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Line is Text of Flatten(s): a text quoted inside one line of output.
+func Line(s string, limit int) string { return Text(Flatten(s), limit) }
