@@ -78,6 +78,7 @@ type Server struct {
 	seq      int
 	writes   int
 	reads    int
+	gitdata  *gitData
 
 	// Tokens maps a bearer token to a login; an unknown token acts as BotLogin.
 	Tokens map[string]string
@@ -337,6 +338,7 @@ func (s *Server) routes() *http.ServeMux {
 	add("DELETE /repos/{owner}/{repo}/issues/{number}/labels/{name}", s.removeLabel)
 	add("GET /repos/{owner}/{repo}/contents/{path...}", s.getContents)
 	add("PUT /repos/{owner}/{repo}/contents/{path...}", s.putContents)
+	s.addGitRoutes(add)
 	return mux
 }
 
