@@ -80,6 +80,7 @@ type Server struct {
 	seq      int
 	writes   int
 	reads    int
+	gitdata  *gitData
 
 	// Tokens maps a bearer token to a login; an unknown token acts as BotLogin.
 	Tokens map[string]string
@@ -340,6 +341,7 @@ func (s *Server) routes() *http.ServeMux {
 	add("GET /repos/{owner}/{repo}/contents/{path...}", s.getContents)
 	add("PUT /repos/{owner}/{repo}/contents/{path...}", s.putContents)
 	s.issueRoutes(add)
+	s.addGitRoutes(add)
 	return mux
 }
 
