@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/actioncmd"
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/router"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -54,7 +54,7 @@ func Run(ctx context.Context, w io.Writer) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := jsonfile.WriteAtomic(p, data, jsonfile.WriteOptions{NoSync: true}); err != nil {
+		if err := atomicfile.Write(p, data, atomicfile.Options{NoSync: true}); err != nil {
 			return err
 		}
 	}

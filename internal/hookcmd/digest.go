@@ -8,9 +8,9 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/digest"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
 
 const digestUsage = `digest [--days 7] [--since DATE --until DATE] [--format md|json] [--json]
@@ -80,7 +80,7 @@ func runDigest(ctx context.Context, a *App, args []string) error {
 	file := ""
 	if _, err := os.Stat(ws.AgentxDir()); err == nil {
 		file = filepath.Join(ws.AgentxDir(), "digests", digest.FileName(rep.Window))
-		if err := jsonfile.WriteAtomic(file, []byte(text), jsonfile.WriteOptions{}); err != nil {
+		if err := atomicfile.Write(file, []byte(text), atomicfile.Options{}); err != nil {
 			return fmt.Errorf("write digest: %w", err)
 		}
 	}

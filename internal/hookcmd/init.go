@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/config"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -54,7 +54,7 @@ func runInit(_ context.Context, a *App, args []string) error {
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		if err := jsonfile.WriteAtomic(path, files[n], jsonfile.WriteOptions{}); err != nil {
+		if err := atomicfile.Write(path, files[n], atomicfile.Options{}); err != nil {
 			return err
 		}
 		report("created", path)
@@ -63,7 +63,7 @@ func runInit(_ context.Context, a *App, args []string) error {
 	if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
 		// What stays local (locks, spools, crash markers, derived indexes)
 		// is workspace's knowledge: never committed.
-		if err := jsonfile.WriteAtomic(gi, workspace.Gitignore(), jsonfile.WriteOptions{}); err != nil {
+		if err := atomicfile.Write(gi, workspace.Gitignore(), atomicfile.Options{}); err != nil {
 			return err
 		}
 		report("created", gi)

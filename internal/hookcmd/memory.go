@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -286,7 +287,7 @@ func runMemoryAdd(ctx context.Context, a *App, args []string) error {
 	}
 	// By hand as through capture: the SPEC's size limit, and no private
 	// part or secret ever reaches disk.
-	if n := sanitize.RuneLen(text); n > sanitize.MaxChars {
+	if n := utf8.RuneCountInString(text); n > sanitize.MaxChars {
 		return errcode.New(errcode.InvalidInput, "observation is %d characters, the limit is %d", n, sanitize.MaxChars)
 	}
 	if clean := strings.TrimSpace(sanitize.Text(text)); clean != text {

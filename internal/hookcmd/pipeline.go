@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/compact"
 	"github.com/agentx-dev/agentx/internal/core/config"
@@ -16,7 +17,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/intake"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/recall"
 	"github.com/agentx-dev/agentx/internal/core/recalljournal"
@@ -473,7 +473,7 @@ func (a *App) writeInstructions(req recallRequest, text, off string) error {
 	}
 	doc := "---\napplyTo: \"**\"\n---\n<!-- Written by `agentx-hook memory recall --write-instructions`; rewritten at every session end. -->\n" +
 		"# What agentx remembers for " + who + "\n\n" + text
-	if err := jsonfile.WriteAtomic(path, []byte(doc), jsonfile.WriteOptions{}); err != nil {
+	if err := atomicfile.Write(path, []byte(doc), atomicfile.Options{}); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.Stdout, "Wrote %s (%d characters).\n", instructionsFile, len(doc))

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -70,7 +71,7 @@ func holderMain() {
 		l.Clarifications = append(l.Clarifications, ledger.Record{ID: l.NextID(), IssueNumber: issue, From: "engineer",
 			To: "architect", Topic: topic, Status: ledger.Pending, Round: 1, MaxRounds: 5})
 		data, _ := jsonfile.Marshal(l)
-		err = jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{Commit: lk.Commit})
+		err = atomicfile.Write(path, data, atomicfile.Options{Commit: lk.Commit})
 		if errors.Is(err, lock.ErrLost) {
 			fmt.Println("write-refused")
 			fmt.Println("release", lk.Release())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -125,8 +126,8 @@ func (m *Monitor) Run(ctx context.Context) error {
 // under the ledger's lock like every state write.
 func mirrorLedger(ctx context.Context, store *ledger.Store, issue int, data []byte) error {
 	path := store.WS.LedgerFile(issue)
-	return jsonfile.WithLock(ctx, store.Locks, path, func(lk *lock.Lock) error {
-		return jsonfile.WriteAtomic(path, data, jsonfile.WriteOptions{Commit: lk.Commit, NoSync: store.NoSync})
+	return atomicfile.WithLock(ctx, store.Locks, path, func(lk *lock.Lock) error {
+		return atomicfile.Write(path, data, atomicfile.Options{Commit: lk.Commit, NoSync: store.NoSync})
 	})
 }
 

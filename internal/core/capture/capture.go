@@ -14,6 +14,7 @@ package capture
 import (
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
@@ -110,7 +111,7 @@ func finish(cands []Candidate, keepOrder bool) []Candidate {
 			break
 		}
 		c.Content = strings.TrimSpace(sanitize.Text(strings.TrimSpace(c.Content)))
-		if sanitize.RuneLen(c.Content) < MinItemChars {
+		if utf8.RuneCountInString(c.Content) < MinItemChars {
 			continue
 		}
 		c.Summary = memory.Summarize(c.Content)

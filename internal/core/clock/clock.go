@@ -54,8 +54,3 @@ func Parse(s string) (time.Time, error) {
 	}
 	return t, nil
 }
-
-// EpochMillis is t.UnixMilli().
-//
-// Deprecated: use t.UnixMilli(); kept for a caller on another branch.
-func EpochMillis(t time.Time) int64 { return t.UnixMilli() }

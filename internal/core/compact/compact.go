@@ -17,11 +17,13 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/wordset"
 )
 
@@ -209,14 +211,14 @@ func merge(g []memory.Observation) memory.Observation {
 	names := memory.SortedKeys(agents)
 	head := fmt.Sprintf("Compacted %d %s observations (%s to %s; %s):", len(g), g[0].Category, day(oldest), day(newest), strings.Join(names, ", "))
 	// Each member gets an equal share of what is left of the limit.
-	share := (sanitize.MaxChars-sanitize.RuneLen(head))/len(g) - len("\n- ")
+	share := (sanitize.MaxChars-utf8.RuneCountInString(head))/len(g) - len("\n- ")
 	var b strings.Builder
 	b.WriteString(head)
 	for _, o := range g {
 		b.WriteString("\n- ")
-		b.WriteString(shorten(strings.Join(strings.Fields(o.Content), " "), share))
+		b.WriteString(shortenWords(strings.Join(strings.Fields(o.Content), " "), share))
 	}
-	content := sanitize.Truncate(b.String(), sanitize.MaxChars)
+	content := shorten.Runes(b.String(), sanitize.MaxChars)
 	// The summary is one line (search rows and recall statements are).
 	var sum strings.Builder
 	sum.WriteString(head)
@@ -245,12 +247,12 @@ func day(ts string) string {
 	return ts
 }
 
-// shorten cuts s to n characters at a word boundary, marking the cut.
-func shorten(s string, n int) string {
-	if sanitize.RuneLen(s) <= n {
+// shortenWords cuts s to n characters at a word boundary, marking the cut.
+func shortenWords(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	cut := sanitize.Truncate(s, max(n-3, 0))
+	cut := shorten.Runes(s, max(n-3, 0))
 	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
 		cut = cut[:i]
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -90,7 +91,7 @@ func TestMakeBoundsContent(t *testing.T) {
 		t.Fatalf("kept %d of 12", len(p.Keep))
 	}
 	for _, o := range p.Keep {
-		if n := sanitize.RuneLen(o.Content); n > sanitize.MaxChars {
+		if n := utf8.RuneCountInString(o.Content); n > sanitize.MaxChars {
 			t.Fatalf("summary of %d characters", n)
 		}
 	}

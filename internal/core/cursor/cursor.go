@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -85,7 +86,7 @@ func (c *Cursors) Set(ctx context.Context, sessionID, transcript string, offset 
 		return nil // nothing to key it by: the next capture reads from 0
 	}
 	target := c.path(sessionID)
-	err := jsonfile.WithLock(ctx, c.locker, target, func(lk *lock.Lock) error {
+	err := atomicfile.WithLock(ctx, c.locker, target, func(lk *lock.Lock) error {
 		if cur := c.Get(sessionID, transcript); cur >= offset {
 			return nil
 		}
@@ -94,7 +95,7 @@ func (c *Cursors) Set(ctx context.Context, sessionID, transcript string, offset 
 		if err != nil {
 			return err
 		}
-		return jsonfile.WriteAtomic(target, data, jsonfile.WriteOptions{Perm: 0o600, Commit: lk.Commit})
+		return atomicfile.Write(target, data, atomicfile.Options{Perm: 0o600, Commit: lk.Commit})
 	})
 	if err != nil {
 		return fmt.Errorf("cursor %s: %w", sessionID, err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -29,7 +30,7 @@ func TestLocalSource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := jsonfile.WriteAtomic(ws.LedgerFile(l.IssueNumber), data, jsonfile.WriteOptions{NoSync: true}); err != nil {
+		if err := atomicfile.Write(ws.LedgerFile(l.IssueNumber), data, atomicfile.Options{NoSync: true}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
 
 // Location is where git looks for hooks.
@@ -153,8 +153,8 @@ func undo(dir string, done []Op) {
 	}
 }
 
-// writeShim writes through jsonfile.WriteAtomic (temporary file, fsync,
+// writeShim writes through atomicfile.Write (temporary file, fsync,
 // rename): the helper is about atomic files, not JSON.
 func writeShim(path, text string) error {
-	return jsonfile.WriteAtomic(path, []byte(text), jsonfile.WriteOptions{Perm: 0o755})
+	return atomicfile.Write(path, []byte(text), atomicfile.Options{Perm: 0o755})
 }

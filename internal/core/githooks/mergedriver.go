@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
 
 // The git merge driver for state files kept on code branches (Local Mode):
@@ -161,7 +161,7 @@ func InstallMergeDriver(ctx context.Context, r gitcmd.Runner, attributesFile str
 		return st, err
 	}
 	if out, added := AddAttributes(data); len(added) > 0 {
-		if err := jsonfile.WriteAtomic(attributesFile, out, jsonfile.WriteOptions{Perm: 0o644}); err != nil {
+		if err := atomicfile.Write(attributesFile, out, atomicfile.Options{Perm: 0o644}); err != nil {
 			return st, fmt.Errorf("write %s: %w", attributesFile, err)
 		}
 		st.Changes = append(st.Changes, fmt.Sprintf("added %d line(s) to %s", len(added), attributesFile))
@@ -194,7 +194,7 @@ func UninstallMergeDriver(ctx context.Context, r gitcmd.Runner, attributesFile s
 		if len(bytes.TrimSpace(out)) == 0 {
 			err = os.Remove(attributesFile)
 		} else {
-			err = jsonfile.WriteAtomic(attributesFile, out, jsonfile.WriteOptions{Perm: 0o644})
+			err = atomicfile.Write(attributesFile, out, atomicfile.Options{Perm: 0o644})
 		}
 		if err != nil {
 			return st, fmt.Errorf("rewrite %s: %w", attributesFile, err)

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -453,7 +453,7 @@ func formatIndex(idx map[string]indexEntry) []byte {
 
 func writeIndex(path string, idx map[string]indexEntry) error {
 	// No fsync: a torn or lost index after a crash is only a slower scan.
-	return jsonfile.WriteAtomic(path, formatIndex(idx), jsonfile.WriteOptions{NoSync: true})
+	return atomicfile.Write(path, formatIndex(idx), atomicfile.Options{NoSync: true})
 }
 
 func sameIndex(a, b map[string]indexEntry) bool {

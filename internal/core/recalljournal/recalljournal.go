@@ -21,7 +21,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
@@ -60,7 +60,7 @@ func (j *Journal) Append(ids []string) error {
 		return err
 	}
 	// A line torn by a crash is ended first, so this one still parses.
-	_, err = f.Write(jsonfile.Terminated(f, append(line, '\n')))
+	_, err = f.Write(atomicfile.Terminated(f, append(line, '\n')))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

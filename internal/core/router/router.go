@@ -328,7 +328,7 @@ func (r *Router) emit(ctx context.Context, typ string, rec *ledger.Record) {
 	}
 	err := r.Events.Append(ctx, typ, events.ClarificationPayload{
 		ClarificationID: rec.ID, IssueNumber: rec.IssueNumber, FromAgent: rec.From, ToAgent: rec.To,
-		Topic: rec.Topic, Blocking: rec.Blocking, Timestamp: clock.EpochMillis(r.Clock.Now()),
+		Topic: rec.Topic, Blocking: rec.Blocking, Timestamp: r.Clock.Now().UnixMilli(),
 	})
 	r.warn(err, typ+" not logged")
 }

@@ -12,7 +12,6 @@ package sanitize
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
@@ -35,16 +34,6 @@ func Text(s string) string {
 }
 
 const scanLimit = 8 * MaxChars
-
-// Truncate is shorten.Runes.
-//
-// Deprecated: use shorten.Runes; kept for callers on other branches.
-func Truncate(s string, n int) string { return shorten.Runes(s, n) }
-
-// RuneLen is utf8.RuneCountInString, the characters shorten.Runes counts.
-//
-// Deprecated: use utf8.RuneCountInString; kept for callers on other branches.
-func RuneLen(s string) int { return utf8.RuneCountInString(s) }
 
 const (
 	openTag  = "<private>"

@@ -30,9 +30,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
@@ -125,7 +125,7 @@ func (s *Spool) Put(ctx context.Context, key string, payload []byte) (added bool
 			return false, fmt.Errorf("spool put %s: %w", key, err)
 		}
 	}
-	if err := jsonfile.WriteAtomic(s.pendingPath(key), payload, jsonfile.WriteOptions{Perm: 0o600, NoSync: s.noSync}); err != nil {
+	if err := atomicfile.Write(s.pendingPath(key), payload, atomicfile.Options{Perm: 0o600, NoSync: s.noSync}); err != nil {
 		return false, fmt.Errorf("spool put %s: %w", key, err)
 	}
 	return true, nil
@@ -238,7 +238,7 @@ func (c *Claim) Payload() []byte { return c.payload }
 // process's work.
 func (c *Claim) Done() error {
 	defer func() { _ = c.lk.Release() }()
-	if err := jsonfile.WriteAtomic(c.s.donePath(c.key), nil, jsonfile.WriteOptions{
+	if err := atomicfile.Write(c.s.donePath(c.key), nil, atomicfile.Options{
 		Perm: 0o600, NoSync: c.s.noSync, Commit: c.lk.Commit,
 	}); err != nil {
 		return fmt.Errorf("spool done %s: %w", c.key, err)

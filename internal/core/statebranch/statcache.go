@@ -12,9 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
 
 // statCache remembers the blob hash of each state file by its stat data
@@ -125,7 +124,7 @@ func (c *statCache) save(local map[string]localFile, now time.Time) error {
 	}
 	c.entries = next
 	// A cache: a crash may lose it, never corrupt what it stands for.
-	return jsonfile.WriteAtomic(c.path, buf.Bytes(), jsonfile.WriteOptions{NoSync: true})
+	return atomicfile.Write(c.path, buf.Bytes(), atomicfile.Options{NoSync: true})
 }
 
 // statCachePath is the cache of the workspace's .agentx/ directory, kept

@@ -30,8 +30,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -362,7 +362,7 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 	abs := filepath.Join(s.agentxDir, filepath.FromSlash(p))
 	b, inBase := base[p]
 	t, inTheirs := theirs[p]
-	return jsonfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
+	return atomicfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
 		cur, err := os.ReadFile(abs)
 		inLocal := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -465,7 +465,7 @@ func (s *syncer) writeLocal(abs string, lk *lock.Lock, cur []byte, inLocal bool,
 	if inLocal && bytes.Equal(cur, result) {
 		return false, nil
 	}
-	return true, jsonfile.WriteAtomic(abs, result, jsonfile.WriteOptions{Commit: lk.Commit, NoSync: s.opt.NoSync})
+	return true, atomicfile.Write(abs, result, atomicfile.Options{Commit: lk.Commit, NoSync: s.opt.NoSync})
 }
 
 // withBase is files with the kept base entries of unmerged files.
@@ -560,7 +560,7 @@ func (s *syncer) seed(ctx context.Context, rev string) error {
 		rel := strings.TrimPrefix(p, s.prefix)
 		abs := filepath.Join(s.agentxDir, filepath.FromSlash(rel))
 		e := files[p]
-		err := jsonfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
+		err := atomicfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
 			cur, err := os.ReadFile(abs)
 			inLocal := err == nil
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
