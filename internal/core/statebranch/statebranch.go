@@ -401,7 +401,11 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 			if inLocal {
 				oData = cur
 			}
-			result, err = s.opt.Merge(p, bData, oData, tData)
+			// The remote goes in as "ours": on an id collision the merge
+			// renumbers the "theirs" side, and only a local id is new to
+			// everyone; an id already on the branch may be mirrored to
+			// an issue comment and must never change.
+			result, err = s.opt.Merge(p, bData, tData, oData)
 			if err != nil {
 				s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: p, Reason: err.Error()})
 				if inBase {
@@ -577,7 +581,9 @@ func (s *syncer) seed(ctx context.Context, rev string) error {
 			if inLocal {
 				// Both added: the committed copy and the local one are
 				// unioned, nothing either holds is dropped.
-				if result, err = s.opt.Merge(rel, nil, cur, data); err != nil {
+				// The committed copy keeps its ids (they may be mirrored
+				// to issue comments already); local-only ids give way.
+				if result, err = s.opt.Merge(rel, nil, data, cur); err != nil {
 					s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: rel, Reason: "--init-from: " + err.Error()})
 					return nil
 				}
