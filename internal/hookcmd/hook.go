@@ -134,14 +134,25 @@ func runHook(ctx context.Context, a *App, args []string) error {
 	})
 }
 
-// beforeHook and afterHook are the seam for GitHub Mode's state branch:
-// before a hook reads ledgers and memory, fetch and merge the shared state;
-// after it, push what it changed. Local Mode keeps the state in the
-// working tree, so there is nothing to do. A failure there must stay a
-// warning, as every hook failure does.
-func (a *App) beforeHook(ctx context.Context, in *hookInput) {}
+// beforeHook and afterHook are GitHub Mode's state branch around a hook:
+// `hook start` fetches and merges the shared state before it reads ledgers
+// and memory; `hook finish` pushes what the session changed after it
+// captured at the session's end. Local Mode keeps the state in the working tree: both return at
+// once. Each stays within [github] sync_budget and fails open with one
+// warning line (sync.go), as every hook failure does.
+func (a *App) beforeHook(ctx context.Context, in *hookInput) {
+	if in.Event == "start" {
+		a.StatePull(ctx, 0)
+	}
+}
 
-func (a *App) afterHook(ctx context.Context, in *hookInput) {}
+func (a *App) afterHook(ctx context.Context, in *hookInput) {
+	// A mid-session payload (Claude Code's Stop fires after every reply)
+	// does not push: the session's end does, once.
+	if in.Event == "finish" && !in.Stdin.MidSession() {
+		a.StatePush(ctx, 0)
+	}
+}
 
 // warnUnknownAgent flags a name no workflow or config knows: a typo in a
 // host's hook settings would otherwise report "nothing waits for you"

@@ -1,6 +1,7 @@
 package hookcmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,14 +16,23 @@ import (
 )
 
 func runInit(_ context.Context, a *App, args []string) error {
-	flags := newFlags(a, "init", "init [--force] [--json]\n\nCreates .agentx/ with a default agentx.toml and the feature, story and bug\nworkflows. Existing files are kept unless --force is given.")
+	flags := newFlags(a, "init", "init [--mode local|github] [--force] [--json]\n\nCreates .agentx/ with a default agentx.toml and the feature, story and bug\nworkflows. Existing files are kept unless --force is given.\n\nIn GitHub Mode (--mode github, or mode = \"github\" in an existing agentx.toml)\n.agentx/.gitignore also keeps state/, memory/ and digests/ off code branches:\nthat state lives on the state branch (agentx-hook sync). Commit agentx.toml,\nworkflows/ and .gitignore.")
 	force := flags.Bool("force", false, "overwrite existing config and workflow files")
+	mode := flags.String("mode", "", "`local` or github (default: the mode in an existing agentx.toml, else local)")
 	asJSON := flags.Bool("json", false, "print one JSON document")
 	if _, err := parse(flags, args); err != nil {
 		return err
 	}
+	switch *mode {
+	case "", "local", "github":
+	default:
+		return usagef("init: --mode must be local or github, not %q", *mode)
+	}
 	ws := a.Workspace()
 	files := config.DefaultFiles()
+	if *mode == "github" {
+		files["agentx.toml"] = bytes.Replace(files["agentx.toml"], []byte(`mode = "local"`), []byte(`mode = "github"`), 1)
+	}
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -59,14 +69,36 @@ func runInit(_ context.Context, a *App, args []string) error {
 		}
 		report("created", path)
 	}
+	// The mode of the config as it is now (kept, or just written).
+	if cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir()); err == nil {
+		if *mode == "" {
+			*mode = cfg.Config.Mode
+		} else if cfg.Config.Mode != *mode && !(*mode == "local" && cfg.Config.Mode == "") {
+			a.warn("%s was kept and says mode = %q; set mode = %q there (or run init --force)", rel(ws.Root, ws.ConfigFile()), cfg.Config.Mode, *mode)
+		}
+	}
 	gi := ws.GitignoreFile()
-	if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
+	current, err := os.ReadFile(gi)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		// What stays local (locks, spools, crash markers, derived indexes)
 		// is workspace's knowledge: never committed.
-		if err := atomicfile.Write(gi, workspace.Gitignore(), atomicfile.Options{}); err != nil {
+		if err := atomicfile.Write(gi, workspace.GitignoreForMode(*mode), atomicfile.Options{}); err != nil {
 			return err
 		}
 		report("created", gi)
+	case err != nil:
+		return fmt.Errorf("read %s: %w", gi, err)
+	default:
+		// A user's .gitignore is kept; GitHub Mode only adds its block.
+		next := workspace.AddStateBranchBlock(current, *mode)
+		if bytes.Equal(next, current) {
+			break
+		}
+		if err := atomicfile.Write(gi, next, atomicfile.Options{}); err != nil {
+			return err
+		}
+		report("updated", gi)
 	}
 	if *asJSON {
 		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "root": ws.Root, "files": results})

@@ -65,3 +65,40 @@ func Gitignore() []byte {
 	}
 	return []byte(b.String())
 }
+
+// OnStateBranch lists, relative to `.agentx/`, what GitHub Mode keeps off
+// every code branch: state/ (its ledgers go to the state branch; agent
+// status and the event log beside them never leave the machine), memory/
+// (issue files and archive go to the state branch, the manifest and index
+// stay local) and digests/. Clarification state is team coordination, not
+// code: on code branches it would conflict at every merge and travel with
+// the wrong branch.
+func OnStateBranch() []string { return []string{"state/", "memory/", "digests/"} }
+
+// stateBranchHeader opens the GitHub Mode block of `.agentx/.gitignore`.
+const stateBranchHeader = "# GitHub Mode: shared state lives on the state branch (agentx-hook sync), never on code branches"
+
+// GitignoreForMode is the `.gitignore` content for a mode: Gitignore, plus
+// in GitHub Mode the OnStateBranch block.
+func GitignoreForMode(mode string) []byte {
+	return AddStateBranchBlock(Gitignore(), mode)
+}
+
+// AddStateBranchBlock returns content with the GitHub Mode block appended
+// when mode is "github" and the block is not there yet; any other content
+// a user wrote is kept as it is.
+func AddStateBranchBlock(content []byte, mode string) []byte {
+	if mode != "github" || strings.Contains(string(content), stateBranchHeader) {
+		return content
+	}
+	var b strings.Builder
+	b.Write(content)
+	if len(content) > 0 && !strings.HasSuffix(string(content), "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString(stateBranchHeader + "\n")
+	for _, p := range OnStateBranch() {
+		b.WriteString(p + "\n")
+	}
+	return []byte(b.String())
+}
