@@ -18,22 +18,10 @@ func secretsOf() (examples, values []string) {
 	for _, k := range sanitize.Kinds() {
 		for _, ex := range k.Examples {
 			examples = append(examples, ex.In)
-			values = append(values, removed(ex))
+			values = append(values, ex.Secret())
 		}
 	}
 	return examples, values
-}
-
-// removed is the run of ex.In that its redaction drops.
-func removed(ex sanitize.Example) string {
-	pre, suf := 0, 0
-	for pre < len(ex.In) && pre < len(ex.Want) && ex.In[pre] == ex.Want[pre] {
-		pre++
-	}
-	for suf < len(ex.In)-pre && suf < len(ex.Want)-pre && ex.In[len(ex.In)-1-suf] == ex.Want[len(ex.Want)-1-suf] {
-		suf++
-	}
-	return ex.In[pre : len(ex.In)-suf]
 }
 
 // TestSpoolHoldsNoSecret: a hook killed right after the spool write

@@ -27,7 +27,7 @@ func leaks(data string) []string {
 	var out []string
 	for _, k := range sanitize.Kinds() {
 		for _, ex := range k.Examples {
-			if strings.Contains(data, secretPart(ex)) {
+			if strings.Contains(data, ex.Secret()) {
 				out = append(out, k.ID)
 			}
 		}
@@ -36,19 +36,6 @@ func leaks(data string) []string {
 		out = append(out, "private")
 	}
 	return out
-}
-
-// secretPart is the longest run of ex.In that its redaction drops.
-func secretPart(ex sanitize.Example) string {
-	pre := 0
-	for pre < len(ex.In) && pre < len(ex.Want) && ex.In[pre] == ex.Want[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(ex.In)-pre && suf < len(ex.Want)-pre && ex.In[len(ex.In)-1-suf] == ex.Want[len(ex.Want)-1-suf] {
-		suf++
-	}
-	return ex.In[pre : len(ex.In)-suf]
 }
 
 // TestApplySanitises plants every secret in every text an operation

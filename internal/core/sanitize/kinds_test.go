@@ -92,3 +92,18 @@ func TestPrivateTagShapes(t *testing.T) {
 		}
 	}
 }
+
+func TestExampleSecret(t *testing.T) {
+	for _, tt := range []struct {
+		ex   Example
+		want string
+	}{
+		{Example{"postgres://u:hunter2@h", "postgres://u:[REDACTED:url-password]@h"}, "hunter2"},
+		{Example{"ghp_x", "[REDACTED:github-token]"}, "ghp_x"},
+		{Example{"k=v1", "k=[REDACTED:token]"}, "v1"},
+	} {
+		if got := tt.ex.Secret(); got != tt.want {
+			t.Errorf("%+v.Secret() = %q, want %q", tt.ex, got, tt.want)
+		}
+	}
+}

@@ -369,6 +369,19 @@ func assignmentKind(keyword string) string {
 // Example is a text a kind must redact, and what it becomes.
 type Example struct{ In, Want string }
 
+// Secret is the part of In that the redaction removes: what no egress may
+// keep.
+func (e Example) Secret() string {
+	pre, suf := 0, 0
+	for pre < len(e.In) && pre < len(e.Want) && e.In[pre] == e.Want[pre] {
+		pre++
+	}
+	for suf < len(e.In)-pre && suf < len(e.Want)-pre && e.In[len(e.In)-1-suf] == e.Want[len(e.Want)-1-suf] {
+		suf++
+	}
+	return e.In[pre : len(e.In)-suf]
+}
+
 // Kind describes one row of the table of secrets, for tests of every
 // egress: plant each example, and check that no file keeps its secret.
 type Kind struct {
