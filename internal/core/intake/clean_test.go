@@ -114,3 +114,29 @@ func TestNowOrLaterTheSame(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSanitizedPayload is what the spool write now costs on top of
+// hook finish for a host payload with a compact summary of 8 KB.
+func BenchmarkSanitizedPayload(b *testing.B) {
+	text := strings.Repeat("We decided to store observations per issue; the token is refreshed by the middleware.\n", 100)
+	payload, _ := json.Marshal(map[string]any{"session_id": "s1", "hook_event_name": "PreCompact", "cwd": "/repo",
+		"transcript_path": "/tmp/t.jsonl", "compact_summary": text})
+	e := Entry{Agent: "engineer", Issue: 42, Payload: payload}
+	b.SetBytes(int64(len(payload)))
+	for b.Loop() {
+		if _, err := e.Sanitized(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSanitizedSummary: a 100 KB session summary, sanitised whole.
+func BenchmarkSanitizedSummary(b *testing.B) {
+	e := Entry{Agent: "engineer", Issue: 42, Summary: strings.Repeat("- We decided to keep sessions server side; password = hunter2 was rotated.\n", 1400)}
+	b.SetBytes(int64(len(e.Summary)))
+	for b.Loop() {
+		if _, err := e.Sanitized(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,8 +1,12 @@
 // Package sanitize owns the one sanitiser every egress uses: memory
-// observations before they reach disk, GitHub comments, action logs. It
-// applies the SPEC's security layers 1-3: private regions are removed,
-// secrets are replaced by `[REDACTED:<kind>]`, and the result is cut to
-// MaxChars characters.
+// observations before they reach disk, ledger entries, spooled captures,
+// GitHub comments, action logs. It applies the SPEC's security layers 1-3:
+// private regions are removed, secrets are replaced by `[REDACTED:<kind>]`
+// (the kinds are one table, after gitleaks' default rules), and Text cuts
+// the result to MaxChars characters; Clean does the same without the cut.
+// Terminal is the output side: what a terminal would obey (escape
+// sequences, control characters, bidirectional overrides) is removed from
+// text printed to one.
 //
 // Every function here is pure and idempotent (f(f(x)) == f(x)), so text may
 // pass through the sanitiser more than once on its way out (capture, then
