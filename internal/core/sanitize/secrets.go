@@ -59,7 +59,8 @@ func whole(kind string) func(string, []string) string {
 // matches, what replaces it, an example it must redact and a near miss it
 // must leave alone (kinds_test.go runs every row, and egress tests plant
 // every example). The reference list is gitleaks' default rules
-// (config/gitleaks.toml in github.com/gitleaks/gitleaks); each row names
+// (config/gitleaks.toml in github.com/gitleaks/gitleaks, read at commit
+// 009e025ad4106ab333aa0b9dc4f2a884390d134c); each row names
 // the rule ids it follows. Our patterns are looser where gitleaks relies on
 // an entropy threshold or a trailing boundary we cannot use (a trailing
 // assertion would break idempotence under the MaxChars cut, see rule):
