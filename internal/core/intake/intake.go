@@ -11,6 +11,7 @@
 package intake
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -132,8 +133,16 @@ func New(agent string, issue int, in *capture.Input, session string) (Capture, e
 // Durably spools the capture first, then processes it. When processing
 // fails or is cut short the entry stays spooled and the next `hook start`
 // finishes it, exactly once.
+//
+// What is spooled is the entry sanitised (Entry.Sanitized): the spool file
+// is on disk, and stays there if the hook is killed, so it must hold no
+// secret or private region that memory itself would not.
 func (x *Intake) Durably(ctx context.Context, c Capture) (*Report, error) {
-	data, err := json.Marshal(c.Entry)
+	clean, err := c.Entry.Sanitized()
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(clean)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +162,13 @@ func (x *Intake) Durably(ctx context.Context, c Capture) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	done, err := x.process(ctx, c.Entry, c.payload, c.Source)
+	// Process what was spooled, as a later hook start would: sanitised as
+	// a whole, a secret split over lines (a PEM block) goes as a whole.
+	payload := c.payload
+	if !bytes.Equal(clean.Payload, c.Entry.Payload) {
+		payload = nil // parsed again from the sanitised payload
+	}
+	done, err := x.process(ctx, clean, payload, c.Source)
 	if err != nil {
 		_ = cl.Release()
 		return nil, err

@@ -166,11 +166,28 @@ func textOf(op Op) string {
 // escalated the record instead) changed l, which must be written like any
 // other change. Validation errors are typed (errcode) with the messages
 // users see; ErrNotApplicable says a monitor verb no longer applies.
+//
+// Every text an operation stores (question, answer, resolution, reason,
+// escalation summary, topic) is sanitised here, after validation and
+// before it reaches the record: private regions and secrets never enter a
+// ledger, whichever surface the operation came from (CLI, responder,
+// issue comment, monitor), and ledgers are committed and mirrored.
 func Apply(l *ledger.Ledger, op Op, env Env) (*Effects, error) {
 	if op.Verb == Request {
-		return request(l, op, env)
+		scope, err := checkRequest(op, env)
+		if err != nil {
+			return nil, err
+		}
+		if op, err = sanitized(op); err != nil {
+			return nil, err
+		}
+		return request(l, op, env, scope)
 	}
 	if _, err := Check(op, env); err != nil {
+		return nil, err
+	}
+	op, err := sanitized(op)
+	if err != nil {
 		return nil, err
 	}
 	rec := l.Find(op.ID)
@@ -244,11 +261,9 @@ func checkRequest(op Op, env Env) (config.Scope, error) {
 	return scope, nil
 }
 
-func request(l *ledger.Ledger, op Op, env Env) (*Effects, error) {
-	scope, err := checkRequest(op, env)
-	if err != nil {
-		return nil, err
-	}
+// request records a new clarification; op was checked (checkRequest gave
+// scope) and sanitised.
+func request(l *ledger.Ledger, op Op, env Env, scope config.Scope) (*Effects, error) {
 	ts := clock.Format(env.Now)
 	rec := ledger.Record{
 		ID: l.NextID(), IssueNumber: op.Issue, From: op.From, To: op.To, Topic: op.Topic,

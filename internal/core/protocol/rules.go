@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/wordset"
 )
 
@@ -127,13 +128,16 @@ func Repeats(r *ledger.Record) (earlier, later ledger.Entry, ok bool) {
 // and the exact commands that settle it.
 func EscalationSummary(rec *ledger.Record, reason, cli string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[ESCALATED] Clarification %q (%s) could not be resolved: %s.\n", rec.Topic, rec.ID, reason)
+	// The pieces are sanitised before they are shortened (a record written
+	// by an older version may hold a secret; cut first, its head would no
+	// longer be recognised).
+	fmt.Fprintf(&b, "[ESCALATED] Clarification %q (%s) could not be resolved: %s.\n", sanitize.Clean(rec.Topic), rec.ID, sanitize.Clean(reason))
 	fmt.Fprintf(&b, "Agents: %s -> %s. Rounds used: %d of %d.\n", rec.From, rec.To, rec.Round, rec.MaxRounds)
 	if q := rec.LastOf(ledger.Question); q != nil {
-		fmt.Fprintf(&b, "%s's latest question: %s\n", q.From, Shorten(oneLine(q.Body), 300))
+		fmt.Fprintf(&b, "%s's latest question: %s\n", q.From, Shorten(oneLine(sanitize.Clean(q.Body)), 300))
 	}
 	if a := rec.LastOf(ledger.Answer); a != nil {
-		fmt.Fprintf(&b, "%s's latest answer: %s\n", a.From, Shorten(oneLine(a.Body), 300))
+		fmt.Fprintf(&b, "%s's latest answer: %s\n", a.From, Shorten(oneLine(sanitize.Clean(a.Body)), 300))
 	} else {
 		fmt.Fprintf(&b, "%s has not answered.\n", rec.To)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
 // Style decorates text. The zero value prints plain text.
@@ -56,7 +57,7 @@ func (s Style) Yellow(text string) string { return s.wrap(yellow, text) }
 
 // StatusTag renders `[PENDING]` and friends.
 func (s Style) StatusTag(st ledger.Status) string {
-	tag := "[" + strings.ToUpper(string(st)) + "]"
+	tag := "[" + tty(strings.ToUpper(string(st))) + "]"
 	switch st {
 	case ledger.Pending:
 		return s.wrap(yellow, tag)
@@ -88,13 +89,13 @@ func List(w io.Writer, st Style, recs []ledger.Record, now time.Time) {
 			issue = r.IssueNumber
 			fmt.Fprintf(w, "  %s\n", st.Bold(fmt.Sprintf("Issue #%d", issue)))
 		}
-		line := fmt.Sprintf("  %s %s", st.StatusTag(r.Status), r.ID)
+		line := fmt.Sprintf("  %s %s", st.StatusTag(r.Status), tty(r.ID))
 		if r.Blocking {
 			line += " " + st.Red("[BLOCKING]")
 		}
 		line += st.Dim(fmt.Sprintf("  round %d/%d, %s", r.Round, r.MaxRounds, Age(now.Sub(r.CreatedTime()))))
 		fmt.Fprintln(w, line)
-		fmt.Fprintf(w, "    %s -> %s: %s\n", r.From, r.To, r.Topic)
+		fmt.Fprintf(w, "    %s -> %s: %s\n", tty(r.From), tty(r.To), tty(r.Topic))
 	}
 }
 
@@ -106,19 +107,19 @@ func List(w io.Writer, st Style, recs []ledger.Record, now time.Time) {
 //	[Round 1] engineer -- QUESTION (17:04)
 //	Middleware or controller?
 func Thread(w io.Writer, st Style, r *ledger.Record) {
-	fmt.Fprintf(w, "  %s | %s -> %s\n", st.Bold(r.ID), r.From, r.To)
+	fmt.Fprintf(w, "  %s | %s -> %s\n", st.Bold(tty(r.ID)), tty(r.From), tty(r.To))
 	mode := "NON-BLOCKING"
 	if r.Blocking {
 		mode = "BLOCKING"
 	}
-	fmt.Fprintf(w, "  Topic: %s  Status: %s  Round: %d/%d  %s\n", r.Topic, r.Status, r.Round, r.MaxRounds, mode)
+	fmt.Fprintf(w, "  Topic: %s  Status: %s  Round: %d/%d  %s\n", tty(r.Topic), tty(string(r.Status)), r.Round, r.MaxRounds, mode)
 	for _, e := range r.Thread {
 		fmt.Fprintln(w)
 		hhmm := e.Timestamp
 		if t, err := clock.Parse(e.Timestamp); err == nil {
 			hhmm = t.UTC().Format("15:04")
 		}
-		head := fmt.Sprintf("[Round %d] %s -- %s (%s)", e.Round, e.From, strings.ToUpper(string(e.Type)), hhmm)
+		head := fmt.Sprintf("[Round %d] %s -- %s (%s)", e.Round, tty(e.From), tty(strings.ToUpper(string(e.Type))), tty(hhmm))
 		switch e.Type {
 		case ledger.Escalation:
 			head = st.Red(head)
@@ -128,11 +129,17 @@ func Thread(w io.Writer, st Style, r *ledger.Record) {
 			head = st.Bold(head)
 		}
 		fmt.Fprintf(w, "  %s\n", head)
-		for _, line := range strings.Split(e.Body, "\n") {
+		for _, line := range strings.Split(tty(e.Body), "\n") {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
 }
+
+// tty strips what a terminal would obey in text read from a ledger (any
+// process, person or branch may have written it): escape sequences,
+// control characters, bidirectional overrides. List and Thread print to
+// terminals and to pipes alike; neither wants them.
+func tty(s string) string { return sanitize.Terminal(s) }
 
 // EscalationMarkdown renders an escalation for chat and issue comments:
 // `> **[ESCALATED]** Clarification *topic* (CLR-42-002) could not be

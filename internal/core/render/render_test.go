@@ -43,3 +43,25 @@ func TestColourOnlyWhenAsked(t *testing.T) {
 		t.Error("no colour when asked")
 	}
 }
+
+// TestNoEscapesFromTheLedger: a ledger anyone may have written cannot
+// drive the terminal through List or Thread.
+func TestNoEscapesFromTheLedger(t *testing.T) {
+	evil := rec
+	evil.Topic = "auth\x1b]0;owned\x07\x1b[2J"
+	evil.From = "eng\x1b[31m"
+	evil.Status = "pending\x1b[1A"
+	evil.Thread = []ledger.Entry{{Round: 1, From: "x\u202e", Type: "question\x1b[K", Body: "line\x1b]52;c;ZWNobw==\x07 one\r\nsafe\rEVIL\x9b2J", Timestamp: "\x1b[5m"}}
+	var b bytes.Buffer
+	List(&b, Style{}, []ledger.Record{evil}, time.Now())
+	Thread(&b, Style{}, &evil)
+	out := b.String()
+	for _, bad := range []string{"\x1b", "\r", "\u202e", "\u009b", "\x07"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("output holds %q:\n%q", bad, out)
+		}
+	}
+	if !strings.Contains(out, "Topic: auth  Status: pending") || !strings.Contains(out, "line one") {
+		t.Errorf("text lost:\n%s", out)
+	}
+}

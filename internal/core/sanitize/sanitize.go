@@ -1,8 +1,12 @@
 // Package sanitize owns the one sanitiser every egress uses: memory
-// observations before they reach disk, GitHub comments, action logs. It
-// applies the SPEC's security layers 1-3: private regions are removed,
-// secrets are replaced by `[REDACTED:<kind>]`, and the result is cut to
-// MaxChars characters.
+// observations before they reach disk, ledger entries, spooled captures,
+// GitHub comments, action logs. It applies the SPEC's security layers 1-3:
+// private regions are removed, secrets are replaced by `[REDACTED:<kind>]`
+// (the kinds are one table, after gitleaks' default rules), and Text cuts
+// the result to MaxChars characters; Clean does the same without the cut.
+// Terminal is the output side: what a terminal would obey (escape
+// sequences, control characters, bidirectional overrides) is removed from
+// text printed to one.
 //
 // Every function here is pure and idempotent (f(f(x)) == f(x)), so text may
 // pass through the sanitiser more than once on its way out (capture, then
@@ -11,7 +15,9 @@
 package sanitize
 
 import (
+	"bytes"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
@@ -38,16 +44,21 @@ const scanLimit = 8 * MaxChars
 const (
 	openTag  = "<private>"
 	closeTag = "</private>"
+	// maxTag is the longest private tag recognised, attributes included
+	// (`<private reason="customer data">`): a bound keeps the scan linear.
+	maxTag = 64
 )
 
-// Private removes every `<private>...</private>` region, tags included,
-// matching tags case-insensitively. Regions nest: the text is hidden until
-// the closing tag that balances the first opening one. An opening tag that
-// is never closed hides everything after it. A stray closing tag is
-// dropped.
+// Private removes every private region, tags included. A tag is
+// `<private>` or `</private>` in any case, with spaces allowed inside
+// (`< private >`, `</private >`) and attributes on the opening tag
+// (`<private reason="pii">`): a writer who meant a region gets one. Regions
+// nest: the text is hidden until the closing tag that balances the first
+// opening one. An opening tag that is never closed hides everything after
+// it. A stray closing tag is dropped.
 //
-// The scan appends to the output and checks the output's tail after every
-// byte, so a tag that only forms once a region between its halves is
+// The scan appends to the output and checks the output's tail at every
+// '>', so a tag that only forms once a region between its halves is
 // removed (`<priv<private>x</private>ate>`) is caught too: the output never
 // contains a complete tag, which is what makes Private idempotent, and it
 // stays linear however the tags are interleaved.
@@ -58,30 +69,34 @@ func Private(s string) string { return private(s, -1) }
 // by then is what the whole text would give, but for a tag that a later
 // byte might still complete at the very end, which Text's cut discards.
 func private(s string, limit int) string {
-	if !containsFold(s, "private>") {
+	if !hasTag(s) {
 		return s
 	}
 	out := make([]byte, 0, min(len(s), 4*limit+64))
 	if limit < 0 {
 		out = make([]byte, 0, len(s))
 	}
-	depth, runes := 0, 0
+	depth, runes, lastLT := 0, 0, -1
 	for i := 0; i < len(s); {
-		if limit >= 0 && runes >= limit+len(closeTag) {
+		if limit >= 0 && runes >= limit+maxTag {
 			break
 		}
 		if depth > 0 {
-			switch {
-			case hasPrefixFold(s[i:], openTag):
-				depth++
-				i += len(openTag)
-			case hasPrefixFold(s[i:], closeTag):
-				depth--
-				i += len(closeTag)
-			default:
-				i++
+			n, kind := 1, 0
+			if s[i] == '<' {
+				if end := tagEnd(s[i:]); end > 0 {
+					n, kind = end, tagKind(s[i:i+end])
+					if kind == 0 {
+						n = 1
+					}
+				}
 			}
+			depth += kind
+			i += n
 			continue
+		}
+		if s[i] == '<' {
+			lastLT = len(out)
 		}
 		out = append(out, s[i])
 		if s[i]&0xC0 != 0x80 { // not a UTF-8 continuation byte
@@ -91,40 +106,73 @@ func private(s string, limit int) string {
 		if out[len(out)-1] != '>' {
 			continue
 		}
-		switch {
-		case hasSuffixFold(out, openTag):
-			out = out[:len(out)-len(openTag)]
-			runes -= len(openTag)
+		// A tag ending here starts at the output's last '<' (a tag holds
+		// no other), within maxTag bytes.
+		if lastLT < 0 || len(out)-lastLT > maxTag {
+			continue
+		}
+		kind := tagKind(string(out[lastLT:]))
+		if kind == 0 {
+			continue
+		}
+		runes -= utf8.RuneCount(out[lastLT:])
+		out = out[:lastLT]
+		if kind == 1 {
 			depth = 1
-		case hasSuffixFold(out, closeTag):
-			out = out[:len(out)-len(closeTag)]
-			runes -= len(closeTag)
+		}
+		from := max(0, len(out)-maxTag)
+		if lastLT = bytes.LastIndexByte(out[from:], '<'); lastLT >= 0 {
+			lastLT += from
 		}
 	}
 	return string(out)
 }
 
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+// tagEnd returns the length of the tag-like run s starts with, `<` to the
+// first '>' within maxTag bytes with no '<' between (0 when there is none).
+func tagEnd(s string) int {
+	j := strings.IndexAny(s[1:min(len(s), maxTag)], "<>")
+	if j < 0 || s[1+j] != '>' {
+		return 0
+	}
+	return j + 2
 }
 
-func hasSuffixFold(b []byte, suffix string) bool {
-	return len(b) >= len(suffix) && strings.EqualFold(string(b[len(b)-len(suffix):]), suffix)
+// tagKind tells a private tag t (from '<' to '>') apart: 1 opening, -1
+// closing, 0 not a private tag.
+func tagKind(t string) int {
+	in := strings.Trim(t[1:len(t)-1], " \t\r\n")
+	closing := strings.HasPrefix(in, "/")
+	if closing {
+		in = strings.TrimLeft(in[1:], " \t\r\n")
+	}
+	const name = "private"
+	if len(in) < len(name) || !strings.EqualFold(in[:len(name)], name) {
+		return 0
+	}
+	switch rest := in[len(name):]; {
+	case rest == "" && closing:
+		return -1
+	case rest == "":
+		return 1
+	case !closing && strings.IndexByte(" \t\r\n", rest[0]) >= 0:
+		return 1
+	}
+	return 0
 }
 
-// containsFold reports whether s contains the ASCII needle, which ends in
-// '>', in any case, without allocating a lowered copy of s: it jumps from
-// '>' to '>' (a vectorised byte search) and compares what precedes each.
-func containsFold(s, needle string) bool {
-	for i := 0; ; {
-		j := strings.IndexByte(s[i:], '>')
+// hasTag reports whether s holds a private tag, without allocating: it
+// jumps from '<' to '<' (a vectorised byte search) and reads at most to the
+// next '<' or '>', so it is linear.
+func hasTag(s string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(s[i:], '<')
 		if j < 0 {
 			return false
 		}
-		end := i + j + 1
-		if end >= len(needle) && strings.EqualFold(s[end-len(needle):end], needle) {
+		i += j
+		if end := tagEnd(s[i:]); end > 0 && tagKind(s[i:i+end]) != 0 {
 			return true
 		}
-		i = end
 	}
 }

@@ -5,11 +5,14 @@
 package validate
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
 // Limits of SPEC section 6.3.
@@ -21,7 +24,9 @@ const (
 	minIDDigs = 3
 )
 
-// Agent checks an agent name: [a-z0-9][a-z0-9-]*.
+// Agent checks an agent name: [a-z0-9][a-z0-9-]*. The error names the
+// first character that does not fit and its position, escaped, so a name
+// made of escape codes is shown, not obeyed.
 func Agent(field, name string) error {
 	if name == "" {
 		return errcode.New(errcode.InvalidInput, "%s: agent name is empty", field)
@@ -29,11 +34,11 @@ func Agent(field, name string) error {
 	if len(name) > MaxAgent {
 		return errcode.New(errcode.InvalidInput, "%s: agent name is %d characters, the limit is %d", field, len(name), MaxAgent)
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		ok := ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') || (c == '-' && i > 0)
+	for i, r := range []rune(name) {
+		ok := ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') || (r == '-' && i > 0)
 		if !ok {
-			return errcode.New(errcode.InvalidInput, "%s: agent name %q must match [a-z0-9][a-z0-9-]*", field, name)
+			return errcode.New(errcode.InvalidInput, "%s: agent name %q must match [a-z0-9][a-z0-9-]* (%s at position %d)",
+				field, name, Describe(r), i+1)
 		}
 	}
 	return nil
@@ -54,21 +59,70 @@ func Text(field, s string, limit int) error {
 }
 
 // Topic checks a topic: one line of 1-200 characters (it heads listings,
-// comments and escalation summaries).
+// comments and escalation summaries) with no control character, no
+// bidirectional override or isolate and no line separator, and at least
+// one visible character (a topic of zero-width spaces looks empty).
 func Topic(s string) error {
 	if err := Text("topic", s, MaxTopic); err != nil {
 		return err
 	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return errcode.New(errcode.InvalidInput, "topic must be one line without control characters (found %q)", r)
+	visible := false
+	for i, r := range []rune(s) {
+		if sanitize.Invisible(r) {
+			return errcode.New(errcode.InvalidInput, "topic must be one line without control characters (%s at position %d)", Describe(r), i+1)
 		}
+		visible = visible || !zeroWidth(r) && !unicode.IsSpace(r)
+	}
+	if !visible {
+		return errcode.New(errcode.InvalidInput, "topic has no visible character (only spaces and zero-width characters such as %s)", Describe([]rune(s)[0]))
 	}
 	return nil
 }
 
-// Body checks a question or answer body (1-2000 characters).
-func Body(field, s string) error { return Text(field, s, MaxBody) }
+// Body checks a question or answer body (1-2000 characters) with no NUL.
+// Other control characters are kept as written (a responder's coloured
+// output, a pasted log) and stripped where text is printed to a terminal
+// (sanitize.Terminal): issue 15 asks to reject them in topics and names,
+// which head every listing, and to strip them from bodies on output.
+func Body(field, s string) error {
+	if err := Text(field, s, MaxBody); err != nil {
+		return err
+	}
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return errcode.New(errcode.InvalidInput, "%s holds a NUL byte (%s at position %d)", field, Describe(0), utf8.RuneCountInString(s[:i])+1)
+	}
+	return nil
+}
+
+// zeroWidth reports the characters that take no room: zero-width space,
+// joiners, word joiner, BOM, soft hyphen, Mongolian vowel separator.
+func zeroWidth(r rune) bool {
+	switch r {
+	case 0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, 0x00ad, 0x180e:
+		return true
+	}
+	return false
+}
+
+// Describe names a character for an error message: its code point, and
+// its name for the ones people meet (U+001B ESC, U+202E RIGHT-TO-LEFT
+// OVERRIDE).
+func Describe(r rune) string {
+	names := map[rune]string{0: "NUL", 0x07: "BEL", 0x08: "BACKSPACE", 0x09: "TAB", 0x0a: "LINE FEED", 0x0d: "CARRIAGE RETURN",
+		0x1b: "ESC", 0x7f: "DEL", 0x9b: "CSI", 0x9d: "OSC", 0x200b: "ZERO WIDTH SPACE", 0x200c: "ZERO WIDTH NON-JOINER",
+		0x200d: "ZERO WIDTH JOINER", 0x2060: "WORD JOINER", 0xfeff: "ZERO WIDTH NO-BREAK SPACE", 0x2028: "LINE SEPARATOR",
+		0x2029: "PARAGRAPH SEPARATOR", 0x202a: "LEFT-TO-RIGHT EMBEDDING", 0x202b: "RIGHT-TO-LEFT EMBEDDING",
+		0x202c: "POP DIRECTIONAL FORMATTING", 0x202d: "LEFT-TO-RIGHT OVERRIDE", 0x202e: "RIGHT-TO-LEFT OVERRIDE",
+		0x2066: "LEFT-TO-RIGHT ISOLATE", 0x2067: "RIGHT-TO-LEFT ISOLATE", 0x2068: "FIRST STRONG ISOLATE",
+		0x2069: "POP DIRECTIONAL ISOLATE"}
+	if n, ok := names[r]; ok {
+		return fmt.Sprintf("U+%04X %s", r, n)
+	}
+	if unicode.IsPrint(r) {
+		return fmt.Sprintf("U+%04X %q", r, r)
+	}
+	return fmt.Sprintf("U+%04X", r)
+}
 
 // Issue parses an issue number: digits only, 1 to 10^9.
 func Issue(s string) (int, error) {

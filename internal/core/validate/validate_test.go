@@ -74,3 +74,42 @@ func TestIssueAndID(t *testing.T) {
 		}
 	}
 }
+
+func TestHostileCharacters(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string // "" for accepted
+	}{
+		{"topic with ESC", Topic("auth\x1b]0;pwned\x07"), "U+001B ESC at position 5"},
+		{"topic with NUL", Topic("a\x00b"), "U+0000 NUL at position 2"},
+		{"topic with C1 CSI", Topic("a\u009b2J"), "U+009B CSI at position 2"},
+		{"topic with RTL override", Topic("pay \u202eevil"), "U+202E RIGHT-TO-LEFT OVERRIDE at position 5"},
+		{"topic with isolate", Topic("x\u2066y"), "U+2066 LEFT-TO-RIGHT ISOLATE at position 2"},
+		{"topic with line separator", Topic("a\u2028b"), "U+2028 LINE SEPARATOR at position 2"},
+		{"topic with tab", Topic("a\tb"), "U+0009 TAB at position 2"},
+		{"topic of zero-width spaces", Topic("\u200b\u200b\u200b"), "no visible character (only spaces and zero-width characters such as U+200B ZERO WIDTH SPACE)"},
+		{"topic of joiners and spaces", Topic(" \u200d \ufeff"), "no visible character"},
+		{"topic with an emoji sequence", Topic("team 👩\u200d💻 setup"), ""},
+		{"topic in Hebrew", Topic("שלום auth"), ""},
+		{"body with NUL", Body("question", "a\x00"), "question holds a NUL byte (U+0000 NUL at position 2)"},
+		{"body with ESC, kept for output to strip", Body("answer", "ok\n\x1b[32mgreen\x1b[0m"), ""},
+		{"body with CRLF, tabs and lines", Body("answer", "line one\r\n\tline two\nthree"), ""},
+		{"agent with ESC", Agent("--from", "eng\x1b[31m"), `"eng\x1b[31m" must match [a-z0-9][a-z0-9-]* (U+001B ESC at position 4)`},
+		{"agent with path", Agent("--as", "../x"), `(U+002E '.' at position 1)`},
+		{"agent with é", Agent("--to", "caf\u00e9"), `(U+00E9 'é' at position 4)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.want == "" {
+				if tt.err != nil {
+					t.Fatalf("rejected: %v", tt.err)
+				}
+				return
+			}
+			if !errcode.Is(tt.err, errcode.InvalidInput) || !strings.Contains(tt.err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to say %s", tt.err, tt.want)
+			}
+		})
+	}
+}

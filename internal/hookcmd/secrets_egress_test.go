@@ -1,0 +1,129 @@
+package hookcmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
+)
+
+// TestNoSecretReachesAgentxFiles plants one example of every kind of
+// secret the sanitiser knows, and a private region, through every egress
+// the core controls: a question, a topic, an answer, a responder's
+// answer, memory add (text and file), memory capture, hook finish (spool,
+// then memory) and the events the clarifications log. No file under
+// .agentx may hold any of them afterwards.
+func TestNoSecretReachesAgentxFiles(t *testing.T) {
+	root := t.TempDir()
+	if _, e, code := runApp(t, root, nil, "", "init"); code != 0 {
+		t.Fatalf("init: %s", e)
+	}
+	answerFile := filepath.Join(t.TempDir(), "answer.txt")
+	cfg := fmt.Sprintf("\n[responders.architect]\ncommand = [\"sh\", \"-c\", \"cat >/dev/null; cat \\\"$0\\\"\", %q]\ntimeout = \"20s\"\n", answerFile)
+	appendTo(t, filepath.Join(root, ".agentx", "agentx.toml"), cfg)
+
+	type plant struct{ kind, in, value string }
+	var plants []plant
+	for _, k := range sanitize.Kinds() {
+		for _, ex := range k.Examples {
+			plants = append(plants, plant{k.ID, ex.In, ex.Secret()})
+		}
+	}
+	plants = append(plants, plant{"private", "<PRIVATE >the private part</private>", "the private part"})
+
+	dir := t.TempDir()
+	for i, p := range plants {
+		issue := fmt.Sprint(100 + i)
+		text := "We decided to use " + p.in + " for the deploy because it works."
+		must := func(stdin string, args ...string) {
+			t.Helper()
+			if out, e, code := runApp(t, root, nil, stdin, args...); code != 0 {
+				t.Fatalf("%s %v: %d\n%s%s", p.kind, args, code, out, e)
+			}
+		}
+		// Ledgers and events: a question, a topic (one-line examples fit
+		// a topic), an answer; then a responder's answer.
+		topic := "deploy"
+		if !strings.Contains(p.in, "\n") && len(p.in) < 150 {
+			topic = "deploy " + p.in
+		}
+		must("", "clarify", "request", "--issue", issue, "--from", "engineer", "--to", "product-manager", "--topic", topic,
+			"--question", text, "--non-blocking")
+		must("", "clarify", "answer", "CLR-"+issue+"-001", "--body", text)
+		if err := os.WriteFile(answerFile, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		must("", "clarify", "request", "--issue", issue, "--from", "engineer", "--to", "architect", "--topic", topic,
+			"--question", "Which key?", "--non-blocking")
+		// Memory: add, add --file, capture --file; hook finish spools first.
+		must("", "memory", "add", "--agent", "engineer", "--issue", issue, "--category", "decision", text)
+		obs, _ := json.Marshal([]map[string]any{{"id": "obs-engineer-" + issue + "-1", "agent": "engineer", "issueNumber": 100 + i,
+			"category": "key-fact", "content": "File: " + text, "summary": text, "timestamp": "2026-03-01T12:00:00.000Z", "tokens": 20}})
+		obsFile := filepath.Join(dir, "obs-"+issue+".json")
+		summary := filepath.Join(dir, "summary-"+issue+".md")
+		writeTo(t, obsFile, string(obs))
+		writeTo(t, summary, "## Decisions\n- "+text+"\n\n## Key Facts\n- The key of "+p.kind+" is "+p.in+" today.\n")
+		must("", "memory", "add", "--file", obsFile)
+		must("", "memory", "capture", "--agent", "architect", "--issue", issue, "--file", summary)
+		must("", "hook", "finish", "--agent", "reviewer", "--issue", issue, "--summary-file", summary)
+		// A hook killed right after its spool write leaves the entry on disk.
+		appendTo(t, summary, "- Spooled only.\n")
+		if out, e, code := runApp(t, root, map[string]string{envSpoolOnly: "1"}, "", "hook", "finish", "--agent", "reviewer",
+			"--issue", issue, "--summary-file", summary); code != 0 {
+			t.Fatalf("%s spool only: %d\n%s%s", p.kind, code, out, e)
+		}
+	}
+	if spooled, _ := filepath.Glob(filepath.Join(root, ".agentx", "memory", "spool", "*.spool")); len(spooled) != len(plants) {
+		t.Fatalf("%d entries left in the spool, want %d", len(spooled), len(plants))
+	}
+
+	stored := 0
+	err := filepath.WalkDir(filepath.Join(root, ".agentx"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		for _, p := range plants {
+			if strings.Contains(string(data), p.value) {
+				t.Errorf("%s keeps the %s example (%q)", rel, p.kind, p.value)
+			}
+		}
+		stored += strings.Count(string(data), "[REDACTED:")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The paths were taken: the marks are on disk, in ledgers and memory.
+	if stored < len(plants)*5 {
+		t.Fatalf("only %d marks under .agentx for %d plants: some path stored nothing", stored, len(plants))
+	}
+}
+
+func appendTo(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeTo(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

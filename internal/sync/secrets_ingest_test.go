@@ -1,0 +1,40 @@
+package sync
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
+)
+
+// TestIngestStoresNoSecret: a /clarify comment carrying a secret or a
+// private region is applied, and the ledger committed to the state holds
+// neither (the protocol core sanitises what it stores, whatever the
+// surface). One-line examples: a comment command is one paragraph.
+func TestIngestStoresNoSecret(t *testing.T) {
+	for _, k := range sanitize.Kinds() {
+		for _, ex := range k.Examples {
+			if strings.Contains(ex.In, "\n") {
+				continue
+			}
+			t.Run(k.ID, func(t *testing.T) {
+				fake := newFakeWithIssues(42)
+				defer fake.Close()
+				fake.SetFile(ledgerPath42, encode(t, ledger42()))
+				ev := event(fake, "alice", "OWNER", "/clarify answer CLR-42-001 Use "+ex.In+" <private>not this</private> then.")
+				out, err := newIngester(newTestClient(t, fake, &sleeps{})).Run(context.Background(), ev)
+				if err != nil || !out.Applied {
+					t.Fatalf("outcome %+v, %v", out, err)
+				}
+				data, _ := fake.File(ledgerPath42)
+				if strings.Contains(string(data), ex.Secret()) || strings.Contains(string(data), "not this") {
+					t.Fatalf("the ledger keeps %q:\n%s", ex.Secret(), data)
+				}
+				if !strings.Contains(string(data), "[REDACTED:") {
+					t.Fatalf("no mark in the ledger:\n%s", data)
+				}
+			})
+		}
+	}
+}
