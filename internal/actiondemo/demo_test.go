@@ -16,7 +16,7 @@ func TestDemo(t *testing.T) {
 	}
 	for _, want := range []string{
 		"-- issue #42   labels: clarification-blocked",
-		"== sync again, nothing changed -> 0 API calls",
+		"== sync again, nothing changed -> 3 API calls",
 		"ledger in the repository: CLR-7-001 is resolved by alice",
 		"so no bot comment repeats it",
 		"Demo complete.",

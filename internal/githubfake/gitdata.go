@@ -462,3 +462,25 @@ func (s *Server) createBlob(_ http.ResponseWriter, r *http.Request, _ string) (i
 	sha := s.git().putBlob(content)
 	return 201, map[string]any{"sha": sha}
 }
+
+// PutBranchFile commits one file (nil content deletes it) on top of
+// branch's tip, keeping the other files: a test seeds one ledger, or plays
+// another writer.
+func (s *Server) PutBranchFile(branch, path string, content []byte) string {
+	files := s.BranchFiles(branch)
+	if files == nil {
+		files = map[string][]byte{}
+	}
+	if content == nil {
+		delete(files, path)
+	} else {
+		files[path] = content
+	}
+	return s.SetBranchFiles(branch, files, "put "+path)
+}
+
+// BranchFile returns one file on branch's tip.
+func (s *Server) BranchFile(branch, path string) ([]byte, bool) {
+	data, ok := s.BranchFiles(branch)[path]
+	return data, ok
+}
