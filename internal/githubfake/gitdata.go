@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	gosync "sync"
+	"time"
 )
 
 // The Git Data API (refs, commits, trees, blobs), which GitHub Mode uses to
@@ -483,4 +485,41 @@ func (s *Server) PutBranchFile(branch, path string, content []byte) string {
 func (s *Server) BranchFile(branch, path string) ([]byte, bool) {
 	data, ok := s.BranchFiles(branch)[path]
 	return data, ok
+}
+
+// HoldRefUpdates makes the first n ref updates (PATCH git/refs) wait until
+// all n have arrived (or timeout passed), so n writers are sure to have
+// read the same tip before any of them moves it: a deterministic lost
+// race. It wraps any Fault already set.
+func (s *Server) HoldRefUpdates(n int, timeout time.Duration) {
+	var mu gosync.Mutex
+	arrived := 0
+	all := make(chan struct{})
+	s.mu.Lock()
+	prev := s.Fault
+	s.mu.Unlock()
+	hold := func(c Call) *Response {
+		if c.Route == "PATCH /repos/{owner}/{repo}/git/refs/{ref...}" {
+			mu.Lock()
+			arrived++
+			k := arrived
+			mu.Unlock()
+			if k == n {
+				close(all)
+			}
+			if k <= n {
+				select {
+				case <-all:
+				case <-time.After(timeout): // a broken writer must not hang a test
+				}
+			}
+		}
+		if prev != nil {
+			return prev(c)
+		}
+		return nil
+	}
+	s.mu.Lock()
+	s.Fault = hold
+	s.mu.Unlock()
 }
