@@ -13,7 +13,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
-		"github.com/agentx-dev/agentx/internal/core/sanitize"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 	"github.com/agentx-dev/agentx/internal/sync"
 )
@@ -298,4 +298,3 @@ func (a *App) report(gha *githubactions.Action, in *inputs, c sync.Counts) {
 	fmt.Fprintf(a.Stderr, "agentx-action %s: %d comments created, %d updated, %d deleted, %d labels added, %d removed, %d commands applied, %d rejected\n",
 		in.command, c.CommentsCreated, c.CommentsUpdated, c.CommentsDeleted, c.LabelsAdded, c.LabelsRemoved, c.CommandsApplied, c.CommandsRejected)
 }
-

@@ -1,7 +1,7 @@
 package sync
 
 import (
-		"context"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,7 +57,7 @@ type Ingester struct {
 	// Open, when set, reads the branch for the first attempt (and may
 	// seed it); nil reads it plainly.
 	Open func(ctx context.Context) (*StateSnapshot, error)
-	Bot   string
+	Bot  string
 	// Associations and Users are who may run commands.
 	Associations []string
 	Users        []string

@@ -102,4 +102,3 @@ func (m *Monitor) warn(format string, args ...any) {
 		m.Warn(format, args...)
 	}
 }
-

@@ -65,4 +65,3 @@ func TestMonitorNeverOverwritesANewerLedger(t *testing.T) {
 		t.Fatalf("returned snapshot %s, branch at %s", after.Commit, tip)
 	}
 }
-

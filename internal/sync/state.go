@@ -176,4 +176,3 @@ func RepoPath(prefix, file string) string {
 	}
 	return path.Join(prefix, file)
 }
-
