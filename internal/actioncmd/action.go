@@ -46,11 +46,7 @@ type inputs struct {
 func Clean(s string) string { return sanitize.Mentions(sanitize.Text(s)) }
 
 func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
-		out = append(out, f)
-	}
-	return out
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
 }
 
 func orDefault(v, def string) string {

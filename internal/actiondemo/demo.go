@@ -47,7 +47,7 @@ func Run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // a temporary directory: best effort
 	ws := workspace.Workspace{Root: dir}
 	for name, data := range config.DefaultFiles() {
 		p := filepath.Join(ws.AgentxDir(), filepath.FromSlash(name))
