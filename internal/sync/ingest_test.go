@@ -186,7 +186,16 @@ func TestIngestRedeliveredEventAppliesOnce(t *testing.T) {
 		if out, err := newIngester(c).Run(context.Background(), ev); err != nil || !out.Applied {
 			t.Fatalf("run %d: %+v %v", i, out, err)
 		}
-		t.Logf("ingest run %d: %d reads, %d writes %v", i+1, fake.Reads(), fake.Writes(), fake.Calls())
+		calls := fake.Calls()
+		t.Logf("ingest run %d: %d reads, %d writes %v", i+1, fake.Reads(), fake.Writes(), calls)
+		// The state: 1 ref and 1 tree read, one blob, one commit (none
+		// for the redelivery), and the ref read after the mirror.
+		commits := 1 - i
+		if calls["GET /repos/{owner}/{repo}/git/ref/{ref...}"] != 2 || calls["GET /repos/{owner}/{repo}/git/trees/{sha}"] != 1 ||
+			calls["GET /repos/{owner}/{repo}/git/blobs/{sha}"] != 1 || calls["POST /repos/{owner}/{repo}/git/commits"] != commits ||
+			calls["PATCH /repos/{owner}/{repo}/git/refs/{ref...}"] != commits {
+			t.Fatalf("run %d: state branch calls %v", i+1, calls)
+		}
 	}
 	data, _ := fake.BranchFile(DefaultStateBranch, ledgerPath42)
 	l, _ := ledger.Parse("remote", data, 42)
