@@ -126,6 +126,20 @@ func newRunner(t *testing.T, fake *githubfake.Server) *runner {
 	return r
 }
 
+// issueRunner is a fake GitHub holding issue and a runner set to run
+// command on event (empty: the default push).
+func issueRunner(t *testing.T, issue int, command, event string) (*githubfake.Server, *runner) {
+	fake := githubfake.New()
+	t.Cleanup(fake.Close)
+	fake.AddIssue(issue)
+	r := newRunner(t, fake)
+	r.env["INPUT_COMMAND"] = command
+	if event != "" {
+		r.env["GITHUB_EVENT_NAME"] = event
+	}
+	return fake, r
+}
+
 func (r *runner) event(payload any) {
 	data, _ := json.Marshal(payload)
 	if err := os.WriteFile(r.env["GITHUB_EVENT_PATH"], data, 0o644); err != nil {
@@ -323,12 +337,7 @@ func issueCommentEvent(issue int, c githubfake.Comment) map[string]any {
 // the default branch's checkout the issue_comment run gets. A person's
 // answer lands there, with the figures of an ingest run.
 func TestActionIngestOnABranchLedger(t *testing.T) {
-	fake := githubfake.New()
-	defer fake.Close()
-	fake.AddIssue(5)
-	r := newRunner(t, fake)
-	r.env["INPUT_COMMAND"] = "ingest"
-	r.env["GITHUB_EVENT_NAME"] = "issue_comment"
+	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
 	r.writeLedger(sampleLedger(5, time.Now()))
 	r.writeLedger(sampleLedger(6, time.Now())) // another issue's blob is never read
 
@@ -433,11 +442,7 @@ func TestActionTwoIngestProcessesRace(t *testing.T) {
 // on the state branch (no checkout at all); the monitor escalates it there
 // in one commit and the sync that follows mirrors it.
 func TestActionMonitorEscalatesFromTheStateBranch(t *testing.T) {
-	fake := githubfake.New()
-	defer fake.Close()
-	fake.AddIssue(9)
-	r := newRunner(t, fake)
-	r.env["INPUT_COMMAND"] = "monitor"
+	fake, r := issueRunner(t, 9, "monitor", "")
 	r.env["GITHUB_EVENT_NAME"] = "schedule"
 	// A blocking question whose first timeout was handled long ago: the
 	// monitor's second timeout escalates it.
@@ -470,12 +475,7 @@ func TestActionMonitorEscalatesFromTheStateBranch(t *testing.T) {
 // one clear error naming the branch and the fix, a step-summary line, and
 // a reply to the person whose command was not saved; it is never retried.
 func TestActionProtectedStateBranch(t *testing.T) {
-	fake := githubfake.New()
-	defer fake.Close()
-	fake.AddIssue(5)
-	r := newRunner(t, fake)
-	r.env["INPUT_COMMAND"] = "ingest"
-	r.env["GITHUB_EVENT_NAME"] = "issue_comment"
+	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
 	r.writeLedger(sampleLedger(5, time.Now()))
 	fake.ProtectBranch(sync.DefaultStateBranch)
 	c := fake.AddComment(5, "alice", "MEMBER", "/clarify answer CLR-5-001 Sessions.")
@@ -514,11 +514,7 @@ func TestActionProtectedStateBranch(t *testing.T) {
 // nothing is lost and the comments already posted keep their markers (no
 // duplicate is posted).
 func TestActionMigratesFromTheCheckout(t *testing.T) {
-	fake := githubfake.New()
-	defer fake.Close()
-	fake.AddIssue(4)
-	r := newRunner(t, fake)
-	r.env["INPUT_COMMAND"] = "sync"
+	fake, r := issueRunner(t, 4, "sync", "")
 	l := sampleLedger(4, time.Now())
 	data, _ := jsonfile.Marshal(l)
 	r.checkoutFile("state/clarifications/issue-4.json", data)
@@ -567,11 +563,7 @@ func TestActionMigratesFromTheCheckout(t *testing.T) {
 }
 
 func TestActionDryRunWritesNothing(t *testing.T) {
-	fake := githubfake.New()
-	defer fake.Close()
-	fake.AddIssue(3)
-	r := newRunner(t, fake)
-	r.env["INPUT_COMMAND"] = "sync"
+	fake, r := issueRunner(t, 3, "sync", "")
 	r.env["INPUT_DRY-RUN"] = "true"
 	r.writeLedger(sampleLedger(3, time.Now()))
 	res := r.run()
@@ -583,11 +575,7 @@ func TestActionDryRunWritesNothing(t *testing.T) {
 // TestActionStateBranchFromConfig: without the input, [github]
 // state_branch of the checkout's agentx.toml names the branch.
 func TestActionStateBranchFromConfig(t *testing.T) {
-	fake := githubfake.New()
-	defer fake.Close()
-	fake.AddIssue(3)
-	r := newRunner(t, fake)
-	r.env["INPUT_COMMAND"] = "sync"
+	fake, r := issueRunner(t, 3, "sync", "")
 	r.checkoutFile("agentx.toml", []byte("mode = \"github\"\n[github]\nstate_branch = \"team/state\"\n"))
 	data, _ := jsonfile.Marshal(sampleLedger(3, time.Now()))
 	fake.PutBranchFile("team/state", sync.BranchLedgerPath(3), data)

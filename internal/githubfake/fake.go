@@ -699,10 +699,18 @@ func (s *Server) putContents(_ http.ResponseWriter, r *http.Request, _ string) (
 // arrived (or timeout passed), so n writers are sure to have read the same
 // sha before any of them writes: a deterministic optimistic-concurrency race.
 func (s *Server) HoldContentsPuts(n int, timeout time.Duration) {
+	hold := holdUntil(n, timeout)
+	s.BeforeContentsPut = func(string) { hold() }
+}
+
+// holdUntil returns a function whose first n calls each wait until all n
+// have been made (or timeout passed: a broken writer must not hang a
+// test); later calls pass.
+func holdUntil(n int, timeout time.Duration) func() {
 	var mu sync.Mutex
 	arrived := 0
 	all := make(chan struct{})
-	s.BeforeContentsPut = func(string) {
+	return func() {
 		mu.Lock()
 		arrived++
 		k := arrived
@@ -713,7 +721,7 @@ func (s *Server) HoldContentsPuts(n int, timeout time.Duration) {
 		if k <= n {
 			select {
 			case <-all:
-			case <-time.After(timeout): // a broken writer must not hang a test
+			case <-time.After(timeout):
 			}
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	gosync "sync"
 	"time"
 )
 
@@ -492,34 +491,17 @@ func (s *Server) BranchFile(branch, path string) ([]byte, bool) {
 // read the same tip before any of them moves it: a deterministic lost
 // race. It wraps any Fault already set.
 func (s *Server) HoldRefUpdates(n int, timeout time.Duration) {
-	var mu gosync.Mutex
-	arrived := 0
-	all := make(chan struct{})
+	wait := holdUntil(n, timeout)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	prev := s.Fault
-	s.mu.Unlock()
-	hold := func(c Call) *Response {
+	s.Fault = func(c Call) *Response {
 		if c.Route == "PATCH /repos/{owner}/{repo}/git/refs/{ref...}" {
-			mu.Lock()
-			arrived++
-			k := arrived
-			mu.Unlock()
-			if k == n {
-				close(all)
-			}
-			if k <= n {
-				select {
-				case <-all:
-				case <-time.After(timeout): // a broken writer must not hang a test
-				}
-			}
+			wait()
 		}
 		if prev != nil {
 			return prev(c)
 		}
 		return nil
 	}
-	s.mu.Lock()
-	s.Fault = hold
-	s.mu.Unlock()
 }
