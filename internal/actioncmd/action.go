@@ -218,6 +218,10 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 	if in.command == "ingest" {
 		return a.ingest(ctx, in, gh, syncer, ws, cfg, warn)
 	}
+	if in.command == "sync" && !in.full && pushTouchesNoLedger(in) {
+		fmt.Fprintf(a.Stderr, "agentx-action sync: the push of %s changed no ledger, nothing to mirror\n", in.stateBranch)
+		return syncer.Counts, nil
+	}
 	sb := sync.NewStateBranch(gh, in.stateBranch)
 	snap, err := a.openState(ctx, in, sb, ws, warn)
 	if err != nil {
@@ -260,6 +264,38 @@ func (a *App) ingest(ctx context.Context, in *inputs, gh *sync.Client, syncer *s
 		warn("command on issue #%d rejected (see the reply on the issue)", ev.Issue.Number)
 	}
 	return counts, err
+}
+
+// pushTouchesNoLedger reports whether the run is a push of the state
+// branch whose commits, as the event lists them, changed no ledger (the
+// common push: an agent's hook finish with memory only). Such a sync costs
+// no API call. A push the event cannot vouch for (a new or forced branch,
+// a commit list GitHub cut at 2,048) is synced in full.
+func pushTouchesNoLedger(in *inputs) bool {
+	if in.eventName != "push" || in.event["ref"] != "refs/heads/"+in.stateBranch {
+		return false
+	}
+	raw, err := json.Marshal(in.event)
+	if err != nil {
+		return false
+	}
+	var ev struct {
+		Created, Forced, Deleted bool
+		Commits                  []struct{ Added, Modified, Removed []string }
+	}
+	if json.Unmarshal(raw, &ev) != nil || ev.Created || ev.Forced || ev.Deleted || len(ev.Commits) == 0 || len(ev.Commits) >= 2048 {
+		return false
+	}
+	for _, c := range ev.Commits {
+		for _, list := range [][]string{c.Added, c.Modified, c.Removed} {
+			for _, p := range list {
+				if strings.HasPrefix(p, "state/clarifications/") {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // report writes the outputs (counts only) and the step summary.

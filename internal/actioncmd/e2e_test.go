@@ -598,3 +598,30 @@ func TestActionRejectsBadInputs(t *testing.T) {
 		t.Fatalf("exit %d stdout %q", res.code, res.stdout)
 	}
 }
+
+// TestActionSyncSkipsAPushWithoutLedgers: an agent's push of the state
+// branch that changed only memory costs no API call; one that changed a
+// ledger, or that the event cannot vouch for (a new branch), is synced.
+func TestActionSyncSkipsAPushWithoutLedgers(t *testing.T) {
+	fake, r := issueRunner(t, 3, "sync", "")
+	r.writeLedger(sampleLedger(3, time.Now()))
+	r.env["GITHUB_REF"] = "refs/heads/agentx/state"
+	push := func(created bool, paths ...string) {
+		r.event(map[string]any{"ref": "refs/heads/agentx/state", "created": created, "forced": false,
+			"commits": []map[string]any{{"id": "abc", "added": []string{}, "modified": paths, "removed": []string{}}}})
+	}
+	push(false, "memory/issue-3.json")
+	fake.ResetCounts()
+	if res := r.run(); res.code != 0 || fake.Reads()+fake.Writes() != 0 {
+		t.Fatalf("memory-only push: exit %d, calls %v", res.code, fake.Calls())
+	}
+	push(true, "memory/issue-3.json")
+	if res := r.run(); res.code != 0 || res.outputs["comments-created"] != "1" {
+		t.Fatalf("new branch: exit %d, outputs %v", res.code, res.outputs)
+	}
+	push(false, "state/clarifications/issue-3.json")
+	fake.ResetCounts()
+	if res := r.run(); res.code != 0 || fake.Calls()[refRead] != 1 {
+		t.Fatalf("ledger push: exit %d, calls %v", res.code, fake.Calls())
+	}
+}
