@@ -3,6 +3,7 @@ package actioncmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -12,7 +13,6 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
-	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 	"github.com/agentx-dev/agentx/internal/sync"
@@ -28,7 +28,7 @@ type inputs struct {
 	associations  []string
 	users         []string
 	bot           string
-	branch        string
+	stateBranch   string
 	dryRun        bool
 	full          bool
 	writeInterval time.Duration
@@ -46,11 +46,7 @@ type inputs struct {
 func Clean(s string) string { return sanitize.Mentions(sanitize.Text(s)) }
 
 func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
-		out = append(out, f)
-	}
-	return out
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
 }
 
 func orDefault(v, def string) string {
@@ -114,12 +110,7 @@ func (a *App) readInputs(gha *githubactions.Action) (*inputs, error) {
 	if rel, err := filepath.Rel(in.workspaceRoot, in.root); err == nil && !strings.HasPrefix(rel, "..") {
 		in.repoPrefix = filepath.ToSlash(rel)
 	}
-	in.branch = gha.GetInput("branch")
-	if in.branch == "" {
-		if b, ok := strings.CutPrefix(gctx.Ref, "refs/heads/"); ok {
-			in.branch = b
-		}
-	}
+	in.stateBranch = gha.GetInput("state-branch")
 	in.stepSummaryOn = gctx.StepSummary != ""
 	switch in.command {
 	case "sync", "ingest", "monitor", "digest":
@@ -163,13 +154,59 @@ func (a *App) runAction(ctx context.Context) int {
 	counts, err := a.execute(ctx, gha, in)
 	a.report(gha, in, counts)
 	if err != nil {
-		gha.Errorf("%s failed: %v", in.command, err)
+		a.fail(gha, in, err)
 		return 1
 	}
 	return 0
 }
 
+// fail reports a failed run: one annotation, and for a state branch that
+// refuses this token's writes (never retried: it cannot succeed) a line
+// in the step summary naming the branch and the fix.
+func (a *App) fail(gha *githubactions.Action, in *inputs, err error) {
+	gha.Errorf("%s failed: %v", in.command, err)
+	if errors.Is(err, sync.ErrProtected) && in.stepSummaryOn {
+		gha.AddStepSummary(fmt.Sprintf("**Not saved:** the state branch `%s` refuses this workflow's writes. "+
+			"Give the job `permissions: contents: write`, and exempt `%s` from branch protection and rulesets "+
+			"(or set the `state-branch` input / `[github] state_branch` to an unprotected branch). See docs/github-mode.md, Troubleshooting.\n",
+			in.stateBranch, in.stateBranch))
+	}
+}
+
+// config reads the checkout's configuration when there is one: the state
+// needs no checkout, and without one every setting has its default.
+func (a *App) config(in *inputs) (workspace.Workspace, *config.Set, error) {
+	ws := workspace.Workspace{Root: in.root}
+	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
+	if err != nil {
+		return ws, nil, err
+	}
+	if in.stateBranch == "" {
+		in.stateBranch = orDefault(cfg.Config.GitHub.StateBranch, sync.DefaultStateBranch)
+	}
+	return ws, cfg, nil
+}
+
+// openState reads the state branch, seeding it from the checkout's
+// .agentx when it does not exist yet (the first run after GitHub Mode
+// kept the state on the default branch).
+func (a *App) openState(ctx context.Context, in *inputs, sb *sync.StateBranch, ws workspace.Workspace, warn func(string, ...any)) (*sync.StateSnapshot, error) {
+	snap, err := sb.Read(ctx)
+	if err != nil || in.dryRun {
+		return snap, err
+	}
+	snap, n, err := sync.Seed(ctx, sb, snap, ws.Root)
+	if n > 0 {
+		warn("created the state branch %s from the %d state files of the checkout's .agentx; they may now be removed from code branches (see docs/github-mode.md, Migration)", in.stateBranch, n)
+	}
+	return snap, err
+}
+
 func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs) (sync.Counts, error) {
+	ws, cfg, err := a.config(in)
+	if err != nil {
+		return sync.Counts{}, err
+	}
 	gh, err := sync.NewClient(sync.ClientConfig{APIURL: in.apiURL, Token: in.token, Repository: in.repository,
 		WriteInterval: in.writeInterval, Now: a.Clock.Now})
 	if err != nil {
@@ -178,47 +215,29 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 	warn := func(format string, args ...any) { gha.Warningf(format, args...) }
 	syncer := &sync.Syncer{GH: gh, Labels: sync.Labels{Blocked: in.blocked, Escalated: in.escalated}, Bot: in.bot,
 		Clean: Clean, DryRun: in.dryRun, Full: in.full, Warn: warn}
-	ws := workspace.Workspace{Root: in.root}
-	switch in.command {
-	case "ingest":
-		return a.ingest(ctx, in, gh, syncer, ws, warn)
-	case "monitor":
-		if err := a.monitor(ctx, in, gh, ws, warn); err != nil {
+	if in.command == "ingest" {
+		return a.ingest(ctx, in, gh, syncer, ws, cfg, warn)
+	}
+	if in.command == "sync" && !in.full && pushTouchesNoLedger(in) {
+		fmt.Fprintf(a.Stderr, "agentx-action sync: the push of %s changed no ledger, nothing to mirror\n", in.stateBranch)
+		return syncer.Counts, nil
+	}
+	sb := sync.NewStateBranch(gh, in.stateBranch)
+	snap, err := a.openState(ctx, in, sb, ws, warn)
+	if err != nil {
+		return syncer.Counts, err
+	}
+	if in.command == "monitor" {
+		m := &sync.Monitor{State: sb, Config: cfg, Clock: a.Clock, DryRun: in.dryRun, Warn: warn}
+		if snap, err = m.Run(ctx); err != nil {
 			return syncer.Counts, err
 		}
 	}
-	err = a.syncAll(ctx, in, gh, syncer, ws)
+	err = syncer.RunBranch(ctx, sb, snap)
 	return syncer.Counts, err
 }
 
-func (a *App) syncAll(ctx context.Context, in *inputs, gh *sync.Client, syncer *sync.Syncer, ws workspace.Workspace) error {
-	store := &ledger.Store{WS: ws, Locks: a.Locks()}
-	loaded, err := store.LoadAll()
-	if err != nil {
-		return err
-	}
-	state := &sync.RemoteState{GH: gh, Path: sync.RepoPath(in.repoPrefix, sync.StateFile), Branch: in.branch,
-		LocalFile: filepath.Join(ws.Root, filepath.FromSlash(sync.StateFile))}
-	st, err := state.Load(ctx)
-	if err != nil {
-		return err
-	}
-	runErr := syncer.Run(ctx, loaded, st)
-	if in.dryRun {
-		return runErr
-	}
-	// Save what did land even when the run stopped half way: the next run
-	// then rereads only the issues this one did not finish.
-	// A cancelled run (the runner's SIGTERM) still records its progress.
-	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := state.Save(saveCtx, st); err != nil && runErr == nil {
-		return fmt.Errorf("save sync state: %w", err)
-	}
-	return runErr
-}
-
-func (a *App) ingest(ctx context.Context, in *inputs, gh *sync.Client, syncer *sync.Syncer, ws workspace.Workspace, warn func(string, ...any)) (sync.Counts, error) {
+func (a *App) ingest(ctx context.Context, in *inputs, gh *sync.Client, syncer *sync.Syncer, ws workspace.Workspace, cfg *config.Set, warn func(string, ...any)) (sync.Counts, error) {
 	if in.eventName != "" && in.eventName != "issue_comment" {
 		warn("ingest runs on issue_comment events; this is %s, nothing to do", in.eventName)
 		return sync.Counts{}, nil
@@ -231,11 +250,11 @@ func (a *App) ingest(ctx context.Context, in *inputs, gh *sync.Client, syncer *s
 	if err != nil {
 		return sync.Counts{}, err
 	}
-	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
-	if err != nil {
-		return sync.Counts{}, err
-	}
-	ing := &sync.Ingester{GH: gh, Config: cfg, RepoPrefix: in.repoPrefix, Branch: in.branch, Bot: in.bot,
+	sb := sync.NewStateBranch(gh, in.stateBranch)
+	// The branch is read only for a comment that is a command (and seeded
+	// then when it is missing): other comments cost no state read.
+	open := func(ctx context.Context) (*sync.StateSnapshot, error) { return a.openState(ctx, in, sb, ws, warn) }
+	ing := &sync.Ingester{GH: gh, Config: cfg, State: sb, Open: open, Bot: in.bot,
 		Associations: in.associations, Users: in.users, Clock: a.Clock, Clean: Clean, DryRun: in.dryRun,
 		Syncer: syncer, Warn: warn}
 	out, err := ing.Run(ctx, ev)
@@ -245,6 +264,38 @@ func (a *App) ingest(ctx context.Context, in *inputs, gh *sync.Client, syncer *s
 		warn("command on issue #%d rejected (see the reply on the issue)", ev.Issue.Number)
 	}
 	return counts, err
+}
+
+// pushTouchesNoLedger reports whether the run is a push of the state
+// branch whose commits, as the event lists them, changed no ledger (the
+// common push: an agent's hook finish with memory only). Such a sync costs
+// no API call. A push the event cannot vouch for (a new or forced branch,
+// a commit list GitHub cut at 2,048) is synced in full.
+func pushTouchesNoLedger(in *inputs) bool {
+	if in.eventName != "push" || in.event["ref"] != "refs/heads/"+in.stateBranch {
+		return false
+	}
+	raw, err := json.Marshal(in.event)
+	if err != nil {
+		return false
+	}
+	var ev struct {
+		Created, Forced, Deleted bool
+		Commits                  []struct{ Added, Modified, Removed []string }
+	}
+	if json.Unmarshal(raw, &ev) != nil || ev.Created || ev.Forced || ev.Deleted || len(ev.Commits) == 0 || len(ev.Commits) >= 2048 {
+		return false
+	}
+	for _, c := range ev.Commits {
+		for _, list := range [][]string{c.Added, c.Modified, c.Removed} {
+			for _, p := range list {
+				if strings.HasPrefix(p, "state/clarifications/") {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // report writes the outputs (counts only) and the step summary.
@@ -278,16 +329,4 @@ func (a *App) report(gha *githubactions.Action, in *inputs, c sync.Counts) {
 	}
 	fmt.Fprintf(a.Stderr, "agentx-action %s: %d comments created, %d updated, %d deleted, %d labels added, %d removed, %d commands applied, %d rejected\n",
 		in.command, c.CommentsCreated, c.CommentsUpdated, c.CommentsDeleted, c.LabelsAdded, c.LabelsRemoved, c.CommandsApplied, c.CommandsRejected)
-}
-
-// monitor runs the core monitor on the checkout and commits what it
-// changed; the sync that follows mirrors the escalations.
-func (a *App) monitor(ctx context.Context, in *inputs, gh *sync.Client, ws workspace.Workspace, warn func(string, ...any)) error {
-	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
-	if err != nil {
-		return err
-	}
-	m := &sync.Monitor{GH: gh, WS: ws, Locks: a.Locks(), Config: cfg, Clock: a.Clock, RepoPrefix: in.repoPrefix, Branch: in.branch,
-		DryRun: in.dryRun, Warn: warn}
-	return m.Run(ctx)
 }

@@ -9,26 +9,15 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
-	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/digest"
-	"github.com/agentx-dev/agentx/internal/core/events"
-	"github.com/agentx-dev/agentx/internal/core/lock"
-	"github.com/agentx-dev/agentx/internal/core/memory"
-	"github.com/agentx-dev/agentx/internal/core/workspace"
 	"github.com/agentx-dev/agentx/internal/sync"
 )
 
-// digestSource is where the Action reads the digest's input from.
-//
-// It is the checkout for now (digest.Local over the workspace the workflow
-// checked out, which in GitHub Mode should be the state branch: see
-// examples/workflows/agentx-digest.yml). A Source reading the state branch
-// through the API (ledgers and memory files of the branch's tree) replaces
-// it here, and nothing else changes.
-func (a *App) digestSource(ws workspace.Workspace, warn func(error)) digest.Source {
-	locks := lock.New(lock.Options{Clock: a.Clock})
-	return &digest.Local{WS: ws, Store: memory.New(ws.MemoryDir(), locks, a.Clock),
-		Log: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: a.Clock}, Warn: warn}
+// digestSource is where the Action reads the digest's input from: the
+// state branch (ledgers and memory issue files), with no checkout needed.
+// The event log is local to each machine and not on the branch.
+func (a *App) digestSource(sb *sync.StateBranch, warn func(error)) digest.Source {
+	return &sync.BranchSource{State: sb, Warn: warn}
 }
 
 // runDigest computes the digest of the last `days` days, writes it as the
@@ -47,14 +36,19 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 			return 2
 		}
 	}
-	ws := workspace.Workspace{Root: in.root}
-	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
+	_, cfg, err := a.config(in)
 	if err != nil {
 		gha.Errorf("digest failed: %v", err)
 		return 1
 	}
-	warn := func(err error) { gha.Warningf("digest leaves out a ledger that does not parse: %v", err) }
-	input, err := digest.Load(ctx, a.digestSource(ws, warn), cfg.KnownAgents())
+	gh, err := sync.NewClient(sync.ClientConfig{APIURL: in.apiURL, Token: in.token, Repository: in.repository,
+		WriteInterval: in.writeInterval, Now: a.Clock.Now})
+	if err != nil {
+		gha.Errorf("digest failed: %v", err)
+		return 1
+	}
+	warn := func(err error) { gha.Warningf("digest leaves out a file that does not parse: %v", err) }
+	input, err := digest.Load(ctx, a.digestSource(sync.NewStateBranch(gh, in.stateBranch), warn), cfg.KnownAgents())
 	if err != nil {
 		gha.Errorf("digest failed: %v", err)
 		return 1
@@ -71,12 +65,6 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 	if in.dryRun {
 		fmt.Fprintf(a.Stderr, "agentx-action digest %s: dry run, no issue written\n", rep.Week)
 		return 0
-	}
-	gh, err := sync.NewClient(sync.ClientConfig{APIURL: in.apiURL, Token: in.token, Repository: in.repository,
-		WriteInterval: in.writeInterval, Now: a.Clock.Now})
-	if err != nil {
-		gha.Errorf("digest failed: %v", err)
-		return 1
 	}
 	post, err := gh.PostDigest(ctx, sync.DigestLabel, digest.Title(rep.Window), text)
 	if err != nil {

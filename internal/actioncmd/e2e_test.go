@@ -22,8 +22,12 @@ import (
 )
 
 // binary is the agentx-action built by cmd/agentx-action/build.sh, the
-// same command the Dockerfile runs.
-var binary string
+// same command the Dockerfile runs, with coverage instrumentation added
+// (GOFLAGS; the main package must be among -coverpkg, or the binary
+// writes nothing): every run writes its counters to coverDir, and TestMain
+// reports the percentage the end-to-end runs reach, so that what only the
+// built binary exercises counts too.
+var binary, coverDir string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "agentx-action-e2e-")
@@ -31,17 +35,44 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "agentx-action")
+	coverDir = filepath.Join(dir, "cover")
+	if err := os.Mkdir(coverDir, 0o755); err != nil {
+		panic(err)
+	}
 	_, file, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(file), "..", "..", "cmd", "agentx-action", "build.sh")
 	cmd := exec.Command("sh", script, binary, "e2e")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-cover -coverpkg=github.com/agentx-dev/agentx/...")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build agentx-action:", err)
 		os.Exit(1)
 	}
 	code := m.Run()
+	// go tool covdata percent -i DIR: the statements the e2e runs reached,
+	// per package (merge with a unit-test profile through
+	// go tool covdata textfmt -i DIR -o e2e.out).
+	if out, err := exec.Command("go", "tool", "covdata", "percent", "-i", coverDir).CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "covdata: %v\n%s", err, out)
+	} else if testing.Verbose() || os.Getenv("AGENTX_E2E_COVER") != "" {
+		fmt.Fprintf(os.Stderr, "coverage of the agentx-action end-to-end runs (go tool covdata percent):\n%s", e2eCoverage(out))
+	}
+	if keep := os.Getenv("AGENTX_E2E_COVER"); keep != "" {
+		_ = exec.Command("cp", "-r", coverDir+"/.", keep).Run()
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// e2eCoverage keeps the lines of the packages the action links.
+func e2eCoverage(out []byte) string {
+	var b strings.Builder
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "internal/sync") || strings.Contains(line, "internal/actioncmd") {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
 }
 
 func TestBuiltBinaryIsSmallAndStatic(t *testing.T) {
@@ -50,6 +81,7 @@ func TestBuiltBinaryIsSmallAndStatic(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("agentx-action: %d bytes (%.1f MB)", fi.Size(), float64(fi.Size())/(1<<20))
+	// Measured on the coverage build, which is larger than the image's.
 	if fi.Size() >= 20<<20 {
 		t.Fatalf("agentx-action is %d bytes, the budget is 20 MB", fi.Size())
 	}
@@ -79,6 +111,7 @@ func newRunner(t *testing.T, fake *githubfake.Server) *runner {
 		"GITHUB_REF_NAME": "main", "GITHUB_RUN_ID": "42", "GITHUB_RUN_NUMBER": "7", "GITHUB_RUN_ATTEMPT": "1",
 		"GITHUB_OUTPUT": filepath.Join(r.dir, "output"), "GITHUB_STEP_SUMMARY": filepath.Join(r.dir, "summary"),
 		"GITHUB_EVENT_PATH": filepath.Join(r.dir, "event.json"), "GITHUB_EVENT_NAME": "push",
+		"GOCOVERDIR": coverDir,
 	}
 	// Every input of action.yml with its default, as the runner passes them
 	// to a Docker action (upper case, hyphens kept); the token's default
@@ -91,6 +124,20 @@ func newRunner(t *testing.T, fake *githubfake.Server) *runner {
 	r.env["INPUT_WRITE-INTERVAL"] = "0s" // tests never sleep
 	r.event(map[string]any{"ref": "refs/heads/main"})
 	return r
+}
+
+// issueRunner is a fake GitHub holding issue and a runner set to run
+// command on event (empty: the default push).
+func issueRunner(t *testing.T, issue int, command, event string) (*githubfake.Server, *runner) {
+	fake := githubfake.New()
+	t.Cleanup(fake.Close)
+	fake.AddIssue(issue)
+	r := newRunner(t, fake)
+	r.env["INPUT_COMMAND"] = command
+	if event != "" {
+		r.env["GITHUB_EVENT_NAME"] = event
+	}
+	return fake, r
 }
 
 func (r *runner) event(payload any) {
@@ -148,17 +195,37 @@ func (r *runner) run() stepResult {
 	return res
 }
 
+// writeLedger puts l on the state branch, where agents' syncs put it.
 func (r *runner) writeLedger(l *ledger.Ledger) []byte {
 	data, err := jsonfile.Marshal(l)
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	p := filepath.Join(r.workspace, sync.LedgerPath("", l.IssueNumber))
+	r.fake.PutBranchFile(sync.DefaultStateBranch, sync.BranchLedgerPath(l.IssueNumber), data)
+	return data
+}
+
+// checkoutFile writes a file under the checkout's .agentx (GitHub Mode
+// before the state branch committed the state on the default branch).
+func (r *runner) checkoutFile(rel string, data []byte) {
+	p := filepath.Join(r.workspace, ".agentx", filepath.FromSlash(rel))
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		r.t.Fatal(err)
 	}
-	return data
+}
+
+func (r *runner) branchLedger(issue int) *ledger.Ledger {
+	r.t.Helper()
+	data, ok := r.fake.BranchFile(sync.DefaultStateBranch, sync.BranchLedgerPath(issue))
+	if !ok {
+		r.t.Fatalf("no ledger of issue #%d on the state branch", issue)
+	}
+	l, err := ledger.Parse("remote", data, issue)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return l
 }
 
 func sampleLedger(issue int, now time.Time) *ledger.Ledger {
@@ -170,6 +237,29 @@ func sampleLedger(issue int, now time.Time) *ledger.Ledger {
 	}}}
 }
 
+// The Git Data API routes of the fake, by what they do for the state.
+const (
+	refRead    = "GET /repos/{owner}/{repo}/git/ref/{ref...}"
+	treeRead   = "GET /repos/{owner}/{repo}/git/trees/{sha}"
+	blobRead   = "GET /repos/{owner}/{repo}/git/blobs/{sha}"
+	treeWrite  = "POST /repos/{owner}/{repo}/git/trees"
+	commit     = "POST /repos/{owner}/{repo}/git/commits"
+	refUpdate  = "PATCH /repos/{owner}/{repo}/git/refs/{ref...}"
+	refCreate  = "POST /repos/{owner}/{repo}/git/refs"
+	contentsIO = "/contents/"
+)
+
+// noContentsAPI fails when anything went through the contents API: the
+// state is on the state branch, read and written as git objects.
+func noContentsAPI(t *testing.T, calls map[string]int) {
+	t.Helper()
+	for route := range calls {
+		if strings.Contains(route, contentsIO) {
+			t.Fatalf("the run used the contents API: %v", calls)
+		}
+	}
+}
+
 func TestActionSyncEndToEnd(t *testing.T) {
 	fake := githubfake.New()
 	defer fake.Close()
@@ -179,6 +269,7 @@ func TestActionSyncEndToEnd(t *testing.T) {
 		fake.AddIssue(i)
 		r.writeLedger(sampleLedger(i, time.Now()))
 	}
+	commits := fake.BranchCommits(sync.DefaultStateBranch)
 	res := r.run()
 	if res.code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", res.code, res.stdout, res.stderr)
@@ -195,28 +286,27 @@ func TestActionSyncEndToEnd(t *testing.T) {
 			t.Fatalf("issue %d: %+v labels %v", i, cs, fake.IssueLabels(i))
 		}
 	}
-	if _, ok := fake.File(sync.StateFile); !ok {
-		t.Fatal("sync state not committed")
+	if _, ok := fake.BranchFile(sync.DefaultStateBranch, sync.SyncStatePath); !ok {
+		t.Fatal("sync state not committed to the state branch")
 	}
-	// The next run without the state in its checkout: one read for the
-	// state, no write.
+	if got := fake.BranchCommits(sync.DefaultStateBranch); got != commits+1 {
+		t.Fatalf("%d commits for the sync state, want 1", got-commits)
+	}
+	noContentsAPI(t, fake.Calls())
+
+	// Nothing changed: the ref, the tree and the sync state are read,
+	// nothing else (no ledger, no issue, no write).
 	fake.ResetCounts()
 	res = r.run()
-	if res.code != 0 || res.outputs["comments-created"] != "0" || fake.Writes() != 0 || fake.Reads() != 1 {
-		t.Fatalf("second run: exit %d, outputs %v, %d reads, %d writes", res.code, res.outputs, fake.Reads(), fake.Writes())
+	calls := fake.Calls()
+	if res.code != 0 || res.outputs["comments-created"] != "0" || fake.Writes() != 0 || fake.Reads() != 3 ||
+		calls[refRead] != 1 || calls[treeRead] != 1 || calls[blobRead] != 1 {
+		t.Fatalf("unchanged run: exit %d, outputs %v, calls %v", res.code, res.outputs, calls)
 	}
-	// A fresh checkout of the branch holds the committed state: no call.
-	state, _ := fake.File(sync.StateFile)
-	if err := os.WriteFile(filepath.Join(r.workspace, sync.StateFile), state, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fake.ResetCounts()
-	res = r.run()
-	if res.code != 0 || fake.Writes() != 0 || fake.Reads() != 0 {
-		t.Fatalf("run on a checkout with the state: exit %d, %d reads, %d writes", res.code, fake.Reads(), fake.Writes())
-	}
-	// One ledger changes (an agent answered): one read, one comment, one
-	// label removed, and the state committed over the checkout's sha.
+	t.Logf("sync, nothing changed: %d reads, %d writes %v", fake.Reads(), fake.Writes(), calls)
+
+	// One ledger changes (an agent answered and synced): only its blob is
+	// read, one comment, one label removed, one commit for the state.
 	l := sampleLedger(2, time.Now())
 	rec := &l.Clarifications[0]
 	rec.Status = ledger.Answered
@@ -224,10 +314,12 @@ func TestActionSyncEndToEnd(t *testing.T) {
 	r.writeLedger(l)
 	fake.ResetCounts()
 	res = r.run()
-	if res.code != 0 || fake.Reads() != 1 || res.outputs["comments-created"] != "1" || res.outputs["labels-removed"] != "1" {
-		t.Fatalf("changed ledger: exit %d, outputs %v, %v\n%s", res.code, res.outputs, fake.Calls(), res.stdout)
+	calls = fake.Calls()
+	if res.code != 0 || res.outputs["comments-created"] != "1" || res.outputs["labels-removed"] != "1" ||
+		calls[refRead] != 1 || calls[treeRead] != 1 || calls[blobRead] != 2 || calls[commit] != 1 || calls[refUpdate] != 1 {
+		t.Fatalf("changed ledger: exit %d, outputs %v, %v\n%s", res.code, res.outputs, calls, res.stdout)
 	}
-	t.Logf("changed ledger run: %d reads, %d writes %v", fake.Reads(), fake.Writes(), fake.Calls())
+	t.Logf("sync, one ledger changed: %d reads, %d writes %v", fake.Reads(), fake.Writes(), calls)
 }
 
 func issueCommentEvent(issue int, c githubfake.Comment) map[string]any {
@@ -240,42 +332,52 @@ func issueCommentEvent(issue int, c githubfake.Comment) map[string]any {
 	}
 }
 
-func TestActionIngestEndToEnd(t *testing.T) {
-	fake := githubfake.New()
-	defer fake.Close()
-	fake.AddIssue(5)
-	r := newRunner(t, fake)
-	r.env["INPUT_COMMAND"] = "ingest"
-	r.env["GITHUB_EVENT_NAME"] = "issue_comment"
-	data := r.writeLedger(sampleLedger(5, time.Now()))
-	fake.SetFile(sync.LedgerPath("", 5), data)
+// TestActionIngestOnABranchLedger: the issue's agent works on a branch
+// (42-fix-login) and its ledger exists only on the state branch, never in
+// the default branch's checkout the issue_comment run gets. A person's
+// answer lands there, with the figures of an ingest run.
+func TestActionIngestOnABranchLedger(t *testing.T) {
+	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
+	r.writeLedger(sampleLedger(5, time.Now()))
+	r.writeLedger(sampleLedger(6, time.Now())) // another issue's blob is never read
 
 	c := fake.AddComment(5, "alice", "MEMBER", "/clarify answer CLR-5-001 Sessions, in Redis.")
 	r.event(issueCommentEvent(5, c))
+	fake.ResetCounts()
 	res := r.run()
 	if res.code != 0 || res.outputs["commands-applied"] != "1" || res.outputs["commands-rejected"] != "0" {
 		t.Fatalf("exit %d outputs %v\n%s\n%s", res.code, res.outputs, res.stdout, res.stderr)
 	}
-	got, _ := fake.File(sync.LedgerPath("", 5))
-	l, err := ledger.Parse("remote", got, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec := l.Find("CLR-5-001"); rec.Status != ledger.Answered || rec.Thread[1].From != "alice" {
+	if rec := r.branchLedger(5).Find("CLR-5-001"); rec.Status != ledger.Answered || rec.Thread[1].From != "alice" {
 		t.Fatalf("record %+v", rec)
+	}
+	if _, err := os.Stat(filepath.Join(r.workspace, ".agentx")); err == nil {
+		t.Fatal("ingest wrote into the checkout")
 	}
 	if cm, _ := fake.Comment(c.ID); strings.Join(cm.Reactions, ",") != "+1" {
 		t.Fatalf("reactions %v", cm.Reactions)
 	}
+	// The figures: for the state 1 ref read, 1 tree read, the one blob of
+	// the issue, 1 tree + 1 commit + 1 ref update; then one more ref read
+	// after mirroring, which tells whether a later run committed meanwhile
+	// (its mirror must not be overwritten by ours).
+	calls := fake.Calls()
+	t.Logf("ingest: %d reads, %d writes %v", fake.Reads(), fake.Writes(), calls)
+	if calls[refRead] != 2 || calls[treeRead] != 1 || calls[blobRead] != 1 || calls[treeWrite] != 1 || calls[commit] != 1 ||
+		calls[refUpdate] != 1 || fake.BranchCommits(sync.DefaultStateBranch) != 3 {
+		t.Fatalf("ingest figures: %v, %d commits", calls, fake.BranchCommits(sync.DefaultStateBranch))
+	}
+	noContentsAPI(t, calls)
 
 	// A stranger's command: a reply and a warning, and no comment text in
-	// any output.
+	// any output; the branch is not even read.
 	secret := "/clarify resolve CLR-5-001 drop-table-text"
 	c2 := fake.AddComment(5, "eve", "NONE", secret)
 	r.event(issueCommentEvent(5, c2))
+	fake.ResetCounts()
 	res = r.run()
-	if res.code != 0 || res.outputs["commands-rejected"] != "1" || !strings.Contains(res.stdout, "::warning") {
-		t.Fatalf("exit %d outputs %v\n%s", res.code, res.outputs, res.stdout)
+	if res.code != 0 || res.outputs["commands-rejected"] != "1" || !strings.Contains(res.stdout, "::warning") || fake.Calls()[refRead] != 0 {
+		t.Fatalf("exit %d outputs %v calls %v\n%s", res.code, res.outputs, fake.Calls(), res.stdout)
 	}
 	out, _ := os.ReadFile(r.env["GITHUB_OUTPUT"])
 	if strings.Contains(string(out), "drop-table-text") {
@@ -288,8 +390,9 @@ func TestActionIngestEndToEnd(t *testing.T) {
 }
 
 // TestActionTwoIngestProcessesRace runs two agentx-action processes on two
-// commands for one issue, both holding the same ledger sha before either
-// writes: both commands land, one after a 409 and a re-apply.
+// commands for one issue, both holding the same state branch tip before
+// either moves it: both commands land, one after a refused (not fast
+// forward) ref update and a re-apply on the fresh ledger.
 func TestActionTwoIngestProcessesRace(t *testing.T) {
 	fake := githubfake.New()
 	defer fake.Close()
@@ -298,15 +401,15 @@ func TestActionTwoIngestProcessesRace(t *testing.T) {
 	second := l.Clarifications[0]
 	second.ID, second.Topic = "CLR-8-002", "db"
 	l.Clarifications = append(l.Clarifications, second)
-	data, _ := jsonfile.Marshal(l)
-	fake.SetFile(sync.LedgerPath("", 8), data)
-	fake.HoldContentsPuts(2, 20*time.Second)
+	fake.HoldRefUpdates(2, 20*time.Second)
 	var runners []*runner
 	for i, body := range []string{"/clarify answer CLR-8-001 Sessions.", "/clarify resolve CLR-8-002 Postgres."} {
 		r := newRunner(t, fake)
 		r.env["INPUT_COMMAND"] = "ingest"
 		r.env["GITHUB_EVENT_NAME"] = "issue_comment"
-		r.writeLedger(l)
+		if i == 0 {
+			r.writeLedger(l)
+		}
 		user := []string{"alice", "bob"}[i]
 		r.event(issueCommentEvent(8, fake.AddComment(8, user, "OWNER", body)))
 		runners = append(runners, r)
@@ -323,43 +426,36 @@ func TestActionTwoIngestProcessesRace(t *testing.T) {
 			t.Fatalf("process %d: exit %d outputs %v\n%s", i, res.code, res.outputs, res.stdout)
 		}
 	}
-	got, _ := fake.File(sync.LedgerPath("", 8))
-	final, err := ledger.Parse("remote", got, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
+	final := runners[0].branchLedger(8)
 	if a, b := final.Find("CLR-8-001").Status, final.Find("CLR-8-002").Status; a != ledger.Answered || b != ledger.Resolved {
 		t.Fatalf("statuses %s, %s: a command was lost", a, b)
 	}
-	if n := fake.Calls()["PUT /repos/{owner}/{repo}/contents/{path...}"]; n != 3 {
-		t.Fatalf("%d contents writes, want 3 (one conflict)", n)
+	if n := fake.Calls()[refUpdate]; n != 3 {
+		t.Fatalf("%d ref updates, want 3 (one lost race)", n)
+	}
+	if n := fake.BranchCommits(sync.DefaultStateBranch); n != 3 {
+		t.Fatalf("%d commits on the state branch, want 3 (the seed and one per command)", n)
 	}
 }
 
-func TestActionMonitorEscalatesAndMirrors(t *testing.T) {
-	fake := githubfake.New()
-	defer fake.Close()
-	fake.AddIssue(9)
-	r := newRunner(t, fake)
-	r.env["INPUT_COMMAND"] = "monitor"
+// TestActionMonitorEscalatesFromTheStateBranch: the stale record is only
+// on the state branch (no checkout at all); the monitor escalates it there
+// in one commit and the sync that follows mirrors it.
+func TestActionMonitorEscalatesFromTheStateBranch(t *testing.T) {
+	fake, r := issueRunner(t, 9, "monitor", "")
 	r.env["GITHUB_EVENT_NAME"] = "schedule"
 	// A blocking question whose first timeout was handled long ago: the
 	// monitor's second timeout escalates it.
 	l := sampleLedger(9, time.Now().Add(-48*time.Hour))
 	l.Clarifications[0].Status = ledger.Stale
 	l.Clarifications[0].SetExtra("staleRound", json.RawMessage("1"))
-	data := r.writeLedger(l)
-	fake.SetFile(sync.LedgerPath("", 9), data)
+	r.writeLedger(l)
+	commits := fake.BranchCommits(sync.DefaultStateBranch)
 	res := r.run()
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	got, _ := fake.File(sync.LedgerPath("", 9))
-	committed, err := ledger.Parse("remote", got, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := committed.Clarifications[0].Status; st != ledger.Escalated {
+	if st := r.branchLedger(9).Clarifications[0].Status; st != ledger.Escalated {
 		t.Fatalf("status %s after monitor", st)
 	}
 	if labels := strings.Join(fake.IssueLabels(9), ","); labels != "clarification-escalated" {
@@ -368,19 +464,127 @@ func TestActionMonitorEscalatesAndMirrors(t *testing.T) {
 	if res.outputs["comments-created"] != "2" {
 		t.Fatalf("outputs %v", res.outputs)
 	}
+	// One commit for the monitor's ledgers, one for the sync state.
+	if got := fake.BranchCommits(sync.DefaultStateBranch) - commits; got != 2 {
+		t.Fatalf("%d commits, want 2", got)
+	}
+	noContentsAPI(t, fake.Calls())
+}
+
+// TestActionProtectedStateBranch: a branch GitHub refuses to move gives
+// one clear error naming the branch and the fix, a step-summary line, and
+// a reply to the person whose command was not saved; it is never retried.
+func TestActionProtectedStateBranch(t *testing.T) {
+	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
+	r.writeLedger(sampleLedger(5, time.Now()))
+	fake.ProtectBranch(sync.DefaultStateBranch)
+	c := fake.AddComment(5, "alice", "MEMBER", "/clarify answer CLR-5-001 Sessions.")
+	r.event(issueCommentEvent(5, c))
+	fake.ResetCounts()
+	res := r.run()
+	if res.code != 1 || strings.Count(res.stdout, "::error") != 1 || !strings.Contains(res.stdout, "agentx/state is a protected branch") {
+		t.Fatalf("exit %d\n%s", res.code, res.stdout)
+	}
+	if !strings.Contains(res.summary, "Not saved:") || !strings.Contains(res.summary, "contents: write") || !strings.Contains(res.summary, "`agentx/state`") {
+		t.Fatalf("summary %q", res.summary)
+	}
+	if n := fake.Calls()[refUpdate]; n != 1 {
+		t.Fatalf("%d ref updates: a protected branch was retried", n)
+	}
+	cs := fake.Comments(5)
+	if last := cs[len(cs)-1]; last.User != githubfake.BotLogin || !strings.Contains(last.Body, "could not be saved") {
+		t.Fatalf("reply %q", last.Body)
+	}
+	if rec := r.branchLedger(5).Find("CLR-5-001"); rec.Status != ledger.Pending {
+		t.Fatalf("the ledger moved: %s", rec.Status)
+	}
+
+	// sync and monitor say the same in their annotation and summary.
+	r.env["INPUT_COMMAND"] = "sync"
+	r.env["GITHUB_EVENT_NAME"] = "push"
+	res = r.run()
+	if res.code != 1 || !strings.Contains(res.stdout, "protected branch") || !strings.Contains(res.summary, "Not saved:") {
+		t.Fatalf("sync on a protected branch: exit %d\n%s\n%s", res.code, res.stdout, res.summary)
+	}
+}
+
+// TestActionMigratesFromTheCheckout: GitHub Mode before the state branch
+// kept ledgers, memory and the sync state on the default branch. The
+// first run seeds the state branch from the checkout in one commit;
+// nothing is lost and the comments already posted keep their markers (no
+// duplicate is posted).
+func TestActionMigratesFromTheCheckout(t *testing.T) {
+	fake, r := issueRunner(t, 4, "sync", "")
+	l := sampleLedger(4, time.Now())
+	data, _ := jsonfile.Marshal(l)
+	r.checkoutFile("state/clarifications/issue-4.json", data)
+	r.checkoutFile("memory/issue-4.json", []byte(`{"version":1,"issueNumber":4,"observations":[]}`+"\n"))
+	r.checkoutFile("memory/manifest.json", []byte("{}\n")) // derived: stays local
+	r.checkoutFile("agentx.toml", []byte("mode = \"github\"\n"))
+	// The comment the old sync posted, and its state.
+	r.env["INPUT_COMMAND"] = "sync"
+	old := sync.Desired(l, sync.Labels{Blocked: "clarification-blocked", Escalated: "clarification-escalated"}, Clean)
+	for _, c := range old.Comments {
+		fake.AddComment(4, githubfake.BotLogin, "NONE", c.Body)
+	}
+	st := sync.NewState()
+	st.Set(4, sync.IssueState{Hash: old.Hash(githubfake.BotLogin), Labels: []string{"clarification-blocked"}})
+	stData, _ := jsonfile.Marshal(st)
+	r.checkoutFile("state/github-sync.json", stData)
+
+	res := r.run()
+	if res.code != 0 || res.outputs["comments-created"] != "0" || len(fake.Comments(4)) != len(old.Comments) {
+		t.Fatalf("exit %d outputs %v, %d comments\n%s", res.code, res.outputs, len(fake.Comments(4)), res.stdout)
+	}
+	if !strings.Contains(res.stdout, "created the state branch agentx/state from the 3 state files") {
+		t.Fatalf("no migration notice:\n%s", res.stdout)
+	}
+	files := fake.BranchFiles(sync.DefaultStateBranch)
+	for _, p := range []string{"state/clarifications/issue-4.json", "memory/issue-4.json", sync.SyncStatePath} {
+		if _, ok := files[p]; !ok {
+			t.Fatalf("%s not migrated: %v", p, files)
+		}
+	}
+	if _, ok := files["memory/manifest.json"]; ok || len(files) != 3 {
+		t.Fatalf("the branch holds more than the state: %v", files)
+	}
+	if string(files["state/clarifications/issue-4.json"]) != string(data) {
+		t.Fatal("the ledger changed in the move")
+	}
+	// Seeded in one commit, then the sync state records the ledger's blob.
+	if n := fake.BranchCommits(sync.DefaultStateBranch); n != 2 {
+		t.Fatalf("%d commits, want 2 (seed, sync state)", n)
+	}
+	// A second run seeds nothing again and reads no ledger.
+	fake.ResetCounts()
+	if res = r.run(); res.code != 0 || fake.Writes() != 0 || fake.Reads() != 3 {
+		t.Fatalf("after the migration: exit %d, %v", res.code, fake.Calls())
+	}
 }
 
 func TestActionDryRunWritesNothing(t *testing.T) {
-	fake := githubfake.New()
-	defer fake.Close()
-	fake.AddIssue(3)
-	r := newRunner(t, fake)
-	r.env["INPUT_COMMAND"] = "sync"
+	fake, r := issueRunner(t, 3, "sync", "")
 	r.env["INPUT_DRY-RUN"] = "true"
 	r.writeLedger(sampleLedger(3, time.Now()))
 	res := r.run()
 	if res.code != 0 || res.outputs["comments-created"] != "1" || fake.Writes() != 0 || !strings.Contains(res.summary, "dry run") {
 		t.Fatalf("exit %d outputs %v writes %d summary %q", res.code, res.outputs, fake.Writes(), res.summary)
+	}
+}
+
+// TestActionStateBranchFromConfig: without the input, [github]
+// state_branch of the checkout's agentx.toml names the branch.
+func TestActionStateBranchFromConfig(t *testing.T) {
+	fake, r := issueRunner(t, 3, "sync", "")
+	r.checkoutFile("agentx.toml", []byte("mode = \"github\"\n[github]\nstate_branch = \"team/state\"\n"))
+	data, _ := jsonfile.Marshal(sampleLedger(3, time.Now()))
+	fake.PutBranchFile("team/state", sync.BranchLedgerPath(3), data)
+	res := r.run()
+	if res.code != 0 || res.outputs["comments-created"] != "1" {
+		t.Fatalf("exit %d outputs %v\n%s", res.code, res.outputs, res.stdout)
+	}
+	if _, ok := fake.BranchFile("team/state", sync.SyncStatePath); !ok || fake.BranchFiles(sync.DefaultStateBranch) != nil {
+		t.Fatal("the configured state branch was not used")
 	}
 }
 
@@ -392,5 +596,32 @@ func TestActionRejectsBadInputs(t *testing.T) {
 	res := r.run()
 	if res.code != 2 || !strings.Contains(res.stdout, "::error::") || fake.Reads()+fake.Writes() != 0 {
 		t.Fatalf("exit %d stdout %q", res.code, res.stdout)
+	}
+}
+
+// TestActionSyncSkipsAPushWithoutLedgers: an agent's push of the state
+// branch that changed only memory costs no API call; one that changed a
+// ledger, or that the event cannot vouch for (a new branch), is synced.
+func TestActionSyncSkipsAPushWithoutLedgers(t *testing.T) {
+	fake, r := issueRunner(t, 3, "sync", "")
+	r.writeLedger(sampleLedger(3, time.Now()))
+	r.env["GITHUB_REF"] = "refs/heads/agentx/state"
+	push := func(created bool, paths ...string) {
+		r.event(map[string]any{"ref": "refs/heads/agentx/state", "created": created, "forced": false,
+			"commits": []map[string]any{{"id": "abc", "added": []string{}, "modified": paths, "removed": []string{}}}})
+	}
+	push(false, "memory/issue-3.json")
+	fake.ResetCounts()
+	if res := r.run(); res.code != 0 || fake.Reads()+fake.Writes() != 0 {
+		t.Fatalf("memory-only push: exit %d, calls %v", res.code, fake.Calls())
+	}
+	push(true, "memory/issue-3.json")
+	if res := r.run(); res.code != 0 || res.outputs["comments-created"] != "1" {
+		t.Fatalf("new branch: exit %d, outputs %v", res.code, res.outputs)
+	}
+	push(false, "state/clarifications/issue-3.json")
+	fake.ResetCounts()
+	if res := r.run(); res.code != 0 || fake.Calls()[refRead] != 1 {
+		t.Fatalf("ledger push: exit %d, calls %v", res.code, fake.Calls())
 	}
 }

@@ -47,8 +47,8 @@ func actionMetadata(t *testing.T) (inputs map[string]string, outputs []string) {
 
 func TestActionMetadataMatchesTheBinary(t *testing.T) {
 	inputs, outputs := actionMetadata(t)
-	want := []string{"allowed-associations", "allowed-users", "blocked-label", "bot-login", "branch", "command", "days", "dry-run",
-		"escalated-label", "full-resync", "github-token", "root", "write-interval"}
+	want := []string{"allowed-associations", "allowed-users", "blocked-label", "bot-login", "command", "days", "dry-run",
+		"escalated-label", "full-resync", "github-token", "root", "state-branch", "write-interval"}
 	var got []string
 	for k := range inputs {
 		got = append(got, k)
@@ -58,7 +58,7 @@ func TestActionMetadataMatchesTheBinary(t *testing.T) {
 		t.Fatalf("action.yml inputs %v, the binary reads %v", got, want)
 	}
 	if inputs["github-token"] != "${{ github.token }}" || inputs["blocked-label"] != "clarification-blocked" ||
-		inputs["escalated-label"] != "clarification-escalated" || inputs["allowed-associations"] != "OWNER,MEMBER,COLLABORATOR" {
+		inputs["escalated-label"] != "clarification-escalated" || inputs["allowed-associations"] != "OWNER,MEMBER,COLLABORATOR" || inputs["state-branch"] != "" {
 		t.Fatalf("defaults %v", inputs)
 	}
 	wantOut := []string{"commands-applied", "commands-rejected", "comments-created", "comments-deleted", "comments-updated",

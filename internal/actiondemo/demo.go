@@ -47,7 +47,7 @@ func Run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // a temporary directory: best effort
 	ws := workspace.Workspace{Root: dir}
 	for name, data := range config.DefaultFiles() {
 		p := filepath.Join(ws.AgentxDir(), filepath.FromSlash(name))
@@ -64,7 +64,6 @@ func Run(ctx context.Context, w io.Writer) error {
 	}
 	clk := clock.NewFake(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	rt := router.New(router.Options{WS: ws, NoSync: true, Config: cfg, Clock: clk})
-	locks := rt.Locks
 
 	fmt.Fprintln(w, "== agents talk (Local Mode, through the core router)")
 	step := func(format string, args ...any) { fmt.Fprintf(w, "   "+format+"\n", args...) }
@@ -106,13 +105,18 @@ func Run(ctx context.Context, w io.Writer) error {
 	}
 	labels := sync.Labels{Blocked: "clarification-blocked", Escalated: "clarification-escalated"}
 	syncer := &sync.Syncer{GH: gh, Labels: labels, Bot: githubfake.BotLogin, Clean: actioncmd.Clean}
-	store := &ledger.Store{WS: ws, Locks: locks}
-	loaded, err := store.LoadAll()
+	// The agents' ledgers reach the state branch (agentx-hook sync does it
+	// with git; here the checkout seeds it, as a first action run would).
+	sb := sync.NewStateBranch(gh, "")
+	snap, err := sb.Read(ctx)
 	if err != nil {
 		return err
 	}
-	st := sync.NewState()
-	if err := syncer.Run(ctx, loaded, st); err != nil {
+	if snap, _, err = sync.Seed(ctx, sb, snap, ws.Root); err != nil {
+		return err
+	}
+	fake.ResetCounts()
+	if err := syncer.RunBranch(ctx, sb, snap); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n== agentx-action sync (command: sync) -> %d comments, %d labels added, %d API calls\n",
@@ -123,24 +127,19 @@ func Run(ctx context.Context, w io.Writer) error {
 
 	fake.ResetCounts()
 	again := &sync.Syncer{GH: gh, Labels: labels, Bot: githubfake.BotLogin, Clean: actioncmd.Clean}
-	if err := again.Run(ctx, loaded, st); err != nil {
+	if err := again.RunBranch(ctx, sync.NewStateBranch(gh, ""), nil); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n== sync again, nothing changed -> %d API calls\n", fake.Reads()+fake.Writes())
+	fmt.Fprintf(w, "\n== sync again, nothing changed -> %d API calls (state branch ref, tree, sync state)\n", fake.Reads()+fake.Writes())
 
 	// A person settles the escalation on the issue.
-	data, err := os.ReadFile(ws.LedgerFile(7))
-	if err != nil {
-		return err
-	}
-	fake.SetFile(sync.LedgerPath("", 7), data)
 	body := fmt.Sprintf("/clarify resolve %s Use v2; v1 is frozen.", req3.Record.ID)
 	c := fake.AddComment(7, "alice", "OWNER", body)
 	var ev sync.Event
 	ev.Action, ev.Issue.Number = "created", 7
 	ev.Comment.ID, ev.Comment.Body, ev.Comment.AuthorAssociation = c.ID, body, "OWNER"
 	ev.Comment.User.Login, ev.Comment.User.Type = "alice", "User"
-	ing := &sync.Ingester{GH: gh, Config: cfg, Bot: githubfake.BotLogin, Clock: clk, Clean: actioncmd.Clean,
+	ing := &sync.Ingester{GH: gh, Config: cfg, State: sync.NewStateBranch(gh, ""), Bot: githubfake.BotLogin, Clock: clk, Clean: actioncmd.Clean,
 		Syncer: &sync.Syncer{GH: gh, Labels: labels, Bot: githubfake.BotLogin, Clean: actioncmd.Clean}}
 	fake.ResetCounts()
 	if _, err := ing.Run(ctx, ev); err != nil {
@@ -149,13 +148,13 @@ func Run(ctx context.Context, w io.Writer) error {
 	fmt.Fprintf(w, "\n== alice (OWNER) comments %q; agentx-action ingest -> %d applied, %d API calls\n",
 		body, ing.Counts.CommandsApplied, fake.Reads()+fake.Writes())
 	printIssue(w, fake, 7)
-	committed, _ := fake.File(sync.LedgerPath("", 7))
+	committed, _ := fake.BranchFile(sync.DefaultStateBranch, sync.BranchLedgerPath(7))
 	l, err := ledger.Parse("issue-7.json", committed, 7)
 	if err != nil {
 		return err
 	}
 	rec := l.Find(req3.Record.ID)
-	fmt.Fprintf(w, "   ledger in the repository: %s is %s by %s\n", rec.ID, rec.Status, rec.LastOf(ledger.Resolution).From)
+	fmt.Fprintf(w, "   ledger on the state branch: %s is %s by %s\n", rec.ID, rec.Status, rec.LastOf(ledger.Resolution).From)
 	// Without this a newcomer looks for a bot comment repeating the
 	// resolution, and wonders where the escalated label went.
 	fmt.Fprintf(w, "   alice's comment is the resolution itself (its entry keeps the comment id), so no bot comment repeats it;\n")

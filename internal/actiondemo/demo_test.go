@@ -16,8 +16,8 @@ func TestDemo(t *testing.T) {
 	}
 	for _, want := range []string{
 		"-- issue #42   labels: clarification-blocked",
-		"== sync again, nothing changed -> 0 API calls",
-		"ledger in the repository: CLR-7-001 is resolved by alice",
+		"== sync again, nothing changed -> 3 API calls",
+		"ledger on the state branch: CLR-7-001 is resolved by alice",
 		"so no bot comment repeats it",
 		"Demo complete.",
 	} {

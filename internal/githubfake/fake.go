@@ -376,7 +376,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, pattern string, h
 			}
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(resp.Status)
-			io.WriteString(w, resp.Body)
+			_, _ = io.WriteString(w, resp.Body) // a test client that went away
 			return
 		}
 	}
@@ -699,10 +699,18 @@ func (s *Server) putContents(_ http.ResponseWriter, r *http.Request, _ string) (
 // arrived (or timeout passed), so n writers are sure to have read the same
 // sha before any of them writes: a deterministic optimistic-concurrency race.
 func (s *Server) HoldContentsPuts(n int, timeout time.Duration) {
+	hold := holdUntil(n, timeout)
+	s.BeforeContentsPut = func(string) { hold() }
+}
+
+// holdUntil returns a function whose first n calls each wait until all n
+// have been made (or timeout passed: a broken writer must not hang a
+// test); later calls pass.
+func holdUntil(n int, timeout time.Duration) func() {
 	var mu sync.Mutex
 	arrived := 0
 	all := make(chan struct{})
-	s.BeforeContentsPut = func(string) {
+	return func() {
 		mu.Lock()
 		arrived++
 		k := arrived
@@ -713,7 +721,7 @@ func (s *Server) HoldContentsPuts(n int, timeout time.Duration) {
 		if k <= n {
 			select {
 			case <-all:
-			case <-time.After(timeout): // a broken writer must not hang a test
+			case <-time.After(timeout):
 			}
 		}
 	}

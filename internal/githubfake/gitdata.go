@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 )
 
 // The Git Data API (refs, commits, trees, blobs), which GitHub Mode uses to
@@ -461,4 +462,46 @@ func (s *Server) createBlob(_ http.ResponseWriter, r *http.Request, _ string) (i
 	}
 	sha := s.git().putBlob(content)
 	return 201, map[string]any{"sha": sha}
+}
+
+// PutBranchFile commits one file (nil content deletes it) on top of
+// branch's tip, keeping the other files: a test seeds one ledger, or plays
+// another writer.
+func (s *Server) PutBranchFile(branch, path string, content []byte) string {
+	files := s.BranchFiles(branch)
+	if files == nil {
+		files = map[string][]byte{}
+	}
+	if content == nil {
+		delete(files, path)
+	} else {
+		files[path] = content
+	}
+	return s.SetBranchFiles(branch, files, "put "+path)
+}
+
+// BranchFile returns one file on branch's tip.
+func (s *Server) BranchFile(branch, path string) ([]byte, bool) {
+	data, ok := s.BranchFiles(branch)[path]
+	return data, ok
+}
+
+// HoldRefUpdates makes the first n ref updates (PATCH git/refs) wait until
+// all n have arrived (or timeout passed), so n writers are sure to have
+// read the same tip before any of them moves it: a deterministic lost
+// race. It wraps any Fault already set.
+func (s *Server) HoldRefUpdates(n int, timeout time.Duration) {
+	wait := holdUntil(n, timeout)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev := s.Fault
+	s.Fault = func(c Call) *Response {
+		if c.Route == "PATCH /repos/{owner}/{repo}/git/refs/{ref...}" {
+			wait()
+		}
+		if prev != nil {
+			return prev(c)
+		}
+		return nil
+	}
 }

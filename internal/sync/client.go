@@ -90,7 +90,7 @@ func wrap(what string, resp *github.Response, err error) error {
 	case s == http.StatusNotFound:
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
 	case s == http.StatusGone, s == http.StatusForbidden && strings.Contains(strings.ToLower(err.Error()), "locked"):
-		return fmt.Errorf("%s: %w (%v)", what, ErrIssueRefused, err)
+		return fmt.Errorf("%s: %w (%w)", what, ErrIssueRefused, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

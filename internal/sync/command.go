@@ -63,11 +63,11 @@ func ParseCommand(body string) (cmd Command, found bool, err error) {
 	return Command{}, false, nil
 }
 
-// Shorten cuts s to max runes for quoting it back in a reply.
-func Shorten(s string, max int) string {
+// Shorten cuts s to limit runes for quoting it back in a reply.
+func Shorten(s string, limit int) string {
 	r := []rune(s)
-	if len(r) <= max {
+	if len(r) <= limit {
 		return s
 	}
-	return string(r[:max-1]) + "…"
+	return string(r[:limit-1]) + "…"
 }

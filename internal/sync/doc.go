@@ -3,7 +3,8 @@
 // into the ledger, and runs the monitor's check for the repository. The
 // protocol itself is the core's: commands and monitor actions are applied
 // in memory, through protocol.Apply and the monitor's plan, to ledgers read
-// from the repository, and what changed is written back.
+// from the state branch (GitHub Mode's shared state, which no code branch
+// carries), and what changed is written back there in one commit.
 //
 // The files fall in three groups, so most tests need neither disk nor
 // network:
@@ -18,11 +19,15 @@
 // The GitHub client (effects on the REST API):
 //   - transport.go: pacing of writes, retries on rate limits and 5xx.
 //   - client.go: the few REST calls GitHub Mode uses.
-//   - commit.go: one repository file changed with optimistic concurrency
-//     (the change is re-applied to the fresh file on a conflict).
+//   - statebranch.go: the state branch over the Git Data API: one ref and
+//     one tree read, blobs by id, one commit per run, fast-forward only;
+//     Update re-applies a change to the fresh branch after a lost race.
+//   - branchfiles.go: the branch's layout (ledgers, memory, sync state),
+//     seeding it from a checkout, and the digest's source read from it.
 //
 // Orchestration (a run of the action's commands, over the two above):
-//   - syncer.go: `sync`, with state.go, its content-validated cache.
+//   - syncer.go, branchsync.go: `sync`, with state.go, its
+//     content-validated cache kept on the state branch.
 //   - ingest.go: `ingest`, one issue_comment event.
 //   - monitor.go: `monitor`, the scheduled stale/stuck/deadlock check.
 package sync

@@ -1,7 +1,6 @@
 package sync
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,10 +52,12 @@ type Ingester struct {
 	GH *Client
 	// Config is the workspace configuration (from the checkout).
 	Config *config.Set
-	// RepoPrefix is the workspace's directory inside the repository.
-	RepoPrefix string
-	Branch     string
-	Bot        string
+	// State is the state branch the ledgers are read from and committed to.
+	State *StateBranch
+	// Open, when set, reads the branch for the first attempt (and may
+	// seed it); nil reads it plainly.
+	Open func(ctx context.Context) (*StateSnapshot, error)
+	Bot  string
 	// Associations and Users are who may run commands.
 	Associations []string
 	Users        []string
@@ -109,6 +110,9 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 	}
 	out, final, landed, err := in.apply(ctx, ev, cmd, issue)
 	if err != nil || out.Rejected != "" {
+		if errors.Is(err, ErrProtected) {
+			return out, in.notSaved(ctx, ev, err)
+		}
 		if err != nil {
 			return out, err
 		}
@@ -130,32 +134,52 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 	return out, nil
 }
 
-// mirror shows the issue as the ledger l (the file content landed) says,
-// then checks that no other run committed since: that run may have
-// mirrored its newer ledger already, and ours must not be the last word
-// on the issue's labels. When the ledger moved on, the issue is mirrored
-// again from the ledger as it is now.
-func (in *Ingester) mirror(ctx context.Context, issue int, l *ledger.Ledger, landed []byte) error {
-	path := LedgerPath(in.RepoPrefix, issue)
+// mirror shows the issue as the ledger l (as committed in tip) says,
+// then checks that no other run committed since (one ref read): that run
+// may have mirrored its newer ledger already, and ours must not be the
+// last word on the issue's labels. When the branch moved on, the issue is
+// mirrored again from its ledger as it is now.
+func (in *Ingester) mirror(ctx context.Context, issue int, l *ledger.Ledger, tip string) error {
 	for attempt := 1; ; attempt++ {
 		if err := in.Syncer.Issue(ctx, l, NewState()); err != nil {
 			return err
 		}
-		now, _, err := in.GH.GetFile(ctx, path, in.Branch)
-		if errors.Is(err, ErrNotFound) || bytes.Equal(now, landed) {
-			return nil
-		}
-		if err != nil {
+		now, err := in.State.Tip(ctx)
+		if err != nil || now == tip {
 			return err
 		}
 		if attempt == commitAttempts {
 			return fmt.Errorf("mirror issue #%d: its ledger kept changing after %d attempts", issue, attempt)
 		}
-		if l, err = ledger.Parse(path, now, issue); err != nil {
+		snap, err := in.State.Read(ctx)
+		if err != nil {
 			return err
 		}
-		landed = now
+		p := BranchLedgerPath(issue)
+		if _, ok := snap.Blobs[p]; !ok {
+			return nil
+		}
+		if l, _, err = in.State.readLedger(ctx, snap, issue, p); err != nil {
+			return err
+		}
+		tip = snap.Commit
 	}
+}
+
+// notSaved tells the person their command was valid but could not be
+// saved, because the state branch refuses this token's writes, and
+// returns err for the run's annotation.
+func (in *Ingester) notSaved(ctx context.Context, ev Event, err error) error {
+	if in.DryRun {
+		return err
+	}
+	body := fmt.Sprintf("**Not saved:** your command could not be saved: the state branch `%s` refuses this workflow's writes "+
+		"(a protected branch, or a token without `contents: write`). A maintainer must fix the workflow; then post the command again.\n\n%scomment=%d -->",
+		in.State.Branch, replyMarker, ev.Comment.ID)
+	if _, cerr := in.GH.CreateComment(ctx, ev.Issue.Number, body); cerr != nil {
+		return errors.Join(err, cerr)
+	}
+	return errors.Join(err, in.GH.React(ctx, ev.Comment.ID, "confused"))
 }
 
 func orNone(s string) string {
@@ -186,19 +210,30 @@ func (in *Ingester) allowed(login, assoc string) bool {
 	return false
 }
 
-// apply runs the command on the issue's ledger as it is in the repository
-// now and commits the result with that file's sha (commitFile): when
-// another run committed first, the operation is re-applied to the fresh
-// ledger.
-func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int) (Outcome, *ledger.Ledger, []byte, error) {
+// apply runs the command on the issue's ledger as it is on the state
+// branch now and commits the result (StateBranch.Update): when another run
+// committed first, the operation is re-applied to the fresh ledger. It
+// returns the ledger as landed and the branch tip it is in.
+func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int) (Outcome, *ledger.Ledger, string, error) {
 	var out Outcome
 	var final *ledger.Ledger
-	var landed []byte
 	errRejected := errors.New("rejected")
 	msg := fmt.Sprintf("agentx: /clarify %s %s by %s (issue comment %d) [skip ci]", cmd.Verb, cmd.ID, ev.Comment.User.Login, ev.Comment.ID)
-	attempts, err := commitFile(ctx, in.GH, LedgerPath(in.RepoPrefix, issue), in.Branch, msg, func(current []byte) ([]byte, error) {
+	p := BranchLedgerPath(issue)
+	var start *StateSnapshot
+	if in.Open != nil {
+		var err error
+		if start, err = in.Open(ctx); err != nil {
+			return out, nil, "", err
+		}
+	}
+	attempts, snap, err := in.State.UpdateFrom(ctx, start, msg, func(_ context.Context, _ *StateSnapshot, read func(string) ([]byte, error)) (map[string][]byte, error) {
+		current, err := read(p)
+		if err != nil {
+			return nil, err
+		}
 		if current == nil {
-			out.Rejected = fmt.Sprintf("unknown id: issue #%d has no clarification ledger, so %s does not exist", issue, cmd.ID)
+			out.Rejected = fmt.Sprintf("unknown id: issue #%d has no clarification ledger on %s, so %s does not exist", issue, in.State.Branch, cmd.ID)
 			return nil, errRejected
 		}
 		next, l, rejected, err := in.applyLocal(current, cmd, issue, ev)
@@ -211,21 +246,19 @@ func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int)
 		}
 		final = l
 		if next == nil || in.DryRun { // applied by an earlier delivery, or a dry run
-			landed = current
 			return nil, errNoChange
 		}
-		landed = next
-		return next, nil
+		return map[string][]byte{p: next}, nil
 	})
 	out.Attempts = attempts
 	if errors.Is(err, errRejected) {
-		return out, nil, nil, nil
+		return out, nil, "", nil
 	}
 	if err != nil {
-		return out, nil, nil, err
+		return out, nil, "", err
 	}
 	out.Applied = true
-	return out, final, landed, nil
+	return out, final, snap.Commit, nil
 }
 
 // applyLocal applies the command to data, the issue's ledger as read from
@@ -236,7 +269,7 @@ func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int)
 // next session like any other; agent statuses and the event log are local
 // state the action does not keep.
 func (in *Ingester) applyLocal(data []byte, cmd Command, issue int, ev Event) ([]byte, *ledger.Ledger, string, error) {
-	l, err := ledger.Parse(LedgerPath(in.RepoPrefix, issue), data, issue)
+	l, err := ledger.Parse(in.State.Branch+":"+BranchLedgerPath(issue), data, issue)
 	if err != nil {
 		return nil, nil, fmt.Sprintf("the ledger of issue #%d is unreadable, so nothing was written", issue), nil
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/hookcmd"
 )
 
-const ledgerPath42 = ".agentx/state/clarifications/issue-42.json"
+const ledgerPath42 = "state/clarifications/issue-42.json"
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
@@ -53,7 +53,7 @@ func encode(t *testing.T, l *ledger.Ledger) []byte {
 }
 
 func newIngester(c *Client) *Ingester {
-	return &Ingester{GH: c, Bot: githubfake.BotLogin, Clock: clock.NewFake(t0.Add(time.Minute)), Clean: ident,
+	return &Ingester{GH: c, State: NewStateBranch(c, ""), Bot: githubfake.BotLogin, Clock: clock.NewFake(t0.Add(time.Minute)), Clean: ident,
 		Syncer: newSyncer(c)}
 }
 
@@ -73,7 +73,7 @@ func event(fake *githubfake.Server, user, assoc, body string) Event {
 func TestIngestTwoConcurrentCommandsBothLand(t *testing.T) {
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
-	fake.SetFile(ledgerPath42, encode(t, ledger42()))
+	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
 	// Both runs read the same sha before either writes, so one of them
 	// must hit the conflict and re-apply on the fresh file.
 	fake.HoldContentsPuts(2, 20*time.Second)
@@ -100,7 +100,7 @@ func TestIngestTwoConcurrentCommandsBothLand(t *testing.T) {
 	if outs[0].Attempts+outs[1].Attempts != 3 {
 		t.Fatalf("attempts %d + %d, want one conflict", outs[0].Attempts, outs[1].Attempts)
 	}
-	data, _ := fake.File(ledgerPath42)
+	data, _ := fake.BranchFile(DefaultStateBranch, ledgerPath42)
 	l, err := ledger.Parse("remote", data, 42)
 	if err != nil {
 		t.Fatal(err)
@@ -143,14 +143,14 @@ func TestIngestRejections(t *testing.T) {
 			fake := newFakeWithIssues(42)
 			defer fake.Close()
 			before := encode(t, ledger42())
-			fake.SetFile(ledgerPath42, before)
+			fake.PutBranchFile(DefaultStateBranch, ledgerPath42, before)
 			ev := event(fake, tt.user, tt.assoc, tt.body)
 			in := newIngester(newTestClient(t, fake, &sleeps{}))
 			out, err := in.Run(context.Background(), ev)
 			if err != nil || !strings.Contains(out.Rejected, tt.reason) {
 				t.Fatalf("outcome %+v, err %v; want rejection with %q", out, err, tt.reason)
 			}
-			if after, _ := fake.File(ledgerPath42); !bytes.Equal(after, before) {
+			if after, _ := fake.BranchFile(DefaultStateBranch, ledgerPath42); !bytes.Equal(after, before) {
 				t.Fatal("a rejected command wrote the ledger")
 			}
 			cs := fake.Comments(42)
@@ -178,7 +178,7 @@ func TestIngestRejections(t *testing.T) {
 func TestIngestRedeliveredEventAppliesOnce(t *testing.T) {
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
-	fake.SetFile(ledgerPath42, encode(t, ledger42()))
+	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
 	ev := event(fake, "alice", "COLLABORATOR", "/clarify answer CLR-42-001 Sessions.")
 	c := newTestClient(t, fake, &sleeps{})
 	for i := 0; i < 2; i++ {
@@ -186,9 +186,18 @@ func TestIngestRedeliveredEventAppliesOnce(t *testing.T) {
 		if out, err := newIngester(c).Run(context.Background(), ev); err != nil || !out.Applied {
 			t.Fatalf("run %d: %+v %v", i, out, err)
 		}
-		t.Logf("ingest run %d: %d reads, %d writes %v", i+1, fake.Reads(), fake.Writes(), fake.Calls())
+		calls := fake.Calls()
+		t.Logf("ingest run %d: %d reads, %d writes %v", i+1, fake.Reads(), fake.Writes(), calls)
+		// The state: 1 ref and 1 tree read, one blob, one commit (none
+		// for the redelivery), and the ref read after the mirror.
+		commits := 1 - i
+		if calls["GET /repos/{owner}/{repo}/git/ref/{ref...}"] != 2 || calls["GET /repos/{owner}/{repo}/git/trees/{sha}"] != 1 ||
+			calls["GET /repos/{owner}/{repo}/git/blobs/{sha}"] != 1 || calls["POST /repos/{owner}/{repo}/git/commits"] != commits ||
+			calls["PATCH /repos/{owner}/{repo}/git/refs/{ref...}"] != commits {
+			t.Fatalf("run %d: state branch calls %v", i+1, calls)
+		}
 	}
-	data, _ := fake.File(ledgerPath42)
+	data, _ := fake.BranchFile(DefaultStateBranch, ledgerPath42)
 	l, _ := ledger.Parse("remote", data, 42)
 	if n := len(l.Find("CLR-42-001").Thread); n != 2 {
 		t.Fatalf("thread has %d entries", n)
@@ -208,7 +217,7 @@ func TestIngestParityWithCLI(t *testing.T) {
 			now := t0.Add(time.Minute)
 			// Terminal.
 			root := t.TempDir()
-			file := filepath.Join(root, ledgerPath42)
+			file := filepath.Join(root, LedgerPath("", 42))
 			os.MkdirAll(filepath.Dir(file), 0o755)
 			os.WriteFile(file, encode(t, ledger42()), 0o644)
 			app := &hookcmd.App{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Cwd: root,
@@ -220,13 +229,13 @@ func TestIngestParityWithCLI(t *testing.T) {
 			// Issue comment.
 			fake := newFakeWithIssues(42)
 			defer fake.Close()
-			fake.SetFile(ledgerPath42, encode(t, ledger42()))
+			fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
 			in := newIngester(newTestClient(t, fake, &sleeps{}))
 			in.Clock = clock.NewFake(now)
 			if out, err := in.Run(context.Background(), event(fake, "alice", "OWNER", op.slash[0])); err != nil || !out.Applied {
 				t.Fatalf("ingest: %+v %v", out, err)
 			}
-			ghData, _ := fake.File(ledgerPath42)
+			ghData, _ := fake.BranchFile(DefaultStateBranch, ledgerPath42)
 			if a, b := withoutKey(t, cliData), withoutKey(t, ghData); a != b {
 				t.Fatalf("ledgers differ:\ncli:\n%s\ngithub:\n%s", a, b)
 			}
@@ -264,13 +273,13 @@ func TestIngestAskPastTheRoundLimitEscalates(t *testing.T) {
 	r := &l.Clarifications[0]
 	r.Status, r.Round, r.MaxRounds = ledger.Answered, 3, 3
 	r.Thread = append(r.Thread, ledger.Entry{Round: 3, From: "architect", Type: ledger.Answer, Body: "Sessions.", Timestamp: r.Created})
-	fake.SetFile(ledgerPath42, encode(t, l))
+	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, l))
 	in := newIngester(newTestClient(t, fake, &sleeps{}))
 	out, err := in.Run(context.Background(), event(fake, "alice", "OWNER", "/clarify ask CLR-42-001 And cookies?"))
 	if err != nil || !out.Applied {
 		t.Fatalf("%+v %v", out, err)
 	}
-	data, _ := fake.File(ledgerPath42)
+	data, _ := fake.BranchFile(DefaultStateBranch, ledgerPath42)
 	got, _ := ledger.Parse("remote", data, 42)
 	if rec := got.Find("CLR-42-001"); rec.Status != ledger.Escalated {
 		t.Fatalf("status %s", rec.Status)

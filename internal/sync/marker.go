@@ -99,13 +99,13 @@ func ParseMarker(body string) (Marker, bool) {
 	return m, true
 }
 
-func smallInt(s string, min int) (int, error) {
+func smallInt(s string, least int) (int, error) {
 	if len(s) == 0 || len(s) > 6 || strings.Trim(s, "0123456789") != "" {
 		return 0, fmt.Errorf("bad number %q", s)
 	}
 	n, _ := strconv.Atoi(s)
-	if n < min {
-		return 0, fmt.Errorf("number %d below %d", n, min)
+	if n < least {
+		return 0, fmt.Errorf("number %d below %d", n, least)
 	}
 	return n, nil
 }

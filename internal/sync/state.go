@@ -1,26 +1,20 @@
 package sync
 
 import (
-	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path"
 	"sort"
 	"strconv"
-
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
 
-// StateFile is where sync keeps what it last mirrored, relative to the
-// workspace root. It is a cache validated by content: an issue whose
-// desired rendering hashes to the stored value costs no API call; any
+// The sync state is a cache validated by content: an issue whose ledger
+// blob and desired rendering are those recorded costs no API call; any
 // difference (a new entry, a changed label rule, a new bot login) makes
-// the issue be read and reconciled again. Losing the file only costs reads.
-const StateFile = ".agentx/state/github-sync.json"
+// the issue be read and reconciled again. Losing the file only costs
+// reads. It lives on the state branch at SyncStatePath.
 
 // State is the sync state.
 type State struct {
@@ -29,6 +23,10 @@ type State struct {
 	LabelsEnsured []string `json:"labelsEnsured"`
 	// Issues maps an issue number to what was mirrored there.
 	Issues map[string]IssueState `json:"issues"`
+	// Settings fingerprints what the renderings depend on besides the
+	// ledger (labels, bot login): a recorded ledger blob counts only
+	// under the same settings.
+	Settings string `json:"settings,omitempty"`
 
 	touched map[string]bool
 }
@@ -38,6 +36,8 @@ type IssueState struct {
 	Hash string `json:"hash"`
 	// Labels are the managed labels on the issue.
 	Labels []string `json:"labels"`
+	// Blob is the git blob id of the ledger mirrored ("" when unknown).
+	Blob string `json:"blob,omitempty"`
 }
 
 // NewState is an empty state.
@@ -68,7 +68,7 @@ func (s *State) Set(issue int, is IssueState) {
 	if s.touched == nil {
 		s.touched = map[string]bool{}
 	}
-	if cur, ok := s.Issues[k]; ok && cur.Hash == is.Hash && equalStrings(cur.Labels, is.Labels) {
+	if cur, ok := s.Issues[k]; ok && cur.Hash == is.Hash && cur.Blob == is.Blob && equalStrings(cur.Labels, is.Labels) {
 		return
 	}
 	s.Issues[k] = is
@@ -128,6 +128,9 @@ func (s *State) mergeInto(fresh *State) *State {
 	for _, l := range s.LabelsEnsured {
 		fresh.MarkLabel(l)
 	}
+	if s.touched[""] {
+		fresh.Settings = s.Settings
+	}
 	fresh.touched = s.touched
 	return fresh
 }
@@ -144,26 +147,6 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
-// RemoteState keeps the state in the repository through the contents API,
-// so the next run (a fresh checkout) finds it with one read.
-//
-// The checkout usually holds the latest state already (the previous run
-// committed it on this branch before the push that started this run), so
-// Load reads LocalFile first: an unchanged repository then costs no API
-// call at all. The local file's git blob id is the sha the contents API
-// wants; if the remote moved on meanwhile, Save meets a conflict and
-// merges with the fresh copy.
-type RemoteState struct {
-	GH *Client
-	// Path is the file's path in the repository (StateFile under the
-	// workspace's directory in the repository).
-	Path   string
-	Branch string
-	// LocalFile is the same file in the checkout ("" to always ask the API).
-	LocalFile string
-	sha       string
-}
-
 // blobSHA is git's object id of a blob, which the contents API calls the
 // file's sha.
 func blobSHA(content []byte) string {
@@ -173,6 +156,18 @@ func blobSHA(content []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// SetSettings records the settings fingerprint the recorded blobs hold
+// under.
+func (s *State) SetSettings(fp string) {
+	if s.Settings != fp {
+		s.Settings = fp
+		if s.touched == nil {
+			s.touched = map[string]bool{}
+		}
+		s.touched[""] = true
+	}
+}
+
 // RepoPath joins the workspace's directory in the repository and a
 // workspace-relative file.
 func RepoPath(prefix, file string) string {
@@ -180,55 +175,4 @@ func RepoPath(prefix, file string) string {
 		return file
 	}
 	return path.Join(prefix, file)
-}
-
-// Load reads the state (empty when absent).
-func (r *RemoteState) Load(ctx context.Context) (*State, error) {
-	if r.LocalFile != "" {
-		if data, err := os.ReadFile(r.LocalFile); err == nil {
-			r.sha = blobSHA(data)
-			return ParseState(data), nil
-		}
-	}
-	return r.loadRemote(ctx)
-}
-
-func (r *RemoteState) loadRemote(ctx context.Context) (*State, error) {
-	data, sha, err := r.GH.GetFile(ctx, r.Path, r.Branch)
-	if errors.Is(err, ErrNotFound) {
-		r.sha = ""
-		return NewState(), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	r.sha = sha
-	return ParseState(data), nil
-}
-
-// Save writes the state if it changed, merging with a fresher copy when an
-// overlapping run wrote it meanwhile.
-func (r *RemoteState) Save(ctx context.Context, st *State) error {
-	if !st.Changed() {
-		return nil
-	}
-	for attempt := 0; ; attempt++ {
-		data, err := jsonfile.Marshal(st)
-		if err != nil {
-			return fmt.Errorf("encode sync state: %w", err)
-		}
-		err = r.GH.PutFile(ctx, r.Path, r.Branch, "agentx: record GitHub sync state [skip ci]", data, r.sha)
-		if err == nil {
-			st.touched = nil
-			return nil
-		}
-		if !errors.Is(err, ErrConflict) || attempt >= 3 {
-			return err
-		}
-		fresh, lerr := r.loadRemote(ctx)
-		if lerr != nil {
-			return lerr
-		}
-		st = st.mergeInto(fresh)
-	}
 }

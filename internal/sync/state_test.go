@@ -2,55 +2,52 @@ package sync
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/agentx-dev/agentx/internal/githubfake"
 )
 
-func TestRemoteStateMergesOverlappingRuns(t *testing.T) {
+func TestSyncStateMergesOverlappingRuns(t *testing.T) {
 	fake := githubfake.New()
 	defer fake.Close()
 	c := newTestClient(t, fake, &sleeps{})
 	ctx := context.Background()
+	sb := NewStateBranch(c, "")
 	base := NewState()
 	base.Issues["1"] = IssueState{Hash: "old1"}
 	base.Issues["2"] = IssueState{Hash: "old2"}
 	base.touched = map[string]bool{"1": true}
-	seed := &RemoteState{GH: c, Path: StateFile}
-	if err := seed.Save(ctx, base); err != nil {
+	empty, _ := sb.Read(ctx)
+	if err := saveState(ctx, sb, base, empty); err != nil {
 		t.Fatal(err)
 	}
-	// Two runs start from the same checkout (the local file, no API read).
-	data, _ := fake.File(StateFile)
-	local := filepath.Join(t.TempDir(), "github-sync.json")
-	os.WriteFile(local, data, 0o644)
-	a, b := &RemoteState{GH: c, Path: StateFile, LocalFile: local}, &RemoteState{GH: c, Path: StateFile, LocalFile: local}
-	fake.ResetCounts()
-	sa, _ := a.Load(ctx)
-	sb, _ := b.Load(ctx)
-	if fake.Reads() != 0 {
-		t.Fatalf("loading from the checkout made %d reads", fake.Reads())
-	}
+	// Two runs read the same branch and state.
+	read, _ := sb.Read(ctx)
+	data, _ := sb.ReadFile(ctx, read, SyncStatePath)
+	sa, sbState := ParseState(data), ParseState(data)
 	sa.Set(1, IssueState{Hash: "new1"})
-	sb.Set(2, IssueState{Hash: "new2"})
-	sb.MarkLabel("clarification-blocked")
-	if err := a.Save(ctx, sa); err != nil {
+	sbState.Set(2, IssueState{Hash: "new2"})
+	sbState.MarkLabel("clarification-blocked")
+	sbState.SetSettings("s2")
+	if err := saveState(ctx, sb, sa, read); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Save(ctx, sb); err != nil { // conflicts, merges, retries
+	fake.ResetCounts()
+	if err := saveState(ctx, sb, sbState, read); err != nil { // conflicts, merges, retries
 		t.Fatal(err)
 	}
-	got, _ := fake.File(StateFile)
+	if n := fake.Calls()["PATCH /repos/{owner}/{repo}/git/refs/{ref...}"]; n != 2 {
+		t.Fatalf("%d ref updates, want 2 (one lost race)", n)
+	}
+	got, _ := fake.BranchFile(DefaultStateBranch, SyncStatePath)
 	st := ParseState(got)
-	if st.Issues["1"].Hash != "new1" || st.Issues["2"].Hash != "new2" || !st.LabelEnsured("clarification-blocked") {
+	if st.Issues["1"].Hash != "new1" || st.Issues["2"].Hash != "new2" || !st.LabelEnsured("clarification-blocked") || st.Settings != "s2" {
 		t.Fatalf("merged state %+v", st)
 	}
-	// Nothing changed: no write.
+	// Nothing changed: no call at all.
 	fake.ResetCounts()
-	if err := b.Save(ctx, st); err != nil || fake.Writes() != 0 {
-		t.Fatalf("unchanged save: %v, %d writes", err, fake.Writes())
+	if err := saveState(ctx, sb, st, read); err != nil || fake.Writes()+fake.Reads() != 0 {
+		t.Fatalf("unchanged save: %v, %d reads, %d writes", err, fake.Reads(), fake.Writes())
 	}
 	// A garbage file is an empty state, never an error.
 	if s := ParseState([]byte("{nope")); len(s.Issues) != 0 {

@@ -105,6 +105,20 @@ func (b *StateBranch) Read(ctx context.Context) (*StateSnapshot, error) {
 	return snap, nil
 }
 
+// Tip returns the branch's tip commit with one ref read ("" when the
+// branch does not exist).
+func (b *StateBranch) Tip(ctx context.Context) (string, error) {
+	// GET /repos/{owner}/{repo}/git/ref/heads/{branch}
+	ref, resp, err := b.GH.gh.Git.GetRef(rl(ctx), b.GH.owner, b.GH.repo, b.ref())
+	if status(resp) == http.StatusNotFound {
+		return "", nil
+	}
+	if err != nil {
+		return "", wrap("read state branch "+b.Branch, resp, err)
+	}
+	return ref.GetObject().GetSHA(), nil
+}
+
 // ReadFile returns a file's content in snap (nil, nil when absent).
 func (b *StateBranch) ReadFile(ctx context.Context, snap *StateSnapshot, path string) ([]byte, error) {
 	sha, ok := snap.Blobs[path]
@@ -257,10 +271,18 @@ type StateChange func(ctx context.Context, snap *StateSnapshot, read func(path s
 // and the branch as it stands after the commit (as read when nothing
 // changed).
 func (b *StateBranch) Update(ctx context.Context, message string, change StateChange) (int, *StateSnapshot, error) {
+	return b.UpdateFrom(ctx, nil, message, change)
+}
+
+// UpdateFrom is Update starting from snap, the branch as this run already
+// read it (nil: read it first), which saves the first attempt's reads.
+func (b *StateBranch) UpdateFrom(ctx context.Context, snap *StateSnapshot, message string, change StateChange) (int, *StateSnapshot, error) {
 	for attempt := 1; attempt <= commitAttempts; attempt++ {
-		snap, err := b.Read(ctx)
-		if err != nil {
-			return attempt, nil, err
+		if snap == nil || attempt > 1 {
+			var err error
+			if snap, err = b.Read(ctx); err != nil {
+				return attempt, nil, err
+			}
 		}
 		read := func(path string) ([]byte, error) { return b.ReadFile(ctx, snap, path) }
 		changes, err := change(ctx, snap, read)

@@ -124,7 +124,20 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 			return err
 		}
 	}
-	add, remove := PlanLabels(want.Labels, haveLabels)
+	if err := s.labels(ctx, l.IssueNumber, want.Labels, haveLabels, st); err != nil {
+		return err
+	}
+	s.Counts.IssuesSynced++
+	if !s.DryRun {
+		st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels)})
+	}
+	return nil
+}
+
+// labels adds and removes the managed labels so the issue carries want,
+// creating a label in the repository the first time it is used.
+func (s *Syncer) labels(ctx context.Context, issue int, want map[string]bool, have []string, st *State) error {
+	add, remove := PlanLabels(want, have)
 	if len(add) > 0 {
 		for _, name := range add {
 			if st.LabelEnsured(name) || s.DryRun {
@@ -136,7 +149,7 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 			st.MarkLabel(name)
 		}
 		if !s.DryRun {
-			if err := s.GH.AddLabels(ctx, l.IssueNumber, add); err != nil {
+			if err := s.GH.AddLabels(ctx, issue, add); err != nil {
 				return err
 			}
 		}
@@ -144,15 +157,11 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	}
 	for _, name := range remove {
 		if !s.DryRun {
-			if err := s.GH.RemoveLabel(ctx, l.IssueNumber, name); err != nil {
+			if err := s.GH.RemoveLabel(ctx, issue, name); err != nil {
 				return err
 			}
 		}
 		s.Counts.LabelsRemoved++
-	}
-	s.Counts.IssuesSynced++
-	if !s.DryRun {
-		st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels)})
 	}
 	return nil
 }

@@ -88,15 +88,56 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// (retries included) is what makes "one at a time" true.
 		t.writeMu.Lock()
 		defer t.writeMu.Unlock()
-		if !t.lastWrite.IsZero() && t.WriteInterval > 0 {
-			if d := t.lastWrite.Add(t.WriteInterval).Sub(t.now()); d > 0 {
-				if err := t.sleep(ctx, d); err != nil {
-					return nil, err
-				}
-			}
+		if err := t.pace(ctx); err != nil {
+			return nil, err
 		}
 		defer func() { t.lastWrite = t.now() }()
 	}
+	attempts, maxWait, base := t.limits()
+	// A body that cannot be rewound is sent once.
+	once := req.Body != nil && req.GetBody == nil
+	for attempt := 1; ; attempt++ {
+		r, err := rewind(req, attempt)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := base.RoundTrip(r)
+		if err != nil {
+			if ctx.Err() != nil || attempt >= attempts || once {
+				return nil, err
+			}
+			if werr := t.wait(ctx, backoff(attempt)); werr != nil {
+				return nil, werr
+			}
+			continue
+		}
+		wait, retry := t.retryAfter(resp, attempt)
+		if !retry || attempt >= attempts || wait > maxWait || once {
+			return resp, nil
+		}
+		// Drained so the connection is reused; a failure only costs that.
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		if werr := t.wait(ctx, wait); werr != nil {
+			return nil, werr
+		}
+	}
+}
+
+// pace waits until WriteInterval has passed since the last write.
+func (t *Transport) pace(ctx context.Context) error {
+	if t.lastWrite.IsZero() || t.WriteInterval <= 0 {
+		return nil
+	}
+	if d := t.lastWrite.Add(t.WriteInterval).Sub(t.now()); d > 0 {
+		return t.sleep(ctx, d)
+	}
+	return nil
+}
+
+// limits returns the attempts, the longest wait and the transport, with
+// their defaults.
+func (t *Transport) limits() (int, time.Duration, http.RoundTripper) {
 	attempts := t.MaxAttempts
 	if attempts <= 0 {
 		attempts = 6
@@ -109,38 +150,24 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	for attempt := 1; ; attempt++ {
-		r := req
-		if attempt > 1 {
-			r = req.Clone(ctx)
-			if req.GetBody != nil {
-				body, err := req.GetBody()
-				if err != nil {
-					return nil, fmt.Errorf("rewind request body: %w", err)
-				}
-				r.Body = body
-			}
-		}
-		resp, err := base.RoundTrip(r)
-		if err != nil {
-			if ctx.Err() != nil || attempt >= attempts || (req.Body != nil && req.GetBody == nil) {
-				return nil, err
-			}
-			if werr := t.wait(ctx, backoff(attempt)); werr != nil {
-				return nil, werr
-			}
-			continue
-		}
-		wait, retry := t.retryAfter(resp, attempt)
-		if !retry || attempt >= attempts || wait > maxWait || (req.Body != nil && req.GetBody == nil) {
-			return resp, nil
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if werr := t.wait(ctx, wait); werr != nil {
-			return nil, werr
-		}
+	return attempts, maxWait, base
+}
+
+// rewind returns the request for attempt: req itself first, then a clone
+// with a fresh body.
+func rewind(req *http.Request, attempt int) (*http.Request, error) {
+	if attempt == 1 {
+		return req, nil
 	}
+	r := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, fmt.Errorf("rewind request body: %w", err)
+		}
+		r.Body = body
+	}
+	return r, nil
 }
 
 func (t *Transport) wait(ctx context.Context, d time.Duration) error {
@@ -182,7 +209,7 @@ func (t *Transport) retryAfter(resp *http.Response, attempt int) (time.Duration,
 		// A 403 is a secondary limit only if GitHub says so; otherwise it is
 		// a permission problem no retry will fix.
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
+		_ = resp.Body.Close() // read whole: nothing left to lose
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		if strings.Contains(strings.ToLower(string(body)), "secondary rate limit") {
 			// GitHub's advice without Retry-After: wait at least a minute.

@@ -490,3 +490,34 @@ func TestLinkedWorktreeHasItsOwnBase(t *testing.T) {
 		t.Errorf("worktree HEAD %s", got)
 	}
 }
+
+// The action keeps its sync state on the state branch (sync/state.json,
+// not a state path): a local sync neither writes it to disk nor removes
+// it from the branch when it commits.
+func TestFilesTheLocalSideDoesNotManageStayOnTheBranch(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	a.write(ledger1, sbt.Records("CLR-1-001"))
+	a.sync()
+	action := sbt.Clone(t, remote)
+	sbt.Git(t, action, "checkout", "-q", "agentx/state")
+	sbt.WriteFile(t, filepath.Join(action, "sync", "state.json"), "{\"schema_version\":1}\n")
+	sbt.Git(t, action, "add", "sync/state.json")
+	sbt.Git(t, action, "commit", "-q", "-m", "agentx: record GitHub sync state")
+	sbt.Git(t, action, "push", "-q", "origin", "agentx/state")
+
+	a.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-002"))
+	if res := a.sync(); !res.Pushed {
+		t.Fatalf("sync did not push: %+v", res)
+	}
+	if got := string(remoteFile(t, remote, "sync/state.json")); got != "{\"schema_version\":1}\n" {
+		t.Errorf("sync/state.json on the branch = %q", got)
+	}
+	if _, err := os.Stat(a.path("sync/state.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("sync/state.json written locally (%v)", err)
+	}
+	if got := sbt.IDs(t, remoteFile(t, remote, ledger1)); len(got) != 2 {
+		t.Errorf("remote ledger %v", got)
+	}
+}

@@ -1,0 +1,109 @@
+package sync
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+)
+
+// settings fingerprints what a rendering depends on besides the ledger.
+func (s *Syncer) settings() string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("v1\x00%s\x00%s\x00%s", s.Labels.Blocked, s.Labels.Escalated, s.Bot)))
+	return hex.EncodeToString(h[:8])
+}
+
+// RunBranch syncs every ledger of the state branch (snap as read, or nil
+// to read it) and records the sync state there. A ledger whose blob is the
+// one the state recorded under the same settings is not even read: an
+// unchanged branch costs the ref and tree reads and the state's blob.
+func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnapshot) error {
+	if snap == nil {
+		var err error
+		if snap, err = sb.Read(ctx); err != nil {
+			return err
+		}
+	}
+	data, err := sb.ReadFile(ctx, snap, SyncStatePath)
+	if err != nil {
+		return err
+	}
+	st := ParseState(data)
+	settings := s.settings()
+	trust := st.Settings == settings && !s.Full
+	issues, paths := branchLedgers(snap)
+	var loaded []ledger.Loaded
+	blobs := map[int]string{}
+	for i, n := range issues {
+		blob := snap.Blobs[paths[i]]
+		if is, ok := st.Get(n); trust && ok && is.Blob == blob {
+			s.Counts.IssuesUnchanged++
+			continue
+		}
+		l, _, err := sb.readLedger(ctx, snap, n, paths[i])
+		if err != nil && l == nil && !isCorrupt(err) {
+			return err
+		}
+		loaded = append(loaded, ledger.Loaded{Issue: n, Ledger: l, Err: err})
+		blobs[n] = blob
+	}
+	runErr := s.Run(ctx, loaded, st)
+	if s.DryRun {
+		return runErr
+	}
+	// Record each ledger's blob beside the hash it was mirrored with, so
+	// the next run need not read it.
+	for _, ld := range loaded {
+		if ld.Err != nil {
+			continue
+		}
+		is, ok := st.Get(ld.Issue)
+		if ok && is.Hash == Desired(ld.Ledger, s.Labels, s.Clean).Hash(s.Bot) {
+			is.Blob = blobs[ld.Issue]
+			st.Set(ld.Issue, is)
+		}
+	}
+	if runErr == nil {
+		st.SetSettings(settings)
+	}
+	// Save what did land even when the run stopped half way: the next run
+	// then rereads only the issues this one did not finish. A cancelled
+	// run (the runner's SIGTERM) still records its progress.
+	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := saveState(saveCtx, sb, st, snap); err != nil && runErr == nil {
+		return fmt.Errorf("save sync state: %w", err)
+	}
+	return runErr
+}
+
+// saveState commits st when it changed. On a lost race it merges with the
+// state the other run wrote (its issues kept, ours on top) and tries again.
+func saveState(ctx context.Context, sb *StateBranch, st *State, read *StateSnapshot) error {
+	if !st.Changed() {
+		return nil
+	}
+	_, _, err := sb.UpdateFrom(ctx, read, "agentx: record GitHub sync state [skip ci]", func(_ context.Context, snap *StateSnapshot, readFile func(string) ([]byte, error)) (map[string][]byte, error) {
+		if snap.Blobs[SyncStatePath] != read.Blobs[SyncStatePath] {
+			fresh, err := readFile(SyncStatePath)
+			if err != nil {
+				return nil, err
+			}
+			st = st.mergeInto(ParseState(fresh))
+			read = snap
+		}
+		data, err := jsonfile.Marshal(st)
+		if err != nil {
+			return nil, fmt.Errorf("encode sync state: %w", err)
+		}
+		return map[string][]byte{SyncStatePath: data}, nil
+	})
+	if err == nil {
+		st.touched = nil
+	}
+	return err
+}
