@@ -21,13 +21,13 @@ func TestIngestStoresNoSecret(t *testing.T) {
 			t.Run(k.ID, func(t *testing.T) {
 				fake := newFakeWithIssues(42)
 				defer fake.Close()
-				fake.SetFile(ledgerPath42, encode(t, ledger42()))
+				fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
 				ev := event(fake, "alice", "OWNER", "/clarify answer CLR-42-001 Use "+ex.In+" <private>not this</private> then.")
 				out, err := newIngester(newTestClient(t, fake, &sleeps{})).Run(context.Background(), ev)
 				if err != nil || !out.Applied {
 					t.Fatalf("outcome %+v, %v", out, err)
 				}
-				data, _ := fake.File(ledgerPath42)
+				data, _ := fake.BranchFile(DefaultStateBranch, ledgerPath42)
 				if strings.Contains(string(data), ex.Secret()) || strings.Contains(string(data), "not this") {
 					t.Fatalf("the ledger keeps %q:\n%s", ex.Secret(), data)
 				}
