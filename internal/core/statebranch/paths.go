@@ -114,7 +114,7 @@ func scanLocal(ctx context.Context, agentxDir string, cache *statCache) (map[str
 			if err == nil {
 				data, err = io.ReadAll(f)
 			}
-			f.Close()
+			_ = f.Close() // opened read-only: a close error loses nothing
 			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", rel, err)
 			}

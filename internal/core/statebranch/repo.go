@@ -159,8 +159,15 @@ func (r *repo) blob(h plumbing.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
-	defer rd.Close()
-	return io.ReadAll(rd)
+	data, err := io.ReadAll(rd)
+	// The reader may decompress: its Close can report a corrupt object.
+	if cerr := rd.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	return data, nil
 }
 
 // writeBlob stores data (git hash-object -w --stdin).

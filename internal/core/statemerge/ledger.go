@@ -74,7 +74,7 @@ func mergeLedgerFile(path string, issue int, base, ours, theirs []byte, rep *Rep
 	}
 	data, err := jsonfile.Marshal(m)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: encode merged ledger: %v", path, ErrUnmergeable, err)
+		return nil, fmt.Errorf("%s: %w: encode merged ledger: %w", path, ErrUnmergeable, err)
 	}
 	return data, nil
 }
