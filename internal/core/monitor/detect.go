@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
 // Reasons the monitor escalates for (the record keeps it, see
@@ -196,13 +197,8 @@ func firstQuestion(r *ledger.Record) string {
 	return "(no question)"
 }
 
-func quote(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:197]) + "..."
-	}
-	return strconv.Quote(s)
-}
+// quote puts a message body inside a one-line finding.
+func quote(s string) string { return strconv.Quote(shorten.Line(s, 200)) }
 
 // detectDeadlocks builds the wait-for graph of blocking records whose
 // target owes an answer (requester -> target, across all issues), lists
