@@ -552,7 +552,10 @@ func (x *extractor) toolResult(id string, failed bool, text string, n int) {
 	var content string
 	switch {
 	case c.command != "":
-		content = fmt.Sprintf("Command failed: %#q: %s", shorten.Line(c.command, 200), excerpt)
+		// Backticks as written, not %#q: that switches to "..." for a
+		// command holding a backtick, and a stored observation's text
+		// must not change between versions (dedupe compares it).
+		content = "Command failed: `" + shorten.Line(c.command, 200) + "`: " + excerpt
 	case len(c.files) > 0:
 		content = fmt.Sprintf("%s failed on %s: %s", c.name, x.rel(c.files[0]), excerpt)
 	case c.name != "":
