@@ -512,3 +512,31 @@ func FuzzExtract(f *testing.F) {
 		checkInvariants(t, res.Candidates)
 	})
 }
+
+// A failed command is quoted in backticks as written, even when it holds a
+// backtick itself: a stored observation's text must stay what earlier
+// versions wrote, or dedupe would store the same failure twice.
+func TestFailedCommandQuotedAsWritten(t *testing.T) {
+	lines := []string{
+		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"echo ` + "`date`" + ` && go test ./x/"}}]},"timestamp":"2026-03-01T17:00:08.056Z"}`,
+		`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"Exit code 1\n--- FAIL: TestX (0.00s)","is_error":true}]},"timestamp":"2026-03-01T17:00:09.063Z"}`,
+	}
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ExtractFile(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Command failed: `echo `date` && go test ./x/`: --- FAIL: TestX (0.00s)"
+	for _, c := range res.Candidates {
+		if c.Category == memory.Error {
+			if c.Content != want {
+				t.Fatalf("content %q, want %q", c.Content, want)
+			}
+			return
+		}
+	}
+	t.Fatalf("no error candidate in:\n%s", dump(res.Candidates))
+}

@@ -63,7 +63,7 @@ func transcriptTail(path string) (int64, []byte) {
 	if err != nil {
 		return -1, nil
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened read-only: a close error loses nothing
 	info, err := f.Stat()
 	if err != nil {
 		return -1, nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
 // DefaultMaxBytes bounds how much of a transcript one capture reads. A
@@ -49,7 +50,7 @@ func ExtractFile(path string, opt Options) (Result, error) {
 		}
 		return Result{}, fmt.Errorf("read transcript %s: %w", path, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened read-only: a close error loses nothing
 	info, err := f.Stat()
 	if err != nil {
 		return Result{}, fmt.Errorf("read transcript %s: %w", path, err)
@@ -551,7 +552,10 @@ func (x *extractor) toolResult(id string, failed bool, text string, n int) {
 	var content string
 	switch {
 	case c.command != "":
-		content = fmt.Sprintf("Command failed: `%s`: %s", oneLine(c.command, 200), excerpt)
+		// Backticks as written, not %#q: that switches to "..." for a
+		// command holding a backtick, and a stored observation's text
+		// must not change between versions (dedupe compares it).
+		content = "Command failed: `" + shorten.Line(c.command, 200) + "`: " + excerpt
 	case len(c.files) > 0:
 		content = fmt.Sprintf("%s failed on %s: %s", c.name, x.rel(c.files[0]), excerpt)
 	case c.name != "":
@@ -576,10 +580,10 @@ func errorExcerpt(text string) string {
 			continue
 		}
 		if len(firsts) < 3 {
-			firsts = append(firsts, oneLine(l, 200))
+			firsts = append(firsts, shorten.Line(l, 200))
 		}
 		if len(picked) < 3 && errorLineRe().MatchString(l) {
-			picked = append(picked, oneLine(l, 200))
+			picked = append(picked, shorten.Line(l, 200))
 		}
 		if len(picked) == 3 {
 			break
@@ -592,14 +596,6 @@ func errorExcerpt(text string) string {
 		return "(no output)"
 	}
 	return strings.Join(picked, " | ")
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-3]) + "..."
-	}
-	return s
 }
 
 func (x *extractor) rel(path string) string {

@@ -253,75 +253,121 @@ const (
 
 func ts(s string) time.Time { t, _ := clock.Parse(s); return t }
 
+// roundLog holds, per round (1-based), when its question was asked and
+// whether it was answered. Slices, not maps: a digest builds this for
+// every record.
+type roundLog struct {
+	asked    []time.Time
+	answered []bool
+}
+
+// grown is l with room for round (a value, not a pointer method: the
+// buffers behind l stay on the caller's stack).
+func (l roundLog) grown(round int) roundLog {
+	for round >= len(l.asked) {
+		l.asked, l.answered = append(l.asked, time.Time{}), append(l.answered, false)
+	}
+	return l
+}
+
 func factOf(r *ledger.Record, isAgent func(string) bool) fact {
 	f := fact{rec: r, created: r.CreatedTime(), rounds: r.Round}
-	human := false
-	var firstEsc, lastRes *ledger.Entry
-	// Per round (1-based): when its question was asked, whether it was
-	// answered. Slices, not maps: a digest builds this for every record.
 	var askedBuf [8]time.Time
 	var answeredBuf [8]bool
-	asked, answered := askedBuf[:], answeredBuf[:]
-	grow := func(round int) {
-		for round >= len(asked) {
-			asked, answered = append(asked, time.Time{}), append(answered, false)
+	l := roundLog{askedBuf[:], answeredBuf[:]}
+	if !f.created.IsZero() {
+		l.asked[1] = f.created
+	}
+	// By value in and out, so the buffers stay on the stack.
+	l, m := f.readThread(l, isAgent)
+	if f.rounds < 1 {
+		f.rounds = 1
+	}
+	f.settle(m, isAgent)
+	// The monitor marks the round whose SLA it found missed; the round's
+	// question dates it when the event log no longer does.
+	if raw := r.ExtraValue(staleRoundKey); raw != nil {
+		var n int
+		if json.Unmarshal(raw, &n) == nil && n >= 0 {
+			l = l.grown(n)
+			f.staleAt = l.asked[n]
+			if f.staleAt.IsZero() {
+				f.staleAt = f.created
+			}
 		}
 	}
-	if !f.created.IsZero() {
-		asked[1] = f.created
+	l = l.grown(f.rounds)
+	f.waitFrom = l.asked[f.rounds]
+	if f.waitFrom.IsZero() {
+		f.waitFrom = f.created
 	}
-	for i := range r.Thread {
-		e := &r.Thread[i]
+	if r.Status == ledger.Answered {
+		// The requester owes the next step: the wait began at the answer.
+		if e := r.LastOf(ledger.Answer); e != nil && !ts(e.Timestamp).IsZero() {
+			f.waitFrom = ts(e.Timestamp)
+		}
+	}
+	return f
+}
+
+// threadMarks is what settling a record needs from its thread.
+type threadMarks struct {
+	human             bool // a person (neither the hub nor an agent) wrote in it
+	firstEsc, lastRes *ledger.Entry
+}
+
+// readThread walks f's thread once: the rounds and their answer times go
+// into f and l.
+func (f *fact) readThread(l roundLog, isAgent func(string) bool) (roundLog, threadMarks) {
+	var m threadMarks
+	for i := range f.rec.Thread {
+		e := &f.rec.Thread[i]
 		if e.Round > f.rounds {
 			f.rounds = e.Round
 		}
 		if e.From != ledger.HubName && !isAgent(e.From) {
-			human = true
+			m.human = true
 		}
 		if e.Round < 0 {
 			continue
 		}
-		grow(e.Round)
+		l = l.grown(e.Round)
 		t := ts(e.Timestamp)
 		switch e.Type {
 		case ledger.Question:
-			if asked[e.Round].IsZero() || !t.IsZero() && t.Before(asked[e.Round]) {
-				asked[e.Round] = t
+			if l.asked[e.Round].IsZero() || !t.IsZero() && t.Before(l.asked[e.Round]) {
+				l.asked[e.Round] = t
 			}
 		case ledger.Answer:
-			if !answered[e.Round] && !asked[e.Round].IsZero() && !t.IsZero() {
-				answered[e.Round] = true
-				f.answers = append(f.answers, answerTime{asked[e.Round], t})
+			if !l.answered[e.Round] && !l.asked[e.Round].IsZero() && !t.IsZero() {
+				l.answered[e.Round] = true
+				f.answers = append(f.answers, answerTime{l.asked[e.Round], t})
 			}
 		case ledger.Escalation:
-			if firstEsc == nil {
-				firstEsc = e
+			if m.firstEsc == nil {
+				m.firstEsc = e
 			}
 		case ledger.Resolution:
-			lastRes = e
+			m.lastRes = e
 		}
 	}
-	if f.rounds < 1 {
-		f.rounds = 1
-	}
-	var reason string
-	if raw := r.ExtraValue(reasonKey); raw != nil {
-		_ = json.Unmarshal(raw, &reason)
-	}
+	return l, m
+}
+
+// settle sets how and when f's record was closed.
+func (f *fact) settle(m threadMarks, isAgent func(string) bool) {
+	r, firstEsc, lastRes := f.rec, m.firstEsc, m.lastRes
 	switch {
 	case firstEsc != nil:
-		f.outcome, f.settled, f.reason = escalated, ts(firstEsc.Timestamp), reason
-		switch {
-		case firstEsc.From == ledger.HubName:
-			f.escBy = "monitor"
-		case isAgent(firstEsc.From):
-			f.escBy = "agent"
-		default:
-			f.escBy = "person"
+		f.outcome, f.settled, f.escBy = escalated, ts(firstEsc.Timestamp), escalator(firstEsc.From, isAgent)
+		var reason string // not &f.reason: that would move f to the heap
+		if raw := r.ExtraValue(reasonKey); raw != nil {
+			_ = json.Unmarshal(raw, &reason)
 		}
+		f.reason = reason
 	case r.Status == ledger.Resolved:
 		f.outcome = autoResolved
-		if human {
+		if m.human {
 			f.outcome = resolvedWithPerson
 		}
 		if r.ResolvedAt != nil {
@@ -344,30 +390,19 @@ func factOf(r *ledger.Record, isAgent func(string) bool) fact {
 		// it was created, as far as anyone can tell.
 		f.settled = f.created
 	}
-	// The monitor marks the round whose SLA it found missed; the round's
-	// question dates it when the event log no longer does.
-	if raw := r.ExtraValue(staleRoundKey); raw != nil {
-		var n int
-		if json.Unmarshal(raw, &n) == nil && n >= 0 {
-			grow(n)
-			f.staleAt = asked[n]
-			if f.staleAt.IsZero() {
-				f.staleAt = f.created
-			}
-		}
+}
+
+// escalator names who escalated: the monitor (as the hub), an agent or a
+// person.
+func escalator(from string, isAgent func(string) bool) string {
+	switch {
+	case from == ledger.HubName:
+		return "monitor"
+	case isAgent(from):
+		return "agent"
+	default:
+		return "person"
 	}
-	grow(f.rounds)
-	f.waitFrom = asked[f.rounds]
-	if f.waitFrom.IsZero() {
-		f.waitFrom = f.created
-	}
-	if r.Status == ledger.Answered {
-		// The requester owes the next step: the wait began at the answer.
-		if e := r.LastOf(ledger.Answer); e != nil && !ts(e.Timestamp).IsZero() {
-			f.waitFrom = ts(e.Timestamp)
-		}
-	}
-	return f
 }
 
 // Compute returns the digest of in over opt's window. It is pure: the same
@@ -468,35 +503,9 @@ func figures(facts []fact, w Window, staleEvents map[string][]time.Time, in *Inp
 		f.Settled++
 		rounds += x.rounds
 		f.Rounds[min(x.rounds, 5)-1]++
-		switch x.outcome {
-		case autoResolved, resolvedWithPerson:
-			f.Resolved++
-			if x.outcome == autoResolved {
-				f.AutoResolved++
-			} else {
-				f.ResolvedWithPerson++
-			}
-			if !x.created.IsZero() {
-				resolves = append(resolves, x.settled.Sub(x.created).Seconds())
-			}
-		case escalated:
-			f.Escalated++
-			switch x.escBy {
-			case "monitor":
-				f.EscalatedByMonitor++
-			case "agent":
-				f.EscalatedByAgent++
-			default:
-				f.EscalatedByPerson++
-			}
-			switch x.reason {
-			case "stuck":
-				f.Stuck++
-			case "deadlock":
-				f.Deadlocks++
-			}
-		case abandoned:
-			f.Abandoned++
+		f.countOutcome(x)
+		if (x.outcome == autoResolved || x.outcome == resolvedWithPerson) && !x.created.IsZero() {
+			resolves = append(resolves, x.settled.Sub(x.created).Seconds())
 		}
 	}
 	if f.Settled > 0 {
@@ -508,6 +517,36 @@ func figures(facts []fact, w Window, staleEvents map[string][]time.Time, in *Inp
 	f.MedianResolveSeconds = median(resolves)
 	f.Memory = memoryFigures(in, w)
 	return f
+}
+
+// countOutcome counts a record settled in f's window by how it settled.
+func (f *Figures) countOutcome(x *fact) {
+	switch x.outcome {
+	case autoResolved:
+		f.Resolved++
+		f.AutoResolved++
+	case resolvedWithPerson:
+		f.Resolved++
+		f.ResolvedWithPerson++
+	case escalated:
+		f.Escalated++
+		switch x.escBy {
+		case "monitor":
+			f.EscalatedByMonitor++
+		case "agent":
+			f.EscalatedByAgent++
+		default:
+			f.EscalatedByPerson++
+		}
+		switch x.reason {
+		case "stuck":
+			f.Stuck++
+		case "deadlock":
+			f.Deadlocks++
+		}
+	case abandoned:
+		f.Abandoned++
+	}
 }
 
 // staleIn reports whether x went stale in w: by the event log, else (the

@@ -46,6 +46,17 @@ func Markdown(rep *Report, clean func(string) string) string {
 	row("Stuck (escalated by the monitor)", cur.Stuck, prev.Stuck)
 	row("Deadlocks broken", cur.Deadlocks, prev.Deadlocks)
 
+	m.charts(cur)
+	m.breakdowns(rep)
+	m.memory(rep)
+	m.trend(rep)
+	m.needsPerson(rep)
+	return m.b.String()
+}
+
+// charts draws the window's outcomes and rounds for GitHub's mermaid, or
+// says the window had no clarification.
+func (m *md) charts(cur *Figures) {
 	if cur.Settled+cur.StillOpen > 0 {
 		m.p("\n```mermaid\npie showData title Outcomes this window\n")
 		for _, s := range []struct {
@@ -72,7 +83,10 @@ func Markdown(rep *Report, clean func(string) string) string {
 	if cur.Opened+cur.Settled+cur.StillOpen == 0 {
 		m.p("\nNo clarification was opened, settled or open in this window.\n")
 	}
+}
 
+// breakdowns are the tables by agent pair, by issue and by topic.
+func (m *md) breakdowns(rep *Report) {
 	if len(rep.Pairs) > 0 {
 		m.p("\n## By agent pair\n\n| From → To | Opened | Settled | Resolved without a person | Escalated | Average rounds |\n|---|---:|---:|---:|---:|---:|\n")
 		for _, p := range rep.Pairs {
@@ -99,7 +113,10 @@ func Markdown(rep *Report, clean func(string) string) string {
 			m.p("| %s | %d | %s |\n", m.text(t.Topic), t.Count, strings.Join(links, ", "))
 		}
 	}
+}
 
+func (m *md) memory(rep *Report) {
+	cur, prev := &rep.Current, &rep.Prior
 	m.p("\n## Memory\n\n")
 	cm, pm := cur.Memory, prev.Memory
 	m.p("| Figure | This window | Previous | Change |\n|---|---:|---:|---:|\n")
@@ -111,7 +128,9 @@ func Markdown(rep *Report, clean func(string) string) string {
 	if rep.MemoryTokens > 0 {
 		m.p("\nThe store holds about %d tokens.\n", rep.MemoryTokens)
 	}
+}
 
+func (m *md) trend(rep *Report) {
 	if len(rep.Trend) >= 3 {
 		m.p("\n## Trend\n\n```mermaid\nxychart-beta\n    title \"Auto-resolution and escalation rates (%%)\"\n    x-axis [")
 		for i, t := range rep.Trend {
@@ -126,7 +145,9 @@ func Markdown(rep *Report, clean func(string) string) string {
 			m.p("| %s | %d | %d | %s | %s |\n", t.Week, t.Opened, t.Settled, pctOr(t.AutoResolutionRate, "–"), pctOr(t.EscalationRate, "–"))
 		}
 	}
+}
 
+func (m *md) needsPerson(rep *Report) {
 	m.p("\n## Needs a person\n\n")
 	if len(rep.Escalations)+len(rep.Longest) == 0 {
 		m.p("Nothing is escalated or waiting.\n")
@@ -146,7 +167,6 @@ func Markdown(rep *Report, clean func(string) string) string {
 			m.waiting(w, "waiting")
 		}
 	}
-	return m.b.String()
 }
 
 type md struct {

@@ -21,8 +21,6 @@ const (
 	InvalidInput      Code = "INVALID_INPUT"
 	AgentError        Code = "AGENT_ERROR"
 	CorruptState      Code = "CORRUPT_STATE"
-	// InvalidTransition is reported under INVALID_INPUT on the wire (the
-	// protocol has no separate name for it) but kept distinct for callers.
 )
 
 // Error is a protocol error. Hint, when set, tells an agent what to do next.

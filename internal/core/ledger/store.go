@@ -93,7 +93,7 @@ func (s *Store) Issues() ([]int, error) {
 }
 
 // Update runs fn on the ledger of issue under its lock and writes the result
-// atomically. fn returns errSkipWrite-free errors to abort without writing.
+// atomically. An error from fn aborts without writing and is returned.
 // When the lock turns out to have been taken over while we held it (we were
 // paused past the stale threshold), the write is refused and the whole
 // read-modify-write is retried on the fresh ledger, so no update is lost.

@@ -17,60 +17,71 @@ func elementaryCycles(n int, adj [][]int) [][]int {
 	for v := range adj {
 		sort.Ints(adj[v])
 	}
-	var out [][]int
-	blocked := make([]bool, n)
-	bset := make([]map[int]bool, n)
-	var stack []int
-	for s := 0; s < n && len(out) < maxCycles; s++ {
+	j := &johnson{adj: adj, blocked: make([]bool, n), bset: make([]map[int]bool, n)}
+	for s := 0; s < n && len(j.out) < maxCycles; s++ {
 		comp := sccOf(n, adj, s)
 		if comp == nil {
 			continue
 		}
 		for v := range comp {
-			blocked[v] = false
-			bset[v] = map[int]bool{}
+			j.blocked[v] = false
+			j.bset[v] = map[int]bool{}
 		}
-		var unblock func(u int)
-		unblock = func(u int) {
-			blocked[u] = false
-			for w := range bset[u] {
-				delete(bset[u], w)
-				if blocked[w] {
-					unblock(w)
-				}
-			}
-		}
-		var circuit func(v int) bool
-		circuit = func(v int) bool {
-			found := false
-			stack = append(stack, v)
-			blocked[v] = true
-			for _, w := range adj[v] {
-				if !comp[w] || len(out) >= maxCycles {
-					continue
-				}
-				if w == s {
-					out = append(out, append([]int(nil), stack...))
-					found = true
-				} else if !blocked[w] && circuit(w) {
-					found = true
-				}
-			}
-			if found {
-				unblock(v)
-			} else {
-				for _, w := range adj[v] {
-					if comp[w] {
-						bset[w][v] = true
-					}
-				}
-			}
-			stack = stack[:len(stack)-1]
-			return found
-		}
-		circuit(s)
+		j.s, j.comp = s, comp
+		j.circuit(s)
 	}
-	return out
+	return j.out
+}
+
+// johnson is the state of one run of Johnson's algorithm.
+type johnson struct {
+	adj     [][]int
+	blocked []bool
+	bset    []map[int]bool // B(v): vertices to unblock when v is
+	stack   []int
+	s       int          // the start vertex of the current search
+	comp    map[int]bool // s's component: the vertices searched
+	out     [][]int
+}
+
+func (j *johnson) unblock(u int) {
+	j.blocked[u] = false
+	for w := range j.bset[u] {
+		delete(j.bset[u], w)
+		if j.blocked[w] {
+			j.unblock(w)
+		}
+	}
+}
+
+// circuit finds the cycles through j.s that continue the path on the stack
+// with v, and reports whether it found any.
+func (j *johnson) circuit(v int) bool {
+	found := false
+	j.stack = append(j.stack, v)
+	j.blocked[v] = true
+	for _, w := range j.adj[v] {
+		if !j.comp[w] || len(j.out) >= maxCycles {
+			continue
+		}
+		if w == j.s {
+			j.out = append(j.out, append([]int(nil), j.stack...))
+			found = true
+		} else if !j.blocked[w] && j.circuit(w) {
+			found = true
+		}
+	}
+	if found {
+		j.unblock(v)
+	} else {
+		for _, w := range j.adj[v] {
+			if j.comp[w] {
+				j.bset[w][v] = true
+			}
+		}
+	}
+	j.stack = j.stack[:len(j.stack)-1]
+	return found
 }
 
 // sccOf returns the strongly connected component containing s in the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
 // Reasons the monitor escalates for (the record keeps it, see
@@ -196,13 +197,8 @@ func firstQuestion(r *ledger.Record) string {
 	return "(no question)"
 }
 
-func quote(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:197]) + "..."
-	}
-	return strconv.Quote(s)
-}
+// quote puts a message body inside a one-line finding.
+func quote(s string) string { return strconv.Quote(shorten.Line(s, 200)) }
 
 // detectDeadlocks builds the wait-for graph of blocking records whose
 // target owes an answer (requester -> target, across all issues), lists
@@ -213,38 +209,9 @@ func quote(s string) string {
 // has no waiting record left) is skipped. Records in taken are out of the
 // graph already.
 func detectDeadlocks(open []ledger.Record, taken map[string]bool, priority []string) []Deadlock {
-	index := map[string]int{}
-	var names []string
-	type edge struct{ from, to int }
-	edges := map[edge][]ledger.Record{}
-	for _, r := range open {
-		if !r.Blocking || !r.Status.Waiting() || taken[r.ID] || r.From == r.To {
-			continue
-		}
-		for _, a := range []string{r.From, r.To} {
-			if _, ok := index[a]; !ok {
-				index[a] = -1
-				names = append(names, a)
-			}
-		}
-	}
-	if len(names) < 2 {
+	g := newWaitGraph(open, taken)
+	if g == nil {
 		return nil
-	}
-	sort.Strings(names)
-	for i, a := range names {
-		index[a] = i
-	}
-	adj := make([][]int, len(names))
-	for _, r := range open {
-		if !r.Blocking || !r.Status.Waiting() || taken[r.ID] || r.From == r.To {
-			continue
-		}
-		e := edge{index[r.From], index[r.To]}
-		if len(edges[e]) == 0 {
-			adj[e.from] = append(adj[e.from], e.to)
-		}
-		edges[e] = append(edges[e], r) // open is sorted: oldest first per edge
 	}
 	rank := func(agent string) int {
 		for i, p := range priority {
@@ -256,43 +223,114 @@ func detectDeadlocks(open []ledger.Record, taken map[string]bool, priority []str
 	}
 	escalated := map[string]bool{}
 	var out []Deadlock
-	for _, cyc := range elementaryCycles(len(names), adj) {
-		k := len(cyc)
-		broken := false
-		for i := 0; i < k && !broken; i++ {
-			all := true
-			for _, r := range edges[edge{cyc[i], cyc[(i+1)%k]}] {
-				all = all && escalated[r.ID]
-			}
-			broken = all
-		}
-		if broken {
+	for _, cyc := range elementaryCycles(len(g.names), g.adj) {
+		if g.broken(cyc, escalated) {
 			continue
 		}
-		// The winner: best rank, then oldest request on its outgoing edge.
-		win := 0
-		for i := 1; i < k; i++ {
-			a, b := names[cyc[i]], names[cyc[win]]
-			ra, rb := rank(a), rank(b)
-			if ra < rb || (ra == rb && older(&edges[edge{cyc[i], cyc[(i+1)%k]}][0], &edges[edge{cyc[win], cyc[(win+1)%k]}][0])) {
-				win = i
-			}
-		}
-		d := Deadlock{}
-		for i := 0; i < k; i++ {
-			v := cyc[(win+i)%k]
-			d.Agents = append(d.Agents, names[v])
-			for _, r := range edges[edge{v, cyc[(win+i+1)%k]}] {
-				switch {
-				case i == 0 && !escalated[r.ID]:
-					d.Continue = append(d.Continue, r)
-				case i > 0 && !escalated[r.ID]:
-					escalated[r.ID] = true
-					d.Escalate = append(d.Escalate, r)
-				}
-			}
-		}
-		out = append(out, d)
+		out = append(out, g.breakAt(cyc, g.winner(cyc, rank), escalated))
 	}
 	return out
+}
+
+type edge struct{ from, to int }
+
+// waitGraph is the wait-for graph between agents: an edge from a requester
+// to the target that owes it an answer.
+type waitGraph struct {
+	names []string // the agents, sorted; a vertex is an index into names
+	adj   [][]int
+	edges map[edge][]ledger.Record // the waiting records of an edge, oldest first
+}
+
+// newWaitGraph builds the graph of open's blocking waiting records not in
+// taken, or returns nil when fewer than two agents wait.
+func newWaitGraph(open []ledger.Record, taken map[string]bool) *waitGraph {
+	waits := func(r *ledger.Record) bool {
+		return r.Blocking && r.Status.Waiting() && !taken[r.ID] && r.From != r.To
+	}
+	index := map[string]int{}
+	g := &waitGraph{edges: map[edge][]ledger.Record{}}
+	for i := range open {
+		if !waits(&open[i]) {
+			continue
+		}
+		for _, a := range []string{open[i].From, open[i].To} {
+			if _, ok := index[a]; !ok {
+				index[a] = -1
+				g.names = append(g.names, a)
+			}
+		}
+	}
+	if len(g.names) < 2 {
+		return nil
+	}
+	sort.Strings(g.names)
+	for i, a := range g.names {
+		index[a] = i
+	}
+	g.adj = make([][]int, len(g.names))
+	for _, r := range open {
+		if !waits(&r) {
+			continue
+		}
+		e := edge{index[r.From], index[r.To]}
+		if len(g.edges[e]) == 0 {
+			g.adj[e.from] = append(g.adj[e.from], e.to)
+		}
+		g.edges[e] = append(g.edges[e], r) // open is sorted: oldest first per edge
+	}
+	return g
+}
+
+// out is the records on the edge leaving cycle position i.
+func (g *waitGraph) out(cyc []int, i int) []ledger.Record {
+	k := len(cyc)
+	return g.edges[edge{cyc[i%k], cyc[(i+1)%k]}]
+}
+
+// broken reports whether an earlier break escalated every record of one of
+// cyc's edges, so the cycle waits no more.
+func (g *waitGraph) broken(cyc []int, escalated map[string]bool) bool {
+	for i := range cyc {
+		all := true
+		for _, r := range g.out(cyc, i) {
+			all = all && escalated[r.ID]
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// winner is the cycle position whose request continues: best rank, then
+// oldest request on its outgoing edge.
+func (g *waitGraph) winner(cyc []int, rank func(string) int) int {
+	win := 0
+	for i := 1; i < len(cyc); i++ {
+		ra, rb := rank(g.names[cyc[i]]), rank(g.names[cyc[win]])
+		if ra < rb || (ra == rb && older(&g.out(cyc, i)[0], &g.out(cyc, win)[0])) {
+			win = i
+		}
+	}
+	return win
+}
+
+// breakAt breaks cyc at position win: win's requests continue, every other
+// record not yet escalated is escalated (and marked so in escalated).
+func (g *waitGraph) breakAt(cyc []int, win int, escalated map[string]bool) Deadlock {
+	d := Deadlock{}
+	for i := range cyc {
+		d.Agents = append(d.Agents, g.names[cyc[(win+i)%len(cyc)]])
+		for _, r := range g.out(cyc, win+i) {
+			switch {
+			case i == 0 && !escalated[r.ID]:
+				d.Continue = append(d.Continue, r)
+			case i > 0 && !escalated[r.ID]:
+				escalated[r.ID] = true
+				d.Escalate = append(d.Escalate, r)
+			}
+		}
+	}
+	return d
 }

@@ -34,7 +34,7 @@ func readWithIdentity(path string) ([]byte, identity, bool, error) {
 	if err != nil {
 		return nil, identity{}, false, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened read-only: a close error loses nothing
 	var st syscall.Stat_t
 	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
 		data, rerr := io.ReadAll(f)

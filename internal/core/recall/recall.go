@@ -19,6 +19,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/wordset"
 )
 
@@ -66,10 +67,10 @@ type Candidate struct {
 
 // Keywords normalises the words recall ranks by (the query, the branch
 // name, open clarifications, commit subjects): lower-cased words of two
-// characters or more without stop words, in first-seen order, at most max
+// characters or more without stop words, in first-seen order, at most limit
 // (0: no limit). Issue-number-only words and the branch's separators carry
 // nothing and drop out with the normalisation.
-func Keywords(max int, texts ...string) []string {
+func Keywords(limit int, texts ...string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range texts {
@@ -83,7 +84,7 @@ func Keywords(max int, texts ...string) []string {
 			}
 			seen[w] = true
 			out = append(out, w)
-			if max > 0 && len(out) == max {
+			if limit > 0 && len(out) == limit {
 				return out
 			}
 		}
@@ -307,7 +308,7 @@ func statement(o *memory.Observation) string {
 	if len(date) > 10 {
 		date = date[:10]
 	}
-	return fmt.Sprintf("- %s (%s, %s, #%d, %s): %s\n", o.ID, date, o.Agent, o.IssueNumber, o.Category, oneLine(o.Summary))
+	return fmt.Sprintf("- %s (%s, %s, #%d, %s): %s\n", o.ID, date, o.Agent, o.IssueNumber, o.Category, shorten.Flatten(o.Summary))
 }
 
 // detail is the full content under a statement, indented, when it says more
@@ -361,8 +362,6 @@ func displaced(c Candidate) int {
 	}
 	return memory.EstimateTokens(c.Obs.Content)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // cut shortens s to at most n bytes on a rune boundary.
 func cut(s string, n int) string {

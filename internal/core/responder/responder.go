@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
 // Request is the document a responder reads on stdin.
@@ -94,14 +95,13 @@ func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, 
 	return answer, nil
 }
 
+// firstLine is the first line of a failed responder's stderr, cut to 200
+// characters on a character boundary (stderr may be any language).
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
+	return shorten.Text(s, 200)
 }
 
 type limitedBuffer struct {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -44,5 +45,25 @@ func TestRespond(t *testing.T) {
 	}
 	if !e.Has("echo") || e.Has("nobody") {
 		t.Error("Has")
+	}
+}
+
+// A failing responder's stderr is quoted in the error cut to 200
+// characters, never inside a UTF-8 sequence: byte 200 of this line falls
+// in the middle of a two-byte character.
+func TestFirstLineCutsOnACharacter(t *testing.T) {
+	line := "x" + strings.Repeat("é", 300)
+	for _, c := range []struct{ in, want string }{
+		{"short\nsecond", "short"},
+		{line + "\nnext", "x" + strings.Repeat("é", 196) + "..."},
+		{strings.Repeat("é", 200), strings.Repeat("é", 200)},
+	} {
+		got := firstLine(c.in)
+		if got != c.want {
+			t.Errorf("firstLine(%.20q...) = %.40q..., want %.40q...", c.in, got, c.want)
+		}
+		if !utf8.ValidString(got) || utf8.RuneCountInString(got) > 200 {
+			t.Errorf("firstLine(%.20q...) = %q: invalid UTF-8 or over 200 characters", c.in, got)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/responder"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -251,7 +252,7 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 		}
 		return &Result{Record: eff.Record, Escalated: true, ResponderError: rerr}, rerr
 	}
-	answer = Shorten(answer, validate.MaxBody)
+	answer = shorten.Text(answer, validate.MaxBody)
 	eff, err := r.Apply(ctx, protocol.Op{Verb: protocol.Answer, Issue: rec.IssueNumber, ID: rec.ID, By: rec.To, Text: answer})
 	if err != nil {
 		return nil, err
@@ -333,5 +334,6 @@ func (r *Router) emit(ctx context.Context, typ string, rec *ledger.Record) {
 	r.warn(err, typ+" not logged")
 }
 
-// Shorten cuts s to at most max characters on a character boundary.
-func Shorten(s string, max int) string { return protocol.Shorten(s, max) }
+// Shorten is shorten.Text. It stays only because internal/hookcmd (not
+// core) still calls it; core code calls the shorten package.
+func Shorten(s string, limit int) string { return shorten.Text(s, limit) }

@@ -98,30 +98,40 @@ func scanLocal(ctx context.Context, agentxDir string, cache *statCache) (map[str
 				out[rel] = localFile{hash: h, stat: st}
 				continue
 			}
-			p := filepath.Join(agentxDir, filepath.FromSlash(rel))
-			f, err := os.Open(p)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
+			lf, ok, err := hashFile(filepath.Join(agentxDir, filepath.FromSlash(rel)))
 			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", rel, err)
 			}
-			// Stat the open file: the hash is then that of the version
-			// whose stat data is remembered, even if a writer replaces
-			// the path meanwhile.
-			fi, err = f.Stat()
-			var data []byte
-			if err == nil {
-				data, err = io.ReadAll(f)
+			if ok {
+				out[rel] = lf
 			}
-			f.Close()
-			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", rel, err)
-			}
-			out[rel] = localFile{hash: blobHash(data), stat: statOf(fi)}
 		}
 	}
 	return out, nil
+}
+
+// hashFile reads the file at p and hashes it as a git blob; ok is false
+// when it is gone.
+func hashFile(p string) (lf localFile, ok bool, err error) {
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return localFile{}, false, nil
+	}
+	if err != nil {
+		return localFile{}, false, err
+	}
+	defer func() { _ = f.Close() }() // opened read-only: a close error loses nothing
+	// Stat the open file: the hash is then that of the version whose stat
+	// data is remembered, even if a writer replaces the path meanwhile.
+	fi, err := f.Stat()
+	if err != nil {
+		return localFile{}, false, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return localFile{}, false, err
+	}
+	return localFile{hash: blobHash(data), stat: statOf(fi)}, true, nil
 }
 
 // blobHash is the object id git gives data as a blob

@@ -159,8 +159,15 @@ func (r *repo) blob(h plumbing.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
-	defer rd.Close()
-	return io.ReadAll(rd)
+	data, err := io.ReadAll(rd)
+	// The reader may decompress: its Close can report a corrupt object.
+	if cerr := rd.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	return data, nil
 }
 
 // writeBlob stores data (git hash-object -w --stdin).
@@ -263,42 +270,49 @@ func (r *repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, sig obje
 // are not supported: --init-from is a one-time migration, and git
 // rev-parse gives the full hash of anything.
 func (r *repo) resolve(rev string) (plumbing.Hash, error) {
-	var h plumbing.Hash
-	switch {
-	case len(rev) == 40 && plumbing.IsHash(rev):
-		h = plumbing.NewHash(rev)
-	case rev == "HEAD":
-		// HEAD is per worktree: read it from the worktree's own git dir.
-		data, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
-		if err != nil {
-			return h, fmt.Errorf("read HEAD: %w", err)
-		}
-		s := strings.TrimSpace(string(data))
-		if target, ok := strings.CutPrefix(s, "ref: "); ok {
-			if h, err = r.ref(target); err != nil {
-				return h, err
-			}
-		} else {
-			h = plumbing.NewHash(s)
-		}
-	default:
-		for _, name := range []string{rev, "refs/" + rev, "refs/tags/" + rev, "refs/heads/" + rev, "refs/remotes/" + rev, "refs/remotes/" + rev + "/HEAD"} {
-			if !strings.HasPrefix(name, "refs/") {
-				continue
-			}
-			var err error
-			if h, err = r.ref(name); err != nil {
-				return h, err
-			}
-			if !h.IsZero() {
-				break
-			}
-		}
+	h, err := r.lookup(rev)
+	if err != nil {
+		return h, err
 	}
 	if h.IsZero() {
 		return h, errcode.New(errcode.NotFound, "revision %q not found", rev).
 			WithHint("give a branch, tag or full commit hash (`git rev-parse REV` prints one)")
 	}
+	return r.peel(rev, h)
+}
+
+// lookup is the object a revision names before peeling; zero when no ref
+// of that name exists.
+func (r *repo) lookup(rev string) (plumbing.Hash, error) {
+	switch {
+	case len(rev) == 40 && plumbing.IsHash(rev):
+		return plumbing.NewHash(rev), nil
+	case rev == "HEAD":
+		// HEAD is per worktree: read it from the worktree's own git dir.
+		data, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+		}
+		s := strings.TrimSpace(string(data))
+		if target, ok := strings.CutPrefix(s, "ref: "); ok {
+			return r.ref(target)
+		}
+		return plumbing.NewHash(s), nil
+	}
+	for _, name := range []string{rev, "refs/" + rev, "refs/tags/" + rev, "refs/heads/" + rev, "refs/remotes/" + rev, "refs/remotes/" + rev + "/HEAD"} {
+		if !strings.HasPrefix(name, "refs/") {
+			continue
+		}
+		if h, err := r.ref(name); err != nil || !h.IsZero() {
+			return h, err
+		}
+	}
+	return plumbing.ZeroHash, nil
+}
+
+// peel follows annotated tags from h to the commit they name (git
+// rev-parse REV^{commit}).
+func (r *repo) peel(rev string, h plumbing.Hash) (plumbing.Hash, error) {
 	for range 8 {
 		o, err := r.st.EncodedObject(plumbing.AnyObject, h)
 		if err != nil {

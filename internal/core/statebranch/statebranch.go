@@ -221,21 +221,7 @@ func (s *syncer) run(ctx context.Context) error {
 	}
 	fetch := !s.opt.PushOnly
 	for attempt := 0; ; attempt++ {
-		if fetch {
-			start := time.Now()
-			exists, err := s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
-			s.res.Fetches++
-			s.res.FetchMillis += millis(time.Since(start))
-			if err != nil {
-				return err
-			}
-			s.res.RemoteExists = exists
-		}
-		theirsTip, err := s.r.ref(s.tracking())
-		if err != nil {
-			return err
-		}
-		theirs, err := s.treeFiles(theirsTip)
+		theirsTip, theirs, err := s.theirs(ctx, fetch)
 		if err != nil {
 			return err
 		}
@@ -256,9 +242,7 @@ func (s *syncer) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		start := time.Now()
-		err = s.opt.Transport.Push(ctx, s.opt.Remote, s.opt.Branch, commit.String())
-		s.res.PushMillis += millis(time.Since(start))
+		err = s.push(ctx, commit)
 		if errors.Is(err, ErrNonFastForward) {
 			if attempt < s.opt.Retries {
 				s.res.Retries++
@@ -278,6 +262,38 @@ func (s *syncer) run(ctx context.Context) error {
 		}
 		return s.setBase(commit, rd.tree, rd.keepBase)
 	}
+}
+
+// theirs is the state branch's tip and files as the remote-tracking ref
+// has them, fetched first when fetch is set.
+func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[string]entry, error) {
+	if fetch {
+		start := time.Now()
+		exists, err := s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
+		s.res.Fetches++
+		s.res.FetchMillis += millis(time.Since(start))
+		if err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+		s.res.RemoteExists = exists
+	}
+	tip, err := s.r.ref(s.tracking())
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	files, err := s.treeFiles(tip)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	return tip, files, nil
+}
+
+// push offers commit as the state branch's new tip.
+func (s *syncer) push(ctx context.Context, commit plumbing.Hash) error {
+	start := time.Now()
+	err := s.opt.Transport.Push(ctx, s.opt.Remote, s.opt.Branch, commit.String())
+	s.res.PushMillis += millis(time.Since(start))
+	return err
 }
 
 func hashString(h plumbing.Hash) string {
@@ -378,44 +394,21 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 		case same(t, inTheirs): // equal on both sides
 			return nil
 		case same(b, inBase): // only theirs changed
-			if inTheirs {
-				if result, err = s.r.blob(t.hash); err != nil {
-					return err
-				}
+			if result, err = s.blobAt(theirs, p); err != nil {
+				return err
 			}
 		case inBase == inTheirs && (!inBase || b.hash == t.hash): // only ours changed
 			return s.keep(p, cur, inLocal, rd)
 		default:
-			var bData, tData []byte
-			if inBase {
-				if bData, err = s.r.blob(b.hash); err != nil {
-					return err
-				}
-			}
-			if inTheirs {
-				if tData, err = s.r.blob(t.hash); err != nil {
-					return err
-				}
-			}
-			var oData []byte
+			var ours []byte
 			if inLocal {
-				oData = cur
+				ours = cur
 			}
-			// The remote goes in as "ours": on an id collision the merge
-			// renumbers the "theirs" side, and only a local id is new to
-			// everyone; an id already on the branch may be mirrored to
-			// an issue comment and must never change.
-			result, err = s.opt.Merge(p, bData, tData, oData)
-			if err != nil {
-				s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: p, Reason: err.Error()})
-				if inBase {
-					rd.keepBase[p] = &b
-				} else {
-					rd.keepBase[p] = nil
-				}
-				return nil
+			merged, ok, err := s.mergeBoth(p, base, theirs, ours, rd)
+			if err != nil || !ok {
+				return err
 			}
-			s.res.Merged = append(s.res.Merged, p)
+			result = merged
 		}
 		wrote, err := s.writeLocal(abs, lk, cur, inLocal, result)
 		if err != nil {
@@ -426,6 +419,44 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 		}
 		return s.keep(p, result, result != nil, rd)
 	})
+}
+
+// mergeBoth merges path p, changed both locally (ours) and on the branch.
+// A conflict is recorded, the base kept for the next sync, and ok is false.
+func (s *syncer) mergeBoth(p string, base, theirs map[string]entry, ours []byte, rd *round) (result []byte, ok bool, err error) {
+	bData, err := s.blobAt(base, p)
+	if err != nil {
+		return nil, false, err
+	}
+	tData, err := s.blobAt(theirs, p)
+	if err != nil {
+		return nil, false, err
+	}
+	// The remote goes in as "ours": on an id collision the merge renumbers
+	// the "theirs" side, and only a local id is new to everyone; an id
+	// already on the branch may be mirrored to an issue comment and must
+	// never change.
+	result, err = s.opt.Merge(p, bData, tData, ours)
+	if err != nil {
+		s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: p, Reason: err.Error()})
+		if b, inBase := base[p]; inBase {
+			rd.keepBase[p] = &b
+		} else {
+			rd.keepBase[p] = nil
+		}
+		return nil, false, nil
+	}
+	s.res.Merged = append(s.res.Merged, p)
+	return result, true, nil
+}
+
+// blobAt is the content of path p in files, nil when p is not there.
+func (s *syncer) blobAt(files map[string]entry, p string) ([]byte, error) {
+	e, ok := files[p]
+	if !ok {
+		return nil, nil
+	}
+	return s.r.blob(e.hash)
 }
 
 // keep puts data (absent when !present) into the next tree.

@@ -370,7 +370,7 @@ func TestInitFromSeedsFromCommittedLedgers(t *testing.T) {
 	if got := sbt.IDs(t, remoteFile(t, remote, "memory/issue-5.json")); !slices.Equal(got, []string{"obs-5"}) {
 		t.Errorf("remote memory %v", got)
 	}
-	if _, err := sbt.TryGit(remote, "cat-file", "-e", "agentx/state:memory/manifest.json"); err == nil {
+	if _, err := sbt.TryGit(t.Context(), remote, "cat-file", "-e", "agentx/state:memory/manifest.json"); err == nil {
 		t.Error("manifest pushed")
 	}
 	// A second agent that never had the files gets them from the branch.
@@ -476,10 +476,10 @@ func TestLinkedWorktreeHasItsOwnBase(t *testing.T) {
 	w.opts.Root = wtDir
 	w.write("memory/issue-7.json", sbt.Records("from-worktree"))
 	w.sync()
-	if _, err := sbt.TryGit(a.dir, "rev-parse", "--verify", "-q", "refs/agentx/worktrees/wt/synced"); err != nil {
+	if _, err := sbt.TryGit(t.Context(), a.dir, "rev-parse", "--verify", "-q", "refs/agentx/worktrees/wt/synced"); err != nil {
 		t.Fatalf("worktree base ref: %v", err)
 	}
-	if _, err := sbt.TryGit(a.dir, "rev-parse", "--verify", "-q", statebranch.SyncedRef); err == nil {
+	if _, err := sbt.TryGit(t.Context(), a.dir, "rev-parse", "--verify", "-q", statebranch.SyncedRef); err == nil {
 		t.Fatal("the worktree's sync set the main work tree's base")
 	}
 	a.sync()

@@ -74,7 +74,7 @@ func mergeLedgerFile(path string, issue int, base, ours, theirs []byte, rep *Rep
 	}
 	data, err := jsonfile.Marshal(m)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: encode merged ledger: %v", path, ErrUnmergeable, err)
+		return nil, fmt.Errorf("%s: %w: encode merged ledger: %w", path, ErrUnmergeable, err)
 	}
 	return data, nil
 }
@@ -117,10 +117,20 @@ func mergeLedgers(b, o, t *ledger.Ledger, hasBase bool, rep *Report) *ledger.Led
 	out := &ledger.Ledger{}
 	out.IssueNumber, _ = pick3(hasBase, b.IssueNumber, o.IssueNumber, t.IssueNumber, maxInt)
 	out.Extra = mergeFields(b.Extra, o.Extra, t.Extra, largerValue, rep, fmt.Sprintf("ledger %d", out.IssueNumber))
+	recs := mergeRecords(matchSlots(b, o, t), rep)
+	renumber(recs, out.IssueNumber, rep, b, o, t)
+	out.Clarifications = make([]ledger.Record, len(recs))
+	for i := range recs {
+		out.Clarifications[i] = recs[i].rec
+	}
+	return out
+}
 
-	// Versions are matched to logical records by origin id, then by
-	// identity: a side's record joins the first record of the same origin
-	// it is compatible with that has no version from that side yet.
+// matchSlots matches the three sides' versions to logical records by
+// origin id, then by identity: a side's record joins the first record of
+// the same origin it is compatible with that has no version from that
+// side yet.
+func matchSlots(b, o, t *ledger.Ledger) []*slot {
 	groups := map[string][]*slot{}
 	var slots []*slot
 	add := func(l *ledger.Ledger, get func(*slot) **version) {
@@ -145,20 +155,27 @@ func mergeLedgers(b, o, t *ledger.Ledger, hasBase bool, rep *Report) *ledger.Led
 	add(b, func(s *slot) **version { return &s.b })
 	add(o, func(s *slot) **version { return &s.o })
 	add(t, func(s *slot) **version { return &s.t })
+	return slots
+}
 
-	type merged struct {
-		rec     ledger.Record
-		basePos int    // position in the base, or -1
-		heldBy  int    // who held rec.ID for this record: 2 base, 1 ours, 0 theirs only
-		slotKey string // for a total order
-	}
-	var recs []merged
+// mergedRecord is one logical record after the merge.
+type mergedRecord struct {
+	rec     ledger.Record
+	basePos int    // position in the base, or -1
+	heldBy  int    // who held rec.ID for this record: 2 base, 1 ours, 0 theirs only
+	slotKey string // for a total order
+}
+
+// mergeRecords merges each slot and orders the result: the base's records
+// in the base's order, then the new ones by creation time.
+func mergeRecords(slots []*slot, rep *Report) []mergedRecord {
+	var recs []mergedRecord
 	for _, s := range slots {
 		r, ok := mergeSlot(s, rep)
 		if !ok {
 			continue
 		}
-		m := merged{rec: r, basePos: -1, slotKey: recordKey(&r)}
+		m := mergedRecord{rec: r, basePos: -1, slotKey: recordKey(&r)}
 		if s.b != nil {
 			m.basePos = s.b.pos
 		}
@@ -186,53 +203,60 @@ func mergeLedgers(b, o, t *ledger.Ledger, hasBase bool, rep *Report) *ledger.Led
 		}
 		return a.slotKey < c.slotKey
 	})
+	return recs
+}
 
-	// Id collisions: per id, the record that held it in the base, else in
-	// ours, keeps it; the others (records that came from theirs) are
-	// renumbered, oldest first, from the highest sequence number any side
-	// has ever used.
+// renumber settles id collisions: per id, the record that held it in the
+// base, else in ours, keeps it; the others (records that came from theirs)
+// are renumbered, oldest first, from the highest sequence number any of
+// sides has ever used.
+func renumber(recs []mergedRecord, issue int, rep *Report, sides ...*ledger.Ledger) {
 	byID := map[string][]int{}
 	for i := range recs {
 		byID[recs[i].rec.ID] = append(byID[recs[i].rec.ID], i)
 	}
 	var rename []int
 	for _, idx := range byID {
-		if len(idx) < 2 {
-			continue
+		rename = append(rename, losers(recs, idx)...)
+	}
+	if len(rename) == 0 {
+		return
+	}
+	sort.Slice(rename, func(x, y int) bool {
+		a, c := &recs[rename[x]], &recs[rename[y]]
+		if a.rec.Created != c.rec.Created {
+			return timeLess(a.rec.Created, c.rec.Created)
 		}
-		keeper := idx[0]
-		for _, i := range idx[1:] {
-			if recs[i].heldBy > recs[keeper].heldBy {
-				keeper = i
-			}
-		}
-		for _, i := range idx {
-			// Copies that ours already held twice stay as they were.
-			if i != keeper && !(recs[i].heldBy >= 1 && recs[keeper].heldBy >= 1 && recs[i].heldBy == recs[keeper].heldBy) {
-				rename = append(rename, i)
-			}
+		return a.slotKey < c.slotKey
+	})
+	next := maxSeq(issue, sides...) + 1
+	for _, i := range rename {
+		r := &recs[i].rec
+		old, newID := r.ID, fmt.Sprintf("CLR-%d-%03d", issue, next)
+		next++
+		renameRecord(r, newID)
+		rep.Renamed = append(rep.Renamed, Rename{Issue: issue, From: old, To: newID})
+	}
+}
+
+// losers are the records of idx (indexes into recs, all with one id) that
+// must give the id up.
+func losers(recs []mergedRecord, idx []int) []int {
+	if len(idx) < 2 {
+		return nil
+	}
+	keeper := idx[0]
+	for _, i := range idx[1:] {
+		if recs[i].heldBy > recs[keeper].heldBy {
+			keeper = i
 		}
 	}
-	if len(rename) > 0 {
-		sort.Slice(rename, func(x, y int) bool {
-			a, c := &recs[rename[x]], &recs[rename[y]]
-			if a.rec.Created != c.rec.Created {
-				return timeLess(a.rec.Created, c.rec.Created)
-			}
-			return a.slotKey < c.slotKey
-		})
-		next := maxSeq(out.IssueNumber, b, o, t) + 1
-		for _, i := range rename {
-			r := &recs[i].rec
-			old, newID := r.ID, fmt.Sprintf("CLR-%d-%03d", out.IssueNumber, next)
-			next++
-			renameRecord(r, newID)
-			rep.Renamed = append(rep.Renamed, Rename{Issue: out.IssueNumber, From: old, To: newID})
+	var out []int
+	for _, i := range idx {
+		// Copies that ours already held twice stay as they were.
+		if i != keeper && !(recs[i].heldBy >= 1 && recs[keeper].heldBy >= 1 && recs[i].heldBy == recs[keeper].heldBy) {
+			out = append(out, i)
 		}
-	}
-	out.Clarifications = make([]ledger.Record, len(recs))
-	for i := range recs {
-		out.Clarifications[i] = recs[i].rec
 	}
 	return out
 }

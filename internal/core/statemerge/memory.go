@@ -38,7 +38,7 @@ func mergeMemoryFile(path string, issue int, archive bool, base, ours, theirs []
 	}
 	data, err := m.Marshal()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: encode merged file: %v", path, ErrUnmergeable, err)
+		return nil, fmt.Errorf("%s: %w: encode merged file: %w", path, ErrUnmergeable, err)
 	}
 	return data, nil
 }

@@ -180,7 +180,7 @@ func sameFile(a, b []byte) bool {
 // unmergeable wraps a parse failure of one side (the parser's error names
 // the file).
 func unmergeable(side string, err error) error {
-	return fmt.Errorf("%s does not parse (%w): %v", side, ErrUnmergeable, err)
+	return fmt.Errorf("%s does not parse (%w): %w", side, ErrUnmergeable, err)
 }
 
 // parse3 parses the three sides with parse, stopping at the first failure.

@@ -5,6 +5,7 @@ package statebranchtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,7 +35,7 @@ func Env(t testing.TB) {
 // an error.
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	out, err := TryGit(dir, args...)
+	out, err := TryGit(t.Context(), dir, args...)
 	if err != nil {
 		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
 	}
@@ -42,8 +43,8 @@ func Git(t testing.TB, dir string, args ...string) string {
 }
 
 // TryGit is Git returning the error.
-func TryGit(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+func TryGit(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -134,7 +135,7 @@ func UnionMerge(path string, base, ours, theirs []byte) ([]byte, error) {
 	for _, side := range [][]byte{ours, theirs} {
 		var doc map[string][]map[string]any
 		if err := json.Unmarshal(side, &doc); err != nil {
-			return nil, fmt.Errorf("%s: %w: %v", path, ErrUnmergeable, err)
+			return nil, fmt.Errorf("%s: %w: %w", path, ErrUnmergeable, err)
 		}
 		for _, r := range doc["records"] {
 			id := fmt.Sprint(r["id"])
