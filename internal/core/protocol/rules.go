@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/wordset"
 )
 
@@ -150,11 +150,6 @@ func EscalationSummary(rec *ledger.Record, reason, cli string) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// Shorten cuts s to at most max characters on a character boundary.
-func Shorten(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	runes := []rune(s)
-	return string(runes[:max-3]) + "..."
-}
+// Shorten cuts s to at most limit characters on a character boundary,
+// marking the cut.
+func Shorten(s string, limit int) string { return shorten.Text(s, limit) }

@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/responder"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -252,7 +253,9 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 		}
 		return &Result{Record: eff.Record, Escalated: true, ResponderError: rerr}, rerr
 	}
-	answer = shorten.Text(answer, validate.MaxBody)
+	// Redact before the cut: cut first, a token straddling the limit would
+	// lose the tail its pattern needs and its head would be kept.
+	answer = shorten.Text(sanitize.Clean(answer), validate.MaxBody)
 	eff, err := r.Apply(ctx, protocol.Op{Verb: protocol.Answer, Issue: rec.IssueNumber, ID: rec.ID, By: rec.To, Text: answer})
 	if err != nil {
 		return nil, err

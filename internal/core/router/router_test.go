@@ -377,3 +377,25 @@ func TestNewDefaults(t *testing.T) {
 		t.Fatalf("request without config: %v", err)
 	}
 }
+
+// A responder's answer over the body limit is cut, but redacted first: a
+// token straddling the limit would otherwise keep its head in the ledger
+// (cut first, the pattern no longer matches what is left).
+func TestResponderAnswerRedactedBeforeTheCut(t *testing.T) {
+	r, _, fr := newRouter(t)
+	token := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
+	fr.agents["architect"] = func(responder.Request) (string, error) {
+		return strings.Repeat("x", 1990) + " " + token + " and more", nil
+	}
+	res := request(t, r, RequestInput{From: "engineer", To: "architect", Blocking: true})
+	data, err := os.ReadFile(r.WS.LedgerFile(42))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "ghp_") || strings.Contains(res.Answer, "ghp_") {
+		t.Fatalf("the head of the token survived the cut: ...%s", res.Answer[len(res.Answer)-40:])
+	}
+	if n := len([]rune(res.Answer)); n > 2000 {
+		t.Fatalf("answer is %d characters, over the 2,000 limit", n)
+	}
+}

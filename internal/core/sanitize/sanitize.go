@@ -42,8 +42,6 @@ func Text(s string) string {
 const scanLimit = 8 * MaxChars
 
 const (
-	openTag  = "<private>"
-	closeTag = "</private>"
 	// maxTag is the longest private tag recognised, attributes included
 	// (`<private reason="customer data">`): a bound keeps the scan linear.
 	maxTag = 64
@@ -82,15 +80,7 @@ func private(s string, limit int) string {
 			break
 		}
 		if depth > 0 {
-			n, kind := 1, 0
-			if s[i] == '<' {
-				if end := tagEnd(s[i:]); end > 0 {
-					n, kind = end, tagKind(s[i:i+end])
-					if kind == 0 {
-						n = 1
-					}
-				}
-			}
+			n, kind := regionStep(s[i:])
 			depth += kind
 			i += n
 			continue
@@ -103,29 +93,53 @@ func private(s string, limit int) string {
 			runes++
 		}
 		i++
-		if out[len(out)-1] != '>' {
-			continue
-		}
-		// A tag ending here starts at the output's last '<' (a tag holds
-		// no other), within maxTag bytes.
-		if lastLT < 0 || len(out)-lastLT > maxTag {
-			continue
-		}
-		kind := tagKind(string(out[lastLT:]))
-		if kind == 0 {
-			continue
-		}
-		runes -= utf8.RuneCount(out[lastLT:])
-		out = out[:lastLT]
+		var kind, dropped int
+		out, lastLT, kind, dropped = dropTailTag(out, lastLT)
+		runes -= dropped
 		if kind == 1 {
 			depth = 1
 		}
-		from := max(0, len(out)-maxTag)
-		if lastLT = bytes.LastIndexByte(out[from:], '<'); lastLT >= 0 {
-			lastLT += from
-		}
 	}
 	return string(out)
+}
+
+// regionStep is one step through a private region's text: the length of a
+// private tag s starts with and its kind (1 opening, -1 closing), else one
+// byte of hidden text.
+func regionStep(s string) (n, kind int) {
+	if s[0] != '<' {
+		return 1, 0
+	}
+	end := tagEnd(s)
+	if end == 0 {
+		return 1, 0
+	}
+	if kind = tagKind(s[:end]); kind == 0 {
+		return 1, 0
+	}
+	return end, kind
+}
+
+// dropTailTag removes a private tag that the output's last byte completed.
+// A tag ending there starts at the output's last '<' (a tag holds no
+// other), within maxTag bytes. It returns the output, the position of its
+// new last '<' (-1 when none), the kind of tag removed (0 when none) and
+// how many characters went.
+func dropTailTag(out []byte, lastLT int) ([]byte, int, int, int) {
+	if out[len(out)-1] != '>' || lastLT < 0 || len(out)-lastLT > maxTag {
+		return out, lastLT, 0, 0
+	}
+	kind := tagKind(string(out[lastLT:]))
+	if kind == 0 {
+		return out, lastLT, 0, 0
+	}
+	dropped := utf8.RuneCount(out[lastLT:])
+	out = out[:lastLT]
+	from := max(0, len(out)-maxTag)
+	if lastLT = bytes.LastIndexByte(out[from:], '<'); lastLT >= 0 {
+		lastLT += from
+	}
+	return out, lastLT, kind, dropped
 }
 
 // tagEnd returns the length of the tag-like run s starts with, `<` to the
