@@ -37,16 +37,28 @@ lines are kept). uninstall removes both; status shows them. See docs/merge.md.`
 
 // runMergeDriver is git's merge driver protocol: the result goes into
 // OURS, exit 0 on success; any failure exits non-zero with OURS as it was.
-func runMergeDriver(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "merge-driver", mergeDriverUsage)
-	pos, err := parse(fs, args)
+// mergeDriverOptions is git's %O %A %B %P: the three versions (relative
+// paths made absolute against the working directory) and the file's path
+// in the repository.
+type mergeDriverOptions struct {
+	Base, Ours, Theirs, Path string
+}
+
+func parseMergeDriver(a *App, args []string) (*mergeDriverOptions, error) {
+	flags := newFlags(a, "merge-driver", mergeDriverUsage)
+	pos, err := parse(flags, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(pos) != 4 {
-		return usagef("merge-driver needs BASE OURS THEIRS PATH (git's %%O %%A %%B %%P), got %d arguments", len(pos))
+		return nil, usagef("merge-driver needs BASE OURS THEIRS PATH (git's %%O %%A %%B %%P), got %d arguments", len(pos))
 	}
-	basePath, oursPath, theirsPath, repoPath := a.abs(pos[0]), a.abs(pos[1]), a.abs(pos[2]), pos[3]
+	return &mergeDriverOptions{Base: a.abs(pos[0]), Ours: a.abs(pos[1]), Theirs: a.abs(pos[2]), Path: pos[3]}, nil
+}
+
+func runMergeDriver(_ context.Context, a *App, o *mergeDriverOptions) error {
+	basePath, oursPath, theirsPath, repoPath := o.Base, o.Ours, o.Theirs, o.Path
+	var err error
 	rel, ok := agentxRelative(repoPath)
 	if !ok {
 		return errcode.New(errcode.InvalidInput, "%s is not under a .agentx directory; git's normal conflict stands", repoPath)
