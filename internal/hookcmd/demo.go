@@ -90,7 +90,7 @@ func runDemo(ctx context.Context, a *App, o *demoOptions) (err error) {
 	st := a.Style()
 	fmt.Fprintf(a.Stdout, "%s\n", st.Bold("agentx demo: a clarification protocol between agents, on plain files"))
 	fmt.Fprintf(a.Stdout, "%s\n", st.Dim("workspace: "+root))
-	tour := &demoTour{a: a, root: root, exe: exe, shownStdin: map[string]bool{}}
+	tour := &demoTour{a: a, root: root, shownStdin: map[string]bool{}}
 	for _, section := range demoSteps() {
 		for i, step := range section {
 			if i == 1 && step.args[0] == "clarify" && step.args[1] == "request" && section[0].args[0] == "init" {
@@ -113,7 +113,7 @@ func runDemo(ctx context.Context, a *App, o *demoOptions) (err error) {
 // demoTour runs the tour's steps in one workspace.
 type demoTour struct {
 	a          *App
-	root, exe  string
+	root       string
 	shownStdin map[string]bool // summaries already shown
 }
 

@@ -298,22 +298,22 @@ func (a *App) Router() (*router.Router, error) {
 // newFlags returns a flag set whose --help prints usage and whose errors
 // become usage errors.
 func newFlags(a *App, name, usage string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	flags := flag.NewFlagSet(name, flag.ContinueOnError)
 	// flag calls Usage for a bad flag as well as for --help; the text is
 	// held back and printed only for --help (see parse), so a usage error
 	// leaves stdout empty, or holding only the --json error document.
-	fs.SetOutput(&helpText{out: a.Stdout})
-	fs.Usage = func() {
-		w := fs.Output()
+	flags.SetOutput(&helpText{out: a.Stdout})
+	flags.Usage = func() {
+		w := flags.Output()
 		fmt.Fprintf(w, "Usage: agentx-hook %s\n", usage)
 		var hasFlags bool
-		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		flags.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
 			fmt.Fprintln(w, "\nFlags:")
-			fs.PrintDefaults()
+			flags.PrintDefaults()
 		}
 	}
-	return fs
+	return flags
 }
 
 // helpText collects what flag writes while parsing; parse passes it on to
@@ -363,7 +363,9 @@ func parse(flags *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// writeJSON writes one JSON document: indented, no HTML escaping.
+// writeJSON encodes one JSON value: indented, no HTML escaping. Our --json
+// documents go through App.writeDoc; only a host's own format (Claude
+// Code's SessionStart output) is written with it directly.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

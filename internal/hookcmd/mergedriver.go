@@ -57,16 +57,15 @@ func parseMergeDriver(a *App, args []string) (*mergeDriverOptions, error) {
 }
 
 func runMergeDriver(_ context.Context, a *App, o *mergeDriverOptions) error {
-	basePath, oursPath, theirsPath, repoPath := o.Base, o.Ours, o.Theirs, o.Path
-	var err error
-	rel, ok := agentxRelative(repoPath)
+	rel, ok := agentxRelative(o.Path)
 	if !ok {
-		return errcode.New(errcode.InvalidInput, "%s is not under a .agentx directory; git's normal conflict stands", repoPath)
+		return errcode.New(errcode.InvalidInput, "%s is not under a .agentx directory; git's normal conflict stands", o.Path)
 	}
 	var sides [3][]byte
-	for i, p := range []string{basePath, oursPath, theirsPath} {
+	for i, p := range []string{o.Base, o.Ours, o.Theirs} {
+		var err error
 		if sides[i], err = os.ReadFile(p); err != nil {
-			return fmt.Errorf("merge %s: %w", repoPath, err)
+			return fmt.Errorf("merge %s: %w", o.Path, err)
 		}
 	}
 	// git hands an empty file as the base when both sides added the file.
@@ -75,20 +74,20 @@ func runMergeDriver(_ context.Context, a *App, o *mergeDriverOptions) error {
 	}
 	merged, rep, err := statemerge.MergeFile(rel, sides[0], sides[1], sides[2])
 	if errors.Is(err, statemerge.ErrUnmergeable) {
-		e := errcode.Wrap(errcode.CorruptState, err, "cannot merge %s", repoPath)
+		e := errcode.Wrap(errcode.CorruptState, err, "cannot merge %s", o.Path)
 		e.Hint = "the file was left as it is; git reports its normal conflict (repair the JSON, then `git add` it)"
 		return e
 	}
 	if err != nil {
-		return fmt.Errorf("merge %s: %w", repoPath, err)
+		return fmt.Errorf("merge %s: %w", o.Path, err)
 	}
 	if merged == nil {
-		return errcode.New(errcode.InvalidInput, "merging %s leaves nothing; git's normal conflict stands", repoPath)
+		return errcode.New(errcode.InvalidInput, "merging %s leaves nothing; git's normal conflict stands", o.Path)
 	}
-	if err := os.WriteFile(oursPath, merged, 0o644); err != nil {
-		return fmt.Errorf("write merged %s: %w", repoPath, err)
+	if err := os.WriteFile(o.Ours, merged, 0o644); err != nil {
+		return fmt.Errorf("write merged %s: %w", o.Path, err)
 	}
-	printMergeReport(a.Stderr, repoPath, rep)
+	printMergeReport(a.Stderr, o.Path, rep)
 	return nil
 }
 
