@@ -54,7 +54,7 @@ func TestParse(t *testing.T) {
 		wantErr string // the usage error's message
 		json    bool   // a failure is printed as a JSON document
 	}{
-		{name: "version", parse: parser(parseVersion), args: []string{"--json"}, want: &versionOptions{j}},
+		{name: "version", parse: parser(parseVersion), args: []string{"--json"}, want: &jsonOnlyOptions{j}},
 		{name: "version bad flag after --json", parse: parser(parseVersion), args: []string{"--json", "--bogus"},
 			wantErr: "version: flag provided but not defined: -bogus", json: true},
 		{name: "version bad flag before --json", parse: parser(parseVersion), args: []string{"--bogus", "--json"},
@@ -87,7 +87,7 @@ func TestParse(t *testing.T) {
 		{name: "clarify stale", parse: parser(parseClarifyStale), args: []string{"--json"}, want: &jsonOnlyOptions{j}},
 		{name: "clarify stale argument", parse: parser(parseClarifyStale), args: []string{"x", "--json"},
 			wantErr: `clarify stale takes no arguments (got "x")`, json: true},
-		{name: "state", parse: parser(parseState), args: []string{"--json"}, want: &stateOptions{j}},
+		{name: "state", parse: parser(parseState), args: []string{"--json"}, want: &jsonOnlyOptions{j}},
 		{name: "events", parse: parser(parseEvents), args: []string{"--since", "7d"}, want: &eventsOptions{Since: "7d"}},
 		{name: "monitor argument", parse: parser(parseMonitor), args: []string{"now"}, wantErr: `monitor takes no arguments (got "now")`},
 		{name: "ready", parse: parser(parseReady), args: []string{"--json"}, want: &jsonOnlyOptions{j}},

@@ -373,18 +373,9 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// versionOptions is `version`'s command line.
-type versionOptions struct{ jsonFlag }
+var parseVersion = parseJSONOnly("version", "version [--json]")
 
-func parseVersion(a *App, args []string) (*versionOptions, error) {
-	o := &versionOptions{}
-	flags := newFlags(a, "version", "version [--json]")
-	o.register(flags)
-	_, err := parse(flags, args)
-	return o, err
-}
-
-func runVersion(_ context.Context, a *App, o *versionOptions) error {
+func runVersion(_ context.Context, a *App, o *jsonOnlyOptions) error {
 	if o.JSON {
 		return a.writeDoc(&versionDoc{Version: Version})
 	}

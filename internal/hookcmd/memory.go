@@ -260,21 +260,6 @@ func runMemoryGet(ctx context.Context, a *App, opts *idOptions) error {
 	return nil
 }
 
-// jsonOnlyOptions is the command line of a command whose only flag is --json.
-type jsonOnlyOptions struct{ jsonFlag }
-
-// parseJSONOnly returns the parser of a command that takes --json and
-// nothing else.
-func parseJSONOnly(name, usage string) func(*App, []string) (*jsonOnlyOptions, error) {
-	return func(a *App, args []string) (*jsonOnlyOptions, error) {
-		o := &jsonOnlyOptions{}
-		flags := newFlags(a, name, usage)
-		o.register(flags)
-		_, err := parse(flags, args) // positionals are ignored, as they always were
-		return o, err
-	}
-}
-
 var parseMemoryStats = parseJSONOnly("memory stats", "memory stats [--json]")
 
 type statsDoc struct {

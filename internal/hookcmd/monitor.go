@@ -100,21 +100,6 @@ Runs one check over every clarification ledger and acts on what it finds:
              the highest-priority agent's request continues, the others are escalated
 Each action happens once; hooks and clarify commands run the same check.`
 
-// parseNoArgs returns the parser of a command that takes --json and no
-// arguments.
-func parseNoArgs(name, usage string) func(*App, []string) (*jsonOnlyOptions, error) {
-	return func(a *App, args []string) (*jsonOnlyOptions, error) {
-		o := &jsonOnlyOptions{}
-		flags := newFlags(a, name, usage)
-		o.register(flags)
-		pos, err := parse(flags, args)
-		if err == nil && len(pos) > 0 {
-			err = usagef("%s takes no arguments (got %q)", name, pos[0])
-		}
-		return o, err
-	}
-}
-
 var parseMonitor = parseNoArgs("monitor", monitorUsage)
 
 func runMonitor(ctx context.Context, a *App, o *jsonOnlyOptions) error {

@@ -24,14 +24,44 @@ func (j *jsonFlag) register(flags *flag.FlagSet) {
 
 func (j *jsonFlag) jsonMode() bool { return j.JSON }
 
+// jsonOnlyOptions is the command line of a command whose only flag is --json.
+type jsonOnlyOptions struct{ jsonFlag }
+
+// parseJSONOnly returns the parser of a command that takes --json and
+// nothing else.
+func parseJSONOnly(name, usage string) func(*App, []string) (*jsonOnlyOptions, error) {
+	return func(a *App, args []string) (*jsonOnlyOptions, error) {
+		o := &jsonOnlyOptions{}
+		flags := newFlags(a, name, usage)
+		o.register(flags)
+		_, err := parse(flags, args) // positionals are ignored, as they always were
+		return o, err
+	}
+}
+
+// parseNoArgs returns the parser of a command that takes --json and no
+// arguments.
+func parseNoArgs(name, usage string) func(*App, []string) (*jsonOnlyOptions, error) {
+	return func(a *App, args []string) (*jsonOnlyOptions, error) {
+		o := &jsonOnlyOptions{}
+		flags := newFlags(a, name, usage)
+		o.register(flags)
+		pos, err := parse(flags, args)
+		if err == nil && len(pos) > 0 {
+			err = usagef("%s takes no arguments (got %q)", name, pos[0])
+		}
+		return o, err
+	}
+}
+
 // jsonModer is implemented by options that can ask for a JSON document.
 type jsonModer interface{ jsonMode() bool }
 
 // wire joins a command's parse and run. A failure, of the parse or of the
 // run, is marked for a JSON error document when the options asked for one.
-func wire[O any](parse func(*App, []string) (*O, error), run func(context.Context, *App, *O) error) func(context.Context, *App, []string) error {
+func wire[O any](parseOpts func(*App, []string) (*O, error), run func(context.Context, *App, *O) error) func(context.Context, *App, []string) error {
 	return func(ctx context.Context, a *App, args []string) error {
-		o, err := parse(a, args)
+		o, err := parseOpts(a, args)
 		if err == nil {
 			err = run(ctx, a, o)
 		}

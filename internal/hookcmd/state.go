@@ -11,23 +11,14 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/render"
 )
 
-// stateOptions is `state`'s command line.
-type stateOptions struct{ jsonFlag }
-
-func parseState(a *App, args []string) (*stateOptions, error) {
-	o := &stateOptions{}
-	flags := newFlags(a, "state", "state [--json]\n\nAgent statuses from .agentx/state/agent-status.json.")
-	o.register(flags)
-	_, err := parse(flags, args)
-	return o, err
-}
+var parseState = parseJSONOnly("state", "state [--json]\n\nAgent statuses from .agentx/state/agent-status.json.")
 
 type stateDoc struct {
 	Agents map[string]agentstatus.Status `json:"agents"`
 	schemaVersion
 }
 
-func runState(_ context.Context, a *App, o *stateOptions) error {
+func runState(_ context.Context, a *App, o *jsonOnlyOptions) error {
 	f, err := agentstatus.Load(a.Workspace().AgentStatusFile())
 	if err != nil {
 		return err
