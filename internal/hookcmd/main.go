@@ -1,5 +1,10 @@
 // Package hookcmd is the command line of agentx-hook: it parses arguments,
 // wires the core packages together and prints. It holds no protocol logic.
+//
+// Each command is an options struct, a parseX(a, argv) that fills it and a
+// runX(ctx, a, opts) that acts, joined by wire (output.go); a --json
+// document is a typed struct written by App.writeDoc, and a warning goes
+// through App.warn.
 package hookcmd
 
 import (
