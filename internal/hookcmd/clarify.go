@@ -44,12 +44,12 @@ func verbArgs(v protocol.VerbInfo) string {
 func clarifySub(name string) (func(context.Context, *App, []string) error, bool) {
 	switch name {
 	case "request":
-		return runClarifyRequest, true
+		return wire(parseClarifyRequest, runClarifyRequest), true
 	case "stale":
-		return runClarifyStale, true
+		return wire(parseClarifyStale, runClarifyStale), true
 	}
 	if v, ok := protocol.Lookup(name); ok {
-		return runClarifyOp(v), true
+		return wire(func(a *App, args []string) (*clarifyOpOptions, error) { return parseClarifyOp(a, v, args) }, runClarifyOp), true
 	}
 	return nil, false
 }
@@ -67,7 +67,7 @@ func runClarify(ctx context.Context, a *App, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		sub, ok := clarifySub(args[0])
 		if !ok {
-			return usagef("unknown clarify subcommand %q (%s)", args[0], clarifySubNames())
+			return a.unknown(usagef("unknown clarify subcommand %q (%s)", args[0], clarifySubNames()), args[1:])
 		}
 		err := sub(ctx, a, args[1:])
 		if args[0] != "stale" && monitorAfter(err) {
@@ -75,21 +75,41 @@ func runClarify(ctx context.Context, a *App, args []string) error {
 		}
 		return err
 	}
-	fs := newFlags(a, "clarify", clarifyUsage())
-	issueFlag := fs.String("issue", "", "show every thread of issue `N`")
-	all := fs.Bool("all", false, "list closed clarifications too")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
+	return wire(parseClarifyList, runClarifyList)(ctx, a, args)
+}
+
+// clarifyListOptions is `clarify` without a subcommand.
+type clarifyListOptions struct {
+	Issue string // --issue: every thread of one issue
+	All   bool   // --all: closed clarifications too
+	jsonFlag
+}
+
+func parseClarifyList(a *App, args []string) (*clarifyListOptions, error) {
+	o := &clarifyListOptions{}
+	flags := newFlags(a, "clarify", clarifyUsage())
+	flags.StringVar(&o.Issue, "issue", "", "show every thread of issue `N`")
+	flags.BoolVar(&o.All, "all", false, "list closed clarifications too")
+	o.register(flags)
+	pos, err := parse(flags, args)
+	if err == nil && len(pos) > 0 {
+		err = usagef("unknown clarify subcommand %q", pos[0])
 	}
-	if len(pos) > 0 {
-		return usagef("unknown clarify subcommand %q", pos[0])
-	}
+	return o, err
+}
+
+// clarificationsDoc is `clarify --json`; IssueNumber is set with --issue.
+type clarificationsDoc struct {
+	Clarifications []ledger.Record `json:"clarifications"`
+	IssueNumber    *int            `json:"issueNumber,omitempty"`
+	schemaVersion
+}
+
+func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 	a.monitorSideEffect(ctx) // every clarify command runs the monitor (ADR-1)
 	store := a.Ledgers()
-	if *issueFlag != "" {
-		issue, err := validate.Issue(*issueFlag)
+	if o.Issue != "" {
+		issue, err := validate.Issue(o.Issue)
 		if err != nil {
 			return err
 		}
@@ -97,9 +117,8 @@ func runClarify(ctx context.Context, a *App, args []string) error {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "issueNumber": issue,
-				"clarifications": nonNil(l.Clarifications)})
+		if o.JSON {
+			return a.writeDoc(&clarificationsDoc{IssueNumber: &issue, Clarifications: nonNil(l.Clarifications)})
 		}
 		if len(l.Clarifications) == 0 {
 			fmt.Fprintf(a.Stdout, "No clarifications on issue #%d.\n", issue)
@@ -115,13 +134,13 @@ func runClarify(ctx context.Context, a *App, args []string) error {
 		return nil
 	}
 	recs, err := a.loadRecords(func(r *ledger.Record) bool {
-		return *all || r.Status.Open() || r.Status == ledger.Escalated
+		return o.All || r.Status.Open() || r.Status == ledger.Escalated
 	})
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "clarifications": nonNil(recs)})
+	if o.JSON {
+		return a.writeDoc(&clarificationsDoc{Clarifications: nonNil(recs)})
 	}
 	if len(recs) == 0 {
 		fmt.Fprintln(a.Stdout, "No active clarifications.")
@@ -165,39 +184,70 @@ func nonNil[T any](s []T) []T {
 }
 
 // issueFor resolves --issue, else $AGENTX_ISSUE, else the branch name.
-func (a *App) issueFor(flagValue string) (int, bool, error) {
+func (a *App) issueFor(ctx context.Context, flagValue string) (int, bool, error) {
 	branch := ""
 	if flagValue == "" && a.Getenv("AGENTX_ISSUE") == "" {
-		branch = workspace.GitBranch(context.TODO(), a.Workspace().Root) // issueFor has no caller context yet
+		branch = workspace.GitBranch(ctx, a.Workspace().Root)
 	}
 	return issueref.Resolve(flagValue, a.Getenv("AGENTX_ISSUE"), branch)
 }
 
-func runClarifyRequest(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "clarify request", "clarify request --issue N --from A --to B --topic T --question Q [--blocking|--non-blocking] [--workflow W --step S] [--json]\n\nRecords a new clarification and prints its id. When the target agent has a\nresponder in agentx.toml, the hub runs it and prints the answer.")
-	issueFlag := fs.String("issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
-	from := fs.String("from", "", "requesting `agent`")
-	to := fs.String("to", "", "target `agent`")
-	topic := fs.String("topic", "", "short subject (1-200 characters)")
-	question := fs.String("question", "", "the question (1-2000 characters)")
-	blocking := fs.Bool("blocking", true, "the requester waits for the answer (default)")
-	nonBlocking := fs.Bool("non-blocking", false, "the requester goes on working")
-	workflow := fs.String("workflow", "", "workflow `name` (default: default_workflow in agentx.toml)")
-	step := fs.String("step", "", "step `id` (default: the requester's step)")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	pos, err := parse(fs, args)
+// clarifyRequestOptions is `clarify request`'s command line.
+type clarifyRequestOptions struct {
+	Issue, From, To, Topic, Question string
+	Blocking                         bool // --blocking (default) and not --non-blocking
+	Workflow, Step                   string
+	jsonFlag
+}
+
+const clarifyRequestUsage = "clarify request --issue N --from A --to B --topic T --question Q [--blocking|--non-blocking] [--workflow W --step S] [--json]\n\nRecords a new clarification and prints its id. When the target agent has a\nresponder in agentx.toml, the hub runs it and prints the answer."
+
+func parseClarifyRequest(a *App, args []string) (*clarifyRequestOptions, error) {
+	o := &clarifyRequestOptions{}
+	flags := newFlags(a, "clarify request", clarifyRequestUsage)
+	flags.StringVar(&o.Issue, "issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
+	flags.StringVar(&o.From, "from", "", "requesting `agent`")
+	flags.StringVar(&o.To, "to", "", "target `agent`")
+	flags.StringVar(&o.Topic, "topic", "", "short subject (1-200 characters)")
+	flags.StringVar(&o.Question, "question", "", "the question (1-2000 characters)")
+	blocking := flags.Bool("blocking", true, "the requester waits for the answer (default)")
+	nonBlocking := flags.Bool("non-blocking", false, "the requester goes on working")
+	flags.StringVar(&o.Workflow, "workflow", "", "workflow `name` (default: default_workflow in agentx.toml)")
+	flags.StringVar(&o.Step, "step", "", "step `id` (default: the requester's step)")
+	o.register(flags)
+	pos, err := parse(flags, args)
+	o.Blocking = *blocking && !*nonBlocking
 	if err != nil {
-		return err
+		return o, err
 	}
 	if len(pos) > 0 {
-		return usagef("clarify request takes no positional arguments (got %q)", pos[0])
+		return o, usagef("clarify request takes no positional arguments (got %q)", pos[0])
 	}
-	for name, v := range map[string]string{"--from": *from, "--to": *to, "--topic": *topic, "--question": *question} {
-		if v == "" {
-			return usagef("clarify request needs %s", name)
+	// Every missing flag is named, in the order the usage lists them.
+	var missing []string
+	for _, f := range []struct{ name, value string }{
+		{"--from", o.From}, {"--to", o.To}, {"--topic", o.Topic}, {"--question", o.Question},
+	} {
+		if f.value == "" {
+			missing = append(missing, f.name)
 		}
 	}
-	issue, ok, err := a.issueFor(*issueFlag)
+	if len(missing) > 0 {
+		return o, usagef("clarify request needs %s", joinAnd(missing))
+	}
+	return o, nil
+}
+
+// joinAnd is "a", "a and b", "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+func runClarifyRequest(ctx context.Context, a *App, o *clarifyRequestOptions) error {
+	issue, ok, err := a.issueFor(ctx, o.Issue)
 	if err != nil {
 		return err
 	}
@@ -215,72 +265,86 @@ func runClarifyRequest(ctx context.Context, a *App, args []string) error {
 			a.Workspace().Root).WithHint("run `agentx-hook init` to create the default config and workflows")
 	}
 	res, err := rt.Request(ctx, router.RequestInput{
-		Issue: issue, From: *from, To: *to, Topic: *topic, Question: *question,
-		Blocking: *blocking && !*nonBlocking, Workflow: *workflow, Step: *step,
+		Issue: issue, From: o.From, To: o.To, Topic: o.Topic, Question: o.Question,
+		Blocking: o.Blocking, Workflow: o.Workflow, Step: o.Step,
 	})
-	if res != nil {
-		a.printResult(res, "requested", *asJSON, err)
-	}
-	return err
+	return a.printResult(res, "requested", o.JSON, err)
 }
 
-func runClarifyOp(v protocol.VerbInfo) func(context.Context, *App, []string) error {
+// clarifyOpOptions is the command line of a verb on one record (answer,
+// ask, resolve, escalate, abandon).
+type clarifyOpOptions struct {
+	Verb protocol.VerbInfo
+	ID   string
+	Text string // --body or --summary
+	As   string // --as: who acts
+	jsonFlag
+}
+
+func parseClarifyOp(a *App, v protocol.VerbInfo, args []string) (*clarifyOpOptions, error) {
 	op := string(v.Verb)
-	return func(ctx context.Context, a *App, args []string) error {
-		usage := fmt.Sprintf("clarify %s CLR-N-NNN %s [--json]\n\n%s", op, verbArgs(v), v.Help)
-		fs := newFlags(a, "clarify "+op, usage)
-		body := fs.String(v.Flag, "", v.TextHelp)
-		as := fs.String("as", "", "who acts, `NAME` (default: the record's target for answer, its requester for ask, cli otherwise)")
-		asJSON := fs.Bool("json", false, "print one JSON document")
-		pos, err := parse(fs, args)
-		if err != nil {
-			return err
-		}
-		if len(pos) != 1 {
-			return usagef("clarify %s needs exactly one id CLR-N-NNN", op)
-		}
-		id := pos[0]
-		if _, err := validate.ClarificationID(id); err != nil {
-			return err
-		}
-		if v.NeedsText && *body == "" {
-			return usagef("clarify %s needs --%s", op, v.Flag)
-		}
-		by := *as
-		if by == "" {
-			by = v.DefaultBy
-		}
-		rt, err := a.Router()
-		if err != nil {
-			return err
-		}
-		res, err := rt.Do(ctx, protocol.Op{Verb: v.Verb, ID: id, By: by, Text: *body})
-		if res != nil {
-			a.printResult(res, op, *asJSON, err)
-		}
+	o := &clarifyOpOptions{Verb: v}
+	usage := fmt.Sprintf("clarify %s CLR-N-NNN %s [--json]\n\n%s", op, verbArgs(v), v.Help)
+	flags := newFlags(a, "clarify "+op, usage)
+	flags.StringVar(&o.Text, v.Flag, "", v.TextHelp)
+	flags.StringVar(&o.As, "as", "", "who acts, `NAME` (default: the record's target for answer, its requester for ask, cli otherwise)")
+	o.register(flags)
+	pos, err := parse(flags, args)
+	if err != nil {
+		return o, err
+	}
+	if len(pos) != 1 {
+		return o, usagef("clarify %s needs exactly one id CLR-N-NNN", op)
+	}
+	o.ID = pos[0]
+	if _, err := validate.ClarificationID(o.ID); err != nil {
+		return o, err
+	}
+	if v.NeedsText && o.Text == "" {
+		return o, usagef("clarify %s needs --%s", op, v.Flag)
+	}
+	return o, nil
+}
+
+func runClarifyOp(ctx context.Context, a *App, o *clarifyOpOptions) error {
+	by := o.As
+	if by == "" {
+		by = o.Verb.DefaultBy
+	}
+	rt, err := a.Router()
+	if err != nil {
 		return err
 	}
+	res, err := rt.Do(ctx, protocol.Op{Verb: o.Verb.Verb, ID: o.ID, By: by, Text: o.Text})
+	return a.printResult(res, string(o.Verb.Verb), o.JSON, err)
 }
 
-// printResult prints what an operation did. On a partial failure (the
-// record landed, the responder failed) it still prints the record so the
-// caller learns its id.
-func (a *App) printResult(res *router.Result, op string, asJSON bool, opErr error) {
+// resultDoc is the document of a clarify operation.
+type resultDoc struct {
+	Answer        string         `json:"answer,omitempty"`
+	Clarification *ledger.Record `json:"clarification"`
+	Escalated     bool           `json:"escalated"`
+	ID            string         `json:"id"`
+	Round         int            `json:"round"`
+	schemaVersion
+	Status ledger.Status `json:"status"`
+}
+
+// printResult prints what an operation did and returns opErr. On a partial
+// failure (the record landed, the responder failed) it still prints the
+// record in text mode and names it in the error, so the caller learns its
+// id either way.
+func (a *App) printResult(res *router.Result, op string, asJSON bool, opErr error) error {
+	if res == nil {
+		return opErr
+	}
 	rec := &res.Record
 	if asJSON {
 		if opErr != nil {
-			// fail() prints the error document; the record did land, so
-			// it names it, as text mode prints the id.
-			a.errDoc = map[string]any{"id": rec.ID, "status": rec.Status, "round": rec.Round}
-			return
+			return &landedError{err: opErr, rec: *rec}
 		}
-		doc := map[string]any{"schema_version": SchemaVersion, "id": rec.ID, "status": rec.Status,
-			"round": rec.Round, "clarification": rec, "escalated": res.Escalated}
-		if res.Answer != "" {
-			doc["answer"] = res.Answer
-		}
-		_ = writeJSON(a.Stdout, doc)
-		return
+		return a.writeDoc(&resultDoc{ID: rec.ID, Status: rec.Status, Round: rec.Round, Clarification: rec,
+			Escalated: res.Escalated, Answer: res.Answer})
 	}
 	st := a.Style()
 	if op == "requested" {
@@ -301,6 +365,7 @@ func (a *App) printResult(res *router.Result, op string, asJSON bool, opErr erro
 			}
 		}
 	}
+	return opErr
 }
 
 func pastTense(op string) string {

@@ -52,22 +52,35 @@ func demoClarify() []demoStep {
 	}
 }
 
-func runDemo(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "demo", "demo [--keep] [--dir DIR]\n\nRuns a scripted tour of agentx in a temporary workspace and prints every\ncommand with its real output. Nothing outside the temporary directory changes.")
-	keep := fs.Bool("keep", false, "keep the temporary workspace and print its path")
-	dir := fs.String("dir", "", "use this (new or empty) directory instead of a temporary one")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	root := *dir
+// demoOptions is `demo`'s command line.
+type demoOptions struct {
+	Keep bool   // keep the temporary workspace
+	Dir  string // use this directory instead of a temporary one
+}
+
+func parseDemo(a *App, args []string) (*demoOptions, error) {
+	o := &demoOptions{}
+	flags := newFlags(a, "demo", "demo [--keep] [--dir DIR]\n\nRuns a scripted tour of agentx in a temporary workspace and prints every\ncommand with its real output. Nothing outside the temporary directory changes.")
+	flags.BoolVar(&o.Keep, "keep", false, "keep the temporary workspace and print its path")
+	flags.StringVar(&o.Dir, "dir", "", "use this (new or empty) directory instead of a temporary one")
+	_, err := parse(flags, args)
+	return o, err
+}
+
+func runDemo(ctx context.Context, a *App, o *demoOptions) (err error) {
+	root := o.Dir
 	if root == "" {
 		tmp, err := os.MkdirTemp("", "agentx-demo-")
 		if err != nil {
 			return err
 		}
 		root = tmp
-		if !*keep {
-			defer os.RemoveAll(tmp)
+		if !o.Keep {
+			defer func() {
+				if rerr := os.RemoveAll(tmp); rerr != nil && err == nil {
+					err = fmt.Errorf("remove the demo workspace: %w", rerr)
+				}
+			}()
 		}
 	}
 	exe, err := os.Executable()
@@ -77,49 +90,59 @@ func runDemo(ctx context.Context, a *App, args []string) error {
 	st := a.Style()
 	fmt.Fprintf(a.Stdout, "%s\n", st.Bold("agentx demo: a clarification protocol between agents, on plain files"))
 	fmt.Fprintf(a.Stdout, "%s\n", st.Dim("workspace: "+root))
-	shownStdin := map[string]bool{}
+	tour := &demoTour{a: a, root: root, shownStdin: map[string]bool{}}
 	for _, section := range demoSteps() {
-		if len(section) == 0 {
-			continue
-		}
 		for i, step := range section {
-			if i == 1 && step.args[0] == "clarify" && step.args[1] == "request" && len(section) > 0 && section[0].args[0] == "init" {
+			if i == 1 && step.args[0] == "clarify" && step.args[1] == "request" && section[0].args[0] == "init" {
 				// After init: give the architect a responder, as a team would.
 				if err := writeDemoResponder(root, exe); err != nil {
 					return err
 				}
 				fmt.Fprintf(a.Stdout, "\n%s\n", st.Dim("# .agentx/agentx.toml gains: [responders.architect] command = [\"agentx-hook\", \"__demo-responder\"]"))
 			}
-			if step.title != "" {
-				fmt.Fprintf(a.Stdout, "\n%s\n", st.Bold("== "+step.title))
-			}
-			cmdline := "$ agentx-hook " + quoteArgs(step.args)
-			if step.stdin != "" {
-				// Show what the command reads, once, so the output that
-				// follows (what was stored, what was dropped) makes sense.
-				cmdline += " < summary.md"
-				if !shownStdin[step.stdin] {
-					shownStdin[step.stdin] = true
-					fmt.Fprintf(a.Stdout, "%s\n", st.Dim("# summary.md, as the agent's host hands it over at session end:"))
-					for _, line := range strings.Split(step.stdin, "\n") {
-						fmt.Fprintf(a.Stdout, "%s\n", st.Dim(strings.TrimRight("#   "+line, " ")))
-					}
-				}
-			}
-			fmt.Fprintf(a.Stdout, "%s\n", st.Dim(cmdline))
-			sub := &App{Stdin: strings.NewReader(step.stdin), Stdout: a.Stdout, Stderr: a.Stdout,
-				Getenv: demoEnv(a.Getenv, step.env), Cwd: root, Clock: a.Clock, StdoutTTY: a.StdoutTTY, StderrTTY: a.StdoutTTY, rootFlag: root}
-			code := sub.Run(ctx, step.args)
-			if code != 0 {
-				fmt.Fprintf(a.Stdout, "%s\n", st.Dim(fmt.Sprintf("(exit status %d)", code)))
-			}
+			tour.run(ctx, step)
 		}
 	}
 	fmt.Fprintf(a.Stdout, "\n%s\n", st.Green("Demo complete."))
-	if *keep || *dir != "" {
+	if o.Keep || o.Dir != "" {
 		fmt.Fprintf(a.Stdout, "The workspace is kept at %s; try `agentx-hook --root %s clarify --issue 57`.\n", root, root)
 	}
 	return nil
+}
+
+// demoTour runs the tour's steps in one workspace.
+type demoTour struct {
+	a          *App
+	root       string
+	shownStdin map[string]bool // summaries already shown
+}
+
+// run prints one step's command line and runs it as its own invocation,
+// its output and errors inline.
+func (t *demoTour) run(ctx context.Context, step demoStep) {
+	a, st := t.a, t.a.Style()
+	if step.title != "" {
+		fmt.Fprintf(a.Stdout, "\n%s\n", st.Bold("== "+step.title))
+	}
+	cmdline := "$ agentx-hook " + quoteArgs(step.args)
+	if step.stdin != "" {
+		// Show what the command reads, once, so the output that
+		// follows (what was stored, what was dropped) makes sense.
+		cmdline += " < summary.md"
+		if !t.shownStdin[step.stdin] {
+			t.shownStdin[step.stdin] = true
+			fmt.Fprintf(a.Stdout, "%s\n", st.Dim("# summary.md, as the agent's host hands it over at session end:"))
+			for _, line := range strings.Split(step.stdin, "\n") {
+				fmt.Fprintf(a.Stdout, "%s\n", st.Dim(strings.TrimRight("#   "+line, " ")))
+			}
+		}
+	}
+	fmt.Fprintf(a.Stdout, "%s\n", st.Dim(cmdline))
+	sub := &App{Stdin: strings.NewReader(step.stdin), Stdout: a.Stdout, Stderr: a.Stdout,
+		Getenv: demoEnv(a.Getenv, step.env), Cwd: t.root, Clock: a.Clock, StdoutTTY: a.StdoutTTY, StderrTTY: a.StdoutTTY, rootFlag: t.root}
+	if code := sub.Run(ctx, step.args); code != 0 {
+		fmt.Fprintf(a.Stdout, "%s\n", st.Dim(fmt.Sprintf("(exit status %d)", code)))
+	}
 }
 
 func writeDemoResponder(root, exe string) error {

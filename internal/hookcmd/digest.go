@@ -26,29 +26,53 @@ The window is the last --days days, or [--since, --until) (dates like
 written to .agentx/digests/DIGEST-<ISO year>-W<ISO week>.md, named after the
 ISO week of the window's middle.`
 
-// runDigest prints the digest of this workspace and files its Markdown
-// under .agentx/digests/.
-func runDigest(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "digest", digestUsage)
-	days := fs.Int("days", 7, "the last `N` days")
-	sinceS := fs.String("since", "", "window start: a `DATE` (2026-11-16) or ISO timestamp")
-	untilS := fs.String("until", "", "window end, exclusive: a `DATE` or ISO timestamp (default now)")
-	format := fs.String("format", "md", "output `form`: md or json")
-	asJSON := fs.Bool("json", false, "same as --format json")
-	pos, err := parse(fs, args)
+// digestOptions is `digest`'s command line.
+type digestOptions struct {
+	Days         int
+	Since, Until string
+	Format       string // md or json (--json is --format json)
+}
+
+func (o *digestOptions) jsonMode() bool { return o.Format == "json" }
+
+func parseDigest(a *App, args []string) (*digestOptions, error) {
+	o := &digestOptions{}
+	flags := newFlags(a, "digest", digestUsage)
+	flags.IntVar(&o.Days, "days", 7, "the last `N` days")
+	flags.StringVar(&o.Since, "since", "", "window start: a `DATE` (2026-11-16) or ISO timestamp")
+	flags.StringVar(&o.Until, "until", "", "window end, exclusive: a `DATE` or ISO timestamp (default now)")
+	flags.StringVar(&o.Format, "format", "md", "output `form`: md or json")
+	asJSON := flags.Bool("json", false, "same as --format json")
+	pos, err := parse(flags, args)
+	if *asJSON {
+		o.Format = "json"
+	}
 	if err != nil {
-		return err
+		return o, err
 	}
 	if len(pos) > 0 {
-		return usagef("digest takes no arguments (got %q)", pos[0])
+		return o, usagef("digest takes no arguments (got %q)", pos[0])
 	}
-	if *asJSON {
-		*format = "json"
+	if o.Format != "md" && o.Format != "json" {
+		return o, usagef("digest: --format is md or json, not %q", o.Format)
 	}
-	if *format != "md" && *format != "json" {
-		return usagef("digest: --format is md or json, not %q", *format)
-	}
-	w, err := digestWindow(a, *days, *sinceS, *untilS)
+	return o, nil
+}
+
+// digestDoc is `digest --format json`: the report, which carries its own
+// schema_version (digest.SchemaVersion, shared with the Action's
+// document), and the file it was written to.
+type digestDoc struct {
+	*digest.Report
+	File string `json:"file"`
+}
+
+func (d *digestDoc) stamp() {}
+
+// runDigest prints the digest of this workspace and files its Markdown
+// under .agentx/digests/.
+func runDigest(ctx context.Context, a *App, o *digestOptions) error {
+	w, err := digestWindow(a, o.Days, o.Since, o.Until)
 	if err != nil {
 		return err
 	}
@@ -84,11 +108,8 @@ func runDigest(ctx context.Context, a *App, args []string) error {
 			return fmt.Errorf("write digest: %w", err)
 		}
 	}
-	if *format == "json" {
-		return writeJSON(a.Stdout, struct {
-			*digest.Report
-			File string `json:"file"`
-		}{rep, file})
+	if o.Format == "json" {
+		return a.writeDoc(&digestDoc{rep, file})
 	}
 	fmt.Fprint(a.Stdout, text)
 	if file != "" {

@@ -3,7 +3,6 @@ package hookcmd
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -39,20 +38,18 @@ while one is still chained, keeps both (the old one as NAME.agentx-chained.N).` 
 
 func runHooks(ctx context.Context, a *App, args []string) error {
 	subs := map[string]func(context.Context, *App, []string) error{
-		"install": runHooksInstall, "uninstall": runHooksUninstall, "status": runHooksStatus,
+		"install":   wire(parseHooksChange("install"), runHooksChange),
+		"uninstall": wire(parseHooksChange("uninstall"), runHooksChange),
+		"status":    wire(parseHooksStatus, runHooksStatus),
 	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		sub, ok := subs[args[0]]
 		if !ok {
-			return usagef("unknown hooks subcommand %q (install, uninstall, status)", args[0])
+			return a.unknown(usagef("unknown hooks subcommand %q (install, uninstall, status)", args[0]), args[1:])
 		}
 		return sub(ctx, a, args[1:])
 	}
-	fs := newFlags(a, "hooks", hooksUsage)
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	return usagef("hooks needs a subcommand (install, uninstall, status)")
+	return a.needsSubcommand("hooks", hooksUsage, "install, uninstall, status", args)
 }
 
 // hooksLocation asks git where the hooks of the workspace's repository go.
@@ -65,16 +62,8 @@ func (a *App) hooksLocation(ctx context.Context) (githooks.Location, error) {
 	return loc, nil
 }
 
-// readHooks parses a hooks subcommand's flags (it takes no arguments),
-// asks git where hooks go and reads what is there.
-func (a *App) readHooks(ctx context.Context, fs *flag.FlagSet, args []string) (githooks.Location, *githooks.Snapshot, error) {
-	pos, err := parse(fs, args)
-	if err != nil {
-		return githooks.Location{}, nil, err
-	}
-	if len(pos) > 0 {
-		return githooks.Location{}, nil, usagef("%s takes no arguments (got %q)", fs.Name(), pos[0])
-	}
+// readHooks asks git where hooks go and reads what is there.
+func (a *App) readHooks(ctx context.Context) (githooks.Location, *githooks.Snapshot, error) {
 	loc, err := a.hooksLocation(ctx)
 	if err != nil {
 		return loc, nil, err
@@ -89,31 +78,65 @@ func (a *App) readHooks(ctx context.Context, fs *flag.FlagSet, args []string) (g
 	return loc, snap, nil
 }
 
-// hooksChange plans with plan and applies it, then reports.
-func hooksChange(ctx context.Context, a *App, name string, args []string, plan func(*githooks.Snapshot, bool) []githooks.Step) error {
-	fs := newFlags(a, "hooks "+name, hooksUsage)
-	force, mergeDriver := false, false
-	if name == "install" {
-		fs.BoolVar(&force, "force", false, "rewrite our shims; keep both hooks where a foreign hook replaced ours")
-		fs.BoolVar(&mergeDriver, "merge-driver", false, "also register the semantic merge driver for state files")
+// hooksChangeOptions is the command line of `hooks install|uninstall`.
+type hooksChangeOptions struct {
+	Name        string // install or uninstall
+	Force       bool   // install: rewrite our shims, chain a foreign hook that replaced ours
+	MergeDriver bool   // install: register the merge driver too
+	jsonFlag
+}
+
+// parseHooksChange returns the parser of `hooks NAME` (install or
+// uninstall); neither takes arguments.
+func parseHooksChange(name string) func(*App, []string) (*hooksChangeOptions, error) {
+	return func(a *App, args []string) (*hooksChangeOptions, error) {
+		o := &hooksChangeOptions{Name: name}
+		flags := newFlags(a, "hooks "+name, hooksUsage)
+		if name == "install" {
+			flags.BoolVar(&o.Force, "force", false, "rewrite our shims; keep both hooks where a foreign hook replaced ours")
+			flags.BoolVar(&o.MergeDriver, "merge-driver", false, "also register the semantic merge driver for state files")
+		}
+		o.register(flags)
+		pos, err := parse(flags, args)
+		if err == nil && len(pos) > 0 {
+			err = usagef("%s takes no arguments (got %q)", flags.Name(), pos[0])
+		}
+		return o, err
 	}
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	loc, snap, err := a.readHooks(ctx, fs, args)
+}
+
+type hooksChangeDoc struct {
+	HooksDir    string                      `json:"hooksDir"`
+	HooksPath   string                      `json:"hooksPath"`
+	MergeDriver *githooks.MergeDriverStatus `json:"mergeDriver"`
+	Notes       []string                    `json:"notes"`
+	schemaVersion
+	Steps []githooks.Step `json:"steps"`
+}
+
+// runHooksChange plans the install or uninstall and applies it, then reports.
+func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
+	loc, snap, err := a.readHooks(ctx)
 	if err != nil {
 		return err
 	}
-	steps := plan(snap, force)
+	var steps []githooks.Step
+	if o.Name == "install" {
+		steps = githooks.PlanInstall(snap, o.Force)
+	} else {
+		steps = githooks.PlanUninstall(snap)
+	}
 	if err := githooks.Apply(loc.Dir, steps); err != nil {
-		return fmt.Errorf("hooks %s in %s: %w", name, loc.Dir, err)
+		return fmt.Errorf("hooks %s in %s: %w", o.Name, loc.Dir, err)
 	}
-	md, err := a.mergeDriverChange(ctx, name, mergeDriver)
+	md, err := a.mergeDriverChange(ctx, o.Name, o.MergeDriver)
 	if err != nil {
 		return err
 	}
-	notes := a.hooksNotes(name, loc, steps)
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "hooksDir": loc.Dir,
-			"hooksPath": loc.HooksPath, "steps": steps, "notes": nonNil(notes), "mergeDriver": md})
+	notes := a.hooksNotes(o.Name, loc, steps)
+	if o.JSON {
+		return a.writeDoc(&hooksChangeDoc{HooksDir: loc.Dir,
+			HooksPath: loc.HooksPath, Steps: steps, Notes: nonNil(notes), MergeDriver: md})
 	}
 	fmt.Fprintf(a.Stdout, "Hooks directory: %s\n", loc.Dir)
 	for _, st := range steps {
@@ -159,20 +182,18 @@ func (a *App) hooksNotes(name string, loc githooks.Location, steps []githooks.St
 	return notes
 }
 
-func runHooksInstall(ctx context.Context, a *App, args []string) error {
-	return hooksChange(ctx, a, "install", args, githooks.PlanInstall)
+var parseHooksStatus = parseNoArgs("hooks status", hooksUsage)
+
+type hooksStatusDoc struct {
+	Hooks       []githooks.HookStatus       `json:"hooks"`
+	HooksDir    string                      `json:"hooksDir"`
+	HooksPath   string                      `json:"hooksPath"`
+	MergeDriver *githooks.MergeDriverStatus `json:"mergeDriver"`
+	schemaVersion
 }
 
-func runHooksUninstall(ctx context.Context, a *App, args []string) error {
-	return hooksChange(ctx, a, "uninstall", args, func(s *githooks.Snapshot, _ bool) []githooks.Step {
-		return githooks.PlanUninstall(s)
-	})
-}
-
-func runHooksStatus(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "hooks status", hooksUsage)
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	loc, snap, err := a.readHooks(ctx, fs, args)
+func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
+	loc, snap, err := a.readHooks(ctx)
 	if err != nil {
 		return err
 	}
@@ -181,9 +202,9 @@ func runHooksStatus(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "hooksDir": loc.Dir,
-			"hooksPath": loc.HooksPath, "hooks": hooks, "mergeDriver": md})
+	if o.JSON {
+		return a.writeDoc(&hooksStatusDoc{HooksDir: loc.Dir,
+			HooksPath: loc.HooksPath, Hooks: hooks, MergeDriver: md})
 	}
 	fmt.Fprintf(a.Stdout, "Hooks directory: %s", loc.Dir)
 	if loc.HooksPath != "" {
@@ -222,18 +243,35 @@ $AGENTX_ISSUE, else the number the branch names; with neither, nothing is
 recorded. Its content is the commit's short hash and subject, then the
 changed files (git show --name-status, at most 40), sanitised.`
 
-// runGitHook is what the shims run. It fails open: whatever happens, the
-// warning goes to stderr and the exit status is 0.
-func runGitHook(ctx context.Context, a *App, args []string) error {
+// gitHookOptions is `git-hook`'s command line: the hook's name and the
+// arguments git passed it (unused).
+type gitHookOptions struct {
+	Name string
+	Args []string
+}
+
+// parseGitHook never fails: a hook shim must not block git, so even a
+// missing name is only a warning (runGitHook).
+func parseGitHook(a *App, args []string) (*gitHookOptions, error) {
 	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
 		fmt.Fprintf(a.Stdout, "Usage: agentx-hook %s\n", gitHookUsage)
-		return nil
+		return nil, errHelp
 	}
-	if len(args) == 0 {
+	o := &gitHookOptions{}
+	if len(args) > 0 {
+		o.Name, o.Args = args[0], args[1:]
+	}
+	return o, nil
+}
+
+// runGitHook is what the shims run. It fails open: whatever happens, the
+// warning goes to stderr and the exit status is 0.
+func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
+	if o.Name == "" {
 		a.warn("agentx git-hook: no hook name given; nothing done")
 		return nil
 	}
-	name := args[0]
+	name := o.Name
 	if a.Getenv("AGENTX") == "0" {
 		return nil
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/recall"
-	"github.com/agentx-dev/agentx/internal/core/router"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
 const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex] [--strict]
@@ -67,56 +67,79 @@ type hookSection struct {
 // stays open without data: a hook must never hang its caller.
 const hookStdinWait = 200 * time.Millisecond
 
+// hookOptions is the command line of `hook start` and `hook finish`.
+type hookOptions struct {
+	Event       string // start or finish
+	Agent       string // --agent, else $AGENTX_AGENT
+	Issue       string // --issue as given (resolved when run)
+	Format      string // text, json, claude or codex (--json is --format json)
+	Strict      bool
+	SummaryFile string
+}
+
+func (o *hookOptions) jsonMode() bool { return o.Format == "json" }
+
 func runHook(ctx context.Context, a *App, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
 			fmt.Fprintf(a.Stdout, "Usage: agentx-hook %s\n", hookUsage)
 			return errHelp
 		}
-		return usagef("hook needs start or finish")
+		return a.unknown(usagef("hook needs start or finish"), args)
 	}
+	return wire(parseHook, runHookEvent)(ctx, a, args)
+}
+
+// parseHook reads `hook EVENT [flags]`.
+func parseHook(a *App, args []string) (*hookOptions, error) {
 	event := args[0]
 	if event != "start" && event != "finish" {
-		return usagef("unknown hook %q (start, finish)", event)
+		return nil, a.unknown(usagef("unknown hook %q (start, finish)", event), args[1:])
 	}
-	fs := newFlags(a, "hook "+event, hookUsage)
-	agent := fs.String("agent", "", "the agent `name` (else $AGENTX_AGENT)")
-	issueFlag := fs.String("issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
-	format := fs.String("format", "text", "output `form`: text, json, claude or codex (start: the host's SessionStart JSON)")
-	strict := fs.Bool("strict", false, "exit 1 while a blocking clarification of the agent is open")
-	summaryFile := fs.String("summary-file", "", "finish: a session summary `file` for memory capture")
-	asJSON := fs.Bool("json", false, "same as --format json")
-	pos, err := parse(fs, args[1:])
+	o := &hookOptions{Event: event}
+	flags := newFlags(a, "hook "+event, hookUsage)
+	flags.StringVar(&o.Agent, "agent", "", "the agent `name` (else $AGENTX_AGENT)")
+	flags.StringVar(&o.Issue, "issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
+	flags.StringVar(&o.Format, "format", "text", "output `form`: text, json, claude or codex (start: the host's SessionStart JSON)")
+	flags.BoolVar(&o.Strict, "strict", false, "exit 1 while a blocking clarification of the agent is open")
+	flags.StringVar(&o.SummaryFile, "summary-file", "", "finish: a session summary `file` for memory capture")
+	asJSON := flags.Bool("json", false, "same as --format json")
+	pos, err := parse(flags, args[1:])
+	if *asJSON {
+		o.Format = "json"
+	}
 	if err != nil {
-		return err
+		return o, err
 	}
 	if len(pos) > 0 {
-		return usagef("hook %s takes no positional arguments (got %q)", event, pos[0])
+		return o, usagef("hook %s takes no positional arguments (got %q)", event, pos[0])
 	}
-	if *asJSON {
-		*format = "json"
-	}
-	switch *format {
+	switch o.Format {
 	case "text", "json", "claude", "codex":
 	default:
-		return usagef("--format must be text, json, claude or codex (got %q)", *format)
+		return o, usagef("--format must be text, json, claude or codex (got %q)", o.Format)
 	}
-	in := &hookInput{Event: event, Agent: *agent, Format: *format, Strict: *strict, SummaryFile: *summaryFile}
-	if in.Agent == "" {
-		in.Agent = a.Getenv("AGENTX_AGENT")
+	if o.Agent == "" {
+		o.Agent = a.Getenv("AGENTX_AGENT")
 	}
-	if in.Agent == "" {
-		return usagef("hook %s needs --agent (or $AGENTX_AGENT)", event)
+	if o.Agent == "" {
+		return o, usagef("hook %s needs --agent (or $AGENTX_AGENT)", event)
 	}
+	return o, nil
+}
+
+func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
+	event := o.Event
+	in := &hookInput{Event: event, Agent: o.Agent, Format: o.Format, Strict: o.Strict, SummaryFile: o.SummaryFile}
 	a.readHookStdin(in)
 	if cwd := in.Stdin.Payload.Cwd; cwd != "" && filepath.IsAbs(cwd) && a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
 		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() {
 			a.Cwd = cwd // the agent's project, wherever the hook runs from
 		}
 	}
-	issue, ok, err := a.issueFor(*issueFlag)
+	issue, ok, err := a.issueFor(ctx, o.Issue)
 	if err != nil {
-		if *issueFlag != "" {
+		if o.Issue != "" {
 			return usagef("--issue: %v", err)
 		}
 		a.warn("ignoring the issue from the environment: %v", err)
@@ -393,7 +416,7 @@ func (a *App) clarificationSections(in *hookInput, v *hookView) []hookSection {
 			}
 			fmt.Fprintf(&b, "- %s to %s (round %d/%d, %s%s): %s\n", r.ID, r.To, r.Round, r.MaxRounds, r.Status, tag, r.Topic)
 			if ans := r.LastOf(ledger.Answer); ans != nil {
-				fmt.Fprintf(&b, "  Latest answer (%s): %s\n", ans.From, router.Shorten(oneLineText(ans.Body), 600))
+				fmt.Fprintf(&b, "  Latest answer (%s): %s\n", ans.From, shorten.Line(ans.Body, 600))
 			}
 			if r.Status == ledger.Answered {
 				fmt.Fprintf(&b, "  Next: %s clarify resolve %s --body \"<what you decided>\"  (or clarify ask %s --body \"<follow-up>\")\n", cli, r.ID, r.ID)
@@ -441,7 +464,7 @@ func waitingSection(recs []ledger.Record, cli string) hookSection {
 		}
 		fmt.Fprintf(&b, "- %s from %s (round %d/%d, %s%s): %s\n", r.ID, r.From, r.Round, r.MaxRounds, r.Status, tag, r.Topic)
 		if q := r.LastOf(ledger.Question); q != nil {
-			fmt.Fprintf(&b, "  Question: %s\n", router.Shorten(oneLineText(q.Body), 600))
+			fmt.Fprintf(&b, "  Question: %s\n", shorten.Line(q.Body, 600))
 		}
 		fmt.Fprintf(&b, "  Answer: %s clarify answer %s --body \"<answer>\"\n", cli, r.ID)
 	}
@@ -467,8 +490,6 @@ func monitorSection(rep *monitor.Report) (hookSection, bool) {
 	}
 	return hookSection{Title: "Monitor", Body: strings.TrimRight(b.String(), "\n")}, true
 }
-
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // fitHost cuts a hook's context to what the host shows (Claude Code:
 // 10,000 characters, more becomes a preview; Codex: about 2,500 tokens).
@@ -507,25 +528,47 @@ func hookText(in *hookInput, status string, sections []hookSection) string {
 	return b.String()
 }
 
+// hookDoc is `hook start|finish --json`.
+type hookDoc struct {
+	Agent       string           `json:"agent"`
+	Escalations []ledger.Record  `json:"escalations"`
+	Hook        string           `json:"hook"`
+	Issue       *int             `json:"issue"`
+	Monitor     []monitor.Action `json:"monitor"`
+	Requests    []ledger.Record  `json:"requests"`
+	schemaVersion
+	Sections []hookSection   `json:"sections"`
+	Status   string          `json:"status"`
+	Text     string          `json:"text"`
+	Waiting  []ledger.Record `json:"waiting"`
+}
+
+// writeSessionStart writes text in the SessionStart hook output form of
+// Claude Code (which Codex takes too). It is the host's format, not one of
+// our --json documents: no schema_version.
+func writeSessionStart(w io.Writer, text string) error {
+	return writeJSON(w, map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName": "SessionStart", "additionalContext": text}})
+}
+
 func (a *App) writeHookOutput(in *hookInput, v *hookView, sections []hookSection) error {
 	text := hookText(in, v.status, sections)
 	switch in.Format {
 	case "claude", "codex": // Codex takes Claude Code's SessionStart form
 		text = fitHost(text, in.Format)
-		return writeJSON(a.Stdout, map[string]any{"hookSpecificOutput": map[string]string{
-			"hookEventName": "SessionStart", "additionalContext": text}})
+		return writeSessionStart(a.Stdout, text)
 	case "json":
-		var issue any
+		var issue *int
 		if in.HasIssue {
-			issue = in.Issue
+			issue = &in.Issue
 		}
 		var actions []monitor.Action
 		if v.report != nil {
 			actions = v.report.Actions
 		}
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "hook": in.Event, "agent": in.Agent,
-			"issue": issue, "status": v.status, "waiting": nonNil(v.waiting), "requests": nonNil(v.requests),
-			"escalations": nonNil(v.escalations), "monitor": nonNil(actions), "sections": nonNil(sections), "text": text})
+		return a.writeDoc(&hookDoc{Hook: in.Event, Agent: in.Agent,
+			Issue: issue, Status: v.status, Waiting: nonNil(v.waiting), Requests: nonNil(v.requests),
+			Escalations: nonNil(v.escalations), Monitor: nonNil(actions), Sections: nonNil(sections), Text: text})
 	default:
 		_, err := io.WriteString(a.Stdout, text)
 		return err

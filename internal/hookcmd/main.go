@@ -1,5 +1,10 @@
 // Package hookcmd is the command line of agentx-hook: it parses arguments,
 // wires the core packages together and prints. It holds no protocol logic.
+//
+// Each command is an options struct, a parseX(a, argv) that fills it and a
+// runX(ctx, a, opts) that acts, joined by wire (output.go); a --json
+// document is a typed struct written by App.writeDoc, and a warning goes
+// through App.warn.
 package hookcmd
 
 import (
@@ -56,9 +61,6 @@ type App struct {
 	locks    *lock.Locker
 	cfg      *config.Set
 	rt       *router.Router
-	// errDoc holds extra keys for the --json error document: what an
-	// operation that failed part way did leave behind (a record's id).
-	errDoc map[string]any
 }
 
 // command is one top-level command.
@@ -71,21 +73,21 @@ type command struct {
 // commands is the registry of top-level commands; each lives in its own file.
 func commands() []command {
 	return []command{
-		{"init", "create .agentx/ with the default config and workflows", runInit},
+		{"init", "create .agentx/ with the default config and workflows", wire(parseInit, runInit)},
 		{"clarify", "request, answer and list clarifications between agents", runClarify},
-		{"state", "show agent statuses", runState},
-		{"events", "show the event log", runEvents},
-		{"monitor", "check for stale, stuck and deadlocked clarifications and act", runMonitor},
-		{"ready", "issues with their BLOCKED: Clarification pending markers", runReady},
+		{"state", "show agent statuses", wire(parseState, runState)},
+		{"events", "show the event log", wire(parseEvents, runEvents)},
+		{"monitor", "check for stale, stuck and deadlocked clarifications and act", wire(parseMonitor, runMonitor)},
+		{"ready", "issues with their BLOCKED: Clarification pending markers", wire(parseReady, runReady)},
 		{"hook", "agent lifecycle hooks: hook start, hook finish", runHook},
 		{"memory", "search, inspect and maintain the memory store", runMemory},
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
-		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", runGitHook},
-		{"merge-driver", "what git runs to merge state files (hooks install --merge-driver)", runMergeDriver},
-		{"sync", "share the state on the state branch (GitHub Mode)", runSync},
-		{"digest", "weekly digest of clarification and memory figures", runDigest},
-		{"demo", "run a scripted tour in a temporary workspace", runDemo},
-		{"version", "print the version", runVersion},
+		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", wire(parseGitHook, runGitHook)},
+		{"merge-driver", "what git runs to merge state files (hooks install --merge-driver)", wire(parseMergeDriver, runMergeDriver)},
+		{"sync", "share the state on the state branch (GitHub Mode)", wire(parseSync, runSync)},
+		{"digest", "weekly digest of clarification and memory figures", wire(parseDigest, runDigest)},
+		{"demo", "run a scripted tour in a temporary workspace", wire(parseDemo, runDemo)},
+		{"version", "print the version", wire(parseVersion, runVersion)},
 	}
 }
 
@@ -121,7 +123,7 @@ func (a *App) Run(ctx context.Context, args []string) int {
 		switch {
 		case arg == "--root" || arg == "-root":
 			if len(args) < 2 {
-				return a.fail(usagef("--root needs a directory"), false)
+				return a.fail(usagef("--root needs a directory"))
 			}
 			a.rootFlag, args = args[1], args[2:]
 		case strings.HasPrefix(arg, "--root="):
@@ -145,15 +147,14 @@ dispatch:
 		return 2
 	}
 	if args[0] == "__demo-responder" {
-		return a.fail(runDemoResponder(ctx, a, args[1:]), false)
+		return a.fail(runDemoResponder(ctx, a, args[1:]))
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			err := c.run(ctx, a, args[1:])
-			return a.fail(err, wantsJSON(args[1:]))
+			return a.fail(c.run(ctx, a, args[1:]))
 		}
 	}
-	return a.fail(usagef("unknown command %q (run `agentx-hook --help`)", args[0]), wantsJSON(args[1:]))
+	return a.fail(a.unknown(usagef("unknown command %q (run `agentx-hook --help`)", args[0]), args[1:]))
 }
 
 func (a *App) usage(w io.Writer) {
@@ -168,18 +169,22 @@ func (a *App) usage(w io.Writer) {
 }
 
 // fail prints err the way the contract says and returns the exit status.
-func (a *App) fail(err error, jsonMode bool) int {
+// A failure of a command whose options asked for JSON (see wire) is also
+// printed as one document on stdout.
+func (a *App) fail(err error) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
+	var jf *jsonFailure
+	jsonMode := errors.As(err, &jf)
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(a.Stderr, "error: usage: %s\n", ue.msg)
 		if jsonMode {
 			// A script that asked for JSON pipes stdout to a parser: it
 			// gets one document here too, never an empty stream.
-			_ = writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "error": map[string]string{
-				"code": "USAGE", "message": ue.msg, "hint": "run `agentx-hook COMMAND --help` for the flags"}})
+			_ = a.writeDoc(&failureDoc{Error: errorBody{Code: "USAGE", Message: ue.msg,
+				Hint: "run `agentx-hook COMMAND --help` for the flags"}})
 		}
 		return 2
 	}
@@ -204,29 +209,16 @@ func (a *App) fail(err error, jsonMode bool) int {
 		fmt.Fprintf(a.Stderr, "hint: %s\n", hint)
 	}
 	if jsonMode {
-		doc := map[string]any{"schema_version": SchemaVersion, "error": map[string]string{
-			"code": string(code), "message": err.Error(), "hint": hint}}
-		for k, v := range a.errDoc {
-			doc[k] = v
+		doc := &failureDoc{Error: errorBody{Code: string(code), Message: err.Error(), Hint: hint}}
+		var le *landedError
+		if errors.As(err, &le) {
+			// The record did land: the document names it, as text mode
+			// prints its id.
+			doc.ID, doc.Status, doc.Round = le.rec.ID, le.rec.Status, le.rec.Round
 		}
-		_ = writeJSON(a.Stdout, doc)
+		_ = a.writeDoc(doc)
 	}
 	return 1
-}
-
-func wantsJSON(args []string) bool {
-	for i, a := range args {
-		if a == "--json" || a == "-json" || a == "--json=true" || a == "--format=json" || a == "-format=json" {
-			return true
-		}
-		if (a == "--format" || a == "-format") && i+1 < len(args) && args[i+1] == "json" {
-			return true
-		}
-		if a == "--" {
-			return false
-		}
-	}
-	return false
 }
 
 // Style returns the styling for stdout: colour only on a terminal and
@@ -311,22 +303,22 @@ func (a *App) Router() (*router.Router, error) {
 // newFlags returns a flag set whose --help prints usage and whose errors
 // become usage errors.
 func newFlags(a *App, name, usage string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	flags := flag.NewFlagSet(name, flag.ContinueOnError)
 	// flag calls Usage for a bad flag as well as for --help; the text is
 	// held back and printed only for --help (see parse), so a usage error
 	// leaves stdout empty, or holding only the --json error document.
-	fs.SetOutput(&helpText{out: a.Stdout})
-	fs.Usage = func() {
-		w := fs.Output()
+	flags.SetOutput(&helpText{out: a.Stdout})
+	flags.Usage = func() {
+		w := flags.Output()
 		fmt.Fprintf(w, "Usage: agentx-hook %s\n", usage)
 		var hasFlags bool
-		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		flags.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
 			fmt.Fprintln(w, "\nFlags:")
-			fs.PrintDefaults()
+			flags.PrintDefaults()
 		}
 	}
-	return fs
+	return flags
 }
 
 // helpText collects what flag writes while parsing; parse passes it on to
@@ -339,32 +331,46 @@ type helpText struct {
 func (h *helpText) Write(p []byte) (int, error) { return h.buf.Write(p) }
 
 // parse parses flags anywhere among the arguments (Go's flag stops at the
-// first positional) and returns the positionals.
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+// first positional) and returns the positionals. A bad flag is a usage
+// error, but parsing goes on past it, so the options still hold what the
+// rest of the line asked for: above all --json, which decides how the
+// usage error itself is printed.
+func parse(flags *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
+	var first error
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				if h, ok := fs.Output().(*helpText); ok {
-					_, _ = h.out.Write(h.buf.Bytes())
-				}
-				return nil, errHelp
+		err := flags.Parse(args)
+		rest := flags.Args()
+		if errors.Is(err, flag.ErrHelp) && first == nil {
+			if h, ok := flags.Output().(*helpText); ok {
+				_, _ = h.out.Write(h.buf.Bytes())
 			}
-			return nil, usagef("%s: %v", fs.Name(), err)
+			return nil, errHelp
 		}
-		rest := fs.Args()
+		if err != nil {
+			if first == nil {
+				first = usagef("%s: %v", flags.Name(), err)
+			}
+			if len(rest) == len(args) { // nothing consumed ("bad flag syntax"): skip it
+				rest = rest[1:]
+			}
+			args = rest
+			continue
+		}
 		if len(rest) == 0 {
-			return pos, nil
+			return pos, first
 		}
 		if rest[0] == "--" {
-			return append(pos, rest[1:]...), nil
+			return append(pos, rest[1:]...), first
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
 }
 
-// writeJSON writes one JSON document: indented, no HTML escaping.
+// writeJSON encodes one JSON value: indented, no HTML escaping. Our --json
+// documents go through App.writeDoc; only a host's own format (Claude
+// Code's SessionStart output) is written with it directly.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -372,14 +378,11 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func runVersion(_ context.Context, a *App, args []string) error {
-	fs := newFlags(a, "version", "version [--json]")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "version": Version})
+var parseVersion = parseJSONOnly("version", "version [--json]")
+
+func runVersion(_ context.Context, a *App, o *jsonOnlyOptions) error {
+	if o.JSON {
+		return a.writeDoc(&versionDoc{Version: Version})
 	}
 	fmt.Fprintln(a.Stdout, "agentx-hook", Version)
 	return nil

@@ -39,16 +39,16 @@ synthetic observations over M issues, for benchmarks and trying agentx at scale.
 // memorySubs are the memory subcommands.
 func memorySubs() map[string]func(context.Context, *App, []string) error {
 	return map[string]func(context.Context, *App, []string) error{
-		"search":   runMemorySearch,
-		"get":      runMemoryGet,
-		"stats":    runMemoryStats,
-		"add":      runMemoryAdd,
-		"remove":   runMemoryRemove,
-		"rebuild":  runMemoryRebuild,
-		"generate": runMemoryGenerate,
-		"capture":  runMemoryCapture, // pipeline.go
-		"recall":   runMemoryRecall,
-		"compact":  runMemoryCompact,
+		"search":   wire(parseMemorySearch, runMemorySearch),
+		"get":      wire(parseMemoryGet, runMemoryGet),
+		"stats":    wire(parseMemoryStats, runMemoryStats),
+		"add":      wire(parseMemoryAdd, runMemoryAdd),
+		"remove":   wire(parseMemoryRemove, runMemoryRemove),
+		"rebuild":  wire(parseMemoryRebuild, runMemoryRebuild),
+		"generate": wire(parseMemoryGenerate, runMemoryGenerate),
+		"capture":  wire(parseMemoryCapture, runMemoryCapture), // pipeline.go
+		"recall":   wire(parseRecall, runMemoryRecall),
+		"compact":  wire(parseMemoryCompact, runMemoryCompact),
 	}
 }
 
@@ -62,74 +62,106 @@ func runMemory(ctx context.Context, a *App, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		sub, ok := memorySubs()[args[0]]
 		if !ok {
-			return usagef("unknown memory subcommand %q (search, get, stats, add, remove, rebuild, generate, capture, recall, compact)", args[0])
+			return a.unknown(usagef("unknown memory subcommand %q (search, get, stats, add, remove, rebuild, generate, capture, recall, compact)", args[0]), args[1:])
 		}
 		return sub(ctx, a, args[1:])
 	}
-	fs := newFlags(a, "memory", memoryUsage)
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	return usagef("memory needs a subcommand (search, get, stats, add, remove, rebuild, generate, capture, recall, compact)")
+	return a.needsSubcommand("memory", memoryUsage, "search, get, stats, add, remove, rebuild, generate, capture, recall, compact", args)
 }
 
 // Memory returns the observation store, reporting warnings on stderr.
 func (a *App) Memory() *memory.Store {
 	s := memory.New(a.Workspace().MemoryDir(), a.Locks(), a.Clock)
 	s.Events = a.Events()
-	s.Warn = func(msg string) { fmt.Fprintf(a.Stderr, "warning: %s\n", msg) }
+	s.Warn = func(format string, args ...any) { fmt.Fprintf(a.Stderr, "warning: %s\n", fmt.Sprintf(format, args...)) }
 	s.Progress = a.progress("rebuilding the memory index")
 	return s
 }
 
-func runMemorySearch(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "memory search", "memory search QUERY [--limit N] [--agent A] [--issue N] [--category C] [--since T] [--until T] [--json]")
-	limit := fs.Int("limit", 20, "at most `N` rows (0: all)")
-	agent := fs.String("agent", "", "only observations by agent `A`")
-	issueFlag := fs.String("issue", "", "only observations of issue `N`")
-	cat := fs.String("category", "", "only category `C` (decision, code-change, error, key-fact, compaction-summary)")
-	since := fs.String("since", "", "only observations at or after `T` (ISO 8601, or a duration such as 7d or 12h)")
-	until := fs.String("until", "", "only observations at or before `T` (ISO 8601)")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	pos, err := parse(fs, args)
+// memorySearchOptions is `memory search`'s command line; Query holds
+// the query and its filters as the store takes them.
+type memorySearchOptions struct {
+	Query memory.Query
+	Since string // --since as given (parsed against the clock when run)
+	Until string
+	jsonFlag
+}
+
+func parseMemorySearch(a *App, args []string) (*memorySearchOptions, error) {
+	o := &memorySearchOptions{}
+	flags := newFlags(a, "memory search", "memory search QUERY [--limit N] [--agent A] [--issue N] [--category C] [--since T] [--until T] [--json]")
+	flags.IntVar(&o.Query.Limit, "limit", 20, "at most `N` rows (0: all)")
+	flags.StringVar(&o.Query.Agent, "agent", "", "only observations by agent `A`")
+	issueFlag := flags.String("issue", "", "only observations of issue `N`")
+	cat := flags.String("category", "", "only category `C` (decision, code-change, error, key-fact, compaction-summary)")
+	flags.StringVar(&o.Since, "since", "", "only observations at or after `T` (ISO 8601, or a duration such as 7d or 12h)")
+	flags.StringVar(&o.Until, "until", "", "only observations at or before `T` (ISO 8601)")
+	o.register(flags)
+	pos, err := parse(flags, args)
+	o.Query.Text, o.Query.Category = strings.Join(pos, " "), memory.Category(*cat)
 	if err != nil {
-		return err
+		return o, err
 	}
-	q := memory.Query{Text: strings.Join(pos, " "), Agent: *agent, Category: memory.Category(*cat), Limit: *limit}
-	if *limit == 0 {
-		q.Limit = -1
-	} else if *limit < 0 {
-		return usagef("--limit must not be negative")
+	if o.Query.Limit == 0 {
+		o.Query.Limit = -1
+	} else if o.Query.Limit < 0 {
+		return o, usagef("--limit must not be negative")
 	}
 	if *issueFlag != "" {
-		if q.Issue, err = validate.Issue(*issueFlag); err != nil {
-			return err
+		if o.Query.Issue, err = validate.Issue(*issueFlag); err != nil {
+			return o, err
 		}
 	}
-	if *cat != "" && !q.Category.Known() {
-		return errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", *cat)
+	if *cat != "" && !o.Query.Category.Known() {
+		return o, errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", *cat)
 	}
-	if q.Since, err = parseWhen(a, *since); err != nil {
+	q := &o.Query
+	if strings.TrimSpace(q.Text) == "" && q.Agent == "" && q.Issue == 0 && q.Category == "" && o.Since == "" && o.Until == "" {
+		return o, usagef("memory search needs a QUERY or a filter (--agent, --issue, --category, --since, --until)")
+	}
+	return o, nil
+}
+
+// searchRow is one row of `memory search --json`.
+type searchRow struct {
+	Agent       string          `json:"agent"`
+	Category    memory.Category `json:"category"`
+	ID          string          `json:"id"`
+	IssueNumber int             `json:"issueNumber"`
+	Score       float64         `json:"score"`
+	Summary     string          `json:"summary"`
+	Timestamp   string          `json:"timestamp"`
+	Tokens      int             `json:"tokens"`
+}
+
+type searchDoc struct {
+	Count   int         `json:"count"`
+	Query   string      `json:"query"`
+	Results []searchRow `json:"results"`
+	schemaVersion
+}
+
+func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error {
+	q := o.Query
+	var err error
+	if q.Since, err = parseWhen(a, o.Since); err != nil {
 		return err
 	}
-	if q.Until, err = parseWhen(a, *until); err != nil {
+	if q.Until, err = parseWhen(a, o.Until); err != nil {
 		return err
-	}
-	if strings.TrimSpace(q.Text) == "" && q.Agent == "" && q.Issue == 0 && q.Category == "" && q.Since.IsZero() && q.Until.IsZero() {
-		return usagef("memory search needs a QUERY or a filter (--agent, --issue, --category, --since, --until)")
 	}
 	rows, err := a.Memory().Search(ctx, q)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		out := make([]map[string]any, 0, len(rows))
+	if o.JSON {
+		out := make([]searchRow, 0, len(rows))
 		for _, r := range rows {
-			out = append(out, map[string]any{"id": r.ID, "agent": r.Agent, "issueNumber": r.IssueNumber,
-				"category": r.Category, "summary": r.Summary, "tokens": r.Tokens, "timestamp": r.Timestamp,
-				"score": roundScore(r.Score)})
+			out = append(out, searchRow{ID: r.ID, Agent: r.Agent, IssueNumber: r.IssueNumber,
+				Category: r.Category, Summary: r.Summary, Tokens: r.Tokens, Timestamp: r.Timestamp,
+				Score: roundScore(r.Score)})
 		}
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "query": q.Text, "count": len(out), "results": out})
+		return a.writeDoc(&searchDoc{Query: q.Text, Count: len(out), Results: out})
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(a.Stdout, "No matching observations.")
@@ -175,22 +207,44 @@ func parseWhen(a *App, s string) (time.Time, error) {
 	return time.Time{}, errcode.New(errcode.InvalidInput, "cannot read time %q (use 2026-03-01, an ISO timestamp, or 7d / 12h)", s)
 }
 
-func runMemoryGet(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "memory get", "memory get ID [--json]")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	pos, err := parse(fs, args)
+// idOptions is the command line of a memory command on one observation.
+type idOptions struct {
+	ID string
+	jsonFlag
+}
+
+// parseID returns the parser of `memory NAME ID [--json]`.
+func parseID(name, usage string) func(*App, []string) (*idOptions, error) {
+	return func(a *App, args []string) (*idOptions, error) {
+		o := &idOptions{}
+		flags := newFlags(a, "memory "+name, usage)
+		o.register(flags)
+		pos, err := parse(flags, args)
+		if err != nil {
+			return o, err
+		}
+		if len(pos) != 1 {
+			return o, usagef("memory %s needs one observation ID", name)
+		}
+		o.ID = pos[0]
+		return o, nil
+	}
+}
+
+var parseMemoryGet = parseID("get", "memory get ID [--json]")
+
+type observationDoc struct {
+	Observation *memory.Observation `json:"observation"`
+	schemaVersion
+}
+
+func runMemoryGet(ctx context.Context, a *App, opts *idOptions) error {
+	o, err := a.Memory().GetByID(ctx, opts.ID)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("memory get needs one observation ID")
-	}
-	o, err := a.Memory().GetByID(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "observation": o})
+	if opts.JSON {
+		return a.writeDoc(&observationDoc{Observation: o})
 	}
 	st := a.Style()
 	fmt.Fprintf(a.Stdout, "%s\n", st.Bold(o.ID))
@@ -206,18 +260,20 @@ func runMemoryGet(ctx context.Context, a *App, args []string) error {
 	return nil
 }
 
-func runMemoryStats(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "memory stats", "memory stats [--json]")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
+var parseMemoryStats = parseJSONOnly("memory stats", "memory stats [--json]")
+
+type statsDoc struct {
+	schemaVersion
+	Stats *memory.Stats `json:"stats"`
+}
+
+func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	s, err := a.Memory().Stats(ctx)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "stats": s})
+	if o.JSON {
+		return a.writeDoc(&statsDoc{Stats: s})
 	}
 	fmt.Fprintf(a.Stdout, "Observations: %d  Tokens: %d  Issues: %d  Disk: %s\n", s.TotalObservations, s.TotalTokens, s.IssueCount, humanBytes(s.DiskBytes))
 	if s.TotalObservations > 0 {
@@ -252,36 +308,58 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-func runMemoryAdd(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "memory add", "memory add --agent A --issue N --category C [--session S] TEXT\n       agentx-hook memory add --file F\n\nStores one observation by hand, or a batch from F (a JSON array of observations\nwith the reference fields, or an issue file); captures normally come from `hook finish`.")
-	file := fs.String("file", "", "store the observations in JSON file `F` (- for stdin)")
-	agent := fs.String("agent", "", "the observing agent `A`")
-	issueFlag := fs.String("issue", "", "issue `N`")
-	cat := fs.String("category", "key-fact", "category `C`")
-	session := fs.String("session", "", "session ID `S`")
-	id := fs.String("id", "", "use this observation `ID` instead of a new one (imports, scripted demos)")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	pos, err := parse(fs, args)
+// memoryAddOptions is `memory add`'s command line.
+type memoryAddOptions struct {
+	File                   string // --file: a batch instead of one TEXT
+	Agent, Issue, Category string
+	Session, ID            string
+	Text                   string // the positionals, joined
+	jsonFlag
+}
+
+const memoryAddUsage = "memory add --agent A --issue N --category C [--session S] TEXT\n       agentx-hook memory add --file F\n\nStores one observation by hand, or a batch from F (a JSON array of observations\nwith the reference fields, or an issue file); captures normally come from `hook finish`."
+
+func parseMemoryAdd(a *App, args []string) (*memoryAddOptions, error) {
+	o := &memoryAddOptions{}
+	flags := newFlags(a, "memory add", memoryAddUsage)
+	flags.StringVar(&o.File, "file", "", "store the observations in JSON file `F` (- for stdin)")
+	flags.StringVar(&o.Agent, "agent", "", "the observing agent `A`")
+	flags.StringVar(&o.Issue, "issue", "", "issue `N`")
+	flags.StringVar(&o.Category, "category", "key-fact", "category `C`")
+	flags.StringVar(&o.Session, "session", "", "session ID `S`")
+	flags.StringVar(&o.ID, "id", "", "use this observation `ID` instead of a new one (imports, scripted demos)")
+	o.register(flags)
+	pos, err := parse(flags, args)
+	o.Text = strings.TrimSpace(strings.Join(pos, " "))
+	if err != nil || o.File != "" {
+		return o, err
+	}
+	if o.Agent == "" || o.Issue == "" {
+		return o, usagef("memory add needs --agent A and --issue N (or --file F)")
+	}
+	return o, nil
+}
+
+type storedDoc struct {
+	schemaVersion
+	Stored []memory.Observation `json:"stored"`
+}
+
+func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
+	if o.File != "" {
+		return addFromFile(ctx, a, o.File, o.JSON)
+	}
+	if !memory.Category(o.Category).Known() {
+		return errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", o.Category)
+	}
+	if err := validate.Agent("agent", o.Agent); err != nil {
+		return err
+	}
+	issue, err := validate.Issue(o.Issue)
 	if err != nil {
 		return err
 	}
-	if *file != "" {
-		return addFromFile(ctx, a, *file, *asJSON)
-	}
-	if *agent == "" || *issueFlag == "" {
-		return usagef("memory add needs --agent A and --issue N (or --file F)")
-	}
-	if !memory.Category(*cat).Known() {
-		return errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", *cat)
-	}
-	if err := validate.Agent("agent", *agent); err != nil {
-		return err
-	}
-	issue, err := validate.Issue(*issueFlag)
-	if err != nil {
-		return err
-	}
-	text := strings.TrimSpace(strings.Join(pos, " "))
+	text := o.Text
 	if text == "" {
 		return usagef("memory add needs the observation TEXT")
 	}
@@ -297,13 +375,13 @@ func runMemoryAdd(ctx context.Context, a *App, args []string) error {
 		a.warn("removed private parts or secrets before storing")
 		text = clean
 	}
-	stored, err := a.Memory().Store(ctx, []memory.Observation{{ID: *id, Agent: *agent, IssueNumber: issue,
-		Category: memory.Category(*cat), Content: text, SessionID: *session}})
+	stored, err := a.Memory().Store(ctx, []memory.Observation{{ID: o.ID, Agent: o.Agent, IssueNumber: issue,
+		Category: memory.Category(o.Category), Content: text, SessionID: o.Session}})
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "stored": nonNil(stored)})
+	if o.JSON {
+		return a.writeDoc(&storedDoc{Stored: nonNil(stored)})
 	}
 	if len(stored) == 0 {
 		fmt.Fprintln(a.Stdout, "Already stored (same agent, issue and content).")
@@ -339,48 +417,48 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "stored": nonNil(stored)})
+		return a.writeDoc(&storedDoc{Stored: nonNil(stored)})
 	}
 	fmt.Fprintf(a.Stdout, "Stored %d of %d observations (the rest were already stored).\n", len(stored), len(obs))
 	return nil
 }
 
-func runMemoryRemove(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "memory remove", "memory remove ID [--json]")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("memory remove needs one observation ID")
-	}
-	ok, err := a.Memory().Remove(ctx, pos[0])
+var parseMemoryRemove = parseID("remove", "memory remove ID [--json]")
+
+type removedDoc struct {
+	Removed string `json:"removed"`
+	schemaVersion
+}
+
+func runMemoryRemove(ctx context.Context, a *App, o *idOptions) error {
+	ok, err := a.Memory().Remove(ctx, o.ID)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return errcode.New(errcode.NotFound, "no observation %q", pos[0])
+		return errcode.New(errcode.NotFound, "no observation %q", o.ID)
 	}
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "removed": pos[0]})
+	if o.JSON {
+		return a.writeDoc(&removedDoc{Removed: o.ID})
 	}
-	fmt.Fprintf(a.Stdout, "Removed %s.\n", pos[0])
+	fmt.Fprintf(a.Stdout, "Removed %s.\n", o.ID)
 	return nil
 }
 
-func runMemoryRebuild(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "memory rebuild", "memory rebuild [--json]\n\nRebuilds manifest.json and the search index from the issue files.")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
+var parseMemoryRebuild = parseJSONOnly("memory rebuild", "memory rebuild [--json]\n\nRebuilds manifest.json and the search index from the issue files.")
+
+type rebuildDoc struct {
+	Rebuild memory.RebuildReport `json:"rebuild"`
+	schemaVersion
+}
+
+func runMemoryRebuild(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	rep, err := a.Memory().Rebuild(ctx)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "rebuild": rep})
+	if o.JSON {
+		return a.writeDoc(&rebuildDoc{Rebuild: rep})
 	}
 	fmt.Fprintf(a.Stdout, "Manifest rebuilt: %d observations from %d issue files in %s.\n", rep.Entries, rep.IssueFiles, rep.Duration.Round(time.Millisecond))
 	for _, f := range rep.Skipped {
@@ -406,32 +484,53 @@ func (a *App) progress(what string) func(done, total int) {
 	}
 }
 
-func runMemoryGenerate(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "memory generate", "memory generate --observations N --issues M [--seed S]\n\nAdds N synthetic observations (decisions, code changes, errors and key facts of\na software team) over issues 1..M to this workspace's memory store, for\nbenchmarks and for trying agentx at scale. Run it in a scratch workspace:\n  agentx-hook --root /tmp/big memory generate --observations 100000 --issues 2000")
-	n := fs.Int("observations", 10000, "how many observations `N`")
-	issues := fs.Int("issues", 200, "spread over issues 1..`M`")
-	seed := fs.Uint64("seed", 1, "random seed `S` (same seed, same corpus)")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	if _, err := parse(fs, args); err != nil {
-		return err
+// memoryGenerateOptions is `memory generate`'s command line.
+type memoryGenerateOptions struct {
+	Observations, Issues int
+	Seed                 uint64
+	jsonFlag
+}
+
+func parseMemoryGenerate(a *App, args []string) (*memoryGenerateOptions, error) {
+	o := &memoryGenerateOptions{}
+	flags := newFlags(a, "memory generate", "memory generate --observations N --issues M [--seed S]\n\nAdds N synthetic observations (decisions, code changes, errors and key facts of\na software team) over issues 1..M to this workspace's memory store, for\nbenchmarks and for trying agentx at scale. Run it in a scratch workspace:\n  agentx-hook --root /tmp/big memory generate --observations 100000 --issues 2000")
+	flags.IntVar(&o.Observations, "observations", 10000, "how many observations `N`")
+	flags.IntVar(&o.Issues, "issues", 200, "spread over issues 1..`M`")
+	flags.Uint64Var(&o.Seed, "seed", 1, "random seed `S` (same seed, same corpus)")
+	o.register(flags)
+	if _, err := parse(flags, args); err != nil {
+		return o, err
 	}
-	if *n <= 0 || *issues <= 0 || *n > 10_000_000 {
-		return usagef("--observations and --issues must be positive")
+	if o.Observations <= 0 || o.Issues <= 0 || o.Observations > 10_000_000 {
+		return o, usagef("--observations and --issues must be positive")
 	}
+	return o, nil
+}
+
+type generateDoc struct {
+	DurationMs int64 `json:"durationMs"`
+	Generated  int   `json:"generated"`
+	Issues     int   `json:"issues"`
+	schemaVersion
+	Seed       uint64 `json:"seed"`
+	StoreTotal int    `json:"storeTotal"`
+}
+
+func runMemoryGenerate(ctx context.Context, a *App, o *memoryGenerateOptions) error {
 	start := time.Now()
-	obs := synth.Observations(*n, *issues, *seed, a.Clock.Now())
+	obs := synth.Observations(o.Observations, o.Issues, o.Seed, a.Clock.Now())
 	s := a.Memory()
 	s.Events = nil
 	rep, err := s.Import(ctx, obs)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "generated": *n, "issues": *issues,
-			"seed": *seed, "storeTotal": rep.Entries, "durationMs": time.Since(start).Milliseconds()})
+	if o.JSON {
+		return a.writeDoc(&generateDoc{Generated: o.Observations, Issues: o.Issues,
+			Seed: o.Seed, StoreTotal: rep.Entries, DurationMs: time.Since(start).Milliseconds()})
 	}
 	fmt.Fprintf(a.Stdout, "Generated %d observations over %d issues in %s (store now holds %d).\n",
-		*n, *issues, time.Since(start).Round(time.Millisecond), rep.Entries)
+		o.Observations, o.Issues, time.Since(start).Round(time.Millisecond), rep.Entries)
 	return nil
 }
 

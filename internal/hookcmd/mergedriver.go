@@ -37,24 +37,35 @@ lines are kept). uninstall removes both; status shows them. See docs/merge.md.`
 
 // runMergeDriver is git's merge driver protocol: the result goes into
 // OURS, exit 0 on success; any failure exits non-zero with OURS as it was.
-func runMergeDriver(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "merge-driver", mergeDriverUsage)
-	pos, err := parse(fs, args)
+// mergeDriverOptions is git's %O %A %B %P: the three versions (relative
+// paths made absolute against the working directory) and the file's path
+// in the repository.
+type mergeDriverOptions struct {
+	Base, Ours, Theirs, Path string
+}
+
+func parseMergeDriver(a *App, args []string) (*mergeDriverOptions, error) {
+	flags := newFlags(a, "merge-driver", mergeDriverUsage)
+	pos, err := parse(flags, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(pos) != 4 {
-		return usagef("merge-driver needs BASE OURS THEIRS PATH (git's %%O %%A %%B %%P), got %d arguments", len(pos))
+		return nil, usagef("merge-driver needs BASE OURS THEIRS PATH (git's %%O %%A %%B %%P), got %d arguments", len(pos))
 	}
-	basePath, oursPath, theirsPath, repoPath := a.abs(pos[0]), a.abs(pos[1]), a.abs(pos[2]), pos[3]
-	rel, ok := agentxRelative(repoPath)
+	return &mergeDriverOptions{Base: a.abs(pos[0]), Ours: a.abs(pos[1]), Theirs: a.abs(pos[2]), Path: pos[3]}, nil
+}
+
+func runMergeDriver(_ context.Context, a *App, o *mergeDriverOptions) error {
+	rel, ok := agentxRelative(o.Path)
 	if !ok {
-		return errcode.New(errcode.InvalidInput, "%s is not under a .agentx directory; git's normal conflict stands", repoPath)
+		return errcode.New(errcode.InvalidInput, "%s is not under a .agentx directory; git's normal conflict stands", o.Path)
 	}
 	var sides [3][]byte
-	for i, p := range []string{basePath, oursPath, theirsPath} {
+	for i, p := range []string{o.Base, o.Ours, o.Theirs} {
+		var err error
 		if sides[i], err = os.ReadFile(p); err != nil {
-			return fmt.Errorf("merge %s: %w", repoPath, err)
+			return fmt.Errorf("merge %s: %w", o.Path, err)
 		}
 	}
 	// git hands an empty file as the base when both sides added the file.
@@ -63,20 +74,20 @@ func runMergeDriver(ctx context.Context, a *App, args []string) error {
 	}
 	merged, rep, err := statemerge.MergeFile(rel, sides[0], sides[1], sides[2])
 	if errors.Is(err, statemerge.ErrUnmergeable) {
-		e := errcode.Wrap(errcode.CorruptState, err, "cannot merge %s", repoPath)
+		e := errcode.Wrap(errcode.CorruptState, err, "cannot merge %s", o.Path)
 		e.Hint = "the file was left as it is; git reports its normal conflict (repair the JSON, then `git add` it)"
 		return e
 	}
 	if err != nil {
-		return fmt.Errorf("merge %s: %w", repoPath, err)
+		return fmt.Errorf("merge %s: %w", o.Path, err)
 	}
 	if merged == nil {
-		return errcode.New(errcode.InvalidInput, "merging %s leaves nothing; git's normal conflict stands", repoPath)
+		return errcode.New(errcode.InvalidInput, "merging %s leaves nothing; git's normal conflict stands", o.Path)
 	}
-	if err := os.WriteFile(oursPath, merged, 0o644); err != nil {
-		return fmt.Errorf("write merged %s: %w", repoPath, err)
+	if err := os.WriteFile(o.Ours, merged, 0o644); err != nil {
+		return fmt.Errorf("write merged %s: %w", o.Path, err)
 	}
-	printMergeReport(a.Stderr, repoPath, rep)
+	printMergeReport(a.Stderr, o.Path, rep)
 	return nil
 }
 

@@ -100,22 +100,15 @@ Runs one check over every clarification ledger and acts on what it finds:
              the highest-priority agent's request continues, the others are escalated
 Each action happens once; hooks and clarify commands run the same check.`
 
-func runMonitor(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "monitor", monitorUsage)
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef("monitor takes no arguments (got %q)", pos[0])
-	}
+var parseMonitor = parseNoArgs("monitor", monitorUsage)
+
+func runMonitor(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	rep, err := a.checkMonitor(ctx)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return writeJSON(a.Stdout, monitorDoc(rep))
+	if o.JSON {
+		return a.writeDoc(newMonitorDoc(rep))
 	}
 	a.printWarnings(rep, true)
 	a.printReport(rep)
@@ -164,22 +157,44 @@ func (a *App) printReport(rep *monitor.Report) {
 	}
 }
 
-func monitorDoc(rep *monitor.Report) map[string]any {
-	type item struct {
-		ID      string        `json:"id"`
-		Issue   int           `json:"issueNumber"`
-		From    string        `json:"from"`
-		To      string        `json:"to"`
-		Topic   string        `json:"topic"`
-		Status  ledger.Status `json:"status"`
-		Timeout int           `json:"timeout,omitempty"`
-		Rounds  []int         `json:"rounds,omitempty"`
-		Flipped string        `json:"flippedWith,omitempty"`
+// monitorItem is one stale or stuck record of `monitor --json`.
+type monitorItem struct {
+	ID      string        `json:"id"`
+	Issue   int           `json:"issueNumber"`
+	From    string        `json:"from"`
+	To      string        `json:"to"`
+	Topic   string        `json:"topic"`
+	Status  ledger.Status `json:"status"`
+	Timeout int           `json:"timeout,omitempty"`
+	Rounds  []int         `json:"rounds,omitempty"`
+	Flipped string        `json:"flippedWith,omitempty"`
+}
+
+// monitorDeadlock is one cycle of `monitor --json`.
+type monitorDeadlock struct {
+	Agents   []string `json:"agents"`
+	Continue []string `json:"continue"`
+	Escalate []string `json:"escalate"`
+	Reason   string   `json:"reason"`
+}
+
+type monitorDoc struct {
+	Actions    []monitor.Action  `json:"actions"`
+	CheckedAt  string            `json:"checkedAt"`
+	Deadlocked []monitorDeadlock `json:"deadlocked"`
+	Issues     int               `json:"issues"`
+	Open       int               `json:"open"`
+	schemaVersion
+	Stale    []monitorItem `json:"stale"`
+	Stuck    []monitorItem `json:"stuck"`
+	Warnings []string      `json:"warnings"`
+}
+
+func newMonitorDoc(rep *monitor.Report) *monitorDoc {
+	mk := func(r *ledger.Record) monitorItem {
+		return monitorItem{ID: r.ID, Issue: r.IssueNumber, From: r.From, To: r.To, Topic: r.Topic, Status: r.Status}
 	}
-	mk := func(r *ledger.Record) item {
-		return item{ID: r.ID, Issue: r.IssueNumber, From: r.From, To: r.To, Topic: r.Topic, Status: r.Status}
-	}
-	stale, stuck := []item{}, []item{}
+	stale, stuck := []monitorItem{}, []monitorItem{}
 	for _, f := range rep.Plan.Stale {
 		it := mk(&f.Record)
 		it.Timeout = f.Timeout
@@ -190,7 +205,7 @@ func monitorDoc(rep *monitor.Report) map[string]any {
 		it.Rounds, it.Flipped = f.Rounds, f.Flipped
 		stuck = append(stuck, it)
 	}
-	deadlocks := []map[string]any{}
+	deadlocks := []monitorDeadlock{}
 	for _, d := range rep.Plan.Deadlocks {
 		var cont, esc []string
 		for _, r := range d.Continue {
@@ -199,15 +214,15 @@ func monitorDoc(rep *monitor.Report) map[string]any {
 		for _, r := range d.Escalate {
 			esc = append(esc, r.ID)
 		}
-		deadlocks = append(deadlocks, map[string]any{"agents": d.Agents, "continue": nonNil(cont), "escalate": nonNil(esc), "reason": d.Reason()})
+		deadlocks = append(deadlocks, monitorDeadlock{Agents: d.Agents, Continue: nonNil(cont), Escalate: nonNil(esc), Reason: d.Reason()})
 	}
 	warnings := []string{}
 	for _, w := range append(rep.Warnings, rep.Failures...) {
 		warnings = append(warnings, w.Error())
 	}
-	return map[string]any{"schema_version": SchemaVersion, "checkedAt": clock.Format(rep.CheckedAt),
-		"issues": len(rep.Issues), "open": len(rep.Open), "stale": stale, "stuck": stuck, "deadlocked": deadlocks,
-		"actions": nonNil(rep.Actions), "warnings": warnings}
+	return &monitorDoc{CheckedAt: clock.Format(rep.CheckedAt),
+		Issues: len(rep.Issues), Open: len(rep.Open), Stale: stale, Stuck: stuck, Deadlocked: deadlocks,
+		Actions: nonNil(rep.Actions), Warnings: warnings}
 }
 
 // readyIssue is one line of `ready`.
@@ -221,16 +236,14 @@ type readyIssue struct {
 	waits   []string
 }
 
-func runReady(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "ready", "ready [--json]\n\nIssues known locally (clarification ledgers, memory, .agentx/issues/*.json), with\n[BLOCKED: Clarification pending] where a blocking clarification waits for an answer.")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef("ready takes no arguments (got %q)", pos[0])
-	}
+var parseReady = parseNoArgs("ready", "ready [--json]\n\nIssues known locally (clarification ledgers, memory, .agentx/issues/*.json), with\n[BLOCKED: Clarification pending] where a blocking clarification waits for an answer.")
+
+type readyDoc struct {
+	Issues []*readyIssue `json:"issues"`
+	schemaVersion
+}
+
+func runReady(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	rt, err := a.Router()
 	if err != nil {
 		return err
@@ -280,8 +293,8 @@ func runReady(ctx context.Context, a *App, args []string) error {
 		list = append(list, ri)
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Issue < list[j].Issue })
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "issues": list})
+	if o.JSON {
+		return a.writeDoc(&readyDoc{Issues: list})
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(a.Stdout, "No issues known locally.")
@@ -380,16 +393,15 @@ func monitorAfter(err error) bool {
 // lists what is stale and what is stuck: records waiting past their SLA or
 // marked stale, and records the monitor escalated as stuck (with those the
 // check found still open, should its escalation have failed).
-func runClarifyStale(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "clarify stale", "clarify stale [--json]\n\nStale clarifications (the target owes an answer past the SLA) and stuck ones\n(the same question asked again), after one monitor check.")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef("clarify stale takes no arguments (got %q)", pos[0])
-	}
+var parseClarifyStale = parseNoArgs("clarify stale", "clarify stale [--json]\n\nStale clarifications (the target owes an answer past the SLA) and stuck ones\n(the same question asked again), after one monitor check.")
+
+type staleDoc struct {
+	schemaVersion
+	Stale []ledger.Record `json:"stale"`
+	Stuck []ledger.Record `json:"stuck"`
+}
+
+func runClarifyStale(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	rep, err := a.checkMonitor(ctx)
 	if err != nil {
 		return err
@@ -415,8 +427,8 @@ func runClarifyStale(ctx context.Context, a *App, args []string) error {
 			stale = append(stale, r)
 		}
 	}
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "stale": nonNil(stale), "stuck": nonNil(stuck)})
+	if o.JSON {
+		return a.writeDoc(&staleDoc{Stale: nonNil(stale), Stuck: nonNil(stuck)})
 	}
 	if len(stale) == 0 && len(stuck) == 0 {
 		fmt.Fprintln(a.Stdout, "No stale or stuck clarifications.")

@@ -87,7 +87,7 @@ func (a *App) intake() *intake.Intake {
 		Cursors:   cursor.New(ws.CursorsDir(), a.Locks(), a.Clock),
 		Store:     a.Memory(),
 		SpoolOnly: a.Getenv(envSpoolOnly) != "",
-		Warn:      func(msg string) { a.warn("%s", msg) },
+		Warn:      func(msg string) { a.warn("%s", msg) }, // intake.Intake.Warn still takes a message
 	}
 }
 
@@ -262,7 +262,7 @@ func (a *App) recallContext(ctx context.Context, req recallRequest) []string {
 
 // agentAndIssue resolves --agent (else $AGENTX_AGENT) and --issue (else
 // $AGENTX_ISSUE, else the branch name) for the memory pipeline commands.
-func (a *App) agentAndIssue(cmd string, agent *string, issueFlag string) (int, bool, error) {
+func (a *App) agentAndIssue(ctx context.Context, cmd string, agent *string, issueFlag string) (int, bool, error) {
 	if *agent == "" {
 		*agent = a.Getenv("AGENTX_AGENT")
 	}
@@ -272,7 +272,7 @@ func (a *App) agentAndIssue(cmd string, agent *string, issueFlag string) (int, b
 	if err := validate.Agent("agent", *agent); err != nil {
 		return 0, false, err
 	}
-	return a.issueFor(issueFlag)
+	return a.issueFor(ctx, issueFlag)
 }
 
 const captureUsage = `memory capture --agent A [--issue N] [--file F] [--session S] [--json]
@@ -283,17 +283,30 @@ compaction format (## Decisions, ## Code Changes, ## Errors Encountered,
 ## Key Facts), from --file or stdin. Sanitised before anything reaches disk;
 each session turn is captured once.`
 
-func runMemoryCapture(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "memory capture", captureUsage)
-	agent := fs.String("agent", "", "the observing agent `A` (else $AGENTX_AGENT)")
-	issueFlag := fs.String("issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
-	file := fs.String("file", "", "read the payload or summary from `F` instead of stdin")
-	session := fs.String("session", "", "session ID `S` for a summary")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	issue, ok, err := a.agentAndIssue("memory capture", agent, *issueFlag)
+// memoryCaptureOptions is `memory capture`'s command line.
+type memoryCaptureOptions struct {
+	Agent   string // --agent, else $AGENTX_AGENT (resolved when run)
+	Issue   string // --issue, else $AGENTX_ISSUE, else the branch name
+	File    string
+	Session string
+	jsonFlag
+}
+
+func parseMemoryCapture(a *App, args []string) (*memoryCaptureOptions, error) {
+	o := &memoryCaptureOptions{}
+	flags := newFlags(a, "memory capture", captureUsage)
+	flags.StringVar(&o.Agent, "agent", "", "the observing agent `A` (else $AGENTX_AGENT)")
+	flags.StringVar(&o.Issue, "issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
+	flags.StringVar(&o.File, "file", "", "read the payload or summary from `F` instead of stdin")
+	flags.StringVar(&o.Session, "session", "", "session ID `S` for a summary")
+	o.register(flags)
+	_, err := parse(flags, args)
+	return o, err
+}
+
+func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) error {
+	agent := o.Agent
+	issue, ok, err := a.agentAndIssue(ctx, "memory capture", &agent, o.Issue)
 	if err != nil {
 		return err
 	}
@@ -301,8 +314,8 @@ func runMemoryCapture(ctx context.Context, a *App, args []string) error {
 		return usagef("memory capture needs --issue (or $AGENTX_ISSUE, or a branch named like 42-fix-login)")
 	}
 	var data []byte
-	if *file != "" && *file != "-" {
-		data, err = os.ReadFile(*file)
+	if o.File != "" && o.File != "-" {
+		data, err = os.ReadFile(o.File)
 	} else {
 		data, err = io.ReadAll(io.LimitReader(a.Stdin, capture.MaxPayloadBytes))
 	}
@@ -310,10 +323,10 @@ func runMemoryCapture(ctx context.Context, a *App, args []string) error {
 		return errcode.New(errcode.InvalidInput, "cannot read the capture input: %v", err)
 	}
 	if !a.memorySettings().IsEnabled() {
-		return a.printCapture(&intake.Report{Agent: *agent, Issue: issue}, *asJSON, "Memory is disabled ([memory] enabled = false); nothing captured.")
+		return a.printCapture(&intake.Report{Agent: agent, Issue: issue}, o.JSON, "Memory is disabled ([memory] enabled = false); nothing captured.")
 	}
 	input := capture.ParseInput(data)
-	c, err := intake.New(*agent, issue, &input, *session)
+	c, err := intake.New(agent, issue, &input, o.Session)
 	if err != nil {
 		return err
 	}
@@ -321,7 +334,14 @@ func runMemoryCapture(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	return a.printCapture(rep, *asJSON, captureLine(rep))
+	return a.printCapture(rep, o.JSON, captureLine(rep))
+}
+
+type captureDoc struct {
+	Capture        *intake.Report `json:"capture"`
+	Message        string         `json:"message"`
+	ObservationIDs []string       `json:"observationIds"`
+	schemaVersion
 }
 
 func (a *App) printCapture(rep *intake.Report, asJSON bool, line string) error {
@@ -329,8 +349,7 @@ func (a *App) printCapture(rep *intake.Report, asJSON bool, line string) error {
 		if rep.ByCategory == nil {
 			rep.ByCategory = map[memory.Category]int{}
 		}
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "capture": rep,
-			"observationIds": nonNil(rep.IDs), "message": line})
+		return a.writeDoc(&captureDoc{Capture: rep, ObservationIDs: nonNil(rep.IDs), Message: line})
 	}
 	fmt.Fprintln(a.Stdout, line)
 	for _, o := range rep.Stored {
@@ -355,53 +374,57 @@ sessionStart hook prints.`
 
 // recallOptions is `memory recall`'s command line.
 type recallOptions struct {
-	req    recallRequest
-	format string // text, claude, codex or json
-	write  bool   // --write-instructions
+	// req is the recall asked for; its Agent (else $AGENTX_AGENT) and
+	// Issue (issueFlag, else $AGENTX_ISSUE, else the branch name) are
+	// resolved when run.
+	req       recallRequest
+	issueFlag string
+	format    string // text, claude, codex or json
+	write     bool   // --write-instructions
 }
 
+func (o *recallOptions) jsonMode() bool { return o.format == "json" }
+
 func parseRecall(a *App, args []string) (*recallOptions, error) {
-	fs := newFlags(a, "memory recall", recallUsage)
-	agent := fs.String("agent", "", "the agent `A` (else $AGENTX_AGENT)")
-	issueFlag := fs.String("issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
-	query := fs.String("query", "", "words `Q` to rank by, besides the branch, clarifications and commits")
-	budget := fs.Int("budget", 0, "at most `TOKENS` (default [memory] max_tokens)")
-	format := fs.String("format", "text", "output `form`: text, claude, codex or json")
-	write := fs.Bool("write-instructions", false, "write "+instructionsFile+" (Copilot) instead of printing")
-	asJSON := fs.Bool("json", false, "same as --format json")
-	if _, err := parse(fs, args); err != nil {
-		return nil, err
-	}
+	flags := newFlags(a, "memory recall", recallUsage)
+	agent := flags.String("agent", "", "the agent `A` (else $AGENTX_AGENT)")
+	issueFlag := flags.String("issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
+	query := flags.String("query", "", "words `Q` to rank by, besides the branch, clarifications and commits")
+	budget := flags.Int("budget", 0, "at most `TOKENS` (default [memory] max_tokens)")
+	format := flags.String("format", "text", "output `form`: text, claude, codex or json")
+	write := flags.Bool("write-instructions", false, "write "+instructionsFile+" (Copilot) instead of printing")
+	asJSON := flags.Bool("json", false, "same as --format json")
+	_, err := parse(flags, args)
 	if *asJSON {
 		*format = "json"
+	}
+	opts := &recallOptions{format: *format, write: *write}
+	if err != nil {
+		return opts, err
 	}
 	switch *format {
 	case "text", "claude", "codex", "json":
 	default:
-		return nil, usagef("--format must be text, claude, codex or json (got %q)", *format)
+		return opts, usagef("--format must be text, claude, codex or json (got %q)", *format)
 	}
 	if *budget < 0 {
-		return nil, usagef("--budget must not be negative")
+		return opts, usagef("--budget must not be negative")
 	}
 	if *budget > 0 && *budget < minRecallBudget {
 		// Below this the section holds no observation, only a clipped footer.
-		return nil, usagef("--budget %d is too small: a recall needs at least %d tokens (its footer alone takes about 60)", *budget, minRecallBudget)
+		return opts, usagef("--budget %d is too small: a recall needs at least %d tokens (its footer alone takes about 60)", *budget, minRecallBudget)
 	}
-	issue, ok, err := a.agentAndIssue("memory recall", agent, *issueFlag)
-	if err != nil {
-		return nil, err
-	}
-	opts := &recallOptions{format: *format, write: *write,
-		req: recallRequest{Agent: *agent, Issue: issue, HasIssue: ok, Query: *query, Budget: *budget, Host: *format}}
+	opts.issueFlag = *issueFlag
+	opts.req = recallRequest{Agent: *agent, Query: *query, Budget: *budget, Host: *format}
 	if *write {
 		opts.req.Host = "copilot"
 	}
 	return opts, nil
 }
 
-func runMemoryRecall(ctx context.Context, a *App, args []string) error {
-	opts, err := parseRecall(a, args)
-	if err != nil {
+func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
+	var err error
+	if opts.req.Issue, opts.req.HasIssue, err = a.agentAndIssue(ctx, "memory recall", &opts.req.Agent, opts.issueFlag); err != nil {
 		return err
 	}
 	// off says why nothing is recalled (memory or recall switched off).
@@ -427,8 +450,7 @@ func runMemoryRecall(ctx context.Context, a *App, args []string) error {
 	}
 	switch opts.format {
 	case "claude", "codex":
-		return writeJSON(a.Stdout, map[string]any{"hookSpecificOutput": map[string]string{
-			"hookEventName": "SessionStart", "additionalContext": text}})
+		return writeSessionStart(a.Stdout, text)
 	case "json":
 		return a.writeRecallJSON(opts.req, res, off, text)
 	}
@@ -440,21 +462,45 @@ func runMemoryRecall(ctx context.Context, a *App, args []string) error {
 	return err
 }
 
+// recalledRow is one observation of `memory recall --json`.
+type recalledRow struct {
+	Agent       string          `json:"agent"`
+	Category    memory.Category `json:"category"`
+	Full        bool            `json:"full"`
+	ID          string          `json:"id"`
+	IssueNumber int             `json:"issueNumber"`
+	Score       float64         `json:"score"`
+	Summary     string          `json:"summary"`
+	Timestamp   string          `json:"timestamp"`
+}
+
+type recallDoc struct {
+	Agent           string        `json:"agent"`
+	DisplacedTokens int           `json:"displacedTokens"`
+	Enabled         bool          `json:"enabled"`
+	Issue           *int          `json:"issue"`
+	More            int           `json:"more"`
+	Recalled        []recalledRow `json:"recalled"`
+	schemaVersion
+	Text   string `json:"text"`
+	Tokens int    `json:"tokens"`
+}
+
 // writeRecallJSON is `memory recall --json`.
 func (a *App) writeRecallJSON(req recallRequest, res recall.Result, off, text string) error {
-	var iss any
+	var iss *int
 	if req.HasIssue {
-		iss = req.Issue
+		iss = &req.Issue
 	}
-	shown := make([]map[string]any, 0, len(res.Shown))
+	shown := make([]recalledRow, 0, len(res.Shown))
 	for _, s := range res.Shown {
-		shown = append(shown, map[string]any{"id": s.Obs.ID, "agent": s.Obs.Agent, "issueNumber": s.Obs.IssueNumber,
-			"category": s.Obs.Category, "summary": s.Obs.Summary, "timestamp": s.Obs.Timestamp,
-			"score": roundScore(s.Score), "full": s.Full})
+		shown = append(shown, recalledRow{ID: s.Obs.ID, Agent: s.Obs.Agent, IssueNumber: s.Obs.IssueNumber,
+			Category: s.Obs.Category, Summary: s.Obs.Summary, Timestamp: s.Obs.Timestamp,
+			Score: roundScore(s.Score), Full: s.Full})
 	}
-	return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "agent": req.Agent, "issue": iss,
-		"enabled": off == "", "recalled": shown, "more": res.More, "tokens": res.Tokens,
-		"displacedTokens": res.Displaced, "text": text})
+	return a.writeDoc(&recallDoc{Agent: req.Agent, Issue: iss,
+		Enabled: off == "", Recalled: shown, More: res.More, Tokens: res.Tokens,
+		DisplacedTokens: res.Displaced, Text: text})
 }
 
 // writeInstructions writes the recall where GitHub Copilot reads it.
@@ -488,25 +534,48 @@ moves the originals to .agentx/memory/archive/issue-N-archived.json. A
 summary keeps its members' category and text, so search still finds every
 decision; nothing is ever deleted.`
 
-func runMemoryCompact(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "memory compact", compactUsage)
-	issueFlag := fs.String("issue", "", "issue `N`")
-	olderThan := fs.String("older-than", "", "only merge observations older than `D` (7d, 48h; default: all)")
-	dry := fs.Bool("dry-run", false, "print the plan, change nothing")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	if _, err := parse(fs, args); err != nil {
-		return err
+// memoryCompactOptions is `memory compact`'s command line.
+type memoryCompactOptions struct {
+	Issue     int
+	OlderThan string // a duration (7d, 48h) or a date
+	DryRun    bool
+	jsonFlag
+}
+
+func parseMemoryCompact(a *App, args []string) (*memoryCompactOptions, error) {
+	o := &memoryCompactOptions{}
+	flags := newFlags(a, "memory compact", compactUsage)
+	issueFlag := flags.String("issue", "", "issue `N`")
+	flags.StringVar(&o.OlderThan, "older-than", "", "only merge observations older than `D` (7d, 48h; default: all)")
+	flags.BoolVar(&o.DryRun, "dry-run", false, "print the plan, change nothing")
+	o.register(flags)
+	if _, err := parse(flags, args); err != nil {
+		return o, err
 	}
 	if *issueFlag == "" {
-		return usagef("memory compact needs --issue N")
+		return o, usagef("memory compact needs --issue N")
 	}
-	issue, err := validate.Issue(*issueFlag)
-	if err != nil {
-		return err
-	}
+	var err error
+	o.Issue, err = validate.Issue(*issueFlag)
+	return o, err
+}
+
+type compactDoc struct {
+	After    int    `json:"after"`
+	Archive  string `json:"archive"`
+	Archived int    `json:"archived"`
+	Before   int    `json:"before"`
+	DryRun   bool   `json:"dryRun"`
+	Issue    int    `json:"issue"`
+	schemaVersion
+	Summaries int `json:"summaries"`
+}
+
+func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) error {
+	issue := o.Issue
 	opt := compact.Options{Now: a.Clock.Now()}
-	if *olderThan != "" {
-		t, err := parseWhen(a, *olderThan)
+	if o.OlderThan != "" {
+		t, err := parseWhen(a, o.OlderThan)
 		if err != nil {
 			return err
 		}
@@ -524,7 +593,7 @@ func runMemoryCompact(ctx context.Context, a *App, args []string) error {
 	var plan compact.Plan
 	var after []memory.Observation
 	archived := 0
-	if *dry {
+	if o.DryRun {
 		plan = compact.Make(before, opt)
 		after = plan.Keep
 	} else {
@@ -536,22 +605,22 @@ func runMemoryCompact(ctx context.Context, a *App, args []string) error {
 			return err
 		}
 	}
-	if !*dry && archived == 0 && len(plan.Archive) > 0 {
+	if !o.DryRun && archived == 0 && len(plan.Archive) > 0 {
 		// The store dropped the plan: the issue changed while it was made.
 		plan, after = compact.Plan{}, before
-		if !*asJSON {
+		if !o.JSON {
 			fmt.Fprintf(a.Stdout, "Nothing compacted: issue #%d changed while the plan was made; run it again.\n", issue)
 			return nil
 		}
 	}
 	archive, _ := filepath.Rel(a.Workspace().Root, store.ArchivePath(issue))
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "issue": issue, "dryRun": *dry,
-			"before": len(before), "after": len(after), "summaries": plan.Merged, "archived": len(plan.Archive),
-			"archive": filepath.ToSlash(archive)})
+	if o.JSON {
+		return a.writeDoc(&compactDoc{Issue: issue, DryRun: o.DryRun,
+			Before: len(before), After: len(after), Summaries: plan.Merged, Archived: len(plan.Archive),
+			Archive: filepath.ToSlash(archive)})
 	}
 	verb := "Compacted"
-	if *dry {
+	if o.DryRun {
 		verb = "Would compact"
 	}
 	fmt.Fprintf(a.Stdout, "%s issue #%d: %d -> %d observations (%d originals merged into %d summaries", verb, issue, len(before), len(after), len(plan.Archive), plan.Merged)

@@ -7,26 +7,29 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/render"
 )
 
-func runState(_ context.Context, a *App, args []string) error {
-	fs := newFlags(a, "state", "state [--json]\n\nAgent statuses from .agentx/state/agent-status.json.")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
+var parseState = parseJSONOnly("state", "state [--json]\n\nAgent statuses from .agentx/state/agent-status.json.")
+
+type stateDoc struct {
+	Agents map[string]agentstatus.Status `json:"agents"`
+	schemaVersion
+}
+
+func runState(_ context.Context, a *App, o *jsonOnlyOptions) error {
 	f, err := agentstatus.Load(a.Workspace().AgentStatusFile())
 	if err != nil {
 		return err
 	}
 	entries := f.Sorted()
-	if *asJSON {
+	if o.JSON {
 		agents := map[string]agentstatus.Status{}
 		for _, e := range entries {
 			agents[e.Agent] = e.Status
 		}
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "agents": agents})
+		return a.writeDoc(&stateDoc{Agents: agents})
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(a.Stdout, "No agent statuses yet.")
@@ -58,15 +61,29 @@ func runState(_ context.Context, a *App, args []string) error {
 	return tw.Flush()
 }
 
-func runEvents(_ context.Context, a *App, args []string) error {
-	fs := newFlags(a, "events", "events [--since DURATION] [--json]\n\nThe event log (.agentx/state/events.jsonl), oldest first.")
-	since := fs.String("since", "", "only events newer than `DURATION` (7d, 12h, 30m) or at/after a date (2026-03-01, ISO 8601)")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
+// eventsOptions is `events`'s command line.
+type eventsOptions struct {
+	Since string // a duration before now, or a date
+	jsonFlag
+}
+
+func parseEvents(a *App, args []string) (*eventsOptions, error) {
+	o := &eventsOptions{}
+	flags := newFlags(a, "events", "events [--since DURATION] [--json]\n\nThe event log (.agentx/state/events.jsonl), oldest first.")
+	flags.StringVar(&o.Since, "since", "", "only events newer than `DURATION` (7d, 12h, 30m) or at/after a date (2026-03-01, ISO 8601)")
+	o.register(flags)
+	_, err := parse(flags, args)
+	return o, err
+}
+
+type eventsDoc struct {
+	Events []events.Event `json:"events"`
+	schemaVersion
+}
+
+func runEvents(_ context.Context, a *App, o *eventsOptions) error {
 	// The same forms as memory search --since, so 7d works in both.
-	from, err := parseWhen(a, *since)
+	from, err := parseWhen(a, o.Since)
 	if err != nil {
 		return err
 	}
@@ -77,8 +94,8 @@ func runEvents(_ context.Context, a *App, args []string) error {
 	if skipped > 0 {
 		a.warn("skipped %d unreadable line(s) in %s", skipped, a.Workspace().EventsFile())
 	}
-	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "events": nonNil(evs)})
+	if o.JSON {
+		return a.writeDoc(&eventsDoc{Events: nonNil(evs)})
 	}
 	if len(evs) == 0 {
 		fmt.Fprintln(a.Stdout, "No events.")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 )
@@ -59,43 +60,53 @@ func (l *mergeLog) merger() statebranch.FileMerger {
 
 // syncOptions is one `sync` command line.
 type syncOptions struct {
-	pullOnly, pushOnly, asJSON bool
-	initFrom                   string
+	PullOnly, PushOnly bool
+	InitFrom           string // REV whose committed state files seed the sync
+	jsonFlag
 }
 
-func runSync(ctx context.Context, a *App, args []string) error {
-	fs := newFlags(a, "sync", syncUsage)
-	var o syncOptions
-	fs.BoolVar(&o.pullOnly, "pull-only", false, "fetch and merge into .agentx/, commit and push nothing")
-	fs.BoolVar(&o.pushOnly, "push-only", false, "do not fetch first (a refused push still fetches and merges)")
-	fs.StringVar(&o.initFrom, "init-from", "", "first merge the state files committed in `REV` (migration)")
-	fs.BoolVar(&o.asJSON, "json", false, "print one JSON document")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
+func parseSync(a *App, args []string) (*syncOptions, error) {
+	o := &syncOptions{}
+	flags := newFlags(a, "sync", syncUsage)
+	flags.BoolVar(&o.PullOnly, "pull-only", false, "fetch and merge into .agentx/, commit and push nothing")
+	flags.BoolVar(&o.PushOnly, "push-only", false, "do not fetch first (a refused push still fetches and merges)")
+	flags.StringVar(&o.InitFrom, "init-from", "", "first merge the state files committed in `REV` (migration)")
+	o.register(flags)
+	pos, err := parse(flags, args)
+	switch {
+	case err != nil:
+	case len(pos) > 0:
+		err = usagef("sync takes no arguments (got %q)", pos[0])
+	case o.PullOnly && o.PushOnly:
+		err = usagef("--pull-only and --push-only exclude each other")
+	case o.PullOnly && o.InitFrom != "":
+		err = usagef("--init-from pushes the seeded state; it cannot be combined with --pull-only")
 	}
-	if len(pos) > 0 {
-		return usagef("sync takes no arguments (got %q)", pos[0])
-	}
-	if o.pullOnly && o.pushOnly {
-		return usagef("--pull-only and --push-only exclude each other")
-	}
-	if o.pullOnly && o.initFrom != "" {
-		return usagef("--init-from pushes the seeded state; it cannot be combined with --pull-only")
-	}
+	return o, err
+}
+
+type syncDoc struct {
+	DurationMs    int64     `json:"duration_ms"`
+	MemoryIndexMs int64     `json:"memory_index_ms"`
+	Merge         *mergeLog `json:"merge"`
+	schemaVersion
+	Sync *statebranch.Result `json:"sync"`
+}
+
+func runSync(ctx context.Context, a *App, o *syncOptions) error {
 	opt, mlog, err := a.stateSyncOptions()
 	if err != nil {
 		return err
 	}
-	opt.PullOnly, opt.PushOnly, opt.InitFrom = o.pullOnly, o.pushOnly, o.initFrom
+	opt.PullOnly, opt.PushOnly, opt.InitFrom = o.PullOnly, o.PushOnly, o.InitFrom
 	start := time.Now()
 	res, indexTime, err := a.syncState(ctx, opt)
 	if err != nil {
 		return err
 	}
-	if o.asJSON {
-		return writeJSON(a.Stdout, map[string]any{"schema_version": SchemaVersion, "sync": res, "merge": mlog,
-			"memory_index_ms": indexTime.Milliseconds(), "duration_ms": time.Since(start).Milliseconds()})
+	if o.JSON {
+		return a.writeDoc(&syncDoc{Sync: res, Merge: mlog,
+			MemoryIndexMs: indexTime.Milliseconds(), DurationMs: time.Since(start).Milliseconds()})
 	}
 	fmt.Fprintln(a.Stdout, syncSummary(res))
 	for _, r := range mlog.Renamed {
@@ -202,9 +213,9 @@ func syncSummary(res *statebranch.Result) string {
 	}
 	switch {
 	case res.Pushed && res.Created:
-		parts = append(parts, fmt.Sprintf("created %s at %s and pushed", res.Branch, short(res.Commit)))
+		parts = append(parts, fmt.Sprintf("created %s at %s and pushed", res.Branch, shorten.Runes(res.Commit, 10)))
 	case res.Pushed:
-		parts = append(parts, fmt.Sprintf("committed %s and pushed", short(res.Commit)))
+		parts = append(parts, fmt.Sprintf("committed %s and pushed", shorten.Runes(res.Commit, 10)))
 	default:
 		parts = append(parts, "nothing to push")
 	}
@@ -212,13 +223,6 @@ func syncSummary(res *statebranch.Result) string {
 		parts = append(parts, fmt.Sprintf("after %d lost push races", res.Retries))
 	}
 	return "sync: " + strings.Join(parts, ", ")
-}
-
-func short(h string) string {
-	if len(h) > 10 {
-		return h[:10]
-	}
-	return h
 }
 
 // StatePull is what `hook start` calls: in GitHub Mode it fetches the
@@ -262,13 +266,15 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 	case err != nil && ctx.Err() != nil:
 		a.warn("state branch sync skipped: no answer from %s within %s; the next sync catches up", opt.Remote, budget)
 	case err != nil:
-		a.warn("state branch sync skipped: %s; the next sync catches up", oneLine(err.Error()))
+		a.warn("state branch sync skipped: %s; the next sync catches up", firstLine(err.Error()))
 	case len(res.Conflicts) > 0:
 		a.warn("state branch: %d files changed on both sides could not be merged and were kept locally (run `agentx-hook sync`)", len(res.Conflicts))
 	}
 }
 
-func oneLine(s string) string {
+// firstLine is s up to its first newline (shorten.Line would fold the
+// rest in; a git error's first line is the one that says what failed).
+func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }

@@ -47,8 +47,9 @@ type Store struct {
 	Clock clock.Clock
 	// Events, when set, receives a memory-stored event per agent and issue.
 	Events EventSink
-	// Warn, when set, receives warnings (corrupt files skipped, rebuilds).
-	Warn func(msg string)
+	// Warn, when set, receives warnings (corrupt files skipped, rebuilds),
+	// printf-style like every Warn hook of the commands that wire it.
+	Warn func(format string, args ...any)
 	// Progress, when set, is told how far a rebuild over many issue files
 	// has come.
 	Progress func(done, total int)
@@ -96,7 +97,7 @@ func (s *Store) now() time.Time {
 
 func (s *Store) warn(format string, args ...any) {
 	if s.Warn != nil {
-		s.Warn(fmt.Sprintf(format, args...))
+		s.Warn(format, args...)
 	}
 }
 

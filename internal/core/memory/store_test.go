@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,7 @@ func newTestStore(t *testing.T) (*Store, *clock.Fake, *[]string) {
 	s := New(filepath.Join(t.TempDir(), ".agentx", "memory"), lock.New(lock.Options{Clock: clk}), clk)
 	s.NoSync = true
 	var warns []string
-	s.Warn = func(m string) { warns = append(warns, m) }
+	s.Warn = func(f string, a ...any) { warns = append(warns, fmt.Sprintf(f, a...)) }
 	return s, clk, &warns
 }
 

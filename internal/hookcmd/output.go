@@ -1,0 +1,172 @@
+package hookcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+)
+
+// How every command is wired: parseX(a, argv) fills xOptions (and returns
+// them, as far as it read them, even with a usage error); runX(ctx, a, o)
+// does the work and prints. wire joins the two and decides, from the
+// parsed options alone, whether a failure is also printed as a --json
+// document. Documents go through a.writeDoc, which stamps schema_version.
+
+// jsonFlag is the --json switch of a command that prints a document.
+type jsonFlag struct{ JSON bool }
+
+func (j *jsonFlag) register(flags *flag.FlagSet) {
+	flags.BoolVar(&j.JSON, "json", false, "print one JSON document")
+}
+
+func (j *jsonFlag) jsonMode() bool { return j.JSON }
+
+// jsonOnlyOptions is the command line of a command whose only flag is --json.
+type jsonOnlyOptions struct{ jsonFlag }
+
+// parseJSONOnly returns the parser of a command that takes --json and
+// nothing else.
+func parseJSONOnly(name, usage string) func(*App, []string) (*jsonOnlyOptions, error) {
+	return func(a *App, args []string) (*jsonOnlyOptions, error) {
+		o := &jsonOnlyOptions{}
+		flags := newFlags(a, name, usage)
+		o.register(flags)
+		_, err := parse(flags, args) // positionals are ignored, as they always were
+		return o, err
+	}
+}
+
+// parseNoArgs returns the parser of a command that takes --json and no
+// arguments.
+func parseNoArgs(name, usage string) func(*App, []string) (*jsonOnlyOptions, error) {
+	return func(a *App, args []string) (*jsonOnlyOptions, error) {
+		o := &jsonOnlyOptions{}
+		flags := newFlags(a, name, usage)
+		o.register(flags)
+		pos, err := parse(flags, args)
+		if err == nil && len(pos) > 0 {
+			err = usagef("%s takes no arguments (got %q)", name, pos[0])
+		}
+		return o, err
+	}
+}
+
+// jsonModer is implemented by options that can ask for a JSON document.
+type jsonModer interface{ jsonMode() bool }
+
+// wire joins a command's parse and run. A failure, of the parse or of the
+// run, is marked for a JSON error document when the options asked for one.
+func wire[O any](parseOpts func(*App, []string) (*O, error), run func(context.Context, *App, *O) error) func(context.Context, *App, []string) error {
+	return func(ctx context.Context, a *App, args []string) error {
+		o, err := parseOpts(a, args)
+		if err == nil {
+			err = run(ctx, a, o)
+		}
+		if err == nil || o == nil {
+			return err
+		}
+		if m, ok := any(o).(jsonModer); ok && m.jsonMode() {
+			return &jsonFailure{err}
+		}
+		return err
+	}
+}
+
+// jsonFailure marks a failure of a command whose options asked for JSON.
+type jsonFailure struct{ err error }
+
+func (e *jsonFailure) Error() string { return e.err.Error() }
+func (e *jsonFailure) Unwrap() error { return e.err }
+
+// landedError is a failure after a record landed in the ledger (the
+// responder failed after the request was written): the error document
+// names the record, as text mode prints its id.
+type landedError struct {
+	err error
+	rec ledger.Record
+}
+
+func (e *landedError) Error() string { return e.err.Error() }
+func (e *landedError) Unwrap() error { return e.err }
+
+// unknownOptions are the options of a command line no command took (an
+// unknown command or subcommand): only how to print the error.
+type unknownOptions struct {
+	jsonFlag
+	format string
+}
+
+func (o *unknownOptions) jsonMode() bool { return o.JSON || o.format == "json" }
+
+// unknown returns err (a usage error about args' command) marked for a
+// JSON document when args ask for one; every flag but --json and --format
+// is ignored, as the command that would define them is unknown.
+func (a *App) unknown(err error, args []string) error {
+	o := &unknownOptions{}
+	flags := flag.NewFlagSet("", flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	o.register(flags)
+	flags.StringVar(&o.format, "format", "", "")
+	_, _ = parse(flags, args) // only what it recognised counts
+	if o.jsonMode() {
+		return &jsonFailure{err}
+	}
+	return err
+}
+
+// needsSubcommand is a command that takes a subcommand, run without one:
+// its --help, or a usage error.
+func (a *App) needsSubcommand(name, usage, subs string, args []string) error {
+	flags := newFlags(a, name, usage)
+	if _, err := parse(flags, args); err != nil {
+		if errors.Is(err, errHelp) {
+			return err
+		}
+		return a.unknown(err, args)
+	}
+	return a.unknown(usagef("%s needs a subcommand (%s)", name, subs), args)
+}
+
+// document is a --json document: a typed result struct that embeds
+// schemaVersion, so writeDoc can stamp it.
+type document interface{ stamp() }
+
+// schemaVersion is embedded in every document. Embedded where its key
+// falls in alphabetical order: the documents keep the byte layout of the
+// maps they were written from before.
+type schemaVersion struct {
+	SchemaVersion int `json:"schema_version"`
+}
+
+func (s *schemaVersion) stamp() { s.SchemaVersion = SchemaVersion }
+
+// writeDoc is the one way a --json document is written: stamped with
+// schema_version, indented, on stdout.
+func (a *App) writeDoc(d document) error {
+	d.stamp()
+	return writeJSON(a.Stdout, d)
+}
+
+// errorBody is the "error" of a failure document.
+type errorBody struct {
+	Code    string `json:"code"`
+	Hint    string `json:"hint"`
+	Message string `json:"message"`
+}
+
+// failureDoc is the document of a failed command run with --json.
+type failureDoc struct {
+	Error errorBody `json:"error"`
+	ID    string    `json:"id,omitempty"`
+	Round int       `json:"round,omitempty"`
+	schemaVersion
+	Status ledger.Status `json:"status,omitempty"`
+}
+
+type versionDoc struct {
+	schemaVersion
+	Version string `json:"version"`
+}
