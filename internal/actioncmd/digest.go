@@ -16,7 +16,7 @@ import (
 // digestSource is where the Action reads the digest's input from: the
 // state branch (ledgers and memory issue files), with no checkout needed.
 // The event log is local to each machine and not on the branch.
-func (a *App) digestSource(sb *sync.StateBranch, warn func(error)) digest.Source {
+func (a *App) digestSource(sb *sync.StateBranch, warn func(format string, args ...any)) digest.Source {
 	return &sync.BranchSource{State: sb, Warn: warn}
 }
 
@@ -47,7 +47,7 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 		gha.Errorf("digest failed: %v", err)
 		return 1
 	}
-	warn := func(err error) { gha.Warningf("digest leaves out a file that does not parse: %v", err) }
+	warn := gha.Warningf
 	input, err := digest.Load(ctx, a.digestSource(sync.NewStateBranch(gh, in.stateBranch), warn), cfg.KnownAgents())
 	if err != nil {
 		gha.Errorf("digest failed: %v", err)

@@ -87,7 +87,7 @@ func runDigest(ctx context.Context, a *App, o *digestOptions) error {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	ws := a.Workspace()
 	src := &digest.Local{WS: ws, Store: a.Memory(), Log: a.Events(),
-		Warn: func(err error) { a.warn("digest leaves out a ledger that does not parse: %v", err) }}
+		Warn: a.warn}
 	in, err := digest.Load(ctx, src, cfg.KnownAgents())
 	if err != nil {
 		return err

@@ -87,7 +87,7 @@ func (a *App) intake() *intake.Intake {
 		Cursors:   cursor.New(ws.CursorsDir(), a.Locks(), a.Clock),
 		Store:     a.Memory(),
 		SpoolOnly: a.Getenv(envSpoolOnly) != "",
-		Warn:      func(msg string) { a.warn("%s", msg) }, // intake.Intake.Warn still takes a message
+		Warn:      a.warn,
 	}
 }
 

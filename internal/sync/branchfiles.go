@@ -134,7 +134,7 @@ type BranchSource struct {
 	State *StateBranch
 	// Warn receives each ledger or memory file that does not parse; it is
 	// left out of the report (nil: a corrupt ledger fails the read).
-	Warn func(error)
+	Warn func(format string, args ...any)
 
 	snap *StateSnapshot
 }
@@ -164,7 +164,7 @@ func (s *BranchSource) Ledgers(ctx context.Context) ([]*ledger.Ledger, error) {
 		case err == nil:
 			out = append(out, l)
 		case s.Warn != nil && errcode.CodeOf(err) == errcode.CorruptState:
-			s.Warn(err)
+			s.Warn("digest leaves out a ledger that does not parse: %v", err)
 		default:
 			return nil, err
 		}
@@ -195,7 +195,7 @@ func (s *BranchSource) Memory(ctx context.Context) (*digest.MemoryInput, error) 
 			if s.Warn == nil {
 				return nil, err
 			}
-			s.Warn(err)
+			s.Warn("digest leaves out a memory file that does not parse: %v", err)
 			continue
 		}
 		for _, o := range f.Observations {

@@ -3,6 +3,7 @@ package sync
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,7 @@ func TestBranchSourceReadsLedgersAndMemory(t *testing.T) {
 		SyncStatePath:                           []byte("{}"),
 	}, "seed")
 	var warned []string
-	src := &BranchSource{State: NewStateBranch(newTestClient(t, fake, &sleeps{}), ""), Warn: func(err error) { warned = append(warned, err.Error()) }}
+	src := &BranchSource{State: NewStateBranch(newTestClient(t, fake, &sleeps{}), ""), Warn: func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) }}
 	ctx := context.Background()
 	ls, err := src.Ledgers(ctx)
 	if err != nil || len(ls) != 1 || ls[0].IssueNumber != 42 {

@@ -59,7 +59,7 @@ type Local struct {
 	Log *events.Log
 	// Warn receives each ledger that does not parse; it is left out of the
 	// report rather than failing it (nil: a corrupt ledger fails the read).
-	Warn func(error)
+	Warn func(format string, args ...any)
 }
 
 // Ledgers reads every ledger file, on all cores: a digest reads every
@@ -101,7 +101,7 @@ func (l *Local) Ledgers(ctx context.Context) ([]*ledger.Ledger, error) {
 		case err == nil:
 			kept = append(kept, ldg)
 		case l.Warn != nil && errcode.CodeOf(err) == errcode.CorruptState:
-			l.Warn(err)
+			l.Warn("digest leaves out a ledger that does not parse: %v", err)
 		default:
 			return nil, err
 		}

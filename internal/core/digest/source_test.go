@@ -2,6 +2,7 @@ package digest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -50,8 +51,8 @@ func TestLocalSource(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var warned []error
-	src := &Local{WS: ws, Store: store, Log: log, Warn: func(err error) { warned = append(warned, err) }}
+	var warned []string
+	src := &Local{WS: ws, Store: store, Log: log, Warn: func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) }}
 	in, err := Load(ctx, src, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -88,12 +88,12 @@ type Intake struct {
 	// host killing the hook would (tests and the durable-part benchmark).
 	SpoolOnly bool
 	// Warn, when set, receives what went wrong without failing the capture.
-	Warn func(msg string)
+	Warn func(format string, args ...any)
 }
 
 func (x *Intake) warn(format string, args ...any) {
 	if x.Warn != nil {
-		x.Warn(fmt.Sprintf(format, args...))
+		x.Warn(format, args...)
 	}
 }
 

@@ -3,6 +3,7 @@ package intake
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,7 @@ func newIntake(t *testing.T) (*Intake, *fakeStore, *[]string) {
 		Spool:   spool.New(filepath.Join(dir, "spool"), locks, spool.Options{NoSync: true}),
 		Cursors: cursor.New(filepath.Join(dir, "cursors"), locks, nil),
 		Store:   st,
-		Warn:    func(msg string) { warnings = append(warnings, msg) },
+		Warn:    func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) },
 	}, st, &warnings
 }
 
