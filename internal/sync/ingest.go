@@ -328,7 +328,7 @@ func (in *Ingester) reject(ctx context.Context, ev Event, reason string) (Outcom
 		clean = func(s string) string { return s }
 	}
 	body := fmt.Sprintf("**Not applied:** %s\n\n> %s\n\nNothing was written to the ledger. Commands: %s\n\n%scomment=%d -->",
-		inline(clean(reason)), inline(clean(Shorten(first, 200))), protocol.SlashUsage(), replyMarker, ev.Comment.ID)
+		inline(clean(reason)), inline(Shorten(clean(first), 200)), protocol.SlashUsage(), replyMarker, ev.Comment.ID)
 	if _, err := in.GH.CreateComment(ctx, ev.Issue.Number, body); err != nil {
 		return out, err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
+	"github.com/agentx-dev/agentx/internal/githubfake"
 )
 
 // TestIngestStoresNoSecret: a /clarify comment carrying a secret or a
@@ -36,5 +37,35 @@ func TestIngestStoresNoSecret(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A rejection reply quotes the comment's first line shortened to 200
+// characters: redacted first, so a token straddling the cut does not
+// leave its head in a public reply.
+func TestRejectionReplyRedactsBeforeItShortens(t *testing.T) {
+	fake := newFakeWithIssues(42)
+	defer fake.Close()
+	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
+	token := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
+	body := "/clarify answer CLR-42-099 " + strings.Repeat("x", 160) + " " + token
+	ing := newIngester(newTestClient(t, fake, &sleeps{}))
+	ing.Clean = sanitize.Text // the Action's egress sanitiser, less the mention guard
+	out, err := ing.Run(context.Background(), event(fake, "alice", "OWNER", body))
+	if err != nil || out.Rejected == "" {
+		t.Fatalf("outcome %+v, %v; want a rejection", out, err)
+	}
+	replies := 0
+	for _, c := range fake.Comments(42) {
+		if c.User != githubfake.BotLogin {
+			continue // the person's own comment
+		}
+		replies++
+		if strings.Contains(c.Body, "ghp_") {
+			t.Fatalf("the reply keeps the token's head:\n%s", c.Body)
+		}
+	}
+	if replies != 1 {
+		t.Fatalf("%d replies, want 1", replies)
 	}
 }

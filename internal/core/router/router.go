@@ -336,7 +336,3 @@ func (r *Router) emit(ctx context.Context, typ string, rec *ledger.Record) {
 	})
 	r.warn(err, typ+" not logged")
 }
-
-// Shorten is shorten.Text. It stays only because internal/hookcmd (not
-// core) still calls it; core code calls the shorten package.
-func Shorten(s string, limit int) string { return shorten.Text(s, limit) }
