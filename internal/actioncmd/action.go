@@ -223,6 +223,18 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 		return syncer.Counts, nil
 	}
 	sb := sync.NewStateBranch(gh, in.stateBranch)
+	if in.command == "sync" {
+		// One call: the tip is this action's own record of a complete
+		// mirror, so no ledger changed since.
+		upToDate, err := syncer.UpToDate(ctx, sb)
+		if err != nil {
+			return syncer.Counts, err
+		}
+		if upToDate {
+			fmt.Fprintf(a.Stderr, "agentx-action sync: %s has not changed since it was mirrored\n", in.stateBranch)
+			return syncer.Counts, nil
+		}
+	}
 	snap, err := a.openState(ctx, in, sb, ws, warn)
 	if err != nil {
 		return syncer.Counts, err

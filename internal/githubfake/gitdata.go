@@ -57,6 +57,7 @@ func (s *Server) git() *gitData {
 }
 
 func (s *Server) addGitRoutes(add func(string, handler)) {
+	add("GET /repos/{owner}/{repo}/branches/{branch...}", s.getBranch)
 	add("GET /repos/{owner}/{repo}/git/ref/{ref...}", s.getRef)
 	add("POST /repos/{owner}/{repo}/git/refs", s.createRef)
 	add("PATCH /repos/{owner}/{repo}/git/refs/{ref...}", s.updateRef)
@@ -250,6 +251,26 @@ func (s *Server) getRef(_ http.ResponseWriter, r *http.Request, _ string) (int, 
 		return 404, msg("Not Found")
 	}
 	return 200, refJSON(ref, sha)
+}
+
+// getBranch answers the branches endpoint: the tip with its commit
+// message and tree, which the Git refs endpoint does not carry.
+func (s *Server) getBranch(_ http.ResponseWriter, r *http.Request, _ string) (int, any) {
+	name := r.PathValue("branch")
+	g := s.git()
+	sha, ok := g.refs["heads/"+name]
+	if !ok {
+		return 404, msg("Branch not found")
+	}
+	c := g.commits[sha]
+	parents := make([]map[string]string, 0, len(c.Parents))
+	for _, p := range c.Parents {
+		parents = append(parents, map[string]string{"sha": p})
+	}
+	return 200, map[string]any{"name": name, "protected": g.protected["heads/"+name], "commit": map[string]any{
+		"sha": sha, "parents": parents,
+		"commit": map[string]any{"message": c.Message, "tree": map[string]string{"sha": c.Tree}},
+	}}
 }
 
 func (s *Server) createRef(_ http.ResponseWriter, r *http.Request, _ string) (int, any) {

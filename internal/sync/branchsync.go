@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,6 +16,28 @@ import (
 func (s *Syncer) settings() string {
 	h := sha256.Sum256([]byte(fmt.Sprintf("v1\x00%s\x00%s\x00%s", s.Labels.Blocked, s.Labels.Escalated, s.Bot)))
 	return hex.EncodeToString(h[:8])
+}
+
+// mirroredMessage is the message of the sync state's commit when a run
+// mirrored every ledger of its parent commit under the given settings: a
+// branch whose tip is such a commit has nothing new to mirror. Any other
+// writer (an agent's push, ingest, monitor) commits on top of it.
+func mirroredMessage(settings string) string {
+	return "agentx: GitHub mirrors this state (settings " + settings + ") [skip ci]"
+}
+
+// UpToDate reports, in one API call, whether the branch's tip is this
+// syncer's own record of a complete mirror of its parent under the same
+// settings: then nothing changed since, and a run has nothing to do.
+func (s *Syncer) UpToDate(ctx context.Context, sb *StateBranch) (bool, error) {
+	if s.Full {
+		return false, nil
+	}
+	sha, msg, err := sb.Head(ctx)
+	if err != nil || sha == "" {
+		return false, err
+	}
+	return msg == mirroredMessage(s.settings()), nil
 }
 
 // RunBranch syncs every ledger of the state branch (snap as read, or nil
@@ -75,17 +98,38 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 	// run (the runner's SIGTERM) still records its progress.
 	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if err := saveState(saveCtx, sb, st, snap); err != nil && runErr == nil {
+	complete := ""
+	if runErr == nil {
+		complete = mirroredMessage(settings)
+	}
+	if err := saveState(saveCtx, sb, st, snap, complete); err != nil && runErr == nil {
 		return fmt.Errorf("save sync state: %w", err)
 	}
 	return runErr
 }
 
-// saveState commits st when it changed. On a lost race it merges with the
-// state the other run wrote (its issues kept, ours on top) and tries again.
-func saveState(ctx context.Context, sb *StateBranch, st *State, read *StateSnapshot) error {
+// saveState commits st when it changed. A complete run commits it right
+// on the snapshot it mirrored, with the complete message (the next run
+// then reads one call); on a lost race it merges with the state the other
+// run wrote (its issues kept, ours on top) and tries again under the
+// ordinary message, since the new parent holds commits it did not mirror.
+func saveState(ctx context.Context, sb *StateBranch, st *State, read *StateSnapshot, complete string) error {
 	if !st.Changed() {
 		return nil
+	}
+	if complete != "" && read.Commit != "" {
+		data, err := jsonfile.Marshal(st)
+		if err != nil {
+			return fmt.Errorf("encode sync state: %w", err)
+		}
+		_, err = sb.Commit(ctx, read, map[string][]byte{SyncStatePath: data}, complete)
+		if err == nil {
+			st.touched = nil
+			return nil
+		}
+		if !errors.Is(err, ErrConflict) {
+			return err
+		}
 	}
 	_, _, err := sb.UpdateFrom(ctx, read, "agentx: record GitHub sync state [skip ci]", func(_ context.Context, snap *StateSnapshot, readFile func(string) ([]byte, error)) (map[string][]byte, error) {
 		if snap.Blobs[SyncStatePath] != read.Blobs[SyncStatePath] {

@@ -119,6 +119,22 @@ func (b *StateBranch) Tip(ctx context.Context) (string, error) {
 	return ref.GetObject().GetSHA(), nil
 }
 
+// Head returns the branch's tip commit and its message in one call
+// ("" when the branch does not exist): the branches endpoint carries the
+// tip's message, which tells a sync whether the last commit was its own
+// record of a complete mirror.
+func (b *StateBranch) Head(ctx context.Context) (sha, message string, err error) {
+	// GET /repos/{owner}/{repo}/branches/{branch}
+	br, resp, err := b.GH.gh.Repositories.GetBranch(rl(ctx), b.GH.owner, b.GH.repo, b.Branch, 0)
+	if status(resp) == http.StatusNotFound {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", wrap("read state branch "+b.Branch, resp, err)
+	}
+	return br.GetCommit().GetSHA(), br.GetCommit().GetCommit().GetMessage(), nil
+}
+
 // ReadFile returns a file's content in snap (nil, nil when absent).
 func (b *StateBranch) ReadFile(ctx context.Context, snap *StateSnapshot, path string) ([]byte, error) {
 	sha, ok := snap.Blobs[path]
