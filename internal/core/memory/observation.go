@@ -132,7 +132,7 @@ func IssueOfID(id string) (issue int, ok bool) {
 		return 0, false
 	}
 	n, err := strconv.Atoi(parts[2])
-	if err != nil || n <= 0 {
+	if err != nil || n < 0 {
 		return 0, false
 	}
 	return n, true

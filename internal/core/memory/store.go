@@ -235,13 +235,37 @@ func (s *Store) finish(ctx context.Context, issue int, marker string) error {
 // crash between the issue write and the manifest write) and redoes their
 // step 2. It is cheap when there are none: one failed directory open.
 func (s *Store) repairPending(ctx context.Context) error {
-	ents, err := os.ReadDir(s.pendingDir())
-	if err != nil || len(ents) == 0 {
+	issues, markers := s.stalePending()
+	if len(issues) == 0 {
 		return nil
 	}
+	s.warn("repairing the manifest for %d issue(s) left unfinished by an interrupted write: %v", len(issues), issues)
+	// A marker is written under the issue lock, in the same hold as the
+	// issue file; taking that lock once (and letting go before the
+	// manifest's) guarantees a slow but live writer has finished its
+	// issue write before we read the file.
+	for _, n := range issues {
+		if err := s.withLock(ctx, s.IssuePath(n), func(*lock.Lock) error { return nil }); err != nil {
+			return err
+		}
+	}
+	if err := s.syncIssues(ctx, issues); err != nil {
+		return err
+	}
+	for _, m := range markers {
+		_ = os.Remove(m)
+	}
+	return nil
+}
+
+// stalePending lists the markers of writers that will not finish step 2
+// themselves (dead, or older than markerStale) and their issues.
+func (s *Store) stalePending() (issues []int, markers []string) {
+	ents, err := os.ReadDir(s.pendingDir())
+	if err != nil || len(ents) == 0 {
+		return nil, nil
+	}
 	now := s.now()
-	var issues []int
-	var markers []string
 	seen := map[int]bool{}
 	for _, e := range ents {
 		name := e.Name()
@@ -251,7 +275,7 @@ func (s *Store) repairPending(ctx context.Context) error {
 		}
 		num, _, _ := strings.Cut(rest, "-")
 		n, err := strconv.Atoi(num)
-		if err != nil || n <= 0 {
+		if err != nil || n < 0 {
 			continue
 		}
 		path := filepath.Join(s.pendingDir(), name)
@@ -275,26 +299,7 @@ func (s *Store) repairPending(ctx context.Context) error {
 			issues = append(issues, n)
 		}
 	}
-	if len(issues) == 0 {
-		return nil
-	}
-	s.warn("repairing the manifest for %d issue(s) left unfinished by an interrupted write: %v", len(issues), issues)
-	// A marker is written under the issue lock, in the same hold as the
-	// issue file; taking that lock once (and letting go before the
-	// manifest's) guarantees a slow but live writer has finished its
-	// issue write before we read the file.
-	for _, n := range issues {
-		if err := s.withLock(ctx, s.IssuePath(n), func(*lock.Lock) error { return nil }); err != nil {
-			return err
-		}
-	}
-	if err := s.syncIssues(ctx, issues); err != nil {
-		return err
-	}
-	for _, m := range markers {
-		_ = os.Remove(m)
-	}
-	return nil
+	return issues, markers
 }
 
 // Store persists observations and returns those actually stored, with
@@ -528,8 +533,9 @@ func issueFileNumber(name string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
+	// Issue 0 is the old chat integration's: read and kept like any other.
 	n, err := strconv.Atoi(num)
-	if err != nil || n <= 0 || strconv.Itoa(n) != num {
+	if err != nil || n < 0 || strconv.Itoa(n) != num {
 		return 0, false
 	}
 	return n, true
