@@ -73,6 +73,17 @@ func corruptOffset(data []byte, err error) int64 {
 	return 0
 }
 
+// FileIssue returns the issue of a ledger file name `issue-N.json`,
+// issue 0 included: the old chat integration filed everything under it,
+// and what another tool wrote is read and acted on (new records still
+// need 1..10^9, validate.Issue).
+func FileIssue(name string) (int, bool) {
+	if name == "issue-0.json" {
+		return 0, true
+	}
+	return workspace.LedgerIssue(name)
+}
+
 // Issues lists the issue numbers that have a ledger file, ascending.
 func (s *Store) Issues() ([]int, error) {
 	entries, err := os.ReadDir(s.WS.ClarificationsDir())
@@ -84,7 +95,7 @@ func (s *Store) Issues() ([]int, error) {
 	}
 	issues := make([]int, 0, len(entries))
 	for _, e := range entries {
-		if n, ok := workspace.LedgerIssue(e.Name()); ok && !e.IsDir() {
+		if n, ok := FileIssue(e.Name()); ok && !e.IsDir() {
 			issues = append(issues, n)
 		}
 	}
