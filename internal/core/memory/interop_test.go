@@ -244,3 +244,28 @@ func TestStaleIndexNeverFailsASearch(t *testing.T) {
 		t.Fatalf("%+v %v", rows, err)
 	}
 }
+
+// No session known: sessionId is omitted, not written as "". A value
+// another tool wrote ("" or null) is kept as it was.
+func TestSessionIDOmittedWhenUnknown(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	o := obs("engineer", 3, KeyFact, "No session is known for this one")
+	o.SessionID = ""
+	if _, err := s.Store(ctx, []Observation{o}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(s.IssuePath(3))
+	if bytes.Contains(data, []byte("sessionId")) {
+		t.Fatalf("sessionId written without a session:\n%s", data)
+	}
+	old := strings.Replace(issue0File, `"sessionId": "s1"`, `"sessionId": null`, 1)
+	writeFiles(t, s.Dir, map[string]string{"issue-4.json": strings.ReplaceAll(old, `"issueNumber": 0`, `"issueNumber": 4`)})
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 4, KeyFact, "A second fact for issue four")}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(s.IssuePath(4))
+	if !bytes.Contains(data, []byte(`"sessionId": null`)) {
+		t.Fatalf("null sessionId not kept:\n%s", data)
+	}
+}
