@@ -276,8 +276,8 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		return a.writeDoc(&statsDoc{Stats: s})
 	}
 	fmt.Fprintf(a.Stdout, "Observations: %d  Tokens: %d  Issues: %d  Disk: %s\n", s.TotalObservations, s.TotalTokens, s.IssueCount, humanBytes(s.DiskBytes))
-	if s.TotalObservations > 0 {
-		fmt.Fprintf(a.Stdout, "Oldest: %s  Newest: %s\n", s.OldestTimestamp, s.NewestTimestamp)
+	if s.OldestTimestamp != nil && s.NewestTimestamp != nil {
+		fmt.Fprintf(a.Stdout, "Oldest: %s  Newest: %s\n", *s.OldestTimestamp, *s.NewestTimestamp)
 	}
 	for _, part := range []struct {
 		name string

@@ -3,6 +3,7 @@ package memory
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -267,5 +268,23 @@ func TestSessionIDOmittedWhenUnknown(t *testing.T) {
 	data, _ = os.ReadFile(s.IssuePath(4))
 	if !bytes.Contains(data, []byte(`"sessionId": null`)) {
 		t.Fatalf("null sessionId not kept:\n%s", data)
+	}
+}
+
+// An empty store has no oldest or newest observation: null, not "".
+func TestEmptyStatsTimestampsAreNull(t *testing.T) {
+	s, _, _ := newTestStore(t)
+	st, err := s.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"oldestTimestamp":null`, `"newestTimestamp":null`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("want %s in %s", want, data)
+		}
 	}
 }

@@ -279,8 +279,8 @@ type Stats struct {
 	TotalObservations int            `json:"totalObservations"`
 	TotalTokens       int            `json:"totalTokens"`
 	IssueCount        int            `json:"issueCount"`
-	OldestTimestamp   string         `json:"oldestTimestamp"`
-	NewestTimestamp   string         `json:"newestTimestamp"`
+	OldestTimestamp   *string        `json:"oldestTimestamp"` // null when the store is empty
+	NewestTimestamp   *string        `json:"newestTimestamp"`
 	ByCategory        map[string]int `json:"byCategory"`
 	ByAgent           map[string]int `json:"byAgent"`
 	DiskBytes         int64          `json:"diskBytes"`
@@ -320,8 +320,8 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 	}
 	st.IssueCount = len(issues)
 	if oldest != 0 {
-		st.OldestTimestamp = clock.Format(time.UnixMilli(oldest))
-		st.NewestTimestamp = clock.Format(time.UnixMilli(newest))
+		o, n := clock.Format(time.UnixMilli(oldest)), clock.Format(time.UnixMilli(newest))
+		st.OldestTimestamp, st.NewestTimestamp = &o, &n
 	}
 	_ = filepath.WalkDir(s.Dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
