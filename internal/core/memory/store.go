@@ -308,30 +308,51 @@ func (s *Store) stalePending() (issues []int, markers []string) {
 // one already stored for its issue, is skipped (captures are retried and
 // hooks can fire twice).
 func (s *Store) Store(ctx context.Context, obs []Observation) ([]Observation, error) {
+	stored, _, err := s.StoreReport(ctx, obs)
+	return stored, err
+}
+
+// Duplicate is an observation Store skipped: Existing is the ID of the
+// stored observation it repeats (same ID, or same agent and content in its
+// issue).
+type Duplicate struct {
+	Agent    string
+	Issue    int
+	Existing string
+}
+
+// StoreReport is Store that also says which observations were skipped as
+// duplicates, and of what: a skipped capture is reported, never silent.
+// An empty batch stores nothing and touches no file.
+func (s *Store) StoreReport(ctx context.Context, obs []Observation) (stored []Observation, dups []Duplicate, err error) {
+	if len(obs) == 0 {
+		return nil, nil, nil
+	}
 	order, groups, err := groupByIssue(obs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.repairPending(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var stored []Observation
 	for _, issue := range order {
 		var added []Observation
+		var skipped []Duplicate // set by the last attempt: the update may be retried
 		marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
-			added = appendNew(f, issue, groups[issue], s.now())
+			added, skipped = appendNew(f, issue, groups[issue], s.now())
 			return len(added) > 0, nil
 		})
+		dups = append(dups, skipped...)
 		if err != nil {
-			return stored, err
+			return stored, dups, err
 		}
 		if err := s.finish(ctx, issue, marker); err != nil {
-			return stored, err
+			return stored, dups, err
 		}
 		stored = append(stored, added...)
 		s.emitStored(ctx, issue, added)
 	}
-	return stored, nil
+	return stored, dups, nil
 }
 
 // groupByIssue validates obs and groups them by issue, issues in the order
@@ -352,28 +373,32 @@ func groupByIssue(obs []Observation) (order []int, groups map[int][]Observation,
 
 // appendNew appends to f the observations of batch it does not hold yet,
 // by ID or by agent and content, completed, and returns them.
-func appendNew(f *IssueFile, issue int, batch []Observation, now time.Time) []Observation {
-	var added []Observation
+func appendNew(f *IssueFile, issue int, batch []Observation, now time.Time) (added []Observation, dups []Duplicate) {
 	ids := map[string]bool{}
-	contents := map[string]bool{}
+	contents := map[string]string{}
 	for _, o := range f.Observations {
 		ids[o.ID] = true
-		contents[o.Agent+"\x00"+o.Content] = true
+		contents[o.Agent+"\x00"+o.Content] = o.ID
 	}
 	for _, o := range batch {
 		if o.ID == "" {
 			o.ID = NewID(o.Agent, issue, now)
 		}
 		key := o.Agent + "\x00" + o.Content
-		if ids[o.ID] || contents[key] {
+		if ids[o.ID] {
+			dups = append(dups, Duplicate{Agent: o.Agent, Issue: issue, Existing: o.ID})
 			continue
 		}
-		ids[o.ID], contents[key] = true, true
+		if id, ok := contents[key]; ok {
+			dups = append(dups, Duplicate{Agent: o.Agent, Issue: issue, Existing: id})
+			continue
+		}
+		ids[o.ID], contents[key] = true, o.ID
 		o.fillDerived(now)
 		f.Observations = append(f.Observations, o)
 		added = append(added, o)
 	}
-	return added
+	return added, dups
 }
 
 // fillDerived fills in what a caller may leave empty because it follows
