@@ -251,7 +251,7 @@ func headMatches(head, tail []byte) bool {
 		return false
 	}
 	h, err := strconv.ParseUint(string(tail[i+2:len(tail)-4]), 16, 32)
-	return err == nil && uint32(h) == memindex.Checksum(head)
+	return err == nil && h == uint64(memindex.Checksum(head))
 }
 
 func appendEntry(b []byte, e *Entry) []byte {
