@@ -74,3 +74,31 @@ func TestBusyLedgerIsSkippedWithoutWaiting(t *testing.T) {
 		t.Fatalf("after release: %s", got)
 	}
 }
+
+// A lock the quick look misjudged as stale (this process's locker keeps
+// locks for an hour) is waited for at most TryWait, once per ledger, and
+// the ledger is skipped, not failed.
+func TestLockTakenMeanwhileIsWaitedForBriefly(t *testing.T) {
+	e := newEnv(t, nil)
+	e.put(rec(7, 1, "engineer", "architect", true, ledger.Pending),
+		rec(7, 2, "engineer", "architect", true, ledger.Pending))
+	locks := lock.New(lock.Options{Clock: e.clk, StaleAfter: time.Hour})
+	e.rt.Locks, e.rt.Ledgers.Locks = locks, locks
+	e.clk.Advance(2 * time.Hour)
+	old := clock.Format(e.clk.Now().Add(-time.Minute))
+	lockFile := lock.PathFor(e.rt.WS.LedgerFile(7))
+	if err := os.WriteFile(lockFile, []byte(fmt.Sprintf(`{"pid":%d,"timestamp":%q}`, os.Getpid(), old)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	rep, err := e.mon.Check(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 3*TryWait+time.Second {
+		t.Fatalf("the check took %v", took)
+	}
+	if len(rep.Actions) != 2 || rep.Actions[0].Kind != ActSkipped || rep.Actions[1].Kind != ActSkipped || len(rep.Failures) != 0 {
+		t.Fatalf("actions %+v failures %v", rep.Actions, rep.Failures)
+	}
+}
