@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
@@ -66,14 +67,68 @@ func (s *Store) open(ctx context.Context) (*view, error) {
 	return s.openSlow(ctx)
 }
 
-// openSlow builds the view from the files without writing anything.
+// openSlow builds the view from the files without writing anything. The
+// state built is kept for the next read by this Store while the manifest
+// and the directory look unchanged (size and modification times): a hook
+// searches twice for its recall, and after another tool wrote the store a
+// rebuild in memory costs a second at 100K observations.
 func (s *Store) openSlow(ctx context.Context) (*view, error) {
-	st, err := s.readState(ctx)
-	if err != nil {
-		return nil, err
+	key := s.slowKey()
+	st := s.slow.get(key)
+	if st == nil {
+		var err error
+		if st, err = s.readState(ctx); err != nil {
+			return nil, err
+		}
+		s.slow.put(key, st)
 	}
 	data := st.data
 	return &view{ix: st.ix, row: func(d memindex.Doc) (Entry, error) { return entryAt(data, d.Ref) }, close: func() {}}, nil
+}
+
+// slowCache holds the last state openSlow built; safe for concurrent use.
+type slowCache struct {
+	mu  sync.Mutex
+	key string
+	st  *state
+}
+
+func (c *slowCache) get(key string) *state {
+	if c == nil || key == "" {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.key == key {
+		return c.st
+	}
+	return nil
+}
+
+func (c *slowCache) put(key string, st *state) {
+	if c == nil || key == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.key, c.st = key, st
+}
+
+// slowKey fingerprints what openSlow read by size and modification times
+// (every atomic write renames into the directory, changing its time); ""
+// when it cannot tell, which disables the cache.
+func (s *Store) slowKey() string {
+	m, err1 := os.Stat(s.ManifestPath())
+	d, err2 := os.Stat(s.Dir)
+	p, err3 := os.Stat(s.pendingDir())
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	key := fmt.Sprintf("%d/%d/%d", m.Size(), m.ModTime().UnixNano(), d.ModTime().UnixNano())
+	if err3 == nil {
+		key += fmt.Sprintf("/%d", p.ModTime().UnixNano())
+	}
+	return key
 }
 
 // readState is loadState for readers: the same reconciliation from the

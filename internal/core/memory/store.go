@@ -58,11 +58,14 @@ type Store struct {
 
 	// afterIssueWrite simulates a crash between steps 1 and 2 in tests.
 	afterIssueWrite func() error
+	// slow is the last view readers built from the files (openSlow); nil
+	// (a Store made without New) disables it.
+	slow *slowCache
 }
 
 // New returns the store rooted at dir.
 func New(dir string, locks *lock.Locker, clk clock.Clock) *Store {
-	return &Store{Dir: dir, Locks: locks, Clock: clk}
+	return &Store{Dir: dir, Locks: locks, Clock: clk, slow: &slowCache{}}
 }
 
 // markerStale is how old a pending marker must be before another process
