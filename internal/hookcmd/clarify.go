@@ -109,7 +109,7 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 	a.monitorSideEffect(ctx) // every clarify command runs the monitor (ADR-1)
 	store := a.Ledgers()
 	if o.Issue != "" {
-		issue, err := validate.Issue(o.Issue)
+		issue, err := validate.LedgerIssue(o.Issue)
 		if err != nil {
 			return err
 		}
@@ -278,6 +278,9 @@ type clarifyOpOptions struct {
 	ID   string
 	Text string // --body or --summary
 	As   string // --as: who acts
+	// Issue (--issue) names the ledger, so ids of other shapes found in
+	// it (`clar-test-001`, written by the old tools) can be acted on.
+	Issue string
 	jsonFlag
 }
 
@@ -288,6 +291,7 @@ func parseClarifyOp(a *App, v protocol.VerbInfo, args []string) (*clarifyOpOptio
 	flags := newFlags(a, "clarify "+op, usage)
 	flags.StringVar(&o.Text, v.Flag, "", v.TextHelp)
 	flags.StringVar(&o.As, "as", "", "who acts, `NAME` (default: the record's target for answer, its requester for ask, cli otherwise)")
+	flags.StringVar(&o.Issue, "issue", "", "the ledger of issue `N` holds the id (needed for ids not shaped CLR-N-NNN)")
 	o.register(flags)
 	pos, err := parse(flags, args)
 	if err != nil {
@@ -297,7 +301,17 @@ func parseClarifyOp(a *App, v protocol.VerbInfo, args []string) (*clarifyOpOptio
 		return o, usagef("clarify %s needs exactly one id CLR-N-NNN", op)
 	}
 	o.ID = pos[0]
+	if o.Issue != "" {
+		if _, err := validate.LedgerIssue(o.Issue); err != nil {
+			return o, err
+		}
+		return o, validate.RecordID(o.ID)
+	}
 	if _, err := validate.ClarificationID(o.ID); err != nil {
+		if validate.RecordID(o.ID) == nil && !strings.HasPrefix(o.ID, "CLR-") {
+			return o, errcode.New(errcode.InvalidInput, "clarification id %q is not shaped CLR-<issue>-<NNN>: pass --issue N to name the ledger that holds it", o.ID).
+				WithHint("ids of other shapes were written by the old tools: `agentx-hook clarify " + op + " " + o.ID + " --issue N`")
+		}
 		return o, err
 	}
 	if v.NeedsText && o.Text == "" {
@@ -315,7 +329,12 @@ func runClarifyOp(ctx context.Context, a *App, o *clarifyOpOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := rt.Do(ctx, protocol.Op{Verb: o.Verb.Verb, ID: o.ID, By: by, Text: o.Text})
+	op := protocol.Op{Verb: o.Verb.Verb, ID: o.ID, By: by, Text: o.Text}
+	if o.Issue != "" {
+		op.Issue, _ = validate.LedgerIssue(o.Issue) // checked by parseClarifyOp
+		op.InIssue = true
+	}
+	res, err := rt.Do(ctx, op)
 	return a.printResult(res, string(o.Verb.Verb), o.JSON, err)
 }
 

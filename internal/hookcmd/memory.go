@@ -276,8 +276,8 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		return a.writeDoc(&statsDoc{Stats: s})
 	}
 	fmt.Fprintf(a.Stdout, "Observations: %d  Tokens: %d  Issues: %d  Disk: %s\n", s.TotalObservations, s.TotalTokens, s.IssueCount, humanBytes(s.DiskBytes))
-	if s.TotalObservations > 0 {
-		fmt.Fprintf(a.Stdout, "Oldest: %s  Newest: %s\n", s.OldestTimestamp, s.NewestTimestamp)
+	if s.OldestTimestamp != nil && s.NewestTimestamp != nil {
+		fmt.Fprintf(a.Stdout, "Oldest: %s  Newest: %s\n", *s.OldestTimestamp, *s.NewestTimestamp)
 	}
 	for _, part := range []struct {
 		name string
@@ -343,6 +343,23 @@ func parseMemoryAdd(a *App, args []string) (*memoryAddOptions, error) {
 type storedDoc struct {
 	schemaVersion
 	Stored []memory.Observation `json:"stored"`
+	// Duplicates are the observations skipped because they repeat a
+	// stored one (Existing is its id).
+	Duplicates []duplicateDoc `json:"duplicates"`
+}
+
+type duplicateDoc struct {
+	Agent    string `json:"agent"`
+	Issue    int    `json:"issueNumber"`
+	Existing string `json:"existing"`
+}
+
+func duplicateDocs(dups []memory.Duplicate) []duplicateDoc {
+	out := make([]duplicateDoc, 0, len(dups))
+	for _, d := range dups {
+		out = append(out, duplicateDoc{Agent: d.Agent, Issue: d.Issue, Existing: d.Existing})
+	}
+	return out
 }
 
 func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
@@ -375,16 +392,16 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 		a.warn("removed private parts or secrets before storing")
 		text = clean
 	}
-	stored, err := a.Memory().Store(ctx, []memory.Observation{{ID: o.ID, Agent: o.Agent, IssueNumber: issue,
+	stored, dups, err := a.Memory().StoreReport(ctx, []memory.Observation{{ID: o.ID, Agent: o.Agent, IssueNumber: issue,
 		Category: memory.Category(o.Category), Content: text, SessionID: o.Session}})
 	if err != nil {
 		return err
 	}
 	if o.JSON {
-		return a.writeDoc(&storedDoc{Stored: nonNil(stored)})
+		return a.writeDoc(&storedDoc{Stored: nonNil(stored), Duplicates: duplicateDocs(dups)})
 	}
-	if len(stored) == 0 {
-		fmt.Fprintln(a.Stdout, "Already stored (same agent, issue and content).")
+	if len(stored) == 0 && len(dups) == 1 {
+		fmt.Fprintf(a.Stdout, "Already stored as %s (same id, or same agent, issue and content); nothing added.\n", dups[0].Existing)
 		return nil
 	}
 	fmt.Fprintln(a.Stdout, stored[0].ID)
@@ -406,20 +423,30 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	if len(obs) == 0 {
+		if asJSON {
+			return a.writeDoc(&storedDoc{Stored: []memory.Observation{}, Duplicates: []duplicateDoc{}})
+		}
+		fmt.Fprintf(a.Stdout, "Nothing to store: %s holds no observations.\n", path)
+		return nil
+	}
 	for i := range obs { // a hand-made file is outside input like any other
 		obs[i].Content = sanitize.Text(obs[i].Content)
 		if obs[i].Summary != "" {
 			obs[i].Summary = sanitize.Text(obs[i].Summary)
 		}
 	}
-	stored, err := a.Memory().Store(ctx, obs)
+	stored, dups, err := a.Memory().StoreReport(ctx, obs)
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		return a.writeDoc(&storedDoc{Stored: nonNil(stored)})
+		return a.writeDoc(&storedDoc{Stored: nonNil(stored), Duplicates: duplicateDocs(dups)})
 	}
-	fmt.Fprintf(a.Stdout, "Stored %d of %d observations (the rest were already stored).\n", len(stored), len(obs))
+	fmt.Fprintf(a.Stdout, "Stored %d of %d observations.\n", len(stored), len(obs))
+	for _, d := range dups {
+		fmt.Fprintf(a.Stdout, "already stored: %s (%s, issue #%d)\n", d.Existing, d.Agent, d.Issue)
+	}
 	return nil
 }
 

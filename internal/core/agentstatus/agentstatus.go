@@ -38,6 +38,9 @@ type Status struct {
 	WaitingOn       *string `json:"waitingOn"`
 	RespondingTo    *string `json:"respondingTo"`
 	Extra           []jsonfile.Field
+	// nullActivity: the file had `"lastActivity": null` (the old tools
+	// write it for an agent never active); kept while LastActivity is "".
+	nullActivity bool
 }
 
 var knownKeys = []string{"status", "issue", "lastActivity", "clarificationId", "waitingOn", "respondingTo"}
@@ -53,6 +56,9 @@ func (s Status) MarshalJSON() ([]byte, error) {
 		RespondingTo    *string `json:"respondingTo"`
 	}
 	b, err := json.Marshal(plain{s.Status, s.Issue, s.LastActivity, s.ClarificationID, s.WaitingOn, s.RespondingTo})
+	if err == nil && s.nullActivity && s.LastActivity == "" {
+		b = bytes.Replace(b, []byte(`"lastActivity":""`), []byte(`"lastActivity":null`), 1)
+	}
 	if err != nil || len(s.Extra) == 0 {
 		return b, err
 	}
@@ -138,6 +144,9 @@ func Decode(path string, data []byte) (*File, error) {
 			return nil, jsonfile.Corrupt(path, jsonfile.OffsetOf(err), err)
 		}
 		for _, fl := range fields {
+			if fl.Key == "lastActivity" && string(bytes.TrimSpace(fl.Value)) == "null" {
+				st.nullActivity = true
+			}
 			if !jsonfile.Known(fl.Key, knownKeys) {
 				st.Extra = append(st.Extra, fl)
 			}

@@ -102,3 +102,37 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// An agent the update does not touch keeps `"lastActivity": null` as the
+// old tools wrote it (it was rewritten as "").
+func TestUntouchedNullLastActivityStaysNull(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent-status.json")
+	in := `{"reviewer":{"status":"idle","issue":null,"lastActivity":null,"clarificationId":null,"waitingOn":null,"respondingTo":null},
+"tester":{"status":"idle","issue":null,"lastActivity":""}}`
+	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Update(context.Background(), lock.New(lock.Options{}), path, func(f *File) error {
+		s := f.Ensure("engineer")
+		s.Status, s.LastActivity = Working, "2026-03-01T17:04:15.123Z"
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := os.ReadFile(path)
+	f, err := Decode(path, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := string(out)
+	if !strings.Contains(raw, "\"reviewer\": {\n    \"status\": \"idle\",\n    \"issue\": null,\n    \"lastActivity\": null,") {
+		t.Fatalf("null lastActivity not kept:\n%s", raw)
+	}
+	if !strings.Contains(raw, "\"tester\": {\n    \"status\": \"idle\",\n    \"issue\": null,\n    \"lastActivity\": \"\",") {
+		t.Fatalf("empty lastActivity not kept:\n%s", raw)
+	}
+	if f.Get("engineer").LastActivity == "" {
+		t.Fatal("touched agent lost its activity")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -73,6 +74,17 @@ func corruptOffset(data []byte, err error) int64 {
 	return 0
 }
 
+// FileIssue returns the issue of a ledger file name `issue-N.json`,
+// issue 0 included: the old chat integration filed everything under it,
+// and what another tool wrote is read and acted on (new records still
+// need 1..10^9, validate.Issue).
+func FileIssue(name string) (int, bool) {
+	if name == "issue-0.json" {
+		return 0, true
+	}
+	return workspace.LedgerIssue(name)
+}
+
 // Issues lists the issue numbers that have a ledger file, ascending.
 func (s *Store) Issues() ([]int, error) {
 	entries, err := os.ReadDir(s.WS.ClarificationsDir())
@@ -84,7 +96,7 @@ func (s *Store) Issues() ([]int, error) {
 	}
 	issues := make([]int, 0, len(entries))
 	for _, e := range entries {
-		if n, ok := workspace.LedgerIssue(e.Name()); ok && !e.IsDir() {
+		if n, ok := FileIssue(e.Name()); ok && !e.IsDir() {
 			issues = append(issues, n)
 		}
 	}
@@ -100,7 +112,13 @@ func (s *Store) Issues() ([]int, error) {
 func (s *Store) Update(ctx context.Context, issue int, fn func(*Ledger) error) (*Ledger, error) {
 	path := s.WS.LedgerFile(issue)
 	var out *Ledger
-	err := atomicfile.WithLock(ctx, s.Locks, path, func(lk *lock.Lock) error {
+	lockCtx := ctx
+	if d, ok := ctx.Value(lockWaitKey{}).(time.Duration); ok {
+		var cancel context.CancelFunc
+		lockCtx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	err := atomicfile.WithLock(lockCtx, s.Locks, path, func(lk *lock.Lock) error {
 		out = nil
 		l, err := LoadFile(path, issue)
 		if err != nil {
@@ -123,6 +141,17 @@ func (s *Store) Update(ctx context.Context, issue int, fn func(*Ledger) error) (
 		return nil, err
 	}
 	return out, nil
+}
+
+type lockWaitKey struct{}
+
+// WithLockWait returns ctx under which Update waits at most d for the
+// ledger's lock (LOCK_TIMEOUT after that). The monitor runs inside every
+// hook and command and must not queue behind another process's lock; the
+// bound is the lock wait only, and what follows the write (events, agent
+// status) keeps ctx's own deadline.
+func WithLockWait(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, lockWaitKey{}, d)
 }
 
 // Loaded is one ledger read by LoadAll, or the error that kept it out.

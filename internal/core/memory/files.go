@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
@@ -31,8 +32,15 @@ type Manifest struct {
 // rest of the file, which the derived search index must match. It is the
 // last key, so a reader checks it with one small read at the end of the
 // file. The old implementation ignores it and drops it when it rewrites the
-// manifest, which is exactly how we notice that it did.
+// manifest, which is exactly how we notice that it did. Another tool that
+// keeps the key (a later TypeScript store preserves unknown keys) is caught
+// by the head checksum in the stamp: the head holds updatedAt, which every
+// writer changes, so the stamp no longer describes the file.
 const stampKey = "agentxIndex"
+
+// headLen is how much of the manifest's start the stamp's head checksum
+// covers: version and updatedAt, and the first row's start.
+const headLen = 128
 
 // ParseIssueFile decodes an issue file; path names it in errors.
 func ParseIssueFile(path string, data []byte) (*IssueFile, error) {
@@ -191,6 +199,8 @@ func seal(prefix []byte, gen uint64) ([]byte, memindex.Stamp) {
 	b = strconv.AppendUint(b, gen, 10)
 	b = append(b, "-c"...)
 	b = append(b, fmt.Sprintf("%08x", crc)...)
+	b = append(b, "-h"...)
+	b = append(b, fmt.Sprintf("%08x", memindex.Checksum(prefix[:min(len(prefix), headLen)]))...)
 	b = append(b, "\"\n}\n"...)
 	return b, memindex.Stamp{Generation: gen, CRC: crc, Size: int64(len(b))}
 }
@@ -212,7 +222,8 @@ func readStamp(data []byte, size int64, verify bool) (st memindex.Stamp, prefixL
 	var gen uint64
 	var crc uint32
 	val := string(rest[:end])
-	dash := bytes.IndexByte(rest[:end], '-')
+	val, _, _ = strings.Cut(val, "-h") // the head checksum: headMatches
+	dash := strings.IndexByte(val, '-')
 	if dash < 0 || len(val) < dash+2 || val[dash+1] != 'c' {
 		return st, 0, false
 	}
@@ -228,6 +239,19 @@ func readStamp(data []byte, size int64, verify bool) (st memindex.Stamp, prefixL
 		return st, 0, false
 	}
 	return st, prefixLen, true
+}
+
+// headMatches reports whether the stamp at the end of tail carries the
+// checksum of head, the manifest's first min(headLen, prefixLen) bytes. A
+// stamp without one (written before it existed) does not match: the index
+// is then not trusted until the next write.
+func headMatches(head, tail []byte) bool {
+	i := bytes.LastIndex(tail, []byte("-h"))
+	if i < 0 || !bytes.HasSuffix(tail, []byte("\"\n}\n")) {
+		return false
+	}
+	h, err := strconv.ParseUint(string(tail[i+2:len(tail)-4]), 16, 32)
+	return err == nil && h == uint64(memindex.Checksum(head))
 }
 
 func appendEntry(b []byte, e *Entry) []byte {

@@ -63,6 +63,10 @@ type Observation struct {
 	SessionID   string
 	RecallCount int
 	Extra       []jsonfile.Field
+	// sessionRaw is sessionId as the file had it, written back while
+	// SessionID is "" (an empty string or null another tool wrote); with
+	// neither, sessionId is omitted rather than written as "".
+	sessionRaw json.RawMessage
 }
 
 // Entry is a manifest row: the compact index form of an observation
@@ -132,7 +136,7 @@ func IssueOfID(id string) (issue int, ok bool) {
 		return 0, false
 	}
 	n, err := strconv.Atoi(parts[2])
-	if err != nil || n <= 0 {
+	if err != nil || n < 0 {
 		return 0, false
 	}
 	return n, true
@@ -153,6 +157,15 @@ func (o *Observation) validate() error {
 	return nil
 }
 
+// sessionValue is the JSON of sessionId, or nil to omit it: no session is
+// known and the file did not have the key.
+func (o *Observation) sessionValue() []byte {
+	if o.SessionID != "" {
+		return jsonfile.AppendString(nil, o.SessionID)
+	}
+	return o.sessionRaw
+}
+
 // appendJSON renders o compactly in the reference key order.
 func (o *Observation) appendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
@@ -171,8 +184,10 @@ func (o *Observation) appendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(o.Tokens), 10)
 	b = append(b, `,"timestamp":`...)
 	b = jsonfile.AppendString(b, o.Timestamp)
-	b = append(b, `,"sessionId":`...)
-	b = jsonfile.AppendString(b, o.SessionID)
+	if raw := o.sessionValue(); raw != nil {
+		b = append(b, `,"sessionId":`...)
+		b = append(b, raw...)
+	}
 	if o.RecallCount != 0 {
 		b = append(b, `,"recallCount":`...)
 		b = strconv.AppendInt(b, int64(o.RecallCount), 10)
@@ -206,8 +221,10 @@ func (o *Observation) appendIndented(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(o.Tokens), 10)
 	field("timestamp")
 	b = jsonfile.AppendString(b, o.Timestamp)
-	field("sessionId")
-	b = jsonfile.AppendString(b, o.SessionID)
+	if raw := o.sessionValue(); raw != nil {
+		field("sessionId")
+		b = append(b, raw...)
+	}
 	if o.RecallCount != 0 {
 		field("recallCount")
 		b = strconv.AppendInt(b, int64(o.RecallCount), 10)
@@ -248,6 +265,7 @@ func decodeObservation(data []byte) (Observation, error) {
 			o.Timestamp, err = jsonfile.DecodeString(v)
 		case "sessionId":
 			o.SessionID, err = jsonfile.DecodeString(v)
+			o.sessionRaw = append(json.RawMessage(nil), v...)
 		case "recallCount":
 			o.RecallCount, err = jsonfile.DecodeInt(v)
 		default:

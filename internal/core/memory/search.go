@@ -3,14 +3,15 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
-	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
 )
 
@@ -39,45 +40,174 @@ type Row struct {
 
 // view is a consistent read of the manifest and its index.
 type view struct {
-	ix    *memindex.Index
-	row   func(ref memindex.Ref) (Entry, error)
+	ix *memindex.Index
+	// row decodes the manifest row of a document; on the fast path it
+	// checks the row against the index (errStale when they disagree).
+	row   func(doc memindex.Doc) (Entry, error)
 	close func()
 }
 
-// open returns a view without taking a lock when the index on disk is
-// intact (its checksum verifies) and matches the manifest (one small read
-// at the manifest's end); otherwise it rebuilds under the manifest lock.
+// errStale says a row read through the index is not the row the index
+// describes: another writer changed the manifest under an index it kept
+// the stamp of. The reader falls back to the files.
+var errStale = errors.New("the search index does not describe manifest.json")
+
+// open returns a read-only view. Readers never write (not the manifest,
+// not the index, no lock file): when the index on disk is intact and
+// matches the manifest (stamp, size and the head checksum, one small read
+// at each end), it is used as is; otherwise the view is built in memory
+// from the issue files, the source of truth, and the repair is left to
+// the next writer or `memory rebuild`.
 func (s *Store) open(ctx context.Context) (*view, error) {
-	if err := s.repairPending(ctx); err != nil {
+	if !s.unfinishedWrites() {
+		if v := s.openFast(); v != nil {
+			return v, nil
+		}
+	}
+	return s.openSlow(ctx)
+}
+
+// openSlow builds the view from the files without writing anything. The
+// state built is kept for the next read by this Store while the manifest
+// and the directory look unchanged (size and modification times): a hook
+// searches twice for its recall, and after another tool wrote the store a
+// rebuild in memory costs a second at 100K observations.
+func (s *Store) openSlow(ctx context.Context) (*view, error) {
+	key := s.slowKey()
+	st := s.slow.get(key)
+	if st == nil {
+		var err error
+		if st, err = s.readState(ctx); err != nil {
+			return nil, err
+		}
+		s.slow.put(key, st)
+	}
+	data := st.data
+	return &view{ix: st.ix, row: func(d memindex.Doc) (Entry, error) { return entryAt(data, d.Ref) }, close: func() {}}, nil
+}
+
+// slowCache holds the last state openSlow built; safe for concurrent use.
+type slowCache struct {
+	mu  sync.Mutex
+	key string
+	st  *state
+}
+
+func (c *slowCache) get(key string) *state {
+	if c == nil || key == "" {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.key == key {
+		return c.st
+	}
+	return nil
+}
+
+func (c *slowCache) put(key string, st *state) {
+	if c == nil || key == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.key, c.st = key, st
+}
+
+// slowKey fingerprints what openSlow read by size and modification times
+// (every atomic write renames into the directory, changing its time); ""
+// when it cannot tell, which disables the cache.
+func (s *Store) slowKey() string {
+	m, err1 := os.Stat(s.ManifestPath())
+	d, err2 := os.Stat(s.Dir)
+	p, err3 := os.Stat(s.pendingDir())
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	key := fmt.Sprintf("%d/%d/%d", m.Size(), m.ModTime().UnixNano(), d.ModTime().UnixNano())
+	if err3 == nil {
+		key += fmt.Sprintf("/%d", p.ModTime().UnixNano())
+	}
+	return key
+}
+
+// readState is loadState for readers: the same reconciliation from the
+// issue files, in memory only. A manifest that disagrees with the issue
+// files (or does not parse) is reported, never repaired here.
+func (s *Store) readState(ctx context.Context) (*state, error) {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if v := s.openFast(); v != nil {
-		return v, nil
+	path := s.ManifestPath()
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if _, err := os.Stat(s.Dir); errors.Is(err, fs.ErrNotExist) {
-		// Nothing stored yet: reading must not create the directory.
-		st := emptyState()
-		return &view{ix: st.ix, row: func(r memindex.Ref) (Entry, error) { return entryAt(nil, r) }, close: func() {}}, nil
-	}
-	var st *state
-	err := s.withLock(ctx, s.ManifestPath(), func(lk *lock.Lock) error {
-		if _, err := os.Stat(s.ManifestPath()); errors.Is(err, fs.ErrNotExist) {
-			if issues, _ := s.Issues(); len(issues) == 0 {
-				st = emptyState()
-				return nil
+	missing := errors.Is(err, fs.ErrNotExist)
+	var gen uint64
+	if err == nil {
+		if st, _, ok := readStamp(data, int64(len(data)), true); ok {
+			gen = st.Generation
+			if idx, err := os.ReadFile(s.IndexPath()); err == nil && !s.unfinishedWrites() {
+				if ix, err := memindex.Decode(idx, true); err == nil && ix.Stamp() == st {
+					return &state{data: data, stamp: st, ix: ix, idx: idx}, nil
+				}
 			}
 		}
-		var err error
-		if st, err = s.loadState(); err != nil {
-			return err
+	}
+	issues, ierr := s.Issues()
+	if ierr != nil {
+		return nil, ierr
+	}
+	if missing && len(issues) == 0 {
+		return emptyState(), nil
+	}
+	var m *Manifest
+	if err == nil {
+		var perr error
+		if m, perr = ParseManifest(path, data); perr != nil {
+			s.warn("%v; searched the issue files instead (`agentx-hook memory rebuild` keeps it aside and rebuilds it)", perr)
+			m = nil
 		}
-		return s.writeState(lk, st)
-	})
+	}
+	st, _, err := s.reconcile(m, gen)
 	if err != nil {
 		return nil, err
 	}
-	data := st.data
-	return &view{ix: st.ix, row: func(r memindex.Ref) (Entry, error) { return entryAt(data, r) }, close: func() {}}, nil
+	switch {
+	case m != nil && !sameEntries(m.Entries, st):
+		s.warn("%s disagrees with the issue files; used the issue files (the next write or `agentx-hook memory rebuild` repairs it)", path)
+	case missing:
+		s.warn("%s is missing; used the issue files (the next write or `agentx-hook memory rebuild` writes it)", path)
+	case m != nil:
+		s.warn("the search index is out of date (another tool wrote %s); searched without it (the next write or `agentx-hook memory rebuild` restores fast searches)", path)
+	}
+	return st, nil
+}
+
+// sameEntries reports whether the manifest's entries are those the issue
+// files give, in st's order.
+func sameEntries(entries []Entry, st *state) bool {
+	if len(entries) != st.ix.Len() {
+		return false
+	}
+	for d := range entries {
+		e, err := entryAt(st.data, st.ix.Doc(d).Ref)
+		w := &entries[d]
+		if err != nil || e.ID != w.ID || e.Agent != w.Agent || e.IssueNumber != w.IssueNumber ||
+			e.Category != w.Category || e.Summary != w.Summary || e.Tokens != w.Tokens || e.Timestamp != w.Timestamp {
+			return false
+		}
+	}
+	return true
+}
+
+// unfinishedWrites reports pending markers that a writer will not clear
+// itself (dead, or older than markerStale): the manifest may be behind its
+// issue files, so readers must not trust it alone.
+func (s *Store) unfinishedWrites() bool {
+	issues, _ := s.stalePending()
+	return len(issues) > 0
 }
 
 func emptyState() *state {
@@ -100,7 +230,7 @@ func (s *Store) openFast() *view {
 
 // viewOf is openFast on the open manifest f: a view whose rows are read
 // from f, or nil when the index is missing or does not match the manifest
-// by its stamp. The view owns f from then on.
+// by its stamp and head checksum. The view owns f from then on.
 func (s *Store) viewOf(f *os.File) *view {
 	info, err := f.Stat()
 	if err != nil {
@@ -111,8 +241,12 @@ func (s *Store) viewOf(f *os.File) *view {
 	if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil {
 		return nil
 	}
-	st, _, ok := readStamp(tail, size, false)
-	if !ok {
+	st, prefixLen, ok := readStamp(tail, size, false)
+	if !ok || prefixLen < 0 {
+		return nil
+	}
+	head := make([]byte, min(prefixLen, headLen))
+	if _, err := f.ReadAt(head, 0); err != nil || !headMatches(head, tail) {
 		return nil
 	}
 	ix, unmap, err := memindex.Open(s.IndexPath(), true)
@@ -123,26 +257,56 @@ func (s *Store) viewOf(f *os.File) *view {
 		unmap()
 		return nil
 	}
-	row := func(r memindex.Ref) (Entry, error) {
+	row := func(d memindex.Doc) (Entry, error) {
+		r := d.Ref
 		if int64(r.Off)+int64(r.Len) > size {
-			return Entry{}, memindex.ErrFormat
+			return Entry{}, errStale
 		}
 		buf := make([]byte, r.Len)
 		if _, err := f.ReadAt(buf, int64(r.Off)); err != nil {
 			return Entry{}, err
 		}
-		return decodeEntry(buf)
+		e, err := decodeEntry(buf)
+		if err != nil || !describes(d, &e) {
+			return Entry{}, errStale
+		}
+		return e, nil
 	}
 	return &view{ix: ix, row: row, close: func() { unmap(); _ = f.Close() }}
 }
 
-// Search ranks observations for q.
+// describes reports whether doc is the index's account of row e: a cheap
+// content check of every row a search prints.
+func describes(doc memindex.Doc, e *Entry) bool {
+	var ms int64
+	if t, err := clock.Parse(e.Timestamp); err == nil {
+		ms = t.UnixMilli()
+	}
+	return doc.Issue == e.IssueNumber && doc.Agent == e.Agent && doc.Category == string(e.Category) &&
+		doc.Tokens == e.Tokens && doc.Time == ms
+}
+
+// Search ranks observations for q. An index found stale while its rows
+// are read is dropped for a view built from the files: a search never
+// fails because another writer left the index behind.
 func (s *Store) Search(ctx context.Context, q Query) ([]Row, error) {
 	v, err := s.open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
+	rows, err := s.searchView(v, q)
+	v.close()
+	if errors.Is(err, errStale) {
+		if v, err = s.openSlow(ctx); err != nil {
+			return nil, err
+		}
+		defer v.close()
+		return s.searchView(v, q)
+	}
+	return rows, err
+}
+
+func (s *Store) searchView(v *view, q Query) ([]Row, error) {
 	mq := memindex.Query{Text: q.Text, Agent: q.Agent, Category: string(q.Category), Issue: q.Issue, Limit: q.Limit}
 	if !q.Since.IsZero() {
 		mq.Since = q.Since.UnixMilli()
@@ -156,7 +320,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Row, error) {
 	}
 	rows := make([]Row, 0, len(hits))
 	for _, h := range hits {
-		e, err := v.row(v.ix.Doc(h.Doc).Ref)
+		e, err := v.row(v.ix.Doc(h.Doc))
 		if err != nil {
 			return nil, err
 		}
@@ -170,8 +334,8 @@ type Stats struct {
 	TotalObservations int            `json:"totalObservations"`
 	TotalTokens       int            `json:"totalTokens"`
 	IssueCount        int            `json:"issueCount"`
-	OldestTimestamp   string         `json:"oldestTimestamp"`
-	NewestTimestamp   string         `json:"newestTimestamp"`
+	OldestTimestamp   *string        `json:"oldestTimestamp"` // null when the store is empty
+	NewestTimestamp   *string        `json:"newestTimestamp"`
 	ByCategory        map[string]int `json:"byCategory"`
 	ByAgent           map[string]int `json:"byAgent"`
 	DiskBytes         int64          `json:"diskBytes"`
@@ -211,8 +375,8 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 	}
 	st.IssueCount = len(issues)
 	if oldest != 0 {
-		st.OldestTimestamp = clock.Format(time.UnixMilli(oldest))
-		st.NewestTimestamp = clock.Format(time.UnixMilli(newest))
+		o, n := clock.Format(time.UnixMilli(oldest)), clock.Format(time.UnixMilli(newest))
+		st.OldestTimestamp, st.NewestTimestamp = &o, &n
 	}
 	_ = filepath.WalkDir(s.Dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {

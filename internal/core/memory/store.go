@@ -58,11 +58,14 @@ type Store struct {
 
 	// afterIssueWrite simulates a crash between steps 1 and 2 in tests.
 	afterIssueWrite func() error
+	// slow is the last view readers built from the files (openSlow); nil
+	// (a Store made without New) disables it.
+	slow *slowCache
 }
 
 // New returns the store rooted at dir.
 func New(dir string, locks *lock.Locker, clk clock.Clock) *Store {
-	return &Store{Dir: dir, Locks: locks, Clock: clk}
+	return &Store{Dir: dir, Locks: locks, Clock: clk, slow: &slowCache{}}
 }
 
 // markerStale is how old a pending marker must be before another process
@@ -235,13 +238,37 @@ func (s *Store) finish(ctx context.Context, issue int, marker string) error {
 // crash between the issue write and the manifest write) and redoes their
 // step 2. It is cheap when there are none: one failed directory open.
 func (s *Store) repairPending(ctx context.Context) error {
-	ents, err := os.ReadDir(s.pendingDir())
-	if err != nil || len(ents) == 0 {
+	issues, markers := s.stalePending()
+	if len(issues) == 0 {
 		return nil
 	}
+	s.warn("repairing the manifest for %d issue(s) left unfinished by an interrupted write: %v", len(issues), issues)
+	// A marker is written under the issue lock, in the same hold as the
+	// issue file; taking that lock once (and letting go before the
+	// manifest's) guarantees a slow but live writer has finished its
+	// issue write before we read the file.
+	for _, n := range issues {
+		if err := s.withLock(ctx, s.IssuePath(n), func(*lock.Lock) error { return nil }); err != nil {
+			return err
+		}
+	}
+	if err := s.syncIssues(ctx, issues); err != nil {
+		return err
+	}
+	for _, m := range markers {
+		_ = os.Remove(m)
+	}
+	return nil
+}
+
+// stalePending lists the markers of writers that will not finish step 2
+// themselves (dead, or older than markerStale) and their issues.
+func (s *Store) stalePending() (issues []int, markers []string) {
+	ents, err := os.ReadDir(s.pendingDir())
+	if err != nil || len(ents) == 0 {
+		return nil, nil
+	}
 	now := s.now()
-	var issues []int
-	var markers []string
 	seen := map[int]bool{}
 	for _, e := range ents {
 		name := e.Name()
@@ -251,7 +278,7 @@ func (s *Store) repairPending(ctx context.Context) error {
 		}
 		num, _, _ := strings.Cut(rest, "-")
 		n, err := strconv.Atoi(num)
-		if err != nil || n <= 0 {
+		if err != nil || n < 0 {
 			continue
 		}
 		path := filepath.Join(s.pendingDir(), name)
@@ -275,26 +302,7 @@ func (s *Store) repairPending(ctx context.Context) error {
 			issues = append(issues, n)
 		}
 	}
-	if len(issues) == 0 {
-		return nil
-	}
-	s.warn("repairing the manifest for %d issue(s) left unfinished by an interrupted write: %v", len(issues), issues)
-	// A marker is written under the issue lock, in the same hold as the
-	// issue file; taking that lock once (and letting go before the
-	// manifest's) guarantees a slow but live writer has finished its
-	// issue write before we read the file.
-	for _, n := range issues {
-		if err := s.withLock(ctx, s.IssuePath(n), func(*lock.Lock) error { return nil }); err != nil {
-			return err
-		}
-	}
-	if err := s.syncIssues(ctx, issues); err != nil {
-		return err
-	}
-	for _, m := range markers {
-		_ = os.Remove(m)
-	}
-	return nil
+	return issues, markers
 }
 
 // Store persists observations and returns those actually stored, with
@@ -303,30 +311,51 @@ func (s *Store) repairPending(ctx context.Context) error {
 // one already stored for its issue, is skipped (captures are retried and
 // hooks can fire twice).
 func (s *Store) Store(ctx context.Context, obs []Observation) ([]Observation, error) {
+	stored, _, err := s.StoreReport(ctx, obs)
+	return stored, err
+}
+
+// Duplicate is an observation Store skipped: Existing is the ID of the
+// stored observation it repeats (same ID, or same agent and content in its
+// issue).
+type Duplicate struct {
+	Agent    string
+	Issue    int
+	Existing string
+}
+
+// StoreReport is Store that also says which observations were skipped as
+// duplicates, and of what: a skipped capture is reported, never silent.
+// An empty batch stores nothing and touches no file.
+func (s *Store) StoreReport(ctx context.Context, obs []Observation) (stored []Observation, dups []Duplicate, err error) {
+	if len(obs) == 0 {
+		return nil, nil, nil
+	}
 	order, groups, err := groupByIssue(obs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.repairPending(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var stored []Observation
 	for _, issue := range order {
 		var added []Observation
+		var skipped []Duplicate // set by the last attempt: the update may be retried
 		marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
-			added = appendNew(f, issue, groups[issue], s.now())
+			added, skipped = appendNew(f, issue, groups[issue], s.now())
 			return len(added) > 0, nil
 		})
+		dups = append(dups, skipped...)
 		if err != nil {
-			return stored, err
+			return stored, dups, err
 		}
 		if err := s.finish(ctx, issue, marker); err != nil {
-			return stored, err
+			return stored, dups, err
 		}
 		stored = append(stored, added...)
 		s.emitStored(ctx, issue, added)
 	}
-	return stored, nil
+	return stored, dups, nil
 }
 
 // groupByIssue validates obs and groups them by issue, issues in the order
@@ -347,28 +376,32 @@ func groupByIssue(obs []Observation) (order []int, groups map[int][]Observation,
 
 // appendNew appends to f the observations of batch it does not hold yet,
 // by ID or by agent and content, completed, and returns them.
-func appendNew(f *IssueFile, issue int, batch []Observation, now time.Time) []Observation {
-	var added []Observation
+func appendNew(f *IssueFile, issue int, batch []Observation, now time.Time) (added []Observation, dups []Duplicate) {
 	ids := map[string]bool{}
-	contents := map[string]bool{}
+	contents := map[string]string{}
 	for _, o := range f.Observations {
 		ids[o.ID] = true
-		contents[o.Agent+"\x00"+o.Content] = true
+		contents[o.Agent+"\x00"+o.Content] = o.ID
 	}
 	for _, o := range batch {
 		if o.ID == "" {
 			o.ID = NewID(o.Agent, issue, now)
 		}
 		key := o.Agent + "\x00" + o.Content
-		if ids[o.ID] || contents[key] {
+		if ids[o.ID] {
+			dups = append(dups, Duplicate{Agent: o.Agent, Issue: issue, Existing: o.ID})
 			continue
 		}
-		ids[o.ID], contents[key] = true, true
+		if id, ok := contents[key]; ok {
+			dups = append(dups, Duplicate{Agent: o.Agent, Issue: issue, Existing: id})
+			continue
+		}
+		ids[o.ID], contents[key] = true, o.ID
 		o.fillDerived(now)
 		f.Observations = append(f.Observations, o)
 		added = append(added, o)
 	}
-	return added
+	return added, dups
 }
 
 // fillDerived fills in what a caller may leave empty because it follows
@@ -528,8 +561,9 @@ func issueFileNumber(name string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
+	// Issue 0 is the old chat integration's: read and kept like any other.
 	n, err := strconv.Atoi(num)
-	if err != nil || n <= 0 || strconv.Itoa(n) != num {
+	if err != nil || n < 0 || strconv.Itoa(n) != num {
 		return 0, false
 	}
 	return n, true

@@ -17,9 +17,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/router"
 )
@@ -86,17 +89,66 @@ func (m *Monitor) Check(ctx context.Context) (*Report, error) {
 // Act carries out rep.Plan through the hub: each step is one protocol
 // operation under its ledger's lock, which re-checks the record as it is
 // now. It appends to rep.Actions and rep.Failures.
+//
+// The monitor runs inside every hook and command, so it never waits for a
+// ledger another process holds: a ledger whose lock is visibly held (a
+// live lock, ours or the old tools') is skipped and checked next time, and
+// a lock taken between that look and ours is waited for at most TryWait.
+// A busy ledger costs no more than one of these waits, however many of its
+// records are due.
 func (m *Monitor) Act(ctx context.Context, rep *Report) {
+	busy := map[int]bool{}
 	for _, st := range rep.Plan.Steps() {
+		if st.Op.Verb != "" && (busy[st.Op.Issue] || m.held(st.Op.Issue)) {
+			busy[st.Op.Issue] = true
+			rep.Actions = append(rep.Actions, Action{Kind: ActSkipped, ID: st.Op.ID, Issue: st.Op.Issue, Reason: st.Why,
+				Detail: "its ledger is locked by another process; checked next time"})
+			continue
+		}
+		var acts []Action
+		var err error
 		switch st.Op.Verb {
 		case "":
 			rep.Actions = append(rep.Actions, Action{Kind: ActContinued, ID: st.Op.ID, Issue: st.Op.Issue, Reason: st.Why, Detail: st.Detail})
+			continue
 		case protocol.MarkStale:
-			rep.add(m.firstTimeout(ctx, st))
+			acts, err = m.firstTimeout(ctx, st)
 		default:
-			rep.add(m.escalate(ctx, st))
+			acts, err = m.escalate(ctx, st)
 		}
+		if errcode.CodeOf(err) == errcode.LockTimeout {
+			busy[st.Op.Issue] = true
+			rep.Actions = append(rep.Actions, Action{Kind: ActSkipped, ID: st.Op.ID, Issue: st.Op.Issue, Reason: st.Why,
+				Detail: "its ledger is locked by another process; checked next time"})
+			continue
+		}
+		rep.add(acts, err)
 	}
+}
+
+// TryWait is the most a check waits for one ledger's lock that was free
+// when it looked.
+const TryWait = 250 * time.Millisecond
+
+// held reports whether the ledger of issue is locked by a holder that is
+// not stale (by the lock's own timestamp, else its modification time), as
+// the lock package would judge it with its default threshold. A stale or
+// unreadable lock is left to the lock package, which takes it over.
+func (m *Monitor) held(issue int) bool {
+	path := lock.PathFor(m.Router.WS.LedgerFile(issue))
+	info, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	at := info.ModTime()
+	if _, acquired, ok := lock.ParseContent(data); ok && !acquired.IsZero() {
+		at = acquired
+	}
+	return m.Router.Clock.Now().Sub(at) < lock.DefaultStaleAfter
 }
 
 func (rep *Report) add(acts []Action, err error) {
@@ -114,7 +166,7 @@ func skipped(st Step) []Action {
 // and re-invokes the target's responder once, if it has one.
 func (m *Monitor) firstTimeout(ctx context.Context, st Step) ([]Action, error) {
 	rt := m.Router
-	eff, err := rt.Apply(ctx, st.Op)
+	eff, err := rt.Apply(ledger.WithLockWait(ctx, TryWait), st.Op)
 	if errors.Is(err, protocol.ErrNotApplicable) {
 		return skipped(st), nil
 	}
@@ -150,7 +202,7 @@ func (m *Monitor) firstTimeout(ctx context.Context, st Step) ([]Action, error) {
 // escalate hands the record to a person with the SPEC's summary, if it
 // still qualifies when re-read under the lock.
 func (m *Monitor) escalate(ctx context.Context, st Step) ([]Action, error) {
-	eff, err := m.Router.Apply(ctx, st.Op)
+	eff, err := m.Router.Apply(ledger.WithLockWait(ctx, TryWait), st.Op)
 	if errors.Is(err, protocol.ErrNotApplicable) {
 		return skipped(st), nil
 	}

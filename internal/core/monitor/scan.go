@@ -179,7 +179,7 @@ func (s *Scanner) checkKnown(dir *os.File, names []string, old map[string]indexE
 	const chunk = 256
 	parallel((len(names)+chunk-1)/chunk, func(c int) {
 		for i := c * chunk; i < len(names) && i < (c+1)*chunk; i++ {
-			issue, ok := workspace.LedgerIssue(names[i])
+			issue, ok := ledger.FileIssue(names[i])
 			if !ok {
 				checked[i].issue = -1
 				continue
@@ -381,7 +381,7 @@ func parseIndex(data []byte) (map[string]indexEntry, error) {
 			return nil, fmt.Errorf("bad index line %q", line)
 		}
 		name := string(f[0])
-		if _, ok := workspace.LedgerIssue(name); !ok {
+		if _, ok := ledger.FileIssue(name); !ok {
 			return nil, fmt.Errorf("bad index name %q", name)
 		}
 		var n [4]int64

@@ -30,22 +30,22 @@ func (p *Plan) Steps() []Step {
 		if f.Flipped != "" {
 			reason = fmt.Sprintf("stuck: %s asks %s the same topic %s asked in %s", f.Record.From, f.Record.To, f.Record.To, f.Flipped)
 		}
-		out = append(out, Step{Why: ReasonStuck, Op: protocol.Op{Verb: protocol.EscalateStuck, Issue: f.Record.IssueNumber,
+		out = append(out, Step{Why: ReasonStuck, Op: protocol.Op{Verb: protocol.EscalateStuck, Issue: f.Record.IssueNumber, InIssue: true,
 			ID: f.Record.ID, Reason: reason, Detail: f.Detail, Flipped: f.Flipped != ""}})
 	}
 	for _, d := range p.Deadlocks {
 		reason := d.Reason()
 		for _, r := range d.Escalate {
-			out = append(out, Step{Why: ReasonDeadlock, Op: protocol.Op{Verb: protocol.EscalateDeadlock, Issue: r.IssueNumber,
+			out = append(out, Step{Why: ReasonDeadlock, Op: protocol.Op{Verb: protocol.EscalateDeadlock, Issue: r.IssueNumber, InIssue: true,
 				ID: r.ID, Reason: reason}})
 		}
 		for _, r := range d.Continue {
-			out = append(out, Step{Why: ReasonDeadlock, Op: protocol.Op{Issue: r.IssueNumber, ID: r.ID},
+			out = append(out, Step{Why: ReasonDeadlock, Op: protocol.Op{Issue: r.IssueNumber, InIssue: true, ID: r.ID},
 				Detail: fmt.Sprintf("%s has the highest priority in the cycle", r.From)})
 		}
 	}
 	for _, f := range p.Stale {
-		op := protocol.Op{Verb: protocol.MarkStale, Issue: f.Record.IssueNumber, ID: f.Record.ID}
+		op := protocol.Op{Verb: protocol.MarkStale, Issue: f.Record.IssueNumber, InIssue: true, ID: f.Record.ID}
 		if f.Timeout == 2 {
 			op.Verb = protocol.EscalateStale
 			op.Reason = fmt.Sprintf("no answer from %s after two SLA windows (round %d)", f.Record.To, f.Record.Round)

@@ -67,8 +67,8 @@ func TestPlanSteps(t *testing.T) {
 	p := Detect([]ledger.Record{stale, second}, t0.Add(time.Hour), nil)
 	got := p.Steps()
 	want := []Step{
-		{Why: ReasonStale, Op: protocol.Op{Verb: protocol.MarkStale, Issue: 1, ID: "CLR-1-001"}},
-		{Why: ReasonStale, Op: protocol.Op{Verb: protocol.EscalateStale, Issue: 2, ID: "CLR-2-002",
+		{Why: ReasonStale, Op: protocol.Op{Verb: protocol.MarkStale, Issue: 1, InIssue: true, ID: "CLR-1-001"}},
+		{Why: ReasonStale, Op: protocol.Op{Verb: protocol.EscalateStale, Issue: 2, InIssue: true, ID: "CLR-2-002",
 			Reason: "no answer from architect after two SLA windows (round 1)"}},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -34,6 +34,9 @@ type Op struct {
 	// Issue finds ID within that ledger as it is, so records with the old
 	// tools' legacy ids (`clar-test-001`) can be acted on too.
 	Issue int
+	// InIssue says Issue names the ledger even when it is 0 (the old chat
+	// integration's issue 0, whose legacy ids carry no issue).
+	InIssue bool
 	// By is who acts; "" is the verb's default: the target answers, the
 	// requester asks, resolves and abandons, agent-x escalates.
 	By string
@@ -120,7 +123,7 @@ func Check(op Op, env Env) (int, error) {
 		if err := validate.Body(info(Answer).Field, op.Text); err != nil {
 			return 0, err
 		}
-		return issue, validate.IssueNumber(issue)
+		return issue, validate.LedgerIssueNumber(issue)
 	case Ask:
 		if err := validate.Body(info(Ask).Field, op.Text); err != nil {
 			return 0, err
@@ -143,11 +146,11 @@ func Check(op Op, env Env) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return issue, validate.IssueNumber(issue)
+	return issue, validate.LedgerIssueNumber(issue)
 }
 
 func issueOf(op Op) (int, error) {
-	if op.Issue != 0 {
+	if op.Issue != 0 || op.InIssue {
 		return op.Issue, nil
 	}
 	return validate.ClarificationID(op.ID)

@@ -246,7 +246,7 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 	// The record's own issue finds it, so records with legacy ids written
 	// by the old tools are answered and escalated too.
 	if rerr != nil {
-		eff, err := r.Apply(ctx, protocol.Op{Verb: protocol.Escalate, Issue: rec.IssueNumber, ID: rec.ID,
+		eff, err := r.Apply(ctx, protocol.Op{Verb: protocol.Escalate, Issue: rec.IssueNumber, InIssue: true, ID: rec.ID,
 			By: ledger.HubName, Reason: "responder failed: " + rerr.Error()})
 		if err != nil {
 			return nil, err
@@ -256,7 +256,7 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 	// Redact before the cut: cut first, a token straddling the limit would
 	// lose the tail its pattern needs and its head would be kept.
 	answer = shorten.Text(sanitize.Clean(answer), validate.MaxBody)
-	eff, err := r.Apply(ctx, protocol.Op{Verb: protocol.Answer, Issue: rec.IssueNumber, ID: rec.ID, By: rec.To, Text: answer})
+	eff, err := r.Apply(ctx, protocol.Op{Verb: protocol.Answer, Issue: rec.IssueNumber, InIssue: true, ID: rec.ID, By: rec.To, Text: answer})
 	if err != nil {
 		return nil, err
 	}

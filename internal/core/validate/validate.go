@@ -153,7 +153,42 @@ func IssueNumber(n int) error {
 	return nil
 }
 
-// ClarificationID parses `CLR-<issue>-<3+ digits>` and returns the issue.
+// LedgerIssue parses the issue of an existing ledger: Issue, or 0, the
+// old chat integration's ledger, which is read and acted on but never
+// given new records.
+func LedgerIssue(s string) (int, error) {
+	if strings.TrimPrefix(s, "#") == "0" {
+		return 0, nil
+	}
+	return Issue(s)
+}
+
+// LedgerIssueNumber checks an already parsed issue number of an existing
+// ledger (0 to 10^9).
+func LedgerIssueNumber(n int) error {
+	if n == 0 {
+		return nil
+	}
+	return IssueNumber(n)
+}
+
+// RecordID checks an id as found in a ledger: other tools wrote ids of
+// other shapes (`clar-test-001`), so any one-line id of printable
+// characters is accepted when the ledger is named.
+func RecordID(id string) error {
+	if strings.TrimSpace(id) == "" || len(id) > 128 {
+		return errcode.New(errcode.InvalidInput, "clarification id %q must be 1 to 128 characters", id)
+	}
+	for i, r := range []rune(id) {
+		if sanitize.Invisible(r) || unicode.IsSpace(r) {
+			return errcode.New(errcode.InvalidInput, "clarification id %q holds %s at position %d", id, Describe(r), i+1)
+		}
+	}
+	return nil
+}
+
+// ClarificationID parses `CLR-<issue>-<3+ digits>` and returns the issue
+// (0 included: the old chat integration's ledger).
 func ClarificationID(id string) (int, error) {
 	rest, ok := strings.CutPrefix(id, "CLR-")
 	if !ok {
@@ -171,7 +206,7 @@ func ClarificationID(id string) (int, error) {
 	if len(seq) > 9 {
 		return 0, errcode.New(errcode.InvalidInput, "clarification id %q has too many digits", id)
 	}
-	n, err := Issue(issueStr)
+	n, err := LedgerIssue(issueStr)
 	if err != nil {
 		return 0, errcode.New(errcode.InvalidInput, "clarification id %q: %s", id, err.Error())
 	}

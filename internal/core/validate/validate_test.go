@@ -64,7 +64,7 @@ func TestIssueAndID(t *testing.T) {
 		ok   bool
 	}{
 		{"CLR-42-001", 42, true}, {"CLR-42-1000", 42, true}, {"CLR-1-01", 0, false}, {"clr-42-001", 0, false},
-		{"CLR-42-00a", 0, false}, {"CLR-x-001", 0, false}, {"CLR-0-001", 0, false}, {"CLR-42", 0, false},
+		{"CLR-42-00a", 0, false}, {"CLR-x-001", 0, false}, {"CLR-0-001", 0, true}, {"CLR-42", 0, false},
 		{"CLR-../../x-001", 0, false}, {"clar-test-001", 0, false},
 	}
 	for _, tt := range ids {
