@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
@@ -87,7 +88,7 @@ func emptyState() *state {
 }
 
 func (s *Store) openFast() *view {
-	f, err := os.Open(s.ManifestPath())
+	f, err := atomicfile.OpenRegular(s.ManifestPath())
 	if err != nil {
 		return nil
 	}

@@ -215,7 +215,7 @@ func (s *Spool) Claim(ctx context.Context, key string) (*Claim, error) {
 		_ = os.Remove(s.pendingPath(key))
 		return release(fmt.Errorf("spool claim %s: %w", key, ErrNotPending))
 	}
-	payload, err := os.ReadFile(s.pendingPath(key))
+	payload, err := atomicfile.ReadRegular(s.pendingPath(key), atomicfile.StateLimit)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return release(fmt.Errorf("spool claim %s: %w", key, ErrNotPending))
