@@ -16,10 +16,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
@@ -94,7 +92,7 @@ func commands() []command {
 // Main runs agentx-hook with args (without the program name) and returns
 // the exit status: 0 success, 1 an operation failed, 2 usage error.
 func Main(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := withSignals(context.Background(), signalGrace, os.Exit)
 	defer stop()
 	cwd, _ := os.Getwd()
 	a := &App{
