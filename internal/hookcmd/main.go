@@ -193,10 +193,10 @@ func (a *App) fail(err error) int {
 		hint = pe.Hint
 	}
 	if code == "" {
-		// The protocol has no code for a failing disk or a denied path;
-		// CORRUPT_STATE ("a file needs a person") is the nearest, and the
-		// hint says that nothing was damaged.
-		code = errcode.CorruptState
+		// An error without a protocol code is a failing disk, a denied path
+		// or a full file system: IO_ERROR, not CORRUPT_STATE, since no
+		// file is damaged and the fix is on the machine.
+		code = errcode.IOError
 		hint = "nothing was half-written (state files are replaced atomically); fix the cause (disk space, permissions) and retry"
 		if errors.Is(err, context.Canceled) {
 			code, hint = errcode.AgentError, ""
