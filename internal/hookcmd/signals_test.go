@@ -2,7 +2,10 @@ package hookcmd
 
 import (
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -56,5 +59,61 @@ func TestSignalEndsBlockedProcess(t *testing.T) {
 				t.Fatal("process ignored SIGTERM")
 			}
 		})
+	}
+}
+
+// SIGTERM while a responder runs: the whole responder group is killed, the
+// record is escalated and the target's status restored (before, the
+// escalation failed on the cancelled context and both were lost).
+func TestSignalDuringResponder(t *testing.T) {
+	root := t.TempDir()
+	if out, err := exec.Command("agentx-hook", "--root", root, "init").CombinedOutput(); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	cfg := filepath.Join(root, ".agentx", "agentx.toml")
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("\n[responders.architect]\ncommand = [\"sh\", \"-c\", \"sleep 60 & wait\"]\ntimeout = \"60s\"\n")
+	_ = f.Close()
+	cmd := exec.Command("agentx-hook", "--root", root, "clarify", "request", "--issue", "8", "--from", "engineer",
+		"--to", "architect", "--topic", "t", "--question", "q")
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	status := filepath.Join(root, ".agentx", "state", "agent-status.json")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		data, _ := os.ReadFile(status)
+		if strings.Contains(string(data), `"clarifying"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatal("the responder never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(signalGrace + 5*time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("clarify request ignored SIGTERM")
+	}
+	if !strings.Contains(stdout.String(), "CLR-8-001") {
+		t.Errorf("stdout = %q, want the id", stdout.String())
+	}
+	data, _ := os.ReadFile(filepath.Join(root, ".agentx", "state", "clarifications", "issue-8.json"))
+	if !strings.Contains(string(data), `"escalated"`) {
+		t.Errorf("record not escalated:\n%s", data)
+	}
+	if st, _ := os.ReadFile(status); strings.Contains(string(st), `"clarifying"`) {
+		t.Errorf("status not restored:\n%s", st)
 	}
 }
