@@ -243,6 +243,9 @@ func (a *App) Workspace() workspace.Workspace {
 func (a *App) Config() (*config.Set, error) {
 	if a.cfg == nil {
 		ws := a.Workspace()
+		if err := ws.CheckContained(); err != nil {
+			return nil, err
+		}
 		set, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
 		if err != nil {
 			return nil, err
