@@ -29,12 +29,12 @@ func (w Workspace) CheckContained() error {
 		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
 			continue
 		}
-		real, err := filepath.EvalSymlinks(dir)
+		target, err := filepath.EvalSymlinks(dir)
 		if err != nil {
 			return errcode.Wrap(errcode.CorruptState, err, "%s is a symlink that cannot be followed", dir)
 		}
-		if !within(root, real) {
-			return errcode.New(errcode.CorruptState, "%s is a symlink to %s, outside the workspace %s; refusing to read or write through it", dir, real, w.Root).
+		if !within(root, target) {
+			return errcode.New(errcode.CorruptState, "%s is a symlink to %s, outside the workspace %s; refusing to read or write through it", dir, target, w.Root).
 				WithHint("replace the symlink with a directory inside the workspace")
 		}
 	}
