@@ -406,6 +406,11 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	}
 	obs, err := memory.ParseObservations(path, data)
 	if err != nil {
+		if errcode.Is(err, errcode.CorruptState) {
+			// The file is input, not state: a bad one is the caller's
+			// mistake (INVALID_INPUT), not a store that needs repair.
+			return errcode.Wrap(errcode.InvalidInput, err, "memory add --file")
+		}
 		return err
 	}
 	for i := range obs { // a hand-made file is outside input like any other
