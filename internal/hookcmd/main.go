@@ -16,10 +16,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
@@ -94,7 +92,7 @@ func commands() []command {
 // Main runs agentx-hook with args (without the program name) and returns
 // the exit status: 0 success, 1 an operation failed, 2 usage error.
 func Main(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := withSignals(context.Background(), signalGrace, os.Exit)
 	defer stop()
 	cwd, _ := os.Getwd()
 	a := &App{
@@ -195,10 +193,10 @@ func (a *App) fail(err error) int {
 		hint = pe.Hint
 	}
 	if code == "" {
-		// The protocol has no code for a failing disk or a denied path;
-		// CORRUPT_STATE ("a file needs a person") is the nearest, and the
-		// hint says that nothing was damaged.
-		code = errcode.CorruptState
+		// An error without a protocol code is a failing disk, a denied path
+		// or a full file system: IO_ERROR, not CORRUPT_STATE, since no
+		// file is damaged and the fix is on the machine.
+		code = errcode.IOError
 		hint = "nothing was half-written (state files are replaced atomically); fix the cause (disk space, permissions) and retry"
 		if errors.Is(err, context.Canceled) {
 			code, hint = errcode.AgentError, ""
@@ -245,6 +243,9 @@ func (a *App) Workspace() workspace.Workspace {
 func (a *App) Config() (*config.Set, error) {
 	if a.cfg == nil {
 		ws := a.Workspace()
+		if err := ws.CheckContained(); err != nil {
+			return nil, err
+		}
 		set, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
 		if err != nil {
 			return nil, err

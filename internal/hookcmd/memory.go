@@ -3,14 +3,13 @@ package hookcmd
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
@@ -412,15 +411,23 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = io.ReadAll(a.Stdin)
+		data, err = atomicfile.ReadAllLimited(a.Stdin, atomicfile.DefaultInputLimit)
+		if err != nil {
+			err = errcode.Wrap(errcode.InvalidInput, err, "memory add --file -")
+		}
 	} else {
-		data, err = os.ReadFile(path)
+		data, err = atomicfile.ReadInput("memory add --file", path, atomicfile.DefaultInputLimit)
 	}
 	if err != nil {
-		return errcode.Wrap(errcode.InvalidInput, err, "read %s", path)
+		return err
 	}
 	obs, err := memory.ParseObservations(path, data)
 	if err != nil {
+		if errcode.Is(err, errcode.CorruptState) {
+			// The file is input, not state: a bad one is the caller's
+			// mistake (INVALID_INPUT), not a store that needs repair.
+			return errcode.Wrap(errcode.InvalidInput, err, "memory add --file")
+		}
 		return err
 	}
 	if len(obs) == 0 {

@@ -116,9 +116,9 @@ func (a *App) hookCapture(ctx context.Context, in *hookInput) (hookSection, bool
 	switch {
 	case src.IsPayload():
 	case in.SummaryFile != "":
-		b, err := os.ReadFile(in.SummaryFile)
+		b, err := atomicfile.ReadInput("--summary-file", in.SummaryFile, atomicfile.DefaultInputLimit)
 		if err != nil {
-			return hookSection{}, false, errcode.New(errcode.InvalidInput, "--summary-file: %v", err)
+			return hookSection{}, false, err
 		}
 		file := capture.ParseInput(b)
 		src = &file
@@ -315,11 +315,14 @@ func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) erro
 	}
 	var data []byte
 	if o.File != "" && o.File != "-" {
-		data, err = os.ReadFile(o.File)
+		data, err = atomicfile.ReadInput("memory capture --file", o.File, atomicfile.DefaultInputLimit)
 	} else {
 		data, err = io.ReadAll(io.LimitReader(a.Stdin, capture.MaxPayloadBytes))
 	}
 	if err != nil {
+		if errcode.CodeOf(err) != "" {
+			return err
+		}
 		return errcode.New(errcode.InvalidInput, "cannot read the capture input: %v", err)
 	}
 	if !a.memorySettings().IsEnabled() {

@@ -15,23 +15,19 @@ type Command struct {
 	Text string
 }
 
-// ParseCommand finds the `/clarify` command in a comment: the first line
-// that starts with it (outside fenced code, so a quoted example is not a
-// command). The text is the rest of that line and every line after it.
-// found is false when the comment holds no command at all; err describes a
-// malformed one.
+// ParseCommand finds the `/clarify` command in a comment: the first line a
+// reader sees as text (not in a fenced or indented code block, not in an
+// HTML comment, not quoted) that starts with it. A command must be visible
+// to be run: what GitHub hides cannot act. The text is the rest of that line
+// and every line after it, with HTML comments removed. found is false when
+// the comment holds no command at all; err describes a malformed one.
 func ParseCommand(body string) (cmd Command, found bool, err error) {
-	lines := strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n")
-	fenced := false
+	lines := visibleLines(body)
 	for i, line := range lines {
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fenced = !fenced
+		if !line.prose {
 			continue
 		}
-		if fenced {
-			continue
-		}
+		trimmed := strings.TrimSpace(line.text)
 		rest, ok := strings.CutPrefix(trimmed, "/clarify")
 		if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
 			continue
@@ -54,7 +50,11 @@ func ParseCommand(body string) (cmd Command, found bool, err error) {
 		}
 		// The text starts after the id on the same line.
 		after := rest[strings.Index(rest, fields[1])+len(fields[1]):]
-		text := strings.TrimSpace(strings.Join(append([]string{after}, lines[i+1:]...), "\n"))
+		parts := []string{after}
+		for _, l := range lines[i+1:] {
+			parts = append(parts, l.text)
+		}
+		text := strings.TrimSpace(strings.Join(parts, "\n"))
 		if v.NeedsText && text == "" {
 			return Command{}, true, fmt.Errorf("`/clarify %s %s` needs a text after the id", verb, id)
 		}

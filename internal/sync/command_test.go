@@ -27,6 +27,22 @@ func TestParseCommand(t *testing.T) {
 		{"no id", "/clarify answer", Command{}, true, "missing clarification id"},
 		{"bad id", "/clarify answer 42 yes", Command{}, true, "not a clarification id"},
 		{"answer needs text", "/clarify answer CLR-1-001", Command{}, true, "needs a text"},
+		// Only what a reader sees as text is a command (issue 15).
+		{"indented code", "Example:\n\n    /clarify answer CLR-1-001 x", Command{}, false, ""},
+		{"tab-indented code", "\t/clarify answer CLR-1-001 x", Command{}, false, ""},
+		{"tilde fence", "~~~\n/clarify answer CLR-1-001 x\n~~~", Command{}, false, ""},
+		{"tilde inside backtick fence", "```\n~~~\n/clarify answer CLR-1-001 x\n```", Command{}, false, ""},
+		{"backticks inside tilde fence", "~~~~\n```\n/clarify answer CLR-1-001 x\n~~~~", Command{}, false, ""},
+		{"short closing fence", "````\n```\n/clarify answer CLR-1-001 x\n", Command{}, false, ""},
+		{"unclosed fence", "```go\n/clarify answer CLR-1-001 x", Command{}, false, ""},
+		{"after a closed fence", "```\ncode\n```\n/clarify answer CLR-1-001 x", Command{"answer", "CLR-1-001", "x"}, true, ""},
+		{"html comment", "<!-- /clarify answer CLR-1-001 x -->", Command{}, false, ""},
+		{"multi-line html comment", "hi\n<!--\n/clarify answer CLR-1-001 x\n-->", Command{}, false, ""},
+		{"unclosed html comment", "<!--\n/clarify answer CLR-1-001 x", Command{}, false, ""},
+		{"visible after a comment", "<!-- note -->/clarify answer CLR-1-001 x", Command{"answer", "CLR-1-001", "x"}, true, ""},
+		{"hidden text dropped", "/clarify answer CLR-1-001 yes <!-- secret -->\nmore<!--\nhidden\n-->", Command{"answer", "CLR-1-001", "yes\nmore"}, true, ""},
+		{"fence text kept in the answer", "/clarify answer CLR-1-001 use:\n```\nx := 1\n```", Command{"answer", "CLR-1-001", "use:\n```\nx := 1\n```"}, true, ""},
+		{"fence in an html comment", "<!--\n```\n-->\n/clarify answer CLR-1-001 x", Command{"answer", "CLR-1-001", "x"}, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,7 +79,49 @@ func FuzzParseCommand(f *testing.F) {
 		if v.NeedsText && cmd.Text == "" {
 			t.Fatalf("%s without text", cmd.Verb)
 		}
+		// Hidden, the same body is no command: inside a fence longer than
+		// any backtick run in it, and inside an HTML comment.
+		fence := "```" + strings.Repeat("`", longestRun(body, '`'))
+		if _, found, _ := ParseCommand(fence + "\n" + body + "\n" + fence); found {
+			t.Fatalf("command found inside a fence: %q", body)
+		}
+		if !strings.Contains(body, "-->") {
+			if _, found, _ := ParseCommand("<!--\n" + body + "\n-->"); found {
+				t.Fatalf("command found inside an HTML comment: %q", body)
+			}
+		}
 	})
+}
+
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
+}
+
+func TestIsReply(t *testing.T) {
+	tests := []struct {
+		body string
+		want bool
+	}{
+		{"**Not applied:** x\n\n<!-- agentx:reply comment=12 -->", true},
+		{"**Not applied:** x\n\n<!-- agentx:reply comment=12 -->\n", true},
+		{"/clarify answer CLR-1-001 yes\n<!-- agentx:reply ", false},
+		{"see <!-- agentx:reply comment=1 --> above\n/clarify answer CLR-1-001 yes", false},
+		{"/clarify answer CLR-1-001 yes", false},
+	}
+	for _, tt := range tests {
+		if got := isReply(tt.body); got != tt.want {
+			t.Errorf("isReply(%q) = %v, want %v", tt.body, got, tt.want)
+		}
+	}
 }
 
 func FuzzParseMarker(f *testing.F) {

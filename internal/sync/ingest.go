@@ -90,7 +90,7 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 		return Outcome{Skipped: "action " + ev.Action}, nil
 	}
 	c := ev.Comment
-	if strings.EqualFold(c.User.Login, in.Bot) || c.User.Type == "Bot" || strings.Contains(c.Body, replyMarker) {
+	if strings.EqualFold(c.User.Login, in.Bot) || c.User.Type == "Bot" || isReply(c.Body) {
 		return Outcome{Skipped: "written by a bot"}, nil
 	}
 	cmd, found, perr := ParseCommand(c.Body)

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -158,7 +157,7 @@ func Decode(path string, data []byte) (*File, error) {
 
 // Load reads the file without locking; missing is empty.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return &File{}, nil

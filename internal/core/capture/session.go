@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/spool"
 )
@@ -59,7 +59,7 @@ func transcriptTail(path string) (int64, []byte) {
 	if path == "" {
 		return -1, nil
 	}
-	f, err := os.Open(path)
+	f, err := atomicfile.OpenRegular(path)
 	if err != nil {
 		return -1, nil
 	}

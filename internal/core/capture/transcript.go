@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
@@ -43,7 +43,7 @@ func ExtractFile(path string, opt Options) (Result, error) {
 	if opt.MaxBytes <= 0 {
 		opt.MaxBytes = DefaultMaxBytes
 	}
-	f, err := os.Open(path)
+	f, err := atomicfile.OpenRegular(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Result{}, fmt.Errorf("transcript %s: %w", path, err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 )
@@ -183,6 +184,9 @@ type Set struct {
 // ParseConfig decodes agentx.toml content.
 func ParseConfig(path string, data []byte) (Config, error) {
 	var c Config
+	if err := checkShape(path, data); err != nil {
+		return c, err
+	}
 	if _, err := toml.Decode(string(data), &c); err != nil {
 		return c, tomlErr(path, err)
 	}
@@ -192,6 +196,9 @@ func ParseConfig(path string, data []byte) (Config, error) {
 // ParseWorkflow decodes one workflow file's content.
 func ParseWorkflow(path string, data []byte) (Workflow, error) {
 	var w Workflow
+	if err := checkShape(path, data); err != nil {
+		return w, err
+	}
 	if _, err := toml.Decode(string(data), &w); err != nil {
 		return w, tomlErr(path, err)
 	}
@@ -216,7 +223,7 @@ func tomlErr(path string, err error) error {
 // Load reads agentx.toml (optional) and every workflow file.
 func Load(configFile, workflowsDir string) (*Set, error) {
 	set := &Set{}
-	if data, err := os.ReadFile(configFile); err == nil {
+	if data, err := atomicfile.ReadRegular(configFile, MaxFileBytes); err == nil {
 		if set.Config, err = ParseConfig(configFile, data); err != nil {
 			return nil, err
 		}
@@ -232,7 +239,7 @@ func Load(configFile, workflowsDir string) (*Set, error) {
 			continue
 		}
 		p := filepath.Join(workflowsDir, e.Name())
-		data, err := os.ReadFile(p)
+		data, err := atomicfile.ReadRegular(p, MaxFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", p, err)
 		}

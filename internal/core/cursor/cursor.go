@@ -68,7 +68,7 @@ func (c *Cursors) path(sessionID string) string {
 // unreadable cursor file counts as absent (the capture then re-reads the
 // transcript, and de-duplication absorbs the repeat).
 func (c *Cursors) Get(sessionID, transcript string) int64 {
-	data, err := os.ReadFile(c.path(sessionID))
+	data, err := atomicfile.ReadRegular(c.path(sessionID), atomicfile.StateLimit)
 	if err != nil {
 		return 0
 	}

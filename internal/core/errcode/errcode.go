@@ -21,6 +21,10 @@ const (
 	InvalidInput      Code = "INVALID_INPUT"
 	AgentError        Code = "AGENT_ERROR"
 	CorruptState      Code = "CORRUPT_STATE"
+	// IOError is a failing disk, a denied path or a full file system: the
+	// state is not corrupt, the machine needs a fix. It is not in the old
+	// tools' list; they report these as CORRUPT_STATE.
+	IOError Code = "IO_ERROR"
 )
 
 // Error is a protocol error. Hint, when set, tells an agent what to do next.

@@ -121,7 +121,7 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 }
 
 func (l *Log) trim(lk *lock.Lock) error {
-	data, err := os.ReadFile(l.Path)
+	data, err := atomicfile.ReadRegular(l.Path, atomicfile.StateLimit)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (l *Log) trim(lk *lock.Lock) error {
 // at most the last MaxEvents. Lines that do not parse are skipped and
 // counted: a torn last line from a crash must not hide the rest.
 func (l *Log) Read(since time.Time) (evs []Event, skipped int, err error) {
-	f, err := os.Open(l.Path)
+	f, err := atomicfile.OpenRegular(l.Path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, nil

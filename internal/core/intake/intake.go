@@ -208,8 +208,7 @@ func (x *Intake) leftover(ctx context.Context, key string) *Report {
 	if err := json.Unmarshal(cl.Payload(), &e); err != nil || e.Agent == "" || e.Issue <= 0 {
 		// Unreadable: nothing could ever process it; keep it out of the
 		// way without losing it.
-		x.warn("agentx memory: spooled capture %s is unreadable; left in %s", key, x.Spool.Dir())
-		_ = cl.Release()
+		x.giveUp(cl, fmt.Sprintf("spooled capture %s is unreadable", key))
 		return nil
 	}
 	source := "session summary"
@@ -223,8 +222,7 @@ func (x *Intake) leftover(ctx context.Context, key string) *Report {
 	}
 	rep, err := x.process(ctx, e, payload, source)
 	if err != nil {
-		x.warn("agentx memory: spooled capture for issue #%d: %v (kept for the next hook start)", e.Issue, err)
-		_ = cl.Release()
+		x.giveUp(cl, fmt.Sprintf("spooled capture for issue #%d: %v", e.Issue, err))
 		return nil
 	}
 	if err := cl.Done(); err != nil {
@@ -232,6 +230,20 @@ func (x *Intake) leftover(ctx context.Context, key string) *Report {
 	}
 	rep.Leftover = true
 	return rep
+}
+
+// giveUp records a failed attempt at a spooled capture; after
+// spool.MaxAttempts it is moved aside and the warning says where.
+func (x *Intake) giveUp(cl *spool.Claim, what string) {
+	moved, err := cl.Fail()
+	switch {
+	case err != nil:
+		x.warn("agentx memory: %s (kept for the next hook start; %v)", what, err)
+	case moved != "":
+		x.warn("agentx memory: %s; given up after %d attempts and moved to %s", what, spool.MaxAttempts, moved)
+	default:
+		x.warn("agentx memory: %s (kept for the next hook start)", what)
+	}
 }
 
 // process extracts, filters and stores one capture. payload is e.Payload

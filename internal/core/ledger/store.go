@@ -32,7 +32,7 @@ func (s *Store) Load(issue int) (*Ledger, error) {
 
 // LoadFile reads one ledger file.
 func LoadFile(path string, issue int) (*Ledger, error) {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return &Ledger{IssueNumber: issue}, nil

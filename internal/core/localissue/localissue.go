@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -66,7 +67,7 @@ func Number(name string) (int, bool) {
 
 func read(path string, n int) Issue {
 	is := Issue{Number: n, Path: path}
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
 	if err != nil {
 		return is
 	}

@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -227,6 +228,7 @@ func (l *Locker) acquireFile(ctx context.Context, target string) (*Lock, error) 
 				return nil, fmt.Errorf("lock %s: %w", path, err)
 			}
 			if ok {
+				removeStaleStaging(path, l.opt.StaleAfter)
 				return &Lock{l: l, target: target, path: path, content: content, tookOver: tookOver}, nil
 			}
 		}
@@ -294,6 +296,29 @@ func createExclusive(path string, content []byte) (bool, error) {
 		return false, err
 	}
 	return createOpenExclusive(path, content)
+}
+
+// removeStaleStaging removes the staging temporaries of path's lock
+// (`.X.lock.tmp-*`) that a writer killed between staging and clean-up left
+// behind. A live staging file exists for microseconds; one older than the
+// lock's stale threshold belongs to a dead process. It runs while we hold
+// the lock, so no process of ours is staging for it.
+func removeStaleStaging(path string, staleAfter time.Duration) {
+	matches, err := filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".tmp-*"))
+	if err != nil {
+		return
+	}
+	for _, m := range matches {
+		if info, err := os.Lstat(m); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) > staleAfter {
+			_ = os.Remove(m)
+		}
+	}
+}
+
+// globEscape quotes the pattern characters of a file name for filepath.Glob.
+func globEscape(name string) string {
+	r := strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`)
+	return r.Replace(name)
 }
 
 // createOpenExclusive is createExclusive without hard links.

@@ -325,3 +325,39 @@ func BenchmarkAcquireRelease(b *testing.B) {
 		}
 	}
 }
+
+// Staging temporaries a SIGKILLed writer left (`.X.lock.tmp-*`) are removed
+// by the next acquisition once older than the stale threshold; a fresh one
+// (a live writer's, for microseconds) is kept.
+func TestStaleStagingRemoved(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "issue-1.json")
+	old := filepath.Join(dir, ".issue-1.json.lock.tmp-123")
+	fresh := filepath.Join(dir, ".issue-1.json.lock.tmp-456")
+	other := filepath.Join(dir, ".issue-2.json.lock.tmp-789")
+	for _, p := range []string{old, fresh, other} {
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-time.Hour)
+	for _, p := range []string{old, other} {
+		if err := os.Chtimes(p, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := New(Options{StaleAfter: time.Minute, Wait: time.Second, Agent: "tester"})
+	lk, err := l.Acquire(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = lk.Release() }()
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale staging file kept: %v", err)
+	}
+	for _, p := range []string{fresh, other} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed: %v", filepath.Base(p), err)
+		}
+	}
+}

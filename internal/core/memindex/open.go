@@ -1,10 +1,10 @@
 package memindex
 
-import "os"
+import "github.com/agentx-dev/agentx/internal/core/atomicfile"
 
 // openRead reads the whole index file (where mapping is not available).
 func openRead(path string, verify bool) (*Index, func(), error) {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
 	if err != nil {
 		return nil, nil, err
 	}

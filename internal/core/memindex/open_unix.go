@@ -3,14 +3,14 @@
 package memindex
 
 import (
-	"os"
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"syscall"
 )
 
 // Open maps the index file read-only: a search touches only the pages of
 // the terms and rows it needs. close unmaps it.
 func Open(path string, verify bool) (ix *Index, closeFn func(), err error) {
-	f, err := os.Open(path)
+	f, err := atomicfile.OpenRegular(path)
 	if err != nil {
 		return nil, nil, err
 	}

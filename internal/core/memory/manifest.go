@@ -89,7 +89,7 @@ func (s *Store) Rebuild(ctx context.Context) (rep RebuildReport, err error) {
 // order and extra keys are kept), else nil and, when it exists but does
 // not parse, why.
 func (s *Store) readManifestForRebuild() (*Manifest, uint64, error) {
-	data, err := os.ReadFile(s.ManifestPath())
+	data, err := atomicfile.ReadRegular(s.ManifestPath(), atomicfile.StateLimit)
 	if err != nil {
 		return nil, 0, nil
 	}
@@ -125,7 +125,7 @@ func (s *Store) rebuildCorrupt(perr error, gen uint64) (*state, RebuildReport, e
 // tool, a corrupt manifest) it reconciles them from the issue files.
 func (s *Store) loadState() (*state, error) {
 	path := s.ManifestPath()
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -133,7 +133,7 @@ func (s *Store) loadState() (*state, error) {
 	if err == nil {
 		if st, _, ok := readStamp(data, int64(len(data)), true); ok {
 			gen = st.Generation
-			if idx, err := os.ReadFile(s.IndexPath()); err == nil {
+			if idx, err := atomicfile.ReadRegular(s.IndexPath(), atomicfile.StateLimit); err == nil {
 				if ix, err := memindex.Decode(idx, true); err == nil && ix.Stamp() == st {
 					return &state{data: data, stamp: st, ix: ix, idx: idx}, nil
 				}

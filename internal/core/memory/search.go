@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
 )
@@ -217,7 +218,7 @@ func emptyState() *state {
 }
 
 func (s *Store) openFast() *view {
-	f, err := os.Open(s.ManifestPath())
+	f, err := atomicfile.OpenRegular(s.ManifestPath())
 	if err != nil {
 		return nil
 	}

@@ -129,7 +129,7 @@ func (s *Store) readIssue(issue int) (*IssueFile, error) {
 // readIssueAt loads an issue-shaped file (issue or archive); missing is
 // empty, observations without an issue number get the file's.
 func readIssueAt(path string, issue int) (*IssueFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &IssueFile{Version: 1, IssueNumber: issue}, nil
 	}
@@ -282,7 +282,7 @@ func (s *Store) stalePending() (issues []int, markers []string) {
 			continue
 		}
 		path := filepath.Join(s.pendingDir(), name)
-		data, err := os.ReadFile(path)
+		data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
 		if err != nil {
 			continue
 		}
@@ -504,7 +504,7 @@ func (s *Store) issueOf(ctx context.Context, id string) (int, error) {
 
 // lookupIssue finds id's issue through the manifest, then the issue files.
 func (s *Store) lookupIssue(id string) (int, error) {
-	data, err := os.ReadFile(s.ManifestPath())
+	data, err := atomicfile.ReadRegular(s.ManifestPath(), atomicfile.StateLimit)
 	if err == nil {
 		if m, err := ParseManifest(s.ManifestPath(), data); err == nil {
 			for _, e := range m.Entries {

@@ -3,11 +3,14 @@
 package monitor
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 )
 
 // dirFD is the descriptor statAt resolves names against.
@@ -30,7 +33,7 @@ func fromStat(st *syscall.Stat_t) identity {
 // readWithIdentity reads a file and returns the identity of the open file
 // taken before reading (one open, one fstat, reads, one close).
 func readWithIdentity(path string) ([]byte, identity, bool, error) {
-	f, err := os.Open(path)
+	f, err := atomicfile.OpenRegular(path) // a FIFO must not block the scan
 	if err != nil {
 		return nil, identity{}, false, err
 	}
@@ -39,6 +42,9 @@ func readWithIdentity(path string) ([]byte, identity, bool, error) {
 	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
 		data, rerr := io.ReadAll(f)
 		return data, identity{}, false, rerr
+	}
+	if st.Size > atomicfile.StateLimit {
+		return nil, identity{}, false, fmt.Errorf("read %s: %w: %d bytes", path, atomicfile.ErrTooLarge, st.Size)
 	}
 	buf := make([]byte, 0, st.Size+512)
 	for {

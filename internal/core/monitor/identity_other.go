@@ -2,7 +2,11 @@
 
 package monitor
 
-import "os"
+import (
+	"os"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+)
 
 // File identity is unavailable here: without a change time it could be
 // forged by a tool that restores modification times, so every ledger is
@@ -12,6 +16,6 @@ func dirFD(*os.File) int { return -1 }
 func statAt(int, string, string) (identity, bool) { return identity{}, false }
 
 func readWithIdentity(path string) ([]byte, identity, bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
 	return data, identity{}, false, err
 }

@@ -355,7 +355,7 @@ func looksWhole(data []byte) bool {
 // readIndex parses the index; anything unexpected gives an empty index
 // (every ledger is read, nothing is lost).
 func readIndex(path string) map[string]indexEntry {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
 	if err != nil {
 		return nil
 	}

@@ -72,7 +72,7 @@ func (j *Journal) Append(ids []string) error {
 func (j *Journal) Pending() map[string]int {
 	counts := map[string]int{}
 	for _, p := range []string{j.Path, j.Path + asideSuffix} {
-		if data, err := os.ReadFile(p); err == nil {
+		if data, err := atomicfile.ReadRegular(p, atomicfile.StateLimit); err == nil {
 			count(data, counts)
 		}
 	}
@@ -114,7 +114,7 @@ func (j *Journal) Fold(ctx context.Context, store Counter) error {
 				return err
 			}
 		}
-		data, err := os.ReadFile(aside)
+		data, err := atomicfile.ReadRegular(aside, atomicfile.StateLimit)
 		if err != nil {
 			return err
 		}

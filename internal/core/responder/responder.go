@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -50,6 +51,9 @@ func (e *Exec) Has(agent string) bool {
 // characters, and a runaway program must not fill memory.
 const maxAnswer = 1 << 20
 
+// outputGrace is how long a finished responder's output may still flow.
+const outputGrace = 500 * time.Millisecond
+
 // Respond runs agent's responder and returns its answer. Failures are
 // AGENT_ERROR with the reason (exit status, timeout, empty output).
 func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, error) {
@@ -72,10 +76,24 @@ func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, 
 	var stdout, stderr limitedBuffer
 	stdout.max, stderr.max = maxAnswer, 4096
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 2 * time.Second
+	// The responder runs in its own process group, and a timeout or a
+	// signal to agentx kills the whole group: a shell script's children
+	// would otherwise live on holding the answer pipe.
+	setGroup(cmd)
+	// Wait for the process, not for the end of its output: a background
+	// child that inherited stdout keeps the pipe open after the responder
+	// answered and exited 0. WaitDelay bounds the wait for the pipe once
+	// the process is gone; what was written by then is the answer.
+	cmd.WaitDelay = outputGrace
 	err = cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
 		return "", errcode.New(errcode.AgentError, "responder for %q timed out after %s", agent, timeout)
+	}
+	if ctx.Err() != nil {
+		return "", errcode.Wrap(errcode.AgentError, ctx.Err(), "responder for %q was stopped", agent)
+	}
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		err = nil
 	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
@@ -91,6 +109,15 @@ func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, 
 	answer := strings.TrimSpace(stdout.String())
 	if answer == "" {
 		return "", errcode.New(errcode.AgentError, "responder for %q printed no answer", agent)
+	}
+	// An answer the ledger cannot hold fails like any responder failure
+	// (the router escalates and restores statuses), never half-way through
+	// recording it.
+	if !utf8.ValidString(answer) {
+		return "", errcode.New(errcode.AgentError, "responder for %q printed invalid UTF-8", agent)
+	}
+	if strings.IndexByte(answer, 0) >= 0 {
+		return "", errcode.New(errcode.AgentError, "responder for %q printed a NUL byte", agent)
 	}
 	return answer, nil
 }

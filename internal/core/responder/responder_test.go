@@ -2,7 +2,10 @@ package responder
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -65,5 +68,81 @@ func TestFirstLineCutsOnACharacter(t *testing.T) {
 		if !utf8.ValidString(got) || utf8.RuneCountInString(got) > 200 {
 			t.Errorf("firstLine(%.20q...) = %q: invalid UTF-8 or over 200 characters", c.in, got)
 		}
+	}
+}
+
+// Hostile responders (issue 15): a background child holding stdout, a
+// child outliving a timeout, invalid UTF-8 and NUL bytes.
+func TestRespondHostile(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := dir + "/child.pid"
+	e := &Exec{Dir: dir, Responders: map[string]config.Responder{
+		// Answers, exits 0, leaves a child holding stdout for 30 s.
+		"daemon": {Command: []string{"sh", "-c", "echo 'the answer'; sleep 30 & exit 0"}},
+		// Times out while its child (which holds stdout) would run on.
+		"group": {Command: []string{"sh", "-c", "sleep 30 & echo $! > " + pidFile + "; wait"},
+			Timeout: config.Duration{Duration: 300 * time.Millisecond}},
+		"badutf8": {Command: []string{"printf", `ok \377\376 done`}},
+		"nul":     {Command: []string{"printf", `ok \000 done`}},
+	}}
+	req := Request{Issue: 4, ID: "CLR-4-001", Question: "Why?", Round: 1}
+	ctx := context.Background()
+
+	start := time.Now()
+	got, err := e.Respond(ctx, "daemon", req)
+	if err != nil || got != "the answer" {
+		t.Errorf("daemon: %q %v, want the answer", got, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("daemon: waited %v for its child's output", d)
+	}
+
+	start = time.Now()
+	_, err = e.Respond(ctx, "group", req)
+	if !errcode.Is(err, errcode.AgentError) || !strings.Contains(err.Error(), "timed out") {
+		t.Errorf("group: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("group: took %v", d)
+	}
+	data, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if pid <= 0 {
+		t.Fatalf("child pid not written: %q", data)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the responder's child %d outlived the timeout", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	for agent, want := range map[string]string{"badutf8": "invalid UTF-8", "nul": "NUL byte"} {
+		if _, err := e.Respond(ctx, agent, req); !errcode.Is(err, errcode.AgentError) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want AGENT_ERROR %q", agent, err, want)
+		}
+	}
+}
+
+func TestFitKeepsTheWholeAnswer(t *testing.T) {
+	root := t.TempDir()
+	dir := root + "/.agentx/state/answers"
+	short := "fine"
+	if got := Fit(root, dir, "CLR-4-001", 1, short, 2000); got != short {
+		t.Fatalf("short answer changed: %q", got)
+	}
+	long := strings.Repeat("é", 2500)
+	got := Fit(root, dir, "CLR-4-001", 2, long, 2000)
+	if n := utf8.RuneCountInString(got); n > 2000 {
+		t.Fatalf("body has %d characters", n)
+	}
+	if !strings.Contains(got, "[answer cut from 2500 to 2000 characters; the whole answer is in .agentx/state/answers/CLR-4-001-round-2.txt]") {
+		t.Fatalf("no notice: %q", got[len(got)-200:])
+	}
+	kept, err := os.ReadFile(dir + "/CLR-4-001-round-2.txt")
+	if err != nil || strings.TrimSpace(string(kept)) != long {
+		t.Fatalf("whole answer not kept: %v", err)
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/responder"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
-	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -246,7 +245,9 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 	// The record's own issue finds it, so records with legacy ids written
 	// by the old tools are answered and escalated too.
 	if rerr != nil {
-		eff, err := r.Apply(ctx, protocol.Op{Verb: protocol.Escalate, Issue: rec.IssueNumber, InIssue: true, ID: rec.ID,
+		// A signal may have stopped the responder: the escalation and the
+		// status restore must still land (the lock wait bounds them).
+		eff, err := r.Apply(context.WithoutCancel(ctx), protocol.Op{Verb: protocol.Escalate, Issue: rec.IssueNumber, InIssue: true, ID: rec.ID,
 			By: ledger.HubName, Reason: "responder failed: " + rerr.Error()})
 		if err != nil {
 			return nil, err
@@ -255,7 +256,8 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 	}
 	// Redact before the cut: cut first, a token straddling the limit would
 	// lose the tail its pattern needs and its head would be kept.
-	answer = shorten.Text(sanitize.Clean(answer), validate.MaxBody)
+	// A longer answer is kept whole in state/answers and cut with a notice.
+	answer = responder.Fit(r.WS.Root, r.WS.AnswersDir(), rec.ID, rec.Round, sanitize.Clean(answer), validate.MaxBody)
 	eff, err := r.Apply(ctx, protocol.Op{Verb: protocol.Answer, Issue: rec.IssueNumber, InIssue: true, ID: rec.ID, By: rec.To, Text: answer})
 	if err != nil {
 		return nil, err

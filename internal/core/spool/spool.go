@@ -215,7 +215,7 @@ func (s *Spool) Claim(ctx context.Context, key string) (*Claim, error) {
 		_ = os.Remove(s.pendingPath(key))
 		return release(fmt.Errorf("spool claim %s: %w", key, ErrNotPending))
 	}
-	payload, err := os.ReadFile(s.pendingPath(key))
+	payload, err := atomicfile.ReadRegular(s.pendingPath(key), atomicfile.StateLimit)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return release(fmt.Errorf("spool claim %s: %w", key, ErrNotPending))
@@ -251,3 +251,49 @@ func (c *Claim) Done() error {
 
 // Release gives the entry back unprocessed (it stays pending).
 func (c *Claim) Release() error { return c.lk.Release() }
+
+// MaxAttempts is how many times an entry is tried before it is given up:
+// an entry that can never succeed (its transcript is a directory, its
+// payload unreadable) would otherwise be retried, and warned about, at
+// every hook start for ever.
+const MaxAttempts = 3
+
+const (
+	attemptsExt = ".attempts"
+	failedDir   = "failed"
+)
+
+func (s *Spool) attemptsPath(key string) string { return filepath.Join(s.dir, key+attemptsExt) }
+
+// FailedDir is where given-up entries are moved (`spool/failed/`).
+func (s *Spool) FailedDir() string { return filepath.Join(s.dir, failedDir) }
+
+// Fail records a failed attempt on the claimed entry and releases it. After
+// MaxAttempts failures the payload is moved to FailedDir, out of Pending,
+// and movedTo names where it now is (empty while it stays pending).
+func (c *Claim) Fail() (movedTo string, err error) {
+	defer func() { _ = c.lk.Release() }()
+	n := 0
+	if data, rerr := atomicfile.ReadRegular(c.s.attemptsPath(c.key), 64); rerr == nil {
+		_, _ = fmt.Sscanf(string(data), "%d", &n)
+	}
+	n++
+	if n < MaxAttempts {
+		werr := atomicfile.Write(c.s.attemptsPath(c.key), []byte(fmt.Sprintf("%d\n", n)), atomicfile.Options{
+			Perm: 0o600, NoSync: c.s.noSync, Commit: c.lk.Commit,
+		})
+		if werr != nil {
+			return "", fmt.Errorf("spool attempt %s: %w", c.key, werr)
+		}
+		return "", nil
+	}
+	dst := filepath.Join(c.s.FailedDir(), c.key+pendingExt)
+	if err := os.MkdirAll(c.s.FailedDir(), 0o700); err != nil {
+		return "", fmt.Errorf("spool give up %s: %w", c.key, err)
+	}
+	if err := c.lk.Commit(func() error { return os.Rename(c.s.pendingPath(c.key), dst) }); err != nil {
+		return "", fmt.Errorf("spool give up %s: %w", c.key, err)
+	}
+	_ = os.Remove(c.s.attemptsPath(c.key))
+	return dst, nil
+}

@@ -294,3 +294,34 @@ func BenchmarkPut(b *testing.B) {
 		}
 	}
 }
+
+// An entry that fails every time is given up after MaxAttempts and moved
+// to failed/, out of Pending, instead of being retried for ever.
+func TestFailGivesUpAfterMaxAttempts(t *testing.T) {
+	s := newSpool(t)
+	ctx := context.Background()
+	if _, err := s.Put(ctx, "k1", []byte("payload")); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= MaxAttempts; i++ {
+		cl, err := s.Claim(ctx, "k1")
+		if err != nil {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+		moved, err := cl.Fail()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (moved != "") != (i == MaxAttempts) {
+			t.Fatalf("attempt %d: moved = %q", i, moved)
+		}
+		if moved != "" {
+			if data, err := os.ReadFile(moved); err != nil || string(data) != "payload" {
+				t.Fatalf("moved entry: %q %v", data, err)
+			}
+		}
+	}
+	if p, err := s.Pending(); err != nil || len(p) != 0 {
+		t.Fatalf("still pending: %v %v", p, err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -113,7 +114,7 @@ func scanLocal(ctx context.Context, agentxDir string, cache *statCache) (map[str
 // hashFile reads the file at p and hashes it as a git blob; ok is false
 // when it is gone.
 func hashFile(p string) (lf localFile, ok bool, err error) {
-	f, err := os.Open(p)
+	f, err := atomicfile.OpenRegular(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return localFile{}, false, nil
 	}

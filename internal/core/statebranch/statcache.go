@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,7 +55,7 @@ func statOf(fi fs.FileInfo) fileStat {
 // (everything is hashed again).
 func loadStatCache(path string) *statCache {
 	c := &statCache{path: path, entries: map[string]statEntry{}}
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
 	if err != nil {
 		return c
 	}

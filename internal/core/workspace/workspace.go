@@ -111,6 +111,10 @@ func (w Workspace) LedgerFile(issue int) string {
 	return filepath.Join(w.ClarificationsDir(), "issue-"+strconv.Itoa(issue)+".json")
 }
 
+// AnswersDir is `.agentx/state/answers/`: whole responder answers too long
+// for a ledger entry, one file per record and round.
+func (w Workspace) AnswersDir() string { return filepath.Join(w.StateDir(), "answers") }
+
 // AgentStatusFile is `.agentx/state/agent-status.json`.
 func (w Workspace) AgentStatusFile() string {
 	return filepath.Join(w.StateDir(), "agent-status.json")

@@ -1,0 +1,131 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+)
+
+// DefaultInputLimit bounds every file agentx reads from its input
+// (--summary-file, memory capture --file, memory add --file) and every
+// state or configuration file it loads: reading /dev/zero or a runaway log
+// must end in an error naming the limit, not in the kernel killing the
+// process for memory.
+const DefaultInputLimit int64 = 10 << 20
+
+// ErrNotRegular marks a path that exists but is not a regular file (a FIFO,
+// a device, a socket, a directory). Opening a FIFO for reading blocks until
+// a writer appears, so a hook that must fail open would hang for good.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge marks a file longer than the limit it was read with.
+var ErrTooLarge = errors.New("file too large")
+
+// OpenRegular opens path for reading without blocking on a FIFO and
+// refuses anything but a regular file. O_NONBLOCK makes the open of a FIFO
+// return at once; the fstat then tells what was opened, so there is no
+// window between a check and the open. Missing files keep fs.ErrNotExist.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		_ = f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(info.Mode()))}
+	}
+	return f, nil
+}
+
+// ReadRegular reads the whole of a state or configuration file, refusing a
+// non-regular file and a file over limit bytes (DefaultInputLimit when
+// limit <= 0). Both refusals are CORRUPT_STATE, like a file that does not
+// parse; a missing file keeps fs.ErrNotExist so callers treat it as empty.
+func ReadRegular(path string, limit int64) ([]byte, error) {
+	data, err := readLimited(path, limit)
+	if err != nil && (errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge)) {
+		return nil, errcode.Wrap(errcode.CorruptState, err, "cannot read %s", path)
+	}
+	return data, err
+}
+
+// ReadInput reads a file named on the command line or in a payload. A
+// non-regular file, a file over the limit and any other read failure are
+// INVALID_INPUT naming what (flag or field) the path came from.
+func ReadInput(what, path string, limit int64) ([]byte, error) {
+	data, err := readLimited(path, limit)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.InvalidInput, err, "%s", what)
+	}
+	return data, nil
+}
+
+// ReadAllLimited reads r to its end, failing with ErrTooLarge (naming the
+// limit) past limit bytes: stdin and pipes get the same bound as files.
+func ReadAllLimited(r io.Reader, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultInputLimit
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: more than the limit of %s", ErrTooLarge, byteSize(limit))
+	}
+	return data, nil
+}
+
+func readLimited(path string, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultInputLimit
+	}
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
+	data, err := ReadAllLimited(f, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return data, nil
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	default:
+		return "mode " + m.String()
+	}
+}
+
+func byteSize(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// StateLimit bounds a state file (ledger, status, manifest, memory issue
+// file, index, spool entry, configuration). It is far above what agentx
+// writes; it exists so a file replaced by something huge is refused rather
+// than read into memory.
+const StateLimit int64 = 256 << 20

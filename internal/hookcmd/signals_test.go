@@ -1,0 +1,119 @@
+package hookcmd
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A process blocked outside context-aware code (here: reading a stdin pipe
+// whose writer never closes it) must still end on SIGTERM: after the grace
+// on the first signal, at once on the second. Before, the context took the
+// signal and the process hung until killed.
+func TestSignalEndsBlockedProcess(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		signals int
+		within  time.Duration
+	}{
+		{"first signal after the grace", 1, signalGrace + 3*time.Second},
+		{"second signal at once", 2, signalGrace - 500*time.Millisecond},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			cmd := exec.Command("agentx-hook", "--root", root, "memory", "add", "--file", "-")
+			stdin, err := cmd.StdinPipe() // held open: the hook blocks reading it
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = stdin.Close() }()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			// Let it reach the blocking read (a signal before the handler is
+			// installed kills it by default, which this test cannot tell apart).
+			time.Sleep(500 * time.Millisecond)
+			start := time.Now()
+			for i := 0; i < tt.signals; i++ {
+				_ = cmd.Process.Signal(syscall.SIGTERM)
+				time.Sleep(50 * time.Millisecond)
+			}
+			select {
+			case err := <-done:
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+					t.Fatalf("exit = %v, want status %d", err, 128+int(syscall.SIGTERM))
+				}
+				if d := time.Since(start); d > tt.within {
+					t.Fatalf("took %v to exit, want under %v", d, tt.within)
+				}
+			case <-time.After(tt.within + 5*time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatal("process ignored SIGTERM")
+			}
+		})
+	}
+}
+
+// SIGTERM while a responder runs: the whole responder group is killed, the
+// record is escalated and the target's status restored (before, the
+// escalation failed on the cancelled context and both were lost).
+func TestSignalDuringResponder(t *testing.T) {
+	root := t.TempDir()
+	if out, err := exec.Command("agentx-hook", "--root", root, "init").CombinedOutput(); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	cfg := filepath.Join(root, ".agentx", "agentx.toml")
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("\n[responders.architect]\ncommand = [\"sh\", \"-c\", \"sleep 60 & wait\"]\ntimeout = \"60s\"\n")
+	_ = f.Close()
+	cmd := exec.Command("agentx-hook", "--root", root, "clarify", "request", "--issue", "8", "--from", "engineer",
+		"--to", "architect", "--topic", "t", "--question", "q")
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	status := filepath.Join(root, ".agentx", "state", "agent-status.json")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		data, _ := os.ReadFile(status)
+		if strings.Contains(string(data), `"clarifying"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatal("the responder never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(signalGrace + 5*time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("clarify request ignored SIGTERM")
+	}
+	if !strings.Contains(stdout.String(), "CLR-8-001") {
+		t.Errorf("stdout = %q, want the id", stdout.String())
+	}
+	data, _ := os.ReadFile(filepath.Join(root, ".agentx", "state", "clarifications", "issue-8.json"))
+	if !strings.Contains(string(data), `"escalated"`) {
+		t.Errorf("record not escalated:\n%s", data)
+	}
+	if st, _ := os.ReadFile(status); strings.Contains(string(st), `"clarifying"`) {
+		t.Errorf("status not restored:\n%s", st)
+	}
+}
