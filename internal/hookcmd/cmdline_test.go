@@ -100,6 +100,10 @@ func TestParse(t *testing.T) {
 		// host payload, read when the hook runs (hook_never_blocks.txtar).
 		{name: "hook start agent left to the payload", parse: parser(parseHook), args: []string{"start", "--format", "json"},
 			want: &hookOptions{Event: "start", Format: "json"}},
+		{name: "setup", parse: parser(parseSetup), args: []string{"--codex", "--agent", "reviewer", "--dry-run"},
+			want: &setupOptions{Codex: true, Agent: "reviewer", DryRun: true}},
+		{name: "setup needs a host", parse: parser(parseSetup), args: []string{"--no-git-hooks", "--json"},
+			wantErr: "setup needs --claude, --codex or --copilot", json: true},
 		{name: "hook bad format", parse: parser(parseHook), args: []string{"start", "--agent", "a", "--format", "xml"},
 			wantErr: `--format must be text, json, claude or codex (got "xml")`},
 		{name: "hook unknown event", parse: parser(parseHook), args: []string{"middle", "--json"},
@@ -303,6 +307,7 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		ok("digest", "--json"), fails(2, "digest", "--days", "0", "--json"),
 		fails(1, "sync", "--json"), // Local Mode
 		fails(2, "bogus", "--json"),
+		ok("setup", "--claude", "--no-git-hooks", "--json"), fails(2, "setup", "--json"),
 	}
 	for _, v := range protocol.Verbs { // no such record
 		runs = append(runs, fails(1, "clarify", string(v.Verb), "CLR-9-001", "--"+v.Flag, "x", "--json"))
