@@ -100,64 +100,20 @@ type setupDoc struct {
 
 func runSetup(ctx context.Context, a *App, o *setupOptions) error {
 	root := a.Workspace().Root
-	var plans []setupFile
-	add := func(rel string, merge func([]byte, bool) ([]byte, error)) error {
-		path := filepath.Join(root, rel)
-		old, err := os.ReadFile(path)
-		exists := err == nil
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("setup: %w", err)
-		}
-		next, err := merge(old, exists)
-		if err != nil {
-			return errcode.Wrap(errcode.InvalidInput, err, "%s", rel).
-				WithHint("fix or move the file by hand; setup left it untouched and wrote nothing")
-		}
-		f := setupFile{Path: filepath.ToSlash(rel), old: old, new: next, Action: "unchanged"}
-		switch {
-		case !exists:
-			f.Action = "created"
-		case !bytes.Equal(old, next):
-			f.Action = "updated"
-		}
-		if f.Action != "unchanged" {
-			f.Diff = string(diff.Diff("a/"+f.Path, old, "b/"+f.Path, next))
-		}
-		plans = append(plans, f)
-		return nil
-	}
 	// Every file is planned before any is written: a corrupt one stops
 	// setup with the others untouched too.
-	for _, h := range hostsFor(o) {
-		if err := add(h.file, func(old []byte, exists bool) ([]byte, error) {
-			return mergeHostHooks(old, exists, h, o.Agent)
-		}); err != nil {
-			return err
-		}
-		if h.name == "codex" {
-			if err := add(filepath.Join(".codex", "config.toml"), enableCodexHooks); err != nil {
-				return err
-			}
-		}
+	plans, err := planSetup(root, o)
+	if err != nil {
+		return err
 	}
 	if !o.DryRun {
-		for _, f := range plans {
-			if f.Action == "unchanged" {
-				continue
-			}
-			path := filepath.Join(root, filepath.FromSlash(f.Path))
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return fmt.Errorf("setup: %w", err)
-			}
-			if err := atomicfile.Write(path, f.new, atomicfile.Options{}); err != nil {
-				return fmt.Errorf("setup: %s: %w", f.Path, err)
-			}
+		if err := writeSetup(root, plans); err != nil {
+			return err
 		}
 	}
 	var notes []string
 	var steps []githooks.Step
 	if !o.NoGitHooks {
-		var err error
 		if steps, err = a.setupGitHooks(ctx, o.DryRun); err != nil {
 			notes = append(notes, fmt.Sprintf("git hooks not installed: %v", err))
 		}
@@ -174,26 +130,89 @@ func runSetup(ctx context.Context, a *App, o *setupOptions) error {
 	if o.JSON {
 		return a.writeDoc(&setupDoc{DryRun: o.DryRun, Files: plans, GitHooks: nonNil(steps), Notes: nonNil(notes), Root: root})
 	}
+	a.printSetup(o.DryRun, plans, steps, notes)
+	return nil
+}
+
+// planSetup computes every file's new content.
+func planSetup(root string, o *setupOptions) ([]setupFile, error) {
+	var plans []setupFile
+	add := func(rel string, merge func([]byte, bool) ([]byte, error)) error {
+		old, err := os.ReadFile(filepath.Join(root, rel))
+		exists := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("setup: %w", err)
+		}
+		next, err := merge(old, exists)
+		if err != nil {
+			return errcode.Wrap(errcode.InvalidInput, err, "%s", filepath.ToSlash(rel)).
+				WithHint("fix or move the file by hand; setup left it untouched and wrote nothing")
+		}
+		f := setupFile{Path: filepath.ToSlash(rel), old: old, new: next, Action: "unchanged"}
+		switch {
+		case !exists:
+			f.Action = "created"
+		case !bytes.Equal(old, next):
+			f.Action = "updated"
+		}
+		if f.Action != "unchanged" {
+			f.Diff = string(diff.Diff("a/"+f.Path, old, "b/"+f.Path, next))
+		}
+		plans = append(plans, f)
+		return nil
+	}
+	for _, h := range hostsFor(o) {
+		if err := add(h.file, func(old []byte, exists bool) ([]byte, error) {
+			return mergeHostHooks(old, exists, h, o.Agent)
+		}); err != nil {
+			return nil, err
+		}
+		if h.name == "codex" {
+			if err := add(filepath.Join(".codex", "config.toml"), enableCodexHooks); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return plans, nil
+}
+
+// writeSetup writes the planned files that change, each atomically.
+func writeSetup(root string, plans []setupFile) error {
 	for _, f := range plans {
-		if o.DryRun && f.Diff != "" {
+		if f.Action == "unchanged" {
+			continue
+		}
+		path := filepath.Join(root, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		if err := atomicfile.Write(path, f.new, atomicfile.Options{}); err != nil {
+			return fmt.Errorf("setup: %s: %w", f.Path, err)
+		}
+	}
+	return nil
+}
+
+func (a *App) printSetup(dryRun bool, plans []setupFile, steps []githooks.Step, notes []string) {
+	for _, f := range plans {
+		if dryRun && f.Diff != "" {
 			fmt.Fprint(a.Stdout, f.Diff)
 			continue
 		}
 		fmt.Fprintf(a.Stdout, "%-9s %s\n", f.Action, f.Path)
 	}
+	verb := "git hook"
+	if dryRun {
+		verb = "would git hook"
+	}
 	for _, st := range steps {
 		if st.Changes() || st.Kind == githooks.Conflict || st.Kind == githooks.Managed {
-			verb := "git hook"
-			if o.DryRun {
-				verb = "would git hook"
-			}
 			fmt.Fprintf(a.Stdout, "%s %s: %s\n", verb, st.Hook, st.Kind)
 		}
 	}
 	for _, n := range notes {
 		fmt.Fprintf(a.Stderr, "note: %s\n", n)
 	}
-	return nil
 }
 
 // setupGitHooks is `hooks install` (planned only, with dryRun).

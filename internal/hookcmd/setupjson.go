@@ -145,7 +145,7 @@ func writeOrdered(b *bytes.Buffer, v any, depth int) {
 func writeScalar(b *bytes.Buffer, v any) {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // strings, json.Number, bool, nil, ints: cannot fail
+	_ = enc.Encode(v)       // strings, json.Number, bool, nil, ints: cannot fail
 	b.Truncate(b.Len() - 1) // Encode's newline
 }
 
