@@ -136,13 +136,19 @@ func (a *App) Run(ctx context.Context, args []string) int {
 			a.usage(a.Stdout)
 			return 0
 		case arg == "--version":
-			fmt.Fprintln(a.Stdout, "agentx-hook", Version)
+			fmt.Fprintln(a.Stdout, "agentx-hook", versionLine())
 			return 0
 		default:
 			goto dispatch
 		}
 	}
 dispatch:
+	if a.rootFlag != "" {
+		// A misspelt --root would otherwise become a new workspace.
+		if fi, err := os.Stat(a.rootFlag); err != nil || !fi.IsDir() {
+			return a.fail(a.unknown(usagef("--root %s: no such directory", a.rootFlag), args))
+		}
+	}
 	if len(args) == 0 {
 		a.usage(a.Stderr)
 		return 2
@@ -155,7 +161,11 @@ dispatch:
 			return a.fail(c.run(ctx, a, args[1:]))
 		}
 	}
-	return a.fail(a.unknown(usagef("unknown command %q (run `agentx-hook --help`)", args[0]), args[1:]))
+	names := make([]string, 0, len(commands()))
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return a.fail(a.unknown(usagef("unknown command %q%s (run `agentx-hook --help`)", args[0], didYouMean(args[0], names)), args[1:]))
 }
 
 func (a *App) usage(w io.Writer) {
@@ -251,6 +261,9 @@ func (a *App) Config() (*config.Set, error) {
 			return nil, err
 		}
 		a.cfg = set
+		for _, w := range set.Config.Warnings {
+			a.warn("%s", w)
+		}
 	}
 	return a.cfg, nil
 }
@@ -350,7 +363,7 @@ func parse(flags *flag.FlagSet, args []string) ([]string, error) {
 		}
 		if err != nil {
 			if first == nil {
-				first = usagef("%s: %v", flags.Name(), err)
+				first = usagef("%s: %s", flags.Name(), flagError(flags, err))
 			}
 			if len(rest) == len(args) { // nothing consumed ("bad flag syntax"): skip it
 				rest = rest[1:]
@@ -369,6 +382,20 @@ func parse(flags *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// flagError words a flag error in the style flags are shown in (--name;
+// Go's flag echoes -name), with "did you mean" for a misspelt flag.
+func flagError(flags *flag.FlagSet, err error) string {
+	const undefined = "flag provided but not defined: -"
+	msg := err.Error()
+	if !strings.HasPrefix(msg, undefined) {
+		return msg
+	}
+	got := "--" + strings.TrimPrefix(msg, undefined)
+	var names []string
+	flags.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+	return "unknown flag " + got + didYouMean(got, names)
+}
+
 // writeJSON encodes one JSON value: indented, no HTML escaping. Our --json
 // documents go through App.writeDoc; only a host's own format (Claude
 // Code's SessionStart output) is written with it directly.
@@ -382,10 +409,11 @@ func writeJSON(w io.Writer, v any) error {
 var parseVersion = parseJSONOnly("version", "version [--json]")
 
 func runVersion(_ context.Context, a *App, o *jsonOnlyOptions) error {
+	v := buildVersion()
 	if o.JSON {
-		return a.writeDoc(&versionDoc{Version: Version})
+		return a.writeDoc(&versionDoc{Version: v.Version, Commit: v.Commit, Dirty: v.Dirty, GoVersion: v.GoVersion})
 	}
-	fmt.Fprintln(a.Stdout, "agentx-hook", Version)
+	fmt.Fprintln(a.Stdout, "agentx-hook", versionLine())
 	return nil
 }
 

@@ -45,6 +45,10 @@ type Config struct {
 	Clarify         ClarifySettings      `toml:"clarify"`
 	Memory          MemorySettings       `toml:"memory"`
 	GitHub          GitHubSettings       `toml:"github"`
+	// Warnings are the problems found while parsing that do not stop the
+	// file loading (unknown keys, an unknown mode), each naming the file
+	// and line; the CLI prints them.
+	Warnings []string `toml:"-"`
 }
 
 // ClarifySettings tune the protocol for the workspace.
@@ -183,9 +187,11 @@ type Set struct {
 // ParseConfig decodes agentx.toml content.
 func ParseConfig(path string, data []byte) (Config, error) {
 	var c Config
-	if _, err := toml.Decode(string(data), &c); err != nil {
+	md, err := toml.Decode(string(data), &c)
+	if err != nil {
 		return c, tomlErr(path, err)
 	}
+	c.Warnings = warnings(path, data, md, c)
 	return c, nil
 }
 
