@@ -89,6 +89,7 @@ func commands() []command {
 		{"digest", "weekly digest of clarification and memory figures", wire(parseDigest, runDigest)},
 		{"demo", "run a scripted tour in a temporary workspace", wire(parseDemo, runDemo)},
 		{"version", "print the version", wire(parseVersion, runVersion)},
+		{"completion", "print a shell completion script (bash, zsh, fish)", wire(parseCompletion, runCompletion)},
 	}
 }
 
