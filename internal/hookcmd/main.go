@@ -159,7 +159,13 @@ dispatch:
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return a.fail(c.run(ctx, a, args[1:]))
+			switch c.name {
+			case "hook", "git-hook", "sync", "demo":
+				// Hosts may kill a hook, and sync and demo run long: what
+				// they say goes out at once (hooks exit 0 anyway).
+				return a.fail(c.run(ctx, a, args[1:]))
+			}
+			return a.failFirst(func() error { return c.run(ctx, a, args[1:]) })
 		}
 	}
 	names := make([]string, 0, len(commands()))
@@ -178,6 +184,22 @@ func (a *App) usage(w io.Writer) {
 	fmt.Fprintf(w, "\nThe root is --root, else $AGENTX_ROOT, else the nearest ancestor holding .agentx/,\n")
 	fmt.Fprintf(w, "else the git top level, else the current directory.\n")
 	fmt.Fprintf(w, "Run `agentx-hook COMMAND --help` for a command's flags.\n")
+}
+
+// failFirst runs a command holding back what it writes to stderr, so that
+// when it fails the first stderr line is still `error: CODE: ...` as the
+// contract says, even after the monitor's side effect (which runs after
+// every clarify command) warned about something else. What was held back
+// follows the error; on success it is written as it was.
+func (a *App) failFirst(run func() error) int {
+	stderr := a.Stderr
+	var held bytes.Buffer
+	a.Stderr = &held
+	err := run()
+	a.Stderr = stderr
+	code := a.fail(err)
+	_, _ = stderr.Write(held.Bytes())
+	return code
 }
 
 // fail prints err the way the contract says and returns the exit status.
