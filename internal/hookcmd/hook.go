@@ -33,13 +33,18 @@ requests with their latest answers, escalations on its issue. finish marks the
 agent done (or keeps it blocked while its blocking request still waits).
 
 The issue is --issue, else $AGENTX_ISSUE, else the branch name (42-fix-login,
-feat/42-x, issue-42, gh-42), else none. The agent is --agent, else $AGENTX_AGENT.
-A JSON payload on stdin (Claude Code's session_id, transcript_path,
-hook_event_name, cwd) is read when present.
+feat/42-x, issue-42, gh-42), else none. The agent is --agent, else
+$AGENTX_AGENT, else the host payload's agent_type (Claude Code names the agent
+of ` + "`claude --agent NAME`" + `); it must match [a-z0-9][a-z0-9-]* and be one the
+workflows or config name. A JSON payload on stdin (Claude Code's session_id,
+transcript_path, hook_event_name, cwd) is read when present, within 200 ms
+for a first byte and 500 ms after it.
 
-Hooks fail open: our own failure (a corrupt file, a lock timeout) prints one
-warning on stderr and exits 0, so an agent or git is never blocked by it. Only
---strict makes a hook exit 1, while a blocking clarification is open.`
+Hooks never get in the way: whatever goes wrong (a corrupt file, a lock
+timeout, a misspelt flag, an unknown agent, no .agentx/ found) prints one
+warning on stderr and exits 0, so an agent or git is never blocked by it.
+Only --strict exits non-zero: 1 while a blocking clarification is open, 2 for
+a bad command line.`
 
 // hookInput is what a lifecycle hook knows about the session.
 type hookInput struct {
