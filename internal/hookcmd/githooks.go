@@ -275,8 +275,9 @@ func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
 	if a.Getenv("AGENTX") == "0" {
 		return nil
 	}
-	if _, err := os.Stat(a.Workspace().AgentxDir()); err != nil {
-		return nil // not an agentx workspace: the hooks stay silent
+	if why, ok := a.inWorkspace("git-hook " + name); !ok {
+		a.warn("%s", why)
+		return nil
 	}
 	var err error
 	switch name {

@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/recall"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
+	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex] [--strict]
@@ -31,13 +33,18 @@ requests with their latest answers, escalations on its issue. finish marks the
 agent done (or keeps it blocked while its blocking request still waits).
 
 The issue is --issue, else $AGENTX_ISSUE, else the branch name (42-fix-login,
-feat/42-x, issue-42, gh-42), else none. The agent is --agent, else $AGENTX_AGENT.
-A JSON payload on stdin (Claude Code's session_id, transcript_path,
-hook_event_name, cwd) is read when present.
+feat/42-x, issue-42, gh-42), else none. The agent is --agent, else
+$AGENTX_AGENT, else the host payload's agent_type (Claude Code names the agent
+of ` + "`claude --agent NAME`" + `); it must match [a-z0-9][a-z0-9-]* and be one the
+workflows or config name. A JSON payload on stdin (Claude Code's session_id,
+transcript_path, hook_event_name, cwd) is read when present, within 200 ms
+for a first byte and 500 ms after it.
 
-Hooks fail open: our own failure (a corrupt file, a lock timeout) prints one
-warning on stderr and exits 0, so an agent or git is never blocked by it. Only
---strict makes a hook exit 1, while a blocking clarification is open.`
+Hooks never get in the way: whatever goes wrong (a corrupt file, a lock
+timeout, a misspelt flag, an unknown agent, no .agentx/ found) prints one
+warning on stderr and exits 0, so an agent or git is never blocked by it.
+Only --strict exits non-zero: 1 while a blocking clarification is open, 2 for
+a bad command line.`
 
 // hookInput is what a lifecycle hook knows about the session.
 type hookInput struct {
@@ -63,9 +70,15 @@ type hookSection struct {
 	Body  string `json:"body"`
 }
 
-// hookStdinWait bounds how long a hook waits for a payload on a stdin that
-// stays open without data: a hook must never hang its caller.
-const hookStdinWait = 200 * time.Millisecond
+// A hook reads its payload within a short budget, so a stdin that stays
+// open (a pipe whose writer never closes it) never hangs the host: it
+// waits hookStdinFirst for a first byte, then at most hookStdinRest for
+// the rest, and stops early at EOF or once the bytes read form one whole
+// JSON document (a host payload).
+const (
+	hookStdinFirst = 200 * time.Millisecond
+	hookStdinRest  = 500 * time.Millisecond
+)
 
 // hookOptions is the command line of `hook start` and `hook finish`.
 type hookOptions struct {
@@ -85,9 +98,72 @@ func runHook(ctx context.Context, a *App, args []string) error {
 			fmt.Fprintf(a.Stdout, "Usage: agentx-hook %s\n", hookUsage)
 			return errHelp
 		}
-		return a.unknown(usagef("hook needs start or finish"), args)
+		return a.hookMisconfigured("", a.unknown(usagef("hook needs start or finish"), args), hasStrict(args))
 	}
-	return wire(parseHook, runHookEvent)(ctx, a, args)
+	err := wire(parseHook, runHookEvent)(ctx, a, args)
+	var se *strictError
+	if errors.As(err, &se) {
+		// The document (if any) already carries the verdict: the error
+		// goes to stderr only, so --json stays one document.
+		return se
+	}
+	event := ""
+	if args[0] == "start" || args[0] == "finish" {
+		event = args[0]
+	}
+	return a.hookMisconfigured(event, err, hasStrict(args))
+}
+
+// hasStrict reports whether a hook's command line asks for --strict.
+func hasStrict(args []string) bool {
+	for _, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if arg == "--strict" || arg == "-strict" || arg == "--strict=true" || arg == "-strict=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// hookMisconfigured turns a hook's failure into one warning and exit 0:
+// Claude Code and Codex read exit 2 from a Stop hook as "block", so a
+// misspelt flag in a host's settings must not stop the agent. With
+// --strict the caller asked to be stopped, and a usage error is one.
+func (a *App) hookMisconfigured(event string, err error, strict bool) error {
+	if err == nil || errors.Is(err, errHelp) || strict {
+		return err
+	}
+	var jf *jsonFailure
+	a.hookSkipped(errors.As(err, &jf), event, fmt.Sprintf("agentx hook: %s; nothing done", hookErrText(err)))
+	return nil
+}
+
+// hookSkippedDoc is a hook's --json document when it did nothing: one
+// document, exit 0, and no "error" key (a failure document means a
+// non-zero exit).
+type hookSkippedDoc struct {
+	Hook string `json:"hook"`
+	schemaVersion
+	Skipped string `json:"skipped"`
+}
+
+// hookSkipped is a hook that does nothing: one warning line, and with
+// --json the one document saying why.
+func (a *App) hookSkipped(jsonMode bool, event, why string) {
+	a.warn("%s", why)
+	if jsonMode {
+		_ = a.writeDoc(&hookSkippedDoc{Hook: event, Skipped: why})
+	}
+}
+
+func hookErrText(err error) string {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ue.msg
+	}
+	return err.Error()
 }
 
 // parseHook reads `hook EVENT [flags]`.
@@ -98,10 +174,10 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	}
 	o := &hookOptions{Event: event}
 	flags := newFlags(a, "hook "+event, hookUsage)
-	flags.StringVar(&o.Agent, "agent", "", "the agent `name` (else $AGENTX_AGENT)")
+	flags.StringVar(&o.Agent, "agent", "", "the agent `name` (else $AGENTX_AGENT, else the host payload's agent_type)")
 	flags.StringVar(&o.Issue, "issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
 	flags.StringVar(&o.Format, "format", "text", "output `form`: text, json, claude or codex (start: the host's SessionStart JSON)")
-	flags.BoolVar(&o.Strict, "strict", false, "exit 1 while a blocking clarification of the agent is open")
+	flags.BoolVar(&o.Strict, "strict", false, "exit 1 while a blocking clarification of the agent is open (and 2 for a bad command line)")
 	flags.StringVar(&o.SummaryFile, "summary-file", "", "finish: a session summary `file` for memory capture")
 	asJSON := flags.Bool("json", false, "same as --format json")
 	pos, err := parse(flags, args[1:])
@@ -122,20 +198,34 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	if o.Agent == "" {
 		o.Agent = a.Getenv("AGENTX_AGENT")
 	}
-	if o.Agent == "" {
-		return o, usagef("hook %s needs --agent (or $AGENTX_AGENT)", event)
-	}
 	return o, nil
 }
 
 func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 	event := o.Event
 	in := &hookInput{Event: event, Agent: o.Agent, Format: o.Format, Strict: o.Strict, SummaryFile: o.SummaryFile}
-	a.readHookStdin(in)
+	payloadAgent := a.readHookStdin(in)
+	if in.Agent == "" {
+		// Claude Code names the agent a session runs as (claude --agent
+		// NAME) in its payload's agent_type: one shared settings file then
+		// serves every role.
+		in.Agent = payloadAgent
+	}
+	if in.Agent == "" {
+		return usagef("hook %s needs --agent, $AGENTX_AGENT or a host payload naming the agent", event)
+	}
 	if cwd := in.Stdin.Payload.Cwd; cwd != "" && filepath.IsAbs(cwd) && a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
 		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() {
 			a.Cwd = cwd // the agent's project, wherever the hook runs from
 		}
+	}
+	if why, ok := a.inWorkspace("hook " + event); !ok {
+		a.hookSkipped(o.jsonMode(), event, why)
+		return nil
+	}
+	if why, ok := a.agentAccepted(in.Agent); !ok {
+		a.hookSkipped(o.jsonMode(), event, why)
+		return nil
 	}
 	issue, ok, err := a.issueFor(ctx, o.Issue)
 	if err != nil {
@@ -145,7 +235,6 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 		a.warn("ignoring the issue from the environment: %v", err)
 	}
 	in.Issue, in.HasIssue = issue, ok && err == nil
-	a.warnUnknownAgent(in.Agent)
 
 	return a.failOpen(event, func() error {
 		a.beforeHook(ctx, in)
@@ -155,6 +244,17 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 		}
 		return a.hookFinish(ctx, in)
 	})
+}
+
+// inWorkspace reports whether the workspace holds .agentx/. A hook or git
+// hook outside one does nothing (it would otherwise create .agentx/ in
+// whatever directory the host started it); why is the one line saying so.
+func (a *App) inWorkspace(what string) (why string, ok bool) {
+	dir := a.Workspace().AgentxDir()
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		return "", true
+	}
+	return fmt.Sprintf("agentx %s: no .agentx/ in %s; nothing done (agentx-hook init creates it)", what, a.Workspace().Root), false
 }
 
 // beforeHook and afterHook are GitHub Mode's state branch around a hook:
@@ -177,25 +277,29 @@ func (a *App) afterHook(ctx context.Context, in *hookInput) {
 	}
 }
 
-// warnUnknownAgent flags a name no workflow or config knows: a typo in a
-// host's hook settings would otherwise report "nothing waits for you"
-// forever. A warning only, as hooks fail open (a broken config is
-// reported by the hook body).
-func (a *App) warnUnknownAgent(agent string) {
+// agentAccepted checks the agent name as `memory add` does, and against
+// the agents the workflows and config know (when they name any): a typo
+// in a host's hook settings would otherwise be written into agent status
+// for good and report "nothing waits for you" forever. A rejected name is
+// one warning and the hook does nothing (hooks fail open); why says so.
+func (a *App) agentAccepted(agent string) (why string, ok bool) {
+	if err := validate.Agent("agent", agent); err != nil {
+		return fmt.Sprintf("%v; nothing done (check --agent or $AGENTX_AGENT)", err), false
+	}
 	cfg, err := a.Config()
 	if err != nil {
-		return
+		return "", true // a broken config is reported by the hook body
 	}
 	known := cfg.KnownAgents()
 	if len(known) == 0 || known[agent] {
-		return
+		return "", true
 	}
 	names := make([]string, 0, len(known))
 	for n := range known {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	a.warn("agent %q is not in the workflows or config (known: %s); check --agent or $AGENTX_AGENT", agent, strings.Join(names, ", "))
+	return fmt.Sprintf("agent %q is not in the workflows or config (known: %s); nothing done (check --agent or $AGENTX_AGENT)", agent, strings.Join(names, ", ")), false
 }
 
 // strictError is the one failure a hook reports: the caller asked (with
@@ -223,29 +327,76 @@ func (a *App) failOpen(event string, fn func() error) (err error) {
 	return nil
 }
 
-// readHookStdin reads an optional payload. A terminal is never read; a
-// pipe that stays open without data is given up after hookStdinWait.
-func (a *App) readHookStdin(in *hookInput) {
+// readHookStdin reads an optional payload within the stdin budget and
+// returns the agent the payload names (Claude Code's agent_type), if any.
+// A terminal is never read.
+func (a *App) readHookStdin(in *hookInput) string {
 	if a.Stdin == nil {
-		return
+		return ""
 	}
 	if f, ok := a.Stdin.(*os.File); ok {
 		if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice != 0 {
-			return
+			return ""
 		}
 	}
-	done := make(chan []byte, 1)
-	go func() {
-		data, _ := io.ReadAll(io.LimitReader(a.Stdin, 1<<20))
-		done <- data
-	}()
-	var data []byte
-	select {
-	case data = <-done:
-	case <-time.After(hookStdinWait):
-		return
+	data := readWithin(a.Stdin, 1<<20, hookStdinFirst, hookStdinRest)
+	if len(data) == 0 {
+		return ""
 	}
 	in.Stdin = capture.ParseInput(data)
+	var named struct {
+		AgentType string `json:"agent_type"`
+	}
+	if capture.LooksLikePayload(data) && json.Unmarshal(data, &named) == nil {
+		return named.AgentType
+	}
+	return ""
+}
+
+// readWithin reads r until EOF, limit bytes, or one whole JSON document,
+// giving up first after nothing arrived and rest after the first byte.
+// The reading goroutine is left behind on a stdin that never closes; the
+// process ends soon after a hook anyway.
+func readWithin(r io.Reader, limit int, first, rest time.Duration) []byte {
+	chunks := make(chan []byte, 16)
+	go func() {
+		defer close(chunks)
+		buf := make([]byte, 32<<10)
+		total := 0
+		for total < limit {
+			n, err := r.Read(buf)
+			if n > 0 {
+				chunks <- append([]byte(nil), buf[:n]...)
+				total += n
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var data []byte
+	timer := time.NewTimer(first)
+	defer timer.Stop()
+	for {
+		select {
+		case c, ok := <-chunks:
+			if !ok {
+				return data
+			}
+			if len(data) == 0 {
+				timer.Reset(rest)
+			}
+			data = append(data, c...)
+			if len(data) >= limit {
+				return data[:limit]
+			}
+			if capture.LooksLikePayload(data) && json.Valid(data) {
+				return data
+			}
+		case <-timer.C:
+			return data
+		}
+	}
 }
 
 // hookView is what a hook found for its agent.
@@ -360,10 +511,11 @@ func (a *App) hookStart(ctx context.Context, in *hookInput) error {
 	if hasMon {
 		sections = append(sections, mon)
 	}
-	if err := a.writeHookOutput(in, v, sections); err != nil {
+	strict := a.strictCheck(in, v)
+	if err := a.writeHookOutput(in, v, sections, strict); err != nil {
 		return err
 	}
-	return a.strictCheck(in, v)
+	return strict
 }
 
 func (a *App) hookFinish(ctx context.Context, in *hookInput) error {
@@ -392,10 +544,11 @@ func (a *App) hookFinish(ctx context.Context, in *hookInput) error {
 	if in.Format == "claude" || in.Format == "codex" {
 		in.Format = "text" // Claude Code reads no context from session-end hooks
 	}
-	if err := a.writeHookOutput(in, v, sections); err != nil {
+	strict := a.strictCheck(in, v)
+	if err := a.writeHookOutput(in, v, sections, strict); err != nil {
 		return err
 	}
-	return a.strictCheck(in, v)
+	return strict
 }
 
 func (a *App) cliName() string { return "agentx-hook" }
@@ -530,7 +683,10 @@ func hookText(in *hookInput, status string, sections []hookSection) string {
 
 // hookDoc is `hook start|finish --json`.
 type hookDoc struct {
-	Agent       string           `json:"agent"`
+	Agent string `json:"agent"`
+	// Blocked is --strict's verdict, in the one document (the exit status
+	// is 1 and stderr says it too).
+	Blocked     *errorBody       `json:"blocked,omitempty"`
 	Escalations []ledger.Record  `json:"escalations"`
 	Hook        string           `json:"hook"`
 	Issue       *int             `json:"issue"`
@@ -551,7 +707,7 @@ func writeSessionStart(w io.Writer, text string) error {
 		"hookEventName": "SessionStart", "additionalContext": text}})
 }
 
-func (a *App) writeHookOutput(in *hookInput, v *hookView, sections []hookSection) error {
+func (a *App) writeHookOutput(in *hookInput, v *hookView, sections []hookSection, strict error) error {
 	text := hookText(in, v.status, sections)
 	switch in.Format {
 	case "claude", "codex": // Codex takes Claude Code's SessionStart form
@@ -566,7 +722,17 @@ func (a *App) writeHookOutput(in *hookInput, v *hookView, sections []hookSection
 		if v.report != nil {
 			actions = v.report.Actions
 		}
-		return a.writeDoc(&hookDoc{Hook: in.Event, Agent: in.Agent,
+		var blocked *errorBody
+		var se *strictError
+		if errors.As(strict, &se) {
+			var pe *errcode.Error
+			hint := ""
+			if errors.As(se.err, &pe) {
+				hint = pe.Hint
+			}
+			blocked = &errorBody{Code: string(errcode.CodeOf(se.err)), Message: se.Error(), Hint: hint}
+		}
+		return a.writeDoc(&hookDoc{Hook: in.Event, Agent: in.Agent, Blocked: blocked,
 			Issue: issue, Status: v.status, Waiting: nonNil(v.waiting), Requests: nonNil(v.requests),
 			Escalations: nonNil(v.escalations), Monitor: nonNil(actions), Sections: nonNil(sections), Text: text})
 	default:

@@ -80,12 +80,14 @@ func commands() []command {
 		{"hook", "agent lifecycle hooks: hook start, hook finish", runHook},
 		{"memory", "search, inspect and maintain the memory store", runMemory},
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
+		{"setup", "wire agentx into Claude Code, Codex or Copilot and git in one step", wire(parseSetup, runSetup)},
 		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", wire(parseGitHook, runGitHook)},
 		{"merge-driver", "what git runs to merge state files (hooks install --merge-driver)", wire(parseMergeDriver, runMergeDriver)},
 		{"sync", "share the state on the state branch (GitHub Mode)", wire(parseSync, runSync)},
 		{"digest", "weekly digest of clarification and memory figures", wire(parseDigest, runDigest)},
 		{"demo", "run a scripted tour in a temporary workspace", wire(parseDemo, runDemo)},
 		{"version", "print the version", wire(parseVersion, runVersion)},
+		{"completion", "print a shell completion script (bash, zsh, fish)", wire(parseCompletion, runCompletion)},
 	}
 }
 
@@ -133,13 +135,19 @@ func (a *App) Run(ctx context.Context, args []string) int {
 			a.usage(a.Stdout)
 			return 0
 		case arg == "--version":
-			fmt.Fprintln(a.Stdout, "agentx-hook", Version)
+			fmt.Fprintln(a.Stdout, "agentx-hook", versionLine())
 			return 0
 		default:
 			goto dispatch
 		}
 	}
 dispatch:
+	if a.rootFlag != "" {
+		// A misspelt --root would otherwise become a new workspace.
+		if fi, err := os.Stat(a.rootFlag); err != nil || !fi.IsDir() {
+			return a.fail(a.unknown(usagef("--root %s: no such directory", a.rootFlag), args))
+		}
+	}
 	if len(args) == 0 {
 		a.usage(a.Stderr)
 		return 2
@@ -149,10 +157,20 @@ dispatch:
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return a.fail(c.run(ctx, a, args[1:]))
+			switch c.name {
+			case "hook", "git-hook", "sync", "demo":
+				// Hosts may kill a hook, and sync and demo run long: what
+				// they say goes out at once (hooks exit 0 anyway).
+				return a.fail(c.run(ctx, a, args[1:]))
+			}
+			return a.failFirst(func() error { return c.run(ctx, a, args[1:]) })
 		}
 	}
-	return a.fail(a.unknown(usagef("unknown command %q (run `agentx-hook --help`)", args[0]), args[1:]))
+	names := make([]string, 0, len(commands()))
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return a.fail(a.unknown(usagef("unknown command %q%s (run `agentx-hook --help`)", args[0], didYouMean(args[0], names)), args[1:]))
 }
 
 func (a *App) usage(w io.Writer) {
@@ -164,6 +182,22 @@ func (a *App) usage(w io.Writer) {
 	fmt.Fprintf(w, "\nThe root is --root, else $AGENTX_ROOT, else the nearest ancestor holding .agentx/,\n")
 	fmt.Fprintf(w, "else the git top level, else the current directory.\n")
 	fmt.Fprintf(w, "Run `agentx-hook COMMAND --help` for a command's flags.\n")
+}
+
+// failFirst runs a command holding back what it writes to stderr, so that
+// when it fails the first stderr line is still `error: CODE: ...` as the
+// contract says, even after the monitor's side effect (which runs after
+// every clarify command) warned about something else. What was held back
+// follows the error; on success it is written as it was.
+func (a *App) failFirst(run func() error) int {
+	stderr := a.Stderr
+	var held bytes.Buffer
+	a.Stderr = &held
+	err := run()
+	a.Stderr = stderr
+	code := a.fail(err)
+	_, _ = stderr.Write(held.Bytes())
+	return code
 }
 
 // fail prints err the way the contract says and returns the exit status.
@@ -251,6 +285,9 @@ func (a *App) Config() (*config.Set, error) {
 			return nil, err
 		}
 		a.cfg = set
+		for _, w := range set.Config.Warnings {
+			a.warn("%s", w)
+		}
 	}
 	return a.cfg, nil
 }
@@ -350,7 +387,7 @@ func parse(flags *flag.FlagSet, args []string) ([]string, error) {
 		}
 		if err != nil {
 			if first == nil {
-				first = usagef("%s: %v", flags.Name(), err)
+				first = usagef("%s: %s", flags.Name(), flagError(flags, err))
 			}
 			if len(rest) == len(args) { // nothing consumed ("bad flag syntax"): skip it
 				rest = rest[1:]
@@ -369,6 +406,20 @@ func parse(flags *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// flagError words a flag error in the style flags are shown in (--name;
+// Go's flag echoes -name), with "did you mean" for a misspelt flag.
+func flagError(flags *flag.FlagSet, err error) string {
+	const undefined = "flag provided but not defined: -"
+	msg := err.Error()
+	if !strings.HasPrefix(msg, undefined) {
+		return msg
+	}
+	got := "--" + strings.TrimPrefix(msg, undefined)
+	var names []string
+	flags.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+	return "unknown flag " + got + didYouMean(got, names)
+}
+
 // writeJSON encodes one JSON value: indented, no HTML escaping. Our --json
 // documents go through App.writeDoc; only a host's own format (Claude
 // Code's SessionStart output) is written with it directly.
@@ -382,10 +433,11 @@ func writeJSON(w io.Writer, v any) error {
 var parseVersion = parseJSONOnly("version", "version [--json]")
 
 func runVersion(_ context.Context, a *App, o *jsonOnlyOptions) error {
+	v := buildVersion()
 	if o.JSON {
-		return a.writeDoc(&versionDoc{Version: Version})
+		return a.writeDoc(&versionDoc{Version: v.Version, Commit: v.Commit, Dirty: v.Dirty, GoVersion: v.GoVersion})
 	}
-	fmt.Fprintln(a.Stdout, "agentx-hook", Version)
+	fmt.Fprintln(a.Stdout, "agentx-hook", versionLine())
 	return nil
 }
 

@@ -167,6 +167,9 @@ type failureDoc struct {
 }
 
 type versionDoc struct {
+	Commit    string `json:"commit"`
+	Dirty     bool   `json:"dirty"`
+	GoVersion string `json:"goVersion"`
 	schemaVersion
 	Version string `json:"version"`
 }

@@ -46,6 +46,10 @@ type Config struct {
 	Clarify         ClarifySettings      `toml:"clarify"`
 	Memory          MemorySettings       `toml:"memory"`
 	GitHub          GitHubSettings       `toml:"github"`
+	// Warnings are the problems found while parsing that do not stop the
+	// file loading (unknown keys, an unknown mode), each naming the file
+	// and line; the CLI prints them.
+	Warnings []string `toml:"-"`
 }
 
 // ClarifySettings tune the protocol for the workspace.
@@ -187,9 +191,11 @@ func ParseConfig(path string, data []byte) (Config, error) {
 	if err := checkShape(path, data); err != nil {
 		return c, err
 	}
-	if _, err := toml.Decode(string(data), &c); err != nil {
+	md, err := toml.Decode(string(data), &c)
+	if err != nil {
 		return c, tomlErr(path, err)
 	}
+	c.Warnings = warnings(path, data, md, c)
 	return c, nil
 }
 

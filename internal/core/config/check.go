@@ -1,0 +1,105 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Warnings are what a person should fix in agentx.toml that does not stop
+// it loading: a key or section the toolkit does not read (a typo such as
+// [responder.x] for [responders.x] would otherwise be ignored in silence)
+// and a mode other than local or github. Each names the file and line.
+func warnings(path string, data []byte, md toml.MetaData, c Config) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		top := topUndecoded(md, k)
+		if seen[top.String()] {
+			continue
+		}
+		seen[top.String()] = true
+		what := "key"
+		if len(top) < len(k) || md.Type(top...) == "Hash" || md.Type(top...) == "ArrayHash" {
+			what = "section"
+		}
+		out = append(out, fmt.Sprintf("%s:%d: unknown %s %q is ignored", path, lineOf(data, top), what, top.String()))
+	}
+	switch c.Mode {
+	case "", "local", "github":
+	default:
+		out = append(out, fmt.Sprintf("%s:%d: mode %q is neither local nor github; local is used", path, lineOf(data, toml.Key{"mode"}), c.Mode))
+	}
+	return out
+}
+
+// topUndecoded is k's shortest prefix under which nothing was decoded:
+// one warning for an unknown section, not one per key in it.
+func topUndecoded(md toml.MetaData, k toml.Key) toml.Key {
+	undecoded := map[string]bool{}
+	for _, u := range md.Undecoded() {
+		undecoded[u.String()] = true
+	}
+	var decoded []string
+	for _, key := range md.Keys() {
+		if !undecoded[key.String()] {
+			decoded = append(decoded, key.String())
+		}
+	}
+	for i := 1; i < len(k); i++ {
+		p := k[:i].String()
+		used := false
+		for _, d := range decoded {
+			if d == p || strings.HasPrefix(d, p+".") {
+				used = true
+				break
+			}
+		}
+		if !used {
+			return k[:i]
+		}
+	}
+	return k
+}
+
+var (
+	tomlHeader = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$`)
+	tomlKey    = regexp.MustCompile(`^\s*([A-Za-z0-9_."' -]+?)\s*=`)
+)
+
+// lineOf is the first line that defines key or a table inside it, as a
+// header or as a key line under the current header (0 when not found).
+// TOML parsers report no key positions; a line scan is enough for the
+// plain files people write.
+func lineOf(data []byte, key toml.Key) int {
+	want := normKey(key.String())
+	table := ""
+	for i, line := range strings.Split(string(data), "\n") {
+		var path string
+		if m := tomlHeader.FindStringSubmatch(line); m != nil {
+			table = normKey(m[1])
+			path = table
+		} else if m := tomlKey.FindStringSubmatch(line); m != nil {
+			path = normKey(m[1])
+			if table != "" {
+				path = table + "." + path
+			}
+		} else {
+			continue
+		}
+		if path == want || strings.HasPrefix(path, want+".") {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func normKey(s string) string {
+	parts := strings.Split(s, ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return strings.Join(parts, ".")
+}

@@ -1,0 +1,93 @@
+package hookcmd
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMergeHostHooks(t *testing.T) {
+	claude := hostsFor(&setupOptions{Claude: true})[0]
+	for _, tt := range []struct {
+		name, old string
+		exists    bool
+		wantErr   string
+		want      []string // substrings of the result
+		same      bool     // the result is old, byte for byte
+	}{
+		{name: "no file", want: []string{`"SessionStart"`, `"agentx-hook hook finish"`}},
+		{name: "empty file", old: "", exists: true, want: []string{`"SessionEnd"`}},
+		{name: "other keys kept in order", old: `{"z": 1, "a": {"b": [1.50, "x&y"]}}`, exists: true,
+			want: []string{"\"z\": 1,\n  \"a\": {", `1.50`, `"x&y"`, `"hooks"`}},
+		{name: "already wired", old: string(encodeOrdered(mustMerge(t, "", claude))), exists: true, same: true},
+		{name: "not JSON", old: `{"hooks": `, exists: true, wantErr: "not valid JSON"},
+		{name: "not an object", old: `[1]`, exists: true, wantErr: "not a JSON object"},
+		{name: "hooks not an object", old: `{"hooks": []}`, exists: true, wantErr: `"hooks" is not a JSON object`},
+		{name: "event not an array", old: `{"hooks": {"SessionEnd": {}}}`, exists: true, wantErr: `"hooks.SessionEnd" is not a JSON array`},
+		{name: "two documents", old: `{} {}`, exists: true, wantErr: "more than one JSON value"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := mergeHostHooks([]byte(tt.old), tt.exists, claude, "")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.same && string(got) != tt.old {
+				t.Errorf("a re-run changed the file:\n%s", got)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(string(got), w) {
+					t.Errorf("result lacks %q:\n%s", w, got)
+				}
+			}
+			again, err := mergeHostHooks(got, true, claude, "")
+			if err != nil || string(again) != string(got) {
+				t.Errorf("not idempotent (%v):\n%s\n---\n%s", err, got, again)
+			}
+		})
+	}
+}
+
+func mustMerge(t *testing.T, old string, h hostHooks) any {
+	t.Helper()
+	out, err := mergeHostHooks([]byte(old), old != "", h, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := decodeOrdered(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestEnableCodexHooks(t *testing.T) {
+	for _, tt := range []struct {
+		name, old, want, wantErr string
+	}{
+		{name: "no file", old: "", want: "[features]\ncodex_hooks = true\n"},
+		{name: "other settings", old: "model = \"o4\"", want: "model = \"o4\"\n\n[features]\ncodex_hooks = true\n"},
+		{name: "features table", old: "[features]\nweb_search = true\n", want: "[features]\ncodex_hooks = true\nweb_search = true\n"},
+		{name: "already on", old: "[features]\ncodex_hooks = true # yes\n", want: "[features]\ncodex_hooks = true # yes\n"},
+		{name: "off", old: "[features]\n  codex_hooks = false\n", want: "[features]\n  codex_hooks = true\n"},
+		{name: "dotted key", old: "features.web_search = true\n", wantErr: "by hand"},
+		{name: "not TOML", old: "[features\n", wantErr: "not valid TOML"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := enableCodexHooks([]byte(tt.old), tt.old != "")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || string(got) != tt.want {
+				t.Fatalf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
