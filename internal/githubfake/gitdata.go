@@ -119,9 +119,25 @@ func (s *Server) SetBranchFiles(branch string, files map[string][]byte, message 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.git()
-	root := map[string]any{}
+	blobs := make(map[string]string, len(files))
 	for p, c := range files {
-		sha := g.putBlob(c)
+		blobs[p] = g.putBlob(c)
+	}
+	tree := g.putFiles(blobs)
+	var parents []string
+	if tip, ok := g.refs["heads/"+branch]; ok {
+		parents = []string{tip}
+	}
+	sha := g.putCommit(gitCommit{Tree: tree, Parents: parents, Message: message})
+	g.refs["heads/"+branch] = sha
+	return sha
+}
+
+// putFiles stores the nested trees of files (slash path -> blob id) and
+// returns the root tree's id.
+func (g *gitData) putFiles(files map[string]string) string {
+	root := map[string]any{}
+	for p, sha := range files {
 		parts := strings.Split(p, "/")
 		dir := root
 		for _, d := range parts[:len(parts)-1] {
@@ -134,14 +150,7 @@ func (s *Server) SetBranchFiles(branch string, files map[string][]byte, message 
 		}
 		dir[parts[len(parts)-1]] = sha
 	}
-	tree := g.putNested(root)
-	var parents []string
-	if tip, ok := g.refs["heads/"+branch]; ok {
-		parents = []string{tip}
-	}
-	sha := g.putCommit(gitCommit{Tree: tree, Parents: parents, Message: message})
-	g.refs["heads/"+branch] = sha
-	return sha
+	return g.putNested(root)
 }
 
 func (g *gitData) putNested(dir map[string]any) string {
@@ -441,21 +450,7 @@ func (s *Server) createTree(_ http.ResponseWriter, r *http.Request, _ string) (i
 			files[e.Path] = *e.SHA
 		}
 	}
-	root := map[string]any{}
-	for p, sha := range files {
-		parts := strings.Split(p, "/")
-		dir := root
-		for _, d := range parts[:len(parts)-1] {
-			sub, ok := dir[d].(map[string]any)
-			if !ok {
-				sub = map[string]any{}
-				dir[d] = sub
-			}
-			dir = sub
-		}
-		dir[parts[len(parts)-1]] = sha
-	}
-	sha := g.putNested(root)
+	sha := g.putFiles(files)
 	return 201, map[string]any{"sha": sha, "truncated": false}
 }
 
