@@ -10,9 +10,7 @@
 package githubfake
 
 import (
-	"crypto/sha1"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -298,12 +296,7 @@ func (s *Server) Restore(snap Snapshot) {
 
 // BlobSHA is git's blob id of content, which is what the contents API
 // calls a file's sha.
-func BlobSHA(content []byte) string {
-	h := sha1.New()
-	fmt.Fprintf(h, "blob %d\x00", len(content))
-	h.Write(content)
-	return hex.EncodeToString(h.Sum(nil))
-}
+func BlobSHA(content []byte) string { return gitHash("blob", content) }
 
 func (s *Server) sortedComments(issue int) []*Comment {
 	var out []*Comment

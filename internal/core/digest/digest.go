@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
 // SchemaVersion is the version of the JSON document.
@@ -728,7 +729,7 @@ func issueRows(facts []fact, w Window, link func(int) string) []IssueRow {
 }
 
 // normTopic folds case and spacing so "Auth flow" and "auth  flow" recur.
-func normTopic(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+func normTopic(s string) string { return strings.ToLower(shorten.Flatten(s)) }
 
 func topics(facts []fact, w Window) []Topic {
 	type acc struct {

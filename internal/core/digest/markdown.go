@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
 // MaxIssueRows caps the by-issue table of the Markdown (the JSON has all).
@@ -182,7 +184,7 @@ func (m *md) text(s string) string {
 	if m.clean != nil {
 		s = m.clean(s)
 	}
-	s = strings.Join(strings.Fields(s), " ")
+	s = shorten.Flatten(s)
 	var b strings.Builder
 	for _, r := range s {
 		if strings.ContainsRune("\\`*_[]<>|#~!", r) {

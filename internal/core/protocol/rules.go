@@ -134,10 +134,10 @@ func EscalationSummary(rec *ledger.Record, reason, cli string) string {
 	fmt.Fprintf(&b, "[ESCALATED] Clarification %q (%s) could not be resolved: %s.\n", sanitize.Clean(rec.Topic), rec.ID, sanitize.Clean(reason))
 	fmt.Fprintf(&b, "Agents: %s -> %s. Rounds used: %d of %d.\n", rec.From, rec.To, rec.Round, rec.MaxRounds)
 	if q := rec.LastOf(ledger.Question); q != nil {
-		fmt.Fprintf(&b, "%s's latest question: %s\n", q.From, shorten.Text(oneLine(sanitize.Clean(q.Body)), 300))
+		fmt.Fprintf(&b, "%s's latest question: %s\n", q.From, shorten.Line(sanitize.Clean(q.Body), 300))
 	}
 	if a := rec.LastOf(ledger.Answer); a != nil {
-		fmt.Fprintf(&b, "%s's latest answer: %s\n", a.From, shorten.Text(oneLine(sanitize.Clean(a.Body)), 300))
+		fmt.Fprintf(&b, "%s's latest answer: %s\n", a.From, shorten.Line(sanitize.Clean(a.Body), 300))
 	} else {
 		fmt.Fprintf(&b, "%s has not answered.\n", rec.To)
 	}
@@ -147,5 +147,3 @@ func EscalationSummary(rec *ledger.Record, reason, cli string) string {
 	fmt.Fprintf(&b, "  On GitHub: /clarify %s %s <decision>", Resolve, rec.ID)
 	return b.String()
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
