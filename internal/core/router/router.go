@@ -332,9 +332,13 @@ func (r *Router) emit(ctx context.Context, typ string, rec *ledger.Record) {
 	if r.Events == nil {
 		return
 	}
-	err := r.Events.Append(ctx, typ, events.ClarificationPayload{
+	p := events.ClarificationPayload{
 		ClarificationID: rec.ID, IssueNumber: rec.IssueNumber, FromAgent: rec.From, ToAgent: rec.To,
 		Topic: rec.Topic, Blocking: rec.Blocking, Timestamp: r.Clock.Now().UnixMilli(),
-	})
+	}
+	if typ == events.ClarificationFollowup {
+		p.Round = rec.Round
+	}
+	err := r.Events.Append(ctx, typ, p)
 	r.warn(err, typ+" not logged")
 }
