@@ -20,18 +20,48 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
-// Request is the document a responder reads on stdin.
+// SchemaVersion is the version of the Request document; it changes only
+// when a field changes meaning or goes away.
+const SchemaVersion = 1
+
+// Request is the document a responder reads on stdin, one JSON object
+// (docs/formats.md, "Responder request"). It is a schema of its own, not
+// the ledger's types, so what a responder sees never follows a change of
+// ours by accident.
 type Request struct {
-	Issue    int            `json:"issue"`
-	ID       string         `json:"id"`
-	From     string         `json:"from"`
-	To       string         `json:"to"`
-	Topic    string         `json:"topic"`
-	Round    int            `json:"round"`
-	Blocking bool           `json:"blocking"`
-	Question string         `json:"question"`
-	Thread   []ledger.Entry `json:"thread"`
-	Retry    bool           `json:"retry,omitempty"`
+	// SchemaVersion is stamped by Respond.
+	SchemaVersion int    `json:"schema_version"`
+	Issue         int    `json:"issue"`
+	ID            string `json:"id"`
+	From          string `json:"from"`
+	To            string `json:"to"`
+	Topic         string `json:"topic"`
+	Round         int    `json:"round"`
+	Blocking      bool   `json:"blocking"`
+	// Question is the latest question, the one to answer.
+	Question string  `json:"question"`
+	Thread   []Entry `json:"thread"`
+	// Retry is set when the monitor asks again after a timeout.
+	Retry bool `json:"retry,omitempty"`
+}
+
+// Entry is one message of the thread as a responder sees it.
+type Entry struct {
+	Round     int    `json:"round"`
+	From      string `json:"from"`
+	Type      string `json:"type"` // question, answer, resolution, escalation
+	Body      string `json:"body"`
+	Timestamp string `json:"timestamp"`
+}
+
+// Thread is a record's thread as Request entries (the ledger's unknown
+// keys stay in the ledger).
+func Thread(entries []ledger.Entry) []Entry {
+	out := make([]Entry, len(entries))
+	for i, e := range entries {
+		out[i] = Entry{Round: e.Round, From: e.From, Type: string(e.Type), Body: e.Body, Timestamp: e.Timestamp}
+	}
+	return out
 }
 
 // Exec runs configured commands.
@@ -64,6 +94,7 @@ func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, 
 	timeout := r.TimeoutOr()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	req.SchemaVersion = SchemaVersion
 	in, err := json.Marshal(req)
 	if err != nil {
 		return "", err
@@ -72,7 +103,8 @@ func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, 
 	cmd.Dir = e.Dir
 	cmd.Env = append(cmd.Environ(), e.Env...)
 	cmd.Env = append(cmd.Env, "AGENTX_CLARIFICATION_ID="+req.ID, fmt.Sprintf("AGENTX_ISSUE=%d", req.Issue), "AGENTX_AGENT="+agent)
-	cmd.Stdin = bytes.NewReader(in)
+	// One line: `read -r line` in a shell responder gets it whole.
+	cmd.Stdin = bytes.NewReader(append(in, '\n'))
 	var stdout, stderr limitedBuffer
 	stdout.max, stderr.max = maxAnswer, 4096
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -240,7 +240,7 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 	})
 	answer, rerr := r.Responder.Respond(ctx, rec.To, responder.Request{
 		Issue: rec.IssueNumber, ID: rec.ID, From: rec.From, To: rec.To, Topic: rec.Topic,
-		Round: rec.Round, Blocking: rec.Blocking, Question: question, Thread: rec.Thread, Retry: retry,
+		Round: rec.Round, Blocking: rec.Blocking, Question: question, Thread: responder.Thread(rec.Thread), Retry: retry,
 	})
 	// The record's own issue finds it, so records with legacy ids written
 	// by the old tools are answered and escalated too.
