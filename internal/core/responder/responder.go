@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -69,6 +70,34 @@ type Exec struct {
 	Responders map[string]config.Responder
 	Dir        string   // working directory (the workspace root)
 	Env        []string // extra environment
+	// ConfigFile is where the responders are configured, for errors.
+	ConfigFile string
+}
+
+// CanStart reports, without running anything, whether agent's responder
+// command can be started: found on $PATH (or, with a slash, relative to
+// the workspace root) and executable. A responder that cannot start is a
+// configuration error, INVALID_INPUT naming its section and file; asking
+// it would only escalate every question. No responder is nil.
+func (e *Exec) CanStart(agent string) error {
+	r, ok := e.Responders[agent]
+	if !ok || len(r.Command) == 0 {
+		return nil
+	}
+	name := r.Command[0]
+	path := name
+	if strings.ContainsRune(name, '/') && !filepath.IsAbs(name) {
+		path = filepath.Join(e.Dir, name) // as exec runs it: relative to cmd.Dir
+	}
+	if _, err := exec.LookPath(path); err != nil {
+		where := "agentx.toml"
+		if e.ConfigFile != "" {
+			where = e.ConfigFile
+		}
+		return errcode.Wrap(errcode.InvalidInput, err, "responder for %q cannot start: command %q ([responders.%s] in %s)", agent, name, agent, where).
+			WithHint(fmt.Sprintf("fix the command of [responders.%s] in %s, or remove the section to let questions wait for the agent's session", agent, where))
+	}
+	return nil
 }
 
 // Has reports whether agent has a responder.

@@ -168,3 +168,29 @@ func TestRequestSchemaFieldsAreTagged(t *testing.T) {
 		t.Fatalf("%s %v", raw, err)
 	}
 }
+
+// CanStart finds what exec would run (on $PATH, or relative to the
+// workspace root with a slash) without running it.
+func TestCanStart(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/run.sh", []byte("echo hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/plain.sh", []byte("echo hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := &Exec{Dir: dir, ConfigFile: "/w/.agentx/agentx.toml", Responders: map[string]config.Responder{
+		"sh": {Command: []string{"sh", "-c", "true"}}, "rel": {Command: []string{"./run.sh"}},
+		"missing": {Command: []string{"agentx-no-such-responder"}}, "plain": {Command: []string{"./plain.sh"}},
+	}}
+	for agent, want := range map[string]string{
+		"sh": "", "rel": "", "nobody": "",
+		"missing": `responder for "missing" cannot start: command "agentx-no-such-responder" ([responders.missing] in /w/.agentx/agentx.toml)`,
+		"plain":   `responder for "plain" cannot start: command "./plain.sh" ([responders.plain] in /w/.agentx/agentx.toml)`,
+	} {
+		err := e.CanStart(agent)
+		if want == "" && err != nil || want != "" && (!errcode.Is(err, errcode.InvalidInput) || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v, want %q", agent, err, want)
+		}
+	}
+}
