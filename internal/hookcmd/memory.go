@@ -109,15 +109,18 @@ func parseMemorySearch(a *App, args []string) (*memorySearchOptions, error) {
 		return o, usagef("--limit must not be negative")
 	}
 	if *issueFlag != "" {
-		if o.Query.Issue, err = validate.Issue(*issueFlag); err != nil {
+		// Issue 0 holds what the old chat integration stored: searched
+		// like any issue, though nothing new is stored under it.
+		if o.Query.Issue, err = validate.LedgerIssue(*issueFlag); err != nil {
 			return o, err
 		}
+		o.Query.IssueSet = true
 	}
 	if *cat != "" && !o.Query.Category.Known() {
 		return o, errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", *cat)
 	}
 	q := &o.Query
-	if strings.TrimSpace(q.Text) == "" && q.Agent == "" && q.Issue == 0 && q.Category == "" && o.Since == "" && o.Until == "" {
+	if strings.TrimSpace(q.Text) == "" && q.Agent == "" && !q.IssueSet && q.Category == "" && o.Since == "" && o.Until == "" {
 		return o, usagef("memory search needs a QUERY or a filter (--agent, --issue, --category, --since, --until)")
 	}
 	return o, nil
