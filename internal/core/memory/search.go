@@ -22,9 +22,9 @@ import (
 // listByAgent and listByCategory are Query{Agent} and Query{Category} with
 // Limit -1).
 type Query struct {
-	Text     string
-	Agent    string
-	Issue    int
+	Text  string
+	Agent string
+	Issue int
 	// IssueSet filters by Issue even when it is 0 (the old chat
 	// integration's issue); otherwise Issue 0 means any issue.
 	IssueSet bool
