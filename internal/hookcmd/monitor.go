@@ -399,7 +399,7 @@ func demoMonitor() []demoStep {
 		{title: "A third question on issue 63 waits for the product manager", args: []string{"clarify", "request", "--workflow", "bug", "--issue", "63",
 			"--from", "engineer", "--to", "product-manager", "--topic", "retry policy", "--question", "How often may the client retry a failed upload?"},
 			env: at("2030-01-01T11:04:00Z")},
-		{title: "The ready queue marks issues where a blocking clarification waits",
+		{title: "The ready queue marks issues where a blocking clarification waits for an agent, or (escalated) for a person",
 			args: []string{"ready"}, env: at("2030-01-01T11:05:00Z")},
 		{title: "A session starts: the product manager's hook lists what waits for its answer",
 			args: []string{"hook", "start", "--agent", "product-manager", "--issue", "63"}, env: at("2030-01-01T11:06:00Z")},
