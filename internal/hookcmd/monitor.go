@@ -317,9 +317,15 @@ func runReady(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if o.JSON {
 		return a.writeDoc(&readyDoc{Issues: list})
 	}
+	a.printReady(list)
+	return nil
+}
+
+// printReady prints `ready`'s lines: who an issue waits for, or ready.
+func (a *App) printReady(list []*readyIssue) {
 	if len(list) == 0 {
 		fmt.Fprintln(a.Stdout, "No issues known locally.")
-		return nil
+		return
 	}
 	st := a.Style()
 	for _, ri := range list {
@@ -341,7 +347,6 @@ func runReady(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		}
 		fmt.Fprintln(a.Stdout, line)
 	}
-	return nil
 }
 
 // issueFiles lists the issues the memory store in dir has a file for.
