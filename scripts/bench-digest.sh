@@ -16,7 +16,7 @@ if [ ! -d "$ws/.agentx/memory" ]; then
   rm -rf "$ws"
   go run ./internal/tools/genledgers -root "$ws" -issues 1000 -records 5000 -open 200
   "$ax" --root "$ws" init >/dev/null
-  "$ax" --root "$ws" memory generate --observations 50000 --issues 1000 --seed 1 >/dev/null
+  "$ax" --root "$ws" memory generate --observations 50000 --issues 1000 --seed 1 --into-store >/dev/null
 fi
 "$ax" --root "$ws" digest >/dev/null 2>&1   # the first read builds the memory index
 ledgers=("$ws"/.agentx/state/clarifications/issue-*.json)

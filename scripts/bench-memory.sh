@@ -14,7 +14,7 @@ for n in 10000 50000 100000; do
   ws="$work/ws$n"
   if [ ! -f "$ws/.agentx/memory/manifest.json" ]; then
     rm -rf "$ws"; mkdir -p "$ws"; "$ax" --root "$ws" init >/dev/null
-    "$ax" --root "$ws" memory generate --observations $n --issues $((n / 50)) --seed 1
+    "$ax" --root "$ws" memory generate --observations $n --issues $((n / 50)) --seed 1 --into-store
   fi
   echo "== disk at $n: $(du -sb "$ws/.agentx/memory" | cut -f1) bytes (manifest $(stat -c %s "$ws/.agentx/memory/manifest.json"), index $(stat -c %s "$ws/.agentx/memory/search.idx"))"
 done

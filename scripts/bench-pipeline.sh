@@ -29,7 +29,7 @@ echo "transcript: $(stat -c %s "$tr") bytes, $(wc -l < "$tr") lines"
 
 ws0="$work/store10k"; rm -rf "$ws0"; mkdir -p "$ws0"
 "$ax" --root "$ws0" init >/dev/null
-"$ax" --root "$ws0" memory generate --observations 10000 --issues 200 --seed 1
+"$ax" --root "$ws0" memory generate --observations 10000 --issues 200 --seed 1 --into-store
 printf '{"session_id":"bench-session","transcript_path":"%s","cwd":"%s","hook_event_name":"SessionEnd","reason":"prompt_input_exit"}' "$tr" "$ws0" > "$work/sessionend.json"
 ws="$work/ws"
 # Each run starts from the same 10K store with nothing spooled or captured.
@@ -53,7 +53,7 @@ eval "$prep"
 echo "== 2. hook start --format claude on a 50K-observation store"
 ws50="$work/store50k"; rm -rf "$ws50"; mkdir -p "$ws50"
 "$ax" --root "$ws50" init >/dev/null
-"$ax" --root "$ws50" memory generate --observations 50000 --issues 1000 --seed 2
+"$ax" --root "$ws50" memory generate --observations 50000 --issues 1000 --seed 2 --into-store
 hyperfine -N --warmup 5 --runs 100 --export-json "$work/start50k.json" \
   "$ax --root $ws50 hook start --agent engineer --issue 42 --format claude"
 median "$work/start50k.json"

@@ -168,7 +168,7 @@ func (a *App) fail(gha *githubactions.Action, in *inputs, err error) {
 	if errors.Is(err, sync.ErrProtected) && in.stepSummaryOn {
 		gha.AddStepSummary(fmt.Sprintf("**Not saved:** the state branch `%s` refuses this workflow's writes. "+
 			"Give the job `permissions: contents: write`, and exempt `%s` from branch protection and rulesets "+
-			"(or set the `state-branch` input / `[github] state_branch` to an unprotected branch). See docs/github-mode.md, Troubleshooting.\n",
+			"(or set the `state-branch` input / `[github] state_branch` to an unprotected branch). See https://github.com/agentx-dev/agentx/blob/main/docs/github-mode.md#troubleshooting-state-branch-refuses-updates.\n",
 			in.stateBranch, in.stateBranch))
 	}
 }
@@ -197,7 +197,7 @@ func (a *App) openState(ctx context.Context, in *inputs, sb *sync.StateBranch, w
 	}
 	snap, n, err := sync.Seed(ctx, sb, snap, ws.Root)
 	if n > 0 {
-		warn("created the state branch %s from the %d state files of the checkout's .agentx; they may now be removed from code branches (see docs/github-mode.md, Migration)", in.stateBranch, n)
+		warn("created the state branch %s from the %d state files of the checkout's .agentx; they may now be removed from code branches (see https://github.com/agentx-dev/agentx/blob/main/docs/github-mode.md#migration-from-github-mode-on-the-default-branch)", in.stateBranch, n)
 	}
 	return snap, err
 }

@@ -85,5 +85,5 @@ func (a *App) usage(w io.Writer) {
 	fmt.Fprintln(w, "Input `command`: sync (mirror ledgers to comments and labels), ingest (apply /clarify")
 	fmt.Fprintln(w, "commands from an issue_comment event), monitor (stale/stuck/deadlock check, then sync),")
 	fmt.Fprintln(w, "digest (the weekly report as the step summary and the week's agentx-digest issue).")
-	fmt.Fprintln(w, "See docs/github-mode.md for every input and output.")
+	fmt.Fprintln(w, "See https://github.com/agentx-dev/agentx/blob/main/docs/github-mode.md for every input and output.")
 }

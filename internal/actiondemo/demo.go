@@ -159,7 +159,7 @@ func Run(ctx context.Context, w io.Writer) error {
 	// resolution, and wonders where the escalated label went.
 	fmt.Fprintf(w, "   alice's comment is the resolution itself (its entry keeps the comment id), so no bot comment repeats it;\n")
 	fmt.Fprintf(w, "   nothing waits for a person on #7 any more, so clarification-escalated is gone.\n")
-	fmt.Fprintf(w, "\nDemo complete. Wire it into a repository: docs/github-mode.md (workflow: examples/workflows/agentx.yml).\n")
+	fmt.Fprintf(w, "\nDemo complete. Wire it into a repository: https://github.com/agentx-dev/agentx/blob/main/docs/github-mode.md (workflow: examples/workflows/agentx.yml in the agentx repository).\n")
 	return nil
 }
 

@@ -153,6 +153,12 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 // loadRecords reads every ledger and keeps the records keep accepts.
 // Corrupt ledgers are reported on stderr and skipped.
 func (a *App) loadRecords(keep func(*ledger.Record) bool) ([]ledger.Record, error) {
+	return a.records(keep, true)
+}
+
+// records is loadRecords; warn false skips ledgers that do not load
+// silently, for a caller whose monitor check reported them already.
+func (a *App) records(keep func(*ledger.Record) bool, warn bool) ([]ledger.Record, error) {
 	loaded, err := a.Ledgers().LoadAll()
 	if err != nil {
 		return nil, err
@@ -160,7 +166,9 @@ func (a *App) loadRecords(keep func(*ledger.Record) bool) ([]ledger.Record, erro
 	var recs []ledger.Record
 	for _, l := range loaded {
 		if l.Err != nil {
-			a.warn("%v; listed without it (the file is left untouched)", l.Err)
+			if warn {
+				a.warn("%v; listed without it (the file is left untouched)", l.Err)
+			}
 			continue
 		}
 		for i := range l.Ledger.Clarifications {

@@ -169,7 +169,7 @@ func (a *App) hooksNotes(name string, loc githooks.Location, steps []githooks.St
 		if m == "" {
 			m = "a hooks manager"
 		}
-		notes = append(notes, fmt.Sprintf("core.hooksPath is %s (%s): reinstalling it may rewrite these files; hooks/README.md shows how to call agentx-hook from its own configuration instead", loc.HooksPath, m))
+		notes = append(notes, fmt.Sprintf("core.hooksPath is %s (%s): reinstalling it may rewrite these files; https://github.com/agentx-dev/agentx/blob/main/hooks/README.md shows how to call agentx-hook from its own configuration instead", loc.HooksPath, m))
 	}
 	if _, err := os.Stat(a.Workspace().AgentxDir()); errors.Is(err, fs.ErrNotExist) {
 		notes = append(notes, "no .agentx/ here yet: the hooks do nothing until `agentx-hook init`")

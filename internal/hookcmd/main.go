@@ -332,7 +332,7 @@ func (a *App) Router() (*router.Router, error) {
 	ws := a.Workspace()
 	a.rt = router.New(router.Options{
 		WS: ws, Ledgers: a.Ledgers(), Locks: a.Locks(), Config: cfg, Clock: a.Clock, Events: a.Events(),
-		Responder: &responder.Exec{Responders: cfg.Config.Responders, Dir: ws.Root},
+		Responder: &responder.Exec{Responders: cfg.Config.Responders, Dir: ws.Root, ConfigFile: ws.ConfigFile()},
 		Warn:      func(format string, args ...any) { a.warn(format, args...) },
 	})
 	return a.rt, nil

@@ -227,16 +227,22 @@ func newMonitorDoc(rep *monitor.Report) *monitorDoc {
 
 // readyIssue is one line of `ready`.
 type readyIssue struct {
-	Issue   int      `json:"issueNumber"`
-	Title   string   `json:"title,omitempty"`
-	Status  string   `json:"status,omitempty"`
-	Blocked bool     `json:"blocked"`
-	Pending []string `json:"pendingClarifications"`
-	Sources []string `json:"sources"`
-	waits   []string
+	Issue   int    `json:"issueNumber"`
+	Title   string `json:"title,omitempty"`
+	Status  string `json:"status,omitempty"`
+	Blocked bool   `json:"blocked"`
+	// WaitingFor says who must act on a blocked issue: "person" when a
+	// blocking record was escalated (no agent can unblock it), else
+	// "agent" (a target owes an answer).
+	WaitingFor string   `json:"waitingFor,omitempty"`
+	Pending    []string `json:"pendingClarifications"`
+	Escalated  []string `json:"escalatedClarifications"`
+	Sources    []string `json:"sources"`
+	waits      []string
+	escalated  []string
 }
 
-var parseReady = parseNoArgs("ready", "ready [--json]\n\nIssues known locally (clarification ledgers, memory, .agentx/issues/*.json), with\n[BLOCKED: Clarification pending] where a blocking clarification waits for an answer.")
+var parseReady = parseNoArgs("ready", "ready [--json]\n\nIssues known locally (clarification ledgers, memory, .agentx/issues/*.json), with\n[BLOCKED: Clarification pending] where a blocking clarification waits for an answer\nand [WAITING FOR A PERSON] where a blocking one was escalated.")
 
 type readyDoc struct {
 	Issues []*readyIssue `json:"issues"`
@@ -264,7 +270,7 @@ func runReady(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	get := func(n int, source string) *readyIssue {
 		ri := issues[n]
 		if ri == nil {
-			ri = &readyIssue{Issue: n, Pending: []string{}}
+			ri = &readyIssue{Issue: n, Pending: []string{}, Escalated: []string{}}
 			issues[n] = ri
 		}
 		if len(ri.Sources) == 0 || ri.Sources[len(ri.Sources)-1] != source {
@@ -286,7 +292,22 @@ func runReady(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 			ri.Blocked = true
 			ri.Pending = append(ri.Pending, r.ID)
 			ri.waits = append(ri.waits, fmt.Sprintf("%s %s waits on %s", r.ID, r.From, r.To))
+			ri.WaitingFor = "agent"
 		}
+	}
+	// Escalated records are closed to the monitor (its scan keeps only
+	// open ones), so they come from the ledgers themselves; the check
+	// above has warned about any that do not load.
+	escalated, err := a.records(func(r *ledger.Record) bool { return r.Blocking && r.Status == ledger.Escalated }, false)
+	if err != nil {
+		return err
+	}
+	for _, r := range escalated {
+		ri := get(r.IssueNumber, "ledger")
+		ri.Blocked = true
+		ri.WaitingFor = "person"
+		ri.Escalated = append(ri.Escalated, r.ID)
+		ri.escalated = append(ri.escalated, fmt.Sprintf("%s %s -> %s escalated", r.ID, r.From, r.To))
 	}
 	list := make([]*readyIssue, 0, len(issues))
 	for _, ri := range issues {
@@ -296,9 +317,15 @@ func runReady(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if o.JSON {
 		return a.writeDoc(&readyDoc{Issues: list})
 	}
+	a.printReady(list)
+	return nil
+}
+
+// printReady prints `ready`'s lines: who an issue waits for, or ready.
+func (a *App) printReady(list []*readyIssue) {
 	if len(list) == 0 {
 		fmt.Fprintln(a.Stdout, "No issues known locally.")
-		return nil
+		return
 	}
 	st := a.Style()
 	for _, ri := range list {
@@ -309,14 +336,17 @@ func runReady(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		if ri.Status != "" {
 			line += " (" + ri.Status + ")"
 		}
-		if ri.Blocked {
+		if len(ri.escalated) > 0 {
+			line += " " + st.Red("[WAITING FOR A PERSON]") + " " + strings.Join(ri.escalated, "; ")
+		}
+		if len(ri.waits) > 0 {
 			line += " " + st.Red("[BLOCKED: Clarification pending]") + " " + strings.Join(ri.waits, "; ")
-		} else {
+		}
+		if !ri.Blocked {
 			line += " " + st.Green("ready")
 		}
 		fmt.Fprintln(a.Stdout, line)
 	}
-	return nil
 }
 
 // issueFiles lists the issues the memory store in dir has a file for.
@@ -374,7 +404,7 @@ func demoMonitor() []demoStep {
 		{title: "A third question on issue 63 waits for the product manager", args: []string{"clarify", "request", "--workflow", "bug", "--issue", "63",
 			"--from", "engineer", "--to", "product-manager", "--topic", "retry policy", "--question", "How often may the client retry a failed upload?"},
 			env: at("2030-01-01T11:04:00Z")},
-		{title: "The ready queue marks issues where a blocking clarification waits",
+		{title: "The ready queue marks issues where a blocking clarification waits for an agent, or (escalated) for a person",
 			args: []string{"ready"}, env: at("2030-01-01T11:05:00Z")},
 		{title: "A session starts: the product manager's hook lists what waits for its answer",
 			args: []string{"hook", "start", "--agent", "product-manager", "--issue", "63"}, env: at("2030-01-01T11:06:00Z")},

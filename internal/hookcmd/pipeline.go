@@ -559,7 +559,7 @@ func parseMemoryCompact(a *App, args []string) (*memoryCompactOptions, error) {
 		return o, usagef("memory compact needs --issue N")
 	}
 	var err error
-	o.Issue, err = validate.Issue(*issueFlag)
+	o.Issue, err = validate.LedgerIssue(*issueFlag) // issue 0: the old chat integration's, maintained too
 	return o, err
 }
 

@@ -54,7 +54,10 @@ func runState(_ context.Context, a *App, o *jsonOnlyOptions) error {
 		}
 		age := "-"
 		if t, err := clock.Parse(e.LastActivity); err == nil {
-			age = render.Age(now.Sub(t)) + " ago"
+			age = render.Age(now.Sub(t))
+			if now.Sub(t) >= 0 { // ahead of our clock: "just now" alone
+				age += " ago"
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Agent, e.Status.Status, issue, clr, detail, age)
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
-// Reference limits (reference-formats.md, SPEC 3.4).
+// The original specification's limits (its section 3.4), kept by the old tools.
 const (
 	// MaxPerCapture is the most observations one capture yields.
 	MaxPerCapture = 50

@@ -10,8 +10,8 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
-// The old pipeline's section headers (reference-formats.md, "Session
-// summary format"): `#` to `###`, case-insensitive.
+// The old pipeline's section headers (docs/memory-pipeline.md, "What is
+// captured"): `#` to `###`, case-insensitive.
 var (
 	headerRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s{0,3}(#{1,3})\s+(.*?)\s*#*\s*$`) })
 	compactedRe = sync.OnceValue(func() *regexp.Regexp {

@@ -20,7 +20,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 )
 
-// Reference defaults (reference-formats.md, SPEC section 9.5).
+// The original specification's defaults (its section 9.5), kept by the old tools.
 const (
 	DefaultMaxRoundsBlocking    = 5
 	DefaultMaxRoundsNonBlocking = 6

@@ -27,6 +27,10 @@ const (
 	ClarificationStale     = "clarification-stale"
 	ClarificationResolved  = "clarification-resolved"
 	ClarificationEscalated = "clarification-escalated"
+	// The reference logs no event for these two; without them the log
+	// hid a follow-up round and a dropped question.
+	ClarificationFollowup  = "clarification-followup"
+	ClarificationAbandoned = "clarification-abandoned"
 	MemoryStored           = "memory-stored"
 	MemoryRecalled         = "memory-recalled"
 )
@@ -49,7 +53,9 @@ type ClarificationPayload struct {
 	ToAgent         string `json:"toAgent"`
 	Topic           string `json:"topic"`
 	Blocking        bool   `json:"blocking"`
-	Timestamp       int64  `json:"timestamp"`
+	// Round is set on a follow-up only (the round it opened).
+	Round     int   `json:"round,omitempty"`
+	Timestamp int64 `json:"timestamp"`
 }
 
 // MemoryPayload is the reference payload of memory events.

@@ -114,10 +114,10 @@ func PlanInstall(s *Snapshot, force bool) []Step {
 			}
 		case Manager(s.HooksPath, data) == "husky":
 			st.Kind = Managed
-			st.Detail = "husky runs hooks by file name, so it is not moved; add `agentx-hook git-hook " + name + " \"$@\"` to husky's " + name + " script (hooks/README.md)"
+			st.Detail = "husky runs hooks by file name, so it is not moved; add `agentx-hook git-hook " + name + " \"$@\"` to husky's " + name + " script (https://github.com/agentx-dev/agentx/blob/main/hooks/README.md)"
 		case s.Tracked[name]:
 			st.Kind = Managed
-			st.Detail = "tracked by the repository, so it is not moved; add `agentx-hook git-hook " + name + " \"$@\"` to it (hooks/README.md)"
+			st.Detail = "tracked by the repository, so it is not moved; add `agentx-hook git-hook " + name + " \"$@\"` to it (https://github.com/agentx-dev/agentx/blob/main/hooks/README.md)"
 		case !chainTaken:
 			st.Kind = Chain
 			st.Detail = "existing hook kept as " + chained + " and run first"

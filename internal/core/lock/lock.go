@@ -3,7 +3,7 @@
 // PowerShell implementations, plus an in-process mutex per path so
 // goroutines of one process never race on the lock file.
 //
-// It fixes the five faults of the old code (reference-formats.md):
+// It fixes the five faults of the old TypeScript lock code:
 // stale takeover admits one new holder (the stale file is renamed aside and
 // checked before anyone creates a new one); release removes the lock only
 // while it is still ours; an empty or unparsable lock ages out by mtime; a

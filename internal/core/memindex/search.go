@@ -24,6 +24,9 @@ type Query struct {
 	Agent    string
 	Category string
 	Issue    int
+	// IssueSet makes Issue a filter even when it is 0 (the old chat
+	// integration's issue); otherwise 0 means any issue.
+	IssueSet bool
 	Since    int64 // epoch ms, inclusive
 	Until    int64 // epoch ms, inclusive
 	Limit    int   // 0: DefaultLimit; negative: no limit
@@ -76,6 +79,7 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 type filter struct {
 	ix           *Index
 	issue        int
+	issueSet     bool
 	agent, cat   int // -1: any
 	since, until int64
 }
@@ -83,7 +87,7 @@ type filter struct {
 // filterFor resolves q's filters; ok is false when q names an agent or a
 // category no document has, so nothing can pass.
 func (ix *Index) filterFor(q Query) (f filter, ok bool) {
-	f = filter{ix: ix, issue: q.Issue, agent: -1, cat: -1, since: q.Since, until: q.Until}
+	f = filter{ix: ix, issue: q.Issue, issueSet: q.IssueSet || q.Issue != 0, agent: -1, cat: -1, since: q.Since, until: q.Until}
 	if q.Agent != "" {
 		if f.agent = indexOf(ix.agents, q.Agent); f.agent < 0 {
 			return f, false
@@ -101,7 +105,7 @@ func (ix *Index) filterFor(q Query) (f filter, ok bool) {
 func (f filter) pass(d int) bool {
 	ix := f.ix
 	switch {
-	case f.issue != 0 && ix.issueOf(d) != f.issue:
+	case f.issueSet && ix.issueOf(d) != f.issue:
 		return false
 	case f.agent >= 0 && int(ix.u16(secAgent, d)) != f.agent:
 		return false

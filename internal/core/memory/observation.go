@@ -143,11 +143,18 @@ func IssueOfID(id string) (issue int, ok bool) {
 }
 
 // validate checks an observation about to be stored.
-func (o *Observation) validate() error {
+func (o *Observation) validate() error { return o.check(1) }
+
+// validateKept checks an observation rewritten in the issue file it came
+// from (compaction): issue 0, where the old chat integration stored
+// everything, is maintained although nothing new is stored under it.
+func (o *Observation) validateKept() error { return o.check(0) }
+
+func (o *Observation) check(minIssue int) error {
 	switch {
 	case strings.TrimSpace(o.Agent) == "":
 		return errcode.New(errcode.InvalidInput, "observation has no agent")
-	case o.IssueNumber <= 0:
+	case o.IssueNumber < minIssue:
 		return errcode.New(errcode.InvalidInput, "observation %q: issue number must be positive, got %d", o.ID, o.IssueNumber)
 	case !o.Category.Known():
 		return errcode.New(errcode.InvalidInput, "observation %q: unknown category %q (want decision, code-change, error, key-fact or compaction-summary)", o.ID, o.Category)

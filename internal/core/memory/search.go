@@ -22,9 +22,12 @@ import (
 // listByAgent and listByCategory are Query{Agent} and Query{Category} with
 // Limit -1).
 type Query struct {
-	Text     string
-	Agent    string
-	Issue    int
+	Text  string
+	Agent string
+	Issue int
+	// IssueSet filters by Issue even when it is 0 (the old chat
+	// integration's issue); otherwise Issue 0 means any issue.
+	IssueSet bool
 	Category Category
 	Since    time.Time
 	Until    time.Time
@@ -308,7 +311,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Row, error) {
 }
 
 func (s *Store) searchView(v *view, q Query) ([]Row, error) {
-	mq := memindex.Query{Text: q.Text, Agent: q.Agent, Category: string(q.Category), Issue: q.Issue, Limit: q.Limit}
+	mq := memindex.Query{Text: q.Text, Agent: q.Agent, Category: string(q.Category), Issue: q.Issue, IssueSet: q.IssueSet, Limit: q.Limit}
 	if !q.Since.IsZero() {
 		mq.Since = q.Since.UnixMilli()
 	}

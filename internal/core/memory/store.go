@@ -742,7 +742,7 @@ func (c compaction) apply(cur []Observation, now time.Time) (out []Observation, 
 		}
 		o.IssueNumber = c.issue
 		o.fillDerived(now)
-		if err := o.validate(); err != nil {
+		if err := o.validateKept(); err != nil {
 			return nil, false, err
 		}
 		out = append(out, o)

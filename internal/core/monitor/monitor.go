@@ -189,10 +189,12 @@ func (m *Monitor) firstTimeout(ctx context.Context, st Step) ([]Action, error) {
 		acts = append(acts, Action{Kind: ActEscalated, ID: rec.ID, Issue: rec.IssueNumber, Reason: ReasonStale,
 			Detail: fmt.Sprintf("%s's responder failed on retry: %v", rec.To, err)})
 		err = nil
-	default:
+	case err == nil:
 		acts = append(acts, Action{Kind: ActRetried, ID: rec.ID, Issue: rec.IssueNumber, Reason: ReasonStale,
 			Detail: fmt.Sprintf("re-invoked %s's responder", rec.To)})
 	}
+	// Otherwise the responder was not run (it cannot start): the failure
+	// below says so, and the record stays stale for the second timeout.
 	if err != nil {
 		return acts, fmt.Errorf("retry %s: %w", rec.ID, err)
 	}

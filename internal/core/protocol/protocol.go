@@ -317,7 +317,7 @@ func ask(rec *ledger.Record, op Op, env Env, now string) (*Effects, error) {
 	rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Question, Body: op.Text, Timestamp: now})
 	rec.Status = ledger.Pending
 	rec.StaleAfter = clock.Format(env.Now.Add(SLA(rec)))
-	eff := &Effects{Record: *rec, Route: true}
+	eff := &Effects{Record: *rec, Events: []string{events.ClarificationFollowup}, Route: true}
 	if rec.Blocking {
 		eff.Blocked = rec.From
 	}
@@ -350,6 +350,8 @@ func closeRecord(rec *ledger.Record, op Op, now string) (*Effects, error) {
 	if to == ledger.Resolved {
 		rec.ResolvedAt = &now
 		eff.Events = []string{events.ClarificationResolved}
+	} else {
+		eff.Events = []string{events.ClarificationAbandoned}
 	}
 	eff.Record = *rec
 	return eff, nil

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -20,18 +21,48 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
-// Request is the document a responder reads on stdin.
+// SchemaVersion is the version of the Request document; it changes only
+// when a field changes meaning or goes away.
+const SchemaVersion = 1
+
+// Request is the document a responder reads on stdin, one JSON object
+// (docs/formats.md, "Responder request"). It is a schema of its own, not
+// the ledger's types, so what a responder sees never follows a change of
+// ours by accident.
 type Request struct {
-	Issue    int            `json:"issue"`
-	ID       string         `json:"id"`
-	From     string         `json:"from"`
-	To       string         `json:"to"`
-	Topic    string         `json:"topic"`
-	Round    int            `json:"round"`
-	Blocking bool           `json:"blocking"`
-	Question string         `json:"question"`
-	Thread   []ledger.Entry `json:"thread"`
-	Retry    bool           `json:"retry,omitempty"`
+	// SchemaVersion is stamped by Respond.
+	SchemaVersion int    `json:"schema_version"`
+	Issue         int    `json:"issue"`
+	ID            string `json:"id"`
+	From          string `json:"from"`
+	To            string `json:"to"`
+	Topic         string `json:"topic"`
+	Round         int    `json:"round"`
+	Blocking      bool   `json:"blocking"`
+	// Question is the latest question, the one to answer.
+	Question string  `json:"question"`
+	Thread   []Entry `json:"thread"`
+	// Retry is set when the monitor asks again after a timeout.
+	Retry bool `json:"retry,omitempty"`
+}
+
+// Entry is one message of the thread as a responder sees it.
+type Entry struct {
+	Round     int    `json:"round"`
+	From      string `json:"from"`
+	Type      string `json:"type"` // question, answer, resolution, escalation
+	Body      string `json:"body"`
+	Timestamp string `json:"timestamp"`
+}
+
+// Thread is a record's thread as Request entries (the ledger's unknown
+// keys stay in the ledger).
+func Thread(entries []ledger.Entry) []Entry {
+	out := make([]Entry, len(entries))
+	for i, e := range entries {
+		out[i] = Entry{Round: e.Round, From: e.From, Type: string(e.Type), Body: e.Body, Timestamp: e.Timestamp}
+	}
+	return out
 }
 
 // Exec runs configured commands.
@@ -39,6 +70,34 @@ type Exec struct {
 	Responders map[string]config.Responder
 	Dir        string   // working directory (the workspace root)
 	Env        []string // extra environment
+	// ConfigFile is where the responders are configured, for errors.
+	ConfigFile string
+}
+
+// CanStart reports, without running anything, whether agent's responder
+// command can be started: found on $PATH (or, with a slash, relative to
+// the workspace root) and executable. A responder that cannot start is a
+// configuration error, INVALID_INPUT naming its section and file; asking
+// it would only escalate every question. No responder is nil.
+func (e *Exec) CanStart(agent string) error {
+	r, ok := e.Responders[agent]
+	if !ok || len(r.Command) == 0 {
+		return nil
+	}
+	name := r.Command[0]
+	path := name
+	if strings.ContainsRune(name, '/') && !filepath.IsAbs(name) {
+		path = filepath.Join(e.Dir, name) // as exec runs it: relative to cmd.Dir
+	}
+	if _, err := exec.LookPath(path); err != nil {
+		where := "agentx.toml"
+		if e.ConfigFile != "" {
+			where = e.ConfigFile
+		}
+		return errcode.Wrap(errcode.InvalidInput, err, "responder for %q cannot start: command %q ([responders.%s] in %s)", agent, name, agent, where).
+			WithHint(fmt.Sprintf("fix the command of [responders.%s] in %s, or remove the section to let questions wait for the agent's session", agent, where))
+	}
+	return nil
 }
 
 // Has reports whether agent has a responder.
@@ -64,6 +123,7 @@ func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, 
 	timeout := r.TimeoutOr()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	req.SchemaVersion = SchemaVersion
 	in, err := json.Marshal(req)
 	if err != nil {
 		return "", err
@@ -72,7 +132,8 @@ func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, 
 	cmd.Dir = e.Dir
 	cmd.Env = append(cmd.Environ(), e.Env...)
 	cmd.Env = append(cmd.Env, "AGENTX_CLARIFICATION_ID="+req.ID, fmt.Sprintf("AGENTX_ISSUE=%d", req.Issue), "AGENTX_AGENT="+agent)
-	cmd.Stdin = bytes.NewReader(in)
+	// One line: `read -r line` in a shell responder gets it whole.
+	cmd.Stdin = bytes.NewReader(append(in, '\n'))
 	var stdout, stderr limitedBuffer
 	stdout.max, stderr.max = maxAnswer, 4096
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -2,7 +2,9 @@ package responder
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
 )
 
 func TestRespond(t *testing.T) {
@@ -144,5 +147,50 @@ func TestFitKeepsTheWholeAnswer(t *testing.T) {
 	kept, err := os.ReadFile(dir + "/CLR-4-001-round-2.txt")
 	if err != nil || strings.TrimSpace(string(kept)) != long {
 		t.Fatalf("whole answer not kept: %v", err)
+	}
+}
+
+// The request is a documented schema (docs/formats.md): every field of it
+// and of its entries carries a json tag, so no Go name (the ledger's
+// "Extra" once did) reaches a responder.
+func TestRequestSchemaFieldsAreTagged(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeOf(Request{}), reflect.TypeOf(Entry{})} {
+		for i := 0; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			tag := strings.Split(f.Tag.Get("json"), ",")[0]
+			if tag == "" || tag == "-" || tag != strings.ToLower(tag) {
+				t.Errorf("%s.%s: json tag %q, want a documented lower-case name", typ.Name(), f.Name, tag)
+			}
+		}
+	}
+	raw, err := json.Marshal(Request{Thread: Thread([]ledger.Entry{{Round: 1, From: "engineer", Type: ledger.Question, Body: "Why?"}})})
+	if err != nil || strings.Contains(string(raw), "Extra") {
+		t.Fatalf("%s %v", raw, err)
+	}
+}
+
+// CanStart finds what exec would run (on $PATH, or relative to the
+// workspace root with a slash) without running it.
+func TestCanStart(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/run.sh", []byte("echo hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/plain.sh", []byte("echo hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := &Exec{Dir: dir, ConfigFile: "/w/.agentx/agentx.toml", Responders: map[string]config.Responder{
+		"sh": {Command: []string{"sh", "-c", "true"}}, "rel": {Command: []string{"./run.sh"}},
+		"missing": {Command: []string{"agentx-no-such-responder"}}, "plain": {Command: []string{"./plain.sh"}},
+	}}
+	for agent, want := range map[string]string{
+		"sh": "", "rel": "", "nobody": "",
+		"missing": `responder for "missing" cannot start: command "agentx-no-such-responder" ([responders.missing] in /w/.agentx/agentx.toml)`,
+		"plain":   `responder for "plain" cannot start: command "./plain.sh" ([responders.plain] in /w/.agentx/agentx.toml)`,
+	} {
+		err := e.CanStart(agent)
+		if want == "" && err != nil || want != "" && (!errcode.Is(err, errcode.InvalidInput) || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v, want %q", agent, err, want)
+		}
 	}
 }

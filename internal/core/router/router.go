@@ -27,6 +27,12 @@ type Responder interface {
 	Respond(ctx context.Context, agent string, req responder.Request) (string, error)
 }
 
+// starter is a Responder that can tell, before anything is recorded,
+// that an agent's responder cannot start (responder.Exec.CanStart).
+type starter interface {
+	CanStart(agent string) error
+}
+
 // Router is the hub: lock, load, apply (protocol.Apply), write, then the
 // side effects the operation implies (agent statuses, the event log, the
 // target's responder, asked with no lock held). Build it with New.
@@ -155,6 +161,9 @@ func (r *Router) Abandon(ctx context.Context, id, by, body string) (*Result, err
 // responder. On MAX_ROUNDS_EXCEEDED it returns the escalated record with
 // the error.
 func (r *Router) Do(ctx context.Context, op protocol.Op) (*Result, error) {
+	if err := r.checkResponder(op); err != nil {
+		return nil, err
+	}
 	eff, err := r.Apply(ctx, op)
 	if eff == nil {
 		return nil, err
@@ -163,6 +172,40 @@ func (r *Router) Do(ctx context.Context, op protocol.Op) (*Result, error) {
 		return &Result{Record: eff.Record, Escalated: eff.Escalated}, err
 	}
 	return r.route(ctx, &eff.Record, false)
+}
+
+// checkResponder refuses, before anything is written, an operation that
+// would route to a responder that cannot start: the request either
+// prints its id or leaves nothing behind, and a broken configuration is
+// reported on every request until fixed instead of escalating each one.
+func (r *Router) checkResponder(op protocol.Op) error {
+	st, ok := r.Responder.(starter)
+	if !ok {
+		return nil
+	}
+	to := op.To
+	switch op.Verb {
+	case protocol.Request:
+	case protocol.Ask:
+		// The record's target, read without the lock: a follow-up never
+		// changes who the target is.
+		issue, err := protocol.Check(op, protocol.Env{Now: r.Clock.Now(), Config: r.Config, CLI: r.CLIName})
+		if err != nil {
+			return nil // Apply reports it
+		}
+		l, err := r.Ledgers.Load(issue)
+		if err != nil {
+			return nil
+		}
+		rec := l.Find(op.ID)
+		if rec == nil {
+			return nil
+		}
+		to = rec.To
+	default:
+		return nil
+	}
+	return st.CanStart(to)
 }
 
 // Apply is one locked step: it checks op, applies it to the ledger as it
@@ -231,6 +274,13 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 	if q != nil {
 		question = q.Body
 	}
+	if st, ok := r.Responder.(starter); ok {
+		// The record stays as it is (a monitor retry reports this each
+		// time; the SLA still escalates a question nobody answers).
+		if err := st.CanStart(rec.To); err != nil {
+			return &Result{Record: *rec, ResponderError: err}, err
+		}
+	}
 	r.setStatus(ctx, rec.To, func(s *agentstatus.Status) {
 		s.Status = agentstatus.Clarifying
 		s.Issue = agentstatus.Ptr(rec.IssueNumber)
@@ -240,7 +290,7 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 	})
 	answer, rerr := r.Responder.Respond(ctx, rec.To, responder.Request{
 		Issue: rec.IssueNumber, ID: rec.ID, From: rec.From, To: rec.To, Topic: rec.Topic,
-		Round: rec.Round, Blocking: rec.Blocking, Question: question, Thread: rec.Thread, Retry: retry,
+		Round: rec.Round, Blocking: rec.Blocking, Question: question, Thread: responder.Thread(rec.Thread), Retry: retry,
 	})
 	// The record's own issue finds it, so records with legacy ids written
 	// by the old tools are answered and escalated too.
@@ -332,9 +382,13 @@ func (r *Router) emit(ctx context.Context, typ string, rec *ledger.Record) {
 	if r.Events == nil {
 		return
 	}
-	err := r.Events.Append(ctx, typ, events.ClarificationPayload{
+	p := events.ClarificationPayload{
 		ClarificationID: rec.ID, IssueNumber: rec.IssueNumber, FromAgent: rec.From, ToAgent: rec.To,
 		Topic: rec.Topic, Blocking: rec.Blocking, Timestamp: r.Clock.Now().UnixMilli(),
-	})
+	}
+	if typ == events.ClarificationFollowup {
+		p.Round = rec.Round
+	}
+	err := r.Events.Append(ctx, typ, p)
 	r.warn(err, typ+" not logged")
 }
