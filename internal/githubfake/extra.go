@@ -134,7 +134,8 @@ func (s *Server) Log() []Call {
 // "METHOD route" (the pattern, as in Calls) or "METHOD path-prefix"
 // ("POST /repos/o/r/issues/comments/1001/reactions"); each call in the log
 // satisfies one expectation at most, so an expectation listed twice needs
-// two calls.
+// two calls. Expectations take the first unused call that fits, in the
+// order given: list a specific path before a route it also fits.
 func (s *Server) Missing(want ...string) []string {
 	log := s.Log()
 	used := make([]bool, len(log))
