@@ -116,7 +116,11 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 	}
 	// 👀 at once: the person sees the command was taken, before any read.
 	if !in.DryRun {
-		if err := in.GH.React(ctx, c.ID, "eyes"); err != nil {
+		err := in.GH.React(ctx, c.ID, "eyes")
+		if errors.Is(err, ErrNotFound) {
+			return Outcome{Skipped: "the comment was deleted"}, nil // its author took it back
+		}
+		if err != nil {
 			return Outcome{}, err
 		}
 	}

@@ -189,6 +189,7 @@ func TestWrongBotLogin(t *testing.T) {
 		{"the token's own login", "octo", "pat", true},
 		{"a person pasted them", "mallory", "t", false},
 		{"a person pasted them, read with a personal token", "mallory", "pat", false},
+		{"an app quoted ours", "quoter[bot]", "t", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := newFakeWithIssues(42)
@@ -196,6 +197,9 @@ func TestWrongBotLogin(t *testing.T) {
 			fake.Tokens["pat"] = "octo"
 			for _, w := range want.Comments {
 				fake.AddComment(42, tt.author, "NONE", w.Body)
+				if tt.name == "an app quoted ours" {
+					fake.AddComment(42, githubfake.BotLogin, "NONE", w.Body) // ours, listed after the app's
+				}
 			}
 			c, err := NewClient(ClientConfig{APIURL: fake.URL(), Token: tt.token, Repository: "o/r", WriteInterval: -1, Sleep: (&sleeps{}).sleep})
 			if err != nil {
@@ -210,9 +214,30 @@ func TestWrongBotLogin(t *testing.T) {
 			if tt.stop && (fake.CommentCount() != before || !strings.Contains(err.Error(), "set the action's bot-login input to "+tt.author)) {
 				t.Fatalf("posted %d, err %v", fake.CommentCount()-before, err)
 			}
+			if tt.name == "an app quoted ours" {
+				if err != nil || fake.CommentCount() != before {
+					t.Fatalf("err %v, %d comments posted", err, fake.CommentCount()-before)
+				}
+				return
+			}
 			if !tt.stop && fake.CommentCount() != before+len(want.Comments) {
 				t.Fatalf("a person's pasted markers stopped or confused the sync: %d comments", fake.CommentCount())
 			}
 		})
+	}
+}
+
+// TestIngestSkipsADeletedComment: a comment deleted before its run
+// started was taken back by its author; nothing is applied or posted.
+func TestIngestSkipsADeletedComment(t *testing.T) {
+	fake := newFakeWithIssues(42)
+	defer fake.Close()
+	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
+	ev := event(fake, "alice", "OWNER", "/clarify answer CLR-42-001 Sessions.")
+	fake.DeleteCommentByHand(ev.Comment.ID)
+	in := newIngester(newTestClient(t, fake, &sleeps{}))
+	out, err := in.Run(context.Background(), ev)
+	if err != nil || out.Skipped == "" || in.Counts != (Counts{}) || fake.Calls()["GET /repos/{owner}/{repo}/git/ref/{ref...}"] != 0 {
+		t.Fatalf("%+v %v counts %+v calls %v", out, err, in.Counts, fake.Calls())
 	}
 }

@@ -82,17 +82,21 @@ var ErrWrongBot = errors.New("wrong bot-login")
 // Markers a person typed are ignored, as PlanComments ignores them.
 func (s *Syncer) checkBot(ctx context.Context, issue int, have []Existing) error {
 	others := map[string]bool{}
+	app := ""
 	for _, c := range have {
 		if _, ok := ParseMarker(c.Body); !ok {
 			continue
 		}
 		if strings.EqualFold(c.Author, s.Bot) {
-			return nil
+			return nil // ours are here: bot-login is right
 		}
-		if strings.HasSuffix(c.Author, "[bot]") { // an app's login, never a person's
-			return wrongBot(issue, c.Author, s.Bot)
+		if app == "" && strings.HasSuffix(c.Author, "[bot]") { // an app's login, never a person's
+			app = c.Author
 		}
 		others[strings.ToLower(c.Author)] = true
+	}
+	if app != "" {
+		return wrongBot(issue, app, s.Bot)
 	}
 	if len(others) == 0 {
 		return nil
