@@ -330,3 +330,11 @@ func (s *Server) getPermission(_ http.ResponseWriter, r *http.Request, _ string)
 	return 200, map[string]any{"permission": perm, "role_name": role,
 		"user": map[string]any{"login": login, "type": "User"}}
 }
+
+// faultAfter is FaultAfter's answer to a call that succeeded, if any.
+func (s *Server) faultAfter(call Call, status int) *Response {
+	if s.FaultAfter == nil || status >= 300 {
+		return nil
+	}
+	return s.FaultAfter(call)
+}

@@ -94,6 +94,9 @@ type Server struct {
 	// BeforeContentsPut runs before a contents PUT is checked, outside the
 	// lock (a test interleaves two writers there).
 	BeforeContentsPut func(path string)
+	// FaultAfter, when set, may replace the answer to a call the fake has
+	// already carried out (a 502 after the comment was in fact created).
+	FaultAfter func(Call) *Response
 }
 
 // New starts a fake. Close it with Close.
@@ -394,6 +397,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, pattern string, h
 	after := s.AfterWrite
 	n := s.writes
 	s.mu.Unlock()
+	if lost := s.faultAfter(call, status); lost != nil { // extra.go
+		status, body = lost.Status, json.RawMessage(lost.Body)
+	}
 
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
