@@ -121,6 +121,7 @@ func TestActionMonitorSweepsALostCommand(t *testing.T) {
 	r.event(map[string]any{"schedule": "17 * * * *"})
 	fake.ResetCounts()
 	res := r.run()
+	t.Logf("monitor with a sweep (3 comments, 1 lost command): %d reads, %d writes %v", fake.Reads(), fake.Writes(), fake.Calls())
 	if res.code != 0 || res.outputs["commands-swept"] != "1" || res.outputs["commands-applied"] != "1" {
 		t.Fatalf("monitor: exit %d outputs %v\n%s\n%s", res.code, res.outputs, res.stdout, res.stderr)
 	}
@@ -242,7 +243,9 @@ func TestActionMonitorRepairsDrift(t *testing.T) {
 	r.env["INPUT_RECONCILE-PER-RUN"] = "5"
 	want := []struct{ reconciled, repaired string }{{"5", "2"}, {"5", "1"}, {"5", "1"}, {"5", "0"}}
 	for run, w := range want {
+		fake.ResetCounts()
 		res := r.run()
+		t.Logf("monitor run %d (%d issues, reconcile-per-run 5): %d reads, %d writes", run+1, n, fake.Reads(), fake.Writes())
 		if res.code != 0 || res.outputs["issues-reconciled"] != w.reconciled || res.outputs["issues-repaired"] != w.repaired {
 			t.Fatalf("monitor run %d: exit %d outputs %v\n%s", run+1, res.code, res.outputs, res.stdout)
 		}
