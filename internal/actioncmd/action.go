@@ -39,6 +39,10 @@ type inputs struct {
 	event         map[string]any
 	workspaceRoot string
 	stepSummaryOn bool
+	// people.go: who may run commands, and the monitor's reconcile slice.
+	minPermission    string
+	replyToOutsiders bool
+	reconcile        int
 }
 
 // Clean is the egress sanitiser: the core's (secrets and <private> out,
@@ -111,6 +115,9 @@ func (a *App) readInputs(gha *githubactions.Action) (*inputs, error) {
 		in.repoPrefix = filepath.ToSlash(rel)
 	}
 	in.stateBranch = gha.GetInput("state-branch")
+	if err := readPeopleInputs(gha, in); err != nil {
+		return nil, err
+	}
 	in.stepSummaryOn = gctx.StepSummary != ""
 	switch in.command {
 	case "sync", "ingest", "monitor", "digest":
@@ -165,6 +172,9 @@ func (a *App) runAction(ctx context.Context) int {
 // in the step summary naming the branch and the fix.
 func (a *App) fail(gha *githubactions.Action, in *inputs, err error) {
 	gha.Errorf("%s failed: %v", in.command, err)
+	if errors.Is(err, sync.ErrWrongBot) && in.stepSummaryOn {
+		gha.AddStepSummary(fmt.Sprintf("**Stopped:** %v. See docs/github-mode.md, Inputs.\n", err))
+	}
 	if errors.Is(err, sync.ErrProtected) && in.stepSummaryOn {
 		gha.AddStepSummary(fmt.Sprintf("**Not saved:** the state branch `%s` refuses this workflow's writes. "+
 			"Give the job `permissions: contents: write`, and exempt `%s` from branch protection and rulesets "+
@@ -240,6 +250,12 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 		return syncer.Counts, err
 	}
 	if in.command == "monitor" {
+		// Commands no ingest run answered first: a late answer must count
+		// before the check escalates for want of it.
+		if err := a.sweep(ctx, in, gh, sb, snap, syncer, cfg, warn); err != nil {
+			return syncer.Counts, err
+		}
+		syncer.Reconcile = in.reconcile
 		m := &sync.Monitor{State: sb, Config: cfg, Clock: a.Clock, DryRun: in.dryRun, Warn: warn}
 		if snap, err = m.Run(ctx); err != nil {
 			return syncer.Counts, err
@@ -267,8 +283,8 @@ func (a *App) ingest(ctx context.Context, in *inputs, gh *sync.Client, syncer *s
 	// then when it is missing): other comments cost no state read.
 	open := func(ctx context.Context) (*sync.StateSnapshot, error) { return a.openState(ctx, in, sb, ws, warn) }
 	ing := &sync.Ingester{GH: gh, Config: cfg, State: sb, Open: open, Bot: in.bot,
-		Associations: in.associations, Users: in.users, Clock: a.Clock, Clean: Clean, DryRun: in.dryRun,
-		Syncer: syncer, Warn: warn}
+		Associations: in.associations, Users: in.users, MinPermission: in.minPermission, ReplyToOutsiders: in.replyToOutsiders,
+		Clock: a.Clock, Clean: Clean, DryRun: in.dryRun, Syncer: syncer, Warn: warn}
 	out, err := ing.Run(ctx, ev)
 	counts := ing.Counts
 	counts.Add(syncer.Counts)
@@ -324,6 +340,9 @@ func (a *App) report(gha *githubactions.Action, in *inputs, c sync.Counts) {
 		{"labels-removed", c.LabelsRemoved},
 		{"commands-applied", c.CommandsApplied},
 		{"commands-rejected", c.CommandsRejected},
+		{"commands-swept", c.CommandsSwept},
+		{"issues-reconciled", c.IssuesReconciled},
+		{"issues-repaired", c.IssuesRepaired},
 	}
 	var b strings.Builder
 	title := "agentx " + in.command

@@ -356,8 +356,8 @@ func TestActionIngestOnABranchLedger(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.workspace, ".agentx")); err == nil {
 		t.Fatal("ingest wrote into the checkout")
 	}
-	if cm, _ := fake.Comment(c.ID); strings.Join(cm.Reactions, ",") != "+1" {
-		t.Fatalf("reactions %v", cm.Reactions)
+	if got := fake.ReactionsBy(c.ID, githubfake.BotLogin); got != "eyes,+1" {
+		t.Fatalf("reactions %v", got)
 	}
 	// The figures: for the state 1 ref read, 1 tree read, the one blob of
 	// the issue, 1 tree + 1 commit + 1 ref update; then one more ref read
@@ -371,12 +371,14 @@ func TestActionIngestOnABranchLedger(t *testing.T) {
 	}
 	noContentsAPI(t, calls)
 
-	// A stranger's command: a reply and a warning, and no comment text in
-	// any output; the branch is not even read.
+	// A stranger's command: a warning, a 😕 and no public reply (the bot
+	// cannot be made to post at will), no comment text in any output; the
+	// branch is not even read.
 	secret := "/clarify resolve CLR-5-001 drop-table-text"
 	c2 := fake.AddComment(5, "eve", "NONE", secret)
 	r.event(issueCommentEvent(5, c2))
 	fake.ResetCounts()
+	comments := len(fake.Comments(5))
 	res = r.run()
 	if res.code != 0 || res.outputs["commands-rejected"] != "1" || !strings.Contains(res.stdout, "::warning") || fake.Calls()[refRead] != 0 {
 		t.Fatalf("exit %d outputs %v calls %v\n%s", res.code, res.outputs, fake.Calls(), res.stdout)
@@ -384,6 +386,19 @@ func TestActionIngestOnABranchLedger(t *testing.T) {
 	out, _ := os.ReadFile(r.env["GITHUB_OUTPUT"])
 	if strings.Contains(string(out), "drop-table-text") {
 		t.Fatal("comment text reached an output")
+	}
+	if n := len(fake.Comments(5)); n != comments || fake.ReactionsBy(c2.ID, githubfake.BotLogin) != "eyes,confused" {
+		t.Fatalf("outsider: %d comments (was %d), reactions %q", n, comments, fake.ReactionsBy(c2.ID, githubfake.BotLogin))
+	}
+	fake.ExpectCalls(t, "GET /repos/o/r/collaborators/eve/permission",
+		fmt.Sprintf("POST /repos/o/r/issues/comments/%d/reactions", c2.ID), fmt.Sprintf("POST /repos/o/r/issues/comments/%d/reactions", c2.ID))
+
+	// reply-to-outsiders: true answers them with why.
+	r.env["INPUT_REPLY-TO-OUTSIDERS"] = "true"
+	c3 := fake.AddComment(5, "eve", "NONE", secret)
+	r.event(issueCommentEvent(5, c3))
+	if res = r.run(); res.code != 0 || res.outputs["commands-rejected"] != "1" {
+		t.Fatalf("exit %d outputs %v", res.code, res.outputs)
 	}
 	cs := fake.Comments(5)
 	if last := cs[len(cs)-1]; last.User != githubfake.BotLogin || !strings.Contains(last.Body, "not allowed") {

@@ -54,6 +54,8 @@ type Call struct {
 	// Seq counts every call from 1; WriteSeq counts writes (non-GET) from 1,
 	// zero for reads.
 	Seq, WriteSeq int
+	// Path is the request's path and query, e.g. "/repos/o/r/issues/comments?since=...".
+	Path string
 }
 
 // Response is an injected answer.
@@ -79,6 +81,7 @@ type Server struct {
 	writes   int
 	reads    int
 	gitdata  *gitData
+	extra    *extraData // reactions, permissions, the call log (extra.go)
 
 	// Tokens maps a bearer token to a login; an unknown token acts as BotLogin.
 	Tokens map[string]string
@@ -91,6 +94,9 @@ type Server struct {
 	// BeforeContentsPut runs before a contents PUT is checked, outside the
 	// lock (a test interleaves two writers there).
 	BeforeContentsPut func(path string)
+	// FaultAfter, when set, may replace the answer to a call the fake has
+	// already carried out (a 502 after the comment was in fact created).
+	FaultAfter func(Call) *Response
 }
 
 // New starts a fake. Close it with Close.
@@ -230,6 +236,7 @@ func (s *Server) ResetCounts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls, s.writes, s.reads = map[string]int{}, 0, 0
+	s.ext().log = nil
 }
 
 // Snapshot is a copy of the fake's data (not its counters or hooks).
@@ -317,9 +324,13 @@ func (s *Server) routes() *http.ServeMux {
 	add := func(pattern string, h handler) {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, pattern, h) })
 	}
-	add("GET /user", func(http.ResponseWriter, *http.Request, string) (int, any) {
+	add("GET /user", func(_ http.ResponseWriter, _ *http.Request, login string) (int, any) {
 		// The workflow token may not read its own user: GitHub answers 403.
-		return 403, msg("Resource not accessible by integration")
+		// A token mapped in Tokens (a personal access token) reads it.
+		if login == BotLogin {
+			return 403, msg("Resource not accessible by integration")
+		}
+		return 200, map[string]any{"login": login, "type": "User"}
 	})
 	add("GET /repos/{owner}/{repo}/issues/{number}", s.getIssue)
 	add("GET /repos/{owner}/{repo}/issues/{number}/comments", s.listComments)
@@ -335,6 +346,7 @@ func (s *Server) routes() *http.ServeMux {
 	add("PUT /repos/{owner}/{repo}/contents/{path...}", s.putContents)
 	s.issueRoutes(add)
 	s.addGitRoutes(add)
+	s.addExtraRoutes(add)
 	return mux
 }
 
@@ -350,7 +362,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, pattern string, h
 	s.mu.Lock()
 	s.seq++
 	s.calls[pattern]++
-	call := Call{Method: r.Method, Route: pattern, Seq: s.seq}
+	call := Call{Method: r.Method, Route: pattern, Seq: s.seq, Path: r.URL.RequestURI()}
+	s.ext().log = append(s.ext().log, call)
 	if r.Method == http.MethodGet {
 		s.reads++
 	} else {
@@ -384,6 +397,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, pattern string, h
 	after := s.AfterWrite
 	n := s.writes
 	s.mu.Unlock()
+	if lost := s.faultAfter(call, status); lost != nil { // extra.go
+		status, body = lost.Status, json.RawMessage(lost.Body)
+	}
 
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -552,14 +568,7 @@ func (s *Server) react(_ http.ResponseWriter, r *http.Request, login string) (in
 	if !decode(r, &in) || !valid[in.Content] {
 		return 422, msg("Validation Failed")
 	}
-	for _, have := range c.Reactions {
-		if have == in.Content {
-			// GitHub answers 200 (not 201) when the reaction already exists.
-			return 200, map[string]any{"id": 1, "content": in.Content, "user": map[string]any{"login": login}}
-		}
-	}
-	c.Reactions = append(c.Reactions, in.Content)
-	return 201, map[string]any{"id": 1, "content": in.Content, "user": map[string]any{"login": login}}
+	return s.addReaction(c, login, in.Content, "http://"+r.Host) // extra.go
 }
 
 func (s *Server) getLabel(_ http.ResponseWriter, r *http.Request, _ string) (int, any) {

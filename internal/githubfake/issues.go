@@ -3,9 +3,7 @@ package githubfake
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -168,24 +166,10 @@ func (s *Server) listIssues(w http.ResponseWriter, r *http.Request, _ string) (i
 		}
 	}
 	sort.Sort(sort.Reverse(sort.IntSlice(match)))
-	per, _ := strconv.Atoi(q.Get("per_page"))
-	if per <= 0 || per > 100 {
-		per = 30
-	}
-	page, _ := strconv.Atoi(q.Get("page"))
-	page = max(page, 1)
-	if page*per < len(match) {
-		v := url.Values{}
-		for k, vs := range q {
-			v[k] = vs
-		}
-		v.Set("page", strconv.Itoa(page+1))
-		u := url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path, RawQuery: v.Encode()}
-		w.Header().Set("Link", fmt.Sprintf("<%s>; rel=\"next\"", u.String()))
-	}
+	from, to := page(w, r, len(match)) // extra.go
 	out := []map[string]any{}
-	for i := (page - 1) * per; i < len(match) && i < page*per; i++ {
-		out = append(out, s.issueJSON(match[i]))
+	for _, n := range match[from:to] {
+		out = append(out, s.issueJSON(n))
 	}
 	return 200, out
 }

@@ -59,11 +59,12 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 	settings := s.settings()
 	trust := st.Settings == settings && !s.Full
 	issues, paths := branchLedgers(snap)
+	s.prepare(issues, st)
 	var loaded []ledger.Loaded
 	blobs := map[int]string{}
 	for i, n := range issues {
 		blob := snap.Blobs[paths[i]]
-		if is, ok := st.Get(n); trust && ok && is.Blob == blob {
+		if is, ok := st.Get(n); trust && ok && is.Blob == blob && !s.recon[n] {
 			s.Counts.IssuesUnchanged++
 			continue
 		}

@@ -18,7 +18,10 @@
 //
 // The GitHub client (effects on the REST API):
 //   - transport.go: pacing of writes, retries on rate limits and 5xx.
-//   - client.go: the few REST calls GitHub Mode uses.
+//   - client.go: the few REST calls GitHub Mode uses; clientextra.go
+//     those of the operational edges (reactions with their authors and
+//     times, a person's repository role, the repository's comments since
+//     a time, the token's login).
 //   - statebranch.go: the state branch over the Git Data API: one ref and
 //     one tree read, blobs by id, one commit per run, fast-forward only;
 //     Update re-applies a change to the fresh branch after a lost race.
@@ -28,6 +31,12 @@
 // Orchestration (a run of the action's commands, over the two above):
 //   - syncer.go, branchsync.go: `sync`, with state.go, its
 //     content-validated cache kept on the state branch.
-//   - ingest.go: `ingest`, one issue_comment event.
+//   - ingest.go: `ingest`, one issue_comment event (👀, then 👍 or 😕;
+//     people allowed by association, login or repository role); once.go,
+//     the record that applies a comment once per edit.
+//   - sweep.go: the monitor's sweep, which applies commands no ingest run
+//     answered (a run cancelled in GitHub's pending queue, or lost).
 //   - monitor.go: `monitor`, the scheduled stale/stuck/deadlock check.
+//   - reconcile.go: drift repair, a rotating slice of issues checked
+//     against GitHub despite the cache, and the wrong-bot-login stop.
 package sync

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
@@ -30,6 +31,10 @@ type Event struct {
 			Login string `json:"login"`
 			Type  string `json:"type"`
 		} `json:"user"`
+
+		// UpdatedAt is the comment's last edit time (its creation time
+		// until edited), recorded with the entry it produced.
+		UpdatedAt string `json:"updated_at"`
 	} `json:"comment"`
 }
 
@@ -70,6 +75,15 @@ type Ingester struct {
 	Syncer *Syncer
 	Warn   func(format string, args ...any)
 
+	// Anyone not allowed by Associations or Users is asked about through
+	// the collaborator-permission endpoint (private organisation members
+	// show as CONTRIBUTOR or NONE) and allowed with MinPermission or
+	// higher ("" means write). ReplyToOutsiders answers the others with a
+	// reply; otherwise they get a 😕 reaction only, so nobody can make the
+	// bot post at will.
+	MinPermission    string
+	ReplyToOutsiders bool
+
 	Counts Counts
 }
 
@@ -77,7 +91,10 @@ type Ingester struct {
 type Outcome struct {
 	// Skipped says why the comment was not a command for us ("" otherwise).
 	Skipped string
-	Applied bool
+	// Applied is a command written to the ledger by this run (or, dry,
+	// that would be); AlreadyApplied one an earlier delivery wrote.
+	Applied        bool
+	AlreadyApplied bool
 	// Rejected holds the reason given to the person.
 	Rejected string
 	// Attempts is how many contents writes it took (conflicts retried).
@@ -97,12 +114,22 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 	if !found {
 		return Outcome{Skipped: "no /clarify command"}, nil
 	}
+	// 👀 at once: the person sees the command was taken, before any read.
+	if !in.DryRun {
+		err := in.GH.React(ctx, c.ID, "eyes")
+		if errors.Is(err, ErrNotFound) {
+			return Outcome{Skipped: "the comment was deleted"}, nil // its author took it back
+		}
+		if err != nil {
+			return Outcome{}, err
+		}
+	}
+	ok, why := in.permitted(ctx, c.User.Login, c.AuthorAssociation)
+	if !ok {
+		return in.outsider(ctx, ev, why)
+	}
 	if perr != nil {
 		return in.reject(ctx, ev, perr.Error())
-	}
-	if !in.allowed(c.User.Login, c.AuthorAssociation) {
-		return in.reject(ctx, ev, fmt.Sprintf("not allowed: only %s may run /clarify commands here (this comment's author is %s)",
-			strings.Join(in.associations(), ", "), strings.ToUpper(orNone(c.AuthorAssociation))))
 	}
 	issue, _ := strconv.Atoi(cmd.ID[len("CLR-"):strings.LastIndex(cmd.ID, "-")])
 	if issue != ev.Issue.Number {
@@ -120,9 +147,13 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 		o.Attempts = out.Attempts
 		return o, rerr
 	}
-	in.Counts.CommandsApplied++
+	if out.Applied {
+		in.Counts.CommandsApplied++
+	}
 	if !in.DryRun {
-		if err := in.GH.React(ctx, c.ID, "+1"); err != nil {
+		// 👍 also for a command an earlier delivery applied: it is in the
+		// ledger, and that run may have died before it reacted.
+		if err := in.finalReaction(ctx, ev, "+1"); err != nil {
 			return out, err
 		}
 		if in.Syncer != nil && final != nil {
@@ -132,6 +163,72 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// finalReaction leaves content (👍 or 😕) as this run's verdict on the
+// comment. For an edited comment the verdicts given to its earlier text
+// are taken back first: the reaction then dates from after the edit,
+// which is how the sweep knows the edit was handled, and a comment never
+// shows 👍 and 😕 at once.
+func (in *Ingester) finalReaction(ctx context.Context, ev Event, content string) error {
+	if ev.Action == "edited" {
+		rs, err := in.GH.Reactions(ctx, ev.Comment.ID)
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			if strings.EqualFold(r.User, in.Bot) && (r.Content == "+1" || r.Content == "confused") {
+				if err := in.GH.DeleteReaction(ctx, ev.Comment.ID, r.ID); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return in.GH.React(ctx, ev.Comment.ID, content)
+}
+
+// permitted says whether login may run commands: an allowed association
+// or login, else a repository role of at least MinPermission. It returns
+// why not otherwise.
+func (in *Ingester) permitted(ctx context.Context, login, assoc string) (bool, string) {
+	if in.allowed(login, assoc) {
+		return true, ""
+	}
+	least := in.minPermission()
+	role, err := in.GH.Permission(ctx, login)
+	if err != nil {
+		// Refused or failed: never allowed on a guess.
+		if in.Warn != nil {
+			in.Warn("could not read the repository permission of %s, so the command was not applied: %v", login, err)
+		}
+		return false, fmt.Sprintf("not allowed: the repository permission of this comment's author could not be read (%v)", err)
+	}
+	if roleRank(role) >= roleRank(least) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("not allowed: only %s, or people with %s permission or higher, may run /clarify commands here (this comment's author is %s with %s permission)",
+		strings.Join(in.associations(), ", "), least, strings.ToUpper(orNone(assoc)), role)
+}
+
+func (in *Ingester) minPermission() string {
+	if roleRank(in.MinPermission) < 0 {
+		return "write"
+	}
+	return strings.ToLower(in.MinPermission)
+}
+
+// outsider answers a command from someone not allowed: a 😕 reaction,
+// and a reply only when ReplyToOutsiders is set.
+func (in *Ingester) outsider(ctx context.Context, ev Event, reason string) (Outcome, error) {
+	if in.ReplyToOutsiders {
+		return in.reject(ctx, ev, reason)
+	}
+	in.Counts.CommandsRejected++
+	out := Outcome{Rejected: reason}
+	if in.DryRun {
+		return out, nil
+	}
+	return out, in.finalReaction(ctx, ev, "confused")
 }
 
 // mirror shows the issue as the ledger l (as committed in tip) says,
@@ -179,7 +276,7 @@ func (in *Ingester) notSaved(ctx context.Context, ev Event, err error) error {
 	if _, cerr := in.GH.CreateComment(ctx, ev.Issue.Number, body); cerr != nil {
 		return errors.Join(err, cerr)
 	}
-	return errors.Join(err, in.GH.React(ctx, ev.Comment.ID, "confused"))
+	return errors.Join(err, in.finalReaction(ctx, ev, "confused"))
 }
 
 func orNone(s string) string {
@@ -245,6 +342,7 @@ func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int)
 			return nil, errRejected
 		}
 		final = l
+		out.AlreadyApplied = next == nil
 		if next == nil || in.DryRun { // applied by an earlier delivery, or a dry run
 			return nil, errNoChange
 		}
@@ -257,7 +355,7 @@ func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int)
 	if err != nil {
 		return out, nil, "", err
 	}
-	out.Applied = true
+	out.Applied = !out.AlreadyApplied
 	return out, final, snap.Commit, nil
 }
 
@@ -273,7 +371,7 @@ func (in *Ingester) applyLocal(data []byte, cmd Command, issue int, ev Event) ([
 	if err != nil {
 		return nil, nil, fmt.Sprintf("the ledger of issue #%d is unreadable, so nothing was written", issue), nil
 	}
-	if appliedBefore(l, ev.Comment.ID) {
+	if appliedBefore(l, ev, cmd) {
 		return nil, l, "", nil
 	}
 	login := ev.Comment.User.Login
@@ -286,12 +384,17 @@ func (in *Ingester) applyLocal(data []byte, cmd Command, issue int, ev Event) ([
 		}
 		return nil, nil, opErr.Error(), nil
 	}
-	// Record the comment on the entry it produced, so sync does not mirror
-	// it back and a re-delivered event is not applied twice.
+	// Record the comment, its edit time and the command on the entry it
+	// produced, so sync does not mirror it back, a re-delivered event is
+	// not applied twice, and an edit is applied once.
 	if rec := l.Find(cmd.ID); rec != nil && len(rec.Thread) > 0 {
 		e := &rec.Thread[len(rec.Thread)-1]
 		if e.From == login {
 			e.Extra = append(e.Extra, jsonfile.Field{Key: CommentKey, Value: commentIDValue(ev.Comment.ID)})
+			if t, ok := editTime(ev.Comment.UpdatedAt); ok {
+				e.Extra = append(e.Extra, jsonfile.Field{Key: CommentUpdatedKey, Value: jsonString(t.Format(time.RFC3339))})
+			}
+			e.Extra = append(e.Extra, jsonfile.Field{Key: CommandKey, Value: jsonString(cmd.fingerprint())})
 		}
 	}
 	next, err := jsonfile.Marshal(l)
@@ -299,20 +402,6 @@ func (in *Ingester) applyLocal(data []byte, cmd Command, issue int, ev Event) ([
 		return nil, nil, "", fmt.Errorf("encode ledger of issue #%d: %w", issue, err)
 	}
 	return next, l, "", nil
-}
-
-func appliedBefore(l *ledger.Ledger, commentID int64) bool {
-	want := strconv.FormatInt(commentID, 10)
-	for _, r := range l.Clarifications {
-		for _, e := range r.Thread {
-			for _, f := range e.Extra {
-				if f.Key == CommentKey && string(f.Value) == want {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // reject answers the comment with why nothing was written, and a reaction.
@@ -332,5 +421,5 @@ func (in *Ingester) reject(ctx context.Context, ev Event, reason string) (Outcom
 	if _, err := in.GH.CreateComment(ctx, ev.Issue.Number, body); err != nil {
 		return out, err
 	}
-	return out, in.GH.React(ctx, ev.Comment.ID, "confused")
+	return out, in.finalReaction(ctx, ev, "confused")
 }

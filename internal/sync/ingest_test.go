@@ -74,9 +74,11 @@ func TestIngestTwoConcurrentCommandsBothLand(t *testing.T) {
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
-	// Both runs read the same sha before either writes, so one of them
-	// must hit the conflict and re-apply on the fresh file.
-	fake.HoldContentsPuts(2, 20*time.Second)
+	// Both runs read the same tip before either moves it, so one of them
+	// must hit the conflict and re-apply on the fresh ledger. (The state is
+	// written through the Git Data API: the ref updates are held, not
+	// contents PUTs, which no run makes.)
+	fake.HoldRefUpdates(2, 20*time.Second)
 	evA := event(fake, "alice", "OWNER", "/clarify answer CLR-42-001 Sessions, server side.")
 	evB := event(fake, "bob", "MEMBER", "/clarify resolve CLR-42-002 Ship the MVP without SSO.")
 	var wg gosync.WaitGroup
@@ -113,8 +115,8 @@ func TestIngestTwoConcurrentCommandsBothLand(t *testing.T) {
 	}
 	// Both commands acknowledged; labels follow the fresh ledger.
 	for _, ev := range []Event{evA, evB} {
-		if c, _ := fake.Comment(ev.Comment.ID); strings.Join(c.Reactions, ",") != "+1" {
-			t.Fatalf("comment %d reactions %v", ev.Comment.ID, c.Reactions)
+		if got := fake.ReactionsBy(ev.Comment.ID, githubfake.BotLogin); got != "eyes,+1" {
+			t.Fatalf("comment %d reactions %v", ev.Comment.ID, got)
 		}
 	}
 	if got := fake.IssueLabels(42); len(got) != 0 {
@@ -131,7 +133,7 @@ func TestIngestTwoConcurrentCommandsBothLand(t *testing.T) {
 func TestIngestRejections(t *testing.T) {
 	long := strings.Repeat("x", 2001)
 	tests := []struct{ name, user, assoc, body, reason string }{
-		{"not allowed", "eve", "NONE", "/clarify answer CLR-42-001 yes", "not allowed"},
+		{"not allowed (replies on)", "eve", "NONE", "/clarify answer CLR-42-001 yes", "not allowed"},
 		{"unknown id", "alice", "OWNER", "/clarify answer CLR-42-009 yes", "not found"},
 		{"already resolved", "alice", "OWNER", "/clarify resolve CLR-42-003 again", "status is resolved"},
 		{"too long", "alice", "OWNER", "/clarify answer CLR-42-001 " + long, "limit is 2000"},
@@ -146,6 +148,7 @@ func TestIngestRejections(t *testing.T) {
 			fake.PutBranchFile(DefaultStateBranch, ledgerPath42, before)
 			ev := event(fake, tt.user, tt.assoc, tt.body)
 			in := newIngester(newTestClient(t, fake, &sleeps{}))
+			in.ReplyToOutsiders = true
 			out, err := in.Run(context.Background(), ev)
 			if err != nil || !strings.Contains(out.Rejected, tt.reason) {
 				t.Fatalf("outcome %+v, err %v; want rejection with %q", out, err, tt.reason)
@@ -158,8 +161,8 @@ func TestIngestRejections(t *testing.T) {
 			if reply.User != githubfake.BotLogin || !strings.Contains(reply.Body, "Not applied") || strings.Contains(reply.Body, "@") {
 				t.Fatalf("reply %q", reply.Body)
 			}
-			if c, _ := fake.Comment(ev.Comment.ID); strings.Join(c.Reactions, ",") != "confused" {
-				t.Fatalf("reactions %v", c.Reactions)
+			if got := fake.ReactionsBy(ev.Comment.ID, githubfake.BotLogin); got != "eyes,confused" {
+				t.Fatalf("reactions %v", got)
 			}
 			if in.Counts.CommandsRejected != 1 || in.Counts.CommandsApplied != 0 {
 				t.Fatalf("counts %+v", in.Counts)
@@ -183,8 +186,10 @@ func TestIngestRedeliveredEventAppliesOnce(t *testing.T) {
 	c := newTestClient(t, fake, &sleeps{})
 	for i := 0; i < 2; i++ {
 		fake.ResetCounts()
-		if out, err := newIngester(c).Run(context.Background(), ev); err != nil || !out.Applied {
-			t.Fatalf("run %d: %+v %v", i, out, err)
+		in := newIngester(c)
+		if out, err := in.Run(context.Background(), ev); err != nil || out.Applied != (i == 0) || out.AlreadyApplied != (i == 1) ||
+			in.Counts.CommandsApplied != 1-i {
+			t.Fatalf("run %d: %+v %v counts %+v", i, out, err, in.Counts)
 		}
 		calls := fake.Calls()
 		t.Logf("ingest run %d: %d reads, %d writes %v", i+1, fake.Reads(), fake.Writes(), calls)
@@ -243,7 +248,7 @@ func TestIngestParityWithCLI(t *testing.T) {
 	}
 }
 
-// withoutKey drops the githubCommentId provenance key.
+// withoutKey drops the provenance keys (comment id, edit time, command).
 func withoutKey(t *testing.T, data []byte) string {
 	t.Helper()
 	l, err := ledger.Parse("x", data, 42)
@@ -255,7 +260,7 @@ func withoutKey(t *testing.T, data []byte) string {
 			e := &l.Clarifications[i].Thread[j]
 			var keep []jsonfile.Field
 			for _, f := range e.Extra {
-				if f.Key != CommentKey {
+				if f.Key != CommentKey && f.Key != CommentUpdatedKey && f.Key != CommandKey {
 					keep = append(keep, f)
 				}
 			}

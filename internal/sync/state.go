@@ -27,6 +27,10 @@ type State struct {
 	// ledger (labels, bot login): a recorded ledger blob counts only
 	// under the same settings.
 	Settings string `json:"settings,omitempty"`
+	// SweptUntil is where the last sweep of comments ended (RFC 3339);
+	// ReconcileAfter the last issue the rotating reconcile checked.
+	SweptUntil     string `json:"sweptUntil,omitempty"`
+	ReconcileAfter int    `json:"reconcileAfter,omitempty"`
 
 	touched map[string]bool
 }
@@ -130,6 +134,8 @@ func (s *State) mergeInto(fresh *State) *State {
 	}
 	if s.touched[""] {
 		fresh.Settings = s.Settings
+		fresh.SweptUntil = max(fresh.SweptUntil, s.SweptUntil)
+		fresh.ReconcileAfter = s.ReconcileAfter
 	}
 	fresh.touched = s.touched
 	return fresh
@@ -175,4 +181,12 @@ func RepoPath(prefix, file string) string {
 		return file
 	}
 	return path.Join(prefix, file)
+}
+
+// markSettings records that the state's run-wide fields changed.
+func (s *State) markSettings() {
+	if s.touched == nil {
+		s.touched = map[string]bool{}
+	}
+	s.touched[""] = true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 )
@@ -20,6 +21,12 @@ type Counts struct {
 	LabelsRemoved    int
 	CommandsApplied  int
 	CommandsRejected int
+	// CommandsSwept are commands no ingest run answered, found by the
+	// monitor's sweep; IssuesReconciled the issues checked against GitHub
+	// despite the cache, IssuesRepaired those of them that had drifted.
+	CommandsSwept    int
+	IssuesReconciled int
+	IssuesRepaired   int
 }
 
 // Add sums other into c.
@@ -33,6 +40,9 @@ func (c *Counts) Add(o Counts) {
 	c.LabelsRemoved += o.LabelsRemoved
 	c.CommandsApplied += o.CommandsApplied
 	c.CommandsRejected += o.CommandsRejected
+	c.CommandsSwept += o.CommandsSwept
+	c.IssuesReconciled += o.IssuesReconciled
+	c.IssuesRepaired += o.IssuesRepaired
 }
 
 // Syncer mirrors ledgers to issues.
@@ -48,6 +58,15 @@ type Syncer struct {
 	// Full ignores the state's hashes and reconciles every issue.
 	Full bool
 	Warn func(format string, args ...any)
+
+	// Reconcile is how many issues a run checks against what GitHub
+	// shows despite the cache, in rotation (reconcile.go); 0: none.
+	// SweptUntil, when set, is recorded in the sync state as where the
+	// monitor's sweep of comments ended.
+	Reconcile  int
+	SweptUntil time.Time
+	recon      map[int]bool
+	login      *string // the token's login, once asked (reconcile.go)
 
 	Counts Counts
 }
@@ -95,7 +114,8 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	want := Desired(l, s.Labels, s.Clean)
 	hash := want.Hash(s.Bot)
 	prev, known := st.Get(l.IssueNumber)
-	if known && prev.Hash == hash && !s.Full {
+	full := s.Full || s.recon[l.IssueNumber]
+	if known && prev.Hash == hash && !full {
 		s.Counts.IssuesUnchanged++
 		return nil
 	}
@@ -103,7 +123,7 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 		return nil // nothing to show and nothing we ever put there
 	}
 	var haveLabels []string
-	if known && !s.Full {
+	if known && !full {
 		haveLabels = prev.Labels
 	} else {
 		var err error
@@ -115,6 +135,10 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	if err != nil {
 		return err
 	}
+	if err := s.checkBot(ctx, l.IssueNumber, have); err != nil {
+		return err
+	}
+	before := s.Counts
 	// From here on the issue's state is unknown until it is recorded again.
 	if !s.DryRun {
 		st.Forget(l.IssueNumber)
@@ -128,6 +152,7 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 		return err
 	}
 	s.Counts.IssuesSynced++
+	s.countRepair(l.IssueNumber, known && prev.Hash == hash, before)
 	if !s.DryRun {
 		st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels)})
 	}

@@ -1,0 +1,120 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Drift repair. The sync state is a cache keyed by the ledger: a hand
+// edit on GitHub (a mirror deleted or edited, a managed label removed, a
+// duplicate a 5xx after a create left behind) changes no ledger, so the
+// cache would hide it until the ledger changes. Each monitor run checks a
+// rotating slice of issues against what GitHub shows, so every issue is
+// checked within ceil(issues / Reconcile) runs without re-reading all.
+
+// DefaultReconcile is the slice a monitor run checks unless configured.
+const DefaultReconcile = 20
+
+// prepare picks this run's reconcile slice and records it, and the sweep's
+// end, in st.
+func (s *Syncer) prepare(issues []int, st *State) {
+	if !s.SweptUntil.IsZero() && !s.DryRun {
+		if v := s.SweptUntil.UTC().Format(time.RFC3339); v > st.SweptUntil {
+			st.SweptUntil = v
+			st.markSettings()
+		}
+	}
+	if s.Reconcile <= 0 || s.Full || len(issues) == 0 {
+		return
+	}
+	slice, next := rotate(issues, st.ReconcileAfter, s.Reconcile)
+	s.recon = map[int]bool{}
+	for _, n := range slice {
+		s.recon[n] = true
+	}
+	if !s.DryRun && next != st.ReconcileAfter {
+		st.ReconcileAfter = next
+		st.markSettings()
+	}
+}
+
+// rotate returns up to n of issues, by number, following after, wrapping
+// around, and the last one taken (the next run's after).
+func rotate(issues []int, after, n int) ([]int, int) {
+	issues = append([]int(nil), issues...)
+	sort.Ints(issues) // the branch lists them by path: 1, 10, 11, 2
+	if n >= len(issues) {
+		return issues, issues[len(issues)-1]
+	}
+	start := sort.SearchInts(issues, after+1)
+	out := make([]int, 0, n)
+	for i := 0; i < n; i++ {
+		out = append(out, issues[(start+i)%len(issues)])
+	}
+	return out, out[len(out)-1]
+}
+
+// countRepair counts a reconciled issue, and as repaired when the cache
+// said it was in order (hashOK) but this run changed something on it.
+func (s *Syncer) countRepair(issue int, hashOK bool, before Counts) {
+	if !s.recon[issue] {
+		return
+	}
+	s.Counts.IssuesReconciled++
+	c := s.Counts
+	if hashOK && c.CommentsCreated+c.CommentsUpdated+c.CommentsDeleted+c.LabelsAdded+c.LabelsRemoved >
+		before.CommentsCreated+before.CommentsUpdated+before.CommentsDeleted+before.LabelsAdded+before.LabelsRemoved {
+		s.Counts.IssuesRepaired++
+	}
+}
+
+// ErrWrongBot is a bot-login that is not the login the mirrors were
+// posted under: syncing on would post every comment again.
+var ErrWrongBot = errors.New("wrong bot-login")
+
+// checkBot stops a run whose bot-login is wrong before it posts anything:
+// when none of the issue's marked comments is by Bot but some are by a
+// bot account, or by the token's own login, that login is the one to set.
+// Markers a person typed are ignored, as PlanComments ignores them.
+func (s *Syncer) checkBot(ctx context.Context, issue int, have []Existing) error {
+	others := map[string]bool{}
+	app := ""
+	for _, c := range have {
+		if _, ok := ParseMarker(c.Body); !ok {
+			continue
+		}
+		if strings.EqualFold(c.Author, s.Bot) {
+			return nil // ours are here: bot-login is right
+		}
+		if app == "" && strings.HasSuffix(c.Author, "[bot]") { // an app's login, never a person's
+			app = c.Author
+		}
+		others[strings.ToLower(c.Author)] = true
+	}
+	if app != "" {
+		return wrongBot(issue, app, s.Bot)
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	if s.login == nil {
+		login, err := s.GH.Login(ctx)
+		if err != nil {
+			return err
+		}
+		s.login = &login
+	}
+	if *s.login != "" && others[strings.ToLower(*s.login)] {
+		return wrongBot(issue, *s.login, s.Bot)
+	}
+	return nil
+}
+
+func wrongBot(issue int, login, bot string) error {
+	return fmt.Errorf("%w: the agentx comments on issue #%d were posted by %s, not by bot-login %q; set the action's bot-login input to %s (nothing was posted, so no comment is duplicated)",
+		ErrWrongBot, issue, login, bot, login)
+}
