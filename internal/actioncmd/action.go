@@ -173,7 +173,7 @@ func (a *App) runAction(ctx context.Context) int {
 func (a *App) fail(gha *githubactions.Action, in *inputs, err error) {
 	gha.Errorf("%s failed: %v", in.command, err)
 	if errors.Is(err, sync.ErrWrongBot) && in.stepSummaryOn {
-		gha.AddStepSummary(fmt.Sprintf("**Stopped:** %v. See docs/github-mode.md, Inputs.\n", err))
+		gha.AddStepSummary(fmt.Sprintf("**Stopped:** %v. See https://github.com/agentx-dev/agentx/blob/main/docs/github-mode.md (Inputs).\n", err))
 	}
 	if errors.Is(err, sync.ErrProtected) && in.stepSummaryOn {
 		gha.AddStepSummary(fmt.Sprintf("**Not saved:** the state branch `%s` refuses this workflow's writes. "+
