@@ -26,6 +26,10 @@ type ClientConfig struct {
 	Now           func() time.Time
 	// Base is the transport under the pacing and retries (tests).
 	Base http.RoundTripper
+	// MaxWait bounds the run's waits on rate limits (0: DefaultMaxWait).
+	MaxWait time.Duration
+	// Debug, when set, gets a line per API call and per wait.
+	Debug func(format string, args ...any)
 }
 
 // Client is the part of the GitHub REST API that GitHub Mode uses, over
@@ -49,8 +53,10 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	case interval < 0:
 		interval = 0
 	}
-	tr := &Transport{Base: cfg.Base, WriteInterval: interval, Sleep: cfg.Sleep, Now: cfg.Now}
-	gh := github.NewClient(&http.Client{Transport: tr, Timeout: 2 * time.Minute})
+	tr := &Transport{Base: cfg.Base, WriteInterval: interval, Sleep: cfg.Sleep, Now: cfg.Now, MaxWait: cfg.MaxWait, Debug: cfg.Debug}
+	// No http.Client Timeout: it would count the Transport's waits for
+	// Retry-After too; each attempt has its own (Transport.AttemptTimeout).
+	gh := github.NewClient(&http.Client{Transport: tr})
 	if cfg.Token != "" {
 		gh = gh.WithAuthToken(cfg.Token)
 	}
@@ -241,10 +247,9 @@ func (c *Client) PutFile(ctx context.Context, path, branch, message string, cont
 	return wrap("write "+path, resp, err)
 }
 
-// rl lets go-github wait for the primary quota's reset instead of failing
-// at once: after a response that said 0 requests remain, go-github refuses
-// to send anything until the reset, before our Transport (which waits out
-// 403/429 answers) ever sees a request.
-func rl(ctx context.Context) context.Context {
-	return context.WithValue(ctx, github.SleepUntilPrimaryRateLimitResetWhenRateLimited, true)
-}
+// rl marks a call's context. It used to let go-github sleep until the
+// primary quota's reset, which was unbounded and on the real clock; now
+// the Transport does all waiting on rate limits, within max-wait, and
+// hides an exhausted quota from go-github (Transport.noteQuota), so rl
+// adds nothing: it stays as the one place to change should that return.
+func rl(ctx context.Context) context.Context { return ctx }

@@ -76,7 +76,7 @@ func TestIngestTwoConcurrentCommandsBothLand(t *testing.T) {
 	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
 	// Both runs read the same sha before either writes, so one of them
 	// must hit the conflict and re-apply on the fresh file.
-	fake.HoldContentsPuts(2, 20*time.Second)
+	fake.HoldRefUpdates(2, 20*time.Second)
 	evA := event(fake, "alice", "OWNER", "/clarify answer CLR-42-001 Sessions, server side.")
 	evB := event(fake, "bob", "MEMBER", "/clarify resolve CLR-42-002 Ship the MVP without SSO.")
 	var wg gosync.WaitGroup
