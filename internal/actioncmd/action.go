@@ -3,7 +3,6 @@ package actioncmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -39,6 +38,10 @@ type inputs struct {
 	event         map[string]any
 	workspaceRoot string
 	stepSummaryOn bool
+	rootSet       bool          // the root input names a directory: a checkout is expected there
+	budget        int           // operations-per-run
+	maxWait       time.Duration // max-wait
+	debug         bool          // the runner's step debug (ACTIONS_STEP_DEBUG)
 }
 
 // Clean is the egress sanitiser: the core's (secrets and <private> out,
@@ -94,6 +97,9 @@ func (a *App) readInputs(gha *githubactions.Action) (*inputs, error) {
 			in.writeInterval = -1 // no pacing (tests, GitHub Enterprise without limits)
 		}
 	}
+	if err := a.readBudgets(gha, in); err != nil {
+		return nil, err
+	}
 	in.repository = gctx.Repository
 	in.apiURL = gctx.APIURL
 	in.eventName = gctx.EventName
@@ -103,6 +109,7 @@ func (a *App) readInputs(gha *githubactions.Action) (*inputs, error) {
 		in.workspaceRoot = a.Cwd
 	}
 	root := orDefault(gha.GetInput("root"), ".")
+	in.rootSet = filepath.Clean(root) != "."
 	if !filepath.IsAbs(root) {
 		root = filepath.Join(in.workspaceRoot, root)
 	}
@@ -153,30 +160,20 @@ func (a *App) runAction(ctx context.Context) int {
 	}
 	counts, err := a.execute(ctx, gha, in)
 	a.report(gha, in, counts)
+	a.reportRun(gha, in) // explain.go: the dry run's plan, the issues left
 	if err != nil {
-		a.fail(gha, in, err)
-		return 1
+		return a.fail(gha, in, err)
 	}
 	return 0
-}
-
-// fail reports a failed run: one annotation, and for a state branch that
-// refuses this token's writes (never retried: it cannot succeed) a line
-// in the step summary naming the branch and the fix.
-func (a *App) fail(gha *githubactions.Action, in *inputs, err error) {
-	gha.Errorf("%s failed: %v", in.command, err)
-	if errors.Is(err, sync.ErrProtected) && in.stepSummaryOn {
-		gha.AddStepSummary(fmt.Sprintf("**Not saved:** the state branch `%s` refuses this workflow's writes. "+
-			"Give the job `permissions: contents: write`, and exempt `%s` from branch protection and rulesets "+
-			"(or set the `state-branch` input / `[github] state_branch` to an unprotected branch). See docs/github-mode.md, Troubleshooting.\n",
-			in.stateBranch, in.stateBranch))
-	}
 }
 
 // config reads the checkout's configuration when there is one: the state
 // needs no checkout, and without one every setting has its default.
 func (a *App) config(in *inputs) (workspace.Workspace, *config.Set, error) {
 	ws := workspace.Workspace{Root: in.root}
+	if err := checkoutPresent(in); err != nil {
+		return ws, nil, err
+	}
 	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
 	if err != nil {
 		return ws, nil, err
@@ -208,13 +205,14 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 		return sync.Counts{}, err
 	}
 	gh, err := sync.NewClient(sync.ClientConfig{APIURL: in.apiURL, Token: in.token, Repository: in.repository,
-		WriteInterval: in.writeInterval, Now: a.Clock.Now})
+		WriteInterval: in.writeInterval, Now: a.Clock.Now, MaxWait: in.maxWait, Debug: a.debugf(gha, in)})
 	if err != nil {
 		return sync.Counts{}, err
 	}
 	warn := func(format string, args ...any) { gha.Warningf(format, args...) }
 	syncer := &sync.Syncer{GH: gh, Labels: sync.Labels{Blocked: in.blocked, Escalated: in.escalated}, Bot: in.bot,
-		Clean: Clean, DryRun: in.dryRun, Full: in.full, Warn: warn}
+		Clean: Clean, DryRun: in.dryRun, Full: in.full, Warn: warn, Budget: in.budget, Debug: a.debugf(gha, in)}
+	a.syncer = syncer
 	if in.command == "ingest" {
 		return a.ingest(ctx, in, gh, syncer, ws, cfg, warn)
 	}

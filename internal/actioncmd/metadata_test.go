@@ -48,7 +48,7 @@ func actionMetadata(t *testing.T) (inputs map[string]string, outputs []string) {
 func TestActionMetadataMatchesTheBinary(t *testing.T) {
 	inputs, outputs := actionMetadata(t)
 	want := []string{"allowed-associations", "allowed-users", "blocked-label", "bot-login", "command", "days", "dry-run",
-		"escalated-label", "full-resync", "github-token", "root", "state-branch", "write-interval"}
+		"escalated-label", "full-resync", "github-token", "max-wait", "operations-per-run", "root", "state-branch", "write-interval"}
 	var got []string
 	for k := range inputs {
 		got = append(got, k)
@@ -64,7 +64,7 @@ func TestActionMetadataMatchesTheBinary(t *testing.T) {
 	wantOut := []string{"commands-applied", "commands-rejected", "comments-created", "comments-deleted", "comments-updated",
 		"digest-auto-resolution-rate", "digest-average-rounds", "digest-deadlocks", "digest-escalated", "digest-escalation-rate",
 		"digest-escalations-waiting", "digest-issue", "digest-observations-stored", "digest-opened", "digest-settled",
-		"digest-stale", "digest-still-open", "issues-synced", "labels-added", "labels-removed"}
+		"digest-stale", "digest-still-open", "issues-synced", "issues-waiting", "labels-added", "labels-removed"}
 	if strings.Join(outputs, ",") != strings.Join(wantOut, ",") {
 		t.Fatalf("action.yml outputs %v, want %v", outputs, wantOut)
 	}

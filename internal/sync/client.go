@@ -97,6 +97,10 @@ func wrap(what string, resp *github.Response, err error) error {
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
 	case s == http.StatusGone, s == http.StatusForbidden && strings.Contains(strings.ToLower(err.Error()), "locked"):
 		return fmt.Errorf("%s: %w (%w)", what, ErrIssueRefused, err)
+	case s == http.StatusForbidden:
+		if perr := permissionError(resp, err); perr != nil {
+			return fmt.Errorf("%s: %w", what, perr)
+		}
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -172,7 +176,7 @@ type LabelSpec struct {
 
 // EnsureLabel creates the repository label unless it exists.
 func (c *Client) EnsureLabel(ctx context.Context, l LabelSpec) error {
-	_, resp, err := c.gh.Issues.GetLabel(rl(ctx), c.owner, c.repo, l.Name)
+	_, resp, err := c.gh.Issues.GetLabel(rl(ctx), c.owner, c.repo, labelPath(l.Name))
 	if err == nil {
 		return nil
 	}
@@ -196,12 +200,25 @@ func (c *Client) AddLabels(ctx context.Context, issue int, names []string) error
 // RemoveLabel removes a label; GitHub's 404 for an absent label means the
 // goal is reached.
 func (c *Client) RemoveLabel(ctx context.Context, issue int, name string) error {
-	resp, err := c.gh.Issues.RemoveLabelForIssue(rl(ctx), c.owner, c.repo, issue, name)
-	if status(resp) == http.StatusNotFound {
-		return nil
-	}
-	return wrap(fmt.Sprintf("unlabel #%d", issue), resp, err)
+	_, err := c.Unlabel(ctx, issue, name)
+	return err
 }
+
+// Unlabel removes a label and says whether it was there: a 404 (the label
+// was not on the issue) reaches the goal but removed nothing, and is not
+// counted as a removal.
+func (c *Client) Unlabel(ctx context.Context, issue int, name string) (bool, error) {
+	resp, err := c.gh.Issues.RemoveLabelForIssue(rl(ctx), c.owner, c.repo, issue, labelPath(name))
+	if status(resp) == http.StatusNotFound {
+		return false, nil
+	}
+	return err == nil, wrap(fmt.Sprintf("unlabel #%d", issue), resp, err)
+}
+
+// labelPath escapes a label name for a URL path: go-github v66 puts the
+// name into the path as it is, so "needs info?" would end at the "?" and
+// "a#b" at the "#", and a "/" would split the segment.
+func labelPath(name string) string { return url.PathEscape(name) }
 
 // GetFile reads a repository file through the contents API: its content
 // and blob sha. ErrNotFound when absent.
