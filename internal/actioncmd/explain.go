@@ -110,7 +110,10 @@ func (a *App) stoppedEarly(gha *githubactions.Action, in *inputs, err error) {
 		waiting = a.syncer.Waiting
 	}
 	why := fmt.Sprintf("the run's %d writes (operations-per-run) are spent", in.budget)
-	if errors.Is(err, sync.ErrRateLimited) {
+	var rle *sync.RateLimitedError
+	if errors.As(err, &rle) {
+		why = rle.Error() // without the URL and the call chain around it
+	} else if errors.Is(err, sync.ErrRateLimited) {
 		why = err.Error()
 	}
 	gha.Warningf("%s stopped early: %s; %d issue(s) wait for the next run", in.command, why, waiting)
@@ -154,13 +157,13 @@ func explain(err error, in *inputs) (what, fix string) {
 	case errors.Is(err, errNoCheckout):
 		return err.Error(), "add `- uses: actions/checkout@v4` before this step, or correct the `root` input (leave it unset to run without a checkout, on defaults)"
 	case errcode.CodeOf(err) == errcode.CorruptState:
-		return "its ledger does not parse (" + err.Error() + ")", fmt.Sprintf("repair or restore that file on the state branch `%s` (its history: `git log -p origin/%s -- state/clarifications/`); the issue is not mirrored until then", in.stateBranch, in.stateBranch)
+		return "its ledger does not parse (" + err.Error() + ")", "repair or restore that file on the state branch `" + in.stateBranch + "` (its history: `git log -p origin/" + in.stateBranch + " -- state/clarifications/`); the issue is not mirrored until then"
 	case fromFork(in) && (errors.Is(err, sync.ErrPermission) || errors.Is(err, sync.ErrProtected)):
 		return "a pull request from a fork runs with a read-only token (" + err.Error() + ")", "run agentx on `push`, `schedule` and `issue_comment` (as examples/workflows do), never on `pull_request` from forks"
 	case errors.Is(err, sync.ErrProtected) && errors.As(err, &perr):
 		return "the token may not write the state branch `" + in.stateBranch + "` (" + err.Error() + ")", "give the job " + yamlFix(perr)
 	case errors.Is(err, sync.ErrProtected):
-		return "the state branch `" + in.stateBranch + "` is protected (" + err.Error() + ")", fmt.Sprintf("give the job `permissions: contents: write`, and exempt `%s` from branch protection and rulesets for github-actions, or set the `state-branch` input (or `[github] state_branch`) to an unprotected branch; see docs/github-mode.md, Troubleshooting", in.stateBranch)
+		return "the state branch `" + in.stateBranch + "` is protected (" + err.Error() + ")", "give the job `permissions: contents: write`, and exempt `" + in.stateBranch + "` from branch protection and rulesets for github-actions, or set the `state-branch` input (or `[github] state_branch`) to an unprotected branch; see docs/github-mode.md, Troubleshooting"
 	case errors.As(err, &perr):
 		return "the token lacks a permission (" + err.Error() + ")", "give the job " + yamlFix(perr)
 	}

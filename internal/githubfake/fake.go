@@ -54,6 +54,8 @@ type Call struct {
 	// Seq counts every call from 1; WriteSeq counts writes (non-GET) from 1,
 	// zero for reads.
 	Seq, WriteSeq int
+	// Path is the request's path, decoded ("/repos/o/r/issues/2/comments").
+	Path string
 }
 
 // Response is an injected answer.
@@ -350,7 +352,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, pattern string, h
 	s.mu.Lock()
 	s.seq++
 	s.calls[pattern]++
-	call := Call{Method: r.Method, Route: pattern, Seq: s.seq}
+	call := Call{Method: r.Method, Route: pattern, Seq: s.seq, Path: r.URL.Path}
 	if r.Method == http.MethodGet {
 		s.reads++
 	} else {
@@ -605,15 +607,7 @@ func (s *Server) addLabels(_ http.ResponseWriter, r *http.Request, _ string) (in
 		}
 		names = in.Labels
 	}
-	for _, name := range names {
-		l, ok := s.labels[strings.ToLower(name)]
-		if !ok {
-			// GitHub creates an unknown label with a default colour.
-			l = &Label{Name: name, Color: "ededed"}
-			s.labels[strings.ToLower(name)] = l
-		}
-		set[l.Name] = true
-	}
+	s.labelSet(set, names)
 	return 200, labelsJSON(set, s.labels)
 }
 

@@ -142,40 +142,54 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			continue
 		}
-		wait, retry := t.retryAfter(resp, attempt)
-		t.noteQuota(resp)
-		if !retry || once {
-			return resp, nil
-		}
-		limited := resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests
-		if attempt >= attempts {
-			if limited {
-				drain(resp)
-				return nil, t.limited(req, resp, wait, "still limited after "+strconv.Itoa(attempts)+" attempts")
+		if again, err := t.retry(ctx, req, resp, attempt, attempts, once); !again || err != nil {
+			if err != nil {
+				return nil, err
 			}
 			return resp, nil
-		}
-		drain(resp)
-		reason := fmt.Sprintf("HTTP %d", resp.StatusCode)
-		if limited {
-			reason = limitKind(resp)
-		}
-		if werr := t.wait(ctx, wait, reason, req); werr != nil {
-			switch {
-			case errors.Is(werr, ErrRateLimited) && limited:
-				return nil, t.limited(req, resp, wait, "")
-			case errors.Is(werr, ErrRateLimited):
-				return nil, fmt.Errorf("GitHub answered HTTP %d, and waiting %s to retry would pass max-wait", resp.StatusCode, wait)
-			}
-			return nil, werr
-		}
-		if limited {
-			// The wait covered the quota's reset as well.
-			t.quotaMu.Lock()
-			t.exhausted = time.Time{}
-			t.quotaMu.Unlock()
 		}
 	}
+}
+
+// retry decides after a response: false to hand it to the caller, true
+// after waiting for the next attempt, or an error when the wait would
+// pass max-wait (the response is then drained).
+func (t *Transport) retry(ctx context.Context, req *http.Request, resp *http.Response, attempt, attempts int, once bool) (bool, error) {
+	wait, retry := t.retryAfter(resp, attempt)
+	kind := limitKind(resp) // before noteQuota hides the quota headers
+	t.noteQuota(resp)
+	if !retry || once {
+		return false, nil
+	}
+	limited := resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests
+	if attempt >= attempts {
+		if !limited {
+			return false, nil
+		}
+		drain(resp)
+		return false, t.limited(req, kind, wait, "still limited after "+strconv.Itoa(attempts)+" attempts")
+	}
+	drain(resp)
+	reason := fmt.Sprintf("HTTP %d", resp.StatusCode)
+	if limited {
+		reason = kind
+	}
+	if werr := t.wait(ctx, wait, reason, req); werr != nil {
+		switch {
+		case errors.Is(werr, ErrRateLimited) && limited:
+			return false, t.limited(req, kind, wait, "")
+		case errors.Is(werr, ErrRateLimited):
+			return false, fmt.Errorf("GitHub answered HTTP %d, and waiting %s to retry would pass max-wait", resp.StatusCode, wait)
+		}
+		return false, werr
+	}
+	if limited {
+		// The wait covered the quota's reset as well.
+		t.quotaMu.Lock()
+		t.exhausted = time.Time{}
+		t.quotaMu.Unlock()
+	}
+	return true, nil
 }
 
 // drain empties and closes a body so the connection is reused; a failure
@@ -282,8 +296,8 @@ func limitKind(resp *http.Response) string {
 	return "secondary rate limit"
 }
 
-func (t *Transport) limited(req *http.Request, resp *http.Response, wait time.Duration, why string) error {
-	e := &RateLimitedError{Kind: limitKind(resp), Wait: wait, Left: t.left(), Why: why}
+func (t *Transport) limited(req *http.Request, kind string, wait time.Duration, why string) error {
+	e := &RateLimitedError{Kind: kind, Wait: wait, Left: t.left(), Why: why}
 	if wait > 0 {
 		e.Until = t.now().Add(wait)
 	}
