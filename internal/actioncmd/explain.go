@@ -76,7 +76,7 @@ func checkoutPresent(in *inputs) error {
 
 // fail reports a run that ended with err and returns the exit status.
 func (a *App) fail(gha *githubactions.Action, in *inputs, err error) int {
-	if errors.Is(err, sync.ErrRateLimited) || errors.Is(err, sync.ErrBudget) {
+	if (errors.Is(err, sync.ErrRateLimited) || errors.Is(err, sync.ErrBudget)) && !errors.Is(err, sync.ErrNotSaved) {
 		a.stoppedEarly(gha, in, err)
 		return 0
 	}
@@ -166,6 +166,8 @@ func explain(err error, in *inputs) (what, fix string) {
 		return "the state branch `" + in.stateBranch + "` is protected (" + err.Error() + ")", "give the job `permissions: contents: write`, and exempt `" + in.stateBranch + "` from branch protection and rulesets for github-actions, or set the `state-branch` input (or `[github] state_branch`) to an unprotected branch; see docs/github-mode.md, Troubleshooting"
 	case errors.As(err, &perr):
 		return "the token lacks a permission (" + err.Error() + ")", "give the job " + yamlFix(perr)
+	case errors.Is(err, sync.ErrNotSaved) && errors.Is(err, sync.ErrRateLimited):
+		return "a /clarify command could not be saved (" + err.Error() + ")", "nothing to repair: the person was asked (in a reply) to post it again; if it recurs, raise `max-wait` or space the scheduled runs so they leave GitHub's quota to ingest"
 	}
 	return err.Error(), "re-run the job; if it fails again, re-run it with debug logging (ACTIONS_STEP_DEBUG) to see every API call, and report it"
 }

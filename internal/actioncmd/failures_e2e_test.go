@@ -319,3 +319,44 @@ func TestActionRulesetRefusalIsNotRetried(t *testing.T) {
 		}
 	}
 }
+
+// A command that a rate limit kept from being saved is a failure of the
+// run (not a clean early stop, as for sync): the person is told in a
+// reply, the run exits 1 with one annotation. A re-delivered event of a
+// command already applied is not counted again.
+func TestActionIngestNotSavedByRateLimitAndRedelivery(t *testing.T) {
+	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
+	r.env["INPUT_MAX-WAIT"] = "1m"
+	r.writeLedger(sampleLedger(5, time.Now()))
+	fake.Fault = func(c githubfake.Call) *githubfake.Response {
+		if c.Route == refUpdate {
+			return githubfake.TooManyRequests(3600)
+		}
+		return nil
+	}
+	c := fake.AddComment(5, "alice", "MEMBER", "/clarify answer CLR-5-001 Sessions.")
+	r.event(issueCommentEvent(5, c))
+	res := r.run()
+	if res.code != 1 || strings.Count(res.stdout, "::error") != 1 || strings.Contains(res.stdout, "stopped early") ||
+		!strings.Contains(res.stdout, "could not be saved") {
+		t.Fatalf("exit %d\n%s", res.code, res.stdout)
+	}
+	cs := fake.Comments(5)
+	if last := cs[len(cs)-1]; !strings.Contains(last.Body, "could not be saved: GitHub's rate limit") || strings.Contains(last.Body, "127.0.0.1") {
+		t.Fatalf("reply %q", last.Body)
+	}
+	if got, _ := fake.Comment(c.ID); len(got.Reactions) == 0 || got.Reactions[len(got.Reactions)-1] != "confused" {
+		t.Fatalf("reactions %v", got.Reactions)
+	}
+	// The limit is gone; the command is posted again and lands; then the
+	// same event is delivered once more.
+	fake.Fault = nil
+	c2 := fake.AddComment(5, "alice", "MEMBER", "/clarify answer CLR-5-001 Sessions.")
+	r.event(issueCommentEvent(5, c2))
+	if res = r.run(); res.code != 0 || res.outputs["commands-applied"] != "1" {
+		t.Fatalf("posted again: exit %d %v\n%s", res.code, res.outputs, res.stdout)
+	}
+	if res = r.run(); res.code != 0 || res.outputs["commands-applied"] != "0" {
+		t.Fatalf("re-delivered: exit %d %v, want nothing counted\n%s", res.code, res.outputs, res.stdout)
+	}
+}

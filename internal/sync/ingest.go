@@ -82,6 +82,9 @@ type Outcome struct {
 	Rejected string
 	// Attempts is how many contents writes it took (conflicts retried).
 	Attempts int
+	// Unchanged is a command found already applied (a re-delivered
+	// event): not counted as applied again.
+	Unchanged bool
 }
 
 // Run handles one issue_comment event.
@@ -110,17 +113,16 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 	}
 	out, final, landed, err := in.apply(ctx, ev, cmd, issue)
 	if err != nil || out.Rejected != "" {
-		if errors.Is(err, ErrProtected) {
-			return out, in.notSaved(ctx, ev, err)
-		}
 		if err != nil {
-			return out, err
+			return out, in.notSaved(ctx, ev, err) // notsaved.go
 		}
 		o, rerr := in.reject(ctx, ev, out.Rejected)
 		o.Attempts = out.Attempts
 		return o, rerr
 	}
-	in.Counts.CommandsApplied++
+	if !out.Unchanged {
+		in.Counts.CommandsApplied++
+	}
 	if !in.DryRun {
 		if err := in.GH.React(ctx, c.ID, "+1"); err != nil {
 			return out, err
@@ -164,22 +166,6 @@ func (in *Ingester) mirror(ctx context.Context, issue int, l *ledger.Ledger, tip
 		}
 		tip = snap.Commit
 	}
-}
-
-// notSaved tells the person their command was valid but could not be
-// saved, because the state branch refuses this token's writes, and
-// returns err for the run's annotation.
-func (in *Ingester) notSaved(ctx context.Context, ev Event, err error) error {
-	if in.DryRun {
-		return err
-	}
-	body := fmt.Sprintf("**Not saved:** your command could not be saved: the state branch `%s` refuses this workflow's writes "+
-		"(a protected branch, or a token without `contents: write`). A maintainer must fix the workflow; then post the command again.\n\n%scomment=%d -->",
-		in.State.Branch, replyMarker, ev.Comment.ID)
-	if _, cerr := in.GH.CreateComment(ctx, ev.Issue.Number, body); cerr != nil {
-		return errors.Join(err, cerr)
-	}
-	return errors.Join(err, in.GH.React(ctx, ev.Comment.ID, "confused"))
 }
 
 func orNone(s string) string {
@@ -245,6 +231,7 @@ func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int)
 			return nil, errRejected
 		}
 		final = l
+		out.Unchanged = next == nil
 		if next == nil || in.DryRun { // applied by an earlier delivery, or a dry run
 			return nil, errNoChange
 		}
