@@ -161,25 +161,31 @@ func explain(err error, in *inputs) (what, fix string) {
 	case fromFork(in) && (errors.Is(err, sync.ErrPermission) || errors.Is(err, sync.ErrProtected)):
 		return "a pull request from a fork runs with a read-only token (" + err.Error() + ")", "run agentx on `push`, `schedule` and `issue_comment` (as examples/workflows do), never on `pull_request` from forks"
 	case errors.Is(err, sync.ErrProtected) && errors.As(err, &perr):
-		return "the token may not write the state branch `" + in.stateBranch + "` (" + err.Error() + ")", "give the job " + yamlFix(perr)
+		return "the token may not write the state branch `" + in.stateBranch + "` (" + err.Error() + ")", yamlFix(perr)
 	case errors.Is(err, sync.ErrProtected):
 		return "the state branch `" + in.stateBranch + "` is protected (" + err.Error() + ")", "give the job `permissions: contents: write`, and exempt `" + in.stateBranch + "` from branch protection and rulesets for github-actions, or set the `state-branch` input (or `[github] state_branch`) to an unprotected branch; see docs/github-mode.md, Troubleshooting"
 	case errors.As(err, &perr):
-		return "the token lacks a permission (" + err.Error() + ")", "give the job " + yamlFix(perr)
+		return err.Error(), yamlFix(perr)
 	case errors.Is(err, sync.ErrNotSaved) && errors.Is(err, sync.ErrRateLimited):
 		return "a /clarify command could not be saved (" + err.Error() + ")", "nothing to repair: the person was asked (in a reply) to post it again; if it recurs, raise `max-wait` or space the scheduled runs so they leave GitHub's quota to ingest"
 	}
 	return err.Error(), "re-run the job; if it fails again, re-run it with debug logging (ACTIONS_STEP_DEBUG) to see every API call, and report it"
 }
 
-// yamlFix is the `permissions:` block that fixes perr: what GitHub said
-// the call needs, else everything agentx writes with.
+// yamlFix is the fix for perr: the permissions GitHub said the call
+// needs (else everything agentx writes with), inline for the annotation,
+// then as the `permissions:` block to paste, for the summary.
 func yamlFix(perr *sync.PermissionError) string {
 	perms := perr.Permissions()
 	if len(perms) == 0 {
 		perms = map[string]string{"contents": "write", "issues": "write", "pull-requests": "write"}
 	}
-	return "these permissions (comments on pull requests need `pull-requests: write`):\n\n```yaml\n" + sync.PermissionsYAML(perms) + "```"
+	block := sync.PermissionsYAML(perms)
+	var inline []string
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n")[1:] {
+		inline = append(inline, "`"+strings.TrimSpace(line)+"`")
+	}
+	return "add " + strings.Join(inline, ", ") + " to the job's `permissions:` (comments on pull requests need `pull-requests: write`):\n\n```yaml\n" + block + "```"
 }
 
 // fromFork reports a pull_request run whose head is a fork: its token is
@@ -196,14 +202,11 @@ func fromFork(in *inputs) bool {
 	return fork || (name != "" && !strings.EqualFold(name, in.repository))
 }
 
-// firstLine is the fix up to its first blank line (an annotation is one
+// firstLine is the fix up to its first line break (an annotation is one
 // line; the summary has the whole of it).
 func firstLine(s string) string {
-	if i := strings.Index(s, "\n"); i >= 0 {
-		perms := strings.Fields(strings.ReplaceAll(strings.Trim(s[i:], "\n`yaml"), "permissions:", ""))
-		return strings.TrimSuffix(strings.TrimSpace(s[:i]), ":") + " " + strings.Join(perms, " ")
-	}
-	return s
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSuffix(line, ":")
 }
 
 // cell makes text safe for one Markdown table cell.

@@ -63,7 +63,8 @@ func TestActionMissingPermissionNamesTheYAML(t *testing.T) {
 	if res.code != 1 || strings.Count(res.stdout, "::error") != 1 {
 		t.Fatalf("exit %d\n%s", res.code, res.stdout)
 	}
-	if !strings.Contains(res.stdout, "Resource not accessible by integration") || !strings.Contains(res.stdout, "issues: write") {
+	if !strings.Contains(res.stdout, "Resource not accessible by integration") || !strings.Contains(res.stdout, "Fix: add `issues: write` to the job's `permissions:`") ||
+		res.outputs["comments-created"] != "0" {
 		t.Fatalf("annotation does not say what and how: %s", res.stdout)
 	}
 	if !strings.Contains(res.summary, "```yaml\npermissions:\n  issues: write\n```") {

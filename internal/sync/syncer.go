@@ -140,6 +140,7 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	if err != nil {
 		return err
 	}
+	s.debugf("issue #%d: %d comments on GitHub, %d to show, labels %v", l.IssueNumber, len(have), len(want.Comments), haveLabels)
 	// From here on the issue's state is unknown until it is recorded again.
 	if !s.DryRun {
 		st.Forget(l.IssueNumber)
@@ -215,23 +216,29 @@ func (s *Syncer) apply(ctx context.Context, issue int, op Op) error {
 	var err error
 	switch op.Kind {
 	case Create:
-		s.Counts.CommentsCreated++
 		if !s.DryRun {
 			_, err = s.GH.CreateComment(ctx, issue, op.Want.Body)
 		}
 	case Edit:
-		s.Counts.CommentsUpdated++
 		if !s.DryRun {
 			err = s.GH.EditComment(ctx, op.CommentID, op.Want.Body)
 		}
 	case Delete:
-		s.Counts.CommentsDeleted++
 		if !s.DryRun {
 			err = s.GH.DeleteComment(ctx, op.CommentID)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s comment on #%d: %w", op.Kind, issue, err)
+	}
+	// Counted once done: a refused write is not.
+	switch op.Kind {
+	case Create:
+		s.Counts.CommentsCreated++
+	case Edit:
+		s.Counts.CommentsUpdated++
+	case Delete:
+		s.Counts.CommentsDeleted++
 	}
 	return nil
 }
