@@ -205,7 +205,7 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 		return sync.Counts{}, err
 	}
 	gh, err := sync.NewClient(sync.ClientConfig{APIURL: in.apiURL, Token: in.token, Repository: in.repository,
-		WriteInterval: in.writeInterval, Now: a.Clock.Now, MaxWait: in.maxWait, Debug: a.debugf(gha, in)})
+		WriteInterval: in.writeInterval, Now: a.Clock.Now, MaxWait: in.maxWait, Debug: a.debugf(gha, in), Log: a.logf})
 	if err != nil {
 		return sync.Counts{}, err
 	}

@@ -61,6 +61,11 @@ func (a *App) debugf(gha *githubactions.Action, in *inputs) func(string, ...any)
 	return gha.Debugf
 }
 
+// logf prints a line to the step's log (stderr): waits on GitHub.
+func (a *App) logf(format string, args ...any) {
+	fmt.Fprintf(a.Stderr, "agentx-action: "+format+"\n", args...)
+}
+
 // checkoutPresent refuses a root input that names a directory without
 // .agentx: the step expects a checkout there and would otherwise run on
 // defaults, silently.

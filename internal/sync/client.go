@@ -30,6 +30,8 @@ type ClientConfig struct {
 	MaxWait time.Duration
 	// Debug, when set, gets a line per API call and per wait.
 	Debug func(format string, args ...any)
+	// Log, when set, gets a line per wait on a rate limit or an error.
+	Log func(format string, args ...any)
 }
 
 // Client is the part of the GitHub REST API that GitHub Mode uses, over
@@ -53,7 +55,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	case interval < 0:
 		interval = 0
 	}
-	tr := &Transport{Base: cfg.Base, WriteInterval: interval, Sleep: cfg.Sleep, Now: cfg.Now, MaxWait: cfg.MaxWait, Debug: cfg.Debug}
+	tr := &Transport{Base: cfg.Base, WriteInterval: interval, Sleep: cfg.Sleep, Now: cfg.Now, MaxWait: cfg.MaxWait, Debug: cfg.Debug, Log: cfg.Log}
 	// No http.Client Timeout: it would count the Transport's waits for
 	// Retry-After too; each attempt has its own (Transport.AttemptTimeout).
 	gh := github.NewClient(&http.Client{Transport: tr})

@@ -70,6 +70,10 @@ type Transport struct {
 	// Debug, when set, gets one line per API call (method, path, status,
 	// duration, quota left) and per wait.
 	Debug func(format string, args ...any)
+	// Log, when set, gets a line for every wait on GitHub of a second or
+	// more (what for, how long, what is left of MaxWait): a run that sits
+	// still says why.
+	Log func(format string, args ...any)
 
 	writeMu   sync.Mutex
 	lastWrite time.Time
@@ -363,7 +367,11 @@ func (t *Transport) wait(ctx context.Context, d time.Duration, reason string, re
 	t.retries++
 	t.waited += d
 	t.statsMu.Unlock()
+	left := maxWait - t.waited
 	t.debug("api: %s %s: waiting %s for %s", req.Method, req.URL.Path, d, reason)
+	if t.Log != nil && d >= time.Second {
+		t.Log("waiting %s for %s (%s %s); %s left of max-wait", d.Round(time.Second), reason, req.Method, req.URL.Path, left.Round(time.Second))
+	}
 	return t.sleep(ctx, d)
 }
 

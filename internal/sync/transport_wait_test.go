@@ -118,10 +118,11 @@ func TestTransportPrimaryQuotaWaitsWithinMaxWait(t *testing.T) {
 				return nil
 			}
 			var sl sleeps
-			var lines []string
+			var lines, logged []string
 			c, err := NewClient(ClientConfig{APIURL: fake.URL(), Token: "t", Repository: "o/r", WriteInterval: -1,
 				Sleep: sl.sleep, Now: func() time.Time { return now },
-				Debug: func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) }})
+				Debug: func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) },
+				Log:   func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,6 +142,9 @@ func TestTransportPrimaryQuotaWaitsWithinMaxWait(t *testing.T) {
 			}
 			if len(sl.got) != 1 || sl.got[0] != tt.resetIn+time.Second {
 				t.Fatalf("waits %v, want one until the reset", sl.got)
+			}
+			if len(logged) != 1 || !strings.HasPrefix(logged[0], "waiting 2m1s for the primary rate limit's reset") || !strings.Contains(logged[0], "7m59s left of max-wait") {
+				t.Fatalf("log %q: a wait must say what for and what is left", logged)
 			}
 			joined := strings.Join(lines, "\n")
 			for _, want := range []string{"GET /repos/o/r/issues/1 -> 200", "rate limit remaining 0", "waiting 2m1s for the primary rate limit's reset"} {
