@@ -53,12 +53,12 @@ func answered(issue int) *ledger.Ledger {
 // stops at the first refusal (every issue would fail alike).
 func TestActionMissingPermissionNamesTheYAML(t *testing.T) {
 	fake, r := syncRunner(t, 1, 2)
-	fake.Fault = func(c githubfake.Call) *githubfake.Response {
+	fake.SetFault(func(c githubfake.Call) *githubfake.Response {
 		if c.Route == commentCreate {
 			return githubfake.NotAccessible("issues=write; pull_requests=write")
 		}
 		return nil
-	}
+	})
 	res := r.run()
 	if res.code != 1 || strings.Count(res.stdout, "::error") != 1 {
 		t.Fatalf("exit %d\n%s", res.code, res.stdout)
@@ -82,12 +82,12 @@ func TestActionForkTokenExplained(t *testing.T) {
 	fake, r := syncRunner(t, 1)
 	r.env["GITHUB_EVENT_NAME"] = "pull_request"
 	r.event(map[string]any{"pull_request": map[string]any{"head": map[string]any{"repo": map[string]any{"fork": true, "full_name": "someone/r"}}}})
-	fake.Fault = func(c githubfake.Call) *githubfake.Response {
+	fake.SetFault(func(c githubfake.Call) *githubfake.Response {
 		if c.Method != "GET" {
 			return githubfake.NotAccessible("")
 		}
 		return nil
-	}
+	})
 	res := r.run()
 	if res.code != 1 || strings.Count(res.stdout, "::error") != 1 || !strings.Contains(res.stdout, "fork") ||
 		!strings.Contains(res.summary, "never on `pull_request` from forks") {
@@ -102,12 +102,12 @@ func TestActionOneFailingIssueDoesNotStopTheOthers(t *testing.T) {
 	fake, r := syncRunner(t, 1, 2, 4)
 	fake.AddIssue(3)
 	fake.PutBranchFile(sync.DefaultStateBranch, sync.BranchLedgerPath(3), []byte("{not a ledger"))
-	fake.Fault = func(c githubfake.Call) *githubfake.Response {
+	fake.SetFault(func(c githubfake.Call) *githubfake.Response {
 		if c.Route == commentCreate && c.Path == "/repos/o/r/issues/2/comments" {
 			return &githubfake.Response{Status: 422, Body: `{"message":"Validation Failed","errors":[{"resource":"IssueComment","code":"custom","message":"body is too long"}]}`}
 		}
 		return nil
-	}
+	})
 	res := r.run()
 	if res.code != 1 || strings.Count(res.stdout, "::error") != 2 {
 		t.Fatalf("exit %d, want 1 with two annotations\n%s", res.code, res.stdout)
@@ -136,7 +136,7 @@ func TestActionOneFailingIssueDoesNotStopTheOthers(t *testing.T) {
 		}
 	}
 	// The next run retries only what failed.
-	fake.Fault = nil
+	fake.SetFault(nil)
 	res = r.run()
 	if res.code != 1 || len(fake.Comments(2)) != 1 || res.outputs["comments-created"] != "1" {
 		t.Fatalf("second run: exit %d outputs %v\n%s", res.code, res.outputs, res.stdout)
@@ -185,14 +185,14 @@ func TestActionPrimaryRateLimitEndsTheRunCleanly(t *testing.T) {
 	fake, r := syncRunner(t, 1, 2, 3)
 	r.env["INPUT_MAX-WAIT"] = "1m"
 	creates := 0
-	fake.Fault = func(c githubfake.Call) *githubfake.Response {
+	fake.SetFault(func(c githubfake.Call) *githubfake.Response {
 		if c.Route == commentCreate {
 			if creates++; creates == 2 {
 				return githubfake.PrimaryLimit(time.Now().Add(time.Hour))
 			}
 		}
 		return nil
-	}
+	})
 	start := time.Now()
 	res := r.run()
 	if res.code != 0 || strings.Contains(res.stdout, "::error") || !strings.Contains(res.stdout, "::warning") ||
@@ -205,7 +205,7 @@ func TestActionPrimaryRateLimitEndsTheRunCleanly(t *testing.T) {
 	if res.outputs["issues-waiting"] != "2" || !strings.Contains(res.summary, "**2 issue(s) wait**") {
 		t.Fatalf("outputs %v summary %q", res.outputs, res.summary)
 	}
-	fake.Fault = nil
+	fake.SetFault(nil)
 	if res = r.run(); res.code != 0 || res.outputs["issues-waiting"] != "0" {
 		t.Fatalf("next run: exit %d %v", res.code, res.outputs)
 	}
@@ -259,7 +259,7 @@ func TestActionLabelNamesNeedingEscapes(t *testing.T) {
 	// Both answered; someone removed #8's label by hand meanwhile.
 	r.writeLedger(answered(7))
 	r.writeLedger(answered(8))
-	fake.Fault = nil
+	fake.SetFault(nil)
 	removeByHand(t, fake, 8, name)
 	fake.ResetCounts()
 	res := r.run()
@@ -298,12 +298,12 @@ func TestActionRulesetRefusalIsNotRetried(t *testing.T) {
 	for _, status := range []int{409, 422} {
 		fake, r := issueRunner(t, 5, "ingest", "issue_comment")
 		r.writeLedger(sampleLedger(5, time.Now()))
-		fake.Fault = func(c githubfake.Call) *githubfake.Response {
+		fake.SetFault(func(c githubfake.Call) *githubfake.Response {
 			if c.Route == refUpdate {
 				return githubfake.RulesetViolation(status)
 			}
 			return nil
-		}
+		})
 		c := fake.AddComment(5, "alice", "MEMBER", "/clarify answer CLR-5-001 Sessions.")
 		r.event(issueCommentEvent(5, c))
 		fake.ResetCounts()
@@ -329,12 +329,12 @@ func TestActionIngestNotSavedByRateLimitAndRedelivery(t *testing.T) {
 	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
 	r.env["INPUT_MAX-WAIT"] = "1m"
 	r.writeLedger(sampleLedger(5, time.Now()))
-	fake.Fault = func(c githubfake.Call) *githubfake.Response {
+	fake.SetFault(func(c githubfake.Call) *githubfake.Response {
 		if c.Route == refUpdate {
 			return githubfake.TooManyRequests(3600)
 		}
 		return nil
-	}
+	})
 	c := fake.AddComment(5, "alice", "MEMBER", "/clarify answer CLR-5-001 Sessions.")
 	r.event(issueCommentEvent(5, c))
 	res := r.run()
@@ -351,7 +351,7 @@ func TestActionIngestNotSavedByRateLimitAndRedelivery(t *testing.T) {
 	}
 	// The limit is gone; the command is posted again and lands; then the
 	// same event is delivered once more.
-	fake.Fault = nil
+	fake.SetFault(nil)
 	c2 := fake.AddComment(5, "alice", "MEMBER", "/clarify answer CLR-5-001 Sessions.")
 	r.event(issueCommentEvent(5, c2))
 	if res = r.run(); res.code != 0 || res.outputs["commands-applied"] != "1" {

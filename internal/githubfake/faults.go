@@ -67,3 +67,12 @@ func (s *Server) labelSet(set map[string]bool, names []string) {
 		set[l.Name] = true
 	}
 }
+
+// SetFault sets Fault under the fake's lock, for a test that changes it
+// while requests may arrive (from another process, with no other
+// synchronisation between the two).
+func (s *Server) SetFault(f func(Call) *Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Fault = f
+}
