@@ -1,20 +1,40 @@
 # agentx-action: the GitHub Action's image (action.yml: runs.using docker).
 #
+# Base images are pinned by digest (a tag moves; the digest is what was
+# reviewed). Each digest is a multi-platform index, so linux/amd64 and
+# linux/arm64 resolve from the same line. Bump with
+# `docker buildx imagetools inspect golang:1.26-bookworm` and
+# `... gcr.io/distroless/static-debian12` (its only root tag is latest,
+# which is why no tag stands beside that digest);
+# internal/actioncmd/dockerfile_test.go checks the pins.
+#
 # Build stage: a static binary, built by the same script CI and users run
 # outside Docker (cmd/agentx-action/build.sh: CGO_ENABLED=0, -trimpath,
 # -ldflags "-s -w"), so the image is reproducible without a Docker engine.
-FROM golang:1.26-bookworm AS build
+# It runs on the build machine's platform and cross-compiles for the
+# target's (TARGETOS/TARGETARCH, set by BuildKit), so the release's arm64
+# image is not compiled under emulation.
+FROM --platform=$BUILDPLATFORM golang:1.26-bookworm@sha256:b305420a68d0f229d91eb3b3ed9e519fcf2cf5461da4bef997bf927e8c0bfd2b AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN sh cmd/agentx-action/build.sh /out/agentx-action "$VERSION"
+ARG TARGETOS
+ARG TARGETARCH
+RUN GOOS=$TARGETOS GOARCH=$TARGETARCH sh cmd/agentx-action/build.sh /out/agentx-action "$VERSION"
 
-# Final stage: distroless static (CA certificates, no shell). It runs as
-# root because the runner mounts GITHUB_OUTPUT, GITHUB_STEP_SUMMARY and the
-# workspace owned by root into the container.
-FROM gcr.io/distroless/static-debian12
+# Final stage: distroless static (CA certificates, no shell).
+#
+# It runs as the image's default user, root, deliberately, and sets no
+# USER: GitHub's documentation for Docker actions says to run as the
+# default Docker user (root) and not to use USER. The runner mounts the
+# workspace (/github/workspace) and the files behind GITHUB_OUTPUT and
+# GITHUB_STEP_SUMMARY (/github/file_commands) into the container owned
+# by its own user (uid 1001 on GitHub-hosted runners), not by root: the
+# container's root can write them whatever uid owns them, where
+# distroless's nonroot (65532) could write none of them. (This tag of
+# distroless, not :nonroot, has root as its default user.)
+FROM gcr.io/distroless/static-debian12@sha256:d75cdd72874d4790092fcb1b058493ecf6bb5bf2b2b897045b00ff01d91843f2
 COPY --from=build /out/agentx-action /agentx-action
-USER root
 ENTRYPOINT ["/agentx-action"]

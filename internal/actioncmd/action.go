@@ -3,7 +3,6 @@ package actioncmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -43,6 +42,10 @@ type inputs struct {
 	minPermission    string
 	replyToOutsiders bool
 	reconcile        int
+	rootSet          bool          // the root input names a directory: a checkout is expected there
+	budget           int           // operations-per-run
+	maxWait          time.Duration // max-wait
+	debug            bool          // the runner's step debug (ACTIONS_STEP_DEBUG)
 }
 
 // Clean is the egress sanitiser: the core's (secrets and <private> out,
@@ -98,6 +101,9 @@ func (a *App) readInputs(gha *githubactions.Action) (*inputs, error) {
 			in.writeInterval = -1 // no pacing (tests, GitHub Enterprise without limits)
 		}
 	}
+	if err := a.readBudgets(gha, in); err != nil {
+		return nil, err
+	}
 	in.repository = gctx.Repository
 	in.apiURL = gctx.APIURL
 	in.eventName = gctx.EventName
@@ -107,6 +113,7 @@ func (a *App) readInputs(gha *githubactions.Action) (*inputs, error) {
 		in.workspaceRoot = a.Cwd
 	}
 	root := orDefault(gha.GetInput("root"), ".")
+	in.rootSet = filepath.Clean(root) != "."
 	if !filepath.IsAbs(root) {
 		root = filepath.Join(in.workspaceRoot, root)
 	}
@@ -160,33 +167,20 @@ func (a *App) runAction(ctx context.Context) int {
 	}
 	counts, err := a.execute(ctx, gha, in)
 	a.report(gha, in, counts)
+	a.reportRun(gha, in) // explain.go: the dry run's plan, the issues left
 	if err != nil {
-		a.fail(gha, in, err)
-		return 1
+		return a.fail(gha, in, err)
 	}
 	return 0
-}
-
-// fail reports a failed run: one annotation, and for a state branch that
-// refuses this token's writes (never retried: it cannot succeed) a line
-// in the step summary naming the branch and the fix.
-func (a *App) fail(gha *githubactions.Action, in *inputs, err error) {
-	gha.Errorf("%s failed: %v", in.command, err)
-	if errors.Is(err, sync.ErrWrongBot) && in.stepSummaryOn {
-		gha.AddStepSummary(fmt.Sprintf("**Stopped:** %v. See https://github.com/agentx-dev/agentx/blob/main/docs/github-mode.md (Inputs).\n", err))
-	}
-	if errors.Is(err, sync.ErrProtected) && in.stepSummaryOn {
-		gha.AddStepSummary(fmt.Sprintf("**Not saved:** the state branch `%s` refuses this workflow's writes. "+
-			"Give the job `permissions: contents: write`, and exempt `%s` from branch protection and rulesets "+
-			"(or set the `state-branch` input / `[github] state_branch` to an unprotected branch). See https://github.com/agentx-dev/agentx/blob/main/docs/github-mode.md#troubleshooting-state-branch-refuses-updates.\n",
-			in.stateBranch, in.stateBranch))
-	}
 }
 
 // config reads the checkout's configuration when there is one: the state
 // needs no checkout, and without one every setting has its default.
 func (a *App) config(in *inputs) (workspace.Workspace, *config.Set, error) {
 	ws := workspace.Workspace{Root: in.root}
+	if err := checkoutPresent(in); err != nil {
+		return ws, nil, err
+	}
 	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
 	if err != nil {
 		return ws, nil, err
@@ -218,13 +212,14 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 		return sync.Counts{}, err
 	}
 	gh, err := sync.NewClient(sync.ClientConfig{APIURL: in.apiURL, Token: in.token, Repository: in.repository,
-		WriteInterval: in.writeInterval, Now: a.Clock.Now})
+		WriteInterval: in.writeInterval, Now: a.Clock.Now, MaxWait: in.maxWait, Debug: a.debugf(gha, in), Log: a.logf})
 	if err != nil {
 		return sync.Counts{}, err
 	}
 	warn := func(format string, args ...any) { gha.Warningf(format, args...) }
 	syncer := &sync.Syncer{GH: gh, Labels: sync.Labels{Blocked: in.blocked, Escalated: in.escalated}, Bot: in.bot,
-		Clean: Clean, DryRun: in.dryRun, Full: in.full, Warn: warn}
+		Clean: Clean, DryRun: in.dryRun, Full: in.full, Warn: warn, Budget: in.budget, Debug: a.debugf(gha, in)}
+	a.syncer = syncer
 	if in.command == "ingest" {
 		return a.ingest(ctx, in, gh, syncer, ws, cfg, warn)
 	}

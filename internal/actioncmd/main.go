@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/sync"
 )
 
 // Version is set at build time with -ldflags "-X ...actioncmd.Version=...".
@@ -28,7 +29,8 @@ type App struct {
 	Cwd    string
 	Clock  clock.Clock
 
-	locks *lock.Locker // the process's lock manager, made on first use
+	locks  *lock.Locker // the process's lock manager, made on first use
+	syncer *sync.Syncer // the run's syncer, for the report (explain.go)
 }
 
 // Locks returns the process's one lock manager.

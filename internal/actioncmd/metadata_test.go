@@ -48,8 +48,8 @@ func actionMetadata(t *testing.T) (inputs map[string]string, outputs []string) {
 func TestActionMetadataMatchesTheBinary(t *testing.T) {
 	inputs, outputs := actionMetadata(t)
 	want := []string{"allowed-associations", "allowed-users", "blocked-label", "bot-login", "command", "days", "dry-run",
-		"escalated-label", "full-resync", "github-token", "min-permission", "reconcile-per-run", "reply-to-outsiders", "root",
-		"state-branch", "write-interval"}
+		"escalated-label", "full-resync", "github-token", "max-wait", "min-permission", "operations-per-run", "reconcile-per-run",
+		"reply-to-outsiders", "root", "state-branch", "write-interval"}
 	var got []string
 	for k := range inputs {
 		got = append(got, k)
@@ -65,7 +65,7 @@ func TestActionMetadataMatchesTheBinary(t *testing.T) {
 	wantOut := []string{"commands-applied", "commands-rejected", "commands-swept", "comments-created", "comments-deleted", "comments-updated",
 		"digest-auto-resolution-rate", "digest-average-rounds", "digest-deadlocks", "digest-escalated", "digest-escalation-rate",
 		"digest-escalations-waiting", "digest-issue", "digest-observations-stored", "digest-opened", "digest-settled",
-		"digest-stale", "digest-still-open", "issues-reconciled", "issues-repaired", "issues-synced", "labels-added", "labels-removed"}
+		"digest-stale", "digest-still-open", "issues-reconciled", "issues-repaired", "issues-synced", "issues-waiting", "labels-added", "labels-removed"}
 	if strings.Join(outputs, ",") != strings.Join(wantOut, ",") {
 		t.Fatalf("action.yml outputs %v, want %v", outputs, wantOut)
 	}
@@ -77,8 +77,8 @@ func TestActionMetadataMatchesTheBinary(t *testing.T) {
 
 func TestDockerfileUsesTheTestedBuild(t *testing.T) {
 	df := repoFile(t, "Dockerfile")
-	for _, want := range []string{"AS build", "RUN sh cmd/agentx-action/build.sh /out/agentx-action",
-		"FROM gcr.io/distroless/static", "USER root", `ENTRYPOINT ["/agentx-action"]`} {
+	for _, want := range []string{"AS build", "sh cmd/agentx-action/build.sh /out/agentx-action",
+		"FROM gcr.io/distroless/static", `ENTRYPOINT ["/agentx-action"]`} {
 		if !strings.Contains(df, want) {
 			t.Fatalf("Dockerfile lacks %q", want)
 		}

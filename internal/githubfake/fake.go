@@ -614,15 +614,7 @@ func (s *Server) addLabels(_ http.ResponseWriter, r *http.Request, _ string) (in
 		}
 		names = in.Labels
 	}
-	for _, name := range names {
-		l, ok := s.labels[strings.ToLower(name)]
-		if !ok {
-			// GitHub creates an unknown label with a default colour.
-			l = &Label{Name: name, Color: "ededed"}
-			s.labels[strings.ToLower(name)] = l
-		}
-		set[l.Name] = true
-	}
+	s.labelSet(set, names)
 	return 200, labelsJSON(set, s.labels)
 }
 

@@ -66,6 +66,7 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 		blob := snap.Blobs[paths[i]]
 		if is, ok := st.Get(n); trust && ok && is.Blob == blob && !s.recon[n] {
 			s.Counts.IssuesUnchanged++
+			s.debugf("issue #%d: ledger unchanged since it was mirrored (blob %s), not read", n, blob)
 			continue
 		}
 		l, _, err := sb.readLedger(ctx, snap, n, paths[i])

@@ -26,6 +26,12 @@ type ClientConfig struct {
 	Now           func() time.Time
 	// Base is the transport under the pacing and retries (tests).
 	Base http.RoundTripper
+	// MaxWait bounds the run's waits on rate limits (0: DefaultMaxWait).
+	MaxWait time.Duration
+	// Debug, when set, gets a line per API call and per wait.
+	Debug func(format string, args ...any)
+	// Log, when set, gets a line per wait on a rate limit or an error.
+	Log func(format string, args ...any)
 }
 
 // Client is the part of the GitHub REST API that GitHub Mode uses, over
@@ -49,8 +55,10 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	case interval < 0:
 		interval = 0
 	}
-	tr := &Transport{Base: cfg.Base, WriteInterval: interval, Sleep: cfg.Sleep, Now: cfg.Now}
-	gh := github.NewClient(&http.Client{Transport: tr, Timeout: 2 * time.Minute})
+	tr := &Transport{Base: cfg.Base, WriteInterval: interval, Sleep: cfg.Sleep, Now: cfg.Now, MaxWait: cfg.MaxWait, Debug: cfg.Debug, Log: cfg.Log}
+	// No http.Client Timeout: it would count the Transport's waits for
+	// Retry-After too; each attempt has its own (Transport.AttemptTimeout).
+	gh := github.NewClient(&http.Client{Transport: tr})
 	if cfg.Token != "" {
 		gh = gh.WithAuthToken(cfg.Token)
 	}
@@ -91,6 +99,10 @@ func wrap(what string, resp *github.Response, err error) error {
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
 	case s == http.StatusGone, s == http.StatusForbidden && strings.Contains(strings.ToLower(err.Error()), "locked"):
 		return fmt.Errorf("%s: %w (%w)", what, ErrIssueRefused, err)
+	case s == http.StatusForbidden:
+		if perr := permissionError(resp, err); perr != nil {
+			return fmt.Errorf("%s: %w", what, perr)
+		}
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -166,7 +178,7 @@ type LabelSpec struct {
 
 // EnsureLabel creates the repository label unless it exists.
 func (c *Client) EnsureLabel(ctx context.Context, l LabelSpec) error {
-	_, resp, err := c.gh.Issues.GetLabel(rl(ctx), c.owner, c.repo, l.Name)
+	_, resp, err := c.gh.Issues.GetLabel(rl(ctx), c.owner, c.repo, labelPath(l.Name))
 	if err == nil {
 		return nil
 	}
@@ -190,12 +202,25 @@ func (c *Client) AddLabels(ctx context.Context, issue int, names []string) error
 // RemoveLabel removes a label; GitHub's 404 for an absent label means the
 // goal is reached.
 func (c *Client) RemoveLabel(ctx context.Context, issue int, name string) error {
-	resp, err := c.gh.Issues.RemoveLabelForIssue(rl(ctx), c.owner, c.repo, issue, name)
-	if status(resp) == http.StatusNotFound {
-		return nil
-	}
-	return wrap(fmt.Sprintf("unlabel #%d", issue), resp, err)
+	_, err := c.Unlabel(ctx, issue, name)
+	return err
 }
+
+// Unlabel removes a label and says whether it was there: a 404 (the label
+// was not on the issue) reaches the goal but removed nothing, and is not
+// counted as a removal.
+func (c *Client) Unlabel(ctx context.Context, issue int, name string) (bool, error) {
+	resp, err := c.gh.Issues.RemoveLabelForIssue(rl(ctx), c.owner, c.repo, issue, labelPath(name))
+	if status(resp) == http.StatusNotFound {
+		return false, nil
+	}
+	return err == nil, wrap(fmt.Sprintf("unlabel #%d", issue), resp, err)
+}
+
+// labelPath escapes a label name for a URL path: go-github v66 puts the
+// name into the path as it is, so "needs info?" would end at the "?" and
+// "a#b" at the "#", and a "/" would split the segment.
+func labelPath(name string) string { return url.PathEscape(name) }
 
 // GetFile reads a repository file through the contents API: its content
 // and blob sha. ErrNotFound when absent.
@@ -241,10 +266,9 @@ func (c *Client) PutFile(ctx context.Context, path, branch, message string, cont
 	return wrap("write "+path, resp, err)
 }
 
-// rl lets go-github wait for the primary quota's reset instead of failing
-// at once: after a response that said 0 requests remain, go-github refuses
-// to send anything until the reset, before our Transport (which waits out
-// 403/429 answers) ever sees a request.
-func rl(ctx context.Context) context.Context {
-	return context.WithValue(ctx, github.SleepUntilPrimaryRateLimitResetWhenRateLimited, true)
-}
+// rl marks a call's context. It used to let go-github sleep until the
+// primary quota's reset, which was unbounded and on the real clock; now
+// the Transport does all waiting on rate limits, within max-wait, and
+// hides an exhausted quota from go-github (Transport.noteQuota), so rl
+// adds nothing: it stays as the one place to change should that return.
+func rl(ctx context.Context) context.Context { return ctx }

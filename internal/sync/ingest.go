@@ -137,11 +137,8 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 	}
 	out, final, landed, err := in.apply(ctx, ev, cmd, issue)
 	if err != nil || out.Rejected != "" {
-		if errors.Is(err, ErrProtected) {
-			return out, in.notSaved(ctx, ev, err)
-		}
 		if err != nil {
-			return out, err
+			return out, in.notSaved(ctx, ev, err) // notsaved.go
 		}
 		o, rerr := in.reject(ctx, ev, out.Rejected)
 		o.Attempts = out.Attempts
@@ -261,22 +258,6 @@ func (in *Ingester) mirror(ctx context.Context, issue int, l *ledger.Ledger, tip
 		}
 		tip = snap.Commit
 	}
-}
-
-// notSaved tells the person their command was valid but could not be
-// saved, because the state branch refuses this token's writes, and
-// returns err for the run's annotation.
-func (in *Ingester) notSaved(ctx context.Context, ev Event, err error) error {
-	if in.DryRun {
-		return err
-	}
-	body := fmt.Sprintf("**Not saved:** your command could not be saved: the state branch `%s` refuses this workflow's writes "+
-		"(a protected branch, or a token without `contents: write`). A maintainer must fix the workflow; then post the command again.\n\n%scomment=%d -->",
-		in.State.Branch, replyMarker, ev.Comment.ID)
-	if _, cerr := in.GH.CreateComment(ctx, ev.Issue.Number, body); cerr != nil {
-		return errors.Join(err, cerr)
-	}
-	return errors.Join(err, in.finalReaction(ctx, ev, "confused"))
 }
 
 func orNone(s string) string {

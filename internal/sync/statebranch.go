@@ -263,12 +263,20 @@ func (b *StateBranch) writeErr(what string, resp *github.Response, err error) er
 	text := strings.ToLower(err.Error())
 	switch s := status(resp); {
 	case s == http.StatusUnprocessableEntity && strings.Contains(text, "protected branch"),
-		s == http.StatusConflict && strings.Contains(text, "protected"):
+		s == http.StatusConflict && strings.Contains(text, "protected"),
+		// A ruleset answers 409 or 422 "Repository rule violations found"
+		// ("Cannot update this protected ref", "Changes must be made
+		// through a pull request"): as final as classic protection.
+		(s == http.StatusConflict || s == http.StatusUnprocessableEntity) && strings.Contains(text, "repository rule violations"):
 		return fmt.Errorf("%s: %w: %s is a protected branch; exempt it from branch protection (or from the ruleset) for github-actions, or set [github] state_branch to an unprotected branch",
 			what, ErrProtected, b.Branch)
 	case s == http.StatusForbidden && (strings.Contains(text, "not accessible") || strings.Contains(text, "permission")):
-		return fmt.Errorf("%s: %w: the token may not write to %s; give the workflow `permissions: contents: write` (a pull request from a fork gets a read-only token)",
-			what, ErrProtected, b.Branch)
+		perr := permissionError(resp, err)
+		if perr == nil || len(perr.Accepted) == 0 {
+			perr = &PermissionError{Message: "Resource not accessible by integration", Accepted: [][]string{{"contents=write"}}}
+		}
+		return fmt.Errorf("%s: %w: %w: the token may not write to %s; give the workflow `permissions: contents: write` (a pull request from a fork gets a read-only token)",
+			what, ErrProtected, perr, b.Branch)
 	case s == http.StatusUnprocessableEntity && (strings.Contains(text, "fast forward") || strings.Contains(text, "already exists")):
 		return fmt.Errorf("%s: %w", what, ErrConflict)
 	}

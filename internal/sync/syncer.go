@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -58,6 +60,10 @@ type Syncer struct {
 	// Full ignores the state's hashes and reconciles every issue.
 	Full bool
 	Warn func(format string, args ...any)
+	// Budget bounds the run's writes (operations-per-run); 0: no bound.
+	Budget int
+	// Debug, when set, gets a line per decision.
+	Debug func(format string, args ...any)
 
 	// Reconcile is how many issues a run checks against what GitHub
 	// shows despite the cache, in rotation (reconcile.go); 0: none.
@@ -69,6 +75,14 @@ type Syncer struct {
 	login      *string // the token's login, once asked (reconcile.go)
 
 	Counts Counts
+	// Planned lists every write of a dry run (runbudget.go).
+	Planned []PlannedOp
+	// Failures are the issues that failed; the run went on past them.
+	Failures []IssueFailure
+	// Waiting counts the issues left for the next run when the run
+	// stopped early (budget, rate limit).
+	Waiting int
+	writes  int
 }
 
 // LabelSpecs are the colours and descriptions labels are created with.
@@ -85,23 +99,33 @@ func (s *Syncer) warn(format string, args ...any) {
 	}
 }
 
-// Run syncs every loaded ledger, ascending by issue. A corrupt ledger or an
-// issue missing on GitHub is reported and skipped; any other failure stops
-// the run (the next run converges from wherever this one stopped).
+// Run syncs every loaded ledger, ascending by issue. An issue missing on
+// GitHub or locked is reported and skipped; a corrupt ledger or any other
+// failure of one issue is recorded in Failures and the run goes on, so
+// one issue never holds up the others (the run then ends in a
+// *FailedIssues). What stops every issue alike (stopsRun: the budget, the
+// rate limit, a missing permission) ends the run at once, with Waiting
+// counting the issues left for the next run.
 func (s *Syncer) Run(ctx context.Context, loaded []ledger.Loaded, st *State) error {
-	for _, ld := range loaded {
+	for i, ld := range loaded {
 		if ld.Err != nil {
-			s.warn("skipping issue #%d: %v", ld.Issue, ld.Err)
+			s.Failures = append(s.Failures, IssueFailure{Issue: ld.Issue, Err: ld.Err})
 			continue
 		}
 		err := s.Issue(ctx, ld.Ledger, st)
-		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrIssueRefused) {
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrNotFound) || errors.Is(err, ErrIssueRefused):
 			s.warn("skipping issue #%d: %v", ld.Issue, err)
-			continue
-		}
-		if err != nil {
+		case stopsRun(err):
+			s.Waiting = len(loaded) - i
 			return err
+		default:
+			s.Failures = append(s.Failures, IssueFailure{Issue: ld.Issue, Err: err})
 		}
+	}
+	if len(s.Failures) > 0 {
+		return &FailedIssues{Failures: s.Failures}
 	}
 	return nil
 }
@@ -117,6 +141,7 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	full := s.Full || s.recon[l.IssueNumber]
 	if known && prev.Hash == hash && !full {
 		s.Counts.IssuesUnchanged++
+		s.debugf("issue #%d: unchanged since the last sync (state hash %s)", l.IssueNumber, hash)
 		return nil
 	}
 	if !known && len(want.Comments) == 0 && len(OnLabels(want.Labels)) == 0 {
@@ -135,6 +160,7 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	if err != nil {
 		return err
 	}
+	s.debugf("issue #%d: %d comments on GitHub, %d to show, labels %v", l.IssueNumber, len(have), len(want.Comments), haveLabels)
 	if err := s.checkBot(ctx, l.IssueNumber, have); err != nil {
 		return err
 	}
@@ -168,10 +194,16 @@ func (s *Syncer) labels(ctx context.Context, issue int, want map[string]bool, ha
 			if st.LabelEnsured(name) || s.DryRun {
 				continue
 			}
+			if err := s.spend(issue, "create label", name); err != nil {
+				return err
+			}
 			if err := s.GH.EnsureLabel(ctx, s.labelSpec(name)); err != nil {
 				return err
 			}
 			st.MarkLabel(name)
+		}
+		if err := s.spend(issue, "add labels", strings.Join(add, ", ")); err != nil {
+			return err
 		}
 		if !s.DryRun {
 			if err := s.GH.AddLabels(ctx, issue, add); err != nil {
@@ -181,37 +213,57 @@ func (s *Syncer) labels(ctx context.Context, issue int, want map[string]bool, ha
 		s.Counts.LabelsAdded += len(add)
 	}
 	for _, name := range remove {
+		if err := s.spend(issue, "remove label", name); err != nil {
+			return err
+		}
+		removed := s.DryRun
 		if !s.DryRun {
-			if err := s.GH.RemoveLabel(ctx, issue, name); err != nil {
+			var err error
+			if removed, err = s.GH.Unlabel(ctx, issue, name); err != nil {
 				return err
 			}
 		}
-		s.Counts.LabelsRemoved++
+		if removed { // a 404 (already gone) removed nothing
+			s.Counts.LabelsRemoved++
+		}
 	}
 	return nil
 }
 
 func (s *Syncer) apply(ctx context.Context, issue int, op Op) error {
+	target := ""
+	if op.CommentID != 0 {
+		target = strconv.FormatInt(op.CommentID, 10)
+	}
+	if err := s.spend(issue, fmt.Sprintf("%s comment", op.Kind), target); err != nil {
+		return err
+	}
 	var err error
 	switch op.Kind {
 	case Create:
-		s.Counts.CommentsCreated++
 		if !s.DryRun {
 			_, err = s.GH.CreateComment(ctx, issue, op.Want.Body)
 		}
 	case Edit:
-		s.Counts.CommentsUpdated++
 		if !s.DryRun {
 			err = s.GH.EditComment(ctx, op.CommentID, op.Want.Body)
 		}
 	case Delete:
-		s.Counts.CommentsDeleted++
 		if !s.DryRun {
 			err = s.GH.DeleteComment(ctx, op.CommentID)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s comment on #%d: %w", op.Kind, issue, err)
+	}
+	// Counted once done: a refused write is not.
+	switch op.Kind {
+	case Create:
+		s.Counts.CommentsCreated++
+	case Edit:
+		s.Counts.CommentsUpdated++
+	case Delete:
+		s.Counts.CommentsDeleted++
 	}
 	return nil
 }

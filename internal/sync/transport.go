@@ -3,6 +3,7 @@ package sync
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,24 +36,52 @@ func SleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// DefaultMaxWait is how long one run may wait on GitHub's rate limits in
+// all (the max-wait input): past it the run ends and the next one goes on.
+const DefaultMaxWait = 10 * time.Minute
+
+// DefaultAttemptTimeout bounds one HTTP exchange. It is per attempt, never
+// per request: a wait for Retry-After between attempts is not cut short by
+// it (an http.Client Timeout would count the sleeps too).
+const DefaultAttemptTimeout = 2 * time.Minute
+
 // Transport is the RoundTripper under the go-github client. It sends
 // writes one at a time with at least WriteInterval between their starts,
 // and retries what GitHub asks to retry: 403 secondary limits and 429 after
 // Retry-After (go-github v66 does not recognise 429 itself), an exhausted
 // primary quota after x-ratelimit-reset, and 5xx with exponential backoff.
+// It alone waits on rate limits: go-github never sees an exhausted quota
+// (it would sleep until the reset, unbounded, or refuse every later call),
+// and a wait past what is left of MaxWait ends the request with a
+// *RateLimitedError instead.
 type Transport struct {
 	Base          http.RoundTripper
 	WriteInterval time.Duration
 	// MaxAttempts bounds tries per request (default 6).
 	MaxAttempts int
-	// MaxWait is the longest single wait accepted; a longer one fails the
-	// request instead of holding a runner for an hour (default 15 min).
+	// MaxWait is the time the whole run may spend waiting on GitHub
+	// (Retry-After, quota resets, 5xx back-off; pacing not included);
+	// default DefaultMaxWait.
 	MaxWait time.Duration
-	Sleep   Sleeper
-	Now     func() time.Time
+	// AttemptTimeout bounds each exchange (default DefaultAttemptTimeout).
+	AttemptTimeout time.Duration
+	Sleep          Sleeper
+	Now            func() time.Time
+	// Debug, when set, gets one line per API call (method, path, status,
+	// duration, quota left) and per wait.
+	Debug func(format string, args ...any)
+	// Log, when set, gets a line for every wait on GitHub of a second or
+	// more (what for, how long, what is left of MaxWait): a run that sits
+	// still says why.
+	Log func(format string, args ...any)
 
 	writeMu   sync.Mutex
 	lastWrite time.Time
+
+	// exhausted is when the primary quota resets after a response said
+	// none is left: no request goes out before it.
+	quotaMu   sync.Mutex
+	exhausted time.Time
 
 	statsMu sync.Mutex
 	retries int
@@ -93,35 +122,191 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		defer func() { t.lastWrite = t.now() }()
 	}
-	attempts, maxWait, base := t.limits()
+	attempts, _, base := t.limits()
 	// A body that cannot be rewound is sent once.
 	once := req.Body != nil && req.GetBody == nil
 	for attempt := 1; ; attempt++ {
+		if err := t.waitQuota(ctx, req); err != nil {
+			return nil, err
+		}
 		r, err := rewind(req, attempt)
 		if err != nil {
 			return nil, err
 		}
-		resp, err := base.RoundTrip(r)
+		resp, err := t.exchange(base, r)
 		if err != nil {
 			if ctx.Err() != nil || attempt >= attempts || once {
 				return nil, err
 			}
-			if werr := t.wait(ctx, backoff(attempt)); werr != nil {
+			if werr := t.wait(ctx, backoff(attempt), "a network error: "+err.Error(), req); werr != nil {
+				if errors.Is(werr, ErrRateLimited) {
+					return nil, err // max-wait spent: the error itself is the news
+				}
 				return nil, werr
 			}
 			continue
 		}
-		wait, retry := t.retryAfter(resp, attempt)
-		if !retry || attempt >= attempts || wait > maxWait || once {
+		if again, err := t.retry(ctx, req, resp, attempt, attempts, once); !again || err != nil {
+			if err != nil {
+				return nil, err
+			}
 			return resp, nil
 		}
-		// Drained so the connection is reused; a failure only costs that.
-		_, _ = io.Copy(io.Discard, resp.Body)
-		_ = resp.Body.Close()
-		if werr := t.wait(ctx, wait); werr != nil {
-			return nil, werr
-		}
 	}
+}
+
+// retry decides after a response: false to hand it to the caller, true
+// after waiting for the next attempt, or an error when the wait would
+// pass max-wait (the response is then drained).
+func (t *Transport) retry(ctx context.Context, req *http.Request, resp *http.Response, attempt, attempts int, once bool) (bool, error) {
+	wait, retry := t.retryAfter(resp, attempt)
+	kind := limitKind(resp) // before noteQuota hides the quota headers
+	t.noteQuota(resp)
+	if !retry || once {
+		return false, nil
+	}
+	limited := resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests
+	if attempt >= attempts {
+		if !limited {
+			return false, nil
+		}
+		drain(resp)
+		return false, t.limited(req, kind, wait, "still limited after "+strconv.Itoa(attempts)+" attempts")
+	}
+	drain(resp)
+	reason := fmt.Sprintf("HTTP %d", resp.StatusCode)
+	if limited {
+		reason = kind
+	}
+	if werr := t.wait(ctx, wait, reason, req); werr != nil {
+		switch {
+		case errors.Is(werr, ErrRateLimited) && limited:
+			return false, t.limited(req, kind, wait, "")
+		case errors.Is(werr, ErrRateLimited):
+			return false, fmt.Errorf("GitHub answered HTTP %d, and waiting %s to retry would pass max-wait", resp.StatusCode, wait)
+		}
+		return false, werr
+	}
+	if limited {
+		// The wait covered the quota's reset as well.
+		t.quotaMu.Lock()
+		t.exhausted = time.Time{}
+		t.quotaMu.Unlock()
+	}
+	return true, nil
+}
+
+// drain empties and closes a body so the connection is reused; a failure
+// only costs that.
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+}
+
+// exchange sends one attempt under AttemptTimeout; the deadline lasts
+// until the body is closed, so reading it is covered too.
+func (t *Transport) exchange(base http.RoundTripper, r *http.Request) (*http.Response, error) {
+	timeout := t.AttemptTimeout
+	if timeout <= 0 {
+		timeout = DefaultAttemptTimeout
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	start := time.Now()
+	resp, err := base.RoundTrip(r.WithContext(ctx))
+	if err != nil {
+		cancel()
+		t.debug("api: %s %s: %v after %s", r.Method, r.URL.Path, err, time.Since(start).Round(time.Millisecond))
+		return nil, err
+	}
+	t.debug("api: %s %s -> %d in %s (rate limit remaining %s)", r.Method, r.URL.Path, resp.StatusCode,
+		time.Since(start).Round(time.Millisecond), orDash(resp.Header.Get("X-RateLimit-Remaining")))
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (t *Transport) debug(format string, args ...any) {
+	if t.Debug != nil {
+		t.Debug(format, args...)
+	}
+}
+
+// noteQuota records an exhausted primary quota (remaining 0 with a reset)
+// and hides it from go-github, which would otherwise sleep until the reset
+// on its own clock, without bound, or refuse every later call: waiting is
+// this Transport's, within MaxWait.
+func (t *Transport) noteQuota(resp *http.Response) {
+	if resp.Header.Get("X-RateLimit-Remaining") != "0" {
+		return
+	}
+	reset, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64)
+	if err != nil {
+		return
+	}
+	t.quotaMu.Lock()
+	t.exhausted = time.Unix(reset, 0).Add(time.Second)
+	t.quotaMu.Unlock()
+	resp.Header.Del("X-RateLimit-Remaining")
+	resp.Header.Del("X-RateLimit-Reset")
+}
+
+// waitQuota holds a request until the primary quota's reset when the last
+// response said none was left.
+func (t *Transport) waitQuota(ctx context.Context, req *http.Request) error {
+	t.quotaMu.Lock()
+	until := t.exhausted
+	t.quotaMu.Unlock()
+	d := until.Sub(t.now())
+	if until.IsZero() || d <= 0 {
+		return nil
+	}
+	err := t.wait(ctx, d, "the primary rate limit's reset at "+until.UTC().Format(time.RFC3339), req)
+	if errors.Is(err, ErrRateLimited) {
+		return &RateLimitedError{Kind: "primary rate limit (no requests left)", Wait: d, Until: until, Left: t.left()}
+	}
+	if err == nil {
+		t.quotaMu.Lock()
+		t.exhausted = time.Time{}
+		t.quotaMu.Unlock()
+	}
+	return err
+}
+
+// limitKind names the limit a 403/429 reports.
+func limitKind(resp *http.Response) string {
+	switch {
+	case resp.Header.Get("X-RateLimit-Remaining") == "0":
+		return "primary rate limit (no requests left)"
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return "rate limit (429)"
+	}
+	return "secondary rate limit"
+}
+
+func (t *Transport) limited(req *http.Request, kind string, wait time.Duration, why string) error {
+	e := &RateLimitedError{Kind: kind, Wait: wait, Left: t.left(), Why: why}
+	if wait > 0 {
+		e.Until = t.now().Add(wait)
+	}
+	t.debug("api: %s %s: giving up: %v", req.Method, req.URL.Path, e)
+	return e
 }
 
 // pace waits until WriteInterval has passed since the last write.
@@ -144,7 +329,7 @@ func (t *Transport) limits() (int, time.Duration, http.RoundTripper) {
 	}
 	maxWait := t.MaxWait
 	if maxWait <= 0 {
-		maxWait = 15 * time.Minute
+		maxWait = DefaultMaxWait
 	}
 	base := t.Base
 	if base == nil {
@@ -170,13 +355,64 @@ func rewind(req *http.Request, attempt int) (*http.Request, error) {
 	return r, nil
 }
 
-func (t *Transport) wait(ctx context.Context, d time.Duration) error {
+// wait sleeps d for reason, within what is left of MaxWait: a longer wait
+// is refused with ErrRateLimited before any sleep.
+func (t *Transport) wait(ctx context.Context, d time.Duration, reason string, req *http.Request) error {
+	_, maxWait, _ := t.limits()
 	t.statsMu.Lock()
+	if t.waited+d > maxWait {
+		t.statsMu.Unlock()
+		return ErrRateLimited
+	}
 	t.retries++
 	t.waited += d
 	t.statsMu.Unlock()
+	left := maxWait - t.waited
+	t.debug("api: %s %s: waiting %s for %s", req.Method, req.URL.Path, d, reason)
+	if t.Log != nil && d >= time.Second {
+		t.Log("waiting %s for %s (%s %s); %s left of max-wait", d.Round(time.Second), reason, req.Method, req.URL.Path, left.Round(time.Second))
+	}
 	return t.sleep(ctx, d)
 }
+
+// left is what remains of MaxWait.
+func (t *Transport) left() time.Duration {
+	_, maxWait, _ := t.limits()
+	t.statsMu.Lock()
+	defer t.statsMu.Unlock()
+	return maxWait - t.waited
+}
+
+// ErrRateLimited is a run stopped by GitHub's rate limits: waiting for
+// them would pass max-wait. Nothing is wrong; the next run goes on.
+var ErrRateLimited = errors.New("rate limited by GitHub")
+
+// RateLimitedError says which limit stopped the run and for how long
+// GitHub asked to wait.
+type RateLimitedError struct {
+	Kind  string
+	Wait  time.Duration
+	Until time.Time
+	Left  time.Duration
+	Why   string
+}
+
+func (e *RateLimitedError) Error() string {
+	msg := fmt.Sprintf("%s: %s", ErrRateLimited, e.Kind)
+	if e.Wait > 0 {
+		msg += fmt.Sprintf(", GitHub asks to wait %s", e.Wait.Round(time.Second))
+		if !e.Until.IsZero() {
+			msg += " (until " + e.Until.UTC().Format(time.RFC3339) + ")"
+		}
+	}
+	if e.Why != "" {
+		return msg + ", " + e.Why
+	}
+	return msg + fmt.Sprintf(", more than the %s left of max-wait", e.Left.Round(time.Second))
+}
+
+// Is makes errors.Is(err, ErrRateLimited) true.
+func (e *RateLimitedError) Is(target error) bool { return target == ErrRateLimited }
 
 // backoff is 1 s, 2 s, 4 s ... capped at 60 s.
 func backoff(attempt int) time.Duration {

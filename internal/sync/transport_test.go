@@ -2,6 +2,7 @@ package sync
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -52,7 +53,8 @@ func TestTransportRetries(t *testing.T) {
 		{"403 primary exhausted", []*http.Response{resp(403, map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset}, `{"message":"API rate limit exceeded"}`), resp(201, nil, "")}, 201, []time.Duration{91 * time.Second}},
 		{"403 permission is final", []*http.Response{resp(403, nil, `{"message":"Resource not accessible by integration"}`)}, 403, nil},
 		{"5xx backoff", []*http.Response{resp(502, nil, ""), resp(503, nil, ""), resp(500, nil, ""), resp(201, nil, "")}, 201, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}},
-		{"wait too long is final", []*http.Response{resp(429, map[string]string{"Retry-After": "3600"}, "")}, 429, nil},
+		// Past max-wait the request ends with ErrRateLimited (status 0 here).
+		{"wait too long is final", []*http.Response{resp(429, map[string]string{"Retry-After": "3600"}, "")}, 0, nil},
 		{"404 is final", []*http.Response{resp(404, nil, "")}, 404, nil},
 	}
 	for _, tt := range tests {
@@ -62,6 +64,12 @@ func TestTransportRetries(t *testing.T) {
 			tr := &Transport{Base: base, Sleep: sl.sleep, Now: func() time.Time { return now }}
 			req, _ := http.NewRequest("POST", "http://x/repos/o/r/issues/1/comments", strings.NewReader(`{"body":"hi"}`))
 			r, err := tr.RoundTrip(req)
+			if tt.status == 0 {
+				if !errors.Is(err, ErrRateLimited) {
+					t.Fatalf("err %v, want ErrRateLimited", err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
