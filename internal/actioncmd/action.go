@@ -177,6 +177,11 @@ func (a *App) fail(gha *githubactions.Action, in *inputs, err error) {
 // needs no checkout, and without one every setting has its default.
 func (a *App) config(in *inputs) (workspace.Workspace, *config.Set, error) {
 	ws := workspace.Workspace{Root: in.root}
+	// A checkout's .agentx/ (or its state or memory) symlinked outside the
+	// checkout is not read: its files would be seeded onto the state branch.
+	if err := ws.CheckContained(); err != nil {
+		return ws, nil, err
+	}
 	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
 	if err != nil {
 		return ws, nil, err

@@ -116,6 +116,13 @@ var errHelp = errors.New("help printed")
 
 // Run dispatches one command line.
 func (a *App) Run(ctx context.Context, args []string) int {
+	if _, ok := a.Stdout.(*termWriter); !ok {
+		// Text we print was written by agents and commenters: no escape
+		// sequence of theirs reaches a terminal (termwriter.go).
+		out, errw := newTermWriter(a.Stdout, a.Style().Color), newTermWriter(a.Stderr, a.ErrStyle().Color)
+		a.Stdout, a.Stderr = out, errw
+		defer func() { _ = out.Flush(); _ = errw.Flush() }()
+	}
 	a.applyTestClock() // $AGENTX_NOW: tests and the demo step past SLAs (monitor.go)
 	// Global flags come before the command.
 	for len(args) > 0 {

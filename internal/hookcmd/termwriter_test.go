@@ -1,0 +1,32 @@
+package hookcmd
+
+import (
+	"bytes"
+	"testing"
+)
+
+// A sequence split between writes is removed whole, a character split
+// between writes arrives whole, and with colour on our own styling passes
+// while a foreign sequence does not.
+func TestTermWriter(t *testing.T) {
+	in := "a \x1b]0;pwned\x07 b \x1b[2J c é \x1b[31mred\x1b[0m \x1b[8mhidden"
+	tests := []struct {
+		color bool
+		want  string
+	}{
+		{false, "a  b  c é red hidden"},
+		{true, "a  b  c é \x1b[31mred\x1b[0m hidden"},
+	}
+	for _, tt := range tests {
+		for cut := 0; cut <= len(in); cut++ {
+			var out bytes.Buffer
+			w := newTermWriter(&out, tt.color)
+			_, _ = w.Write([]byte(in[:cut]))
+			_, _ = w.Write([]byte(in[cut:]))
+			_ = w.Flush()
+			if out.String() != tt.want {
+				t.Fatalf("color %v, cut at %d: %q, want %q", tt.color, cut, out.String(), tt.want)
+			}
+		}
+	}
+}
