@@ -164,6 +164,9 @@ dispatch:
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
+			if err := a.checkContained(c.name, args[1:]); err != nil {
+				return a.fail(err)
+			}
 			switch c.name {
 			case "hook", "git-hook", "sync", "demo":
 				// Hosts may kill a hook, and sync and demo run long: what
@@ -278,6 +281,25 @@ func (a *App) Workspace() workspace.Workspace {
 		a.ws = &ws
 	}
 	return *a.ws
+}
+
+// checkContained refuses, once and before the command runs, a workspace
+// whose .agentx/, state, clarifications, memory or workflows directory is
+// a symlink leading outside it: commands that never load the
+// configuration (memory search, state, events, ready) would otherwise
+// read and write through it. Hooks check it themselves (inWorkspace) and
+// fail open; commands that do not touch .agentx/ are not stopped by it.
+func (a *App) checkContained(name string, args []string) error {
+	switch name {
+	case "hook", "git-hook", "hooks", "merge-driver", "demo", "version", "completion":
+		return nil
+	}
+	for _, arg := range args {
+		if arg == "--help" || arg == "-h" || arg == "-help" {
+			return nil
+		}
+	}
+	return a.Workspace().CheckContained()
 }
 
 // Config returns the workspace configuration.
