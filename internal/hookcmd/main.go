@@ -116,13 +116,7 @@ var errHelp = errors.New("help printed")
 
 // Run dispatches one command line.
 func (a *App) Run(ctx context.Context, args []string) int {
-	if _, ok := a.Stdout.(*termWriter); !ok {
-		// Text we print was written by agents and commenters: no escape
-		// sequence of theirs reaches a terminal (termwriter.go).
-		out, errw := newTermWriter(a.Stdout, a.Style().Color), newTermWriter(a.Stderr, a.ErrStyle().Color)
-		a.Stdout, a.Stderr = out, errw
-		defer func() { _ = out.Flush(); _ = errw.Flush() }()
-	}
+	defer a.filterOutput()()
 	a.applyTestClock() // $AGENTX_NOW: tests and the demo step past SLAs (monitor.go)
 	// Global flags come before the command.
 	for len(args) > 0 {
@@ -164,16 +158,7 @@ dispatch:
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			if err := a.checkContained(c.name, args[1:]); err != nil {
-				return a.fail(err)
-			}
-			switch c.name {
-			case "hook", "git-hook", "sync", "demo":
-				// Hosts may kill a hook, and sync and demo run long: what
-				// they say goes out at once (hooks exit 0 anyway).
-				return a.fail(c.run(ctx, a, args[1:]))
-			}
-			return a.failFirst(func() error { return c.run(ctx, a, args[1:]) })
+			return a.runCommand(ctx, c, args[1:])
 		}
 	}
 	names := make([]string, 0, len(commands()))
@@ -181,6 +166,32 @@ dispatch:
 		names = append(names, c.name)
 	}
 	return a.fail(a.unknown(usagef("unknown command %q%s (run `agentx-hook --help`)", args[0], didYouMean(args[0], names)), args[1:]))
+}
+
+// filterOutput makes stdout and stderr strip escape sequences: text we
+// print was written by agents and commenters, and none of their sequences
+// may reach a terminal (termwriter.go). It returns what flushes them.
+func (a *App) filterOutput() func() {
+	if _, ok := a.Stdout.(*termWriter); ok {
+		return func() {}
+	}
+	out, errw := newTermWriter(a.Stdout, a.Style().Color), newTermWriter(a.Stderr, a.ErrStyle().Color)
+	a.Stdout, a.Stderr = out, errw
+	return func() { _ = out.Flush(); _ = errw.Flush() }
+}
+
+// runCommand runs one top-level command and returns the exit status.
+func (a *App) runCommand(ctx context.Context, c command, args []string) int {
+	if err := a.checkContained(c.name, args); err != nil {
+		return a.fail(err)
+	}
+	switch c.name {
+	case "hook", "git-hook", "sync", "demo":
+		// Hosts may kill a hook, and sync and demo run long: what
+		// they say goes out at once (hooks exit 0 anyway).
+		return a.fail(c.run(ctx, a, args))
+	}
+	return a.failFirst(func() error { return c.run(ctx, a, args) })
 }
 
 func (a *App) usage(w io.Writer) {

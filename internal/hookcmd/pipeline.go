@@ -331,6 +331,9 @@ func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) erro
 	input := capture.ParseInput(data)
 	c, err := intake.New(agent, issue, &input, o.Session)
 	if err != nil {
+		if o.File != "" && o.File != "-" && errcode.Is(err, errcode.InvalidInput) {
+			return errcode.Wrap(errcode.InvalidInput, err, "memory capture --file: %s", o.File)
+		}
 		return err
 	}
 	rep, err := a.intake().Durably(ctx, c)

@@ -92,7 +92,7 @@ func inline(s string) string {
 // space on each side). An HTML comment opener is escaped as in inline, so
 // no marker parses in it.
 func codeSpan(s string) string {
-	s = strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "<!--", "<!​--")
+	s = strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "<!--", "<!\u200b--")
 	if s == "" {
 		return ""
 	}
