@@ -173,6 +173,9 @@ func (a *App) loadRecords(keep func(*ledger.Record) bool) ([]ledger.Record, erro
 }
 
 func (a *App) warn(format string, args ...any) {
+	if a.hook.swallow() {
+		return // the hook's deadline passed: its one warning names the step
+	}
 	fmt.Fprintf(a.Stderr, "%s %s\n", a.ErrStyle().Yellow("warning:"), fmt.Sprintf(format, args...))
 }
 

@@ -59,6 +59,8 @@ type App struct {
 	locks    *lock.Locker
 	cfg      *config.Set
 	rt       *router.Router
+	// hook is the deadline of the hook being run, if any (deadline.go).
+	hook *hookRun
 }
 
 // command is one top-level command.

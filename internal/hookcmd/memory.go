@@ -411,12 +411,12 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = atomicfile.ReadAllLimited(a.Stdin, atomicfile.DefaultInputLimit)
+		data, err = atomicfile.ReadAllLimited(a.Stdin, a.limits().InputFileBytes())
 		if err != nil {
 			err = errcode.Wrap(errcode.InvalidInput, err, "memory add --file -")
 		}
 	} else {
-		data, err = atomicfile.ReadInput("memory add --file", path, atomicfile.DefaultInputLimit)
+		data, err = a.readInputFile("memory add --file", path)
 	}
 	if err != nil {
 		return err
