@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"bytes"
+	"io"
 	"testing"
 )
 
@@ -28,5 +29,19 @@ func TestTermWriter(t *testing.T) {
 				t.Fatalf("color %v, cut at %d: %q, want %q", tt.color, cut, out.String(), tt.want)
 			}
 		}
+	}
+}
+
+// BenchmarkTermWriter: what the filter costs a large text output (10,000
+// lines of plain text, as `memory search` or `clarify` print them).
+func BenchmarkTermWriter(b *testing.B) {
+	line := []byte("- CLR-42-001 from engineer (round 1/5, pending): authentication flow, middleware or controller?\n")
+	b.SetBytes(int64(len(line)) * 10000)
+	for i := 0; i < b.N; i++ {
+		w := newTermWriter(io.Discard, false)
+		for j := 0; j < 10000; j++ {
+			_, _ = w.Write(line)
+		}
+		_ = w.Flush()
 	}
 }
