@@ -181,6 +181,11 @@ func (a *App) config(in *inputs) (workspace.Workspace, *config.Set, error) {
 	if err := checkoutPresent(in); err != nil {
 		return ws, nil, err
 	}
+	// A checkout's .agentx/ (or its state or memory) symlinked outside the
+	// checkout is not read: its files would be seeded onto the state branch.
+	if err := ws.CheckContained(); err != nil {
+		return ws, nil, err
+	}
 	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
 	if err != nil {
 		return ws, nil, err

@@ -649,3 +649,29 @@ func TestActionSyncSkipsAPushWithoutLedgers(t *testing.T) {
 		t.Fatalf("ledger push: exit %d, calls %v", res.code, fake.Calls())
 	}
 }
+
+// TestActionRefusesASymlinkedStateDir: a checkout whose .agentx/state (or
+// .agentx, memory) is a symlink leading outside the workspace is refused
+// (issue 15): nothing is read through it, nothing seeded from it.
+func TestActionRefusesASymlinkedStateDir(t *testing.T) {
+	for _, dir := range []string{"", "state", "memory"} {
+		fake, r := issueRunner(t, 4, "sync", "")
+		outside := t.TempDir()
+		data, _ := jsonfile.Marshal(sampleLedger(4, time.Now()))
+		_ = os.MkdirAll(filepath.Join(outside, "state", "clarifications"), 0o755)
+		_ = os.MkdirAll(filepath.Join(outside, "clarifications"), 0o755)
+		_ = os.WriteFile(filepath.Join(outside, "state", "clarifications", "issue-4.json"), data, 0o644)
+		_ = os.WriteFile(filepath.Join(outside, "clarifications", "issue-4.json"), data, 0o644)
+		link := filepath.Join(r.workspace, ".agentx", dir)
+		_ = os.RemoveAll(link)
+		_ = os.MkdirAll(filepath.Dir(link), 0o755)
+		if err := os.Symlink(outside, link); err != nil {
+			t.Fatal(err)
+		}
+		res := r.run()
+		if res.code == 0 || !strings.Contains(res.stdout, "is a symlink to") || fake.BranchFiles(sync.DefaultStateBranch) != nil {
+			t.Fatalf(".agentx/%s: exit %d, branch %v\n%s", dir, res.code, fake.BranchFiles(sync.DefaultStateBranch), res.stdout)
+		}
+		fake.Close()
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
@@ -237,6 +238,8 @@ What the hook shims run (see ` + "`agentx-hook hooks --help`" + `): post-commit
 records a code-change observation, pre-push and post-merge run the monitor.
 It does nothing outside a workspace (no .agentx/) or with AGENTX=0, and it
 always exits 0: a problem is one warning on stderr, never a blocked git.
+It stops by [hooks] deadline in agentx.toml (default 10s), naming what it
+skipped.
 
 The observation's agent is $AGENTX_AGENT, else "engineer"; its issue is
 $AGENTX_ISSUE, else the number the branch names; with neither, nothing is
@@ -267,6 +270,7 @@ func parseGitHook(a *App, args []string) (*gitHookOptions, error) {
 // runGitHook is what the shims run. It fails open: whatever happens, the
 // warning goes to stderr and the exit status is 0.
 func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
+	began := time.Now()
 	if o.Name == "" {
 		a.warn("agentx git-hook: no hook name given; nothing done")
 		return nil
@@ -279,18 +283,25 @@ func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
 		a.warn("%s", why)
 		return nil
 	}
-	var err error
+	var step func(context.Context) error
+	stepName := ""
 	switch name {
 	case "post-commit":
-		err = a.recordCommit(ctx)
+		stepName, step = "commit observation", a.recordCommit
 	case "pre-push", "post-merge":
-		err = a.gitHookMonitor(ctx, name)
+		stepName, step = "monitor", func(ctx context.Context) error { return a.gitHookMonitor(ctx, name) }
 	default:
 		a.warn("agentx git-hook: %q is not one of agentx's hooks (%s); nothing done", name, strings.Join(githooks.Names(), ", "))
+		return nil
 	}
-	if err != nil {
-		a.warn("agentx %s: %v", name, err)
-	}
+	run, end := a.startHookRun(ctx, "git-hook "+name, began, a.hookDeadline(0))
+	defer end()
+	defer a.reportHookRun(run)
+	run.step(stepName, func(ctx context.Context) {
+		if err := step(ctx); err != nil {
+			a.warn("agentx %s: %v", name, err)
+		}
+	})
 	return nil
 }
 

@@ -24,8 +24,8 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
-const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex] [--strict]
-       agentx-hook hook finish --agent A [--issue N] [--format text|json] [--summary-file F] [--strict]
+const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex] [--strict] [--deadline D]
+       agentx-hook hook finish --agent A [--issue N] [--format text|json] [--summary-file F] [--strict] [--deadline D]
 
 Agent lifecycle hooks. Both run the monitor. start marks the agent working and
 prints what it must know: clarifications waiting for its answer, its own
@@ -43,6 +43,9 @@ for a first byte and 500 ms after it.
 Hooks never get in the way: whatever goes wrong (a corrupt file, a lock
 timeout, a misspelt flag, an unknown agent, no .agentx/ found) prints one
 warning on stderr and exits 0, so an agent or git is never blocked by it.
+Each hook has one overall deadline, --deadline, else [hooks] deadline in
+agentx.toml, else 10s: steps not done by then (monitor, agent status,
+memory recall or capture, state sync) are skipped and named in one warning.
 Only --strict exits non-zero: 1 while a blocking clarification is open, 2 for
 a bad command line.`
 
@@ -61,6 +64,8 @@ type hookInput struct {
 	// SummaryFile is the --summary-file path (`hook finish` captures it
 	// when stdin holds no host payload).
 	SummaryFile string
+	// run is the hook's overall deadline: each step goes through it.
+	run *hookRun
 }
 
 // hookSection is one `## Title` block of a hook's output. Sections keep
@@ -88,6 +93,7 @@ type hookOptions struct {
 	Format      string // text, json, claude or codex (--json is --format json)
 	Strict      bool
 	SummaryFile string
+	Deadline    time.Duration // --deadline (0: [hooks] deadline, else 10 s)
 }
 
 func (o *hookOptions) jsonMode() bool { return o.Format == "json" }
@@ -179,6 +185,7 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	flags.StringVar(&o.Format, "format", "text", "output `form`: text, json, claude or codex (start: the host's SessionStart JSON)")
 	flags.BoolVar(&o.Strict, "strict", false, "exit 1 while a blocking clarification of the agent is open (and 2 for a bad command line)")
 	flags.StringVar(&o.SummaryFile, "summary-file", "", "finish: a session summary `file` for memory capture")
+	flags.DurationVar(&o.Deadline, "deadline", 0, "the hook's overall `deadline` (default: [hooks] deadline, else 10s); steps not done by then are skipped and named")
 	asJSON := flags.Bool("json", false, "same as --format json")
 	pos, err := parse(flags, args[1:])
 	if *asJSON {
@@ -195,6 +202,9 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	default:
 		return o, usagef("--format must be text, json, claude or codex (got %q)", o.Format)
 	}
+	if o.Deadline < 0 {
+		return o, usagef("--deadline must be positive (got %s)", o.Deadline)
+	}
 	if o.Agent == "" {
 		o.Agent = a.Getenv("AGENTX_AGENT")
 	}
@@ -202,6 +212,7 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 }
 
 func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
+	began := time.Now() // the deadline counts from here, payload read included
 	event := o.Event
 	in := &hookInput{Event: event, Agent: o.Agent, Format: o.Format, Strict: o.Strict, SummaryFile: o.SummaryFile}
 	payloadAgent := a.readHookStdin(in)
@@ -237,12 +248,14 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 	in.Issue, in.HasIssue = issue, ok && err == nil
 
 	return a.failOpen(event, func() error {
-		a.beforeHook(ctx, in)
-		defer a.afterHook(ctx, in)
+		run, end := a.startHookRun(ctx, "hook "+event, began, a.hookDeadline(o.Deadline))
+		defer end()
+		defer a.reportHookRun(run)
+		in.run = run
 		if event == "start" {
-			return a.hookStart(ctx, in)
+			return a.hookStart(run.ctx, in)
 		}
-		return a.hookFinish(ctx, in)
+		return a.hookFinish(run.ctx, in)
 	})
 }
 
@@ -251,6 +264,9 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 // whatever directory the host started it); why is the one line saying so.
 func (a *App) inWorkspace(what string) (why string, ok bool) {
 	dir := a.Workspace().AgentxDir()
+	if err := a.Workspace().CheckContained(); err != nil {
+		return fmt.Sprintf("agentx %s: %v; nothing done", what, err), false
+	}
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		return "", true
 	}
@@ -263,18 +279,25 @@ func (a *App) inWorkspace(what string) (why string, ok bool) {
 // captured at the session's end. Local Mode keeps the state in the working tree: both return at
 // once. Each stays within [github] sync_budget and fails open with one
 // warning line (sync.go), as every hook failure does.
-func (a *App) beforeHook(ctx context.Context, in *hookInput) {
-	if in.Event == "start" {
-		a.StatePull(ctx, 0)
+func (a *App) beforeHook(in *hookInput) {
+	if in.Event == "start" && a.githubMode() {
+		in.run.step("state pull", func(ctx context.Context) { a.StatePull(ctx, 0) })
 	}
 }
 
-func (a *App) afterHook(ctx context.Context, in *hookInput) {
+func (a *App) afterHook(in *hookInput) {
 	// A mid-session payload (Claude Code's Stop fires after every reply)
 	// does not push: the session's end does, once.
-	if in.Event == "finish" && !in.Stdin.MidSession() {
-		a.StatePush(ctx, 0)
+	if in.Event == "finish" && !in.Stdin.MidSession() && a.githubMode() {
+		in.run.step("state push", func(ctx context.Context) { a.StatePush(ctx, 0) })
 	}
+}
+
+// githubMode reports whether the workspace shares its state on the state
+// branch (a configuration that does not load: no).
+func (a *App) githubMode() bool {
+	cfg, err := a.Config()
+	return err == nil && cfg.Config.Mode == "github"
 }
 
 // agentAccepted checks the agent name as `memory add` does, and against
@@ -406,6 +429,9 @@ type hookView struct {
 	requests    []ledger.Record // the agent's own open requests
 	escalations []ledger.Record // escalated records on the agent's issue
 	status      string
+	// unchecked: the deadline passed before the ledgers were read, so
+	// nothing can be said about what waits.
+	unchecked bool
 }
 
 // view runs the monitor and collects the agent's clarifications. Each part
@@ -492,13 +518,16 @@ func (a *App) setHookStatus(ctx context.Context, in *hookInput, v *hookView, wan
 		return nil
 	})
 	if err != nil {
+		v.status = "" // not what agent-status.json says
 		a.warn("agentx hook %s: agent status not updated: %v", in.Event, err)
 	}
 }
 
-func (a *App) hookStart(ctx context.Context, in *hookInput) error {
-	v := a.hookView(ctx, in)
-	a.setHookStatus(ctx, in, v, agentstatus.Working)
+func (a *App) hookStart(_ context.Context, in *hookInput) error {
+	a.beforeHook(in)
+	v := &hookView{unchecked: true}
+	in.run.step("monitor", func(ctx context.Context) { v = a.hookView(ctx, in) })
+	in.run.step("agent status", func(ctx context.Context) { a.setHookStatus(ctx, in, v, agentstatus.Working) })
 	sections := a.clarificationSections(in, v)
 	mon, hasMon := monitorSection(v.report)
 	// What the other sections take of the host's ceiling is measured, not
@@ -507,7 +536,9 @@ func (a *App) hookStart(ctx context.Context, in *hookInput) error {
 	if hasMon {
 		rest = append(append([]hookSection(nil), sections...), mon)
 	}
-	sections = append(sections, a.hookRecall(ctx, in, len(hookText(in, v.status, rest)))...)
+	in.run.step("memory recall", func(ctx context.Context) {
+		sections = append(sections, a.hookRecall(ctx, in, len(hookText(in, v.status, rest)))...)
+	})
 	if hasMon {
 		sections = append(sections, mon)
 	}
@@ -518,19 +549,23 @@ func (a *App) hookStart(ctx context.Context, in *hookInput) error {
 	return strict
 }
 
-func (a *App) hookFinish(ctx context.Context, in *hookInput) error {
-	v := a.hookView(ctx, in)
+func (a *App) hookFinish(_ context.Context, in *hookInput) error {
+	defer a.afterHook(in)
+	v := &hookView{unchecked: true}
+	in.run.step("monitor", func(ctx context.Context) { v = a.hookView(ctx, in) })
 	want := agentstatus.Done
 	if in.Stdin.MidSession() {
 		want = agentstatus.Working // the session goes on: capture, but not done
 	}
-	a.setHookStatus(ctx, in, v, want)
+	in.run.step("agent status", func(ctx context.Context) { a.setHookStatus(ctx, in, v, want) })
 	var sections []hookSection
-	if s, ok, err := a.hookCapture(ctx, in); err != nil {
-		a.warn("agentx hook finish: memory capture: %v", err)
-	} else if ok {
-		sections = append(sections, s)
-	}
+	in.run.step("memory capture", func(ctx context.Context) {
+		if s, ok, err := a.hookCapture(ctx, in); err != nil {
+			a.warn("agentx hook finish: memory capture: %v", err)
+		} else if ok {
+			sections = append(sections, s)
+		}
+	})
 	if r := v.blockingWait(); r != nil {
 		sections = append(sections, hookSection{Title: "Still waiting", Body: fmt.Sprintf(
 			"- %s to %s (%s): %s\n  %s stays blocked-clarification until it is answered.", r.ID, r.To, r.Status, r.Topic, in.Agent)})
@@ -590,7 +625,9 @@ func (a *App) clarificationSections(in *hookInput, v *hookView) []hookSection {
 		}
 		out = append(out, hookSection{Title: fmt.Sprintf("Escalations on issue #%d", in.Issue), Body: strings.TrimRight(b.String(), "\n")})
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && v.unchecked {
+		out = append(out, hookSection{Title: "Clarifications", Body: "Not checked: the hook's deadline passed first. `" + cli + " clarify` lists what is open."})
+	} else if len(out) == 0 {
 		out = append(out, hookSection{Title: "Clarifications", Body: "Nothing waits for you: no open clarifications involve " + in.Agent + "."})
 	}
 	return out

@@ -59,6 +59,8 @@ type App struct {
 	locks    *lock.Locker
 	cfg      *config.Set
 	rt       *router.Router
+	// hook is the deadline of the hook being run, if any (deadline.go).
+	hook *hookRun
 }
 
 // command is one top-level command.
@@ -116,6 +118,7 @@ var errHelp = errors.New("help printed")
 
 // Run dispatches one command line.
 func (a *App) Run(ctx context.Context, args []string) int {
+	defer a.filterOutput()()
 	a.applyTestClock() // $AGENTX_NOW: tests and the demo step past SLAs (monitor.go)
 	// Global flags come before the command.
 	for len(args) > 0 {
@@ -157,13 +160,7 @@ dispatch:
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			switch c.name {
-			case "hook", "git-hook", "sync", "demo":
-				// Hosts may kill a hook, and sync and demo run long: what
-				// they say goes out at once (hooks exit 0 anyway).
-				return a.fail(c.run(ctx, a, args[1:]))
-			}
-			return a.failFirst(func() error { return c.run(ctx, a, args[1:]) })
+			return a.runCommand(ctx, c, args[1:])
 		}
 	}
 	names := make([]string, 0, len(commands()))
@@ -171,6 +168,32 @@ dispatch:
 		names = append(names, c.name)
 	}
 	return a.fail(a.unknown(usagef("unknown command %q%s (run `agentx-hook --help`)", args[0], didYouMean(args[0], names)), args[1:]))
+}
+
+// filterOutput makes stdout and stderr strip escape sequences: text we
+// print was written by agents and commenters, and none of their sequences
+// may reach a terminal (termwriter.go). It returns what flushes them.
+func (a *App) filterOutput() func() {
+	if _, ok := a.Stdout.(*termWriter); ok {
+		return func() {}
+	}
+	out, errw := newTermWriter(a.Stdout, a.Style().Color), newTermWriter(a.Stderr, a.ErrStyle().Color)
+	a.Stdout, a.Stderr = out, errw
+	return func() { _ = out.Flush(); _ = errw.Flush() }
+}
+
+// runCommand runs one top-level command and returns the exit status.
+func (a *App) runCommand(ctx context.Context, c command, args []string) int {
+	if err := a.checkContained(c.name, args); err != nil {
+		return a.fail(err)
+	}
+	switch c.name {
+	case "hook", "git-hook", "sync", "demo":
+		// Hosts may kill a hook, and sync and demo run long: what
+		// they say goes out at once (hooks exit 0 anyway).
+		return a.fail(c.run(ctx, a, args))
+	}
+	return a.failFirst(func() error { return c.run(ctx, a, args) })
 }
 
 func (a *App) usage(w io.Writer) {
@@ -271,6 +294,25 @@ func (a *App) Workspace() workspace.Workspace {
 		a.ws = &ws
 	}
 	return *a.ws
+}
+
+// checkContained refuses, once and before the command runs, a workspace
+// whose .agentx/, state, clarifications, memory or workflows directory is
+// a symlink leading outside it: commands that never load the
+// configuration (memory search, state, events, ready) would otherwise
+// read and write through it. Hooks check it themselves (inWorkspace) and
+// fail open; commands that do not touch .agentx/ are not stopped by it.
+func (a *App) checkContained(name string, args []string) error {
+	switch name {
+	case "hook", "git-hook", "hooks", "merge-driver", "demo", "version", "completion":
+		return nil
+	}
+	for _, arg := range args {
+		if arg == "--help" || arg == "-h" || arg == "-help" {
+			return nil
+		}
+	}
+	return a.Workspace().CheckContained()
 }
 
 // Config returns the workspace configuration.

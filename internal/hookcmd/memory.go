@@ -416,12 +416,12 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = atomicfile.ReadAllLimited(a.Stdin, atomicfile.DefaultInputLimit)
+		data, err = atomicfile.ReadAllLimited(a.Stdin, a.limits().InputFileBytes())
 		if err != nil {
 			err = errcode.Wrap(errcode.InvalidInput, err, "memory add --file -")
 		}
 	} else {
-		data, err = atomicfile.ReadInput("memory add --file", path, atomicfile.DefaultInputLimit)
+		data, err = a.readInputFile("memory add --file", path)
 	}
 	if err != nil {
 		return err
@@ -441,6 +441,12 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 		}
 		fmt.Fprintf(a.Stdout, "Nothing to store: %s holds no observations.\n", path)
 		return nil
+	}
+	// All or nothing: every record is checked before any is stored.
+	for i, o := range obs {
+		if err := memory.CheckInput(o); err != nil {
+			return errcode.Wrap(errcode.InvalidInput, err, "memory add --file: %s: record [%d]", path, i)
+		}
 	}
 	for i := range obs { // a hand-made file is outside input like any other
 		obs[i].Content = sanitize.Text(obs[i].Content)

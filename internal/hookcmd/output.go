@@ -147,7 +147,7 @@ func (s *schemaVersion) stamp() { s.SchemaVersion = SchemaVersion }
 // schema_version, indented, on stdout.
 func (a *App) writeDoc(d document) error {
 	d.stamp()
-	return writeJSON(a.Stdout, d)
+	return writeJSON(rawWriter(a.Stdout), d)
 }
 
 // errorBody is the "error" of a failure document.

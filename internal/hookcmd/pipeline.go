@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -79,15 +80,39 @@ func (a *App) memorySettings() config.MemorySettings {
 	return cfg.Config.Memory
 }
 
+// limits is [limits] of agentx.toml; a configuration that does not load
+// leaves the defaults (the command reports it where it needs the config).
+func (a *App) limits() config.LimitsSettings {
+	cfg, err := a.Config()
+	if err != nil {
+		return config.LimitsSettings{}
+	}
+	return cfg.Config.Limits
+}
+
+// readInputFile reads a file named on the command line (what is the flag)
+// within [limits] input_file; the refusal of a larger file says which key
+// raises the limit.
+func (a *App) readInputFile(what, path string) ([]byte, error) {
+	data, err := atomicfile.ReadInput(what, path, a.limits().InputFileBytes())
+	var pe *errcode.Error
+	if errors.Is(err, atomicfile.ErrTooLarge) && errors.As(err, &pe) {
+		pe.Message += " ([limits] input_file)"
+		pe.Hint = "[limits] input_file in .agentx/agentx.toml sets the limit (default 10MB)"
+	}
+	return data, err
+}
+
 // intake wires the workspace's spool, cursors and store for a capture.
 func (a *App) intake() *intake.Intake {
 	ws := a.Workspace()
 	return &intake.Intake{
-		Spool:     spool.New(ws.SpoolDir(), a.Locks(), spool.Options{Clock: a.Clock}),
-		Cursors:   cursor.New(ws.CursorsDir(), a.Locks(), a.Clock),
-		Store:     a.Memory(),
-		SpoolOnly: a.Getenv(envSpoolOnly) != "",
-		Warn:      a.warn,
+		TranscriptMaxBytes: int64(a.limits().Transcript),
+		Spool:              spool.New(ws.SpoolDir(), a.Locks(), spool.Options{Clock: a.Clock}),
+		Cursors:            cursor.New(ws.CursorsDir(), a.Locks(), a.Clock),
+		Store:              a.Memory(),
+		SpoolOnly:          a.Getenv(envSpoolOnly) != "",
+		Warn:               a.warn,
 	}
 }
 
@@ -116,7 +141,7 @@ func (a *App) hookCapture(ctx context.Context, in *hookInput) (hookSection, bool
 	switch {
 	case src.IsPayload():
 	case in.SummaryFile != "":
-		b, err := atomicfile.ReadInput("--summary-file", in.SummaryFile, atomicfile.DefaultInputLimit)
+		b, err := a.readInputFile("--summary-file", in.SummaryFile)
 		if err != nil {
 			return hookSection{}, false, err
 		}
@@ -315,7 +340,7 @@ func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) erro
 	}
 	var data []byte
 	if o.File != "" && o.File != "-" {
-		data, err = atomicfile.ReadInput("memory capture --file", o.File, atomicfile.DefaultInputLimit)
+		data, err = a.readInputFile("memory capture --file", o.File)
 	} else {
 		data, err = io.ReadAll(io.LimitReader(a.Stdin, capture.MaxPayloadBytes))
 	}
@@ -331,6 +356,9 @@ func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) erro
 	input := capture.ParseInput(data)
 	c, err := intake.New(agent, issue, &input, o.Session)
 	if err != nil {
+		if o.File != "" && o.File != "-" && errcode.Is(err, errcode.InvalidInput) {
+			return errcode.Wrap(errcode.InvalidInput, err, "memory capture --file: %s", o.File)
+		}
 		return err
 	}
 	rep, err := a.intake().Durably(ctx, c)

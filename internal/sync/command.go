@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/protocol"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
@@ -39,14 +40,14 @@ func ParseCommand(body string) (cmd Command, found bool, err error) {
 		verb := strings.ToLower(fields[0])
 		v, known := protocol.Lookup(verb)
 		if !known {
-			return Command{}, true, fmt.Errorf("unknown verb %q; use %s", Shorten(fields[0], 20), protocol.SlashUsage())
+			return Command{}, true, fmt.Errorf("unknown verb %q; use %s", Shorten(sanitize.Secrets(fields[0]), 20), protocol.SlashUsage())
 		}
 		if len(fields) < 2 {
 			return Command{}, true, fmt.Errorf("missing clarification id; use %s", protocol.SlashUsage())
 		}
 		id := strings.ToUpper(fields[1])
 		if _, err := validate.ClarificationID(id); err != nil {
-			return Command{}, true, fmt.Errorf("%q is not a clarification id (CLR-<issue>-<NNN>)", Shorten(fields[1], 40))
+			return Command{}, true, fmt.Errorf("%q is not a clarification id (CLR-<issue>-<NNN>)", Shorten(sanitize.Secrets(fields[1]), 40))
 		}
 		// The text starts after the id on the same line.
 		after := rest[strings.Index(rest, fields[1])+len(fields[1]):]

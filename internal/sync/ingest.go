@@ -397,8 +397,11 @@ func (in *Ingester) reject(ctx context.Context, ev Event, reason string) (Outcom
 	if clean == nil {
 		clean = func(s string) string { return s }
 	}
+	// The reason may echo the comment, and the comment is anyone's text:
+	// both are shown as code, so no link, image or mention in them renders
+	// under the bot's name. Redacted first, then shortened.
 	body := fmt.Sprintf("**Not applied:** %s\n\n> %s\n\nNothing was written to the ledger. Commands: %s\n\n%scomment=%d -->",
-		inline(clean(reason)), inline(Shorten(clean(first), 200)), protocol.SlashUsage(), replyMarker, ev.Comment.ID)
+		codeSpan(clean(reason)), codeSpan(Shorten(clean(first), 200)), protocol.SlashUsage(), replyMarker, ev.Comment.ID)
 	if _, err := in.GH.CreateComment(ctx, ev.Issue.Number, body); err != nil {
 		return out, err
 	}

@@ -85,6 +85,30 @@ func inline(s string) string {
 	return strings.ReplaceAll(s, "<!--", "&lt;!--")
 }
 
+// codeSpan renders s on one line as Markdown inline code, where GitHub
+// renders no link, image, mention or HTML: the fence is one backtick longer
+// than the longest run inside, and the spaces around the text keep a
+// backtick at either end from joining the fence (CommonMark strips one
+// space on each side). An HTML comment opener is escaped as in inline, so
+// no marker parses in it.
+func codeSpan(s string) string {
+	s = strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "<!--", "<!\u200b--")
+	if s == "" {
+		return ""
+	}
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	return fence + " " + s + " " + fence
+}
+
 // quote renders a body as a Markdown block quote. An HTML comment opener
 // is escaped so agent text can never carry a marker that parses.
 func quote(s string) string {

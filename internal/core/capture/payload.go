@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
 
 // Host is the agent host that sent a hook payload.
@@ -102,7 +103,7 @@ func decodePayload(data []byte) (Payload, error) {
 	}
 	var r rawPayload
 	if err := json.Unmarshal(bytes.TrimPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("\ufeff")), &r); err != nil {
-		return Payload{}, errcode.Wrap(errcode.InvalidInput, err, "hook payload is not a JSON object")
+		return Payload{}, errcode.New(errcode.InvalidInput, "hook payload: %s", jsonfile.Explain(err))
 	}
 	p := Payload{
 		SessionID:            first(r.SessionID, r.SessionIDCamel),

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +47,8 @@ type Config struct {
 	Clarify         ClarifySettings      `toml:"clarify"`
 	Memory          MemorySettings       `toml:"memory"`
 	GitHub          GitHubSettings       `toml:"github"`
+	Limits          LimitsSettings       `toml:"limits"`
+	Hooks           HooksSettings        `toml:"hooks"`
 	// Warnings are the problems found while parsing that do not stop the
 	// file loading (unknown keys, an unknown mode), each naming the file
 	// and line; the CLI prints them.
@@ -91,6 +94,90 @@ type GitHubSettings struct {
 	StateBranch string   `toml:"state_branch"`
 	Remote      string   `toml:"remote"`
 	SyncBudget  Duration `toml:"sync_budget"`
+}
+
+// LimitsSettings is the [limits] table: how much agentx reads of what it
+// is given.
+type LimitsSettings struct {
+	// InputFile bounds every file named on a command line or in a payload
+	// and read whole: --summary-file, memory capture --file, memory add
+	// --file (default 10 MB). A larger file is refused, naming the limit.
+	InputFile ByteSize `toml:"input_file"`
+	// Transcript bounds how much of a host transcript one capture reads
+	// (default 16 MB); a longer new segment is read from its end.
+	Transcript ByteSize `toml:"transcript"`
+}
+
+// InputFileBytes is [limits] input_file, or the default.
+func (l LimitsSettings) InputFileBytes() int64 {
+	if l.InputFile <= 0 {
+		return atomicfile.DefaultInputLimit
+	}
+	return int64(l.InputFile)
+}
+
+// HooksSettings is the [hooks] table.
+type HooksSettings struct {
+	// Deadline bounds a whole hook run (hook start, hook finish, git-hook):
+	// past it, the steps not begun are skipped, named in one warning, and
+	// the hook exits 0 (default DefaultHookDeadline).
+	Deadline Duration `toml:"deadline"`
+}
+
+// DefaultHookDeadline is a hook's overall deadline when [hooks] deadline is
+// not set: under the 60 s Claude Code and Codex give a hook by default,
+// with room for the host itself.
+const DefaultHookDeadline = 10 * time.Second
+
+// DeadlineOr is [hooks] deadline, or the default.
+func (h HooksSettings) DeadlineOr() time.Duration {
+	if h.Deadline.Duration <= 0 {
+		return DefaultHookDeadline
+	}
+	return h.Deadline.Duration
+}
+
+// ByteSize reads TOML sizes: an integer of bytes, or a string such as
+// "10MB", "512 KB", "1GiB" (K, M, G are powers of 1024).
+type ByteSize int64
+
+// UnmarshalTOML takes an integer or a size string.
+func (b *ByteSize) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case int64:
+		if x <= 0 {
+			return fmt.Errorf("size %d must be positive", x)
+		}
+		*b = ByteSize(x)
+		return nil
+	case string:
+		n, err := parseByteSize(x)
+		if err != nil {
+			return err
+		}
+		*b = ByteSize(n)
+		return nil
+	}
+	return fmt.Errorf("size must be an integer of bytes or a string such as \"10MB\" (got %v)", v)
+}
+
+func parseByteSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("size %q must be a positive number of bytes, KB, MB or GB (such as \"10MB\")", s)
+	}
+	return n * mult, nil
 }
 
 // Duration reads TOML strings like "2m".

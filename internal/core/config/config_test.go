@@ -130,3 +130,27 @@ func FuzzParseWorkflow(f *testing.F) {
 		}
 	})
 }
+
+func TestLimitsAndHooksSections(t *testing.T) {
+	c, err := ParseConfig("agentx.toml", []byte("[limits]\ninput_file = \"1KB\"\ntranscript = 2048\n[hooks]\ndeadline = \"3s\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 0 || c.Limits.InputFileBytes() != 1024 || c.Limits.Transcript != 2048 || c.Hooks.DeadlineOr() != 3*time.Second {
+		t.Fatalf("%+v", c)
+	}
+	var zero Config
+	if zero.Limits.InputFileBytes() != 10<<20 || zero.Hooks.DeadlineOr() != DefaultHookDeadline {
+		t.Fatalf("defaults: %d %v", zero.Limits.InputFileBytes(), zero.Hooks.DeadlineOr())
+	}
+	for _, bad := range []string{`input_file = "lots"`, `input_file = -1`, `input_file = "0MB"`, `input_file = true`} {
+		if _, err := ParseConfig("agentx.toml", []byte("[limits]\n"+bad+"\n")); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+	for in, want := range map[string]int64{"10MB": 10 << 20, "512 kb": 512 << 10, "1GiB": 1 << 30, "77": 77, "3B": 3} {
+		if got, err := parseByteSize(in); err != nil || got != want {
+			t.Errorf("parseByteSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+}

@@ -89,6 +89,9 @@ type Intake struct {
 	SpoolOnly bool
 	// Warn, when set, receives what went wrong without failing the capture.
 	Warn func(format string, args ...any)
+	// TranscriptMaxBytes bounds how much of a transcript one capture reads
+	// ([limits] transcript; 0: capture.DefaultMaxBytes).
+	TranscriptMaxBytes int64
 }
 
 func (x *Intake) warn(format string, args ...any) {
@@ -309,7 +312,7 @@ func (x *Intake) extract(ctx context.Context, p capture.Payload) (res capture.Re
 	transcript := p.TranscriptPath
 	// ExtractFile's EndOffset is absolute: the next capture of this
 	// transcript starts there.
-	res, err = capture.FromPayload(p, capture.Options{Offset: x.Cursors.Get(p.SessionID, transcript)})
+	res, err = capture.FromPayload(p, capture.Options{Offset: x.Cursors.Get(p.SessionID, transcript), MaxBytes: x.TranscriptMaxBytes})
 	if errors.Is(err, fs.ErrNotExist) {
 		// A transcript that is gone will not come back: capture what the
 		// payload itself carries rather than retry forever.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
@@ -305,15 +306,25 @@ func ParseObservations(path string, data []byte) ([]Observation, error) {
 		return f.Observations, nil
 	}
 	var out []Observation
+	lead := int64(len(data) - len(bytes.TrimLeftFunc(data, unicode.IsSpace)))
+	var recOffset int64 = -1
 	err := jsonfile.EachElement(trimmed, func(raw []byte) error {
 		o, err := decodeObservation(raw)
-		if err == nil {
-			out = append(out, o)
+		if err != nil {
+			// raw is a slice of trimmed: where it starts is where the
+			// record is, the place to look in the file.
+			recOffset = lead + int64(cap(trimmed)-cap(raw))
+			return fmt.Errorf("record [%d]: %w", len(out), err)
 		}
-		return err
+		out = append(out, o)
+		return nil
 	})
 	if err != nil {
-		return nil, jsonfile.Corrupt(path, corruptOffset(data, err), err)
+		off := recOffset
+		if off < 0 {
+			off = corruptOffset(data, err)
+		}
+		return nil, jsonfile.Corrupt(path, off, err)
 	}
 	return out, nil
 }

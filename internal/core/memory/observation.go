@@ -10,15 +10,18 @@ package memory
 import (
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf16"
 
+	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
+	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 // Category is the kind of an observation.
@@ -318,4 +321,44 @@ func decodeEntry(data []byte) (Entry, error) {
 		}
 	}
 	return e, nil
+}
+
+// CheckInput validates an observation that came from outside (a file given
+// to `memory add --file`) as strictly as the command line validates its
+// arguments: an agent name of [a-z0-9-], an issue in range, a known
+// category, some content, a reference timestamp, no negative count. The
+// error names the JSON field. Content is sanitised, and cut, by the caller.
+func CheckInput(o Observation) error {
+	field := func(name string, err error) error {
+		return errcode.Wrap(errcode.InvalidInput, err, "field %q", name)
+	}
+	if err := validate.Agent("agent", o.Agent); err != nil {
+		return field("agent", errors.New(strings.TrimPrefix(err.Error(), "agent: ")))
+	}
+	if err := validate.IssueNumber(o.IssueNumber); err != nil {
+		return field("issueNumber", err)
+	}
+	if !o.Category.Known() {
+		return field("category", fmt.Errorf("unknown category %q (want decision, code-change, error, key-fact or compaction-summary)", o.Category))
+	}
+	if strings.TrimSpace(o.Content) == "" {
+		return field("content", errors.New("content is empty"))
+	}
+	if o.Timestamp != "" {
+		if _, err := clock.Parse(o.Timestamp); err != nil {
+			return field("timestamp", err)
+		}
+	}
+	if o.Tokens < 0 {
+		return field("tokens", fmt.Errorf("%d is negative", o.Tokens))
+	}
+	if o.RecallCount < 0 {
+		return field("recallCount", fmt.Errorf("%d is negative", o.RecallCount))
+	}
+	if o.ID != "" {
+		if err := validate.RecordID(o.ID); err != nil {
+			return field("id", err)
+		}
+	}
+	return nil
 }

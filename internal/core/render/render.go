@@ -33,6 +33,10 @@ const (
 	cyan   = "\x1b[36m"
 )
 
+// Sequences are the escape sequences Style writes: a printer that strips
+// control sequences from text written by others keeps these, and only these.
+func Sequences() []string { return []string{reset, bold, dim, red, green, yellow, blue, cyan} }
+
 func (s Style) wrap(code, text string) string {
 	if !s.Color {
 		return text

@@ -121,6 +121,7 @@ func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, 
 		return "", errcode.New(errcode.AgentError, "no responder configured for %q", agent)
 	}
 	timeout := r.TimeoutOr()
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req.SchemaVersion = SchemaVersion
@@ -147,6 +148,11 @@ func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, 
 	// the process is gone; what was written by then is the answer.
 	cmd.WaitDelay = outputGrace
 	err = cmd.Run()
+	if parent.Err() != nil {
+		// The caller stopped it (a signal, or a hook's deadline), not
+		// the responder's own timeout: the caller decides what follows.
+		return "", errcode.Wrap(errcode.AgentError, parent.Err(), "responder for %q was stopped", agent)
+	}
 	if ctx.Err() == context.DeadlineExceeded {
 		return "", errcode.New(errcode.AgentError, "responder for %q timed out after %s", agent, timeout)
 	}

@@ -399,3 +399,37 @@ func TestResponderAnswerRedactedBeforeTheCut(t *testing.T) {
 		t.Fatalf("answer is %d characters, over the 2,000 limit", n)
 	}
 }
+
+// ctxResponder waits for its caller's context, as a responder the caller
+// gave up on does, and fails with what responder.Exec returns then.
+type ctxResponder struct{}
+
+func (ctxResponder) Has(string) bool { return true }
+func (ctxResponder) Respond(ctx context.Context, agent string, _ responder.Request) (string, error) {
+	<-ctx.Done()
+	return "", errcode.Wrap(errcode.AgentError, ctx.Err(), "responder for %q was stopped", agent)
+}
+
+// A hook's deadline that passes while a responder works (the monitor's
+// retry inside `hook start`) is the caller running out of time, not the
+// responder failing: nothing is escalated, the record stays as it was for
+// the next check, and the target's status is restored (issue 15).
+func TestCallerDeadlineDoesNotEscalate(t *testing.T) {
+	r, _, _ := newRouter(t)
+	res := request(t, r, RequestInput{From: "engineer", To: "architect", Blocking: true})
+	r.Responder = ctxResponder{}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	got, err := r.Retry(ctx, &res.Record)
+	if err == nil || (got != nil && got.Escalated) {
+		t.Fatalf("retry = %+v, %v; want an error and no escalation", got, err)
+	}
+	rec, gerr := r.Get(res.Record.ID)
+	if gerr != nil || rec.Status != ledger.Pending || rec.LastOf(ledger.Escalation) != nil {
+		t.Fatalf("record after the deadline: %+v, %v", rec, gerr)
+	}
+	st, _ := agentstatus.Load(r.WS.AgentStatusFile())
+	if s := st.Get("architect"); s == nil || s.Status == agentstatus.Clarifying || s.RespondingTo != nil {
+		t.Fatalf("architect left %+v", s)
+	}
+}

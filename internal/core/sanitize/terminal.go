@@ -130,3 +130,48 @@ func stringLen(s string) int {
 	}
 	return len(s)
 }
+
+// IncompleteTail is the length of the end of s that may be the start of
+// something Terminal must see whole: a UTF-8 character cut short, or an
+// escape sequence without its final byte or terminator (none runs past a
+// newline). A writer that sanitises a stream keeps it back for the next
+// write, so a sequence split between two writes is still removed whole.
+func IncompleteTail(s string) int {
+	n := 0
+	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			if !utf8.FullRuneInString(s[i:]) {
+				n = len(s) - i
+			}
+			break
+		}
+	}
+	j := strings.LastIndexByte(s, 0x1b)
+	if j < 0 || strings.IndexByte(s[j:], '\n') >= 0 {
+		return n
+	}
+	if e := s[j:]; escapeUnfinished(e) {
+		n = max(n, len(e))
+	}
+	return n
+}
+
+// escapeUnfinished reports whether e (ESC and what follows, up to the end
+// of the text) lacks the end escapeLen looks for.
+func escapeUnfinished(e string) bool {
+	if len(e) < 2 {
+		return true
+	}
+	switch e[1] {
+	case '[':
+		for i := 2; i < len(e); i++ {
+			if c := e[i]; c >= 0x40 && c <= 0x7e || c < 0x20 || c >= 0x7f {
+				return false
+			}
+		}
+		return true
+	case ']', 'P', '^', '_', 'X':
+		return strings.IndexByte(e, 0x07) < 0 && !strings.Contains(e, "\u009c")
+	}
+	return !utf8.FullRuneInString(e[1:])
+}

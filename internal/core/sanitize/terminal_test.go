@@ -64,3 +64,26 @@ func FuzzTerminal(f *testing.F) {
 		}
 	})
 }
+
+func TestIncompleteTail(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"plain", 0},
+		{"a\x1b", 1},
+		{"a\x1b[3", 3},
+		{"a\x1b[31m", 0},
+		{"a\x1b]0;ti", 6},
+		{"a\x1b]0;title\x07", 0},
+		{"a\x1b]0;t\nmore", 0},
+		{"é"[:1], 1},
+		{"ab" + "€"[:2], 2},
+		{"a\x1b" + "é"[:1], 2},
+	}
+	for _, tt := range tests {
+		if got := IncompleteTail(tt.in); got != tt.want {
+			t.Errorf("IncompleteTail(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package hookcmd
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+)
+
+// Every hook has one overall deadline (issue 15): a step stalled behind a
+// live foreign lock (here every lock a hook may take, waited on for up to
+// 30 s) does not hold the hook past it. The hook exits 0 within the
+// deadline and a margin, and one warning line names the steps not done.
+// Each run is under `timeout`, so a regression fails fast.
+func TestHookDeadline(t *testing.T) {
+	root := initWorkspace(t)
+	if err := os.WriteFile(filepath.Join(root, ".agentx", "agentx.toml"), []byte("[hooks]\ndeadline = \"1s\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, root, nil, "git", "init", "-q", "-b", "3-fix")
+	run(t, root, nil, "git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first")
+	holder := exec.Command("sleep", "120")
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
+	ws := filepath.Join(root, ".agentx")
+	targets := []string{
+		filepath.Join(ws, "state", "agent-status.json"),
+		filepath.Join(ws, "state", "events.jsonl"),
+		filepath.Join(ws, "memory", "issue-3.json"),
+		filepath.Join(ws, "memory", "manifest.json"),
+		filepath.Join(ws, "memory", "recall-journal.jsonl"),
+	}
+	spool, _ := filepath.Glob(filepath.Join(ws, "memory", ".spool*"))
+	targets = append(targets, spool...)
+	lockAll := func() {
+		for _, p := range targets {
+			content := fmt.Sprintf(`{"pid":%d,"timestamp":%q}`, holder.Process.Pid, clock.Format(time.Now()))
+			if err := os.WriteFile(p+".lock", []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	env := []string{"AGENTX_LOCK_WAIT_MS=30000", "AGENTX_AGENT=engineer"}
+	summary := filepath.Join(root, "summary.md")
+	if err := os.WriteFile(summary, []byte("## Key Facts\n- the deadline holds\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string // a step the warning names
+	}{
+		{[]string{"hook", "start", "--agent", "engineer", "--issue", "3"}, "agent status"},
+		{[]string{"hook", "finish", "--agent", "engineer", "--issue", "3", "--summary-file", summary}, "agent status"},
+		{[]string{"hook", "start", "--agent", "engineer", "--issue", "3", "--deadline", "500ms"}, "agent status"},
+		{[]string{"git-hook", "post-commit"}, "commit observation"},
+	} {
+		lockAll()
+		start := time.Now()
+		out := run(t, root, env, "timeout", append([]string{"12", "agentx-hook"}, tc.args...)...)
+		took := time.Since(start)
+		if took > 4*time.Second {
+			t.Errorf("%v took %v, past its deadline:\n%s", tc.args, took, out)
+		}
+		var lines []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "deadline") {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) != 1 || !strings.Contains(lines[0], "skipped") || !strings.Contains(lines[0], tc.want) {
+			t.Errorf("%v: want one deadline warning naming %q, got %q:\n%s", tc.args, tc.want, lines, out)
+		}
+	}
+}
