@@ -9,8 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -89,7 +92,11 @@ func (e *Exec) CanStart(agent string) error {
 	if strings.ContainsRune(name, '/') && !filepath.IsAbs(name) {
 		path = filepath.Join(e.Dir, name) // as exec runs it: relative to cmd.Dir
 	}
-	if _, err := exec.LookPath(path); err != nil {
+	found, err := exec.LookPath(path)
+	if err == nil {
+		err = startable(found)
+	}
+	if err != nil {
 		where := "agentx.toml"
 		if e.ConfigFile != "" {
 			where = e.ConfigFile
@@ -98,6 +105,36 @@ func (e *Exec) CanStart(agent string) error {
 			WithHint(fmt.Sprintf("fix the command of [responders.%s] in %s, or remove the section to let questions wait for the agent's session", agent, where))
 	}
 	return nil
+}
+
+// errNotProgram is an executable file the kernel will not run: exec
+// fails with "exec format error" on every request.
+var errNotProgram = errors.New("not a program: neither a #! script nor an executable binary (add a #! line such as #!/bin/sh)")
+
+// startable reads the first bytes of the executable path: a script
+// without a #! line passes LookPath (it is executable) but exec refuses it
+// (ENOEXEC), which would escalate every question instead of naming the
+// mistake. Elsewhere than on Unix-like systems the kernel decides by
+// other means, so only Linux's and macOS's formats are checked.
+func startable(path string) error {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }() // read only
+	var head [4]byte
+	n, _ := io.ReadFull(f, head[:])
+	b := head[:n]
+	switch {
+	case bytes.HasPrefix(b, []byte("#!")), bytes.Equal(b, []byte("\x7fELF")),
+		bytes.Equal(b, []byte{0xcf, 0xfa, 0xed, 0xfe}), bytes.Equal(b, []byte{0xce, 0xfa, 0xed, 0xfe}), // Mach-O 64/32
+		bytes.Equal(b, []byte{0xca, 0xfe, 0xba, 0xbe}): // Mach-O universal
+		return nil
+	}
+	return errNotProgram
 }
 
 // Has reports whether agent has a responder.

@@ -173,7 +173,12 @@ func TestRequestSchemaFieldsAreTagged(t *testing.T) {
 // workspace root with a slash) without running it.
 func TestCanStart(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(dir+"/run.sh", []byte("echo hi\n"), 0o755); err != nil {
+	if err := os.WriteFile(dir+"/run.sh", []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Executable, but neither a #! script nor a binary: exec fails with
+	// "exec format error" on every request.
+	if err := os.WriteFile(dir+"/noshebang.sh", []byte("echo hi\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(dir+"/plain.sh", []byte("echo hi\n"), 0o644); err != nil {
@@ -182,11 +187,13 @@ func TestCanStart(t *testing.T) {
 	e := &Exec{Dir: dir, ConfigFile: "/w/.agentx/agentx.toml", Responders: map[string]config.Responder{
 		"sh": {Command: []string{"sh", "-c", "true"}}, "rel": {Command: []string{"./run.sh"}},
 		"missing": {Command: []string{"agentx-no-such-responder"}}, "plain": {Command: []string{"./plain.sh"}},
+		"noshebang": {Command: []string{"./noshebang.sh"}},
 	}}
 	for agent, want := range map[string]string{
 		"sh": "", "rel": "", "nobody": "",
-		"missing": `responder for "missing" cannot start: command "agentx-no-such-responder" ([responders.missing] in /w/.agentx/agentx.toml)`,
-		"plain":   `responder for "plain" cannot start: command "./plain.sh" ([responders.plain] in /w/.agentx/agentx.toml)`,
+		"missing":   `responder for "missing" cannot start: command "agentx-no-such-responder" ([responders.missing] in /w/.agentx/agentx.toml)`,
+		"plain":     `responder for "plain" cannot start: command "./plain.sh" ([responders.plain] in /w/.agentx/agentx.toml)`,
+		"noshebang": `responder for "noshebang" cannot start: command "./noshebang.sh" ([responders.noshebang] in /w/.agentx/agentx.toml): not a program`,
 	} {
 		err := e.CanStart(agent)
 		if want == "" && err != nil || want != "" && (!errcode.Is(err, errcode.InvalidInput) || !strings.Contains(err.Error(), want)) {
