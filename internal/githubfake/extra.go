@@ -331,10 +331,22 @@ func (s *Server) getPermission(_ http.ResponseWriter, r *http.Request, _ string)
 		"user": map[string]any{"login": login, "type": "User"}}
 }
 
-// faultAfter is FaultAfter's answer to a call that succeeded, if any.
-func (s *Server) faultAfter(call Call, status int) *Response {
-	if s.FaultAfter == nil || status >= 300 {
+// FaultFunc answers a call in place of the fake (nil: the fake's answer).
+type FaultFunc func(Call) *Response
+
+// answer is f's answer to a call that succeeded, if any.
+func (f FaultFunc) answer(call Call, status int) *Response {
+	if f == nil || status >= 300 {
 		return nil
 	}
-	return s.FaultAfter(call)
+	return f(call)
+}
+
+// SetFaultAfter sets FaultAfter under the fake's lock, for a test whose
+// requests come from another process (the built binary): without the
+// lock nothing orders the test's write before the server's read.
+func (s *Server) SetFaultAfter(f FaultFunc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.FaultAfter = f
 }

@@ -96,7 +96,7 @@ type Server struct {
 	BeforeContentsPut func(path string)
 	// FaultAfter, when set, may replace the answer to a call the fake has
 	// already carried out (a 502 after the comment was in fact created).
-	FaultAfter func(Call) *Response
+	FaultAfter FaultFunc
 }
 
 // New starts a fake. Close it with Close.
@@ -396,8 +396,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, pattern string, h
 	status, body := h(w, r, login)
 	after := s.AfterWrite
 	n := s.writes
+	faultAfter := s.FaultAfter
 	s.mu.Unlock()
-	if lost := s.faultAfter(call, status); lost != nil { // extra.go
+	if lost := faultAfter.answer(call, status); lost != nil { // extra.go
 		status, body = lost.Status, json.RawMessage(lost.Body)
 	}
 
