@@ -398,6 +398,7 @@ func appendNew(f *IssueFile, issue int, batch []Observation, now time.Time) (add
 		}
 		ids[o.ID], contents[key] = true, o.ID
 		o.fillDerived(now)
+		o.Seal()
 		f.Observations = append(f.Observations, o)
 		added = append(added, o)
 	}
@@ -737,11 +738,15 @@ func (c compaction) apply(cur []Observation, now time.Time) (out []Observation, 
 		if o.ID != "" && c.planned[o.ID] {
 			o = *fresh[o.ID]
 		}
+		fresh := o.ID == "" || !c.planned[o.ID]
 		if o.ID == "" {
 			o.ID = NewID(o.Agent, c.issue, now)
 		}
 		o.IssueNumber = c.issue
 		o.fillDerived(now)
+		if fresh {
+			o.Seal() // a new observation (the summary); kept ones keep theirs
+		}
 		if err := o.validate(); err != nil {
 			return nil, false, err
 		}
@@ -787,6 +792,7 @@ func (s *Store) mergeByID(ctx context.Context, path string, issue int, obs []Obs
 		for _, o := range obs {
 			if !have[o.ID] {
 				have[o.ID] = true
+				o.sealIfMissing()
 				f.Observations = append(f.Observations, o)
 			}
 		}
