@@ -1,0 +1,153 @@
+package audit
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+)
+
+// Codes of the trail's problems (docs/verify.md lists every verify code).
+const (
+	// CodeTorn: a line cut short by a crash mid-append (information).
+	CodeTorn = "AUDIT_TORN"
+	// CodeEdited: a line whose content no longer matches its hash.
+	CodeEdited = "AUDIT_LINE_EDITED"
+	// CodeBadLine: a line that is not an audit entry at all.
+	CodeBadLine = "AUDIT_BAD_LINE"
+	// CodeReordered: a line that names as its predecessor a line that
+	// comes after it.
+	CodeReordered = "AUDIT_REORDERED"
+	// CodeBroken: a line whose predecessor is nowhere (a line, or a whole
+	// rotated file, was removed).
+	CodeBroken = "AUDIT_CHAIN_BROKEN"
+	// CodeDuplicate: the same line twice.
+	CodeDuplicate = "AUDIT_DUPLICATE"
+	// CodeUnreadable: a trail file that cannot be read (not a regular
+	// file, too large, a read error).
+	CodeUnreadable = "AUDIT_UNREADABLE"
+)
+
+// Finding is one problem of the trail.
+type Finding struct {
+	Code string
+	// Info marks what is reported but is not an error (a torn last line).
+	Info   bool
+	Path   string
+	Offset int64
+	Line   int
+	Msg    string
+}
+
+type line struct {
+	file   int
+	path   string
+	offset int64
+	no     int
+	data   []byte
+	hash   string // stated hash ("" when the line has none)
+	prev   string
+	ok     bool // parsed and its hash matches
+}
+
+// Check verifies the chain of the trail in dir: every line's own hash,
+// and that every line's prev names an earlier line (the line before it,
+// or after a merge of two machines' trails any earlier one); the first
+// line of the first file may start the chain (prev "") or continue a file
+// no longer there, which is reported. lines counts the entries read.
+func Check(dir string) (findings []Finding, lines int, err error) {
+	files, err := Files(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	var all []line
+	for fi, p := range files {
+		data, err := atomicfile.ReadRegular(p, atomicfile.StateLimit)
+		if err != nil {
+			findings = append(findings, Finding{Code: CodeUnreadable, Path: p, Msg: err.Error()})
+			continue
+		}
+		var off int64
+		no := 0
+		for len(data) > 0 {
+			no++
+			i := bytes.IndexByte(data, '\n')
+			torn := i < 0
+			var raw []byte
+			if torn {
+				raw, data = data, nil
+			} else {
+				raw, data = data[:i], data[i+1:]
+			}
+			l := line{file: fi, path: p, offset: off, no: no, data: raw}
+			off += int64(len(raw)) + 1
+			if len(bytes.TrimSpace(raw)) == 0 {
+				continue
+			}
+			computed, stated, hasHash := LineHash(raw)
+			e, perr := Decode(raw)
+			switch {
+			case hasHash && perr == nil && computed == stated:
+				l.hash, l.prev, l.ok = stated, e.Prev, true
+			case hasHash && perr == nil:
+				l.hash, l.prev = stated, e.Prev
+				findings = append(findings, Finding{Code: CodeEdited, Path: p, Offset: l.offset, Line: no,
+					Msg: fmt.Sprintf("line %d was changed after it was written (its hash says %s, its content hashes to %s)", no, short(stated), short(computed))})
+			case torn || !hasHash && perr != nil:
+				// The start of a line whose append was cut short: a later
+				// append added the newline and chained past it.
+				findings = append(findings, Finding{Code: CodeTorn, Info: true, Path: p, Offset: l.offset, Line: no,
+					Msg: fmt.Sprintf("line %d is cut short (an append interrupted by a crash); the chain continues past it", no)})
+				continue
+			default:
+				findings = append(findings, Finding{Code: CodeBadLine, Path: p, Offset: l.offset, Line: no,
+					Msg: fmt.Sprintf("line %d is not an audit entry", no)})
+				continue
+			}
+			all = append(all, l)
+		}
+	}
+	at := make(map[string]int, len(all))
+	for i, l := range all {
+		if _, dup := at[l.hash]; !dup {
+			at[l.hash] = i
+		}
+	}
+	for i, l := range all {
+		if j := at[l.hash]; j != i {
+			findings = append(findings, Finding{Code: CodeDuplicate, Path: l.path, Offset: l.offset, Line: l.no,
+				Msg: fmt.Sprintf("line %d repeats line %d of %s", l.no, all[j].no, filepath.Base(all[j].path))})
+			continue
+		}
+		if l.prev == "" {
+			if i == 0 {
+				continue
+			}
+			findings = append(findings, Finding{Code: CodeBroken, Path: l.path, Offset: l.offset, Line: l.no,
+				Msg: fmt.Sprintf("line %d starts a new chain in the middle of the trail", l.no)})
+			continue
+		}
+		j, found := at[l.prev]
+		switch {
+		case found && j < i:
+		case found:
+			findings = append(findings, Finding{Code: CodeReordered, Path: l.path, Offset: l.offset, Line: l.no,
+				Msg: fmt.Sprintf("line %d follows line %d of %s, which comes after it", l.no, all[j].no, filepath.Base(all[j].path))})
+		case i == 0:
+			findings = append(findings, Finding{Code: CodeBroken, Path: l.path, Offset: l.offset, Line: l.no,
+				Msg: "the trail's first line continues a line that is not there (an older rotated file was removed?)"})
+		default:
+			findings = append(findings, Finding{Code: CodeBroken, Path: l.path, Offset: l.offset, Line: l.no,
+				Msg: fmt.Sprintf("line %d follows a line that is not there (%s): a line was removed or edited before it", l.no, short(l.prev))})
+		}
+	}
+	return findings, len(all), nil
+}
+
+func short(h string) string {
+	if len(h) > 19 {
+		return h[:19] + "…"
+	}
+	return h
+}
