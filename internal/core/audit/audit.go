@@ -140,52 +140,58 @@ func (t *Trail) Append(ctx context.Context, e Entry) error {
 	fillTool(&e)
 	clip(&e)
 	path := t.Path()
-	return t.locks().With(ctx, path, func(lk *lock.Lock) error {
-		f, err := openLog(path)
-		if err != nil {
+	return t.locks().With(ctx, path, func(lk *lock.Lock) error { return t.appendLocked(lk, path, e) })
+}
+
+// appendLocked is Append under the trail's lock: rotate when the month
+// changed, chain to the last line, write, fsync.
+func (t *Trail) appendLocked(lk *lock.Lock, path string, e Entry) error {
+	f, err := openLog(path)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }() // the write's error is what matters
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	var prev string
+	if info.Size() == 0 {
+		if prev, err = lastRotatedHash(t.Dir); err != nil {
 			return err
 		}
-		defer func() { _ = f.Close() }() // the write's error is what matters
-		info, err := f.Stat()
+	} else {
+		first, head, err := ends(f, info.Size())
 		if err != nil {
-			return fmt.Errorf("stat %s: %w", path, err)
+			return fmt.Errorf("read %s: %w", path, err)
 		}
-		var prev string
-		if info.Size() > 0 {
-			first, head, err := ends(f, info.Size())
+		prev = head
+		if month := monthOf(first); month != "" && month != monthOf(e.Time) {
+			rotated, err := t.rotate(f, path, month)
 			if err != nil {
-				return fmt.Errorf("read %s: %w", path, err)
-			}
-			prev = head
-			if month := monthOf(first); month != "" && month != e.Time[:min(7, len(e.Time))] {
-				if f, err = t.rotate(f, path, month); err != nil {
-					return err
-				}
-				defer func() { _ = f.Close() }()
-			}
-		} else {
-			if prev, err = lastRotatedHash(t.Dir); err != nil {
 				return err
 			}
+			defer func() { _ = rotated.Close() }()
+			f = rotated
 		}
-		e.Prev = prev
-		line, err := Encode(e)
-		if err != nil {
-			return err
+	}
+	e.Prev = prev
+	line, err := Encode(e)
+	if err != nil {
+		return err
+	}
+	if err := lk.Check(); err != nil {
+		return err
+	}
+	if _, err := f.Write(atomicfile.Terminated(f, append(line, '\n'))); err != nil {
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	if !t.NoSync {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("fsync %s: %w", path, err)
 		}
-		if err := lk.Check(); err != nil {
-			return err
-		}
-		if _, err := f.Write(atomicfile.Terminated(f, append(line, '\n'))); err != nil {
-			return fmt.Errorf("append to %s: %w", path, err)
-		}
-		if !t.NoSync {
-			if err := f.Sync(); err != nil {
-				return fmt.Errorf("fsync %s: %w", path, err)
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // openLog opens the trail for appending and reading, refusing a symlink

@@ -68,46 +68,58 @@ func Check(dir string) (findings []Finding, lines int, err error) {
 			findings = append(findings, Finding{Code: CodeUnreadable, Path: p, Msg: err.Error()})
 			continue
 		}
-		var off int64
-		no := 0
-		for len(data) > 0 {
-			no++
-			i := bytes.IndexByte(data, '\n')
-			torn := i < 0
-			var raw []byte
-			if torn {
-				raw, data = data, nil
-			} else {
-				raw, data = data[:i], data[i+1:]
-			}
-			l := line{file: fi, path: p, offset: off, no: no, data: raw}
-			off += int64(len(raw)) + 1
-			if len(bytes.TrimSpace(raw)) == 0 {
-				continue
-			}
-			computed, stated, hasHash := LineHash(raw)
-			e, perr := Decode(raw)
-			switch {
-			case hasHash && perr == nil && computed == stated:
-				l.hash, l.prev, l.ok = stated, e.Prev, true
-			case hasHash && perr == nil:
-				l.hash, l.prev = stated, e.Prev
-				findings = append(findings, Finding{Code: CodeEdited, Path: p, Offset: l.offset, Line: no,
-					Msg: fmt.Sprintf("line %d was changed after it was written (its hash says %s, its content hashes to %s)", no, short(stated), short(computed))})
-			case torn || !hasHash && perr != nil:
-				// The start of a line whose append was cut short: a later
-				// append added the newline and chained past it.
-				findings = append(findings, Finding{Code: CodeTorn, Info: true, Path: p, Offset: l.offset, Line: no,
-					Msg: fmt.Sprintf("line %d is cut short (an append interrupted by a crash); the chain continues past it", no)})
-				continue
-			default:
-				findings = append(findings, Finding{Code: CodeBadLine, Path: p, Offset: l.offset, Line: no,
-					Msg: fmt.Sprintf("line %d is not an audit entry", no)})
-				continue
-			}
-			all = append(all, l)
-		}
+		all, findings = readLines(fi, p, data, all, findings)
 	}
+	return checkChain(all, findings), len(all), nil
+}
+
+// readLines splits one file into lines, checks each line's own hash and
+// appends the lines that carry one to all.
+func readLines(fi int, p string, data []byte, all []line, findings []Finding) ([]line, []Finding) {
+	var off int64
+	no := 0
+	for len(data) > 0 {
+		no++
+		i := bytes.IndexByte(data, '\n')
+		torn := i < 0
+		var raw []byte
+		if torn {
+			raw, data = data, nil
+		} else {
+			raw, data = data[:i], data[i+1:]
+		}
+		l := line{file: fi, path: p, offset: off, no: no, data: raw}
+		off += int64(len(raw)) + 1
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		computed, stated, hasHash := LineHash(raw)
+		e, perr := Decode(raw)
+		switch {
+		case hasHash && perr == nil && computed == stated:
+			l.hash, l.prev, l.ok = stated, e.Prev, true
+		case hasHash && perr == nil:
+			l.hash, l.prev = stated, e.Prev
+			findings = append(findings, Finding{Code: CodeEdited, Path: p, Offset: l.offset, Line: no,
+				Msg: fmt.Sprintf("line %d was changed after it was written (its hash says %s, its content hashes to %s)", no, short(stated), short(computed))})
+		case torn || !hasHash && perr != nil:
+			// The start of a line whose append was cut short: a later
+			// append added the newline and chained past it.
+			findings = append(findings, Finding{Code: CodeTorn, Info: true, Path: p, Offset: l.offset, Line: no,
+				Msg: fmt.Sprintf("line %d is cut short (an append interrupted by a crash); the chain continues past it", no)})
+			continue
+		default:
+			findings = append(findings, Finding{Code: CodeBadLine, Path: p, Offset: l.offset, Line: no,
+				Msg: fmt.Sprintf("line %d is not an audit entry", no)})
+			continue
+		}
+		all = append(all, l)
+	}
+	return all, findings
+}
+
+// checkChain checks that every line's prev names an earlier line.
+func checkChain(all []line, findings []Finding) []Finding {
 	at := make(map[string]int, len(all))
 	for i, l := range all {
 		if _, dup := at[l.hash]; !dup {
@@ -115,34 +127,26 @@ func Check(dir string) (findings []Finding, lines int, err error) {
 		}
 	}
 	for i, l := range all {
-		if j := at[l.hash]; j != i {
-			findings = append(findings, Finding{Code: CodeDuplicate, Path: l.path, Offset: l.offset, Line: l.no,
-				Msg: fmt.Sprintf("line %d repeats line %d of %s", l.no, all[j].no, filepath.Base(all[j].path))})
-			continue
-		}
-		if l.prev == "" {
-			if i == 0 {
-				continue
-			}
-			findings = append(findings, Finding{Code: CodeBroken, Path: l.path, Offset: l.offset, Line: l.no,
-				Msg: fmt.Sprintf("line %d starts a new chain in the middle of the trail", l.no)})
-			continue
-		}
+		f := Finding{Path: l.path, Offset: l.offset, Line: l.no}
 		j, found := at[l.prev]
 		switch {
-		case found && j < i:
+		case at[l.hash] != i:
+			first := all[at[l.hash]]
+			f.Code, f.Msg = CodeDuplicate, fmt.Sprintf("line %d repeats line %d of %s", l.no, first.no, filepath.Base(first.path))
+		case l.prev == "" && i == 0, found && j < i:
+			continue
+		case l.prev == "":
+			f.Code, f.Msg = CodeBroken, fmt.Sprintf("line %d starts a new chain in the middle of the trail", l.no)
 		case found:
-			findings = append(findings, Finding{Code: CodeReordered, Path: l.path, Offset: l.offset, Line: l.no,
-				Msg: fmt.Sprintf("line %d follows line %d of %s, which comes after it", l.no, all[j].no, filepath.Base(all[j].path))})
+			f.Code, f.Msg = CodeReordered, fmt.Sprintf("line %d follows line %d of %s, which comes after it", l.no, all[j].no, filepath.Base(all[j].path))
 		case i == 0:
-			findings = append(findings, Finding{Code: CodeBroken, Path: l.path, Offset: l.offset, Line: l.no,
-				Msg: "the trail's first line continues a line that is not there (an older rotated file was removed?)"})
+			f.Code, f.Msg = CodeBroken, "the trail's first line continues a line that is not there (an older rotated file was removed?)"
 		default:
-			findings = append(findings, Finding{Code: CodeBroken, Path: l.path, Offset: l.offset, Line: l.no,
-				Msg: fmt.Sprintf("line %d follows a line that is not there (%s): a line was removed or edited before it", l.no, short(l.prev))})
+			f.Code, f.Msg = CodeBroken, fmt.Sprintf("line %d follows a line that is not there (%s): a line was removed or edited before it", l.no, short(l.prev))
 		}
+		findings = append(findings, f)
 	}
-	return findings, len(all), nil
+	return findings
 }
 
 func short(h string) string {

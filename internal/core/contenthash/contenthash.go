@@ -130,7 +130,7 @@ func CanonicalJSON(data []byte) ([]byte, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotCanonicalizable, err)
+		return nil, fmt.Errorf("%w: %w", ErrNotCanonicalizable, err)
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("%w: data after the value", ErrNotCanonicalizable)

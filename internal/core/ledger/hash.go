@@ -50,7 +50,8 @@ func (e Entry) Sealed() Entry {
 			extra = append(extra, f)
 		}
 	}
-	e.Extra = append(extra, jsonfile.Field{Key: contenthash.Key, Value: raw})
+	extra = append(extra, jsonfile.Field{Key: contenthash.Key, Value: raw})
+	e.Extra = extra
 	return e
 }
 
