@@ -212,11 +212,17 @@ func (c *checker) listDir(dir string) []fs.DirEntry {
 	return entries
 }
 
+// guardFile is the lock package's directory guard: a flock(2) the kernel
+// releases when its holder dies, so it is never stale whatever it holds.
+const guardFile = ".agentx-guard.lock"
+
 // transient checks a name in a state directory for what a crashed writer
 // leaves (a lock, a temporary); it reports true when name was one.
 func (c *checker) transient(dir, name string) bool {
 	path := filepath.Join(dir, name)
 	switch {
+	case name == guardFile:
+		return true
 	case strings.HasSuffix(name, ".lock"):
 		c.lockFile(path)
 		return true
