@@ -3,6 +3,7 @@ package hookcmd
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
@@ -59,6 +60,10 @@ type verifyDoc struct {
 }
 
 func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
+	// verify reads the whole store once: fewer collections (bounded by
+	// the same memory limit as the memory commands) are a third of its CPU.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(512 << 20))
 	ws := a.Workspace()
 	opt := verify.Options{Now: a.Clock.Now}
 	rep, err := verify.Run(ws, opt)

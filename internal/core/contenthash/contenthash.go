@@ -43,54 +43,95 @@ const Key = "agentxHash"
 const Prefix = "sha256:"
 
 // Object collects the members of one JSON object to hash. The zero value
-// is an empty object.
+// is an empty object. Hashing 100K observations is on `verify`'s path, so
+// values are encoded into one buffer and hashed without a copy when the
+// members were added in canonical order (they usually are).
 type Object struct {
+	buf     []byte // the encoded values, back to back
 	members []member
 }
 
 type member struct {
-	key string
-	raw []byte // canonical encoding of the value
+	key        string
+	start, end int // the value's encoding in buf
+}
+
+func (o *Object) add(key string, start int) *Object {
+	o.members = append(o.members, member{key: key, start: start, end: len(o.buf)})
+	return o
+}
+
+// Grow makes room for n more bytes of encoded values.
+func (o *Object) Grow(n int) *Object {
+	o.buf = slices.Grow(o.buf, n)
+	return o
 }
 
 // String adds a string member.
 func (o *Object) String(key, v string) *Object {
-	o.members = append(o.members, member{key, appendString(nil, v)})
-	return o
+	start := len(o.buf)
+	o.buf = appendString(o.buf, v)
+	return o.add(key, start)
 }
 
 // Int adds an integer member.
 func (o *Object) Int(key string, v int) *Object {
-	o.members = append(o.members, member{key, strconv.AppendInt(nil, int64(v), 10)})
-	return o
+	start := len(o.buf)
+	o.buf = strconv.AppendInt(o.buf, int64(v), 10)
+	return o.add(key, start)
+}
+
+// sorted returns the members in canonical order.
+func (o *Object) sorted() []member {
+	if slices.IsSortedFunc(o.members, func(a, b member) int { return compareKeys(a.key, b.key) }) {
+		return o.members
+	}
+	ms := slices.Clone(o.members)
+	slices.SortStableFunc(ms, func(a, b member) int { return compareKeys(a.key, b.key) })
+	return ms
+}
+
+// write writes the canonical encoding to w.
+func (o *Object) write(w interface{ Write([]byte) (int, error) }) {
+	var key []byte
+	_, _ = w.Write([]byte{'{'})
+	for i, m := range o.sorted() {
+		key = appendString(key[:0], m.key)
+		if i > 0 {
+			_, _ = w.Write([]byte{','})
+		}
+		_, _ = w.Write(key)
+		_, _ = w.Write([]byte{':'})
+		_, _ = w.Write(o.buf[m.start:m.end])
+	}
+	_, _ = w.Write([]byte{'}'})
 }
 
 // Canonical returns the canonical encoding of the object.
 func (o *Object) Canonical() []byte {
-	ms := slices.Clone(o.members)
-	slices.SortStableFunc(ms, func(a, b member) int { return compareKeys(a.key, b.key) })
-	var b []byte
-	b = append(b, '{')
-	for i, m := range ms {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, m.key)
-		b = append(b, ':')
-		b = append(b, m.raw...)
-	}
-	return append(b, '}')
+	var b bytes.Buffer
+	o.write(&b)
+	return b.Bytes()
 }
 
 // Sum returns the hash of the object.
-func (o *Object) Sum() string { return Of(o.Canonical()) }
+func (o *Object) Sum() string {
+	h := sha256.New()
+	o.write(h)
+	var sum [sha256.Size]byte
+	return format(h.Sum(sum[:0]))
+}
 
 // Of returns the hash string of data as it is (no canonicalisation).
 func Of(data []byte) string {
 	sum := sha256.Sum256(data)
-	var buf [len(Prefix) + 64]byte
+	return format(sum[:])
+}
+
+func format(sum []byte) string {
+	var buf [len(Prefix) + 2*sha256.Size]byte
 	copy(buf[:], Prefix)
-	hex.Encode(buf[len(Prefix):], sum[:])
+	hex.Encode(buf[len(Prefix):], sum)
 	return string(buf[:])
 }
 

@@ -19,9 +19,9 @@ import (
 
 // ComputeHash returns the content hash of the entry's reference fields.
 func (e *Entry) ComputeHash() string {
-	var o contenthash.Object
-	o.Int("round", e.Round).String("from", e.From).String("type", string(e.Type)).
-		String("body", e.Body).String("timestamp", e.Timestamp)
+	var o contenthash.Object // keys in canonical order: no sort
+	o.String("body", e.Body).String("from", e.From).Int("round", e.Round).
+		String("timestamp", e.Timestamp).String("type", string(e.Type))
 	return o.Sum()
 }
 

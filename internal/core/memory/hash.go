@@ -15,13 +15,15 @@ import (
 
 // ComputeHash returns the content hash of the observation.
 func (o *Observation) ComputeHash() string {
+	// Added in canonical (sorted) key order, so hashing needs no sort.
 	var c contenthash.Object
-	c.String("id", o.ID).String("agent", o.Agent).Int("issueNumber", o.IssueNumber).
-		String("category", string(o.Category)).String("content", o.Content).String("summary", o.Summary).
-		Int("tokens", o.Tokens).String("timestamp", o.Timestamp)
+	c.Grow(len(o.Agent) + len(o.Category) + len(o.Content) + len(o.ID) + len(o.SessionID) + len(o.Summary) + len(o.Timestamp) + 64)
+	c.String("agent", o.Agent).String("category", string(o.Category)).String("content", o.Content).
+		String("id", o.ID).Int("issueNumber", o.IssueNumber)
 	if o.SessionID != "" {
 		c.String("sessionId", o.SessionID)
 	}
+	c.String("summary", o.Summary).String("timestamp", o.Timestamp).Int("tokens", o.Tokens)
 	return c.Sum()
 }
 

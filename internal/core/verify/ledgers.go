@@ -14,22 +14,31 @@ import (
 
 func (c *checker) ledgers() {
 	dir := c.ws.ClarificationsDir()
+	type job struct {
+		path  string
+		issue int
+	}
+	var jobs []job
 	for _, e := range c.listDir(dir) {
 		name := e.Name()
 		if c.transient(dir, name) || name == monitor.IndexName {
 			continue
 		}
-		issue, ok := ledger.FileIssue(name)
-		if !ok {
-			continue
+		if issue, ok := ledger.FileIssue(name); ok {
+			jobs = append(jobs, job{filepath.Join(dir, name), issue})
 		}
-		path := filepath.Join(dir, name)
-		data, ok := c.read(path)
-		if !ok {
-			continue
+	}
+	subs := make([]*checker, len(jobs))
+	parallel(len(jobs), func(i int) {
+		sub := c.sub()
+		subs[i] = sub
+		if data, ok := sub.read(jobs[i].path); ok {
+			sub.rep.Counts.Ledgers++
+			sub.ledger(jobs[i].path, jobs[i].issue, data)
 		}
-		c.rep.Counts.Ledgers++
-		c.ledger(path, issue, data)
+	})
+	for _, sub := range subs {
+		c.merge(sub)
 	}
 }
 

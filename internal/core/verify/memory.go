@@ -23,25 +23,11 @@ func (c *checker) memoryFiles(store *memory.Store) {
 	live := map[string]seenObs{}
 	var order []string
 	var summaries []seenObs
-	for _, e := range c.listDir(dir) {
-		name := e.Name()
-		if c.transient(dir, name) {
-			continue
-		}
-		issue, ok := issueFileNumber(name, "issue-", ".json")
-		if !ok {
-			continue
-		}
-		path := filepath.Join(dir, name)
-		data, ok := c.read(path)
-		if !ok {
-			continue
-		}
+	for _, f := range c.parseAll(dir, "issue-", ".json", false) {
 		c.rep.Counts.IssueFiles++
-		obs := c.observations(path, issue, data, live, &order, false)
-		for _, o := range obs {
-			if _, ok := extra(o.obs, compactedFrom); ok {
-				summaries = append(summaries, o)
+		for _, s := range c.dedupe(f, live, &order) {
+			if _, ok := extra(s.obs, compactedFrom); ok {
+				summaries = append(summaries, s)
 			}
 		}
 	}
@@ -62,9 +48,58 @@ func (c *checker) memoryFiles(store *memory.Store) {
 	c.manifest(store, live, order)
 }
 
-// observations checks one issue or archive file and records its
-// observations in seen (reporting an id seen before).
-func (c *checker) observations(path string, issue int, data []byte, seen map[string]seenObs, order *[]string, isArchive bool) []seenObs {
+// parsedFile is one issue or archive file, read and checked on its own.
+type parsedFile struct {
+	path string
+	obs  []obsAt
+}
+
+// obsAt is an observation and where it starts in its file.
+type obsAt struct {
+	obs memory.Observation
+	off int64
+}
+
+// parseAll reads and checks, several at a time, the files of dir named
+// prefix+N+suffix, in name order; what each reports is merged in that
+// order.
+func (c *checker) parseAll(dir, prefix, suffix string, isArchive bool) []parsedFile {
+	type job struct {
+		path  string
+		issue int
+	}
+	var jobs []job
+	for _, e := range c.listDir(dir) {
+		name := e.Name()
+		if c.transient(dir, name) {
+			continue
+		}
+		if issue, ok := issueFileNumber(name, prefix, suffix); ok {
+			jobs = append(jobs, job{filepath.Join(dir, name), issue})
+		}
+	}
+	out := make([]parsedFile, len(jobs))
+	subs := make([]*checker, len(jobs))
+	parallel(len(jobs), func(i int) {
+		sub := c.sub()
+		subs[i] = sub
+		if data, ok := sub.read(jobs[i].path); ok {
+			out[i] = parsedFile{path: jobs[i].path, obs: sub.observations(jobs[i].path, jobs[i].issue, data, isArchive)}
+		}
+	})
+	var files []parsedFile
+	for i := range jobs {
+		c.merge(subs[i])
+		if out[i].path != "" {
+			files = append(files, out[i])
+		}
+	}
+	return files
+}
+
+// observations checks one issue or archive file on its own: it parses,
+// its issue numbers agree, each observation matches its hash.
+func (c *checker) observations(path string, issue int, data []byte, isArchive bool) []obsAt {
 	rel := c.rel(path)
 	f, err := memory.ParseIssueFile(path, data)
 	if err != nil {
@@ -75,7 +110,7 @@ func (c *checker) observations(path string, issue int, data []byte, seen map[str
 		c.add(Problem{Code: CodeMemoryIssue, Severity: Error, Path: rel, Offset: -1,
 			Message: fmt.Sprintf("issueNumber is %d in the file of issue %d", f.IssueNumber, issue)})
 	}
-	var out []seenObs
+	out := make([]obsAt, 0, len(f.Observations))
 	unhashed := 0
 	var from int64
 	for _, o := range f.Observations {
@@ -99,20 +134,10 @@ func (c *checker) observations(path string, issue int, data []byte, seen map[str
 		} else if want := o.ComputeHash(); h != want {
 			p(CodeObsHash, "the observation changed since it was stored (stored hash %s, content hashes to %s)", short(h), short(want))
 		}
-		if first, dup := seen[o.ID]; dup {
-			where := "earlier in this file"
-			if first.path != path {
-				where = "in " + c.rel(first.path)
-			}
-			p(CodeObsDuplicate, "observation %s is stored twice (also %s)", o.ID, where)
-			continue
-		}
-		s := seenObs{path: path, obs: o}
-		seen[o.ID] = s
-		if order != nil {
-			*order = append(*order, o.ID)
-		}
-		out = append(out, s)
+		// What follows compares rows and ids, never the text: dropping it
+		// keeps 100K observations from staying in memory at once.
+		o.Content = ""
+		out = append(out, obsAt{obs: o, off: off})
 	}
 	if unhashed > 0 {
 		c.rep.Counts.Unhashed += unhashed
@@ -122,24 +147,35 @@ func (c *checker) observations(path string, issue int, data []byte, seen map[str
 	return out
 }
 
+// dedupe records f's observations in seen, reporting an id seen before
+// (in this file or an earlier one), and returns those it recorded.
+func (c *checker) dedupe(f parsedFile, seen map[string]seenObs, order *[]string) []seenObs {
+	var out []seenObs
+	for _, a := range f.obs {
+		if first, dup := seen[a.obs.ID]; dup {
+			where := "earlier in this file"
+			if first.path != f.path {
+				where = "in " + c.rel(first.path)
+			}
+			c.add(Problem{Code: CodeObsDuplicate, Severity: Error, Path: c.rel(f.path), ID: a.obs.ID, Offset: a.off,
+				Message: fmt.Sprintf("observation %s is stored twice (also %s)", a.obs.ID, where)})
+			continue
+		}
+		s := seenObs{path: f.path, obs: a.obs}
+		seen[a.obs.ID] = s
+		if order != nil {
+			*order = append(*order, a.obs.ID)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // archive checks the archive files and returns the ids they hold.
 func (c *checker) archive(dir string, live map[string]seenObs) map[string]seenObs {
 	held := map[string]seenObs{}
-	for _, e := range c.listDir(dir) {
-		name := e.Name()
-		if c.transient(dir, name) {
-			continue
-		}
-		issue, ok := issueFileNumber(name, "issue-", "-archived.json")
-		if !ok {
-			continue
-		}
-		path := filepath.Join(dir, name)
-		data, ok := c.read(path)
-		if !ok {
-			continue
-		}
-		for _, s := range c.observations(path, issue, data, held, nil, true) {
+	for _, f := range c.parseAll(dir, "issue-", "-archived.json", true) {
+		for _, s := range c.dedupe(f, held, nil) {
 			if l, ok := live[s.obs.ID]; ok {
 				c.add(Problem{Code: CodeArchiveLive, Severity: Info, Path: c.rel(l.path), ID: s.obs.ID, Offset: -1,
 					Message: "archived and still in its issue file (a compaction cut short; the next compaction finishes it)"})

@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
@@ -143,6 +145,45 @@ func Run(ws workspace.Workspace, opt Options) (*Report, error) {
 }
 
 func (c *checker) add(p Problem) { c.rep.Problems = append(c.rep.Problems, p) }
+
+// sub is a checker for one file checked in parallel with others; merge
+// adds what it found.
+func (c *checker) sub() *checker {
+	return &checker{ws: c.ws, opt: c.opt, rep: &Report{}, host: c.host}
+}
+
+func (c *checker) merge(sub *checker) {
+	if sub == nil {
+		return
+	}
+	c.rep.Problems = append(c.rep.Problems, sub.rep.Problems...)
+	s, d := &sub.rep.Counts, &c.rep.Counts
+	d.Ledgers += s.Ledgers
+	d.Records += s.Records
+	d.Entries += s.Entries
+	d.IssueFiles += s.IssueFiles
+	d.Observations += s.Observations
+	d.Archived += s.Archived
+	d.Unhashed += s.Unhashed
+}
+
+// parallel runs work(0..n-1) on a few goroutines: checking a file is
+// reading and hashing, which two cores do twice as fast.
+func parallel(n int, work func(i int)) {
+	workers := min(4, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				work(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
 
 // rel is p relative to the root, slash-separated.
 func (c *checker) rel(p string) string {
@@ -354,7 +395,7 @@ func idOffset(data []byte, id string, from int64) int64 {
 	if from < 0 || from > int64(len(data)) {
 		from = 0
 	}
-	q, _ := json.Marshal(id)
+	q := jsonfile.AppendString(nil, id)
 	for _, pat := range [][]byte{append([]byte(`"id": `), q...), append([]byte(`"id":`), q...), q} {
 		if i := bytes.Index(data[from:], pat); i >= 0 {
 			return from + int64(i)

@@ -470,7 +470,7 @@ func FuzzMemoryCheck(f *testing.F) {
 	f.Add([]byte(`{"observations":[{"id":"a"},{"id":"a"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &checker{ws: workspace.Workspace{Root: "/w"}, rep: &Report{}}
-		c.observations("/w/.agentx/memory/issue-5.json", 5, data, map[string]seenObs{}, nil, false)
+		c.observations("/w/.agentx/memory/issue-5.json", 5, data, false)
 		for _, p := range c.rep.Problems {
 			if p.Code == "" || p.Offset > int64(len(data)) {
 				t.Fatalf("problem %+v", p)
