@@ -85,36 +85,27 @@ type Entry struct {
 type Trail struct {
 	// Dir is `.agentx/state/`.
 	Dir string
-	// Locks is the process's lock manager (default: a package-wide one).
+	// Locks is the process's lock manager, used where flock(2) is not
+	// (default: a package-wide one).
 	Locks *lock.Locker
 	// Clock stamps entries without a time (default: the wall clock).
 	Clock clock.Clock
 	// Tool and Version fill entries that name none (default: the
 	// executable's name and the module version of the build).
 	Tool, Version string
-	// NoSync skips the fsync that makes every append durable before it
-	// returns (tests and throwaway workspaces). The fsync costs about a
-	// quarter of a millisecond (docs/PERFORMANCE.md) and keeps the trail
-	// from missing an operation whose ledger write (itself fsynced) survived
-	// a power cut.
-	NoSync bool
+	// Sync fsyncs the trail after every append. Off by default: an
+	// append must cost under a millisecond, and an fsync costs 0.3 ms on
+	// an idle disk but several to tens of milliseconds on a busy one
+	// (docs/PERFORMANCE.md). Without it a line is in the page cache when
+	// Append returns: a crash of the process loses nothing, a power cut
+	// may lose the lines of the last seconds (the kernel's writeback
+	// interval), and a line cut short by it is reported as torn, the
+	// chain intact.
+	Sync bool
 }
 
 // Path is the trail's current file.
 func (t *Trail) Path() string { return filepath.Join(t.Dir, FileName) }
-
-var (
-	defaultLocksOnce sync.Once
-	defaultLocks     *lock.Locker
-)
-
-func (t *Trail) locks() *lock.Locker {
-	if t.Locks != nil {
-		return t.Locks
-	}
-	defaultLocksOnce.Do(func() { defaultLocks = lock.New(lock.Options{Agent: "audit"}) })
-	return defaultLocks
-}
 
 // Append adds e to the trail of the workspace whose `.agentx/state/` is dir
 // (checkpoints and other callers without a Trail of their own).
@@ -140,58 +131,73 @@ func (t *Trail) Append(ctx context.Context, e Entry) error {
 	fillTool(&e)
 	clip(&e)
 	path := t.Path()
-	return t.locks().With(ctx, path, func(lk *lock.Lock) error { return t.appendLocked(lk, path, e) })
+	for attempt := 0; ; attempt++ {
+		done, err := t.tryAppend(ctx, path, e)
+		if done || err != nil {
+			return err
+		}
+		if attempt == 8 {
+			return fmt.Errorf("append to %s: it kept being replaced while we waited for it", path)
+		}
+	}
 }
 
-// appendLocked is Append under the trail's lock: rotate when the month
-// changed, chain to the last line, write, fsync.
-func (t *Trail) appendLocked(lk *lock.Lock, path string, e Entry) error {
+// lockWait bounds the wait for the trail's lock.
+const lockWait = 5 * time.Second
+
+// tryAppend opens the trail, locks it and, when the file locked is still
+// the trail (another process may have rotated it while we waited), writes
+// the line; done is false when it must be tried again on the new file.
+func (t *Trail) tryAppend(ctx context.Context, path string, e Entry) (done bool, err error) {
 	f, err := openLog(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer func() { _ = f.Close() }() // the write's error is what matters
+	unlock, err := t.lockOpen(ctx, f)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
 	info, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("stat %s: %w", path, err)
+		return false, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if now, err := os.Lstat(path); err != nil || !os.SameFile(info, now) {
+		return false, nil // rotated (or removed) while we waited: again
 	}
 	var prev string
 	if info.Size() == 0 {
 		if prev, err = lastRotatedHash(t.Dir); err != nil {
-			return err
+			return false, err
 		}
 	} else {
 		first, head, err := ends(f, info.Size())
 		if err != nil {
-			return fmt.Errorf("read %s: %w", path, err)
+			return false, fmt.Errorf("read %s: %w", path, err)
+		}
+		if month := monthOf(first); month != "" && month != monthOf(e.Time) {
+			// Renamed while locked: a writer waiting on this file finds
+			// it is no longer the trail and starts over on the new one,
+			// as does this one.
+			return false, t.rotate(path, month)
 		}
 		prev = head
-		if month := monthOf(first); month != "" && month != monthOf(e.Time) {
-			rotated, err := t.rotate(f, path, month)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = rotated.Close() }()
-			f = rotated
-		}
 	}
 	e.Prev = prev
 	line, err := Encode(e)
 	if err != nil {
-		return err
-	}
-	if err := lk.Check(); err != nil {
-		return err
+		return false, err
 	}
 	if _, err := f.Write(atomicfile.Terminated(f, append(line, '\n'))); err != nil {
-		return fmt.Errorf("append to %s: %w", path, err)
+		return false, fmt.Errorf("append to %s: %w", path, err)
 	}
-	if !t.NoSync {
+	if t.Sync {
 		if err := f.Sync(); err != nil {
-			return fmt.Errorf("fsync %s: %w", path, err)
+			return false, fmt.Errorf("fsync %s: %w", path, err)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // openLog opens the trail for appending and reading, refusing a symlink
@@ -222,9 +228,9 @@ func openLog(path string) (*os.File, error) {
 }
 
 // rotate renames the current file (whose first line is of month) to
-// audit-month.jsonl and opens a fresh one. The caller holds the lock.
-func (t *Trail) rotate(old *os.File, path, month string) (*os.File, error) {
-	_ = old.Close()
+// audit-month.jsonl; the next append creates a fresh one that chains to
+// it. The caller holds the lock on the file.
+func (t *Trail) rotate(path, month string) error {
 	dst := filepath.Join(t.Dir, "audit-"+month+".jsonl")
 	for i := 2; ; i++ {
 		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
@@ -233,9 +239,9 @@ func (t *Trail) rotate(old *os.File, path, month string) (*os.File, error) {
 		dst = filepath.Join(t.Dir, fmt.Sprintf("audit-%s.%d.jsonl", month, i))
 	}
 	if err := os.Rename(path, dst); err != nil {
-		return nil, fmt.Errorf("rotate %s: %w", path, err)
+		return fmt.Errorf("rotate %s: %w", path, err)
 	}
-	return openLog(path)
+	return nil
 }
 
 // tailWindow is how much of the end of the file Append reads to find the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -17,7 +18,7 @@ import (
 var t0 = time.Date(2026, 3, 30, 12, 0, 0, 0, time.UTC)
 
 func trail(t testing.TB, clk clock.Clock) *Trail {
-	return &Trail{Dir: filepath.Join(t.TempDir(), "state"), Clock: clk, Tool: "agentx-hook", Version: "test", NoSync: true}
+	return &Trail{Dir: filepath.Join(t.TempDir(), "state"), Clock: clk, Tool: "agentx-hook", Version: "test"}
 }
 
 func appendN(t testing.TB, tr *Trail, n int) {
@@ -225,7 +226,7 @@ func BenchmarkAppend(b *testing.B) {
 	for _, sync := range []bool{false, true} {
 		b.Run(fmt.Sprintf("fsync=%v", sync), func(b *testing.B) {
 			tr := trail(b, nil)
-			tr.NoSync = !sync
+			tr.Sync = sync
 			tr.Locks = lock.New(lock.Options{})
 			e := Entry{Actor: "engineer", Op: "clarify.request", Issue: 42, IDs: []string{"CLR-42-001"},
 				Before: map[string]string{}, After: map[string]string{"CLR-42-001": "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}}
@@ -276,4 +277,37 @@ func FuzzLineHash(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestConcurrentProcesses: processes appending at once (the test binary
+// started again as children) leave one unbroken chain with every line.
+func TestConcurrentProcesses(t *testing.T) {
+	if dir := os.Getenv("AGENTX_AUDIT_CHILD_DIR"); dir != "" {
+		tr := &Trail{Dir: dir}
+		for i := 0; i < 50; i++ {
+			if err := tr.Append(context.Background(), Entry{Actor: "child", Op: "memory.add"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	dir := filepath.Join(t.TempDir(), "state")
+	var cmds []*exec.Cmd
+	for i := 0; i < 4; i++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentProcesses$")
+		cmd.Env = append(os.Environ(), "AGENTX_AUDIT_CHILD_DIR="+dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, n, err := Check(dir)
+	if err != nil || len(got) != 0 || n != 200 {
+		t.Fatalf("findings %+v, %d lines, %v", got, n, err)
+	}
 }

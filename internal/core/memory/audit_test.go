@@ -20,7 +20,7 @@ func TestWritesAreAuditedWithHashes(t *testing.T) {
 	s := New(filepath.Join(dir, "memory"), lock.New(lock.Options{}), clk)
 	s.NoSync = true
 	s.Actor = "ada"
-	s.Audit = &audit.Trail{Dir: filepath.Join(dir, "state"), NoSync: true, Clock: clk}
+	s.Audit = &audit.Trail{Dir: filepath.Join(dir, "state"), Clock: clk}
 	ctx := context.Background()
 	stored, err := s.Store(ctx, []Observation{
 		{Agent: "engineer", IssueNumber: 5, Category: Decision, Content: "first decision about the parser"},

@@ -48,7 +48,7 @@ func fixture(t *testing.T) workspace.Workspace {
 	)})
 	store := memory.New(ws.MemoryDir(), lock.New(lock.Options{}), clock.NewFake(t0))
 	store.NoSync = true
-	store.Audit = &audit.Trail{Dir: ws.StateDir(), NoSync: true, Clock: clock.NewFake(t0)}
+	store.Audit = &audit.Trail{Dir: ws.StateDir(), Clock: clock.NewFake(t0)}
 	_, err := store.Store(context.Background(), []memory.Observation{
 		{Agent: "engineer", IssueNumber: 5, Category: memory.Decision, Content: "Chose middleware for authentication checks"},
 		{Agent: "engineer", IssueNumber: 5, Category: memory.KeyFact, Content: "Sessions expire after thirty minutes"},
