@@ -244,9 +244,9 @@ func (t *Trail) rotate(path, month string) error {
 	return nil
 }
 
-// tailWindow is how much of the end of the file Append reads to find the
-// last line: far more than a line (ids and detail are bounded).
-const tailWindow = 64 << 10
+// tailWindow is how much of the end of the file Append reads first to
+// find the last line; it doubles until a whole line is in it.
+const tailWindow = 4 << 10
 
 // ends returns the first line's time and the hash of the last complete
 // line carrying one ("" when none).
@@ -256,27 +256,39 @@ func ends(f *os.File, size int64) (firstTime, head string, err error) {
 		return "", "", err
 	}
 	firstTime = timeOf(buf)
-	off := max(0, size-tailWindow)
-	tail := make([]byte, size-off)
-	if _, err := f.ReadAt(tail, off); err != nil && !errors.Is(err, io.EOF) {
-		return "", "", err
-	}
-	if i := bytes.LastIndexByte(tail, '\n'); i >= 0 {
-		tail = tail[:i] // drop a torn last line (no newline)
-	} else {
-		tail = nil
-	}
-	for len(tail) > 0 {
-		i := bytes.LastIndexByte(tail, '\n')
-		if h, ok := hashField(tail[i+1:]); ok {
+	for window := int64(tailWindow); ; window *= 2 {
+		off := max(0, size-window)
+		tail := make([]byte, size-off)
+		if _, err := f.ReadAt(tail, off); err != nil && !errors.Is(err, io.EOF) {
+			return "", "", err
+		}
+		if h, ok := lastHash(tail, off == 0); ok || off == 0 {
 			return firstTime, h, nil
 		}
-		if i < 0 {
-			break
-		}
-		tail = tail[:i]
 	}
-	return firstTime, "", nil
+}
+
+// lastHash finds the hash of the last complete line of tail carrying one;
+// ok is false when tail may have cut that line (whole says it did not).
+func lastHash(tail []byte, whole bool) (string, bool) {
+	i := bytes.LastIndexByte(tail, '\n')
+	if i < 0 {
+		return "", whole
+	}
+	tail = tail[:i] // drop a torn last line (no newline)
+	for {
+		j := bytes.LastIndexByte(tail, '\n')
+		if j < 0 && !whole {
+			return "", false // the line may start before the window
+		}
+		if h, ok := hashField(tail[j+1:]); ok {
+			return h, true
+		}
+		if j < 0 {
+			return "", true
+		}
+		tail = tail[:j]
+	}
 }
 
 // timeOf reads the "time" member at the start of a line (Encode writes it

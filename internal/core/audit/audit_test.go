@@ -182,9 +182,22 @@ func TestLongEntriesAreClipped(t *testing.T) {
 	if err := tr.Append(context.Background(), Entry{Actor: "a", Op: "memory.rebuild", IDs: ids}); err != nil {
 		t.Fatal(err)
 	}
+	// Lines longer than the tail Append reads first still chain.
+	big := map[string]string{}
+	for _, id := range ids[:MaxIDs] {
+		big[id] = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	}
+	for i := 0; i < 3; i++ {
+		if err := tr.Append(context.Background(), Entry{Actor: "a", Op: "memory.compact", Before: big, After: big}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h, _ := History(tr.Dir, Filter{})
-	if len(h) != 1 || len(h[0].IDs) != MaxIDs || h[0].MoreIDs != 1000-MaxIDs {
+	if len(h) != 4 || len(h[0].IDs) != MaxIDs || h[0].MoreIDs != 1000-MaxIDs {
 		t.Fatalf("entry = %+v", h)
+	}
+	if got, n, _ := Check(tr.Dir); len(got) != 0 || n != 4 {
+		t.Fatalf("findings %+v (%d lines)", got, n)
 	}
 }
 
