@@ -76,23 +76,11 @@ func Check(dir string) (findings []Finding, lines int, err error) {
 // readLines splits one file into lines, checks each line's own hash and
 // appends the lines that carry one to all.
 func readLines(fi int, p string, data []byte, all []line, findings []Finding) ([]line, []Finding) {
-	var off int64
-	no := 0
-	for len(data) > 0 {
-		no++
-		i := bytes.IndexByte(data, '\n')
-		torn := i < 0
-		var raw []byte
-		if torn {
-			raw, data = data, nil
-		} else {
-			raw, data = data[:i], data[i+1:]
+	atomicfile.EachLine(data, func(raw []byte, off int64, no int, terminated bool) {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			return
 		}
 		l := line{file: fi, path: p, offset: off, no: no, data: raw}
-		off += int64(len(raw)) + 1
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
 		computed, stated, hasHash := LineHash(raw)
 		e, perr := Decode(raw)
 		switch {
@@ -100,21 +88,21 @@ func readLines(fi int, p string, data []byte, all []line, findings []Finding) ([
 			l.hash, l.prev, l.ok = stated, e.Prev, true
 		case hasHash && perr == nil:
 			l.hash, l.prev = stated, e.Prev
-			findings = append(findings, Finding{Code: CodeEdited, Path: p, Offset: l.offset, Line: no,
+			findings = append(findings, Finding{Code: CodeEdited, Path: p, Offset: off, Line: no,
 				Msg: fmt.Sprintf("line %d was changed after it was written (its hash says %s, its content hashes to %s)", no, short(stated), short(computed))})
-		case torn || !hasHash && perr != nil:
+		case !terminated || !hasHash && perr != nil:
 			// The start of a line whose append was cut short: a later
 			// append added the newline and chained past it.
-			findings = append(findings, Finding{Code: CodeTorn, Info: true, Path: p, Offset: l.offset, Line: no,
+			findings = append(findings, Finding{Code: CodeTorn, Info: true, Path: p, Offset: off, Line: no,
 				Msg: fmt.Sprintf("line %d is cut short (an append interrupted by a crash); the chain continues past it", no)})
-			continue
+			return
 		default:
-			findings = append(findings, Finding{Code: CodeBadLine, Path: p, Offset: l.offset, Line: no,
+			findings = append(findings, Finding{Code: CodeBadLine, Path: p, Offset: off, Line: no,
 				Msg: fmt.Sprintf("line %d is not an audit entry", no)})
-			continue
+			return
 		}
 		all = append(all, l)
-	}
+	})
 	return all, findings
 }
 

@@ -68,7 +68,7 @@ func ParseIssueFile(path string, data []byte) (*IssueFile, error) {
 		return true, err
 	}, &f.Extra)
 	if err != nil {
-		return nil, jsonfile.Corrupt(path, corruptOffset(data, err), err)
+		return nil, jsonfile.Corrupt(path, jsonfile.CorruptOffset(data, err), err)
 	}
 	return f, nil
 }
@@ -125,7 +125,7 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 		return true, err
 	}, &m.Extra)
 	if err != nil {
-		return nil, jsonfile.Corrupt(path, corruptOffset(data, err), err)
+		return nil, jsonfile.Corrupt(path, jsonfile.CorruptOffset(data, err), err)
 	}
 	return m, nil
 }
@@ -148,16 +148,6 @@ func decodeDoc(data []byte, known func(key string, v []byte) (bool, error), extr
 		}
 	}
 	return nil
-}
-
-// corruptOffset prefers the standard decoder's offset (the file is not
-// JSON at all) over ours (it is JSON of the wrong shape).
-func corruptOffset(data []byte, err error) int64 {
-	var v any
-	if jerr := json.Unmarshal(data, &v); jerr != nil {
-		err = jerr
-	}
-	return max(jsonfile.OffsetOf(err), 0)
 }
 
 // renderManifest lays the manifest out exactly as JSON.stringify(m, null, 2)
@@ -313,7 +303,7 @@ func ParseObservations(path string, data []byte) ([]Observation, error) {
 		return err
 	})
 	if err != nil {
-		return nil, jsonfile.Corrupt(path, corruptOffset(data, err), err)
+		return nil, jsonfile.Corrupt(path, jsonfile.CorruptOffset(data, err), err)
 	}
 	return out, nil
 }

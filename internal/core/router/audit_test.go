@@ -2,7 +2,6 @@ package router
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
@@ -72,28 +71,10 @@ func BenchmarkRequestAudit(b *testing.B) {
 	for _, mode := range []string{"none", "append", "append+fsync"} {
 		b.Run(mode, func(b *testing.B) {
 			r, _, _ := newRouter(b)
-			r.Ledgers.NoSync = false
 			if mode != "none" {
 				r.Audit = &audit.Trail{Dir: r.WS.StateDir(), Locks: r.Locks, Clock: r.Clock, Sync: mode == "append+fsync"}
 			}
-			ctx := context.Background()
-			in := RequestInput{Issue: 7, From: "engineer", To: "architect", Topic: "t", Question: "q?"}
-			for i := 0; i < 50; i++ {
-				if _, err := r.Request(ctx, in); err != nil {
-					b.Fatal(err)
-				}
-			}
-			path := r.WS.LedgerFile(7)
-			seed, _ := os.ReadFile(path)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				_ = os.WriteFile(path, seed, 0o644)
-				b.StartTimer()
-				if _, err := r.Request(ctx, in); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchRequest50(b, r)
 		})
 	}
 }

@@ -3,31 +3,16 @@ package verify
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
-	"github.com/agentx-dev/agentx/internal/core/monitor"
 )
 
 func (c *checker) ledgers() {
-	dir := c.ws.ClarificationsDir()
-	type job struct {
-		path  string
-		issue int
-	}
-	var jobs []job
-	for _, e := range c.listDir(dir) {
-		name := e.Name()
-		if c.transient(dir, name) || name == monitor.IndexName {
-			continue
-		}
-		if issue, ok := ledger.FileIssue(name); ok {
-			jobs = append(jobs, job{filepath.Join(dir, name), issue})
-		}
-	}
+	jobs := c.files(c.ws.ClarificationsDir(), ledger.FileIssue)
 	subs := make([]*checker, len(jobs))
 	parallel(len(jobs), func(i int) {
 		sub := c.sub()
@@ -47,7 +32,7 @@ func (c *checker) ledger(path string, issue int, data []byte) {
 	rel := c.rel(path)
 	l, err := ledger.Decode(data)
 	if err != nil {
-		c.add(Problem{Code: CodeLedgerCorrupt, Severity: Error, Path: rel, Offset: offsetOf(data, err), Message: err.Error()})
+		c.add(Problem{Code: CodeLedgerCorrupt, Severity: Error, Path: rel, Offset: jsonfile.CorruptOffset(data, err), Message: err.Error()})
 		return
 	}
 	if l.IssueNumber != issue {

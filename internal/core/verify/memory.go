@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
 
@@ -64,20 +65,7 @@ type obsAt struct {
 // prefix+N+suffix, in name order; what each reports is merged in that
 // order.
 func (c *checker) parseAll(dir, prefix, suffix string, isArchive bool) []parsedFile {
-	type job struct {
-		path  string
-		issue int
-	}
-	var jobs []job
-	for _, e := range c.listDir(dir) {
-		name := e.Name()
-		if c.transient(dir, name) {
-			continue
-		}
-		if issue, ok := issueFileNumber(name, prefix, suffix); ok {
-			jobs = append(jobs, job{filepath.Join(dir, name), issue})
-		}
-	}
+	jobs := c.files(dir, func(name string) (int, bool) { return issueFileNumber(name, prefix, suffix) })
 	out := make([]parsedFile, len(jobs))
 	subs := make([]*checker, len(jobs))
 	parallel(len(jobs), func(i int) {
@@ -103,7 +91,7 @@ func (c *checker) observations(path string, issue int, data []byte, isArchive bo
 	rel := c.rel(path)
 	f, err := memory.ParseIssueFile(path, data)
 	if err != nil {
-		c.add(Problem{Code: CodeMemoryCorrupt, Severity: Error, Path: rel, Offset: offsetOf(data, err), Message: err.Error()})
+		c.add(Problem{Code: CodeMemoryCorrupt, Severity: Error, Path: rel, Offset: jsonfile.CorruptOffset(data, err), Message: err.Error()})
 		return nil
 	}
 	if f.IssueNumber != issue {
@@ -204,7 +192,7 @@ func (c *checker) manifest(store *memory.Store, live map[string]seenObs, order [
 	}
 	m, err := memory.ParseManifest(path, data)
 	if err != nil {
-		c.add(Problem{Code: CodeManifestCorrupt, Severity: Error, Path: rel, Offset: offsetOf(data, err), Message: err.Error(), Repair: rebuild})
+		c.add(Problem{Code: CodeManifestCorrupt, Severity: Error, Path: rel, Offset: jsonfile.CorruptOffset(data, err), Message: err.Error(), Repair: rebuild})
 		return
 	}
 	listed := map[string]bool{}

@@ -167,6 +167,28 @@ func (c *checker) merge(sub *checker) {
 	d.Unhashed += s.Unhashed
 }
 
+// fileJob is a state file to check: its path and the issue its name says.
+type fileJob struct {
+	path  string
+	issue int
+}
+
+// files lists the state files of dir whose names match (giving their
+// issue), reporting the transients (locks, temporaries) found beside them.
+func (c *checker) files(dir string, match func(name string) (int, bool)) []fileJob {
+	var jobs []fileJob
+	for _, e := range c.listDir(dir) {
+		name := e.Name()
+		if c.transient(dir, name) {
+			continue
+		}
+		if issue, ok := match(name); ok {
+			jobs = append(jobs, fileJob{filepath.Join(dir, name), issue})
+		}
+	}
+	return jobs
+}
+
 // parallel runs work(0..n-1) on a few goroutines: checking a file is
 // reading and hashing, which two cores do twice as fast.
 func parallel(n int, work func(i int)) {
@@ -327,7 +349,7 @@ func (c *checker) stateFiles() {
 	}
 	if data, ok := c.read(c.ws.AgentStatusFile()); ok {
 		if _, err := agentstatus.Decode(c.ws.AgentStatusFile(), data); err != nil {
-			c.add(Problem{Code: CodeStatusCorrupt, Severity: Error, Path: c.rel(c.ws.AgentStatusFile()), Offset: offsetOf(data, err), Message: err.Error()})
+			c.add(Problem{Code: CodeStatusCorrupt, Severity: Error, Path: c.rel(c.ws.AgentStatusFile()), Offset: jsonfile.CorruptOffset(data, err), Message: err.Error()})
 		}
 	}
 	if data, ok := c.read(c.ws.EventsFile()); ok {
@@ -350,43 +372,16 @@ func (c *checker) stateFiles() {
 // jsonLines checks a JSON-lines log: every line a JSON value; a last line
 // without its newline that does not parse is a torn append (information).
 func (c *checker) jsonLines(path string, data []byte, corrupt, torn string) {
-	var off int64
-	no := 0
-	for len(data) > 0 {
-		no++
-		i := bytes.IndexByte(data, '\n')
-		last := i < 0
-		var line []byte
-		if last {
-			line, data = data, nil
-		} else {
-			line, data = data[:i], data[i+1:]
+	atomicfile.EachLine(data, func(line []byte, off int64, no int, terminated bool) {
+		switch {
+		case len(bytes.TrimSpace(line)) == 0 || json.Valid(line):
+		case !terminated:
+			c.add(Problem{Code: torn, Severity: Info, Path: c.rel(path), Offset: off, Line: no,
+				Message: "the last line is cut short (an append interrupted); the next append starts a new line"})
+		default:
+			c.add(Problem{Code: corrupt, Severity: Error, Path: c.rel(path), Offset: off, Line: no, Message: fmt.Sprintf("line %d is not JSON", no)})
 		}
-		if len(bytes.TrimSpace(line)) > 0 && !json.Valid(line) {
-			if last {
-				c.add(Problem{Code: torn, Severity: Info, Path: c.rel(path), Offset: off, Line: no,
-					Message: "the last line is cut short (an append interrupted); the next append starts a new line"})
-			} else {
-				c.add(Problem{Code: corrupt, Severity: Error, Path: c.rel(path), Offset: off, Line: no, Message: fmt.Sprintf("line %d is not JSON", no)})
-			}
-		}
-		off += int64(len(line)) + 1
-	}
-}
-
-// offsetOf finds the byte offset of a decoding error: the syntax error's
-// when the file is not JSON at all, else the one the decoder reported.
-func offsetOf(data []byte, err error) int64 {
-	var v any
-	if jerr := json.Unmarshal(data, &v); jerr != nil {
-		if off := jsonfile.OffsetOf(jerr); off >= 0 {
-			return off
-		}
-	}
-	if off := jsonfile.OffsetOf(err); off >= 0 {
-		return off
-	}
-	return 0
+	})
 }
 
 // idOffset finds where the object with id starts in data (its "id"
