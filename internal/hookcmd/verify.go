@@ -51,7 +51,9 @@ func parseVerify(a *App, args []string) (*verifyOptions, error) {
 }
 
 type verifyDoc struct {
-	Counts   verify.Counts    `json:"counts"`
+	Counts verify.Counts `json:"counts"`
+	// Error is set when verify fails, as in every failure document.
+	Error    *errorBody       `json:"error,omitempty"`
 	Errors   int              `json:"errors"`
 	OK       bool             `json:"ok"`
 	Problems []verify.Problem `json:"problems"`
@@ -82,22 +84,29 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 		}
 	}
 	errs := rep.Errors()
+	var failure *errcode.Error
+	if errs > 0 {
+		failure = errcode.New(errcode.CorruptState, "verify found %d problem%s under %s", errs, plural(errs), ws.AgentxDir())
+		if hasRepair(rep) && !o.Repair {
+			failure.Hint = "`agentx-hook verify --repair` fixes those marked repairable; the others need a person"
+		} else {
+			failure.Hint = "nothing was changed; the problems listed need a person (see docs/verify.md)"
+		}
+	}
 	if o.JSON {
 		o.printed = true
-		if err := a.writeDoc(&verifyDoc{Counts: rep.Counts, Errors: errs, OK: errs == 0, Problems: rep.Problems, Repairs: repairs}); err != nil {
+		doc := &verifyDoc{Counts: rep.Counts, Errors: errs, OK: errs == 0, Problems: rep.Problems, Repairs: repairs}
+		if failure != nil {
+			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
+		}
+		if err := a.writeDoc(doc); err != nil {
 			return err
 		}
 	} else {
 		printVerify(a, rep, repairs)
 	}
-	if errs > 0 {
-		e := errcode.New(errcode.CorruptState, "verify found %d problem%s under %s", errs, plural(errs), ws.AgentxDir())
-		if hasRepair(rep) && !o.Repair {
-			e.Hint = "`agentx-hook verify --repair` fixes those marked repairable; the others need a person"
-		} else {
-			e.Hint = "nothing was changed; the problems listed need a person (see docs/verify.md)"
-		}
-		return e
+	if failure != nil {
+		return failure
 	}
 	return nil
 }

@@ -176,10 +176,12 @@ func (t *Trail) tryAppend(ctx context.Context, path string, e Entry) (done bool,
 		if err != nil {
 			return false, fmt.Errorf("read %s: %w", path, err)
 		}
-		if month := monthOf(first); month != "" && month != monthOf(e.Time) {
+		if month := monthOf(first); month != "" && monthOf(e.Time) > month {
 			// Renamed while locked: a writer waiting on this file finds
 			// it is no longer the trail and starts over on the new one,
-			// as does this one.
+			// as does this one. Only a later month rotates: a clock set
+			// back (a test's, a machine's) keeps appending here, so the
+			// monthly files' names stay in the chain's order.
 			return false, t.rotate(path, month)
 		}
 		prev = head

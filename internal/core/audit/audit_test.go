@@ -122,6 +122,15 @@ func TestRotationChainsAcrossMonths(t *testing.T) {
 	if got, _, _ := Check(tr.Dir); len(got) != 0 {
 		t.Fatalf("findings %+v", got)
 	}
+	// A clock set back does not rotate: the files stay in chain order.
+	clk.Set(t0.Add(-60 * 24 * time.Hour))
+	appendN(t, tr, 1)
+	if got, _, _ := Check(tr.Dir); len(got) != 0 {
+		t.Fatalf("after a clock set back: %+v", got)
+	}
+	if f, _ := Files(tr.Dir); len(f) != 3 {
+		t.Fatalf("files = %v", f)
+	}
 	// Removing the older file is detected.
 	_ = os.Remove(files[0])
 	if got, _, _ := Check(tr.Dir); len(got) != 1 || got[0].Code != CodeBroken {
@@ -322,5 +331,44 @@ func TestConcurrentProcesses(t *testing.T) {
 	got, n, err := Check(dir)
 	if err != nil || len(got) != 0 || n != 200 {
 		t.Fatalf("findings %+v, %d lines, %v", got, n, err)
+	}
+}
+
+// TestUnionOfTwoTrailsVerifies: two machines (or branches) that appended
+// to copies of one trail merge by keeping both sides' lines (git's
+// merge=union: the common lines, then ours, then theirs); every line still
+// names an earlier one, so the result verifies, and a line removed from
+// it is still detected when a later line follows it (the last line of
+// each side, like the end of the file, is followed by none).
+func TestUnionOfTwoTrailsVerifies(t *testing.T) {
+	base := trail(t, clock.NewFake(t0))
+	appendN(t, base, 3)
+	common, _ := os.ReadFile(base.Path())
+	sides := [2][]byte{}
+	for i := range sides {
+		tr := trail(t, clock.NewFake(t0.Add(time.Duration(i+1)*time.Minute)))
+		if err := os.MkdirAll(tr.Dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.WriteFile(tr.Path(), common, 0o644)
+		appendN(t, tr, 2)
+		data, _ := os.ReadFile(tr.Path())
+		sides[i] = data[len(common):]
+	}
+	merged := append(append(append([]byte{}, common...), sides[0]...), sides[1]...)
+	_ = os.WriteFile(base.Path(), merged, 0o644)
+	if got, n, _ := Check(base.Dir); len(got) != 0 || n != 7 {
+		t.Fatalf("union: findings %+v, %d lines", got, n)
+	}
+	// The next append chains to the last line and still verifies.
+	appendN(t, base, 1)
+	if got, _, _ := Check(base.Dir); len(got) != 0 {
+		t.Fatalf("after an append: %+v", got)
+	}
+	lines := bytes.SplitAfter(merged, []byte("\n"))
+	cut := append(append([]byte{}, bytes.Join(lines[:3], nil)...), bytes.Join(lines[4:], nil)...)
+	_ = os.WriteFile(base.Path(), cut, 0o644)
+	if got, _, _ := Check(base.Dir); len(got) != 1 || got[0].Code != CodeBroken {
+		t.Fatalf("a line removed from the union: %+v", got)
 	}
 }

@@ -40,15 +40,13 @@ type Finding struct {
 	Msg    string
 }
 
+// line is one audit line of the trail, where it is and its chain links.
 type line struct {
-	file   int
 	path   string
 	offset int64
 	no     int
-	data   []byte
-	hash   string // stated hash ("" when the line has none)
+	hash   string // the hash it states
 	prev   string
-	ok     bool // parsed and its hash matches
 }
 
 // Check verifies the chain of the trail in dir: every line's own hash,
@@ -62,32 +60,33 @@ func Check(dir string) (findings []Finding, lines int, err error) {
 		return nil, 0, err
 	}
 	var all []line
-	for fi, p := range files {
+	for _, p := range files {
 		data, err := atomicfile.ReadRegular(p, atomicfile.StateLimit)
 		if err != nil {
 			findings = append(findings, Finding{Code: CodeUnreadable, Path: p, Msg: err.Error()})
 			continue
 		}
-		all, findings = readLines(fi, p, data, all, findings)
+		all, findings = readLines(p, data, all, findings)
 	}
 	return checkChain(all, findings), len(all), nil
 }
 
 // readLines splits one file into lines, checks each line's own hash and
 // appends the lines that carry one to all.
-func readLines(fi int, p string, data []byte, all []line, findings []Finding) ([]line, []Finding) {
+func readLines(p string, data []byte, all []line, findings []Finding) ([]line, []Finding) {
 	atomicfile.EachLine(data, func(raw []byte, off int64, no int, terminated bool) {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			return
 		}
-		l := line{file: fi, path: p, offset: off, no: no, data: raw}
+		l := line{path: p, offset: off, no: no}
 		computed, stated, hasHash := LineHash(raw)
 		e, perr := Decode(raw)
 		switch {
-		case hasHash && perr == nil && computed == stated:
-			l.hash, l.prev, l.ok = stated, e.Prev, true
 		case hasHash && perr == nil:
 			l.hash, l.prev = stated, e.Prev
+			if computed == stated {
+				break
+			}
 			findings = append(findings, Finding{Code: CodeEdited, Path: p, Offset: off, Line: no,
 				Msg: fmt.Sprintf("line %d was changed after it was written (its hash says %s, its content hashes to %s)", no, short(stated), short(computed))})
 		case !terminated || !hasHash && perr != nil:

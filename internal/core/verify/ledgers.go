@@ -113,11 +113,8 @@ func (c *checker) thread(rel string, data []byte, r *ledger.Record, recOff int64
 		if e.Round > r.Round {
 			p(CodeEntryBeyondRound, "a %s of round %d in a record at round %d", e.Type, e.Round, r.Round)
 		}
-		switch {
-		case final:
-			p(CodeEntryAfterFinal, "a %s after the record's resolution", e.Type)
-		case escalated && e.Type != ledger.Resolution:
-			p(CodeEntryAfterFinal, "a %s after the record's escalation (only a person's resolution may follow)", e.Type)
+		if final || escalated && e.Type != ledger.Resolution {
+			c.afterFinal(rel, id, off, e, final)
 		}
 		switch e.Type {
 		case ledger.Resolution:
@@ -141,29 +138,51 @@ func (c *checker) thread(rel string, data []byte, r *ledger.Record, recOff int64
 	return unhashed
 }
 
-// statusOf is the status a record's last entry leads to under the
-// protocol (ok false when the thread alone cannot say: a question may be
-// pending or stale; a resolution resolved or abandoned).
+// afterFinal reports an entry the protocol allows neither after a
+// resolution nor, but for a resolution, after an escalation. Merging two
+// copies of a ledger (the state branch, the git merge driver) puts
+// concurrent work in this order: an answer written on one side while the
+// other resolved. An entry that carries its intact hash was written
+// through the protocol, so that is information; one without is an error.
+func (c *checker) afterFinal(rel, id string, off int64, e *ledger.Entry, final bool) {
+	what := "after the record's resolution"
+	if !final {
+		what = "after the record's escalation (only a person's resolution may follow)"
+	}
+	if h, ok := e.StoredHash(); ok && h == e.ComputeHash() {
+		c.add(Problem{Code: CodeEntryAfterFinal, Severity: Info, Path: rel, ID: id, Offset: off,
+			Message: fmt.Sprintf("a %s %s, written through the protocol: concurrent work brought together by a merge", e.Type, what)})
+		return
+	}
+	c.add(Problem{Code: CodeEntryAfterFinal, Severity: Error, Path: rel, ID: id, Offset: off, Message: fmt.Sprintf("a %s %s", e.Type, what)})
+}
+
+// statusOf is the status a record's thread leads to under the protocol's
+// lifecycle, which a merge follows too: resolved or abandoned once there
+// is a resolution, else escalated once there is an escalation, else what
+// the last entry makes it (ok false when the thread is empty).
 func statusOf(r *ledger.Record) (ledger.Status, bool) {
 	if len(r.Thread) == 0 {
 		return "", false
+	}
+	if r.LastOf(ledger.Resolution) != nil {
+		if r.Status == ledger.Abandoned {
+			return ledger.Abandoned, true
+		}
+		return ledger.Resolved, true
+	}
+	if r.LastOf(ledger.Escalation) != nil {
+		return ledger.Escalated, true
 	}
 	last := r.Thread[len(r.Thread)-1]
 	switch last.Type {
 	case ledger.Answer:
 		return ledger.Answered, true
-	case ledger.Escalation:
-		return ledger.Escalated, true
 	case ledger.Question:
 		if r.Status == ledger.Pending || r.Status == ledger.Stale {
 			return r.Status, true
 		}
 		return ledger.Pending, true
-	case ledger.Resolution:
-		if r.Status == ledger.Resolved || r.Status == ledger.Abandoned {
-			return r.Status, true
-		}
-		return ledger.Resolved, true
 	}
 	return "", false
 }

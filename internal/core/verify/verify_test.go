@@ -192,13 +192,20 @@ func TestTamperingIsReportedPrecisely(t *testing.T) {
 			edit(t, ws.LedgerFile(7), `"created": "`+ts(0)+`"`, `"created": "yesterday"`)
 			return ""
 		}, []string{"TIMESTAMP_INVALID .agentx/state/clarifications/issue-7.json CLR-7-001"}},
-		{"entry after the resolution", func(t *testing.T, ws workspace.Workspace) string {
-			writeLedger(t, ws, 5, []ledger.Record{record(5, 1, ledger.Resolved,
+		{"entry after the resolution, added by hand", func(t *testing.T, ws workspace.Workspace) string {
+			r := record(5, 1, ledger.Resolved,
 				ledger.Entry{Round: 1, From: "engineer", Type: ledger.Question, Body: "Q?", Timestamp: ts(0)},
-				ledger.Entry{Round: 1, From: "engineer", Type: ledger.Resolution, Body: "Done.", Timestamp: ts(time.Minute)},
-				ledger.Entry{Round: 1, From: "architect", Type: ledger.Answer, Body: "Late.", Timestamp: ts(2 * time.Minute)})})
+				ledger.Entry{Round: 1, From: "engineer", Type: ledger.Resolution, Body: "Done.", Timestamp: ts(time.Minute)})
+			r.Thread = append(r.Thread, ledger.Entry{Round: 1, From: "architect", Type: ledger.Answer, Body: "Late.", Timestamp: ts(2 * time.Minute)})
+			writeLedger(t, ws, 5, []ledger.Record{r})
 			return ""
-		}, []string{"STATUS_THREAD_MISMATCH " + l5 + " CLR-5-001", "ENTRY_AFTER_FINAL " + l5 + " CLR-5-001#3"}},
+		}, []string{"ENTRY_AFTER_FINAL " + l5 + " CLR-5-001#3"}},
+		{"answered while escalated, status by hand", func(t *testing.T, ws workspace.Workspace) string {
+			writeLedger(t, ws, 5, []ledger.Record{record(5, 1, ledger.Answered,
+				ledger.Entry{Round: 1, From: "engineer", Type: ledger.Question, Body: "Q?", Timestamp: ts(0)},
+				ledger.Entry{Round: 1, From: "agent-x", Type: ledger.Escalation, Body: "Stuck.", Timestamp: ts(time.Minute)})})
+			return ""
+		}, []string{"STATUS_THREAD_MISMATCH " + l5 + " CLR-5-001"}},
 		{"issueNumber not the file's, id of another issue, id twice", func(t *testing.T, ws workspace.Workspace) string {
 			a := record(5, 1, ledger.Pending, ledger.Entry{Round: 1, From: "engineer", Type: ledger.Question, Body: "Q?", Timestamp: ts(0)})
 			b := a
@@ -276,6 +283,12 @@ func dupIntoIssue7(t *testing.T, ws workspace.Workspace) {
 
 func TestInformationIsNotAnError(t *testing.T) {
 	ws := fixture(t)
+	// Concurrent work merged: an answer written on one branch while the
+	// other resolved, both through the protocol (hashed).
+	writeLedger(t, ws, 9, []ledger.Record{record(9, 1, ledger.Resolved,
+		ledger.Entry{Round: 1, From: "engineer", Type: ledger.Question, Body: "Q?", Timestamp: ts(0)},
+		ledger.Entry{Round: 1, From: "engineer", Type: ledger.Resolution, Body: "Done.", Timestamp: ts(time.Minute)},
+		ledger.Entry{Round: 1, From: "architect", Type: ledger.Answer, Body: "A.", Timestamp: ts(2 * time.Minute)})})
 	// Entries and observations of an old tool: no hashes.
 	edit(t, ws.LedgerFile(7), `"agentxHash"`, `"otherKey"`)
 	edit(t, filepath.Join(ws.MemoryDir(), "issue-5.json"), `"agentxHash"`, `"otherKey"`)
@@ -291,7 +304,8 @@ func TestInformationIsNotAnError(t *testing.T) {
 		t.Fatalf("errors: %v", got)
 	}
 	got := errorsOf(rep, Info)
-	want := []string{"UNHASHED .agentx/memory/issue-5.json", "AUDIT_TORN .agentx/state/audit.jsonl", "UNHASHED .agentx/state/clarifications/issue-7.json", "EVENTS_TORN .agentx/state/events.jsonl"}
+	want := []string{"UNHASHED .agentx/memory/issue-5.json", "AUDIT_TORN .agentx/state/audit.jsonl", "UNHASHED .agentx/state/clarifications/issue-7.json",
+		"ENTRY_AFTER_FINAL .agentx/state/clarifications/issue-9.json CLR-9-001#3", "EVENTS_TORN .agentx/state/events.jsonl"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("info = %v, want %v", got, want)
 	}
