@@ -83,4 +83,9 @@
 //   - statebranch: GitHub Mode's state branch (fetch, merge, commit, push)
 //     through go-git.
 //   - digest: the weekly figures of both halves, computed from their files.
+//   - contenthash: the one content hash (SHA-256 of canonical JSON) stored
+//     with thread entries and observations and named in the audit trail.
+//   - audit: the hash-chained audit trail of every state change.
+//   - verify: the integrity check of everything under `.agentx/`, and the
+//     repairs that follow from the files without guessing.
 package core
