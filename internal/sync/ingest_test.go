@@ -74,9 +74,11 @@ func TestIngestTwoConcurrentCommandsBothLand(t *testing.T) {
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
-	// Both runs read the same sha before either writes, so one of them
-	// must hit the conflict and re-apply on the fresh file.
-	fake.HoldContentsPuts(2, 20*time.Second)
+	// Both runs read the same tip before either moves it, so one of them
+	// must hit the conflict and re-apply on the fresh ledger. (The state is
+	// written through the Git Data API: the ref updates are held, not
+	// contents PUTs, which no run makes.)
+	fake.HoldRefUpdates(2, 20*time.Second)
 	evA := event(fake, "alice", "OWNER", "/clarify answer CLR-42-001 Sessions, server side.")
 	evB := event(fake, "bob", "MEMBER", "/clarify resolve CLR-42-002 Ship the MVP without SSO.")
 	var wg gosync.WaitGroup

@@ -233,7 +233,7 @@ func openLog(path string) (*os.File, error) {
 // audit-month.jsonl; the next append creates a fresh one that chains to
 // it. The caller holds the lock on the file.
 func (t *Trail) rotate(path, month string) error {
-	dst := filepath.Join(t.Dir, "audit-"+month+".jsonl")
+	dst := filepath.Join(t.Dir, RotatedName(month))
 	for i := 2; ; i++ {
 		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
 			break
@@ -486,4 +486,47 @@ func fillTool(e *Entry) {
 	if e.Version == "" {
 		e.Version = buildVers
 	}
+}
+
+// AppendTo returns data, the content of a trail kept where no file lock
+// reaches (the state branch, written through the Git Data API under
+// optimistic concurrency), with e as its next line, chained to data's last
+// line. e.Time must be set.
+func AppendTo(data []byte, e Entry) ([]byte, error) {
+	cur, _, err := appendTo(data, e, false)
+	return cur, err
+}
+
+// AppendRotating is AppendTo that rotates like Trail.Append: when data's
+// first line is of a month before e's, data is returned as rotated, the
+// content of the file RotatedName(month) names, and current holds e
+// alone, chained to data's last line.
+func AppendRotating(data []byte, e Entry) (current []byte, month string, err error) {
+	return appendTo(data, e, true)
+}
+
+// RotatedName is the name of the file of month's lines (YYYY-MM).
+func RotatedName(month string) string { return "audit-" + month + ".jsonl" }
+
+func appendTo(data []byte, e Entry, rotate bool) (current []byte, month string, err error) {
+	if e.Time == "" {
+		return nil, "", errors.New("audit entry without a time")
+	}
+	fillTool(&e)
+	clip(&e)
+	e.Prev, _ = lastHash(data, true)
+	line, err := Encode(e)
+	if err != nil {
+		return nil, "", err
+	}
+	if first := monthOf(timeOf(data)); rotate && first != "" && monthOf(e.Time) > first {
+		return append(line, '\n'), first, nil
+	}
+	out := make([]byte, 0, len(data)+len(line)+2)
+	out = append(out, data...)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n') // after a torn line, as Terminated does
+	}
+	out = append(out, line...)
+	return append(out, '\n'), "", nil
 }

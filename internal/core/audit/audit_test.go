@@ -372,3 +372,39 @@ func TestUnionOfTwoTrailsVerifies(t *testing.T) {
 		t.Fatalf("a line removed from the union: %+v", got)
 	}
 }
+
+// TestAppendToChainsInMemory: the trail the Action keeps on the state
+// branch chains like a file's, past a torn last line.
+func TestAppendToChainsInMemory(t *testing.T) {
+	var data []byte
+	var err error
+	for i, actor := range []string{"octocat", "hubot"} {
+		if data, err = AppendTo(data, Entry{Time: clock.Format(t0.Add(time.Duration(i) * time.Minute)), Actor: actor, Op: "clarify.answer"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data = append(data, `{"time":"2026`...)
+	if data, err = AppendTo(data, Entry{Time: clock.Format(t0.Add(time.Hour)), Actor: "octocat", Op: "clarify.resolve", Tool: "agentx-action"}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	_ = os.WriteFile(filepath.Join(dir, FileName), data, 0o644)
+	got, n, err := Check(dir)
+	if err != nil || n != 3 || len(got) != 1 || got[0].Code != CodeTorn {
+		t.Fatalf("findings %+v, %d lines, %v", got, n, err)
+	}
+	if _, err := AppendTo(nil, Entry{Actor: "x"}); err == nil {
+		t.Fatal("an entry without a time was appended")
+	}
+	// A new month: the trail so far becomes the month's file, and the
+	// new current trail chains to it.
+	cur, month, err := AppendRotating(data, Entry{Time: "2026-04-02T00:00:00.000Z", Actor: "octocat", Op: "clarify.ask"})
+	if err != nil || month != "2026-03" {
+		t.Fatalf("rotating: %q, %v", month, err)
+	}
+	_ = os.WriteFile(filepath.Join(dir, RotatedName(month)), data, 0o644)
+	_ = os.WriteFile(filepath.Join(dir, FileName), cur, 0o644)
+	if got, n, _ := Check(dir); n != 4 || len(got) != 1 || got[0].Code != CodeTorn {
+		t.Fatalf("after rotating: %+v, %d lines", got, n)
+	}
+}
