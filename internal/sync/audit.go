@@ -7,6 +7,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/router"
 )
@@ -28,37 +29,58 @@ func (in *Ingester) withAudit(read func(string) ([]byte, error), files map[strin
 	if rec == nil {
 		return files, nil
 	}
-	beforeHash, beforeLen := "", 0
-	if old, err := ledger.Parse(BranchLedgerPath(issue), before, issue); err == nil {
-		if r := old.Find(cmd.ID); r != nil {
-			beforeHash, beforeLen = r.Hash(), len(r.Thread)
-		}
-	}
+	beforeHash, beforeLen := recordState(before, issue, cmd.ID)
 	e := router.AuditEntry(protocol.Op{Verb: cmd.Verb, ID: cmd.ID, By: login}, beforeHash, beforeLen, rec)
-	now := clock.Clock(clock.Real{})
-	if in.Clock != nil {
-		now = in.Clock
+	return files, appendAudit(read, files, in.Clock, []audit.Entry{e})
+}
+
+// recordState is the hash and thread length of record id in a ledger
+// file's content ("" and 0 when it is not there).
+func recordState(data []byte, issue int, id string) (hash string, entries int) {
+	l, err := ledger.Parse(BranchLedgerPath(issue), data, issue)
+	if err != nil {
+		return "", 0
 	}
-	e.Time, e.Tool = clock.Format(now.Now()), "agentx-action"
+	if r := l.Find(id); r != nil {
+		return r.Hash(), len(r.Thread)
+	}
+	return "", 0
+}
+
+// appendAudit appends entries, stamped now and named as the Action's, to
+// the branch's trail as read in this attempt, and puts the result in
+// files (with the month's file when the trail rotates).
+func appendAudit(read func(string) ([]byte, error), files map[string][]byte, clk clock.Clock, entries []audit.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	if clk == nil {
+		clk = clock.Real{}
+	}
 	trail, err := read(BranchAuditPath)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", BranchAuditPath, err)
+		return fmt.Errorf("read %s: %w", BranchAuditPath, err)
 	}
-	next, month, err := audit.AppendRotating(trail, e)
-	if err != nil {
-		return nil, err
-	}
-	if month != "" {
-		// A new month: the trail so far moves to its month's file, in the
-		// same commit.
-		p, err := freeRotatedPath(read, month)
+	now := clock.Format(clk.Now())
+	for _, e := range entries {
+		e.Time, e.Tool = now, "agentx-action"
+		next, month, err := audit.AppendRotating(trail, e)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		files[p] = trail
+		if month != "" {
+			// A new month: the trail so far moves to its month's file, in
+			// the same commit.
+			p, err := freeRotatedPath(read, month)
+			if err != nil {
+				return err
+			}
+			files[p] = trail
+		}
+		trail = next
 	}
-	files[BranchAuditPath] = next
-	return files, nil
+	files[BranchAuditPath] = trail
+	return nil
 }
 
 // freeRotatedPath is where the branch's trail of month goes: its month's
@@ -79,4 +101,33 @@ func freeRotatedPath(read func(string) ([]byte, error), month string) (string, e
 		}
 	}
 	return "", fmt.Errorf("no free name for the audit trail of %s", month)
+}
+
+// monitorAudit is one audit line per step the monitor's check applied: a
+// step whose record changed (before holds the ledgers' contents as read,
+// ledgers as the check left them), actor agent-x.
+func monitorAudit(ledgers []*ledger.Ledger, before map[int][]byte, steps []monitor.Step) []audit.Entry {
+	byIssue := make(map[int]*ledger.Ledger, len(ledgers))
+	for _, l := range ledgers {
+		byIssue[l.IssueNumber] = l
+	}
+	var out []audit.Entry
+	done := map[string]bool{}
+	for _, st := range steps {
+		l := byIssue[st.Op.Issue]
+		if l == nil || st.Op.Verb == "" || done[st.Op.ID] {
+			continue
+		}
+		rec := l.Find(st.Op.ID)
+		if rec == nil {
+			continue
+		}
+		beforeHash, beforeLen := recordState(before[st.Op.Issue], st.Op.Issue, st.Op.ID)
+		if rec.Hash() == beforeHash {
+			continue // no longer applied
+		}
+		done[st.Op.ID] = true
+		out = append(out, router.AuditEntry(st.Op, beforeHash, beforeLen, rec))
+	}
+	return out
 }

@@ -70,3 +70,30 @@ func TestIngestIsAudited(t *testing.T) {
 		t.Fatalf("chain across months: %+v (%d lines)", f, n)
 	}
 }
+
+// TestMonitorIsAudited: the Action's monitor check leaves one line per
+// record it acted on, actor agent-x, in the same commit as the ledgers.
+func TestMonitorIsAudited(t *testing.T) {
+	fake := newFakeWithIssues(42)
+	defer fake.Close()
+	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
+	sb := NewStateBranch(newTestClient(t, fake, &sleeps{}), "")
+	m := &Monitor{State: sb, Clock: clock.NewFake(t0.Add(time.Hour))} // CLR-42-001 past its SLA
+	if _, err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	trail, _ := fake.BranchFile(DefaultStateBranch, BranchAuditPath)
+	dir := t.TempDir()
+	_ = os.WriteFile(filepath.Join(dir, audit.FileName), trail, 0o644)
+	h, err := audit.History(dir, audit.Filter{})
+	if err != nil || len(h) != 1 || h[0].Op != "monitor.mark-stale" || h[0].Actor != ledger.HubName || h[0].IDs[0] != "CLR-42-001" {
+		t.Fatalf("trail %s (%+v, %v)", trail, h, err)
+	}
+	// A second check with nothing to do writes nothing.
+	if _, err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := fake.BranchFile(DefaultStateBranch, BranchAuditPath); !bytes.Equal(again, trail) {
+		t.Fatalf("a check that did nothing audited: %s", again)
+	}
+}
