@@ -237,8 +237,11 @@ func TestRefusesSymlinkAndFIFO(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("append hung")
 			}
-			if got, _, _ := Check(tr.Dir); kind != "symlink" && (len(got) != 1 || got[0].Code != CodeUnreadable) {
+			if got, _, _ := Check(tr.Dir); len(got) != 1 || got[0].Code != CodeUnreadable {
 				t.Fatalf("check of a %s: %+v", kind, got)
+			}
+			if _, err := History(tr.Dir, Filter{}); err == nil {
+				t.Fatalf("history read through a %s", kind)
 			}
 		})
 	}

@@ -3,6 +3,8 @@ package audit
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -33,8 +35,9 @@ const (
 type Finding struct {
 	Code string
 	// Info marks what is reported but is not an error (a torn last line).
-	Info   bool
-	Path   string
+	Info bool
+	Path string
+	// Offset is the byte offset of the line (-1: the whole file).
 	Offset int64
 	Line   int
 	Msg    string
@@ -61,9 +64,9 @@ func Check(dir string) (findings []Finding, lines int, err error) {
 	}
 	var all []line
 	for _, p := range files {
-		data, err := atomicfile.ReadRegular(p, atomicfile.StateLimit)
+		data, err := readFile(p)
 		if err != nil {
-			findings = append(findings, Finding{Code: CodeUnreadable, Path: p, Msg: err.Error()})
+			findings = append(findings, Finding{Code: CodeUnreadable, Path: p, Offset: -1, Msg: err.Error()})
 			continue
 		}
 		all, findings = readLines(p, data, all, findings)
@@ -103,6 +106,15 @@ func readLines(p string, data []byte, all []line, findings []Finding) ([]line, [
 		all = append(all, l)
 	})
 	return all, findings
+}
+
+// readFile reads one trail file, refusing a symlink (it could lead
+// anywhere outside the workspace) and anything but a regular file.
+func readFile(p string) ([]byte, error) {
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s is a symlink; the audit trail is read only from regular files", p)
+	}
+	return atomicfile.ReadRegular(p, atomicfile.StateLimit)
 }
 
 // checkChain checks that every line's prev names an earlier line.

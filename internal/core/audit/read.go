@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 )
 
@@ -50,7 +49,7 @@ func History(dir string, f Filter) ([]Entry, error) {
 	}
 	var out []Entry
 	for _, p := range files {
-		data, err := atomicfile.ReadRegular(p, atomicfile.StateLimit)
+		data, err := readFile(p)
 		if err != nil {
 			return nil, err
 		}

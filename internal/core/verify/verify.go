@@ -268,6 +268,15 @@ func modeName(m fs.FileMode) string {
 // listDir lists a directory that may be missing; a symlinked directory
 // was already refused by CheckContained when it leads outside.
 func (c *checker) listDir(dir string) []fs.DirEntry {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 && !c.ws.Contains(dir) {
+		// CheckContained covers the main directories; this covers the
+		// others (the archive) the same way: a symlink inside the root is
+		// followed, one leading out is not.
+		target, _ := os.Readlink(dir)
+		c.add(Problem{Code: CodeSymlink, Severity: Error, Path: c.rel(dir), Offset: -1,
+			Message: fmt.Sprintf("is a symlink to %s, outside the workspace; not followed", target)})
+		return nil
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.add(Problem{Code: CodeUnreadable, Severity: Error, Path: c.rel(dir), Offset: -1, Message: err.Error()})

@@ -339,6 +339,17 @@ func TestAttacks(t *testing.T) {
 		{"FIFO event log", func(t *testing.T, ws workspace.Workspace) {
 			_ = syscall.Mkfifo(ws.EventsFile(), 0o644)
 		}, "NOT_REGULAR .agentx/state/events.jsonl"},
+		{"archive directory outside the workspace", func(t *testing.T, ws workspace.Workspace) {
+			outside := t.TempDir()
+			_ = os.WriteFile(filepath.Join(outside, "issue-5-archived.json"), []byte(`{"version":1,"issueNumber":5,"observations":[]}`), 0o644)
+			mustSymlink(t, outside, filepath.Join(ws.MemoryDir(), "archive"))
+		}, "SYMLINK .agentx/memory/archive"},
+		{"symlinked audit trail", func(t *testing.T, ws workspace.Workspace) {
+			trail := filepath.Join(ws.StateDir(), audit.FileName)
+			outside := filepath.Join(t.TempDir(), "audit.jsonl")
+			_ = os.Rename(trail, outside)
+			mustSymlink(t, outside, trail)
+		}, "AUDIT_UNREADABLE .agentx/state/audit.jsonl"},
 		{"state directory outside the workspace", func(t *testing.T, ws workspace.Workspace) {
 			outside := t.TempDir()
 			_ = os.Rename(ws.StateDir(), filepath.Join(outside, "state"))
