@@ -73,6 +73,9 @@
 //     the monitor's circular conversations).
 //   - gitcmd: the one runner for the git program.
 //   - githooks: installing and removing agentx's git hook shims.
+//   - contenthash: the one content hash (SHA-256 of canonical JSON) stored
+//     with thread entries and observations and named in the audit trail.
+//   - audit: the hash-chained audit trail both halves append to.
 //
 // # Across both halves
 //
@@ -83,4 +86,6 @@
 //   - statebranch: GitHub Mode's state branch (fetch, merge, commit, push)
 //     through go-git.
 //   - digest: the weekly figures of both halves, computed from their files.
+//   - verify: the integrity check of everything under `.agentx/`, and the
+//     repairs that follow from the files without guessing.
 package core

@@ -312,6 +312,8 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		ok("hooks", "uninstall", "--json"), fails(2, "hooks", "uninstall", "--force", "--json"),
 		fails(2, "hooks", "--json"),
 		ok("digest", "--json"), fails(2, "digest", "--days", "0", "--json"),
+		ok("verify", "--json"), fails(2, "verify", "x", "--json"),
+		ok("audit", "--id", "CLR-42-001", "--json"), fails(2, "audit", "--issue", "x", "--json"),
 		fails(1, "sync", "--json"), // Local Mode
 		fails(2, "bogus", "--json"),
 		ok("setup", "--claude", "--no-git-hooks", "--json"), fails(2, "setup", "--json"),

@@ -134,6 +134,7 @@ func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
 	if err != nil {
 		return err
 	}
+	a.auditHooks(ctx, o.Name, loc.Dir, steps)
 	notes := a.hooksNotes(o.Name, loc, steps)
 	if o.JSON {
 		return a.writeDoc(&hooksChangeDoc{HooksDir: loc.Dir,

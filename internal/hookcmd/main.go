@@ -87,6 +87,8 @@ func commands() []command {
 		{"merge-driver", "what git runs to merge state files (hooks install --merge-driver)", wire(parseMergeDriver, runMergeDriver)},
 		{"sync", "share the state on the state branch (GitHub Mode)", wire(parseSync, runSync)},
 		{"digest", "weekly digest of clarification and memory figures", wire(parseDigest, runDigest)},
+		{"verify", "check the integrity of everything under .agentx/ (--repair fixes what is derivable)", wire(parseVerify, runVerify)},
+		{"audit", "the audit trail of state changes, oldest first", wire(parseAudit, runAudit)},
 		{"demo", "run a scripted tour in a temporary workspace", wire(parseDemo, runDemo)},
 		{"version", "print the version", wire(parseVersion, runVersion)},
 		{"completion", "print a shell completion script (bash, zsh, fish)", wire(parseCompletion, runCompletion)},
@@ -376,6 +378,7 @@ func (a *App) Router() (*router.Router, error) {
 		WS: ws, Ledgers: a.Ledgers(), Locks: a.Locks(), Config: cfg, Clock: a.Clock, Events: a.Events(),
 		Responder: &responder.Exec{Responders: cfg.Config.Responders, Dir: ws.Root, ConfigFile: ws.ConfigFile()},
 		Warn:      func(format string, args ...any) { a.warn(format, args...) },
+		Audit:     a.AuditTrail(),
 	})
 	return a.rt, nil
 }

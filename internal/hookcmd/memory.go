@@ -76,6 +76,7 @@ func (a *App) Memory() *memory.Store {
 	s.Events = a.Events()
 	s.Warn = func(format string, args ...any) { fmt.Fprintf(a.Stderr, "warning: %s\n", fmt.Sprintf(format, args...)) }
 	s.Progress = a.progress("rebuilding the memory index")
+	s.Audit, s.Actor = a.AuditTrail(), a.actor()
 	return s
 }
 
@@ -396,7 +397,9 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 		a.warn("removed private parts or secrets before storing")
 		text = clean
 	}
-	stored, dups, err := a.Memory().StoreReport(ctx, []memory.Observation{{ID: o.ID, Agent: o.Agent, IssueNumber: issue,
+	st := a.Memory()
+	st.AuditOp = memory.OpAdd
+	stored, dups, err := st.StoreReport(ctx, []memory.Observation{{ID: o.ID, Agent: o.Agent, IssueNumber: issue,
 		Category: memory.Category(o.Category), Content: text, SessionID: o.Session}})
 	if err != nil {
 		return err

@@ -327,7 +327,7 @@ func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int)
 		if next == nil || in.DryRun { // applied by an earlier delivery, or a dry run
 			return nil, errNoChange
 		}
-		return map[string][]byte{p: next}, nil
+		return in.withAudit(read, map[string][]byte{p: next}, current, l, cmd, issue, ev.Comment.User.Login)
 	})
 	out.Attempts = attempts
 	if errors.Is(err, errRejected) {

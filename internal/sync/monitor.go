@@ -53,7 +53,7 @@ func (m *Monitor) Run(ctx context.Context) (*StateSnapshot, error) {
 			before[n] = data
 			ledgers = append(ledgers, l)
 		}
-		changed := m.check(ledgers)
+		changed, steps := m.check(ledgers)
 		changes := map[string][]byte{}
 		for _, l := range ledgers {
 			n := l.IssueNumber
@@ -72,21 +72,25 @@ func (m *Monitor) Run(ctx context.Context) (*StateSnapshot, error) {
 		if m.DryRun {
 			return nil, errNoChange
 		}
+		if err := appendAudit(read, changes, m.Clock, monitorAudit(ledgers, before, steps)); err != nil {
+			return nil, err
+		}
 		return changes, nil
 	})
 	return snap, err
 }
 
 // check plans the monitor's actions over ledgers and applies them in
-// memory; it returns the issues whose ledgers changed.
-func (m *Monitor) check(ledgers []*ledger.Ledger) map[int]bool {
+// memory; it returns the issues whose ledgers changed, and the steps.
+func (m *Monitor) check(ledgers []*ledger.Ledger) (map[int]bool, []monitor.Step) {
 	cfg := m.Config
 	if cfg == nil {
 		cfg = &config.Set{}
 	}
 	now := m.Clock.Now()
 	plan := monitor.PlanFor(ledgers, now, cfg.Priority())
-	changed, failures := monitor.ApplySteps(ledgers, plan.Steps(), protocol.Env{Now: now, Config: cfg})
+	steps := plan.Steps()
+	changed, failures := monitor.ApplySteps(ledgers, steps, protocol.Env{Now: now, Config: cfg})
 	for _, err := range failures {
 		m.warn("monitor: %v", err)
 	}
@@ -94,7 +98,7 @@ func (m *Monitor) check(ledgers []*ledger.Ledger) map[int]bool {
 	for _, n := range changed {
 		out[n] = true
 	}
-	return out
+	return out, steps
 }
 
 func (m *Monitor) warn(format string, args ...any) {

@@ -7,6 +7,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -180,4 +181,22 @@ func Terminated(f *os.File, line []byte) []byte {
 		return line
 	}
 	return append([]byte{'\n'}, line...)
+}
+
+// EachLine calls fn for each line of a log's content (without its
+// newline), with its byte offset and 1-based number; terminated is false
+// for a last line with no newline, which a crash mid-append leaves (see
+// Terminated).
+func EachLine(data []byte, fn func(line []byte, offset int64, no int, terminated bool)) {
+	var off int64
+	for no := 1; len(data) > 0; no++ {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			fn(data, off, no, false)
+			return
+		}
+		fn(data[:i], off, no, true)
+		off += int64(i) + 1
+		data = data[i+1:]
+	}
 }

@@ -39,7 +39,7 @@ const (
 	// aims to keep (the SPEC's gate: at least halve an old issue).
 	DefaultTarget = 0.5
 	// ExtraFrom is the key listing a summary's originals (in the archive).
-	ExtraFrom = "compactedFrom"
+	ExtraFrom = memory.FieldCompactedFrom
 	// Session is the session id of summaries compaction writes.
 	Session = "compaction"
 )

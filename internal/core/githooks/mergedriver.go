@@ -39,6 +39,10 @@ func MergeAttributes() []string {
 		".agentx/state/clarifications/issue-*.json merge=" + MergeDriverName,
 		".agentx/memory/issue-*.json merge=" + MergeDriverName,
 		".agentx/memory/archive/*.json merge=" + MergeDriverName,
+		// The audit trail merges by keeping both sides' lines (git's own
+		// union driver): every line still names an earlier one, so the
+		// union verifies (docs/verify.md).
+		".agentx/state/audit*.jsonl merge=union",
 	}
 }
 

@@ -41,21 +41,22 @@ func (c configRunner) Git(_ context.Context, args ...string) (string, error) {
 const ourLines = "# agentx: semantic merge of state files (agentx-hook hooks install --merge-driver)\n" +
 	".agentx/state/clarifications/issue-*.json merge=agentx\n" +
 	".agentx/memory/issue-*.json merge=agentx\n" +
-	".agentx/memory/archive/*.json merge=agentx\n"
+	".agentx/memory/archive/*.json merge=agentx\n" +
+	".agentx/state/audit*.jsonl merge=union\n"
 
 func TestAddAttributes(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 		added          int
 	}{
-		{"no file", "", ourLines, 3},
-		{"the user's lines stay, a missing newline is added", "*.png binary", "*.png binary\n" + ourLines, 3},
+		{"no file", "", ourLines, 4},
+		{"the user's lines stay, a missing newline is added", "*.png binary", "*.png binary\n" + ourLines, 4},
 		{"already there: unchanged", "*.go text\n" + ourLines, "*.go text\n" + ourLines, 0},
 		{"one line missing", ourLines[:strings.LastIndex(ourLines[:len(ourLines)-1], "\n")+1],
 			ourLines, 1},
 		{"indented copies count as present", "  .agentx/memory/issue-*.json merge=agentx  \n",
 			"  .agentx/memory/issue-*.json merge=agentx  \n# agentx: semantic merge of state files (agentx-hook hooks install --merge-driver)\n" +
-				".agentx/state/clarifications/issue-*.json merge=agentx\n.agentx/memory/archive/*.json merge=agentx\n", 2},
+				".agentx/state/clarifications/issue-*.json merge=agentx\n.agentx/memory/archive/*.json merge=agentx\n.agentx/state/audit*.jsonl merge=union\n", 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,7 +98,7 @@ func TestMergeDriverInstallUninstall(t *testing.T) {
 	git := configRunner{}
 
 	st, err := MergeDriverState(ctx, git, attrs)
-	if err != nil || st.Installed || len(st.Missing) != 3 {
+	if err != nil || st.Installed || len(st.Missing) != len(MergeAttributes()) {
 		t.Fatalf("before install: %+v, %v", st, err)
 	}
 	st, err = InstallMergeDriver(ctx, git, attrs)

@@ -50,6 +50,19 @@ func Corrupt(path string, offset int64, cause error) *errcode.Error {
 	return e
 }
 
+// CorruptOffset is the most useful byte offset of a decoding error of
+// data, for Corrupt: the standard decoder's when data is not JSON at all,
+// else the one err carries (JSON of the wrong shape), else 0.
+func CorruptOffset(data []byte, err error) int64 {
+	var v any
+	if jerr := json.Unmarshal(data, &v); jerr != nil {
+		if off := OffsetOf(jerr); off >= 0 {
+			return off
+		}
+	}
+	return max(OffsetOf(err), 0)
+}
+
 // OffsetOf extracts a byte offset from a decoding error, or -1.
 func OffsetOf(err error) int64 {
 	var se *json.SyntaxError

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -46,7 +45,7 @@ func LoadFile(path string, issue int) (*Ledger, error) {
 func Parse(path string, data []byte, issue int) (*Ledger, error) {
 	l, err := Decode(data)
 	if err != nil {
-		return nil, jsonfile.Corrupt(path, corruptOffset(data, err), err)
+		return nil, jsonfile.Corrupt(path, jsonfile.CorruptOffset(data, err), err)
 	}
 	if l.IssueNumber == 0 {
 		l.IssueNumber = issue
@@ -57,21 +56,6 @@ func Parse(path string, data []byte, issue int) (*Ledger, error) {
 		}
 	}
 	return l, nil
-}
-
-// corruptOffset finds the most useful byte offset for a decode error: the
-// standard library's syntax offset when the file is not JSON at all.
-func corruptOffset(data []byte, err error) int64 {
-	var v any
-	if jerr := json.Unmarshal(data, &v); jerr != nil {
-		if off := jsonfile.OffsetOf(jerr); off >= 0 {
-			return off
-		}
-	}
-	if off := jsonfile.OffsetOf(err); off >= 0 {
-		return off
-	}
-	return 0
 }
 
 // FileIssue returns the issue of a ledger file name `issue-N.json`,

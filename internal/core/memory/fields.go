@@ -20,6 +20,9 @@ const (
 	// FieldFiles lists the paths an observation is about (a commit's
 	// changed files, a session's edited ones).
 	FieldFiles = "files"
+	// FieldCompactedFrom lists the ids a compaction summary stands for
+	// (its originals, moved to the archive); package compact writes it.
+	FieldCompactedFrom = "compactedFrom"
 )
 
 // SourceBytes is the observation's FieldSourceBytes, 0 when absent or not

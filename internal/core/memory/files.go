@@ -69,7 +69,7 @@ func ParseIssueFile(path string, data []byte) (*IssueFile, error) {
 		return true, err
 	}, &f.Extra)
 	if err != nil {
-		return nil, jsonfile.Corrupt(path, corruptOffset(data, err), err)
+		return nil, jsonfile.Corrupt(path, jsonfile.CorruptOffset(data, err), err)
 	}
 	return f, nil
 }
@@ -126,7 +126,7 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 		return true, err
 	}, &m.Extra)
 	if err != nil {
-		return nil, jsonfile.Corrupt(path, corruptOffset(data, err), err)
+		return nil, jsonfile.Corrupt(path, jsonfile.CorruptOffset(data, err), err)
 	}
 	return m, nil
 }
@@ -149,16 +149,6 @@ func decodeDoc(data []byte, known func(key string, v []byte) (bool, error), extr
 		}
 	}
 	return nil
-}
-
-// corruptOffset prefers the standard decoder's offset (the file is not
-// JSON at all) over ours (it is JSON of the wrong shape).
-func corruptOffset(data []byte, err error) int64 {
-	var v any
-	if jerr := json.Unmarshal(data, &v); jerr != nil {
-		err = jerr
-	}
-	return max(jsonfile.OffsetOf(err), 0)
 }
 
 // renderManifest lays the manifest out exactly as JSON.stringify(m, null, 2)
@@ -322,7 +312,7 @@ func ParseObservations(path string, data []byte) ([]Observation, error) {
 	if err != nil {
 		off := recOffset
 		if off < 0 {
-			off = corruptOffset(data, err)
+			off = jsonfile.CorruptOffset(data, err)
 		}
 		return nil, jsonfile.Corrupt(path, off, err)
 	}

@@ -82,6 +82,9 @@ func (s *Store) Rebuild(ctx context.Context) (rep RebuildReport, err error) {
 		rep = r
 		return s.writeState(lk, st)
 	})
+	if err == nil {
+		s.auditRebuilt(ctx, rep)
+	}
 	return rep, err
 }
 

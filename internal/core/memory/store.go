@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
@@ -55,6 +56,13 @@ type Store struct {
 	Progress func(done, total int)
 	// NoSync skips fsync (tests and benchmarks of the logic only).
 	NoSync bool
+	// Audit, when set, gets one line per write that landed (audit.go);
+	// Actor is who the line names for removals, compactions and rebuilds
+	// (stores name the observations' agents), AuditOp how stores are
+	// named (default memory.capture).
+	Audit   *audit.Trail
+	Actor   string
+	AuditOp string
 
 	// afterIssueWrite simulates a crash between steps 1 and 2 in tests.
 	afterIssueWrite func() error
@@ -354,6 +362,7 @@ func (s *Store) StoreReport(ctx context.Context, obs []Observation) (stored []Ob
 		}
 		stored = append(stored, added...)
 		s.emitStored(ctx, issue, added)
+		s.auditStored(ctx, issue, added)
 	}
 	return stored, dups, nil
 }
@@ -398,6 +407,7 @@ func appendNew(f *IssueFile, issue int, batch []Observation, now time.Time) (add
 		}
 		ids[o.ID], contents[key] = true, o.ID
 		o.fillDerived(now)
+		o.Seal()
 		f.Observations = append(f.Observations, o)
 		added = append(added, o)
 	}
@@ -579,12 +589,13 @@ func (s *Store) Remove(ctx context.Context, id string) (bool, error) {
 		return false, err
 	}
 	found := false
+	var gone Observation
 	marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
 		kept := f.Observations[:0]
 		found = false
 		for _, o := range f.Observations {
 			if o.ID == id {
-				found = true
+				found, gone = true, o
 				continue
 			}
 			kept = append(kept, o)
@@ -595,7 +606,13 @@ func (s *Store) Remove(ctx context.Context, id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return found, s.finish(ctx, issue, marker)
+	if err := s.finish(ctx, issue, marker); err != nil {
+		return found, err
+	}
+	if found {
+		s.auditRemoved(ctx, issue, gone)
+	}
+	return found, nil
 }
 
 // IncrementRecallCount adds one to the recall count of each observation
@@ -703,7 +720,11 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 	if stale {
 		return kept, 0, nil
 	}
-	return kept, len(arch), s.finish(ctx, issue, marker)
+	if err := s.finish(ctx, issue, marker); err != nil {
+		return kept, len(arch), err
+	}
+	s.auditCompacted(ctx, issue, arch, kept)
+	return kept, len(arch), nil
 }
 
 // compaction is a plan made without the lock, applied under it.
@@ -737,11 +758,15 @@ func (c compaction) apply(cur []Observation, now time.Time) (out []Observation, 
 		if o.ID != "" && c.planned[o.ID] {
 			o = *fresh[o.ID]
 		}
+		fresh := o.ID == "" || !c.planned[o.ID]
 		if o.ID == "" {
 			o.ID = NewID(o.Agent, c.issue, now)
 		}
 		o.IssueNumber = c.issue
 		o.fillDerived(now)
+		if fresh {
+			o.Seal() // a new observation (the summary); kept ones keep theirs
+		}
 		if err := o.validateKept(); err != nil {
 			return nil, false, err
 		}
@@ -787,6 +812,7 @@ func (s *Store) mergeByID(ctx context.Context, path string, issue int, obs []Obs
 		for _, o := range obs {
 			if !have[o.ID] {
 				have[o.ID] = true
+				o.sealIfMissing()
 				f.Observations = append(f.Observations, o)
 			}
 		}

@@ -272,7 +272,7 @@ func request(l *ledger.Ledger, op Op, env Env, scope config.Scope) (*Effects, er
 		ID: l.NextID(), IssueNumber: op.Issue, From: op.From, To: op.To, Topic: op.Topic,
 		Blocking: op.Blocking, Status: ledger.Pending, Round: 1, MaxRounds: scope.MaxRounds,
 		Created: ts, StaleAfter: clock.Format(env.Now.Add(scope.SLA)),
-		Thread: []ledger.Entry{{Round: 1, From: op.From, Type: ledger.Question, Body: op.Text, Timestamp: ts}},
+		Thread: []ledger.Entry{ledger.Entry{Round: 1, From: op.From, Type: ledger.Question, Body: op.Text, Timestamp: ts}.Sealed()},
 	}
 	rec.SetExtra(slaKey, json.RawMessage(strconv.Itoa(int(scope.SLA/time.Minute))))
 	l.Clarifications = append(l.Clarifications, rec)
@@ -291,7 +291,7 @@ func answer(rec *ledger.Record, op Op, now string) (*Effects, error) {
 	if by == "" {
 		by = rec.To
 	}
-	rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Answer, Body: op.Text, Timestamp: now})
+	rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Answer, Body: op.Text, Timestamp: now}.Sealed())
 	rec.Status = ledger.Answered
 	return &Effects{Record: *rec, Events: []string{events.ClarificationAnswered}, Release: true}, nil
 }
@@ -307,14 +307,14 @@ func ask(rec *ledger.Record, op Op, env Env, now string) (*Effects, error) {
 	if rec.Round+1 > rec.MaxRounds {
 		reason := fmt.Sprintf("reached the round limit (%d of %d rounds used)", rec.Round, rec.MaxRounds)
 		rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: ledger.HubName, Type: ledger.Escalation,
-			Body: EscalationSummary(rec, reason, env.cli()), Timestamp: now})
+			Body: EscalationSummary(rec, reason, env.cli()), Timestamp: now}.Sealed())
 		rec.Status = ledger.Escalated
 		e := errcode.New(errcode.MaxRoundsExceeded, "%s reached max rounds (%d). Auto-escalated", rec.ID, rec.MaxRounds)
 		e.Hint = fmt.Sprintf("a person decides: %s clarify %s %s --body \"<decision>\"", env.cli(), Resolve, rec.ID)
 		return &Effects{Record: *rec, Events: []string{events.ClarificationEscalated}, Release: true, Escalated: true}, e
 	}
 	rec.Round++
-	rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Question, Body: op.Text, Timestamp: now})
+	rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Question, Body: op.Text, Timestamp: now}.Sealed())
 	rec.Status = ledger.Pending
 	rec.StaleAfter = clock.Format(env.Now.Add(SLA(rec)))
 	eff := &Effects{Record: *rec, Events: []string{events.ClarificationFollowup}, Route: true}
@@ -344,7 +344,7 @@ func closeRecord(rec *ledger.Record, op Op, now string) (*Effects, error) {
 		text = "Abandoned: " + text
 		to = ledger.Abandoned
 	}
-	rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Resolution, Body: text, Timestamp: now})
+	rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Resolution, Body: text, Timestamp: now}.Sealed())
 	rec.Status = to
 	eff := &Effects{Release: true}
 	if to == ledger.Resolved {
@@ -373,7 +373,7 @@ func escalate(rec *ledger.Record, op Op, env Env, now string) (*Effects, error) 
 	if op.Text != "" {
 		body = op.Text + "\n\n" + body
 	}
-	rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Escalation, Body: body, Timestamp: now})
+	rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: by, Type: ledger.Escalation, Body: body, Timestamp: now}.Sealed())
 	rec.Status = ledger.Escalated
 	return &Effects{Record: *rec, Events: []string{events.ClarificationEscalated}, Release: true, Escalated: true}, nil
 }
@@ -420,7 +420,7 @@ func monitorEscalate(rec *ledger.Record, op Op, env Env, now string) (*Effects, 
 	if op.Detail != "" {
 		body += "\n" + op.Detail
 	}
-	rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: ledger.HubName, Type: ledger.Escalation, Body: body, Timestamp: now})
+	rec.Thread = append(rec.Thread, ledger.Entry{Round: rec.Round, From: ledger.HubName, Type: ledger.Escalation, Body: body, Timestamp: now}.Sealed())
 	rec.Status = ledger.Escalated
 	raw, _ := json.Marshal(why)
 	rec.SetExtra(reasonKey, raw)

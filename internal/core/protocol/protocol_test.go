@@ -157,7 +157,10 @@ func TestApplyTransitions(t *testing.T) {
 				t.Fatalf("status %s, effects record %+v", rec.Status, eff.Record)
 			}
 			last := rec.Thread[len(rec.Thread)-1]
-			last.Timestamp = ""
+			if h, ok := last.StoredHash(); tt.op.Verb != MarkStale && (!ok || h != last.ComputeHash()) {
+				t.Fatalf("new entry's stored hash %q (ok=%v), want %s", h, ok, last.ComputeHash())
+			}
+			last.Timestamp, last.Extra = "", nil
 			if !reflect.DeepEqual(last, tt.last) {
 				t.Fatalf("last entry = %+v, want %+v", last, tt.last)
 			}

@@ -10,6 +10,7 @@ import (
 	"errors"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/events"
@@ -45,6 +46,8 @@ type Router struct {
 	Clock     clock.Clock
 	Events    *events.Log
 	Responder Responder // may be nil
+	// Audit, when set, gets one line per operation written (audit.go).
+	Audit *audit.Trail
 	// CLIName is how escalation summaries spell the command.
 	CLIName string
 	// Warn, when set, hears about side effects that failed after the
@@ -80,6 +83,8 @@ type Options struct {
 	CLIName string
 	// Warn hears about failed side effects. Default: nobody.
 	Warn func(format string, args ...any)
+	// Audit is the audit trail. Default: none.
+	Audit *audit.Trail
 }
 
 // New returns the hub for o.WS, with the defaults Options documents.
@@ -97,7 +102,7 @@ func New(o Options) *Router {
 		o.Ledgers = &ledger.Store{WS: o.WS, Locks: o.Locks, NoSync: o.NoSync}
 	}
 	return &Router{WS: o.WS, Ledgers: o.Ledgers, Locks: o.Locks, Config: o.Config, Clock: o.Clock, Events: o.Events,
-		Responder: o.Responder, CLIName: o.CLIName, Warn: o.Warn}
+		Responder: o.Responder, CLIName: o.CLIName, Warn: o.Warn, Audit: o.Audit}
 }
 
 // Result is what an operation did.
@@ -223,9 +228,15 @@ func (r *Router) Apply(ctx context.Context, op protocol.Op) (*protocol.Effects, 
 	}
 	var eff *protocol.Effects
 	var opErr error
+	var beforeHash string
+	var beforeLen int
 	_, err = r.Ledgers.Update(ctx, issue, func(l *ledger.Ledger) error {
 		if op.Verb != protocol.Request {
 			env.Now = r.Clock.Now() // the time the record is changed, inside the lock
+		}
+		beforeHash, beforeLen = "", 0
+		if rec := l.Find(op.ID); rec != nil && r.Audit != nil {
+			beforeHash, beforeLen = rec.Hash(), len(rec.Thread)
 		}
 		eff, opErr = protocol.Apply(l, op, env)
 		if eff == nil {
@@ -236,6 +247,7 @@ func (r *Router) Apply(ctx context.Context, op protocol.Op) (*protocol.Effects, 
 	if err != nil {
 		return nil, err
 	}
+	r.audit(ctx, op, beforeHash, beforeLen, &eff.Record)
 	r.effects(ctx, op, eff)
 	return eff, opErr
 }

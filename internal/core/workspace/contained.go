@@ -41,6 +41,14 @@ func (w Workspace) CheckContained() error {
 	return nil
 }
 
+// Contains reports whether path, symlinks resolved, lies inside the root
+// (false when either cannot be resolved).
+func (w Workspace) Contains(path string) bool {
+	root, err1 := filepath.EvalSymlinks(w.Root)
+	target, err2 := filepath.EvalSymlinks(path)
+	return err1 == nil && err2 == nil && within(root, target)
+}
+
 func within(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)

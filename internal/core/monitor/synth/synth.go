@@ -119,13 +119,13 @@ func record(rng *rand.Rand, issue, seq int, open bool, now time.Time) ledger.Rec
 	}
 	for round := 1; round <= rounds; round++ {
 		q := fmt.Sprintf(questions[(rng.IntN(len(questions))+round)%len(questions)], topic)
-		r.Thread = append(r.Thread, ledger.Entry{Round: round, From: from, Type: ledger.Question, Body: q, Timestamp: ts(time.Duration(round) * time.Minute)})
+		r.Thread = append(r.Thread, ledger.Entry{Round: round, From: from, Type: ledger.Question, Body: q, Timestamp: ts(time.Duration(round) * time.Minute)}.Sealed())
 		r.Round = round
 		if open && rng.IntN(2) == 0 {
 			break // pending: no answer yet
 		}
 		a := fmt.Sprintf(answers[rng.IntN(len(answers))], topic)
-		r.Thread = append(r.Thread, ledger.Entry{Round: round, From: to, Type: ledger.Answer, Body: a, Timestamp: ts(time.Duration(round)*time.Minute + 30*time.Second)})
+		r.Thread = append(r.Thread, ledger.Entry{Round: round, From: to, Type: ledger.Answer, Body: a, Timestamp: ts(time.Duration(round)*time.Minute + 30*time.Second)}.Sealed())
 	}
 	switch {
 	case open && r.Thread[len(r.Thread)-1].Type == ledger.Answer:
@@ -136,7 +136,7 @@ func record(rng *rand.Rand, issue, seq int, open bool, now time.Time) ledger.Rec
 		r.Status = ledger.Resolved
 		at := ts(10 * time.Minute)
 		r.ResolvedAt = &at
-		r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: from, Type: ledger.Resolution, Body: "Going with that.", Timestamp: at})
+		r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: from, Type: ledger.Resolution, Body: "Going with that.", Timestamp: at}.Sealed())
 	}
 	return r
 }

@@ -1,0 +1,156 @@
+package audit
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+)
+
+// Codes of the trail's problems (docs/verify.md lists every verify code).
+const (
+	// CodeTorn: a line cut short by a crash mid-append (information).
+	CodeTorn = "AUDIT_TORN"
+	// CodeEdited: a line whose content no longer matches its hash.
+	CodeEdited = "AUDIT_LINE_EDITED"
+	// CodeBadLine: a line that is not an audit entry at all.
+	CodeBadLine = "AUDIT_BAD_LINE"
+	// CodeReordered: a line that names as its predecessor a line that
+	// comes after it.
+	CodeReordered = "AUDIT_REORDERED"
+	// CodeBroken: a line whose predecessor is nowhere (a line, or a whole
+	// rotated file, was removed).
+	CodeBroken = "AUDIT_CHAIN_BROKEN"
+	// CodeDuplicate: the same line twice.
+	CodeDuplicate = "AUDIT_DUPLICATE"
+	// CodeUnreadable: a trail file that cannot be read (not a regular
+	// file, too large, a read error).
+	CodeUnreadable = "AUDIT_UNREADABLE"
+)
+
+// Finding is one problem of the trail.
+type Finding struct {
+	Code string
+	// Info marks what is reported but is not an error (a torn last line).
+	Info bool
+	Path string
+	// Offset is the byte offset of the line (-1: the whole file).
+	Offset int64
+	Line   int
+	Msg    string
+}
+
+// line is one audit line of the trail, where it is and its chain links.
+type line struct {
+	path   string
+	offset int64
+	no     int
+	hash   string // the hash it states
+	prev   string
+}
+
+// Check verifies the chain of the trail in dir: every line's own hash,
+// and that every line's prev names an earlier line (the line before it,
+// or after a merge of two machines' trails any earlier one); the first
+// line of the first file may start the chain (prev "") or continue a file
+// no longer there, which is reported. lines counts the entries read.
+func Check(dir string) (findings []Finding, lines int, err error) {
+	files, err := Files(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	var all []line
+	for _, p := range files {
+		data, err := readFile(p)
+		if err != nil {
+			findings = append(findings, Finding{Code: CodeUnreadable, Path: p, Offset: -1, Msg: err.Error()})
+			continue
+		}
+		all, findings = readLines(p, data, all, findings)
+	}
+	return checkChain(all, findings), len(all), nil
+}
+
+// readLines splits one file into lines, checks each line's own hash and
+// appends the lines that carry one to all.
+func readLines(p string, data []byte, all []line, findings []Finding) ([]line, []Finding) {
+	atomicfile.EachLine(data, func(raw []byte, off int64, no int, terminated bool) {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			return
+		}
+		l := line{path: p, offset: off, no: no}
+		computed, stated, hasHash := LineHash(raw)
+		e, perr := Decode(raw)
+		switch {
+		case hasHash && perr == nil:
+			l.hash, l.prev = stated, e.Prev
+			if computed == stated {
+				break
+			}
+			findings = append(findings, Finding{Code: CodeEdited, Path: p, Offset: off, Line: no,
+				Msg: fmt.Sprintf("line %d was changed after it was written (its hash says %s, its content hashes to %s)", no, short(stated), short(computed))})
+		case !terminated || !hasHash && perr != nil:
+			// The start of a line whose append was cut short: a later
+			// append added the newline and chained past it.
+			findings = append(findings, Finding{Code: CodeTorn, Info: true, Path: p, Offset: off, Line: no,
+				Msg: fmt.Sprintf("line %d is cut short (an append interrupted by a crash); the chain continues past it", no)})
+			return
+		default:
+			findings = append(findings, Finding{Code: CodeBadLine, Path: p, Offset: off, Line: no,
+				Msg: fmt.Sprintf("line %d is not an audit entry", no)})
+			return
+		}
+		all = append(all, l)
+	})
+	return all, findings
+}
+
+// readFile reads one trail file, refusing a symlink (it could lead
+// anywhere outside the workspace) and anything but a regular file.
+func readFile(p string) ([]byte, error) {
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s is a symlink; the audit trail is read only from regular files", p)
+	}
+	return atomicfile.ReadRegular(p, atomicfile.StateLimit)
+}
+
+// checkChain checks that every line's prev names an earlier line.
+func checkChain(all []line, findings []Finding) []Finding {
+	at := make(map[string]int, len(all))
+	for i, l := range all {
+		if _, dup := at[l.hash]; !dup {
+			at[l.hash] = i
+		}
+	}
+	for i, l := range all {
+		f := Finding{Path: l.path, Offset: l.offset, Line: l.no}
+		j, found := at[l.prev]
+		switch {
+		case at[l.hash] != i:
+			first := all[at[l.hash]]
+			f.Code, f.Msg = CodeDuplicate, fmt.Sprintf("line %d repeats line %d of %s", l.no, first.no, filepath.Base(first.path))
+		case l.prev == "" && i == 0, found && j < i:
+			continue
+		case l.prev == "":
+			f.Code, f.Msg = CodeBroken, fmt.Sprintf("line %d starts a new chain in the middle of the trail", l.no)
+		case found:
+			f.Code, f.Msg = CodeReordered, fmt.Sprintf("line %d follows line %d of %s, which comes after it", l.no, all[j].no, filepath.Base(all[j].path))
+		case i == 0:
+			f.Code, f.Msg = CodeBroken, "the trail's first line continues a line that is not there (an older rotated file was removed?)"
+		default:
+			f.Code, f.Msg = CodeBroken, fmt.Sprintf("line %d follows a line that is not there (%s): a line was removed or edited before it", l.no, short(l.prev))
+		}
+		findings = append(findings, f)
+	}
+	return findings
+}
+
+func short(h string) string {
+	if len(h) > 19 {
+		return h[:19] + "…"
+	}
+	return h
+}

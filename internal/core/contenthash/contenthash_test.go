@@ -1,0 +1,85 @@
+package contenthash
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+)
+
+func TestCanonicalForm(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"sorted keys, no space", `{ "b": 1, "a": "x" }`, `{"a":"x","b":1}`},
+		{"nested", `{"z":[1,{"y":null,"x":true}],"a":false}`, `{"a":false,"z":[1,{"x":true,"y":null}]}`},
+		{"escapes", `{"s":"q\"b\\c\n\t\u0001<>&\u2028é"}`, "{\"s\":\"q\\\"b\\\\c\\n\\t\\u0001<>&\u2028é\"}"},
+		{"utf16 key order", `{"\ud83d\ude00":1,"\uffff":2}`, "{\"\U0001F600\":1,\"\uffff\":2}"},
+		{"integers", `{"n":-0012}`, ``},
+		{"shortest int", `{"n":120}`, `{"n":120}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := CanonicalJSON([]byte(tt.in))
+			if tt.want == "" {
+				if err == nil {
+					t.Fatalf("CanonicalJSON(%s) = %s, want an error", tt.in, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Fatalf("CanonicalJSON(%s) =\n %s\nwant\n %s", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestObjectMatchesCanonicalJSON(t *testing.T) {
+	var o Object
+	o.String("from", "engineer").Int("round", 2).String("body", "Line\nwith \"quotes\" & <tags>").String("type", "answer")
+	want, err := CanonicalJSON([]byte(`{"type":"answer","round":2,"from":"engineer","body":"Line\nwith \"quotes\" & <tags>"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(o.Canonical()) != string(want) {
+		t.Fatalf("Object = %s, CanonicalJSON = %s", o.Canonical(), want)
+	}
+	sum := sha256.Sum256(want)
+	if got := o.Sum(); got != "sha256:"+hex.EncodeToString(sum[:]) || !Valid(got) {
+		t.Fatalf("Sum = %s", got)
+	}
+}
+
+func TestValid(t *testing.T) {
+	good := Of([]byte("x"))
+	for s, want := range map[string]bool{
+		good: true, "": false, "sha256:": false, good[:len(good)-1]: false,
+		"sha1:" + good[7:]: false, "sha256:" + string(make([]byte, 64)): false,
+	} {
+		if Valid(s) != want {
+			t.Errorf("Valid(%q) = %v", s, !want)
+		}
+	}
+}
+
+// FuzzCanonicalJSON: the canonical form of any JSON the hash reader
+// accepts is a fixed point, and never panics on junk.
+func FuzzCanonicalJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":[1,2,{"b":"\u00e9"}]}`, `"x"`, `nul`, `{"a":1.5}`, "{\"\xff\":1}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := CanonicalJSON(data)
+		if err != nil {
+			return
+		}
+		c2, err := CanonicalJSON(c)
+		if err != nil || string(c2) != string(c) {
+			t.Fatalf("not a fixed point: %s -> %s (%v)", c, c2, err)
+		}
+	})
+}

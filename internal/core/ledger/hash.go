@@ -1,0 +1,70 @@
+package ledger
+
+import (
+	"encoding/json"
+
+	"github.com/agentx-dev/agentx/internal/core/contenthash"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+)
+
+// A thread entry is written once and never changed, so it is the unit that
+// carries a content hash (under contenthash.Key among its keys). A record
+// is not: its status, round and staleAfter change at every step, so its
+// consistency is checked by the protocol's rules instead (verify), and its
+// state before and after each step goes to the audit trail (Record.Hash).
+//
+// The entry hash covers the reference fields round, from, type, body and
+// timestamp; keys added later (the GitHub comment id an ingested entry
+// carries) are bookkeeping and stay outside it.
+
+// ComputeHash returns the content hash of the entry's reference fields.
+func (e *Entry) ComputeHash() string {
+	var o contenthash.Object // keys in canonical order: no sort
+	o.String("body", e.Body).String("from", e.From).Int("round", e.Round).
+		String("timestamp", e.Timestamp).String("type", string(e.Type))
+	return o.Sum()
+}
+
+// StoredHash returns the hash recorded with the entry; ok is false when it
+// has none (written by another tool or before hashes) or it is not a
+// string.
+func (e *Entry) StoredHash() (hash string, ok bool) {
+	for _, f := range e.Extra {
+		if f.Key == contenthash.Key {
+			if err := json.Unmarshal(f.Value, &hash); err != nil {
+				return "", false
+			}
+			return hash, true
+		}
+	}
+	return "", false
+}
+
+// Sealed returns the entry with its content hash recorded: every writer
+// that appends an entry stores it sealed.
+func (e Entry) Sealed() Entry {
+	raw, _ := json.Marshal(e.ComputeHash()) // a plain ASCII string always marshals
+	extra := make([]jsonfile.Field, 0, len(e.Extra)+1)
+	for _, f := range e.Extra {
+		if f.Key != contenthash.Key {
+			extra = append(extra, f)
+		}
+	}
+	extra = append(extra, jsonfile.Field{Key: contenthash.Key, Value: raw})
+	e.Extra = extra
+	return e
+}
+
+// Hash returns the content hash of the whole record as the ledger codec
+// writes it (canonical form): what the audit trail names as a record's
+// state before and after an operation.
+func (r *Record) Hash() string {
+	data, _ := r.MarshalJSON()
+	h, err := contenthash.OfJSON(data)
+	if err != nil {
+		// Only a non-integer number kept in an unknown key gets here:
+		// the bytes as written still identify the state.
+		return contenthash.Of(data)
+	}
+	return h
+}

@@ -1,0 +1,101 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/audit"
+)
+
+// Each write of the store that lands (observations stored, one removed, an
+// issue compacted, the manifest rebuilt) is one line of the audit trail
+// when Store.Audit is set, appended after the write; a failed append is a
+// warning, the write stands.
+
+// Audit names of the store's operations.
+const (
+	OpCapture = "memory.capture"
+	OpAdd     = "memory.add"
+	OpRemove  = "memory.remove"
+	OpCompact = "memory.compact"
+	OpRebuild = "memory.rebuild"
+)
+
+func hashes(obs []Observation) (ids []string, m map[string]string) {
+	m = make(map[string]string, len(obs))
+	for i := range obs {
+		ids = append(ids, obs[i].ID)
+		m[obs[i].ID] = obs[i].ComputeHash()
+	}
+	return ids, m
+}
+
+func (s *Store) audit(ctx context.Context, e audit.Entry) {
+	if s.Audit == nil {
+		return
+	}
+	if e.Actor == "" {
+		e.Actor = s.Actor
+	}
+	if e.Actor == "" {
+		e.Actor = "cli"
+	}
+	if err := s.Audit.Append(ctx, e); err != nil {
+		s.warn("audit trail: %v", err)
+	}
+}
+
+func (s *Store) auditStored(ctx context.Context, issue int, added []Observation) {
+	if len(added) == 0 {
+		return
+	}
+	op := s.AuditOp
+	if op == "" {
+		op = OpCapture
+	}
+	var agents []string
+	for _, o := range added {
+		if !contains(agents, o.Agent) {
+			agents = append(agents, o.Agent)
+		}
+	}
+	ids, after := hashes(added)
+	s.audit(ctx, audit.Entry{Actor: strings.Join(agents, ","), Op: op, Issue: issue, IDs: ids, After: after})
+}
+
+func (s *Store) auditRemoved(ctx context.Context, issue int, gone Observation) {
+	ids, before := hashes([]Observation{gone})
+	s.audit(ctx, audit.Entry{Op: OpRemove, Issue: issue, IDs: ids, Before: before})
+}
+
+func (s *Store) auditCompacted(ctx context.Context, issue int, archived, kept []Observation) {
+	ids, before := hashes(archived)
+	var fresh []Observation
+	old := map[string]bool{}
+	for _, o := range archived {
+		old[o.ID] = true
+	}
+	for _, o := range kept {
+		if _, ok := o.extra(FieldCompactedFrom); ok && !old[o.ID] {
+			fresh = append(fresh, o)
+		}
+	}
+	newIDs, after := hashes(fresh)
+	s.audit(ctx, audit.Entry{Op: OpCompact, Issue: issue, IDs: append(ids, newIDs...), Before: before, After: after,
+		Detail: fmt.Sprintf("%d observations archived into %d summaries", len(archived), len(fresh))})
+}
+
+func (s *Store) auditRebuilt(ctx context.Context, rep RebuildReport) {
+	s.audit(ctx, audit.Entry{Op: OpRebuild,
+		Detail: fmt.Sprintf("manifest rebuilt: %d entries from %d issue files", rep.Entries, rep.IssueFiles)})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

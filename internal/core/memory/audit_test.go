@@ -1,0 +1,88 @@
+package memory
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/audit"
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+)
+
+// TestWritesAreAuditedWithHashes: a store, a removal, a compaction and a
+// rebuild each leave one line naming the ids and their hashes, and the
+// hashes are those stored with the observations.
+func TestWritesAreAuditedWithHashes(t *testing.T) {
+	dir := t.TempDir()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	s := New(filepath.Join(dir, "memory"), lock.New(lock.Options{}), clk)
+	s.NoSync = true
+	s.Actor = "ada"
+	s.Audit = &audit.Trail{Dir: filepath.Join(dir, "state"), Clock: clk}
+	ctx := context.Background()
+	stored, err := s.Store(ctx, []Observation{
+		{Agent: "engineer", IssueNumber: 5, Category: Decision, Content: "first decision about the parser"},
+		{Agent: "engineer", IssueNumber: 5, Category: Decision, Content: "second decision about the lexer"},
+		{Agent: "engineer", IssueNumber: 5, Category: KeyFact, Content: "a fact to remove later on"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range stored {
+		if h, ok := o.StoredHash(); !ok || h != o.ComputeHash() {
+			t.Fatalf("stored %s without its hash (%q)", o.ID, h)
+		}
+	}
+	if _, err := s.Remove(ctx, stored[2].ID); err != nil {
+		t.Fatal(err)
+	}
+	_, n, err := s.Compact(ctx, 5, func(obs []Observation) ([]Observation, []Observation, error) {
+		sum := Observation{Agent: "engineer", IssueNumber: 5, Category: Decision, Content: "both decisions"}
+		sum.setExtra(FieldCompactedFrom, []byte(`["`+obs[0].ID+`","`+obs[1].ID+`"]`))
+		return []Observation{sum}, obs, nil
+	})
+	if err != nil || n != 2 {
+		t.Fatalf("compact: %d, %v", n, err)
+	}
+	if _, err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h, err := audit.History(s.Audit.Dir, audit.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for _, e := range h {
+		ops = append(ops, e.Op+"/"+e.Actor)
+	}
+	want := []string{"memory.capture/engineer", "memory.remove/ada", "memory.compact/ada", "memory.rebuild/ada"}
+	if len(ops) != len(want) {
+		t.Fatalf("ops = %v, want %v", ops, want)
+	}
+	for i := range want {
+		if ops[i] != want[i] {
+			t.Fatalf("ops = %v, want %v", ops, want)
+		}
+	}
+	if h[1].Before[stored[2].ID] != stored[2].ComputeHash() {
+		t.Fatalf("remove line = %+v", h[1])
+	}
+	if h[2].Before[stored[0].ID] != stored[0].ComputeHash() || len(h[2].After) != 1 {
+		t.Fatalf("compact line = %+v", h[2])
+	}
+	if f, _, err := audit.Check(s.Audit.Dir); err != nil || len(f) != 0 {
+		t.Fatalf("chain: %+v %v", f, err)
+	}
+	// The archive keeps the originals' hashes.
+	arch, err := readIssueAt(s.ArchivePath(5), 5)
+	if err != nil || len(arch.Observations) != 2 {
+		t.Fatalf("archive: %v", err)
+	}
+	for _, o := range arch.Observations {
+		if h, ok := o.StoredHash(); !ok || h != o.ComputeHash() {
+			t.Fatalf("archived %s: hash %q", o.ID, h)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package verify
+
+import "github.com/agentx-dev/agentx/internal/core/process"
+
+// The problem codes. They are a contract with scripts (docs/verify.md):
+// never rename one. The audit trail's codes (AUDIT_*) are package audit's.
+const (
+	// Files and paths.
+	CodeWorkspaceUnsafe = "WORKSPACE_UNSAFE" // a state directory is a symlink leading outside the workspace
+	CodeSymlink         = "SYMLINK"          // a state file is a symlink (not followed)
+	CodeNotRegular      = "NOT_REGULAR"      // a FIFO, a directory, a device where a file is expected
+	CodeUnreadable      = "UNREADABLE"       // a read failed (permissions, size limit)
+
+	// Ledgers.
+	CodeLedgerCorrupt     = "LEDGER_CORRUPT"         // does not parse
+	CodeLedgerIssue       = "LEDGER_ISSUE_MISMATCH"  // issueNumber is not the file name's
+	CodeRecordIssue       = "RECORD_ISSUE_MISMATCH"  // a record's issueNumber is not the ledger's
+	CodeRecordIDDuplicate = "RECORD_ID_DUPLICATE"    // two records under one id
+	CodeRecordIDForeign   = "RECORD_ID_FOREIGN"      // a CLR id of another issue
+	CodeRecordStatus      = "RECORD_STATUS_UNKNOWN"  // not one of the six statuses
+	CodeRoundInvalid      = "ROUND_INVALID"          // round < 0, or beyond maxRounds
+	CodeEntryBeyondRound  = "ENTRY_BEYOND_ROUND"     // an entry of a round the record has not reached
+	CodeEntryAfterFinal   = "ENTRY_AFTER_FINAL"      // an entry the protocol forbids after a resolution or escalation
+	CodeEntryType         = "ENTRY_TYPE_UNKNOWN"     // not question, answer, resolution or escalation
+	CodeStatusThread      = "STATUS_THREAD_MISMATCH" // the status does not follow from the thread
+	CodeTimestamp         = "TIMESTAMP_INVALID"      // a time that does not parse
+	CodeEntryHash         = "ENTRY_HASH_MISMATCH"    // an entry changed since it was written
+	CodeUnhashed          = "UNHASHED"               // entries or observations without a hash (info)
+
+	// Other state files.
+	CodeStatusCorrupt = "AGENT_STATUS_CORRUPT" // agent-status.json does not parse
+	CodeEventsCorrupt = "EVENTS_CORRUPT"       // a line of events.jsonl is not JSON
+	CodeEventsTorn    = "EVENTS_TORN"          // its last line is cut short (info)
+
+	// Memory.
+	CodeMemoryCorrupt     = "MEMORY_FILE_CORRUPT"   // an issue or archive file does not parse
+	CodeMemoryIssue       = "MEMORY_ISSUE_MISMATCH" // issueNumber is not the file name's, or an observation's is not the file's
+	CodeObsDuplicate      = "OBSERVATION_DUPLICATE" // one id stored twice (in one file or two)
+	CodeObsHash           = "OBSERVATION_HASH_MISMATCH"
+	CodeManifestCorrupt   = "MANIFEST_CORRUPT"
+	CodeManifestMissing   = "MANIFEST_MISSING_ENTRY" // an observation the manifest does not list
+	CodeManifestOrphan    = "MANIFEST_ORPHAN_ENTRY"  // a manifest row with no observation
+	CodeManifestDuplicate = "MANIFEST_DUPLICATE_ENTRY"
+	CodeManifestDiffers   = "MANIFEST_ENTRY_DIFFERS" // a row that does not say what its observation says
+	CodeManifestTotals    = "MANIFEST_TOTALS"        // counts or token sums differ
+	CodeArchiveMissing    = "ARCHIVE_MISSING"        // a summary's original is not in the archive
+	CodeArchiveLive       = "ARCHIVE_STILL_LIVE"     // archived and still in the issue file (info: a compaction cut short)
+
+	// Derived files (never errors) and leftovers.
+	CodeSearchIndexStale  = "SEARCH_INDEX_STALE"
+	CodeMonitorIndexStale = "MONITOR_INDEX_STALE"
+	CodeDeadLock          = "LOCK_DEAD_PROCESS" // a lock of a process that no longer runs on this host
+	CodeStaleLock         = "LOCK_STALE"        // a lock past the stale threshold (info)
+	CodeDeadTemp          = "TEMP_LEFTOVER"     // an atomic write's temporary left by a dead writer
+)
+
+// alive is process.Alive; a variable so tests can play dead processes.
+var alive = process.Alive

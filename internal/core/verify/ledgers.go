@@ -1,0 +1,230 @@
+package verify
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+)
+
+func (c *checker) ledgers() {
+	jobs := c.files(c.ws.ClarificationsDir(), ledger.FileIssue)
+	subs := make([]*checker, len(jobs))
+	parallel(len(jobs), func(i int) {
+		sub := c.sub()
+		subs[i] = sub
+		if data, ok := sub.read(jobs[i].path); ok {
+			sub.rep.Counts.Ledgers++
+			sub.ledger(jobs[i].path, jobs[i].issue, data)
+		}
+	})
+	for _, sub := range subs {
+		c.merge(sub)
+	}
+}
+
+// ledger checks one ledger file's content.
+func (c *checker) ledger(path string, issue int, data []byte) {
+	rel := c.rel(path)
+	l, err := ledger.Decode(data)
+	if err != nil {
+		c.add(Problem{Code: CodeLedgerCorrupt, Severity: Error, Path: rel, Offset: jsonfile.CorruptOffset(data, err), Message: err.Error()})
+		return
+	}
+	if l.IssueNumber != issue {
+		c.add(Problem{Code: CodeLedgerIssue, Severity: Error, Path: rel, Offset: int64(bytes.Index(data, []byte(`"issueNumber"`))),
+			Message: fmt.Sprintf("issueNumber is %d in the ledger of issue %d", l.IssueNumber, issue)})
+	}
+	seen := map[string]bool{}
+	unhashed := 0
+	var from int64
+	for i := range l.Clarifications {
+		r := &l.Clarifications[i]
+		c.rep.Counts.Records++
+		off := idOffset(data, r.ID, from)
+		if off >= 0 {
+			from = off + 1
+		}
+		p := func(code string, sev Severity, at int64, format string, args ...any) {
+			c.add(Problem{Code: code, Severity: sev, Path: rel, ID: r.ID, Offset: at, Message: fmt.Sprintf(format, args...)})
+		}
+		if seen[r.ID] {
+			p(CodeRecordIDDuplicate, Error, off, "a second record with id %s", r.ID)
+		}
+		seen[r.ID] = true
+		if n, ok := clrIssue(r.ID); ok && n != issue {
+			p(CodeRecordIDForeign, Error, off, "id %s belongs to issue %d, not %d", r.ID, n, issue)
+		}
+		if r.IssueNumber != 0 && r.IssueNumber != issue {
+			p(CodeRecordIssue, Error, off, "the record's issueNumber is %d in the ledger of issue %d", r.IssueNumber, issue)
+		}
+		if !r.Status.Known() {
+			p(CodeRecordStatus, Error, off, "unknown status %q", r.Status)
+		}
+		if r.Round < 0 || r.MaxRounds > 0 && r.Round > r.MaxRounds {
+			p(CodeRoundInvalid, Error, off, "round %d with maxRounds %d", r.Round, r.MaxRounds)
+		}
+		for _, ts := range []struct{ name, v string }{{"created", r.Created}, {"staleAfter", r.StaleAfter}} {
+			if _, err := clock.Parse(ts.v); err != nil {
+				p(CodeTimestamp, Error, off, "%s %q is not an ISO 8601 time", ts.name, ts.v)
+			}
+		}
+		if r.ResolvedAt != nil {
+			if _, err := clock.Parse(*r.ResolvedAt); err != nil {
+				p(CodeTimestamp, Error, off, "resolvedAt %q is not an ISO 8601 time", *r.ResolvedAt)
+			}
+		}
+		unhashed += c.thread(rel, data, r, off)
+	}
+	if unhashed > 0 {
+		c.rep.Counts.Unhashed += unhashed
+		c.add(Problem{Code: CodeUnhashed, Severity: Info, Path: rel, Offset: -1,
+			Message: fmt.Sprintf("%d thread entries carry no content hash (written by another tool or before hashes); they cannot be checked for changes", unhashed)})
+	}
+}
+
+// thread checks a record's entries against the protocol's rules: entries
+// belong to rounds the record reached; after a resolution nothing follows,
+// after an escalation only a resolution (a person's decision); the status
+// is the one the last entry leads to; each entry matches its hash.
+func (c *checker) thread(rel string, data []byte, r *ledger.Record, recOff int64) (unhashed int) {
+	final, escalated := false, false
+	from := recOff
+	for i := range r.Thread {
+		e := &r.Thread[i]
+		c.rep.Counts.Entries++
+		id := fmt.Sprintf("%s#%d", r.ID, i+1)
+		off := recOff
+		if at := entryOffset(data, e, from); at >= 0 {
+			off, from = at, at+1
+		}
+		p := func(code string, format string, args ...any) {
+			c.add(Problem{Code: code, Severity: Error, Path: rel, ID: id, Offset: off, Message: fmt.Sprintf(format, args...)})
+		}
+		switch e.Type {
+		case ledger.Question, ledger.Answer, ledger.Resolution, ledger.Escalation:
+		default:
+			p(CodeEntryType, "entry type %q", e.Type)
+		}
+		if e.Round > r.Round {
+			p(CodeEntryBeyondRound, "a %s of round %d in a record at round %d", e.Type, e.Round, r.Round)
+		}
+		if final || escalated && e.Type != ledger.Resolution {
+			c.afterFinal(rel, id, off, e, final)
+		}
+		switch e.Type {
+		case ledger.Resolution:
+			final = true
+		case ledger.Escalation:
+			escalated = true
+		}
+		if _, err := clock.Parse(e.Timestamp); err != nil {
+			p(CodeTimestamp, "timestamp %q is not an ISO 8601 time", e.Timestamp)
+		}
+		if h, ok := e.StoredHash(); !ok {
+			unhashed++
+		} else if want := e.ComputeHash(); h != want {
+			p(CodeEntryHash, "the entry changed since it was written (stored hash %s, content hashes to %s)", short(h), short(want))
+		}
+	}
+	if want, ok := statusOf(r); ok && want != r.Status && r.Status.Known() {
+		c.add(Problem{Code: CodeStatusThread, Severity: Error, Path: rel, ID: r.ID, Offset: recOff,
+			Message: fmt.Sprintf("status %s, but its last entry makes it %s", r.Status, want)})
+	}
+	return unhashed
+}
+
+// afterFinal reports an entry the protocol allows neither after a
+// resolution nor, but for a resolution, after an escalation. Merging two
+// copies of a ledger (the state branch, the git merge driver) puts
+// concurrent work in this order: an answer written on one side while the
+// other resolved. An entry that carries its intact hash was written
+// through the protocol, so that is information; one without is an error.
+func (c *checker) afterFinal(rel, id string, off int64, e *ledger.Entry, final bool) {
+	what := "after the record's resolution"
+	if !final {
+		what = "after the record's escalation (only a person's resolution may follow)"
+	}
+	if h, ok := e.StoredHash(); ok && h == e.ComputeHash() {
+		c.add(Problem{Code: CodeEntryAfterFinal, Severity: Info, Path: rel, ID: id, Offset: off,
+			Message: fmt.Sprintf("a %s %s, written through the protocol: concurrent work brought together by a merge", e.Type, what)})
+		return
+	}
+	c.add(Problem{Code: CodeEntryAfterFinal, Severity: Error, Path: rel, ID: id, Offset: off, Message: fmt.Sprintf("a %s %s", e.Type, what)})
+}
+
+// statusOf is the status a record's thread leads to under the protocol's
+// lifecycle, which a merge follows too: resolved or abandoned once there
+// is a resolution, else escalated once there is an escalation, else what
+// the last entry makes it (ok false when the thread is empty).
+func statusOf(r *ledger.Record) (ledger.Status, bool) {
+	if len(r.Thread) == 0 {
+		return "", false
+	}
+	if r.LastOf(ledger.Resolution) != nil {
+		if r.Status == ledger.Abandoned {
+			return ledger.Abandoned, true
+		}
+		return ledger.Resolved, true
+	}
+	if r.LastOf(ledger.Escalation) != nil {
+		return ledger.Escalated, true
+	}
+	last := r.Thread[len(r.Thread)-1]
+	switch last.Type {
+	case ledger.Answer:
+		return ledger.Answered, true
+	case ledger.Question:
+		if r.Status == ledger.Pending || r.Status == ledger.Stale {
+			return r.Status, true
+		}
+		return ledger.Pending, true
+	}
+	return "", false
+}
+
+// entryOffset finds an entry in data after from by its timestamp and type.
+func entryOffset(data []byte, e *ledger.Entry, from int64) int64 {
+	if e.Timestamp == "" {
+		return -1
+	}
+	return idOffsetKey(data, "timestamp", e.Timestamp, from)
+}
+
+func idOffsetKey(data []byte, key, value string, from int64) int64 {
+	if from < 0 || from > int64(len(data)) {
+		from = 0
+	}
+	q := strconv.Quote(value)
+	for _, pat := range []string{`"` + key + `": ` + q, `"` + key + `":` + q} {
+		if i := bytes.Index(data[from:], []byte(pat)); i >= 0 {
+			return from + int64(i)
+		}
+	}
+	return -1
+}
+
+// clrIssue reads the issue of a CLR-N-NNN id.
+func clrIssue(id string) (int, bool) {
+	rest, ok := strings.CutPrefix(id, "CLR-")
+	if !ok {
+		return 0, false
+	}
+	num, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	return n, err == nil
+}
+
+func short(h string) string {
+	if len(h) > 19 {
+		return h[:19] + "…"
+	}
+	return h
+}

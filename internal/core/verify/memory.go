@@ -1,0 +1,267 @@
+package verify
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/memory"
+)
+
+const compactedFrom = memory.FieldCompactedFrom
+
+// seenObs is where an observation was found first.
+type seenObs struct {
+	path string
+	obs  memory.Observation
+}
+
+func (c *checker) memoryFiles(store *memory.Store) {
+	dir := c.ws.MemoryDir()
+	live := map[string]seenObs{}
+	var order []string
+	var summaries []seenObs
+	for _, f := range c.parseAll(dir, "issue-", ".json", false) {
+		c.rep.Counts.IssueFiles++
+		for _, s := range c.dedupe(f, live, &order) {
+			if _, ok := extra(s.obs, compactedFrom); ok {
+				summaries = append(summaries, s)
+			}
+		}
+	}
+	archived := c.archive(filepath.Join(dir, "archive"), live)
+	for _, s := range summaries {
+		raw, _ := extra(s.obs, compactedFrom)
+		var ids []string
+		if json.Unmarshal(raw, &ids) != nil {
+			continue
+		}
+		for _, id := range ids {
+			if _, ok := archived[id]; !ok {
+				c.add(Problem{Code: CodeArchiveMissing, Severity: Error, Path: c.rel(s.path), ID: s.obs.ID, Offset: -1,
+					Message: fmt.Sprintf("compaction says it moved %s to the archive, which does not hold it", id)})
+			}
+		}
+	}
+	c.manifest(store, live, order)
+}
+
+// parsedFile is one issue or archive file, read and checked on its own.
+type parsedFile struct {
+	path string
+	obs  []obsAt
+}
+
+// obsAt is an observation and where it starts in its file.
+type obsAt struct {
+	obs memory.Observation
+	off int64
+}
+
+// parseAll reads and checks, several at a time, the files of dir named
+// prefix+N+suffix, in name order; what each reports is merged in that
+// order.
+func (c *checker) parseAll(dir, prefix, suffix string, isArchive bool) []parsedFile {
+	jobs := c.files(dir, func(name string) (int, bool) { return issueFileNumber(name, prefix, suffix) })
+	out := make([]parsedFile, len(jobs))
+	subs := make([]*checker, len(jobs))
+	parallel(len(jobs), func(i int) {
+		sub := c.sub()
+		subs[i] = sub
+		if data, ok := sub.read(jobs[i].path); ok {
+			out[i] = parsedFile{path: jobs[i].path, obs: sub.observations(jobs[i].path, jobs[i].issue, data, isArchive)}
+		}
+	})
+	var files []parsedFile
+	for i := range jobs {
+		c.merge(subs[i])
+		if out[i].path != "" {
+			files = append(files, out[i])
+		}
+	}
+	return files
+}
+
+// observations checks one issue or archive file on its own: it parses,
+// its issue numbers agree, each observation matches its hash.
+func (c *checker) observations(path string, issue int, data []byte, isArchive bool) []obsAt {
+	rel := c.rel(path)
+	f, err := memory.ParseIssueFile(path, data)
+	if err != nil {
+		c.add(Problem{Code: CodeMemoryCorrupt, Severity: Error, Path: rel, Offset: jsonfile.CorruptOffset(data, err), Message: err.Error()})
+		return nil
+	}
+	if f.IssueNumber != issue {
+		c.add(Problem{Code: CodeMemoryIssue, Severity: Error, Path: rel, Offset: -1,
+			Message: fmt.Sprintf("issueNumber is %d in the file of issue %d", f.IssueNumber, issue)})
+	}
+	out := make([]obsAt, 0, len(f.Observations))
+	unhashed := 0
+	var from int64
+	for _, o := range f.Observations {
+		off := idOffset(data, o.ID, from)
+		if off >= 0 {
+			from = off + 1
+		}
+		if isArchive {
+			c.rep.Counts.Archived++
+		} else {
+			c.rep.Counts.Observations++
+		}
+		p := func(code string, format string, args ...any) {
+			c.add(Problem{Code: code, Severity: Error, Path: rel, ID: o.ID, Offset: off, Message: fmt.Sprintf(format, args...)})
+		}
+		if o.IssueNumber != issue {
+			p(CodeMemoryIssue, "the observation's issueNumber is %d in the file of issue %d", o.IssueNumber, issue)
+		}
+		if h, ok := o.StoredHash(); !ok {
+			unhashed++
+		} else if want := o.ComputeHash(); h != want {
+			p(CodeObsHash, "the observation changed since it was stored (stored hash %s, content hashes to %s)", short(h), short(want))
+		}
+		// What follows compares rows and ids, never the text: dropping it
+		// keeps 100K observations from staying in memory at once.
+		o.Content = ""
+		out = append(out, obsAt{obs: o, off: off})
+	}
+	if unhashed > 0 {
+		c.rep.Counts.Unhashed += unhashed
+		c.add(Problem{Code: CodeUnhashed, Severity: Info, Path: rel, Offset: -1,
+			Message: fmt.Sprintf("%d observations carry no content hash (stored by another tool or before hashes); they cannot be checked for changes", unhashed)})
+	}
+	return out
+}
+
+// dedupe records f's observations in seen, reporting an id seen before
+// (in this file or an earlier one), and returns those it recorded.
+func (c *checker) dedupe(f parsedFile, seen map[string]seenObs, order *[]string) []seenObs {
+	var out []seenObs
+	for _, a := range f.obs {
+		if first, dup := seen[a.obs.ID]; dup {
+			where := "earlier in this file"
+			if first.path != f.path {
+				where = "in " + c.rel(first.path)
+			}
+			c.add(Problem{Code: CodeObsDuplicate, Severity: Error, Path: c.rel(f.path), ID: a.obs.ID, Offset: a.off,
+				Message: fmt.Sprintf("observation %s is stored twice (also %s)", a.obs.ID, where)})
+			continue
+		}
+		s := seenObs{path: f.path, obs: a.obs}
+		seen[a.obs.ID] = s
+		if order != nil {
+			*order = append(*order, a.obs.ID)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// archive checks the archive files and returns the ids they hold.
+func (c *checker) archive(dir string, live map[string]seenObs) map[string]seenObs {
+	held := map[string]seenObs{}
+	for _, f := range c.parseAll(dir, "issue-", "-archived.json", true) {
+		for _, s := range c.dedupe(f, held, nil) {
+			if l, ok := live[s.obs.ID]; ok {
+				c.add(Problem{Code: CodeArchiveLive, Severity: Info, Path: c.rel(l.path), ID: s.obs.ID, Offset: -1,
+					Message: "archived and still in its issue file (a compaction cut short; the next compaction finishes it)"})
+			}
+		}
+	}
+	return held
+}
+
+// manifest checks that the manifest lists every observation once, says
+// what each says, and that its counts and token sums are the files'.
+func (c *checker) manifest(store *memory.Store, live map[string]seenObs, order []string) {
+	path := store.ManifestPath()
+	rel := c.rel(path)
+	const rebuild = "rebuild the manifest from the issue files"
+	if !c.exists(path) {
+		if len(live) > 0 {
+			c.add(Problem{Code: CodeManifestMissing, Severity: Error, Path: rel, Offset: -1,
+				Message: fmt.Sprintf("manifest.json is missing; %d observations are unlisted", len(live)), Repair: rebuild})
+		}
+		return
+	}
+	data, ok := c.read(path)
+	if !ok {
+		return
+	}
+	m, err := memory.ParseManifest(path, data)
+	if err != nil {
+		c.add(Problem{Code: CodeManifestCorrupt, Severity: Error, Path: rel, Offset: jsonfile.CorruptOffset(data, err), Message: err.Error(), Repair: rebuild})
+		return
+	}
+	listed := map[string]bool{}
+	fileTokens, manTokens := 0, 0
+	var from int64
+	for _, e := range m.Entries {
+		off := idOffset(data, e.ID, from)
+		if off >= 0 {
+			from = off + 1
+		}
+		manTokens += e.Tokens
+		p := func(code string, format string, args ...any) {
+			c.add(Problem{Code: code, Severity: Error, Path: rel, ID: e.ID, Offset: off, Message: fmt.Sprintf(format, args...), Repair: rebuild})
+		}
+		if listed[e.ID] {
+			p(CodeManifestDuplicate, "%s is listed twice", e.ID)
+			continue
+		}
+		listed[e.ID] = true
+		s, ok := live[e.ID]
+		if !ok {
+			p(CodeManifestOrphan, "%s is listed but no issue file holds it", e.ID)
+			continue
+		}
+		o := s.obs
+		switch {
+		case e.IssueNumber != o.IssueNumber, e.Agent != o.Agent, e.Category != o.Category, e.Tokens != o.Tokens,
+			e.Summary != o.Summary, e.Timestamp != o.Timestamp:
+			p(CodeManifestDiffers, "the row of %s does not say what %s says", e.ID, c.rel(s.path))
+		}
+	}
+	for _, id := range order {
+		s := live[id]
+		fileTokens += s.obs.Tokens
+		if !listed[id] {
+			c.add(Problem{Code: CodeManifestMissing, Severity: Error, Path: c.rel(s.path), ID: id, Offset: -1,
+				Message: "stored in the issue file but not listed in manifest.json", Repair: rebuild})
+		}
+	}
+	if len(m.Entries) != len(live) || manTokens != fileTokens {
+		c.add(Problem{Code: CodeManifestTotals, Severity: Error, Path: rel, Offset: -1, Repair: rebuild,
+			Message: fmt.Sprintf("the manifest lists %d observations of %d tokens; the issue files hold %d of %d tokens",
+				len(m.Entries), manTokens, len(live), fileTokens)})
+	}
+}
+
+// issueFileNumber reads N from prefix+N+suffix (N >= 0, decimal, no
+// leading zeros).
+func issueFileNumber(name, prefix, suffix string) (int, bool) {
+	num, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return 0, false
+	}
+	num, ok = strings.CutSuffix(num, suffix)
+	if !ok || num == "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 || strconv.Itoa(n) != num {
+		return 0, false
+	}
+	return n, true
+}
+
+func extra(o memory.Observation, key string) (json.RawMessage, bool) {
+	for _, f := range o.Extra {
+		if f.Key == key {
+			return f.Value, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,102 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// Done is one repair performed (or attempted: Err says why it failed).
+type Done struct {
+	Code   string `json:"code"`
+	Path   string `json:"path"`
+	Action string `json:"action"`
+	Err    string `json:"error,omitempty"`
+}
+
+// Repairable reports whether rep holds a problem Repair acts on.
+func Repairable(rep *Report) bool {
+	for _, p := range rep.Problems {
+		if p.Repair != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Repair performs what can be derived from the files without guessing, for
+// the problems of rep that name a repair: the manifest and search index
+// rebuilt from the issue files (once, whatever number of rows were wrong),
+// a stale monitor index deleted, a dead process's lock taken over and
+// released (the lock package's safe takeover), a dead writer's temporaries
+// removed under the lock of the file they were for. Ledger records and
+// observations are never touched.
+func Repair(ctx context.Context, ws workspace.Workspace, locks *lock.Locker, rep *Report) []Done {
+	var out []Done
+	rebuilt := false
+	for _, p := range rep.Problems {
+		if p.Repair == "" {
+			continue
+		}
+		abs := filepath.Join(ws.Root, filepath.FromSlash(p.Path))
+		d := Done{Code: p.Code, Path: p.Path, Action: p.Repair}
+		var err error
+		switch p.Code {
+		case CodeMonitorIndexStale:
+			err = os.Remove(abs)
+		case CodeDeadLock:
+			target := strings.TrimSuffix(abs, ".lock")
+			var lk *lock.Lock
+			if lk, err = locks.Acquire(ctx, target); err == nil {
+				err = lk.Release()
+			}
+		case CodeDeadTemp:
+			target, ok := tempTarget(abs)
+			if !ok {
+				continue
+			}
+			err = atomicfile.WithLock(ctx, locks, target, func(*lock.Lock) error {
+				atomicfile.RemoveTemps(target)
+				return nil
+			})
+		default: // the manifest and the search index
+			if rebuilt {
+				continue
+			}
+			rebuilt = true
+			d.Path, d.Action = workspace.Dir+"/memory/manifest.json", "rebuilt the manifest and the search index from the issue files"
+			var rr memory.RebuildReport
+			rr, err = memory.New(ws.MemoryDir(), locks, nil).Rebuild(ctx)
+			if err == nil {
+				d.Action = fmt.Sprintf("%s (%d entries from %d issue files)", d.Action, rr.Entries, rr.IssueFiles)
+			}
+		}
+		if err != nil {
+			d.Err = err.Error()
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// tempTarget is the file an atomic write's temporary `.NAME.tmp-XXXX` was
+// for.
+func tempTarget(tmp string) (string, bool) {
+	base := filepath.Base(tmp)
+	name, ok := strings.CutPrefix(base, ".")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(name, ".tmp-")
+	if i <= 0 {
+		return "", false
+	}
+	return filepath.Join(filepath.Dir(tmp), name[:i]), true
+}

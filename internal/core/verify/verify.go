@@ -1,0 +1,430 @@
+// Package verify owns the integrity check of a workspace's `.agentx/`: it
+// reads every file agentx owns and reports, file and record by record,
+// what is wrong (Problem: a stable code, the path, the record or
+// observation id, the byte offset), and performs the repairs that follow
+// from the files without guessing (Repair). It never changes a ledger
+// record or an observation: those are reported for a person. The codes
+// are listed in docs/verify.md.
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/agentstatus"
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/audit"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/monitor"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// Severity says what a problem means for the exit status.
+type Severity string
+
+const (
+	// Error: something is wrong; verify exits 1.
+	Error Severity = "error"
+	// Stale: a derived file lags its sources; it is rebuilt by the next
+	// writer (or --repair) and never an error.
+	Stale Severity = "stale"
+	// Info: worth knowing, not wrong (files from before hashes, a torn
+	// last log line).
+	Info Severity = "info"
+)
+
+// Problem is one finding.
+type Problem struct {
+	Code     string   `json:"code"`
+	Severity Severity `json:"severity"`
+	// Path is relative to the workspace root, slash-separated.
+	Path string `json:"path"`
+	// ID is the record, entry or observation concerned, when one is.
+	ID string `json:"id,omitempty"`
+	// Offset is the byte offset in Path where the problem is (-1: the
+	// whole file).
+	Offset int64 `json:"offset"`
+	// Line is the 1-based line of a JSON-lines file.
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+	// Repair names what --repair does about it ("" for nothing: a person
+	// decides).
+	Repair string `json:"repair,omitempty"`
+}
+
+// Counts are what was checked.
+type Counts struct {
+	Ledgers      int `json:"ledgers"`
+	Records      int `json:"records"`
+	Entries      int `json:"entries"`
+	IssueFiles   int `json:"memoryIssueFiles"`
+	Observations int `json:"observations"`
+	Archived     int `json:"archived"`
+	AuditLines   int `json:"auditLines"`
+	Unhashed     int `json:"unhashed"`
+}
+
+// Report is the outcome of Run.
+type Report struct {
+	Counts   Counts    `json:"counts"`
+	Problems []Problem `json:"problems"`
+}
+
+// Errors counts the problems of severity Error.
+func (r *Report) Errors() int {
+	n := 0
+	for _, p := range r.Problems {
+		if p.Severity == Error {
+			n++
+		}
+	}
+	return n
+}
+
+// Options tune Run.
+type Options struct {
+	// Now is the time locks and temporaries are aged against (default
+	// time.Now).
+	Now func() time.Time
+	// StaleAfter is the lock stale threshold (default lock.DefaultStaleAfter).
+	StaleAfter time.Duration
+	// Host is this machine's name (default os.Hostname): a lock's pid is
+	// only judged on the host that wrote it.
+	Host string
+}
+
+type checker struct {
+	ws   workspace.Workspace
+	opt  Options
+	rep  *Report
+	host string
+}
+
+// Run checks the workspace.
+func Run(ws workspace.Workspace, opt Options) (*Report, error) {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.StaleAfter <= 0 {
+		opt.StaleAfter = lock.DefaultStaleAfter
+	}
+	c := &checker{ws: ws, opt: opt, rep: &Report{Problems: []Problem{}}, host: opt.Host}
+	if c.host == "" {
+		c.host, _ = os.Hostname()
+	}
+	if err := ws.CheckContained(); err != nil {
+		c.add(Problem{Code: CodeWorkspaceUnsafe, Severity: Error, Path: workspace.Dir, Offset: -1, Message: err.Error()})
+		return c.rep, nil
+	}
+	if fi, err := os.Lstat(ws.AgentxDir()); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("no %s directory under %s (run `agentx-hook init`)", workspace.Dir, ws.Root)
+	}
+	c.ledgers()
+	c.stateFiles()
+	c.memory()
+	sort.SliceStable(c.rep.Problems, func(i, j int) bool {
+		a, b := c.rep.Problems[i], c.rep.Problems[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Offset < b.Offset
+	})
+	return c.rep, nil
+}
+
+func (c *checker) add(p Problem) { c.rep.Problems = append(c.rep.Problems, p) }
+
+// sub is a checker for one file checked in parallel with others; merge
+// adds what it found.
+func (c *checker) sub() *checker {
+	return &checker{ws: c.ws, opt: c.opt, rep: &Report{}, host: c.host}
+}
+
+func (c *checker) merge(sub *checker) {
+	if sub == nil {
+		return
+	}
+	c.rep.Problems = append(c.rep.Problems, sub.rep.Problems...)
+	s, d := &sub.rep.Counts, &c.rep.Counts
+	d.Ledgers += s.Ledgers
+	d.Records += s.Records
+	d.Entries += s.Entries
+	d.IssueFiles += s.IssueFiles
+	d.Observations += s.Observations
+	d.Archived += s.Archived
+	d.Unhashed += s.Unhashed
+}
+
+// fileJob is a state file to check: its path and the issue its name says.
+type fileJob struct {
+	path  string
+	issue int
+}
+
+// files lists the state files of dir whose names match (giving their
+// issue), reporting the transients (locks, temporaries) found beside them.
+func (c *checker) files(dir string, match func(name string) (int, bool)) []fileJob {
+	var jobs []fileJob
+	for _, e := range c.listDir(dir) {
+		name := e.Name()
+		if c.transient(dir, name) {
+			continue
+		}
+		if issue, ok := match(name); ok {
+			jobs = append(jobs, fileJob{filepath.Join(dir, name), issue})
+		}
+	}
+	return jobs
+}
+
+// parallel runs work(0..n-1) on a few goroutines: checking a file is
+// reading and hashing, which two cores do twice as fast.
+func parallel(n int, work func(i int)) {
+	workers := min(4, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				work(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// rel is p relative to the root, slash-separated.
+func (c *checker) rel(p string) string {
+	r, err := filepath.Rel(c.ws.Root, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(r)
+}
+
+// read reads a state file found in a directory listing, reporting (and
+// returning ok=false for) a symlink, anything but a regular file, and a
+// file that cannot be read. A symlink is never followed: it could lead
+// anywhere outside the workspace.
+func (c *checker) read(path string) ([]byte, bool) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.add(Problem{Code: CodeUnreadable, Severity: Error, Path: c.rel(path), Offset: -1, Message: err.Error()})
+		}
+		return nil, false
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		c.add(Problem{Code: CodeSymlink, Severity: Error, Path: c.rel(path), Offset: -1,
+			Message: fmt.Sprintf("is a symlink (to %s); agentx writes regular files and does not follow it", target)})
+		return nil, false
+	case !fi.Mode().IsRegular():
+		c.add(Problem{Code: CodeNotRegular, Severity: Error, Path: c.rel(path), Offset: -1,
+			Message: fmt.Sprintf("is not a regular file (%s)", modeName(fi.Mode()))})
+		return nil, false
+	}
+	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
+	if err != nil {
+		code := CodeUnreadable
+		if errors.Is(err, atomicfile.ErrNotRegular) {
+			code = CodeNotRegular
+		}
+		c.add(Problem{Code: code, Severity: Error, Path: c.rel(path), Offset: -1, Message: err.Error()})
+		return nil, false
+	}
+	return data, true
+}
+
+func modeName(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// listDir lists a directory that may be missing; a symlinked directory
+// was already refused by CheckContained when it leads outside.
+func (c *checker) listDir(dir string) []fs.DirEntry {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 && !c.ws.Contains(dir) {
+		// CheckContained covers the main directories; this covers the
+		// others (the archive) the same way: a symlink inside the root is
+		// followed, one leading out is not.
+		target, _ := os.Readlink(dir)
+		c.add(Problem{Code: CodeSymlink, Severity: Error, Path: c.rel(dir), Offset: -1,
+			Message: fmt.Sprintf("is a symlink to %s, outside the workspace; not followed", target)})
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.add(Problem{Code: CodeUnreadable, Severity: Error, Path: c.rel(dir), Offset: -1, Message: err.Error()})
+	}
+	return entries
+}
+
+// guardFile is the lock package's directory guard: a flock(2) the kernel
+// releases when its holder dies, so it is never stale whatever it holds.
+const guardFile = ".agentx-guard.lock"
+
+// transient checks a name in a state directory for what a crashed writer
+// leaves (a lock, a temporary); it reports true when name was one.
+func (c *checker) transient(dir, name string) bool {
+	path := filepath.Join(dir, name)
+	switch {
+	case name == guardFile:
+		return true
+	case strings.HasSuffix(name, ".lock"):
+		c.lockFile(path)
+		return true
+	case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-"):
+		c.tempFile(path)
+		return true
+	case strings.Contains(name, ".lock."):
+		return true // a lock's staging file or guard: the lock package ages them out
+	}
+	return false
+}
+
+// lockFile reports a lock left by a dead process on this host (repaired by
+// taking it over, which the lock package does safely) or older than the
+// stale threshold (information: the next writer takes it over).
+func (c *checker) lockFile(path string) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	data, err := atomicfile.ReadRegular(path, 4096)
+	if err != nil {
+		return
+	}
+	content, at, ok := lock.ParseContent(data)
+	if !ok {
+		at = fi.ModTime()
+	}
+	age := c.opt.Now().Sub(at)
+	switch {
+	case ok && content.Host != "" && content.Host == c.host && content.PID > 0 && !alive(content.PID):
+		c.add(Problem{Code: CodeDeadLock, Severity: Error, Path: c.rel(path), Offset: -1,
+			Message: fmt.Sprintf("lock of process %d (%s), which is no longer running", content.PID, content.Agent),
+			Repair:  "take the lock over and release it"})
+	case age > c.opt.StaleAfter:
+		c.add(Problem{Code: CodeStaleLock, Severity: Info, Path: c.rel(path), Offset: -1,
+			Message: fmt.Sprintf("lock %s old (held by pid %d on %q); the next writer takes it over", age.Round(time.Second), content.PID, content.Host)})
+	}
+}
+
+// tempFile reports a temporary of an atomic write older than the lock
+// threshold: its writer held the file's lock, which would have been taken
+// over by now, so the writer is gone.
+func (c *checker) tempFile(path string) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	if age := c.opt.Now().Sub(fi.ModTime()); age > c.opt.StaleAfter {
+		c.add(Problem{Code: CodeDeadTemp, Severity: Error, Path: c.rel(path), Offset: -1,
+			Message: fmt.Sprintf("temporary of an atomic write left %s ago by a writer that is gone", age.Round(time.Second)),
+			Repair:  "remove it"})
+	}
+}
+
+// stateFiles checks agent-status.json, events.jsonl and the audit trail.
+func (c *checker) stateFiles() {
+	dir := c.ws.StateDir()
+	for _, e := range c.listDir(dir) {
+		c.transient(dir, e.Name())
+	}
+	if data, ok := c.read(c.ws.AgentStatusFile()); ok {
+		if _, err := agentstatus.Decode(c.ws.AgentStatusFile(), data); err != nil {
+			c.add(Problem{Code: CodeStatusCorrupt, Severity: Error, Path: c.rel(c.ws.AgentStatusFile()), Offset: jsonfile.CorruptOffset(data, err), Message: err.Error()})
+		}
+	}
+	if data, ok := c.read(c.ws.EventsFile()); ok {
+		c.jsonLines(c.ws.EventsFile(), data, CodeEventsCorrupt, CodeEventsTorn)
+	}
+	findings, lines, err := audit.Check(dir)
+	if err != nil {
+		c.add(Problem{Code: audit.CodeUnreadable, Severity: Error, Path: c.rel(dir), Offset: -1, Message: err.Error()})
+	}
+	c.rep.Counts.AuditLines = lines
+	for _, f := range findings {
+		sev := Error
+		if f.Info {
+			sev = Info
+		}
+		c.add(Problem{Code: f.Code, Severity: sev, Path: c.rel(f.Path), Offset: f.Offset, Line: f.Line, Message: f.Msg})
+	}
+}
+
+// jsonLines checks a JSON-lines log: every line a JSON value; a last line
+// without its newline that does not parse is a torn append (information).
+func (c *checker) jsonLines(path string, data []byte, corrupt, torn string) {
+	atomicfile.EachLine(data, func(line []byte, off int64, no int, terminated bool) {
+		switch {
+		case len(bytes.TrimSpace(line)) == 0 || json.Valid(line):
+		case !terminated:
+			c.add(Problem{Code: torn, Severity: Info, Path: c.rel(path), Offset: off, Line: no,
+				Message: "the last line is cut short (an append interrupted); the next append starts a new line"})
+		default:
+			c.add(Problem{Code: corrupt, Severity: Error, Path: c.rel(path), Offset: off, Line: no, Message: fmt.Sprintf("line %d is not JSON", no)})
+		}
+	})
+}
+
+// idOffset finds where the object with id starts in data (its "id"
+// member), or -1.
+func idOffset(data []byte, id string, from int64) int64 {
+	if from < 0 || from > int64(len(data)) {
+		from = 0
+	}
+	q := jsonfile.AppendString(nil, id)
+	for _, pat := range [][]byte{append([]byte(`"id": `), q...), append([]byte(`"id":`), q...), q} {
+		if i := bytes.Index(data[from:], pat); i >= 0 {
+			return from + int64(i)
+		}
+	}
+	return -1
+}
+
+// memory checks the store: issue files, manifest, archive, search index.
+func (c *checker) memory() {
+	store := memory.New(c.ws.MemoryDir(), nil, nil)
+	c.memoryFiles(store)
+	if why := store.IndexStale(); why != "" && c.exists(store.ManifestPath()) {
+		c.add(Problem{Code: CodeSearchIndexStale, Severity: Stale, Path: c.rel(store.IndexPath()), Offset: -1,
+			Message: "the search index is stale: " + why + " (searches read the issue files until the next write)",
+			Repair:  "rebuild the manifest and the index"})
+	}
+	if why := monitor.IndexStale(c.ws.ClarificationsDir()); why != "" {
+		c.add(Problem{Code: CodeMonitorIndexStale, Severity: Stale, Path: c.rel(filepath.Join(c.ws.ClarificationsDir(), monitor.IndexName)), Offset: -1,
+			Message: "the monitor's index is stale: " + why + " (the next scan reads what changed)",
+			Repair:  "delete it"})
+	}
+}
+
+func (c *checker) exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
