@@ -362,3 +362,23 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		t.Errorf("the memory commands ran on nothing: %v", err)
 	}
 }
+
+// TestHelpSpellsFlagsWithTwoDashes: every command's --help lists its
+// flags as they are typed and as messages spell them (--issue N), never
+// flag's own one-dash listing, and a default at most once.
+func TestHelpSpellsFlagsWithTwoDashes(t *testing.T) {
+	root := t.TempDir()
+	for _, cmd := range jsonCommands() {
+		args := append(strings.Fields(cmd), "--help")
+		out, _, code := runApp(t, root, nil, "", args...)
+		if code != 0 || !strings.Contains(out, "Flags:\n") {
+			t.Fatalf("%s --help: exit %d\n%s", cmd, code, out)
+		}
+		_, list, _ := strings.Cut(out, "Flags:\n")
+		for _, line := range strings.Split(strings.TrimRight(list, "\n"), "\n") {
+			if !strings.HasPrefix(line, "  --") || strings.Count(line, "(default") > 1 {
+				t.Errorf("%s --help: flag line %q", cmd, line)
+			}
+		}
+	}
+}

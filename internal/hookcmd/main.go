@@ -398,10 +398,34 @@ func newFlags(a *App, name, usage string) *flag.FlagSet {
 		flags.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
 			fmt.Fprintln(w, "\nFlags:")
-			flags.PrintDefaults()
+			printFlags(w, flags)
 		}
 	}
 	return flags
+}
+
+// printFlags lists flags as they are typed and as every message spells
+// them (--issue N), where flag.PrintDefaults shows one dash; a default is
+// shown unless the text already says it.
+func printFlags(w io.Writer, flags *flag.FlagSet) {
+	type row struct{ left, usage string }
+	var rows []row
+	width := 0
+	flags.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		left := "--" + f.Name
+		if arg != "" {
+			left += " " + arg
+		}
+		if def := f.DefValue; def != "" && def != "false" && def != "0" && def != "0s" && !strings.Contains(usage, "default") {
+			usage += " (default " + def + ")"
+		}
+		rows = append(rows, row{left, usage})
+		width = max(width, len(left))
+	})
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.usage)
+	}
 }
 
 // helpText collects what flag writes while parsing; parse passes it on to
