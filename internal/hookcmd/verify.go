@@ -13,7 +13,8 @@ import (
 
 const verifyUsage = `verify [--repair] [--json]
 
-Check everything agentx keeps under .agentx/: ledgers (parse, issue numbers,
+Check everything agentx keeps under .agentx/: the configuration (agentx.toml
+and workflows/*.toml load; unknown keys are warnings), ledgers (parse, issue numbers,
 ids, rounds and statuses against the protocol, timestamps, entry hashes),
 agent-status.json, the event log, the audit trail's chain, the memory store
 (manifest against the issue files, observation hashes, the archive), derived

@@ -37,6 +37,9 @@ type Severity string
 const (
 	// Error: something is wrong; verify exits 1.
 	Error Severity = "error"
+	// Warning: a person should fix it, nothing stops working meanwhile
+	// (a configuration key the toolkit does not read); not an error.
+	Warning Severity = "warning"
 	// Stale: a derived file lags its sources; it is rebuilt by the next
 	// writer (or --repair) and never an error.
 	Stale Severity = "stale"
@@ -131,6 +134,7 @@ func Run(ws workspace.Workspace, opt Options) (*Report, error) {
 	if fi, err := os.Lstat(ws.AgentxDir()); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("no %s directory under %s (run `agentx-hook init`)", workspace.Dir, ws.Root)
 	}
+	c.configuration()
 	c.ledgers()
 	c.stateFiles()
 	c.memory()
@@ -139,7 +143,10 @@ func Run(ws workspace.Workspace, opt Options) (*Report, error) {
 		if a.Path != b.Path {
 			return a.Path < b.Path
 		}
-		return a.Offset < b.Offset
+		if a.Offset != b.Offset {
+			return a.Offset < b.Offset
+		}
+		return a.Line < b.Line
 	})
 	return c.rep, nil
 }
