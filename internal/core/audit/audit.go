@@ -360,7 +360,7 @@ func Files(dir string) ([]string, error) {
 		switch {
 		case name == FileName:
 			current = filepath.Join(dir, name)
-		case strings.HasPrefix(name, "audit-") && strings.HasSuffix(name, ".jsonl") && monthOf(name[len("audit-"):]) != "":
+		case IsFileName(name):
 			rotated = append(rotated, filepath.Join(dir, name))
 		}
 	}
@@ -369,6 +369,13 @@ func Files(dir string) ([]string, error) {
 		rotated = append(rotated, current)
 	}
 	return rotated, nil
+}
+
+// IsFileName reports whether name is one of a trail's files: audit.jsonl
+// or a rotated audit-YYYY-MM[.N].jsonl.
+func IsFileName(name string) bool {
+	return name == FileName ||
+		strings.HasPrefix(name, "audit-") && strings.HasSuffix(name, ".jsonl") && monthOf(name[len("audit-"):]) != ""
 }
 
 // rotatedKey orders audit-2026-03.jsonl before audit-2026-03.2.jsonl.
