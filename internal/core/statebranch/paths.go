@@ -23,7 +23,7 @@ import (
 // IsStatePath reports whether rel (relative to .agentx/, slash-separated)
 // is shared state that belongs on the state branch: clarification ledgers,
 // memory issue files and the memory archive. The audit trail goes too, but
-// under a path of this clone's own (TrailRoot; see mergeTrail). Everything
+// under a path of this clone's own (TrailDir; see mergeTrail). Everything
 // else under .agentx/ (config, workflows, the manifest and search index,
 // locks, spools, agent status, the event log, temporaries, the writer id)
 // is derived or local and never leaves the machine. The state branch's

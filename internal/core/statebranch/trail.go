@@ -18,16 +18,15 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
-// TrailRoot is where each clone's audit trail lives on the state branch:
-// TrailRoot/WRITER-ID/audit.jsonl and its rotated audit-YYYY-MM.jsonl,
-// the same files as the clone's `.agentx/state/audit*.jsonl`. One
-// directory per writer, which only that writer changes, so no two writers
-// ever append to one file and no trail is ever merged. The Action's own
-// trail is state/audit*.jsonl beside it.
-const TrailRoot = "state/audit.d"
+// Each clone's audit trail lives on the state branch under
+// audit.WritersDir/WRITER-ID/: audit.jsonl and its rotated
+// audit-YYYY-MM.jsonl, the same files as the clone's
+// `.agentx/state/audit*.jsonl`. One directory per writer, which only that
+// writer changes, so no two writers ever append to one file and no trail
+// is ever merged. The Action's own trail is state/audit*.jsonl beside it.
 
 // TrailDir is the branch directory of writer id's trail.
-func TrailDir(id string) string { return TrailRoot + "/" + id }
+func TrailDir(id string) string { return audit.WritersDir + "/" + id }
 
 // validWriterID accepts what newWriterID makes (and longer hex ids): the
 // id becomes a path on the branch, so nothing else is taken.
