@@ -126,17 +126,30 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 			failure.Hint = "nothing was changed; the problems listed need a person (see https://github.com/agentx-dev/agentx/blob/main/docs/verify.md)"
 		}
 	}
-	if o.JSON {
+	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Problems: rep.Problems, Repairs: repairs}, failure,
+		func() { printVerify(a, rep, repairs) })
+}
+
+// reportVerify prints the outcome, doc with --json (its errors, ok and
+// error filled in from it and failure), else with text; then returns
+// failure.
+func (a *App) reportVerify(o *verifyOptions, doc *verifyDoc, failure *errcode.Error, text func()) error {
+	if !o.JSON {
+		text()
+	} else {
 		o.printed = true
-		doc := &verifyDoc{Counts: rep.Counts, Errors: errs, OK: errs == 0, Problems: rep.Problems, Repairs: repairs}
+		for _, p := range doc.Problems {
+			if p.Severity == verify.Error {
+				doc.Errors++
+			}
+		}
+		doc.OK = doc.Errors == 0
 		if failure != nil {
 			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
 		}
 		if err := a.writeDoc(doc); err != nil {
 			return err
 		}
-	} else {
-		printVerify(a, rep, repairs)
 	}
 	if failure != nil {
 		return failure
@@ -181,16 +194,7 @@ func runVerifyBranch(a *App, o *verifyOptions) error {
 		failure = errcode.New(errcode.CorruptState, "verify found %d problem%s on the state branch %s (commit %s)", errs, plural(errs), ref, shorten.Runes(tree.Commit, 12))
 		failure.Hint = "the files are as the branch's history has them: `git log -p " + ref + " -- PATH` shows who changed one (see https://github.com/agentx-dev/agentx/blob/main/docs/verify.md)"
 	}
-	if o.JSON {
-		o.printed = true
-		doc := &verifyDoc{Counts: rep.Counts, Errors: errs, OK: errs == 0, Problems: rep.Problems, Ref: ref, Commit: tree.Commit}
-		if failure != nil {
-			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
-		}
-		if err := a.writeDoc(doc); err != nil {
-			return err
-		}
-	} else {
+	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Problems: rep.Problems, Ref: ref, Commit: tree.Commit}, failure, func() {
 		printProblems(a, rep)
 		c := rep.Counts
 		status := "ok"
@@ -199,11 +203,7 @@ func runVerifyBranch(a *App, o *verifyOptions) error {
 		}
 		fmt.Fprintf(a.Stdout, "verify: %s: %s at %s: %d ledgers (%d records, %d entries), %d observations in %d issue files, %d archived, %d audit lines in %d trails\n",
 			status, ref, shorten.Runes(tree.Commit, 12), c.Ledgers, c.Records, c.Entries, c.Observations, c.IssueFiles, c.Archived, c.AuditLines, c.Trails)
-	}
-	if failure != nil {
-		return failure
-	}
-	return nil
+	})
 }
 
 func printVerify(a *App, rep *verify.Report, repairs []verify.Done) {
