@@ -94,50 +94,84 @@ func completeLines(data []byte) []byte {
 
 // mergeTrail puts this clone's trail file onto the branch. The local file
 // is read, never written: appenders hold it open (flock, O_APPEND) and a
-// replacement would lose their lines. Ours wins, since only this clone
-// writes the path; a branch copy that changed since the last sync and is
-// not a prefix of ours means another clone writes under the same id (a
-// copied .agentx/state/): it is reported and not overwritten. A local
-// file that is gone is left on the branch: a sync never removes a trail.
+// replacement would lose their lines. Only this clone writes the path, so
+// ours is pushed, as long as it extends the branch's copy: a trail is only
+// ever appended to, or (audit.jsonl) rotated away into a monthly file. A
+// local file that no longer holds what the branch has (edited, truncated,
+// restored from an older copy, or another clone writing under the same
+// id) is reported and the branch's copy kept, so the branch holds every
+// line a clone ever pushed. A local file that is gone is left on the
+// branch: a sync never removes a trail.
 func (s *syncer) mergeTrail(p string, base, theirs map[string]entry, rd *round) error {
 	abs := filepath.Join(s.agentxDir, "state", path.Base(p))
-	fi, err := os.Lstat(abs)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
-		return nil
+	data, ok, err := readTrailFile(abs)
+	if err != nil || !ok {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("stat %s: %w", abs, err)
-	}
-	data, err := atomicfile.ReadRegular(abs, atomicfile.StateLimit)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", abs, err)
-	}
-	data = completeLines(data)
 	t, inTheirs := theirs[p]
-	if inTheirs && t.hash == blobHash(data) {
+	if !inTheirs {
+		return s.keep(p, data, true, rd)
+	}
+	if t.hash == blobHash(data) {
 		return nil
+	}
+	tData, err := s.r.blob(t.hash)
+	if err != nil {
+		return err
+	}
+	if bytes.HasPrefix(data, tData) || path.Base(p) == audit.FileName && s.rotatedAway(tData) {
+		return s.keep(p, data, true, rd)
 	}
 	b, inBase := base[p]
-	if inTheirs && (!inBase || b.hash != t.hash) {
-		tData, err := s.r.blob(t.hash)
-		if err != nil {
-			return err
+	reason := "the branch's copy of this clone's trail changed since the last sync and the local file does not extend it: another clone writes under the same .agentx/state/writer-id (a copied .agentx/state/?); delete the writer-id of one of them"
+	if inBase && b.hash == t.hash {
+		reason = "the local trail file no longer holds the lines already on the branch (edited, truncated or restored from an older copy?); a trail is only ever extended, so the branch's copy is kept: `agentx-hook verify` shows what changed locally, and deleting .agentx/state/writer-id goes on under a new id"
+	}
+	s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: p, Reason: reason})
+	if inBase {
+		rd.keepBase[p] = &b
+	} else {
+		rd.keepBase[p] = nil
+	}
+	return nil
+}
+
+// readTrailFile reads a local trail file up to its last complete line; ok
+// is false when it is gone or not a regular file (never followed).
+func readTrailFile(abs string) (data []byte, ok bool, err error) {
+	fi, err := os.Lstat(abs)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("stat %s: %w", abs, err)
+	}
+	data, err = atomicfile.ReadRegular(abs, atomicfile.StateLimit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", abs, err)
+	}
+	return completeLines(data), true, nil
+}
+
+// rotatedAway reports whether a local rotated file begins with pushed,
+// the branch's audit.jsonl: the month turned and those lines moved there.
+func (s *syncer) rotatedAway(pushed []byte) bool {
+	files, err := audit.Files(filepath.Join(s.agentxDir, "state"))
+	if err != nil {
+		return false
+	}
+	for _, f := range files {
+		if filepath.Base(f) == audit.FileName {
+			continue
 		}
-		if !bytes.HasPrefix(data, tData) {
-			s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: p,
-				Reason: "this clone's audit trail on the branch was changed by someone else since the last sync (another clone with the same .agentx/state/writer-id?); delete the writer-id of one of them"})
-			if inBase {
-				rd.keepBase[p] = &b
-			} else {
-				rd.keepBase[p] = nil
-			}
-			return nil
+		if data, ok, err := readTrailFile(f); err == nil && ok && bytes.HasPrefix(data, pushed) {
+			return true
 		}
 	}
-	return s.keep(p, data, true, rd)
+	return false
 }
 
 // setTrail gives a sync that pushes its clone's trail directory, making

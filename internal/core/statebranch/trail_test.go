@@ -227,3 +227,47 @@ func TestPullMakesNoWriterID(t *testing.T) {
 		t.Errorf("a writer-id naming a path: %v", err)
 	}
 }
+
+// A trail is only ever extended on the branch: a local file truncated,
+// edited or restored from an older copy is reported and the branch keeps
+// every line it had.
+func TestTrailThatShrankOrChangedIsNotPushed(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		change func(data string) string
+	}{
+		{"truncated", func(data string) string { return data[:strings.IndexByte(data, '\n')+1] }},
+		{"a line edited", func(data string) string { return strings.Replace(data, `"op":"memory.add"`, `"op":"memory.remove"`, 1) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sbt.Env(t)
+			remote := sbt.Remote(t)
+			a := newAgent(t, remote)
+			a.appendTrail("memory.add", 3)
+			a.sync()
+			trail := statebranch.TrailDir(a.writerID()) + "/audit.jsonl"
+			pushed := string(remoteFile(t, remote, trail))
+			sbt.WriteFile(t, a.path("state/audit.jsonl"), tt.change(pushed))
+			a.appendTrail("memory.add", 1)
+			for range 2 { // reported again at every sync until a person acts
+				res := a.sync()
+				if len(res.Conflicts) != 1 || res.Conflicts[0].Path != trail || !strings.Contains(res.Conflicts[0].Reason, "no longer holds") {
+					t.Fatalf("sync: %+v", res)
+				}
+			}
+			if got := string(remoteFile(t, remote, trail)); got != pushed {
+				t.Errorf("the branch's trail changed:\n%q\nwas\n%q", got, pushed)
+			}
+			// A new writer id goes on under a new directory; the old one stays.
+			if err := os.Remove(a.path("state/writer-id")); err != nil {
+				t.Fatal(err)
+			}
+			if res := a.sync(); len(res.Conflicts) != 0 || !res.Pushed {
+				t.Fatalf("sync under a new id: %+v", res)
+			}
+			if got := string(remoteFile(t, remote, trail)); got != pushed {
+				t.Errorf("the old writer's trail changed")
+			}
+		})
+	}
+}
