@@ -2,18 +2,23 @@ package hookcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
+	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	"github.com/agentx-dev/agentx/internal/core/verify"
 )
 
 const verifyUsage = `verify [--repair] [--json]
+       verify --state-branch [REF] [--json]
 
-Check everything agentx keeps under .agentx/: ledgers (parse, issue numbers,
+Check everything agentx keeps under .agentx/: the configuration (agentx.toml
+and workflows/*.toml load; unknown keys are warnings), ledgers (parse, issue numbers,
 ids, rounds and statuses against the protocol, timestamps, entry hashes),
 agent-status.json, the event log, the audit trail's chain, the memory store
 (manifest against the issue files, observation hashes, the archive), derived
@@ -26,11 +31,23 @@ indexes and files from before hashes are reported but are not errors.
 --repair first takes a checkpoint, then fixes only what follows from the
 files without guessing: the manifest and search index rebuilt from the issue
 files, a stale monitor index deleted, dead writers' temporaries and dead
-processes' locks removed. Ledger records and observations are never changed.`
+processes' locks removed. Ledger records and observations are never changed.
+
+--state-branch checks the state branch (GitHub Mode) as this repository has
+it, read from its object database: nothing is checked out and the index and
+work tree are not touched. REF defaults to the remote-tracking ref sync keeps,
+refs/remotes/<[github] remote>/<[github] state_branch>; any ref, tag or full
+hash is taken. Ledgers, memory issue and archive files, and every audit trail
+on it (the Action's in state/, each clone's in state/audit.d/ID/) are checked;
+paths are the branch's.
+  agentx-hook verify --state-branch`
 
 // verifyOptions is `verify`'s command line.
 type verifyOptions struct {
 	Repair bool
+	// StateBranch checks the state branch at Ref ("" for the tracking ref).
+	StateBranch bool
+	Ref         string
 	jsonFlag
 	// printed: the report document is out, so a failure must not print a
 	// second one (wire asks jsonMode).
@@ -43,10 +60,19 @@ func parseVerify(a *App, args []string) (*verifyOptions, error) {
 	o := &verifyOptions{}
 	flags := newFlags(a, "verify", verifyUsage)
 	flags.BoolVar(&o.Repair, "repair", false, "fix what can be derived from the files (after a checkpoint), then check again")
+	flags.BoolVar(&o.StateBranch, "state-branch", false, "check the state branch at `REF` (default: the remote-tracking ref) instead of .agentx/")
 	o.register(flags)
 	pos, err := parse(flags, args)
-	if err == nil && len(pos) > 0 {
+	switch {
+	case err != nil:
+	case o.StateBranch && len(pos) > 1:
+		err = usagef("verify --state-branch takes one REF (got %q)", pos[1])
+	case len(pos) > 0 && !o.StateBranch:
 		err = usagef("verify takes no arguments (got %q)", pos[0])
+	case o.StateBranch && o.Repair:
+		err = usagef("--repair works on .agentx/ only; the state branch is repaired by syncing a repaired workspace")
+	case len(pos) == 1:
+		o.Ref = pos[0]
 	}
 	return o, err
 }
@@ -59,6 +85,9 @@ type verifyDoc struct {
 	OK       bool             `json:"ok"`
 	Problems []verify.Problem `json:"problems"`
 	Repairs  []verify.Done    `json:"repairs,omitempty"`
+	// Ref and Commit name what --state-branch checked.
+	Ref    string `json:"ref,omitempty"`
+	Commit string `json:"commit,omitempty"`
 	schemaVersion
 }
 
@@ -67,6 +96,9 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 	// the same memory limit as the memory commands) are a third of its CPU.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(512 << 20))
+	if o.StateBranch {
+		return runVerifyBranch(a, o)
+	}
 	ws := a.Workspace()
 	opt := verify.Options{Now: a.Clock.Now}
 	rep, err := verify.Run(ws, opt)
@@ -94,22 +126,84 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 			failure.Hint = "nothing was changed; the problems listed need a person (see https://github.com/agentx-dev/agentx/blob/main/docs/verify.md)"
 		}
 	}
-	if o.JSON {
+	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Problems: rep.Problems, Repairs: repairs}, failure,
+		func() { printVerify(a, rep, repairs) })
+}
+
+// reportVerify prints the outcome, doc with --json (its errors, ok and
+// error filled in from it and failure), else with text; then returns
+// failure.
+func (a *App) reportVerify(o *verifyOptions, doc *verifyDoc, failure *errcode.Error, text func()) error {
+	if !o.JSON {
+		text()
+	} else {
 		o.printed = true
-		doc := &verifyDoc{Counts: rep.Counts, Errors: errs, OK: errs == 0, Problems: rep.Problems, Repairs: repairs}
+		for _, p := range doc.Problems {
+			if p.Severity == verify.Error {
+				doc.Errors++
+			}
+		}
+		doc.OK = doc.Errors == 0
 		if failure != nil {
 			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
 		}
 		if err := a.writeDoc(doc); err != nil {
 			return err
 		}
-	} else {
-		printVerify(a, rep, repairs)
 	}
 	if failure != nil {
 		return failure
 	}
 	return nil
+}
+
+// runVerifyBranch is verify --state-branch: the branch's tree read from
+// the object database, checked like .agentx/ minus what only a workspace
+// holds.
+func runVerifyBranch(a *App, o *verifyOptions) error {
+	ref := o.Ref
+	if ref == "" {
+		cfg, err := a.Config()
+		if err != nil {
+			return err
+		}
+		remote, branch := cfg.Config.GitHub.Remote, cfg.Config.GitHub.StateBranch
+		if remote == "" {
+			remote = statebranch.DefaultRemote
+		}
+		if branch == "" {
+			branch = statebranch.DefaultBranch
+		}
+		ref = statebranch.TrackingRef(remote, branch)
+	}
+	tree, err := statebranch.OpenTree(a.Workspace().Root, ref)
+	if err != nil {
+		var ce *errcode.Error
+		if o.Ref == "" && errors.As(err, &ce) && ce.Code == errcode.NotFound {
+			ce.Hint = "this clone has no copy of the state branch yet: run `agentx-hook sync` (or `git fetch` the branch), or name a REF"
+		}
+		return err
+	}
+	rep, err := verify.RunFS(tree, verify.Options{Now: a.Clock.Now})
+	if err != nil {
+		return err
+	}
+	errs := rep.Errors()
+	var failure *errcode.Error
+	if errs > 0 {
+		failure = errcode.New(errcode.CorruptState, "verify found %d problem%s on the state branch %s (commit %s)", errs, plural(errs), ref, shorten.Runes(tree.Commit, 12))
+		failure.Hint = "the files are as the branch's history has them: `git log -p " + ref + " -- PATH` shows who changed one (see https://github.com/agentx-dev/agentx/blob/main/docs/verify.md)"
+	}
+	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Problems: rep.Problems, Ref: ref, Commit: tree.Commit}, failure, func() {
+		printProblems(a, rep)
+		c := rep.Counts
+		status := "ok"
+		if errs > 0 {
+			status = fmt.Sprintf("%d problem%s", errs, plural(errs))
+		}
+		fmt.Fprintf(a.Stdout, "verify: %s: %s at %s: %d ledgers (%d records, %d entries), %d observations in %d issue files, %d archived, %d audit lines in %d trails\n",
+			status, ref, shorten.Runes(tree.Commit, 12), c.Ledgers, c.Records, c.Entries, c.Observations, c.IssueFiles, c.Archived, c.AuditLines, c.Trails)
+	})
 }
 
 func printVerify(a *App, rep *verify.Report, repairs []verify.Done) {
@@ -120,6 +214,18 @@ func printVerify(a *App, rep *verify.Report, repairs []verify.Done) {
 			fmt.Fprintf(a.Stdout, "repaired %s %s: %s\n", d.Code, d.Path, d.Action)
 		}
 	}
+	printProblems(a, rep)
+	c := rep.Counts
+	status := "ok"
+	if n := rep.Errors(); n > 0 {
+		status = fmt.Sprintf("%d problem%s", n, plural(n))
+	}
+	fmt.Fprintf(a.Stdout, "verify: %s: %d ledgers (%d records, %d entries), %d observations in %d issue files, %d archived, %d audit lines\n",
+		status, c.Ledgers, c.Records, c.Entries, c.Observations, c.IssueFiles, c.Archived, c.AuditLines)
+}
+
+// printProblems prints one line per problem.
+func printProblems(a *App, rep *verify.Report) {
 	for _, p := range rep.Problems {
 		var where strings.Builder
 		where.WriteString(p.Path)
@@ -138,13 +244,6 @@ func printVerify(a *App, rep *verify.Report, repairs []verify.Done) {
 		}
 		fmt.Fprintln(a.Stdout, line)
 	}
-	c := rep.Counts
-	status := "ok"
-	if n := rep.Errors(); n > 0 {
-		status = fmt.Sprintf("%d problem%s", n, plural(n))
-	}
-	fmt.Fprintf(a.Stdout, "verify: %s: %d ledgers (%d records, %d entries), %d observations in %d issue files, %d archived, %d audit lines\n",
-		status, c.Ledgers, c.Records, c.Entries, c.Observations, c.IssueFiles, c.Archived, c.AuditLines)
 }
 
 func hasRepair(rep *verify.Report) bool {

@@ -353,22 +353,44 @@ func Files(dir string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
+	names := ordered(entries)
+	for i, name := range names {
+		names[i] = filepath.Join(dir, name)
+	}
+	return names, nil
+}
+
+// ordered is the names of the trail's files among entries in the chain's
+// order: the rotated ones by month, then audit.jsonl.
+func ordered(entries []fs.DirEntry) []string {
 	var rotated []string
-	current := ""
+	current := false
 	for _, e := range entries {
 		name := e.Name()
 		switch {
 		case name == FileName:
-			current = filepath.Join(dir, name)
-		case strings.HasPrefix(name, "audit-") && strings.HasSuffix(name, ".jsonl") && monthOf(name[len("audit-"):]) != "":
-			rotated = append(rotated, filepath.Join(dir, name))
+			current = true
+		case IsFileName(name):
+			rotated = append(rotated, name)
 		}
 	}
 	sort.Slice(rotated, func(i, j int) bool { return rotatedKey(rotated[i]) < rotatedKey(rotated[j]) })
-	if current != "" {
-		rotated = append(rotated, current)
+	if current {
+		rotated = append(rotated, FileName)
 	}
-	return rotated, nil
+	return rotated
+}
+
+// WritersDir is where a state branch keeps each writer's trail, one
+// directory per clone (WritersDir/WRITER-ID/audit[-YYYY-MM].jsonl); the
+// Action's own trail is state/audit*.jsonl beside it.
+const WritersDir = "state/audit.d"
+
+// IsFileName reports whether name is one of a trail's files: audit.jsonl
+// or a rotated audit-YYYY-MM[.N].jsonl.
+func IsFileName(name string) bool {
+	return name == FileName ||
+		strings.HasPrefix(name, "audit-") && strings.HasSuffix(name, ".jsonl") && monthOf(name[len("audit-"):]) != ""
 }
 
 // rotatedKey orders audit-2026-03.jsonl before audit-2026-03.2.jsonl.

@@ -2,9 +2,11 @@ package audit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -62,16 +64,53 @@ func Check(dir string) (findings []Finding, lines int, err error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	findings, lines = check(files, readFile)
+	return findings, lines, nil
+}
+
+// CheckFS is Check of the trail in directory dir of fsys (a commit of the
+// state branch: the Action's trail in state/, each clone's in
+// state/audit.d/ID/). Paths in findings are fsys's.
+func CheckFS(fsys fs.FS, dir string) (findings []Finding, lines int, err error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("list %s: %w", dir, err)
+	}
+	names := ordered(entries)
+	for i, name := range names {
+		names[i] = path.Join(dir, name)
+	}
+	findings, lines = check(names, func(p string) ([]byte, error) {
+		fi, err := fs.Lstat(fsys, p)
+		switch {
+		case err != nil:
+			return nil, err
+		case !fi.Mode().IsRegular():
+			return nil, fmt.Errorf("%s is not a regular file (%s)", p, fi.Mode().Type())
+		case fi.Size() > atomicfile.StateLimit:
+			return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", p, fi.Size(), atomicfile.StateLimit)
+		}
+		return fs.ReadFile(fsys, p)
+	})
+	return findings, lines, nil
+}
+
+// check reads files (in the chain's order) with read and checks each
+// line's hash and the chain across them.
+func check(files []string, read func(string) ([]byte, error)) (findings []Finding, lines int) {
 	var all []line
 	for _, p := range files {
-		data, err := readFile(p)
+		data, err := read(p)
 		if err != nil {
 			findings = append(findings, Finding{Code: CodeUnreadable, Path: p, Offset: -1, Msg: err.Error()})
 			continue
 		}
 		all, findings = readLines(p, data, all, findings)
 	}
-	return checkChain(all, findings), len(all), nil
+	return checkChain(all, findings), len(all)
 }
 
 // readLines splits one file into lines, checks each line's own hash and

@@ -8,12 +8,32 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// Warnings are what a person should fix in agentx.toml that does not stop
+// Kinds of Warning.
+const (
+	// WarnUnknownKey: a key or section the toolkit does not read.
+	WarnUnknownKey = "unknown-key"
+	// WarnUnknownMode: a mode other than local or github.
+	WarnUnknownMode = "unknown-mode"
+)
+
+// Warning is one thing a person should fix in agentx.toml that does not
+// stop it loading; String is the line the CLI prints.
+type Warning struct {
+	Path string
+	// Line is 1-based; 0 when the key could not be found in the text.
+	Line    int
+	Kind    string
+	Message string
+}
+
+func (w Warning) String() string { return fmt.Sprintf("%s:%d: %s", w.Path, w.Line, w.Message) }
+
+// warnings are what a person should fix in agentx.toml that does not stop
 // it loading: a key or section the toolkit does not read (a typo such as
 // [responder.x] for [responders.x] would otherwise be ignored in silence)
 // and a mode other than local or github. Each names the file and line.
-func warnings(path string, data []byte, md toml.MetaData, c Config) []string {
-	var out []string
+func warnings(path string, data []byte, md toml.MetaData, c Config) []Warning {
+	var out []Warning
 	seen := map[string]bool{}
 	for _, k := range md.Undecoded() {
 		top := topUndecoded(md, k)
@@ -25,12 +45,14 @@ func warnings(path string, data []byte, md toml.MetaData, c Config) []string {
 		if len(top) < len(k) || md.Type(top...) == "Hash" || md.Type(top...) == "ArrayHash" {
 			what = "section"
 		}
-		out = append(out, fmt.Sprintf("%s:%d: unknown %s %q is ignored", path, lineOf(data, top), what, top.String()))
+		out = append(out, Warning{Path: path, Line: lineOf(data, top), Kind: WarnUnknownKey,
+			Message: fmt.Sprintf("unknown %s %q is ignored", what, top.String())})
 	}
 	switch c.Mode {
 	case "", "local", "github":
 	default:
-		out = append(out, fmt.Sprintf("%s:%d: mode %q is neither local nor github; local is used", path, lineOf(data, toml.Key{"mode"}), c.Mode))
+		out = append(out, Warning{Path: path, Line: lineOf(data, toml.Key{"mode"}), Kind: WarnUnknownMode,
+			Message: fmt.Sprintf("mode %q is neither local nor github; local is used", c.Mode)})
 	}
 	return out
 }

@@ -53,6 +53,8 @@ type Config struct {
 	// file loading (unknown keys, an unknown mode), each naming the file
 	// and line; the CLI prints them.
 	Warnings []string `toml:"-"`
+	// WarningsAt are the same, with their line and kind apart (verify).
+	WarningsAt []Warning `toml:"-"`
 }
 
 // ClarifySettings tune the protocol for the workspace.
@@ -282,7 +284,10 @@ func ParseConfig(path string, data []byte) (Config, error) {
 	if err != nil {
 		return c, tomlErr(path, err)
 	}
-	c.Warnings = warnings(path, data, md, c)
+	c.WarningsAt = warnings(path, data, md, c)
+	for _, w := range c.WarningsAt {
+		c.Warnings = append(c.Warnings, w.String())
+	}
 	return c, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -21,10 +22,12 @@ import (
 
 // IsStatePath reports whether rel (relative to .agentx/, slash-separated)
 // is shared state that belongs on the state branch: clarification ledgers,
-// memory issue files and the memory archive. Everything else under .agentx/
-// (config, workflows, the manifest and search index, locks, spools, agent
-// status, the event log, temporaries) is derived or local and never leaves
-// the machine. The state branch's tree uses the same paths at its root.
+// memory issue files and the memory archive. The audit trail goes too, but
+// under a path of this clone's own (TrailDir; see mergeTrail). Everything
+// else under .agentx/ (config, workflows, the manifest and search index,
+// locks, spools, agent status, the event log, temporaries, the writer id)
+// is derived or local and never leaves the machine. The state branch's
+// tree uses the same paths at its root.
 func IsStatePath(rel string) bool {
 	dir, name := path.Split(rel)
 	if name == "" || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".lock") {
@@ -67,11 +70,16 @@ type localFile struct {
 }
 
 // scanLocal hashes every state file under agentxDir as a git blob, keyed
-// by its path relative to .agentx/; files whose stat data the cache knows
-// are not read.
-func scanLocal(ctx context.Context, agentxDir string, cache *statCache) (map[string]localFile, error) {
+// by its path on the branch (relative to .agentx/; the audit trail's
+// files, when trail is set, under trail); files whose stat data the cache
+// knows are not read.
+func scanLocal(ctx context.Context, agentxDir, trail string, cache *statCache) (map[string]localFile, error) {
 	out := map[string]localFile{}
-	for _, dir := range stateDirs {
+	dirs := stateDirs
+	if trail != "" {
+		dirs = append(dirs[:len(dirs):len(dirs)], "state")
+	}
+	for _, dir := range dirs {
 		entries, err := os.ReadDir(filepath.Join(agentxDir, filepath.FromSlash(dir)))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -80,8 +88,9 @@ func scanLocal(ctx context.Context, agentxDir string, cache *statCache) (map[str
 			return nil, fmt.Errorf("list %s: %w", dir, err)
 		}
 		for _, e := range entries {
-			rel := dir + "/" + e.Name()
-			if !e.Type().IsRegular() || !IsStatePath(rel) {
+			local := dir + "/" + e.Name()
+			rel, isTrail, ok := branchPath(dir, e.Name(), trail)
+			if !ok || !e.Type().IsRegular() {
 				continue
 			}
 			if err := ctx.Err(); err != nil {
@@ -99,7 +108,7 @@ func scanLocal(ctx context.Context, agentxDir string, cache *statCache) (map[str
 				out[rel] = localFile{hash: h, stat: st}
 				continue
 			}
-			lf, ok, err := hashFile(filepath.Join(agentxDir, filepath.FromSlash(rel)))
+			lf, ok, err := hashFile(filepath.Join(agentxDir, filepath.FromSlash(local)), isTrail)
 			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", rel, err)
 			}
@@ -111,9 +120,21 @@ func scanLocal(ctx context.Context, agentxDir string, cache *statCache) (map[str
 	return out, nil
 }
 
-// hashFile reads the file at p and hashes it as a git blob; ok is false
+// branchPath is the branch path of local file name in dir (relative to
+// .agentx/): a state file's own, a trail file's under trail. ok is false
+// for anything that does not go to the branch.
+func branchPath(dir, name, trail string) (rel string, isTrail, ok bool) {
+	if dir == "state" {
+		return trail + name, true, audit.IsFileName(name)
+	}
+	rel = dir + "/" + name
+	return rel, false, IsStatePath(rel)
+}
+
+// hashFile reads the file at p and hashes it as a git blob (only its
+// complete lines when lines is set: what mergeTrail pushes); ok is false
 // when it is gone.
-func hashFile(p string) (lf localFile, ok bool, err error) {
+func hashFile(p string, lines bool) (lf localFile, ok bool, err error) {
 	f, err := atomicfile.OpenRegular(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return localFile{}, false, nil
@@ -131,6 +152,9 @@ func hashFile(p string) (lf localFile, ok bool, err error) {
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return localFile{}, false, err
+	}
+	if lines {
+		data = completeLines(data)
 	}
 	return localFile{hash: blobHash(data), stat: statOf(fi)}, true, nil
 }

@@ -31,7 +31,7 @@ func TestStatCacheSeesEveryChange(t *testing.T) {
 	cachePath := filepath.Join(dir, "cache")
 	scan := func() (plumbing string, cached bool) {
 		c := loadStatCache(cachePath)
-		local, err := scanLocal(context.Background(), agentx, c)
+		local, err := scanLocal(context.Background(), agentx, "", c)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,7 @@
 // Package statebranch owns the local side of GitHub Mode's state branch:
 // the one branch (default agentx/state) that carries the shared state
-// (clarification ledgers, memory issue files and archive) instead of code
-// branches. A sync fetches the branch, merges it three-way with the files
+// (clarification ledgers, memory issue files and archive, and each clone's
+// audit trail under a directory of its own) instead of code branches. A sync fetches the branch, merges it three-way with the files
 // under .agentx/ against the last synchronised base (refs/agentx/synced),
 // writes the merged files under their locks, commits the merged tree onto
 // the branch and pushes it, merging again when the push loses a race.
@@ -115,6 +115,9 @@ type Result struct {
 	Pushed  bool   `json:"pushed"`
 	// Retries counts pushes lost to a race and merged again.
 	Retries int `json:"retries"`
+	// Trail is the branch directory of this clone's audit trail
+	// (TrailDir of its writer id; "" when it has none or a pull only ran).
+	Trail string `json:"trail,omitempty"`
 	// Tip is the state branch's commit after the sync, as far as we know.
 	Tip string `json:"tip,omitempty"`
 	// FetchMillis and PushMillis are the time spent in the transfers, so
@@ -200,12 +203,18 @@ type syncer struct {
 	r         *repo
 	agentxDir string
 	prefix    string // .agentx/ as a path in the commits of the code branches
-	res       *Result
+	// trail is this clone's trail directory on the branch, with its final
+	// slash ("" for none).
+	trail string
+	res   *Result
 }
 
 func (s *syncer) tracking() string { return "refs/remotes/" + s.opt.Remote + "/" + s.opt.Branch }
 
 func (s *syncer) run(ctx context.Context) error {
+	if err := s.setTrail(); err != nil {
+		return err
+	}
 	if s.opt.InitFrom != "" {
 		if err := s.seed(ctx, s.opt.InitFrom); err != nil {
 			return err
@@ -328,7 +337,7 @@ type round struct {
 // merge merges every state file three ways and writes the local results.
 func (s *syncer) merge(ctx context.Context, base, theirs map[string]entry) (*round, error) {
 	cache := loadStatCache(statCachePath(s.r.gitDir, s.agentxDir))
-	local, err := scanLocal(ctx, s.agentxDir, cache)
+	local, err := scanLocal(ctx, s.agentxDir, s.trail, cache)
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +352,7 @@ func (s *syncer) merge(ctx context.Context, base, theirs map[string]entry) (*rou
 	var todo []string
 	seen := map[string]bool{}
 	consider := func(p string) {
-		if seen[p] || !IsStatePath(p) {
+		if seen[p] || !s.owned(p) {
 			return
 		}
 		seen[p] = true
@@ -375,6 +384,9 @@ func (s *syncer) merge(ctx context.Context, base, theirs map[string]entry) (*rou
 // mergeFile settles one path under its lock: the local file is read again
 // there, so a write that landed since the scan is merged, never lost.
 func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[string]entry, rd *round) error {
+	if s.ownTrail(p) {
+		return s.mergeTrail(p, base, theirs, rd)
+	}
 	abs := filepath.Join(s.agentxDir, filepath.FromSlash(p))
 	b, inBase := base[p]
 	t, inTheirs := theirs[p]

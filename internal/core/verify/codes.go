@@ -11,6 +11,12 @@ const (
 	CodeNotRegular      = "NOT_REGULAR"      // a FIFO, a directory, a device where a file is expected
 	CodeUnreadable      = "UNREADABLE"       // a read failed (permissions, size limit)
 
+	// Configuration.
+	CodeConfigCorrupt    = "CONFIG_CORRUPT"      // agentx.toml does not load (not TOML, a wrong type, over the limits)
+	CodeWorkflowCorrupt  = "WORKFLOW_CORRUPT"    // a workflows/*.toml file does not load
+	CodeConfigUnknownKey = "CONFIG_UNKNOWN_KEY"  // a key or section of agentx.toml the toolkit does not read (warning)
+	CodeConfigMode       = "CONFIG_MODE_UNKNOWN" // a mode other than local or github (warning)
+
 	// Ledgers.
 	CodeLedgerCorrupt     = "LEDGER_CORRUPT"         // does not parse
 	CodeLedgerIssue       = "LEDGER_ISSUE_MISMATCH"  // issueNumber is not the file name's

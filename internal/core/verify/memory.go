@@ -46,7 +46,9 @@ func (c *checker) memoryFiles(store *memory.Store) {
 			}
 		}
 	}
-	c.manifest(store, live, order)
+	if c.fsys == nil {
+		c.manifest(store, live, order)
+	}
 }
 
 // parsedFile is one issue or archive file, read and checked on its own.

@@ -37,6 +37,9 @@ type Severity string
 const (
 	// Error: something is wrong; verify exits 1.
 	Error Severity = "error"
+	// Warning: a person should fix it, nothing stops working meanwhile
+	// (a configuration key the toolkit does not read); not an error.
+	Warning Severity = "warning"
 	// Stale: a derived file lags its sources; it is rebuilt by the next
 	// writer (or --repair) and never an error.
 	Stale Severity = "stale"
@@ -73,7 +76,9 @@ type Counts struct {
 	Observations int `json:"observations"`
 	Archived     int `json:"archived"`
 	AuditLines   int `json:"auditLines"`
-	Unhashed     int `json:"unhashed"`
+	// Trails counts the audit trails of a tree check (RunFS).
+	Trails   int `json:"auditTrails,omitempty"`
+	Unhashed int `json:"unhashed"`
 }
 
 // Report is the outcome of Run.
@@ -110,6 +115,10 @@ type checker struct {
 	opt  Options
 	rep  *Report
 	host string
+	// fsys, when set, is what is checked instead of the disk: a tree laid
+	// out like `.agentx/` (RunFS); ws is then rooted at "" and paths are
+	// mapped onto fsys by fsName.
+	fsys fs.FS
 }
 
 // Run checks the workspace.
@@ -131,17 +140,25 @@ func Run(ws workspace.Workspace, opt Options) (*Report, error) {
 	if fi, err := os.Lstat(ws.AgentxDir()); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("no %s directory under %s (run `agentx-hook init`)", workspace.Dir, ws.Root)
 	}
+	c.configuration()
 	c.ledgers()
 	c.stateFiles()
 	c.memory()
+	c.sort()
+	return c.rep, nil
+}
+
+func (c *checker) sort() {
 	sort.SliceStable(c.rep.Problems, func(i, j int) bool {
 		a, b := c.rep.Problems[i], c.rep.Problems[j]
 		if a.Path != b.Path {
 			return a.Path < b.Path
 		}
-		return a.Offset < b.Offset
+		if a.Offset != b.Offset {
+			return a.Offset < b.Offset
+		}
+		return a.Line < b.Line
 	})
-	return c.rep, nil
 }
 
 func (c *checker) add(p Problem) { c.rep.Problems = append(c.rep.Problems, p) }
@@ -149,7 +166,7 @@ func (c *checker) add(p Problem) { c.rep.Problems = append(c.rep.Problems, p) }
 // sub is a checker for one file checked in parallel with others; merge
 // adds what it found.
 func (c *checker) sub() *checker {
-	return &checker{ws: c.ws, opt: c.opt, rep: &Report{}, host: c.host}
+	return &checker{ws: c.ws, opt: c.opt, rep: &Report{}, host: c.host, fsys: c.fsys}
 }
 
 func (c *checker) merge(sub *checker) {
@@ -209,6 +226,9 @@ func parallel(n int, work func(i int)) {
 
 // rel is p relative to the root, slash-separated.
 func (c *checker) rel(p string) string {
+	if c.fsys != nil {
+		return c.fsName(p)
+	}
 	r, err := filepath.Rel(c.ws.Root, p)
 	if err != nil {
 		return filepath.ToSlash(p)
@@ -221,6 +241,9 @@ func (c *checker) rel(p string) string {
 // file that cannot be read. A symlink is never followed: it could lead
 // anywhere outside the workspace.
 func (c *checker) read(path string) ([]byte, bool) {
+	if c.fsys != nil {
+		return c.readFS(path)
+	}
 	fi, err := os.Lstat(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -268,6 +291,13 @@ func modeName(m fs.FileMode) string {
 // listDir lists a directory that may be missing; a symlinked directory
 // was already refused by CheckContained when it leads outside.
 func (c *checker) listDir(dir string) []fs.DirEntry {
+	if c.fsys != nil {
+		entries, err := fs.ReadDir(c.fsys, c.fsName(dir))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			c.add(Problem{Code: CodeUnreadable, Severity: Error, Path: c.rel(dir), Offset: -1, Message: err.Error()})
+		}
+		return entries
+	}
 	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 && !c.ws.Contains(dir) {
 		// CheckContained covers the main directories; this covers the
 		// others (the archive) the same way: a symlink inside the root is
@@ -291,6 +321,9 @@ const guardFile = ".agentx-guard.lock"
 // transient checks a name in a state directory for what a crashed writer
 // leaves (a lock, a temporary); it reports true when name was one.
 func (c *checker) transient(dir, name string) bool {
+	if c.fsys != nil {
+		return false // a tree holds no locks nor temporaries to age
+	}
 	path := filepath.Join(dir, name)
 	switch {
 	case name == guardFile:

@@ -8,6 +8,9 @@ const (
 	spoolName         = "spool"
 	cursorsName       = "cursors"
 	recallJournalName = "recall-pending.jsonl"
+	// WriterIDName is this clone's writer id inside `.agentx/state/`
+	// (package statebranch creates it).
+	WriterIDName = "writer-id"
 	// MemoryPendingName is the store's crash-marker directory inside
 	// `.agentx/memory/` (package memory writes it).
 	MemoryPendingName = "pending"
@@ -32,7 +35,9 @@ type Pattern struct {
 
 // LocalOnly lists what stays local: locks and atomic-write temporaries, the
 // capture spool and transcript cursors, the store's crash markers, the
-// recall journal (and the batch being folded), and the derived indexes.
+// recall journal (and the batch being folded), this clone's writer id (a
+// copy committed and cloned would make two machines one writer), and the
+// derived indexes.
 func LocalOnly() []Pattern {
 	return []Pattern{
 		{Glob: "*.lock"},
@@ -42,6 +47,7 @@ func LocalOnly() []Pattern {
 		{Glob: cursorsName + "/"},
 		{Glob: "memory/" + MemoryPendingName + "/"},
 		{Glob: recallJournalName + "*"},
+		{Glob: "state/" + WriterIDName},
 		{Glob: MonitorIndexName, Derived: true},
 		{Glob: SearchIndexName, Derived: true},
 	}
@@ -55,7 +61,7 @@ func Gitignore() []byte {
 		if derived {
 			b.WriteString("# derived: rebuilt from the JSON files when missing\n")
 		} else {
-			b.WriteString("# transient: locks, temporaries, spools, crash markers\n")
+			b.WriteString("# local: locks, temporaries, spools, crash markers, this clone's writer id\n")
 		}
 		for _, p := range LocalOnly() {
 			if p.Derived == derived {

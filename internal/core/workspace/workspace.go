@@ -120,6 +120,10 @@ func (w Workspace) AgentStatusFile() string {
 	return filepath.Join(w.StateDir(), "agent-status.json")
 }
 
+// WriterIDFile is `.agentx/state/writer-id`: the random id under which
+// this clone's audit trail is kept on the state branch. Local only.
+func (w Workspace) WriterIDFile() string { return filepath.Join(w.StateDir(), WriterIDName) }
+
 // EventsFile is `.agentx/state/events.jsonl`.
 func (w Workspace) EventsFile() string { return filepath.Join(w.StateDir(), "events.jsonl") }
 

@@ -60,10 +60,10 @@ func TestGitBranch(t *testing.T) {
 }
 
 // The generated .agentx/.gitignore is what init wrote before the patterns
-// moved here: repositories initialised by older versions keep theirs, and
-// a state-branch mirror skips exactly these.
+// moved here, plus the writer id (issue 13): repositories initialised by
+// older versions keep theirs, and a state-branch mirror skips exactly these.
 func TestGitignoreContent(t *testing.T) {
-	want := "# transient: locks, temporaries, spools, crash markers\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nrecall-pending.jsonl*\n" +
+	want := "# local: locks, temporaries, spools, crash markers, this clone's writer id\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nrecall-pending.jsonl*\nstate/writer-id\n" +
 		"# derived: rebuilt from the JSON files when missing\n.monitor-index\nsearch.idx\n"
 	if got := string(Gitignore()); got != want {
 		t.Errorf("Gitignore() =\n%s\nwant\n%s", got, want)
@@ -73,7 +73,7 @@ func TestGitignoreContent(t *testing.T) {
 // Every local-only path method names a file the ignore patterns cover.
 func TestLocalPathsAreIgnored(t *testing.T) {
 	w := Workspace{Root: "/r"}
-	for _, p := range []string{w.SpoolDir() + "/", w.CursorsDir() + "/", w.RecallJournalFile(), w.RecallJournalFile() + ".applying"} {
+	for _, p := range []string{w.SpoolDir() + "/", w.CursorsDir() + "/", w.RecallJournalFile(), w.RecallJournalFile() + ".applying", w.WriterIDFile()} {
 		rel, _ := filepath.Rel(w.AgentxDir(), p)
 		rel = filepath.ToSlash(rel)
 		if strings.HasSuffix(p, "/") {
@@ -100,7 +100,7 @@ func ignored(rel string) bool {
 			if ok, _ := filepath.Match(g, base); ok {
 				return true
 			}
-		case g == base:
+		case g == base, g == rel:
 			return true
 		}
 	}
