@@ -15,7 +15,7 @@ import (
 )
 
 const verifyUsage = `verify [--repair] [--json]
-       verify --state-branch [REF] [--json]
+       agentx-hook verify --state-branch [REF] [--json]
 
 Check everything agentx keeps under .agentx/: the configuration (agentx.toml
 and workflows/*.toml load; unknown keys are warnings), ledgers (parse, issue numbers,
@@ -60,7 +60,7 @@ func parseVerify(a *App, args []string) (*verifyOptions, error) {
 	o := &verifyOptions{}
 	flags := newFlags(a, "verify", verifyUsage)
 	flags.BoolVar(&o.Repair, "repair", false, "fix what can be derived from the files (after a checkpoint), then check again")
-	flags.BoolVar(&o.StateBranch, "state-branch", false, "check the state branch at `REF` (default: the remote-tracking ref) instead of .agentx/")
+	flags.BoolVar(&o.StateBranch, "state-branch", false, "check the state branch instead of .agentx/: at the ref given as an argument after it (default: the remote-tracking ref)")
 	o.register(flags)
 	pos, err := parse(flags, args)
 	switch {
