@@ -325,7 +325,7 @@ func (s *syncer) treeFiles(h plumbing.Hash) (map[string]gitstore.Entry, error) {
 // round is the outcome of merging once.
 type round struct {
 	tree    map[string]gitstore.Entry // the branch's next tree
-	changed bool             // tree differs from theirs
+	changed bool                      // tree differs from theirs
 	// keepBase holds, for files that could not be merged, the base entry
 	// to merge against next time (absent: no entry), so the conflict is
 	// met again instead of being resolved by accident.
