@@ -215,23 +215,33 @@ func (r *Repo) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) 
 	if r.Has(h) {
 		return h, nil
 	}
+	return h, r.store(t, h, data)
+}
+
+// StoreBlob stores data, whose blob hash the caller computed as h
+// (BlobHash), without hashing it again; the caller checked it is missing.
+func (r *Repo) StoreBlob(h plumbing.Hash, data []byte) error {
+	return r.store(plumbing.BlobObject, h, data)
+}
+
+func (r *Repo) store(t plumbing.ObjectType, h plumbing.Hash, data []byte) error {
 	o := r.st.NewEncodedObject()
 	o.SetType(t)
 	o.SetSize(int64(len(data)))
 	w, err := o.Writer()
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return err
 	}
 	if _, err := w.Write(data); err != nil {
-		return plumbing.ZeroHash, err
+		return err
 	}
 	if err := w.Close(); err != nil {
-		return plumbing.ZeroHash, err
+		return err
 	}
 	if _, err := r.st.SetEncodedObject(o); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write %s: %w", t, err)
+		return fmt.Errorf("write %s %s: %w", t, h, err)
 	}
-	return h, nil
+	return nil
 }
 
 // Blob reads blob h (git cat-file blob H).

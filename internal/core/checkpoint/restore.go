@@ -1,0 +1,158 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// RestoreResult is what a restore did (or, dry, would do).
+type RestoreResult struct {
+	Target Checkpoint `json:"target"`
+	// Before is the checkpoint of the state the restore replaced: restoring
+	// it undoes the restore. Empty on a dry run.
+	Before *Result `json:"before,omitempty"`
+	// Written are the files replaced or created, Removed the durable files
+	// the checkpoint did not have; relative to .agentx/.
+	Written []string `json:"written"`
+	Removed []string `json:"removed"`
+	DryRun  bool     `json:"dry_run"`
+}
+
+// Changed reports whether the restore touched any file.
+func (r *RestoreResult) Changed() bool { return len(r.Written)+len(r.Removed) > 0 }
+
+// Restore puts the durable state of checkpoint id back. It first takes the
+// lock of every file it will change without waiting (the Store's Locker
+// should have a short Wait): one held by a live process refuses the whole
+// restore with LOCK_TIMEOUT naming it, before anything changed. Holding
+// them all, it checkpoints the present state (message before), then
+// replaces each file atomically and removes the durable files the
+// checkpoint did not have. A crash leaves each file old or restored, never
+// half-written, and the checkpoint of the state before. Derived indexes are
+// the caller's to rebuild.
+func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before string, keep int) (*RestoreResult, error) {
+	target, err := s.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	want, err := s.repo.Files(plumbing.NewHash(target.Tree))
+	if err != nil {
+		return nil, err
+	}
+	res := &RestoreResult{Target: target, Written: []string{}, Removed: []string{}, DryRun: dryRun}
+	have, err := s.scanOpt(ctx, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range sortedKeys(want) {
+		if workspace.IsLocalOnly(p) || !safeRel(p) {
+			continue // not ours to write (a tree made by hand)
+		}
+		if f, ok := have.files[p]; !ok || f.Hash != want[p].Hash {
+			res.Written = append(res.Written, p)
+		}
+	}
+	for _, p := range sortedKeys(have.files) {
+		if _, ok := want[p]; !ok {
+			res.Removed = append(res.Removed, p)
+		}
+	}
+	if dryRun || !res.Changed() {
+		return res, nil
+	}
+	held, err := s.lockAll(ctx, append(append([]string{}, res.Written...), res.Removed...))
+	defer func() {
+		for _, lk := range held {
+			_ = lk.Release()
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	res.Before, err = s.Create(ctx, before, keep)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint before restoring: %w", err)
+	}
+	for _, p := range res.Written {
+		data, err := s.repo.Blob(want[p].Hash)
+		if err != nil {
+			return res, err
+		}
+		abs := s.abs(p)
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return res, fmt.Errorf("restore %s: %w", p, err)
+		}
+		if err := atomicfile.Write(abs, data, atomicfile.Options{Commit: held[p].Commit, NoSync: s.NoSync}); err != nil {
+			return res, fmt.Errorf("restore %s: %w", p, err)
+		}
+		if s.BetweenFiles != nil {
+			s.BetweenFiles()
+		}
+	}
+	for _, p := range res.Removed {
+		abs := s.abs(p)
+		err := held[p].Commit(func() error { return os.Remove(abs) })
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return res, fmt.Errorf("restore: remove %s: %w", p, err)
+		}
+		if s.BetweenFiles != nil {
+			s.BetweenFiles()
+		}
+	}
+	return res, nil
+}
+
+func (s *Store) abs(rel string) string {
+	return filepath.Join(s.WS.AgentxDir(), filepath.FromSlash(rel))
+}
+
+// safeRel refuses a tree path that would leave .agentx/ (a checkpoint
+// ref is a ref like any other: it can be fetched from someone else).
+func safeRel(p string) bool {
+	if p == "" || filepath.IsAbs(p) || !filepath.IsLocal(filepath.FromSlash(p)) {
+		return false
+	}
+	return true
+}
+
+// lockAll takes the locks of paths, each without waiting beyond the
+// Locker's Wait, and returns them by path; on a failure it returns those
+// taken so far (for the caller to release) and a LOCK_TIMEOUT naming the
+// file and its holder.
+func (s *Store) lockAll(ctx context.Context, paths []string) (map[string]*lock.Lock, error) {
+	held := make(map[string]*lock.Lock, len(paths))
+	for _, p := range paths {
+		lk, err := s.Locks.Acquire(ctx, s.abs(p))
+		if err != nil {
+			if errcode.Is(err, errcode.LockTimeout) {
+				var ee *errcode.Error
+				if errors.As(err, &ee) {
+					ee.WithHint("another agentx process is writing " + p + "; nothing was restored, run the restore again when it is done")
+				}
+			}
+			return held, err
+		}
+		if lk.TookOver() {
+			atomicfile.RemoveTemps(s.abs(p)) // a dead writer's
+		}
+		held[p] = lk
+	}
+	return held, nil
+}
+
+// TreeFiles returns the files of checkpoint c (path relative to .agentx/).
+func (s *Store) TreeFiles(c Checkpoint) (map[string]gitstore.Entry, error) {
+	return s.repo.Files(plumbing.NewHash(c.Tree))
+}
