@@ -274,6 +274,7 @@ func (a *App) afterHook(ctx context.Context, in *hookInput) {
 	// does not push: the session's end does, once.
 	if in.Event == "finish" && !in.Stdin.MidSession() {
 		a.StatePush(ctx, 0)
+		a.hookCheckpoint(ctx, in)
 	}
 }
 

@@ -59,6 +59,8 @@ type App struct {
 	locks    *lock.Locker
 	cfg      *config.Set
 	rt       *router.Router
+	// checkpointWarned: an automatic checkpoint's failure is told once.
+	checkpointWarned bool
 }
 
 // command is one top-level command.
@@ -84,6 +86,7 @@ func commands() []command {
 		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", wire(parseGitHook, runGitHook)},
 		{"merge-driver", "what git runs to merge state files (hooks install --merge-driver)", wire(parseMergeDriver, runMergeDriver)},
 		{"sync", "share the state on the state branch (GitHub Mode)", wire(parseSync, runSync)},
+		{"checkpoint", "snapshot, list, compare and restore the state under .agentx/ (git)", runCheckpoint},
 		{"digest", "weekly digest of clarification and memory figures", wire(parseDigest, runDigest)},
 		{"demo", "run a scripted tour in a temporary workspace", wire(parseDemo, runDemo)},
 		{"version", "print the version", wire(parseVersion, runVersion)},
