@@ -145,7 +145,7 @@ func TestCreateListShowRestore(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(root, ".agentx/state/clarifications/issue-1.json")); string(data) != ledger1b {
 		t.Fatal("dry run wrote")
 	}
-	
+
 	res, err := s.Restore(ctx, r1.ID[:8], false, "before restore", 0)
 	if err != nil {
 		t.Fatal(err)
