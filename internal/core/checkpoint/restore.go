@@ -85,16 +85,34 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint before restoring: %w", err)
 	}
+	// Every new content is staged beside its file first and made durable
+	// with one sync, then renamed into place one file at a time: each
+	// file is old or restored at any instant, and thousands of files
+	// cost one sync instead of one each.
+	staged := make([]*atomicfile.Staged, 0, len(res.Written))
+	defer func() {
+		for _, st := range staged {
+			st.Discard() // a no-op for the committed ones
+		}
+	}()
 	for _, p := range res.Written {
 		data, err := s.repo.Blob(want[p].Hash)
 		if err != nil {
 			return res, err
 		}
-		abs := s.abs(p)
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		st, err := atomicfile.Stage(s.abs(p), data, 0)
+		if err != nil {
 			return res, fmt.Errorf("restore %s: %w", p, err)
 		}
-		if err := atomicfile.Write(abs, data, atomicfile.Options{Commit: held[p].Commit, NoSync: s.NoSync}); err != nil {
+		staged = append(staged, st)
+	}
+	if !s.NoSync {
+		if err := atomicfile.SyncStaged(staged); err != nil {
+			return res, fmt.Errorf("restore: sync: %w", err)
+		}
+	}
+	for i, p := range res.Written {
+		if err := staged[i].Commit(held[p].Commit); err != nil {
 			return res, fmt.Errorf("restore %s: %w", p, err)
 		}
 		if s.BetweenFiles != nil {
@@ -110,6 +128,9 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 		if s.BetweenFiles != nil {
 			s.BetweenFiles()
 		}
+	}
+	if !s.NoSync {
+		atomicfile.SyncDirs(staged)
 	}
 	return res, nil
 }

@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -46,7 +48,7 @@ func (s *Store) scan(ctx context.Context, known map[plumbing.Hash]bool) (*scanne
 func (s *Store) scanOpt(ctx context.Context, known map[plumbing.Hash]bool, write bool) (*scanned, error) {
 	sc := &scanned{files: map[string]gitstore.CachedFile{}, skipped: []string{},
 		cache: gitstore.LoadStatCache(gitstore.StatCachePath(s.repo.GitDir, "checkpoint-cache", s.WS.AgentxDir()))}
-	root := s.WS.AgentxDir()
+	var jobs []job
 	var walk func(dir, rel string) error
 	walk = func(dir, rel string) error {
 		entries, err := os.ReadDir(dir)
@@ -57,9 +59,6 @@ func (s *Store) scanOpt(ctx context.Context, known map[plumbing.Hash]bool, write
 			return fmt.Errorf("list %s: %w", dir, err)
 		}
 		for _, e := range entries {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
 			r := rel + e.Name()
 			switch {
 			case e.IsDir():
@@ -68,58 +67,98 @@ func (s *Store) scanOpt(ctx context.Context, known map[plumbing.Hash]bool, write
 						return err
 					}
 				}
-				continue
 			case workspace.IsLocalOnly(r):
-				continue
-			case !e.Type().IsRegular():
+			case !e.Type().IsRegular() || strings.ContainsAny(r, "\n\x00"):
 				sc.skipped = append(sc.skipped, r)
-				continue
-			}
-			if err := s.scanFile(sc, filepath.Join(dir, e.Name()), r, e, known, write); err != nil {
-				return err
+			default:
+				jobs = append(jobs, job{abs: filepath.Join(dir, e.Name()), rel: r, entry: e})
 			}
 		}
 		return nil
 	}
-	if err := walk(root, ""); err != nil {
+	if err := walk(s.WS.AgentxDir(), ""); err != nil {
 		return nil, err
+	}
+	// Reading, hashing and compressing new files is most of a first
+	// checkpoint's cost: spread it over the processors.
+	workers := min(runtime.GOMAXPROCS(0), 1+len(jobs)/64)
+	next := make(chan int)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if errs[w] == nil {
+					errs[w] = s.scanFile(sc, &jobs[i], known, write)
+				}
+			}
+		}()
+	}
+	for i := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(append(errs, ctx.Err())...); err != nil {
+		return nil, err
+	}
+	for i := range jobs {
+		j := &jobs[i]
+		if j.found {
+			sc.files[j.rel] = j.file
+			if j.read {
+				sc.read++
+			}
+			if j.stored {
+				sc.blobs++
+			}
+		}
 	}
 	return sc, nil
 }
 
-func (s *Store) scanFile(sc *scanned, abs, rel string, e fs.DirEntry, known map[plumbing.Hash]bool, write bool) error {
-	if strings.ContainsAny(rel, "\n\x00") {
-		sc.skipped = append(sc.skipped, rel)
-		return nil
-	}
-	fi, err := e.Info()
+// job is one file of a scan and what became of it.
+type job struct {
+	abs, rel            string
+	entry               fs.DirEntry
+	file                gitstore.CachedFile
+	found, read, stored bool
+}
+
+func (s *Store) scanFile(sc *scanned, j *job, known map[plumbing.Hash]bool, write bool) error {
+	fi, err := j.entry.Info()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // removed while we listed: absent
 	}
 	if err != nil {
-		return fmt.Errorf("stat %s: %w", rel, err)
+		return fmt.Errorf("stat %s: %w", j.rel, err)
 	}
 	st := gitstore.StatOf(fi)
-	if h, ok := sc.cache.Lookup(rel, st); ok && (!write || known[h] || s.repo.Has(h)) {
-		sc.files[rel] = gitstore.CachedFile{Hash: h, Stat: st}
+	if h, ok := sc.cache.Lookup(j.rel, st); ok && (!write || known[h] || s.repo.Has(h)) {
+		j.file, j.found = gitstore.CachedFile{Hash: h, Stat: st}, true
 		return nil
 	}
-	data, st, ok, err := gitstore.ReadFile(abs)
+	data, st, ok, err := gitstore.ReadFile(j.abs)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", rel, err)
+		return fmt.Errorf("read %s: %w", j.rel, err)
 	}
 	if !ok {
 		return nil
 	}
-	sc.read++
+	j.read = true
 	h := gitstore.BlobHash(data)
 	if write && !known[h] && !s.repo.Has(h) {
 		if err := s.repo.StoreBlob(h, data); err != nil {
 			return err
 		}
-		sc.blobs++
+		j.stored = true
 	}
-	sc.files[rel] = gitstore.CachedFile{Hash: h, Stat: st}
+	j.file, j.found = gitstore.CachedFile{Hash: h, Stat: st}, true
 	return nil
 }
 
