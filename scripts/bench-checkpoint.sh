@@ -38,34 +38,59 @@ done
 echo "first checkpoint create:            median $(median "${first[@]}") ms  (runs: ${first[*]})"
 echo "git plumbing, first (fresh index):  median $(median "${plumb_first[@]}") ms  (runs: ${plumb_first[*]})"
 
-# After one change: agentx (stat cache) against git with its temporary
-# index kept between runs (git's own stat cache) and with a fresh one.
+# After one change: agentx (its stat cache) against git with its
+# temporary index kept between runs (git's own stat cache) and with a fresh
+# one. "One issue file" is a ledger edited in place; "memory add" changes
+# an issue file, the 35 MB manifest and the event log.
 rm -f "$work/tmp-index"
 (cd "$ws" && GIT_INDEX_FILE="$work/tmp-index" git add -f .agentx)
+"$ax" --root "$ws" checkpoint create -m warm >/dev/null
 sleep 2 # past the racy window of both caches
 "$ax" --root "$ws" checkpoint create -m warm >/dev/null
-inc=(); plumb_inc=(); plumb_fresh=()
+(cd "$ws" && GIT_INDEX_FILE="$work/tmp-index" git add -f .agentx)
+plumbing() { ms sh -c "cd '$ws' && export GIT_INDEX_FILE='$work/$1' && $2 git add -f .agentx && git commit-tree -m x \$(git write-tree)"; }
+edit() { printf ' ' >> "$ws/.agentx/state/clarifications/issue-$1.json"; }
+inc=(); plumb_inc=(); plumb_fresh=(); add=(); plumb_add=()
 for i in $(seq "$runs"); do
+  edit 7; sleep 2
+  inc+=("$(ms "$ax" --root "$ws" checkpoint create -m "one file $i")")
+  edit 8; sleep 2
+  plumb_inc+=("$(plumbing tmp-index)")
+  plumb_fresh+=("$(plumbing tmp-index2 'rm -f $GIT_INDEX_FILE &&')")
   change "$i"; sleep 2
-  inc+=("$(ms "$ax" --root "$ws" checkpoint create -m "one change $i")")
+  add+=("$(ms "$ax" --root "$ws" checkpoint create -m "memory add $i")")
   change "b$i"; sleep 2
-  plumb_inc+=("$(ms sh -c "cd '$ws' && export GIT_INDEX_FILE='$work/tmp-index' && git add -f .agentx && git commit-tree -m x \$(git write-tree)")")
-  plumb_fresh+=("$(ms sh -c "cd '$ws' && export GIT_INDEX_FILE='$work/tmp-index2' && rm -f \$GIT_INDEX_FILE && git add -f .agentx && git commit-tree -m x \$(git write-tree)")")
+  plumb_add+=("$(plumbing tmp-index)")
 done
-echo "create after one issue file changed: median $(median "${inc[@]}") ms  (runs: ${inc[*]})"
-echo "git plumbing, kept temporary index:  median $(median "${plumb_inc[@]}") ms  (runs: ${plumb_inc[*]})"
-echo "git plumbing, fresh temporary index: median $(median "${plumb_fresh[@]}") ms  (runs: ${plumb_fresh[*]})"
+echo "create after one ledger changed:      median $(median "${inc[@]}") ms  (runs: ${inc[*]})"
+echo "git plumbing, kept temporary index:   median $(median "${plumb_inc[@]}") ms  (runs: ${plumb_inc[*]})"
+echo "git plumbing, fresh temporary index:  median $(median "${plumb_fresh[@]}") ms  (runs: ${plumb_fresh[*]})"
+echo "create after a memory add:            median $(median "${add[@]}") ms  (runs: ${add[*]})"
+echo "git plumbing after a memory add:      median $(median "${plumb_add[@]}") ms  (runs: ${plumb_add[*]})"
 unchanged=()
 for i in $(seq "$runs"); do unchanged+=("$(ms "$ax" --root "$ws" checkpoint create -m same)"); done
 echo "create, nothing changed:             median $(median "${unchanged[@]}") ms  (runs: ${unchanged[*]})"
 
-# Restore the whole workspace: every ledger and memory file removed, then
-# put back (plus the memory index rebuilt).
-id=$("$ax" --root "$ws" checkpoint list | head -1 | cut -c1-10)
+# Undo a `memory compact` (its automatic checkpoint): a few files, then
+# the memory index rebuilt over 100K observations.
+undo=()
+for i in $(seq "$runs"); do
+  "$ax" --root "$ws" memory compact --issue $((10 + i)) >/dev/null
+  id=$("$ax" --root "$ws" checkpoint list | grep -m1 "before memory compact" | cut -c1-10)
+  undo+=("$(ms "$ax" --root "$ws" checkpoint restore "$id")")
+done
+echo "restore undoing a memory compact:     median $(median "${undo[@]}") ms  (runs: ${undo[*]})"
+rebuild=()
+for i in $(seq "$runs"); do rebuild+=("$(ms "$ax" --root "$ws" memory rebuild)"); done
+echo "  of which memory rebuild alone:      median $(median "${rebuild[@]}") ms  (runs: ${rebuild[*]})"
+
+# Restore the whole workspace: every ledger and memory issue file removed,
+# then put back (2,000 files, each under its lock).
+id=$("$ax" --root "$ws" checkpoint create -m full | cut -c1-10)
 rest=()
 for i in $(seq "$runs"); do
   rm -f "$ws"/.agentx/state/clarifications/issue-*.json "$ws"/.agentx/memory/issue-*.json
   rest+=("$(ms "$ax" --root "$ws" checkpoint restore "$id")")
 done
-echo "restore of the whole workspace:      median $(median "${rest[@]}") ms  (runs: ${rest[*]})"
+echo "restore of the whole workspace:       median $(median "${rest[@]}") ms  (runs: ${rest[*]})"
 echo "objects: $(git -C "$ws" count-objects -vH | tr '\n' ' ')"

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/checkpoint"
@@ -305,7 +306,7 @@ func runCheckpointRestore(ctx context.Context, a *App, o *checkpointIDOptions) e
 		return err
 	}
 	if res.Changed() && !o.DryRun {
-		a.rebuildDerived(ctx)
+		a.rebuildDerived(ctx, res)
 	}
 	if o.JSON {
 		return a.writeDoc(&checkpointRestoreDoc{RestoreResult: res})
@@ -341,9 +342,13 @@ func runCheckpointRestore(ctx context.Context, a *App, o *checkpointIDOptions) e
 // the monitor's index is dropped (its next scan writes it again). A
 // failure is a warning: the restored files are right, and the indexes
 // rebuild themselves when found stale.
-func (a *App) rebuildDerived(ctx context.Context) {
+func (a *App) rebuildDerived(ctx context.Context, res *checkpoint.RestoreResult) {
 	ws := a.Workspace()
-	if _, err := os.Stat(ws.MemoryDir()); err == nil {
+	memoryChanged := false
+	for _, p := range append(append([]string{}, res.Written...), res.Removed...) {
+		memoryChanged = memoryChanged || strings.HasPrefix(p, "memory/")
+	}
+	if memoryChanged {
 		if _, err := a.Memory().Rebuild(ctx); err != nil {
 			a.warn("restored, but the memory index was not rebuilt: %v (run `agentx-hook memory rebuild`)", err)
 		}

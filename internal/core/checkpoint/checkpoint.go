@@ -66,9 +66,9 @@ func Open(ws workspace.Workspace, locks *lock.Locker) (*Store, error) {
 		var ee *errcode.Error
 		if errors.As(err, &ee) && ee.Hint == "" {
 			if errors.Is(err, gitstore.ErrBare) {
-				ee.WithHint("a bare repository has no work tree and so no .agentx/; run agentx-hook in a clone")
+				ee.Hint = "a bare repository has no work tree and so no .agentx/; run agentx-hook in a clone"
 			} else {
-				ee.WithHint("checkpoints are commits in the workspace's git repository; run `git init` first")
+				ee.Hint = "checkpoints are commits in the workspace's git repository; run `git init` first"
 			}
 		}
 		return nil, err

@@ -51,23 +51,9 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 	if err != nil {
 		return nil, err
 	}
-	res := &RestoreResult{Target: target, Written: []string{}, Removed: []string{}, DryRun: dryRun}
-	have, err := s.scanOpt(ctx, nil, false)
-	if err != nil {
+	res := &RestoreResult{Target: target, DryRun: dryRun}
+	if res.Written, res.Removed, err = s.plan(ctx, want); err != nil {
 		return nil, err
-	}
-	for _, p := range sortedKeys(want) {
-		if workspace.IsLocalOnly(p) || !safeRel(p) {
-			continue // not ours to write (a tree made by hand)
-		}
-		if f, ok := have.files[p]; !ok || f.Hash != want[p].Hash {
-			res.Written = append(res.Written, p)
-		}
-	}
-	for _, p := range sortedKeys(have.files) {
-		if _, ok := want[p]; !ok {
-			res.Removed = append(res.Removed, p)
-		}
 	}
 	if dryRun || !res.Changed() {
 		return res, nil
@@ -85,39 +71,14 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint before restoring: %w", err)
 	}
-	// Every new content is staged beside its file first and made durable
-	// with one sync, then renamed into place one file at a time: each
-	// file is old or restored at any instant, and thousands of files
-	// cost one sync instead of one each.
-	staged := make([]*atomicfile.Staged, 0, len(res.Written))
+	staged, err := s.write(want, res.Written, held)
 	defer func() {
 		for _, st := range staged {
 			st.Discard() // a no-op for the committed ones
 		}
 	}()
-	for _, p := range res.Written {
-		data, err := s.repo.Blob(want[p].Hash)
-		if err != nil {
-			return res, err
-		}
-		st, err := atomicfile.Stage(s.abs(p), data, 0)
-		if err != nil {
-			return res, fmt.Errorf("restore %s: %w", p, err)
-		}
-		staged = append(staged, st)
-	}
-	if !s.NoSync {
-		if err := atomicfile.SyncStaged(staged); err != nil {
-			return res, fmt.Errorf("restore: sync: %w", err)
-		}
-	}
-	for i, p := range res.Written {
-		if err := staged[i].Commit(held[p].Commit); err != nil {
-			return res, fmt.Errorf("restore %s: %w", p, err)
-		}
-		if s.BetweenFiles != nil {
-			s.BetweenFiles()
-		}
+	if err != nil {
+		return res, err
 	}
 	for _, p := range res.Removed {
 		abs := s.abs(p)
@@ -133,6 +94,65 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 		atomicfile.SyncDirs(staged)
 	}
 	return res, nil
+}
+
+// plan lists the files to write (absent or different now) and to remove
+// (durable now, not in want).
+func (s *Store) plan(ctx context.Context, want map[string]gitstore.Entry) (written, removed []string, err error) {
+	have, err := s.scanOpt(ctx, nil, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	written, removed = []string{}, []string{}
+	for _, p := range sortedKeys(want) {
+		if workspace.IsLocalOnly(p) || !safeRel(p) {
+			continue // not ours to write (a tree made by hand)
+		}
+		if f, ok := have.files[p]; !ok || f.Hash != want[p].Hash {
+			written = append(written, p)
+		}
+	}
+	for _, p := range sortedKeys(have.files) {
+		if _, ok := want[p]; !ok {
+			removed = append(removed, p)
+		}
+	}
+	return written, removed, nil
+}
+
+// write puts the files of paths back from want under their held locks.
+// Every new content is staged beside its file first and made durable with
+// one sync, then renamed into place one file at a time: each file is old
+// or restored at any instant, and thousands of files cost one sync
+// instead of one each. The staged contents are returned for the caller to
+// discard (those committed are gone already).
+func (s *Store) write(want map[string]gitstore.Entry, paths []string, held map[string]*lock.Lock) ([]*atomicfile.Staged, error) {
+	staged := make([]*atomicfile.Staged, 0, len(paths))
+	for _, p := range paths {
+		data, err := s.repo.Blob(want[p].Hash)
+		if err != nil {
+			return staged, err
+		}
+		st, err := atomicfile.Stage(s.abs(p), data, 0)
+		if err != nil {
+			return staged, fmt.Errorf("restore %s: %w", p, err)
+		}
+		staged = append(staged, st)
+	}
+	if !s.NoSync {
+		if err := atomicfile.SyncStaged(staged); err != nil {
+			return staged, fmt.Errorf("restore: sync: %w", err)
+		}
+	}
+	for i, p := range paths {
+		if err := staged[i].Commit(held[p].Commit); err != nil {
+			return staged, fmt.Errorf("restore %s: %w", p, err)
+		}
+		if s.BetweenFiles != nil {
+			s.BetweenFiles()
+		}
+	}
+	return staged, nil
 }
 
 func (s *Store) abs(rel string) string {
@@ -160,7 +180,7 @@ func (s *Store) lockAll(ctx context.Context, paths []string) (map[string]*lock.L
 			if errcode.Is(err, errcode.LockTimeout) {
 				var ee *errcode.Error
 				if errors.As(err, &ee) {
-					ee.WithHint("another agentx process is writing " + p + "; nothing was restored, run the restore again when it is done")
+					ee.Hint = "another agentx process is writing " + p + "; nothing was restored, run the restore again when it is done"
 				}
 			}
 			return held, err

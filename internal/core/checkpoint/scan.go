@@ -49,38 +49,61 @@ func (s *Store) scanOpt(ctx context.Context, known map[plumbing.Hash]bool, write
 	sc := &scanned{files: map[string]gitstore.CachedFile{}, skipped: []string{},
 		cache: gitstore.LoadStatCache(gitstore.StatCachePath(s.repo.GitDir, "checkpoint-cache", s.WS.AgentxDir()))}
 	var jobs []job
-	var walk func(dir, rel string) error
-	walk = func(dir, rel string) error {
-		entries, err := os.ReadDir(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("list %s: %w", dir, err)
-		}
-		for _, e := range entries {
-			r := rel + e.Name()
-			switch {
-			case e.IsDir():
-				if !workspace.IsLocalOnly(r + "/") {
-					if err := walk(filepath.Join(dir, e.Name()), r+"/"); err != nil {
-						return err
-					}
-				}
-			case workspace.IsLocalOnly(r):
-			case !e.Type().IsRegular() || strings.ContainsAny(r, "\n\x00"):
-				sc.skipped = append(sc.skipped, r)
-			default:
-				jobs = append(jobs, job{abs: filepath.Join(dir, e.Name()), rel: r, entry: e})
-			}
-		}
-		return nil
-	}
-	if err := walk(s.WS.AgentxDir(), ""); err != nil {
+	if err := s.list(s.WS.AgentxDir(), "", sc, &jobs); err != nil {
 		return nil, err
 	}
-	// Reading, hashing and compressing new files is most of a first
-	// checkpoint's cost: spread it over the processors.
+	if err := s.scanFiles(ctx, sc, jobs, known, write); err != nil {
+		return nil, err
+	}
+	for i := range jobs {
+		j := &jobs[i]
+		if !j.found {
+			continue
+		}
+		sc.files[j.rel] = j.file
+		if j.read {
+			sc.read++
+		}
+		if j.stored {
+			sc.blobs++
+		}
+	}
+	return sc, nil
+}
+
+// list adds the durable regular files under dir (rel: its path relative
+// to .agentx/) to jobs; the rest that is not local-only is skipped.
+func (s *Store) list(dir, rel string, sc *scanned, jobs *[]job) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		r := rel + e.Name()
+		switch {
+		case e.IsDir():
+			if !workspace.IsLocalOnly(r + "/") {
+				if err := s.list(filepath.Join(dir, e.Name()), r+"/", sc, jobs); err != nil {
+					return err
+				}
+			}
+		case workspace.IsLocalOnly(r):
+		case !e.Type().IsRegular() || strings.ContainsAny(r, "\n\x00"):
+			sc.skipped = append(sc.skipped, r)
+		default:
+			*jobs = append(*jobs, job{abs: filepath.Join(dir, e.Name()), rel: r, entry: e})
+		}
+	}
+	return nil
+}
+
+// scanFiles runs scanFile over jobs. Reading, hashing and compressing new
+// files is most of a first checkpoint's cost: it is spread over the
+// processors.
+func (s *Store) scanFiles(ctx context.Context, sc *scanned, jobs []job, known map[plumbing.Hash]bool, write bool) error {
 	workers := min(runtime.GOMAXPROCS(0), 1+len(jobs)/64)
 	next := make(chan int)
 	errs := make([]error, workers)
@@ -104,22 +127,7 @@ func (s *Store) scanOpt(ctx context.Context, known map[plumbing.Hash]bool, write
 	}
 	close(next)
 	wg.Wait()
-	if err := errors.Join(append(errs, ctx.Err())...); err != nil {
-		return nil, err
-	}
-	for i := range jobs {
-		j := &jobs[i]
-		if j.found {
-			sc.files[j.rel] = j.file
-			if j.read {
-				sc.read++
-			}
-			if j.stored {
-				sc.blobs++
-			}
-		}
-	}
-	return sc, nil
+	return errors.Join(append(errs, ctx.Err())...)
 }
 
 // job is one file of a scan and what became of it.

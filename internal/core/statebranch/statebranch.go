@@ -188,7 +188,7 @@ func gitTop(root string) (string, error) {
 	top, err := gitstore.Top(root)
 	var ee *errcode.Error
 	if errors.As(err, &ee) {
-		ee.WithHint("the state branch needs the workspace to be a git clone with a remote (git clone URL); or set mode = \"local\" in .agentx/agentx.toml")
+		ee.Hint = "the state branch needs the workspace to be a git clone with a remote (git clone URL); or set mode = \"local\" in .agentx/agentx.toml"
 	}
 	return top, err
 }
