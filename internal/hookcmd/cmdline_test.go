@@ -230,6 +230,10 @@ func jsonCommands() []string {
 			out = append(out, "hooks install", "hooks uninstall", "hooks status")
 		case c.name == "hook":
 			out = append(out, "hook start", "hook finish")
+		case c.name == "checkpoint":
+			for name := range checkpointSubs() {
+				out = append(out, "checkpoint "+name)
+			}
 		default:
 			out = append(out, c.name)
 		}
@@ -242,7 +246,7 @@ func jsonCommands() []string {
 func commandPath(args []string) string {
 	if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		switch args[0] {
-		case "clarify", "memory", "hooks", "hook":
+		case "clarify", "memory", "hooks", "hook", "checkpoint":
 			return args[0] + " " + args[1]
 		}
 	}
@@ -308,6 +312,10 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		fails(1, "sync", "--json"), // Local Mode
 		fails(2, "bogus", "--json"),
 		ok("setup", "--claude", "--no-git-hooks", "--json"), fails(2, "setup", "--json"),
+		ok("checkpoint", "create", "-m", "schema", "--json"), fails(2, "checkpoint", "create", "x", "--json"),
+		ok("checkpoint", "list", "--json"), fails(2, "checkpoint", "list", "x", "--json"),
+		fails(1, "checkpoint", "show", "zzzz", "--json"), fails(1, "checkpoint", "restore", "0000", "--json"),
+		fails(2, "checkpoint", "--json"),
 	}
 	for _, v := range protocol.Verbs { // no such record
 		runs = append(runs, fails(1, "clarify", string(v.Verb), "CLR-9-001", "--"+v.Flag, "x", "--json"))
@@ -340,6 +348,10 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 	for _, r := range runs {
 		check(r)
 	}
+	out, _, _ := runApp(t, root, nil, "", "checkpoint", "list")
+	id, _, _ := strings.Cut(out, " ")
+	check(ok("checkpoint", "show", id, "--json"))
+	check(ok("checkpoint", "restore", id, "--dry-run", "--json"))
 	// GitHub Mode for a sync that succeeds.
 	sbt.WriteFile(t, filepath.Join(root, ".agentx", "agentx.toml"), "mode = \"github\"\n")
 	check(ok("sync", "--json"))
