@@ -48,7 +48,7 @@ rm -f "$work/tmp-index"
 sleep 2 # past the racy window of both caches
 "$ax" --root "$ws" checkpoint create -m warm >/dev/null
 (cd "$ws" && GIT_INDEX_FILE="$work/tmp-index" git add -f .agentx)
-plumbing() { ms sh -c "cd '$ws' && export GIT_INDEX_FILE='$work/$1' && $2 git add -f .agentx && git commit-tree -m x \$(git write-tree)"; }
+plumbing() { ms sh -c "cd '$ws' && export GIT_INDEX_FILE='$work/$1' && ${2:-} git add -f .agentx && git commit-tree -m x \$(git write-tree)"; }
 edit() { printf ' ' >> "$ws/.agentx/state/clarifications/issue-$1.json"; }
 inc=(); plumb_inc=(); plumb_fresh=(); add=(); plumb_add=()
 for i in $(seq "$runs"); do

@@ -73,6 +73,9 @@
 //     the monitor's circular conversations).
 //   - gitcmd: the one runner for the git program.
 //   - githooks: installing and removing agentx's git hook shims.
+//   - gitstore: the blobs, trees, commits and refs agentx writes into the
+//     user's repository itself (go-git storage; never the index, work tree
+//     or HEAD).
 //
 // # Across both halves
 //
@@ -83,4 +86,6 @@
 //   - statebranch: GitHub Mode's state branch (fetch, merge, commit, push)
 //     through go-git.
 //   - digest: the weekly figures of both halves, computed from their files.
+//   - checkpoint: snapshots of the durable state under .agentx/ as commits
+//     on refs/agentx/checkpoints; list, compare, restore, prune.
 package core
