@@ -225,10 +225,18 @@ func TestCommitInProgressAndLinkedWorktree(t *testing.T) {
 	ctx := context.Background()
 	root, s := newRepo(t)
 	write(t, root, ".git/index.lock", "in progress")
+	// `git commit -a` runs its hooks with GIT_INDEX_FILE naming the index
+	// it prepares: neither is read or written.
+	write(t, root, ".git/next-index", "prepared")
 	before := gitState(t, root)
+	t.Setenv("GIT_INDEX_FILE", filepath.Join(root, ".git/next-index"))
 	if _, err := s.Create(ctx, "during commit", 0); err != nil {
 		t.Fatal(err)
 	}
+	if data, _ := os.ReadFile(filepath.Join(root, ".git/next-index")); string(data) != "prepared" {
+		t.Fatal("GIT_INDEX_FILE touched")
+	}
+	_ = os.Unsetenv("GIT_INDEX_FILE")
 	if got := gitState(t, root); got != before {
 		t.Fatal("state changed during a commit in progress")
 	}
