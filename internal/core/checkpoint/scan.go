@@ -24,7 +24,9 @@ type scanned struct {
 	files   map[string]gitstore.CachedFile // path relative to .agentx/
 	cache   *gitstore.StatCache
 	read    int
-	blobs   int
+	// readBytes is how much of the files read there was.
+	readBytes int64
+	blobs     int
 	skipped []string
 }
 
@@ -63,6 +65,7 @@ func (s *Store) scanOpt(ctx context.Context, known map[plumbing.Hash]bool, write
 		sc.files[j.rel] = j.file
 		if j.read {
 			sc.read++
+			sc.readBytes += j.file.Stat.Size
 		}
 		if j.stored {
 			sc.blobs++

@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"fmt"
 	"sort"
 	"strconv"
@@ -36,14 +35,7 @@ type Commit struct {
 
 // BlobHash is the object id git gives data as a blob
 // (git hash-object --stdin).
-func BlobHash(data []byte) plumbing.Hash {
-	h := sha1.New()
-	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
-	h.Write(data)
-	var out plumbing.Hash
-	copy(out[:], h.Sum(nil))
-	return out
-}
+func BlobHash(data []byte) plumbing.Hash { return hashObject(plumbing.BlobObject, data) }
 
 // header returns the value of the first header line key of a commit or
 // tag object.
