@@ -21,13 +21,13 @@ import (
 
 // scanned is the durable state as found on disk.
 type scanned struct {
-	files   map[string]gitstore.CachedFile // path relative to .agentx/
-	cache   *gitstore.StatCache
-	read    int
+	files map[string]gitstore.CachedFile // path relative to .agentx/
+	cache *gitstore.StatCache
+	read  int
 	// readBytes is how much of the files read there was.
 	readBytes int64
 	blobs     int
-	skipped []string
+	skipped   []string
 }
 
 func (sc *scanned) tree() map[string]gitstore.Entry {
