@@ -56,18 +56,13 @@ func runCheckpoint(ctx context.Context, a *App, args []string) error {
 // checkpoints opens the workspace's checkpoint history. wait is how long
 // a lock may be waited for (restore takes each without waiting).
 func (a *App) checkpoints(wait time.Duration) (*checkpoint.Store, error) {
-	cfg, err := a.Config()
-	if err != nil {
+	if _, err := a.Config(); err != nil {
 		return nil, err
 	}
 	locks := a.Locks()
 	if wait > 0 {
-		opt := lock.Options{Clock: a.Clock, Agent: a.Getenv("AGENTX_AGENT"), Wait: wait}
-		if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_STALE_MS")); err == nil && ms > 0 {
-			opt.StaleAfter = time.Duration(ms) * time.Millisecond
-		} else if cfg.Config.Clarify.LockStaleSeconds > 0 {
-			opt.StaleAfter = time.Duration(cfg.Config.Clarify.LockStaleSeconds) * time.Second
-		}
+		opt := a.lockOptions()
+		opt.Wait = wait
 		locks = lock.New(opt)
 	}
 	s, err := checkpoint.Open(a.Workspace(), locks)

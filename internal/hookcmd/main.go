@@ -299,18 +299,23 @@ func (a *App) Config() (*config.Set, error) {
 // $AGENTX_LOCK_STALE_MS, else agentx.toml, else 30 s.
 func (a *App) Locks() *lock.Locker {
 	if a.locks == nil {
-		opt := lock.Options{Clock: a.Clock, Agent: a.Getenv("AGENTX_AGENT")}
-		if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_STALE_MS")); err == nil && ms > 0 {
-			opt.StaleAfter = time.Duration(ms) * time.Millisecond
-		} else if a.cfg != nil && a.cfg.Config.Clarify.LockStaleSeconds > 0 {
-			opt.StaleAfter = time.Duration(a.cfg.Config.Clarify.LockStaleSeconds) * time.Second
-		}
-		if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_WAIT_MS")); err == nil && ms > 0 {
-			opt.Wait = time.Duration(ms) * time.Millisecond
-		}
-		a.locks = lock.New(opt)
+		a.locks = lock.New(a.lockOptions())
 	}
 	return a.locks
+}
+
+// lockOptions are the process's lock settings (Locks).
+func (a *App) lockOptions() lock.Options {
+	opt := lock.Options{Clock: a.Clock, Agent: a.Getenv("AGENTX_AGENT")}
+	if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_STALE_MS")); err == nil && ms > 0 {
+		opt.StaleAfter = time.Duration(ms) * time.Millisecond
+	} else if a.cfg != nil && a.cfg.Config.Clarify.LockStaleSeconds > 0 {
+		opt.StaleAfter = time.Duration(a.cfg.Config.Clarify.LockStaleSeconds) * time.Second
+	}
+	if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_WAIT_MS")); err == nil && ms > 0 {
+		opt.Wait = time.Duration(ms) * time.Millisecond
+	}
+	return opt
 }
 
 // Ledgers returns the ledger store.
