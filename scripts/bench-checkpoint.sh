@@ -75,18 +75,20 @@ echo "create, nothing changed:             median $(median "${unchanged[@]}") ms
 # the memory index rebuilt over 100K observations.
 undo=()
 for i in $(seq "$runs"); do
-  "$ax" --root "$ws" memory compact --issue $((10 + i)) >/dev/null
-  id=$("$ax" --root "$ws" checkpoint list | grep -m1 "before memory compact" | cut -c1-10)
+  "$ax" --root "$ws" memory compact --issue $((RANDOM % 900 + 50)) >/dev/null
+  list=$("$ax" --root "$ws" checkpoint list)
+  id=$(printf '%s\n' "$list" | grep -m1 "before memory compact" | cut -c1-10)
   undo+=("$(ms "$ax" --root "$ws" checkpoint restore "$id")")
 done
 echo "restore undoing a memory compact:     median $(median "${undo[@]}") ms  (runs: ${undo[*]})"
 rebuild=()
 for i in $(seq "$runs"); do rebuild+=("$(ms "$ax" --root "$ws" memory rebuild)"); done
-echo "  of which memory rebuild alone:      median $(median "${rebuild[@]}") ms  (runs: ${rebuild[*]})"
+echo "memory rebuild (with its checkpoint): median $(median "${rebuild[@]}") ms  (runs: ${rebuild[*]})"
 
 # Restore the whole workspace: every ledger and memory issue file removed,
 # then put back (2,000 files, each under its lock).
-id=$("$ax" --root "$ws" checkpoint create -m full | cut -c1-10)
+id=$("$ax" --root "$ws" checkpoint create -m full)
+id=${id:0:10}
 rest=()
 for i in $(seq "$runs"); do
   rm -f "$ws"/.agentx/state/clarifications/issue-*.json "$ws"/.agentx/memory/issue-*.json
