@@ -51,15 +51,15 @@ sleep 2 # past the racy window of both caches
 plumbing() { ms sh -c "cd '$ws' && export GIT_INDEX_FILE='$work/$1' && ${2:-} git add -f .agentx && git commit-tree -m x \$(git write-tree)"; }
 edit() { printf ' ' >> "$ws/.agentx/state/clarifications/issue-$1.json"; }
 inc=(); plumb_inc=(); plumb_fresh=(); add=(); plumb_add=()
+# Both tools see the same changes since their last run: each change is
+# made once, then agentx and git run one after the other.
 for i in $(seq "$runs"); do
   edit 7; sleep 2
   inc+=("$(ms "$ax" --root "$ws" checkpoint create -m "one file $i")")
-  edit 8; sleep 2
   plumb_inc+=("$(plumbing tmp-index)")
   plumb_fresh+=("$(plumbing tmp-index2 'rm -f $GIT_INDEX_FILE &&')")
   change "$i"; sleep 2
   add+=("$(ms "$ax" --root "$ws" checkpoint create -m "memory add $i")")
-  change "b$i"; sleep 2
   plumb_add+=("$(plumbing tmp-index)")
 done
 echo "create after one ledger changed:      median $(median "${inc[@]}") ms  (runs: ${inc[*]})"
@@ -67,9 +67,13 @@ echo "git plumbing, kept temporary index:   median $(median "${plumb_inc[@]}") m
 echo "git plumbing, fresh temporary index:  median $(median "${plumb_fresh[@]}") ms  (runs: ${plumb_fresh[*]})"
 echo "create after a memory add:            median $(median "${add[@]}") ms  (runs: ${add[*]})"
 echo "git plumbing after a memory add:      median $(median "${plumb_add[@]}") ms  (runs: ${plumb_add[*]})"
-unchanged=()
-for i in $(seq "$runs"); do unchanged+=("$(ms "$ax" --root "$ws" checkpoint create -m same)"); done
-echo "create, nothing changed:             median $(median "${unchanged[@]}") ms  (runs: ${unchanged[*]})"
+unchanged=(); plumb_same=()
+for i in $(seq "$runs"); do
+  unchanged+=("$(ms "$ax" --root "$ws" checkpoint create -m same)")
+  plumb_same+=("$(plumbing tmp-index)")
+done
+echo "create, nothing changed:              median $(median "${unchanged[@]}") ms  (runs: ${unchanged[*]})"
+echo "git plumbing, nothing changed:        median $(median "${plumb_same[@]}") ms  (runs: ${plumb_same[*]})"
 
 # Undo a `memory compact` (its automatic checkpoint): a few files, then
 # the memory index rebuilt over 100K observations.
