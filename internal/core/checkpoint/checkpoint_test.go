@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -326,4 +327,34 @@ func FuzzParseID(f *testing.F) {
 			t.Fatalf("ParseID(%q) = %q", s, p)
 		}
 	})
+}
+
+// Many files: the scan, the locks and the staging run on several
+// goroutines (go test -race).
+func TestManyFiles(t *testing.T) {
+	ctx := context.Background()
+	root, s := newRepo(t)
+	name := func(i int) string { return fmt.Sprintf(".agentx/memory/archive/issue-%d.json", i+1) }
+	for i := range 300 {
+		write(t, root, name(i), fmt.Sprintf(`["old %d"]`, i))
+	}
+	r, err := s.Create(ctx, "old", 0)
+	if err != nil || r.Files != 302 {
+		t.Fatalf("create: %+v %v", r, err)
+	}
+	for i := range 300 {
+		write(t, root, name(i), fmt.Sprintf(`["new %d"]`, i))
+	}
+	res, err := s.Restore(ctx, r.ID, false, "before", 0)
+	if err != nil || len(res.Written) != 300 {
+		t.Fatalf("restore: %v %v", res, err)
+	}
+	for i := range 300 {
+		if data, _ := os.ReadFile(filepath.Join(root, name(i))); string(data) != fmt.Sprintf(`["old %d"]`, i) {
+			t.Fatalf("%s = %s", name(i), data)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(root, ".agentx/memory/archive/issue-*.lock")); len(m) != 0 {
+		t.Fatalf("locks left: %v", m)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -127,17 +128,22 @@ func (s *Store) plan(ctx context.Context, want map[string]gitstore.Entry) (writt
 // instead of one each. The staged contents are returned for the caller to
 // discard (those committed are gone already).
 func (s *Store) write(want map[string]gitstore.Entry, paths []string, held map[string]*lock.Lock) ([]*atomicfile.Staged, error) {
-	staged := make([]*atomicfile.Staged, 0, len(paths))
-	for _, p := range paths {
-		data, err := s.repo.Blob(want[p].Hash)
+	staged := make([]*atomicfile.Staged, len(paths))
+	err := parallel(context.Background(), len(paths), func(i int) error {
+		data, err := s.repo.Blob(want[paths[i]].Hash)
 		if err != nil {
-			return staged, err
+			return err
 		}
-		st, err := atomicfile.Stage(s.abs(p), data, 0)
+		st, err := atomicfile.Stage(s.abs(paths[i]), data, 0)
 		if err != nil {
-			return staged, fmt.Errorf("restore %s: %w", p, err)
+			return fmt.Errorf("restore %s: %w", paths[i], err)
 		}
-		staged = append(staged, st)
+		staged[i] = st
+		return nil
+	})
+	staged = slices.DeleteFunc(staged, func(st *atomicfile.Staged) bool { return st == nil })
+	if err != nil {
+		return staged, err
 	}
 	if !s.NoSync {
 		if err := atomicfile.SyncStaged(staged); err != nil {
@@ -173,24 +179,29 @@ func safeRel(p string) bool {
 // taken so far (for the caller to release) and a LOCK_TIMEOUT naming the
 // file and its holder.
 func (s *Store) lockAll(ctx context.Context, paths []string) (map[string]*lock.Lock, error) {
-	held := make(map[string]*lock.Lock, len(paths))
-	for _, p := range paths {
-		lk, err := s.Locks.Acquire(ctx, s.abs(p))
+	locks := make([]*lock.Lock, len(paths))
+	err := parallel(ctx, len(paths), func(i int) error {
+		lk, err := s.Locks.Acquire(ctx, s.abs(paths[i]))
 		if err != nil {
-			if errcode.Is(err, errcode.LockTimeout) {
-				var ee *errcode.Error
-				if errors.As(err, &ee) {
-					ee.Hint = "another agentx process is writing " + p + "; nothing was restored, run the restore again when it is done"
-				}
+			var ee *errcode.Error
+			if errcode.Is(err, errcode.LockTimeout) && errors.As(err, &ee) {
+				ee.Hint = "another agentx process is writing " + paths[i] + "; nothing was restored, run the restore again when it is done"
 			}
-			return held, err
+			return err
 		}
 		if lk.TookOver() {
-			atomicfile.RemoveTemps(s.abs(p)) // a dead writer's
+			atomicfile.RemoveTemps(s.abs(paths[i])) // a dead writer's
 		}
-		held[p] = lk
+		locks[i] = lk
+		return nil
+	})
+	held := make(map[string]*lock.Lock, len(paths))
+	for i, lk := range locks {
+		if lk != nil {
+			held[paths[i]] = lk
+		}
 	}
-	return held, nil
+	return held, err
 }
 
 // TreeFiles returns the files of checkpoint c (path relative to .agentx/).

@@ -107,7 +107,14 @@ func (s *Store) list(dir, rel string, sc *scanned, jobs *[]job) error {
 // files is most of a first checkpoint's cost: it is spread over the
 // processors.
 func (s *Store) scanFiles(ctx context.Context, sc *scanned, jobs []job, known map[plumbing.Hash]bool, write bool) error {
-	workers := min(runtime.GOMAXPROCS(0), 1+len(jobs)/64)
+	return parallel(ctx, len(jobs), func(i int) error { return s.scanFile(sc, &jobs[i], known, write) })
+}
+
+// parallel runs fn(0..n-1) on up to one goroutine per processor (one for
+// small n) and returns the errors; after a goroutine's first error it
+// runs no more of its share.
+func parallel(ctx context.Context, n int, fn func(i int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), 1+n/64)
 	next := make(chan int)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -117,12 +124,12 @@ func (s *Store) scanFiles(ctx context.Context, sc *scanned, jobs []job, known ma
 			defer wg.Done()
 			for i := range next {
 				if errs[w] == nil {
-					errs[w] = s.scanFile(sc, &jobs[i], known, write)
+					errs[w] = fn(i)
 				}
 			}
 		}()
 	}
-	for i := range jobs {
+	for i := range n {
 		if ctx.Err() != nil {
 			break
 		}

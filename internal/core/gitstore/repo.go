@@ -34,7 +34,9 @@ import (
 
 // Repo is the object and ref store of the user's repository.
 type Repo struct {
-	mu sync.Mutex // go-git's storage is not safe for concurrent use
+	// mu serialises go-git's storage, which is not safe for concurrent
+	// use: Has and the reads may be called from several goroutines.
+	mu sync.Mutex
 	st *filesystem.Storage
 	// GitDir is the repository's (or linked worktree's) own git
 	// directory, where its HEAD lives; CommonDir holds objects and refs.
@@ -204,6 +206,8 @@ func (r *Repo) Has(h plumbing.Hash) bool {
 
 // read returns the content of object h of type t.
 func (r *Repo) read(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	o, err := r.st.EncodedObject(t, h)
 	if err != nil {
 		return nil, fmt.Errorf("read %s %s: %w", t, h, err)
