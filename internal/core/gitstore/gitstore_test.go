@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,4 +96,32 @@ func TestObjectsMatchGit(t *testing.T) {
 	if got, _ := r.Ref("refs/agentx/test"); got != ch {
 		t.Fatalf("ref = %s", got)
 	}
+}
+
+// A large object is compressed in chunks on several processors: git and
+// go-git read it back whole.
+func TestLargeObjectParallelDeflate(t *testing.T) {
+	root := t.TempDir()
+	git(t, root, "init", "-q")
+	r, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < parallelMin+3*chunkSize+12345; i++ {
+		fmt.Fprintf(&b, `{"id":"obs-%d","summary":"observation number %d of the store"},`, i, i*7919%100003)
+	}
+	data := []byte(b.String())
+	h := BlobHash(data)
+	if err := r.StoreBlob(h, data); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, root, "cat-file", "blob", h.String()); got != string(data) {
+		t.Fatalf("git read %d bytes, want %d", len(got), len(data))
+	}
+	back, err := r.Blob(h)
+	if err != nil || string(back) != string(data) {
+		t.Fatalf("go-git read %d bytes: %v", len(back), err)
+	}
+	git(t, root, "fsck", "--strict")
 }

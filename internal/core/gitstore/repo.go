@@ -11,7 +11,6 @@
 package gitstore
 
 import (
-	"compress/zlib"
 	"crypto/sha1"
 	"errors"
 	"fmt"
@@ -279,18 +278,9 @@ func (r *Repo) storeLoose(t plumbing.ObjectType, h plumbing.Hash, data []byte) e
 		return fmt.Errorf("write %s %s: %w", t, h, err)
 	}
 	defer func() { _ = os.Remove(tmp.Name()) }() // gone after the rename
-	zw, err := zlib.NewWriterLevel(tmp, zlib.BestSpeed)
-	if err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	_, werr := zw.Write([]byte(t.String() + " " + strconv.Itoa(len(data)) + "\x00"))
-	if werr == nil {
-		_, werr = zw.Write(data)
-	}
-	zerr := zw.Close()
+	werr := writeZlib(tmp, []byte(t.String()+" "+strconv.Itoa(len(data))+"\x00"), data)
 	cerr := tmp.Close()
-	if err := errors.Join(werr, zerr, cerr); err != nil {
+	if err := errors.Join(werr, cerr); err != nil {
 		return fmt.Errorf("write %s %s: %w", t, h, err)
 	}
 	if err := os.Chmod(tmp.Name(), 0o444); err != nil {

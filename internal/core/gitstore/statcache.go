@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -161,9 +162,25 @@ func ReadFile(p string) (data []byte, st FileStat, ok bool, err error) {
 	if err != nil {
 		return nil, FileStat{}, false, err
 	}
-	data, err = atomicfile.ReadAllLimited(f, atomicfile.StateLimit)
-	if err != nil {
+	if fi.Size() > atomicfile.StateLimit {
+		return nil, FileStat{}, false, fmt.Errorf("%s: %w (%d bytes, limit %d)", p, atomicfile.ErrTooLarge, fi.Size(), atomicfile.StateLimit)
+	}
+	// Read into a buffer of the file's size: growing one as io.ReadAll
+	// does touches (and faults in) twice the memory of a 35 MB manifest.
+	// One byte more tells a file that grew since the stat.
+	data = make([]byte, fi.Size()+1)
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, FileStat{}, false, err
 	}
-	return data, StatOf(fi), true, nil
+	if int64(n) > fi.Size() {
+		// Written to in place meanwhile: read it whole, the slow way.
+		rest, err := atomicfile.ReadAllLimited(f, atomicfile.StateLimit-int64(n))
+		if err != nil {
+			return nil, FileStat{}, false, err
+		}
+		data = append(data[:n], rest...)
+		return data, FileStat{}, true, nil // no stat: never cached
+	}
+	return data[:n], StatOf(fi), true, nil
 }
