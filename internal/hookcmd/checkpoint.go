@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/checkpoint"
@@ -70,6 +69,12 @@ func (a *App) checkpoints(wait time.Duration) (*checkpoint.Store, error) {
 		return nil, err
 	}
 	s.Now = a.Clock.Now
+	// The manifest indexes the issue files: after a restore it is brought
+	// in line with them (memory's Reindex, or Rebuild) instead of copied,
+	// which would leave its search index of another generation and cost a
+	// whole rebuild.
+	manifest := "memory/manifest.json"
+	s.Derived = func(rel string) bool { return rel == manifest }
 	// A test hook: a pause after each restored file, so that a crash test
 	// can kill the process in the middle of a restore.
 	if ms, err := strconv.Atoi(a.Getenv("AGENTX_TEST_RESTORE_PAUSE_MS")); err == nil && ms > 0 {
@@ -305,7 +310,7 @@ func runCheckpointRestore(ctx context.Context, a *App, o *checkpointIDOptions) e
 	if err != nil {
 		return err
 	}
-	if res.Changed() && !o.DryRun {
+	if (res.Changed() || len(res.Derived) > 0) && !o.DryRun {
 		a.rebuildDerived(ctx, res)
 	}
 	if o.JSON {
@@ -324,6 +329,13 @@ func runCheckpointRestore(ctx context.Context, a *App, o *checkpointIDOptions) e
 	}
 	for _, p := range res.Removed {
 		fmt.Fprintf(a.Stdout, "%s .agentx/%s\n", verb, p)
+	}
+	verb = "rebuilt"
+	if o.DryRun {
+		verb = "would rebuild"
+	}
+	for _, p := range res.Derived {
+		fmt.Fprintf(a.Stdout, "%s .agentx/%s (from the restored files)\n", verb, p)
 	}
 	switch {
 	case !res.Changed():
@@ -344,12 +356,15 @@ func runCheckpointRestore(ctx context.Context, a *App, o *checkpointIDOptions) e
 // rebuild themselves when found stale.
 func (a *App) rebuildDerived(ctx context.Context, res *checkpoint.RestoreResult) {
 	ws := a.Workspace()
-	memoryChanged := false
-	for _, p := range append(append([]string{}, res.Written...), res.Removed...) {
-		memoryChanged = memoryChanged || strings.HasPrefix(p, "memory/")
-	}
-	if memoryChanged {
-		if _, err := a.Memory().Rebuild(ctx); err != nil {
+	issues := memoryIssuesOf(res.Written, res.Removed)
+	if len(issues) > 0 || len(res.Derived) > 0 {
+		var err error
+		if len(issues) > reindexMax || len(issues) == 0 {
+			_, err = a.Memory().Rebuild(ctx)
+		} else {
+			err = a.Memory().Reindex(ctx, issues)
+		}
+		if err != nil {
 			a.warn("restored, but the memory index was not rebuilt: %v (run `agentx-hook memory rebuild`)", err)
 		}
 	}
@@ -357,3 +372,7 @@ func (a *App) rebuildDerived(ctx context.Context, res *checkpoint.RestoreResult)
 		a.warn("restored, but the monitor index was not dropped: %v", err)
 	}
 }
+
+// reindexMax is how many restored memory issue files are reindexed one by
+// one; past it a whole rebuild is cheaper.
+const reindexMax = 100

@@ -52,6 +52,10 @@ type Store struct {
 	// BetweenFiles, when set, runs after each file a restore wrote: tests
 	// kill the process there.
 	BetweenFiles func()
+	// Derived, when set, names files a restore does not copy back, as they
+	// are rebuilt from the others by the caller (the memory manifest from
+	// the issue files); they are still kept and compared.
+	Derived func(rel string) bool
 	// Trace, when set, is told each step of a create (measurements).
 	Trace func(step string)
 

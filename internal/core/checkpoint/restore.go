@@ -28,6 +28,9 @@ type RestoreResult struct {
 	// the checkpoint did not have; relative to .agentx/.
 	Written []string `json:"written"`
 	Removed []string `json:"removed"`
+	// Derived are the files that differ but are left for the caller to
+	// rebuild (Store.Derived).
+	Derived []string `json:"derived"`
 	DryRun  bool     `json:"dry_run"`
 }
 
@@ -53,7 +56,7 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 		return nil, err
 	}
 	res := &RestoreResult{Target: target, DryRun: dryRun}
-	if res.Written, res.Removed, err = s.plan(ctx, want); err != nil {
+	if res.Written, res.Removed, res.Derived, err = s.plan(ctx, want); err != nil {
 		return nil, err
 	}
 	if dryRun || !res.Changed() {
@@ -97,28 +100,35 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 	return res, nil
 }
 
-// plan lists the files to write (absent or different now) and to remove
-// (durable now, not in want).
-func (s *Store) plan(ctx context.Context, want map[string]gitstore.Entry) (written, removed []string, err error) {
+// plan lists the files to write (absent or different now), to remove
+// (durable now, not in want) and, of those, the derived ones left alone.
+func (s *Store) plan(ctx context.Context, want map[string]gitstore.Entry) (written, removed, derived []string, err error) {
 	have, err := s.scanOpt(ctx, nil, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	written, removed = []string{}, []string{}
+	written, removed, derived = []string{}, []string{}, []string{}
+	add := func(list *[]string, p string) {
+		if s.Derived != nil && s.Derived(p) {
+			derived = append(derived, p)
+			return
+		}
+		*list = append(*list, p)
+	}
 	for _, p := range sortedKeys(want) {
 		if workspace.IsLocalOnly(p) || !safeRel(p) {
 			continue // not ours to write (a tree made by hand)
 		}
 		if f, ok := have.files[p]; !ok || f.Hash != want[p].Hash {
-			written = append(written, p)
+			add(&written, p)
 		}
 	}
 	for _, p := range sortedKeys(have.files) {
 		if _, ok := want[p]; !ok {
-			removed = append(removed, p)
+			add(&removed, p)
 		}
 	}
-	return written, removed, nil
+	return written, removed, derived, nil
 }
 
 // write puts the files of paths back from want under their held locks.
