@@ -56,8 +56,6 @@ type Store struct {
 	// are rebuilt from the others by the caller (the memory manifest from
 	// the issue files); they are still kept and compared.
 	Derived func(rel string) bool
-	// Trace, when set, is told each step of a create (measurements).
-	Trace func(step string)
 
 	repo *gitstore.Repo
 	ref  string
@@ -92,12 +90,6 @@ func Open(ws workspace.Workspace, locks *lock.Locker) (*Store, error) {
 
 // RefName is the ref this store's history is on.
 func (s *Store) RefName() string { return s.ref }
-
-func (s *Store) trace(step string) {
-	if s.Trace != nil {
-		s.Trace(step)
-	}
-}
 
 func (s *Store) now() time.Time {
 	if s.Now != nil {
@@ -182,25 +174,21 @@ func (s *Store) create(ctx context.Context, message string) (*Result, error) {
 			known[e.Hash] = true
 		}
 	}
-	s.trace("parent read")
 	sc, err := s.scan(ctx, known)
 	if err != nil {
 		return nil, err
 	}
-	s.trace("scanned")
 	res := &Result{Files: len(sc.files), Read: sc.read, Blobs: sc.blobs, Skipped: sc.skipped}
 	tree, err := s.repo.WriteTree(sc.tree())
 	if err != nil {
 		return nil, err
 	}
-	s.trace("tree written")
 	// Rewriting the cache costs more than reading a few small files again
 	// next time: it is saved when what was read is worth remembering.
 	// Losing it only costs time.
 	if sc.read > 16 || sc.readBytes > 1<<20 {
 		_ = sc.cache.Save(sc.files, time.Now())
 	}
-	s.trace("cache saved")
 	if !tip.IsZero() && tree == parent.Tree {
 		res.Checkpoint = checkpointOf(tip, parent)
 		return res, nil
