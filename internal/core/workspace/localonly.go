@@ -70,14 +70,27 @@ func IsLocalOnly(rel string) bool {
 				return true
 			}
 		case strings.Contains(g, "*"):
-			if ok, _ := path.Match(g, base); ok {
-				return true
+			// The literal parts must all be in the name: most names fail
+			// here, without the cost of a match (a scan asks per file).
+			if containsAll(base, strings.Split(g, "*")) {
+				if ok, _ := path.Match(g, base); ok {
+					return true
+				}
 			}
 		case g == base:
 			return true
 		}
 	}
 	return false
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // Gitignore is the content of `.agentx/.gitignore`: LocalOnly, transient
