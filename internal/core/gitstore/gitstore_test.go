@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -95,6 +97,49 @@ func TestObjectsMatchGit(t *testing.T) {
 	}
 	if got, _ := r.Ref("refs/agentx/test"); got != ch {
 		t.Fatalf("ref = %s", got)
+	}
+	// Packed by git gc, the objects are read through go-git.
+	git(t, root, "gc", "-q", "--prune=now")
+	if n := git(t, root, "count-objects"); !strings.HasPrefix(n, "0 objects") {
+		t.Fatalf("not packed: %s", n)
+	}
+	r2, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := r2.Files(tree); err != nil || len(back) != 4 {
+		t.Fatalf("packed tree: %v, %v", back, err)
+	}
+	if got, err := r2.Blob(h); err != nil || string(got) != "hello\n" {
+		t.Fatalf("packed blob: %q, %v", got, err)
+	}
+	if !r2.Has(h) {
+		t.Fatal("packed blob not found")
+	}
+}
+
+// A damaged loose object is reported, never read as something else.
+func TestCorruptLooseObject(t *testing.T) {
+	root := t.TempDir()
+	git(t, root, "init", "-q")
+	r, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte("some content\n")
+	h := BlobHash(data)
+	if err := r.StoreBlob(h, data); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, ".git", "objects", h.String()[:2], h.String()[2:])
+	raw, _ := os.ReadFile(p)
+	_ = os.Chmod(p, 0o644)
+	raw[len(raw)-1] ^= 0xff // the checksum
+	if err := os.WriteFile(p, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Blob(h); !errcode.Is(err, errcode.CorruptState) {
+		t.Fatalf("err = %v, want CORRUPT_STATE", err)
 	}
 }
 
