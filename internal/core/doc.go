@@ -76,6 +76,9 @@
 //   - contenthash: the one content hash (SHA-256 of canonical JSON) stored
 //     with thread entries and observations and named in the audit trail.
 //   - audit: the hash-chained audit trail both halves append to.
+//   - gitstore: the blobs, trees, commits and refs agentx writes into the
+//     user's repository itself (go-git storage; never the index, work tree
+//     or HEAD).
 //
 // # Across both halves
 //
@@ -88,4 +91,6 @@
 //   - digest: the weekly figures of both halves, computed from their files.
 //   - verify: the integrity check of everything under `.agentx/`, and the
 //     repairs that follow from the files without guessing.
+//   - checkpoint: snapshots of the durable state under .agentx/ as commits
+//     on refs/agentx/checkpoints; list, compare, restore, prune.
 package core

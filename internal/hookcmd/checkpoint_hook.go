@@ -1,27 +1,32 @@
 package hookcmd
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
 
-// checkpointer takes a checkpoint of the workspace's durable state before
-// an operation that rewrites files (`verify --repair`), so the repair can
-// be undone. Package checkpoint provides it (issue 13's other half).
-type checkpointer interface {
-	Create(ctx context.Context, reason string) error
-}
+	"github.com/agentx-dev/agentx/internal/core/checkpoint"
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
+)
 
-// newCheckpointer returns the checkpointer of a's workspace; nil until the
-// checkpoint package is wired here, and then a checkpoint is skipped.
-var newCheckpointer func(a *App) checkpointer
-
-// checkpointBefore takes the checkpoint an operation needs first; an error
-// stops the operation (a repair without its undo is not made).
+// checkpointBefore takes the checkpoint an operation that rewrites files
+// needs first (`verify --repair`), so that it can be undone. Outside a git
+// repository there is nowhere to keep one: a warning, and the operation
+// goes on, as the automatic checkpoints do (autoCheckpoint). Any other
+// failure stops the operation: a repair without its undo is not made.
 func checkpointBefore(ctx context.Context, a *App, reason string) error {
-	if newCheckpointer == nil {
+	s, err := a.checkpoints(0)
+	if errors.Is(err, gitstore.ErrNotRepository) {
+		a.warn("no checkpoint taken %s: %v", reason, err)
 		return nil
 	}
-	cp := newCheckpointer(a)
-	if cp == nil {
-		return nil
+	var res *checkpoint.Result
+	if err == nil {
+		res, err = s.Create(ctx, reason, a.keepCheckpoints())
 	}
-	return cp.Create(ctx, reason)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", reason, err)
+	}
+	a.auditCheckpoint(ctx, res, reason)
+	return nil
 }

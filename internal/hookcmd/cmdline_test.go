@@ -236,6 +236,10 @@ func jsonCommands() []string {
 			out = append(out, "hooks install", "hooks uninstall", "hooks status")
 		case c.name == "hook":
 			out = append(out, "hook start", "hook finish")
+		case c.name == "checkpoint":
+			for name := range checkpointSubs() {
+				out = append(out, "checkpoint "+name)
+			}
 		default:
 			out = append(out, c.name)
 		}
@@ -248,7 +252,7 @@ func jsonCommands() []string {
 func commandPath(args []string) string {
 	if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		switch args[0] {
-		case "clarify", "memory", "hooks", "hook":
+		case "clarify", "memory", "hooks", "hook", "checkpoint":
 			return args[0] + " " + args[1]
 		}
 	}
@@ -317,6 +321,10 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		fails(1, "sync", "--json"), // Local Mode
 		fails(2, "bogus", "--json"),
 		ok("setup", "--claude", "--no-git-hooks", "--json"), fails(2, "setup", "--json"),
+		ok("checkpoint", "create", "-m", "schema", "--json"), fails(2, "checkpoint", "create", "x", "--json"),
+		ok("checkpoint", "list", "--json"), fails(2, "checkpoint", "list", "x", "--json"),
+		fails(1, "checkpoint", "show", "zzzz", "--json"), fails(1, "checkpoint", "restore", "0000", "--json"),
+		fails(2, "checkpoint", "--json"),
 	}
 	for _, v := range protocol.Verbs { // no such record
 		runs = append(runs, fails(1, "clarify", string(v.Verb), "CLR-9-001", "--"+v.Flag, "x", "--json"))
@@ -349,6 +357,10 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 	for _, r := range runs {
 		check(r)
 	}
+	out, _, _ := runApp(t, root, nil, "", "checkpoint", "list")
+	id, _, _ := strings.Cut(out, " ")
+	check(ok("checkpoint", "show", id, "--json"))
+	check(ok("checkpoint", "restore", id, "--dry-run", "--json"))
 	// GitHub Mode for a sync that succeeds.
 	sbt.WriteFile(t, filepath.Join(root, ".agentx", "agentx.toml"), "mode = \"github\"\n")
 	check(ok("sync", "--json"))
@@ -364,8 +376,9 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 }
 
 // TestHelpSpellsFlagsWithTwoDashes: every command's --help lists its
-// flags as they are typed and as messages spell them (--issue N), never
-// flag's own one-dash listing, and a default at most once.
+// flags as they are typed and as messages spell them (--issue N; -m, as
+// git spells a one-letter flag), never flag's own one-dash listing, and a
+// default at most once.
 func TestHelpSpellsFlagsWithTwoDashes(t *testing.T) {
 	root := t.TempDir()
 	for _, cmd := range jsonCommands() {
@@ -376,7 +389,8 @@ func TestHelpSpellsFlagsWithTwoDashes(t *testing.T) {
 		}
 		_, list, _ := strings.Cut(out, "Flags:\n")
 		for _, line := range strings.Split(strings.TrimRight(list, "\n"), "\n") {
-			if !strings.HasPrefix(line, "  --") || strings.Count(line, "(default") > 1 {
+			oneLetter := len(line) > 4 && strings.HasPrefix(line, "  -") && line[3] != '-' && (len(line) == 4 || line[4] == ' ')
+			if !strings.HasPrefix(line, "  --") && !oneLetter || strings.Count(line, "(default") > 1 {
 				t.Errorf("%s --help: flag line %q", cmd, line)
 			}
 		}

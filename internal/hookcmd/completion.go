@@ -53,6 +53,9 @@ func completionTree() (cmds []string, subs map[string][]string) {
 	for name := range memorySubs() {
 		subs["memory"] = append(subs["memory"], name)
 	}
+	for name := range checkpointSubs() {
+		subs["checkpoint"] = append(subs["checkpoint"], name)
+	}
 	for k := range subs {
 		sort.Strings(subs[k])
 	}

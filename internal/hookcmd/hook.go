@@ -288,8 +288,11 @@ func (a *App) beforeHook(in *hookInput) {
 func (a *App) afterHook(in *hookInput) {
 	// A mid-session payload (Claude Code's Stop fires after every reply)
 	// does not push: the session's end does, once.
-	if in.Event == "finish" && !in.Stdin.MidSession() && a.githubMode() {
-		in.run.step("state push", func(ctx context.Context) { a.StatePush(ctx, 0) })
+	if in.Event == "finish" && !in.Stdin.MidSession() {
+		if a.githubMode() {
+			in.run.step("state push", func(ctx context.Context) { a.StatePush(ctx, 0) })
+		}
+		in.run.step("checkpoint", func(ctx context.Context) { a.hookCheckpoint(ctx, in) })
 	}
 }
 

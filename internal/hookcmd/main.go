@@ -61,6 +61,8 @@ type App struct {
 	rt       *router.Router
 	// hook is the deadline of the hook being run, if any (deadline.go).
 	hook *hookRun
+	// checkpointWarned: an automatic checkpoint's failure is told once.
+	checkpointWarned bool
 }
 
 // command is one top-level command.
@@ -86,6 +88,7 @@ func commands() []command {
 		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", wire(parseGitHook, runGitHook)},
 		{"merge-driver", "what git runs to merge state files (hooks install --merge-driver)", wire(parseMergeDriver, runMergeDriver)},
 		{"sync", "share the state on the state branch (GitHub Mode)", wire(parseSync, runSync)},
+		{"checkpoint", "snapshot, list, compare and restore the state under .agentx/ (git)", runCheckpoint},
 		{"digest", "weekly digest of clarification and memory figures", wire(parseDigest, runDigest)},
 		{"verify", "check the integrity of everything under .agentx/ (--repair fixes what is derivable)", wire(parseVerify, runVerify)},
 		{"audit", "the audit trail of state changes, oldest first", wire(parseAudit, runAudit)},
@@ -340,18 +343,23 @@ func (a *App) Config() (*config.Set, error) {
 // $AGENTX_LOCK_STALE_MS, else agentx.toml, else 30 s.
 func (a *App) Locks() *lock.Locker {
 	if a.locks == nil {
-		opt := lock.Options{Clock: a.Clock, Agent: a.Getenv("AGENTX_AGENT")}
-		if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_STALE_MS")); err == nil && ms > 0 {
-			opt.StaleAfter = time.Duration(ms) * time.Millisecond
-		} else if a.cfg != nil && a.cfg.Config.Clarify.LockStaleSeconds > 0 {
-			opt.StaleAfter = time.Duration(a.cfg.Config.Clarify.LockStaleSeconds) * time.Second
-		}
-		if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_WAIT_MS")); err == nil && ms > 0 {
-			opt.Wait = time.Duration(ms) * time.Millisecond
-		}
-		a.locks = lock.New(opt)
+		a.locks = lock.New(a.lockOptions())
 	}
 	return a.locks
+}
+
+// lockOptions are the process's lock settings (Locks).
+func (a *App) lockOptions() lock.Options {
+	opt := lock.Options{Clock: a.Clock, Agent: a.Getenv("AGENTX_AGENT")}
+	if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_STALE_MS")); err == nil && ms > 0 {
+		opt.StaleAfter = time.Duration(ms) * time.Millisecond
+	} else if a.cfg != nil && a.cfg.Config.Clarify.LockStaleSeconds > 0 {
+		opt.StaleAfter = time.Duration(a.cfg.Config.Clarify.LockStaleSeconds) * time.Second
+	}
+	if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_WAIT_MS")); err == nil && ms > 0 {
+		opt.Wait = time.Duration(ms) * time.Millisecond
+	}
+	return opt
 }
 
 // Ledgers returns the ledger store.
@@ -414,6 +422,9 @@ func printFlags(w io.Writer, flags *flag.FlagSet) {
 	flags.VisitAll(func(f *flag.Flag) {
 		arg, usage := flag.UnquoteUsage(f)
 		left := "--" + f.Name
+		if len(f.Name) == 1 {
+			left = "-" + f.Name // -m, as git spells it
+		}
 		if arg != "" {
 			left += " " + arg
 		}

@@ -479,6 +479,7 @@ type removedDoc struct {
 }
 
 func runMemoryRemove(ctx context.Context, a *App, o *idOptions) error {
+	autoCheckpoint(ctx, a, "before memory remove "+o.ID)
 	ok, err := a.Memory().Remove(ctx, o.ID)
 	if err != nil {
 		return err
@@ -501,6 +502,7 @@ type rebuildDoc struct {
 }
 
 func runMemoryRebuild(ctx context.Context, a *App, o *jsonOnlyOptions) error {
+	autoCheckpoint(ctx, a, "before memory rebuild")
 	rep, err := a.Memory().Rebuild(ctx)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package hookcmd
 import (
 	"bytes"
 	"context"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +15,11 @@ import (
 // stderr is a terminal (scripts and agents read stderr for errors).
 func TestMemoryRebuildProgressOnlyOnTerminal(t *testing.T) {
 	root := t.TempDir()
+	// A git repository: outside one, the checkpoint a rebuild takes first
+	// is a warning on stderr.
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
 	run := func(tty bool, args ...string) (string, string) {
 		var out, errb bytes.Buffer
 		a := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Cwd: root, rootFlag: root,

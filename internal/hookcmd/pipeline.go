@@ -612,6 +612,9 @@ func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) erro
 		}
 		opt.MinAge = opt.Now.Sub(t)
 	}
+	if !o.DryRun {
+		autoCheckpoint(ctx, a, fmt.Sprintf("before memory compact --issue %d", issue))
+	}
 	a.foldRecalls(ctx) // archived originals keep their recall counts
 	store := a.Memory()
 	before, err := store.GetByIssue(ctx, issue)

@@ -177,9 +177,13 @@ func (a *App) syncState(ctx context.Context, opt statebranch.Options) (*statebra
 }
 
 // memoryIssues lists the issues whose memory file the sync wrote.
-func memoryIssues(res *statebranch.Result) []int {
+func memoryIssues(res *statebranch.Result) []int { return memoryIssuesOf(res.Written, res.Seeded) }
+
+// memoryIssuesOf lists the issues of the memory issue files among lists
+// of paths relative to .agentx/.
+func memoryIssuesOf(lists ...[]string) []int {
 	var out []int
-	for _, list := range [][]string{res.Written, res.Seeded} {
+	for _, list := range lists {
 		for _, p := range list {
 			name, ok := strings.CutPrefix(p, "memory/")
 			if !ok {

@@ -107,7 +107,7 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 	}
 	var repairs []verify.Done
 	if o.Repair && verify.Repairable(rep) {
-		if err := checkpointBefore(ctx, a, "verify --repair"); err != nil {
+		if err := checkpointBefore(ctx, a, "before verify --repair"); err != nil {
 			return fmt.Errorf("checkpoint before repairing (nothing was repaired): %w", err)
 		}
 		repairs = verify.Repair(ctx, ws, a.Locks(), rep)
@@ -123,7 +123,7 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 		if hasRepair(rep) && !o.Repair {
 			failure.Hint = "`agentx-hook verify --repair` fixes those marked repairable; the others need a person"
 		} else {
-			failure.Hint = "nothing was changed; the problems listed need a person (see https://github.com/agentx-dev/agentx/blob/main/docs/verify.md)"
+			failure.Hint = "agentx never edits a ledger record or an observation to fix it: the problems listed need a person (see https://github.com/agentx-dev/agentx/blob/main/docs/verify.md; `agentx-hook checkpoint list` shows states to restore)"
 		}
 	}
 	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Problems: rep.Problems, Repairs: repairs}, failure,

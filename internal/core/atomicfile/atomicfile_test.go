@@ -74,3 +74,41 @@ func TestWithLockRetriesALostLock(t *testing.T) {
 		t.Fatalf("runs=%d err=%v", runs, err)
 	}
 }
+
+// Staged contents appear only when committed; a discarded one leaves no
+// temporary behind.
+func TestStageCommitDiscard(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "sub", "b.json")
+	if err := os.WriteFile(a, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := Stage(a, []byte("new"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := Stage(b, []byte("b"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(a); string(data) != "old" {
+		t.Fatal("staged content visible before commit")
+	}
+	if err := SyncStaged([]*Staged{sa, sb}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sa.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	SyncDirs([]*Staged{sa})
+	sb.Discard()
+	if data, _ := os.ReadFile(a); string(data) != "new" {
+		t.Fatalf("a = %q", data)
+	}
+	if _, err := os.Stat(b); !os.IsNotExist(err) {
+		t.Fatal("discarded content in place")
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*", ".*.tmp-*")); len(m) != 0 {
+		t.Fatalf("temporaries left: %v", m)
+	}
+}

@@ -49,6 +49,7 @@ type Config struct {
 	GitHub          GitHubSettings       `toml:"github"`
 	Limits          LimitsSettings       `toml:"limits"`
 	Hooks           HooksSettings        `toml:"hooks"`
+	Checkpoints     CheckpointSettings   `toml:"checkpoints"`
 	// Warnings are the problems found while parsing that do not stop the
 	// file loading (unknown keys, an unknown mode), each naming the file
 	// and line; the CLI prints them.
@@ -180,6 +181,25 @@ func parseByteSize(s string) (int64, error) {
 		return 0, fmt.Errorf("size %q must be a positive number of bytes, KB, MB or GB (such as \"10MB\")", s)
 	}
 	return n * mult, nil
+}
+
+// CheckpointSettings is the [checkpoints] table.
+type CheckpointSettings struct {
+	// Keep is how many checkpoints are kept (default 50; the oldest are
+	// pruned when a new one is made).
+	Keep *int `toml:"keep"`
+	// OnHookFinish takes a checkpoint at every `hook finish` (default false:
+	// a session's captures are small and frequent; the commands that
+	// rewrite or drop state take their own).
+	OnHookFinish bool `toml:"on_hook_finish"`
+}
+
+// KeepOr is Keep, or def when unset or not positive.
+func (c CheckpointSettings) KeepOr(def int) int {
+	if c.Keep == nil || *c.Keep < 1 {
+		return def
+	}
+	return *c.Keep
 }
 
 // Duration reads TOML strings like "2m".

@@ -154,3 +154,31 @@ func TestLimitsAndHooksSections(t *testing.T) {
 		}
 	}
 }
+
+// [checkpoints] is a known table: its keys load without a warning, and an
+// unset or nonsensical keep falls back to the default.
+func TestCheckpointSettings(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "agentx.toml")
+	for _, tc := range []struct {
+		toml     string
+		keep     int
+		onFinish bool
+	}{
+		{"mode = \"local\"\n", 50, false},
+		{"[checkpoints]\nkeep = 7\non_hook_finish = true\n", 7, true},
+		{"[checkpoints]\nkeep = 0\n", 50, false},
+	} {
+		if err := os.WriteFile(p, []byte(tc.toml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		set, err := Load(p, filepath.Join(dir, "workflows"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := set.Config.Checkpoints
+		if c.KeepOr(50) != tc.keep || c.OnHookFinish != tc.onFinish || len(set.Config.Warnings) != 0 {
+			t.Errorf("%q: keep %d, on_hook_finish %v, warnings %v", tc.toml, c.KeepOr(50), c.OnHookFinish, set.Config.Warnings)
+		}
+	}
+}

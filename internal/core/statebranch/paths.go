@@ -2,10 +2,8 @@ package statebranch
 
 import (
 	"context"
-	"crypto/sha1"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -13,9 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/audit"
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
 
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -63,18 +60,12 @@ func issueFileName(name string) bool {
 // reads only these, never the rest of .agentx/.
 var stateDirs = []string{"state/clarifications", "memory", "memory/archive"}
 
-// localFile is one state file as found on disk.
-type localFile struct {
-	hash plumbing.Hash
-	stat fileStat
-}
-
 // scanLocal hashes every state file under agentxDir as a git blob, keyed
 // by its path on the branch (relative to .agentx/; the audit trail's
 // files, when trail is set, under trail); files whose stat data the cache
 // knows are not read.
-func scanLocal(ctx context.Context, agentxDir, trail string, cache *statCache) (map[string]localFile, error) {
-	out := map[string]localFile{}
+func scanLocal(ctx context.Context, agentxDir, trail string, cache *gitstore.StatCache) (map[string]gitstore.CachedFile, error) {
+	out := map[string]gitstore.CachedFile{}
 	dirs := stateDirs
 	if trail != "" {
 		dirs = append(dirs[:len(dirs):len(dirs)], "state")
@@ -103,9 +94,9 @@ func scanLocal(ctx context.Context, agentxDir, trail string, cache *statCache) (
 			if err != nil {
 				return nil, fmt.Errorf("stat %s: %w", rel, err)
 			}
-			st := statOf(fi)
-			if h, ok := cache.lookup(rel, st); ok {
-				out[rel] = localFile{hash: h, stat: st}
+			st := gitstore.StatOf(fi)
+			if h, ok := cache.Lookup(rel, st); ok {
+				out[rel] = gitstore.CachedFile{Hash: h, Stat: st}
 				continue
 			}
 			lf, ok, err := hashFile(filepath.Join(agentxDir, filepath.FromSlash(local)), isTrail)
@@ -134,38 +125,19 @@ func branchPath(dir, name, trail string) (rel string, isTrail, ok bool) {
 // hashFile reads the file at p and hashes it as a git blob (only its
 // complete lines when lines is set: what mergeTrail pushes); ok is false
 // when it is gone.
-func hashFile(p string, lines bool) (lf localFile, ok bool, err error) {
-	f, err := atomicfile.OpenRegular(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return localFile{}, false, nil
-	}
-	if err != nil {
-		return localFile{}, false, err
-	}
-	defer func() { _ = f.Close() }() // opened read-only: a close error loses nothing
-	// Stat the open file: the hash is then that of the version whose stat
-	// data is remembered, even if a writer replaces the path meanwhile.
-	fi, err := f.Stat()
-	if err != nil {
-		return localFile{}, false, err
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return localFile{}, false, err
+func hashFile(p string, lines bool) (lf gitstore.CachedFile, ok bool, err error) {
+	data, st, ok, err := gitstore.ReadFile(p)
+	if !ok || err != nil {
+		return gitstore.CachedFile{}, ok, err
 	}
 	if lines {
 		data = completeLines(data)
 	}
-	return localFile{hash: blobHash(data), stat: statOf(fi)}, true, nil
+	return gitstore.CachedFile{Hash: gitstore.BlobHash(data), Stat: st}, true, nil
 }
 
-// blobHash is the object id git gives data as a blob
-// (git hash-object --stdin).
-func blobHash(data []byte) plumbing.Hash {
-	h := sha1.New()
-	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
-	h.Write(data)
-	var out plumbing.Hash
-	copy(out[:], h.Sum(nil))
-	return out
-}
+// SyncedRef is the local ref holding the last synchronised base: the tree
+// both this clone and the remote agreed on at the last sync. It lives under
+// refs/agentx/ so that no branch, tag or remote listing shows it, and git gc
+// keeps its objects.
+const SyncedRef = "refs/agentx/synced"

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
 )
 
 // TestStatCacheSeesEveryChange: a remembered hash is used only while the
@@ -30,21 +32,21 @@ func TestStatCacheSeesEveryChange(t *testing.T) {
 	write(`{"a":1}`, old)
 	cachePath := filepath.Join(dir, "cache")
 	scan := func() (plumbing string, cached bool) {
-		c := loadStatCache(cachePath)
+		c := gitstore.LoadStatCache(cachePath)
 		local, err := scanLocal(context.Background(), agentx, "", c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		f := local[rel]
-		_, cached = c.lookup(rel, f.stat)
+		_, cached = c.Lookup(rel, f.Stat)
 		// Saved as if the racy window had passed for every file.
-		if err := c.save(local, time.Now().Add(time.Hour)); err != nil {
+		if err := c.Save(local, time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		return f.hash.String(), cached
+		return f.Hash.String(), cached
 	}
 	h1, cached := scan()
-	if cached || h1 != blobHash([]byte(`{"a":1}`)).String() {
+	if cached || h1 != gitstore.BlobHash([]byte(`{"a":1}`)).String() {
 		t.Fatalf("first scan: %s cached=%v", h1, cached)
 	}
 	if h, cached := scan(); !cached || h != h1 {
@@ -52,14 +54,14 @@ func TestStatCacheSeesEveryChange(t *testing.T) {
 	}
 	// Same size, same modification time, rewritten in place.
 	write(`{"a":2}`, old)
-	if h, _ := scan(); h == h1 || h != blobHash([]byte(`{"a":2}`)).String() {
+	if h, _ := scan(); h == h1 || h != gitstore.BlobHash([]byte(`{"a":2}`)).String() {
 		t.Fatalf("in-place rewrite with the same size and mtime missed: %s", h)
 	}
 	// A corrupt cache is an empty one.
 	if err := os.WriteFile(cachePath, []byte("agentx-statcache 1\nnot a line\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if c := loadStatCache(cachePath); len(c.entries) != 0 {
-		t.Fatalf("corrupt cache read: %v", c.entries)
+	if c := gitstore.LoadStatCache(cachePath); c.Len() != 0 {
+		t.Fatalf("corrupt cache read: %d entries", c.Len())
 	}
 }

@@ -28,10 +28,10 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -156,7 +156,7 @@ func Sync(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := openRepo(top)
+	r, err := gitstore.Open(top)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func Sync(ctx context.Context, opt Options) (*Result, error) {
 		prefix: strings.TrimPrefix(filepath.ToSlash(filepath.Join(rel, workspace.Dir))+"/", "./"),
 		res: &Result{Remote: opt.Remote, Branch: opt.Branch,
 			Seeded: []string{}, Merged: []string{}, Written: []string{}, Conflicts: []Conflict{}}}
-	err = opt.Locks.With(ctx, filepath.Join(r.commonDir, "agentx-sync"), func(*lock.Lock) error {
+	err = opt.Locks.With(ctx, filepath.Join(r.CommonDir, "agentx-sync"), func(*lock.Lock) error {
 		return s.run(ctx)
 	})
 	return s.res, err
@@ -183,24 +183,31 @@ func validBranch(name string) bool {
 		!strings.Contains(name, "..") && !strings.HasSuffix(name, "/") && !strings.HasSuffix(name, ".lock")
 }
 
+// ErrNotRepository is returned when root is not inside a git work tree.
+var ErrNotRepository = gitstore.ErrNotRepository
+
 // gitTop walks up from root to the directory holding .git.
 func gitTop(root string) (string, error) {
-	for dir := root; ; {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errcode.Wrap(errcode.InvalidInput, ErrNotRepository, "%s", root).
-				WithHint("the state branch needs the workspace to be a git clone with a remote (git clone URL); or set mode = \"local\" in .agentx/agentx.toml")
-		}
-		dir = parent
+	top, err := gitstore.Top(root)
+	var ee *errcode.Error
+	if errors.As(err, &ee) {
+		ee.Hint = "the state branch needs the workspace to be a git clone with a remote (git clone URL); or set mode = \"local\" in .agentx/agentx.toml"
 	}
+	return top, err
+}
+
+// syncedRef is SyncedRef for the main work tree; a linked work tree
+// (git worktree add) has its own .agentx/ files and so its own base.
+func (s *syncer) syncedRef() string {
+	if !s.r.Linked() {
+		return SyncedRef
+	}
+	return "refs/agentx/worktrees/" + filepath.Base(s.r.GitDir) + "/synced"
 }
 
 type syncer struct {
 	opt       Options
-	r         *repo
+	r         *gitstore.Repo
 	agentxDir string
 	prefix    string // .agentx/ as a path in the commits of the code branches
 	// trail is this clone's trail directory on the branch, with its final
@@ -220,7 +227,7 @@ func (s *syncer) run(ctx context.Context) error {
 			return err
 		}
 	}
-	baseTip, err := s.r.ref(s.r.syncedRef())
+	baseTip, err := s.r.Ref(s.syncedRef())
 	if err != nil {
 		return err
 	}
@@ -266,7 +273,7 @@ func (s *syncer) run(ctx context.Context) error {
 		}
 		s.res.Commit, s.res.Pushed, s.res.Tip = commit.String(), true, commit.String()
 		s.res.Created = theirsTip.IsZero()
-		if err := s.r.setRef(s.tracking(), commit); err != nil {
+		if err := s.r.SetRef(s.tracking(), commit); err != nil {
 			return err
 		}
 		return s.setBase(commit, rd.tree, rd.keepBase)
@@ -275,7 +282,7 @@ func (s *syncer) run(ctx context.Context) error {
 
 // theirs is the state branch's tip and files as the remote-tracking ref
 // has them, fetched first when fetch is set.
-func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[string]entry, error) {
+func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[string]gitstore.Entry, error) {
 	if fetch {
 		start := time.Now()
 		exists, err := s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
@@ -286,7 +293,7 @@ func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[str
 		}
 		s.res.RemoteExists = exists
 	}
-	tip, err := s.r.ref(s.tracking())
+	tip, err := s.r.Ref(s.tracking())
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
@@ -313,37 +320,37 @@ func hashString(h plumbing.Hash) string {
 }
 
 // treeFiles flattens the tree of commit h (empty for ZeroHash).
-func (s *syncer) treeFiles(h plumbing.Hash) (map[string]entry, error) {
+func (s *syncer) treeFiles(h plumbing.Hash) (map[string]gitstore.Entry, error) {
 	if h.IsZero() {
-		return map[string]entry{}, nil
+		return map[string]gitstore.Entry{}, nil
 	}
-	t, err := s.r.commitTree(h)
+	t, err := s.r.CommitTree(h)
 	if err != nil {
 		return nil, err
 	}
-	return s.r.files(t)
+	return s.r.Files(t)
 }
 
 // round is the outcome of merging once.
 type round struct {
-	tree    map[string]entry // the branch's next tree
-	changed bool             // tree differs from theirs
+	tree    map[string]gitstore.Entry // the branch's next tree
+	changed bool                      // tree differs from theirs
 	// keepBase holds, for files that could not be merged, the base entry
 	// to merge against next time (absent: no entry), so the conflict is
 	// met again instead of being resolved by accident.
-	keepBase map[string]*entry
+	keepBase map[string]*gitstore.Entry
 }
 
 // merge merges every state file three ways and writes the local results.
-func (s *syncer) merge(ctx context.Context, base, theirs map[string]entry) (*round, error) {
-	cache := loadStatCache(statCachePath(s.r.gitDir, s.agentxDir))
+func (s *syncer) merge(ctx context.Context, base, theirs map[string]gitstore.Entry) (*round, error) {
+	cache := gitstore.LoadStatCache(gitstore.StatCachePath(s.r.GitDir, "statcache", s.agentxDir))
 	local, err := scanLocal(ctx, s.agentxDir, s.trail, cache)
 	if err != nil {
 		return nil, err
 	}
 	// Losing the cache only costs time: the next sync hashes again.
-	_ = cache.save(local, time.Now())
-	rd := &round{tree: make(map[string]entry, len(theirs)), keepBase: map[string]*entry{}}
+	_ = cache.Save(local, time.Now())
+	rd := &round{tree: make(map[string]gitstore.Entry, len(theirs)), keepBase: map[string]*gitstore.Entry{}}
 	for p, e := range theirs {
 		rd.tree[p] = e
 	}
@@ -358,7 +365,7 @@ func (s *syncer) merge(ctx context.Context, base, theirs map[string]entry) (*rou
 		seen[p] = true
 		t, inTheirs := theirs[p]
 		o, inLocal := local[p]
-		if inTheirs == inLocal && (!inTheirs || t.hash == o.hash) {
+		if inTheirs == inLocal && (!inTheirs || t.Hash == o.Hash) {
 			return
 		}
 		todo = append(todo, p)
@@ -383,7 +390,7 @@ func (s *syncer) merge(ctx context.Context, base, theirs map[string]entry) (*rou
 
 // mergeFile settles one path under its lock: the local file is read again
 // there, so a write that landed since the scan is merged, never lost.
-func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[string]entry, rd *round) error {
+func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[string]gitstore.Entry, rd *round) error {
 	if s.ownTrail(p) {
 		return s.mergeTrail(p, base, theirs, rd)
 	}
@@ -398,9 +405,9 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 		}
 		curHash := plumbing.ZeroHash
 		if inLocal {
-			curHash = blobHash(cur)
+			curHash = gitstore.BlobHash(cur)
 		}
-		same := func(e entry, in bool) bool { return in == inLocal && (!in || e.hash == curHash) }
+		same := func(e gitstore.Entry, in bool) bool { return in == inLocal && (!in || e.Hash == curHash) }
 		var result []byte
 		switch {
 		case same(t, inTheirs): // equal on both sides
@@ -409,7 +416,7 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 			if result, err = s.blobAt(theirs, p); err != nil {
 				return err
 			}
-		case inBase == inTheirs && (!inBase || b.hash == t.hash): // only ours changed
+		case inBase == inTheirs && (!inBase || b.Hash == t.Hash): // only ours changed
 			return s.keep(p, cur, inLocal, rd)
 		default:
 			var ours []byte
@@ -435,7 +442,7 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 
 // mergeBoth merges path p, changed both locally (ours) and on the branch.
 // A conflict is recorded, the base kept for the next sync, and ok is false.
-func (s *syncer) mergeBoth(p string, base, theirs map[string]entry, ours []byte, rd *round) (result []byte, ok bool, err error) {
+func (s *syncer) mergeBoth(p string, base, theirs map[string]gitstore.Entry, ours []byte, rd *round) (result []byte, ok bool, err error) {
 	bData, err := s.blobAt(base, p)
 	if err != nil {
 		return nil, false, err
@@ -463,12 +470,12 @@ func (s *syncer) mergeBoth(p string, base, theirs map[string]entry, ours []byte,
 }
 
 // blobAt is the content of path p in files, nil when p is not there.
-func (s *syncer) blobAt(files map[string]entry, p string) ([]byte, error) {
+func (s *syncer) blobAt(files map[string]gitstore.Entry, p string) ([]byte, error) {
 	e, ok := files[p]
 	if !ok {
 		return nil, nil
 	}
-	return s.r.blob(e.hash)
+	return s.r.Blob(e.Hash)
 }
 
 // keep puts data (absent when !present) into the next tree.
@@ -481,16 +488,14 @@ func (s *syncer) keep(p string, data []byte, present bool, rd *round) error {
 		}
 		return nil
 	}
-	h := blobHash(data)
-	if had && old.hash == h {
+	h := gitstore.BlobHash(data)
+	if had && old.Hash == h {
 		return nil
 	}
-	if s.r.st.HasEncodedObject(h) != nil {
-		if _, err := s.r.writeBlob(data); err != nil {
-			return err
-		}
+	if _, err := s.r.WriteBlob(data); err != nil {
+		return err
 	}
-	rd.tree[p] = entry{hash: h, mode: filemode.Regular}
+	rd.tree[p] = gitstore.Entry{Hash: h, Mode: filemode.Regular}
 	rd.changed = true
 	return nil
 }
@@ -516,11 +521,11 @@ func (s *syncer) writeLocal(abs string, lk *lock.Lock, cur []byte, inLocal bool,
 }
 
 // withBase is files with the kept base entries of unmerged files.
-func withBase(files map[string]entry, keep map[string]*entry) map[string]entry {
+func withBase(files map[string]gitstore.Entry, keep map[string]*gitstore.Entry) map[string]gitstore.Entry {
 	if len(keep) == 0 {
 		return files
 	}
-	out := make(map[string]entry, len(files))
+	out := make(map[string]gitstore.Entry, len(files))
 	for p, e := range files {
 		out[p] = e
 	}
@@ -537,18 +542,15 @@ func withBase(files map[string]entry, keep map[string]*entry) map[string]entry {
 // setBase records the base of the next merge: commit tip (whose tree is
 // files), or, when some files could not be merged, a local commit on top
 // of it whose tree keeps their old base.
-func (s *syncer) setBase(tip plumbing.Hash, files map[string]entry, keep map[string]*entry) error {
+func (s *syncer) setBase(tip plumbing.Hash, files map[string]gitstore.Entry, keep map[string]*gitstore.Entry) error {
 	if len(keep) == 0 {
 		if tip.IsZero() {
 			// git update-ref -d refs/agentx/synced
-			if err := s.r.st.RemoveReference(plumbing.ReferenceName(s.r.syncedRef())); err != nil {
-				return fmt.Errorf("remove %s: %w", s.r.syncedRef(), err)
-			}
-			return nil
+			return s.r.RemoveRef(s.syncedRef())
 		}
-		return s.r.setRef(s.r.syncedRef(), tip)
+		return s.r.SetRef(s.syncedRef(), tip)
 	}
-	tree, err := s.r.writeTree(withBase(files, keep))
+	tree, err := s.r.WriteTree(withBase(files, keep))
 	if err != nil {
 		return err
 	}
@@ -556,21 +558,22 @@ func (s *syncer) setBase(tip plumbing.Hash, files map[string]entry, keep map[str
 	if !tip.IsZero() {
 		parents = []plumbing.Hash{tip}
 	}
-	c, err := s.r.writeCommit(tree, parents, s.signature(), "agentx: local merge base (files that could not be merged keep their old base)\n")
+	c, err := s.r.WriteCommit(gitstore.Commit{Tree: tree, Parents: parents, Author: s.signature(),
+		Message: "agentx: local merge base (files that could not be merged keep their old base)\n"})
 	if err != nil {
 		return err
 	}
-	return s.r.setRef(s.r.syncedRef(), c)
+	return s.r.SetRef(s.syncedRef(), c)
 }
 
-func (s *syncer) signature() object.Signature {
-	return object.Signature{Name: s.opt.Author, Email: s.opt.Email, When: s.opt.Now()}
+func (s *syncer) signature() gitstore.Signature {
+	return gitstore.Signature{Name: s.opt.Author, Email: s.opt.Email, When: s.opt.Now()}
 }
 
 // commit writes rd's tree and a commit of it on top of parent (none: the
 // first commit of an orphan history).
 func (s *syncer) commit(parent plumbing.Hash, rd *round) (plumbing.Hash, error) {
-	tree, err := s.r.writeTree(rd.tree)
+	tree, err := s.r.WriteTree(rd.tree)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -581,14 +584,14 @@ func (s *syncer) commit(parent plumbing.Hash, rd *round) (plumbing.Hash, error) 
 	host, _ := os.Hostname()
 	msg := fmt.Sprintf("agentx sync from %s\n\nmerged %d, written locally %d, unmerged %d\n",
 		host, len(s.res.Merged), len(s.res.Written), len(s.res.Conflicts))
-	return s.r.writeCommit(tree, parents, s.signature(), msg)
+	return s.r.WriteCommit(gitstore.Commit{Tree: tree, Parents: parents, Author: s.signature(), Message: msg})
 }
 
 // seed merges the state files committed at rev into the local ones, so
 // that nothing committed on a code branch is lost when the state moves to
 // the state branch. A file the merger refuses stays as it is locally.
 func (s *syncer) seed(ctx context.Context, rev string) error {
-	h, err := s.r.resolve(rev)
+	h, err := s.r.Resolve(rev)
 	if err != nil {
 		return err
 	}
@@ -613,10 +616,10 @@ func (s *syncer) seed(ctx context.Context, rev string) error {
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("read %s: %w", abs, err)
 			}
-			if inLocal && blobHash(cur) == e.hash {
+			if inLocal && gitstore.BlobHash(cur) == e.Hash {
 				return nil
 			}
-			data, err := s.r.blob(e.hash)
+			data, err := s.r.Blob(e.Hash)
 			if err != nil {
 				return err
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -102,7 +103,7 @@ func completeLines(data []byte) []byte {
 // id) is reported and the branch's copy kept, so the branch holds every
 // line a clone ever pushed. A local file that is gone is left on the
 // branch: a sync never removes a trail.
-func (s *syncer) mergeTrail(p string, base, theirs map[string]entry, rd *round) error {
+func (s *syncer) mergeTrail(p string, base, theirs map[string]gitstore.Entry, rd *round) error {
 	abs := filepath.Join(s.agentxDir, "state", path.Base(p))
 	data, ok, err := readTrailFile(abs)
 	if err != nil || !ok {
@@ -112,10 +113,10 @@ func (s *syncer) mergeTrail(p string, base, theirs map[string]entry, rd *round) 
 	if !inTheirs {
 		return s.keep(p, data, true, rd)
 	}
-	if t.hash == blobHash(data) {
+	if t.Hash == gitstore.BlobHash(data) {
 		return nil
 	}
-	tData, err := s.r.blob(t.hash)
+	tData, err := s.r.Blob(t.Hash)
 	if err != nil {
 		return err
 	}
@@ -124,7 +125,7 @@ func (s *syncer) mergeTrail(p string, base, theirs map[string]entry, rd *round) 
 	}
 	b, inBase := base[p]
 	reason := "the branch's copy of this clone's trail changed since the last sync and the local file does not extend it: another clone writes under the same .agentx/state/writer-id (a copied .agentx/state/?); delete the writer-id of one of them"
-	if inBase && b.hash == t.hash {
+	if inBase && b.Hash == t.Hash {
 		reason = "the local trail file no longer holds the lines already on the branch (edited, truncated or restored from an older copy?); a trail is only ever extended, so the branch's copy is kept: `agentx-hook verify` shows what changed locally, and deleting .agentx/state/writer-id goes on under a new id"
 	}
 	s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: p, Reason: reason})

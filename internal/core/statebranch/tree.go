@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
@@ -26,8 +27,8 @@ func TrackingRef(remote, branch string) string { return "refs/remotes/" + remote
 type Tree struct {
 	// Commit is the commit read (full hash).
 	Commit string
-	r      *repo
-	files  map[string]entry
+	r      *gitstore.Repo
+	files  map[string]gitstore.Entry
 	dirs   map[string][]string // directory ("." for the root) -> sorted child names
 	// mu serialises reads of the object database (go-git's storage is
 	// not safe for concurrent use) and guards sizes.
@@ -42,19 +43,19 @@ func OpenTree(root, rev string) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := openRepo(top)
+	r, err := gitstore.Open(top)
 	if err != nil {
 		return nil, err
 	}
-	h, err := r.resolve(rev)
+	h, err := r.Resolve(rev)
 	if err != nil {
 		return nil, err
 	}
-	th, err := r.commitTree(h)
+	th, err := r.CommitTree(h)
 	if err != nil {
 		return nil, err
 	}
-	files, err := r.files(th)
+	files, err := r.Files(th)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,7 @@ func (t *Tree) Stat(name string) (fs.FileInfo, error) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
 	info := treeInfo{name: path.Base(name), mode: 0o644}
-	switch e.mode {
+	switch e.Mode {
 	case filemode.Symlink:
 		info.mode = fs.ModeSymlink | 0o777
 	case filemode.Executable:
@@ -119,14 +120,14 @@ func (t *Tree) Stat(name string) (fs.FileInfo, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	size, ok := t.sizes[e.hash]
+	size, ok := t.sizes[e.Hash]
 	if !ok {
-		o, err := t.r.st.EncodedObject(plumbing.AnyObject, e.hash)
+		data, err := t.r.Blob(e.Hash)
 		if err != nil {
 			return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 		}
-		size = o.Size()
-		t.sizes[e.hash] = size
+		size = int64(len(data))
+		t.sizes[e.Hash] = size
 	}
 	info.size = size
 	return info, nil
@@ -138,14 +139,14 @@ func (t *Tree) ReadFile(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
 	e, ok := t.files[name]
-	if !ok || e.mode == filemode.Submodule {
+	if !ok || e.Mode == filemode.Submodule {
 		if _, dir := t.dirs[name]; dir {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 		}
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
 	}
 	t.mu.Lock()
-	data, err := t.r.blob(e.hash)
+	data, err := t.r.Blob(e.Hash)
 	t.mu.Unlock()
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}

@@ -1,6 +1,9 @@
 package workspace
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Names of the local-only parts of `.agentx/`, shared by the path methods
 // and LocalOnly so the two cannot drift apart.
@@ -51,6 +54,49 @@ func LocalOnly() []Pattern {
 		{Glob: MonitorIndexName, Derived: true},
 		{Glob: SearchIndexName, Derived: true},
 	}
+}
+
+// IsLocalOnly reports whether rel (relative to `.agentx/`, slash-separated,
+// a directory ending in "/") is covered by a LocalOnly pattern, read the
+// way git reads them: a pattern ending in "/" names a directory at any
+// depth (or, holding another "/", at that path), one with "*" is matched
+// against the base name, any other names a base name. Everything else
+// under `.agentx/` is durable: it is what a checkpoint keeps.
+func IsLocalOnly(rel string) bool {
+	base := path.Base(rel)
+	for _, p := range LocalOnly() {
+		g := p.Glob
+		switch {
+		case strings.HasSuffix(g, "/"):
+			dir := rel
+			if !strings.HasSuffix(dir, "/") {
+				dir = path.Dir(rel) + "/"
+			}
+			if strings.HasPrefix(dir, g) || (!strings.Contains(strings.TrimSuffix(g, "/"), "/") && strings.Contains("/"+dir, "/"+g)) {
+				return true
+			}
+		case strings.Contains(g, "*"):
+			// The literal parts must all be in the name: most names fail
+			// here, without the cost of a match (a scan asks per file).
+			if containsAll(base, strings.Split(g, "*")) {
+				if ok, _ := path.Match(g, base); ok {
+					return true
+				}
+			}
+		case g == base, g == rel: // a name, or a path such as state/writer-id
+			return true
+		}
+	}
+	return false
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // Gitignore is the content of `.agentx/.gitignore`: LocalOnly, transient

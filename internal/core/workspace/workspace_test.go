@@ -79,30 +79,24 @@ func TestLocalPathsAreIgnored(t *testing.T) {
 		if strings.HasSuffix(p, "/") {
 			rel += "/"
 		}
-		if !ignored(rel) {
+		if !IsLocalOnly(rel) {
 			t.Errorf("%s is not covered by LocalOnly", rel)
 		}
 	}
 }
 
-// ignored is the subset of gitignore matching the patterns use: a
-// trailing "/" names a directory at any depth, "*" a suffix, else a base name.
-func ignored(rel string) bool {
-	base := rel[strings.LastIndex(strings.TrimSuffix(rel, "/"), "/")+1:]
-	for _, p := range LocalOnly() {
-		g := p.Glob
-		switch {
-		case strings.HasSuffix(g, "/"):
-			if strings.HasSuffix(rel, g) || strings.Contains(rel, "/"+g) || strings.HasPrefix(rel, g) {
-				return true
-			}
-		case strings.HasSuffix(g, "*"):
-			if ok, _ := filepath.Match(g, base); ok {
-				return true
-			}
-		case g == base, g == rel:
-			return true
+func TestIsLocalOnly(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"agentx.toml": false, "workflows/feature.toml": false, "state/clarifications/issue-1.json": false,
+		"state/clarifications/issue-1.json.lock": true, "state/.agent-status.json.tmp-123": true,
+		"state/clarifications/.monitor-index": true, "memory/search.idx": true, "memory/manifest.json": false,
+		"memory/spool/x.json": true, "memory/cursors/s1.json": true, "memory/pending/issue-1": true,
+		"memory/recall-pending.jsonl": true, "memory/recall-pending.jsonl.applying": true,
+		"memory/archive/issue-1.json": false, "state/audit.jsonl": false, "pending/x": false,
+		"memory/spool/": true, "memory/": false, "state/writer-id": true, "writer-id": false,
+	} {
+		if got := IsLocalOnly(rel); got != want {
+			t.Errorf("IsLocalOnly(%q) = %v, want %v", rel, got, want)
 		}
 	}
-	return false
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package statebranch
+package gitstore
 
 import "io/fs"
 
