@@ -298,13 +298,23 @@ func createExclusive(path string, content []byte) (bool, error) {
 	return createOpenExclusive(path, content)
 }
 
-// removeStaleStaging removes the staging temporaries of path's lock
-// (`.X.lock.tmp-*`) that a writer killed between staging and clean-up left
-// behind. A live staging file exists for microseconds; one older than the
-// lock's stale threshold belongs to a dead process. It runs while we hold
-// the lock, so no process of ours is staging for it.
+// removeStaleStaging removes the staging temporaries of the locks in
+// path's directory (`.X.lock.tmp-*`) that a writer killed between staging
+// and clean-up left behind. A live staging file exists for microseconds;
+// one older than the lock's stale threshold belongs to a dead process.
+// The directory is swept once per process: a command that takes thousands
+// of locks in one directory (a checkpoint restore, a rebuild) would
+// otherwise read the whole directory at every lock.
 func removeStaleStaging(path string, staleAfter time.Duration) {
-	matches, err := filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".tmp-*"))
+	dir, base := filepath.Split(path)
+	pattern := "." + globEscape(base) + ".tmp-*"
+	if strings.HasSuffix(base, lockSuffix) {
+		if _, done := stagingSwept.LoadOrStore(dir, true); done {
+			return
+		}
+		pattern = ".*" + lockSuffix + ".tmp-*"
+	}
+	matches, err := filepath.Glob(filepath.Join(dir, pattern))
 	if err != nil {
 		return
 	}
@@ -314,6 +324,13 @@ func removeStaleStaging(path string, staleAfter time.Duration) {
 		}
 	}
 }
+
+// lockSuffix ends every lock file's name (issue-3.json.lock).
+const lockSuffix = ".lock"
+
+// stagingSwept holds the directories whose staging temporaries this
+// process has swept.
+var stagingSwept sync.Map
 
 // globEscape quotes the pattern characters of a file name for filepath.Glob.
 func globEscape(name string) string {

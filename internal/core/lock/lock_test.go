@@ -327,8 +327,9 @@ func BenchmarkAcquireRelease(b *testing.B) {
 }
 
 // Staging temporaries a SIGKILLed writer left (`.X.lock.tmp-*`) are removed
-// by the next acquisition once older than the stale threshold; a fresh one
-// (a live writer's, for microseconds) is kept.
+// by the next acquisition in their directory once older than the stale
+// threshold, whichever lock they staged; a fresh one (a live writer's, for
+// microseconds) is kept. The directory is swept once per process.
 func TestStaleStagingRemoved(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "issue-1.json")
@@ -352,12 +353,27 @@ func TestStaleStagingRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = lk.Release() }()
-	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("stale staging file kept: %v", err)
-	}
-	for _, p := range []string{fresh, other} {
-		if _, err := os.Stat(p); err != nil {
-			t.Errorf("%s removed: %v", filepath.Base(p), err)
+	for _, p := range []string{old, other} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("stale staging file %s kept: %v", filepath.Base(p), err)
 		}
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("%s removed: %v", filepath.Base(fresh), err)
+	}
+	// Swept already: a later acquisition in the directory reads it no more.
+	if err := os.WriteFile(other, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(other, past, past); err != nil {
+		t.Fatal(err)
+	}
+	lk2, err := l.Acquire(context.Background(), filepath.Join(dir, "issue-2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = lk2.Release() }()
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("the directory was swept twice in one process: %v", err)
 	}
 }
