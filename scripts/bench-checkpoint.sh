@@ -18,7 +18,7 @@ export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@localhost GIT_COMMITTER_NAME
 if [ ! -f "$ws/.agentx/memory/manifest.json" ]; then
   rm -rf "$ws"; mkdir -p "$ws"; "$ax" --root "$ws" init >/dev/null
   go run ./internal/tools/genledgers -root "$ws" -issues 1000 -records 5000 -open 200 >/dev/null
-  "$ax" --root "$ws" memory generate --observations 100000 --issues 1000 --seed 1 >/dev/null
+  "$ax" --root "$ws" memory generate --observations 100000 --issues 1000 --seed 1 --into-store >/dev/null
 fi
 echo "== workspace: $(find "$ws/.agentx" -type f | wc -l) files, $(du -sb "$ws/.agentx" | cut -f1) bytes"
 

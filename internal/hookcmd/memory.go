@@ -27,7 +27,7 @@ const memoryUsage = `memory search QUERY [--limit N] [--agent A] [--issue N] [--
        agentx-hook memory add --file F      (a JSON array of observations, or an issue file)
        agentx-hook memory remove ID [--json]
        agentx-hook memory rebuild [--json]
-       agentx-hook memory generate --observations N --issues M [--seed S] [--json]
+       agentx-hook memory generate --observations N --issues M [--seed S] [--json] (DIR | --into-store)
        agentx-hook memory capture --agent A --issue N [--file F]
        agentx-hook memory recall --agent A --issue N [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions] [--json]
        agentx-hook memory compact --issue N
