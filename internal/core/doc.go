@@ -69,6 +69,8 @@
 //   - shorten: cutting a text to fit a summary, a quote or a limit.
 //   - sanitize: private regions and secrets removed before an observation
 //     is stored or a text leaves the machine.
+//   - workpool: the one way independent work (reading and parsing many
+//     state files) is spread over processors.
 //   - wordset: the one notion of "the same words" (memory's duplicates,
 //     the monitor's circular conversations).
 //   - gitcmd: the one runner for the git program.

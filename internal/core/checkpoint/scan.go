@@ -11,11 +11,13 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
+	"github.com/agentx-dev/agentx/internal/core/workpool"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -111,33 +113,24 @@ func (s *Store) scanFiles(ctx context.Context, sc *scanned, jobs []job, known ma
 }
 
 // parallel runs fn(0..n-1) on up to one goroutine per processor (one for
-// small n) and returns the errors; after a goroutine's first error it
-// runs no more of its share.
+// small n) and returns the errors; after the first error it starts no
+// more.
 func parallel(ctx context.Context, n int, fn func(i int) error) error {
-	workers := min(runtime.GOMAXPROCS(0), 1+n/64)
-	next := make(chan int)
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if errs[w] == nil {
-					errs[w] = fn(i)
-				}
-			}
-		}()
-	}
-	for i := range n {
-		if ctx.Err() != nil {
-			break
+	var mu sync.Mutex
+	var errs []error
+	var failed atomic.Bool
+	err := workpool.Run(ctx, n, min(runtime.GOMAXPROCS(0), 1+n/64), func(i int) {
+		if failed.Load() {
+			return
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return errors.Join(append(errs, ctx.Err())...)
+		if err := fn(i); err != nil {
+			failed.Store(true)
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}
+	})
+	return errors.Join(append(errs, err)...)
 }
 
 // job is one file of a scan and what became of it.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -14,6 +13,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/workpool"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -72,27 +72,9 @@ func (l *Local) Ledgers(ctx context.Context) ([]*ledger.Ledger, error) {
 	}
 	out := make([]*ledger.Ledger, len(issues))
 	errs := make([]error, len(issues))
-	workers := min(runtime.GOMAXPROCS(0), len(issues))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], errs[i] = st.Load(issues[i])
-			}
-		}()
-	}
-	for i := range issues {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := workpool.Run(ctx, len(issues), runtime.GOMAXPROCS(0), func(i int) {
+		out[i], errs[i] = st.Load(issues[i])
+	}); err != nil {
 		return nil, err
 	}
 	kept := out[:0]

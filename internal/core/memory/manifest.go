@@ -9,13 +9,13 @@ import (
 	"os"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
+	"github.com/agentx-dev/agentx/internal/core/workpool"
 )
 
 // state is the manifest and its index as held under the manifest lock.
@@ -280,33 +280,20 @@ type loadedIssue struct {
 func (s *Store) readIssues(issues []int) []loadedIssue {
 	out := make([]loadedIssue, len(issues))
 	workers := min(runtime.GOMAXPROCS(0), 8, max(len(issues)/16, 1))
-	var next atomic.Int64
-	var done sync.WaitGroup
 	var mu sync.Mutex
 	finished := 0
-	for w := 0; w < workers; w++ {
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(issues) {
-					return
-				}
-				f, err := s.readIssue(issues[i])
-				out[i] = loadedIssue{f: f, err: err}
-				if s.Progress != nil {
-					mu.Lock()
-					finished++
-					if finished%256 == 0 || finished == len(issues) {
-						s.Progress(finished, len(issues))
-					}
-					mu.Unlock()
-				}
+	_ = workpool.Run(context.Background(), len(issues), workers, func(i int) {
+		f, err := s.readIssue(issues[i])
+		out[i] = loadedIssue{f: f, err: err}
+		if s.Progress != nil {
+			mu.Lock()
+			finished++
+			if finished%256 == 0 || finished == len(issues) {
+				s.Progress(finished, len(issues))
 			}
-		}()
-	}
-	done.Wait()
+			mu.Unlock()
+		}
+	})
 	return out
 }
 

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,11 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/workpool"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -301,32 +302,7 @@ func parallel(n int, work func(int)) {
 	if n < 4 {
 		workers = 1
 	}
-	if workers == 1 {
-		for i := 0; i < n; i++ {
-			work(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	nextJob := 0
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := nextJob
-				nextJob++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				work(i)
-			}
-		}()
-	}
-	wg.Wait()
+	_ = workpool.Run(context.Background(), n, workers, work)
 }
 
 var openMarkers = [][]byte{[]byte(`"pending"`), []byte(`"answered"`), []byte(`"stale"`), []byte(`\u`)}

@@ -9,6 +9,7 @@ package verify
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,8 +18,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
@@ -28,6 +27,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
+	"github.com/agentx-dev/agentx/internal/core/workpool"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -209,19 +209,7 @@ func (c *checker) files(dir string, match func(name string) (int, bool)) []fileJ
 // parallel runs work(0..n-1) on a few goroutines: checking a file is
 // reading and hashing, which two cores do twice as fast.
 func parallel(n int, work func(i int)) {
-	workers := min(4, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				work(i)
-			}
-		}()
-	}
-	wg.Wait()
+	_ = workpool.Run(context.Background(), n, 4, work)
 }
 
 // rel is p relative to the root, slash-separated.
