@@ -43,6 +43,7 @@ type inputs struct {
 	replyToOutsiders bool
 	reconcile        int
 	rootSet          bool          // the root input names a directory: a checkout is expected there
+	noCheckout       bool          // the default root, and no checkout at all (explain.go)
 	budget           int           // operations-per-run
 	maxWait          time.Duration // max-wait
 	debug            bool          // the runner's step debug (ACTIONS_STEP_DEBUG)
@@ -167,6 +168,7 @@ func (a *App) runAction(ctx context.Context) int {
 	}
 	counts, err := a.execute(ctx, gha, in)
 	a.report(gha, in, counts)
+	a.summaryNoCheckout(gha, in)
 	a.reportRun(gha, in) // explain.go: the dry run's plan, the issues left
 	if err != nil {
 		return a.fail(gha, in, err)
@@ -175,12 +177,14 @@ func (a *App) runAction(ctx context.Context) int {
 }
 
 // config reads the checkout's configuration when there is one: the state
-// needs no checkout, and without one every setting has its default.
-func (a *App) config(in *inputs) (workspace.Workspace, *config.Set, error) {
+// needs no checkout, and without one every setting has its default (and
+// a notice says so).
+func (a *App) config(gha *githubactions.Action, in *inputs) (workspace.Workspace, *config.Set, error) {
 	ws := workspace.Workspace{Root: in.root}
 	if err := checkoutPresent(in); err != nil {
 		return ws, nil, err
 	}
+	a.noteNoCheckout(gha, in) // explain.go
 	// A checkout's .agentx/ (or its state or memory) symlinked outside the
 	// checkout is not read: its files would be seeded onto the state branch.
 	if err := ws.CheckContained(); err != nil {
@@ -212,7 +216,7 @@ func (a *App) openState(ctx context.Context, in *inputs, sb *sync.StateBranch, w
 }
 
 func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs) (sync.Counts, error) {
-	ws, cfg, err := a.config(in)
+	ws, cfg, err := a.config(gha, in)
 	if err != nil {
 		return sync.Counts{}, err
 	}

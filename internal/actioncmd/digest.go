@@ -36,7 +36,7 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 			return 2
 		}
 	}
-	_, cfg, err := a.config(in)
+	_, cfg, err := a.config(gha, in)
 	if err != nil {
 		gha.Errorf("digest failed: %v", err)
 		return 1
@@ -61,6 +61,7 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 	if in.stepSummaryOn {
 		gha.AddStepSummary(text)
 	}
+	a.summaryNoCheckout(gha, in)
 	digestOutputs(gha, rep)
 	if in.dryRun {
 		fmt.Fprintf(a.Stderr, "agentx-action digest %s: dry run, no issue written\n", rep.Week)

@@ -153,8 +153,13 @@ func TestActionDigestBuiltBinary(t *testing.T) {
 	}
 	iss, _ := fake.Issue(issues[0])
 	week := regexp.MustCompile(`^# AgentX digest (\d{4}-W\d{2})\n`).FindStringSubmatch(res.summary)
-	if week == nil || iss.Title != "AgentX digest "+week[1] || strings.TrimSpace(iss.Body) != strings.TrimSpace(res.summary) {
+	if week == nil || iss.Title != "AgentX digest "+week[1] || strings.TrimSpace(iss.Body) != strings.TrimSpace(strings.Replace(res.summary, noCheckoutNote, "", 1)) {
 		t.Fatalf("issue %q does not carry the summary's week and text", iss.Title)
+	}
+	// The runner's workspace holds no checkout: the summary says so after
+	// the digest, and the issue does not.
+	if !strings.Contains(res.summary, noCheckoutNote) || strings.Contains(iss.Body, "no checkout") {
+		t.Fatalf("no-checkout note: summary %t, issue %t", strings.Contains(res.summary, noCheckoutNote), strings.Contains(iss.Body, "no checkout"))
 	}
 	if strings.Contains(iss.Body, "@bob") || !strings.Contains(iss.Body, "@\u200bbob") {
 		t.Fatalf("a mention reached the digest issue:\n%s", iss.Body)

@@ -3,6 +3,7 @@ package actioncmd
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -77,6 +78,41 @@ func checkoutPresent(in *inputs) error {
 		return nil
 	}
 	return fmt.Errorf("%w: root %s holds no .agentx directory", errNoCheckout, in.root)
+}
+
+// noCheckoutNote is said when a run on the default root finds no
+// checkout at all.
+const noCheckoutNote = "no checkout: running on the defaults (add actions/checkout before this step to use .agentx/agentx.toml and workflows)"
+
+// noteNoCheckout says, in one notice (and summaryNoCheckout in a summary
+// line), that a run on the default root found neither .agentx/ nor a .git
+// in the workspace: running without a checkout is supported (the state
+// lives on the state branch), but a job that forgot actions/checkout
+// would otherwise run on the defaults unawares. A checkout without
+// .agentx/ is a repository that does not configure agentx: nothing to say.
+func (a *App) noteNoCheckout(gha *githubactions.Action, in *inputs) {
+	if in.rootSet || exists(filepath.Join(in.root, ".agentx")) || exists(filepath.Join(in.workspaceRoot, ".git")) {
+		return
+	}
+	in.noCheckout = true
+	gha.Noticef("%s", noCheckoutNote)
+}
+
+// summaryNoCheckout adds the notice's line to the step summary, after
+// what the run reports (a digest's summary is the text, which the
+// line is not part of).
+func (a *App) summaryNoCheckout(gha *githubactions.Action, in *inputs) {
+	if in.noCheckout {
+		a.summary(gha, in, "\n"+noCheckoutNote+"\n")
+	}
+}
+
+// exists reports whether path is there, of any type (.git is a file in a
+// worktree or a submodule). What cannot be told counts as there: the
+// notice is for a plain absence only.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // fail reports a run that ended with err and returns the exit status.

@@ -1,6 +1,8 @@
 package actioncmd
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -236,7 +238,7 @@ func TestActionDebugLinesAndDryRunPlan(t *testing.T) {
 			t.Fatalf("stdout lacks %q:\n%s", want, res.stdout)
 		}
 	}
-	for _, want := range []string{"Planned operations (dry run)", "| #3 | create comment |  |", "| #3 | add labels | clarification-blocked |"} {
+	for _, want := range []string{"Planned operations (dry run)", "| #3 | create comment |  |", "| #3 | create label | clarification-blocked |", "| #3 | add labels | clarification-blocked |"} {
 		if !strings.Contains(res.summary, want) {
 			t.Fatalf("summary lacks %q:\n%s", want, res.summary)
 		}
@@ -288,6 +290,40 @@ func TestActionMissingCheckout(t *testing.T) {
 	if res.code != 1 || strings.Count(res.stdout, "::error") != 1 || !strings.Contains(res.stdout, "holds no .agentx") ||
 		!strings.Contains(res.summary, "actions/checkout") || fake.Reads()+fake.Writes() != 0 {
 		t.Fatalf("exit %d calls %d\n%s\n%s", res.code, fake.Reads()+fake.Writes(), res.stdout, res.summary)
+	}
+}
+
+// With the default root, a workspace with no checkout at all runs on the
+// defaults and says so once (a notice and a summary line); a checkout
+// without .agentx/ (a repository that does not configure agentx) or an
+// .agentx/ without .git says nothing.
+func TestActionNoCheckoutNotice(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		setup  func(r *runner)
+		notice bool
+	}{
+		{"no checkout", func(*runner) {}, true},
+		{"checkout without .agentx", func(r *runner) { os.Mkdir(filepath.Join(r.workspace, ".git"), 0o755) }, false},
+		{"worktree checkout (.git file)", func(r *runner) {
+			os.WriteFile(filepath.Join(r.workspace, ".git"), []byte("gitdir: /elsewhere\n"), 0o644)
+		}, false},
+		{".agentx without .git", func(r *runner) { r.checkoutFile("agentx.toml", []byte("mode = \"github\"\n")) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake, r := syncRunner(t, 1)
+			tc.setup(r)
+			res := r.run()
+			if res.code != 0 || fake.Writes() == 0 {
+				t.Fatalf("exit %d, %d writes\n%s%s", res.code, fake.Writes(), res.stdout, res.stderr)
+			}
+			notices := strings.Count(res.stdout, "::notice::"+noCheckoutNote+"\n")
+			inSummary := strings.Count(res.summary, noCheckoutNote)
+			if tc.notice && (notices != 1 || strings.Count(res.stdout, "::notice") != 1 || inSummary != 1) ||
+				!tc.notice && (strings.Contains(res.stdout+res.stderr+res.summary, "no checkout") || strings.Contains(res.stdout, "::notice")) {
+				t.Fatalf("want notice %t: %d notices, %d in the summary\n%s\n%s", tc.notice, notices, inSummary, res.stdout, res.summary)
+			}
+		})
 	}
 }
 

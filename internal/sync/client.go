@@ -178,14 +178,30 @@ type LabelSpec struct {
 
 // EnsureLabel creates the repository label unless it exists.
 func (c *Client) EnsureLabel(ctx context.Context, l LabelSpec) error {
-	_, resp, err := c.gh.Issues.GetLabel(rl(ctx), c.owner, c.repo, labelPath(l.Name))
+	exists, err := c.LabelExists(ctx, l.Name)
+	if err != nil || exists {
+		return err
+	}
+	return c.CreateLabel(ctx, l)
+}
+
+// LabelExists reports whether the repository has label name (a read: a
+// dry run asks it too, to plan the label's creation).
+func (c *Client) LabelExists(ctx context.Context, name string) (bool, error) {
+	_, resp, err := c.gh.Issues.GetLabel(rl(ctx), c.owner, c.repo, labelPath(name))
 	if err == nil {
-		return nil
+		return true, nil
 	}
 	if status(resp) != http.StatusNotFound {
-		return wrap("get label "+l.Name, resp, err)
+		return false, wrap("get label "+name, resp, err)
 	}
-	_, resp, err = c.gh.Issues.CreateLabel(rl(ctx), c.owner, c.repo, &github.Label{
+	return false, nil
+}
+
+// CreateLabel creates a repository label; one created meanwhile by an
+// overlapping run (422) is as good.
+func (c *Client) CreateLabel(ctx context.Context, l LabelSpec) error {
+	_, resp, err := c.gh.Issues.CreateLabel(rl(ctx), c.owner, c.repo, &github.Label{
 		Name: github.String(l.Name), Color: github.String(l.Color), Description: github.String(l.Description)})
 	if status(resp) == http.StatusUnprocessableEntity {
 		return nil // created meanwhile by an overlapping run

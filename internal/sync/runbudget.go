@@ -70,6 +70,39 @@ func (s *Syncer) spend(issue int, action, target string) error {
 	return nil
 }
 
+// ensureLabel creates a managed label the first time it is used, unless
+// the repository has it already. A dry run asks the same question (a
+// read) and plans the creation, once per run, so its plan counts the
+// writes the real run would make against the budget.
+func (s *Syncer) ensureLabel(ctx context.Context, issue int, name string, st *State) error {
+	if st.LabelEnsured(name) || s.dryLabels[name] {
+		return nil
+	}
+	exists, err := s.GH.LabelExists(ctx, name)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		if err := s.spend(issue, "create label", name); err != nil {
+			return err
+		}
+		if !s.DryRun {
+			if err := s.GH.CreateLabel(ctx, s.labelSpec(name)); err != nil {
+				return err
+			}
+		}
+	}
+	if s.DryRun {
+		if s.dryLabels == nil {
+			s.dryLabels = map[string]bool{}
+		}
+		s.dryLabels[name] = true
+		return nil
+	}
+	st.MarkLabel(name)
+	return nil
+}
+
 // Writes is the number of writes the run made (dry: would make).
 func (s *Syncer) Writes() int { return s.writes }
 

@@ -83,6 +83,8 @@ type Syncer struct {
 	// stopped early (budget, rate limit).
 	Waiting int
 	writes  int
+	// dryLabels are the labels a dry run planned to create (runbudget.go).
+	dryLabels map[string]bool
 }
 
 // LabelSpecs are the colours and descriptions labels are created with.
@@ -191,16 +193,9 @@ func (s *Syncer) labels(ctx context.Context, issue int, want map[string]bool, ha
 	add, remove := PlanLabels(want, have)
 	if len(add) > 0 {
 		for _, name := range add {
-			if st.LabelEnsured(name) || s.DryRun {
-				continue
-			}
-			if err := s.spend(issue, "create label", name); err != nil {
+			if err := s.ensureLabel(ctx, issue, name, st); err != nil {
 				return err
 			}
-			if err := s.GH.EnsureLabel(ctx, s.labelSpec(name)); err != nil {
-				return err
-			}
-			st.MarkLabel(name)
 		}
 		if err := s.spend(issue, "add labels", strings.Join(add, ", ")); err != nil {
 			return err
