@@ -75,7 +75,7 @@ const ActionTrail = "action"
 // TrailEntry is an entry of the state branch and the trail it is in.
 type TrailEntry struct {
 	// Trail is ActionTrail or the writer id of the clone that wrote it.
-	Trail string `json:"trail"`
+	Trail string `json:"trail,omitempty"`
 	Entry
 }
 
