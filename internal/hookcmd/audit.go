@@ -44,16 +44,30 @@ func (a *App) auditAppend(ctx context.Context, e audit.Entry) {
 }
 
 const auditUsage = `audit [--id CLR-N-NNN|OBS-ID] [--issue N] [--since 7d] [--json]
+       agentx-hook audit --state-branch [REF] [--id ID] [--issue N] [--since 7d] [--json]
 
 The audit trail (.agentx/state/audit.jsonl and its monthly files), oldest
 first: every state-changing operation, who made it, the ids it touched and
-their content hashes before and after. ` + "`agentx-hook verify`" + ` checks the chain.`
+their content hashes before and after. ` + "`agentx-hook verify`" + ` checks the chain.
+
+--state-branch lists instead every trail on the state branch (GitHub Mode),
+read from this repository's object database without a checkout: the
+Action's (state/audit*.jsonl, trail "action") and each clone's
+(state/audit.d/WRITER-ID/, trail WRITER-ID), merged oldest first, each line
+naming its trail. REF defaults to the remote-tracking ref sync keeps,
+refs/remotes/<[github] remote>/<[github] state_branch>; any ref, tag or full
+hash is taken.
+  agentx-hook audit --state-branch --id CLR-7-001`
 
 // auditOptions is `audit`'s command line.
 type auditOptions struct {
 	ID    string
 	Issue int
 	Since string
+	// StateBranch reads the state branch's trails at Ref ("" for the
+	// tracking ref) instead of the local trail.
+	StateBranch bool
+	Ref         string
 	jsonFlag
 }
 
@@ -67,10 +81,17 @@ func parseAudit(a *App, args []string) (*auditOptions, error) {
 	flags.StringVar(&o.ID, "id", "", "only lines that touched `ID` (CLR-N-NNN or an observation id)")
 	issue := flags.String("issue", "", "only lines of issue `N`")
 	flags.StringVar(&o.Since, "since", "", "only lines newer than `DURATION` (7d, 12h) or at/after a date (ISO 8601)")
+	flags.BoolVar(&o.StateBranch, "state-branch", false, "list every trail of the state branch instead of the local one: at the ref given as an argument after it (default: the remote-tracking ref)")
 	o.register(flags)
 	pos, err := parse(flags, args)
-	if err == nil && len(pos) > 0 {
+	switch {
+	case err != nil:
+	case o.StateBranch && len(pos) > 1:
+		err = usagef("audit --state-branch takes one REF (got %q)", pos[1])
+	case len(pos) > 0 && !o.StateBranch:
 		err = usagef("audit takes no arguments (got %q)", pos[0])
+	case len(pos) == 1:
+		o.Ref = pos[0]
 	}
 	if err == nil && *issue != "" {
 		n, cerr := strconv.Atoi(*issue)
@@ -86,15 +107,14 @@ func parseAudit(a *App, args []string) (*auditOptions, error) {
 }
 
 type auditDoc struct {
-	Entries []audit.Entry `json:"entries"`
+	Entries []audit.TrailEntry `json:"entries"`
+	// Ref and Commit name what --state-branch read.
+	Ref    string `json:"ref,omitempty"`
+	Commit string `json:"commit,omitempty"`
 	schemaVersion
 }
 
 func runAudit(_ context.Context, a *App, o *auditOptions) error {
-	ws := a.Workspace()
-	if err := ws.CheckContained(); err != nil {
-		return err
-	}
 	f := audit.Filter{ID: o.ID, Issue: o.Issue}
 	if o.Since != "" {
 		t, err := parseWhen(a, o.Since)
@@ -103,23 +123,49 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 		}
 		f.Since = t
 	}
-	entries, err := audit.History(ws.StateDir(), f)
-	if err != nil {
-		return errcode.Wrap(errcode.CorruptState, err, "read the audit trail")
+	doc := &auditDoc{Entries: []audit.TrailEntry{}}
+	if o.StateBranch {
+		tree, ref, err := a.openStateBranch(o.Ref)
+		if err != nil {
+			return err
+		}
+		doc.Ref, doc.Commit = ref, tree.Commit
+		if doc.Entries, err = audit.BranchHistory(tree, f); err != nil {
+			ce := errcode.Wrap(errcode.CorruptState, err, "read the audit trails of the state branch %s", ref)
+			ce.Hint = "`agentx-hook verify --state-branch` says what is wrong with them"
+			return ce
+		}
+	} else {
+		ws := a.Workspace()
+		if err := ws.CheckContained(); err != nil {
+			return err
+		}
+		entries, err := audit.History(ws.StateDir(), f)
+		if err != nil {
+			return errcode.Wrap(errcode.CorruptState, err, "read the audit trail")
+		}
+		for _, e := range entries {
+			doc.Entries = append(doc.Entries, audit.TrailEntry{Entry: e})
+		}
 	}
 	if o.JSON {
-		if entries == nil {
-			entries = []audit.Entry{}
+		if doc.Entries == nil {
+			doc.Entries = []audit.TrailEntry{}
 		}
-		return a.writeDoc(&auditDoc{Entries: entries})
+		return a.writeDoc(doc)
 	}
-	if len(entries) == 0 {
+	if len(doc.Entries) == 0 {
 		fmt.Fprintln(a.Stdout, "No audit entries.")
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
+	trail := func(string) string { return "" }
+	if o.StateBranch {
+		trail = func(s string) string { return s + "\t" }
+		fmt.Fprint(tw, "TRAIL\t")
+	}
 	fmt.Fprintln(tw, "TIME\tACTOR\tOPERATION\tISSUE\tIDS\tDETAIL")
-	for _, e := range entries {
+	for _, e := range doc.Entries {
 		issue := "-"
 		if e.Issue != 0 {
 			issue = "#" + strconv.Itoa(e.Issue)
@@ -128,7 +174,7 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 		if e.MoreIDs > 0 {
 			ids += fmt.Sprintf(" (+%d)", e.MoreIDs)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Time, e.Actor, e.Op, issue, ids, e.Detail)
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\n", trail(e.Trail), e.Time, e.Actor, e.Op, issue, ids, e.Detail)
 	}
 	return tw.Flush()
 }

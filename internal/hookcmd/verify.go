@@ -161,27 +161,8 @@ func (a *App) reportVerify(o *verifyOptions, doc *verifyDoc, failure *errcode.Er
 // the object database, checked like .agentx/ minus what only a workspace
 // holds.
 func runVerifyBranch(a *App, o *verifyOptions) error {
-	ref := o.Ref
-	if ref == "" {
-		cfg, err := a.Config()
-		if err != nil {
-			return err
-		}
-		remote, branch := cfg.Config.GitHub.Remote, cfg.Config.GitHub.StateBranch
-		if remote == "" {
-			remote = statebranch.DefaultRemote
-		}
-		if branch == "" {
-			branch = statebranch.DefaultBranch
-		}
-		ref = statebranch.TrackingRef(remote, branch)
-	}
-	tree, err := statebranch.OpenTree(a.Workspace().Root, ref)
+	tree, ref, err := a.openStateBranch(o.Ref)
 	if err != nil {
-		var ce *errcode.Error
-		if o.Ref == "" && errors.As(err, &ce) && ce.Code == errcode.NotFound {
-			ce.Hint = "this clone has no copy of the state branch yet: run `agentx-hook sync` (or `git fetch` the branch), or name a REF"
-		}
 		return err
 	}
 	rep, err := verify.RunFS(tree, verify.Options{Now: a.Clock.Now})
@@ -204,6 +185,35 @@ func runVerifyBranch(a *App, o *verifyOptions) error {
 		fmt.Fprintf(a.Stdout, "verify: %s: %s at %s: %d ledgers (%d records, %d entries), %d observations in %d issue files, %d archived, %d audit lines in %d trails\n",
 			status, ref, shorten.Runes(tree.Commit, 12), c.Ledgers, c.Records, c.Entries, c.Observations, c.IssueFiles, c.Archived, c.AuditLines, c.Trails)
 	})
+}
+
+// openStateBranch reads the state branch's tree at ref, by default ("")
+// the remote-tracking ref sync keeps, and returns it with the ref read.
+func (a *App) openStateBranch(ref string) (*statebranch.Tree, string, error) {
+	named := ref != ""
+	if !named {
+		cfg, err := a.Config()
+		if err != nil {
+			return nil, "", err
+		}
+		remote, branch := cfg.Config.GitHub.Remote, cfg.Config.GitHub.StateBranch
+		if remote == "" {
+			remote = statebranch.DefaultRemote
+		}
+		if branch == "" {
+			branch = statebranch.DefaultBranch
+		}
+		ref = statebranch.TrackingRef(remote, branch)
+	}
+	tree, err := statebranch.OpenTree(a.Workspace().Root, ref)
+	if err != nil {
+		var ce *errcode.Error
+		if !named && errors.As(err, &ce) && ce.Code == errcode.NotFound {
+			ce.Hint = "this clone has no copy of the state branch yet: run `agentx-hook sync` (or `git fetch` the branch), or name a REF"
+		}
+		return nil, "", err
+	}
+	return tree, ref, nil
 }
 
 func printVerify(a *App, rep *verify.Report, repairs []verify.Done) {

@@ -72,18 +72,35 @@ func Check(dir string) (findings []Finding, lines int, err error) {
 // state branch: the Action's trail in state/, each clone's in
 // state/audit.d/ID/). Paths in findings are fsys's.
 func CheckFS(fsys fs.FS, dir string) (findings []Finding, lines int, err error) {
+	names, err := filesFS(fsys, dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	findings, lines = check(names, readerFS(fsys))
+	return findings, lines, nil
+}
+
+// filesFS is Files of directory dir of fsys: its trail's files in the
+// chain's order (none when dir does not exist).
+func filesFS(fsys fs.FS, dir string) ([]string, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("list %s: %w", dir, err)
+		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
 	names := ordered(entries)
 	for i, name := range names {
 		names[i] = path.Join(dir, name)
 	}
-	findings, lines = check(names, func(p string) ([]byte, error) {
+	return names, nil
+}
+
+// readerFS is readFile for a trail file of fsys: only a regular file
+// within the state size limit is read.
+func readerFS(fsys fs.FS) func(string) ([]byte, error) {
+	return func(p string) ([]byte, error) {
 		fi, err := fs.Lstat(fsys, p)
 		switch {
 		case err != nil:
@@ -94,8 +111,7 @@ func CheckFS(fsys fs.FS, dir string) (findings []Finding, lines int, err error) 
 			return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", p, fi.Size(), atomicfile.StateLimit)
 		}
 		return fs.ReadFile(fsys, p)
-	})
-	return findings, lines, nil
+	}
 }
 
 // check reads files (in the chain's order) with read and checks each

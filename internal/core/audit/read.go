@@ -2,6 +2,10 @@ package audit
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
 	"slices"
 	"strconv"
 	"time"
@@ -47,9 +51,77 @@ func History(dir string, f Filter) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	out, err := history(files, readFile, f)
+	sortByTime(out, func(e *Entry) string { return e.Time })
+	return out, err
+}
+
+// HistoryFS is History of the trail in directory dir of fsys (a commit of
+// the state branch).
+func HistoryFS(fsys fs.FS, dir string, f Filter) ([]Entry, error) {
+	files, err := filesFS(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := history(files, readerFS(fsys), f)
+	sortByTime(out, func(e *Entry) string { return e.Time })
+	return out, err
+}
+
+// ActionTrail names the Action's trail (state/audit*.jsonl of the state
+// branch) in a TrailEntry; a clone's trail is named by its writer id.
+const ActionTrail = "action"
+
+// TrailEntry is an entry of the state branch and the trail it is in.
+type TrailEntry struct {
+	// Trail is ActionTrail or the writer id of the clone that wrote it.
+	Trail string `json:"trail,omitempty"`
+	Entry
+}
+
+// BranchHistory is the history of every trail in fsys (a commit of the
+// state branch: the Action's in state/, each clone's in WritersDir/ID/),
+// merged oldest first by time (lines of one time: the Action's first,
+// then the writers' by id, each in its file order).
+func BranchHistory(fsys fs.FS, f Filter) ([]TrailEntry, error) {
+	trails := []string{ActionTrail}
+	writers, err := fs.ReadDir(fsys, WritersDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("list %s: %w", WritersDir, err)
+	}
+	for _, w := range writers {
+		if w.IsDir() {
+			trails = append(trails, w.Name())
+		}
+	}
+	var out []TrailEntry
+	for _, name := range trails {
+		dir := path.Join(WritersDir, name)
+		if name == ActionTrail {
+			dir = path.Dir(WritersDir)
+		}
+		files, err := filesFS(fsys, dir)
+		if err != nil {
+			return nil, err
+		}
+		entries, err := history(files, readerFS(fsys), f)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			out = append(out, TrailEntry{Trail: name, Entry: e})
+		}
+	}
+	sortByTime(out, func(e *TrailEntry) string { return e.Time })
+	return out, nil
+}
+
+// history reads files (in the chain's order) with read and returns the
+// entries f selects, in file order.
+func history(files []string, read func(string) ([]byte, error), f Filter) ([]Entry, error) {
 	var out []Entry
 	for _, p := range files {
-		data, err := readFile(p)
+		data, err := read(p)
 		if err != nil {
 			return nil, err
 		}
@@ -64,10 +136,15 @@ func History(dir string, f Filter) ([]Entry, error) {
 			out = append(out, e)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Entry) int {
-		ta, _ := clock.Parse(a.Time)
-		tb, _ := clock.Parse(b.Time)
+	return out, nil
+}
+
+// sortByTime sorts s oldest first by the time at returns, keeping the
+// order of entries of one time.
+func sortByTime[E any](s []E, at func(*E) string) {
+	slices.SortStableFunc(s, func(a, b E) int {
+		ta, _ := clock.Parse(at(&a))
+		tb, _ := clock.Parse(at(&b))
 		return ta.Compare(tb)
 	})
-	return out, nil
 }
