@@ -53,6 +53,15 @@ func (r *hookRun) step(name string, fn func(ctx context.Context)) {
 	r.current, r.cut = "", false
 }
 
+// rename renames a skipped step in the report (what became of it).
+func (r *hookRun) rename(name, to string) {
+	for i, s := range r.skipped {
+		if s == name {
+			r.skipped[i] = to
+		}
+	}
+}
+
 // swallow reports whether a warning of the current step is the deadline's
 // doing: once it passed, what a step says about giving up is said once, by
 // report, for every step.

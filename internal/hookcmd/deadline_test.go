@@ -79,3 +79,43 @@ func TestHookDeadline(t *testing.T) {
 		}
 	}
 }
+
+// A hook finish whose deadline passes before its capture (its status
+// write stalled behind a live foreign lock) still spools the session's
+// summary, and the next hook start stores it: a slow side effect never
+// loses what a session learned.
+func TestHookFinishSpoolsPastItsDeadline(t *testing.T) {
+	root := initWorkspace(t)
+	if err := os.WriteFile(filepath.Join(root, ".agentx", "agentx.toml"), []byte("[hooks]\ndeadline = \"1s\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	holder := exec.Command("sleep", "120")
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
+	status := filepath.Join(root, ".agentx", "state", "agent-status.json.lock")
+	content := fmt.Sprintf(`{"pid":%d,"timestamp":%q}`, holder.Process.Pid, clock.Format(time.Now()))
+	if err := os.WriteFile(status, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	summary := filepath.Join(root, "summary.md")
+	if err := os.WriteFile(summary, []byte("## Key Facts\n- the late spool keeps this fact\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"AGENTX_LOCK_WAIT_MS=30000"}
+	out := run(t, root, env, "timeout", "12", "agentx-hook", "hook", "finish", "--agent", "engineer", "--issue", "3", "--summary-file", summary)
+	if !strings.Contains(out, "memory capture (spooled: the next hook start stores it)") {
+		t.Fatalf("hook finish past its deadline did not spool its capture:\n%s", out)
+	}
+	if found := run(t, root, nil, "agentx-hook", "memory", "search", "late spool"); strings.Contains(found, "late spool keeps") {
+		t.Fatalf("stored before any hook start, so nothing was cut:\n%s", found)
+	}
+	if err := os.Remove(status); err != nil {
+		t.Fatal(err)
+	}
+	run(t, root, nil, "agentx-hook", "hook", "start", "--agent", "engineer", "--issue", "3")
+	if found := run(t, root, nil, "agentx-hook", "memory", "search", "late spool"); !strings.Contains(found, "late spool keeps") {
+		t.Fatalf("the next hook start did not store the spooled capture:\n%s", found)
+	}
+}

@@ -562,13 +562,18 @@ func (a *App) hookFinish(_ context.Context, in *hookInput) error {
 	}
 	in.run.step("agent status", func(ctx context.Context) { a.setHookStatus(ctx, in, v, want) })
 	var sections []hookSection
+	captured := false
 	in.run.step("memory capture", func(ctx context.Context) {
+		captured = true
 		if s, ok, err := a.hookCapture(ctx, in); err != nil {
 			a.warn("agentx hook finish: memory capture: %v", err)
 		} else if ok {
 			sections = append(sections, s)
 		}
 	})
+	if !captured {
+		a.spoolLate(in)
+	}
 	if r := v.blockingWait(); r != nil {
 		sections = append(sections, hookSection{Title: "Still waiting", Body: fmt.Sprintf(
 			"- %s to %s (%s): %s\n  %s stays blocked-clarification until it is answered.", r.ID, r.To, r.Status, r.Topic, in.Agent)})
@@ -798,4 +803,27 @@ func (a *App) strictCheck(in *hookInput, v *hookView) error {
 		}
 	}
 	return nil
+}
+
+// lateSpoolBudget bounds the spool write of a capture whose hook ran out of
+// time first: one small atomic write, past the deadline by design.
+const lateSpoolBudget = 2 * time.Second
+
+// spoolLate keeps a session's capture when the hook's deadline passed
+// before its capture step (a monitor or status write stalled behind a
+// busy lock): the payload or summary is still spooled, sanitised as
+// always, and the next `hook start` finishes it. Losing what a session
+// learned to a slow side effect would be the worse failure.
+func (a *App) spoolLate(in *hookInput) {
+	ctx, cancel := context.WithTimeout(context.Background(), lateSpoolBudget)
+	defer cancel()
+	a.spoolOnly = true
+	defer func() { a.spoolOnly = false }()
+	_, ok, err := a.hookCapture(ctx, in)
+	switch {
+	case err != nil:
+		a.warn("agentx hook finish: memory capture not spooled either: %v", err)
+	case ok && in.run != nil:
+		in.run.rename("memory capture", "memory capture (spooled: the next hook start stores it)")
+	}
 }

@@ -63,6 +63,9 @@ type App struct {
 	hook *hookRun
 	// checkpointWarned: an automatic checkpoint's failure is told once.
 	checkpointWarned bool
+	// spoolOnly stops this process's captures after the spool write (the
+	// hook's deadline passed before its capture: see spoolLate).
+	spoolOnly bool
 }
 
 // command is one top-level command.

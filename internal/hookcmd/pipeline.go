@@ -111,7 +111,7 @@ func (a *App) intake() *intake.Intake {
 		Spool:              spool.New(ws.SpoolDir(), a.Locks(), spool.Options{Clock: a.Clock}),
 		Cursors:            cursor.New(ws.CursorsDir(), a.Locks(), a.Clock),
 		Store:              a.Memory(),
-		SpoolOnly:          a.Getenv(envSpoolOnly) != "",
+		SpoolOnly:          a.spoolOnly || a.Getenv(envSpoolOnly) != "",
 		Warn:               a.warn,
 	}
 }
@@ -136,7 +136,9 @@ func (a *App) hookCapture(ctx context.Context, in *hookInput) (hookSection, bool
 	}
 	// Session end has time to spare once the capture is spooled: fold the
 	// recalls journalled by `hook start` into the store's recall counts.
-	defer a.foldRecalls(ctx)
+	if !a.spoolOnly {
+		defer a.foldRecalls(ctx)
+	}
 	src := &in.Stdin
 	switch {
 	case src.IsPayload():
