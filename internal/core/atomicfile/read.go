@@ -42,7 +42,7 @@ func OpenRegular(path string) (*os.File, error) {
 	}
 	if !info.Mode().IsRegular() {
 		_ = f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(info.Mode()))}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(info.Mode()))}
 	}
 	return f, nil
 }
@@ -102,7 +102,8 @@ func readLimited(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-func kind(m fs.FileMode) string {
+// Kind names what a non-regular file is, for messages ("a FIFO").
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
 		return "a FIFO"

@@ -346,7 +346,14 @@ func lastRotatedHash(dir string) (string, error) {
 // Files lists the trail's files oldest first: the rotated ones by month,
 // then audit.jsonl.
 func Files(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+	return listTrail(dir, os.ReadDir, filepath.Join)
+}
+
+// listTrail lists the trail's files in dir, read with readDir and named
+// with join (the disk's or an fs.FS's), in the chain's order; none when
+// dir does not exist.
+func listTrail(dir string, readDir func(string) ([]fs.DirEntry, error), join func(...string) string) ([]string, error) {
+	entries, err := readDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -355,7 +362,7 @@ func Files(dir string) ([]string, error) {
 	}
 	names := ordered(entries)
 	for i, name := range names {
-		names[i] = filepath.Join(dir, name)
+		names[i] = join(dir, name)
 	}
 	return names, nil
 }

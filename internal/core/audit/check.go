@@ -2,7 +2,6 @@ package audit
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -83,18 +82,7 @@ func CheckFS(fsys fs.FS, dir string) (findings []Finding, lines int, err error) 
 // filesFS is Files of directory dir of fsys: its trail's files in the
 // chain's order (none when dir does not exist).
 func filesFS(fsys fs.FS, dir string) ([]string, error) {
-	entries, err := fs.ReadDir(fsys, dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", dir, err)
-	}
-	names := ordered(entries)
-	for i, name := range names {
-		names[i] = path.Join(dir, name)
-	}
-	return names, nil
+	return listTrail(dir, func(d string) ([]fs.DirEntry, error) { return fs.ReadDir(fsys, d) }, path.Join)
 }
 
 // readerFS is readFile for a trail file of fsys: only a regular file

@@ -78,7 +78,7 @@ func (c *checker) readFS(p string) ([]byte, bool) {
 		c.add(Problem{Code: CodeSymlink, Severity: Error, Path: name, Offset: -1, Message: "is a symlink; agentx writes regular files and does not follow it"})
 		return nil, false
 	case !fi.Mode().IsRegular():
-		c.add(Problem{Code: CodeNotRegular, Severity: Error, Path: name, Offset: -1, Message: fmt.Sprintf("is not a regular file (%s)", modeName(fi.Mode()))})
+		c.add(Problem{Code: CodeNotRegular, Severity: Error, Path: name, Offset: -1, Message: fmt.Sprintf("is not a regular file (%s)", atomicfile.Kind(fi.Mode()))})
 		return nil, false
 	case fi.Size() > atomicfile.StateLimit:
 		c.add(Problem{Code: CodeUnreadable, Severity: Error, Path: name, Offset: -1, Message: fmt.Sprintf("%d bytes, over the limit of %d", fi.Size(), atomicfile.StateLimit)})

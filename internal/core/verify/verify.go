@@ -247,7 +247,7 @@ func (c *checker) read(path string) ([]byte, bool) {
 		return nil, false
 	case !fi.Mode().IsRegular():
 		c.add(Problem{Code: CodeNotRegular, Severity: Error, Path: c.rel(path), Offset: -1,
-			Message: fmt.Sprintf("is not a regular file (%s)", modeName(fi.Mode()))})
+			Message: fmt.Sprintf("is not a regular file (%s)", atomicfile.Kind(fi.Mode()))})
 		return nil, false
 	}
 	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
@@ -260,20 +260,6 @@ func (c *checker) read(path string) ([]byte, bool) {
 		return nil, false
 	}
 	return data, true
-}
-
-func modeName(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
 }
 
 // listDir lists a directory that may be missing; a symlinked directory
