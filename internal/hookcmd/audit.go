@@ -84,14 +84,8 @@ func parseAudit(a *App, args []string) (*auditOptions, error) {
 	flags.BoolVar(&o.StateBranch, "state-branch", false, "list every trail of the state branch instead of the local one: at the ref given as an argument after it (default: the remote-tracking ref)")
 	o.register(flags)
 	pos, err := parse(flags, args)
-	switch {
-	case err != nil:
-	case o.StateBranch && len(pos) > 1:
-		err = usagef("audit --state-branch takes one REF (got %q)", pos[1])
-	case len(pos) > 0 && !o.StateBranch:
-		err = usagef("audit takes no arguments (got %q)", pos[0])
-	case len(pos) == 1:
-		o.Ref = pos[0]
+	if err == nil {
+		o.Ref, err = stateBranchRef("audit", o.StateBranch, pos)
 	}
 	if err == nil && *issue != "" {
 		n, cerr := strconv.Atoi(*issue)
@@ -137,7 +131,7 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 		}
 	} else {
 		ws := a.Workspace()
-		if err := ws.CheckContained(); err != nil {
+		if err := a.checkWorkspace(); err != nil {
 			return err
 		}
 		entries, err := audit.History(ws.StateDir(), f)

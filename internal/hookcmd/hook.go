@@ -264,7 +264,7 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 // whatever directory the host started it); why is the one line saying so.
 func (a *App) inWorkspace(what string) (why string, ok bool) {
 	dir := a.Workspace().AgentxDir()
-	if err := a.Workspace().CheckContained(); err != nil {
+	if err := a.checkWorkspace(); err != nil {
 		return fmt.Sprintf("agentx %s: %v; nothing done", what, err), false
 	}
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {

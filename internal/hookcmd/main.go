@@ -66,6 +66,8 @@ type App struct {
 	// spoolOnly stops this process's captures after the spool write (the
 	// hook's deadline passed before its capture: see spoolLate).
 	spoolOnly bool
+	// contained: the workspace's containment was checked and holds.
+	contained bool
 }
 
 // command is one top-level command.
@@ -320,14 +322,28 @@ func (a *App) checkContained(name string, args []string) error {
 			return nil
 		}
 	}
-	return a.Workspace().CheckContained()
+	return a.checkWorkspace()
+}
+
+// checkWorkspace refuses a .agentx/ (or its state or memory directory)
+// symlinked outside the workspace. Once it holds, it is not checked again
+// in this process: the command's check and Config's are one.
+func (a *App) checkWorkspace() error {
+	if a.contained {
+		return nil
+	}
+	if err := a.Workspace().CheckContained(); err != nil {
+		return err
+	}
+	a.contained = true
+	return nil
 }
 
 // Config returns the workspace configuration.
 func (a *App) Config() (*config.Set, error) {
 	if a.cfg == nil {
 		ws := a.Workspace()
-		if err := ws.CheckContained(); err != nil {
+		if err := a.checkWorkspace(); err != nil {
 			return nil, err
 		}
 		set, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())

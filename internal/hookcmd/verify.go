@@ -63,18 +63,27 @@ func parseVerify(a *App, args []string) (*verifyOptions, error) {
 	flags.BoolVar(&o.StateBranch, "state-branch", false, "check the state branch instead of .agentx/: at the ref given as an argument after it (default: the remote-tracking ref)")
 	o.register(flags)
 	pos, err := parse(flags, args)
-	switch {
-	case err != nil:
-	case o.StateBranch && len(pos) > 1:
-		err = usagef("verify --state-branch takes one REF (got %q)", pos[1])
-	case len(pos) > 0 && !o.StateBranch:
-		err = usagef("verify takes no arguments (got %q)", pos[0])
-	case o.StateBranch && o.Repair:
+	if err == nil {
+		o.Ref, err = stateBranchRef("verify", o.StateBranch, pos)
+	}
+	if err == nil && o.StateBranch && o.Repair {
 		err = usagef("--repair works on .agentx/ only; the state branch is repaired by syncing a repaired workspace")
-	case len(pos) == 1:
-		o.Ref = pos[0]
 	}
 	return o, err
+}
+
+// stateBranchRef is the REF argument of `cmd --state-branch [REF]`: the
+// one positional argument, allowed only with the switch.
+func stateBranchRef(cmd string, on bool, pos []string) (string, error) {
+	switch {
+	case on && len(pos) > 1:
+		return "", usagef("%s --state-branch takes one REF (got %q)", cmd, pos[1])
+	case len(pos) > 0 && !on:
+		return "", usagef("%s takes no arguments (got %q)", cmd, pos[0])
+	case len(pos) == 1:
+		return pos[0], nil
+	}
+	return "", nil
 }
 
 type verifyDoc struct {
