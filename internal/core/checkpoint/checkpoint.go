@@ -105,8 +105,12 @@ func (s *Store) now() time.Time {
 
 // Checkpoint is one commit of the history.
 type Checkpoint struct {
+	// ID is the hash the checkpoint's commit had when it was made. It
+	// stays the checkpoint's name when retention writes the commit again
+	// (Commit is then another hash).
 	ID      string    `json:"id"`
 	Short   string    `json:"short"`
+	Commit  string    `json:"commit"`
 	Time    time.Time `json:"time"`
 	Message string    `json:"message"`
 	Tree    string    `json:"tree"`
@@ -114,7 +118,37 @@ type Checkpoint struct {
 
 func checkpointOf(h plumbing.Hash, c gitstore.Commit) Checkpoint {
 	subject, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
-	return Checkpoint{ID: h.String(), Short: h.String()[:ShortLen], Time: c.Author.When.UTC(), Message: subject, Tree: c.Tree.String()}
+	id := idOf(h, c)
+	return Checkpoint{ID: id, Short: id[:ShortLen], Commit: h.String(), Time: c.Author.When.UTC(), Message: subject, Tree: c.Tree.String()}
+}
+
+// idTrailer carries a checkpoint's id through the rewrites of retention.
+// Without it every id would change whenever the oldest checkpoint is
+// dropped, which past `keep` is at every create: the id create printed,
+// the one a restore names as its undo and those in the audit trail would
+// all be stale at once.
+const idTrailer = "Agentx-Checkpoint-Id: "
+
+// idOf returns the id of the checkpoint commit c (hash h): its trailer's
+// when it was written again, else h.
+func idOf(h plumbing.Hash, c gitstore.Commit) string {
+	for line := range strings.Lines(c.Message) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), idTrailer); ok && len(v) == 40 {
+			if _, err := ParseID(v); err == nil {
+				return strings.ToLower(v)
+			}
+		}
+	}
+	return h.String()
+}
+
+// withIDTrailer returns c's message carrying its id (h when it has none
+// yet), for writing c again under another hash.
+func withIDTrailer(h plumbing.Hash, c gitstore.Commit) string {
+	if idOf(h, c) != h.String() {
+		return c.Message
+	}
+	return strings.TrimRight(c.Message, "\n") + "\n\n" + idTrailer + h.String() + "\n"
 }
 
 // ShortLen is how many hex digits a listing shows of an id.
@@ -280,8 +314,8 @@ func (s *Store) walk(fn func(plumbing.Hash, gitstore.Commit) bool) error {
 	return nil
 }
 
-// Get returns the checkpoint id names: a hexadecimal prefix of its commit
-// hash (ParseID), unique in the history.
+// Get returns the checkpoint id names: a hexadecimal prefix (ParseID) of
+// its id or of the commit it is now, unique in the history.
 func (s *Store) Get(id string) (Checkpoint, error) {
 	prefix, err := ParseID(id)
 	if err != nil {
@@ -289,8 +323,8 @@ func (s *Store) Get(id string) (Checkpoint, error) {
 	}
 	var found []Checkpoint
 	err = s.walk(func(h plumbing.Hash, c gitstore.Commit) bool {
-		if strings.HasPrefix(h.String(), prefix) {
-			found = append(found, checkpointOf(h, c))
+		if cp := checkpointOf(h, c); strings.HasPrefix(cp.ID, prefix) || strings.HasPrefix(cp.Commit, prefix) {
+			found = append(found, cp)
 		}
 		return true
 	})
@@ -309,7 +343,8 @@ func (s *Store) Get(id string) (Checkpoint, error) {
 
 // prune keeps the newest keep checkpoints: the kept commits are written
 // again as a new chain whose oldest has no parent (the ref's history is
-// rewritten; the dropped commits' objects are left to git gc).
+// rewritten; the dropped commits' objects are left to git gc), each
+// carrying its id in a trailer.
 func (s *Store) prune(keep int) (int, error) {
 	type item struct {
 		h plumbing.Hash
@@ -330,6 +365,7 @@ func (s *Store) prune(keep int) (int, error) {
 	var parent plumbing.Hash
 	for i := len(kept) - 1; i >= 0; i-- {
 		c := kept[i].c
+		c.Message = withIDTrailer(kept[i].h, c)
 		c.Parents = nil
 		if !parent.IsZero() {
 			c.Parents = []plumbing.Hash{parent}
@@ -347,7 +383,8 @@ func (s *Store) prune(keep int) (int, error) {
 }
 
 // Prune keeps the newest keep checkpoints (keep >= 1) and reports how many
-// were dropped. Their ids change: a checkpoint's id names its parent too.
+// were dropped. The kept ones keep their ids; their commits change (a
+// commit's hash names its parent too).
 func (s *Store) Prune(ctx context.Context, keep int) (int, error) {
 	if keep < 1 {
 		return 0, errcode.New(errcode.InvalidInput, "keep must be at least 1, not %d", keep)

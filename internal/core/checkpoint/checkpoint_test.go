@@ -219,6 +219,54 @@ func TestPrune(t *testing.T) {
 	}
 }
 
+// The id Create returns keeps naming its checkpoint after retention
+// rewrote the history (once keep is reached every create rewrites it: an
+// id that changed would be stale as soon as it was printed).
+func TestIDsSurvivePruning(t *testing.T) {
+	ctx := context.Background()
+	root, s := newRepo(t)
+	var ids []string
+	for i := range 6 {
+		write(t, root, ".agentx/agentx.toml", strings.Repeat("#\n", i+1))
+		r, err := s.Create(ctx, "c"+string(rune('0'+i)), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	list, err := s.List()
+	if err != nil || len(list) != 3 {
+		t.Fatalf("after pruning: %+v %v", list, err)
+	}
+	for i, want := range []string{ids[5], ids[4], ids[3]} {
+		if list[i].ID != want {
+			t.Errorf("checkpoint %s listed with id %s, created as %s", list[i].Message, list[i].ID, want)
+		}
+		c, err := s.Get(want[:ShortLen])
+		if err != nil || c.Message != list[i].Message {
+			t.Errorf("Get(%s) = %+v, %v", want[:ShortLen], c, err)
+		}
+		// The commit it is now can be named too (git log shows that one).
+		if c2, err := s.Get(list[i].Commit); err != nil || c2.ID != want {
+			t.Errorf("Get(commit %s) = %+v, %v", list[i].Commit, c2, err)
+		}
+	}
+	if _, err := s.Get(ids[0][:ShortLen]); !errcode.Is(err, errcode.NotFound) {
+		t.Errorf("a pruned checkpoint: %v", err)
+	}
+	// A checkpoint rewritten twice keeps its first id.
+	write(t, root, ".agentx/agentx.toml", "x")
+	if _, err := s.Create(ctx, "c6", 3); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ = s.List(); list[2].ID != ids[4] {
+		t.Errorf("after a second rewrite: %s, want %s", list[2].ID, ids[4])
+	}
+	if _, err := s.Restore(ctx, ids[4][:8], false, "undo", 3); err != nil {
+		t.Errorf("restore by a printed id: %v", err)
+	}
+}
+
 // Checkpoints during a commit in progress (the index locked, a commit
 // being prepared from another index) and in a linked worktree leave git
 // alone and put objects and refs in the common directory.
