@@ -152,6 +152,10 @@ func PathFor(target string) string { return target + ".lock" }
 // waiting up to the configured budget. It fails with LOCK_TIMEOUT naming the
 // file, the holder and the lock's age.
 func (l *Locker) Acquire(ctx context.Context, target string) (*Lock, error) {
+	return l.acquire(ctx, target, nil)
+}
+
+func (l *Locker) acquire(ctx context.Context, target string, b *Batch) (*Lock, error) {
 	key, err := filepath.Abs(target)
 	if err != nil {
 		key = target
@@ -166,7 +170,7 @@ func (l *Locker) Acquire(ctx context.Context, target string) (*Lock, error) {
 		l.dropPathMutex(key, pm)
 		return nil, l.timeoutError(target, nil)
 	}
-	lk, err := l.acquireFile(ctx, target)
+	lk, err := l.acquireFile(ctx, target, b)
 	if err != nil {
 		<-pm.ch
 		l.dropPathMutex(key, pm)
@@ -209,7 +213,7 @@ func (l *Locker) newContent() ([]byte, error) {
 	})
 }
 
-func (l *Locker) acquireFile(ctx context.Context, target string) (*Lock, error) {
+func (l *Locker) acquireFile(ctx context.Context, target string, b *Batch) (*Lock, error) {
 	path := PathFor(target)
 	delay := 500 * time.Microsecond
 	var last *holder
@@ -219,11 +223,14 @@ func (l *Locker) acquireFile(ctx context.Context, target string) (*Lock, error) 
 		// temporary file a create stages; the link in createExclusive is
 		// still what decides between racers.
 		if _, serr := os.Lstat(path); errors.Is(serr, fs.ErrNotExist) {
-			content, err := l.newContent()
-			if err != nil {
-				return nil, fmt.Errorf("lock %s: %w", path, err)
+			var content []byte
+			var ok bool
+			var err error
+			if b != nil {
+				content, ok, err = b.link(path)
+			} else if content, err = l.newContent(); err == nil {
+				ok, err = createExclusive(path, content)
 			}
-			ok, err := createExclusive(path, content)
 			if err != nil {
 				return nil, fmt.Errorf("lock %s: %w", path, err)
 			}
@@ -267,26 +274,14 @@ func (l *Locker) acquireFile(ctx context.Context, target string) (*Lock, error) 
 // place, which fails like O_EXCL when the lock exists. Where hard links
 // are not supported, it falls back to O_EXCL and write.
 func createExclusive(path string, content []byte) (bool, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if errors.Is(err, fs.ErrNotExist) {
-		if mkErr := os.MkdirAll(filepath.Dir(path), 0o755); mkErr != nil {
-			return false, mkErr
-		}
-		tmp, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	}
+	tmp, err := stageLockContent(filepath.Dir(path), filepath.Base(path), content)
 	if err != nil {
 		return false, err
 	}
 	// After the link the temporary is a second name for the lock file, so
 	// it goes whatever happened; failing to remove it costs a stray file.
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	_, werr := tmp.Write(content)
-	merr := tmp.Chmod(0o644)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, merr, cerr); err != nil {
-		return false, err
-	}
-	err = os.Link(tmp.Name(), path)
+	defer func() { _ = os.Remove(tmp) }()
+	err = os.Link(tmp, path)
 	switch {
 	case err == nil:
 		return true, nil
@@ -296,6 +291,31 @@ func createExclusive(path string, content []byte) (bool, error) {
 		return false, err
 	}
 	return createOpenExclusive(path, content)
+}
+
+// stageLockContent writes content to a new temporary `.<base>.tmp-*` in
+// dir (made if missing), the name removeStaleStaging sweeps when a writer
+// dies before removing it, and returns its path.
+func stageLockContent(dir, base string, content []byte) (string, error) {
+	pattern := "." + base + ".tmp-*"
+	tmp, err := os.CreateTemp(dir, pattern)
+	if errors.Is(err, fs.ErrNotExist) {
+		if mkErr := os.MkdirAll(dir, 0o755); mkErr != nil {
+			return "", mkErr
+		}
+		tmp, err = os.CreateTemp(dir, pattern)
+	}
+	if err != nil {
+		return "", err
+	}
+	_, werr := tmp.Write(content)
+	merr := tmp.Chmod(0o644)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, merr, cerr); err != nil {
+		_ = os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
 }
 
 // removeStaleStaging removes the staging temporaries of the locks in
