@@ -330,7 +330,17 @@ func (s *scanner) str() error {
 		return s.errf("expected string")
 	}
 	for s.pos < len(s.data) {
-		c := s.data[s.pos]
+		// The plain bytes of a string are most of a file (observation
+		// texts): skip them with one table load each.
+		data, i := s.data, s.pos
+		for i < len(data) && plainStringByte[data[i]] {
+			i++
+		}
+		s.pos = i
+		if i == len(data) {
+			break
+		}
+		c := data[i]
 		switch {
 		case c == '"':
 			s.pos++
@@ -365,6 +375,15 @@ func (s *scanner) str() error {
 	}
 	return s.errf("unterminated string")
 }
+
+// plainStringByte marks the bytes a JSON string holds as they are: all
+// but the quote, the backslash and control characters.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')

@@ -291,38 +291,56 @@ func (b *Builder) Len() int { return len(b.issue) }
 // Add appends a document with its text (summary and content) and returns
 // its number.
 func (b *Builder) Add(d Doc, text ...string) int {
+	return b.AddAnalysed(d, Analyze(text...))
+}
+
+// Analysed is a document's text analysed for the index: its distinct terms,
+// sorted, with their frequencies, and its length in terms.
+type Analysed struct {
+	terms  []string
+	tf     []int
+	length int
+}
+
+// Analyze tokenizes a document's text. It is Add's slow half and needs no
+// Builder, so documents can be analysed in parallel and added in order.
+func Analyze(text ...string) Analysed {
 	tf := map[string]int{}
 	length := 0
 	for _, s := range text {
 		Tokenize(s, func(t string) { tf[t]++; length++ })
 	}
-	return b.add(d, tf, length)
+	// Postings must be appended in doc order; terms are sorted so the
+	// encoding is deterministic.
+	t := Analysed{terms: make([]string, 0, len(tf)), tf: make([]int, len(tf)), length: length}
+	for term := range tf {
+		t.terms = append(t.terms, term)
+	}
+	sort.Strings(t.terms)
+	for i, term := range t.terms {
+		t.tf[i] = tf[term]
+	}
+	return t
 }
 
-func (b *Builder) add(d Doc, tf map[string]int, length int) int {
+// AddAnalysed appends a document analysed by Analyze and returns its number.
+func (b *Builder) AddAnalysed(d Doc, t Analysed) int {
 	doc := len(b.issue)
 	b.issue = append(b.issue, uint32(d.Issue))
 	b.time = append(b.time, d.Time)
-	b.docLen = append(b.docLen, uint16(min(length, math.MaxUint16)))
+	b.docLen = append(b.docLen, uint16(min(t.length, math.MaxUint16)))
 	b.agent = append(b.agent, b.intern(d.Agent))
 	b.cat = append(b.cat, b.internCat(d.Category))
 	b.tokens = append(b.tokens, uint32(max(0, min(d.Tokens, math.MaxUint32))))
 	b.ref = append(b.ref, d.Ref)
-	b.totalLen += uint64(min(length, math.MaxUint16))
-	// Postings must be appended in doc order; iterate terms sorted so the
-	// encoding is deterministic.
-	keys := make([]string, 0, len(tf))
-	for t := range tf {
-		keys = append(keys, t)
-	}
-	sort.Strings(keys)
-	for _, t := range keys {
-		pl := b.terms[t]
+	b.totalLen += uint64(min(t.length, math.MaxUint16))
+	for i, term := range t.terms {
+		pl := b.terms[term]
 		if pl == nil {
 			pl = &plist{}
-			b.terms[t] = pl
+			b.terms[term] = pl
 		}
-		pl.add(doc, tf[t])
+		pl.add(doc, t.tf[i])
 	}
 	return doc
 }
