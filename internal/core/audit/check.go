@@ -30,7 +30,24 @@ const (
 	// CodeUnreadable: a trail file that cannot be read (not a regular
 	// file, too large, a read error).
 	CodeUnreadable = "AUDIT_UNREADABLE"
+	// CodeCut: lines an earlier copy of the trail (an Anchor: the last
+	// checkpoint's) holds are gone from its end. The chain alone cannot
+	// tell: no later line names the last one.
+	CodeCut = "AUDIT_CUT"
+	// CodeForeign: an Anchor shares no line with the trail (information:
+	// a checkpoint fetched from another clone, or the trail replaced).
+	CodeForeign = "AUDIT_ANCHOR_FOREIGN"
 )
+
+// Anchor is an earlier copy of the trail's newest file, kept where the
+// trail cannot rewrite it (the last checkpoint's tree): every line it
+// holds must still be in the trail. It is what catches a cut of the
+// trail's last lines, which leaves an intact chain.
+type Anchor struct {
+	// Source names the copy for messages ("checkpoint 1a2b3c4d5e").
+	Source string
+	Data   []byte
+}
 
 // Finding is one problem of the trail.
 type Finding struct {
@@ -58,12 +75,12 @@ type line struct {
 // or after a merge of two machines' trails any earlier one); the first
 // line of the first file may start the chain (prev "") or continue a file
 // no longer there, which is reported. lines counts the entries read.
-func Check(dir string) (findings []Finding, lines int, err error) {
+func Check(dir string, anchors ...Anchor) (findings []Finding, lines int, err error) {
 	files, err := Files(dir)
 	if err != nil {
 		return nil, 0, err
 	}
-	findings, lines = check(files, readFile)
+	findings, lines = check(files, readFile, anchors)
 	return findings, lines, nil
 }
 
@@ -75,7 +92,7 @@ func CheckFS(fsys fs.FS, dir string) (findings []Finding, lines int, err error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	findings, lines = check(names, readerFS(fsys))
+	findings, lines = check(names, readerFS(fsys), nil)
 	return findings, lines, nil
 }
 
@@ -104,7 +121,7 @@ func readerFS(fsys fs.FS) func(string) ([]byte, error) {
 
 // check reads files (in the chain's order) with read and checks each
 // line's hash and the chain across them.
-func check(files []string, read func(string) ([]byte, error)) (findings []Finding, lines int) {
+func check(files []string, read func(string) ([]byte, error), anchors []Anchor) (findings []Finding, lines int) {
 	var all []line
 	for _, p := range files {
 		data, err := read(p)
@@ -114,7 +131,86 @@ func check(files []string, read func(string) ([]byte, error)) (findings []Findin
 		}
 		all, findings = readLines(p, data, all, findings)
 	}
-	return checkChain(all, findings), len(all)
+	findings = checkChain(all, findings)
+	newest := ""
+	if len(files) > 0 {
+		newest = files[len(files)-1]
+	}
+	for _, a := range anchors {
+		findings = checkAnchor(all, a, newest, findings)
+	}
+	return findings, len(all)
+}
+
+// checkAnchor reports the lines of a that all lacks at its end: the
+// lines after the last of a's lines still in the trail. A trail that
+// shares no line with a is information only when it has lines (another
+// clone's checkpoint), and a cut when it has none (the trail deleted).
+func checkAnchor(all []line, a Anchor, newest string, findings []Finding) []Finding {
+	have := make(map[string]bool, len(all))
+	for _, l := range all {
+		have[l.hash] = true
+	}
+	var held [][]byte
+	atomicfile.EachLine(a.Data, func(raw []byte, _ int64, _ int, terminated bool) {
+		if computed, stated, ok := LineHash(raw); ok && terminated && computed == stated {
+			held = append(held, raw)
+		}
+	})
+	last := -1
+	for i := len(held) - 1; i >= 0; i-- {
+		if _, h, _ := LineHash(held[i]); have[h] {
+			last = i
+			break
+		}
+	}
+	gone := len(held) - 1 - last
+	if gone == 0 {
+		return findings
+	}
+	if newest == "" {
+		newest = "audit.jsonl"
+	}
+	f := Finding{Code: CodeCut, Path: newest, Offset: -1}
+	switch {
+	case last < 0 && len(all) > 0:
+		f.Code, f.Info = CodeForeign, true
+		f.Msg = fmt.Sprintf("%s holds a trail that shares no line with this one (a checkpoint from another clone, or this trail replaced): not compared", a.Source)
+	case last < 0:
+		f.Msg = fmt.Sprintf("the trail is gone: %s holds %d lines of it", a.Source, len(held))
+	default:
+		first, _ := Decode(held[last+1])
+		f.Msg = fmt.Sprintf("%d line%s that %s holds %s gone from the end of the trail (the first: %s at %s): the trail was cut",
+			gone, plural(gone), a.Source, isAre(gone), first.Op, first.Time)
+	}
+	return append(findings, f)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// NewestFS returns the path and content of the newest file of the trail
+// in directory dir of fsys (a checkpoint's tree), for an Anchor; no path
+// when it has none.
+func NewestFS(fsys fs.FS, dir string) (string, []byte, error) {
+	names, err := filesFS(fsys, dir)
+	if err != nil || len(names) == 0 {
+		return "", nil, err
+	}
+	p := names[len(names)-1]
+	data, err := readerFS(fsys)(p)
+	return p, data, err
 }
 
 // readLines splits one file into lines, checks each line's own hash and

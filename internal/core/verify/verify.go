@@ -108,6 +108,10 @@ type Options struct {
 	// Host is this machine's name (default os.Hostname): a lock's pid is
 	// only judged on the host that wrote it.
 	Host string
+	// AuditAnchors are earlier copies of the audit trail's newest file
+	// (the last checkpoint's): lines they hold that the trail lacks are a
+	// cut (audit.CodeCut).
+	AuditAnchors []audit.Anchor
 }
 
 type checker struct {
@@ -371,7 +375,7 @@ func (c *checker) stateFiles() {
 	if data, ok := c.read(c.ws.EventsFile()); ok {
 		c.jsonLines(c.ws.EventsFile(), data, CodeEventsCorrupt, CodeEventsTorn)
 	}
-	findings, lines, err := audit.Check(dir)
+	findings, lines, err := audit.Check(dir, c.opt.AuditAnchors...)
 	if err != nil {
 		c.add(Problem{Code: audit.CodeUnreadable, Severity: Error, Path: c.rel(dir), Offset: -1, Message: err.Error()})
 	}
