@@ -562,8 +562,13 @@ func TestActionMigratesFromTheCheckout(t *testing.T) {
 			t.Fatalf("%s not migrated: %v", p, files)
 		}
 	}
-	if _, ok := files["memory/manifest.json"]; ok || len(files) != 3 {
-		t.Fatalf("the branch holds more than the state: %v", files)
+	// The state files and the branch's trail, which starts with what the
+	// seed brought.
+	if _, ok := files["memory/manifest.json"]; ok || len(files) != 4 {
+		t.Fatalf("the branch holds more than the state and its trail: %v", files)
+	}
+	if n := strings.Count(string(files[sync.BranchAuditPath]), `"op":"sync.seed"`); n != 2 {
+		t.Fatalf("%d sync.seed lines in the branch's trail, want 2 (ledger, memory file)", n)
 	}
 	if string(files["state/clarifications/issue-4.json"]) != string(data) {
 		t.Fatal("the ledger changed in the move")

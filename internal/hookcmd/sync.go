@@ -162,7 +162,16 @@ func (a *App) stateSyncOptions() (statebranch.Options, *mergeLog, error) {
 // never travel on the branch.
 // It returns the time the index took.
 func (a *App) syncState(ctx context.Context, opt statebranch.Options) (*statebranch.Result, time.Duration, error) {
+	writes := &syncWrites{}
+	opt.Wrote = writes.wrote
 	res, err := statebranch.Sync(ctx, opt)
+	// What was written stays written even when the sync then failed or ran
+	// out of its budget: its audit lines are appended regardless.
+	detail := fmt.Sprintf("merged from %s/%s", opt.Remote, opt.Branch)
+	if opt.InitFrom != "" {
+		detail = fmt.Sprintf("seeded from %s and merged from %s/%s", opt.InitFrom, opt.Remote, opt.Branch)
+	}
+	a.auditSync(context.WithoutCancel(ctx), writes, detail)
 	var took time.Duration
 	if res != nil {
 		if issues := memoryIssues(res); len(issues) > 0 {

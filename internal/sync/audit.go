@@ -2,7 +2,9 @@ package sync
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/clock"
@@ -10,6 +12,8 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/router"
+	"github.com/agentx-dev/agentx/internal/core/statediff"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 // BranchAuditPath is the audit trail of what the Action changes on the
@@ -32,6 +36,29 @@ func (in *Ingester) withAudit(read func(string) ([]byte, error), files map[strin
 	beforeHash, beforeLen := recordState(before, issue, cmd.ID)
 	e := router.AuditEntry(protocol.Op{Verb: cmd.Verb, ID: cmd.ID, By: login}, beforeHash, beforeLen, rec)
 	return files, appendAudit(read, files, in.Clock, []audit.Entry{e})
+}
+
+// OpSeed is the audit name of a file the Action seeded the state branch
+// with from the checkout.
+const OpSeed = "sync.seed"
+
+// seedAudit is one audit line per ledger or memory file a seed brings to
+// the branch, naming its records or observations and their hashes
+// (statediff.Touched).
+func seedAudit(files map[string][]byte) []audit.Entry {
+	var out []audit.Entry
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		if p == SyncStatePath {
+			continue
+		}
+		e := audit.Entry{Actor: "agentx-action", Op: OpSeed, Detail: "seeded from the checkout: " + p}
+		if n, ok := workspace.LedgerIssue(path.Base(p)); ok {
+			e.Issue = n
+		}
+		e.IDs, _, e.After = statediff.Touched(p, nil, files[p])
+		out = append(out, e)
+	}
+	return out
 }
 
 // recordState is the hash and thread length of record id in a ledger

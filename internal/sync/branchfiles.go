@@ -74,6 +74,12 @@ func Seed(ctx context.Context, b *StateBranch, snap *StateSnapshot, root string)
 	if err != nil || len(files) == 0 {
 		return snap, 0, err
 	}
+	seeded := len(files)
+	// The branch starts its trail with what it was seeded with.
+	none := func(string) ([]byte, error) { return nil, nil }
+	if err := appendAudit(none, files, nil, seedAudit(files)); err != nil {
+		return nil, 0, err
+	}
 	next, err := b.Commit(ctx, snap, files, "agentx: seed the state branch from the checkout's .agentx [skip ci]")
 	if errors.Is(err, ErrConflict) {
 		fresh, rerr := b.Read(ctx)
@@ -82,7 +88,7 @@ func Seed(ctx context.Context, b *StateBranch, snap *StateSnapshot, root string)
 	if err != nil {
 		return nil, 0, fmt.Errorf("seed %s: %w", b.Branch, err)
 	}
-	return next, len(files), nil
+	return next, seeded, nil
 }
 
 // legacyStateFile is where the sync state lived before the state branch,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/githubfake"
 )
 
@@ -101,8 +102,18 @@ func TestSeedFromACheckout(t *testing.T) {
 		t.Fatalf("seed: %d files, %v", n, err)
 	}
 	files := fake.BranchFiles(DefaultStateBranch)
-	if len(files) != 4 || string(files[SyncStatePath]) != `{"schema_version":1}` || fake.BranchCommits(DefaultStateBranch) != 1 {
+	if len(files) != 5 || string(files[SyncStatePath]) != `{"schema_version":1}` || fake.BranchCommits(DefaultStateBranch) != 1 {
 		t.Fatalf("branch %q", files)
+	}
+	// The branch's trail starts with one line per seeded state file.
+	trail := string(files[BranchAuditPath])
+	if n := strings.Count(trail, `"op":"sync.seed"`); n != 3 || !strings.Contains(trail, `"ids":["state/clarifications/issue-42.json"]`) {
+		t.Fatalf("trail %s", trail)
+	}
+	trailDir := t.TempDir()
+	writeTestFile(t, filepath.Join(trailDir, "audit.jsonl"), trail)
+	if findings, lines, err := audit.Check(trailDir); err != nil || len(findings) != 0 || lines != 3 {
+		t.Fatalf("the seeded trail does not verify: %v %d %v", findings, lines, err)
 	}
 	// The branch exists now: nothing more is seeded.
 	if again, n, err := Seed(ctx, sb, next, root); err != nil || n != 0 || again.Commit != next.Commit {

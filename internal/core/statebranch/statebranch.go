@@ -84,6 +84,11 @@ type Options struct {
 	Retries int
 	// NoSync skips fsync of written files (tests only).
 	NoSync bool
+	// Wrote, when set, is told of each local file the sync created,
+	// replaced or removed (after nil), with its content before (nil: it
+	// did not exist); rel is relative to .agentx/. The audit trail records
+	// it. It runs under the file's lock: it must be quick.
+	Wrote func(rel string, before, after []byte)
 }
 
 // Conflict is a file that could not be merged: it stays as it is locally
@@ -435,6 +440,7 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 		}
 		if wrote {
 			s.res.Written = append(s.res.Written, p)
+			s.told(p, cur, inLocal, result)
 		}
 		return s.keep(p, result, result != nil, rd)
 	})
@@ -498,6 +504,17 @@ func (s *syncer) keep(p string, data []byte, present bool, rd *round) error {
 	rd.tree[p] = gitstore.Entry{Hash: h, Mode: filemode.Regular}
 	rd.changed = true
 	return nil
+}
+
+// told passes a local write to Options.Wrote.
+func (s *syncer) told(rel string, cur []byte, inLocal bool, result []byte) {
+	if s.opt.Wrote == nil {
+		return
+	}
+	if !inLocal {
+		cur = nil
+	}
+	s.opt.Wrote(rel, cur, result)
 }
 
 // writeLocal replaces (or removes, result nil) the local file under lk,
@@ -607,42 +624,46 @@ func (s *syncer) seed(ctx context.Context, rev string) error {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		rel := strings.TrimPrefix(p, s.prefix)
-		abs := filepath.Join(s.agentxDir, filepath.FromSlash(rel))
-		e := files[p]
-		err := atomicfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
-			cur, err := os.ReadFile(abs)
-			inLocal := err == nil
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("read %s: %w", abs, err)
-			}
-			if inLocal && gitstore.BlobHash(cur) == e.Hash {
-				return nil
-			}
-			data, err := s.r.Blob(e.Hash)
-			if err != nil {
-				return err
-			}
-			result := data
-			if inLocal {
-				// Both added: the committed copy and the local one are
-				// unioned, nothing either holds is dropped.
-				// The committed copy keeps its ids (they may be mirrored
-				// to issue comments already); local-only ids give way.
-				if result, err = s.opt.Merge(rel, nil, data, cur); err != nil {
-					s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: rel, Reason: "--init-from: " + err.Error()})
-					return nil
-				}
-			}
-			wrote, err := s.writeLocal(abs, lk, cur, inLocal, result)
-			if wrote {
-				s.res.Seeded = append(s.res.Seeded, rel)
-			}
-			return err
-		})
-		if err != nil {
+		if err := s.seedFile(ctx, strings.TrimPrefix(p, s.prefix), files[p]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// seedFile merges the committed file e (rel under .agentx/) into the
+// local one, under its lock.
+func (s *syncer) seedFile(ctx context.Context, rel string, e gitstore.Entry) error {
+	abs := filepath.Join(s.agentxDir, filepath.FromSlash(rel))
+	return atomicfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
+		cur, err := os.ReadFile(abs)
+		inLocal := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("read %s: %w", abs, err)
+		}
+		if inLocal && gitstore.BlobHash(cur) == e.Hash {
+			return nil
+		}
+		data, err := s.r.Blob(e.Hash)
+		if err != nil {
+			return err
+		}
+		result := data
+		if inLocal {
+			// Both added: the committed copy and the local one are
+			// unioned, nothing either holds is dropped.
+			// The committed copy keeps its ids (they may be mirrored
+			// to issue comments already); local-only ids give way.
+			if result, err = s.opt.Merge(rel, nil, data, cur); err != nil {
+				s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: rel, Reason: "--init-from: " + err.Error()})
+				return nil
+			}
+		}
+		wrote, err := s.writeLocal(abs, lk, cur, inLocal, result)
+		if wrote && err == nil {
+			s.res.Seeded = append(s.res.Seeded, rel)
+			s.told(rel, cur, inLocal, result)
+		}
+		return err
+	})
 }

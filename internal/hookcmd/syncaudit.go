@@ -1,0 +1,68 @@
+package hookcmd
+
+import (
+	"context"
+	"path"
+	gosync "sync"
+
+	"github.com/agentx-dev/agentx/internal/core/audit"
+	"github.com/agentx-dev/agentx/internal/core/statediff"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// OpSync is the audit name of the local files a sync changed: what other
+// writers did, arriving through the state branch (or a --init-from
+// revision), recorded here because it changes this clone's state.
+const OpSync = "sync.merge"
+
+// syncWrites collects the local files one sync wrote: each file's content
+// before the sync's first write and after its last (a sync that lost a
+// push race merges and may write a file again).
+type syncWrites struct {
+	mu    gosync.Mutex
+	order []string
+	files map[string]*syncWrite
+}
+
+type syncWrite struct{ before, after []byte }
+
+// wrote is statebranch.Options.Wrote.
+func (w *syncWrites) wrote(rel string, before, after []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.files == nil {
+		w.files = map[string]*syncWrite{}
+	}
+	if f := w.files[rel]; f != nil {
+		f.after = after
+		return
+	}
+	w.order = append(w.order, rel)
+	w.files[rel] = &syncWrite{before: before, after: after}
+}
+
+// entries are the audit lines of the writes: one per file, naming the
+// records or observations that changed in it with their hashes before and
+// after (statediff.Touched).
+func (w *syncWrites) entries(detail string) []audit.Entry {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []audit.Entry
+	for _, rel := range w.order {
+		f := w.files[rel]
+		e := audit.Entry{Op: OpSync, Detail: detail + ": " + rel}
+		if issue, ok := workspace.LedgerIssue(path.Base(rel)); ok {
+			e.Issue = issue
+		}
+		e.IDs, e.Before, e.After = statediff.Touched(rel, f.before, f.after)
+		out = append(out, e)
+	}
+	return out
+}
+
+// auditSync appends the audit lines of what a sync wrote locally.
+func (a *App) auditSync(ctx context.Context, w *syncWrites, detail string) {
+	for _, e := range w.entries(detail) {
+		a.auditAppend(ctx, e)
+	}
+}

@@ -1,0 +1,44 @@
+package hookcmd
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestSyncWritesAuditEntries(t *testing.T) {
+	ref, err := os.ReadFile("../core/ledger/testdata/reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same ledger with its record's status changed: one record changed.
+	changed := []byte(strings.Replace(string(ref), `"status": "resolved"`, `"status": "abandoned"`, 1))
+	w := &syncWrites{}
+	const ledgerPath = "state/clarifications/issue-42.json"
+	w.wrote(ledgerPath, nil, ref)                             // created by the first round
+	w.wrote("memory/archive/issue-3.json", []byte("{}"), nil) // removed
+	w.wrote(ledgerPath, ref, changed)                         // written again after a lost push race
+	w.wrote("state/clarifications/issue-9.json", []byte("{not json"), []byte(`{"issueNumber":9,"clarifications":[]}`))
+	got := w.entries("merged from origin/agentx/state")
+	if len(got) != 3 {
+		t.Fatalf("%d entries, want one per file: %+v", len(got), got)
+	}
+	l := got[0]
+	if l.Op != OpSync || l.Issue != 42 || strings.Join(l.IDs, ",") != "CLR-42-001" {
+		t.Errorf("ledger entry %+v", l)
+	}
+	if len(l.Before) != 0 || !strings.HasPrefix(l.After["CLR-42-001"], "sha256:") {
+		t.Errorf("the file did not exist before the sync: before %v, after %v", l.Before, l.After)
+	}
+	if l.Detail != "merged from origin/agentx/state: "+ledgerPath {
+		t.Errorf("detail %q", l.Detail)
+	}
+	a := got[1]
+	if strings.Join(a.IDs, ",") != "memory/archive/issue-3.json" || a.After != nil || !strings.HasPrefix(a.Before["memory/archive/issue-3.json"], "sha256:") {
+		t.Errorf("a file without records is named by its path with its bytes' hashes: %+v", a)
+	}
+	bad := got[2]
+	if strings.Join(bad.IDs, ",") != "state/clarifications/issue-9.json" || bad.Before == nil || bad.After == nil || bad.Issue != 9 {
+		t.Errorf("a side that does not parse falls back to the file: %+v", bad)
+	}
+}
