@@ -102,6 +102,9 @@ func parseAudit(a *App, args []string) (*auditOptions, error) {
 
 type auditDoc struct {
 	Entries []audit.TrailEntry `json:"entries"`
+	// Problems counts what is wrong with the trails read (their chains
+	// checked as verify does): the entries may not be what happened.
+	Problems int `json:"problems"`
 	// Ref and Commit name what --state-branch read.
 	Ref    string `json:"ref,omitempty"`
 	Commit string `json:"commit,omitempty"`
@@ -118,29 +121,14 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 		f.Since = t
 	}
 	doc := &auditDoc{Entries: []audit.TrailEntry{}}
+	var err error
 	if o.StateBranch {
-		tree, ref, err := a.openStateBranch(o.Ref)
-		if err != nil {
-			return err
-		}
-		doc.Ref, doc.Commit = ref, tree.Commit
-		if doc.Entries, err = audit.BranchHistory(tree, f); err != nil {
-			ce := errcode.Wrap(errcode.CorruptState, err, "read the audit trails of the state branch %s", ref)
-			ce.Hint = "`agentx-hook verify --state-branch` says what is wrong with them"
-			return ce
-		}
+		err = a.branchAudit(o.Ref, f, doc)
 	} else {
-		ws := a.Workspace()
-		if err := a.checkWorkspace(); err != nil {
-			return err
-		}
-		entries, err := audit.History(ws.StateDir(), f)
-		if err != nil {
-			return errcode.Wrap(errcode.CorruptState, err, "read the audit trail")
-		}
-		for _, e := range entries {
-			doc.Entries = append(doc.Entries, audit.TrailEntry{Entry: e})
-		}
+		err = a.localAudit(f, doc)
+	}
+	if err != nil {
+		return err
 	}
 	if o.JSON {
 		if doc.Entries == nil {
@@ -171,6 +159,64 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\n", trail(e.Trail), e.Time, e.Actor, e.Op, issue, ids, e.Detail)
 	}
 	return tw.Flush()
+}
+
+// branchAudit reads the history of every trail on the state branch at ref
+// into doc, and checks their chains.
+func (a *App) branchAudit(ref string, f audit.Filter, doc *auditDoc) error {
+	tree, ref, err := a.openStateBranch(ref)
+	if err != nil {
+		return err
+	}
+	doc.Ref, doc.Commit = ref, tree.Commit
+	if doc.Entries, err = audit.BranchHistory(tree, f); err != nil {
+		ce := errcode.Wrap(errcode.CorruptState, err, "read the audit trails of the state branch %s", ref)
+		ce.Hint = "`agentx-hook verify --state-branch` says what is wrong with them"
+		return ce
+	}
+	trails, _ := audit.BranchTrails(tree)
+	for _, t := range trails {
+		findings, _, _ := audit.CheckFS(tree, t.Dir)
+		doc.Problems += errorsOf(findings)
+	}
+	if doc.Problems > 0 {
+		a.warn("the audit trails of %s have %d problem%s (a line edited, removed or out of order): what is listed may not be what happened; `agentx-hook verify --state-branch` says where",
+			ref, doc.Problems, plural(doc.Problems))
+	}
+	return nil
+}
+
+// localAudit reads the history of the workspace's trail into doc, and
+// checks its chain.
+func (a *App) localAudit(f audit.Filter, doc *auditDoc) error {
+	ws := a.Workspace()
+	if err := a.checkWorkspace(); err != nil {
+		return err
+	}
+	entries, err := audit.History(ws.StateDir(), f)
+	if err != nil {
+		return errcode.Wrap(errcode.CorruptState, err, "read the audit trail")
+	}
+	for _, e := range entries {
+		doc.Entries = append(doc.Entries, audit.TrailEntry{Entry: e})
+	}
+	findings, _, _ := audit.Check(ws.StateDir())
+	if doc.Problems = errorsOf(findings); doc.Problems > 0 {
+		a.warn("the audit trail has %d problem%s (a line edited, removed or out of order): what is listed may not be what happened; `agentx-hook verify` says where",
+			doc.Problems, plural(doc.Problems))
+	}
+	return nil
+}
+
+// errorsOf counts the findings that are errors (a torn last line is not).
+func errorsOf(findings []audit.Finding) int {
+	n := 0
+	for _, f := range findings {
+		if !f.Info {
+			n++
+		}
+	}
+	return n
 }
 
 // auditHooks records a hooks install or uninstall, when the workspace has

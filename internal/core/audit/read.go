@@ -79,28 +79,38 @@ type TrailEntry struct {
 	Entry
 }
 
-// BranchHistory is the history of every trail in fsys (a commit of the
-// state branch: the Action's in state/, each clone's in WritersDir/ID/),
-// merged oldest first by time (lines of one time: the Action's first,
-// then the writers' by id, each in its file order).
-func BranchHistory(fsys fs.FS, f Filter) ([]TrailEntry, error) {
-	trails := []string{ActionTrail}
+// BranchTrail is one trail of the state branch: its name (ActionTrail or
+// a writer id) and the directory its files are in.
+type BranchTrail struct{ Name, Dir string }
+
+// BranchTrails lists the trails of fsys (a commit of the state branch):
+// the Action's in state/, then each clone's in WritersDir/ID/ by id.
+func BranchTrails(fsys fs.FS) ([]BranchTrail, error) {
+	trails := []BranchTrail{{Name: ActionTrail, Dir: path.Dir(WritersDir)}}
 	writers, err := fs.ReadDir(fsys, WritersDir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("list %s: %w", WritersDir, err)
 	}
 	for _, w := range writers {
 		if w.IsDir() {
-			trails = append(trails, w.Name())
+			trails = append(trails, BranchTrail{Name: w.Name(), Dir: path.Join(WritersDir, w.Name())})
 		}
 	}
+	return trails, nil
+}
+
+// BranchHistory is the history of every trail in fsys (a commit of the
+// state branch: the Action's in state/, each clone's in WritersDir/ID/),
+// merged oldest first by time (lines of one time: the Action's first,
+// then the writers' by id, each in its file order).
+func BranchHistory(fsys fs.FS, f Filter) ([]TrailEntry, error) {
+	trails, err := BranchTrails(fsys)
+	if err != nil {
+		return nil, err
+	}
 	var out []TrailEntry
-	for _, name := range trails {
-		dir := path.Join(WritersDir, name)
-		if name == ActionTrail {
-			dir = path.Dir(WritersDir)
-		}
-		files, err := filesFS(fsys, dir)
+	for _, t := range trails {
+		files, err := filesFS(fsys, t.Dir)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +119,7 @@ func BranchHistory(fsys fs.FS, f Filter) ([]TrailEntry, error) {
 			return nil, err
 		}
 		for _, e := range entries {
-			out = append(out, TrailEntry{Trail: name, Entry: e})
+			out = append(out, TrailEntry{Trail: t.Name, Entry: e})
 		}
 	}
 	sortByTime(out, func(e *TrailEntry) string { return e.Time })

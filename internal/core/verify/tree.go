@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -25,12 +24,12 @@ func RunFS(fsys fs.FS, opt Options) (*Report, error) {
 	c := &checker{opt: opt, rep: &Report{Problems: []Problem{}}, fsys: fsys}
 	c.ledgers()
 	c.memoryFiles(nil)
-	c.trailFS("state")
-	trails := c.listDir(filepath.Join(workspace.Dir, filepath.FromSlash(audit.WritersDir)))
-	for _, e := range trails {
-		if e.IsDir() {
-			c.trailFS(path.Join(audit.WritersDir, e.Name()))
-		}
+	trails, err := audit.BranchTrails(fsys)
+	if err != nil {
+		c.add(Problem{Code: audit.CodeUnreadable, Severity: Error, Path: audit.WritersDir, Offset: -1, Message: err.Error()})
+	}
+	for _, t := range trails {
+		c.trailFS(t.Dir)
 	}
 	c.sort()
 	return c.rep, nil
