@@ -102,7 +102,17 @@ type Trail struct {
 	// interval), and a line cut short by it is reported as torn, the
 	// chain intact.
 	Sync bool
+	// RotateSize is the size past which the current file is rotated
+	// within its month too (audit-YYYY-MM.N.jsonl), 0 for
+	// DefaultRotateSize: a sync pushes the current file whole, so its
+	// size is what every push costs.
+	RotateSize int64
 }
+
+// DefaultRotateSize bounds the current file: some 550 lines of a typical
+// size. A month of 3,000 lines in one file added 90 ms to every sync's
+// push (docs/PERFORMANCE.md); 256 KB adds a few.
+const DefaultRotateSize = 256 << 10
 
 // Path is the trail's current file.
 func (t *Trail) Path() string { return filepath.Join(t.Dir, FileName) }
@@ -176,12 +186,21 @@ func (t *Trail) tryAppend(ctx context.Context, path string, e Entry) (done bool,
 		if err != nil {
 			return false, fmt.Errorf("read %s: %w", path, err)
 		}
-		if month := monthOf(first); month != "" && monthOf(e.Time) > month {
+		month := monthOf(first)
+		if month != "" && monthOf(e.Time) > month {
 			// Renamed while locked: a writer waiting on this file finds
 			// it is no longer the trail and starts over on the new one,
 			// as does this one. Only a later month rotates: a clock set
 			// back (a test's, a machine's) keeps appending here, so the
 			// monthly files' names stay in the chain's order.
+			return false, t.rotate(path, month)
+		}
+		if info.Size() >= t.rotateSize() {
+			// Full: rotated within its month (audit-YYYY-MM.N.jsonl
+			// after audit-YYYY-MM.jsonl, in the chain's order).
+			if month == "" {
+				month = monthOf(e.Time)
+			}
 			return false, t.rotate(path, month)
 		}
 		prev = head
@@ -227,6 +246,13 @@ func openLog(path string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+func (t *Trail) rotateSize() int64 {
+	if t.RotateSize > 0 {
+		return t.RotateSize
+	}
+	return DefaultRotateSize
 }
 
 // rotate renames the current file (whose first line is of month) to

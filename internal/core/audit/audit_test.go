@@ -138,6 +138,47 @@ func TestRotationChainsAcrossMonths(t *testing.T) {
 	}
 }
 
+// A full file rotates within its month, so the current file (which a
+// sync pushes whole) stays small; the chain runs through every file in
+// order, past the tenth.
+func TestRotationBySize(t *testing.T) {
+	clk := clock.NewFake(t0)
+	tr := trail(t, clk)
+	tr.RotateSize = 600 // about two lines
+	appendN(t, tr, 30)
+	files, err := Files(tr.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 11 || filepath.Base(files[0]) != "audit-2026-03.jsonl" || filepath.Base(files[1]) != "audit-2026-03.2.jsonl" ||
+		filepath.Base(files[len(files)-1]) != FileName {
+		t.Fatalf("files = %v", files)
+	}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err != nil || fi.Size() > tr.RotateSize+1024 {
+			t.Errorf("%s: %v, %d bytes", f, err, fi.Size())
+		}
+	}
+	if got, n, err := Check(tr.Dir); err != nil || len(got) != 0 || n != 30 {
+		t.Fatalf("findings %+v, %d lines, %v", got, n, err)
+	}
+	entries, err := History(tr.Dir, Filter{})
+	if err != nil || len(entries) != 30 {
+		t.Fatalf("history: %d entries, %v", len(entries), err)
+	}
+	for i, e := range entries {
+		if want := fmt.Sprintf("CLR-42-%03d", i+1); e.IDs[0] != want {
+			t.Fatalf("entry %d is %s, want %s: the files were read out of order", i, e.IDs[0], want)
+		}
+	}
+	// The next month starts with the month's own file again.
+	clk.Advance(3 * 24 * time.Hour)
+	appendN(t, tr, 1)
+	if got, _, _ := Check(tr.Dir); len(got) != 0 {
+		t.Fatalf("findings after the month's rotation %+v", got)
+	}
+}
+
 func TestConcurrentAppendsKeepOneChain(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	var wg sync.WaitGroup

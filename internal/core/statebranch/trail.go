@@ -164,11 +164,13 @@ func (s *syncer) rotatedAway(pushed []byte) bool {
 	if err != nil {
 		return false
 	}
-	for _, f := range files {
-		if filepath.Base(f) == audit.FileName {
+	// Newest first: the file audit.jsonl was rotated into is the last
+	// rotated one but for a sync missed in between.
+	for i := len(files) - 1; i >= 0; i-- {
+		if filepath.Base(files[i]) == audit.FileName {
 			continue
 		}
-		if data, ok, err := readTrailFile(f); err == nil && ok && bytes.HasPrefix(data, pushed) {
+		if data, ok, err := readTrailFile(files[i]); err == nil && ok && bytes.HasPrefix(data, pushed) {
 			return true
 		}
 	}

@@ -185,6 +185,34 @@ func TestTrailRotationAndTornLine(t *testing.T) {
 	}
 }
 
+// The current file rotates by size too, maybe more than once between two
+// syncs: the branch's copy of audit.jsonl is then the start of an older
+// rotated file, and everything still lands as one chain.
+func TestTrailRotatedBySizeBetweenSyncs(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	a.appendTrail("memory.add", 1)
+	a.sync()
+	tr := &audit.Trail{Dir: a.path("state"), RotateSize: 400, Clock: clock.NewFake(time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC))}
+	for range 7 {
+		if err := tr.Append(context.Background(), audit.Entry{Actor: "engineer", Op: "clarify.answer", Issue: 1, IDs: []string{"CLR-1-001"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	local, _ := audit.Files(a.path("state"))
+	if len(local) < 3 {
+		t.Fatalf("no rotation by size: %v", local)
+	}
+	if res := a.sync(); res.Commit == "" || len(res.Conflicts) != 0 {
+		t.Fatalf("rotated trail: %+v", res)
+	}
+	files, findings, lines := branchTrail(t, remote, statebranch.TrailDir(a.writerID()))
+	if len(files) != len(local) || lines != 8 || len(findings) != 0 {
+		t.Errorf("branch: %d files (local %d), %d lines, findings %+v", len(files), len(local), lines, findings)
+	}
+}
+
 func TestCopiedWriterIDIsReportedNotOverwritten(t *testing.T) {
 	sbt.Env(t)
 	remote := sbt.Remote(t)
