@@ -382,6 +382,29 @@ func (s *Store) prune(keep int) (int, error) {
 	return len(all) - keep, nil
 }
 
+// pruneKeeping is retention (keep newest; 0: all) that never drops the
+// checkpoint id: restoring the oldest one must not prune it away with the
+// checkpoint the restore takes first (the history holds one more than
+// keep until the next create).
+func (s *Store) pruneKeeping(ctx context.Context, keep int, id string) error {
+	if keep <= 0 {
+		return nil
+	}
+	return s.withLock(ctx, func() error {
+		list, err := s.List()
+		if err != nil {
+			return err
+		}
+		for i, c := range list {
+			if c.ID == id {
+				keep = max(keep, i+1)
+			}
+		}
+		_, err = s.prune(keep)
+		return err
+	})
+}
+
 // Prune keeps the newest keep checkpoints (keep >= 1) and reports how many
 // were dropped. The kept ones keep their ids; their commits change (a
 // commit's hash names its parent too).

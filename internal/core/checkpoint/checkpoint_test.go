@@ -267,6 +267,38 @@ func TestIDsSurvivePruning(t *testing.T) {
 	}
 }
 
+// Restoring the oldest checkpoint kept does not prune it away with the
+// checkpoint the restore takes first.
+func TestRestoreKeepsItsTarget(t *testing.T) {
+	ctx := context.Background()
+	root, s := newRepo(t)
+	var ids []string
+	for i := range 3 {
+		write(t, root, ".agentx/agentx.toml", strings.Repeat("#\n", i+1))
+		r, err := s.Create(ctx, "c"+string(rune('0'+i)), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	write(t, root, ".agentx/agentx.toml", "changed since c2")
+	res, err := s.Restore(ctx, ids[0], false, "before restoring c0", 3)
+	if err != nil || res.Before == nil || !res.Before.Created {
+		t.Fatalf("restore: %+v, %v", res, err)
+	}
+	if _, err := s.Get(ids[0]); err != nil {
+		t.Fatalf("the restored checkpoint was pruned: %v", err)
+	}
+	// The next create prunes back to keep, the oldest first.
+	write(t, root, ".agentx/agentx.toml", "x")
+	if _, err := s.Create(ctx, "c4", 3); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := s.List(); len(list) != 3 || list[2].ID != ids[2] {
+		t.Fatalf("after the next create: %+v", list)
+	}
+}
+
 // Checkpoints during a commit in progress (the index locked, a commit
 // being prepared from another index) and in a linked worktree leave git
 // alone and put objects and refs in the common directory.

@@ -73,8 +73,11 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 	if err != nil {
 		return nil, err
 	}
-	res.Before, err = s.Create(ctx, before, keep)
+	res.Before, err = s.Create(ctx, before, 0)
 	if err != nil {
+		return nil, fmt.Errorf("checkpoint before restoring: %w", err)
+	}
+	if err := s.pruneKeeping(ctx, keep, target.ID); err != nil {
 		return nil, fmt.Errorf("checkpoint before restoring: %w", err)
 	}
 	staged, err := s.write(want, res.Written, held)
