@@ -219,6 +219,33 @@ func TestPrune(t *testing.T) {
 	}
 }
 
+// Past keep the oldest are dropped in batches (keep/10 at a time): each
+// drop rewrites the whole history, so not at every create.
+func TestPruneInBatches(t *testing.T) {
+	ctx := context.Background()
+	root, s := newRepo(t)
+	counts := []int{}
+	for i := range 24 {
+		write(t, root, ".agentx/agentx.toml", strings.Repeat("#\n", i+1))
+		r, err := s.Create(ctx, fmt.Sprintf("c%d", i), 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, _ := s.List()
+		counts = append(counts, len(list))
+		if r.Pruned > 0 && (len(list) != 20 || r.Pruned != 3) {
+			t.Fatalf("create %d pruned %d, leaving %d", i, r.Pruned, len(list))
+		}
+	}
+	// 1..22 grow, the 23rd drops 3 (back to 20), then they grow again.
+	if fmt.Sprint(counts[19:]) != "[20 21 22 20 21]" {
+		t.Fatalf("history sizes %v", counts)
+	}
+	if exact, err := s.Prune(ctx, 20); err != nil || exact != 1 {
+		t.Fatalf("an explicit Prune keeps exactly keep: dropped %d, %v", exact, err)
+	}
+}
+
 // The id Create returns keeps naming its checkpoint after retention
 // rewrote the history (once keep is reached every create rewrites it: an
 // id that changed would be stale as soon as it was printed).

@@ -185,8 +185,9 @@ func parseByteSize(s string) (int64, error) {
 
 // CheckpointSettings is the [checkpoints] table.
 type CheckpointSettings struct {
-	// Keep is how many checkpoints are kept (default 50; the oldest are
-	// pruned when a new one is made).
+	// Keep is how many checkpoints are kept at least (default 50; the
+	// oldest are pruned, back to Keep, when new ones make more than
+	// Keep + Keep/10).
 	Keep *int `toml:"keep"`
 	// OnHookFinish takes a checkpoint at every `hook finish` (default false:
 	// a session's captures are small and frequent; the commands that
