@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -105,13 +106,13 @@ func completeLines(data []byte) []byte {
 // branch: a sync never removes a trail.
 func (s *syncer) mergeTrail(p string, base, theirs map[string]gitstore.Entry, rd *round) error {
 	abs := filepath.Join(s.agentxDir, "state", path.Base(p))
-	data, ok, err := readTrailFile(abs)
+	data, rotated, ok, err := s.readTrail(abs)
 	if err != nil || !ok {
 		return err
 	}
 	t, inTheirs := theirs[p]
 	if !inTheirs {
-		return s.keep(p, data, true, rd)
+		return s.keepTrail(p, data, rotated, rd)
 	}
 	if t.Hash == gitstore.BlobHash(data) {
 		return nil
@@ -120,8 +121,8 @@ func (s *syncer) mergeTrail(p string, base, theirs map[string]gitstore.Entry, rd
 	if err != nil {
 		return err
 	}
-	if bytes.HasPrefix(data, tData) || path.Base(p) == audit.FileName && s.rotatedAway(tData) {
-		return s.keep(p, data, true, rd)
+	if bytes.HasPrefix(data, tData) || path.Base(p) == audit.FileName && rotatedAway(rotated, tData) {
+		return s.keepTrail(p, data, rotated, rd)
 	}
 	b, inBase := base[p]
 	reason := "the branch's copy of this clone's trail changed since the last sync and the local file does not extend it: another clone writes under the same .agentx/state/writer-id (a copied .agentx/state/?); delete the writer-id of one of them"
@@ -133,6 +134,61 @@ func (s *syncer) mergeTrail(p string, base, theirs map[string]gitstore.Entry, rd
 		rd.keepBase[p] = &b
 	} else {
 		rd.keepBase[p] = nil
+	}
+	return nil
+}
+
+// readTrail reads the local trail file abs and, when it is the current
+// file (audit.jsonl), the rotated files it may chain to, as one snapshot:
+// an append can rotate audit.jsonl away at any moment (by month, or by
+// size every few hundred lines), and a listing and a read on either side
+// of it would push a file whose first line follows a line not pushed, or
+// the same lines twice. The current file's inode is the same before the
+// listing and after the read, or it is all done again.
+func (s *syncer) readTrail(abs string) (data []byte, rotated []string, ok bool, err error) {
+	if filepath.Base(abs) != audit.FileName {
+		data, ok, err = readTrailFile(abs)
+		return data, nil, ok, err
+	}
+	for attempt := 0; ; attempt++ {
+		before, serr := os.Lstat(abs)
+		files, err := audit.Files(filepath.Dir(abs))
+		if err != nil {
+			return nil, nil, false, err
+		}
+		rotated = slices.DeleteFunc(files, func(f string) bool { return filepath.Base(f) == audit.FileName })
+		if data, ok, err = readTrailFile(abs); err != nil || !ok {
+			return nil, nil, ok, err
+		}
+		after, aerr := os.Lstat(abs)
+		if serr == nil && aerr == nil && os.SameFile(before, after) || attempt == 8 {
+			return data, rotated, true, nil
+		}
+	}
+}
+
+// keepTrail puts trail file p (data) in the round's tree, and with the
+// current file the rotated ones it may chain to (rotated, read in the same
+// snapshot, readTrail) that the branch lacks. A rotated file never changes
+// again: one already on the branch is left as it is.
+func (s *syncer) keepTrail(p string, data []byte, rotated []string, rd *round) error {
+	if err := s.keep(p, data, true, rd); err != nil {
+		return err
+	}
+	for _, f := range rotated {
+		bp := s.trail + filepath.Base(f)
+		if _, have := rd.tree[bp]; have {
+			continue
+		}
+		rdata, ok, err := readTrailFile(f)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := s.keep(bp, rdata, true, rd); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -157,20 +213,14 @@ func readTrailFile(abs string) (data []byte, ok bool, err error) {
 	return completeLines(data), true, nil
 }
 
-// rotatedAway reports whether a local rotated file begins with pushed,
-// the branch's audit.jsonl: the month turned and those lines moved there.
-func (s *syncer) rotatedAway(pushed []byte) bool {
-	files, err := audit.Files(filepath.Join(s.agentxDir, "state"))
-	if err != nil {
-		return false
-	}
+// rotatedAway reports whether one of the rotated files begins with
+// pushed, the branch's audit.jsonl: the month turned, or the file grew
+// past its size, and those lines moved there.
+func rotatedAway(rotated []string, pushed []byte) bool {
 	// Newest first: the file audit.jsonl was rotated into is the last
 	// rotated one but for a sync missed in between.
-	for i := len(files) - 1; i >= 0; i-- {
-		if filepath.Base(files[i]) == audit.FileName {
-			continue
-		}
-		if data, ok, err := readTrailFile(files[i]); err == nil && ok && bytes.HasPrefix(data, pushed) {
+	for i := len(rotated) - 1; i >= 0; i-- {
+		if data, ok, err := readTrailFile(rotated[i]); err == nil && ok && bytes.HasPrefix(data, pushed) {
 			return true
 		}
 	}
