@@ -312,14 +312,20 @@ func group(matcher, event, extra string, timeout int) func(string) *jsonObject {
 // copilotEntry is a Copilot hook: one entry with a bash and a powershell
 // command. At the session's end it also writes the instructions file
 // Copilot reads at the next start (Copilot ignores what a start hook
-// prints); that needs a named agent.
+// prints). That is one agent's recall: the agent named, else the
+// session's $AGENTX_AGENT when it is set (a shared file serves every
+// role; a session without one has no recall to write, and no error).
 func copilotEntry(sessionEnd bool) func(string) *jsonObject {
 	return func(agent string) *jsonObject {
 		bash, ps := hookCommand("finish", agent, ""), hookCommand("finish", agent, "")
-		if sessionEnd && agent != "" {
+		switch {
+		case sessionEnd && agent != "":
 			recall := "agentx-hook memory recall --agent " + agent + " --write-instructions"
 			bash += " && " + recall
 			ps += "; " + recall
+		case sessionEnd:
+			bash += ` && { [ -z "$AGENTX_AGENT" ] || agentx-hook memory recall --write-instructions; }`
+			ps += `; if ($env:AGENTX_AGENT) { agentx-hook memory recall --write-instructions }`
 		}
 		e := newJSONObject()
 		e.set("type", "command")
