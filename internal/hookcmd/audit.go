@@ -169,17 +169,13 @@ func (a *App) branchAudit(ref string, f audit.Filter, doc *auditDoc) error {
 		return err
 	}
 	doc.Ref, doc.Commit = ref, tree.Commit
-	if doc.Entries, err = audit.BranchHistory(tree, f); err != nil {
+	var findings []audit.Finding
+	if doc.Entries, findings, err = audit.CheckedBranchHistory(tree, f); err != nil {
 		ce := errcode.Wrap(errcode.CorruptState, err, "read the audit trails of the state branch %s", ref)
 		ce.Hint = "`agentx-hook verify --state-branch` says what is wrong with them"
 		return ce
 	}
-	trails, _ := audit.BranchTrails(tree)
-	for _, t := range trails {
-		findings, _, _ := audit.CheckFS(tree, t.Dir)
-		doc.Problems += errorsOf(findings)
-	}
-	if doc.Problems > 0 {
+	if doc.Problems = errorsOf(findings); doc.Problems > 0 {
 		a.warn("the audit trails of %s have %d problem%s (a line edited, removed or out of order): what is listed may not be what happened; `agentx-hook verify --state-branch` says where",
 			ref, doc.Problems, plural(doc.Problems))
 	}
@@ -193,14 +189,13 @@ func (a *App) localAudit(f audit.Filter, doc *auditDoc) error {
 	if err := a.checkWorkspace(); err != nil {
 		return err
 	}
-	entries, err := audit.History(ws.StateDir(), f)
+	entries, findings, err := audit.CheckedHistory(ws.StateDir(), f)
 	if err != nil {
 		return errcode.Wrap(errcode.CorruptState, err, "read the audit trail")
 	}
 	for _, e := range entries {
 		doc.Entries = append(doc.Entries, audit.TrailEntry{Entry: e})
 	}
-	findings, _, _ := audit.Check(ws.StateDir())
 	if doc.Problems = errorsOf(findings); doc.Problems > 0 {
 		a.warn("the audit trail has %d problem%s (a line edited, removed or out of order): what is listed may not be what happened; `agentx-hook verify` says where",
 			doc.Problems, plural(doc.Problems))

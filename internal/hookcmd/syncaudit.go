@@ -2,12 +2,10 @@ package hookcmd
 
 import (
 	"context"
-	"path"
 	gosync "sync"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/statediff"
-	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 // OpSync is the audit name of the local files a sync changed: what other
@@ -43,18 +41,15 @@ func (w *syncWrites) wrote(rel string, before, after []byte) {
 
 // entries are the audit lines of the writes: one per file, naming the
 // records or observations that changed in it with their hashes before and
-// after (statediff.Touched).
+// after (statediff.AuditEntry).
 func (w *syncWrites) entries(detail string) []audit.Entry {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []audit.Entry
 	for _, rel := range w.order {
 		f := w.files[rel]
-		e := audit.Entry{Op: OpSync, Detail: detail + ": " + rel}
-		if issue, ok := workspace.LedgerIssue(path.Base(rel)); ok {
-			e.Issue = issue
-		}
-		e.IDs, e.Before, e.After = statediff.Touched(rel, f.before, f.after)
+		e := statediff.AuditEntry(OpSync, rel, f.before, f.after)
+		e.Detail = detail + ": " + rel
 		out = append(out, e)
 	}
 	return out

@@ -205,11 +205,11 @@ func (a *App) auditAnchors() []audit.Anchor {
 	if err != nil {
 		return nil
 	}
-	list, err := s.List()
-	if err != nil || len(list) == 0 {
+	last, ok, err := s.Latest()
+	if err != nil || !ok {
 		return nil
 	}
-	tree, err := statebranch.OpenTree(a.Workspace().Root, list[0].Commit)
+	tree, err := statebranch.OpenTree(a.Workspace().Root, last.Commit)
 	if err != nil {
 		return nil
 	}
@@ -217,7 +217,7 @@ func (a *App) auditAnchors() []audit.Anchor {
 	if err != nil || name == "" {
 		return nil
 	}
-	return []audit.Anchor{{Source: fmt.Sprintf("checkpoint %s (%s)", list[0].Short, path.Base(name)), Data: data}}
+	return []audit.Anchor{{Source: fmt.Sprintf("checkpoint %s (%s)", last.Short, path.Base(name)), Data: data}}
 }
 
 // openStateBranch reads the state branch's tree at ref, by default ("")

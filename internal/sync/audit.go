@@ -13,7 +13,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/router"
 	"github.com/agentx-dev/agentx/internal/core/statediff"
-	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 // BranchAuditPath is the audit trail of what the Action changes on the
@@ -44,18 +43,15 @@ const OpSeed = "sync.seed"
 
 // seedAudit is one audit line per ledger or memory file a seed brings to
 // the branch, naming its records or observations and their hashes
-// (statediff.Touched).
+// (statediff.AuditEntry).
 func seedAudit(files map[string][]byte) []audit.Entry {
 	var out []audit.Entry
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		if p == SyncStatePath {
 			continue
 		}
-		e := audit.Entry{Actor: "agentx-action", Op: OpSeed, Detail: "seeded from the checkout: " + p}
-		if n, ok := workspace.LedgerIssue(path.Base(p)); ok {
-			e.Issue = n
-		}
-		e.IDs, _, e.After = statediff.Touched(p, nil, files[p])
+		e := statediff.AuditEntry(OpSeed, p, nil, files[p])
+		e.Actor, e.Detail = "agentx-action", "seeded from the checkout: "+p
 		out = append(out, e)
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
 // Codes of the trail's problems (docs/verify.md lists every verify code).
@@ -122,19 +123,41 @@ func readerFS(fsys fs.FS) func(string) ([]byte, error) {
 // check reads files (in the chain's order) with read and checks each
 // line's hash and the chain across them.
 func check(files []string, read func(string) ([]byte, error), anchors []Anchor) (findings []Finding, lines int) {
-	var all []line
-	for _, p := range files {
+	return checkLoaded(load(files, read), anchors)
+}
+
+// loaded is one trail file as read (err: it could not be).
+type loaded struct {
+	path string
+	data []byte
+	err  error
+}
+
+// load reads the trail's files (in the chain's order) with read, once for
+// both a check and a history.
+func load(files []string, read func(string) ([]byte, error)) []loaded {
+	out := make([]loaded, len(files))
+	for i, p := range files {
 		data, err := read(p)
-		if err != nil {
-			findings = append(findings, Finding{Code: CodeUnreadable, Path: p, Offset: -1, Msg: err.Error()})
+		out[i] = loaded{path: p, data: data, err: err}
+	}
+	return out
+}
+
+// checkLoaded is check over files already read.
+func checkLoaded(files []loaded, anchors []Anchor) (findings []Finding, lines int) {
+	var all []line
+	for _, f := range files {
+		if f.err != nil {
+			findings = append(findings, Finding{Code: CodeUnreadable, Path: f.path, Offset: -1, Msg: f.err.Error()})
 			continue
 		}
-		all, findings = readLines(p, data, all, findings)
+		all, findings = readLines(f.path, f.data, all, findings)
 	}
 	findings = checkChain(all, findings)
 	newest := ""
 	if len(files) > 0 {
-		newest = files[len(files)-1]
+		newest = files[len(files)-1].path
 	}
 	for _, a := range anchors {
 		findings = checkAnchor(all, a, newest, findings)
@@ -230,7 +253,7 @@ func readLines(p string, data []byte, all []line, findings []Finding) ([]line, [
 				break
 			}
 			findings = append(findings, Finding{Code: CodeEdited, Path: p, Offset: off, Line: no,
-				Msg: fmt.Sprintf("line %d was changed after it was written (its hash says %s, its content hashes to %s)", no, short(stated), short(computed))})
+				Msg: fmt.Sprintf("line %d was changed after it was written (its hash says %s, its content hashes to %s)", no, shorten.Hash(stated), shorten.Hash(computed))})
 		case !terminated || !hasHash && perr != nil:
 			// The start of a line whose append was cut short: a later
 			// append added the newline and chained past it.
@@ -280,16 +303,9 @@ func checkChain(all []line, findings []Finding) []Finding {
 		case i == 0:
 			f.Code, f.Msg = CodeBroken, "the trail's first line continues a line that is not there (an older rotated file was removed?)"
 		default:
-			f.Code, f.Msg = CodeBroken, fmt.Sprintf("line %d follows a line that is not there (%s): a line was removed or edited before it", l.no, short(l.prev))
+			f.Code, f.Msg = CodeBroken, fmt.Sprintf("line %d follows a line that is not there (%s): a line was removed or edited before it", l.no, shorten.Hash(l.prev))
 		}
 		findings = append(findings, f)
 	}
 	return findings
-}
-
-func short(h string) string {
-	if len(h) > 19 {
-		return h[:19] + "…"
-	}
-	return h
 }

@@ -47,13 +47,23 @@ func (f Filter) match(e *Entry) bool {
 // first (by time; lines of one time keep their file order). Lines that do
 // not parse are skipped: Check reports them.
 func History(dir string, f Filter) ([]Entry, error) {
+	out, _, err := CheckedHistory(dir, f)
+	return out, err
+}
+
+// CheckedHistory is History and, from the same reading of the files,
+// what Check finds wrong with the trail (no anchors): a history is read
+// to be believed, and the chain says whether it can be.
+func CheckedHistory(dir string, f Filter) ([]Entry, []Finding, error) {
 	files, err := Files(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out, err := history(files, readFile, f)
+	ld := load(files, readFile)
+	out, err := history(ld, f)
+	findings, _ := checkLoaded(ld, nil)
 	sortByTime(out, func(e *Entry) string { return e.Time })
-	return out, err
+	return out, findings, err
 }
 
 // HistoryFS is History of the trail in directory dir of fsys (a commit of
@@ -63,7 +73,7 @@ func HistoryFS(fsys fs.FS, dir string, f Filter) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := history(files, readerFS(fsys), f)
+	out, err := history(load(files, readerFS(fsys)), f)
 	sortByTime(out, func(e *Entry) string { return e.Time })
 	return out, err
 }
@@ -104,38 +114,48 @@ func BranchTrails(fsys fs.FS) ([]BranchTrail, error) {
 // merged oldest first by time (lines of one time: the Action's first,
 // then the writers' by id, each in its file order).
 func BranchHistory(fsys fs.FS, f Filter) ([]TrailEntry, error) {
+	out, _, err := CheckedBranchHistory(fsys, f)
+	return out, err
+}
+
+// CheckedBranchHistory is BranchHistory and what checking each trail's
+// chain on its own finds, from the same reading of the files.
+func CheckedBranchHistory(fsys fs.FS, f Filter) ([]TrailEntry, []Finding, error) {
 	trails, err := BranchTrails(fsys)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []TrailEntry
+	var findings []Finding
 	for _, t := range trails {
 		files, err := filesFS(fsys, t.Dir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		entries, err := history(files, readerFS(fsys), f)
+		ld := load(files, readerFS(fsys))
+		entries, err := history(ld, f)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, e := range entries {
 			out = append(out, TrailEntry{Trail: t.Name, Entry: e})
 		}
+		found, _ := checkLoaded(ld, nil)
+		findings = append(findings, found...)
 	}
 	sortByTime(out, func(e *TrailEntry) string { return e.Time })
-	return out, nil
+	return out, findings, nil
 }
 
-// history reads files (in the chain's order) with read and returns the
-// entries f selects, in file order.
-func history(files []string, read func(string) ([]byte, error), f Filter) ([]Entry, error) {
+// history returns the entries f selects of files (read, in the chain's
+// order), in file order; a file that could not be read is the error.
+func history(files []loaded, f Filter) ([]Entry, error) {
 	var out []Entry
-	for _, p := range files {
-		data, err := read(p)
-		if err != nil {
-			return nil, err
+	for _, lf := range files {
+		if lf.err != nil {
+			return nil, lf.err
 		}
-		for _, raw := range bytes.Split(data, []byte{'\n'}) {
+		for _, raw := range bytes.Split(lf.data, []byte{'\n'}) {
 			if len(raw) == 0 || (f.ID != "" && !bytes.Contains(raw, []byte(strconv.Quote(f.ID)))) {
 				continue
 			}

@@ -188,7 +188,7 @@ func (s *Store) Create(ctx context.Context, message string, keep int) (*Result, 
 		if err != nil || keep <= 0 {
 			return err
 		}
-		res.Pruned, err = s.prune(keep, retentionSlack(keep))
+		res.Pruned, err = s.prune(keep, retentionSlack(keep), "")
 		return err
 	})
 	return res, err
@@ -290,6 +290,15 @@ func (s *Store) List() ([]Checkpoint, error) {
 	return out, err
 }
 
+// Latest returns the newest checkpoint; ok is false when there is none.
+func (s *Store) Latest() (c Checkpoint, ok bool, err error) {
+	err = s.walk(func(h plumbing.Hash, cm gitstore.Commit) bool {
+		c, ok = checkpointOf(h, cm), true
+		return false
+	})
+	return c, ok, err
+}
+
 // walk visits the history from the tip, newest first, until fn says stop.
 func (s *Store) walk(fn func(plumbing.Hash, gitstore.Commit) bool) error {
 	h, err := s.repo.Ref(s.ref)
@@ -341,17 +350,21 @@ func (s *Store) Get(id string) (Checkpoint, error) {
 	return found[0], nil
 }
 
-// prune keeps the newest keep checkpoints once there are more than
-// keep+slack: the kept commits are written again as a new chain whose
-// oldest has no parent (the ref's history is rewritten; the dropped
-// commits' objects are left to git gc), each carrying its id in a trailer.
-func (s *Store) prune(keep, slack int) (int, error) {
+// prune keeps the newest keep checkpoints, and checkpoint protect when
+// named, once there are more than keep+slack: the kept commits are written
+// again as a new chain whose oldest has no parent (the ref's history is
+// rewritten; the dropped commits' objects are left to git gc), each
+// carrying its id in a trailer.
+func (s *Store) prune(keep, slack int, protect string) (int, error) {
 	type item struct {
 		h plumbing.Hash
 		c gitstore.Commit
 	}
 	var all []item
 	if err := s.walk(func(h plumbing.Hash, c gitstore.Commit) bool {
+		if protect != "" && idOf(h, c) == protect {
+			keep = max(keep, len(all)+1)
+		}
 		all = append(all, item{h, c})
 		return true
 	}); err != nil {
@@ -398,16 +411,7 @@ func (s *Store) pruneKeeping(ctx context.Context, keep int, id string) error {
 		return nil
 	}
 	return s.withLock(ctx, func() error {
-		list, err := s.List()
-		if err != nil {
-			return err
-		}
-		for i, c := range list {
-			if c.ID == id {
-				keep = max(keep, i+1)
-			}
-		}
-		_, err = s.prune(keep, retentionSlack(keep))
+		_, err := s.prune(keep, retentionSlack(keep), id)
 		return err
 	})
 }
@@ -422,7 +426,7 @@ func (s *Store) Prune(ctx context.Context, keep int) (int, error) {
 	var n int
 	err := s.withLock(ctx, func() error {
 		var err error
-		n, err = s.prune(keep, 0)
+		n, err = s.prune(keep, 0, "")
 		return err
 	})
 	return n, err

@@ -43,6 +43,17 @@ func Text(s string, limit int) string {
 	return Runes(s, limit-len(Marker)) + Marker
 }
 
+// Hash shows a content hash in a message: "sha256:" and its first 12
+// hexadecimal digits, then "…" (enough to tell two apart by eye).
+func Hash(h string) string {
+	if len(h) > hashShown {
+		return h[:hashShown] + "…"
+	}
+	return h
+}
+
+const hashShown = len("sha256:") + 12
+
 // Flatten puts s on one line: every run of white space, newlines included,
 // becomes one space, and the ends are trimmed.
 func Flatten(s string) string { return strings.Join(strings.Fields(s), " ") }

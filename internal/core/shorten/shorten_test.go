@@ -57,3 +57,13 @@ func TestLine(t *testing.T) {
 		t.Fatalf("Line = %q", got)
 	}
 }
+
+func TestHash(t *testing.T) {
+	h := "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	if got := Hash(h); got != "sha256:0123456789ab…" {
+		t.Errorf("Hash = %q", got)
+	}
+	if got := Hash("sha256:01"); got != "sha256:01" {
+		t.Errorf("a short hash = %q", got)
+	}
+}

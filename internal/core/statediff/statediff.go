@@ -2,7 +2,7 @@
 // durable state file: which clarification records (ledgers) and
 // observations (memory issue files) were added, changed or removed, with
 // their content hashes. `checkpoint show` reports it; a sync records it in
-// the audit trail.
+// the audit trail (AuditEntry).
 package statediff
 
 import (
@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -84,28 +85,33 @@ func File(p string, old, cur []byte) (Changes, error) {
 	return Changes{}, nil
 }
 
-// Touched names what changed between two versions of p, for the audit
-// trail: the records and observations that differ, with their hashes
-// before and after; or, for a file without records or one side of which
-// does not parse, the file itself (its path) with the hashes of its bytes.
-// A side absent (nil) has no hashes.
-func Touched(p string, old, cur []byte) (ids []string, before, after map[string]string) {
+// AuditEntry is the audit line (op) of a change of file p from old to cur
+// (nil: absent): its issue, the records and observations that differ with
+// their hashes before and after; or, for a file without records or one
+// side of which does not parse, the file itself (its path) with the
+// hashes of its bytes. The caller fills in actor and detail.
+func AuditEntry(op, p string, old, cur []byte) audit.Entry {
+	e := audit.Entry{Op: op}
+	if issue, ok := workspace.LedgerIssue(path.Base(p)); ok {
+		e.Issue = issue
+	}
 	c, err := File(p, old, cur)
 	items := c.Items()
 	if err != nil || len(items) == 0 {
-		return []string{p}, bytesHash(p, old), bytesHash(p, cur)
+		e.IDs, e.Before, e.After = []string{p}, bytesHash(p, old), bytesHash(p, cur)
+		return e
 	}
-	before, after = map[string]string{}, map[string]string{}
+	e.Before, e.After = map[string]string{}, map[string]string{}
 	for _, it := range items {
-		ids = append(ids, it.ID)
+		e.IDs = append(e.IDs, it.ID)
 		if it.Before != "" {
-			before[it.ID] = it.Before
+			e.Before[it.ID] = it.Before
 		}
 		if it.After != "" {
-			after[it.ID] = it.After
+			e.After[it.ID] = it.After
 		}
 	}
-	return ids, before, after
+	return e
 }
 
 // bytesHash is {p: SHA-256 of data}, nil for an absent file.

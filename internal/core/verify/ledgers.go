@@ -9,6 +9,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
 func (c *checker) ledgers() {
@@ -128,7 +129,7 @@ func (c *checker) thread(rel string, data []byte, r *ledger.Record, recOff int64
 		if h, ok := e.StoredHash(); !ok {
 			unhashed++
 		} else if want := e.ComputeHash(); h != want {
-			p(CodeEntryHash, "the entry changed since it was written (stored hash %s, content hashes to %s)", short(h), short(want))
+			p(CodeEntryHash, "the entry changed since it was written (stored hash %s, content hashes to %s)", shorten.Hash(h), shorten.Hash(want))
 		}
 	}
 	if want, ok := statusOf(r); ok && want != r.Status && r.Status.Known() {
@@ -220,11 +221,4 @@ func clrIssue(id string) (int, bool) {
 	}
 	n, err := strconv.Atoi(num)
 	return n, err == nil
-}
-
-func short(h string) string {
-	if len(h) > 19 {
-		return h[:19] + "…"
-	}
-	return h
 }

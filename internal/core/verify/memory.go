@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
 const compactedFrom = memory.FieldCompactedFrom
@@ -122,7 +123,7 @@ func (c *checker) observations(path string, issue int, data []byte, isArchive bo
 		if h, ok := o.StoredHash(); !ok {
 			unhashed++
 		} else if want := o.ComputeHash(); h != want {
-			p(CodeObsHash, "the observation changed since it was stored (stored hash %s, content hashes to %s)", short(h), short(want))
+			p(CodeObsHash, "the observation changed since it was stored (stored hash %s, content hashes to %s)", shorten.Hash(h), shorten.Hash(want))
 		}
 		// What follows compares rows and ids, never the text: dropping it
 		// keeps 100K observations from staying in memory at once.

@@ -38,20 +38,11 @@ func RunFS(fsys fs.FS, opt Options) (*Report, error) {
 // trailFS checks the trail in directory dir of the tree.
 func (c *checker) trailFS(dir string) {
 	findings, lines, err := audit.CheckFS(c.fsys, dir)
-	if err != nil {
-		c.add(Problem{Code: audit.CodeUnreadable, Severity: Error, Path: dir, Offset: -1, Message: err.Error()})
-	}
 	if lines > 0 || len(findings) > 0 {
 		c.rep.Counts.Trails++
 	}
 	c.rep.Counts.AuditLines += lines
-	for _, f := range findings {
-		sev := Error
-		if f.Info {
-			sev = Info
-		}
-		c.add(Problem{Code: f.Code, Severity: sev, Path: f.Path, Offset: f.Offset, Line: f.Line, Message: f.Msg})
-	}
+	c.addTrail(dir, findings, err, func(p string) string { return p })
 }
 
 // fsName is p (a path under ws, rooted at "" in a tree check) as a name

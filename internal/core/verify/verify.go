@@ -376,16 +376,22 @@ func (c *checker) stateFiles() {
 		c.jsonLines(c.ws.EventsFile(), data, CodeEventsCorrupt, CodeEventsTorn)
 	}
 	findings, lines, err := audit.Check(dir, c.opt.AuditAnchors...)
-	if err != nil {
-		c.add(Problem{Code: audit.CodeUnreadable, Severity: Error, Path: c.rel(dir), Offset: -1, Message: err.Error()})
-	}
 	c.rep.Counts.AuditLines = lines
+	c.addTrail(dir, findings, err, c.rel)
+}
+
+// addTrail reports what checking the audit trail in dir found (err: the
+// trail could not be listed), paths named by rel.
+func (c *checker) addTrail(dir string, findings []audit.Finding, err error, rel func(string) string) {
+	if err != nil {
+		c.add(Problem{Code: audit.CodeUnreadable, Severity: Error, Path: rel(dir), Offset: -1, Message: err.Error()})
+	}
 	for _, f := range findings {
 		sev := Error
 		if f.Info {
 			sev = Info
 		}
-		c.add(Problem{Code: f.Code, Severity: sev, Path: c.rel(f.Path), Offset: f.Offset, Line: f.Line, Message: f.Msg})
+		c.add(Problem{Code: f.Code, Severity: sev, Path: rel(f.Path), Offset: f.Offset, Line: f.Line, Message: f.Msg})
 	}
 }
 
