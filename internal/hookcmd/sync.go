@@ -63,7 +63,12 @@ type syncOptions struct {
 	PullOnly, PushOnly bool
 	InitFrom           string // REV whose committed state files seed the sync
 	jsonFlag
+	// printed: the sync document is out, so a failure after it (a file
+	// that does not parse) must not print a second one.
+	printed bool
 }
+
+func (o *syncOptions) jsonMode() bool { return o.JSON && !o.printed }
 
 func parseSync(a *App, args []string) (*syncOptions, error) {
 	o := &syncOptions{}
@@ -91,6 +96,9 @@ type syncDoc struct {
 	Merge         *mergeLog `json:"merge"`
 	schemaVersion
 	Sync *statebranch.Result `json:"sync"`
+	// Error is set when the sync completed but a state file does not
+	// parse on one side (exit 1).
+	Error *errorBody `json:"error,omitempty"`
 }
 
 func runSync(ctx context.Context, a *App, o *syncOptions) error {
@@ -104,18 +112,100 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 	if err != nil {
 		return err
 	}
+	failure := corruptFailure(res)
 	if o.JSON {
-		return a.writeDoc(&syncDoc{Sync: res, Merge: mlog,
-			MemoryIndexMs: indexTime.Milliseconds(), DurationMs: time.Since(start).Milliseconds()})
+		doc := &syncDoc{Sync: res, Merge: mlog,
+			MemoryIndexMs: indexTime.Milliseconds(), DurationMs: time.Since(start).Milliseconds()}
+		if failure != nil {
+			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
+		}
+		o.printed = true
+		if err := a.writeDoc(doc); err != nil {
+			return err
+		}
+		return nilIfNone(failure)
 	}
 	fmt.Fprintln(a.Stdout, syncSummary(res))
+	if d := res.Diverged; d != nil {
+		fmt.Fprintln(a.Stdout, divergenceLine(res))
+	}
 	for _, r := range mlog.Renamed {
-		fmt.Fprintf(a.Stdout, "renumbered %s to %s on issue %d: both sides had allocated the id (recorded as renamedFrom)\n", r.From, r.To, r.Issue)
+		fmt.Fprintln(a.Stdout, renameLine(r))
 	}
 	for _, c := range res.Conflicts {
 		a.warn("not merged, kept locally and not pushed: %s (%s)", c.Path, c.Reason)
 	}
-	return nil
+	for _, c := range res.Corrupt {
+		a.warn("%s", corruptLine(c))
+	}
+	return nilIfNone(failure)
+}
+
+// nilIfNone keeps a nil *errcode.Error from becoming a non-nil error.
+func nilIfNone(e *errcode.Error) error {
+	if e == nil {
+		return nil
+	}
+	return e
+}
+
+// renameLine tells the agent holding a renumbered id its new one.
+func renameLine(r statemerge.Rename) string {
+	return fmt.Sprintf("renumbered %s to %s on issue %d: another clone had allocated the id first; use %s from now on (the record keeps renamedFrom, and `agentx-hook audit --id %s` follows it)",
+		r.From, r.To, r.Issue, r.To, r.To)
+}
+
+// divergenceLine says, once, that the remote history was not the one
+// this clone synchronised with, and what the union kept.
+func divergenceLine(res *statebranch.Result) string {
+	d := res.Diverged
+	kept := "nothing was missing from it"
+	if n := len(d.Kept); n > 0 {
+		kept = fmt.Sprintf("pushed back %d files it lacked or held less of: %s", n, strings.Join(firstN(d.Kept, 5), ", "))
+		if n > 5 {
+			kept += fmt.Sprintf(" and %d more (--json lists them)", n-5)
+		}
+	}
+	switch d.Reason {
+	case "gone":
+		return fmt.Sprintf("sync: %s has no %s although this clone synchronised with it (deleted, or a new remote or state_branch): nothing was removed here; %s",
+			res.Remote, res.Branch, kept)
+	default:
+		return fmt.Sprintf("sync: %s/%s was rewritten (its tip %s does not descend from the last sync %s: a force-push, a recreated or renamed branch, or another remote): merged as a union, nothing removed; %s",
+			res.Remote, res.Branch, shorten.Runes(d.Tip, 10), shorten.Runes(d.Base, 10), kept)
+	}
+}
+
+func firstN(list []string, n int) []string {
+	if len(list) > n {
+		return list[:n]
+	}
+	return list
+}
+
+// corruptLine names a state file that does not parse and what was kept.
+func corruptLine(c statebranch.Corrupt) string {
+	if c.Side == "local" {
+		return fmt.Sprintf("%s does not parse here: kept as it is and not pushed; the branch keeps its copy (%s). Repair it, or move it aside and sync again to restore the branch's copy",
+			c.Path, c.Reason)
+	}
+	return fmt.Sprintf("%s does not parse on the state branch (commit %s): the local copy was kept and the branch's replaced with the merge of the copies that parse (%s)",
+		c.Path, shorten.Runes(c.Commit, 10), c.Reason)
+}
+
+// corruptFailure is the error a sync that met unparsable files ends with,
+// after everything else was synchronised; nil when it met none.
+func corruptFailure(res *statebranch.Result) *errcode.Error {
+	if res == nil || len(res.Corrupt) == 0 {
+		return nil
+	}
+	paths := make([]string, len(res.Corrupt))
+	for i, c := range res.Corrupt {
+		paths[i] = c.Side + " " + c.Path
+	}
+	return errcode.New(errcode.CorruptState, "%d state files do not parse: %s; nothing unparsable was pushed or copied over a valid file",
+		len(res.Corrupt), strings.Join(paths, ", ")).
+		WithHint("repair the local file or move it aside (the next sync restores the branch's copy); `agentx-hook verify` shows where it breaks")
 }
 
 // stateSyncOptions reads the [github] settings, refusing Local Mode. The
@@ -153,7 +243,8 @@ func (a *App) stateSyncOptions() (statebranch.Options, *mergeLog, error) {
 	}
 	return statebranch.Options{
 		Root: a.Workspace().Root, Remote: gh.Remote, Branch: gh.StateBranch,
-		Merge: merge, Locks: a.Locks(), Author: author, Email: email, Now: a.Clock.Now,
+		Merge: merge, Valid: statemerge.Valid, Lost: statemerge.Lost,
+		Locks: a.Locks(), Author: author, Email: email, Now: a.Clock.Now,
 	}, mlog, nil
 }
 
@@ -221,6 +312,12 @@ func syncSummary(res *statebranch.Result) string {
 		parts = append(parts, fmt.Sprintf("seeded %d files", len(res.Seeded)))
 	}
 	parts = append(parts, fmt.Sprintf("merged %d files", len(res.Merged)), fmt.Sprintf("updated %d local files", len(res.Written)))
+	if n := len(res.Restored); n > 0 {
+		parts = append(parts, fmt.Sprintf("restored %d missing local files from the branch", n))
+	}
+	if n := len(res.Corrupt); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d do not parse", n))
+	}
 	if len(res.Conflicts) > 0 {
 		parts = append(parts, fmt.Sprintf("%d not merged", len(res.Conflicts)))
 	}
@@ -266,7 +363,7 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 	if budget <= 0 {
 		budget = statebranch.DefaultBudget
 	}
-	opt, _, err := a.stateSyncOptions()
+	opt, mlog, err := a.stateSyncOptions()
 	if err != nil {
 		a.warn("state branch sync skipped: %v", err)
 		return
@@ -280,8 +377,16 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 		a.warn("state branch sync skipped: no answer from %s within %s; the next sync catches up", opt.Remote, budget)
 	case err != nil:
 		a.warn("state branch sync skipped: %s; the next sync catches up", firstLine(err.Error()))
+	case len(res.Corrupt) > 0:
+		a.warn("state branch: %s (run `agentx-hook sync` for details)", corruptFailure(res).Message)
 	case len(res.Conflicts) > 0:
 		a.warn("state branch: %d files changed on both sides could not be merged and were kept locally (run `agentx-hook sync`)", len(res.Conflicts))
+	}
+	if res != nil && res.Diverged != nil {
+		a.warn("%s", divergenceLine(res))
+	}
+	for _, r := range mlog.Renamed {
+		a.warn("%s", renameLine(r))
 	}
 }
 
