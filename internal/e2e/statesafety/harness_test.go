@@ -1,0 +1,472 @@
+//go:build unix
+
+package statesafety
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// agentxBin is the agentx-hook binary TestMain builds once (without the
+// race detector: it starts several times faster, and the code under test
+// is the binary's behaviour, not its data races).
+var agentxBin string
+
+// modelEnv keeps the AGENTX_MODEL_ settings of the test's environment,
+// which TestMain clears for the processes the tests start.
+var modelEnv = map[string]string{}
+
+// scratch is the directory TestMain creates and removes.
+var scratch string
+
+func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "agentx-statesafety-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	scratch = dir
+	agentxBin = filepath.Join(dir, "agentx-hook")
+	build := exec.Command("go", "build", "-o", agentxBin, "github.com/agentx-dev/agentx/cmd/agentx-hook")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build agentx-hook:", err)
+		return 1
+	}
+	if err := gitEnv(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// gitEnv makes git (and agentx-hook) independent of the machine: a HOME
+// and global config of the test's own, no system config, no hook samples
+// copied into every repository, no automatic gc, and no AGENTX_ variable
+// of the environment the tests run in.
+func gitEnv(dir string) error {
+	home := filepath.Join(dir, "home")
+	tmpl := filepath.Join(dir, "git-template")
+	for _, d := range []string{home, tmpl} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	cfg := fmt.Sprintf("[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n\ttemplateDir = %s\n[gc]\n\tauto = 0\n[advice]\n\tdetachedHead = false\n[maintenance]\n\tauto = false\n", tmpl)
+	gc := filepath.Join(home, "gitconfig")
+	if err := os.WriteFile(gc, []byte(cfg), 0o644); err != nil {
+		return err
+	}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "AGENTX_MODEL_") {
+			modelEnv[k] = v
+		}
+		if strings.HasPrefix(k, "AGENTX_") || strings.HasPrefix(k, "GIT_") {
+			os.Unsetenv(k)
+		}
+	}
+	for k, v := range map[string]string{
+		"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": gc,
+		"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
+		"GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
+		"NO_COLOR": "1", "GIT_TERMINAL_PROMPT": "0",
+	} {
+		os.Setenv(k, v)
+	}
+	return nil
+}
+
+// result is what one process did.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.code, strings.TrimSpace(r.stdout), strings.TrimSpace(r.stderr))
+}
+
+// run runs name with args in dir, stdin empty, within a minute; a process
+// that could not start is an error, a non-zero exit is not.
+func run(dir, name string, args ...string) (result, error) {
+	return runWith(dir, nil, "", name, args...)
+}
+
+// runWith is run with variables added to the environment and stdin.
+func runWith(dir string, env []string, stdin, name string, args ...string) (result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	res := result{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		res.code = ee.ExitCode()
+		if ctx.Err() != nil {
+			return res, fmt.Errorf("%s %s: timed out after a minute: %s", name, strings.Join(args, " "), res)
+		}
+	case err != nil:
+		return res, fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
+	}
+	return res, nil
+}
+
+// mustGit runs git in dir and returns its trimmed stdout, failing on any
+// error.
+func mustGit(dir string, args ...string) (string, error) {
+	return gitEnvIn(dir, nil, args...)
+}
+
+// gitEnvIn is mustGit with variables added to the environment.
+func gitEnvIn(dir string, env []string, args ...string) (string, error) {
+	return gitInputEnv(dir, env, "", args...)
+}
+
+// gitInput is mustGit with stdin.
+func gitInput(dir, stdin string, args ...string) (string, error) {
+	return gitInputEnv(dir, nil, stdin, args...)
+}
+
+func gitInputEnv(dir string, env []string, stdin string, args ...string) (string, error) {
+	res, err := runWith(dir, env, stdin, "git", args...)
+	if err != nil {
+		return "", err
+	}
+	if res.code != 0 {
+		return "", fmt.Errorf("git %s in %s: %s", strings.Join(args, " "), dir, res)
+	}
+	return strings.TrimSpace(res.stdout), nil
+}
+
+// hook runs agentx-hook in dir.
+func hook(dir string, args ...string) (result, error) { return run(dir, agentxBin, args...) }
+
+// killedSync starts `agentx-hook sync` in dir, kills it with SIGKILL after
+// delay, and waits until every process it started (git fetch, git push,
+// which a SIGKILL of their parent leaves running, as it would for a user)
+// has ended too, so that the next step sees a quiet repository.
+func killedSync(dir string, delay time.Duration) (finished bool, err error) {
+	cmd := exec.Command(agentxBin, "sync")
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return false, err
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		finished = true
+	case <-time.After(delay):
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+	}
+	deadline := time.Now().Add(time.Minute)
+	for groupAlive(pgid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			return finished, fmt.Errorf("the children of a killed sync still ran after a minute")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return finished, nil
+}
+
+// groupAlive says whether a process of group pgid still runs. Zombies
+// do not count: an orphan's zombie waits for init to reap it, which can
+// take a second here.
+func groupAlive(pgid int) bool {
+	if syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil || len(stats) == 0 {
+		return true // no /proc: trust kill(2)
+	}
+	for _, p := range stats {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces.
+		i := bytes.LastIndexByte(data, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(data[i+1:]))
+		if len(f) >= 3 && f[2] == fmt.Sprint(pgid) && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
+}
+
+// Names of the places a world has.
+const (
+	stateBranch = "agentx/state"
+	altBranch   = "agentx/state-alt"
+)
+
+// treeNames are the work trees of a world: three clones and a linked
+// worktree of the first.
+var treeNames = []string{"a", "b", "c", "w"}
+
+// world is one bare remote with three clones (a, b, c) of it in GitHub
+// Mode, and a linked worktree w of a, each with uncommitted work of the
+// user's own (a staged and an unstaged change, a stash, a branch).
+type world struct {
+	dir    string
+	remote string
+	trees  map[string]string // name -> work tree directory
+	toml   string            // the committed .agentx/agentx.toml
+}
+
+func (w *world) tree(name string) string { return w.trees[name] }
+
+// repoOf is the clone whose repository holds tree name's refs.
+func repoOf(name string) string {
+	if name == "w" {
+		return "a"
+	}
+	return name
+}
+
+var (
+	templateOnce sync.Once
+	templateDir  string
+	templateErr  error
+)
+
+// newWorld copies the world template (built once) into a new directory
+// of t's.
+func newWorld(t testing.TB) *world {
+	t.Helper()
+	templateOnce.Do(func() {
+		templateDir = filepath.Join(scratch, "template")
+		templateErr = buildTemplate(templateDir)
+	})
+	if templateErr != nil {
+		t.Fatalf("world template: %v", templateErr)
+	}
+	dir := t.TempDir()
+	if err := copyTree(templateDir, dir); err != nil {
+		t.Fatal(err)
+	}
+	// The worktree's links are absolute paths: point them at the copy.
+	for _, f := range []string{filepath.Join(dir, "w", ".git"), filepath.Join(dir, "a", ".git", "worktrees", "w", "gitdir")} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, bytes.ReplaceAll(data, []byte(templateDir), []byte(dir)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := openWorld(dir)
+	data, err := os.ReadFile(filepath.Join(w.tree("a"), ".agentx", "agentx.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.toml = string(data)
+	return w
+}
+
+func openWorld(dir string) *world {
+	w := &world{dir: dir, remote: filepath.Join(dir, "remote.git"), trees: map[string]string{}}
+	for _, n := range treeNames {
+		w.trees[n] = filepath.Join(dir, n)
+	}
+	return w
+}
+
+// buildTemplate makes the world every test starts from. The clones reach
+// the remote by the relative URL ../remote.git, so that a copy works.
+func buildTemplate(dir string) error {
+	w := openWorld(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	a := w.tree("a")
+	steps := []struct {
+		dir  string
+		args []string
+	}{
+		{dir, []string{"init", "-q", "--bare", "-b", "main", "remote.git"}},
+		{dir, []string{"init", "-q", "-b", "main", "a"}},
+	}
+	for _, s := range steps {
+		if _, err := mustGit(s.dir, s.args...); err != nil {
+			return err
+		}
+	}
+	for name, content := range map[string]string{"README.md": "code\n", "notes.txt": "notes\n"} {
+		if err := os.WriteFile(filepath.Join(a, name), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	if res, err := hook(a, "init", "--mode", "github"); err != nil || res.code != 0 {
+		return fmt.Errorf("agentx-hook init: %v %s", err, res)
+	}
+	for _, args := range [][]string{
+		{"add", "README.md", "notes.txt", ".agentx/agentx.toml", ".agentx/workflows", ".agentx/.gitignore"},
+		{"commit", "-q", "-m", "agentx: GitHub Mode"},
+		{"remote", "add", "origin", "../remote.git"},
+		{"push", "-q", "-u", "origin", "main"},
+	} {
+		if _, err := mustGit(a, args...); err != nil {
+			return err
+		}
+	}
+	for _, n := range []string{"b", "c"} {
+		if _, err := mustGit(dir, "clone", "-q", "remote.git", n); err != nil {
+			return err
+		}
+		if _, err := mustGit(w.tree(n), "remote", "set-url", "origin", "../remote.git"); err != nil {
+			return err
+		}
+	}
+	if _, err := mustGit(a, "worktree", "add", "-q", "-b", "w", "../w"); err != nil {
+		return err
+	}
+	// The user's own work, which no sync may touch.
+	for _, n := range []string{"a", "b", "c"} {
+		if err := userWork(w.tree(n), true); err != nil {
+			return err
+		}
+	}
+	return userWork(w.tree("w"), false)
+}
+
+// userWork leaves a branch, a stash, a staged and an unstaged change in
+// the work tree dir.
+func userWork(dir string, stash bool) error {
+	appendTo := func(name, line string) error {
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString(line + "\n")
+		return errors.Join(err, f.Close())
+	}
+	if stash {
+		if _, err := mustGit(dir, "branch", "feature-"+filepath.Base(dir)); err != nil {
+			return err
+		}
+		if err := appendTo("notes.txt", "stashed"); err != nil {
+			return err
+		}
+		if _, err := mustGit(dir, "stash", "-q"); err != nil {
+			return err
+		}
+	}
+	if err := appendTo("notes.txt", "staged"); err != nil {
+		return err
+	}
+	if _, err := mustGit(dir, "add", "notes.txt"); err != nil {
+		return err
+	}
+	return appendTo("README.md", "unstaged")
+}
+
+// copyTree copies the regular files, directories and symlinks under src
+// into dst.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, info.Mode().Perm()|0o700)
+		case info.Mode()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		default:
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(target, data, info.Mode().Perm())
+		}
+	})
+}
+
+// setStateBranch makes tree dir's settings those of the template with
+// [github] state_branch = branch added ("" puts the template's back).
+func (w *world) setStateBranch(dir, branch string) error {
+	text := w.toml
+	if branch != "" {
+		text += "\n[github]\nstate_branch = \"" + branch + "\"\n"
+	}
+	return os.WriteFile(filepath.Join(dir, ".agentx", "agentx.toml"), []byte(text), 0o644)
+}
+
+// commitJunk commits content that does not parse over path p of the
+// remote's branch b with plain git, as a person would from a scratch
+// worktree: a temporary index on the remote itself makes the same commit
+// without the checkout.
+func (w *world) commitJunk(b, p string) error {
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(w.dir, "junk-index")}
+	defer os.Remove(filepath.Join(w.dir, "junk-index"))
+	tip, err := mustGit(w.remote, "rev-parse", "--verify", "refs/heads/"+b)
+	if err != nil {
+		return err
+	}
+	if _, err := gitEnvIn(w.remote, env, "read-tree", tip); err != nil {
+		return err
+	}
+	blob, err := gitInput(w.remote, "not json {\n", "hash-object", "-w", "--stdin")
+	if err != nil {
+		return err
+	}
+	if _, err := gitEnvIn(w.remote, env, "update-index", "--add", "--cacheinfo", "100644,"+blob+","+p); err != nil {
+		return err
+	}
+	tree, err := gitEnvIn(w.remote, env, "write-tree")
+	if err != nil {
+		return err
+	}
+	commit, err := gitInput(w.remote, "junk\n", "commit-tree", tree, "-p", tip)
+	if err != nil {
+		return err
+	}
+	_, err = mustGit(w.remote, "update-ref", "refs/heads/"+b, commit, tip)
+	return err
+}
