@@ -124,8 +124,9 @@ func (w *world) worktreeBaseRef() string {
 
 // places reads every place that holds shared state: each work tree's
 // local files ("local a"), each work tree's sync base ("base a"), and the
-// remote's state branches ("branch agentx/state").
-func (w *world) places() (map[string]*holdings, error) {
+// remote's state branches ("branch agentx/state"). A ref that cannot be
+// read holds nothing and is named in problems.
+func (w *world) places() (hs map[string]*holdings, problems []string, err error) {
 	out := map[string]*holdings{}
 	repos := map[string]*filesystem.Storage{}
 	open := func(p string) (*filesystem.Storage, error) {
@@ -147,12 +148,12 @@ func (w *world) places() (map[string]*holdings, error) {
 	for _, n := range names {
 		files, err := localFiles(w.tree(n))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out["local "+n] = hold(files)
 		repo, err := open(filepath.Join(w.tree(repoOf(n)), ".git"))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ref := "refs/agentx/synced"
 		if n == "w" {
@@ -164,22 +165,22 @@ func (w *world) places() (map[string]*holdings, error) {
 		}
 		files, err = refFiles(repo, ref)
 		if err != nil {
-			return nil, fmt.Errorf("base of %s: %w", n, err)
+			problems = append(problems, fmt.Sprintf("the sync base of %s cannot be read: %v", n, err))
 		}
 		out["base "+n] = hold(files)
 	}
 	remote, err := open(w.remote)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, b := range []string{stateBranch, altBranch} {
 		files, err := refFiles(remote, "refs/heads/"+b)
 		if err != nil {
-			return nil, err
+			problems = append(problems, fmt.Sprintf("the remote's %s cannot be read: %v", b, err))
 		}
 		out["branch "+b] = hold(files)
 	}
-	return out, nil
+	return out, problems, nil
 }
 
 // holdings is what one place holds, by the unique texts the model gave
@@ -190,6 +191,7 @@ type holdings struct {
 	entries   map[string]bool // thread entry bodies
 	obsIDs    map[string]bool // live observations
 	obsText   []string        // their contents
+	obsByID   map[string]string
 	archived  map[string]bool // observations in an archive
 	// dupIDs names clarification ids held by more than one record of a
 	// ledger, and questions held by more than one record.
@@ -216,7 +218,7 @@ type memoryDoc struct {
 // hold indexes files; a file that does not parse holds nothing.
 func hold(files map[string][]byte) *holdings {
 	h := &holdings{files: files, questions: map[string]int{}, entries: map[string]bool{},
-		obsIDs: map[string]bool{}, archived: map[string]bool{}}
+		obsIDs: map[string]bool{}, archived: map[string]bool{}, obsByID: map[string]string{}}
 	names := make([]string, 0, len(files))
 	for p := range files {
 		names = append(names, p)
@@ -268,6 +270,7 @@ func hold(files map[string][]byte) *holdings {
 			for _, o := range d.Observations {
 				h.obsIDs[o.ID] = true
 				h.obsText = append(h.obsText, o.Content)
+				h.obsByID[o.ID] = o.Content
 			}
 		}
 	}

@@ -86,9 +86,12 @@ func (s *scenario) shared() {
 // expect requires every remembered item in each named place.
 func (s *scenario) expect(when string, places ...string) {
 	s.t.Helper()
-	hs, err := s.w.places()
+	hs, problems, err := s.w.places()
 	if err != nil {
 		s.t.Fatal(err)
+	}
+	for _, p := range problems {
+		s.t.Errorf("%s: %s", when, p)
 	}
 	for _, p := range places {
 		h, ok := hs[p]

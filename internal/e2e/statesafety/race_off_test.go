@@ -1,0 +1,5 @@
+//go:build !race
+
+package statesafety
+
+const raceEnabled = false
