@@ -15,6 +15,7 @@ import (
 )
 
 const syncUsage = `sync [--pull-only | --push-only] [--init-from REV] [--json]
+       agentx-hook sync --recover [--since DATE|DURATION] [--dry-run] [--json]
 
 In GitHub Mode (mode = "github" in .agentx/agentx.toml) the shared state
 (clarification ledgers, memory issue files and archive) lives on one branch,
@@ -31,6 +32,20 @@ by id, thread entries as a set, status by lifecycle precedence; when both
 sides allocated the same clarification id, one record is renumbered and the
 renaming is printed. A file that cannot be merged (it does not parse) is
 reported, kept as it is locally and not pushed until it is repaired.
+
+A file missing locally (a fresh clone, git clean -xfd, a new worktree) is
+restored from the branch; nothing leaves the shared state unless a command
+that removes it (memory remove, memory compact) left a tombstone saying so.
+A branch that was force-pushed, deleted or renamed is merged as a union and
+the union pushed back. A file that does not parse is never pushed nor
+copied over a valid one; sync names it and exits 1.
+
+--recover reads the state branch's history, the reflogs of its
+remote-tracking ref, the sync bases and the checkpoints, lists every record
+and observation they hold that is missing now without a tombstone, brings
+them back into the local files and syncs (--dry-run: lists only; --since
+limits the history read).
+  agentx-hook sync --recover --dry-run
 
 --init-from REV moves a repository whose ledgers are committed on a code
 branch: the state files committed in REV (a branch, tag, HEAD or full hash)
@@ -62,6 +77,8 @@ func (l *mergeLog) merger() statebranch.FileMerger {
 type syncOptions struct {
 	PullOnly, PushOnly bool
 	InitFrom           string // REV whose committed state files seed the sync
+	Recover, DryRun    bool
+	Since              string
 	jsonFlag
 	// printed: the sync document is out, so a failure after it (a file
 	// that does not parse) must not print a second one.
@@ -76,6 +93,9 @@ func parseSync(a *App, args []string) (*syncOptions, error) {
 	flags.BoolVar(&o.PullOnly, "pull-only", false, "fetch and merge into .agentx/, commit and push nothing")
 	flags.BoolVar(&o.PushOnly, "push-only", false, "do not fetch first (a refused push still fetches and merges)")
 	flags.StringVar(&o.InitFrom, "init-from", "", "first merge the state files committed in `REV` (migration)")
+	flags.BoolVar(&o.Recover, "recover", false, "bring back what the history holds and the state lacks without a tombstone, then sync")
+	flags.BoolVar(&o.DryRun, "dry-run", false, "with --recover: list what would come back, change nothing")
+	flags.StringVar(&o.Since, "since", "", "with --recover: read commits since `DATE` (ISO 8601) or DURATION (7d, 12h)")
 	o.register(flags)
 	pos, err := parse(flags, args)
 	switch {
@@ -86,14 +106,20 @@ func parseSync(a *App, args []string) (*syncOptions, error) {
 		err = usagef("--pull-only and --push-only exclude each other")
 	case o.PullOnly && o.InitFrom != "":
 		err = usagef("--init-from pushes the seeded state; it cannot be combined with --pull-only")
+	case (o.DryRun || o.Since != "") && !o.Recover:
+		err = usagef("--dry-run and --since go with --recover")
+	case o.Recover && (o.PullOnly || o.PushOnly || o.InitFrom != ""):
+		err = usagef("--recover runs a whole sync after it; it cannot be combined with --pull-only, --push-only or --init-from")
 	}
 	return o, err
 }
 
 type syncDoc struct {
-	DurationMs    int64     `json:"duration_ms"`
-	MemoryIndexMs int64     `json:"memory_index_ms"`
-	Merge         *mergeLog `json:"merge"`
+	DurationMs int64 `json:"duration_ms"`
+	// Recover is what --recover found (and brought back).
+	Recover       *statebranch.RecoverResult `json:"recover,omitempty"`
+	MemoryIndexMs int64                      `json:"memory_index_ms"`
+	Merge         *mergeLog                  `json:"merge"`
 	schemaVersion
 	Sync *statebranch.Result `json:"sync"`
 	// Error is set when the sync completed but a state file does not
@@ -108,13 +134,25 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 	}
 	opt.PullOnly, opt.PushOnly, opt.InitFrom = o.PullOnly, o.PushOnly, o.InitFrom
 	start := time.Now()
+	var rec *statebranch.RecoverResult
+	if o.Recover {
+		if rec, err = a.recoverState(ctx, opt, o); err != nil {
+			return err
+		}
+		if o.DryRun {
+			if o.JSON {
+				return a.writeDoc(&syncDoc{Recover: rec, Merge: mlog, DurationMs: time.Since(start).Milliseconds()})
+			}
+			return nil
+		}
+	}
 	res, indexTime, err := a.syncState(ctx, opt)
 	if err != nil {
 		return err
 	}
 	failure := corruptFailure(res)
 	if o.JSON {
-		doc := &syncDoc{Sync: res, Merge: mlog,
+		doc := &syncDoc{Sync: res, Merge: mlog, Recover: rec,
 			MemoryIndexMs: indexTime.Milliseconds(), DurationMs: time.Since(start).Milliseconds()}
 		if failure != nil {
 			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
@@ -395,4 +433,83 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// recoverState runs the --recover search, printing what it finds (unless
+// --json) and writing it back (unless --dry-run); the sync that follows
+// pushes it.
+func (a *App) recoverState(ctx context.Context, opt statebranch.Options, o *syncOptions) (*statebranch.RecoverResult, error) {
+	ropt := statebranch.RecoverOptions{Root: opt.Root, Remote: opt.Remote, Branch: opt.Branch,
+		Merge: opt.Merge, Valid: opt.Valid, Live: statemerge.Live, Locks: opt.Locks, DryRun: o.DryRun}
+	if o.Since != "" {
+		t, err := parseWhen(a, o.Since)
+		if err != nil {
+			return nil, err
+		}
+		ropt.Since = t
+	}
+	if !o.JSON && a.StderrTTY {
+		ropt.Progress = func(done, total int) {
+			fmt.Fprintf(a.Stderr, "\rrecover: %d/%d files", done, total)
+			if done == total {
+				fmt.Fprintln(a.Stderr)
+			}
+		}
+	}
+	writes := &syncWrites{}
+	ropt.Wrote = writes.wrote
+	rec, err := statebranch.Recover(ctx, ropt)
+	a.auditSync(context.WithoutCancel(ctx), writes, "recovered from the history of "+opt.Remote+"/"+opt.Branch)
+	if err != nil {
+		return rec, err
+	}
+	var issues []int
+	if !o.DryRun {
+		var paths []string
+		for _, r := range rec.Recovered {
+			paths = append(paths, r.Path)
+		}
+		issues = memoryIssuesOf(paths)
+	}
+	if len(issues) > 0 {
+		if err := a.Memory().Reindex(ctx, issues); err != nil {
+			return rec, fmt.Errorf("update the memory index after recovery: %w", err)
+		}
+	}
+	if !o.JSON {
+		printRecovered(a, rec)
+	}
+	return rec, nil
+}
+
+func printRecovered(a *App, rec *statebranch.RecoverResult) {
+	verb := "recovered"
+	if rec.DryRun {
+		verb = "would recover"
+	}
+	n := 0
+	for _, r := range rec.Recovered {
+		n += len(r.IDs)
+		fmt.Fprintf(a.Stdout, "%s %d in %s: %s (from %s)\n", verb, len(r.IDs), r.Path,
+			strings.Join(firstN(r.IDs, 8), ", ")+moreThan(r.IDs, 8), fromLine(r.From))
+	}
+	for _, p := range rec.Skipped {
+		a.warn("%s does not parse: nothing recovered into it (repair it or move it aside, then run --recover again)", p)
+	}
+	fmt.Fprintf(a.Stdout, "recover: read %d commits (%d file versions, %d unparsable) from %d refs and reflogs; %s %d records and observations in %d files\n",
+		rec.Commits, rec.Versions, rec.Unparsable, len(rec.Sources), verb, n, len(rec.Recovered))
+}
+
+func moreThan(list []string, n int) string {
+	if len(list) > n {
+		return fmt.Sprintf(" and %d more", len(list)-n)
+	}
+	return ""
+}
+
+func fromLine(commits []string) string {
+	if len(commits) == 0 {
+		return "the history"
+	}
+	return shorten.Runes(commits[0], 10) + moreThan(commits, 1)
 }
