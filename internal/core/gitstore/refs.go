@@ -55,7 +55,11 @@ func hasPrefix(name string, prefixes []string) bool {
 // (fetch, push); a missing log is no error.
 func (r *Repo) Reflogs(prefixes ...string) (map[string][]plumbing.Hash, error) {
 	out := map[string][]plumbing.Hash{}
-	for _, dir := range []string{r.CommonDir, r.GitDir} {
+	dirs := []string{r.CommonDir}
+	if r.GitDir != r.CommonDir {
+		dirs = append(dirs, r.GitDir)
+	}
+	for _, dir := range dirs {
 		logs := filepath.Join(dir, "logs")
 		err := filepath.WalkDir(logs, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
