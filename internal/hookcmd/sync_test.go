@@ -209,3 +209,43 @@ func TestConcurrentRequestsAndSyncsWithTheSemanticMerge(t *testing.T) {
 		t.Errorf("remote: %v, want %v", got, want)
 	}
 }
+
+// A removal undone by `checkpoint restore` stays undone in GitHub Mode:
+// the branch still carries the removal's tombstone, and without the
+// restore's revival the next sync would remove the observation again.
+func TestRestoreUndoesARemovalAcrossSync(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	dir := githubClone(t, remote)
+	out := run(t, dir, nil, "agentx-hook", "--root", dir, "memory", "add", "--agent", "engineer", "--issue", "5",
+		"--category", "decision", "Chose SQLite for the local cache")
+	id := strings.Fields(out)[0]
+	if !strings.HasPrefix(id, "obs-") {
+		t.Fatalf("memory add printed %q", out)
+	}
+	run(t, dir, nil, "agentx-hook", "--root", dir, "sync")
+	run(t, dir, nil, "agentx-hook", "--root", dir, "checkpoint", "create", "-m", "before the removal")
+	run(t, dir, nil, "agentx-hook", "--root", dir, "memory", "remove", id)
+	run(t, dir, nil, "agentx-hook", "--root", dir, "sync")
+	branch := sbt.Git(t, remote, "show", "agentx/state:memory/issue-5.json")
+	if strings.Contains(branch, "Chose SQLite") || !strings.Contains(branch, `"reason": "removed"`) {
+		t.Fatalf("the branch after the removal:\n%s", branch)
+	}
+	list := run(t, dir, nil, "agentx-hook", "--root", dir, "checkpoint", "list", "--json")
+	cp := between(list, `"id": "`, `"`)
+	run(t, dir, nil, "agentx-hook", "--root", dir, "checkpoint", "restore", cp)
+	run(t, dir, nil, "agentx-hook", "--root", dir, "sync")
+	if got := run(t, dir, nil, "agentx-hook", "--root", dir, "memory", "get", id); !strings.Contains(got, "Chose SQLite") {
+		t.Fatalf("after restore and sync: %s", got)
+	}
+	if branch := sbt.Git(t, remote, "show", "agentx/state:memory/issue-5.json"); !strings.Contains(branch, "Chose SQLite") {
+		t.Fatalf("the branch after restore and sync:\n%s", branch)
+	}
+}
+
+// between is the text after the first start and before the next end.
+func between(s, start, end string) string {
+	_, rest, _ := strings.Cut(s, start)
+	v, _, _ := strings.Cut(rest, end)
+	return v
+}
