@@ -164,7 +164,10 @@ func (s *Store) write(want map[string]gitstore.Entry, paths []string, held map[s
 			return err
 		}
 		if s.Adjust != nil {
-			cur, err := os.ReadFile(s.abs(paths[i]))
+			cur, err := atomicfile.ReadState(s.abs(paths[i]))
+			if errors.Is(err, atomicfile.ErrNotRegular) {
+				cur, err = nil, nil // replaced by the restore, never read through
+			}
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("restore %s: %w", paths[i], err)
 			}

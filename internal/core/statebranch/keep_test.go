@@ -148,3 +148,27 @@ func TestRecoverBringsBackWhatHasNoTombstone(t *testing.T) {
 		t.Errorf("remote after recovery %v", ids)
 	}
 }
+
+// A symlink planted at a state file is never read through (its target,
+// outside the repository, would be pushed) nor replaced: it is reported.
+func TestSymlinkedStateFileIsNeitherReadNorPushed(t *testing.T) {
+	remote, a, _ := syncedPair(t)
+	secret := t.TempDir() + "/id_rsa"
+	sbt.WriteFile(t, secret, sbt.Records("SECRET"))
+	if err := os.Remove(a.path(ledger1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, a.path(ledger1)); err != nil {
+		t.Fatal(err)
+	}
+	res := a.sync()
+	if len(res.Corrupt) != 1 || res.Corrupt[0].Side != "local" || res.Pushed {
+		t.Fatalf("%+v", res)
+	}
+	if got := sbt.IDs(t, remoteFile(t, remote, ledger1)); !slices.Equal(got, []string{"CLR-1-001"}) {
+		t.Errorf("remote %v", got)
+	}
+	if fi, err := os.Lstat(a.path(ledger1)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
+	}
+}

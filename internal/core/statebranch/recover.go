@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -250,8 +249,12 @@ func historyVersions(ctx context.Context, r *gitstore.Repo, tips []plumbing.Hash
 func recoverFile(ctx context.Context, r *gitstore.Repo, opt *RecoverOptions, agentxDir, p string, versions []histVersion, res *RecoverResult) error {
 	abs := filepath.Join(agentxDir, filepath.FromSlash(p))
 	return atomicfile.WithLock(ctx, opt.Locks, abs, func(lk *lock.Lock) error {
-		cur, err := os.ReadFile(abs)
+		cur, err := atomicfile.ReadState(abs)
 		inLocal := err == nil
+		if errors.Is(err, atomicfile.ErrNotRegular) {
+			res.Skipped = append(res.Skipped, p)
+			return nil
+		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("read %s: %w", abs, err)
 		}

@@ -486,8 +486,13 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 	b, inBase := base[p]
 	t, inTheirs := theirs[p]
 	return atomicfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
-		cur, err := os.ReadFile(abs)
+		cur, err := atomicfile.ReadState(abs)
 		inLocal := err == nil
+		if errors.Is(err, atomicfile.ErrNotRegular) {
+			s.corrupt(p, "local", "", err)
+			s.keepBaseOf(p, base, rd)
+			return nil // a symlink or a special file: never read through, never replaced
+		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("read %s: %w", abs, err)
 		}
@@ -763,7 +768,7 @@ func (s *syncer) seed(ctx context.Context, rev string) error {
 func (s *syncer) seedFile(ctx context.Context, rel string, e gitstore.Entry) error {
 	abs := filepath.Join(s.agentxDir, filepath.FromSlash(rel))
 	return atomicfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
-		cur, err := os.ReadFile(abs)
+		cur, err := atomicfile.ReadState(abs)
 		inLocal := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("read %s: %w", abs, err)
