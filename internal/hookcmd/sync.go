@@ -14,7 +14,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 )
 
-const syncUsage = `sync [--pull-only | --push-only] [--init-from REV] [--json]
+const syncUsage = `sync [--pull-only | --push-only] [--init-from REV] [--timeout DURATION] [--json]
 
 In GitHub Mode (mode = "github" in .agentx/agentx.toml) the shared state
 (clarification ledgers, memory issue files and archive) lives on one branch,
@@ -35,7 +35,12 @@ reported, kept as it is locally and not pushed until it is repaired.
 --init-from REV moves a repository whose ledgers are committed on a code
 branch: the state files committed in REV (a branch, tag, HEAD or full hash)
 are merged into the local ones first, then synced. Nothing is lost.
-  agentx-hook sync --init-from HEAD`
+  agentx-hook sync --init-from HEAD
+
+--timeout bounds the whole command (fetch, merge, push, retries), default
+[github] sync_timeout, else 2m: past it git is stopped with everything it
+started, and sync fails with AGENT_ERROR. What was merged into .agentx/ by
+then stays; the next sync pushes it.`
 
 // mergeLog collects what the semantic merge reported during one sync.
 type mergeLog struct {
@@ -61,7 +66,8 @@ func (l *mergeLog) merger() statebranch.FileMerger {
 // syncOptions is one `sync` command line.
 type syncOptions struct {
 	PullOnly, PushOnly bool
-	InitFrom           string // REV whose committed state files seed the sync
+	InitFrom           string        // REV whose committed state files seed the sync
+	Timeout            time.Duration // --timeout (0: [github] sync_timeout, else 2m)
 	jsonFlag
 }
 
@@ -71,6 +77,7 @@ func parseSync(a *App, args []string) (*syncOptions, error) {
 	flags.BoolVar(&o.PullOnly, "pull-only", false, "fetch and merge into .agentx/, commit and push nothing")
 	flags.BoolVar(&o.PushOnly, "push-only", false, "do not fetch first (a refused push still fetches and merges)")
 	flags.StringVar(&o.InitFrom, "init-from", "", "first merge the state files committed in `REV` (migration)")
+	flags.DurationVar(&o.Timeout, "timeout", 0, "the whole sync's time `limit` (default: [github] sync_timeout, else 2m)")
 	o.register(flags)
 	pos, err := parse(flags, args)
 	switch {
@@ -81,6 +88,8 @@ func parseSync(a *App, args []string) (*syncOptions, error) {
 		err = usagef("--pull-only and --push-only exclude each other")
 	case o.PullOnly && o.InitFrom != "":
 		err = usagef("--init-from pushes the seeded state; it cannot be combined with --pull-only")
+	case o.Timeout < 0:
+		err = usagef("--timeout must be positive (got %s)", o.Timeout)
 	}
 	return o, err
 }
@@ -99,9 +108,20 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 		return err
 	}
 	opt.PullOnly, opt.PushOnly, opt.InitFrom = o.PullOnly, o.PushOnly, o.InitFrom
+	limit := o.Timeout
+	if limit == 0 {
+		cfg, _ := a.Config() // loaded by stateSyncOptions just above
+		limit = cfg.Config.GitHub.SyncTimeoutOr()
+	}
 	start := time.Now()
-	res, indexTime, err := a.syncState(ctx, opt)
+	// The cause tells our own limit from a signal (which cancels ctx too).
+	tctx, cancel := context.WithTimeoutCause(ctx, limit, errSyncTimeout)
+	defer cancel()
+	res, indexTime, err := a.syncState(tctx, opt)
 	if err != nil {
+		if context.Cause(tctx) == errSyncTimeout {
+			return syncTimeoutError(limit, opt.Remote, o.Timeout > 0, err)
+		}
 		return err
 	}
 	if o.JSON {
@@ -116,6 +136,21 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 		a.warn("not merged, kept locally and not pushed: %s (%s)", c.Path, c.Reason)
 	}
 	return nil
+}
+
+// errSyncTimeout is the cause of a sync's context past its --timeout.
+var errSyncTimeout = errors.New("sync timeout")
+
+// syncTimeoutError is a sync stopped by its own time limit: what the limit
+// was, where it comes from, and what is left as it was.
+func syncTimeoutError(limit time.Duration, remote string, fromFlag bool, cause error) error {
+	where := "--timeout or [github] sync_timeout in .agentx/agentx.toml"
+	if fromFlag {
+		where = "--timeout"
+	}
+	return errcode.Wrap(errcode.AgentError, errors.New(firstLine(cause.Error())),
+		"sync did not finish within %s", limit).
+		WithHint(fmt.Sprintf("check that `git fetch %s` answers (network, credentials, a prompt); raise %s for a large first push; what was merged into .agentx/ stays and the next sync pushes it", remote, where))
 }
 
 // stateSyncOptions reads the [github] settings, refusing Local Mode. The
