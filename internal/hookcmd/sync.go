@@ -117,7 +117,7 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 	// The cause tells our own limit from a signal (which cancels ctx too).
 	tctx, cancel := context.WithTimeoutCause(ctx, limit, errSyncTimeout)
 	defer cancel()
-	res, indexTime, err := a.syncState(tctx, opt)
+	res, indexTime, err := a.syncState(tctx, opt, syncCommand)
 	if err != nil {
 		if context.Cause(tctx) == errSyncTimeout {
 			return syncTimeoutError(limit, opt.Remote, o.Timeout > 0, err)
@@ -137,6 +137,31 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 	}
 	return nil
 }
+
+// syncMode says who runs a sync, and so who brings the memory index in
+// line with the memory files it wrote.
+type syncMode int
+
+const (
+	syncCommand     syncMode = iota // `sync`: the index now, inline
+	syncInHook                      // a hook: inline for a few files, else in the background
+	syncThenRebuild                 // the background rebuild's pull: its rebuild follows
+)
+
+// errHookBudget is the cause of a hook's sync context past its share of
+// sync_budget.
+var errHookBudget = errors.New("sync budget spent")
+
+// budgetError is a hook's sync stopped by its budget: after the fetch
+// (fetched), having written some files, or before the remote answered.
+type budgetError struct {
+	err     error
+	fetched bool
+	written int
+}
+
+func (e *budgetError) Error() string { return e.err.Error() }
+func (e *budgetError) Unwrap() error { return e.err }
 
 // errSyncTimeout is the cause of a sync's context past its --timeout.
 var errSyncTimeout = errors.New("sync timeout")
@@ -194,12 +219,33 @@ func (a *App) stateSyncOptions() (statebranch.Options, *mergeLog, error) {
 
 // syncState runs a sync and brings the memory index in line with the
 // memory files it wrote: the manifest and search index are derived and
-// never travel on the branch.
-// It returns the time the index took.
-func (a *App) syncState(ctx context.Context, opt statebranch.Options) (*statebranch.Result, time.Duration, error) {
+// never travel on the branch. In a hook (syncInHook) a pull that wrote
+// many memory files, or that spent the budget, leaves the index to a
+// background rebuild (indexbg.go) instead of overrunning sync_budget;
+// that rebuild, completing a pull first (syncThenRebuild), leaves it to
+// itself. It returns the time the index took.
+func (a *App) syncState(ctx context.Context, opt statebranch.Options, mode syncMode) (*statebranch.Result, time.Duration, error) {
+	inHook := mode == syncInHook
 	writes := &syncWrites{}
 	opt.Wrote = writes.wrote
-	res, err := statebranch.Sync(ctx, opt)
+	sctx := ctx
+	if deadline, ok := ctx.Deadline(); ok && inHook {
+		// The budget covers what follows the transfer and merge too: the
+		// audit lines of every file written (a second of hashing after a
+		// fresh clone's first pull) and starting the index rebuild. A
+		// quarter of it is kept for them.
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithDeadlineCause(ctx, deadline.Add(-time.Until(deadline)/4), errHookBudget)
+		defer cancel()
+	}
+	res, err := statebranch.Sync(sctx, opt)
+	if err != nil && sctx.Err() != nil {
+		be := &budgetError{err: err}
+		if res != nil {
+			be.fetched, be.written = res.Fetches > 0 && res.RemoteExists, len(res.Written)
+		}
+		err = be
+	}
 	// What was written stays written even when the sync then failed or ran
 	// out of its budget: its audit lines are appended regardless.
 	detail := fmt.Sprintf("merged from %s/%s", opt.Remote, opt.Branch)
@@ -209,7 +255,17 @@ func (a *App) syncState(ctx context.Context, opt statebranch.Options) (*statebra
 	a.auditSync(context.WithoutCancel(ctx), writes, detail)
 	var took time.Duration
 	if res != nil {
-		if issues := memoryIssues(res); len(issues) > 0 {
+		issues := memoryIssues(res)
+		switch {
+		case len(issues) == 0 || mode == syncThenRebuild:
+		case inHook && (len(issues) > hookReindexMax || sctx.Err() != nil || a.indexMarkerExists()):
+			// A rebuild already running may have read the files before
+			// this pull wrote them: a new one queues behind it.
+			var be *budgetError
+			if rerr := a.startIndexRebuild(errors.As(err, &be) && be.fetched); rerr != nil {
+				a.warn("memory index not updated after the state pull (run `agentx-hook memory rebuild`): %v", rerr)
+			}
+		default:
 			start := time.Now()
 			if rerr := a.Memory().Reindex(ctx, issues); rerr != nil {
 				err = errors.Join(err, fmt.Errorf("update the memory index after sync: %w", rerr))
@@ -309,9 +365,12 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 	opt.PullOnly = pull
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	res, _, err := a.syncState(ctx, opt)
+	res, _, err := a.syncState(ctx, opt, syncInHook)
+	var be *budgetError
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case errors.As(err, &be) && be.fetched:
+		a.warn("state branch sync not finished within %s (%d local files updated so far); the next hook or `agentx-hook sync` completes it", budget, be.written)
+	case err != nil && (ctx.Err() != nil || be != nil):
 		a.warn("state branch sync skipped: no answer from %s within %s; the next sync catches up", opt.Remote, budget)
 	case err != nil:
 		a.warn("state branch sync skipped: %s; the next sync catches up", firstLine(err.Error()))

@@ -21,3 +21,10 @@ func KillGroupOnCancel(cmd *exec.Cmd) {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+// Detach starts cmd in a session of its own, so that it outlives its
+// parent: a host that kills its hook's process group (on a timeout, at the
+// session's end) does not reach it, and no terminal signal does either.
+func Detach(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+}
