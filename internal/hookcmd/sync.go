@@ -34,7 +34,9 @@ reported, kept as it is locally and not pushed until it is repaired.
 
 --init-from REV moves a repository whose ledgers are committed on a code
 branch: the state files committed in REV (a branch, tag, HEAD or full hash)
-are merged into the local ones first, then synced. Nothing is lost.
+are merged into the local ones first, then synced. Nothing is lost. The
+state files the code branch still tracks are then named, with the git rm
+--cached command that stops tracking them (they stay on disk).
   agentx-hook sync --init-from HEAD
 
 --timeout bounds the whole command (fetch, merge, push, retries), default
@@ -100,6 +102,10 @@ type syncDoc struct {
 	Merge         *mergeLog `json:"merge"`
 	schemaVersion
 	Sync *statebranch.Result `json:"sync"`
+	// TrackedState and Untrack: after --init-from, the state files the
+	// code branch still tracks and the commands that stop tracking them.
+	TrackedState []string `json:"trackedState,omitempty"`
+	Untrack      []string `json:"untrack,omitempty"`
 }
 
 func runSync(ctx context.Context, a *App, o *syncOptions) error {
@@ -124,10 +130,21 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 		}
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&syncDoc{Sync: res, Merge: mlog,
-			MemoryIndexMs: indexTime.Milliseconds(), DurationMs: time.Since(start).Milliseconds()})
+	// A migration (--init-from) leaves the state files tracked on the code
+	// branch: they are named with the commands that stop tracking them.
+	var tracked []string
+	if o.InitFrom != "" {
+		tracked = trackedStateFiles(ctx, a.Workspace().Root)
 	}
+	if o.JSON {
+		doc := &syncDoc{Sync: res, Merge: mlog, TrackedState: tracked,
+			MemoryIndexMs: indexTime.Milliseconds(), DurationMs: time.Since(start).Milliseconds()}
+		if len(tracked) > 0 {
+			doc.Untrack = untrackCommands()
+		}
+		return a.writeDoc(doc)
+	}
+	defer printTrackedState(a, tracked, false)
 	fmt.Fprintln(a.Stdout, syncSummary(res))
 	for _, r := range mlog.Renamed {
 		fmt.Fprintf(a.Stdout, "renumbered %s to %s on issue %d: both sides had allocated the id (recorded as renamedFrom)\n", r.From, r.To, r.Issue)
