@@ -19,6 +19,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/process"
+	"github.com/agentx-dev/agentx/internal/core/tombstone"
 )
 
 // EventSink receives memory events (events.Log in the CLI).
@@ -601,7 +602,12 @@ func (s *Store) Remove(ctx context.Context, id string) (bool, error) {
 			kept = append(kept, o)
 		}
 		f.Observations = kept
-		return found, nil
+		if found {
+			// The removal travels with the file: a merge with a copy
+			// that still holds the observation must not bring it back.
+			return true, s.bury(f, s.tombstoneOf(gone, "removed", ""))
+		}
+		return false, nil
 	})
 	if err != nil {
 		return false, err
@@ -712,7 +718,11 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 			return false, err
 		}
 		f.Observations = kept
-		return true, nil
+		var dead []tombstone.Tombstone
+		for _, o := range arch {
+			dead = append(dead, s.tombstoneOf(o, "compacted", summaryOf(kept, o.ID)))
+		}
+		return true, s.bury(f, dead...)
 	})
 	if err != nil {
 		return nil, 0, err

@@ -37,7 +37,7 @@ func BenchmarkSync(b *testing.B) {
 		b.Fatal(err)
 	}
 	opts := func(root string) statebranch.Options {
-		return statebranch.Options{Root: root, Merge: sbt.UnionMerge, Locks: lock.New(lock.Options{})}
+		return statebranch.Options{Root: root, Merge: sbt.UnionMerge, Valid: sbt.Valid, Lost: sbt.Lost, Locks: lock.New(lock.Options{})}
 	}
 	sync := func(root string) (*statebranch.Result, float64) {
 		start := time.Now()

@@ -64,6 +64,15 @@ type Options struct {
 	Remote, Branch string
 	// Merge merges a file changed on both sides. Required.
 	Merge FileMerger
+	// Valid reports whether a state file's content parses (nil: it does).
+	// Nothing that does not parse is pushed, and nothing that does not
+	// parse replaces a local file. Required.
+	Valid func(path string, data []byte) error
+	// Lost names what sides hold that result lost without a tombstone
+	// saying it was removed (records, observations). A file whose merge
+	// lost anything is neither written nor pushed, and the sync fails
+	// naming it: the guard behind the merge's own rules. Required.
+	Lost func(path string, result []byte, sides ...[]byte) ([]string, error)
 	// Locks serialises writes with every other writer of the state files.
 	Locks *lock.Locker
 	// Transport fetches and pushes (GitCLI{Dir: Root} when nil).
@@ -98,6 +107,38 @@ type Conflict struct {
 	Reason string `json:"reason"`
 }
 
+// Corrupt is a state file that does not parse, on one side: it was
+// neither pushed nor copied over a file that parses, and stays as it is
+// until a person repairs or removes it.
+type Corrupt struct {
+	Path string `json:"path"`
+	// Side is "local" (the file under .agentx/) or "remote" (the state
+	// branch's copy at Commit, which this sync replaced with the merge of
+	// the copies that parse, when there was one).
+	Side   string `json:"side"`
+	Commit string `json:"commit,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Divergence says that the state branch's history was not the one this
+// clone synchronised with last: a sync then merges as a union (as every
+// sync does) and says so once.
+type Divergence struct {
+	// Reason is "rewritten" (the remote tip does not descend from the
+	// last synchronised commit: a force-push, a recreated or renamed
+	// branch, another remote) or "gone" (the remote has no state branch
+	// although this clone synchronised with one).
+	Reason string `json:"reason"`
+	// Base and Tip are the last synchronised commit and the remote tip
+	// ("" when gone).
+	Base string `json:"base"`
+	Tip  string `json:"tip,omitempty"`
+	// Kept lists the files whose content on the branch this sync
+	// extended with what this clone (or the last synchronised base)
+	// held: what the rewrite would have lost.
+	Kept []string `json:"kept"`
+}
+
 // Result says what a sync did.
 type Result struct {
 	Remote string `json:"remote"`
@@ -113,6 +154,16 @@ type Result struct {
 	Merged    []string   `json:"merged"`
 	Written   []string   `json:"written"`
 	Conflicts []Conflict `json:"conflicts"`
+	// Restored lists the local files that were here at the last sync,
+	// went missing since (git clean, a deleted directory) and were brought
+	// back: a missing file is "not here yet", never a deletion. (A fresh
+	// clone's or new worktree's files are new to it: in Written only.)
+	Restored []string `json:"restored"`
+	// Corrupt lists the files that did not parse on one side.
+	Corrupt []Corrupt `json:"corrupt"`
+	// Diverged is set when the remote history was not the one of the
+	// last sync.
+	Diverged *Divergence `json:"diverged,omitempty"`
 	// Commit is the commit made on the branch ("" when nothing changed);
 	// Created is set when it started the branch's history.
 	Commit  string `json:"commit,omitempty"`
@@ -136,8 +187,8 @@ func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // Sync runs one sync of the state branch. Only one sync runs at a time
 // in a repository (a lock beside its refs).
 func Sync(ctx context.Context, opt Options) (*Result, error) {
-	if opt.Merge == nil || opt.Locks == nil {
-		return nil, errors.New("statebranch: Merge and Locks are required")
+	if opt.Merge == nil || opt.Locks == nil || opt.Valid == nil || opt.Lost == nil {
+		return nil, errors.New("statebranch: Merge, Valid, Lost and Locks are required")
 	}
 	if opt.Remote == "" {
 		opt.Remote = DefaultRemote
@@ -175,7 +226,8 @@ func Sync(ctx context.Context, opt Options) (*Result, error) {
 	s := &syncer{opt: opt, r: r, agentxDir: filepath.Join(opt.Root, workspace.Dir),
 		prefix: strings.TrimPrefix(filepath.ToSlash(filepath.Join(rel, workspace.Dir))+"/", "./"),
 		res: &Result{Remote: opt.Remote, Branch: opt.Branch,
-			Seeded: []string{}, Merged: []string{}, Written: []string{}, Conflicts: []Conflict{}}}
+			Seeded: []string{}, Merged: []string{}, Written: []string{}, Conflicts: []Conflict{},
+			Restored: []string{}, Corrupt: []Corrupt{}}}
 	err = opt.Locks.With(ctx, filepath.Join(r.CommonDir, "agentx-sync"), func(*lock.Lock) error {
 		return s.run(ctx)
 	})
@@ -202,12 +254,24 @@ func gitTop(root string) (string, error) {
 }
 
 // syncedRef is SyncedRef for the main work tree; a linked work tree
-// (git worktree add) has its own .agentx/ files and so its own base.
-func (s *syncer) syncedRef() string {
+// (git worktree add) has its own .agentx/ files and so its own base, named
+// after the worktree and an id kept in its private git directory. `git
+// worktree remove` deletes that directory, so a worktree added again under
+// the same name starts without a base instead of inheriting the old one's
+// (whose files it does not have).
+func (s *syncer) syncedRef() string { return s.baseRef }
+
+func (s *syncer) setSyncedRef() error {
+	s.baseRef = SyncedRef
 	if !s.r.Linked() {
-		return SyncedRef
+		return nil
 	}
-	return "refs/agentx/worktrees/" + filepath.Base(s.r.GitDir) + "/synced"
+	id, err := worktreeID(s.r.GitDir)
+	if err != nil {
+		return err
+	}
+	s.baseRef = "refs/agentx/worktrees/" + filepath.Base(s.r.GitDir) + "-" + id + "/synced"
+	return nil
 }
 
 type syncer struct {
@@ -217,14 +281,20 @@ type syncer struct {
 	prefix    string // .agentx/ as a path in the commits of the code branches
 	// trail is this clone's trail directory on the branch, with its final
 	// slash ("" for none).
-	trail string
-	res   *Result
+	trail   string
+	baseRef string
+	// theirsTip is the remote tip the current round merges.
+	theirsTip plumbing.Hash
+	res       *Result
 }
 
 func (s *syncer) tracking() string { return "refs/remotes/" + s.opt.Remote + "/" + s.opt.Branch }
 
 func (s *syncer) run(ctx context.Context) error {
 	if err := s.setTrail(); err != nil {
+		return err
+	}
+	if err := s.setSyncedRef(); err != nil {
 		return err
 	}
 	if s.opt.InitFrom != "" {
@@ -246,9 +316,16 @@ func (s *syncer) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		s.theirsTip = theirsTip
+		if attempt == 0 {
+			s.res.Diverged = s.divergence(baseTip, theirsTip)
+		}
 		rd, err := s.merge(ctx, base, theirs)
 		if err != nil {
 			return err
+		}
+		if d := s.res.Diverged; d != nil {
+			d.Kept = keptFiles(theirs, rd.tree, s.owned)
 		}
 		s.res.Tip = hashString(theirsTip)
 		// The local files now hold theirs merged in: theirs is the base
@@ -395,6 +472,12 @@ func (s *syncer) merge(ctx context.Context, base, theirs map[string]gitstore.Ent
 
 // mergeFile settles one path under its lock: the local file is read again
 // there, so a write that landed since the scan is merged, never lost.
+//
+// Absence is never a deletion: a file missing locally is "not here yet"
+// and comes back from the branch (or the base), and one missing on the
+// branch goes back to it. A side that does not parse takes no part: a
+// local one stays as it is and is not pushed, a remote one is replaced by
+// the merge of the copies that parse.
 func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[string]gitstore.Entry, rd *round) error {
 	if s.ownTrail(p) {
 		return s.mergeTrail(p, base, theirs, rd)
@@ -408,30 +491,49 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("read %s: %w", abs, err)
 		}
-		curHash := plumbing.ZeroHash
-		if inLocal {
-			curHash = gitstore.BlobHash(cur)
+		if inLocal && inTheirs && gitstore.BlobHash(cur) == t.Hash {
+			return nil // equal on both sides
 		}
-		same := func(e gitstore.Entry, in bool) bool { return in == inLocal && (!in || e.Hash == curHash) }
+		var ours []byte
+		if inLocal {
+			if err := s.opt.Valid(p, cur); err != nil {
+				s.corrupt(p, "local", "", err)
+				s.keepBaseOf(p, base, rd)
+				return nil // the branch keeps its copy; the local file stays as it is
+			}
+			ours = cur
+		}
+		tData, err := s.validBlob(p, theirs, "remote")
+		if err != nil {
+			return err
+		}
+		bData, err := s.validBlob(p, base, "")
+		if err != nil {
+			return err
+		}
 		var result []byte
 		switch {
-		case same(t, inTheirs): // equal on both sides
-			return nil
-		case same(b, inBase): // only theirs changed
-			if result, err = s.blobAt(theirs, p); err != nil {
-				return err
-			}
-		case inBase == inTheirs && (!inBase || b.Hash == t.Hash): // only ours changed
-			return s.keep(p, cur, inLocal, rd)
+		case ours == nil && tData == nil && bData == nil:
+			return nil // nothing that parses anywhere: left as it is
+		case ours == nil && (bData == nil || inBase && inTheirs && b.Hash == t.Hash):
+			result = tData // only the branch has it: not here yet
+		case tData == nil && !(inTheirs && inLocal) && (bData == nil || inBase && b.Hash == gitstore.BlobHash(cur)):
+			result = ours // only this clone has it: push it
 		default:
-			var ours []byte
-			if inLocal {
-				ours = cur
+			// The remote goes in as "ours": on an id collision the merge
+			// renumbers the "theirs" side, and only a local id is new to
+			// everyone; an id already on the branch may be mirrored to an
+			// issue comment and must never change.
+			merged, err := s.opt.Merge(p, bData, tData, ours)
+			if err != nil {
+				s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: p, Reason: err.Error()})
+				s.keepBaseOf(p, base, rd)
+				return nil
 			}
-			merged, ok, err := s.mergeBoth(p, base, theirs, ours, rd)
-			if err != nil || !ok {
-				return err
+			if lost, err := s.opt.Lost(p, merged, bData, tData, ours); err != nil || len(lost) > 0 {
+				return s.refuse(p, lost, err)
 			}
+			s.res.Merged = append(s.res.Merged, p)
 			result = merged
 		}
 		wrote, err := s.writeLocal(abs, lk, cur, inLocal, result)
@@ -440,39 +542,61 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 		}
 		if wrote {
 			s.res.Written = append(s.res.Written, p)
+			if !inLocal && inBase {
+				// It was here at the last sync: lost since, not new.
+				s.res.Restored = append(s.res.Restored, p)
+			}
 			s.told(p, cur, inLocal, result)
 		}
-		return s.keep(p, result, result != nil, rd)
+		return s.keep(p, result, true, rd)
 	})
 }
 
-// mergeBoth merges path p, changed both locally (ours) and on the branch.
-// A conflict is recorded, the base kept for the next sync, and ok is false.
-func (s *syncer) mergeBoth(p string, base, theirs map[string]gitstore.Entry, ours []byte, rd *round) (result []byte, ok bool, err error) {
-	bData, err := s.blobAt(base, p)
-	if err != nil {
-		return nil, false, err
+// validBlob is path p's content in files when it parses; nil when absent
+// or (reported under side, unless side is "") when it does not parse.
+func (s *syncer) validBlob(p string, files map[string]gitstore.Entry, side string) ([]byte, error) {
+	data, err := s.blobAt(files, p)
+	if err != nil || data == nil {
+		return nil, err
 	}
-	tData, err := s.blobAt(theirs, p)
-	if err != nil {
-		return nil, false, err
-	}
-	// The remote goes in as "ours": on an id collision the merge renumbers
-	// the "theirs" side, and only a local id is new to everyone; an id
-	// already on the branch may be mirrored to an issue comment and must
-	// never change.
-	result, err = s.opt.Merge(p, bData, tData, ours)
-	if err != nil {
-		s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: p, Reason: err.Error()})
-		if b, inBase := base[p]; inBase {
-			rd.keepBase[p] = &b
-		} else {
-			rd.keepBase[p] = nil
+	if verr := s.opt.Valid(p, data); verr != nil {
+		if side != "" {
+			s.corrupt(p, side, hashString(s.theirsTip), verr)
 		}
-		return nil, false, nil
+		return nil, nil
 	}
-	s.res.Merged = append(s.res.Merged, p)
-	return result, true, nil
+	return data, nil
+}
+
+func (s *syncer) corrupt(p, side, commit string, err error) {
+	s.res.Corrupt = append(s.res.Corrupt, Corrupt{Path: p, Side: side, Commit: commit, Reason: err.Error()})
+}
+
+// keepBaseOf keeps p's base entry for the next sync: a file that was not
+// settled this time is met again instead of resolved by accident.
+func (s *syncer) keepBaseOf(p string, base map[string]gitstore.Entry, rd *round) {
+	if b, inBase := base[p]; inBase {
+		rd.keepBase[p] = &b
+	} else {
+		rd.keepBase[p] = nil
+	}
+}
+
+// ErrWouldLose is a merge whose result lacks what a side holds, with no
+// tombstone saying it was removed: nothing is written or pushed.
+var ErrWouldLose = errors.New("the merge would lose records without a tombstone")
+
+func (s *syncer) refuse(p string, lost []string, err error) error {
+	if err != nil {
+		return fmt.Errorf("check the merge of %s: %w", p, err)
+	}
+	shown := lost
+	if len(shown) > 10 {
+		shown = shown[:10]
+	}
+	return errcode.Wrap(errcode.CorruptState, ErrWouldLose, "%s: the merged file lacks %d records or observations that a side holds (%s): sync refused, nothing written or pushed",
+		p, len(lost), strings.Join(shown, ", ")).
+		WithHint("this is a defect of the merge: report it with the file; `agentx-hook sync --recover` lists what the history holds")
 }
 
 // blobAt is the content of path p in files, nil when p is not there.
@@ -537,6 +661,9 @@ func (s *syncer) writeLocal(abs string, lk *lock.Lock, cur []byte, inLocal bool,
 	return true, atomicfile.Write(abs, result, atomicfile.Options{Commit: lk.Commit, NoSync: s.opt.NoSync})
 }
 
+// localBaseMessage starts the message of a local merge base commit.
+const localBaseMessage = "agentx: local merge base"
+
 // withBase is files with the kept base entries of unmerged files.
 func withBase(files map[string]gitstore.Entry, keep map[string]*gitstore.Entry) map[string]gitstore.Entry {
 	if len(keep) == 0 {
@@ -576,7 +703,7 @@ func (s *syncer) setBase(tip plumbing.Hash, files map[string]gitstore.Entry, kee
 		parents = []plumbing.Hash{tip}
 	}
 	c, err := s.r.WriteCommit(gitstore.Commit{Tree: tree, Parents: parents, Author: s.signature(),
-		Message: "agentx: local merge base (files that could not be merged keep their old base)\n"})
+		Message: localBaseMessage + " (files that could not be merged keep their old base)\n"})
 	if err != nil {
 		return err
 	}

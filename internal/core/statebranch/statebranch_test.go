@@ -53,7 +53,7 @@ type agent struct {
 func newAgent(t *testing.T, remote string) *agent {
 	dir := sbt.Clone(t, remote)
 	return &agent{t: t, dir: dir, opts: statebranch.Options{
-		Root: dir, Merge: sbt.UnionMerge, NoSync: true,
+		Root: dir, Merge: sbt.UnionMerge, Valid: sbt.Valid, Lost: sbt.Lost, NoSync: true,
 		Locks: lock.New(lock.Options{}),
 		Now:   func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
 	}}
@@ -230,29 +230,41 @@ func TestPushRaceIsMergedAgain(t *testing.T) {
 	}
 }
 
-func TestRemovalsAndOneSidedChanges(t *testing.T) {
+func TestMissingFileIsNotADeletionATombstoneIs(t *testing.T) {
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a, b := newAgent(t, remote), newAgent(t, remote)
 	a.write("memory/issue-3.json", sbt.Records("o1"))
 	a.write("memory/issue-4.json", sbt.Records("o2"))
+	a.write("memory/issue-5.json", sbt.Records("o5", "o6"))
 	a.sync()
 	b.sync()
-	// a removes issue 3, b changes issue 4: each side's change lands.
+	// a loses issue 3 (git clean), removes o5 on purpose (a tombstone),
+	// b changes issue 4: nothing is deleted but o5.
 	if err := os.Remove(a.path("memory/issue-3.json")); err != nil {
 		t.Fatal(err)
 	}
+	a.write("memory/issue-5.json", `{"records":[{"id":"o6"}],"dead":["o5"]}`)
 	b.write("memory/issue-4.json", sbt.Records("o2", "o3"))
-	a.sync()
+	res := a.sync()
+	if !slices.Equal(res.Restored, []string{"memory/issue-3.json"}) {
+		t.Errorf("restored %v", res.Restored)
+	}
 	b.sync()
 	a.sync()
 	for _, ag := range []*agent{a, b} {
-		if _, err := os.Stat(ag.path("memory/issue-3.json")); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%s: issue-3 still there (%v)", ag.dir, err)
+		if got := sbt.IDs(t, ag.read("memory/issue-3.json")); !slices.Equal(got, []string{"o1"}) {
+			t.Errorf("%s: issue-3 %v", ag.dir, got)
 		}
 		if got := sbt.IDs(t, ag.read("memory/issue-4.json")); len(got) != 2 {
 			t.Errorf("%s: issue-4 %v", ag.dir, got)
 		}
+		if got := sbt.IDs(t, ag.read("memory/issue-5.json")); !slices.Equal(got, []string{"o6"}) {
+			t.Errorf("%s: issue-5 %v", ag.dir, got)
+		}
+	}
+	if got := sbt.IDs(t, remoteFile(t, remote, "memory/issue-3.json")); !slices.Equal(got, []string{"o1"}) {
+		t.Errorf("remote issue-3 %v", got)
 	}
 }
 
@@ -263,7 +275,7 @@ func TestUnmergeableFileStaysLocalAndIsNotPushed(t *testing.T) {
 	b.sync()
 	for i := range 2 { // reported on every sync until resolved, never pushed
 		res := a.sync()
-		if len(res.Conflicts) != 1 || res.Conflicts[0].Path != ledger1 || res.Pushed {
+		if len(res.Corrupt) != 1 || res.Corrupt[0].Path != ledger1 || res.Corrupt[0].Side != "local" || res.Pushed {
 			t.Fatalf("sync %d: %+v", i, res)
 		}
 		if got := string(a.read(ledger1)); got != "{ not json" {
@@ -276,7 +288,7 @@ func TestUnmergeableFileStaysLocalAndIsNotPushed(t *testing.T) {
 	// Repaired by hand: the next sync merges it.
 	a.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-009"))
 	res := a.sync()
-	if len(res.Conflicts) != 0 || !res.Pushed {
+	if len(res.Corrupt) != 0 || !res.Pushed {
 		t.Fatalf("after repair: %+v", res)
 	}
 	if got := sbt.IDs(t, remoteFile(t, remote, ledger1)); len(got) != 3 {
@@ -427,12 +439,12 @@ func TestPullOnlyCommitsNothing(t *testing.T) {
 func TestErrors(t *testing.T) {
 	sbt.Env(t)
 	dir := t.TempDir()
-	_, err := statebranch.Sync(context.Background(), statebranch.Options{Root: dir, Merge: sbt.UnionMerge, Locks: lock.New(lock.Options{})})
+	_, err := statebranch.Sync(context.Background(), statebranch.Options{Root: dir, Merge: sbt.UnionMerge, Valid: sbt.Valid, Lost: sbt.Lost, Locks: lock.New(lock.Options{})})
 	if !errors.Is(err, statebranch.ErrNotRepository) {
 		t.Errorf("not a repo: %v", err)
 	}
 	sbt.Git(t, dir, "init", "--quiet")
-	_, err = statebranch.Sync(context.Background(), statebranch.Options{Root: dir, Merge: sbt.UnionMerge, Locks: lock.New(lock.Options{})})
+	_, err = statebranch.Sync(context.Background(), statebranch.Options{Root: dir, Merge: sbt.UnionMerge, Valid: sbt.Valid, Lost: sbt.Lost, Locks: lock.New(lock.Options{})})
 	if !errors.Is(err, statebranch.ErrTransport) || !strings.Contains(err.Error(), "origin") {
 		t.Errorf("no remote: %v", err)
 	}
@@ -476,8 +488,9 @@ func TestLinkedWorktreeHasItsOwnBase(t *testing.T) {
 	w.opts.Root = wtDir
 	w.write("memory/issue-7.json", sbt.Records("from-worktree"))
 	w.sync()
-	if _, err := sbt.TryGit(t.Context(), a.dir, "rev-parse", "--verify", "-q", "refs/agentx/worktrees/wt/synced"); err != nil {
-		t.Fatalf("worktree base ref: %v", err)
+	firstBase := worktreeBases(t, a.dir)
+	if len(firstBase) != 1 || !strings.HasPrefix(firstBase[0], "refs/agentx/worktrees/wt-") {
+		t.Fatalf("worktree base refs %v", firstBase)
 	}
 	if _, err := sbt.TryGit(t.Context(), a.dir, "rev-parse", "--verify", "-q", statebranch.SyncedRef); err == nil {
 		t.Fatal("the worktree's sync set the main work tree's base")
@@ -519,5 +532,44 @@ func TestFilesTheLocalSideDoesNotManageStayOnTheBranch(t *testing.T) {
 	}
 	if got := sbt.IDs(t, remoteFile(t, remote, ledger1)); len(got) != 2 {
 		t.Errorf("remote ledger %v", got)
+	}
+}
+
+func worktreeBases(t *testing.T, dir string) []string {
+	out := sbt.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/agentx/worktrees/")
+	if out == "" {
+		return nil
+	}
+	return strings.Split(out, "\n")
+}
+
+// A worktree removed and added again under the same name must not inherit
+// the old one's sync base: its first sync would read every file the old
+// worktree had as removed here.
+func TestReaddedWorktreeStartsWithoutTheOldBase(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	a.write("memory/issue-7.json", sbt.Records("o1", "o2"))
+	a.sync()
+	wtDir := filepath.Join(t.TempDir(), "wt")
+	sbt.Git(t, a.dir, "worktree", "add", "--quiet", "-b", "7-other", wtDir)
+	w := &agent{t: t, dir: wtDir, opts: a.opts}
+	w.opts.Root = wtDir
+	w.sync()
+	if got := sbt.IDs(t, w.read("memory/issue-7.json")); len(got) != 2 {
+		t.Fatalf("worktree after its first sync: %v", got)
+	}
+	sbt.Git(t, a.dir, "worktree", "remove", "--force", wtDir)
+	sbt.Git(t, a.dir, "worktree", "add", "--quiet", wtDir, "7-other")
+	res := w.sync()
+	if res.Pushed {
+		t.Errorf("the re-added worktree pushed %+v", res)
+	}
+	if got := sbt.IDs(t, remoteFile(t, remote, "memory/issue-7.json")); len(got) != 2 {
+		t.Errorf("remote after the re-added worktree synced: %v", got)
+	}
+	if got := worktreeBases(t, a.dir); len(got) != 2 {
+		t.Errorf("base refs %v: want one per worktree incarnation", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/tombstone"
 )
 
 // RenamedFromKey is the record key naming the id a record was first
@@ -68,10 +69,11 @@ func mergeLedgerFile(path string, issue int, base, ours, theirs []byte, rep *Rep
 	if err != nil {
 		return nil, err
 	}
-	m := mergeLedgers(b, o, t, base != nil, rep)
-	if (ours == nil || theirs == nil) && len(m.Clarifications) == 0 {
-		return nil, nil // deleted on one side, nothing changed on the other worth keeping
+	dead, err := sideTombstones(path, b.Extra, o.Extra, t.Extra)
+	if err != nil {
+		return nil, err
 	}
+	m := mergeLedgers(b, o, t, base != nil, dead, rep)
 	data, err := jsonfile.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: encode merged ledger: %w", path, ErrUnmergeable, err)
@@ -112,12 +114,14 @@ func compatible(a, b *ledger.Record) bool {
 }
 
 // mergeLedgers merges three parsed ledgers; hasBase is false when the base
-// file is absent.
-func mergeLedgers(b, o, t *ledger.Ledger, hasBase bool, rep *Report) *ledger.Ledger {
+// file is absent; dead is the union of the sides' tombstones.
+func mergeLedgers(b, o, t *ledger.Ledger, hasBase bool, dead tombstone.Set, rep *Report) *ledger.Ledger {
 	out := &ledger.Ledger{}
 	out.IssueNumber, _ = pick3(hasBase, b.IssueNumber, o.IssueNumber, t.IssueNumber, maxInt)
-	out.Extra = mergeFields(b.Extra, o.Extra, t.Extra, largerValue, rep, fmt.Sprintf("ledger %d", out.IssueNumber))
-	recs := mergeRecords(matchSlots(b, o, t), rep)
+	out.Extra = mergeFields(tombstone.Without(b.Extra), tombstone.Without(o.Extra), tombstone.Without(t.Extra),
+		largerValue, rep, fmt.Sprintf("ledger %d", out.IssueNumber))
+	out.Extra = tombstone.ToExtra(out.Extra, dead)
+	recs := mergeRecords(matchSlots(b, o, t), dead, rep)
 	renumber(recs, out.IssueNumber, rep, b, o, t)
 	out.Clarifications = make([]ledger.Record, len(recs))
 	for i := range recs {
@@ -168,10 +172,10 @@ type mergedRecord struct {
 
 // mergeRecords merges each slot and orders the result: the base's records
 // in the base's order, then the new ones by creation time.
-func mergeRecords(slots []*slot, rep *Report) []mergedRecord {
+func mergeRecords(slots []*slot, dead tombstone.Set, rep *Report) []mergedRecord {
 	var recs []mergedRecord
 	for _, s := range slots {
-		r, ok := mergeSlot(s, rep)
+		r, ok := mergeSlot(s, dead, rep)
 		if !ok {
 			continue
 		}
@@ -298,8 +302,8 @@ func recordBytes(r *ledger.Record) string {
 }
 
 // mergeSlot merges the three versions of one logical record; ok is false
-// when the record is gone.
-func mergeSlot(s *slot, rep *Report) (ledger.Record, bool) {
+// when a tombstone removed it.
+func mergeSlot(s *slot, dead tombstone.Set, rep *Report) (ledger.Record, bool) {
 	var b, o, t *ledger.Record
 	if s.b != nil {
 		b = s.b.rec
@@ -310,24 +314,19 @@ func mergeSlot(s *slot, rep *Report) (ledger.Record, bool) {
 	if s.t != nil {
 		t = s.t.rec
 	}
+	if r := s.any(); dead.Has(tombstone.Record, r.ID) || dead.Has(tombstone.Record, origin(r)) {
+		return ledger.Record{}, false
+	}
+	// Absence is never a removal: a record missing on one side (or on
+	// both, the base still holding it) is "not here yet" and kept.
 	switch {
 	case o == nil && t == nil:
-		return ledger.Record{}, false
-	case o == nil || t == nil:
-		other, name := t, "ours"
-		if t == nil {
-			other, name = o, "theirs"
-		}
-		if b == nil {
-			return *other, true // new on one side
-		}
-		if recordBytes(other) == recordBytes(b) {
-			return ledger.Record{}, false // removed on one side, untouched on the other
-		}
-		// Removed on one side, changed on the other: a live
-		// clarification is worth more than a tidy ledger.
-		rep.note("%s: removed on %s but changed on the other side; kept", other.ID, name)
-		return *other, true
+		rep.note("%s: missing on both sides without a tombstone; kept from the base", b.ID)
+		return *b, true
+	case o == nil:
+		return *t, true
+	case t == nil:
+		return *o, true
 	}
 	ob, tb := recordBytes(o), recordBytes(t)
 	switch {
@@ -462,9 +461,9 @@ func mergeResolvedAt(hasBase bool, b, o, t *string) *string {
 	return &v
 }
 
-// mergeThread merges threads as sets of entries: an entry on either side
-// is kept once, unless the base had it and one side removed it; extra keys
-// of one entry are merged key by key. The result is ordered by round, then
+// mergeThread merges threads as sets of entries: an entry on any side is
+// kept once (absence is never a removal); extra keys of one entry are
+// merged key by key. The result is ordered by round, then
 // time, then the order a round's entries are written in.
 func mergeThread(b, o, t []ledger.Entry, rep *Report, where string) []ledger.Entry {
 	bm, om, tm := entryMap(b), entryMap(o), entryMap(t)
@@ -479,11 +478,10 @@ func mergeThread(b, o, t []ledger.Entry, rep *Report, where string) []ledger.Ent
 			done[k] = true
 			oe, te := om[k], tm[k]
 			be := bm[k]
-			if be != nil && (oe == nil || te == nil) {
-				continue // removed on one side
-			}
 			var e ledger.Entry
 			switch {
+			case oe == nil && te == nil:
+				e = *be
 			case oe == nil:
 				e = *te
 			case te == nil:
@@ -501,6 +499,9 @@ func mergeThread(b, o, t []ledger.Entry, rep *Report, where string) []ledger.Ent
 	}
 	add(o)
 	add(t)
+	// An entry only the base still has is kept too: no command removes a
+	// thread entry, so its absence on both sides is a loss, not an act.
+	add(b)
 	sort.SliceStable(out, func(i, j int) bool { return entryLess(&out[i], &out[j]) })
 	return out
 }

@@ -312,19 +312,19 @@ func TestMergeLedgerRules(t *testing.T) {
 			},
 		},
 		{
-			name: "a record removed on one side and untouched on the other stays removed",
+			name: "a record missing on one side and untouched on the other is not here yet: kept",
 			base: []ledger.Record{q1, q2}, ours: []ledger.Record{q1}, theirs: []ledger.Record{answer(q1, 2, "M."), q2},
 			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
-				if got := ids(l); got != "CLR-42-001" {
+				if got := ids(l); got != "CLR-42-001,CLR-42-002" {
 					t.Errorf("ids = %s", got)
 				}
 			},
 		},
 		{
-			name: "a record removed on one side but answered on the other is kept, with a note",
+			name: "a record missing on one side but answered on the other is kept, answered",
 			base: []ledger.Record{q1, q2}, ours: []ledger.Record{q1}, theirs: []ledger.Record{q1, answer(q2, 7, "Redis.")},
 			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
-				if got := ids(l); got != "CLR-42-001,CLR-42-002" || len(rep.Notes) != 1 {
+				if got := ids(l); got != "CLR-42-001,CLR-42-002" || find(t, l, "CLR-42-002").Status != ledger.Answered {
 					t.Errorf("ids = %s, notes %v", got, rep.Notes)
 				}
 			},
@@ -487,9 +487,10 @@ func TestMergeFileWholeFiles(t *testing.T) {
 		{"only theirs changed: theirs, byte for byte", indented, indented, file(t, q1), file(t, q1)},
 		{"only ours changed: ours, byte for byte", indented, file(t, q1), indented, file(t, q1)},
 		{"added on one side", nil, nil, file(t, q1), file(t, q1)},
-		{"deleted on one side, untouched on the other", file(t, q1), nil, file(t, q1), nil},
-		{"deleted on both", file(t, q1), nil, nil, nil},
-		{"deleted on one side, a record added on the other", file(t, q1), nil, file(t, q1, q2), file(t, q2)},
+		// Absence is never a deletion: a missing file is "not here yet".
+		{"missing on one side, untouched on the other", file(t, q1), nil, file(t, q1), file(t, q1)},
+		{"missing on both, the base holds it", file(t, q1), nil, nil, file(t, q1)},
+		{"missing on one side, a record added on the other", file(t, q1), nil, file(t, q1, q2), file(t, q1, q2)},
 		{"deleted on one side, a record answered on the other", file(t, q1), file(t, answer(q1, 2, "M.")), nil, file(t, answer(q1, 2, "M."))},
 	}
 	for _, tc := range tests {

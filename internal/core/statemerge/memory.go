@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/tombstone"
 )
 
 func parseIssueFile(path, side string, issue int, data []byte) (*memory.IssueFile, error) {
@@ -23,8 +25,9 @@ func parseIssueFile(path, side string, issue int, data []byte) (*memory.IssueFil
 	return f, nil
 }
 
-// mergeMemoryFile merges an issue file (observations removed on either
-// side stay removed) or an archive (a union: archives only grow).
+// mergeMemoryFile merges an issue file (a union of the sides'
+// observations less those a tombstone removed) or an archive (a union:
+// archives only grow).
 func mergeMemoryFile(path string, issue int, archive bool, base, ours, theirs []byte, rep *Report) ([]byte, error) {
 	b, o, t, err := parse3(func(side string, data []byte) (*memory.IssueFile, error) {
 		return parseIssueFile(path, side, issue, data)
@@ -32,10 +35,11 @@ func mergeMemoryFile(path string, issue int, archive bool, base, ours, theirs []
 	if err != nil {
 		return nil, err
 	}
-	m := mergeIssueFiles(b, o, t, base != nil, archive, rep)
-	if (ours == nil || theirs == nil) && len(m.Observations) == 0 {
-		return nil, nil
+	dead, err := sideTombstones(path, b.Extra, o.Extra, t.Extra)
+	if err != nil {
+		return nil, err
 	}
+	m := mergeIssueFiles(b, o, t, base != nil, archive, dead, rep)
 	data, err := m.Marshal()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: encode merged file: %w", path, ErrUnmergeable, err)
@@ -49,12 +53,14 @@ type obsSlot struct {
 	basePos int
 }
 
-func mergeIssueFiles(b, o, t *memory.IssueFile, hasBase, archive bool, rep *Report) *memory.IssueFile {
+func mergeIssueFiles(b, o, t *memory.IssueFile, hasBase, archive bool, dead tombstone.Set, rep *Report) *memory.IssueFile {
 	out := &memory.IssueFile{}
 	out.Version, _ = pick3(hasBase, b.Version, o.Version, t.Version, maxInt)
 	out.IssueNumber, _ = pick3(hasBase, b.IssueNumber, o.IssueNumber, t.IssueNumber, maxInt)
 	out.UpdatedAt, _ = pick3(hasBase, b.UpdatedAt, o.UpdatedAt, t.UpdatedAt, laterTime)
-	out.Extra = mergeFields(b.Extra, o.Extra, t.Extra, largerValue, rep, fmt.Sprintf("memory file of issue %d", out.IssueNumber))
+	out.Extra = mergeFields(tombstone.Without(b.Extra), tombstone.Without(o.Extra), tombstone.Without(t.Extra),
+		largerValue, rep, fmt.Sprintf("memory file of issue %d", out.IssueNumber))
+	out.SetTombstones(dead)
 
 	slots := map[string]*obsSlot{}
 	var keys []string
@@ -88,7 +94,10 @@ func mergeIssueFiles(b, o, t *memory.IssueFile, hasBase, archive bool, rep *Repo
 	var obs []merged
 	for _, k := range keys {
 		s := slots[k]
-		ob, ok := mergeObsSlot(s, archive, rep)
+		if !archive && dead.Has(tombstone.Observation, strings.SplitN(k, "\x00", 2)[0]) {
+			continue // removed on purpose (memory remove, compaction)
+		}
+		ob, ok := mergeObsSlot(s, rep)
 		if ok {
 			obs = append(obs, merged{obs: ob, basePos: s.basePos, key: k})
 		}
@@ -120,22 +129,21 @@ func obsBytes(o *memory.Observation) string {
 	return string(data)
 }
 
-func mergeObsSlot(s *obsSlot, archive bool, rep *Report) (memory.Observation, bool) {
+// mergeObsSlot merges one observation's versions. Absence is never a
+// removal (a tombstone is, and the caller applied those): an observation
+// missing on one side, or on both with the base still holding it, is kept.
+func mergeObsSlot(s *obsSlot, rep *Report) (memory.Observation, bool) {
 	switch {
 	case s.o == nil && s.t == nil:
-		return memory.Observation{}, false
-	case s.o == nil || s.t == nil:
-		other := s.o
-		if other == nil {
-			other = s.t
+		if s.b == nil {
+			return memory.Observation{}, false
 		}
-		// New on one side, or (in an archive) kept: archives only grow.
-		// In an issue file, one side removed it (compaction, memory
-		// remove) and that stays, even if the other recalled it.
-		if s.b == nil || archive {
-			return *other, true
-		}
-		return memory.Observation{}, false
+		rep.note("observation %s: missing on both sides without a tombstone; kept from the base", s.b.ID)
+		return *s.b, true
+	case s.o == nil:
+		return *s.t, true
+	case s.t == nil:
+		return *s.o, true
 	}
 	ob, tb := obsBytes(s.o), obsBytes(s.t)
 	switch {

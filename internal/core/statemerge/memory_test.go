@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/tombstone"
 )
 
 const (
@@ -67,10 +68,33 @@ func TestMergeMemoryRules(t *testing.T) {
 			},
 		},
 		{
-			name: "a removal on one side stays removed, even where the other side recalled it",
-			path: memoryPath, base: memFile(t, 2, a, b), ours: memFile(t, 5, summary), theirs: memFile(t, 4, recalled(a, 1), b, d),
+			name: "a removal with a tombstone stays removed, even where the other side recalled it",
+			path: memoryPath, base: memFile(t, 2, a, b),
+			ours:   buried(t, memFile(t, 5, summary), dead("obs-a", "compacted"), dead("obs-b", "compacted")),
+			theirs: memFile(t, 4, recalled(a, 1), b, d),
 			check: func(t *testing.T, f *memory.IssueFile, rep Report) {
 				if got := obsIDs(f); got != "obs-d,obs-s" {
+					t.Errorf("ids %s", got)
+				}
+				if ts, err := f.Tombstones(memoryPath); err != nil || len(ts) != 2 {
+					t.Errorf("tombstones %v %v: the merge must carry them", ts, err)
+				}
+			},
+		},
+		{
+			name: "an observation missing on one side without a tombstone is not here yet: kept",
+			path: memoryPath, base: memFile(t, 2, a, b), ours: memFile(t, 5, summary), theirs: memFile(t, 4, recalled(a, 1), b, d),
+			check: func(t *testing.T, f *memory.IssueFile, rep Report) {
+				if got := obsIDs(f); got != "obs-a,obs-b,obs-d,obs-s" {
+					t.Errorf("ids %s", got)
+				}
+			},
+		},
+		{
+			name: "an observation only the base holds is kept (both sides lost it, nobody removed it)",
+			path: memoryPath, base: memFile(t, 2, a, b), ours: memFile(t, 5, a), theirs: memFile(t, 4, a, d),
+			check: func(t *testing.T, f *memory.IssueFile, rep Report) {
+				if got := obsIDs(f); got != "obs-a,obs-b,obs-d" {
 					t.Errorf("ids %s", got)
 				}
 			},
@@ -113,10 +137,10 @@ func TestMergeMemoryRules(t *testing.T) {
 			},
 		},
 		{
-			name: "the file deleted on one side: only what the other added survives",
+			name: "a file missing on one side is not a deletion: everything the other holds stays",
 			path: memoryPath, base: memFile(t, 1, a), ours: nil, theirs: memFile(t, 3, a, c),
 			check: func(t *testing.T, f *memory.IssueFile, rep Report) {
-				if got := obsIDs(f); got != "obs-c" {
+				if got := obsIDs(f); got != "obs-a,obs-c" {
 					t.Errorf("ids %s", got)
 				}
 			},
@@ -139,4 +163,23 @@ func TestMergeMemoryRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+func dead(id, reason string) tombstone.Tombstone {
+	return tombstone.Tombstone{Kind: tombstone.Observation, ID: id, Reason: reason, At: ts(5), By: "engineer"}
+}
+
+// buried is the issue file data with tombstones added.
+func buried(t testing.TB, data []byte, ts ...tombstone.Tombstone) []byte {
+	t.Helper()
+	f, err := memory.ParseIssueFile(memoryPath, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.SetTombstones(tombstone.Union(ts))
+	out, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -42,6 +42,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/tombstone"
 )
 
 // ErrUnmergeable means the file is not one the semantic merge knows, or a
@@ -144,30 +147,41 @@ func issueOf(name, suffix string) (int, bool) {
 // does not parse: the caller falls back to git's normal conflict, leaving
 // the files untouched.
 //
-// When one side did not change the file, the other side's bytes are
-// returned as they are; otherwise the output is in the codecs' layout
-// (the one every agentx write produces).
+// Nothing is removed by absence: a record, thread entry or observation on
+// any side (the base included) is kept unless a tombstone (package
+// tombstone) in any side names it, and the merged file is never nil while
+// a side has the file. When the result is one side's content, that side's
+// bytes are returned as they are; otherwise the output is in the codecs'
+// layout (the one every agentx write produces).
 func MergeFile(path string, base, ours, theirs []byte) (merged []byte, rep Report, err error) {
 	k, issue := classify(path)
 	if k == kindUnknown {
 		return nil, rep, fmt.Errorf("%s: %w: not a ledger, memory issue file or archive", path, ErrUnmergeable)
 	}
-	switch {
-	case sameFile(ours, theirs):
-		return ours, rep, nil
-	case sameFile(base, ours):
-		return theirs, rep, nil
-	case sameFile(base, theirs):
+	if sameFile(ours, theirs) && (ours != nil || base == nil) {
 		return ours, rep, nil
 	}
-	switch k {
-	case kindLedger:
-		merged, err = mergeLedgerFile(path, issue, base, ours, theirs, &rep)
-	default:
-		merged, err = mergeMemoryFile(path, issue, k == kindArchive, base, ours, theirs, &rep)
+	// No shortcut for "one side did not change": the other side may have
+	// lost what the base holds (a file cleaned away, a branch force-pushed
+	// to an older commit), and only a full merge keeps it.
+	merge := func(base, ours, theirs []byte, rep *Report) ([]byte, error) {
+		if k == kindLedger {
+			return mergeLedgerFile(path, issue, base, ours, theirs, rep)
+		}
+		return mergeMemoryFile(path, issue, k == kindArchive, base, ours, theirs, rep)
 	}
-	if err != nil {
+	if merged, err = merge(base, ours, theirs, &rep); err != nil {
 		return nil, Report{}, err
+	}
+	// A result that is one side's content keeps that side's bytes: a file
+	// another tool wrote is not re-laid out for nothing.
+	for _, side := range [][]byte{theirs, ours} {
+		if side == nil {
+			continue
+		}
+		if canon, err := merge(nil, side, nil, &Report{}); err == nil && bytes.Equal(canon, merged) {
+			return side, rep, nil
+		}
 	}
 	return merged, rep, nil
 }
@@ -193,4 +207,18 @@ func parse3[T any](parse func(side string, data []byte) (T, error), base, ours, 
 	}
 	t, err = parse("theirs", theirs)
 	return
+}
+
+// sideTombstones is the union of the tombstones the three sides' file
+// keys hold; a malformed list makes the file unmergeable.
+func sideTombstones(path string, extras ...[]jsonfile.Field) (tombstone.Set, error) {
+	var sets []tombstone.Set
+	for _, x := range extras {
+		s, err := tombstone.FromExtra(path, x)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUnmergeable, err)
+		}
+		sets = append(sets, s)
+	}
+	return tombstone.Union(sets...), nil
 }

@@ -102,12 +102,12 @@ func Records(ids ...string) string {
 // merged by UnionMerge), sorted.
 func IDs(t testing.TB, data []byte) []string {
 	t.Helper()
-	var doc map[string][]map[string]any
+	var doc doc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("parse %q: %v", data, err)
 	}
 	var ids []string
-	for _, r := range doc["records"] {
+	for _, r := range doc.Records {
 		ids = append(ids, fmt.Sprint(r["id"]))
 	}
 	sort.Strings(ids)
@@ -118,26 +118,25 @@ func IDs(t testing.TB, data []byte) []string {
 var ErrUnmergeable = errors.New("unmergeable")
 
 // UnionMerge stands in for the semantic merge: the records of every side
-// unioned by id (ours first, then theirs), a deletion on either side
-// honoured only when the other side did not change the file.
+// (the base's too) unioned by id, less the ids any side lists under
+// "dead" (its tombstones, which the result carries). Absence is never a
+// deletion, as in the real merge.
 func UnionMerge(path string, base, ours, theirs []byte) ([]byte, error) {
-	if ours == nil || theirs == nil {
-		if ours == nil && bytes.Equal(theirs, base) || theirs == nil && bytes.Equal(ours, base) {
-			return nil, nil
-		}
-		if ours == nil {
-			return theirs, nil
-		}
-		return ours, nil
-	}
 	seen := map[string]bool{}
+	dead := map[string]bool{}
 	var out []map[string]any
-	for _, side := range [][]byte{ours, theirs} {
-		var doc map[string][]map[string]any
-		if err := json.Unmarshal(side, &doc); err != nil {
-			return nil, fmt.Errorf("%s: %w: %w", path, ErrUnmergeable, err)
+	for _, side := range [][]byte{ours, theirs, base} {
+		if side == nil {
+			continue
 		}
-		for _, r := range doc["records"] {
+		doc, err := parseDoc(path, side)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range doc.Dead {
+			dead[id] = true
+		}
+		for _, r := range doc.Records {
 			id := fmt.Sprint(r["id"])
 			if !seen[id] {
 				seen[id] = true
@@ -145,7 +144,88 @@ func UnionMerge(path string, base, ours, theirs []byte) ([]byte, error) {
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]["id"]) < fmt.Sprint(out[j]["id"]) })
-	data, err := json.MarshalIndent(map[string]any{"records": out}, "", "  ")
+	live := out[:0]
+	for _, r := range out {
+		if !dead[fmt.Sprint(r["id"])] {
+			live = append(live, r)
+		}
+	}
+	sort.Slice(live, func(i, j int) bool { return fmt.Sprint(live[i]["id"]) < fmt.Sprint(live[j]["id"]) })
+	doc := map[string]any{"records": live}
+	if len(dead) > 0 {
+		var ids []string
+		for id := range dead {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		doc["dead"] = ids
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
 	return append(data, '\n'), err
+}
+
+type doc struct {
+	Records []map[string]any `json:"records"`
+	Dead    []string         `json:"dead"`
+}
+
+func parseDoc(path string, data []byte) (*doc, error) {
+	var d doc
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", path, ErrUnmergeable, err)
+	}
+	return &d, nil
+}
+
+// Valid is the stand-in's parse check: JSON.
+func Valid(path string, data []byte) error {
+	_, err := parseDoc(path, data)
+	return err
+}
+
+// Lost lists the ids the sides hold that result lacks without listing
+// them as dead.
+func Lost(path string, result []byte, sides ...[]byte) ([]string, error) {
+	res, err := parseDoc(path, result)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, id := range res.Dead {
+		have[id] = true
+	}
+	for _, r := range res.Records {
+		have[fmt.Sprint(r["id"])] = true
+	}
+	var lost []string
+	for _, side := range sides {
+		if side == nil {
+			continue
+		}
+		d, err := parseDoc(path, side)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range d.Records {
+			if id := fmt.Sprint(r["id"]); !have[id] {
+				have[id] = true
+				lost = append(lost, id)
+			}
+		}
+	}
+	sort.Strings(lost)
+	return lost, nil
+}
+
+// Live lists the ids of the records a document holds.
+func Live(path string, data []byte) ([]string, error) {
+	d, err := parseDoc(path, data)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range d.Records {
+		ids = append(ids, fmt.Sprint(r["id"]))
+	}
+	return ids, nil
 }
