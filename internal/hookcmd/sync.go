@@ -522,6 +522,11 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 	res, _, err := a.syncState(ctx, opt, syncInHook)
 	var be *budgetError
 	switch {
+	case errcode.Is(err, errcode.LockTimeout):
+		// Another sync of this clone holds the state branch (the
+		// background pull after a fresh clone's first hook, a person's
+		// sync): it brings what this one would.
+		a.warn("state branch sync skipped: another sync of this clone is running (%s); the next sync catches up", firstLine(err.Error()))
 	case errors.As(err, &be) && be.fetched:
 		a.warn("state branch sync not finished within %s (%d local files updated so far); the next hook or `agentx-hook sync` completes it", budget, be.written)
 	case err != nil && (ctx.Err() != nil || be != nil):
