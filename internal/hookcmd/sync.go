@@ -14,7 +14,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 )
 
-const syncUsage = `sync [--pull-only | --push-only] [--init-from REV] [--json]
+const syncUsage = `sync [--pull-only | --push-only] [--init-from REV] [--timeout DURATION] [--json]
        agentx-hook sync --recover [--since DATE|DURATION] [--dry-run] [--json]
 
 In GitHub Mode (mode = "github" in .agentx/agentx.toml) the shared state
@@ -49,8 +49,15 @@ limits the history read).
 
 --init-from REV moves a repository whose ledgers are committed on a code
 branch: the state files committed in REV (a branch, tag, HEAD or full hash)
-are merged into the local ones first, then synced. Nothing is lost.
-  agentx-hook sync --init-from HEAD`
+are merged into the local ones first, then synced. Nothing is lost. The
+state files the code branch still tracks are then named, with the git rm
+--cached command that stops tracking them (they stay on disk).
+  agentx-hook sync --init-from HEAD
+
+--timeout bounds the whole command (fetch, merge, push, retries, --recover),
+default [github] sync_timeout, else 2m: past it git is stopped with
+everything it started, and sync fails with AGENT_ERROR. What was merged
+into .agentx/ by then stays; the next sync pushes it.`
 
 // mergeLog collects what the semantic merge reported during one sync.
 type mergeLog struct {
@@ -79,6 +86,7 @@ type syncOptions struct {
 	InitFrom           string // REV whose committed state files seed the sync
 	Recover, DryRun    bool
 	Since              string
+	Timeout            time.Duration // --timeout (0: [github] sync_timeout, else 2m)
 	jsonFlag
 	// printed: the sync document is out, so a failure after it (a file
 	// that does not parse) must not print a second one.
@@ -96,6 +104,7 @@ func parseSync(a *App, args []string) (*syncOptions, error) {
 	flags.BoolVar(&o.Recover, "recover", false, "bring back what the history holds and the state lacks without a tombstone, then sync")
 	flags.BoolVar(&o.DryRun, "dry-run", false, "with --recover: list what would come back, change nothing")
 	flags.StringVar(&o.Since, "since", "", "with --recover: read commits since `DATE` (ISO 8601) or DURATION (7d, 12h)")
+	flags.DurationVar(&o.Timeout, "timeout", 0, "the whole sync's time `limit` (default: [github] sync_timeout, else 2m)")
 	o.register(flags)
 	pos, err := parse(flags, args)
 	switch {
@@ -110,6 +119,8 @@ func parseSync(a *App, args []string) (*syncOptions, error) {
 		err = usagef("--dry-run and --since go with --recover")
 	case o.Recover && (o.PullOnly || o.PushOnly || o.InitFrom != ""):
 		err = usagef("--recover runs a whole sync after it; it cannot be combined with --pull-only, --push-only or --init-from")
+	case o.Timeout < 0:
+		err = usagef("--timeout must be positive (got %s)", o.Timeout)
 	}
 	return o, err
 }
@@ -125,6 +136,10 @@ type syncDoc struct {
 	// Error is set when the sync completed but a state file does not
 	// parse on one side (exit 1).
 	Error *errorBody `json:"error,omitempty"`
+	// TrackedState and Untrack: after --init-from, the state files the
+	// code branch still tracks and the commands that stop tracking them.
+	TrackedState []string `json:"trackedState,omitempty"`
+	Untrack      []string `json:"untrack,omitempty"`
 }
 
 func runSync(ctx context.Context, a *App, o *syncOptions) error {
@@ -133,11 +148,25 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 		return err
 	}
 	opt.PullOnly, opt.PushOnly, opt.InitFrom = o.PullOnly, o.PushOnly, o.InitFrom
+	limit := o.Timeout
+	if limit == 0 {
+		cfg, _ := a.Config() // loaded by stateSyncOptions just above
+		limit = cfg.Config.GitHub.SyncTimeoutOr()
+	}
 	start := time.Now()
+	// The cause tells our own limit from a signal (which cancels ctx too).
+	tctx, cancel := context.WithTimeoutCause(ctx, limit, errSyncTimeout)
+	defer cancel()
+	timedOut := func(err error) error {
+		if err != nil && context.Cause(tctx) == errSyncTimeout {
+			return syncTimeoutError(limit, opt.Remote, o.Timeout > 0, err)
+		}
+		return err
+	}
 	var rec *statebranch.RecoverResult
 	if o.Recover {
-		if rec, err = a.recoverState(ctx, opt, o); err != nil {
-			return err
+		if rec, err = a.recoverState(tctx, opt, o); err != nil {
+			return timedOut(err)
 		}
 		if o.DryRun {
 			if o.JSON {
@@ -146,14 +175,23 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 			return nil
 		}
 	}
-	res, indexTime, err := a.syncState(ctx, opt)
+	res, indexTime, err := a.syncState(tctx, opt, syncCommand)
 	if err != nil {
-		return err
+		return timedOut(err)
 	}
 	failure := corruptFailure(res)
+	// A migration (--init-from) leaves the state files tracked on the code
+	// branch: they are named with the commands that stop tracking them.
+	var tracked []string
+	if o.InitFrom != "" {
+		tracked = trackedStateFiles(ctx, a.Workspace().Root)
+	}
 	if o.JSON {
-		doc := &syncDoc{Sync: res, Merge: mlog, Recover: rec,
+		doc := &syncDoc{Sync: res, Merge: mlog, Recover: rec, TrackedState: tracked,
 			MemoryIndexMs: indexTime.Milliseconds(), DurationMs: time.Since(start).Milliseconds()}
+		if len(tracked) > 0 {
+			doc.Untrack = untrackCommands()
+		}
 		if failure != nil {
 			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
 		}
@@ -176,7 +214,38 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 	for _, c := range res.Corrupt {
 		a.warn("%s", corruptLine(c))
 	}
+	printTrackedState(a, tracked, false)
 	return nilIfNone(failure)
+}
+
+// errHookBudget is the cause of a hook's sync context past its share of
+// sync_budget.
+var errHookBudget = errors.New("sync budget spent")
+
+// budgetError is a hook's sync stopped by its budget: after the fetch
+// (fetched), having written some files, or before the remote answered.
+type budgetError struct {
+	err     error
+	fetched bool
+	written int
+}
+
+func (e *budgetError) Error() string { return e.err.Error() }
+func (e *budgetError) Unwrap() error { return e.err }
+
+// errSyncTimeout is the cause of a sync's context past its --timeout.
+var errSyncTimeout = errors.New("sync timeout")
+
+// syncTimeoutError is a sync stopped by its own time limit: what the limit
+// was, where it comes from, and what is left as it was.
+func syncTimeoutError(limit time.Duration, remote string, fromFlag bool, cause error) error {
+	where := "--timeout or [github] sync_timeout in .agentx/agentx.toml"
+	if fromFlag {
+		where = "--timeout"
+	}
+	return errcode.Wrap(errcode.AgentError, errors.New(firstLine(cause.Error())),
+		"sync did not finish within %s", limit).
+		WithHint(fmt.Sprintf("check that `git fetch %s` answers (network, credentials, a prompt); raise %s for a large first push; what was merged into .agentx/ stays and the next sync pushes it", remote, where))
 }
 
 // nilIfNone keeps a nil *errcode.Error from becoming a non-nil error.
@@ -286,14 +355,45 @@ func (a *App) stateSyncOptions() (statebranch.Options, *mergeLog, error) {
 	}, mlog, nil
 }
 
+// syncMode says who runs a sync, and so who brings the memory index in
+// line with the memory files it wrote.
+type syncMode int
+
+const (
+	syncCommand     syncMode = iota // `sync`: the index now, inline
+	syncInHook                      // a hook: inline for a few files, else in the background
+	syncThenRebuild                 // the background rebuild's pull: its rebuild follows
+)
+
 // syncState runs a sync and brings the memory index in line with the
 // memory files it wrote: the manifest and search index are derived and
-// never travel on the branch.
-// It returns the time the index took.
-func (a *App) syncState(ctx context.Context, opt statebranch.Options) (*statebranch.Result, time.Duration, error) {
+// never travel on the branch. In a hook (syncInHook) a pull that wrote
+// many memory files, or that spent the budget, leaves the index to a
+// background rebuild (indexbg.go) instead of overrunning sync_budget;
+// that rebuild, completing a pull first (syncThenRebuild), leaves it to
+// itself. It returns the time the index took.
+func (a *App) syncState(ctx context.Context, opt statebranch.Options, mode syncMode) (*statebranch.Result, time.Duration, error) {
+	inHook := mode == syncInHook
 	writes := &syncWrites{}
 	opt.Wrote = writes.wrote
-	res, err := statebranch.Sync(ctx, opt)
+	sctx := ctx
+	if deadline, ok := ctx.Deadline(); ok && inHook {
+		// The budget covers what follows the transfer and merge too: the
+		// audit lines of every file written (a second of hashing after a
+		// fresh clone's first pull) and starting the index rebuild. A
+		// quarter of it is kept for them.
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithDeadlineCause(ctx, deadline.Add(-time.Until(deadline)/4), errHookBudget)
+		defer cancel()
+	}
+	res, err := statebranch.Sync(sctx, opt)
+	if err != nil && sctx.Err() != nil {
+		be := &budgetError{err: err}
+		if res != nil {
+			be.fetched, be.written = res.Fetches > 0 && res.RemoteExists, len(res.Written)
+		}
+		err = be
+	}
 	// What was written stays written even when the sync then failed or ran
 	// out of its budget: its audit lines are appended regardless.
 	detail := fmt.Sprintf("merged from %s/%s", opt.Remote, opt.Branch)
@@ -303,7 +403,17 @@ func (a *App) syncState(ctx context.Context, opt statebranch.Options) (*statebra
 	a.auditSync(context.WithoutCancel(ctx), writes, detail)
 	var took time.Duration
 	if res != nil {
-		if issues := memoryIssues(res); len(issues) > 0 {
+		issues := memoryIssues(res)
+		switch {
+		case len(issues) == 0 || mode == syncThenRebuild:
+		case inHook && (len(issues) > hookReindexMax || sctx.Err() != nil || a.indexMarkerExists()):
+			// A rebuild already running may have read the files before
+			// this pull wrote them: a new one queues behind it.
+			var be *budgetError
+			if rerr := a.startIndexRebuild(errors.As(err, &be) && be.fetched); rerr != nil {
+				a.warn("memory index not updated after the state pull (run `agentx-hook memory rebuild`): %v", rerr)
+			}
+		default:
 			start := time.Now()
 			if rerr := a.Memory().Reindex(ctx, issues); rerr != nil {
 				err = errors.Join(err, fmt.Errorf("update the memory index after sync: %w", rerr))
@@ -409,9 +519,17 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 	opt.PullOnly = pull
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	res, _, err := a.syncState(ctx, opt)
+	res, _, err := a.syncState(ctx, opt, syncInHook)
+	var be *budgetError
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case errcode.Is(err, errcode.LockTimeout):
+		// Another sync of this clone holds the state branch (the
+		// background pull after a fresh clone's first hook, a person's
+		// sync): it brings what this one would.
+		a.warn("state branch sync skipped: another sync of this clone is running (%s); the next sync catches up", firstLine(err.Error()))
+	case errors.As(err, &be) && be.fetched:
+		a.warn("state branch sync not finished within %s (%d local files updated so far); the next hook or `agentx-hook sync` completes it", budget, be.written)
+	case err != nil && (ctx.Err() != nil || be != nil):
 		a.warn("state branch sync skipped: no answer from %s within %s; the next sync catches up", opt.Remote, budget)
 	case err != nil:
 		a.warn("state branch sync skipped: %s; the next sync catches up", firstLine(err.Error()))

@@ -249,3 +249,48 @@ func between(s, start, end string) string {
 	v, _, _ := strings.Cut(rest, end)
 	return v
 }
+
+// hangingTransferGit is a git whose fetch and push hang (SIGTERM ignored,
+// a child holding the pipes, as an ssh stuck on a dead network); every
+// other command is the real git, found after this one on PATH.
+const hangingTransferGit = `#!/bin/sh
+for a in "$@"; do
+  case "$a" in
+  fetch|push) trap '' TERM; sleep 30 & sleep 30; exit 1 ;;
+  esac
+done
+PATH=${PATH#*:} exec git "$@"
+`
+
+// TestStatePullStaysWithinBudgetWhenGitHangs: the hooks' pull and push
+// return within the sync budget plus a small margin, and warn once, even
+// when git ignores SIGTERM and leaves children holding its pipes.
+func TestStatePullStaysWithinBudgetWhenGitHangs(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	dir := githubClone(t, remote)
+	fake := t.TempDir()
+	sbt.WriteFile(t, filepath.Join(fake, "git"), hangingTransferGit)
+	if err := os.Chmod(filepath.Join(fake, "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	const budget = 500 * time.Millisecond
+	const margin = 500 * time.Millisecond // process start, a loaded machine
+	for name, f := range map[string]func(*App){
+		"pull": func(a *App) { a.StatePull(context.Background(), budget) },
+		"push": func(a *App) { a.StatePush(context.Background(), budget) },
+	} {
+		var stderr bytes.Buffer
+		a := &App{Stdout: &bytes.Buffer{}, Stderr: &stderr, Getenv: func(string) string { return "" },
+			Cwd: dir, Clock: clock.Real{}, rootFlag: dir}
+		start := time.Now()
+		f(a)
+		if took := time.Since(start); took > budget+margin {
+			t.Errorf("%s took %s, past the budget %s + %s", name, took, budget, margin)
+		}
+		if !strings.Contains(stderr.String(), "no answer from origin within 500ms") {
+			t.Errorf("%s: stderr %q", name, stderr.String())
+		}
+	}
+}
