@@ -461,13 +461,35 @@ func (s *syncer) merge(ctx context.Context, base, theirs map[string]gitstore.Ent
 	for p := range base {
 		consider(p)
 	}
-	sort.Strings(todo)
+	// Ledgers first: a hook's pull cut short by its budget (a fresh
+	// clone's first one) must still have brought the clarifications that
+	// wait for this agent; memory files come next, the archive last.
+	sort.Slice(todo, func(i, j int) bool {
+		if ri, rj := mergeRank(todo[i]), mergeRank(todo[j]); ri != rj {
+			return ri < rj
+		}
+		return todo[i] < todo[j]
+	})
 	for _, p := range todo {
 		if err := s.mergeFile(ctx, p, base, theirs, rd); err != nil {
 			return nil, err
 		}
 	}
 	return rd, nil
+}
+
+// mergeRank orders the files a sync settles: ledgers, memory issue
+// files, the archive, then anything else (the trail).
+func mergeRank(p string) int {
+	switch {
+	case strings.HasPrefix(p, "state/clarifications/"):
+		return 0
+	case strings.HasPrefix(p, "memory/archive/"):
+		return 2
+	case strings.HasPrefix(p, "memory/"):
+		return 1
+	}
+	return 3
 }
 
 // mergeFile settles one path under its lock: the local file is read again
