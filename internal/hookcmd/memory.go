@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/memory/synth"
@@ -240,6 +241,9 @@ var parseMemoryGet = parseID("get", "memory get ID [--json]")
 
 type observationDoc struct {
 	Observation *memory.Observation `json:"observation"`
+	// Integrity is "intact", "unhashed" (stored by the old tools) or
+	// "tampered" (changed since it was stored).
+	Integrity contenthash.Integrity `json:"integrity"`
 	schemaVersion
 }
 
@@ -248,11 +252,18 @@ func runMemoryGet(ctx context.Context, a *App, opts *idOptions) error {
 	if err != nil {
 		return err
 	}
+	integrity := o.Integrity()
+	if integrity == contenthash.Tampered {
+		a.warn("%s changed since it was stored: `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored version; recall leaves it out", o.ID)
+	}
 	if opts.JSON {
-		return a.writeDoc(&observationDoc{Observation: o})
+		return a.writeDoc(&observationDoc{Observation: o, Integrity: integrity})
 	}
 	st := a.Style()
 	fmt.Fprintf(a.Stdout, "%s\n", st.Bold(o.ID))
+	if integrity == contenthash.Tampered {
+		fmt.Fprintln(a.Stdout, st.Red("[TAMPERED: changed since it was stored]"))
+	}
 	fmt.Fprintf(a.Stdout, "Issue: #%d  Agent: %s  Category: %s  Tokens: %d\n", o.IssueNumber, o.Agent, o.Category, o.Tokens)
 	fmt.Fprintf(a.Stdout, "Time: %s", o.Timestamp)
 	if o.SessionID != "" { // hand-added and generated observations have none

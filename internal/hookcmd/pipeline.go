@@ -273,10 +273,16 @@ func (a *App) recall(ctx context.Context, req recallRequest) (recall.Result, err
 	if req.NoIndex {
 		src = issueOnly{src}
 	}
+	var tampered []string
 	cands, err := recall.Gather(ctx, src, recall.GatherOptions{Agent: req.Agent, Issue: req.Issue,
-		HasIssue: req.HasIssue, Keywords: kw, Now: now, Pending: journal.Pending()})
+		HasIssue: req.HasIssue, Keywords: kw, Now: now, Pending: journal.Pending(),
+		Tampered: func(o memory.Observation) { tampered = append(tampered, o.ID) }})
 	if err != nil {
 		return recall.Result{}, err
+	}
+	if len(tampered) > 0 {
+		a.warn("agentx memory: %d observation%s changed since stored and left out of recall (%s): `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored version",
+			len(tampered), plural(len(tampered)), strings.Join(firstN(tampered, 5), ", ")+moreThan(tampered, 5))
 	}
 	res := recall.Select(recall.Rank(cands, kw, now), recall.Options{
 		Agent: req.Agent, Issue: req.Issue, HasIssue: req.HasIssue, Query: req.Query,

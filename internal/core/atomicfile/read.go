@@ -136,7 +136,7 @@ const StateLimit int64 = 256 << 20
 // shell profile) and never blocking on a FIFO, and refuses anything but a
 // regular file. Missing files keep fs.ErrNotExist.
 func openNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, perm)
+	f, err := os.OpenFile(path, flag|oNoFollow|syscall.O_NONBLOCK, perm)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (a symlink)", ErrNotRegular)}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -24,9 +25,20 @@ import (
 // ErrRefLocked is a ref whose NAME.lock another process holds.
 var ErrRefLocked = errors.New("the ref is locked by another process")
 
-// staleRefLock is the age past which a NAME.lock is taken to be left by a
-// killed process: git and agentx hold one for milliseconds.
-const staleRefLock = 2 * time.Minute
+// A NAME.lock is held for milliseconds (git's and ours alike). Ours is
+// also flock'ed while held, so one nobody flocks belongs to git or to a
+// killed process: past unlockedStale it is taken over (a SIGKILLed
+// `checkpoint create` or sync must not block every later one). One that
+// is flocked belongs to a live agentx process: it is waited for, up to
+// refLockWait. Past heldStale any lock is taken to be left behind.
+const (
+	unlockedStale = time.Second
+	heldStale     = 2 * time.Minute
+)
+
+// refLockWait is how long an update waits for a live holder (a variable
+// for tests).
+var refLockWait = 3 * time.Second
 
 // refPath is where the loose ref name lives (refs are shared by every
 // work tree of the repository, but for refs/worktree/).
@@ -49,10 +61,7 @@ func (r *Repo) updateRef(name string, h plumbing.Hash, old plumbing.Hash, check 
 		return fmt.Errorf("update ref %s: %w", name, err)
 	}
 	lockPath := p + ".lock"
-	f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) && takeOverStale(lockPath) {
-		f, err = os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	}
+	f, err := createRefLock(lockPath)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("update ref %s: %w (%s exists; if no git or agentx process runs, remove it)", name, ErrRefLocked, lockPath)
 	}
@@ -93,14 +102,57 @@ func (r *Repo) updateRef(name string, h plumbing.Hash, old plumbing.Hash, check 
 	return nil
 }
 
-// takeOverStale removes a ref lock older than staleRefLock and reports
-// whether it did.
-func takeOverStale(lockPath string) bool {
-	fi, err := os.Lstat(lockPath)
-	if err != nil || !fi.Mode().IsRegular() || time.Since(fi.ModTime()) < staleRefLock {
+// createRefLock creates lockPath exclusively and flocks it, waiting for a
+// live holder up to refLockWait and taking over a stale lock.
+func createRefLock(lockPath string) (*os.File, error) {
+	deadline := time.Now().Add(refLockWait)
+	for {
+		f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			// Marks the lock as a live process's (released by the kernel
+			// when the process dies, however it dies).
+			tryFlock(f)
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		if staleRefLockFile(lockPath) {
+			_ = os.Remove(lockPath)
+			continue
+		}
+		if time.Now().After(deadline) {
+			return nil, err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// staleRefLockFile reports whether the lock at lockPath was left behind:
+// no process flocks it and it is older than unlockedStale, or it is older
+// than heldStale.
+func staleRefLockFile(lockPath string) bool {
+	f, err := os.OpenFile(lockPath, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
+	if err != nil {
 		return false
 	}
-	return os.Remove(lockPath) == nil
+	defer func() { _ = f.Close() }()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	age := time.Since(fi.ModTime())
+	if age > heldStale {
+		return true
+	}
+	if age < unlockedStale {
+		return false
+	}
+	if !tryFlock(f) {
+		return false // a live agentx process holds it
+	}
+	unflock(f)
+	return true
 }
 
 // appendReflog adds "OLD NEW NAME <EMAIL> TIME +0000\tMSG" to the ref's

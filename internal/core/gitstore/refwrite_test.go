@@ -65,13 +65,25 @@ func TestRefUpdateIsGitsProtocol(t *testing.T) {
 	if err := os.WriteFile(lock, []byte("partial"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Held (flocked) by a live agentx process: waited for, then refused.
+	holder, err := os.Open(lock)
+	if err != nil || !tryFlock(holder) {
+		t.Fatal("flock", err)
+	}
+	refLockWait = 300 * time.Millisecond
+	defer func() { refLockWait = 3 * time.Second }()
+	aged := time.Now().Add(-2 * time.Second)
+	_ = os.Chtimes(lock, aged, aged)
 	if err := r.SetRef(name, c1); !errors.Is(err, ErrRefLocked) {
 		t.Fatalf("with a live lock: %v", err)
 	}
+	_ = holder.Close()
 	if h, _ := r.Ref(name); h != c2 {
 		t.Fatalf("ref changed under a lock: %s", h)
 	}
-	old := time.Now().Add(-time.Hour)
+	// Left by a killed writer: nobody flocks it; past a second it is
+	// taken over (a SIGKILLed checkpoint create must not block the next).
+	old := time.Now().Add(-2 * time.Second)
 	if err := os.Chtimes(lock, old, old); err != nil {
 		t.Fatal(err)
 	}

@@ -577,7 +577,7 @@ var errNotLock = errors.New("not a regular file")
 // then tells what was opened). A lock file is tiny: more than 64 KB is
 // not one. info is set for errNotLock.
 func readLockFile(path string) ([]byte, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|oNoFollow, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENXIO) {
 			info, lerr := os.Lstat(path)
