@@ -108,6 +108,9 @@ type auditDoc struct {
 	// Ref and Commit name what --state-branch read.
 	Ref    string `json:"ref,omitempty"`
 	Commit string `json:"commit,omitempty"`
+	// RenamedFrom is the first id of a record a merge renumbered: lines
+	// naming it before the renumbering are listed too.
+	RenamedFrom string `json:"renamed_from,omitempty"`
 	schemaVersion
 }
 
@@ -121,14 +124,29 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 		f.Since = t
 	}
 	doc := &auditDoc{Entries: []audit.TrailEntry{}}
-	var err error
-	if o.StateBranch {
-		err = a.branchAudit(o.Ref, f, doc)
-	} else {
-		err = a.localAudit(f, doc)
+	read := func(f audit.Filter, doc *auditDoc) error {
+		if o.StateBranch {
+			return a.branchAudit(o.Ref, f, doc)
+		}
+		return a.localAudit(f, doc)
 	}
-	if err != nil {
+	if err := read(f, doc); err != nil {
 		return err
+	}
+	// A record renumbered by a merge is followed back to its first id.
+	if old := a.renamedFrom(o.ID); old != "" {
+		f.ID = old
+		aliased := &auditDoc{}
+		if err := read(f, aliased); err != nil {
+			return err
+		}
+		var note string
+		if doc.Entries, note = followRename(doc.Entries, aliased.Entries, o.ID, old); note != "" {
+			doc.RenamedFrom = old
+			if !o.JSON {
+				fmt.Fprintln(a.Stderr, "note: "+note)
+			}
+		}
 	}
 	if o.JSON {
 		if doc.Entries == nil {

@@ -12,8 +12,10 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/checkpoint"
+	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
+	"github.com/agentx-dev/agentx/internal/core/statemerge"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -81,6 +83,20 @@ func (a *App) checkpoints(wait time.Duration) (*checkpoint.Store, error) {
 	// The audit trail is append-only: a restore is one more line in it,
 	// never a rollback of it.
 	s.Kept = func(rel string) bool { return path.Dir(rel) == "state" && audit.IsFileName(path.Base(rel)) }
+	// What a restore brings back that was removed since (memory remove,
+	// compaction) is marked revived, or the next sync or merge would
+	// apply the removal's tombstone again (docs/merge.md).
+	s.Adjust = func(rel string, restored, current []byte) ([]byte, error) {
+		if ok, _ := statemerge.Classify(rel); !ok {
+			return restored, nil
+		}
+		by := a.Getenv("AGENTX_AGENT")
+		if by == "" {
+			by = "cli"
+		}
+		return statemerge.Revive(rel, restored, current, clock.Format(a.Clock.Now()), by,
+			"checkpoint restore "+shorten.Runes(s.RestoreID, 12))
+	}
 	// A test hook: a pause after each restored file, so that a crash test
 	// can kill the process in the middle of a restore.
 	if ms, err := strconv.Atoi(a.Getenv("AGENTX_TEST_RESTORE_PAUSE_MS")); err == nil && ms > 0 {

@@ -102,6 +102,9 @@ func parseClarifyList(a *App, args []string) (*clarifyListOptions, error) {
 type clarificationsDoc struct {
 	Clarifications []ledger.Record `json:"clarifications"`
 	IssueNumber    *int            `json:"issueNumber,omitempty"`
+	// Tampered names the thread entries whose text changed since they
+	// were written ("CLR-42-001#2": the record and the entry's index).
+	Tampered []string `json:"tampered,omitempty"`
 	schemaVersion
 }
 
@@ -117,8 +120,9 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 		if err != nil {
 			return err
 		}
+		tampered := a.warnTampered(l.Clarifications)
 		if o.JSON {
-			return a.writeDoc(&clarificationsDoc{IssueNumber: &issue, Clarifications: nonNil(l.Clarifications)})
+			return a.writeDoc(&clarificationsDoc{IssueNumber: &issue, Clarifications: nonNil(l.Clarifications), Tampered: tampered})
 		}
 		if len(l.Clarifications) == 0 {
 			fmt.Fprintf(a.Stdout, "No clarifications on issue #%d.\n", issue)
@@ -139,8 +143,9 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 	if err != nil {
 		return err
 	}
+	tampered := a.warnTampered(recs)
 	if o.JSON {
-		return a.writeDoc(&clarificationsDoc{Clarifications: nonNil(recs)})
+		return a.writeDoc(&clarificationsDoc{Clarifications: nonNil(recs), Tampered: tampered})
 	}
 	if len(recs) == 0 {
 		fmt.Fprintln(a.Stdout, "No active clarifications.")
@@ -403,4 +408,29 @@ func pastTense(op string) string {
 		return v.Past
 	}
 	return op
+}
+
+// warnTampered names, in one warning, the thread entries of recs whose
+// text changed since they were written, and returns them
+// ("CLR-42-001#2"). Entries the old tools wrote carry no hash: they are
+// unhashed, not tampered.
+func (a *App) warnTampered(recs []ledger.Record) []string {
+	var out []string
+	for i := range recs {
+		for _, j := range recs[i].TamperedEntries() {
+			out = append(out, fmt.Sprintf("%s#%d", recs[i].ID, j))
+		}
+	}
+	if len(out) > 0 {
+		a.warn("%d thread entr%s changed since written (%s): shown marked [TAMPERED]; `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored text",
+			len(out), pluralY(len(out)), strings.Join(out, ", "))
+	}
+	return out
+}
+
+func pluralY(n int) string {
+	if n == 1 {
+		return "y"
+	}
+	return "ies"
 }

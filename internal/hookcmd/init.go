@@ -8,10 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -22,7 +25,7 @@ type initOptions struct {
 	jsonFlag
 }
 
-const initUsage = "init [--mode local|github] [--force] [--json]\n\nCreates .agentx/ with a default agentx.toml and the feature, story and bug\nworkflows. Existing files are kept unless --force is given.\n\nIn GitHub Mode (--mode github, or mode = \"github\" in an existing agentx.toml)\n.agentx/.gitignore also keeps state/, memory/ and digests/ off code branches:\nthat state lives on the state branch (agentx-hook sync). Commit agentx.toml,\nworkflows/ and .gitignore."
+const initUsage = "init [--mode local|github] [--force] [--json]\n\nCreates .agentx/ with a default agentx.toml and the feature, story and bug\nworkflows. Existing files are kept unless --force is given; --mode switches\nthe mode of an existing agentx.toml, keeping its other settings.\n\nIn GitHub Mode (--mode github, or mode = \"github\" in an existing agentx.toml)\n.agentx/.gitignore also keeps state/, memory/ and digests/ off code branches:\nthat state lives on the state branch (agentx-hook sync). Commit agentx.toml,\nworkflows/ and .gitignore. State files the branch still tracks are named,\nwith the commands that carry them to the state branch (sync --init-from\nHEAD) and stop tracking them (git rm -r --cached)."
 
 func parseInit(a *App, args []string) (*initOptions, error) {
 	o := &initOptions{}
@@ -49,11 +52,17 @@ type initFile struct {
 
 type initDoc struct {
 	Files []initFile `json:"files"`
+	Mode  string     `json:"mode,omitempty"`
 	Root  string     `json:"root"`
 	schemaVersion
+	// TrackedState lists, in GitHub Mode, the state files the current
+	// branch still tracks; Untrack the commands that stop tracking them
+	// (after `agentx-hook sync --init-from HEAD`).
+	TrackedState []string `json:"trackedState,omitempty"`
+	Untrack      []string `json:"untrack,omitempty"`
 }
 
-func runInit(_ context.Context, a *App, o *initOptions) error {
+func runInit(ctx context.Context, a *App, o *initOptions) error {
 	mode := o.Mode
 	ws := a.Workspace()
 	files := config.DefaultFiles()
@@ -92,22 +101,126 @@ func runInit(_ context.Context, a *App, o *initOptions) error {
 		}
 		report("created", path)
 	}
-	// The mode of the config as it is now (kept, or just written).
+	// The mode of the config as it is now (kept, or just written). An
+	// explicit --mode switches a kept config: only its mode line changes,
+	// every other setting and comment stays.
 	if cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir()); err == nil {
-		if mode == "" {
+		switch {
+		case mode == "":
 			mode = cfg.Config.Mode
-		} else if cfg.Config.Mode != mode && !(mode == "local" && cfg.Config.Mode == "") {
-			a.warn("%s was kept and says mode = %q; set mode = %q there (or run init --force)", rel(ws.Root, ws.ConfigFile()), cfg.Config.Mode, mode)
+		case cfg.Config.Mode == mode || mode == "local" && cfg.Config.Mode == "":
+		default:
+			if err := switchMode(ws.ConfigFile(), mode); err != nil {
+				return err
+			}
+			report("updated", ws.ConfigFile())
 		}
 	}
 	if err := writeGitignore(ws, mode, report); err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&initDoc{Root: ws.Root, Files: results})
+	var tracked []string
+	if mode == "github" {
+		tracked = trackedStateFiles(ctx, ws.Root)
 	}
-	fmt.Fprintf(a.Stdout, "agentx initialised in %s\n", ws.Root)
+	if o.JSON {
+		doc := &initDoc{Root: ws.Root, Files: results, Mode: mode, TrackedState: tracked}
+		if len(tracked) > 0 {
+			doc.Untrack = untrackCommands()
+		}
+		return a.writeDoc(doc)
+	}
+	fmt.Fprintf(a.Stdout, "agentx initialised in %s (mode %s)\n", ws.Root, orLocal(mode))
+	printTrackedState(a, tracked, true)
 	return nil
+}
+
+func orLocal(mode string) string {
+	if mode == "" {
+		return "local"
+	}
+	return mode
+}
+
+// modeLine is a top-level `mode = ...` line of agentx.toml.
+var modeLine = regexp.MustCompile(`(?m)^[ \t]*mode[ \t]*=[ \t]*("[^"\n]*"|'[^'\n]*')`)
+
+// switchMode rewrites the mode of the agentx.toml at path in place: the
+// top-level mode line when there is one (before the first table), else a
+// new first line. The rest of the file is the user's and stays as it is.
+func switchMode(path, mode string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	top := data
+	if loc := regexp.MustCompile(`(?m)^[ \t]*\[`).FindIndex(data); loc != nil {
+		top = data[:loc[0]]
+	}
+	line := []byte(fmt.Sprintf("mode = %q", mode))
+	var next []byte
+	if loc := modeLine.FindIndex(top); loc != nil {
+		next = append(append(append([]byte{}, data[:loc[0]]...), line...), data[loc[1]:]...)
+	} else {
+		next = append(append(line, '\n'), data...)
+	}
+	if _, err := config.ParseConfig(path, next); err != nil {
+		return fmt.Errorf("switch %s to mode %q: %w", path, mode, err)
+	}
+	return atomicfile.Write(path, next, atomicfile.Options{})
+}
+
+// trackedStateFiles lists the state files the current branch still
+// tracks (git ls-files under .agentx/state and .agentx/memory): in GitHub
+// Mode they belong on the state branch only. Nothing outside a git work
+// tree or without git.
+func trackedStateFiles(ctx context.Context, root string) []string {
+	out, err := gitcmd.Exec{Dir: root}.Git(ctx, append([]string{"ls-files", "--"}, stateDirs()...)...)
+	if err != nil {
+		return nil
+	}
+	return gitcmd.Lines(out)
+}
+
+// stateDirs are the workspace's state directories relative to its root.
+func stateDirs() []string {
+	return []string{filepath.ToSlash(filepath.Join(workspace.Dir, "state")), filepath.ToSlash(filepath.Join(workspace.Dir, "memory"))}
+}
+
+// untrackCommands are the commands that stop a code branch tracking the
+// state files, once `sync --init-from HEAD` carried them to the state
+// branch; git keeps them on disk.
+func untrackCommands() []string {
+	return []string{
+		"git rm -r --cached --quiet -- " + strings.Join(stateDirs(), " "),
+		"git add " + filepath.ToSlash(filepath.Join(workspace.Dir, ".gitignore")),
+		`git commit -m "agentx: the state moves to the agentx/state branch"`,
+	}
+}
+
+// printTrackedState names the state files a GitHub Mode workspace's
+// branch still tracks and the commands that stop tracking them (before
+// sync: first carry them over with sync --init-from HEAD).
+func printTrackedState(a *App, tracked []string, beforeSync bool) {
+	if len(tracked) == 0 {
+		return
+	}
+	const show = 10
+	fmt.Fprintf(a.Stdout, "\n%d state files are still tracked on this branch (they belong on the state branch only):\n", len(tracked))
+	for i, f := range tracked {
+		if i == show {
+			fmt.Fprintf(a.Stdout, "  ... and %d more (git ls-files -- %s)\n", len(tracked)-show, strings.Join(stateDirs(), " "))
+			break
+		}
+		fmt.Fprintf(a.Stdout, "  %s\n", f)
+	}
+	if beforeSync {
+		fmt.Fprintln(a.Stdout, "Carry them to the state branch first (nothing is lost):\n  agentx-hook sync --init-from HEAD")
+	}
+	fmt.Fprintf(a.Stdout, "Then stop tracking them (they stay on disk; .agentx/.gitignore now ignores %s):\n", strings.Join(workspace.OnStateBranch(), " "))
+	for _, c := range untrackCommands() {
+		fmt.Fprintf(a.Stdout, "  %s\n", c)
+	}
 }
 
 // writeGitignore creates .agentx/.gitignore, or adds GitHub Mode's block

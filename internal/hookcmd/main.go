@@ -68,6 +68,9 @@ type App struct {
 	spoolOnly bool
 	// contained: the workspace's containment was checked and holds.
 	contained bool
+	// indexDeferred: this process left the memory index to a background
+	// rebuild (indexbg.go); its recall runs without the index.
+	indexDeferred bool
 }
 
 // command is one top-level command.

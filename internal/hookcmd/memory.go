@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/memory/synth"
@@ -26,7 +27,7 @@ const memoryUsage = `memory search QUERY [--limit N] [--agent A] [--issue N] [--
        agentx-hook memory add --agent A --issue N --category C [--session S] TEXT
        agentx-hook memory add --file F      (a JSON array of observations, or an issue file)
        agentx-hook memory remove ID [--json]
-       agentx-hook memory rebuild [--json]
+       agentx-hook memory rebuild [--after-sync [--pull-first]] [--json]
        agentx-hook memory generate --observations N --issues M [--seed S] [--json] (DIR | --into-store)
        agentx-hook memory capture --agent A --issue N [--file F]
        agentx-hook memory recall --agent A --issue N [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions] [--json]
@@ -240,6 +241,9 @@ var parseMemoryGet = parseID("get", "memory get ID [--json]")
 
 type observationDoc struct {
 	Observation *memory.Observation `json:"observation"`
+	// Integrity is "intact", "unhashed" (stored by the old tools) or
+	// "tampered" (changed since it was stored).
+	Integrity contenthash.Integrity `json:"integrity"`
 	schemaVersion
 }
 
@@ -248,11 +252,18 @@ func runMemoryGet(ctx context.Context, a *App, opts *idOptions) error {
 	if err != nil {
 		return err
 	}
+	integrity := o.Integrity()
+	if integrity == contenthash.Tampered {
+		a.warn("%s changed since it was stored: `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored version; recall leaves it out", o.ID)
+	}
 	if opts.JSON {
-		return a.writeDoc(&observationDoc{Observation: o})
+		return a.writeDoc(&observationDoc{Observation: o, Integrity: integrity})
 	}
 	st := a.Style()
 	fmt.Fprintf(a.Stdout, "%s\n", st.Bold(o.ID))
+	if integrity == contenthash.Tampered {
+		fmt.Fprintln(a.Stdout, st.Red("[TAMPERED: changed since it was stored]"))
+	}
 	fmt.Fprintf(a.Stdout, "Issue: #%d  Agent: %s  Category: %s  Tokens: %d\n", o.IssueNumber, o.Agent, o.Category, o.Tokens)
 	fmt.Fprintf(a.Stdout, "Time: %s", o.Timestamp)
 	if o.SessionID != "" { // hand-added and generated observations have none
@@ -494,18 +505,58 @@ func runMemoryRemove(ctx context.Context, a *App, o *idOptions) error {
 	return nil
 }
 
-var parseMemoryRebuild = parseJSONOnly("memory rebuild", "memory rebuild [--json]\n\nRebuilds manifest.json and the search index from the issue files.")
+const memoryRebuildUsage = `memory rebuild [--after-sync [--pull-first]] [--json]
+
+Rebuilds manifest.json and the search index from the issue files. A
+checkpoint is taken first.
+
+--after-sync is the rebuild a hook starts in the background when its state
+branch pull wrote more memory files than it can index within its budget (a
+fresh clone's first hook start): no checkpoint (the files just came from
+the state branch), and the hook's marker (.agentx/memory/index-rebuild) is
+removed when the index is in line, which ends "recall ran without the
+search index" in the hooks. --pull-first first completes the state pull
+the hook's sync_budget cut short (within [github] sync_timeout).`
+
+// memoryRebuildOptions is `memory rebuild`'s command line.
+type memoryRebuildOptions struct {
+	AfterSync, PullFirst bool
+	jsonFlag
+}
+
+func parseMemoryRebuild(a *App, args []string) (*memoryRebuildOptions, error) {
+	o := &memoryRebuildOptions{}
+	flags := newFlags(a, "memory rebuild", memoryRebuildUsage)
+	flags.BoolVar(&o.AfterSync, "after-sync", false, "the background rebuild after a hook's state branch pull (no checkpoint; clears the hook's marker)")
+	flags.BoolVar(&o.PullFirst, "pull-first", false, "with --after-sync: first complete the state pull a hook's budget cut short")
+	o.register(flags)
+	_, err := parse(flags, args) // positionals are ignored, as they always were
+	if err == nil && o.PullFirst && !o.AfterSync {
+		err = usagef("--pull-first goes with --after-sync")
+	}
+	return o, err
+}
 
 type rebuildDoc struct {
 	Rebuild memory.RebuildReport `json:"rebuild"`
 	schemaVersion
 }
 
-func runMemoryRebuild(ctx context.Context, a *App, o *jsonOnlyOptions) error {
-	autoCheckpoint(ctx, a, "before memory rebuild")
+func runMemoryRebuild(ctx context.Context, a *App, o *memoryRebuildOptions) error {
+	if o.AfterSync {
+		a.claimIndexRebuild()
+		if o.PullFirst {
+			a.pullBeforeRebuild(ctx)
+		}
+	} else {
+		autoCheckpoint(ctx, a, "before memory rebuild")
+	}
 	rep, err := a.Memory().Rebuild(ctx)
 	if err != nil {
 		return err
+	}
+	if o.AfterSync {
+		a.indexRebuilt()
 	}
 	if o.JSON {
 		return a.writeDoc(&rebuildDoc{Rebuild: rep})

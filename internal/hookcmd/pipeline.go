@@ -189,16 +189,48 @@ func (a *App) hookRecall(ctx context.Context, in *hookInput, used int) []hookSec
 	if a.recallJournal().Full() {
 		a.foldRecalls(ctx) // no session end has come for a long while
 	}
-	res, err := a.recall(ctx, recallRequest{Agent: in.Agent, Issue: in.Issue, HasIssue: in.HasIssue, Host: in.Format, InHook: true, Used: used})
+	// While the memory index is rebuilt in the background (a fresh clone's
+	// first pull), searching would rebuild it in memory from every issue
+	// file, seconds at 100K observations: recall reads the issue's own
+	// file only, and says so.
+	noIndex := a.indexRebuildPending()
+	note := ""
+	if noIndex {
+		note = noIndexNote(in.Issue, in.HasIssue)
+		used += len(note) + 1
+	}
+	res, err := a.recall(ctx, recallRequest{Agent: in.Agent, Issue: in.Issue, HasIssue: in.HasIssue, Host: in.Format, InHook: true, Used: used, NoIndex: noIndex})
 	if err != nil {
 		a.warn("agentx hook start: memory recall: %v", err)
 		return out
 	}
-	if res.Body == "" {
+	body := res.Body
+	if note != "" {
+		body = strings.TrimRight(body+"\n"+note, "\n")
+		body = strings.TrimLeft(body, "\n")
+	}
+	if body == "" {
 		return out
 	}
-	return append(out, hookSection{Title: "Memory Recall", Body: res.Body})
+	return append(out, hookSection{Title: "Memory Recall", Body: body})
 }
+
+// noIndexNote is the line a hook's recall adds when it ran without the
+// search index.
+func noIndexNote(issue int, hasIssue bool) string {
+	what := "no issue, so nothing was recalled"
+	if hasIssue {
+		what = fmt.Sprintf("only issue #%d's own observations were read", issue)
+	}
+	return "Recall ran without the search index, which is being rebuilt in the background after the state branch pull: " +
+		what + "; related issues and your recent work come back at the next session (`agentx-hook memory search` works meanwhile, more slowly)."
+}
+
+// issueOnly is a recall source without the search index: the issue files
+// are read directly, and searches find nothing.
+type issueOnly struct{ recall.Source }
+
+func (issueOnly) Search(context.Context, memory.Query) ([]memory.Row, error) { return nil, nil }
 
 // recallRequest is one recall.
 type recallRequest struct {
@@ -214,6 +246,8 @@ type recallRequest struct {
 	// characters, measured by the caller.
 	InHook bool
 	Used   int
+	// NoIndex recalls from the issue's own file alone (issueOnly).
+	NoIndex bool
 }
 
 // recallBudget is the characters the section body may take.
@@ -235,10 +269,20 @@ func (a *App) recall(ctx context.Context, req recallRequest) (recall.Result, err
 	now := a.Clock.Now()
 	kw := recall.Keywords(recall.MaxKeywords, a.recallContext(ctx, req)...)
 	journal := a.recallJournal()
-	cands, err := recall.Gather(ctx, a.Memory(), recall.GatherOptions{Agent: req.Agent, Issue: req.Issue,
-		HasIssue: req.HasIssue, Keywords: kw, Now: now, Pending: journal.Pending()})
+	var src recall.Source = a.Memory()
+	if req.NoIndex {
+		src = issueOnly{src}
+	}
+	var tampered []string
+	cands, err := recall.Gather(ctx, src, recall.GatherOptions{Agent: req.Agent, Issue: req.Issue,
+		HasIssue: req.HasIssue, Keywords: kw, Now: now, Pending: journal.Pending(),
+		Tampered: func(o memory.Observation) { tampered = append(tampered, o.ID) }})
 	if err != nil {
 		return recall.Result{}, err
+	}
+	if len(tampered) > 0 {
+		a.warn("agentx memory: %d observation%s changed since stored and left out of recall (%s): `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored version",
+			len(tampered), plural(len(tampered)), strings.Join(firstN(tampered, 5), ", ")+moreThan(tampered, 5))
 	}
 	res := recall.Select(recall.Rank(cands, kw, now), recall.Options{
 		Agent: req.Agent, Issue: req.Issue, HasIssue: req.HasIssue, Query: req.Query,

@@ -35,7 +35,20 @@ func testHelpers() map[string]func() {
 		"agentx-testholder": holderMain,
 		"agentx-testwriter": writerMain,
 		"agentx-hook-union": unionHookMain,
+		"wait-gone":         waitGoneMain,
 	}
+}
+
+// waitGoneMain: wait-gone PATH. It waits up to a minute for PATH to be
+// removed (a background process's marker) and fails if it never is.
+func waitGoneMain() {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Lstat(os.Args[1]); os.IsNotExist(err) {
+			os.Exit(0)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%s still there after a minute\n", os.Args[1])
+	os.Exit(1)
 }
 
 // holderMain: agentx-testholder ROOT ISSUE HOLD_MS TOPIC. It takes the

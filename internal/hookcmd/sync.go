@@ -14,7 +14,8 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 )
 
-const syncUsage = `sync [--pull-only | --push-only] [--init-from REV] [--json]
+const syncUsage = `sync [--pull-only | --push-only] [--init-from REV] [--timeout DURATION] [--json]
+       agentx-hook sync --recover [--since DATE|DURATION] [--dry-run] [--json]
 
 In GitHub Mode (mode = "github" in .agentx/agentx.toml) the shared state
 (clarification ledgers, memory issue files and archive) lives on one branch,
@@ -32,10 +33,31 @@ sides allocated the same clarification id, one record is renumbered and the
 renaming is printed. A file that cannot be merged (it does not parse) is
 reported, kept as it is locally and not pushed until it is repaired.
 
+A file missing locally (a fresh clone, git clean -xfd, a new worktree) is
+restored from the branch; nothing leaves the shared state unless a command
+that removes it (memory remove, memory compact) left a tombstone saying so.
+A branch that was force-pushed, deleted or renamed is merged as a union and
+the union pushed back. A file that does not parse is never pushed nor
+copied over a valid one; sync names it and exits 1.
+
+--recover reads the state branch's history, the reflogs of its
+remote-tracking ref, the sync bases and the checkpoints, lists every record
+and observation they hold that is missing now without a tombstone, brings
+them back into the local files and syncs (--dry-run: lists only; --since
+limits the history read).
+  agentx-hook sync --recover --dry-run
+
 --init-from REV moves a repository whose ledgers are committed on a code
 branch: the state files committed in REV (a branch, tag, HEAD or full hash)
-are merged into the local ones first, then synced. Nothing is lost.
-  agentx-hook sync --init-from HEAD`
+are merged into the local ones first, then synced. Nothing is lost. The
+state files the code branch still tracks are then named, with the git rm
+--cached command that stops tracking them (they stay on disk).
+  agentx-hook sync --init-from HEAD
+
+--timeout bounds the whole command (fetch, merge, push, retries, --recover),
+default [github] sync_timeout, else 2m: past it git is stopped with
+everything it started, and sync fails with AGENT_ERROR. What was merged
+into .agentx/ by then stays; the next sync pushes it.`
 
 // mergeLog collects what the semantic merge reported during one sync.
 type mergeLog struct {
@@ -62,6 +84,9 @@ func (l *mergeLog) merger() statebranch.FileMerger {
 type syncOptions struct {
 	PullOnly, PushOnly bool
 	InitFrom           string // REV whose committed state files seed the sync
+	Recover, DryRun    bool
+	Since              string
+	Timeout            time.Duration // --timeout (0: [github] sync_timeout, else 2m)
 	jsonFlag
 	// printed: the sync document is out, so a failure after it (a file
 	// that does not parse) must not print a second one.
@@ -76,6 +101,10 @@ func parseSync(a *App, args []string) (*syncOptions, error) {
 	flags.BoolVar(&o.PullOnly, "pull-only", false, "fetch and merge into .agentx/, commit and push nothing")
 	flags.BoolVar(&o.PushOnly, "push-only", false, "do not fetch first (a refused push still fetches and merges)")
 	flags.StringVar(&o.InitFrom, "init-from", "", "first merge the state files committed in `REV` (migration)")
+	flags.BoolVar(&o.Recover, "recover", false, "bring back what the history holds and the state lacks without a tombstone, then sync")
+	flags.BoolVar(&o.DryRun, "dry-run", false, "with --recover: list what would come back, change nothing")
+	flags.StringVar(&o.Since, "since", "", "with --recover: read commits since `DATE` (ISO 8601) or DURATION (7d, 12h)")
+	flags.DurationVar(&o.Timeout, "timeout", 0, "the whole sync's time `limit` (default: [github] sync_timeout, else 2m)")
 	o.register(flags)
 	pos, err := parse(flags, args)
 	switch {
@@ -86,19 +115,31 @@ func parseSync(a *App, args []string) (*syncOptions, error) {
 		err = usagef("--pull-only and --push-only exclude each other")
 	case o.PullOnly && o.InitFrom != "":
 		err = usagef("--init-from pushes the seeded state; it cannot be combined with --pull-only")
+	case (o.DryRun || o.Since != "") && !o.Recover:
+		err = usagef("--dry-run and --since go with --recover")
+	case o.Recover && (o.PullOnly || o.PushOnly || o.InitFrom != ""):
+		err = usagef("--recover runs a whole sync after it; it cannot be combined with --pull-only, --push-only or --init-from")
+	case o.Timeout < 0:
+		err = usagef("--timeout must be positive (got %s)", o.Timeout)
 	}
 	return o, err
 }
 
 type syncDoc struct {
-	DurationMs    int64     `json:"duration_ms"`
-	MemoryIndexMs int64     `json:"memory_index_ms"`
-	Merge         *mergeLog `json:"merge"`
+	DurationMs int64 `json:"duration_ms"`
+	// Recover is what --recover found (and brought back).
+	Recover       *statebranch.RecoverResult `json:"recover,omitempty"`
+	MemoryIndexMs int64                      `json:"memory_index_ms"`
+	Merge         *mergeLog                  `json:"merge"`
 	schemaVersion
 	Sync *statebranch.Result `json:"sync"`
 	// Error is set when the sync completed but a state file does not
 	// parse on one side (exit 1).
 	Error *errorBody `json:"error,omitempty"`
+	// TrackedState and Untrack: after --init-from, the state files the
+	// code branch still tracks and the commands that stop tracking them.
+	TrackedState []string `json:"trackedState,omitempty"`
+	Untrack      []string `json:"untrack,omitempty"`
 }
 
 func runSync(ctx context.Context, a *App, o *syncOptions) error {
@@ -107,15 +148,50 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 		return err
 	}
 	opt.PullOnly, opt.PushOnly, opt.InitFrom = o.PullOnly, o.PushOnly, o.InitFrom
+	limit := o.Timeout
+	if limit == 0 {
+		cfg, _ := a.Config() // loaded by stateSyncOptions just above
+		limit = cfg.Config.GitHub.SyncTimeoutOr()
+	}
 	start := time.Now()
-	res, indexTime, err := a.syncState(ctx, opt)
-	if err != nil {
+	// The cause tells our own limit from a signal (which cancels ctx too).
+	tctx, cancel := context.WithTimeoutCause(ctx, limit, errSyncTimeout)
+	defer cancel()
+	timedOut := func(err error) error {
+		if err != nil && context.Cause(tctx) == errSyncTimeout {
+			return syncTimeoutError(limit, opt.Remote, o.Timeout > 0, err)
+		}
 		return err
 	}
+	var rec *statebranch.RecoverResult
+	if o.Recover {
+		if rec, err = a.recoverState(tctx, opt, o); err != nil {
+			return timedOut(err)
+		}
+		if o.DryRun {
+			if o.JSON {
+				return a.writeDoc(&syncDoc{Recover: rec, Merge: mlog, DurationMs: time.Since(start).Milliseconds()})
+			}
+			return nil
+		}
+	}
+	res, indexTime, err := a.syncState(tctx, opt, syncCommand)
+	if err != nil {
+		return timedOut(err)
+	}
 	failure := corruptFailure(res)
+	// A migration (--init-from) leaves the state files tracked on the code
+	// branch: they are named with the commands that stop tracking them.
+	var tracked []string
+	if o.InitFrom != "" {
+		tracked = trackedStateFiles(ctx, a.Workspace().Root)
+	}
 	if o.JSON {
-		doc := &syncDoc{Sync: res, Merge: mlog,
+		doc := &syncDoc{Sync: res, Merge: mlog, Recover: rec, TrackedState: tracked,
 			MemoryIndexMs: indexTime.Milliseconds(), DurationMs: time.Since(start).Milliseconds()}
+		if len(tracked) > 0 {
+			doc.Untrack = untrackCommands()
+		}
 		if failure != nil {
 			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
 		}
@@ -138,7 +214,38 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 	for _, c := range res.Corrupt {
 		a.warn("%s", corruptLine(c))
 	}
+	printTrackedState(a, tracked, false)
 	return nilIfNone(failure)
+}
+
+// errHookBudget is the cause of a hook's sync context past its share of
+// sync_budget.
+var errHookBudget = errors.New("sync budget spent")
+
+// budgetError is a hook's sync stopped by its budget: after the fetch
+// (fetched), having written some files, or before the remote answered.
+type budgetError struct {
+	err     error
+	fetched bool
+	written int
+}
+
+func (e *budgetError) Error() string { return e.err.Error() }
+func (e *budgetError) Unwrap() error { return e.err }
+
+// errSyncTimeout is the cause of a sync's context past its --timeout.
+var errSyncTimeout = errors.New("sync timeout")
+
+// syncTimeoutError is a sync stopped by its own time limit: what the limit
+// was, where it comes from, and what is left as it was.
+func syncTimeoutError(limit time.Duration, remote string, fromFlag bool, cause error) error {
+	where := "--timeout or [github] sync_timeout in .agentx/agentx.toml"
+	if fromFlag {
+		where = "--timeout"
+	}
+	return errcode.Wrap(errcode.AgentError, errors.New(firstLine(cause.Error())),
+		"sync did not finish within %s", limit).
+		WithHint(fmt.Sprintf("check that `git fetch %s` answers (network, credentials, a prompt); raise %s for a large first push; what was merged into .agentx/ stays and the next sync pushes it", remote, where))
 }
 
 // nilIfNone keeps a nil *errcode.Error from becoming a non-nil error.
@@ -248,14 +355,45 @@ func (a *App) stateSyncOptions() (statebranch.Options, *mergeLog, error) {
 	}, mlog, nil
 }
 
+// syncMode says who runs a sync, and so who brings the memory index in
+// line with the memory files it wrote.
+type syncMode int
+
+const (
+	syncCommand     syncMode = iota // `sync`: the index now, inline
+	syncInHook                      // a hook: inline for a few files, else in the background
+	syncThenRebuild                 // the background rebuild's pull: its rebuild follows
+)
+
 // syncState runs a sync and brings the memory index in line with the
 // memory files it wrote: the manifest and search index are derived and
-// never travel on the branch.
-// It returns the time the index took.
-func (a *App) syncState(ctx context.Context, opt statebranch.Options) (*statebranch.Result, time.Duration, error) {
+// never travel on the branch. In a hook (syncInHook) a pull that wrote
+// many memory files, or that spent the budget, leaves the index to a
+// background rebuild (indexbg.go) instead of overrunning sync_budget;
+// that rebuild, completing a pull first (syncThenRebuild), leaves it to
+// itself. It returns the time the index took.
+func (a *App) syncState(ctx context.Context, opt statebranch.Options, mode syncMode) (*statebranch.Result, time.Duration, error) {
+	inHook := mode == syncInHook
 	writes := &syncWrites{}
 	opt.Wrote = writes.wrote
-	res, err := statebranch.Sync(ctx, opt)
+	sctx := ctx
+	if deadline, ok := ctx.Deadline(); ok && inHook {
+		// The budget covers what follows the transfer and merge too: the
+		// audit lines of every file written (a second of hashing after a
+		// fresh clone's first pull) and starting the index rebuild. A
+		// quarter of it is kept for them.
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithDeadlineCause(ctx, deadline.Add(-time.Until(deadline)/4), errHookBudget)
+		defer cancel()
+	}
+	res, err := statebranch.Sync(sctx, opt)
+	if err != nil && sctx.Err() != nil {
+		be := &budgetError{err: err}
+		if res != nil {
+			be.fetched, be.written = res.Fetches > 0 && res.RemoteExists, len(res.Written)
+		}
+		err = be
+	}
 	// What was written stays written even when the sync then failed or ran
 	// out of its budget: its audit lines are appended regardless.
 	detail := fmt.Sprintf("merged from %s/%s", opt.Remote, opt.Branch)
@@ -265,7 +403,17 @@ func (a *App) syncState(ctx context.Context, opt statebranch.Options) (*statebra
 	a.auditSync(context.WithoutCancel(ctx), writes, detail)
 	var took time.Duration
 	if res != nil {
-		if issues := memoryIssues(res); len(issues) > 0 {
+		issues := memoryIssues(res)
+		switch {
+		case len(issues) == 0 || mode == syncThenRebuild:
+		case inHook && (len(issues) > hookReindexMax || sctx.Err() != nil || a.indexMarkerExists()):
+			// A rebuild already running may have read the files before
+			// this pull wrote them: a new one queues behind it.
+			var be *budgetError
+			if rerr := a.startIndexRebuild(errors.As(err, &be) && be.fetched); rerr != nil {
+				a.warn("memory index not updated after the state pull (run `agentx-hook memory rebuild`): %v", rerr)
+			}
+		default:
 			start := time.Now()
 			if rerr := a.Memory().Reindex(ctx, issues); rerr != nil {
 				err = errors.Join(err, fmt.Errorf("update the memory index after sync: %w", rerr))
@@ -371,9 +519,17 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 	opt.PullOnly = pull
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	res, _, err := a.syncState(ctx, opt)
+	res, _, err := a.syncState(ctx, opt, syncInHook)
+	var be *budgetError
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case errcode.Is(err, errcode.LockTimeout):
+		// Another sync of this clone holds the state branch (the
+		// background pull after a fresh clone's first hook, a person's
+		// sync): it brings what this one would.
+		a.warn("state branch sync skipped: another sync of this clone is running (%s); the next sync catches up", firstLine(err.Error()))
+	case errors.As(err, &be) && be.fetched:
+		a.warn("state branch sync not finished within %s (%d local files updated so far); the next hook or `agentx-hook sync` completes it", budget, be.written)
+	case err != nil && (ctx.Err() != nil || be != nil):
 		a.warn("state branch sync skipped: no answer from %s within %s; the next sync catches up", opt.Remote, budget)
 	case err != nil:
 		a.warn("state branch sync skipped: %s; the next sync catches up", firstLine(err.Error()))
@@ -395,4 +551,83 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// recoverState runs the --recover search, printing what it finds (unless
+// --json) and writing it back (unless --dry-run); the sync that follows
+// pushes it.
+func (a *App) recoverState(ctx context.Context, opt statebranch.Options, o *syncOptions) (*statebranch.RecoverResult, error) {
+	ropt := statebranch.RecoverOptions{Root: opt.Root, Remote: opt.Remote, Branch: opt.Branch,
+		Merge: opt.Merge, Valid: opt.Valid, Live: statemerge.Live, Locks: opt.Locks, DryRun: o.DryRun}
+	if o.Since != "" {
+		t, err := parseWhen(a, o.Since)
+		if err != nil {
+			return nil, err
+		}
+		ropt.Since = t
+	}
+	if !o.JSON && a.StderrTTY {
+		ropt.Progress = func(done, total int) {
+			fmt.Fprintf(a.Stderr, "\rrecover: %d/%d files", done, total)
+			if done == total {
+				fmt.Fprintln(a.Stderr)
+			}
+		}
+	}
+	writes := &syncWrites{}
+	ropt.Wrote = writes.wrote
+	rec, err := statebranch.Recover(ctx, ropt)
+	a.auditSync(context.WithoutCancel(ctx), writes, "recovered from the history of "+opt.Remote+"/"+opt.Branch)
+	if err != nil {
+		return rec, err
+	}
+	var issues []int
+	if !o.DryRun {
+		var paths []string
+		for _, r := range rec.Recovered {
+			paths = append(paths, r.Path)
+		}
+		issues = memoryIssuesOf(paths)
+	}
+	if len(issues) > 0 {
+		if err := a.Memory().Reindex(ctx, issues); err != nil {
+			return rec, fmt.Errorf("update the memory index after recovery: %w", err)
+		}
+	}
+	if !o.JSON {
+		printRecovered(a, rec)
+	}
+	return rec, nil
+}
+
+func printRecovered(a *App, rec *statebranch.RecoverResult) {
+	verb := "recovered"
+	if rec.DryRun {
+		verb = "would recover"
+	}
+	n := 0
+	for _, r := range rec.Recovered {
+		n += len(r.IDs)
+		fmt.Fprintf(a.Stdout, "%s %d in %s: %s (from %s)\n", verb, len(r.IDs), r.Path,
+			strings.Join(firstN(r.IDs, 8), ", ")+moreThan(r.IDs, 8), fromLine(r.From))
+	}
+	for _, p := range rec.Skipped {
+		a.warn("%s does not parse: nothing recovered into it (repair it or move it aside, then run --recover again)", p)
+	}
+	fmt.Fprintf(a.Stdout, "recover: read %d commits (%d file versions, %d unparsable) from %d refs and reflogs; %s %d records and observations in %d files\n",
+		rec.Commits, rec.Versions, rec.Unparsable, len(rec.Sources), verb, n, len(rec.Recovered))
+}
+
+func moreThan(list []string, n int) string {
+	if len(list) > n {
+		return fmt.Sprintf(" and %d more", len(list)-n)
+	}
+	return ""
+}
+
+func fromLine(commits []string) string {
+	if len(commits) == 0 {
+		return "the history"
+	}
+	return shorten.Runes(commits[0], 10) + moreThan(commits, 1)
 }

@@ -209,3 +209,88 @@ func TestConcurrentRequestsAndSyncsWithTheSemanticMerge(t *testing.T) {
 		t.Errorf("remote: %v, want %v", got, want)
 	}
 }
+
+// A removal undone by `checkpoint restore` stays undone in GitHub Mode:
+// the branch still carries the removal's tombstone, and without the
+// restore's revival the next sync would remove the observation again.
+func TestRestoreUndoesARemovalAcrossSync(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	dir := githubClone(t, remote)
+	out := run(t, dir, nil, "agentx-hook", "--root", dir, "memory", "add", "--agent", "engineer", "--issue", "5",
+		"--category", "decision", "Chose SQLite for the local cache")
+	id := strings.Fields(out)[0]
+	if !strings.HasPrefix(id, "obs-") {
+		t.Fatalf("memory add printed %q", out)
+	}
+	run(t, dir, nil, "agentx-hook", "--root", dir, "sync")
+	run(t, dir, nil, "agentx-hook", "--root", dir, "checkpoint", "create", "-m", "before the removal")
+	run(t, dir, nil, "agentx-hook", "--root", dir, "memory", "remove", id)
+	run(t, dir, nil, "agentx-hook", "--root", dir, "sync")
+	branch := sbt.Git(t, remote, "show", "agentx/state:memory/issue-5.json")
+	if strings.Contains(branch, "Chose SQLite") || !strings.Contains(branch, `"reason": "removed"`) {
+		t.Fatalf("the branch after the removal:\n%s", branch)
+	}
+	list := run(t, dir, nil, "agentx-hook", "--root", dir, "checkpoint", "list", "--json")
+	cp := between(list, `"id": "`, `"`)
+	run(t, dir, nil, "agentx-hook", "--root", dir, "checkpoint", "restore", cp)
+	run(t, dir, nil, "agentx-hook", "--root", dir, "sync")
+	if got := run(t, dir, nil, "agentx-hook", "--root", dir, "memory", "get", id); !strings.Contains(got, "Chose SQLite") {
+		t.Fatalf("after restore and sync: %s", got)
+	}
+	if branch := sbt.Git(t, remote, "show", "agentx/state:memory/issue-5.json"); !strings.Contains(branch, "Chose SQLite") {
+		t.Fatalf("the branch after restore and sync:\n%s", branch)
+	}
+}
+
+// between is the text after the first start and before the next end.
+func between(s, start, end string) string {
+	_, rest, _ := strings.Cut(s, start)
+	v, _, _ := strings.Cut(rest, end)
+	return v
+}
+
+// hangingTransferGit is a git whose fetch and push hang (SIGTERM ignored,
+// a child holding the pipes, as an ssh stuck on a dead network); every
+// other command is the real git, found after this one on PATH.
+const hangingTransferGit = `#!/bin/sh
+for a in "$@"; do
+  case "$a" in
+  fetch|push) trap '' TERM; sleep 30 & sleep 30; exit 1 ;;
+  esac
+done
+PATH=${PATH#*:} exec git "$@"
+`
+
+// TestStatePullStaysWithinBudgetWhenGitHangs: the hooks' pull and push
+// return within the sync budget plus a small margin, and warn once, even
+// when git ignores SIGTERM and leaves children holding its pipes.
+func TestStatePullStaysWithinBudgetWhenGitHangs(t *testing.T) {
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	dir := githubClone(t, remote)
+	fake := t.TempDir()
+	sbt.WriteFile(t, filepath.Join(fake, "git"), hangingTransferGit)
+	if err := os.Chmod(filepath.Join(fake, "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	const budget = 500 * time.Millisecond
+	const margin = 500 * time.Millisecond // process start, a loaded machine
+	for name, f := range map[string]func(*App){
+		"pull": func(a *App) { a.StatePull(context.Background(), budget) },
+		"push": func(a *App) { a.StatePush(context.Background(), budget) },
+	} {
+		var stderr bytes.Buffer
+		a := &App{Stdout: &bytes.Buffer{}, Stderr: &stderr, Getenv: func(string) string { return "" },
+			Cwd: dir, Clock: clock.Real{}, rootFlag: dir}
+		start := time.Now()
+		f(a)
+		if took := time.Since(start); took > budget+margin {
+			t.Errorf("%s took %s, past the budget %s + %s", name, took, budget, margin)
+		}
+		if !strings.Contains(stderr.String(), "no answer from origin within 500ms") {
+			t.Errorf("%s: stderr %q", name, stderr.String())
+		}
+	}
+}

@@ -2,10 +2,12 @@ package hookcmd
 
 import (
 	"context"
+	"runtime"
 	gosync "sync"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/statediff"
+	"github.com/agentx-dev/agentx/internal/core/workpool"
 )
 
 // OpSync is the audit name of the local files a sync changed: what other
@@ -45,13 +47,18 @@ func (w *syncWrites) wrote(rel string, before, after []byte) {
 func (w *syncWrites) entries(detail string) []audit.Entry {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var out []audit.Entry
-	for _, rel := range w.order {
+	// Each entry parses both sides of its file and hashes every record
+	// and observation in it: a fresh clone's first pull (1,000 memory
+	// files, 100K observations) spends about a second of CPU here, inside
+	// the hook's budget, so the files are spread over the processors.
+	out := make([]audit.Entry, len(w.order))
+	_ = workpool.Run(context.Background(), len(w.order), runtime.GOMAXPROCS(0), func(i int) {
+		rel := w.order[i]
 		f := w.files[rel]
 		e := statediff.AuditEntry(OpSync, rel, f.before, f.after)
 		e.Detail = detail + ": " + rel
-		out = append(out, e)
-	}
+		out[i] = e
+	}) // never cancelled: no error
 	return out
 }
 

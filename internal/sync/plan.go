@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 )
@@ -22,6 +23,10 @@ const CommentKey = "githubCommentId"
 type IssueWant struct {
 	Issue    int
 	Comments []Want
+	// Tampered names the thread entries left unmirrored because their
+	// text changed since they were written ("CLR-42-001#2"): what the
+	// issue shows must be what agents and people wrote.
+	Tampered []string
 	// Labels maps each label this tool manages to whether it should be on.
 	Labels map[string]bool
 }
@@ -48,6 +53,10 @@ func Desired(l *ledger.Ledger, labels Labels, clean Sanitizer) IssueWant {
 		}
 		for seq := range rec.Thread {
 			if hasKey(rec.Thread[seq].Extra, CommentKey) {
+				continue
+			}
+			if rec.Thread[seq].Integrity() == contenthash.Tampered {
+				w.Tampered = append(w.Tampered, fmt.Sprintf("%s#%d", rec.ID, seq))
 				continue
 			}
 			w.Comments = append(w.Comments, Render(rec, seq, clean))

@@ -121,3 +121,25 @@ func TestPlanLabels(t *testing.T) {
 		t.Fatalf("add %v remove %v", add, remove)
 	}
 }
+
+// A thread entry whose text changed since it was written is not mirrored:
+// what the issue shows must be what was written (issue 22 item 1). An
+// entry without a hash (the old tools) is mirrored as before.
+func TestDesiredLeavesTamperedEntriesOut(t *testing.T) {
+	l := ledger42()
+	r := &l.Clarifications[0]
+	r.Thread = append(r.Thread,
+		ledger.Entry{Round: 1, From: "architect", Type: ledger.Answer, Body: "Sessions.", Timestamp: r.Created}.Sealed(),
+		ledger.Entry{Round: 1, From: "engineer", Type: ledger.Resolution, Body: "Done.", Timestamp: r.Created})
+	before := len(Desired(l, Labels{Blocked: "b", Escalated: "e"}, strings.ToUpper).Comments)
+	r.Thread[len(r.Thread)-2].Body = "Cookies." // edited after it was written
+	w := Desired(l, Labels{Blocked: "b", Escalated: "e"}, strings.ToUpper)
+	if len(w.Comments) != before-1 || len(w.Tampered) != 1 || w.Tampered[0] != r.ID+"#"+strconv.Itoa(len(r.Thread)-2) {
+		t.Fatalf("comments %d (before %d), tampered %v", len(w.Comments), before, w.Tampered)
+	}
+	for _, c := range w.Comments {
+		if strings.Contains(c.Body, "COOKIES") {
+			t.Fatal("the edited text was mirrored")
+		}
+	}
+}

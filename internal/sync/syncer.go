@@ -138,6 +138,10 @@ func (s *Syncer) Run(ctx context.Context, loaded []ledger.Loaded, st *State) err
 // issue's labels.
 func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	want := Desired(l, s.Labels, s.Clean)
+	if len(want.Tampered) > 0 {
+		s.warn("issue #%d: %d thread entries changed since they were written and were not mirrored (%s); `agentx-hook verify --state-branch` says what changed",
+			l.IssueNumber, len(want.Tampered), strings.Join(want.Tampered, ", "))
+	}
 	hash := want.Hash(s.Bot)
 	prev, known := st.Get(l.IssueNumber)
 	full := s.Full || s.recon[l.IssueNumber]

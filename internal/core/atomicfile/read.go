@@ -130,3 +130,56 @@ func byteSize(n int64) string {
 // writes; it exists so a file replaced by something huge is refused rather
 // than read into memory.
 const StateLimit int64 = 256 << 20
+
+// openNoFollow opens path with flag, never through a symlink on the last
+// component (a cloned repository could aim one at a file outside it, a
+// shell profile) and never blocking on a FIFO, and refuses anything but a
+// regular file. Missing files keep fs.ErrNotExist.
+func openNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|oNoFollow|syscall.O_NONBLOCK, perm)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (a symlink)", ErrNotRegular)}
+		}
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		_ = f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(info.Mode()))}
+	}
+	return f, nil
+}
+
+// OpenAppend opens a log under .agentx/ for appending (created when
+// missing), read-write so a torn last line can be ended first. A symlink
+// or a special file there is refused (ErrNotRegular), never written
+// through.
+func OpenAppend(path string) (*os.File, error) {
+	return openNoFollow(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+}
+
+// ReadState reads a state file under .agentx/ for a merge or a restore:
+// like ReadRegular (limit StateLimit) and, in addition, never through a
+// symlink, whose target outside the repository would otherwise be read
+// and, by a sync, pushed. A missing file keeps fs.ErrNotExist; a symlink
+// or a special file is ErrNotRegular (CORRUPT_STATE).
+func ReadState(path string) ([]byte, error) {
+	f, err := openNoFollow(path, os.O_RDONLY, 0)
+	if err != nil {
+		if errors.Is(err, ErrNotRegular) {
+			return nil, errcode.Wrap(errcode.CorruptState, err, "cannot read %s", path)
+		}
+		return nil, err
+	}
+	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
+	data, err := ReadAllLimited(f, StateLimit)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.CorruptState, err, "cannot read %s", path)
+	}
+	return data, nil
+}

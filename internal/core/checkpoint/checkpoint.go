@@ -61,6 +61,14 @@ type Store struct {
 	// back, it would lose the record of what happened since, the restore
 	// included).
 	Kept func(rel string) bool
+	// Adjust, when set, turns a file's restored content (the checkpoint's)
+	// into what is written, given the current one (nil: absent), under
+	// the file's lock: the state files mark what the restore brings back
+	// as revived, so that a merge with a copy that removed it keeps it.
+	Adjust func(rel string, restored, current []byte) ([]byte, error)
+	// RestoreID names the checkpoint being restored (set by Restore, for
+	// Adjust's record of why).
+	RestoreID string
 
 	repo *gitstore.Repo
 	ref  string

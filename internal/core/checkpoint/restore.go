@@ -58,6 +58,7 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 		return nil, err
 	}
 	res := &RestoreResult{Target: target, DryRun: dryRun}
+	s.RestoreID = target.ID
 	if res.Written, res.Removed, res.Derived, err = s.plan(ctx, want); err != nil {
 		return nil, err
 	}
@@ -161,6 +162,18 @@ func (s *Store) write(want map[string]gitstore.Entry, paths []string, held map[s
 		data, err := s.repo.Blob(want[paths[i]].Hash)
 		if err != nil {
 			return err
+		}
+		if s.Adjust != nil {
+			cur, err := atomicfile.ReadState(s.abs(paths[i]))
+			if errors.Is(err, atomicfile.ErrNotRegular) {
+				cur, err = nil, nil // replaced by the restore, never read through
+			}
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("restore %s: %w", paths[i], err)
+			}
+			if data, err = s.Adjust(paths[i], data, cur); err != nil {
+				return fmt.Errorf("restore %s: %w", paths[i], err)
+			}
 		}
 		mu := dirLocks[path.Dir(paths[i])]
 		mu.Lock()

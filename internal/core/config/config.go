@@ -93,10 +93,27 @@ type GitHubSettings struct {
 	BlockedLabel string `toml:"blocked_label"`
 	// StateBranch and Remote name the branch carrying the shared state in
 	// GitHub Mode (empty: agentx/state on origin); SyncBudget bounds the
-	// pull of `hook start` and the push of `hook finish` (empty: 3s).
+	// pull of `hook start` and the push of `hook finish` (empty: 3s);
+	// SyncTimeout bounds a whole `agentx-hook sync` (empty:
+	// DefaultSyncTimeout), which a person or a script waits on.
 	StateBranch string   `toml:"state_branch"`
 	Remote      string   `toml:"remote"`
 	SyncBudget  Duration `toml:"sync_budget"`
+	SyncTimeout Duration `toml:"sync_timeout"`
+}
+
+// DefaultSyncTimeout bounds `agentx-hook sync` when neither --timeout nor
+// [github] sync_timeout says: long enough for a first push of a large
+// state over a slow link, short enough that a script never hangs on a
+// dead network or a prompt nobody sees.
+const DefaultSyncTimeout = 2 * time.Minute
+
+// SyncTimeoutOr is [github] sync_timeout, or the default.
+func (g GitHubSettings) SyncTimeoutOr() time.Duration {
+	if g.SyncTimeout.Duration <= 0 {
+		return DefaultSyncTimeout
+	}
+	return g.SyncTimeout.Duration
 }
 
 // LimitsSettings is the [limits] table: how much agentx reads of what it

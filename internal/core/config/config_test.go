@@ -155,6 +155,24 @@ func TestLimitsAndHooksSections(t *testing.T) {
 	}
 }
 
+// [github] sync_timeout loads without a warning; unset, the default.
+func TestGitHubSyncTimeout(t *testing.T) {
+	c, err := ParseConfig("agentx.toml", []byte("mode = \"github\"\n[github]\nsync_budget = \"2s\"\nsync_timeout = \"45s\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 0 || c.GitHub.SyncTimeoutOr() != 45*time.Second || c.GitHub.SyncBudget.Duration != 2*time.Second {
+		t.Fatalf("%+v", c)
+	}
+	var zero Config
+	if zero.GitHub.SyncTimeoutOr() != DefaultSyncTimeout {
+		t.Fatalf("default: %v", zero.GitHub.SyncTimeoutOr())
+	}
+	if _, err := ParseConfig("agentx.toml", []byte("[github]\nsync_timeout = \"soon\"\n")); err == nil {
+		t.Error("sync_timeout = \"soon\" accepted")
+	}
+}
+
 // [checkpoints] is a known table: its keys load without a warning, and an
 // unset or nonsensical keep falls back to the default.
 func TestCheckpointSettings(t *testing.T) {

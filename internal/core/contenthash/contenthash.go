@@ -287,3 +287,43 @@ func appendString(b []byte, s string) []byte {
 	}
 	return append(b, '"')
 }
+
+// Integrity is what a stored value's hash says of it when it is read.
+type Integrity int
+
+const (
+	// Intact: the recorded hash matches the content.
+	Intact Integrity = iota
+	// Unhashed: no hash was recorded (written by the old tools, or before
+	// agentx recorded hashes): nothing to check, and nothing wrong.
+	Unhashed
+	// Tampered: the content changed since its hash was recorded (a hand
+	// edit, another tool): not to be handed to an agent as it is.
+	Tampered
+)
+
+// Check compares a recorded hash (ok false: none) with the computed one.
+func Check(recorded string, ok bool, computed func() string) Integrity {
+	switch {
+	case !ok:
+		return Unhashed
+	case recorded == computed():
+		return Intact
+	default:
+		return Tampered
+	}
+}
+
+func (i Integrity) String() string {
+	switch i {
+	case Intact:
+		return "intact"
+	case Unhashed:
+		return "unhashed"
+	default:
+		return "tampered"
+	}
+}
+
+// MarshalText writes the state as its name in JSON documents.
+func (i Integrity) MarshalText() ([]byte, error) { return []byte(i.String()), nil }

@@ -89,12 +89,12 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 	}
 	line = append(line, '\n')
 	return atomicfile.WithLock(ctx, l.Locks, l.Path, func(lk *lock.Lock) error {
-		f, err := os.OpenFile(l.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+		f, err := atomicfile.OpenAppend(l.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			if err := os.MkdirAll(dirOf(l.Path), 0o755); err != nil {
 				return err
 			}
-			f, err = os.OpenFile(l.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+			f, err = atomicfile.OpenAppend(l.Path)
 		}
 		if err != nil {
 			return fmt.Errorf("open event log: %w", err)
@@ -127,7 +127,7 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 }
 
 func (l *Log) trim(lk *lock.Lock) error {
-	data, err := atomicfile.ReadRegular(l.Path, atomicfile.StateLimit)
+	data, err := atomicfile.ReadState(l.Path)
 	if err != nil {
 		return err
 	}

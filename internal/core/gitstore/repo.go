@@ -28,7 +28,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -153,12 +152,10 @@ func (r *Repo) Ref(name string) (plumbing.Hash, error) {
 	return ref.Hash(), nil
 }
 
-// SetRef points name at h (git update-ref NAME H).
+// SetRef points name at h (git update-ref NAME H), atomically and with a
+// reflog line (refwrite.go).
 func (r *Repo) SetRef(name string, h plumbing.Hash) error {
-	if err := r.st.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(name), h)); err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
-	}
-	return nil
+	return r.updateRef(name, h, plumbing.ZeroHash, false, "agentx: update")
 }
 
 // ErrRefMoved is returned by SwapRef when the ref no longer holds old.
@@ -167,22 +164,7 @@ var ErrRefMoved = errors.New("ref moved meanwhile")
 // SwapRef points name at h only while it still points at old (ZeroHash:
 // does not exist) (git update-ref NAME H OLD).
 func (r *Repo) SwapRef(name string, h, old plumbing.Hash) error {
-	var oldRef *plumbing.Reference
-	if !old.IsZero() {
-		oldRef = plumbing.NewHashReference(plumbing.ReferenceName(name), old)
-	} else if cur, err := r.Ref(name); err != nil {
-		return err
-	} else if !cur.IsZero() {
-		return fmt.Errorf("update ref %s: %w", name, ErrRefMoved)
-	}
-	err := r.st.CheckAndSetReference(plumbing.NewHashReference(plumbing.ReferenceName(name), h), oldRef)
-	if errors.Is(err, storage.ErrReferenceHasChanged) {
-		return fmt.Errorf("update ref %s: %w", name, ErrRefMoved)
-	}
-	if err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
-	}
-	return nil
+	return r.updateRef(name, h, old, true, "agentx: update")
 }
 
 // RemoveRef deletes name (git update-ref -d NAME); a missing ref is fine.

@@ -204,6 +204,11 @@ func (x *Intake) Leftovers(ctx context.Context) []*Report {
 // leftover finishes one spooled capture; nil when it is not finished now.
 func (x *Intake) leftover(ctx context.Context, key string) *Report {
 	cl, err := x.Spool.Claim(ctx, key)
+	var qe *spool.QuarantinedError
+	if errors.As(err, &qe) {
+		x.warn("agentx memory: %v", qe)
+		return nil
+	}
 	if err != nil {
 		return nil // done meanwhile, or another process works on it
 	}

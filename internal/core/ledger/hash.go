@@ -68,3 +68,22 @@ func (r *Record) Hash() string {
 	}
 	return h
 }
+
+// Integrity checks the entry against its recorded hash: Tampered when its
+// text changed since it was written.
+func (e *Entry) Integrity() contenthash.Integrity {
+	h, ok := e.StoredHash()
+	return contenthash.Check(h, ok, e.ComputeHash)
+}
+
+// TamperedEntries lists the indexes of the record's thread entries whose
+// text changed since they were written.
+func (r *Record) TamperedEntries() []int {
+	var out []int
+	for i := range r.Thread {
+		if r.Thread[i].Integrity() == contenthash.Tampered {
+			out = append(out, i)
+		}
+	}
+	return out
+}

@@ -5,6 +5,7 @@ package lock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -25,9 +26,15 @@ type guard struct{ f *os.File }
 // wait (a process stopped inside the few-microsecond section must not hang
 // everyone for ever).
 func lockGuard(ctx context.Context, dir string) (*guard, error) {
-	f, err := os.OpenFile(filepath.Join(dir, guardName), os.O_CREATE|os.O_RDWR, 0o644)
+	// Never through a symlink (a cloned repository could aim one outside
+	// it) and never blocking on a FIFO; only a regular file is a guard.
+	f, err := os.OpenFile(filepath.Join(dir, guardName), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		_ = f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", filepath.Join(dir, guardName))
 	}
 	delay := 100 * time.Microsecond
 	for {

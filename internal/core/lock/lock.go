@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	mrand "math/rand/v2"
 	"os"
@@ -26,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
@@ -388,24 +390,20 @@ type holder struct {
 }
 
 func (l *Locker) inspect(path string) (*holder, error) {
-	f, err := os.Open(path)
+	data, info, err := readLockFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if errors.Is(err, errNotLock) && info != nil {
+		// A FIFO, a symlink or a directory where a lock file belongs was
+		// made by no writer of the protocol (reading a FIFO would block
+		// for ever): judged stale at once and taken over.
+		return &holder{info: info, stale: true, reason: err.Error()}, nil
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
 		return nil, err
 	}
-	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	data := make([]byte, 0, 256)
-	buf := bytes.NewBuffer(data)
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, err
-	}
-	h := &holder{data: buf.Bytes(), info: info}
+	h := &holder{data: data, info: info}
 	now := l.opt.Clock.Now()
 	c, at, ok := ParseContent(h.data)
 	h.content, h.parsed = c, ok
@@ -439,13 +437,17 @@ func (l *Locker) takeOver(ctx context.Context, path string, h *holder) bool {
 		return false
 	}
 	defer g.unlock()
-	info, err := os.Stat(path)
+	info, err := os.Lstat(path)
 	if err != nil || !os.SameFile(info, h.info) {
 		return false
 	}
-	data, err := os.ReadFile(path)
-	if err != nil || !bytes.Equal(data, h.data) {
-		return false
+	if info.Mode().IsRegular() {
+		data, _, err := readLockFile(path)
+		if err != nil || !bytes.Equal(data, h.data) {
+			return false
+		}
+	} else if info.IsDir() {
+		return false // never removed: a person must look at it
 	}
 	return os.Remove(path) == nil
 }
@@ -478,7 +480,7 @@ var ErrLost = errors.New("lock was taken over by another process")
 // Check reports whether the lock file still holds our content. Call it just
 // before committing a write; Commit does it under the directory's guard.
 func (lk *Lock) Check() error {
-	data, err := os.ReadFile(lk.path)
+	data, _, err := readLockFile(lk.path)
 	if err != nil || !bytes.Equal(data, lk.content) {
 		return fmt.Errorf("%s: %w", lk.path, ErrLost)
 	}
@@ -521,9 +523,9 @@ func (lk *Lock) Release() error {
 	if g, err := lockGuard(ctx, filepath.Dir(lk.path)); err == nil {
 		defer g.unlock()
 	}
-	data, err := os.ReadFile(lk.path)
+	data, _, err := readLockFile(lk.path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotLock) {
 			return fmt.Errorf("%s: %w", lk.path, ErrLost)
 		}
 		return fmt.Errorf("release %s: %w", lk.path, err)
@@ -564,4 +566,39 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// errNotLock marks a lock path that holds something other than a regular
+// file.
+var errNotLock = errors.New("not a regular file")
+
+// readLockFile reads a lock file without following a symlink and without
+// blocking on a FIFO (O_NONBLOCK makes the open return at once; the fstat
+// then tells what was opened). A lock file is tiny: more than 64 KB is
+// not one. info is set for errNotLock.
+func readLockFile(path string) ([]byte, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|oNoFollow, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENXIO) {
+			info, lerr := os.Lstat(path)
+			if lerr != nil {
+				return nil, nil, lerr
+			}
+			return nil, info, fmt.Errorf("%s: %w (%s)", path, errNotLock, info.Mode().Type())
+		}
+		return nil, nil, err
+	}
+	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, info, fmt.Errorf("%s: %w (%s)", path, errNotLock, info.Mode().Type())
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(io.LimitReader(f, 64<<10)); err != nil {
+		return nil, nil, err
+	}
+	return buf.Bytes(), info, nil
 }

@@ -52,3 +52,10 @@ func (o *Observation) sealIfMissing() {
 		o.Seal()
 	}
 }
+
+// Integrity checks the observation against its recorded hash: Tampered
+// when what it says changed since it was stored.
+func (o *Observation) Integrity() contenthash.Integrity {
+	h, ok := o.StoredHash()
+	return contenthash.Check(h, ok, o.ComputeHash)
+}

@@ -143,7 +143,7 @@ func (s *Store) readState(ctx context.Context) (*state, error) {
 		return nil, err
 	}
 	path := s.ManifestPath()
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadState(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -152,7 +152,7 @@ func (s *Store) readState(ctx context.Context) (*state, error) {
 	if err == nil {
 		if st, _, ok := readStamp(data, int64(len(data)), true); ok {
 			gen = st.Generation
-			if idx, err := os.ReadFile(s.IndexPath()); err == nil && !s.unfinishedWrites() {
+			if idx, err := atomicfile.ReadState(s.IndexPath()); err == nil && !s.unfinishedWrites() {
 				if ix, err := memindex.Decode(idx, true); err == nil && ix.Stamp() == st {
 					return &state{data: data, stamp: st, ix: ix, idx: idx}, nil
 				}

@@ -20,6 +20,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -140,7 +141,10 @@ func (m *Monitor) held(issue int) bool {
 	if err != nil {
 		return false
 	}
-	data, err := os.ReadFile(path)
+	if !info.Mode().IsRegular() {
+		return false // a FIFO would block the read; a lock it is not
+	}
+	data, err := atomicfile.ReadState(path)
 	if err != nil {
 		return false
 	}

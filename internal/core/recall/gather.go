@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
@@ -42,6 +43,11 @@ type GatherOptions struct {
 	// Pending are recall counts not yet folded into the store
 	// (recalljournal.Journal.Pending); they count as if they were.
 	Pending map[string]int
+	// Tampered, when set, is told of each observation read in full whose
+	// content changed since it was stored: it is left out of the recall
+	// (what an agent reads must be what was stored). Observations the old
+	// tools stored carry no hash and are recalled as they are.
+	Tampered func(memory.Observation)
 }
 
 // Gather collects the candidates of a recall: every observation of the
@@ -57,6 +63,9 @@ func Gather(ctx context.Context, src Source, opt GatherOptions) ([]Candidate, er
 			return nil, err
 		}
 		for _, o := range obs {
+			if tampered(&o, opt) {
+				continue
+			}
 			cands = append(cands, Candidate{Obs: o, Origin: FromIssue})
 		}
 	}
@@ -67,6 +76,9 @@ func Gather(ctx context.Context, src Source, opt GatherOptions) ([]Candidate, er
 	full := hydrate(ctx, src, rows, opt)
 	for _, c := range rows {
 		if o, ok := full[c.Obs.ID]; ok {
+			if tampered(&o, opt) {
+				continue
+			}
 			c.Obs = o
 		}
 		cands = append(cands, c)
@@ -140,4 +152,16 @@ func RecentSubjects(ctx context.Context, git gitcmd.Runner, n int) []string {
 		return nil
 	}
 	return gitcmd.Lines(out)
+}
+
+// tampered reports (and tells opt.Tampered of) an observation whose
+// content changed since it was stored.
+func tampered(o *memory.Observation, opt GatherOptions) bool {
+	if o.Integrity() != contenthash.Tampered {
+		return false
+	}
+	if opt.Tampered != nil {
+		opt.Tampered(*o)
+	}
+	return true
 }

@@ -55,7 +55,7 @@ func (j *Journal) Append(ids []string) error {
 	if err := os.MkdirAll(filepath.Dir(j.Path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(j.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644) // RDWR: Terminated reads the last byte
+	f, err := atomicfile.OpenAppend(j.Path) // RDWR: Terminated reads the last byte
 	if err != nil {
 		return err
 	}

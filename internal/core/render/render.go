@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
@@ -131,6 +132,11 @@ func Thread(w io.Writer, st Style, r *ledger.Record) {
 			head = st.Green(head)
 		default:
 			head = st.Bold(head)
+		}
+		if e.Integrity() == contenthash.Tampered {
+			// What an agent reads must be what was written: a changed
+			// entry is shown, but marked, never passed off as stored.
+			head += " " + st.Red("[TAMPERED: changed since it was written; `agentx-hook verify` names it]")
 		}
 		fmt.Fprintf(w, "  %s\n", head)
 		for _, line := range strings.Split(tty(e.Body), "\n") {

@@ -21,6 +21,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/process"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
@@ -178,7 +179,7 @@ func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, 
 	// The responder runs in its own process group, and a timeout or a
 	// signal to agentx kills the whole group: a shell script's children
 	// would otherwise live on holding the answer pipe.
-	setGroup(cmd)
+	process.KillGroupOnCancel(cmd)
 	// Wait for the process, not for the end of its output: a background
 	// child that inherited stdout keeps the pipe open after the responder
 	// answered and exited 0. WaitDelay bounds the wait for the pipe once

@@ -184,6 +184,9 @@ type Claim struct {
 	key     string
 	payload []byte
 	lk      *lock.Lock
+	// attempt is this claim's attempt at the entry, counted when it was
+	// claimed (1 for the first).
+	attempt int
 }
 
 // Claim takes the entry for processing. It returns ErrNotPending when the
@@ -215,6 +218,26 @@ func (s *Spool) Claim(ctx context.Context, key string) (*Claim, error) {
 		_ = os.Remove(s.pendingPath(key))
 		return release(fmt.Errorf("spool claim %s: %w", key, ErrNotPending))
 	}
+	if _, err := os.Lstat(s.pendingPath(key)); errors.Is(err, fs.ErrNotExist) {
+		return release(fmt.Errorf("spool claim %s: %w", key, ErrNotPending))
+	}
+	// The attempt is counted before any work starts: a process the host
+	// kills in the middle of the work (Claude Code gives SessionEnd 1.5 s)
+	// never reaches Fail, and an entry that always outlives its hook would
+	// otherwise be retried, and hang every session start, for ever.
+	c := &Claim{s: s, key: key, lk: lk, attempt: s.attempts(key) + 1}
+	if c.attempt > MaxAttempts {
+		dst, err := c.quarantine()
+		if err != nil {
+			return nil, err
+		}
+		return nil, &QuarantinedError{Key: key, Path: dst, Attempts: c.attempt - 1}
+	}
+	if err := atomicfile.Write(s.attemptsPath(key), []byte(fmt.Sprintf("%d\n", c.attempt)), atomicfile.Options{
+		Perm: 0o600, NoSync: s.noSync, Commit: lk.Commit,
+	}); err != nil {
+		return release(fmt.Errorf("spool attempt %s: %w", key, err))
+	}
 	payload, err := atomicfile.ReadRegular(s.pendingPath(key), atomicfile.StateLimit)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -222,7 +245,33 @@ func (s *Spool) Claim(ctx context.Context, key string) (*Claim, error) {
 		}
 		return release(fmt.Errorf("spool claim %s: %w", key, err))
 	}
-	return &Claim{s: s, key: key, payload: payload, lk: lk}, nil
+	c.payload = payload
+	return c, nil
+}
+
+// QuarantinedError is a claim refused because the entry had used up its
+// attempts (each killed or failed before it finished): it was moved to
+// Path, out of the way of every later hook, and is kept there for a person.
+type QuarantinedError struct {
+	Key      string
+	Path     string
+	Attempts int
+}
+
+func (e *QuarantinedError) Error() string {
+	return fmt.Sprintf("spooled entry %s was tried %d times without finishing (each attempt was cut off or failed); moved to %s", e.Key, e.Attempts, e.Path)
+}
+
+// Is makes a quarantined entry ErrNotPending too.
+func (e *QuarantinedError) Is(target error) bool { return target == ErrNotPending }
+
+// attempts is how many attempts were counted on key.
+func (s *Spool) attempts(key string) int {
+	n := 0
+	if data, err := atomicfile.ReadRegular(s.attemptsPath(key), 64); err == nil {
+		_, _ = fmt.Sscanf(string(data), "%d", &n)
+	}
+	return n
 }
 
 // Key is the claimed entry's key.
@@ -246,6 +295,7 @@ func (c *Claim) Done() error {
 	if err := os.Remove(c.s.pendingPath(c.key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("spool done %s: %w", c.key, err)
 	}
+	_ = os.Remove(c.s.attemptsPath(c.key))
 	return nil
 }
 
@@ -268,25 +318,22 @@ func (s *Spool) attemptsPath(key string) string { return filepath.Join(s.dir, ke
 // FailedDir is where given-up entries are moved (`spool/failed/`).
 func (s *Spool) FailedDir() string { return filepath.Join(s.dir, failedDir) }
 
-// Fail records a failed attempt on the claimed entry and releases it. After
-// MaxAttempts failures the payload is moved to FailedDir, out of Pending,
-// and movedTo names where it now is (empty while it stays pending).
+// Fail ends a failed attempt on the claimed entry (counted when it was
+// claimed) and releases it. After MaxAttempts the payload is moved to
+// FailedDir, out of Pending, and movedTo names where it now is (empty
+// while it stays pending).
 func (c *Claim) Fail() (movedTo string, err error) {
 	defer func() { _ = c.lk.Release() }()
-	n := 0
-	if data, rerr := atomicfile.ReadRegular(c.s.attemptsPath(c.key), 64); rerr == nil {
-		_, _ = fmt.Sscanf(string(data), "%d", &n)
-	}
-	n++
-	if n < MaxAttempts {
-		werr := atomicfile.Write(c.s.attemptsPath(c.key), []byte(fmt.Sprintf("%d\n", n)), atomicfile.Options{
-			Perm: 0o600, NoSync: c.s.noSync, Commit: c.lk.Commit,
-		})
-		if werr != nil {
-			return "", fmt.Errorf("spool attempt %s: %w", c.key, werr)
-		}
+	if c.attempt < MaxAttempts {
 		return "", nil
 	}
+	return c.quarantine()
+}
+
+// quarantine moves the claimed entry to FailedDir (the claim's lock is
+// still held; the caller releases it).
+func (c *Claim) quarantine() (string, error) {
+	defer func() { _ = c.lk.Release() }()
 	dst := filepath.Join(c.s.FailedDir(), c.key+pendingExt)
 	if err := os.MkdirAll(c.s.FailedDir(), 0o700); err != nil {
 		return "", fmt.Errorf("spool give up %s: %w", c.key, err)

@@ -325,3 +325,33 @@ func TestFailGivesUpAfterMaxAttempts(t *testing.T) {
 		t.Fatalf("still pending: %v %v", p, err)
 	}
 }
+
+// A hook killed in the middle of its work never reaches Fail: the attempt
+// is counted when the entry is claimed, so an entry whose work always
+// outlives the hook is quarantined after MaxAttempts kills instead of
+// being retried by every later hook start for ever.
+func TestKilledAttemptsCountAndQuarantine(t *testing.T) {
+	s := newSpool(t)
+	ctx := context.Background()
+	if _, err := s.Put(ctx, "k1", []byte("payload")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range MaxAttempts {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "SPOOL_WORKER=crash", "SPOOL_DIR="+s.Dir(), "SPOOL_KEY=k1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("killed attempt %d: %v %s", i, err, out)
+		}
+	}
+	_, err := s.Claim(ctx, "k1")
+	var qe *QuarantinedError
+	if !errors.As(err, &qe) || qe.Attempts != MaxAttempts || !errors.Is(err, ErrNotPending) {
+		t.Fatalf("claim after %d killed attempts: %v", MaxAttempts, err)
+	}
+	if data, err := os.ReadFile(qe.Path); err != nil || string(data) != "payload" {
+		t.Fatalf("quarantined payload %q %v", data, err)
+	}
+	if p, _ := s.Pending(); len(p) != 0 {
+		t.Fatalf("still pending: %v", p)
+	}
+}

@@ -100,3 +100,75 @@ func TestChangedStateBranchKeepsTheLocalState(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Recover brings back what the history holds and the local files lack
+// without a tombstone, and nothing a tombstone removed.
+func TestRecoverBringsBackWhatHasNoTombstone(t *testing.T) {
+	remote, a, _ := syncedPair(t)
+	a.write("memory/issue-5.json", sbt.Records("o5", "o6", "o7"))
+	a.sync()
+	a.write("memory/issue-5.json", `{"records":[{"id":"o6"},{"id":"o7"}],"dead":["o5"]}`)
+	a.sync()
+	// The loss: the branch rewritten without o7 and issue 1's ledger, and
+	// a base that no longer remembers them (the old sync's doing).
+	lost := t.TempDir() + "/lost"
+	sbt.Git(t, a.dir, "worktree", "add", "--quiet", "--detach", lost, "origin/agentx/state")
+	sbt.WriteFile(t, lost+"/memory/issue-5.json", `{"records":[{"id":"o6"}],"dead":["o5"]}`+"\n")
+	sbt.Git(t, lost, "rm", "--quiet", ledger1)
+	sbt.Git(t, lost, "commit", "--quiet", "-am", "lost")
+	sbt.Git(t, lost, "push", "--quiet", "origin", "HEAD:refs/heads/agentx/state")
+	sbt.Git(t, a.dir, "update-ref", "-d", statebranch.SyncedRef)
+	sbt.WriteFile(t, a.path("memory/issue-5.json"), `{"records":[{"id":"o6"}],"dead":["o5"]}`+"\n")
+	if err := os.Remove(a.path(ledger1)); err != nil {
+		t.Fatal(err)
+	}
+	a.sync()
+	opt := statebranch.RecoverOptions{Root: a.dir, Merge: sbt.UnionMerge, Valid: sbt.Valid, Live: sbt.Live,
+		Locks: a.opts.Locks, NoSync: true, DryRun: true}
+	res, err := statebranch.Recover(t.Context(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, r := range res.Recovered {
+		got[r.Path] = r.IDs
+	}
+	if len(got) != 2 || !slices.Equal(got["memory/issue-5.json"], []string{"o7"}) || !slices.Equal(got[ledger1], []string{"CLR-1-001"}) {
+		t.Fatalf("recovered %+v", res.Recovered)
+	}
+	if _, err := os.Stat(a.path(ledger1)); err == nil {
+		t.Fatal("a dry run wrote")
+	}
+	opt.DryRun = false
+	if _, err := statebranch.Recover(t.Context(), opt); err != nil {
+		t.Fatal(err)
+	}
+	a.sync()
+	if ids := sbt.IDs(t, remoteFile(t, remote, "memory/issue-5.json")); !slices.Equal(ids, []string{"o6", "o7"}) {
+		t.Errorf("remote after recovery %v", ids)
+	}
+}
+
+// A symlink planted at a state file is never read through (its target,
+// outside the repository, would be pushed) nor replaced: it is reported.
+func TestSymlinkedStateFileIsNeitherReadNorPushed(t *testing.T) {
+	remote, a, _ := syncedPair(t)
+	secret := t.TempDir() + "/id_rsa"
+	sbt.WriteFile(t, secret, sbt.Records("SECRET"))
+	if err := os.Remove(a.path(ledger1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, a.path(ledger1)); err != nil {
+		t.Fatal(err)
+	}
+	res := a.sync()
+	if len(res.Corrupt) != 1 || res.Corrupt[0].Side != "local" || res.Pushed {
+		t.Fatalf("%+v", res)
+	}
+	if got := sbt.IDs(t, remoteFile(t, remote, ledger1)); !slices.Equal(got, []string{"CLR-1-001"}) {
+		t.Errorf("remote %v", got)
+	}
+	if fi, err := os.Lstat(a.path(ledger1)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
+	}
+}

@@ -461,13 +461,35 @@ func (s *syncer) merge(ctx context.Context, base, theirs map[string]gitstore.Ent
 	for p := range base {
 		consider(p)
 	}
-	sort.Strings(todo)
+	// Ledgers first: a hook's pull cut short by its budget (a fresh
+	// clone's first one) must still have brought the clarifications that
+	// wait for this agent; memory files come next, the archive last.
+	sort.Slice(todo, func(i, j int) bool {
+		if ri, rj := mergeRank(todo[i]), mergeRank(todo[j]); ri != rj {
+			return ri < rj
+		}
+		return todo[i] < todo[j]
+	})
 	for _, p := range todo {
 		if err := s.mergeFile(ctx, p, base, theirs, rd); err != nil {
 			return nil, err
 		}
 	}
 	return rd, nil
+}
+
+// mergeRank orders the files a sync settles: ledgers, memory issue
+// files, the archive, then anything else (the trail).
+func mergeRank(p string) int {
+	switch {
+	case strings.HasPrefix(p, "state/clarifications/"):
+		return 0
+	case strings.HasPrefix(p, "memory/archive/"):
+		return 2
+	case strings.HasPrefix(p, "memory/"):
+		return 1
+	}
+	return 3
 }
 
 // mergeFile settles one path under its lock: the local file is read again
@@ -486,8 +508,13 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 	b, inBase := base[p]
 	t, inTheirs := theirs[p]
 	return atomicfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
-		cur, err := os.ReadFile(abs)
+		cur, err := atomicfile.ReadState(abs)
 		inLocal := err == nil
+		if errors.Is(err, atomicfile.ErrNotRegular) {
+			s.corrupt(p, "local", "", err)
+			s.keepBaseOf(p, base, rd)
+			return nil // a symlink or a special file: never read through, never replaced
+		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("read %s: %w", abs, err)
 		}
@@ -763,7 +790,7 @@ func (s *syncer) seed(ctx context.Context, rev string) error {
 func (s *syncer) seedFile(ctx context.Context, rel string, e gitstore.Entry) error {
 	abs := filepath.Join(s.agentxDir, filepath.FromSlash(rel))
 	return atomicfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
-		cur, err := os.ReadFile(abs)
+		cur, err := atomicfile.ReadState(abs)
 		inLocal := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("read %s: %w", abs, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/process"
 )
 
 // Transport moves the state branch between this repository and its remote.
@@ -44,6 +45,10 @@ type GitCLI struct {
 	Git string
 }
 
+// transportWaitDelay is how long a killed git's pipes are waited for:
+// short, since what it wrote after the deadline is not wanted anyway.
+const transportWaitDelay = 100 * time.Millisecond
+
 func (g GitCLI) run(ctx context.Context, args ...string) (stdout, stderr []byte, err error) {
 	prog := g.Git
 	if prog == "" {
@@ -53,8 +58,13 @@ func (g GitCLI) run(ctx context.Context, args ...string) (stdout, stderr []byte,
 	// No terminal prompt: credential helpers and askpass programs the user
 	// set up still answer, but nothing waits on a keyboard.
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-	// ssh may outlive a killed git and hold the pipes; do not wait on it.
-	cmd.WaitDelay = time.Second
+	// At the deadline the whole process group goes, with SIGKILL: a git
+	// (or a wrapper of it) that ignores SIGTERM, and the ssh or credential
+	// helper it started, would otherwise run on, and a hook must stay
+	// within its sync budget. WaitDelay then bounds the wait for pipes a
+	// child outside the group (one that called setsid) still holds.
+	process.KillGroupOnCancel(cmd)
+	cmd.WaitDelay = transportWaitDelay
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()

@@ -131,3 +131,31 @@ func sorted(set map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Live lists the clarification ids (a ledger) or observation ids (a
+// memory issue file or archive) data holds.
+func Live(path string, data []byte) ([]string, error) {
+	k, issue := classify(path)
+	var ids []string
+	switch k {
+	case kindLedger:
+		l, err := parseLedger(path, "file", issue, data)
+		if err != nil {
+			return nil, err
+		}
+		for i := range l.Clarifications {
+			ids = append(ids, l.Clarifications[i].ID)
+		}
+	case kindMemory, kindArchive:
+		f, err := memory.ParseIssueFile(path, data)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range f.Observations {
+			ids = append(ids, o.ID)
+		}
+	default:
+		return nil, fmt.Errorf("%s: %w", path, ErrUnmergeable)
+	}
+	return ids, nil
+}

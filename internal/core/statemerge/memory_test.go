@@ -183,3 +183,31 @@ func buried(t testing.TB, data []byte, ts ...tombstone.Tombstone) []byte {
 	}
 	return out
 }
+
+// A checkpoint restore that brings back a removed observation revives it:
+// the next merge with a copy that still has the tombstone keeps it.
+func TestRevivedObservationSurvivesTheMerge(t *testing.T) {
+	a, b := obs("obs-a", 1, "Chose JSON files"), obs("obs-b", 2, "Lock order fixed")
+	removed := buried(t, memFile(t, 3, b), dead("obs-a", "removed"))
+	restored := memFile(t, 2, a, b) // the checkpoint from before the removal
+	revivedFile, err := Revive(memoryPath, restored, removed, ts(9), "engineer", "checkpoint restore abc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := MergeFile(memoryPath, removed, revivedFile, removed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := memory.ParseIssueFile(memoryPath, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := obsIDs(f); ids != "obs-b,obs-a" { // the base's order, then what came back
+		t.Fatalf("after the merge: %s", ids)
+	}
+	// Without the revival the tombstone wins.
+	got, _, _ = MergeFile(memoryPath, removed, restored, removed)
+	if f, _ := memory.ParseIssueFile(memoryPath, got); obsIDs(f) != "obs-b" {
+		t.Fatalf("a plain restore: %s", obsIDs(f))
+	}
+}

@@ -45,6 +45,11 @@ type Tombstone struct {
 	// Hash is the removed thing's content hash (agentxHash), when it had
 	// one, so an audit can tell what exactly was removed.
 	Hash string `json:"hash,omitempty"`
+	// Revived marks the undoing of a removal (a checkpoint restore that
+	// brought the thing back): of the entries for one thing, the latest
+	// decides, so a revival outlives the tombstones merged in from other
+	// copies, and a later removal outlives the revival.
+	Revived bool `json:"revived,omitempty"`
 }
 
 // Set is a file's tombstones, at most one per kind and id, sorted by
@@ -53,21 +58,22 @@ type Set []Tombstone
 
 func key(kind, id string) string { return kind + "\x00" + id }
 
-// Has reports whether the thing of kind and id was removed.
+// Has reports whether the thing of kind and id was removed (and not
+// revived since).
 func (s Set) Has(kind, id string) bool {
 	i := sort.Search(len(s), func(i int) bool { return key(s[i].Kind, s[i].ID) >= key(kind, id) })
-	return i < len(s) && s[i].Kind == kind && s[i].ID == id
+	return i < len(s) && s[i].Kind == kind && s[i].ID == id && !s[i].Revived
 }
 
-// Union is every tombstone of the sets, once each (the first set's copy
-// of one named twice wins, or the earliest by At, so the result does not
-// depend on the order of the arguments beyond ties of identical time).
+// Union is the latest entry of each thing across the sets (by At; a tie
+// goes to the smaller encoding, so the result does not depend on the
+// order of the arguments).
 func Union(sets ...Set) Set {
 	byKey := map[string]Tombstone{}
 	for _, s := range sets {
 		for _, t := range s {
 			k := key(t.Kind, t.ID)
-			if old, ok := byKey[k]; ok && !earlier(t, old) {
+			if old, ok := byKey[k]; ok && !later(t, old) {
 				continue
 			}
 			byKey[k] = t
@@ -81,19 +87,18 @@ func Union(sets ...Set) Set {
 	return out
 }
 
-// earlier orders two tombstones of one thing: the earlier removal, then
-// the smaller encoding, so a union is symmetric.
-func earlier(a, b Tombstone) bool {
+// later orders two entries of one thing: the later act, then the smaller
+// encoding, so a union is symmetric.
+func later(a, b Tombstone) bool {
 	if a.At != b.At {
-		return a.At < b.At
+		return a.At > b.At
 	}
 	ea, _ := json.Marshal(a)
 	eb, _ := json.Marshal(b)
 	return string(ea) < string(eb)
 }
 
-// Add returns s with t in it (t replaces nothing: a thing removed twice
-// keeps its first tombstone).
+// Add returns s with t in it (the latest entry of a thing stands).
 func (s Set) Add(t ...Tombstone) Set { return Union(s, Set(t)) }
 
 // FromExtra reads the tombstones among a file's extra keys; where names

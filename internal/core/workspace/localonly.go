@@ -23,6 +23,10 @@ const (
 	// SearchIndexName is the memory store's derived search index inside
 	// `.agentx/memory/` (package memory writes it).
 	SearchIndexName = "search.idx"
+	// IndexRebuildName is the marker (and, with ".log", the output) of a
+	// memory index rebuild a hook left running in the background inside
+	// `.agentx/memory/` (package hookcmd writes it).
+	IndexRebuildName = "index-rebuild"
 )
 
 // Pattern is one gitignore pattern of content under `.agentx/` that never
@@ -38,7 +42,8 @@ type Pattern struct {
 
 // LocalOnly lists what stays local: locks and atomic-write temporaries, the
 // capture spool and transcript cursors, the store's crash markers, the
-// recall journal (and the batch being folded), this clone's writer id (a
+// recall journal (and the batch being folded), the marker and log of a
+// background index rebuild, this clone's writer id (a
 // copy committed and cloned would make two machines one writer), and the
 // derived indexes.
 func LocalOnly() []Pattern {
@@ -49,6 +54,7 @@ func LocalOnly() []Pattern {
 		{Glob: spoolName + "/"},
 		{Glob: cursorsName + "/"},
 		{Glob: "memory/" + MemoryPendingName + "/"},
+		{Glob: IndexRebuildName + "*"},
 		{Glob: recallJournalName + "*"},
 		{Glob: "state/" + WriterIDName},
 		{Glob: MonitorIndexName, Derived: true},

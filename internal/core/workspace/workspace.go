@@ -134,6 +134,10 @@ func (w Workspace) MemoryDir() string { return filepath.Join(w.Root, Dir, "memor
 // processed (local only).
 func (w Workspace) SpoolDir() string { return filepath.Join(w.MemoryDir(), spoolName) }
 
+// IndexRebuildFile is `.agentx/memory/index-rebuild`: the pid of a memory
+// index rebuild a hook left running in the background (local only).
+func (w Workspace) IndexRebuildFile() string { return filepath.Join(w.MemoryDir(), IndexRebuildName) }
+
 // CursorsDir is `.agentx/memory/cursors/`: how far each session's
 // transcript was captured (local only).
 func (w Workspace) CursorsDir() string { return filepath.Join(w.MemoryDir(), cursorsName) }

@@ -61,9 +61,10 @@ func TestGitBranch(t *testing.T) {
 
 // The generated .agentx/.gitignore is what init wrote before the patterns
 // moved here, plus the writer id (issue 13): repositories initialised by
-// older versions keep theirs, and a state-branch mirror skips exactly these.
+// older versions keep theirs, and a state-branch mirror skips exactly these;
+// then the marker of a background index rebuild (issue 20).
 func TestGitignoreContent(t *testing.T) {
-	want := "# local: locks, temporaries, spools, crash markers, this clone's writer id\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nrecall-pending.jsonl*\nstate/writer-id\n" +
+	want := "# local: locks, temporaries, spools, crash markers, this clone's writer id\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nindex-rebuild*\nrecall-pending.jsonl*\nstate/writer-id\n" +
 		"# derived: rebuilt from the JSON files when missing\n.monitor-index\nsearch.idx\n"
 	if got := string(Gitignore()); got != want {
 		t.Errorf("Gitignore() =\n%s\nwant\n%s", got, want)

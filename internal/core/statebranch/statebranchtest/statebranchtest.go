@@ -216,3 +216,16 @@ func Lost(path string, result []byte, sides ...[]byte) ([]string, error) {
 	sort.Strings(lost)
 	return lost, nil
 }
+
+// Live lists the ids of the records a document holds.
+func Live(path string, data []byte) ([]string, error) {
+	d, err := parseDoc(path, data)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range d.Records {
+		ids = append(ids, fmt.Sprint(r["id"]))
+	}
+	return ids, nil
+}

@@ -1,0 +1,83 @@
+package capture
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/memory"
+)
+
+// manyBullets is a session summary of n distinct decision bullets (each
+// differs from every other in several words), the shape that made the
+// old pairwise de-duplication quadratic: 20,000 took 30 s.
+func manyBullets(n int) string {
+	var b strings.Builder
+	b.WriteString("## Decisions\n")
+	for i := range n {
+		fmt.Fprintf(&b, "- Decided to route request %d through gateway shard%d with retry budget %d and cache tier t%d\n", i, i*7, i*13, i*31)
+	}
+	return b.String()
+}
+
+// De-duplication is near-linear: 20,000 distinct bullets must not take
+// seconds (the bound is generous for a loaded 2-core machine and the race
+// detector; the old quadratic pass took 30 s).
+func TestDedupeScalesToTwentyThousandBullets(t *testing.T) {
+	text := manyBullets(20000)
+	start := time.Now()
+	res := ParseSummary(text)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("20,000 bullets took %s", took)
+	}
+	if len(res.Candidates) == 0 || len(res.Candidates) > MaxPerCapture {
+		t.Fatalf("%d candidates", len(res.Candidates))
+	}
+}
+
+// Dedupe's result is the same as the pairwise definition: each candidate
+// dropped is at least threshold similar to an earlier kept one of its
+// category, each kept one is not.
+func TestDedupeMatchesPairwiseDefinition(t *testing.T) {
+	var cands []Candidate
+	words := []string{"cache", "redis", "session", "cookie", "jwt", "store", "lock", "file", "json", "sqlite"}
+	for i := range 400 {
+		var ws []string
+		for j := range 4 + i%5 {
+			ws = append(ws, words[(i*7+j*3)%len(words)], fmt.Sprintf("w%d", (i+j)%13))
+		}
+		cat := memory.Decision
+		if i%3 == 0 {
+			cat = memory.KeyFact
+		}
+		cands = append(cands, Candidate{Category: cat, Content: strings.Join(ws, " ")})
+	}
+	got := Dedupe(append([]Candidate(nil), cands...), DuplicateThreshold)
+	want := dedupePairwise(cands, DuplicateThreshold)
+	if len(got) != len(want) {
+		t.Fatalf("%d kept, pairwise %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Content != want[i].Content {
+			t.Fatalf("kept[%d] %q, pairwise %q", i, got[i].Content, want[i].Content)
+		}
+	}
+}
+
+func dedupePairwise(cands []Candidate, threshold float64) []Candidate {
+	var out []Candidate
+	for _, c := range cands {
+		dup := false
+		for _, k := range out {
+			if k.Category == c.Category && Similarity(Words(c.Content), Words(k.Content)) >= threshold {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, c)
+		}
+	}
+	return out
+}

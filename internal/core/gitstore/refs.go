@@ -1,0 +1,117 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Refs lists the refs whose names start with one of prefixes (all refs
+// when none is given), resolved to the object they name
+// (git for-each-ref PREFIX...).
+func (r *Repo) Refs(prefixes ...string) (map[string]plumbing.Hash, error) {
+	iter, err := r.st.IterReferences()
+	if err != nil {
+		return nil, fmt.Errorf("list refs: %w", err)
+	}
+	out := map[string]plumbing.Hash{}
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		name := ref.Name().String()
+		if ref.Type() != plumbing.HashReference || !hasPrefix(name, prefixes) {
+			return nil
+		}
+		out[name] = ref.Hash()
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list refs: %w", err)
+	}
+	return out, nil
+}
+
+func hasPrefix(name string, prefixes []string) bool {
+	if len(prefixes) == 0 {
+		return true
+	}
+	for _, p := range prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Reflogs returns every object id the reflogs of refs under prefixes
+// name (old and new values of each entry), by ref: the commits a branch
+// or a remote-tracking ref pointed at before, which a force-push or a
+// deletion left behind. git writes them for the refs it updates itself
+// (fetch, push); a missing log is no error.
+func (r *Repo) Reflogs(prefixes ...string) (map[string][]plumbing.Hash, error) {
+	out := map[string][]plumbing.Hash{}
+	dirs := []string{r.CommonDir}
+	if r.GitDir != r.CommonDir {
+		dirs = append(dirs, r.GitDir)
+	}
+	for _, dir := range dirs {
+		logs := filepath.Join(dir, "logs")
+		err := filepath.WalkDir(logs, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if d.IsDir() || !d.Type().IsRegular() {
+				return nil
+			}
+			rel, err := filepath.Rel(logs, p)
+			if err != nil {
+				return err
+			}
+			name := filepath.ToSlash(rel)
+			if !hasPrefix(name, prefixes) {
+				return nil
+			}
+			hashes, err := readReflog(p)
+			if err != nil {
+				return err
+			}
+			out[name] = append(out[name], hashes...)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read reflogs: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// readReflog reads "OLD NEW NAME <EMAIL> TIME TZ\tMESSAGE" lines.
+func readReflog(p string) ([]plumbing.Hash, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	var out []plumbing.Hash
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 {
+			continue
+		}
+		for _, s := range f[:2] {
+			if h := plumbing.NewHash(s); len(s) == 40 && !h.IsZero() {
+				out = append(out, h)
+			}
+		}
+	}
+	return out, sc.Err()
+}

@@ -1,0 +1,159 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+func newRepo(t *testing.T) *Repo {
+	t.Helper()
+	root := t.TempDir()
+	git(t, root, "init", "-q")
+	r, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func commitOf(t *testing.T, r *Repo, n int) plumbing.Hash {
+	t.Helper()
+	tree, err := r.WriteTree(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := r.WriteCommit(Commit{Tree: tree, Author: Signature{Name: "a", Email: "a@b", When: time.Unix(int64(n), 0)},
+		Message: fmt.Sprintf("c%d\n", n)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// A ref update goes through NAME.lock and leaves a reflog line, as git's
+// does; a lock held by someone else stops it, a stale one is taken over.
+func TestRefUpdateIsGitsProtocol(t *testing.T) {
+	r := newRepo(t)
+	const name = "refs/agentx/test"
+	c1, c2 := commitOf(t, r, 1), commitOf(t, r, 2)
+	if err := r.SetRef(name, c1); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SwapRef(name, c2, c1); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SwapRef(name, c1, c1); !errors.Is(err, ErrRefMoved) {
+		t.Fatalf("swap from a stale old value: %v", err)
+	}
+	if got := strings.TrimSpace(git(t, r.Top, "rev-parse", name)); got != c2.String() {
+		t.Fatalf("git reads %s, want %s", got, c2)
+	}
+	logs, err := r.Reflogs("refs/agentx/")
+	if err != nil || len(logs[name]) != 3 || logs[name][2] != c2 {
+		t.Fatalf("reflog %v %v", logs, err)
+	}
+	lock := filepath.Join(r.CommonDir, name+".lock")
+	if err := os.WriteFile(lock, []byte("partial"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Held (flocked) by a live agentx process: waited for, then refused.
+	holder, err := os.Open(lock)
+	if err != nil || !tryFlock(holder) {
+		t.Fatal("flock", err)
+	}
+	refLockWait = 300 * time.Millisecond
+	defer func() { refLockWait = 3 * time.Second }()
+	aged := time.Now().Add(-2 * time.Second)
+	_ = os.Chtimes(lock, aged, aged)
+	if err := r.SetRef(name, c1); !errors.Is(err, ErrRefLocked) {
+		t.Fatalf("with a live lock: %v", err)
+	}
+	_ = holder.Close()
+	if h, _ := r.Ref(name); h != c2 {
+		t.Fatalf("ref changed under a lock: %s", h)
+	}
+	// Left by a killed writer: nobody flocks it; past a second it is
+	// taken over (a SIGKILLed checkpoint create must not block the next).
+	old := time.Now().Add(-2 * time.Second)
+	if err := os.Chtimes(lock, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetRef(name, c1); err != nil {
+		t.Fatalf("a stale lock is taken over: %v", err)
+	}
+}
+
+// A writer SIGKILLed at any instant leaves the ref naming one of the
+// commits it was given, never an empty or torn file (go-git's own write
+// truncated the file first: a kill between left it empty).
+func TestRefSurvivesSIGKILL(t *testing.T) {
+	if dir := os.Getenv("AGENTX_REFWRITER"); dir != "" {
+		refWriterChild(dir)
+		return
+	}
+	r := newRepo(t)
+	const name = "refs/agentx/checkpoints"
+	var commits []plumbing.Hash
+	for i := range 8 {
+		commits = append(commits, commitOf(t, r, i))
+	}
+	if err := r.SetRef(name, commits[0]); err != nil {
+		t.Fatal(err)
+	}
+	valid := map[plumbing.Hash]bool{}
+	for _, c := range commits {
+		valid[c] = true
+	}
+	kills := 60
+	for i := range kills {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRefSurvivesSIGKILL$")
+		cmd.Env = append(os.Environ(), "AGENTX_REFWRITER="+r.Top)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(5+i%20) * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		_ = os.Remove(filepath.Join(r.CommonDir, name+".lock")) // as the stale-lock takeover would, later
+		data, err := os.ReadFile(filepath.Join(r.CommonDir, name))
+		if err != nil {
+			t.Fatalf("kill %d: the ref is gone: %v", i, err)
+		}
+		h := plumbing.NewHash(strings.TrimSpace(string(data)))
+		if !valid[h] {
+			t.Fatalf("kill %d: the ref holds %q", i, data)
+		}
+	}
+}
+
+// refWriterChild moves the ref through the commits the parent made, for
+// ever, until it is killed.
+func refWriterChild(dir string) {
+	r, err := Open(dir)
+	if err != nil {
+		os.Exit(3)
+	}
+	var commits []plumbing.Hash
+	out, err := exec.Command("git", "-C", dir, "rev-list", "--all", "--reflog").Output()
+	if err != nil {
+		os.Exit(3)
+	}
+	for _, l := range strings.Fields(string(out)) {
+		commits = append(commits, plumbing.NewHash(l))
+	}
+	for i := 0; ; i++ {
+		if len(commits) == 0 {
+			os.Exit(4)
+		}
+		_ = r.SetRef("refs/agentx/checkpoints", commits[i%len(commits)])
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package lock
+
+// oNoFollow: no such open flag here; symlinks need privileges to create.
+const oNoFollow = 0

@@ -1,0 +1,105 @@
+//go:build unix
+
+package statebranch_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/statebranch"
+)
+
+// hangingGit is a `git` that ignores SIGTERM and leaves a child holding
+// its stdout and stderr, as an ssh transport stuck on a dead network can:
+// it records the child's pid in $1/child.pid and never answers.
+const hangingGit = `#!/bin/sh
+trap '' TERM
+sleep 30 &
+echo $! > "$HANGING_DIR/child.pid"
+sleep 30
+`
+
+// The transport stays within its deadline even when git ignores SIGTERM
+// and a child of it holds the pipes: the whole process group is killed at
+// the deadline, and nothing of it is left running.
+func TestTransportKillsHangingGitAtTheDeadline(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "git")
+	if err := os.WriteFile(fake, []byte(hangingGit), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HANGING_DIR", dir)
+	g := statebranch.GitCLI{Dir: dir, Git: fake}
+	const budget = 400 * time.Millisecond
+	// The margin covers process start and a loaded machine; the transport
+	// before process groups waited a whole second for the child's pipes.
+	const margin = 500 * time.Millisecond
+
+	for _, op := range []string{"fetch", "push"} {
+		t.Run(op, func(t *testing.T) {
+			_ = os.Remove(filepath.Join(dir, "child.pid"))
+			ctx, cancel := context.WithTimeout(context.Background(), budget)
+			defer cancel()
+			start := time.Now()
+			var err error
+			if op == "fetch" {
+				_, err = g.Fetch(ctx, "origin", "agentx/state", "refs/remotes/origin/agentx/state")
+			} else {
+				err = g.Push(ctx, "origin", "agentx/state", strings.Repeat("a", 40))
+			}
+			took := time.Since(start)
+			if err == nil || !errors.Is(err, statebranch.ErrTransport) {
+				t.Fatalf("%s: want a transport error, got %v", op, err)
+			}
+			if !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "deadline exceeded") {
+				t.Errorf("%s: the error does not say the deadline passed: %v", op, err)
+			}
+			if took > budget+margin {
+				t.Errorf("%s returned after %s, past the budget %s + %s", op, took, budget, margin)
+			}
+			assertGone(t, filepath.Join(dir, "child.pid"))
+		})
+	}
+}
+
+// assertGone checks that the process whose pid is in file has exited
+// (killed with its group), waiting a moment for the kernel to reap it.
+func assertGone(t *testing.T, file string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("the fake git did not start its child: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		// A killed child of a killed shell is reparented to init, which
+		// reaps it; until then it is a zombie, which signal 0 still finds.
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) || zombie(pid) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	t.Errorf("the fake git's child %d outlived the deadline", pid)
+}
+
+func zombie(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// pid (comm) STATE ...: the state follows the last ')'.
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
