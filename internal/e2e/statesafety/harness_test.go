@@ -170,16 +170,15 @@ func hook(dir string, args ...string) (result, error) { return run(dir, agentxBi
 // killedSync starts `agentx-hook sync` in dir, kills it with SIGKILL after
 // delay, and waits until every process it started (git fetch, git push,
 // which a SIGKILL of their parent leaves running, as it would for a user)
-// has ended too, so that the next step sees a quiet repository.
-func killedSync(dir string, delay time.Duration) (finished bool, err error) {
+// has ended too (quiesce under world), so that the next step sees a quiet
+// repository.
+func killedSync(world, dir string, delay time.Duration) (finished bool, err error) {
 	cmd := exec.Command(agentxBin, "sync")
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return false, err
 	}
-	pgid := cmd.Process.Pid
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -189,44 +188,56 @@ func killedSync(dir string, delay time.Duration) (finished bool, err error) {
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		<-done
 	}
+	return finished, quiesce(world)
+}
+
+// busy says whether a process other than this one still works in dir:
+// its working directory or its command line is there (git -C DIR), and it
+// is no zombie (an orphan's zombie waits for init to reap it). agentx runs
+// git in process groups of its own and rebuilds the memory index in a
+// session of its own, so neither a process group nor the children of the
+// process started tell when everything a step started has ended.
+func busy(dir string) bool {
+	procs, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil || len(procs) == 0 {
+		return false // no /proc: nothing to wait for that can be seen
+	}
+	self := fmt.Sprint(os.Getpid())
+	for _, p := range procs {
+		if filepath.Base(p) == self {
+			continue
+		}
+		cwd, _ := os.Readlink(filepath.Join(p, "cwd"))
+		cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+		if !strings.HasPrefix(cwd, dir) && !bytes.Contains(cmdline, []byte(dir)) {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join(p, "stat"))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ...: comm may hold spaces.
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 {
+			if f := strings.Fields(string(stat[i+1:])); len(f) > 0 && (f[0] == "Z" || f[0] == "X") {
+				continue
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// quiesce waits until nothing works in dir any more (busy), at most a
+// minute.
+func quiesce(dir string) error {
 	deadline := time.Now().Add(time.Minute)
-	for groupAlive(pgid) {
+	for busy(dir) {
 		if time.Now().After(deadline) {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			return finished, fmt.Errorf("the children of a killed sync still ran after a minute")
+			return fmt.Errorf("processes still work in %s after a minute", dir)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return finished, nil
-}
-
-// groupAlive says whether a process of group pgid still runs. Zombies
-// do not count: an orphan's zombie waits for init to reap it, which can
-// take a second here.
-func groupAlive(pgid int) bool {
-	if syscall.Kill(-pgid, 0) != nil {
-		return false
-	}
-	stats, err := filepath.Glob("/proc/[0-9]*/stat")
-	if err != nil || len(stats) == 0 {
-		return true // no /proc: trust kill(2)
-	}
-	for _, p := range stats {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces.
-		i := bytes.LastIndexByte(data, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(data[i+1:]))
-		if len(f) >= 3 && f[2] == fmt.Sprint(pgid) && f[0] != "Z" && f[0] != "X" {
-			return true
-		}
-	}
-	return false
+	return nil
 }
 
 // Names of the places a world has.

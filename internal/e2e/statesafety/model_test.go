@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,16 +21,15 @@ import (
 
 // Defaults of the model-based test: what CI runs. A longer run sets
 // AGENTX_MODEL_SEQS (docs/PERFORMANCE.md); AGENTX_MODEL_SEED replays a
-// sequence a failure named (with AGENTX_MODEL_SEQS=1).
+// sequence a failure named (with AGENTX_MODEL_SEQS=1), or is "random";
+// AGENTX_MODEL_WORKERS sequences run at once (default: twice the cores,
+// since much of a step is spent waiting for git).
 const (
 	defaultSeqs = 64
 	// raceSeqs is the default under -race, shortSeqs under -short.
 	raceSeqs    = 12
 	shortSeqs   = 8
 	defaultSeed = 1
-	// defaultWorkers sequences run at once: most of a sequence's time is
-	// spent waiting for git and agentx-hook processes.
-	defaultWorkers = 4
 )
 
 func envInt(name string, def int64) int64 {
@@ -56,8 +56,11 @@ func TestModelSequences(t *testing.T) {
 		def = raceSeqs
 	}
 	seqs := envInt("AGENTX_MODEL_SEQS", def)
+	if modelEnv["AGENTX_MODEL_SEED"] == "random" {
+		modelEnv["AGENTX_MODEL_SEED"] = strconv.FormatInt(time.Now().UnixNano()%1e9, 10)
+	}
 	first := envInt("AGENTX_MODEL_SEED", defaultSeed)
-	workers := int(envInt("AGENTX_MODEL_WORKERS", defaultWorkers))
+	workers := int(envInt("AGENTX_MODEL_WORKERS", int64(2*runtime.GOMAXPROCS(0))))
 	start := time.Now()
 	var (
 		mu     sync.Mutex
@@ -317,6 +320,20 @@ func stepKind(desc string) string {
 
 func (s *sequence) pick(list []string) string { return list[s.rng.IntN(len(list))] }
 
+// pickKey picks one of m's keys (in sorted order, so that a seed replays);
+// false when m is empty.
+func pickKey[V any](s *sequence, m map[string]V) (string, bool) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	if len(keys) == 0 {
+		return "", false
+	}
+	sort.Strings(keys)
+	return s.pick(keys), true
+}
+
 func (s *sequence) uniq(prefix string) string {
 	s.n++
 	return fmt.Sprintf("%s%d-%d", prefix, s.seed, s.n)
@@ -352,9 +369,12 @@ func (s *sequence) step() {
 
 func (s *sequence) anyTree() string { return s.pick(treeNames) }
 
+// hook runs agentx-hook in tree and waits for what it left running in
+// the background (a memory index rebuild) to end.
 func (s *sequence) hook(tree string, args ...string) result {
 	res, err := hook(s.w.tree(tree), args...)
 	s.must(err)
+	s.must(quiesce(s.w.dir))
 	return res
 }
 
@@ -445,16 +465,11 @@ func (s *sequence) compact() {
 func (s *sequence) remove() {
 	tree := s.anyTree()
 	h := s.last["local "+tree]
-	var ids []string
-	for id := range h.obsIDs {
-		ids = append(ids, id)
-	}
-	if len(ids) == 0 {
+	id, ok := pickKey(s, h.obsIDs)
+	if !ok {
 		s.memoryAdd()
 		return
 	}
-	sort.Strings(ids)
-	id := s.pick(ids)
 	res := s.hook(tree, "memory", "remove", id)
 	if res.code == 0 {
 		// A removed summary takes its members' text with it: they may
@@ -541,7 +556,7 @@ func (s *sequence) hookRun(verb string) {
 func (s *sequence) killSync() {
 	tree := s.anyTree()
 	delay := time.Duration(s.rng.IntN(250)) * time.Millisecond
-	finished, err := killedSync(s.w.tree(tree), delay)
+	finished, err := killedSync(s.w.dir, s.w.tree(tree), delay)
 	s.must(err)
 	what := "killed"
 	if finished {
@@ -642,16 +657,11 @@ func (s *sequence) corruptLocal() {
 	tree := s.anyTree()
 	files, err := localFiles(s.w.tree(tree))
 	s.must(err)
-	var names []string
-	for p := range files {
-		names = append(names, p)
-	}
-	if len(names) == 0 {
+	p, ok := pickKey(s, files)
+	if !ok {
 		s.memoryAdd()
 		return
 	}
-	sort.Strings(names)
-	p := s.pick(names)
 	s.must(os.WriteFile(filepath.Join(s.w.tree(tree), ".agentx", filepath.FromSlash(p)), []byte("{\"clarifications\": [ junk\n"), 0o644))
 	s.after(fmt.Sprintf("%s: junk written over .agentx/%s", tree, p), "")
 }
@@ -817,6 +827,9 @@ func (s *sequence) checkFinal() {
 
 // branchFiles reads the state branch's state files with git show.
 func (s *sequence) branchFiles() map[string][]byte {
+	if tip, _ := s.remoteGit(nil, "rev-parse", "--verify", "-q", "refs/heads/"+stateBranch); tip == "" {
+		return nil // no branch: it holds nothing
+	}
 	names, err := s.remoteGit(nil, "ls-tree", "-r", "--name-only", "refs/heads/"+stateBranch)
 	if err != nil {
 		s.findf("the state branch cannot be read after the final syncs: %v", err)

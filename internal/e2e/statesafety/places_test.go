@@ -407,8 +407,9 @@ func userState(dir string) (string, error) {
 			fmt.Fprintf(&b, "status %s\n", line)
 		}
 	}
-	stash, err := mustGit(dir, "stash", "list")
-	if err != nil {
+	// git stash list is this reflog.
+	stash, err := os.ReadFile(filepath.Join(commonDir, "logs", "refs", "stash"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
 	fmt.Fprintf(&b, "stash %s\n", stash)

@@ -30,6 +30,9 @@ func newScenario(t *testing.T) *scenario {
 func (s *scenario) run(tree string, args ...string) result {
 	s.t.Helper()
 	res, err := hook(s.w.tree(tree), args...)
+	if err == nil {
+		err = quiesce(s.w.dir)
+	}
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -55,6 +58,14 @@ func (s *scenario) git(tree string, args ...string) string {
 	return out
 }
 
+// sync runs a sync in each tree in turn, each of which must succeed.
+func (s *scenario) sync(trees ...string) {
+	s.t.Helper()
+	for _, tree := range trees {
+		s.ok(tree, "sync")
+	}
+}
+
 // request records a clarification in tree and remembers its question.
 func (s *scenario) request(tree, q string) {
 	s.t.Helper()
@@ -77,9 +88,7 @@ func (s *scenario) shared() {
 	s.remember("a", "Chose gRPC streaming for the telemetry feed")
 	s.request("b", "Postgres or SQLite for the audit store?")
 	s.remember("b", "Kept REST for the admin API")
-	for _, tree := range []string{"a", "b", "c", "w", "a", "b"} {
-		s.ok(tree, "sync")
-	}
+	s.sync("a", "b", "c", "w", "a", "b")
 	s.expect("after the first syncs", "local a", "local b", "local c", "local w", "branch "+stateBranch)
 }
 
@@ -120,9 +129,7 @@ func TestCleanThenHookStartAndFinish(t *testing.T) {
 	s.ok("a", "hook", "start", "--agent", "engineer", "--issue", "1")
 	s.expect("after git clean and hook start", "local a")
 	s.ok("a", "hook", "finish", "--agent", "engineer", "--issue", "1")
-	for _, tree := range []string{"b", "c", "w", "a"} {
-		s.ok(tree, "sync")
-	}
+	s.sync("b", "c", "w", "a")
 	s.expect("after hook finish and a sync everywhere", everywhere...)
 }
 
@@ -159,9 +166,7 @@ func TestDeletedBranchThenFetchPrune(t *testing.T) {
 	s.git("a", "fetch", "-q", "--prune", "origin")
 	s.ok("a", "sync")
 	s.expect("after a's sync", "local a", "branch "+stateBranch)
-	for _, tree := range []string{"b", "c", "w"} {
-		s.ok(tree, "sync")
-	}
+	s.sync("b", "c", "w")
 	s.expect("after a sync everywhere", everywhere...)
 }
 
@@ -178,9 +183,7 @@ func TestDeletedBranchThenFreshCloneSyncsFirst(t *testing.T) {
 	s.w.trees["d"] = filepath.Join(s.w.dir, "d")
 	s.remember("d", "The fresh clone's own first decision")
 	s.ok("d", "sync")
-	for _, tree := range []string{"a", "b", "c", "w", "d"} {
-		s.ok(tree, "sync")
-	}
+	s.sync("a", "b", "c", "w", "d")
 	s.expect("after a sync everywhere", append(everywhere, "local d")...)
 }
 
@@ -194,9 +197,7 @@ func TestReaddedWorktreeRestoresInsteadOfDeleting(t *testing.T) {
 	s.git("a", "worktree", "add", "-q", "../w", "w")
 	s.ok("w", "sync")
 	s.expect("after the new worktree's first sync", "local w", "branch "+stateBranch)
-	for _, tree := range []string{"a", "b", "c"} {
-		s.ok(tree, "sync")
-	}
+	s.sync("a", "b", "c")
 	s.expect("after a sync everywhere", everywhere...)
 }
 
@@ -210,9 +211,7 @@ func TestForcePushToAnOlderCommitKeepsWhatIsNewer(t *testing.T) {
 	old := s.git("b", "rev-parse", "origin/"+stateBranch)
 	s.shared()
 	s.git("b", "push", "-q", "--force", "origin", old+":refs/heads/"+stateBranch)
-	for _, tree := range []string{"c", "b", "a", "w", "c"} {
-		s.ok(tree, "sync")
-	}
+	s.sync("c", "b", "a", "w", "c")
 	s.expect("after the force-push and a sync everywhere", everywhere...)
 }
 
@@ -259,8 +258,6 @@ func TestUnparsableLedgerOnTheBranchNeverReplacesAValidCopy(t *testing.T) {
 		t.Errorf("sync meeting an unparsable ledger on the branch: want a non-zero exit naming the file, got %s", res)
 	}
 	s.expect("after a's sync", "local a", "branch "+stateBranch)
-	for _, tree := range []string{"b", "c", "w"} {
-		s.ok(tree, "sync")
-	}
+	s.sync("b", "c", "w")
 	s.expect("after a sync everywhere", everywhere...)
 }
