@@ -280,34 +280,43 @@ var (
 // of t's.
 func newWorld(t testing.TB) *world {
 	t.Helper()
+	w, err := makeWorld(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// makeWorld copies the world template (built once) into dir; it is safe
+// on any goroutine.
+func makeWorld(dir string) (*world, error) {
 	templateOnce.Do(func() {
 		templateDir = filepath.Join(scratch, "template")
 		templateErr = buildTemplate(templateDir)
 	})
 	if templateErr != nil {
-		t.Fatalf("world template: %v", templateErr)
+		return nil, fmt.Errorf("world template: %w", templateErr)
 	}
-	dir := t.TempDir()
 	if err := copyTree(templateDir, dir); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	// The worktree's links are absolute paths: point them at the copy.
 	for _, f := range []string{filepath.Join(dir, "w", ".git"), filepath.Join(dir, "a", ".git", "worktrees", "w", "gitdir")} {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if err := os.WriteFile(f, bytes.ReplaceAll(data, []byte(templateDir), []byte(dir)), 0o644); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 	}
 	w := openWorld(dir)
 	data, err := os.ReadFile(filepath.Join(w.tree("a"), ".agentx", "agentx.toml"))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	w.toml = string(data)
-	return w
+	return w, nil
 }
 
 func openWorld(dir string) *world {

@@ -197,7 +197,9 @@ func (s *sequence) run() {
 		}
 	}()
 	t0 := time.Now()
-	s.w = newWorld(s.t)
+	w, err := makeWorld(s.t.TempDir())
+	s.must(err)
+	s.w = w
 	t1 := time.Now()
 	for _, n := range treeNames {
 		st, err := userState(s.w.tree(n))
@@ -310,7 +312,7 @@ func stepKind(desc string) string {
 	}
 	var words []string
 	for _, w := range strings.Fields(desc) {
-		if strings.HasPrefix(w, "-") && w != "-xfd" || strings.HasPrefix(w, "[") || strings.ContainsAny(w, "0123456789\"/;(") {
+		if strings.HasPrefix(w, "-") && w != "-xfd" || strings.HasPrefix(w, "[") && strings.HasSuffix(w, "s]") || strings.ContainsAny(w, "0123456789\"/;(=") {
 			break
 		}
 		words = append(words, w)
