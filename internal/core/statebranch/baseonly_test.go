@@ -1,9 +1,12 @@
 package statebranch_test
 
 import (
+	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	sbt "github.com/agentx-dev/agentx/internal/core/statebranch/statebranchtest"
@@ -63,5 +66,30 @@ func TestDeletedBranchWithoutPruneIsPushedBack(t *testing.T) {
 	}
 	if got := sbt.Git(t, remote, "ls-tree", "--name-only", "-r", "refs/heads/agentx/state"); got == "" {
 		t.Error("the branch was not pushed back")
+	}
+}
+
+// A sync killed while it moved the tracking ref leaves that ref's lock
+// file (refs/remotes/origin/agentx/state.lock). agentx takes such a lock
+// over (unflocked and older than a second), but the sync's git fetch comes
+// first and fails on it ("cannot lock ref"), so every later sync of the
+// clone, and the user's own git fetch, fail until a person deletes it.
+// Found by internal/e2e/statesafety (seeds 20251, 20309, 20504).
+func TestStaleTrackingRefLockOfAKilledSync(t *testing.T) {
+	_, a, b := syncedPair(t)
+	lockFile := filepath.Join(a.dir, ".git", "refs", "remotes", "origin", "agentx", "state.lock")
+	sbt.WriteFile(t, lockFile, sbt.Git(t, a.dir, "rev-parse", "refs/remotes/origin/agentx/state")+"\n")
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(lockFile, old, old); err != nil {
+		t.Fatal(err)
+	}
+	b.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-002"))
+	b.sync()
+	o := a.opts
+	if _, err := statebranch.Sync(context.Background(), o); err != nil {
+		t.Fatalf("sync with a dead writer's ref lock: %v", err)
+	}
+	if got := sbt.IDs(t, a.read(ledger1)); !slices.Equal(got, []string{"CLR-1-001", "CLR-1-002"}) {
+		t.Errorf("local %v", got)
 	}
 }
