@@ -142,6 +142,22 @@ type HooksSettings struct {
 	// past it, the steps not begun are skipped, named in one warning, and
 	// the hook exits 0 (default DefaultHookDeadline).
 	Deadline Duration `toml:"deadline"`
+	// DefaultAgent is the agent a hook session is when neither --agent,
+	// $AGENTX_AGENT nor the host's payload names one (Codex's and
+	// Copilot's never do): a first session works with no other setup.
+	DefaultAgent string `toml:"default_agent"`
+}
+
+// FallbackAgent is the hooks' agent when [hooks] default_agent is not set
+// either: the one the git post-commit hook records commits as.
+const FallbackAgent = "engineer"
+
+// DefaultAgentOr is [hooks] default_agent, or FallbackAgent.
+func (h HooksSettings) DefaultAgentOr() string {
+	if h.DefaultAgent == "" {
+		return FallbackAgent
+	}
+	return h.DefaultAgent
 }
 
 // DefaultHookDeadline is a hook's overall deadline when [hooks] deadline is
