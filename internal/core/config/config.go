@@ -338,6 +338,9 @@ func ParseConfig(path string, data []byte) (Config, error) {
 	if err != nil {
 		return c, tomlErr(path, err)
 	}
+	if err := checkConfig(path, &c); err != nil {
+		return c, err
+	}
 	c.WarningsAt = warnings(path, data, md, c)
 	for _, w := range c.WarningsAt {
 		c.Warnings = append(c.Warnings, w.String())
@@ -353,6 +356,9 @@ func ParseWorkflow(path string, data []byte) (Workflow, error) {
 	}
 	if _, err := toml.Decode(string(data), &w); err != nil {
 		return w, tomlErr(path, err)
+	}
+	if err := checkWorkflow(path, &w); err != nil {
+		return w, err
 	}
 	if w.Name == "" {
 		w.Name = strings.TrimSuffix(filepath.Base(path), ".toml")
