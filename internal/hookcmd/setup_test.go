@@ -2,8 +2,8 @@ package hookcmd
 
 import (
 	"strings"
-	"time"
 	"testing"
+	"time"
 )
 
 func TestMergeHostHooks(t *testing.T) {
