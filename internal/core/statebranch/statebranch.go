@@ -164,6 +164,9 @@ type Result struct {
 	// Diverged is set when the remote history was not the one of the
 	// last sync.
 	Diverged *Divergence `json:"diverged,omitempty"`
+	// Notes are repairs the sync made on the way (a stale git ref lock
+	// removed), each said once.
+	Notes []string `json:"notes,omitempty"`
 	// Commit is the commit made on the branch ("" when nothing changed);
 	// Created is set when it started the branch's history.
 	Commit  string `json:"commit,omitempty"`
@@ -366,6 +369,11 @@ func (s *syncer) run(ctx context.Context) error {
 // has them, fetched first when fetch is set.
 func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[string]gitstore.Entry, error) {
 	if fetch {
+		if removed, err := s.r.ClearStaleRefLock(s.tracking()); err != nil {
+			return plumbing.ZeroHash, nil, err
+		} else if removed {
+			s.res.Notes = append(s.res.Notes, "removed "+s.tracking()+".lock, left by a git that was killed (no process held it): fetches work again")
+		}
 		start := time.Now()
 		exists, err := s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
 		s.res.Fetches++
