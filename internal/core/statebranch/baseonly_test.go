@@ -1,0 +1,49 @@
+package statebranch_test
+
+import (
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/statebranch"
+	sbt "github.com/agentx-dev/agentx/internal/core/statebranch/statebranchtest"
+)
+
+// A file that only the last synchronised base holds, missing both locally
+// (git clean -xfd) and on the branch (the branch deleted, or a new
+// state_branch), is "not here yet" on both sides: the sync restores it
+// and pushes it back. (Found by internal/e2e/statesafety: the scan took
+// "absent on both sides" for "equal on both sides" and skipped the file,
+// then the base moved on without it, and it was gone.)
+func TestFileOnlyTheBaseHoldsIsRestored(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		branch string
+		remove func(t *testing.T, a, b *agent)
+	}{
+		{"branch deleted and pruned", "agentx/state", func(t *testing.T, a, b *agent) {
+			sbt.Git(t, b.dir, "push", "--quiet", "origin", "--delete", "agentx/state")
+			sbt.Git(t, a.dir, "fetch", "--quiet", "--prune", "origin")
+		}},
+		{"state_branch changed", "agentx/state2", func(*testing.T, *agent, *agent) {}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			remote, a, b := syncedPair(t)
+			tc.remove(t, a, b)
+			if err := os.Remove(a.path(ledger1)); err != nil { // git clean -xfd
+				t.Fatal(err)
+			}
+			res := a.sync(func(o *statebranch.Options) { o.Branch = tc.branch })
+			data, err := os.ReadFile(a.path(ledger1))
+			if err != nil {
+				t.Fatalf("not restored locally (%v): %+v", err, res)
+			}
+			if got := sbt.IDs(t, data); !slices.Equal(got, []string{"CLR-1-001"}) {
+				t.Errorf("local %v", got)
+			}
+			if got := sbt.Git(t, remote, "ls-tree", "--name-only", "-r", "refs/heads/"+tc.branch); got == "" {
+				t.Errorf("%s holds nothing: %+v", tc.branch, res)
+			}
+		})
+	}
+}
