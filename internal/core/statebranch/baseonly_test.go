@@ -47,3 +47,21 @@ func TestFileOnlyTheBaseHoldsIsRestored(t *testing.T) {
 		})
 	}
 }
+
+// The branch deleted on the remote by another clone, and this clone's
+// tracking ref not pruned: the fetch finds no branch, so the remote is
+// gone (not the stale tracking ref's tip, which equals the base and hides
+// the deletion): the sync says so and pushes the state back. (Found by
+// internal/e2e/statesafety, seed 10046: such a clone said nothing and
+// pushed nothing until another clone recreated the branch.)
+func TestDeletedBranchWithoutPruneIsPushedBack(t *testing.T) {
+	remote, a, b := syncedPair(t)
+	sbt.Git(t, b.dir, "push", "--quiet", "origin", "--delete", "agentx/state")
+	res := a.sync()
+	if res.Diverged == nil || res.Diverged.Reason != "gone" || !res.Pushed {
+		t.Errorf("after the deletion: diverged %+v, pushed %v", res.Diverged, res.Pushed)
+	}
+	if got := sbt.Git(t, remote, "ls-tree", "--name-only", "-r", "refs/heads/agentx/state"); got == "" {
+		t.Error("the branch was not pushed back")
+	}
+}
