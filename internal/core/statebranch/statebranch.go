@@ -382,6 +382,15 @@ func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[str
 			return plumbing.ZeroHash, nil, err
 		}
 		s.res.RemoteExists = exists
+		if !exists {
+			// The remote has no branch: a tracking ref left from before
+			// (not pruned) is stale, and read as the remote it would hide
+			// the deletion (its tip is the base: nothing said, nothing
+			// pushed back).
+			if err := s.r.RemoveRef(s.tracking()); err != nil {
+				return plumbing.ZeroHash, nil, err
+			}
+		}
 	}
 	tip, err := s.r.Ref(s.tracking())
 	if err != nil {
@@ -455,9 +464,16 @@ func (s *syncer) merge(ctx context.Context, base, theirs map[string]gitstore.Ent
 		seen[p] = true
 		t, inTheirs := theirs[p]
 		o, inLocal := local[p]
-		if inTheirs == inLocal && (!inTheirs || t.Hash == o.Hash) {
+		_, inBase := base[p]
+		switch {
+		case inTheirs && inLocal && t.Hash == o.Hash:
+			return // equal on both sides
+		case !inTheirs && !inLocal && !inBase:
 			return
 		}
+		// Absent on both sides but in the base (cleaned away here, the
+		// branch deleted or renamed there) is "not here yet" on both:
+		// the base's copy comes back.
 		todo = append(todo, p)
 	}
 	for p := range local {
