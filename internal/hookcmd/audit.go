@@ -12,6 +12,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
+	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 // AuditTrail returns the workspace's audit trail, naming this program and
@@ -88,9 +89,11 @@ func parseAudit(a *App, args []string) (*auditOptions, error) {
 		o.Ref, err = stateBranchRef("audit", o.StateBranch, pos)
 	}
 	if err == nil && *issue != "" {
-		n, cerr := strconv.Atoi(*issue)
-		if cerr != nil || n < 0 {
-			err = usagef("--issue %q is not an issue number", *issue)
+		// The rule every command applies (1 to 10^9, digits only): 0 here
+		// would mean "no filter", +1 and 1000000001 were taken as given.
+		n, verr := validate.Issue(*issue)
+		if verr != nil {
+			err = usagef("--issue: %v", verr)
 		}
 		o.Issue = n
 	}

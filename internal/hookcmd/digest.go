@@ -13,7 +13,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 )
 
-const digestUsage = `digest [--days 7] [--since DATE --until DATE] [--format md|json] [--json]
+const digestUsage = `digest [--days 7] [--since DATE --until DATE] [--format md|json] [--json] [--save | --out FILE]
 
 The weekly digest: clarifications opened, settled (resolved without a person,
 resolved with one, escalated, abandoned) and still open, the SPEC's targets
@@ -22,15 +22,19 @@ deadlocks), by agent pair and by issue, recurring topics and memory figures,
 each beside the previous window of the same length.
 
 The window is the last --days days, or [--since, --until) (dates like
-2026-11-16 or ISO timestamps; --until defaults to now). The Markdown is also
-written to .agentx/digests/DIGEST-<ISO year>-W<ISO week>.md, named after the
-ISO week of the window's middle.`
+2026-11-16 or ISO timestamps; --until defaults to now). It prints and writes
+nothing; --save also files the Markdown under .agentx/digests/: a 7-day
+window as DIGEST-<ISO year>-W<ISO week>.md (the ISO week of the window's
+middle), any other as DIGEST-<since>_<until>.md, so --days 30 never replaces
+a week's file; --out FILE writes it to FILE instead.`
 
 // digestOptions is `digest`'s command line.
 type digestOptions struct {
 	Days         int
 	Since, Until string
 	Format       string // md or json (--json is --format json)
+	Save         bool   // file it under .agentx/digests/
+	Out          string // write the Markdown to this file
 }
 
 func (o *digestOptions) jsonMode() bool { return o.Format == "json" }
@@ -42,6 +46,8 @@ func parseDigest(a *App, args []string) (*digestOptions, error) {
 	flags.StringVar(&o.Since, "since", "", "window start: a `DATE` (2026-11-16) or ISO timestamp")
 	flags.StringVar(&o.Until, "until", "", "window end, exclusive: a `DATE` or ISO timestamp (default now)")
 	flags.StringVar(&o.Format, "format", "md", "output `form`: md or json")
+	flags.BoolVar(&o.Save, "save", false, "also file the Markdown under .agentx/digests/ (a week's file for a 7-day window)")
+	flags.StringVar(&o.Out, "out", "", "also write the Markdown to `FILE`")
 	asJSON := flags.Bool("json", false, "same as --format json")
 	pos, err := parse(flags, args)
 	if *asJSON {
@@ -55,6 +61,9 @@ func parseDigest(a *App, args []string) (*digestOptions, error) {
 	}
 	if o.Format != "md" && o.Format != "json" {
 		return o, usagef("digest: --format is md or json, not %q", o.Format)
+	}
+	if o.Save && o.Out != "" {
+		return o, usagef("digest: --save and --out exclude each other")
 	}
 	return o, nil
 }
@@ -99,11 +108,21 @@ func runDigest(ctx context.Context, a *App, o *digestOptions) error {
 	rep := digest.Compute(in, opt)
 	text := digest.Markdown(rep, nil)
 
-	// The file is the old tool's weekly record; a workspace that was never
-	// initialised gets no .agentx/ from a read-only report.
+	// A report writes nothing unless asked: --save files it (the old
+	// tool's weekly record, under the week's name only for a week's
+	// window), --out where the user says.
 	file := ""
-	if _, err := os.Stat(ws.AgentxDir()); err == nil {
-		file = filepath.Join(ws.AgentxDir(), "digests", digest.FileName(rep.Window))
+	switch {
+	case o.Out != "":
+		file = o.Out
+	case o.Save:
+		if _, err := os.Stat(ws.AgentxDir()); err != nil {
+			return errcode.New(errcode.InvalidInput, "digest --save: no .agentx/ in %s", ws.Root).
+				WithHint("run `agentx-hook init` first, or use --out FILE")
+		}
+		file = filepath.Join(ws.AgentxDir(), "digests", digestFileName(rep.Window))
+	}
+	if file != "" {
 		if err := atomicfile.Write(file, []byte(text), atomicfile.Options{}); err != nil {
 			return fmt.Errorf("write digest: %w", err)
 		}
@@ -142,4 +161,14 @@ func digestWindow(a *App, days int, sinceS, untilS string) (digest.Window, error
 			since.UTC().Format(time.RFC3339), until.Format(time.RFC3339))
 	}
 	return digest.Window{Since: since.UTC(), Until: until}, nil
+}
+
+// digestFileName is the file --save writes: the ISO week's name for a
+// window of exactly seven days, the window's dates for any other (a
+// 30-day digest must not replace a week's).
+func digestFileName(w digest.Window) string {
+	if w.Until.Sub(w.Since) == 7*24*time.Hour {
+		return digest.FileName(w)
+	}
+	return "DIGEST-" + w.Since.UTC().Format("2006-01-02") + "_" + w.Until.UTC().Format("2006-01-02") + ".md"
 }

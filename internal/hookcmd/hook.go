@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
 	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
@@ -35,7 +36,8 @@ agent done (or keeps it blocked while its blocking request still waits).
 The issue is --issue, else $AGENTX_ISSUE, else the branch name (42-fix-login,
 feat/42-x, issue-42, gh-42), else none. The agent is --agent, else
 $AGENTX_AGENT, else the host payload's agent_type (Claude Code names the agent
-of ` + "`claude --agent NAME`" + `); it must match [a-z0-9][a-z0-9-]* and be one the
+of ` + "`claude --agent NAME`" + `), else [hooks] default_agent (init writes
+engineer), else engineer; it must match [a-z0-9][a-z0-9-]* and be one the
 workflows or config name. A JSON payload on stdin (Claude Code's session_id,
 transcript_path, hook_event_name, cwd) is read when present, within 200 ms
 for a first byte and 500 ms after it.
@@ -164,6 +166,19 @@ func (a *App) hookSkipped(jsonMode bool, event, why string) {
 	}
 }
 
+// hookSkippedHost says that a hook did nothing in the host's own channel
+// too: Claude Code hides a successful hook's stderr, so a user would only
+// see nothing happen. SessionStart's JSON carries a systemMessage (shown
+// to the user) and the same line as context for the agent.
+func (a *App) hookSkippedHost(format, event, why string) {
+	if event != "start" || format != "claude" && format != "codex" {
+		return
+	}
+	msg := "agentx did nothing this session: " + why
+	_ = writeJSON(a.Stdout, map[string]any{"systemMessage": msg, "hookSpecificOutput": map[string]string{
+		"hookEventName": "SessionStart", "additionalContext": msg}})
+}
+
 func hookErrText(err error) string {
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -223,7 +238,13 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 		in.Agent = payloadAgent
 	}
 	if in.Agent == "" {
-		return usagef("hook %s needs --agent, $AGENTX_AGENT or a host payload naming the agent", event)
+		// Nothing named the agent (Codex and Copilot payloads never do):
+		// the workspace's default, so a first session works with no setup
+		// beyond `setup`.
+		in.Agent = config.FallbackAgent
+		if cfg, err := a.Config(); err == nil {
+			in.Agent = cfg.Config.Hooks.DefaultAgentOr()
+		}
 	}
 	if cwd := in.Stdin.Payload.Cwd; cwd != "" && filepath.IsAbs(cwd) && a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
 		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() {
@@ -232,10 +253,12 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 	}
 	if why, ok := a.inWorkspace("hook " + event); !ok {
 		a.hookSkipped(o.jsonMode(), event, why)
+		a.hookSkippedHost(o.Format, event, why)
 		return nil
 	}
 	if why, ok := a.agentAccepted(in.Agent); !ok {
 		a.hookSkipped(o.jsonMode(), event, why)
+		a.hookSkippedHost(o.Format, event, why)
 		return nil
 	}
 	issue, ok, err := a.issueFor(ctx, o.Issue)

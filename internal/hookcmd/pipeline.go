@@ -248,6 +248,10 @@ type recallRequest struct {
 	Used   int
 	// NoIndex recalls from the issue's own file alone (issueOnly).
 	NoIndex bool
+	// Preview shows what a recall would inject without it counting as
+	// one: no recall counts, no memory-recalled event (`memory recall`
+	// printing text or JSON for a person or a script).
+	Preview bool
 }
 
 // recallBudget is the characters the section body may take.
@@ -287,7 +291,7 @@ func (a *App) recall(ctx context.Context, req recallRequest) (recall.Result, err
 	res := recall.Select(recall.Rank(cands, kw, now), recall.Options{
 		Agent: req.Agent, Issue: req.Issue, HasIssue: req.HasIssue, Query: req.Query,
 		MaxChars: budget, CLI: a.cliName()})
-	if len(res.Shown) == 0 {
+	if len(res.Shown) == 0 || req.Preview {
 		return res, nil
 	}
 	if err := journal.Append(res.IDs()); err != nil {
@@ -447,7 +451,9 @@ overlap with the query, the branch name, open clarifications and recent
 commits), within [memory] max_tokens and the host's own ceiling (claude:
 10,000 characters, codex: about 2,500 tokens). --write-instructions writes
 it to ` + instructionsFile + ` for GitHub Copilot, which ignores what a
-sessionStart hook prints.`
+sessionStart hook prints. Text and --json are a preview: they do not count
+as a recall; --format claude|codex and --write-instructions inject it, and
+count.`
 
 // recallOptions is `memory recall`'s command line.
 type recallOptions struct {
@@ -496,6 +502,9 @@ func parseRecall(a *App, args []string) (*recallOptions, error) {
 	if *write {
 		opts.req.Host = "copilot"
 	}
+	// Text and JSON are read by a person or a script: a preview. The host
+	// forms (claude, codex) and the Copilot instructions inject it.
+	opts.req.Preview = !*write && (*format == "text" || *format == "json")
 	return opts, nil
 }
 

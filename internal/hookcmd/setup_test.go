@@ -3,6 +3,7 @@ package hookcmd
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMergeHostHooks(t *testing.T) {
@@ -89,5 +90,27 @@ func TestEnableCodexHooks(t *testing.T) {
 				t.Fatalf("got %q, %v; want %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// A settings file that is not unambiguous JSON is left untouched: invalid
+// UTF-8 (the decoder would write U+FFFD over it), a key twice in one
+// object (the user's first block would be dropped), nesting far past any
+// real file (20,000 deep took 19 s and 6.3 GB) refused at once.
+func TestSetupRefusesAmbiguousSettings(t *testing.T) {
+	h := hostsFor(&setupOptions{Claude: true})[0]
+	cases := map[string][]byte{
+		"invalid UTF-8": []byte("{\"x\": \"caf\xe9\"}\n"),
+		"duplicate key": []byte(`{"hooks": {"Stop": []}, "hooks": {"SessionStart": []}}`),
+		"deep":          []byte(strings.Repeat(`{"a":`, 20000) + "1" + strings.Repeat("}", 20000)),
+	}
+	for name, data := range cases {
+		start := time.Now()
+		if _, err := mergeHostHooks(data, true, h, ""); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+			t.Errorf("%s: %v", name, err)
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("%s: refused in %s", name, took)
+		}
 	}
 }

@@ -202,6 +202,9 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 		return nilIfNone(failure)
 	}
 	fmt.Fprintln(a.Stdout, syncSummary(res))
+	for _, n := range res.Notes {
+		fmt.Fprintln(a.Stdout, "sync: "+n)
+	}
 	if d := res.Diverged; d != nil {
 		fmt.Fprintln(a.Stdout, divergenceLine(res))
 	}
@@ -540,6 +543,11 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 	}
 	if res != nil && res.Diverged != nil {
 		a.warn("%s", divergenceLine(res))
+	}
+	if res != nil {
+		for _, n := range res.Notes {
+			a.warn("state branch: %s", n)
+		}
 	}
 	for _, r := range mlog.Renamed {
 		a.warn("%s", renameLine(r))

@@ -18,14 +18,15 @@ type Command struct {
 
 // ParseCommand finds the `/clarify` command in a comment: the first line a
 // reader sees as text (not in a fenced or indented code block, not in an
-// HTML comment, not quoted) that starts with it. A command must be visible
+// HTML comment, not quoted, not a lazy continuation of a quote) that starts
+// with it. A command must be visible
 // to be run: what GitHub hides cannot act. The text is the rest of that line
 // and every line after it, with HTML comments removed. found is false when
 // the comment holds no command at all; err describes a malformed one.
 func ParseCommand(body string) (cmd Command, found bool, err error) {
 	lines := visibleLines(body)
 	for i, line := range lines {
-		if !line.prose {
+		if !line.prose || line.quoted {
 			continue
 		}
 		trimmed := strings.TrimSpace(line.text)

@@ -21,6 +21,10 @@ func TestParseCommand(t *testing.T) {
 		{"crlf", "/clarify abandon CLR-7-002 no longer needed\r\n", Command{"abandon", "CLR-7-002", "no longer needed"}, true, ""},
 		{"fenced example", "```\n/clarify answer CLR-1-001 x\n```", Command{}, false, ""},
 		{"quoted", "> /clarify answer CLR-1-001 x", Command{}, false, ""},
+		// A plain line right after a quoted one continues the quote
+		// (CommonMark's lazy continuation): GitHub shows it quoted.
+		{"lazy continuation of a quote", "> Earlier someone wrote\n/clarify answer CLR-1-001 x", Command{}, false, ""},
+		{"after a quote and a blank line", "> Earlier someone wrote\n\n/clarify answer CLR-1-001 x", Command{"answer", "CLR-1-001", "x"}, true, ""},
 		{"prefix word", "/clarifying answer CLR-1-001 x", Command{}, false, ""},
 		{"no verb", "/clarify", Command{}, true, "missing verb"},
 		{"bad verb", "/clarify approve CLR-1-001", Command{}, true, "unknown verb"},

@@ -9,6 +9,11 @@ import "strings"
 type visibleLine struct {
 	text  string
 	prose bool
+	// quoted: the line is part of a block quote, by its own '>' or as a
+	// lazy continuation (a plain line right after a quoted one, with no
+	// blank line between, continues the quote's paragraph: GitHub renders
+	// it inside the quote).
+	quoted bool
 }
 
 // visibleLines splits a Markdown body into lines the way a reader sees
@@ -24,8 +29,11 @@ func visibleLines(body string) []visibleLine {
 	body = strings.ReplaceAll(body, "\r", "\n")
 	var out []visibleLine
 	var fence string // the opening fence while inside a fenced block
-	inComment := false
+	inComment, inQuote := false, false
 	for _, line := range strings.Split(body, "\n") {
+		if strings.TrimSpace(line) == "" {
+			inQuote = false
+		}
 		if fence != "" {
 			if closesFence(line, fence) {
 				fence = ""
@@ -46,7 +54,10 @@ func visibleLines(body string) []visibleLine {
 		}
 		var text string
 		text, inComment = stripComments(line, inComment)
-		out = append(out, visibleLine{text: text, prose: true})
+		if strings.HasPrefix(strings.TrimSpace(text), ">") {
+			inQuote = true
+		}
+		out = append(out, visibleLine{text: text, prose: true, quoted: inQuote})
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"sort"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -176,6 +177,14 @@ func Update(ctx context.Context, locks *lock.Locker, path string, fn func(*File)
 		}
 		if err := fn(f); err != nil {
 			return err
+		}
+		if len(f.Entries) == 0 {
+			if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+				// Nothing to record: no `{}` file. The reference
+				// extension seeds its agents only when the file is
+				// missing, so an empty one would leave it without them.
+				return nil
+			}
 		}
 		data, err := jsonfile.Marshal(f)
 		if err != nil {

@@ -136,3 +136,16 @@ func TestUntouchedNullLastActivityStaysNull(t *testing.T) {
 		t.Fatal("touched agent lost its activity")
 	}
 }
+
+// An update that records nothing creates no file: the reference extension
+// seeds its agents only when the file is missing, so `{}` would leave it
+// without them.
+func TestUpdateWithNothingCreatesNoFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent-status.json")
+	if err := Update(context.Background(), lock.New(lock.Options{}), path, func(*File) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("created: %v", err)
+	}
+}

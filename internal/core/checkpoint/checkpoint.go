@@ -65,6 +65,9 @@ type Store struct {
 	// into what is written, given the current one (nil: absent), under
 	// the file's lock: the state files mark what the restore brings back
 	// as revived, so that a merge with a copy that removed it keeps it.
+	// For a file the checkpoint lacks, restored is nil and a non-nil
+	// result is written instead of removing the file (a ledger keeps its
+	// id high-water mark).
 	Adjust func(rel string, restored, current []byte) ([]byte, error)
 	// RestoreID names the checkpoint being restored (set by Restore, for
 	// Adjust's record of why).

@@ -92,6 +92,16 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 	}
 	for _, p := range res.Removed {
 		abs := s.abs(p)
+		if keep, err := s.adjustRemoved(p); err != nil {
+			return res, err
+		} else if keep != nil {
+			// What stays of a file the checkpoint did not have (a
+			// ledger's id high-water mark) replaces it instead.
+			if err := atomicfile.Write(abs, keep, atomicfile.Options{Commit: held[p].Commit, NoSync: s.NoSync}); err != nil {
+				return res, fmt.Errorf("restore %s: %w", p, err)
+			}
+			continue
+		}
 		err := held[p].Commit(func() error { return os.Remove(abs) })
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return res, fmt.Errorf("restore: remove %s: %w", p, err)
@@ -253,4 +263,17 @@ func (s *Store) lockAll(ctx context.Context, paths []string) (map[string]*lock.L
 // TreeFiles returns the files of checkpoint c (path relative to .agentx/).
 func (s *Store) TreeFiles(c Checkpoint) (map[string]gitstore.Entry, error) {
 	return s.repo.Files(plumbing.NewHash(c.Tree))
+}
+
+// adjustRemoved asks Adjust what of a file the restore removes must stay
+// (nil: remove it).
+func (s *Store) adjustRemoved(p string) ([]byte, error) {
+	if s.Adjust == nil {
+		return nil, nil
+	}
+	cur, err := atomicfile.ReadState(s.abs(p))
+	if err != nil {
+		return nil, nil // unreadable or gone: nothing to keep from it
+	}
+	return s.Adjust(p, nil, cur)
 }

@@ -142,6 +142,22 @@ type HooksSettings struct {
 	// past it, the steps not begun are skipped, named in one warning, and
 	// the hook exits 0 (default DefaultHookDeadline).
 	Deadline Duration `toml:"deadline"`
+	// DefaultAgent is the agent a hook session is when neither --agent,
+	// $AGENTX_AGENT nor the host's payload names one (Codex's and
+	// Copilot's never do): a first session works with no other setup.
+	DefaultAgent string `toml:"default_agent"`
+}
+
+// FallbackAgent is the hooks' agent when [hooks] default_agent is not set
+// either: the one the git post-commit hook records commits as.
+const FallbackAgent = "engineer"
+
+// DefaultAgentOr is [hooks] default_agent, or FallbackAgent.
+func (h HooksSettings) DefaultAgentOr() string {
+	if h.DefaultAgent == "" {
+		return FallbackAgent
+	}
+	return h.DefaultAgent
 }
 
 // DefaultHookDeadline is a hook's overall deadline when [hooks] deadline is
@@ -322,6 +338,9 @@ func ParseConfig(path string, data []byte) (Config, error) {
 	if err != nil {
 		return c, tomlErr(path, err)
 	}
+	if err := checkConfig(path, &c); err != nil {
+		return c, err
+	}
 	c.WarningsAt = warnings(path, data, md, c)
 	for _, w := range c.WarningsAt {
 		c.Warnings = append(c.Warnings, w.String())
@@ -337,6 +356,9 @@ func ParseWorkflow(path string, data []byte) (Workflow, error) {
 	}
 	if _, err := toml.Decode(string(data), &w); err != nil {
 		return w, tomlErr(path, err)
+	}
+	if err := checkWorkflow(path, &w); err != nil {
+		return w, err
 	}
 	if w.Name == "" {
 		w.Name = strings.TrimSuffix(filepath.Base(path), ".toml")

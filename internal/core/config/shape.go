@@ -11,6 +11,10 @@ import "github.com/agentx-dev/agentx/internal/core/errcode"
 const (
 	MaxFileBytes = 1 << 20
 	MaxNesting   = 16
+	// MaxKeyParts bounds the parts of one dotted key or table header
+	// (a.b.c has 3): the decoder's cost grows with them too (a 40 KB
+	// `k.k.k...= 1` took 12-16 s and 5.3 GB in every command and hook).
+	MaxKeyParts = 32
 )
 
 // checkShape refuses a configuration file that is too large or nests too
@@ -20,15 +24,31 @@ func checkShape(path string, data []byte) error {
 	if len(data) > MaxFileBytes {
 		return errcode.New(errcode.CorruptState, "%s is %d bytes, over the limit of %d for a configuration file", path, len(data), MaxFileBytes)
 	}
-	depth := 0
+	depth, dots, line := 0, 0, 1
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; c {
+		case '\n':
+			line++
+			dots = 0
+		case '.':
+			// A dot between digits is a number's or a time's (1.5,
+			// 12:30:00.5); any other outside strings joins key parts.
+			if i > 0 && i+1 < len(data) && isDigit(data[i-1]) && isDigit(data[i+1]) {
+				break
+			}
+			if dots++; dots >= MaxKeyParts {
+				return errcode.New(errcode.CorruptState, "%s line %d: a dotted key or table name of more than %d parts", path, line, MaxKeyParts)
+			}
 		case '#':
 			for i < len(data) && data[i] != '\n' {
 				i++
 			}
+			line++
+			dots = 0
 		case '"', '\'':
+			start := i
 			i = skipString(data, i)
+			line += countNewlines(data[start:min(i+1, len(data))])
 		case '[', '{':
 			depth++
 			if depth > MaxNesting {
@@ -74,4 +94,16 @@ func skipString(data []byte, i int) int {
 		}
 	}
 	return len(data) - 1
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func countNewlines(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c == '\n' {
+			n++
+		}
+	}
+	return n
 }

@@ -181,3 +181,25 @@ func (r *Repo) appendReflog(name string, old, h plumbing.Hash, msg string) error
 	}
 	return err
 }
+
+// ClearStaleRefLock removes the lock of ref name when a process that died
+// left it (a git fetch killed at a hook's deadline leaves
+// refs/remotes/origin/agentx/state.lock, after which every fetch fails
+// with "cannot lock ref" for good). It reports whether it removed one; a
+// lock a live process may hold is left alone.
+func (r *Repo) ClearStaleRefLock(name string) (bool, error) {
+	lockPath := r.refPath(name) + ".lock"
+	if _, err := os.Lstat(lockPath); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	if !staleRefLockFile(lockPath) {
+		return false, nil
+	}
+	if err := os.Remove(lockPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("remove the stale %s: %w", lockPath, err)
+	}
+	return true, nil
+}

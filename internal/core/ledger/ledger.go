@@ -106,7 +106,22 @@ func (l *Ledger) Find(id string) *Record {
 // NextID returns the id for a new record. It is the highest sequence number
 // among this issue's `CLR-N-seq` ids plus one, so an id is never reused even
 // after a record was deleted by hand (the old code used count+1).
+//
+// It is also above the ledger's HighWaterKey: the highest sequence number
+// ever handed out here, kept by a checkpoint restore that rolls records
+// back, so an id an agent was told is never given to another record.
 func (l *Ledger) NextID() string {
+	return fmt.Sprintf("CLR-%d-%03d", l.IssueNumber, l.MaxSeq()+1)
+}
+
+// HighWaterKey is the ledger key, of our own, holding the highest sequence
+// number ever handed out on the issue when it is above every record's (a
+// restore removed the newest records). Merges take the larger value.
+const HighWaterKey = "agentxIdHighWater"
+
+// MaxSeq is the highest sequence number of the issue's ids, counting the
+// high-water mark.
+func (l *Ledger) MaxSeq() int {
 	prefix := "CLR-" + strconv.Itoa(l.IssueNumber) + "-"
 	maxSeq := 0
 	for _, r := range l.Clarifications {
@@ -116,7 +131,29 @@ func (l *Ledger) NextID() string {
 			}
 		}
 	}
-	return fmt.Sprintf("%s%03d", prefix, maxSeq+1)
+	for _, f := range l.Extra {
+		var n int
+		if f.Key == HighWaterKey && json.Unmarshal(f.Value, &n) == nil && n > maxSeq {
+			maxSeq = n
+		}
+	}
+	return maxSeq
+}
+
+// SetHighWater records n as the highest sequence number handed out, when
+// it is above what the records and the mark say.
+func (l *Ledger) SetHighWater(n int) {
+	if n <= l.MaxSeq() {
+		return
+	}
+	raw := json.RawMessage(strconv.Itoa(n))
+	for i := range l.Extra {
+		if l.Extra[i].Key == HighWaterKey {
+			l.Extra[i].Value = raw
+			return
+		}
+	}
+	l.Extra = append(l.Extra, jsonfile.Field{Key: HighWaterKey, Value: raw})
 }
 
 // LastOf returns the latest thread entry of type t, or nil.

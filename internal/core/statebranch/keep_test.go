@@ -4,6 +4,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	sbt "github.com/agentx-dev/agentx/internal/core/statebranch/statebranchtest"
@@ -170,5 +171,26 @@ func TestSymlinkedStateFileIsNeitherReadNorPushed(t *testing.T) {
 	}
 	if fi, err := os.Lstat(a.path(ledger1)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the link was replaced: %v", err)
+	}
+}
+
+// A git fetch killed at a hook's deadline can leave the tracking ref's
+// lock behind; every later fetch would then fail for good. The next sync
+// removes it (no process holds it) and says so.
+func TestStaleTrackingRefLockIsCleared(t *testing.T) {
+	_, a, _ := syncedPair(t)
+	lockPath := a.dir + "/.git/refs/remotes/origin/agentx/state.lock"
+	sbt.WriteFile(t, lockPath, "0000000000000000000000000000000000000000\n")
+	old := time.Now().Add(-5 * time.Second)
+	if err := os.Chtimes(lockPath, old, old); err != nil {
+		t.Fatal(err)
+	}
+	a.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-002"))
+	res := a.sync()
+	if !res.Pushed || len(res.Notes) != 1 {
+		t.Fatalf("%+v", res)
+	}
+	if _, err := os.Stat(lockPath); !os.IsNotExist(err) {
+		t.Fatalf("lock still there: %v", err)
 	}
 }

@@ -164,6 +164,9 @@ type Result struct {
 	// Diverged is set when the remote history was not the one of the
 	// last sync.
 	Diverged *Divergence `json:"diverged,omitempty"`
+	// Notes are repairs the sync made on the way (a stale git ref lock
+	// removed), each said once.
+	Notes []string `json:"notes,omitempty"`
 	// Commit is the commit made on the branch ("" when nothing changed);
 	// Created is set when it started the branch's history.
 	Commit  string `json:"commit,omitempty"`
@@ -366,6 +369,11 @@ func (s *syncer) run(ctx context.Context) error {
 // has them, fetched first when fetch is set.
 func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[string]gitstore.Entry, error) {
 	if fetch {
+		if removed, err := s.r.ClearStaleRefLock(s.tracking()); err != nil {
+			return plumbing.ZeroHash, nil, err
+		} else if removed {
+			s.res.Notes = append(s.res.Notes, "removed "+s.tracking()+".lock, left by a git that was killed (no process held it): fetches work again")
+		}
 		start := time.Now()
 		exists, err := s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
 		s.res.Fetches++
@@ -374,6 +382,15 @@ func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[str
 			return plumbing.ZeroHash, nil, err
 		}
 		s.res.RemoteExists = exists
+		if !exists {
+			// The remote has no branch: a tracking ref left from before
+			// (not pruned) is stale, and read as the remote it would hide
+			// the deletion (its tip is the base: nothing said, nothing
+			// pushed back).
+			if err := s.r.RemoveRef(s.tracking()); err != nil {
+				return plumbing.ZeroHash, nil, err
+			}
+		}
 	}
 	tip, err := s.r.Ref(s.tracking())
 	if err != nil {
@@ -447,9 +464,16 @@ func (s *syncer) merge(ctx context.Context, base, theirs map[string]gitstore.Ent
 		seen[p] = true
 		t, inTheirs := theirs[p]
 		o, inLocal := local[p]
-		if inTheirs == inLocal && (!inTheirs || t.Hash == o.Hash) {
+		_, inBase := base[p]
+		switch {
+		case inTheirs && inLocal && t.Hash == o.Hash:
+			return // equal on both sides
+		case !inTheirs && !inLocal && !inBase:
 			return
 		}
+		// Absent on both sides but in the base (cleaned away here, the
+		// branch deleted or renamed there) is "not here yet" on both:
+		// the base's copy comes back.
 		todo = append(todo, p)
 	}
 	for p := range local {

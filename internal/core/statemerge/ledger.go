@@ -25,6 +25,16 @@ const (
 	reasonKey     = "monitorReason" // why the monitor escalated
 )
 
+// ledgerResolver merges ledger-level keys both sides changed: the id
+// high-water mark is the larger number (an id handed out on either side
+// is never handed out again), any other key the larger value.
+func ledgerResolver(key string, ours, theirs json.RawMessage) (json.RawMessage, bool) {
+	if key == ledger.HighWaterKey {
+		return maxIntValue(key, ours, theirs)
+	}
+	return largerValue(key, ours, theirs)
+}
+
 // recordResolver merges record keys both sides changed.
 func recordResolver(key string, ours, theirs json.RawMessage) (json.RawMessage, bool) {
 	switch key {
@@ -119,7 +129,7 @@ func mergeLedgers(b, o, t *ledger.Ledger, hasBase bool, dead tombstone.Set, rep 
 	out := &ledger.Ledger{}
 	out.IssueNumber, _ = pick3(hasBase, b.IssueNumber, o.IssueNumber, t.IssueNumber, maxInt)
 	out.Extra = mergeFields(tombstone.Without(b.Extra), tombstone.Without(o.Extra), tombstone.Without(t.Extra),
-		largerValue, rep, fmt.Sprintf("ledger %d", out.IssueNumber))
+		ledgerResolver, rep, fmt.Sprintf("ledger %d", out.IssueNumber))
 	out.Extra = tombstone.ToExtra(out.Extra, dead)
 	recs := mergeRecords(matchSlots(b, o, t), dead, rep)
 	renumber(recs, out.IssueNumber, rep, b, o, t)

@@ -21,7 +21,7 @@ import (
 func Revive(path string, restored, current []byte, at, by, reason string) ([]byte, error) {
 	k, issue := classify(path)
 	key := []byte(tombstone.Key)
-	if k != kindLedger && k != kindMemory || !bytes.Contains(current, key) && !bytes.Contains(restored, key) {
+	if k != kindLedger && k != kindMemory || k == kindMemory && !bytes.Contains(current, key) && !bytes.Contains(restored, key) {
 		return restored, nil
 	}
 	var curExtra []jsonfile.Field
@@ -32,6 +32,17 @@ func Revive(path string, restored, current []byte, at, by, reason string) ([]byt
 		}
 	}
 	if k == kindLedger {
+		if restored == nil {
+			// The restore removes the ledger: what stays is an empty one
+			// holding the high-water mark of the ids handed out.
+			cur, err := ledger.Parse(path, current, issue)
+			if err != nil || cur.MaxSeq() == 0 {
+				return nil, nil
+			}
+			l := &ledger.Ledger{IssueNumber: cur.IssueNumber, Clarifications: []ledger.Record{}}
+			l.SetHighWater(cur.MaxSeq())
+			return jsonfile.Marshal(l)
+		}
 		l, err := ledger.Parse(path, restored, issue)
 		if err != nil {
 			return nil, err
@@ -41,11 +52,25 @@ func Revive(path string, restored, current []byte, at, by, reason string) ([]byt
 			ids = append(ids, l.Clarifications[i].ID, origin(&l.Clarifications[i]))
 		}
 		extra, changed, err := revived(path, l.Extra, curExtra, tombstone.Record, ids, at, by, reason)
-		if err != nil || !changed {
+		if err != nil {
 			return restored, err
 		}
 		l.Extra = extra
+		// The ids handed out since the checkpoint are not handed out
+		// again: the restored ledger keeps the current high-water mark.
+		if current != nil {
+			if cur, err := ledger.Parse(path, current, issue); err == nil && cur.MaxSeq() > l.MaxSeq() {
+				l.SetHighWater(cur.MaxSeq())
+				changed = true
+			}
+		}
+		if !changed {
+			return restored, nil
+		}
 		return jsonfile.Marshal(l)
+	}
+	if restored == nil {
+		return nil, nil // a memory file the checkpoint lacks is removed
 	}
 	f, err := memory.ParseIssueFile(path, restored)
 	if err != nil {

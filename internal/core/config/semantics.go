@@ -1,0 +1,137 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/validate"
+)
+
+// The values a file may hold but must not: a negative duration, count or
+// SLA, an agent name that is not one (`../../etc` would become a path in
+// the status file and a lock name), an empty responder command, steps
+// that need each other in a circle. Each is CORRUPT_STATE naming the file,
+// the key and what was wrong, so a mistake is reported where it was made
+// instead of misbehaving later.
+
+func invalid(path, key, format string, args ...any) error {
+	return errcode.New(errcode.CorruptState, "%s: %s %s", path, key, fmt.Sprintf(format, args...)).
+		WithHint("fix the value in the file; `agentx-hook verify` checks the configuration")
+}
+
+func checkAgent(path, key, name string) error {
+	if err := validate.Agent(key, name); err != nil {
+		return errcode.New(errcode.CorruptState, "%s: %v", path, err).
+			WithHint("agent names are [a-z0-9][a-z0-9-]*, as in the workflows")
+	}
+	return nil
+}
+
+// checkConfig validates agentx.toml's values.
+func checkConfig(path string, c *Config) error {
+	for i, a := range c.Agents {
+		if err := checkAgent(path, fmt.Sprintf("agents[%d]", i), a); err != nil {
+			return err
+		}
+	}
+	for i, a := range c.Priority {
+		if err := checkAgent(path, fmt.Sprintf("priority[%d]", i), a); err != nil {
+			return err
+		}
+	}
+	names := make([]string, 0, len(c.Responders))
+	for n := range c.Responders {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		r := c.Responders[n]
+		if err := checkAgent(path, "[responders."+n+"]", n); err != nil {
+			return err
+		}
+		if len(r.Command) == 0 || strings.TrimSpace(r.Command[0]) == "" {
+			return invalid(path, "[responders."+n+"] command", "is empty: it needs the program to run, e.g. [\"claude\", \"-p\"]")
+		}
+		if r.Timeout.Duration < 0 {
+			return invalid(path, "[responders."+n+"] timeout", "is negative (%s)", r.Timeout.Duration)
+		}
+	}
+	if c.Clarify.LockStaleSeconds < 0 {
+		return invalid(path, "[clarify] lock_stale_seconds", "is negative (%d)", c.Clarify.LockStaleSeconds)
+	}
+	if c.Memory.MaxTokens != nil && *c.Memory.MaxTokens < 0 {
+		return invalid(path, "[memory] max_tokens", "is negative (%d); 0 turns recall off", *c.Memory.MaxTokens)
+	}
+	for key, d := range map[string]Duration{"[github] sync_budget": c.GitHub.SyncBudget,
+		"[github] sync_timeout": c.GitHub.SyncTimeout, "[hooks] deadline": c.Hooks.Deadline} {
+		if d.Duration < 0 {
+			return invalid(path, key, "is negative (%s)", d.Duration)
+		}
+	}
+	if c.Hooks.DefaultAgent != "" {
+		if err := checkAgent(path, "[hooks] default_agent", c.Hooks.DefaultAgent); err != nil {
+			return err
+		}
+	}
+	if k := c.Checkpoints.Keep; k != nil && *k < 0 {
+		return invalid(path, "[checkpoints] keep", "is negative (%d); 0 means the default", *k)
+	}
+	return nil
+}
+
+// checkWorkflow validates a workflow's steps.
+func checkWorkflow(path string, w *Workflow) error {
+	ids := map[string]int{}
+	for i, s := range w.Steps {
+		at := fmt.Sprintf("steps[%d]", i)
+		if s.ID != "" {
+			at = fmt.Sprintf("step %q", s.ID)
+			ids[s.ID] = i
+		}
+		if s.Agent != "" {
+			if err := checkAgent(path, at+" agent", s.Agent); err != nil {
+				return err
+			}
+		}
+		for _, t := range s.CanClarify {
+			if err := checkAgent(path, at+" can_clarify", t); err != nil {
+				return err
+			}
+		}
+		if r := s.ClarifyMaxRounds; r != nil && *r < 1 {
+			return invalid(path, at+" clarify_max_rounds", "is %d; a clarification needs at least 1 round", *r)
+		}
+		if m := s.ClarifySLAMinutes; m != nil && *m < 1 {
+			return invalid(path, at+" clarify_sla_minutes", "is %d; the SLA is at least 1 minute", *m)
+		}
+	}
+	// needs: no step may (transitively) need itself.
+	state := make([]int, len(w.Steps)) // 0 new, 1 on the path, 2 done
+	var visit func(i int, path []string) error
+	visit = func(i int, trail []string) error {
+		switch state[i] {
+		case 1:
+			return invalid(path, "needs", "form a cycle: %s", strings.Join(append(trail, w.Steps[i].ID), " -> "))
+		case 2:
+			return nil
+		}
+		state[i] = 1
+		for _, n := range w.Steps[i].Needs {
+			if j, ok := ids[n]; ok {
+				if err := visit(j, append(trail, w.Steps[i].ID)); err != nil {
+					return err
+				}
+			}
+		}
+		state[i] = 2
+		return nil
+	}
+	for i := range w.Steps {
+		if err := visit(i, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
