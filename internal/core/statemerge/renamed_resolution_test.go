@@ -12,6 +12,16 @@ import (
 // 20406): the clone's sync after a state_branch change back (base = the
 // local copy, the branch's copy older) dropped the resolution, and Lost,
 // which counts records only, let it through.
+const resolutionEntry = `        },
+        {
+          "round": 1,
+          "from": "cli",
+          "type": "resolution",
+          "body": "r20406-8",
+          "timestamp": "2026-11-24T22:38:16.221Z",
+          "agentxHash": "sha256:d6e475b49d418aee47d188c5b4e24848c78031cbc3aafdc96af710f78136250f"
+`
+
 func TestRenamedRecordKeepsItsResolution(t *testing.T) {
 	const local = `{
   "issueNumber": 2,
@@ -78,63 +88,15 @@ func TestRenamedRecordKeepsItsResolution(t *testing.T) {
   ]
 }
 `
-	const branch = `{
-  "issueNumber": 2,
-  "clarifications": [
-    {
-      "id": "CLR-2-001",
-      "issueNumber": 2,
-      "from": "engineer",
-      "to": "architect",
-      "topic": "t",
-      "blocking": true,
-      "status": "pending",
-      "round": 1,
-      "maxRounds": 5,
-      "created": "2026-11-24T22:38:15.483Z",
-      "staleAfter": "2026-11-24T23:08:15.483Z",
-      "resolvedAt": null,
-      "thread": [
-        {
-          "round": 1,
-          "from": "engineer",
-          "type": "question",
-          "body": "q20406-1",
-          "timestamp": "2026-11-24T22:38:15.483Z",
-          "agentxHash": "sha256:17ef3a8850e97d9293667d15d2a03697905c28660d6c021e6aff3a0f573c060d"
-        }
-      ],
-      "slaMinutes": 30
-    },
-    {
-      "id": "CLR-2-002",
-      "issueNumber": 2,
-      "from": "engineer",
-      "to": "architect",
-      "topic": "t",
-      "blocking": true,
-      "status": "pending",
-      "round": 1,
-      "maxRounds": 5,
-      "created": "2026-11-24T22:38:15.572Z",
-      "staleAfter": "2026-11-24T23:08:15.572Z",
-      "resolvedAt": null,
-      "thread": [
-        {
-          "round": 1,
-          "from": "engineer",
-          "type": "question",
-          "body": "q20406-4",
-          "timestamp": "2026-11-24T22:38:15.572Z",
-          "agentxHash": "sha256:8b61d736157cee976c3c0857c519d9f12929a6c55f319cf6118b456965904f92"
-        }
-      ],
-      "slaMinutes": 30,
-      "renamedFrom": "CLR-2-001"
-    }
-  ]
-}
-`
+	// The branch's copy: the same record before its resolution.
+	branch := strings.NewReplacer(
+		`"status": "resolved"`, `"status": "pending"`,
+		`"resolvedAt": "2026-11-24T22:38:16.221Z"`, `"resolvedAt": null`,
+		resolutionEntry, "",
+	).Replace(local)
+	if branch == local || strings.Contains(branch, "r20406-8") {
+		t.Fatal("the branch's copy was not derived")
+	}
 	const p = "state/clarifications/issue-2.json"
 	// The sync's argument order: base, the branch as "ours", the local file as "theirs".
 	for _, tc := range []struct {
