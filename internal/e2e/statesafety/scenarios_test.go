@@ -73,6 +73,13 @@ func (s *scenario) request(tree, q string) {
 	s.items = append(s.items, &item{kind: "record", text: q, id: strings.TrimSpace(res.stdout), issue: 1, tree: tree})
 }
 
+// answer answers record rec in tree and remembers the answer.
+func (s *scenario) answer(tree string, rec *item, body string) {
+	s.t.Helper()
+	s.ok(tree, "clarify", "answer", rec.id, "--body", body)
+	s.items = append(s.items, &item{kind: "entry", text: body, issue: rec.issue, tree: tree})
+}
+
 // remember stores an observation in tree and remembers it.
 func (s *scenario) remember(tree, text string) {
 	s.t.Helper()
@@ -206,10 +213,12 @@ func TestReaddedWorktreeRestoresInsteadOfDeleting(t *testing.T) {
 func TestForcePushToAnOlderCommitKeepsWhatIsNewer(t *testing.T) {
 	s := newScenario(t)
 	s.request("a", "Which queue for the mailer?")
-	s.ok("a", "sync")
-	s.ok("b", "sync")
+	s.sync("a", "b")
 	old := s.git("b", "rev-parse", "origin/"+stateBranch)
 	s.shared()
+	// An answer newer than the old commit, to the record it holds.
+	s.answer("b", s.items[0], "RabbitMQ, the team knows it.")
+	s.sync("b", "a")
 	s.git("b", "push", "-q", "--force", "origin", old+":refs/heads/"+stateBranch)
 	s.sync("c", "b", "a", "w", "c")
 	s.expect("after the force-push and a sync everywhere", everywhere...)
