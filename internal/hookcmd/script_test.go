@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	// Race-built agentx-hook processes skip the race detector's exit sleep.
+	_ "github.com/agentx-dev/agentx/internal/gorace"
 )
 
 // TestMain lets testscript run agentx-hook as a real process: the scripts
