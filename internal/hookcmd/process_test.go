@@ -204,10 +204,12 @@ func concurrentRequests(t *testing.T, workers, perWorker int, issues []int) {
 }
 
 func TestProcesses8x50OneIssue(t *testing.T) {
+	t.Parallel()
 	concurrentRequests(t, 8, 50, []int{42})
 }
 
 func TestProcesses8x50FourIssues(t *testing.T) {
+	t.Parallel()
 	concurrentRequests(t, 8, 50, []int{1, 2, 3, 4})
 }
 
@@ -354,6 +356,7 @@ func TestSIGSTOPpedHolderLosesNothing(t *testing.T) {
 }
 
 func TestWritersKilledAtRandomLeaveValidLedgers(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	ws := workspace.Workspace{Root: root}
 	path := ws.LedgerFile(8)

@@ -49,6 +49,7 @@ func obsIDs(f *memory.IssueFile) string {
 }
 
 func TestMergeMemoryRules(t *testing.T) {
+	t.Parallel()
 	a, b, c, d := obs("obs-a", 1, "Chose JSON files"), obs("obs-b", 2, "Lock order fixed"), obs("obs-c", 3, "Redis for sessions"), obs("obs-d", 4, "JWT tokens")
 	summary := obs("obs-s", 5, "Summary of a and b")
 	summary.Category = memory.CompactionSummary
