@@ -5,8 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -33,7 +35,11 @@ import (
 func TestMain(m *testing.M) {
 	switch name := filepath.Base(os.Args[0]); {
 	case name == "agentx-hook":
-		os.Exit(Main(os.Args[1:]))
+		grace := signalGrace
+		if ms, err := strconv.Atoi(os.Getenv(testSignalGraceEnv)); err == nil {
+			grace = time.Duration(ms) * time.Millisecond
+		}
+		os.Exit(mainGrace(os.Args[1:], grace))
 	case testHelpers()[name] != nil:
 		testHelpers()[name]()
 		os.Exit(0)
@@ -51,6 +57,10 @@ func TestMain(m *testing.M) {
 	_ = os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	testscript.Main(cleanupM{m, bin}, testHelpers())
 }
+
+// testSignalGraceEnv shortens, for one agentx-hook process of a test, the
+// grace after a first signal (milliseconds; signals_test.go).
+const testSignalGraceEnv = "AGENTX_TEST_SIGNAL_GRACE_MS"
 
 // cleanupM removes the $PATH directory of agentx-hook after the tests
 // (testscript.Main ends the process itself).
