@@ -130,6 +130,7 @@ func TestPlanLabels(t *testing.T) {
 // what the issue shows must be what was written (issue 22 item 1). An
 // entry without a hash (the old tools) is mirrored as before.
 func TestDesiredLeavesTamperedEntriesOut(t *testing.T) {
+	t.Parallel()
 	l := ledger42()
 	r := &l.Clarifications[0]
 	r.Thread = append(r.Thread,

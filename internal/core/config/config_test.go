@@ -161,6 +161,7 @@ func TestLimitsAndHooksSections(t *testing.T) {
 
 // [github] sync_timeout loads without a warning; unset, the default.
 func TestGitHubSyncTimeout(t *testing.T) {
+	t.Parallel()
 	c, err := ParseConfig("agentx.toml", []byte("mode = \"github\"\n[github]\nsync_budget = \"2s\"\nsync_timeout = \"45s\"\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -339,6 +339,7 @@ func TestFailGivesUpAfterMaxAttempts(t *testing.T) {
 // outlives the hook is quarantined after MaxAttempts kills instead of
 // being retried by every later hook start for ever.
 func TestKilledAttemptsCountAndQuarantine(t *testing.T) {
+	t.Parallel()
 	s := newSpool(t)
 	ctx := context.Background()
 	if _, err := s.Put(ctx, "k1", []byte("payload")); err != nil {
