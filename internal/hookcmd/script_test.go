@@ -71,9 +71,6 @@ type cleanupM struct {
 
 func (c cleanupM) Run() int {
 	defer func() { _ = os.RemoveAll(c.dir) }()
-	// The audit trail names the program that wrote an entry from
-	// os.Args[0]: in-process commands are agentx-hook too.
-	os.Args[0] = "agentx-hook"
 	return c.m.Run()
 }
 
@@ -106,6 +103,9 @@ func installSelf(path string) error {
 // process with the script's environment, directory and output. Standard
 // input is empty, as for an exec with no `stdin` before it. Scripts run in
 // parallel: nothing here touches the process's environment or directory.
+// os.Args[0] stays the test binary's: an in-process audit entry names it
+// as its tool (audit_trail.txtar, which checks the name, runs processes),
+// and a hook never starts the test binary as its background index rebuild.
 func inProcess(ts *testscript.TestScript, neg bool, args []string) {
 	if p := relativePathArg(args); p != "" {
 		ts.Fatalf("agentx-hook %s: %s is opened relative to the process's directory, not the script's: run it with exec", strings.Join(args, " "), p)
