@@ -128,7 +128,8 @@ func inProcess(ts *testscript.TestScript, neg bool, args []string) {
 
 // relativePathArg returns the first relative path given to a flag that
 // names a file or directory (the OS resolves it against the process's
-// directory, which in-process is the package's, not the script's).
+// directory, which in-process is the package's, not the script's). A new
+// flag that names a file belongs in this list.
 func relativePathArg(args []string) string {
 	for i, arg := range args {
 		name, val, inline := strings.Cut(strings.TrimLeft(arg, "-"), "=")
@@ -136,7 +137,7 @@ func relativePathArg(args []string) string {
 			continue
 		}
 		switch name {
-		case "root", "file", "summary-file", "dir":
+		case "root", "file", "summary-file", "dir", "out":
 		default:
 			continue
 		}

@@ -145,6 +145,7 @@ func TestUntouchedNullLastActivityStaysNull(t *testing.T) {
 // seeds its agents only when the file is missing, so `{}` would leave it
 // without them.
 func TestUpdateWithNothingCreatesNoFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "agent-status.json")
 	if err := Update(context.Background(), lock.New(lock.Options{}), path, func(*File) error { return nil }); err != nil {
 		t.Fatal(err)

@@ -94,6 +94,7 @@ func TestShapeBoundsDottedKeys(t *testing.T) {
 // Values a file may hold but must not are refused where they are made,
 // naming the key.
 func TestSemanticErrors(t *testing.T) {
+	t.Parallel()
 	configs := map[string]string{
 		"[responders.architect]\ncommand = []\n":                         "command is empty",
 		"[responders.\"../../etc\"]\ncommand = [\"x\"]\n":                "must match",
