@@ -34,6 +34,7 @@ func resolvedLedger(issue int, now time.Time) *ledger.Ledger {
 // the first run of a week opens the digest issue, a re-run the next day
 // edits it, and the next week's run opens another.
 func TestActionDigestOneIssueAWeek(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	r := newRunner(t, fake)
@@ -121,6 +122,7 @@ func TestActionDigestOneIssueAWeek(t *testing.T) {
 // does: step summary, outputs with numbers only, ledger text sanitised in
 // the issue, and a dry run that writes nothing.
 func TestActionDigestBuiltBinary(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	r := newRunner(t, fake)

@@ -49,6 +49,7 @@ func parseDockerfile(text string) []instruction {
 var pinnedBase = regexp.MustCompile(`^(?:--platform=\$BUILDPLATFORM )?([a-z0-9./-]+)(:[A-Za-z0-9._-]+)?@sha256:[0-9a-f]{64}(?: AS ([a-z]+))?$`)
 
 func TestDockerfileRules(t *testing.T) {
+	t.Parallel()
 	ins := parseDockerfile(repoFile(t, "Dockerfile"))
 	stages := map[string]bool{}
 	var froms []instruction
@@ -104,6 +105,7 @@ func TestDockerfileRules(t *testing.T) {
 
 // The checks above catch what they claim to.
 func TestDockerfileRulesCatch(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{
 		"FROM golang:1.26-bookworm AS build",
 		"FROM golang:latest@sha256:" + strings.Repeat("a", 64),

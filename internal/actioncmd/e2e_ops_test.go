@@ -37,6 +37,7 @@ func threadLen(r *runner, issue int, id string) int {
 // do; an edited comment applies its new command once, and a second
 // delivery of the same edit does nothing.
 func TestActionRedeliveredAndEditedCommandsApplyOnce(t *testing.T) {
+	t.Parallel()
 	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
 	r.writeLedger(sampleLedger(5, time.Now()))
 
@@ -99,6 +100,7 @@ func TestActionRedeliveredAndEditedCommandsApplyOnce(t *testing.T) {
 // sweep's end is kept in the sync state, so the next run reads only newer
 // comments.
 func TestActionMonitorSweepsALostCommand(t *testing.T) {
+	t.Parallel()
 	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
 	fake.Advance(time.Since(fake.Now()) - time.Hour) // the comments are an hour old
 	l := sampleLedger(5, time.Now())
@@ -163,6 +165,7 @@ func TestActionMonitorSweepsALostCommand(t *testing.T) {
 // command is applied. A triager is an outsider: 😕 only, no reply.
 // min-permission raises the bar.
 func TestActionPermissionEndpointDecides(t *testing.T) {
+	t.Parallel()
 	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
 	r.writeLedger(sampleLedger(5, time.Now()))
 	fake.SetPermission("carol", "write")
@@ -207,6 +210,7 @@ func TestActionPermissionEndpointDecides(t *testing.T) {
 // label removed) are repaired within ceil(issues / reconcile-per-run)
 // monitor runs, each checking its slice in rotation.
 func TestActionMonitorRepairsDrift(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	r := newRunner(t, fake)
@@ -273,6 +277,7 @@ func TestActionMonitorRepairsDrift(t *testing.T) {
 // before posting anything and says which login to set, instead of posting
 // every comment again.
 func TestActionWrongBotLoginStops(t *testing.T) {
+	t.Parallel()
 	fake, r := issueRunner(t, 3, "sync", "")
 	r.writeLedger(sampleLedger(3, time.Now()))
 	if res := r.run(); res.code != 0 || res.outputs["comments-created"] != "1" {

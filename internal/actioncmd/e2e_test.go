@@ -76,6 +76,7 @@ func e2eCoverage(out []byte) string {
 }
 
 func TestBuiltBinaryIsSmallAndStatic(t *testing.T) {
+	t.Parallel()
 	fi, err := os.Stat(binary)
 	if err != nil {
 		t.Fatal(err)
@@ -262,6 +263,7 @@ func noContentsAPI(t *testing.T, calls map[string]int) {
 }
 
 func TestActionSyncEndToEnd(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	r := newRunner(t, fake)
@@ -339,6 +341,7 @@ func issueCommentEvent(issue int, c githubfake.Comment) map[string]any {
 // the default branch's checkout the issue_comment run gets. A person's
 // answer lands there, with the figures of an ingest run.
 func TestActionIngestOnABranchLedger(t *testing.T) {
+	t.Parallel()
 	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
 	r.writeLedger(sampleLedger(5, time.Now()))
 	r.writeLedger(sampleLedger(6, time.Now())) // another issue's blob is never read
@@ -411,6 +414,7 @@ func TestActionIngestOnABranchLedger(t *testing.T) {
 // either moves it: both commands land, one after a refused (not fast
 // forward) ref update and a re-apply on the fresh ledger.
 func TestActionTwoIngestProcessesRace(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	fake.AddIssue(8)
@@ -459,6 +463,7 @@ func TestActionTwoIngestProcessesRace(t *testing.T) {
 // on the state branch (no checkout at all); the monitor escalates it there
 // in one commit and the sync that follows mirrors it.
 func TestActionMonitorEscalatesFromTheStateBranch(t *testing.T) {
+	t.Parallel()
 	fake, r := issueRunner(t, 9, "monitor", "")
 	r.env["GITHUB_EVENT_NAME"] = "schedule"
 	// A blocking question whose first timeout was handled long ago: the
@@ -492,6 +497,7 @@ func TestActionMonitorEscalatesFromTheStateBranch(t *testing.T) {
 // one clear error naming the branch and the fix, a step-summary line, and
 // a reply to the person whose command was not saved; it is never retried.
 func TestActionProtectedStateBranch(t *testing.T) {
+	t.Parallel()
 	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
 	r.writeLedger(sampleLedger(5, time.Now()))
 	fake.ProtectBranch(sync.DefaultStateBranch)
@@ -531,6 +537,7 @@ func TestActionProtectedStateBranch(t *testing.T) {
 // nothing is lost and the comments already posted keep their markers (no
 // duplicate is posted).
 func TestActionMigratesFromTheCheckout(t *testing.T) {
+	t.Parallel()
 	fake, r := issueRunner(t, 4, "sync", "")
 	l := sampleLedger(4, time.Now())
 	data, _ := jsonfile.Marshal(l)
@@ -585,6 +592,7 @@ func TestActionMigratesFromTheCheckout(t *testing.T) {
 }
 
 func TestActionDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	fake, r := issueRunner(t, 3, "sync", "")
 	r.env["INPUT_DRY-RUN"] = "true"
 	r.writeLedger(sampleLedger(3, time.Now()))
@@ -597,6 +605,7 @@ func TestActionDryRunWritesNothing(t *testing.T) {
 // TestActionStateBranchFromConfig: without the input, [github]
 // state_branch of the checkout's agentx.toml names the branch.
 func TestActionStateBranchFromConfig(t *testing.T) {
+	t.Parallel()
 	fake, r := issueRunner(t, 3, "sync", "")
 	r.checkoutFile("agentx.toml", []byte("mode = \"github\"\n[github]\nstate_branch = \"team/state\"\n"))
 	data, _ := jsonfile.Marshal(sampleLedger(3, time.Now()))
@@ -611,6 +620,7 @@ func TestActionStateBranchFromConfig(t *testing.T) {
 }
 
 func TestActionRejectsBadInputs(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	r := newRunner(t, fake)
@@ -625,6 +635,7 @@ func TestActionRejectsBadInputs(t *testing.T) {
 // branch that changed only memory costs no API call; one that changed a
 // ledger, or that the event cannot vouch for (a new branch), is synced.
 func TestActionSyncSkipsAPushWithoutLedgers(t *testing.T) {
+	t.Parallel()
 	fake, r := issueRunner(t, 3, "sync", "")
 	r.writeLedger(sampleLedger(3, time.Now()))
 	r.env["GITHUB_REF"] = "refs/heads/agentx/state"
@@ -659,6 +670,7 @@ func TestActionSyncSkipsAPushWithoutLedgers(t *testing.T) {
 // .agentx, memory) is a symlink leading outside the workspace is refused
 // (issue 15): nothing is read through it, nothing seeded from it.
 func TestActionRefusesASymlinkedStateDir(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{"", "state", "memory"} {
 		fake, r := issueRunner(t, 4, "sync", "")
 		outside := t.TempDir()

@@ -54,6 +54,7 @@ func answered(issue int) *ledger.Ledger {
 // GitHub asked for, the permissions: YAML in the summary, and the run
 // stops at the first refusal (every issue would fail alike).
 func TestActionMissingPermissionNamesTheYAML(t *testing.T) {
+	t.Parallel()
 	fake, r := syncRunner(t, 1, 2)
 	fake.SetFault(func(c githubfake.Call) *githubfake.Response {
 		if c.Route == commentCreate {
@@ -81,6 +82,7 @@ func TestActionMissingPermissionNamesTheYAML(t *testing.T) {
 // A pull request from a fork: the token is read-only whatever the
 // workflow asks, and the fix is the trigger, not the permissions.
 func TestActionForkTokenExplained(t *testing.T) {
+	t.Parallel()
 	fake, r := syncRunner(t, 1)
 	r.env["GITHUB_EVENT_NAME"] = "pull_request"
 	r.event(map[string]any{"pull_request": map[string]any{"head": map[string]any{"repo": map[string]any{"fork": true, "full_name": "someone/r"}}}})
@@ -101,6 +103,7 @@ func TestActionForkTokenExplained(t *testing.T) {
 // each failure gets one annotation and a row with its cause, the exit is
 // non-zero, and the failed issues are not recorded as synced.
 func TestActionOneFailingIssueDoesNotStopTheOthers(t *testing.T) {
+	t.Parallel()
 	fake, r := syncRunner(t, 1, 2, 4)
 	fake.AddIssue(3)
 	fake.PutBranchFile(sync.DefaultStateBranch, sync.BranchLedgerPath(3), []byte("{not a ledger"))
@@ -149,6 +152,7 @@ func TestActionOneFailingIssueDoesNotStopTheOthers(t *testing.T) {
 // for the next run (exit 0, a warning, issues-waiting), none is recorded
 // as synced before it is, and no comment is ever posted twice.
 func TestActionBudgetLeavesTheRestForTheNextRun(t *testing.T) {
+	t.Parallel()
 	fake, r := syncRunner(t, 1, 2, 3, 4, 5)
 	r.env["INPUT_OPERATIONS-PER-RUN"] = "4"
 	res := r.run()
@@ -184,6 +188,7 @@ func TestActionBudgetLeavesTheRestForTheNextRun(t *testing.T) {
 // at once, cleanly: exit 0, a warning saying what it would wait for, the
 // rest left for the next run, which finishes.
 func TestActionPrimaryRateLimitEndsTheRunCleanly(t *testing.T) {
+	t.Parallel()
 	fake, r := syncRunner(t, 1, 2, 3)
 	r.env["INPUT_MAX-WAIT"] = "1m"
 	creates := 0
@@ -222,6 +227,7 @@ func TestActionPrimaryRateLimitEndsTheRunCleanly(t *testing.T) {
 // line per API call and decision; a dry run lists its planned writes in
 // the step summary.
 func TestActionDebugLinesAndDryRunPlan(t *testing.T) {
+	t.Parallel()
 	fake, r := syncRunner(t, 3)
 	r.env["INPUT_DRY-RUN"] = "true"
 	res := r.run()
@@ -248,6 +254,7 @@ func TestActionDebugLinesAndDryRunPlan(t *testing.T) {
 // Label names that need escaping in a URL path work for get, create, add
 // and remove; a removal that found the label gone is not counted.
 func TestActionLabelNamesNeedingEscapes(t *testing.T) {
+	t.Parallel()
 	fake, r := syncRunner(t, 7, 8)
 	const name = "needs answer? #1 / ü"
 	r.env["INPUT_BLOCKED-LABEL"] = name
@@ -284,6 +291,7 @@ func removeByHand(t *testing.T, fake *githubfake.Server, issue int, name string)
 // A root input naming a directory without .agentx: the checkout step is
 // missing. One annotation says so and how to add it.
 func TestActionMissingCheckout(t *testing.T) {
+	t.Parallel()
 	fake, r := syncRunner(t, 1)
 	r.env["INPUT_ROOT"] = "project"
 	res := r.run()
@@ -298,6 +306,7 @@ func TestActionMissingCheckout(t *testing.T) {
 // without .agentx/ (a repository that does not configure agentx) or an
 // .agentx/ without .git says nothing.
 func TestActionNoCheckoutNotice(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		setup  func(r *runner)
@@ -331,6 +340,7 @@ func TestActionNoCheckoutNotice(t *testing.T) {
 // violations found": not a lost race, so not retried; the person's
 // command gets a reply saying it could not be saved.
 func TestActionRulesetRefusalIsNotRetried(t *testing.T) {
+	t.Parallel()
 	for _, status := range []int{409, 422} {
 		fake, r := issueRunner(t, 5, "ingest", "issue_comment")
 		r.writeLedger(sampleLedger(5, time.Now()))
@@ -362,6 +372,7 @@ func TestActionRulesetRefusalIsNotRetried(t *testing.T) {
 // reply, the run exits 1 with one annotation. A re-delivered event of a
 // command already applied is not counted again.
 func TestActionIngestNotSavedByRateLimitAndRedelivery(t *testing.T) {
+	t.Parallel()
 	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
 	r.env["INPUT_MAX-WAIT"] = "1m"
 	r.writeLedger(sampleLedger(5, time.Now()))

@@ -46,6 +46,7 @@ func actionMetadata(t *testing.T) (inputs map[string]string, outputs []string) {
 }
 
 func TestActionMetadataMatchesTheBinary(t *testing.T) {
+	t.Parallel()
 	inputs, outputs := actionMetadata(t)
 	want := []string{"allowed-associations", "allowed-users", "blocked-label", "bot-login", "command", "days", "dry-run",
 		"escalated-label", "full-resync", "github-token", "max-wait", "min-permission", "operations-per-run", "reconcile-per-run",
@@ -76,6 +77,7 @@ func TestActionMetadataMatchesTheBinary(t *testing.T) {
 }
 
 func TestDockerfileUsesTheTestedBuild(t *testing.T) {
+	t.Parallel()
 	df := repoFile(t, "Dockerfile")
 	for _, want := range []string{"AS build", "sh cmd/agentx-action/build.sh /out/agentx-action",
 		"FROM gcr.io/distroless/static", `ENTRYPOINT ["/agentx-action"]`} {

@@ -11,6 +11,7 @@ import (
 
 // Usage mistakes exit 2 with the error on stderr's first line.
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"demo", "extra"}, {"bogus"}} {
 		var out, errOut bytes.Buffer
 		a := &App{Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }, Clock: clock.Real{}}

@@ -13,6 +13,7 @@ import (
 // pending command run. The group belongs on the job. (actionlint checks
 // the files' syntax in .ci/run.)
 func TestExampleWorkflowsPutConcurrencyOnTheJob(t *testing.T) {
+	t.Parallel()
 	_, file, _, _ := runtime.Caller(0)
 	files, err := filepath.Glob(filepath.Join(filepath.Dir(file), "..", "..", "examples", "workflows", "*.yml"))
 	if err != nil || len(files) == 0 {

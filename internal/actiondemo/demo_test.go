@@ -10,6 +10,7 @@ import (
 // TestDemo runs the newcomer's tour end to end: it must succeed and say
 // what happened to the resolved issue, not just stop after alice's comment.
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if err := Run(context.Background(), &out); err != nil {
 		t.Fatalf("demo: %v", err)

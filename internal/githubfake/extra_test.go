@@ -16,6 +16,7 @@ func (r *recorder) Helper()                        {}
 func (r *recorder) Errorf(format string, _ ...any) { r.errs = append(r.errs, format) }
 
 func TestFakeReactionsPermissionsAndRepoComments(t *testing.T) {
+	t.Parallel()
 	s := New()
 	defer s.Close()
 	s.Tokens["alice-token"] = "alice"

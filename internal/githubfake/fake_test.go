@@ -22,6 +22,7 @@ func do(t *testing.T, s *Server, method, path, body string) (*http.Response, str
 }
 
 func TestFakeBehavesLikeTheRESTAPI(t *testing.T) {
+	t.Parallel()
 	s := New()
 	defer s.Close()
 	s.AddIssue(1)
@@ -78,6 +79,7 @@ func TestFakeBehavesLikeTheRESTAPI(t *testing.T) {
 }
 
 func TestBlobSHAIsGits(t *testing.T) {
+	t.Parallel()
 	// git hash-object of "hello\n"
 	if got := BlobSHA([]byte("hello\n")); got != "ce013625030ba8dba906f756967f9e9ca394464a" {
 		t.Fatal(got)

@@ -12,6 +12,7 @@ import (
 // state branch against a real repository's: commit the same files with
 // real git and compare the root tree ids.
 func TestGitDataTreeIDsMatchRealGit(t *testing.T) {
+	t.Parallel()
 	files := map[string][]byte{
 		"state/clarifications/issue-42.json":    []byte("{\"issueNumber\":42}\n"),
 		"state/clarifications/issue-7.json":     []byte("{}\n"),

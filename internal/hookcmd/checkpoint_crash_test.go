@@ -18,6 +18,7 @@ import (
 // version before the restore or the restored one, never torn, and the
 // checkpoint of the state before the restore exists.
 func TestCheckpointRestoreSIGKILL(t *testing.T) {
+	t.Parallel()
 	const files = 12
 	for round, killAfter := range []time.Duration{5 * time.Millisecond, 40 * time.Millisecond, 90 * time.Millisecond, 150 * time.Millisecond, 260 * time.Millisecond} {
 		t.Run(fmt.Sprint(round), func(t *testing.T) {

@@ -41,6 +41,7 @@ func opVerb(t *testing.T, name string) protocol.VerbInfo {
 // the options a parse returns with an error still say whether the failure
 // is printed as a JSON document.
 func TestParse(t *testing.T) {
+	t.Parallel()
 	answer, resolve := opVerb(t, "answer"), opVerb(t, "resolve")
 	parseAnswer := parser(func(a *App, args []string) (*clarifyOpOptions, error) { return parseClarifyOp(a, answer, args) })
 	parseResolve := parser(func(a *App, args []string) (*clarifyOpOptions, error) { return parseClarifyOp(a, resolve, args) })
@@ -199,6 +200,7 @@ func TestParse(t *testing.T) {
 // TestUnknownCommandJSON: a command line no command took is a JSON
 // failure when what follows it asks for JSON, in either spelling.
 func TestUnknownCommandJSON(t *testing.T) {
+	t.Parallel()
 	a := &App{}
 	for _, tc := range []struct {
 		args []string
@@ -381,6 +383,7 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 // git spells a one-letter flag), never flag's own one-dash listing, and a
 // default at most once.
 func TestHelpSpellsFlagsWithTwoDashes(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for _, cmd := range jsonCommands() {
 		args := append(strings.Fields(cmd), "--help")
@@ -394,6 +397,20 @@ func TestHelpSpellsFlagsWithTwoDashes(t *testing.T) {
 			if !strings.HasPrefix(line, "  --") && !oneLetter || strings.Count(line, "(default") > 1 {
 				t.Errorf("%s --help: flag line %q", cmd, line)
 			}
+		}
+	}
+}
+
+// auditID accepts what the regexp it replaced accepted:
+// ^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$.
+func TestAuditIDMatchesItsPattern(t *testing.T) {
+	for id, want := range map[string]bool{
+		"CLR-42-001": true, "obs-engineer-5-1795557240894-xarkpg": true, "clar-test-001": true, "a": true,
+		"a.b:c_d-e": true, strings.Repeat("a", 128): true, strings.Repeat("a", 129): false,
+		"": false, "-a": false, ".a": false, "a/b": false, "a b": false, "é": false,
+	} {
+		if got := auditID(id); got != want {
+			t.Errorf("auditID(%q) = %v, want %v", id, got, want)
 		}
 	}
 }

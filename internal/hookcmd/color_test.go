@@ -13,6 +13,7 @@ import (
 // Colour only on a terminal, never with NO_COLOR or TERM=dumb, and never
 // in --json output, whatever the terminal (DESIGN section 3).
 func TestColourOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	run := func(tty bool, env map[string]string, args ...string) string {
 		t.Helper()

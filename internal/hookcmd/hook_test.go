@@ -13,6 +13,7 @@ import (
 )
 
 func TestApplyTestClock(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"AGENTX_NOW": "2030-01-01T09:00:00Z"}
 	var stderr strings.Builder
 	a := &App{Getenv: func(k string) string { return env[k] }, Stderr: &stderr}
@@ -29,6 +30,7 @@ func TestApplyTestClock(t *testing.T) {
 }
 
 func TestMonitorAfter(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		err  error
 		want bool

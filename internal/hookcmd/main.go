@@ -108,8 +108,12 @@ func commands() []command {
 
 // Main runs agentx-hook with args (without the program name) and returns
 // the exit status: 0 success, 1 an operation failed, 2 usage error.
-func Main(args []string) int {
-	ctx, stop := withSignals(context.Background(), signalGrace, os.Exit)
+func Main(args []string) int { return mainGrace(args, signalGrace) }
+
+// mainGrace is Main with the grace after a first signal as a parameter
+// (the signal tests shorten it).
+func mainGrace(args []string, grace time.Duration) int {
+	ctx, stop := withSignals(context.Background(), grace, os.Exit)
 	defer stop()
 	cwd, _ := os.Getwd()
 	a := &App{

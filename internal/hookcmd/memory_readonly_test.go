@@ -40,6 +40,7 @@ func treeState(t *testing.T, dir string) map[string]string {
 // no index), `memory stats`, `search` and `get` change no byte and no
 // modification time anywhere under .agentx, and report the disagreement.
 func TestMemoryReadersWriteNothing(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	mem := filepath.Join(root, ".agentx", "memory")
 	obs := func(issue, n int, text string) string {

@@ -14,6 +14,7 @@ import (
 // A rebuild over a large store reports progress on stderr, and only when
 // stderr is a terminal (scripts and agents read stderr for errors).
 func TestMemoryRebuildProgressOnlyOnTerminal(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	// A git repository: outside one, the checkpoint a rebuild takes first
 	// is a warning on stderr.

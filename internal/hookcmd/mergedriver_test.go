@@ -148,6 +148,7 @@ func (r *gitRepo) outcome() outcome {
 // side), and the same holds the other way round; the two directions give
 // the same records except for which one was renumbered.
 func TestMergeDriverWithGit(t *testing.T) {
+	t.Parallel()
 	r := divergedRepo(t)
 	into := map[string]map[string]outcome{"main": {}, "feature": {}}
 	other := map[string]string{"main": "feature", "feature": "main"}
@@ -240,6 +241,7 @@ func recordsWithoutIDs(t *testing.T, data string) string {
 // normal conflict, with the working file exactly as ours had it and no
 // conflict markers written into the JSON.
 func TestMergeDriverCorruptFallsBack(t *testing.T) {
+	t.Parallel()
 	r := divergedRepo(t)
 	r.run("git", "checkout", "-q", "feature")
 	if err := os.WriteFile(filepath.Join(r.dir, ledgerFile), []byte("{\"issueNumber\": 42, \"clarifications\": [\n"), 0o644); err != nil {

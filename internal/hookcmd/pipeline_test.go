@@ -99,6 +99,7 @@ func hookContext(t *testing.T, out string) string {
 // each host's ceiling and [memory] max_tokens, whichever is smaller, and
 // still say how many more observations exist.
 func TestRecallWithinEachHostBudget(t *testing.T) {
+	t.Parallel()
 	root := bigIssue(t, "")
 	small := bigIssue(t, "max_tokens = 600")
 	cases := []struct {
@@ -145,6 +146,7 @@ func TestRecallWithinEachHostBudget(t *testing.T) {
 }
 
 func TestRecallWriteInstructions(t *testing.T) {
+	t.Parallel()
 	root := bigIssue(t, "")
 	out, errOut, code := runApp(t, root, nil, "", "memory", "recall", "--agent", "engineer", "--issue", "42", "--write-instructions")
 	if code != 0 {
@@ -168,6 +170,7 @@ func TestRecallWriteInstructions(t *testing.T) {
 // TestMemorySwitches: enabled = false makes both hook paths return at
 // once; max_tokens = 0 keeps capture and turns recall off (SPEC 9.5).
 func TestMemorySwitches(t *testing.T) {
+	t.Parallel()
 	summary := "## Decisions\n- Use a sliding-window rate limiter for the login endpoint.\n"
 	t.Run("disabled", func(t *testing.T) {
 		root := bigIssue(t, "enabled = false")
@@ -208,6 +211,7 @@ func TestMemorySwitches(t *testing.T) {
 // append), scoring counts the journal, and hook finish folds it into the
 // store's recall counts exactly once.
 func TestRecallCountsJournalled(t *testing.T) {
+	t.Parallel()
 	root := bigIssue(t, "")
 	for range 2 {
 		if _, e, code := runApp(t, root, nil, "", "hook", "start", "--agent", "engineer", "--issue", "42", "--format", "claude"); code != 0 {
@@ -247,6 +251,7 @@ func TestRecallCountsJournalled(t *testing.T) {
 }
 
 func TestFitHostCutsOnARuneBoundary(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 6000) // 12,000 bytes
 	got := fitHost(long, "claude")
 	if len(got) > 10000 || !utf8.ValidString(got) || !strings.Contains(got, "cut to the host's limit") {

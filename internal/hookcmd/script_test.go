@@ -1,24 +1,165 @@
 package hookcmd
 
 import (
+	"context"
+	"io"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	// Race-built agentx-hook processes skip the race detector's exit sleep.
+	_ "github.com/agentx-dev/agentx/internal/gorace"
 )
 
-// TestMain lets testscript run agentx-hook as a real process: the scripts
-// in testdata/script call the binary built from this package's Main.
+// TestMain puts this test binary on $PATH as `agentx-hook` (and as the
+// helpers of process_test.go), so a test or script can start it as a real
+// process: `exec agentx-hook ...` in a script, exec.Command("agentx-hook")
+// in a test.
+//
+// A script line without `exec` (`agentx-hook ...`) runs the command in this
+// process instead (inProcess below), with the script's environment,
+// directory and output: the same App.Run a process runs, without the
+// process start (about 20 ms race-built, even with GORACE's exit sleep off).
+// Scripts keep `exec` where a separate process is the point or where a
+// child of the command must see the script's environment: background
+// commands (`&`, locking and concurrency), signals, standard input (the
+// `stdin` command feeds only exec), git (git and go-git read the process's
+// HOME and GIT_* variables, not App.Getenv), responders (started with the
+// process's environment) and the demo (it starts itself again).
 func TestMain(m *testing.M) {
-	cmds := testHelpers()
-	cmds["agentx-hook"] = func() { os.Exit(Main(os.Args[1:])) }
-	testscript.Main(m, cmds)
+	switch name := filepath.Base(os.Args[0]); {
+	case name == "agentx-hook":
+		grace := signalGrace
+		if ms, err := strconv.Atoi(os.Getenv(testSignalGraceEnv)); err == nil {
+			grace = time.Duration(ms) * time.Millisecond
+		}
+		os.Exit(mainGrace(os.Args[1:], grace))
+	case testHelpers()[name] != nil:
+		testHelpers()[name]()
+		os.Exit(0)
+	}
+	// testscript.Main installs the helpers, and would install agentx-hook
+	// too, but a command installed there is always run as a process, even
+	// without `exec`: agentx-hook goes on $PATH here instead.
+	bin, err := os.MkdirTemp("", "agentx-hook-test")
+	if err != nil {
+		panic(err)
+	}
+	if err := installSelf(filepath.Join(bin, "agentx-hook")); err != nil {
+		panic(err)
+	}
+	_ = os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	testscript.Main(cleanupM{m, bin}, testHelpers())
+}
+
+// testSignalGraceEnv shortens, for one agentx-hook process of a test, the
+// grace after a first signal (milliseconds; signals_test.go).
+const testSignalGraceEnv = "AGENTX_TEST_SIGNAL_GRACE_MS"
+
+// cleanupM removes the $PATH directory of agentx-hook after the tests
+// (testscript.Main ends the process itself).
+type cleanupM struct {
+	m   *testing.M
+	dir string
+}
+
+func (c cleanupM) Run() int {
+	defer func() { _ = os.RemoveAll(c.dir) }()
+	return c.m.Run()
+}
+
+// installSelf copies the test binary to path (a hard link where it can).
+func installSelf(path string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if os.Link(self, path) == nil {
+		return nil
+	}
+	src, err := os.Open(self)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = src.Close() }()
+	dst, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		_ = dst.Close()
+		return err
+	}
+	return dst.Close()
+}
+
+// inProcess is the script command `agentx-hook ARGS`: App.Run in this
+// process with the script's environment, directory and output. Standard
+// input is empty, as for an exec with no `stdin` before it. Scripts run in
+// parallel: nothing here touches the process's environment or directory.
+// os.Args[0] stays the test binary's: an in-process audit entry names it
+// as its tool (audit_trail.txtar, which checks the name, runs processes),
+// and a hook never starts the test binary as its background index rebuild.
+func inProcess(ts *testscript.TestScript, neg bool, args []string) {
+	if p := relativePathArg(args); p != "" {
+		ts.Fatalf("agentx-hook %s: %s is opened relative to the process's directory, not the script's: run it with exec", strings.Join(args, " "), p)
+	}
+	a := &App{
+		Stdin: strings.NewReader(""), Stdout: ts.Stdout(), Stderr: ts.Stderr(),
+		Getenv: ts.Getenv, Cwd: ts.MkAbs("."), Clock: clock.Real{},
+	}
+	code := a.Run(context.Background(), args)
+	if code != 0 {
+		ts.Logf("[exit status %d]", code)
+	}
+	switch {
+	case code != 0 && !neg:
+		ts.Fatalf("agentx-hook %s: exit status %d", strings.Join(args, " "), code)
+	case code == 0 && neg:
+		ts.Fatalf("agentx-hook %s: unexpected success", strings.Join(args, " "))
+	}
+}
+
+// relativePathArg returns the first relative path given to a flag that
+// names a file or directory (the OS resolves it against the process's
+// directory, which in-process is the package's, not the script's). A new
+// flag that names a file belongs in this list.
+func relativePathArg(args []string) string {
+	for i, arg := range args {
+		name, val, inline := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		if !strings.HasPrefix(arg, "-") {
+			continue
+		}
+		switch name {
+		case "root", "file", "summary-file", "dir", "out":
+		default:
+			continue
+		}
+		if !inline {
+			if i+1 == len(args) {
+				continue
+			}
+			val = args[i+1]
+		}
+		if val != "" && val != "-" && !filepath.IsAbs(val) {
+			return val
+		}
+	}
+	return ""
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script/*.txtar.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:  "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"agentx-hook": inProcess},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("AGENTX_ROOT", "")

@@ -19,6 +19,7 @@ import (
 // then memory) and the events the clarifications log. No file under
 // .agentx may hold any of them afterwards.
 func TestNoSecretReachesAgentxFiles(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if _, e, code := runApp(t, root, nil, "", "init"); code != 0 {
 		t.Fatalf("init: %s", e)

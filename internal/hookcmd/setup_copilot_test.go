@@ -13,6 +13,7 @@ import (
 // session's $AGENTX_AGENT, and a session without one only finishes (no
 // error, no recall).
 func TestCopilotSessionEndCommand(t *testing.T) {
+	t.Parallel()
 	sh, err := exec.LookPath("bash")
 	if err != nil {
 		t.Fatalf("bash: %v", err)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestMergeHostHooks(t *testing.T) {
+	t.Parallel()
 	claude := hostsFor(&setupOptions{Claude: true})[0]
 	for _, tt := range []struct {
 		name, old string
@@ -67,6 +68,7 @@ func mustMerge(t *testing.T, old string, h hostHooks) any {
 }
 
 func TestEnableCodexHooks(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, old, want, wantErr string
 	}{

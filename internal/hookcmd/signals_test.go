@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,17 +17,22 @@ import (
 // on the first signal, at once on the second. Before, the context took the
 // signal and the process hung until killed.
 func TestSignalEndsBlockedProcess(t *testing.T) {
+	// The first case shortens the process's grace (the test waits it out);
+	// the second keeps the real one, which the second signal must cut.
+	const shortGrace = 200 * time.Millisecond
 	for _, tt := range []struct {
 		name    string
 		signals int
+		grace   time.Duration
 		within  time.Duration
 	}{
-		{"first signal after the grace", 1, signalGrace + 3*time.Second},
-		{"second signal at once", 2, signalGrace - 500*time.Millisecond},
+		{"first signal after the grace", 1, shortGrace, shortGrace + 3*time.Second},
+		{"second signal at once", 2, signalGrace, signalGrace - 500*time.Millisecond},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			cmd := exec.Command("agentx-hook", "--root", root, "memory", "add", "--file", "-")
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", testSignalGraceEnv, tt.grace.Milliseconds()))
 			stdin, err := cmd.StdinPipe() // held open: the hook blocks reading it
 			if err != nil {
 				t.Fatal(err)
@@ -51,8 +57,12 @@ func TestSignalEndsBlockedProcess(t *testing.T) {
 				if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
 					t.Fatalf("exit = %v, want status %d", err, 128+int(syscall.SIGTERM))
 				}
-				if d := time.Since(start); d > tt.within {
+				d := time.Since(start)
+				if d > tt.within {
 					t.Fatalf("took %v to exit, want under %v", d, tt.within)
+				}
+				if tt.signals == 1 && d < tt.grace {
+					t.Fatalf("exited after %v, before the grace of %v", d, tt.grace)
 				}
 			case <-time.After(tt.within + 5*time.Second):
 				_ = cmd.Process.Kill()

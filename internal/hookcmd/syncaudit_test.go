@@ -7,6 +7,7 @@ import (
 )
 
 func TestSyncWritesAuditEntries(t *testing.T) {
+	t.Parallel()
 	ref, err := os.ReadFile("../core/ledger/testdata/reference.json")
 	if err != nil {
 		t.Fatal(err)

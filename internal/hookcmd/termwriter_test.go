@@ -10,6 +10,7 @@ import (
 // between writes arrives whole, and with colour on our own styling passes
 // while a foreign sequence does not.
 func TestTermWriter(t *testing.T) {
+	t.Parallel()
 	in := "a \x1b]0;pwned\x07 b \x1b[2J c é \x1b[31mred\x1b[0m \x1b[8mhidden"
 	tests := []struct {
 		color bool

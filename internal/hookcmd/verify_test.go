@@ -12,6 +12,7 @@ import (
 // nothing wrong once the local manifest is rebuilt: the merged trail's
 // chain holds, the answer merged after the resolution is information.
 func TestVerifyAfterMerge(t *testing.T) {
+	t.Parallel()
 	r := divergedRepo(t)
 	r.run("git", "merge", "-q", "--no-edit", "feature")
 	if out, err := r.try("agentx-hook", "verify", "--repair"); err != nil && !strings.Contains(out, "repaired") {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestVersionFrom(t *testing.T) {
+	t.Parallel()
 	installed := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.2.3"},
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}}
 	for _, tt := range []struct {
@@ -25,6 +26,7 @@ func TestVersionFrom(t *testing.T) {
 }
 
 func TestDidYouMean(t *testing.T) {
+	t.Parallel()
 	names := []string{"state", "setup", "memory", "monitor", "version"}
 	for got, want := range map[string]string{
 		"statte": ` (did you mean "state"?)`, "memroy": ` (did you mean "memory"?)`,

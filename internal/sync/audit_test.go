@@ -18,6 +18,7 @@ import (
 // the comment's author and the record's hashes; a second command chains
 // to it, and a new month moves the trail to its month's file.
 func TestIngestIsAudited(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
@@ -74,6 +75,7 @@ func TestIngestIsAudited(t *testing.T) {
 // TestMonitorIsAudited: the Action's monitor check leaves one line per
 // record it acted on, actor agent-x, in the same commit as the ledgers.
 func TestMonitorIsAudited(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))

@@ -18,6 +18,7 @@ import (
 // holds compacted originals); a file that does not parse is reported and
 // left out, never taken for an empty one.
 func TestBranchSourceReadsLedgersAndMemory(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	fake.SetBranchFiles(DefaultStateBranch, map[string][]byte{
@@ -55,6 +56,7 @@ func TestBranchSourceReadsLedgersAndMemory(t *testing.T) {
 // A token without contents: write is refused at the first write; the
 // error names the branch and the permission, and nothing is retried.
 func TestStateBranchTokenWithoutContentsWrite(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, []byte("{}"))
@@ -80,6 +82,7 @@ func TestStateBranchTokenWithoutContentsWrite(t *testing.T) {
 // sync state, in one commit; derived files stay behind; a branch another
 // run created first is taken as it is.
 func TestSeedFromACheckout(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	root := t.TempDir()

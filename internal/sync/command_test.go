@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseCommand(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body string
 		want       Command
@@ -111,6 +112,7 @@ func longestRun(s string, c byte) int {
 }
 
 func TestIsReply(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		body string
 		want bool

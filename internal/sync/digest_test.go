@@ -16,6 +16,7 @@ import (
 // title among the label's issues (paginated, open or closed) and edited;
 // another title opens a new one; issues without the label never match.
 func TestPostDigestOneIssueAWeek(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	c := newTestClient(t, fake, &sleeps{})
@@ -56,6 +57,7 @@ func TestPostDigestOneIssueAWeek(t *testing.T) {
 }
 
 func TestDigestBodyCapped(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", maxIssueBody+10)
 	got := capBody(long)
 	if n := utf8.RuneCountInString(got); n != maxIssueBody || !utf8.ValidString(got) || !strings.HasSuffix(got, "have it all)\n") {

@@ -71,6 +71,7 @@ func event(fake *githubfake.Server, user, assoc, body string) Event {
 }
 
 func TestIngestTwoConcurrentCommandsBothLand(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
@@ -131,6 +132,7 @@ func TestIngestTwoConcurrentCommandsBothLand(t *testing.T) {
 }
 
 func TestIngestRejections(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 2001)
 	tests := []struct{ name, user, assoc, body, reason string }{
 		{"not allowed (replies on)", "eve", "NONE", "/clarify answer CLR-42-001 yes", "not allowed"},
@@ -179,6 +181,7 @@ func TestIngestRejections(t *testing.T) {
 }
 
 func TestIngestRedeliveredEventAppliesOnce(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
@@ -212,6 +215,7 @@ func TestIngestRedeliveredEventAppliesOnce(t *testing.T) {
 // TestIngestParityWithCLI: the same operation gives the same ledger typed
 // in a terminal or on the issue; only the provenance key differs.
 func TestIngestParityWithCLI(t *testing.T) {
+	t.Parallel()
 	for _, op := range []struct{ cli, slash []string }{
 		{[]string{"clarify", "resolve", "CLR-42-002", "--body", "Ship it.", "--as", "alice"}, []string{"/clarify resolve CLR-42-002 Ship it."}},
 		{[]string{"clarify", "answer", "CLR-42-001", "--body", "Sessions.", "--as", "alice"}, []string{"/clarify answer CLR-42-001 Sessions."}},
@@ -272,6 +276,7 @@ func withoutKey(t *testing.T, data []byte) string {
 }
 
 func TestIngestAskPastTheRoundLimitEscalates(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	l := ledger42()
@@ -301,6 +306,7 @@ func TestIngestAskPastTheRoundLimitEscalates(t *testing.T) {
 }
 
 func TestIngestSkips(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	in := newIngester(newTestClient(t, fake, &sleeps{}))

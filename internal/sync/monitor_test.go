@@ -16,6 +16,7 @@ import (
 // escalation must be applied to the fresh ledger, keeping the ingest's
 // answer, never written over it.
 func TestMonitorNeverOverwritesANewerLedger(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	old := ledger42()

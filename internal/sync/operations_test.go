@@ -15,6 +15,7 @@ import (
 )
 
 func TestAppliedBefore(t *testing.T) {
+	t.Parallel()
 	t1, t2 := "2026-03-01T09:00:00Z", "2026-03-01T09:05:00Z"
 	answer := Command{Verb: "answer", ID: "CLR-42-001", Text: "Sessions."}
 	other := Command{Verb: "answer", ID: "CLR-42-001", Text: "Cookies."}
@@ -59,6 +60,7 @@ func TestAppliedBefore(t *testing.T) {
 }
 
 func TestRotate(t *testing.T) {
+	t.Parallel()
 	issues := []int{1, 10, 11, 12, 2, 3} // as the branch lists them, by path
 	for _, tt := range []struct {
 		after, n  int
@@ -85,6 +87,7 @@ func TestRotate(t *testing.T) {
 // window finds the fresh verdict and does nothing. Comments inside the
 // grace period are left to their own runs.
 func TestSweepAppliesALostEditOnce(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	l := ledger42()
@@ -140,6 +143,7 @@ func TestSweepAppliesALostEditOnce(t *testing.T) {
 // against MinPermission; a user GitHub does not know (404) is none; a
 // permission that cannot be read is never a yes.
 func TestPermissionDecides(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
@@ -180,6 +184,7 @@ func TestPermissionDecides(t *testing.T) {
 // access token, which may read GET /user) or a bot account stop the sync
 // before it posts; markers a person typed do not.
 func TestWrongBotLogin(t *testing.T) {
+	t.Parallel()
 	want := Desired(ledger42(), testLabels, ident)
 	for _, tt := range []struct {
 		name, author, token string
@@ -230,6 +235,7 @@ func TestWrongBotLogin(t *testing.T) {
 // TestIngestSkipsADeletedComment: a comment deleted before its run
 // started was taken back by its author; nothing is applied or posted.
 func TestIngestSkipsADeletedComment(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))

@@ -11,6 +11,7 @@ import (
 )
 
 func TestPermissionErrorFromA403(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		header, message string
 		want            string // PermissionsYAML of Permissions()
@@ -48,6 +49,7 @@ func TestPermissionErrorFromA403(t *testing.T) {
 // 80 writes a minute (the pacing) and fewer than 500 in a run, so even a
 // first sync of a large backlog never trips them within one run.
 func TestDefaultBudgetsStayUnderContentLimits(t *testing.T) {
+	t.Parallel()
 	if perMinute := time.Minute / DefaultWriteInterval; perMinute > 80 {
 		t.Fatalf("write-interval %v allows %d writes a minute", DefaultWriteInterval, perMinute)
 	}

@@ -17,6 +17,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestRenderGolden(t *testing.T) {
+	t.Parallel()
 	l := ledger42()
 	r := &l.Clarifications[0]
 	r.Thread = append(r.Thread,
@@ -48,6 +49,7 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func TestDesiredLabels(t *testing.T) {
+	t.Parallel()
 	l := ledger42()
 	w := Desired(l, testLabels, ident)
 	if !w.Labels[testLabels.Blocked] || !w.Labels[testLabels.Escalated] {
@@ -77,6 +79,7 @@ func TestDesiredLabels(t *testing.T) {
 }
 
 func TestPlanComments(t *testing.T) {
+	t.Parallel()
 	l := ledger42()
 	want := Desired(l, testLabels, ident).Comments
 	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
@@ -112,6 +115,7 @@ func TestPlanComments(t *testing.T) {
 }
 
 func TestPlanLabels(t *testing.T) {
+	t.Parallel()
 	want := map[string]bool{"clarification-blocked": true, "clarification-escalated": false}
 	add, remove := PlanLabels(want, []string{"Clarification-Escalated", "bug"})
 	if !reflect.DeepEqual(add, []string{"clarification-blocked"}) || !reflect.DeepEqual(remove, []string{"clarification-escalated"}) {
@@ -126,6 +130,7 @@ func TestPlanLabels(t *testing.T) {
 // what the issue shows must be what was written (issue 22 item 1). An
 // entry without a hash (the old tools) is mirrored as before.
 func TestDesiredLeavesTamperedEntriesOut(t *testing.T) {
+	t.Parallel()
 	l := ledger42()
 	r := &l.Clarifications[0]
 	r.Thread = append(r.Thread,

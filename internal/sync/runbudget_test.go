@@ -16,6 +16,7 @@ func budgetSyncer(fake *githubfake.Server, budget int, dry bool) *Syncer {
 
 // A dry run plans every write, within the budget, and writes nothing.
 func TestSyncerDryRunPlansEveryWrite(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(2)
 	defer fake.Close()
 	s := budgetSyncer(fake, 0, true)
@@ -39,6 +40,7 @@ func TestSyncerDryRunPlansEveryWrite(t *testing.T) {
 // The budget stops the run before the write that would pass it; the
 // unfinished issue is not recorded, and Waiting counts it and the rest.
 func TestSyncerBudgetStopsBeforeTheWrite(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(3)
 	defer fake.Close()
 	s := budgetSyncer(fake, 7, false)
@@ -69,6 +71,7 @@ var writeAction = map[string]string{
 // state: every kind of write, a label the repository lacks created once
 // (not once per issue), a label it has not created at all.
 func TestSyncerDryPlanMatchesTheRealWrites(t *testing.T) {
+	t.Parallel()
 	for _, budget := range []int{0, 29, 30} { // 29, 30: the budget ends just before, just after the label creation
 		fake := newFakeWithIssues(6)
 		defer fake.Close()

@@ -98,6 +98,7 @@ func plantedSecrets(oneLine bool) []planted {
 // another tool) are mirrored to issue comments; no request GitHub receives
 // holds any of them (issue 15).
 func TestMirrorSendsNoSecret(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(1)
 	defer fake.Close()
 	rec := newRecorder(t, fake)
@@ -139,6 +140,7 @@ func TestMirrorSendsNoSecret(t *testing.T) {
 // kind where the reply quotes it (the verb, the id, the text of a command
 // that is rejected) gets a reply that holds none of it.
 func TestRepliesSendNoSecret(t *testing.T) {
+	t.Parallel()
 	for _, p := range plantedSecrets(true) {
 		for _, body := range []string{
 			"/clarify answer CLR-1-099 use " + p.in + " here",

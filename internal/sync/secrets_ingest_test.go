@@ -14,6 +14,7 @@ import (
 // neither (the protocol core sanitises what it stores, whatever the
 // surface). One-line examples: a comment command is one paragraph.
 func TestIngestStoresNoSecret(t *testing.T) {
+	t.Parallel()
 	for _, k := range sanitize.Kinds() {
 		for _, ex := range k.Examples {
 			if strings.Contains(ex.In, "\n") {
@@ -44,6 +45,7 @@ func TestIngestStoresNoSecret(t *testing.T) {
 // characters: redacted first, so a token straddling the cut does not
 // leave its head in a public reply.
 func TestRejectionReplyRedactsBeforeItShortens(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(42)
 	defer fake.Close()
 	fake.PutBranchFile(DefaultStateBranch, ledgerPath42, encode(t, ledger42()))
@@ -73,6 +75,7 @@ func TestRejectionReplyRedactsBeforeItShortens(t *testing.T) {
 // A token written where the verb or the id goes is echoed in the
 // rejection: redacted before it is shortened, so no head of it is left.
 func TestRejectionReplyRedactsAnEchoedVerbOrID(t *testing.T) {
+	t.Parallel()
 	token := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
 	for _, body := range []string{"/clarify " + token + " CLR-42-001 yes", "/clarify answer " + token + " yes"} {
 		fake := newFakeWithIssues(42)
@@ -97,6 +100,7 @@ func TestRejectionReplyRedactsAnEchoedVerbOrID(t *testing.T) {
 // to post someone's content or ping anyone. Backticks in the text cannot
 // close the code span early.
 func TestRejectionReplyQuotesTheCommentAsCode(t *testing.T) {
+	t.Parallel()
 	live := []string{"![x](http://evil/img.png)", "[click](http://evil)", "@someone", "``tick`` and ```three```"}
 	for _, body := range []string{
 		"/clarify answer CLR-42-099 " + strings.Join(live, " "),

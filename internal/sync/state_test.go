@@ -8,6 +8,7 @@ import (
 )
 
 func TestSyncStateMergesOverlappingRuns(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	c := newTestClient(t, fake, &sleeps{})
@@ -61,6 +62,7 @@ func TestSyncStateMergesOverlappingRuns(t *testing.T) {
 // not carry the complete message, and any other writer's commit on top
 // ends the trust too.
 func TestUpToDateOnlyOnAMirrorRecordOfItsParent(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	ctx := context.Background()

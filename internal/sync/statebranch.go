@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/agentx-dev/agentx/internal/core/statebranch"
 )
 
 // The GitHub client side of the state branch: GitHub Mode's shared state
@@ -21,7 +23,7 @@ import (
 
 // DefaultStateBranch is where the state lives unless [github]
 // state_branch says otherwise.
-const DefaultStateBranch = "agentx/state"
+const DefaultStateBranch = statebranch.DefaultBranch
 
 // ErrProtected is a state branch GitHub refuses to move for this token:
 // a protected branch, or a token without contents: write. Retrying cannot

@@ -12,6 +12,7 @@ import (
 )
 
 func TestStateBranchCreatedOnFirstUseAsOrphan(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	sb := NewStateBranch(newTestClient(t, fake, &sleeps{}), "")
@@ -48,6 +49,7 @@ func TestStateBranchCreatedOnFirstUseAsOrphan(t *testing.T) {
 }
 
 func TestStateBranchCommitChangesDeletesAndKeepsTheRest(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	fake.SetBranchFiles("agentx/state", map[string][]byte{
@@ -91,6 +93,7 @@ func TestStateBranchCommitChangesDeletesAndKeepsTheRest(t *testing.T) {
 // with its stale view: the ref update is refused (422, not a fast
 // forward), and Update re-applies the change to the fresh state.
 func TestStateBranchUpdateReappliesAfterALostRace(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	fake.SetBranchFiles("agentx/state", map[string][]byte{"counter": []byte("1")}, "seed")
@@ -127,6 +130,7 @@ func TestStateBranchUpdateReappliesAfterALostRace(t *testing.T) {
 }
 
 func TestStateBranchProtectedIsNotAConflict(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	fake.SetBranchFiles("agentx/state", map[string][]byte{"a": []byte("1")}, "seed")
@@ -149,6 +153,7 @@ func TestStateBranchProtectedIsNotAConflict(t *testing.T) {
 }
 
 func TestStateBranchLargeFileGoesThroughABlob(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	sb := NewStateBranch(newTestClient(t, fake, &sleeps{}), "agentx/state")
@@ -176,6 +181,7 @@ func TestStateBranchLargeFileGoesThroughABlob(t *testing.T) {
 // one tree read, the blobs of one issue, then one commit and one ref
 // update (the tree request carries small files inline).
 func TestStateBranchIngestCallBudget(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	seed := map[string][]byte{}
@@ -216,6 +222,7 @@ func TestStateBranchIngestCallBudget(t *testing.T) {
 }
 
 func TestStateBranchNothingChangedReadsOnlyTheRef(t *testing.T) {
+	t.Parallel()
 	fake := githubfake.New()
 	defer fake.Close()
 	sb := NewStateBranch(newTestClient(t, fake, &sleeps{}), "agentx/state")

@@ -112,6 +112,7 @@ func newSyncer(c *Client) *Syncer {
 }
 
 func TestSync100x5(t *testing.T) {
+	t.Parallel()
 	const n = 100
 	fake := newFakeWithIssues(n)
 	defer fake.Close()
@@ -160,6 +161,7 @@ func TestSync100x5(t *testing.T) {
 }
 
 func TestSyncKilledAfter230WritesConverges(t *testing.T) {
+	t.Parallel()
 	const n = 100
 	fake := newFakeWithIssues(n)
 	defer fake.Close()
@@ -211,6 +213,7 @@ func mustJSON(t *testing.T, v any) []byte {
 }
 
 func TestSyncFaultsConverge(t *testing.T) {
+	t.Parallel()
 	const n = 100
 	fake := newFakeWithIssues(n)
 	defer fake.Close()
@@ -244,6 +247,7 @@ func TestSyncFaultsConverge(t *testing.T) {
 }
 
 func TestSyncIgnoresForgedMarkersAndDeletesDuplicates(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(1)
 	defer fake.Close()
 	c := newTestClient(t, fake, &sleeps{})
@@ -274,6 +278,7 @@ func TestSyncIgnoresForgedMarkersAndDeletesDuplicates(t *testing.T) {
 }
 
 func TestSyncDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(3)
 	defer fake.Close()
 	c := newTestClient(t, fake, &sleeps{})
@@ -289,6 +294,7 @@ func TestSyncDryRunWritesNothing(t *testing.T) {
 }
 
 func TestSyncSkipsLockedAndMissingIssues(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(3)
 	defer fake.Close()
 	c := newTestClient(t, fake, &sleeps{})
@@ -314,6 +320,7 @@ func TestSyncSkipsLockedAndMissingIssues(t *testing.T) {
 }
 
 func TestSyncFollowsPagination(t *testing.T) {
+	t.Parallel()
 	fake := newFakeWithIssues(1)
 	defer fake.Close()
 	c := newTestClient(t, fake, &sleeps{})

@@ -37,6 +37,7 @@ func resp(code int, hdr map[string]string, body string) *http.Response {
 }
 
 func TestTransportRetries(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	reset := strconv.FormatInt(now.Add(90*time.Second).Unix(), 10)
 	tests := []struct {
@@ -97,6 +98,7 @@ func TestTransportRetries(t *testing.T) {
 }
 
 func TestTransportPacesWritesNotReads(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	base := &scripted{resps: []*http.Response{resp(201, nil, ""), resp(200, nil, ""), resp(201, nil, ""), resp(201, nil, "")}}
 	var sl sleeps

@@ -28,6 +28,7 @@ func (d *deadlineSeer) RoundTrip(req *http.Request) (*http.Response, error) {
 // The per-request timeout bounds each attempt, never the wait between
 // two: a Retry-After longer than the attempt timeout is waited out.
 func TestTransportTimeoutIsPerAttemptNotPerWait(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	base := &deadlineSeer{scripted: scripted{resps: []*http.Response{
 		resp(429, map[string]string{"Retry-After": "300"}, ""), resp(201, nil, "")}}}
@@ -61,6 +62,7 @@ func TestTransportTimeoutIsPerAttemptNotPerWait(t *testing.T) {
 // max-wait bounds the run's waits in all: the wait that would pass it is
 // refused before any sleep, with a RateLimitedError naming the limit.
 func TestTransportMaxWaitIsARunBudget(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	limit := func() *http.Response {
 		return resp(403, map[string]string{"Retry-After": "360"}, `{"message":"You have exceeded a secondary rate limit."}`)
@@ -95,6 +97,7 @@ func TestTransportMaxWaitIsARunBudget(t *testing.T) {
 // reset (within max-wait), and go-github never sees the exhausted quota
 // (it would sleep on its own, unbounded, or refuse every later call).
 func TestTransportPrimaryQuotaWaitsWithinMaxWait(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		resetIn time.Duration

@@ -14,6 +14,7 @@ import (
 )
 
 func TestKeepsUnknownKeysAndOrder(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "agent-status.json")
 	in := `{"reviewer":{"status":"reviewing","issue":7,"lastActivity":"2026-03-01T17:04:15.1234567Z","clarificationId":null,"waitingOn":null,"respondingTo":null,"psNote":"x"},
 "engineer":{"status":"idle","issue":null,"lastActivity":""}}`
@@ -41,6 +42,7 @@ func TestKeepsUnknownKeysAndOrder(t *testing.T) {
 }
 
 func TestConcurrentUpdatesAreNotLost(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "agent-status.json")
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {
@@ -68,6 +70,7 @@ func TestConcurrentUpdatesAreNotLost(t *testing.T) {
 }
 
 func TestCorruptIsReported(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "agent-status.json")
 	for _, bad := range []string{"", "{", `{"a":{"status":5}}`, `[]`} {
 		_ = os.WriteFile(path, []byte(bad), 0o644)
@@ -106,6 +109,7 @@ func FuzzDecode(f *testing.F) {
 // An agent the update does not touch keeps `"lastActivity": null` as the
 // old tools wrote it (it was rewritten as "").
 func TestUntouchedNullLastActivityStaysNull(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "agent-status.json")
 	in := `{"reviewer":{"status":"idle","issue":null,"lastActivity":null,"clarificationId":null,"waitingOn":null,"respondingTo":null},
 "tester":{"status":"idle","issue":null,"lastActivity":""}}`
@@ -141,6 +145,7 @@ func TestUntouchedNullLastActivityStaysNull(t *testing.T) {
 // seeds its agents only when the file is missing, so `{}` would leave it
 // without them.
 func TestUpdateWithNothingCreatesNoFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "agent-status.json")
 	if err := Update(context.Background(), lock.New(lock.Options{}), path, func(*File) error { return nil }); err != nil {
 		t.Fatal(err)

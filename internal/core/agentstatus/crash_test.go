@@ -18,6 +18,7 @@ import (
 // dead holder's lock over and must remove what it left: nothing else
 // ever will.
 func TestUpdateCleansTempsOfACrashedWriter(t *testing.T) {
+	t.Parallel()
 	if path := os.Getenv("AGENTX_STATUS_CRASH_PATH"); path != "" {
 		atomicfiletest.CrashMidWrite(path, path)
 		return

@@ -12,6 +12,7 @@ import (
 )
 
 func TestWriteReplacesAndCleansUp(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sub", "state.json")
 	for _, content := range []string{"first\n", "second, longer content\n", "3\n"} {
@@ -30,6 +31,7 @@ func TestWriteReplacesAndCleansUp(t *testing.T) {
 }
 
 func TestCommitRefusal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
@@ -53,6 +55,7 @@ func TestCommitRefusal(t *testing.T) {
 // A read-modify-write whose lock is taken over runs again on the fresh
 // file; one that keeps losing it ends in LOCK_TIMEOUT, not a silent drop.
 func TestWithLockRetriesALostLock(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "state.json")
 	runs := 0
 	err := WithLock(context.Background(), lock.New(lock.Options{}), path, func(*lock.Lock) error {
@@ -78,6 +81,7 @@ func TestWithLockRetriesALostLock(t *testing.T) {
 // Staged contents appear only when committed; a discarded one leaves no
 // temporary behind.
 func TestStageCommitDiscard(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "sub", "b.json")
 	if err := os.WriteFile(a, []byte("old"), 0o644); err != nil {

@@ -29,6 +29,7 @@ func within(t *testing.T, fn func()) {
 }
 
 func TestReadRegularRefusesFIFOWithoutBlocking(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "ledger.json")
 	if err := syscall.Mkfifo(p, 0o644); err != nil {
 		t.Fatal(err)
@@ -48,6 +49,7 @@ func TestReadRegularRefusesFIFOWithoutBlocking(t *testing.T) {
 }
 
 func TestReadRegular(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	small := filepath.Join(dir, "small")
 	if err := os.WriteFile(small, []byte("hello"), 0o644); err != nil {
@@ -90,6 +92,7 @@ func TestReadRegular(t *testing.T) {
 }
 
 func TestReadInputNamesTheLimit(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "in")
 	if err := os.WriteFile(p, bytes.Repeat([]byte("x"), 100), 0o644); err != nil {
 		t.Fatal(err)

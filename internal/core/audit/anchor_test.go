@@ -15,6 +15,7 @@ import (
 // A cut of the trail's last lines leaves an intact chain; an earlier
 // copy of the trail (the last checkpoint's) is what reveals it.
 func TestAnchorDetectsCutTail(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// anchorLines: how many of the 6 lines the copy holds; keep: how
@@ -86,6 +87,7 @@ func TestAnchorDetectsCutTail(t *testing.T) {
 // Lines the copy holds that rotation moved to a month's file are still
 // in the trail; a torn last line of the copy is not one of its lines.
 func TestAnchorAcrossRotationAndTornCopy(t *testing.T) {
+	t.Parallel()
 	clk := clock.NewFake(t0)
 	tr := trail(t, clk)
 	appendN(t, tr, 3)

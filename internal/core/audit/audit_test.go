@@ -40,6 +40,7 @@ func codes(fs []Finding) []string {
 }
 
 func TestChainDetectsTampering(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		tamper func(lines [][]byte) [][]byte
@@ -80,6 +81,7 @@ func TestChainDetectsTampering(t *testing.T) {
 }
 
 func TestTornLastLineIsInfoAndChainContinues(t *testing.T) {
+	t.Parallel()
 	tr := trail(t, clock.NewFake(t0))
 	appendN(t, tr, 2)
 	f, err := os.OpenFile(tr.Path(), os.O_APPEND|os.O_WRONLY, 0)
@@ -100,6 +102,7 @@ func TestTornLastLineIsInfoAndChainContinues(t *testing.T) {
 }
 
 func TestRotationChainsAcrossMonths(t *testing.T) {
+	t.Parallel()
 	clk := clock.NewFake(t0)
 	tr := trail(t, clk)
 	appendN(t, tr, 2)
@@ -142,6 +145,7 @@ func TestRotationChainsAcrossMonths(t *testing.T) {
 // sync pushes whole) stays small; the chain runs through every file in
 // order, past the tenth.
 func TestRotationBySize(t *testing.T) {
+	t.Parallel()
 	clk := clock.NewFake(t0)
 	tr := trail(t, clk)
 	tr.RotateSize = 600 // about two lines
@@ -180,6 +184,7 @@ func TestRotationBySize(t *testing.T) {
 }
 
 func TestConcurrentAppendsKeepOneChain(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "state")
 	var wg sync.WaitGroup
 	for w := 0; w < 4; w++ {
@@ -204,6 +209,7 @@ func TestConcurrentAppendsKeepOneChain(t *testing.T) {
 }
 
 func TestHistoryFilters(t *testing.T) {
+	t.Parallel()
 	clk := clock.NewFake(t0)
 	tr := trail(t, clk)
 	ctx := context.Background()
@@ -224,6 +230,7 @@ func TestHistoryFilters(t *testing.T) {
 }
 
 func TestLongEntriesAreClipped(t *testing.T) {
+	t.Parallel()
 	tr := trail(t, nil)
 	ids := make([]string, 1000)
 	for i := range ids {
@@ -252,6 +259,7 @@ func TestLongEntriesAreClipped(t *testing.T) {
 }
 
 func TestRefusesSymlinkAndFIFO(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"symlink", "fifo", "dir"} {
 		t.Run(kind, func(t *testing.T) {
 			tr := trail(t, nil)
@@ -348,6 +356,7 @@ func FuzzLineHash(f *testing.F) {
 // TestConcurrentProcesses: processes appending at once (the test binary
 // started again as children) leave one unbroken chain with every line.
 func TestConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("AGENTX_AUDIT_CHILD_DIR"); dir != "" {
 		tr := &Trail{Dir: dir}
 		for i := 0; i < 50; i++ {
@@ -385,6 +394,7 @@ func TestConcurrentProcesses(t *testing.T) {
 // it is still detected when a later line follows it (the last line of
 // each side, like the end of the file, is followed by none).
 func TestUnionOfTwoTrailsVerifies(t *testing.T) {
+	t.Parallel()
 	base := trail(t, clock.NewFake(t0))
 	appendN(t, base, 3)
 	common, _ := os.ReadFile(base.Path())
@@ -420,6 +430,7 @@ func TestUnionOfTwoTrailsVerifies(t *testing.T) {
 // TestAppendToChainsInMemory: the trail the Action keeps on the state
 // branch chains like a file's, past a torn last line.
 func TestAppendToChainsInMemory(t *testing.T) {
+	t.Parallel()
 	var data []byte
 	var err error
 	for i, actor := range []string{"octocat", "hubot"} {

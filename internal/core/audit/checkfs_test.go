@@ -15,6 +15,7 @@ import (
 
 // CheckFS finds in a tree what Check finds on disk.
 func TestCheckFSMatchesCheck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tr := &Trail{Dir: dir, Clock: clock.NewFake(time.Date(2026, 1, 31, 23, 0, 0, 0, time.UTC))}
 	for i := 0; i < 3; i++ {

@@ -35,6 +35,7 @@ func trailAt(t *testing.T, times []time.Time, ops []string, ids []string) []byte
 // BranchHistory merges the Action's trail and every clone's by time, each
 // entry naming its trail, and applies the filter to all of them.
 func TestBranchHistoryMergesTrails(t *testing.T) {
+	t.Parallel()
 	at := func(min int) time.Time { return time.Date(2026, 3, 1, 10, min, 0, 0, time.UTC) }
 	action := trailAt(t, []time.Time{at(2), at(5)}, []string{"clarify.answer", "monitor.mark-stale"}, []string{"CLR-7-001", "CLR-7-002"})
 	cloneA := trailAt(t, []time.Time{at(1), at(4), at(6)}, []string{"clarify.request", "memory.add", "clarify.resolve"}, []string{"CLR-7-001", "OBS-1", "CLR-7-001"})
@@ -84,6 +85,7 @@ func TestBranchHistoryMergesTrails(t *testing.T) {
 
 // HistoryFS reads a trail of a tree like History reads it on disk.
 func TestHistoryFSMatchesHistory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fake := clock.NewFake(time.Date(2026, 1, 31, 23, 0, 0, 0, time.UTC))
 	tr := &Trail{Dir: dir, Clock: fake}

@@ -55,6 +55,7 @@ func BenchmarkParseSummary(b *testing.B) {
 }
 
 func TestBigTranscriptCapture(t *testing.T) {
+	t.Parallel()
 	// The benchmark's input yields a full, bounded capture.
 	res := Extract(bigTranscript(t, 256<<10), Options{Cwd: "/home/dev/agentx"})
 	if len(res.Candidates) < 20 || res.Skipped == 0 {

@@ -80,6 +80,7 @@ func dump(cs []Candidate) string {
 }
 
 func TestParseSummaryReference(t *testing.T) {
+	t.Parallel()
 	res := ParseSummary(string(read(t, "summary_reference.md")))
 	wantCats := []memory.Category{memory.Decision, memory.CodeChange, memory.Error, memory.KeyFact}
 	wantText := []string{
@@ -103,6 +104,7 @@ func TestParseSummaryReference(t *testing.T) {
 }
 
 func TestParseSummaryRules(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("word ", 80) // 400 characters
 	var many strings.Builder
 	many.WriteString("## Decisions\n")
@@ -158,6 +160,7 @@ func TestParseSummaryRules(t *testing.T) {
 }
 
 func TestExtractClaude(t *testing.T) {
+	t.Parallel()
 	res, err := ExtractFile("testdata/claude_session.jsonl", Options{Cwd: "/home/dev/agentx"})
 	if err != nil {
 		t.Fatal(err)
@@ -201,6 +204,7 @@ func TestExtractClaude(t *testing.T) {
 }
 
 func TestExtractCodex(t *testing.T) {
+	t.Parallel()
 	res, err := ExtractFile("testdata/codex_rollout.jsonl", Options{Cwd: "/home/dev/agentx"})
 	if err != nil {
 		t.Fatal(err)
@@ -230,6 +234,7 @@ func TestExtractCodex(t *testing.T) {
 }
 
 func TestExtractCopilot(t *testing.T) {
+	t.Parallel()
 	res, err := ExtractFile("testdata/copilot_events.jsonl", Options{Cwd: "/home/dev/agentx"})
 	if err != nil {
 		t.Fatal(err)
@@ -249,6 +254,7 @@ func TestExtractCopilot(t *testing.T) {
 }
 
 func TestParsePayload(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file                    string
 		host                    Host
@@ -305,6 +311,7 @@ func copyTranscript(t *testing.T, name string) string {
 }
 
 func TestFromPayload(t *testing.T) {
+	t.Parallel()
 	path := copyTranscript(t, "claude_session.jsonl")
 	p := Payload{Host: Claude, Event: "PostCompact", SessionID: "s", TranscriptPath: path, Cwd: "/home/dev/agentx",
 		CompactSummary: "Compacted: the per-issue store is done; the manifest is created on first write."}
@@ -328,6 +335,7 @@ func TestFromPayload(t *testing.T) {
 }
 
 func TestExtractOffsetAndPartialLine(t *testing.T) {
+	t.Parallel()
 	data := read(t, "claude_session.jsonl")
 	lines := strings.SplitAfter(string(data), "\n")
 	half := strings.Join(lines[:12], "")
@@ -371,6 +379,7 @@ func TestExtractOffsetAndPartialLine(t *testing.T) {
 }
 
 func TestFromInput(t *testing.T) {
+	t.Parallel()
 	res, p, err := FromInput(read(t, "summary_reference.md"), Options{})
 	if err != nil || p.Host != "" || len(res.Candidates) != 4 {
 		t.Fatalf("summary: %v %+v %d", err, p, len(res.Candidates))
@@ -390,6 +399,7 @@ func TestFromInput(t *testing.T) {
 }
 
 func TestTurnKey(t *testing.T) {
+	t.Parallel()
 	path := copyTranscript(t, "claude_session.jsonl")
 	p := Payload{Host: Claude, SessionID: "s1", TranscriptPath: path}
 	k1 := TurnKey(p)
@@ -408,6 +418,7 @@ func TestTurnKey(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s    string
 		want memory.Category
@@ -441,6 +452,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestPrivateSpansSentencesAndLines(t *testing.T) {
+	t.Parallel()
 	got := proseCandidates("We decided to ship JSON files. <private>Note: I'll use the staging host db7. We decided to keep hunter2.</private> Note: the lock needs a created field.", 100)
 	all := dump(got)
 	if strings.Contains(all, "staging") || strings.Contains(all, "hunter2") || len(got) != 2 {
@@ -455,6 +467,7 @@ func TestPrivateSpansSentencesAndLines(t *testing.T) {
 }
 
 func TestDedupe(t *testing.T) {
+	t.Parallel()
 	in := []Candidate{
 		{Category: memory.Decision, Content: "Use per-issue JSON files for storage", SourceBytes: 10},
 		{Category: memory.Decision, Content: "use per issue json files for the storage", SourceBytes: 5},
@@ -517,6 +530,7 @@ func FuzzExtract(f *testing.F) {
 // backtick itself: a stored observation's text must stay what earlier
 // versions wrote, or dedupe would store the same failure twice.
 func TestFailedCommandQuotedAsWritten(t *testing.T) {
+	t.Parallel()
 	lines := []string{
 		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"echo ` + "`date`" + ` && go test ./x/"}}]},"timestamp":"2026-03-01T17:00:08.056Z"}`,
 		`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"Exit code 1\n--- FAIL: TestX (0.00s)","is_error":true}]},"timestamp":"2026-03-01T17:00:09.063Z"}`,

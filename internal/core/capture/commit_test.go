@@ -7,6 +7,7 @@ import (
 )
 
 func TestCommitContent(t *testing.T) {
+	t.Parallel()
 	many := "abc1234 Vendor\n\n"
 	for i := 0; i < MaxCommitFiles+3; i++ {
 		many += "A\tvendor/f" + strings.Repeat("x", i%3) + "\n"

@@ -40,6 +40,7 @@ func TestDedupeScalesToTwentyThousandBullets(t *testing.T) {
 // dropped is at least threshold similar to an earlier kept one of its
 // category, each kept one is not.
 func TestDedupeMatchesPairwiseDefinition(t *testing.T) {
+	t.Parallel()
 	var cands []Candidate
 	words := []string{"cache", "redis", "session", "cookie", "jwt", "store", "lock", "file", "json", "sqlite"}
 	for i := range 400 {

@@ -6,6 +6,7 @@ import (
 
 // Moved from hookcmd's parseHookPayload test: stdin is parsed once, here.
 func TestParseInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in        string
 		isPayload bool

@@ -82,6 +82,7 @@ func gitState(t testing.TB, root string) string {
 }
 
 func TestCreateListShowRestore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, s := newRepo(t)
 	// A stash and a staged change the checkpoint must leave alone.
@@ -176,6 +177,7 @@ func TestCreateListShowRestore(t *testing.T) {
 }
 
 func TestRestoreRefusesLiveLock(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, s := newRepo(t)
 	r1, err := s.Create(ctx, "first", 0)
@@ -202,6 +204,7 @@ func TestRestoreRefusesLiveLock(t *testing.T) {
 }
 
 func TestPrune(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, s := newRepo(t)
 	for i := range 5 {
@@ -222,6 +225,7 @@ func TestPrune(t *testing.T) {
 // Past keep the oldest are dropped in batches (keep/10 at a time): each
 // drop rewrites the whole history, so not at every create.
 func TestPruneInBatches(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, s := newRepo(t)
 	counts := []int{}
@@ -250,6 +254,7 @@ func TestPruneInBatches(t *testing.T) {
 // rewrote the history (once keep is reached every create rewrites it: an
 // id that changed would be stale as soon as it was printed).
 func TestIDsSurvivePruning(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, s := newRepo(t)
 	var ids []string
@@ -297,6 +302,7 @@ func TestIDsSurvivePruning(t *testing.T) {
 // Restoring the oldest checkpoint kept does not prune it away with the
 // checkpoint the restore takes first.
 func TestRestoreKeepsItsTarget(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, s := newRepo(t)
 	var ids []string
@@ -378,6 +384,7 @@ func TestCommitInProgressAndLinkedWorktree(t *testing.T) {
 }
 
 func TestNotARepository(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	_, err := Open(workspace.Workspace{Root: dir}, lock.New(lock.Options{}))
 	if !errcode.Is(err, errcode.InvalidInput) {
@@ -398,6 +405,7 @@ func TestNotARepository(t *testing.T) {
 }
 
 func TestGetIDs(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, s := newRepo(t)
 	r, err := s.Create(ctx, "x", 0)
@@ -439,6 +447,7 @@ func FuzzParseID(f *testing.F) {
 // Many files: the scan, the locks and the staging run on several
 // goroutines (go test -race).
 func TestManyFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, s := newRepo(t)
 	name := func(i int) string { return fmt.Sprintf(".agentx/memory/archive/issue-%d.json", i+1) }

@@ -12,6 +12,7 @@ import (
 // checkpoint) is no change: otherwise every checkpoint's own audit line
 // would make the next one differ.
 func TestSameExceptKept(t *testing.T) {
+	t.Parallel()
 	h := func(b byte) gitstore.Entry { return gitstore.Entry{Hash: plumbing.Hash{b}, Mode: filemode.Regular} }
 	kept := func(p string) bool { return p == "state/audit.jsonl" }
 	base := map[string]gitstore.Entry{"a.json": h(1), "state/audit.jsonl": h(2)}

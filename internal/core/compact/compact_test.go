@@ -36,6 +36,7 @@ func from(o memory.Observation) []string {
 }
 
 func TestMakeMergesOverlappingSameCategory(t *testing.T) {
+	t.Parallel()
 	obs := []memory.Observation{
 		mk("d1", memory.Decision, 40, "Token validation lives in the auth middleware, not in controllers."),
 		mk("d2", memory.Decision, 39, "The auth middleware also refreshes expired tokens before validation."),
@@ -82,6 +83,7 @@ func TestMakeMergesOverlappingSameCategory(t *testing.T) {
 }
 
 func TestMakeBoundsContent(t *testing.T) {
+	t.Parallel()
 	var obs []memory.Observation
 	for i := range 12 {
 		obs = append(obs, mk(fmt.Sprintf("d%d", i), memory.Decision, 60-i, fmt.Sprintf("Decision %d about the cache layer: ", i)+strings.Repeat("details of the cache eviction policy ", 50)))
@@ -101,6 +103,7 @@ func TestMakeBoundsContent(t *testing.T) {
 // old issue: the count at least halves, every original is in the archive,
 // and each decision is still found by search.
 func TestCompactRealisticIssue(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := clock.NewFake(now)
 	st := memory.New(t.TempDir(), lock.New(lock.Options{Clock: clk}), clk)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestWarnings(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, data string
 		want       []string

@@ -32,6 +32,7 @@ agent = "reviewer"
 `
 
 func TestWorkflowFieldsAndDefaults(t *testing.T) {
+	t.Parallel()
 	w, err := ParseWorkflow("feature.toml", []byte(referenceWorkflow))
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +51,7 @@ func TestWorkflowFieldsAndDefaults(t *testing.T) {
 }
 
 func TestBadTOMLIsCorruptStateWithPosition(t *testing.T) {
+	t.Parallel()
 	_, err := ParseWorkflow("/w/bug.toml", []byte("name = \"bug\"\n[[steps]\nid = 1\n"))
 	if !errcode.Is(err, errcode.CorruptState) {
 		t.Fatalf("got %v", err)
@@ -60,6 +62,7 @@ func TestBadTOMLIsCorruptStateWithPosition(t *testing.T) {
 }
 
 func TestResolveScope(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wfDir := filepath.Join(dir, "workflows")
 	for name, content := range DefaultFiles() {
@@ -132,6 +135,7 @@ func FuzzParseWorkflow(f *testing.F) {
 }
 
 func TestLimitsAndHooksSections(t *testing.T) {
+	t.Parallel()
 	c, err := ParseConfig("agentx.toml", []byte("[limits]\ninput_file = \"1KB\"\ntranscript = 2048\n[hooks]\ndeadline = \"3s\"\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -157,6 +161,7 @@ func TestLimitsAndHooksSections(t *testing.T) {
 
 // [github] sync_timeout loads without a warning; unset, the default.
 func TestGitHubSyncTimeout(t *testing.T) {
+	t.Parallel()
 	c, err := ParseConfig("agentx.toml", []byte("mode = \"github\"\n[github]\nsync_budget = \"2s\"\nsync_timeout = \"45s\"\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -176,6 +181,7 @@ func TestGitHubSyncTimeout(t *testing.T) {
 // [checkpoints] is a known table: its keys load without a warning, and an
 // unset or nonsensical keep falls back to the default.
 func TestCheckpointSettings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "agentx.toml")
 	for _, tc := range []struct {

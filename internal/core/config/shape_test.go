@@ -12,6 +12,7 @@ import (
 )
 
 func TestCheckShape(t *testing.T) {
+	t.Parallel()
 	deep := "x = " + strings.Repeat("{a = ", 2000) + "1" + strings.Repeat("}", 2000) + "\n"
 	tests := []struct {
 		name, text string
@@ -49,6 +50,7 @@ func TestParseConfigRefusesDeepNestingQuickly(t *testing.T) {
 }
 
 func TestLoadRefusesFIFOConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "agentx.toml")
 	if err := syscall.Mkfifo(cfg, 0o644); err != nil {
@@ -92,6 +94,7 @@ func TestShapeBoundsDottedKeys(t *testing.T) {
 // Values a file may hold but must not are refused where they are made,
 // naming the key.
 func TestSemanticErrors(t *testing.T) {
+	t.Parallel()
 	configs := map[string]string{
 		"[responders.architect]\ncommand = []\n":                         "command is empty",
 		"[responders.\"../../etc\"]\ncommand = [\"x\"]\n":                "must match",

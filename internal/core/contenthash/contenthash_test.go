@@ -7,6 +7,7 @@ import (
 )
 
 func TestCanonicalForm(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -39,6 +40,7 @@ func TestCanonicalForm(t *testing.T) {
 }
 
 func TestObjectMatchesCanonicalJSON(t *testing.T) {
+	t.Parallel()
 	var o Object
 	o.String("from", "engineer").Int("round", 2).String("body", "Line\nwith \"quotes\" & <tags>").String("type", "answer")
 	want, err := CanonicalJSON([]byte(`{"type":"answer","round":2,"from":"engineer","body":"Line\nwith \"quotes\" & <tags>"}`))
@@ -55,6 +57,7 @@ func TestObjectMatchesCanonicalJSON(t *testing.T) {
 }
 
 func TestValid(t *testing.T) {
+	t.Parallel()
 	good := Of([]byte("x"))
 	for s, want := range map[string]bool{
 		good: true, "": false, "sha256:": false, good[:len(good)-1]: false,

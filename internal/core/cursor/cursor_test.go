@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestGetSet(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := New(t.TempDir(), lock.New(lock.Options{}), nil)
 	if got := c.Get("s1", "/a.jsonl"); got != 0 {
@@ -62,6 +63,7 @@ func TestGetSet(t *testing.T) {
 }
 
 func TestCorruptCursorReadsFromStart(t *testing.T) {
+	t.Parallel()
 	c := New(t.TempDir(), lock.New(lock.Options{}), nil)
 	if err := os.WriteFile(c.path("s"), []byte("{torn"), 0o600); err != nil {
 		t.Fatal(err)
@@ -75,6 +77,7 @@ func TestCorruptCursorReadsFromStart(t *testing.T) {
 }
 
 func TestPrune(t *testing.T) {
+	t.Parallel()
 	fake := clock.NewFake(time.Now())
 	c := New(t.TempDir(), lock.New(lock.Options{}), fake)
 	_ = c.Set(context.Background(), "old", "/t", 1)

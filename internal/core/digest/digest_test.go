@@ -157,6 +157,7 @@ func opts() Options {
 }
 
 func TestComputeKnownAnswers(t *testing.T) {
+	t.Parallel()
 	rep := Compute(fixture(t), opts())
 	want := Figures{
 		Opened: 8, Settled: 8, Resolved: 4, AutoResolved: 3, ResolvedWithPerson: 1,
@@ -233,6 +234,7 @@ func assertFigures(t *testing.T, name string, got, want Figures) {
 }
 
 func TestEmptyWindow(t *testing.T) {
+	t.Parallel()
 	for name, in := range map[string]*Input{
 		"nothing at all":     {},
 		"history elsewhere":  fixture(t),
@@ -267,6 +269,7 @@ func TestEmptyWindow(t *testing.T) {
 }
 
 func TestWeekNaming(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ mid, want string }{
 		{"2026-11-19T12:00:00Z", "DIGEST-2026-W47.md"},
 		{"2026-12-31T12:00:00Z", "DIGEST-2026-W53.md"},
@@ -320,6 +323,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	o := opts()
 	o.Now = at("2026-11-23T06:00:00Z")
 	rep := Compute(fixture(t), o)
@@ -333,6 +337,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestMarkdownEscapesLedgerText(t *testing.T) {
+	t.Parallel()
 	in := &Input{Ledgers: ledgersOf(
 		rec("CLR-7-001", "eng|ineer", "arch`itect", "a | b\n# heading <script>", ledger.Pending, "2026-11-17T10:00:00.000Z"),
 		rec("CLR-7-002", "eng|ineer", "arch`itect", "A | b # heading <script>", ledger.Pending, "2026-11-17T11:00:00.000Z"),
@@ -412,6 +417,7 @@ func mermaidErrors(text string) (errs []string) {
 
 // TestMermaidCheckCatchesErrors keeps the checker honest.
 func TestMermaidCheckCatchesErrors(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{
 		"```mermaid\npie title X\n    \"a\" 3\n```\n",
 		"```mermaid\nxychart-beta\n    x-axis [\"1\", \"2\"]\n    bar [1, 2, 3]\n```\n",

@@ -19,6 +19,7 @@ import (
 // TestLocalSource reads a workspace on disk: ledgers (a corrupt one left
 // out with a warning), the event log and the memory index's times.
 func TestLocalSource(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ws := workspace.Workspace{Root: t.TempDir()}
 	clk := clock.NewFake(at("2026-11-17T09:00:00Z"))

@@ -13,6 +13,7 @@ import (
 )
 
 func TestLogKeepsItsLastThousand(t *testing.T) {
+	t.Parallel()
 	fc := clock.NewFake(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
 	l := &Log{Path: filepath.Join(t.TempDir(), "state", "events.jsonl"), Locks: lock.New(lock.Options{}), Clock: fc}
 	for i := 0; i < 1600; i++ {
@@ -39,6 +40,7 @@ func TestLogKeepsItsLastThousand(t *testing.T) {
 }
 
 func TestTornLineIsSkipped(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	content := `{"type":"clarification-requested","time":"2026-03-01T00:00:00.000Z","payload":{}}` + "\n" + `{"type":"clarif`
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
@@ -65,6 +67,7 @@ func countLines(b []byte) int {
 // no newline. The next append must start a line of its own: glued to the
 // torn one, the new event would be unreadable too.
 func TestAppendAfterTornLineIsReadable(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	content := `{"type":"clarification-requested","time":"2026-03-01T00:00:00.000Z","payload":{}}` + "\n" + `{"type":"clarif`
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
@@ -88,6 +91,7 @@ func TestAppendAfterTornLineIsReadable(t *testing.T) {
 // another tool) is skipped like any line that does not parse: it must not
 // hide the events after it.
 func TestOverlongLineIsSkipped(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	good := `{"type":"clarification-requested","time":"2026-03-01T00:00:00.000Z","payload":{}}` + "\n"
 	content := good + strings.Repeat("x", 5<<20) + "\n" + good

@@ -18,6 +18,7 @@ import (
 // carry one aimed at a shell profile) is refused: nothing is appended
 // through it, and the append does not block.
 func TestPlantedLinkOrFIFOAtTheLogIsNotWrittenThrough(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"symlink", "fifo"} {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()

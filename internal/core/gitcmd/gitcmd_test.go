@@ -10,6 +10,7 @@ import (
 // The runner reports git's own complaint, and a cancelled context stops it
 // before it starts.
 func TestExec(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out, err := Exec{Dir: dir}.Git(context.Background(), "--version")
 	if err != nil || !strings.HasPrefix(out, "git version") {
@@ -27,6 +28,7 @@ func TestExec(t *testing.T) {
 }
 
 func TestLines(t *testing.T) {
+	t.Parallel()
 	if got := Lines("a\r\n\n  b \nc"); !reflect.DeepEqual(got, []string{"a", "b", "c"}) {
 		t.Fatalf("Lines = %q", got)
 	}

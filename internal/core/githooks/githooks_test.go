@@ -38,6 +38,7 @@ func kinds(steps []Step) map[string]Kind {
 }
 
 func TestPlanInstall(t *testing.T) {
+	t.Parallel()
 	current := Shim("post-commit")
 	tests := []struct {
 		name      string
@@ -108,6 +109,7 @@ func TestPlanInstall(t *testing.T) {
 }
 
 func TestPlanUninstall(t *testing.T) {
+	t.Parallel()
 	current := Shim("post-commit")
 	tests := []struct {
 		name  string
@@ -138,6 +140,7 @@ func TestPlanUninstall(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	s := snap(map[string]string{
 		"post-commit": Shim("post-commit"), "post-commit.agentx-chained": "#!/bin/sh\n# lefthook\n",
 		"pre-push": olderShim, "post-merge": foreign, "post-commit.agentx-chained.1": "x",
@@ -162,6 +165,7 @@ func TestStatus(t *testing.T) {
 // hooks directory as it was, byte for byte and mode for mode, including a
 // symlinked hook.
 func TestInstallUninstallRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "post-commit"), []byte(foreign+"\x00binary-ish\r\n"), 0o750))
 	must(t, os.WriteFile(filepath.Join(dir, "pre-push.sample"), []byte("sample"), 0o644))
@@ -235,6 +239,7 @@ func (f fakeRunner) Git(_ context.Context, args ...string) (string, error) {
 }
 
 func TestLocate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		r    fakeRunner
@@ -261,6 +266,7 @@ func TestLocate(t *testing.T) {
 }
 
 func TestMarkTracked(t *testing.T) {
+	t.Parallel()
 	s := snap(map[string]string{"post-commit": foreign, "pre-push": foreign})
 	s.Dir, s.HooksPath = "/repo/.githooks", ".githooks"
 	r := fakeRunner{"ls-files -- /repo/.githooks": ".githooks/post-commit\n.githooks/README.md\n.githooks/sub/pre-push\n"}
@@ -278,6 +284,7 @@ func TestMarkTracked(t *testing.T) {
 // TestShimCopies: hooks/ at the repository root holds the shims users copy
 // by hand; they must be exactly what install writes (-update rewrites them).
 func TestShimCopies(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "..", "hooks")
 	for _, name := range Names() {
 		path := filepath.Join(dir, name)
@@ -300,6 +307,7 @@ func TestShimCopies(t *testing.T) {
 // with the arguments and decides the status, AGENTX=0 turns only agentx
 // off, and a failing binary never fails the hook.
 func TestShimBehaviour(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "log")
 	hook := filepath.Join(dir, "pre-push")

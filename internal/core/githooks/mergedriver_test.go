@@ -45,6 +45,7 @@ const ourLines = "# agentx: semantic merge of state files (agentx-hook hooks ins
 	".agentx/state/audit*.jsonl merge=union\n"
 
 func TestAddAttributes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 		added          int
@@ -73,6 +74,7 @@ func TestAddAttributes(t *testing.T) {
 }
 
 func TestRemoveAttributes(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, want string }{
 		{"only ours", ourLines, ""},
 		{"the user's lines stay byte for byte", "*.png binary\r\n" + ourLines + "# mine\n*.jpg -diff", "*.png binary\r\n# mine\n*.jpg -diff"},
@@ -89,6 +91,7 @@ func TestRemoveAttributes(t *testing.T) {
 }
 
 func TestMergeDriverInstallUninstall(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	attrs := filepath.Join(dir, ".gitattributes")

@@ -30,6 +30,7 @@ func git(t *testing.T, dir string, args ...string) string {
 // The objects written here are the ones git writes for the same content:
 // same ids, readable by git, and read back the same.
 func TestObjectsMatchGit(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	git(t, root, "init", "-q")
 	r, err := Open(root)
@@ -120,6 +121,7 @@ func TestObjectsMatchGit(t *testing.T) {
 
 // A damaged loose object is reported, never read as something else.
 func TestCorruptLooseObject(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	git(t, root, "init", "-q")
 	r, err := Open(root)
@@ -146,6 +148,7 @@ func TestCorruptLooseObject(t *testing.T) {
 // A large object is compressed in chunks on several processors: git and
 // go-git read it back whole.
 func TestLargeObjectParallelDeflate(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	git(t, root, "init", "-q")
 	r, err := Open(root)

@@ -96,6 +96,7 @@ func TestRefUpdateIsGitsProtocol(t *testing.T) {
 // commits it was given, never an empty or torn file (go-git's own write
 // truncated the file first: a kill between left it empty).
 func TestRefSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("AGENTX_REFWRITER"); dir != "" {
 		refWriterChild(dir)
 		return

@@ -28,6 +28,7 @@ func secretsOf() (examples, values []string) {
 // (SpoolOnly) leaves a file with no planted secret and no private region,
 // from a summary and from a hook payload's text fields.
 func TestSpoolHoldsNoSecret(t *testing.T) {
+	t.Parallel()
 	examples, values := secretsOf()
 	const private = "<Private >the private part</private>"
 	body := "## Decisions\n- " + strings.Join(examples, "\n- ") + "\n- keep " + private + " out\n"
@@ -79,6 +80,7 @@ func TestSpoolHoldsNoSecret(t *testing.T) {
 // capture stores when a later hook start finishes it from the sanitised
 // spool file, secrets and all.
 func TestNowOrLaterTheSame(t *testing.T) {
+	t.Parallel()
 	examples, values := secretsOf()
 	body := "## Decisions\n- " + strings.Join(examples, "\n- ") + "\n- keep <private>x</private> out\n"
 	contents := func(later bool) []string {

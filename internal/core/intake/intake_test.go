@@ -54,6 +54,7 @@ func newIntake(t *testing.T) (*Intake, *fakeStore, *[]string) {
 const summary = "## Decisions\n- Use a sliding-window rate limiter for the login endpoint.\n\n## Key Facts\n- The lockout window is 15 minutes, read from config.\n"
 
 func TestNew(t *testing.T) {
+	t.Parallel()
 	in := capture.ParseInput([]byte(`{"session_id":"s1","hook_event_name":"SessionEnd","cwd":"/repo"}`))
 	c, err := New("engineer", 42, &in, "")
 	if err != nil || c.Source != "claude hook payload" || c.Key == "" || string(c.Entry.Payload) != `{"session_id":"s1","hook_event_name":"SessionEnd","cwd":"/repo"}` {
@@ -74,6 +75,7 @@ func TestNew(t *testing.T) {
 
 // The spool format is what older binaries wrote and read.
 func TestEntryFormat(t *testing.T) {
+	t.Parallel()
 	data, err := json.Marshal(Entry{Agent: "engineer", Issue: 42, Payload: json.RawMessage(`{"session_id": "s"}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +87,7 @@ func TestEntryFormat(t *testing.T) {
 
 // A turn is captured once: stored the first time, a duplicate after.
 func TestDurablyOnce(t *testing.T) {
+	t.Parallel()
 	x, st, _ := newIntake(t)
 	ctx := context.Background()
 	in := capture.ParseInput([]byte(summary))
@@ -109,6 +112,7 @@ func TestDurablyOnce(t *testing.T) {
 // Leftovers finishes it exactly once, and an unreadable entry is kept
 // aside with a warning.
 func TestLeftovers(t *testing.T) {
+	t.Parallel()
 	x, st, warnings := newIntake(t)
 	ctx := context.Background()
 	in := capture.ParseInput([]byte(summary))
@@ -137,6 +141,7 @@ func TestLeftovers(t *testing.T) {
 // A transcript read once is not captured again: the cursor moves past it
 // only once the capture is stored.
 func TestPayloadCursor(t *testing.T) {
+	t.Parallel()
 	x, st, _ := newIntake(t)
 	ctx := context.Background()
 	tr := filepath.Join(t.TempDir(), "t.jsonl")
@@ -171,6 +176,7 @@ func (f fakeGit) Git(_ context.Context, args ...string) (string, error) {
 }
 
 func TestRecordCommit(t *testing.T) {
+	t.Parallel()
 	x, st, _ := newIntake(t)
 	git := fakeGit{"show --no-color --no-ext-diff -m --first-parent --name-status --format=%h %s HEAD": "850dd3a Fix login redirect loop\n\nM\tauth/login.go\n"}
 	if err := x.RecordCommit(context.Background(), git, "engineer", 42); err != nil {

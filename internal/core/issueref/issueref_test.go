@@ -3,6 +3,7 @@ package issueref
 import "testing"
 
 func TestFromBranch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		branch string
 		want   int
@@ -22,6 +23,7 @@ func TestFromBranch(t *testing.T) {
 }
 
 func TestResolveOrder(t *testing.T) {
+	t.Parallel()
 	if n, ok, err := Resolve("5", "6", "7-x"); n != 5 || !ok || err != nil {
 		t.Errorf("flag first: %d %v %v", n, ok, err)
 	}

@@ -6,6 +6,7 @@ import (
 )
 
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	var v struct {
 		Session string `json:"session_id"`
 		N       int    `json:"n"`

@@ -9,6 +9,7 @@ import (
 )
 
 func TestMarshalLayout(t *testing.T) {
+	t.Parallel()
 	out, err := Marshal(map[string]any{"a": "<b> & c", "n": 1})
 	if err != nil {
 		t.Fatal(err)
@@ -20,6 +21,7 @@ func TestMarshalLayout(t *testing.T) {
 }
 
 func TestUnmarshalCorrupt(t *testing.T) {
+	t.Parallel()
 	var v map[string]any
 	err := Unmarshal("/x/manifest.json", []byte(`{"a": 1,`), &v)
 	if !errcode.Is(err, errcode.CorruptState) || !strings.Contains(err.Error(), "/x/manifest.json") {
@@ -31,6 +33,7 @@ func TestUnmarshalCorrupt(t *testing.T) {
 }
 
 func TestSplitJoinKeepsOrder(t *testing.T) {
+	t.Parallel()
 	in := `{"z": 1, "a": {"x": [1, 2, {"y": "}"}]}, "m": "quote \" and \\", "u": "\u00e9", "n": null}`
 	fields, err := SplitObject([]byte(in))
 	if err != nil {
@@ -56,6 +59,7 @@ func TestSplitJoinKeepsOrder(t *testing.T) {
 }
 
 func TestSplitRejects(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{``, `[]`, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":tru}`, `{"a":1} x`, `{"a":"\q"}`, "{\"a\":\"\x01\"}"} {
 		if _, err := SplitObject([]byte(in)); err == nil {
 			t.Errorf("SplitObject(%q) succeeded", in)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestReferenceRoundTripIsByteExact(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/reference.json")
 	if err != nil {
 		t.Fatal(err)
@@ -33,6 +34,7 @@ func TestReferenceRoundTripIsByteExact(t *testing.T) {
 }
 
 func TestOldFilesLoadAndKeepUnknownKeys(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/typescript-no-record-issue.json")
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +75,7 @@ func TestOldFilesLoadAndKeepUnknownKeys(t *testing.T) {
 }
 
 func TestNextIDNeverReuses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		ids  []string
 		want string
@@ -96,6 +99,7 @@ func TestNextIDNeverReuses(t *testing.T) {
 }
 
 func TestCorruptLedgerIsNeverOverwritten(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ws := workspace.Workspace{Root: dir}
 	s := &Store{WS: ws, Locks: lock.New(lock.Options{})}
@@ -132,6 +136,7 @@ func TestCorruptLedgerIsNeverOverwritten(t *testing.T) {
 }
 
 func TestUpdateCreatesAndIssuesLists(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ws := workspace.Workspace{Root: dir}
 	s := &Store{WS: ws, Locks: lock.New(lock.Options{})}

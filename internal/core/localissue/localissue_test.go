@@ -8,6 +8,7 @@ import (
 )
 
 func TestRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"12.json":         `{"title":"Fix  the\nlogin","status":"open"}`,

@@ -23,6 +23,7 @@ func stagingFiles(t *testing.T, dir string) []string {
 // A batch's locks in one directory are one staged inode; to everyone else
 // they are ordinary locks, held until each is released.
 func TestBatchLocksShareOneInode(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir, other := t.TempDir(), t.TempDir()
 	l := New(Options{Agent: "restorer"})
@@ -81,6 +82,7 @@ func TestBatchLocksShareOneInode(t *testing.T) {
 // A batch lock taken over as stale goes alone: the batch's other locks,
 // the same inode under other names, stay held.
 func TestBatchLockTakenOverAlone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	fc := clock.NewFake(time.Now())
@@ -119,6 +121,7 @@ func TestBatchLockTakenOverAlone(t *testing.T) {
 // a long batch stages a new content; and a staged file removed under the
 // batch (swept as a dead writer's) is staged again.
 func TestBatchRenewsContentAndRestages(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	fc := clock.NewFake(time.Now())

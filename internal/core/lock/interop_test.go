@@ -22,6 +22,7 @@ import (
 // observer process (reading like PowerShell does) polls the lock while this
 // process takes and releases it; it must never find it without content.
 func TestLockFileAppearsWithItsContent(t *testing.T) {
+	t.Parallel()
 	if path := os.Getenv("AGENTX_LOCK_OBSERVE"); path != "" {
 		observeLock(path)
 		return

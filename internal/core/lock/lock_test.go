@@ -60,6 +60,7 @@ func TestAcquireRelease(t *testing.T) {
 }
 
 func TestGoroutinesSerialise(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "counter")
 	l := New(Options{})
@@ -110,6 +111,7 @@ func writeLock(t *testing.T, path string, content string, mtime time.Time) {
 }
 
 func TestStaleLocks(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 17, 0, 0, 0, time.UTC)
 	old := clock.Format(now.Add(-31 * time.Second))
 	fresh := clock.Format(now.Add(-5 * time.Second))
@@ -159,6 +161,7 @@ func TestStaleLocks(t *testing.T) {
 }
 
 func TestDeadPIDOnThisHostIsTakenAtOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "issue-1.json")
 	host, _ := os.Hostname()
@@ -175,6 +178,7 @@ func TestDeadPIDOnThisHostIsTakenAtOnce(t *testing.T) {
 }
 
 func TestTimeoutNamesHolder(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "issue-7.json")
 	now := time.Now()
@@ -194,6 +198,7 @@ func TestTimeoutNamesHolder(t *testing.T) {
 }
 
 func TestReleaseDoesNotRemoveAnotherHoldersLock(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "issue-1.json")
 	fc := clock.NewFake(time.Now())
@@ -225,6 +230,7 @@ func TestReleaseDoesNotRemoveAnotherHoldersLock(t *testing.T) {
 }
 
 func TestTakeoverAdmitsOneHolder(t *testing.T) {
+	t.Parallel()
 	// Many lockers judge the same stale lock at once; exactly one may win
 	// each round, and none may hold it together.
 	for round := 0; round < 20; round++ {
@@ -331,6 +337,7 @@ func BenchmarkAcquireRelease(b *testing.B) {
 // threshold, whichever lock they staged; a fresh one (a live writer's, for
 // microseconds) is kept. The directory is swept once per process.
 func TestStaleStagingRemoved(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "issue-1.json")
 	old := filepath.Join(dir, ".issue-1.json.lock.tmp-123")

@@ -14,6 +14,7 @@ import (
 // for ever or writing through the link, and the link's target is left
 // alone.
 func TestSpecialFileAtLockPathIsTakenOver(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"fifo", "symlink", "dangling symlink"} {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()

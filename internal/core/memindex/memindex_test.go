@@ -6,6 +6,7 @@ import (
 )
 
 func TestTokenize(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   string
 		want []string
@@ -40,6 +41,7 @@ func build(docs []Doc, texts []string, st Stamp) *Index {
 }
 
 func TestSearchRanksFiltersAndBreaksTiesByRecency(t *testing.T) {
+	t.Parallel()
 	docs := []Doc{
 		{Issue: 42, Time: 1000, Agent: "engineer", Category: "decision"},
 		{Issue: 4, Time: 2000, Agent: "architect", Category: "error"},
@@ -96,6 +98,7 @@ func TestSearchRanksFiltersAndBreaksTiesByRecency(t *testing.T) {
 // Appending to an index copied whole, and dropping documents, give the
 // same results as building from scratch.
 func TestBuilderFromIndex(t *testing.T) {
+	t.Parallel()
 	docs := []Doc{{Issue: 1, Time: 1, Agent: "a", Category: "decision"}, {Issue: 2, Time: 2, Agent: "b", Category: "error"}}
 	ix := build(docs, []string{"alpha beta", "beta gamma"}, Stamp{})
 	b, err := ix.Builder(nil)

@@ -15,6 +15,7 @@ import (
 // rebuild each leave one line naming the ids and their hashes, and the
 // hashes are those stored with the observations.
 func TestWritesAreAuditedWithHashes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	s := New(filepath.Join(dir, "memory"), lock.New(lock.Options{}), clk)

@@ -18,6 +18,7 @@ import (
 // and the search index (written under the manifest's lock). The next
 // store takes those locks over and must remove what the dead writers left.
 func TestStoreCleansTempsOfCrashedWriters(t *testing.T) {
+	t.Parallel()
 	if file := os.Getenv("AGENTX_MEMORY_CRASH_FILE"); file != "" {
 		atomicfiletest.CrashMidWrite(file, os.Getenv("AGENTX_MEMORY_CRASH_LOCK"))
 		return

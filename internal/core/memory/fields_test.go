@@ -10,6 +10,7 @@ import (
 // The typed fields render exactly as the untyped extras did: sourceBytes
 // then files, after the reference keys, and read back what was set.
 func TestTypedFieldsKeepTheJSON(t *testing.T) {
+	t.Parallel()
 	o := Observation{ID: "obs-a-1-1-aaaaaa", Agent: "a", IssueNumber: 1, Category: Decision, Content: "c", Summary: "c",
 		Tokens: 1, Timestamp: "2026-01-01T00:00:00.000Z", SessionID: "s"}
 	o.SetSourceBytes(1234)
@@ -34,6 +35,7 @@ func TestTypedFieldsKeepTheJSON(t *testing.T) {
 }
 
 func TestTypedFieldsTolerateOtherToolsValues(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{`"12"`, `-3`, `1.5`, `null`} {
 		o := Observation{Extra: []jsonfile.Field{{Key: FieldSourceBytes, Value: []byte(v)}, {Key: FieldFiles, Value: []byte(v)}}}
 		if o.SourceBytes() != 0 || o.Files() != nil {

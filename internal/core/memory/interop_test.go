@@ -104,6 +104,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 // The old chat integration filed observations under issue 0: they are
 // searched, counted and fetched, and a read never drops them.
 func TestIssueZeroOfTheOldToolIsRead(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
 	writeFiles(t, s.Dir, map[string]string{"issue-0.json": issue0File, "manifest.json": issue0Manifest})
@@ -139,6 +140,7 @@ func TestIssueZeroOfTheOldToolIsRead(t *testing.T) {
 // byte and every modification time as they were, report the
 // disagreement, and answer from the issue files.
 func TestReadersNeverWrite(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, warns := newTestStore(t)
 	copyOld(t, s)
@@ -188,6 +190,7 @@ func TestReadersNeverWrite(t *testing.T) {
 // and, by chance, the same size: the index must not be trusted on the
 // stamp alone. Every writer changes updatedAt, which the stamp covers.
 func TestIndexIsNotTrustedAfterAnotherWriter(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
 	if _, err := s.Store(ctx, []Observation{
@@ -230,6 +233,7 @@ func TestIndexIsNotTrustedAfterAnotherWriter(t *testing.T) {
 // An index whose rows no longer decode (the manifest was cut short under
 // it) never fails a search: it falls back to the files.
 func TestStaleIndexNeverFailsASearch(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
 	if _, err := s.Store(ctx, []Observation{obs("engineer", 7, Decision, "Use Redis for sessions and caching")}); err != nil {
@@ -249,6 +253,7 @@ func TestStaleIndexNeverFailsASearch(t *testing.T) {
 // No session known: sessionId is omitted, not written as "". A value
 // another tool wrote ("" or null) is kept as it was.
 func TestSessionIDOmittedWhenUnknown(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
 	o := obs("engineer", 3, KeyFact, "No session is known for this one")
@@ -273,6 +278,7 @@ func TestSessionIDOmittedWhenUnknown(t *testing.T) {
 
 // An empty store has no oldest or newest observation: null, not "".
 func TestEmptyStatsTimestampsAreNull(t *testing.T) {
+	t.Parallel()
 	s, _, _ := newTestStore(t)
 	st, err := s.Stats(context.Background())
 	if err != nil {

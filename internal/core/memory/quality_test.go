@@ -52,6 +52,7 @@ func copyCorpus(t testing.TB, s *Store) {
 // topics, so some of them are fair answers too: that figure is reported,
 // not asserted). The figures are recorded in docs/PERFORMANCE.md.
 func TestSearchQuality(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newExtStore(t)
 	copyCorpus(t, s)

@@ -38,6 +38,7 @@ func copyOld(t *testing.T, s *Store) {
 // reference key order, unknown keys kept, the old manifest shape plus only
 // our stamp.
 func TestOldImplementationFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
 	copyOld(t, s)
@@ -73,6 +74,7 @@ func TestOldImplementationFiles(t *testing.T) {
 // it, and leaves the file as it is: readers never write (issue 14); the
 // next writer or `memory rebuild` keeps it aside and rebuilds it.
 func TestCorruptManifestIsRebuilt(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, warns := newTestStore(t)
 	copyOld(t, s)
@@ -101,6 +103,7 @@ func TestCorruptManifestIsRebuilt(t *testing.T) {
 // `memory rebuild` over a corrupt manifest reports it and keeps it aside
 // like every other reader does, instead of overwriting it unseen.
 func TestRebuildKeepsACorruptManifestAside(t *testing.T) {
+	t.Parallel()
 	s, _, warns := newTestStore(t)
 	copyOld(t, s)
 	corrupt := []byte(`{"version":1,"entries":[{"id":`)
@@ -124,6 +127,7 @@ func TestRebuildKeepsACorruptManifestAside(t *testing.T) {
 }
 
 func TestCorruptIssueFileIsSkippedAndKept(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, warns := newTestStore(t)
 	if _, err := s.Store(ctx, []Observation{obs("engineer", 7, Decision, "Use Redis for sessions"), obs("engineer", 8, Error, "Redis timeout under load")}); err != nil {
@@ -154,6 +158,7 @@ func TestCorruptIssueFileIsSkippedAndKept(t *testing.T) {
 // A crash after the issue write and before the manifest write leaves a
 // marker; the next access repairs the manifest.
 func TestCrashBetweenIssueAndManifestWrite(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, clk, _ := newTestStore(t)
 	if _, err := s.Store(ctx, []Observation{obs("engineer", 5, Decision, "first decision about caching")}); err != nil {
@@ -226,6 +231,7 @@ func checkAgree(t *testing.T, s *Store) int {
 
 // TestConcurrentWriterProcesses: 8 OS processes x 50 stores into 4 issues.
 func TestConcurrentWriterProcesses(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("AGENTX_MEMORY_WRITER_DIR"); dir != "" {
 		writerProcess(t, dir)
 		return
@@ -277,6 +283,7 @@ func writerProcess(t *testing.T, dir string) {
 // Our rendering is byte-for-byte the reference layout (JSON.stringify
 // with 2-space indent): files read and rewritten unchanged are unchanged.
 func TestRenderingMatchesReferenceLayout(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/corpus/issue-*.json")
 	files = append(files, "testdata/old/issue-29.json")
 	for _, path := range files {
@@ -312,6 +319,7 @@ func TestRenderingMatchesReferenceLayout(t *testing.T) {
 // inside it. We never hold one while waiting for the other, so a store
 // racing it cannot deadlock.
 func TestNoDeadlockAgainstOldLockOrder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
 	if _, err := s.Store(ctx, []Observation{obs("engineer", 3, Decision, "seed")}); err != nil {
@@ -348,6 +356,7 @@ func TestNoDeadlockAgainstOldLockOrder(t *testing.T) {
 }
 
 func TestCompactArchivesOriginals(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
 	stored, err := s.Store(ctx, []Observation{
@@ -386,6 +395,7 @@ func TestCompactArchivesOriginals(t *testing.T) {
 }
 
 func TestListsAndDateFilters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, clk, _ := newTestStore(t)
 	if _, err := s.Store(ctx, []Observation{obs("engineer", 1, Decision, "early decision")}); err != nil {
@@ -416,6 +426,7 @@ func TestListsAndDateFilters(t *testing.T) {
 // Keys other tools add to the manifest (top level and per entry) survive
 // both the append path and the re-render path.
 func TestManifestExtraKeysSurviveRewrites(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
 	copyOld(t, s)
@@ -448,6 +459,7 @@ func TestManifestExtraKeysSurviveRewrites(t *testing.T) {
 // A marker whose writer process is gone is repaired at once, without
 // waiting for it to age.
 func TestMarkerOfDeadWriterIsRepairedAtOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
 	if _, err := s.Store(ctx, []Observation{obs("engineer", 5, Decision, "first decision about caching")}); err != nil {
@@ -482,6 +494,7 @@ func TestMarkerOfDeadWriterIsRepairedAtOnce(t *testing.T) {
 // remove`) must not come back with the plan, nor live on inside a new
 // summary; recall counts added meanwhile must not be lost.
 func TestCompactDoesNotResurrectWhatWasRemovedMeanwhile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
 	stored, err := s.Store(ctx, []Observation{

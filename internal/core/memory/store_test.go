@@ -29,6 +29,7 @@ func obs(agent string, issue int, cat Category, content string) Observation {
 }
 
 func TestStoreSearchGetRemove(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, clk, _ := newTestStore(t)
 	got, err := s.Store(ctx, []Observation{

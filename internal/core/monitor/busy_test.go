@@ -19,6 +19,7 @@ import (
 // was about), checks the other ledgers, and leaves the busy one for the
 // next check.
 func TestBusyLedgerIsSkippedWithoutWaiting(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	e.put(rec(7, 1, "engineer", "architect", true, ledger.Pending),
 		rec(7, 2, "engineer", "architect", true, ledger.Pending),

@@ -42,6 +42,7 @@ func bruteCycles(n int, adj [][]int) []string {
 }
 
 func TestElementaryCyclesMatchBruteForce(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 300; trial++ {
 		n := 2 + rng.IntN(5)

@@ -35,6 +35,7 @@ func withStaleRound(r ledger.Record, n int) ledger.Record {
 }
 
 func TestTimeout(t *testing.T) {
+	t.Parallel()
 	base := rec(42, 1, "engineer", "architect", true, ledger.Pending) // due t0+31m
 	stale := base
 	stale.Status = ledger.Stale
@@ -74,6 +75,7 @@ func TestTimeout(t *testing.T) {
 }
 
 func TestSimilar(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a, b string
 		want bool
@@ -103,6 +105,7 @@ func ids(recs []ledger.Record) []string {
 }
 
 func TestDetectStale(t *testing.T) {
+	t.Parallel()
 	now := t0.Add(2 * time.Hour)
 	a := rec(1, 1, "engineer", "architect", true, ledger.Pending)
 	b := withStaleRound(rec(1, 2, "engineer", "architect", false, ledger.Stale), 1)
@@ -124,6 +127,7 @@ func TestDetectStale(t *testing.T) {
 }
 
 func TestDetectStuck(t *testing.T) {
+	t.Parallel()
 	repeat := rec(7, 1, "engineer", "architect", true, ledger.Pending)
 	repeat.Round = 3
 	repeat.Thread = []ledger.Entry{
@@ -161,6 +165,7 @@ func TestDetectStuck(t *testing.T) {
 
 // deadlockCase is one wait-for graph: edges "from>to@issue" (blocking, pending).
 func TestDetectDeadlock(t *testing.T) {
+	t.Parallel()
 	type edge struct {
 		from, to string
 		issue    int
@@ -269,6 +274,7 @@ func TestDetectDeadlock(t *testing.T) {
 }
 
 func TestElementaryCycles(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		n    int
@@ -292,6 +298,7 @@ func TestElementaryCycles(t *testing.T) {
 }
 
 func TestElementaryCyclesBounded(t *testing.T) {
+	t.Parallel()
 	// A complete graph of 9 agents has far more than maxCycles cycles.
 	n := 9
 	adj := make([][]int, n)

@@ -114,6 +114,7 @@ func kinds(rep *Report) string {
 }
 
 func TestStaleRetriedAndAnswered(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, map[string]string{"architect": "Middleware."})
 	e.put(rec(42, 1, "engineer", "architect", true, ledger.Pending))
 	e.clk.Set(t0.Add(time.Hour))
@@ -139,6 +140,7 @@ func TestStaleRetriedAndAnswered(t *testing.T) {
 }
 
 func TestStaleWithoutResponderEscalatesAtSecondTimeout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	e.put(rec(42, 1, "engineer", "architect", true, ledger.Pending)) // due t0+31m, SLA 30m
 	e.clk.Set(t0.Add(40 * time.Minute))
@@ -174,6 +176,7 @@ func TestStaleWithoutResponderEscalatesAtSecondTimeout(t *testing.T) {
 }
 
 func TestResponderFailureOnRetryEscalates(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, map[string]string{"architect": ""})
 	e.put(rec(42, 1, "engineer", "architect", true, ledger.Pending))
 	e.clk.Set(t0.Add(time.Hour))
@@ -190,6 +193,7 @@ func TestResponderFailureOnRetryEscalates(t *testing.T) {
 }
 
 func TestResolvedBetweenScanAndActionIsUntouched(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, map[string]string{"architect": "late answer"})
 	e.put(rec(42, 1, "engineer", "architect", true, ledger.Pending),
 		rec(42, 2, "architect", "engineer", true, ledger.Pending),
@@ -232,6 +236,7 @@ func TestResolvedBetweenScanAndActionIsUntouched(t *testing.T) {
 }
 
 func TestDeadlockBrokenOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	e.put(rec(1, 1, "engineer", "reviewer", true, ledger.Pending),
 		rec(2, 2, "reviewer", "architect", true, ledger.Pending),
@@ -257,6 +262,7 @@ func TestDeadlockBrokenOnce(t *testing.T) {
 }
 
 func TestStuckEscalatedWithQuotes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	r := rec(5, 1, "engineer", "architect", false, ledger.Pending)
 	r.Round = 2
@@ -276,6 +282,7 @@ func TestStuckEscalatedWithQuotes(t *testing.T) {
 }
 
 func TestCheckReportsCorruptLedgerAndGoesOn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	e.put(rec(1, 1, "engineer", "architect", true, ledger.Pending))
 	if err := os.WriteFile(filepath.Join(e.rt.WS.ClarificationsDir(), "issue-2.json"), []byte(`{"clarifications": [{"status": "pending"`), 0o644); err != nil {

@@ -24,6 +24,7 @@ func writeLedger(t *testing.T, dir string, issue int, recs ...ledger.Record) {
 }
 
 func TestScannerSkipsOldClosedLedgersAndSeesEveryChange(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i := 1; i <= 5; i++ {
 		writeLedger(t, dir, i, rec(i, 1, "engineer", "architect", true, ledger.Resolved))
@@ -75,6 +76,7 @@ func TestScannerSkipsOldClosedLedgersAndSeesEveryChange(t *testing.T) {
 }
 
 func TestScannerDoesNotTrustFreshFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeLedger(t, dir, 1, rec(1, 1, "engineer", "architect", true, ledger.Resolved))
 	s := &Scanner{Dir: dir} // real clock: the file was written just now
@@ -90,6 +92,7 @@ func TestScannerDoesNotTrustFreshFiles(t *testing.T) {
 }
 
 func TestScannerMissingDirAndGarbageIndex(t *testing.T) {
+	t.Parallel()
 	s := &Scanner{Dir: filepath.Join(t.TempDir(), "none")}
 	if sc, err := s.Scan(); err != nil || len(sc.Issues) != 0 {
 		t.Fatalf("missing dir: %v %v", sc, err)
@@ -104,6 +107,7 @@ func TestScannerMissingDirAndGarbageIndex(t *testing.T) {
 }
 
 func TestMayBeOpen(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]bool{
 		`{"status": "resolved"}`:    false,
 		`{"status": "pending"}`:     true,

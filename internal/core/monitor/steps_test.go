@@ -13,6 +13,7 @@ import (
 // A check in memory (GitHub Mode) and a check on disk (Local Mode) leave
 // the same ledgers: both act through protocol.Apply.
 func TestApplyStepsMatchesCheck(t *testing.T) {
+	t.Parallel()
 	recs := []ledger.Record{
 		rec(1, 1, "engineer", "architect", false, ledger.Pending),                  // first timeout
 		withStaleRound(rec(2, 2, "engineer", "architect", false, ledger.Stale), 1), // second timeout
@@ -62,6 +63,7 @@ func TestApplyStepsMatchesCheck(t *testing.T) {
 }
 
 func TestPlanSteps(t *testing.T) {
+	t.Parallel()
 	stale := rec(1, 1, "engineer", "architect", false, ledger.Pending)
 	second := withStaleRound(rec(2, 2, "engineer", "architect", false, ledger.Stale), 1)
 	p := Detect([]ledger.Record{stale, second}, t0.Add(time.Hour), nil)

@@ -53,6 +53,7 @@ func record(status ledger.Status, round int) ledger.Record {
 }
 
 func TestApplyRequest(t *testing.T) {
+	t.Parallel()
 	l := &ledger.Ledger{IssueNumber: 42}
 	env := Env{Now: t0, Config: defaultConfig(t)}
 	eff, err := Apply(l, Op{Verb: Request, Issue: 42, From: "engineer", To: "architect", Topic: "auth", Text: "Middleware?", Blocking: true}, env)
@@ -71,6 +72,7 @@ func TestApplyRequest(t *testing.T) {
 
 // The errors users see are pinned: code and message.
 func TestApplyRefusals(t *testing.T) {
+	t.Parallel()
 	cfg := defaultConfig(t)
 	tests := []struct {
 		name string
@@ -116,6 +118,7 @@ func TestApplyRefusals(t *testing.T) {
 }
 
 func TestApplyTransitions(t *testing.T) {
+	t.Parallel()
 	later := t0.Add(10 * time.Minute)
 	tests := []struct {
 		name   string
@@ -174,6 +177,7 @@ func TestApplyTransitions(t *testing.T) {
 }
 
 func TestAskPastMaxRoundsEscalates(t *testing.T) {
+	t.Parallel()
 	l := &ledger.Ledger{IssueNumber: 42, Clarifications: []ledger.Record{record(ledger.Answered, 2)}}
 	eff, err := Apply(l, Op{Verb: Ask, ID: "CLR-42-001", Text: "again?"}, Env{Now: t0, CLI: "agentx"})
 	if !errcode.Is(err, errcode.MaxRoundsExceeded) || err.Error() != "CLR-42-001 reached max rounds (2). Auto-escalated" {
@@ -190,6 +194,7 @@ func TestAskPastMaxRoundsEscalates(t *testing.T) {
 
 // The monitor's verbs re-check their condition on the record as it is.
 func TestMonitorVerbsRecheck(t *testing.T) {
+	t.Parallel()
 	firstDue := t0.Add(31 * time.Minute)
 	stale := record(ledger.Pending, 1)
 	if _, err := Apply(&ledger.Ledger{IssueNumber: 42, Clarifications: []ledger.Record{stale}}, Op{Verb: MarkStale, Issue: 42, ID: stale.ID}, Env{Now: t0}); !errors.Is(err, ErrNotApplicable) {
@@ -226,6 +231,7 @@ func TestMonitorVerbsRecheck(t *testing.T) {
 
 // The comment parser's reply quotes this syntax; it is a contract.
 func TestSlashUsage(t *testing.T) {
+	t.Parallel()
 	want := "`/clarify answer|ask CLR-<issue>-<NNN> <text>` or `/clarify resolve|escalate|abandon CLR-<issue>-<NNN> [text]`"
 	if got := SlashUsage(); got != want {
 		t.Fatalf("SlashUsage() = %s", got)

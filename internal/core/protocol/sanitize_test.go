@@ -42,6 +42,7 @@ func leaks(data string) []string {
 // stores, through every verb that stores text, and checks the ledger as
 // encoded for disk.
 func TestApplySanitises(t *testing.T) {
+	t.Parallel()
 	for _, secret := range planted() {
 		text := "see " + secret + " here"
 		l := &ledger.Ledger{IssueNumber: 42}
@@ -78,6 +79,7 @@ func TestApplySanitises(t *testing.T) {
 }
 
 func TestApplyEscalationSummaryOfAnOldRecord(t *testing.T) {
+	t.Parallel()
 	// A record written before sanitising: its summary must not quote the
 	// token, not even the 300-character head of it.
 	rec := record(ledger.Pending, 1)
@@ -95,6 +97,7 @@ func TestApplyEscalationSummaryOfAnOldRecord(t *testing.T) {
 }
 
 func TestApplyRefusesAllPrivateText(t *testing.T) {
+	t.Parallel()
 	l := &ledger.Ledger{IssueNumber: 42, Clarifications: []ledger.Record{record(ledger.Pending, 1)}}
 	_, err := Apply(l, Op{Verb: Answer, ID: "CLR-42-001", Text: "<private>all of it</private>"}, Env{Now: t0})
 	if !errcode.Is(err, errcode.InvalidInput) || !strings.Contains(err.Error(), "answer holds nothing but private text") {

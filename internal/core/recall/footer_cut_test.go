@@ -8,6 +8,7 @@ import (
 // A budget that holds the "more" line but not the displacement line ends
 // on the whole "more" line, never mid-word.
 func TestSelectSmallBudgetEndsOnWholeLine(t *testing.T) {
+	t.Parallel()
 	opt := Options{Agent: "engineer", Issue: 5, HasIssue: true, Stored: 4}
 	full := Select(nil, Options{Agent: opt.Agent, Issue: 5, HasIssue: true, Stored: 4})
 	first, _, ok := strings.Cut(full.Body, "\n")

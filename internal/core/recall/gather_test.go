@@ -43,6 +43,7 @@ func (f *fakeSource) Search(_ context.Context, q memory.Query) ([]memory.Row, er
 }
 
 func TestGather(t *testing.T) {
+	t.Parallel()
 	src := &fakeSource{issues: map[int][]memory.Observation{}, broken: map[int]bool{7: true}}
 	for n := 1; n <= 7; n++ {
 		o := obs(fmt.Sprintf("obs-engineer-%d-1-aaaaaa", n), float64(n), 1, fmt.Sprintf("login rate limiter note %d", n))
@@ -87,6 +88,7 @@ type fakeGit struct {
 func (f fakeGit) Git(context.Context, ...string) (string, error) { return f.out, f.err }
 
 func TestRecentSubjects(t *testing.T) {
+	t.Parallel()
 	if got := RecentSubjects(context.Background(), fakeGit{out: "Fix login\nAdd limiter\n"}, 20); !reflect.DeepEqual(got, []string{"Fix login", "Add limiter"}) {
 		t.Fatalf("subjects = %q", got)
 	}

@@ -3,6 +3,7 @@ package recall
 import "testing"
 
 func TestSectionBudget(t *testing.T) {
+	t.Parallel()
 	title := len(sectionTitle)
 	tests := []struct {
 		name      string

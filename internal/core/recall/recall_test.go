@@ -23,6 +23,7 @@ func obs(id string, days float64, recalls int, content string) memory.Observatio
 }
 
 func TestScoreFormula(t *testing.T) {
+	t.Parallel()
 	kw := []string{"token", "refresh", "middleware", "redis"}
 	cases := []struct {
 		name    string
@@ -52,6 +53,7 @@ func TestScoreFormula(t *testing.T) {
 }
 
 func TestRankRecencyOverStaleAndKeywords(t *testing.T) {
+	t.Parallel()
 	kw := Keywords(0, "session store redis")
 	cands := []Candidate{
 		{Obs: obs("old-unrelated", 200, 0, "Picked tabs for indentation.")},
@@ -73,6 +75,7 @@ func TestRankRecencyOverStaleAndKeywords(t *testing.T) {
 }
 
 func TestKeywords(t *testing.T) {
+	t.Parallel()
 	got := Keywords(0, "Token refresh", "feat/42-token-refresh-middleware", "The session store and 42 the Redis")
 	want := "token refresh feat middleware session store redis"
 	if strings.Join(got, " ") != want {
@@ -84,6 +87,7 @@ func TestKeywords(t *testing.T) {
 }
 
 func TestBudget(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name                  string
 		maxTokens, hostChars  int
@@ -117,6 +121,7 @@ func corpus(n int) []Scored {
 }
 
 func TestSelectWithinEachHostBudget(t *testing.T) {
+	t.Parallel()
 	ranked := corpus(300)
 	cases := []struct {
 		name     string
@@ -168,6 +173,7 @@ func TestSelectWithinEachHostBudget(t *testing.T) {
 }
 
 func TestSelectSkipsWhatDoesNotFitAndKeepsSmallerOnes(t *testing.T) {
+	t.Parallel()
 	big := obs("big", 0, 9, strings.Repeat("huge ", 400))
 	big.Summary = strings.Repeat("s", 240)
 	small := obs("small", 1, 0, "Small fact here.")
@@ -179,6 +185,7 @@ func TestSelectSkipsWhatDoesNotFitAndKeepsSmallerOnes(t *testing.T) {
 }
 
 func TestSelectEmpty(t *testing.T) {
+	t.Parallel()
 	res := Select(nil, Options{Agent: "engineer", Issue: 7, HasIssue: true, MaxChars: 10000})
 	if !strings.Contains(res.Body, "No stored observations for engineer on issue #7") || len(res.Shown) != 0 {
 		t.Fatalf("body:\n%s", res.Body)
@@ -186,6 +193,7 @@ func TestSelectEmpty(t *testing.T) {
 }
 
 func TestSelectDisplacementFallsBackToTokens(t *testing.T) {
+	t.Parallel()
 	o := obs("a", 0, 0, strings.Repeat("x", 400))
 	o.Tokens = 100
 	res := Select(Rank([]Candidate{{Obs: o}}, nil, now), Options{MaxChars: 10000})

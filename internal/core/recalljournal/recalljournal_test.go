@@ -12,6 +12,7 @@ import (
 )
 
 func TestJournalSurvivesATornLine(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "recall-pending.jsonl")
 	if err := os.WriteFile(path, []byte(`["obs-a"]`+"\n"+`["obs-b","obs-`), 0o644); err != nil {
 		t.Fatal(err)
@@ -44,6 +45,7 @@ func (c *counter) AddRecallCounts(_ context.Context, counts map[string]int) erro
 // Fold adds every journalled recall once; a failed fold keeps the batch
 // aside, counted by Pending and applied by the next fold.
 func TestFoldOnceAndRetry(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := New(filepath.Join(dir, "recall-pending.jsonl"), lock.New(lock.Options{}))
 	ctx := context.Background()

@@ -14,6 +14,7 @@ var rec = ledger.Record{ID: "CLR-42-001", IssueNumber: 42, From: "engineer", To:
 	Thread: []ledger.Entry{{Round: 1, From: "engineer", Type: ledger.Question, Body: "Middleware or controller?", Timestamp: "2026-03-01T17:04:15.124Z"}}}
 
 func TestFamiliarShapes(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	List(&b, Style{}, []ledger.Record{rec}, time.Date(2026, 3, 1, 17, 16, 0, 0, time.UTC))
 	want := "  Issue #42\n  [PENDING] CLR-42-001 [BLOCKING]  round 1/5, 11m\n    engineer -> architect: authentication flow\n"
@@ -33,6 +34,7 @@ func TestFamiliarShapes(t *testing.T) {
 }
 
 func TestColourOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
 	var plain, color bytes.Buffer
 	List(&plain, Style{}, []ledger.Record{rec}, time.Now())
 	List(&color, Style{Color: true}, []ledger.Record{rec}, time.Now())
@@ -47,6 +49,7 @@ func TestColourOnlyWhenAsked(t *testing.T) {
 // TestNoEscapesFromTheLedger: a ledger anyone may have written cannot
 // drive the terminal through List or Thread.
 func TestNoEscapesFromTheLedger(t *testing.T) {
+	t.Parallel()
 	evil := rec
 	evil.Topic = "auth\x1b]0;owned\x07\x1b[2J"
 	evil.From = "eng\x1b[31m"

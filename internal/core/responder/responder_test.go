@@ -58,6 +58,7 @@ func TestRespond(t *testing.T) {
 // characters, never inside a UTF-8 sequence: byte 200 of this line falls
 // in the middle of a two-byte character.
 func TestFirstLineCutsOnACharacter(t *testing.T) {
+	t.Parallel()
 	line := "x" + strings.Repeat("é", 300)
 	for _, c := range []struct{ in, want string }{
 		{"short\nsecond", "short"},
@@ -130,6 +131,7 @@ func TestRespondHostile(t *testing.T) {
 }
 
 func TestFitKeepsTheWholeAnswer(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := root + "/.agentx/state/answers"
 	short := "fine"
@@ -154,6 +156,7 @@ func TestFitKeepsTheWholeAnswer(t *testing.T) {
 // and of its entries carries a json tag, so no Go name (the ledger's
 // "Extra" once did) reaches a responder.
 func TestRequestSchemaFieldsAreTagged(t *testing.T) {
+	t.Parallel()
 	for _, typ := range []reflect.Type{reflect.TypeOf(Request{}), reflect.TypeOf(Entry{})} {
 		for i := 0; i < typ.NumField(); i++ {
 			f := typ.Field(i)
@@ -172,6 +175,7 @@ func TestRequestSchemaFieldsAreTagged(t *testing.T) {
 // CanStart finds what exec would run (on $PATH, or relative to the
 // workspace root with a slash) without running it.
 func TestCanStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(dir+"/run.sh", []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
 		t.Fatal(err)

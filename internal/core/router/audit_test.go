@@ -13,6 +13,7 @@ import (
 // naming who acted and the record's hash before and after, and the
 // record's hash after is the record as it is on disk.
 func TestOperationsAreAudited(t *testing.T) {
+	t.Parallel()
 	r, _, _ := newRouter(t)
 	r.Audit = &audit.Trail{Dir: r.WS.StateDir(), Locks: r.Locks, Clock: r.Clock}
 	ctx := context.Background()
@@ -55,6 +56,7 @@ func TestOperationsAreAudited(t *testing.T) {
 }
 
 func TestMonitorVerbsAreNamedAsSuch(t *testing.T) {
+	t.Parallel()
 	if OpName(protocol.MarkStale) != "monitor.mark-stale" || OpName(protocol.Ask) != "clarify.ask" {
 		t.Fatal(OpName(protocol.MarkStale), OpName(protocol.Ask))
 	}

@@ -74,6 +74,7 @@ func request(t testing.TB, r *Router, in RequestInput) *Result {
 }
 
 func TestRequestWritesReferenceRecord(t *testing.T) {
+	t.Parallel()
 	r, _, _ := newRouter(t)
 	res := request(t, r, RequestInput{From: "engineer", To: "architect", Blocking: true})
 	rec := res.Record
@@ -99,6 +100,7 @@ func TestRequestWritesReferenceRecord(t *testing.T) {
 }
 
 func TestRequestRejections(t *testing.T) {
+	t.Parallel()
 	r, _, _ := newRouter(t)
 	tests := []struct {
 		name string
@@ -139,6 +141,7 @@ func TestRequestRejections(t *testing.T) {
 }
 
 func TestTransitionsCheckStatus(t *testing.T) {
+	t.Parallel()
 	type op func(r *Router, id string) error
 	answer := func(r *Router, id string) error {
 		_, err := r.Answer(context.Background(), id, "", "an answer")
@@ -200,6 +203,7 @@ func TestTransitionsCheckStatus(t *testing.T) {
 }
 
 func TestMaxRoundsEscalates(t *testing.T) {
+	t.Parallel()
 	r, _, _ := newRouter(t)
 	ctx := context.Background()
 	id := request(t, r, RequestInput{Workflow: "bug", From: "engineer", To: "product-manager", Blocking: true}).Record.ID
@@ -238,6 +242,7 @@ func TestMaxRoundsEscalates(t *testing.T) {
 }
 
 func TestResponderAnswersAndFailures(t *testing.T) {
+	t.Parallel()
 	r, _, fr := newRouter(t)
 	fr.agents["architect"] = func(req responder.Request) (string, error) {
 		if req.Round == 2 {
@@ -272,6 +277,7 @@ func TestResponderAnswersAndFailures(t *testing.T) {
 }
 
 func TestEventsCarryReferencePayloads(t *testing.T) {
+	t.Parallel()
 	r, _, _ := newRouter(t)
 	ctx := context.Background()
 	id := request(t, r, RequestInput{From: "engineer", To: "architect", Blocking: true}).Record.ID
@@ -303,6 +309,7 @@ func TestEventsCarryReferencePayloads(t *testing.T) {
 }
 
 func TestConcurrentRequestsInProcess(t *testing.T) {
+	t.Parallel()
 	r, _, _ := newRouter(t)
 	errs := make(chan error, 40)
 	for i := 0; i < 40; i++ {
@@ -366,6 +373,7 @@ func benchRequest50(b *testing.B, r *Router) {
 // New fills the documented defaults, and the store shares the hub's one
 // lock manager.
 func TestNewDefaults(t *testing.T) {
+	t.Parallel()
 	ws := workspace.Workspace{Root: t.TempDir()}
 	r := New(Options{WS: ws})
 	if r.Config == nil || r.Clock == nil || r.Locks == nil || r.Ledgers == nil || r.Ledgers.Locks != r.Locks || r.Ledgers.WS != ws {
@@ -388,6 +396,7 @@ func TestNewDefaults(t *testing.T) {
 // token straddling the limit would otherwise keep its head in the ledger
 // (cut first, the pattern no longer matches what is left).
 func TestResponderAnswerRedactedBeforeTheCut(t *testing.T) {
+	t.Parallel()
 	r, _, fr := newRouter(t)
 	token := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
 	fr.agents["architect"] = func(responder.Request) (string, error) {
@@ -421,6 +430,7 @@ func (ctxResponder) Respond(ctx context.Context, agent string, _ responder.Reque
 // responder failing: nothing is escalated, the record stays as it was for
 // the next check, and the target's status is restored (issue 15).
 func TestCallerDeadlineDoesNotEscalate(t *testing.T) {
+	t.Parallel()
 	r, _, _ := newRouter(t)
 	res := request(t, r, RequestInput{From: "engineer", To: "architect", Blocking: true})
 	r.Responder = ctxResponder{}

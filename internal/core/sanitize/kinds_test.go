@@ -9,6 +9,7 @@ import (
 // row says, alone and inside prose, twice over without change, and each
 // near miss is left alone.
 func TestKinds(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, k := range Kinds() {
 		if seen[k.ID] {
@@ -47,6 +48,7 @@ func TestKinds(t *testing.T) {
 // TestIssue15Shapes are the shapes issue 15 found in .agentx/memory, as
 // they were pasted.
 func TestIssue15Shapes(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"SLACK_BOT=xoxb-2468013579-1357924680-AbCdEfGhIjKlMnOpQrStUvWx",
 		"posted with xoxp-2468013579-1357924680-1122334455-0123456789abcdef0123456789abcdef",
@@ -73,6 +75,7 @@ func TestIssue15Shapes(t *testing.T) {
 }
 
 func TestPrivateTagShapes(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"a <private >x</private> b", "a  b"},
 		{"a < PRIVATE>x</ Private > b", "a  b"},
@@ -94,6 +97,7 @@ func TestPrivateTagShapes(t *testing.T) {
 }
 
 func TestExampleSecret(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		ex   Example
 		want string

@@ -25,6 +25,7 @@ const (
 )
 
 func TestSecrets(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -70,6 +71,7 @@ func TestSecrets(t *testing.T) {
 }
 
 func TestPrivate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -101,6 +103,7 @@ func TestPrivate(t *testing.T) {
 }
 
 func TestTruncate(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", MaxChars+10)
 	got := Text(long)
 	if n := utf8.RuneCountInString(got); n != MaxChars {
@@ -112,6 +115,7 @@ func TestTruncate(t *testing.T) {
 }
 
 func TestTextOrder(t *testing.T) {
+	t.Parallel()
 	// A secret straddling the cut is redacted, never half-kept.
 	in := strings.Repeat("x", MaxChars-5) + " " + ghp
 	got := Text(in)
@@ -126,6 +130,7 @@ func TestTextOrder(t *testing.T) {
 }
 
 func TestMentions(t *testing.T) {
+	t.Parallel()
 	z := ZeroWidthSpace
 	tests := []struct{ in, want string }{
 		{"ping @octocat please", "ping @" + z + "octocat please"},

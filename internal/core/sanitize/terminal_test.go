@@ -3,6 +3,7 @@ package sanitize
 import "testing"
 
 func TestTerminal(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, want string }{
 		{"plain", "plain text\n\twith tab", "plain text\n\twith tab"},
 		{"colour", "\x1b[31mred\x1b[0m text", "red text"},
@@ -35,6 +36,7 @@ func TestTerminal(t *testing.T) {
 }
 
 func TestClean(t *testing.T) {
+	t.Parallel()
 	in := "a <private>hidden</private> " + ghp + "\n" + string(make([]byte, 0))
 	if got := Clean(in); got != "a  [REDACTED:github-token]\n" {
 		t.Fatalf("Clean = %q", got)
@@ -66,6 +68,7 @@ func FuzzTerminal(f *testing.F) {
 }
 
 func TestIncompleteTail(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want int

@@ -7,6 +7,7 @@ import (
 )
 
 func TestRunes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		n    int
@@ -25,6 +26,7 @@ func TestRunes(t *testing.T) {
 }
 
 func TestText(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in    string
 		limit int
@@ -48,6 +50,7 @@ func TestText(t *testing.T) {
 }
 
 func TestLine(t *testing.T) {
+	t.Parallel()
 	if got := Flatten("  a\n\tb   c \n"); got != "a b c" {
 		t.Fatalf("Flatten = %q", got)
 	}
@@ -59,6 +62,7 @@ func TestLine(t *testing.T) {
 }
 
 func TestHash(t *testing.T) {
+	t.Parallel()
 	h := "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	if got := Hash(h); got != "sha256:0123456789ab…" {
 		t.Errorf("Hash = %q", got)

@@ -73,6 +73,7 @@ func newSpool(t *testing.T) *Spool {
 }
 
 func TestPutClaimDone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSpool(t)
 	if es, err := s.Pending(); err != nil || len(es) != 0 {
@@ -113,6 +114,7 @@ func TestPutClaimDone(t *testing.T) {
 }
 
 func TestReleaseKeepsPending(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSpool(t)
 	_, _ = s.Put(ctx, "k1", []byte("p"))
@@ -135,6 +137,7 @@ func TestReleaseKeepsPending(t *testing.T) {
 }
 
 func TestDoneAfterPutRaceIsDropped(t *testing.T) {
+	t.Parallel()
 	// A payload re-put after its marker was written (the race between a
 	// late Put and Done) is dropped by the next Claim, not reprocessed.
 	ctx := context.Background()
@@ -154,6 +157,7 @@ func TestDoneAfterPutRaceIsDropped(t *testing.T) {
 }
 
 func TestKeysAndValidation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSpool(t)
 	for _, bad := range []string{"", "../x", "a/b", "a.b", strings.Repeat("k", 129)} {
@@ -170,6 +174,7 @@ func TestKeysAndValidation(t *testing.T) {
 }
 
 func TestPendingPrunesOldDoneMarkers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fake := clock.NewFake(time.Now())
 	s := New(filepath.Join(t.TempDir(), "spool"), lock.New(lock.Options{}), Options{Clock: fake, NoSync: true})
@@ -196,6 +201,7 @@ func worker(t *testing.T, mode string, env ...string) *exec.Cmd {
 // TestProcessesProcessEachEntryOnce starts several real processes draining
 // one spool at once; every entry must be processed by exactly one of them.
 func TestProcessesProcessEachEntryOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSpool(t)
 	const entries, workers = 40, 4
@@ -259,6 +265,7 @@ func TestProcessesProcessEachEntryOnce(t *testing.T) {
 // leaves its lock behind; the next process sees the holder is dead and
 // processes the entry.
 func TestCrashedClaimIsRecovered(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSpool(t)
 	_, _ = s.Put(ctx, "turn1", []byte("payload"))
@@ -298,6 +305,7 @@ func BenchmarkPut(b *testing.B) {
 // An entry that fails every time is given up after MaxAttempts and moved
 // to failed/, out of Pending, instead of being retried for ever.
 func TestFailGivesUpAfterMaxAttempts(t *testing.T) {
+	t.Parallel()
 	s := newSpool(t)
 	ctx := context.Background()
 	if _, err := s.Put(ctx, "k1", []byte("payload")); err != nil {
@@ -331,6 +339,7 @@ func TestFailGivesUpAfterMaxAttempts(t *testing.T) {
 // outlives the hook is quarantined after MaxAttempts kills instead of
 // being retried by every later hook start for ever.
 func TestKilledAttemptsCountAndQuarantine(t *testing.T) {
+	t.Parallel()
 	s := newSpool(t)
 	ctx := context.Background()
 	if _, err := s.Put(ctx, "k1", []byte("payload")); err != nil {

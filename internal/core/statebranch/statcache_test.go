@@ -13,6 +13,7 @@ import (
 // TestStatCacheSeesEveryChange: a remembered hash is used only while the
 // file is the very version that was hashed.
 func TestStatCacheSeesEveryChange(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	agentx := filepath.Join(dir, ".agentx")
 	rel := "memory/issue-1.json"

@@ -18,6 +18,7 @@ import (
 )
 
 func TestIsStatePath(t *testing.T) {
+	t.Parallel()
 	for p, want := range map[string]bool{
 		"state/clarifications/issue-42.json":       true,
 		"memory/issue-7.json":                      true,

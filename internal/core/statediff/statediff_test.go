@@ -25,6 +25,7 @@ func summary(items []Item) string {
 }
 
 func TestFile(t *testing.T) {
+	t.Parallel()
 	ledger := read(t, "../ledger/testdata/reference.json")
 	reopened := []byte(strings.Replace(strings.Replace(string(ledger), `"status": "resolved"`, `"status": "pending"`, 1), `"round": 1,
       "maxRounds"`, `"round": 2,

@@ -141,6 +141,7 @@ func ids(l *ledger.Ledger) string {
 }
 
 func TestMergeLedgerRules(t *testing.T) {
+	t.Parallel()
 	q1 := req("CLR-42-001", 0, "Middleware or controller?")
 	q2 := req("CLR-42-002", 5, "Which session store?")
 	q2b := req("CLR-42-002", 6, "Which token format?")
@@ -475,6 +476,7 @@ func sortStrings(s []string) {
 }
 
 func TestMergeFileWholeFiles(t *testing.T) {
+	t.Parallel()
 	q1 := req("CLR-42-001", 0, "Middleware or controller?")
 	q2 := req("CLR-42-002", 5, "Which session store?")
 	indented := []byte("{\n    \"issueNumber\": 42,\n    \"clarifications\": []\n}\n") // another tool's layout
@@ -507,6 +509,7 @@ func TestMergeFileWholeFiles(t *testing.T) {
 }
 
 func TestMergeFileUnmergeable(t *testing.T) {
+	t.Parallel()
 	q1 := file(t, req("CLR-42-001", 0, "Q?"))
 	q1a := file(t, answer(req("CLR-42-001", 0, "Q?"), 2, "A."))
 	tests := []struct {
@@ -532,6 +535,7 @@ func TestMergeFileUnmergeable(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		path  string
 		kind  kind
@@ -557,6 +561,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestReplaceID(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"(CLR-42-002) and CLR-42-002.", "(CLR-42-009) and CLR-42-009."},
 		{"CLR-42-0021 xCLR-42-002 CLR-42-002-b", "CLR-42-0021 xCLR-42-002 CLR-42-002-b"},

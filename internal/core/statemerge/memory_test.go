@@ -49,6 +49,7 @@ func obsIDs(f *memory.IssueFile) string {
 }
 
 func TestMergeMemoryRules(t *testing.T) {
+	t.Parallel()
 	a, b, c, d := obs("obs-a", 1, "Chose JSON files"), obs("obs-b", 2, "Lock order fixed"), obs("obs-c", 3, "Redis for sessions"), obs("obs-d", 4, "JWT tokens")
 	summary := obs("obs-s", 5, "Summary of a and b")
 	summary.Category = memory.CompactionSummary
@@ -187,6 +188,7 @@ func buried(t testing.TB, data []byte, ts ...tombstone.Tombstone) []byte {
 // A checkpoint restore that brings back a removed observation revives it:
 // the next merge with a copy that still has the tombstone keeps it.
 func TestRevivedObservationSurvivesTheMerge(t *testing.T) {
+	t.Parallel()
 	a, b := obs("obs-a", 1, "Chose JSON files"), obs("obs-b", 2, "Lock order fixed")
 	removed := buried(t, memFile(t, 3, b), dead("obs-a", "removed"))
 	restored := memFile(t, 2, a, b) // the checkpoint from before the removal

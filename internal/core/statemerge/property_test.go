@@ -15,6 +15,7 @@ import (
 // the result with itself is the result, and swapping sides changes nothing
 // but which record is renumbered.
 func TestMergeLedgerProperties(t *testing.T) {
+	t.Parallel()
 	for seed := uint64(1); seed <= 300; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		minute := 0

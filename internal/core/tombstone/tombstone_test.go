@@ -7,6 +7,7 @@ import (
 )
 
 func TestUnionLatestEntryDecides(t *testing.T) {
+	t.Parallel()
 	rm := func(id, at string) Tombstone { return Tombstone{Kind: Observation, ID: id, Reason: "removed", At: at} }
 	revive := func(id, at string) Tombstone {
 		return Tombstone{Kind: Observation, ID: id, Reason: "restored", At: at, Revived: true}
@@ -35,6 +36,7 @@ func TestUnionLatestEntryDecides(t *testing.T) {
 }
 
 func TestExtraRoundTrip(t *testing.T) {
+	t.Parallel()
 	extra := []jsonfile.Field{{Key: "other", Value: []byte(`1`)}}
 	s := Set{{Kind: Observation, ID: "o1", Reason: "removed", At: "t"}}
 	got, err := FromExtra("f", ToExtra(extra, s))

@@ -8,6 +8,7 @@ import (
 )
 
 func TestAgent(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"engineer", "product-manager", "a", "agent-2", "0x"} {
 		if err := Agent("--from", ok); err != nil {
 			t.Errorf("Agent(%q) = %v", ok, err)
@@ -21,6 +22,7 @@ func TestAgent(t *testing.T) {
 }
 
 func TestTextLimits(t *testing.T) {
+	t.Parallel()
 	if err := Topic(strings.Repeat("é", 200)); err != nil {
 		t.Errorf("200 characters (400 bytes) rejected: %v", err)
 	}
@@ -43,6 +45,7 @@ func TestTextLimits(t *testing.T) {
 }
 
 func TestIssueAndID(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want int
@@ -76,6 +79,7 @@ func TestIssueAndID(t *testing.T) {
 }
 
 func TestHostileCharacters(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  error

@@ -8,6 +8,7 @@ import (
 )
 
 func TestConfiguration(t *testing.T) {
+	t.Parallel()
 	write := func(t *testing.T, path, content string) {
 		t.Helper()
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

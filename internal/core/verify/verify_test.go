@@ -135,6 +135,7 @@ func obsIDs(t *testing.T, ws workspace.Workspace, issue int) []string {
 }
 
 func TestCleanWorkspace(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	rep := run(t, ws)
 	if got := errorsOf(rep, Error); len(got) != 0 {
@@ -147,6 +148,7 @@ func TestCleanWorkspace(t *testing.T) {
 }
 
 func TestTamperingIsReportedPrecisely(t *testing.T) {
+	t.Parallel()
 	const l5, m5, m7 = ".agentx/state/clarifications/issue-5.json", ".agentx/memory/issue-5.json", ".agentx/memory/issue-7.json"
 	tests := []struct {
 		name   string
@@ -282,6 +284,7 @@ func dupIntoIssue7(t *testing.T, ws workspace.Workspace) {
 }
 
 func TestInformationIsNotAnError(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	// Concurrent work merged: an answer written on one branch while the
 	// other resolved, both through the protocol (hashed).
@@ -318,6 +321,7 @@ func TestInformationIsNotAnError(t *testing.T) {
 // expected is reported, never followed or waited on; a state directory
 // leading outside the workspace stops the check before anything is read.
 func TestAttacks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, ws workspace.Workspace)
@@ -382,6 +386,7 @@ func mustSymlink(t *testing.T, target, link string) {
 }
 
 func TestRepair(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	ctx := context.Background()
 	locks := lock.New(lock.Options{})
@@ -444,6 +449,7 @@ func TestRepair(t *testing.T) {
 }
 
 func TestArchiveHoldsWhatCompactionMoved(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	store := memory.New(ws.MemoryDir(), lock.New(lock.Options{}), clock.NewFake(t0))
 	ctx := context.Background()

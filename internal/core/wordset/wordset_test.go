@@ -3,6 +3,7 @@ package wordset
 import "testing"
 
 func TestJaccard(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a, b string
 		min  float64

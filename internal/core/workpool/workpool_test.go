@@ -7,6 +7,7 @@ import (
 )
 
 func TestRunCallsEachIndexOnce(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ n, workers int }{{0, 4}, {1, 4}, {7, 1}, {7, 0}, {100, 3}, {3, 8}} {
 		seen := make([]atomic.Int32, tc.n)
 		if err := Run(context.Background(), tc.n, tc.workers, func(i int) { seen[i].Add(1) }); err != nil {
@@ -22,6 +23,7 @@ func TestRunCallsEachIndexOnce(t *testing.T) {
 
 // A cancelled context starts no new call and is the error.
 func TestRunStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
 	for _, workers := range []int{1, 4} {
 		ctx, cancel := context.WithCancel(context.Background())
 		var calls atomic.Int32

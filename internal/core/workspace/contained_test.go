@@ -9,6 +9,7 @@ import (
 )
 
 func TestCheckContained(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		link string // relative to the root; "" for none

@@ -7,6 +7,7 @@ import (
 )
 
 func TestContains(t *testing.T) {
+	t.Parallel()
 	root, outside := t.TempDir(), t.TempDir()
 	ws := Workspace{Root: root}
 	inner := filepath.Join(root, "a")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestFindOrder(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
 	deep := filepath.Join(repo, "a", "b")
@@ -37,6 +38,7 @@ func TestFindOrder(t *testing.T) {
 }
 
 func TestLedgerIssue(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]int{"issue-42.json": 42, "issue-1.json": 1, "issue-0.json": 0, "issue-x.json": 0,
 		"issue-.json": 0, "issue-42.json.lock": 0, ".issue-42.json.tmp-1": 0, "issue-4a.json": 0} {
 		got, ok := LedgerIssue(name)
@@ -47,6 +49,7 @@ func TestLedgerIssue(t *testing.T) {
 }
 
 func TestGitBranch(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	_ = os.MkdirAll(filepath.Join(root, ".git"), 0o755)
 	_ = os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("ref: refs/heads/feat/42-login\n"), 0o644)
@@ -64,6 +67,7 @@ func TestGitBranch(t *testing.T) {
 // older versions keep theirs, and a state-branch mirror skips exactly these;
 // then the marker of a background index rebuild (issue 20).
 func TestGitignoreContent(t *testing.T) {
+	t.Parallel()
 	want := "# local: locks, temporaries, spools, crash markers, this clone's writer id\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nindex-rebuild*\nrecall-pending.jsonl*\nstate/writer-id\n" +
 		"# derived: rebuilt from the JSON files when missing\n.monitor-index\nsearch.idx\n"
 	if got := string(Gitignore()); got != want {
@@ -73,6 +77,7 @@ func TestGitignoreContent(t *testing.T) {
 
 // Every local-only path method names a file the ignore patterns cover.
 func TestLocalPathsAreIgnored(t *testing.T) {
+	t.Parallel()
 	w := Workspace{Root: "/r"}
 	for _, p := range []string{w.SpoolDir() + "/", w.CursorsDir() + "/", w.RecallJournalFile(), w.RecallJournalFile() + ".applying", w.WriterIDFile()} {
 		rel, _ := filepath.Rel(w.AgentxDir(), p)
@@ -87,6 +92,7 @@ func TestLocalPathsAreIgnored(t *testing.T) {
 }
 
 func TestIsLocalOnly(t *testing.T) {
+	t.Parallel()
 	for rel, want := range map[string]bool{
 		"agentx.toml": false, "workflows/feature.toml": false, "state/clarifications/issue-1.json": false,
 		"state/clarifications/issue-1.json.lock": true, "state/.agent-status.json.tmp-123": true,

@@ -51,6 +51,7 @@ var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 // TestMarkdownLinks: a relative link resolves to a file or directory of
 // the repository (issue 14: a link to a formats page that did not exist).
 func TestMarkdownLinks(t *testing.T) {
+	t.Parallel()
 	walk(t, []string{".md"}, func(path string, data []byte) {
 		for _, m := range mdLink.FindAllStringSubmatch(string(data), -1) {
 			target := m[1]
@@ -80,6 +81,7 @@ var repoFile = regexp.MustCompile(`(^|[^/\w])(docs/[\w.-]+\.md|hooks/README\.md|
 // errors, usage) never send a user to a file only the agentx repository
 // or its developers have (issue 14).
 func TestMessagesNameNoLocalDocs(t *testing.T) {
+	t.Parallel()
 	walk(t, []string{".go"}, func(path string, data []byte) {
 		if strings.HasSuffix(path, "_test.go") {
 			return

@@ -8,6 +8,7 @@ import (
 )
 
 func TestObservationsAreDeterministicAndWellFormed(t *testing.T) {
+	t.Parallel()
 	end := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	a, b := Observations(300, 12, 5, end), Observations(300, 12, 5, end)
 	if !reflect.DeepEqual(a, b) {

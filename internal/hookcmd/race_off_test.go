@@ -1,5 +1,0 @@
-//go:build !race
-
-package hookcmd
-
-const raceEnabled = false
