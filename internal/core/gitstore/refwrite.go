@@ -203,3 +203,9 @@ func (r *Repo) ClearStaleRefLock(name string) (bool, error) {
 	}
 	return true, nil
 }
+
+// RefLocked reports whether ref name's lock file exists.
+func (r *Repo) RefLocked(name string) bool {
+	_, err := os.Lstat(r.refPath(name) + ".lock")
+	return err == nil
+}

@@ -372,10 +372,16 @@ func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[str
 		if removed, err := s.r.ClearStaleRefLock(s.tracking()); err != nil {
 			return plumbing.ZeroHash, nil, err
 		} else if removed {
-			s.res.Notes = append(s.res.Notes, "removed "+s.tracking()+".lock, left by a git that was killed (no process held it): fetches work again")
+			s.noteClearedLock()
 		}
 		start := time.Now()
 		exists, err := s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
+		if err != nil && refLocked(err) && s.awaitRefLock(ctx) {
+			// Another git (the one a killed sync left running, or the
+			// user's) held the tracking ref: it finished, or its lock
+			// went stale and was removed. Once more.
+			exists, err = s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
+		}
 		s.res.Fetches++
 		s.res.FetchMillis += millis(time.Since(start))
 		if err != nil {
@@ -402,6 +408,50 @@ func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[str
 	}
 	return tip, files, nil
 }
+
+func (s *syncer) noteClearedLock() {
+	s.res.Notes = append(s.res.Notes, "removed "+s.tracking()+".lock, left by a git that was killed (no process held it): fetches work again")
+}
+
+// refLocked reports a fetch refused because the tracking ref's lock
+// existed.
+func refLocked(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "cannot lock ref") || strings.Contains(m, ".lock': File exists")
+}
+
+// awaitRefLock waits, within ctx and at most refLockPatience, until the
+// tracking ref's lock is gone or stale (then removes it); it reports
+// whether the ref is free.
+func (s *syncer) awaitRefLock(ctx context.Context) bool {
+	deadline := time.Now().Add(refLockPatience)
+	for {
+		removed, err := s.r.ClearStaleRefLock(s.tracking())
+		if err != nil {
+			return false
+		}
+		if removed {
+			s.noteClearedLock()
+			return true
+		}
+		if !s.r.RefLocked(s.tracking()) {
+			return true
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// refLockPatience bounds the wait for another git's lock on the tracking
+// ref: past a second an unheld lock is stale, so this covers a live git
+// finishing and a dead one's lock aging.
+const refLockPatience = 2 * time.Second
 
 // push offers commit as the state branch's new tip.
 func (s *syncer) push(ctx context.Context, commit plumbing.Hash) error {

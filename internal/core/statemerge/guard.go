@@ -81,6 +81,17 @@ func lostRecords(path string, issue int, result []byte, sides [][]byte) ([]strin
 			live++
 			if !have[r.ID] && !have[origin(r)] {
 				missing[r.ID] = true
+				continue
+			}
+			// Thread entries are a set nothing removes: the result's copy
+			// of the record holds every entry this side's does.
+			if m := counterpart(res, r); m != nil {
+				keys := entryMap(m.Thread)
+				for i := range r.Thread {
+					if keys[entryKey(&r.Thread[i])] == nil {
+						missing[fmt.Sprintf("%s entry %d (%s)", r.ID, i, r.Thread[i].Type)] = true
+					}
+				}
 			}
 		}
 		// Ids alone cannot tell two records under one id apart: the
@@ -158,4 +169,16 @@ func Live(path string, data []byte) ([]string, error) {
 		return nil, fmt.Errorf("%s: %w", path, ErrUnmergeable)
 	}
 	return ids, nil
+}
+
+// counterpart is the record of res that is r's copy: same id or first id,
+// and the same clarification (compatible); nil when none is.
+func counterpart(res *ledger.Ledger, r *ledger.Record) *ledger.Record {
+	for i := range res.Clarifications {
+		m := &res.Clarifications[i]
+		if (m.ID == r.ID || origin(m) == origin(r)) && compatible(m, r) {
+			return m
+		}
+	}
+	return nil
 }

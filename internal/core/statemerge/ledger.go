@@ -342,12 +342,32 @@ func mergeSlot(s *slot, dead tombstone.Set, rep *Report) (ledger.Record, bool) {
 	switch {
 	case ob == tb:
 		return *o, true
-	case b != nil && recordBytes(b) == ob:
+	// One side unchanged since the base: the other's record, but only when
+	// it moved forward from the base (every base entry still in its
+	// thread, its round not lower). An older copy (a branch force-pushed
+	// back, a state_branch changed and back) is not a change to adopt: the
+	// full merge keeps the newer entries and status.
+	case b != nil && recordBytes(b) == ob && extends(t, b):
 		return *t, true
-	case b != nil && recordBytes(b) == tb:
+	case b != nil && recordBytes(b) == tb && extends(o, b):
 		return *o, true
 	}
 	return mergeRecord(b, o, t, rep), true
+}
+
+// extends reports whether x is a later state of the record b: it holds
+// every thread entry of b and is at b's round or later.
+func extends(x, b *ledger.Record) bool {
+	if x.Round < b.Round {
+		return false
+	}
+	have := entryMap(x.Thread)
+	for i := range b.Thread {
+		if have[entryKey(&b.Thread[i])] == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeRecord merges a record both sides changed (b is nil when the base

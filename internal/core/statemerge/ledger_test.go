@@ -573,3 +573,16 @@ func TestReplaceID(t *testing.T) {
 		}
 	}
 }
+
+// The guard names a thread entry a result lost, not only a record.
+func TestLostNamesADroppedEntry(t *testing.T) {
+	q := req("CLR-42-001", 0, "Q?")
+	a := answer(q, 2, "A.")
+	lost, err := Lost(ledgerPath, file(t, q), file(t, a))
+	if err != nil || len(lost) != 1 || !strings.Contains(lost[0], "CLR-42-001 entry 1 (answer)") {
+		t.Fatalf("%v %v", lost, err)
+	}
+	if lost, err := Lost(ledgerPath, file(t, a), file(t, q), file(t, a)); err != nil || len(lost) != 0 {
+		t.Fatalf("%v %v", lost, err)
+	}
+}

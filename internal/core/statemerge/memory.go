@@ -149,9 +149,11 @@ func mergeObsSlot(s *obsSlot, rep *Report) (memory.Observation, bool) {
 	switch {
 	case ob == tb:
 		return *s.o, true
-	case s.b != nil && obsBytes(s.b) == ob:
+	// One side unchanged: the other's, unless it is an older copy (fewer
+	// recalls than the base), which the full merge settles.
+	case s.b != nil && obsBytes(s.b) == ob && s.t.RecallCount >= s.b.RecallCount:
 		return *s.t, true
-	case s.b != nil && obsBytes(s.b) == tb:
+	case s.b != nil && obsBytes(s.b) == tb && s.o.RecallCount >= s.b.RecallCount:
 		return *s.o, true
 	}
 	return mergeObservation(s.b, s.o, s.t, rep), true
