@@ -50,9 +50,9 @@ func followRename(entries, aliased []audit.TrailEntry, id, old string) ([]audit.
 	if len(out) == 0 {
 		return entries, ""
 	}
-	all := append(out, entries...)
-	sort.SliceStable(all, func(i, j int) bool { return all[i].Time < all[j].Time })
-	return all, fmt.Sprintf("%s was %s until a merge renumbered it (%s): the %d lines before name it %s",
+	out = append(out, entries...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time < out[j].Time })
+	return out, fmt.Sprintf("%s was %s until a merge renumbered it (%s): the %d lines before name it %s",
 		id, old, first.Time, len(out), old)
 }
 

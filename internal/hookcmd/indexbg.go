@@ -47,12 +47,13 @@ func (a *App) startIndexRebuild(pullFirst bool) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", marker+".log", err)
 	}
-	defer logf.Close() // the child has its own descriptor
+	defer func() { _ = logf.Close() }() // the child has its own descriptor
 	args := []string{"--root", a.Workspace().Root, "memory", "rebuild", "--after-sync"}
 	if pullFirst {
 		args = append(args, "--pull-first")
 	}
-	cmd := exec.Command(exe, args...)
+	// Detached: it must outlive this process, so no context of ours ends it.
+	cmd := exec.CommandContext(context.Background(), exe, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	process.Detach(cmd)
 	if err := cmd.Start(); err != nil {

@@ -158,7 +158,7 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 	tctx, cancel := context.WithTimeoutCause(ctx, limit, errSyncTimeout)
 	defer cancel()
 	timedOut := func(err error) error {
-		if err != nil && context.Cause(tctx) == errSyncTimeout {
+		if err != nil && errors.Is(context.Cause(tctx), errSyncTimeout) {
 			return syncTimeoutError(limit, opt.Remote, o.Timeout > 0, err)
 		}
 		return err

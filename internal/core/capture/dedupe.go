@@ -43,59 +43,77 @@ func Dedupe(cands []Candidate, threshold float64) []Candidate {
 			freq[w]++
 		}
 	}
-	type kept struct {
-		idx   int // in out
-		words map[string]bool
-	}
-	type catIndex struct {
-		kept  []kept
-		probe map[string][]int // word -> positions in kept whose prefix holds it
-	}
-	byCat := map[string]*catIndex{}
+	byCat := map[string]*dedupeIndex{}
 	out := make([]Candidate, 0, len(cands))
 	for i, c := range cands {
-		w := sets[i]
 		ci := byCat[string(c.Category)]
 		if ci == nil {
-			ci = &catIndex{probe: map[string][]int{}}
+			ci = &dedupeIndex{probe: map[string][]int{}, threshold: threshold}
 			byCat[string(c.Category)] = ci
 		}
-		prefix := prefixWords(w, freq, threshold)
-		dup := -1
-		seen := map[int]bool{}
-		for _, word := range prefix {
-			for _, pos := range ci.probe[word] {
-				if seen[pos] || dup >= 0 && pos >= dup {
-					continue
-				}
-				seen[pos] = true
-				k := ci.kept[pos]
-				n, m := float64(len(w)), float64(len(k.words))
-				if m < threshold*n-1e-9 || n < threshold*m-1e-9 {
-					continue
-				}
-				if c.Category == memory.CodeChange && !slices.Equal(c.Files, out[k.idx].Files) {
-					continue
-				}
-				if Similarity(w, k.words) >= threshold {
-					dup = pos
-				}
-			}
-		}
-		if dup >= 0 {
+		prefix := prefixWords(sets[i], freq, threshold)
+		if dup := ci.match(c, sets[i], prefix, out); dup >= 0 {
 			k := ci.kept[dup].idx
 			out[k].Files = mergeFiles(out[k].Files, c.Files)
 			out[k].SourceBytes += c.SourceBytes
 			continue
 		}
-		pos := len(ci.kept)
-		ci.kept = append(ci.kept, kept{idx: len(out), words: w})
-		for _, word := range prefix {
-			ci.probe[word] = append(ci.probe[word], pos)
-		}
+		ci.add(len(out), sets[i], prefix)
 		out = append(out, c)
 	}
 	return out
+}
+
+// dedupeIndex holds the kept candidates of one category, indexed by the
+// words of their prefixes.
+type dedupeIndex struct {
+	kept      []dedupeKept
+	probe     map[string][]int // word -> positions in kept whose prefix holds it
+	threshold float64
+}
+
+type dedupeKept struct {
+	idx   int // in the output
+	words map[string]bool
+}
+
+func (ci *dedupeIndex) add(idx int, w map[string]bool, prefix []string) {
+	pos := len(ci.kept)
+	ci.kept = append(ci.kept, dedupeKept{idx: idx, words: w})
+	for _, word := range prefix {
+		ci.probe[word] = append(ci.probe[word], pos)
+	}
+}
+
+// match is the position of the earliest kept candidate c duplicates, or
+// -1: only those sharing a prefix word are compared, and only when their
+// sizes allow the threshold.
+func (ci *dedupeIndex) match(c Candidate, w map[string]bool, prefix []string, out []Candidate) int {
+	dup := -1
+	seen := map[int]bool{}
+	for _, word := range prefix {
+		for _, pos := range ci.probe[word] {
+			if seen[pos] || dup >= 0 && pos >= dup {
+				continue
+			}
+			seen[pos] = true
+			if ci.similar(c, w, ci.kept[pos], out) {
+				dup = pos
+			}
+		}
+	}
+	return dup
+}
+
+func (ci *dedupeIndex) similar(c Candidate, w map[string]bool, k dedupeKept, out []Candidate) bool {
+	n, m := float64(len(w)), float64(len(k.words))
+	if m < ci.threshold*n-1e-9 || n < ci.threshold*m-1e-9 {
+		return false
+	}
+	if c.Category == memory.CodeChange && !slices.Equal(c.Files, out[k.idx].Files) {
+		return false
+	}
+	return Similarity(w, k.words) >= ci.threshold
 }
 
 // prefixWords is the prefix of w the filter indexes: its first

@@ -84,32 +84,44 @@ func checkConfig(path string, c *Config) error {
 // checkWorkflow validates a workflow's steps.
 func checkWorkflow(path string, w *Workflow) error {
 	ids := map[string]int{}
-	for i, s := range w.Steps {
+	for i, st := range w.Steps {
 		at := fmt.Sprintf("steps[%d]", i)
-		if s.ID != "" {
-			at = fmt.Sprintf("step %q", s.ID)
-			ids[s.ID] = i
+		if st.ID != "" {
+			at = fmt.Sprintf("step %q", st.ID)
+			ids[st.ID] = i
 		}
-		if s.Agent != "" {
-			if err := checkAgent(path, at+" agent", s.Agent); err != nil {
-				return err
-			}
-		}
-		for _, t := range s.CanClarify {
-			if err := checkAgent(path, at+" can_clarify", t); err != nil {
-				return err
-			}
-		}
-		if r := s.ClarifyMaxRounds; r != nil && *r < 1 {
-			return invalid(path, at+" clarify_max_rounds", "is %d; a clarification needs at least 1 round", *r)
-		}
-		if m := s.ClarifySLAMinutes; m != nil && *m < 1 {
-			return invalid(path, at+" clarify_sla_minutes", "is %d; the SLA is at least 1 minute", *m)
+		if err := checkStep(path, at, &st); err != nil {
+			return err
 		}
 	}
-	// needs: no step may (transitively) need itself.
+	return checkNeeds(path, w, ids)
+}
+
+// checkStep validates one step's agents and limits.
+func checkStep(path, at string, st *Step) error {
+	if st.Agent != "" {
+		if err := checkAgent(path, at+" agent", st.Agent); err != nil {
+			return err
+		}
+	}
+	for _, t := range st.CanClarify {
+		if err := checkAgent(path, at+" can_clarify", t); err != nil {
+			return err
+		}
+	}
+	if r := st.ClarifyMaxRounds; r != nil && *r < 1 {
+		return invalid(path, at+" clarify_max_rounds", "is %d; a clarification needs at least 1 round", *r)
+	}
+	if m := st.ClarifySLAMinutes; m != nil && *m < 1 {
+		return invalid(path, at+" clarify_sla_minutes", "is %d; the SLA is at least 1 minute", *m)
+	}
+	return nil
+}
+
+// checkNeeds refuses steps that (transitively) need themselves.
+func checkNeeds(path string, w *Workflow, ids map[string]int) error {
 	state := make([]int, len(w.Steps)) // 0 new, 1 on the path, 2 done
-	var visit func(i int, path []string) error
+	var visit func(i int, trail []string) error
 	visit = func(i int, trail []string) error {
 		switch state[i] {
 		case 1:

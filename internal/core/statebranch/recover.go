@@ -251,70 +251,29 @@ func recoverFile(ctx context.Context, r *gitstore.Repo, opt *RecoverOptions, age
 	return atomicfile.WithLock(ctx, opt.Locks, abs, func(lk *lock.Lock) error {
 		cur, err := atomicfile.ReadState(abs)
 		inLocal := err == nil
-		if errors.Is(err, atomicfile.ErrNotRegular) {
+		if errors.Is(err, atomicfile.ErrNotRegular) || inLocal && opt.Valid(p, cur) != nil {
 			res.Skipped = append(res.Skipped, p)
 			return nil
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("read %s: %w", abs, err)
 		}
-		var merged []byte
-		if inLocal {
-			if opt.Valid(p, cur) != nil {
-				res.Skipped = append(res.Skipped, p)
-				return nil
-			}
-			merged = cur
+		if !inLocal {
+			cur = nil
 		}
-		before, err := liveSet(opt, p, merged)
+		before, err := liveSet(opt, p, cur)
 		if err != nil {
 			return err
 		}
-		curHash := gitstore.BlobHash(cur)
-		from := map[string]string{}
-		for _, v := range versions {
-			if inLocal && v.blob == curHash {
-				continue
-			}
-			data, err := r.Blob(v.blob)
-			if err != nil || opt.Valid(p, data) != nil {
-				res.Unparsable++
-				continue
-			}
-			ids, err := opt.Live(p, data)
-			if err != nil {
-				return err
-			}
-			for _, id := range ids {
-				if _, ok := from[id]; !ok && !before[id] {
-					from[id] = v.commit.String()
-				}
-			}
-			if merged, err = opt.Merge(p, nil, merged, data); err != nil {
-				return fmt.Errorf("recover %s: merge the version of %s: %w", p, v.commit, err)
-			}
-		}
-		after, err := liveSet(opt, p, merged)
+		merged, from, err := unionHistory(r, opt, p, cur, versions, before, res)
 		if err != nil {
 			return err
 		}
-		rec := Recovered{Path: p, IDs: []string{}, From: []string{}}
-		commits := map[string]bool{}
-		for id := range after {
-			if !before[id] {
-				rec.IDs = append(rec.IDs, id)
-				if c := from[id]; c != "" && !commits[c] {
-					commits[c] = true
-					rec.From = append(rec.From, c)
-				}
-			}
+		rec, err := recovered(opt, p, merged, before, from)
+		if err != nil || rec == nil {
+			return err
 		}
-		if len(rec.IDs) == 0 {
-			return nil
-		}
-		sort.Strings(rec.IDs)
-		sort.Strings(rec.From)
-		res.Recovered = append(res.Recovered, rec)
+		res.Recovered = append(res.Recovered, *rec)
 		if opt.DryRun {
 			return nil
 		}
@@ -322,13 +281,68 @@ func recoverFile(ctx context.Context, r *gitstore.Repo, opt *RecoverOptions, age
 			return err
 		}
 		if opt.Wrote != nil {
-			if !inLocal {
-				cur = nil
-			}
 			opt.Wrote(p, cur, merged)
 		}
 		return nil
 	})
+}
+
+// unionHistory merges every historical version of p into cur (nil:
+// absent), oldest first; from names, for each id not in before, the first
+// commit whose version held it.
+func unionHistory(r *gitstore.Repo, opt *RecoverOptions, p string, cur []byte, versions []histVersion, before map[string]bool, res *RecoverResult) ([]byte, map[string]string, error) {
+	merged := cur
+	curHash := gitstore.BlobHash(cur)
+	from := map[string]string{}
+	for _, v := range versions {
+		if cur != nil && v.blob == curHash {
+			continue
+		}
+		data, err := r.Blob(v.blob)
+		if err != nil || opt.Valid(p, data) != nil {
+			res.Unparsable++
+			continue
+		}
+		ids, err := opt.Live(p, data)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, id := range ids {
+			if _, ok := from[id]; !ok && !before[id] {
+				from[id] = v.commit.String()
+			}
+		}
+		if merged, err = opt.Merge(p, nil, merged, data); err != nil {
+			return nil, nil, fmt.Errorf("recover %s: merge the version of %s: %w", p, v.commit, err)
+		}
+	}
+	return merged, from, nil
+}
+
+// recovered is what merged holds that before did not (nil: nothing).
+func recovered(opt *RecoverOptions, p string, merged []byte, before map[string]bool, from map[string]string) (*Recovered, error) {
+	after, err := liveSet(opt, p, merged)
+	if err != nil {
+		return nil, err
+	}
+	rec := &Recovered{Path: p, IDs: []string{}, From: []string{}}
+	commits := map[string]bool{}
+	for id := range after {
+		if before[id] {
+			continue
+		}
+		rec.IDs = append(rec.IDs, id)
+		if c := from[id]; c != "" && !commits[c] {
+			commits[c] = true
+			rec.From = append(rec.From, c)
+		}
+	}
+	if len(rec.IDs) == 0 {
+		return nil, nil
+	}
+	sort.Strings(rec.IDs)
+	sort.Strings(rec.From)
+	return rec, nil
 }
 
 func liveSet(opt *RecoverOptions, p string, data []byte) (map[string]bool, error) {

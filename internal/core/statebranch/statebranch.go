@@ -294,22 +294,7 @@ type syncer struct {
 func (s *syncer) tracking() string { return "refs/remotes/" + s.opt.Remote + "/" + s.opt.Branch }
 
 func (s *syncer) run(ctx context.Context) error {
-	if err := s.setTrail(); err != nil {
-		return err
-	}
-	if err := s.setSyncedRef(); err != nil {
-		return err
-	}
-	if s.opt.InitFrom != "" {
-		if err := s.seed(ctx, s.opt.InitFrom); err != nil {
-			return err
-		}
-	}
-	baseTip, err := s.r.Ref(s.syncedRef())
-	if err != nil {
-		return err
-	}
-	base, err := s.treeFiles(baseTip)
+	baseTip, base, err := s.prepare(ctx)
 	if err != nil {
 		return err
 	}
@@ -339,30 +324,61 @@ func (s *syncer) run(ctx context.Context) error {
 		if s.opt.PullOnly || !rd.changed {
 			return nil
 		}
-		commit, err := s.commit(theirsTip, rd)
-		if err != nil {
+		retry, err := s.publish(ctx, theirsTip, rd, attempt)
+		if !retry {
 			return err
 		}
-		err = s.push(ctx, commit)
-		if errors.Is(err, ErrNonFastForward) {
-			if attempt < s.opt.Retries {
-				s.res.Retries++
-				base, fetch = withBase(theirs, rd.keepBase), true
-				continue
-			}
-			return errcode.Wrap(errcode.AgentError, err, "push %s to %s: lost %d races in a row", s.opt.Branch, s.opt.Remote, attempt+1).
-				WithHint("other agents are pushing the state branch right now; the local files hold everything merged so far, run `agentx-hook sync` again")
-		}
-		if err != nil {
-			return err
-		}
-		s.res.Commit, s.res.Pushed, s.res.Tip = commit.String(), true, commit.String()
-		s.res.Created = theirsTip.IsZero()
-		if err := s.r.SetRef(s.tracking(), commit); err != nil {
-			return err
-		}
-		return s.setBase(commit, rd.tree, rd.keepBase)
+		s.res.Retries++
+		base, fetch = withBase(theirs, rd.keepBase), true
 	}
+}
+
+// prepare reads the trail and base settings, seeds from --init-from, and
+// returns the last synchronised base with its files.
+func (s *syncer) prepare(ctx context.Context) (plumbing.Hash, map[string]gitstore.Entry, error) {
+	if err := s.setTrail(); err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	if err := s.setSyncedRef(); err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	if s.opt.InitFrom != "" {
+		if err := s.seed(ctx, s.opt.InitFrom); err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+	}
+	baseTip, err := s.r.Ref(s.syncedRef())
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	base, err := s.treeFiles(baseTip)
+	return baseTip, base, err
+}
+
+// publish commits rd on theirsTip and pushes it; retry is true when the
+// push lost a race and another round may run.
+func (s *syncer) publish(ctx context.Context, theirsTip plumbing.Hash, rd *round, attempt int) (retry bool, err error) {
+	commit, err := s.commit(theirsTip, rd)
+	if err != nil {
+		return false, err
+	}
+	err = s.push(ctx, commit)
+	if errors.Is(err, ErrNonFastForward) {
+		if attempt < s.opt.Retries {
+			return true, nil
+		}
+		return false, errcode.Wrap(errcode.AgentError, err, "push %s to %s: lost %d races in a row", s.opt.Branch, s.opt.Remote, attempt+1).
+			WithHint("other agents are pushing the state branch right now; the local files hold everything merged so far, run `agentx-hook sync` again")
+	}
+	if err != nil {
+		return false, err
+	}
+	s.res.Commit, s.res.Pushed, s.res.Tip = commit.String(), true, commit.String()
+	s.res.Created = theirsTip.IsZero()
+	if err := s.r.SetRef(s.tracking(), commit); err != nil {
+		return false, err
+	}
+	return false, s.setBase(commit, rd.tree, rd.keepBase)
 }
 
 // theirs is the state branch's tip and files as the remote-tracking ref
@@ -579,8 +595,6 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 		return s.mergeTrail(p, base, theirs, rd)
 	}
 	abs := filepath.Join(s.agentxDir, filepath.FromSlash(p))
-	b, inBase := base[p]
-	t, inTheirs := theirs[p]
 	return atomicfile.WithLock(ctx, s.opt.Locks, abs, func(lk *lock.Lock) error {
 		cur, err := atomicfile.ReadState(abs)
 		inLocal := err == nil
@@ -592,50 +606,21 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("read %s: %w", abs, err)
 		}
-		if inLocal && inTheirs && gitstore.BlobHash(cur) == t.Hash {
+		if t, inTheirs := theirs[p]; inLocal && inTheirs && gitstore.BlobHash(cur) == t.Hash {
 			return nil // equal on both sides
 		}
-		var ours []byte
 		if inLocal {
 			if err := s.opt.Valid(p, cur); err != nil {
 				s.corrupt(p, "local", "", err)
 				s.keepBaseOf(p, base, rd)
 				return nil // the branch keeps its copy; the local file stays as it is
 			}
-			ours = cur
+		} else {
+			cur = nil
 		}
-		tData, err := s.validBlob(p, theirs, "remote")
-		if err != nil {
+		result, ok, err := s.settle(p, cur, base, theirs, rd)
+		if err != nil || !ok {
 			return err
-		}
-		bData, err := s.validBlob(p, base, "")
-		if err != nil {
-			return err
-		}
-		var result []byte
-		switch {
-		case ours == nil && tData == nil && bData == nil:
-			return nil // nothing that parses anywhere: left as it is
-		case ours == nil && (bData == nil || inBase && inTheirs && b.Hash == t.Hash):
-			result = tData // only the branch has it: not here yet
-		case tData == nil && !(inTheirs && inLocal) && (bData == nil || inBase && b.Hash == gitstore.BlobHash(cur)):
-			result = ours // only this clone has it: push it
-		default:
-			// The remote goes in as "ours": on an id collision the merge
-			// renumbers the "theirs" side, and only a local id is new to
-			// everyone; an id already on the branch may be mirrored to an
-			// issue comment and must never change.
-			merged, err := s.opt.Merge(p, bData, tData, ours)
-			if err != nil {
-				s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: p, Reason: err.Error()})
-				s.keepBaseOf(p, base, rd)
-				return nil
-			}
-			if lost, err := s.opt.Lost(p, merged, bData, tData, ours); err != nil || len(lost) > 0 {
-				return s.refuse(p, lost, err)
-			}
-			s.res.Merged = append(s.res.Merged, p)
-			result = merged
 		}
 		wrote, err := s.writeLocal(abs, lk, cur, inLocal, result)
 		if err != nil {
@@ -643,7 +628,7 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 		}
 		if wrote {
 			s.res.Written = append(s.res.Written, p)
-			if !inLocal && inBase {
+			if _, inBase := base[p]; !inLocal && inBase {
 				// It was here at the last sync: lost since, not new.
 				s.res.Restored = append(s.res.Restored, p)
 			}
@@ -651,6 +636,46 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 		}
 		return s.keep(p, result, true, rd)
 	})
+}
+
+// settle decides path p's content from the local file ours (nil: absent,
+// else parses), the branch's and the base's copies that parse; ok is false
+// when the file is left as it is (nothing parses anywhere, or it could not
+// be merged and is reported).
+func (s *syncer) settle(p string, ours []byte, base, theirs map[string]gitstore.Entry, rd *round) (result []byte, ok bool, err error) {
+	b, inBase := base[p]
+	t, inTheirs := theirs[p]
+	tData, err := s.validBlob(p, theirs, "remote")
+	if err != nil {
+		return nil, false, err
+	}
+	bData, err := s.validBlob(p, base, "")
+	if err != nil {
+		return nil, false, err
+	}
+	switch {
+	case ours == nil && tData == nil && bData == nil:
+		return nil, false, nil // nothing that parses anywhere: left as it is
+	case ours == nil && (bData == nil || inBase && inTheirs && b.Hash == t.Hash):
+		return tData, true, nil // only the branch has it: not here yet
+	case tData == nil && !(inTheirs && ours != nil) && (bData == nil || inBase && b.Hash == gitstore.BlobHash(ours)):
+		return ours, true, nil // only this clone has it: push it
+	}
+	// The remote goes in as "ours": on an id collision the merge renumbers
+	// the "theirs" side, and only a local id is new to everyone; an id
+	// already on the branch may be mirrored to an issue comment and must
+	// never change.
+	merged, err := s.opt.Merge(p, bData, tData, ours)
+	if err != nil {
+		s.res.Conflicts = append(s.res.Conflicts, Conflict{Path: p, Reason: err.Error()})
+		s.keepBaseOf(p, base, rd)
+		return nil, false, nil
+	}
+	if lost, err := s.opt.Lost(p, merged, bData, tData, ours); err != nil || len(lost) > 0 {
+		return nil, false, s.refuse(p, lost, err)
+	}
+	s.res.Merged = append(s.res.Merged, p)
+	return merged, true, nil
 }
 
 // validBlob is path p's content in files when it parses; nil when absent

@@ -79,20 +79,7 @@ func lostRecords(path string, issue int, result []byte, sides [][]byte) ([]strin
 				continue
 			}
 			live++
-			if !have[r.ID] && !have[origin(r)] {
-				missing[r.ID] = true
-				continue
-			}
-			// Thread entries are a set nothing removes: the result's copy
-			// of the record holds every entry this side's does.
-			if m := counterpart(res, r); m != nil {
-				keys := entryMap(m.Thread)
-				for i := range r.Thread {
-					if keys[entryKey(&r.Thread[i])] == nil {
-						missing[fmt.Sprintf("%s entry %d (%s)", r.ID, i, r.Thread[i].Type)] = true
-					}
-				}
-			}
+			lostOfRecord(res, r, have, missing)
 		}
 		// Ids alone cannot tell two records under one id apart: the
 		// result holds at least as many records as any side keeps.
@@ -101,6 +88,26 @@ func lostRecords(path string, issue int, result []byte, sides [][]byte) ([]strin
 		}
 	}
 	return sorted(missing), nil
+}
+
+// lostOfRecord adds to missing the side record r when res lacks it, or
+// the thread entries of r that res's copy of it lacks (entries are a set
+// nothing removes).
+func lostOfRecord(res *ledger.Ledger, r *ledger.Record, have, missing map[string]bool) {
+	if !have[r.ID] && !have[origin(r)] {
+		missing[r.ID] = true
+		return
+	}
+	m := counterpart(res, r)
+	if m == nil {
+		return
+	}
+	keys := entryMap(m.Thread)
+	for i := range r.Thread {
+		if keys[entryKey(&r.Thread[i])] == nil {
+			missing[fmt.Sprintf("%s entry %d (%s)", r.ID, i, r.Thread[i].Type)] = true
+		}
+	}
 }
 
 func lostObservations(path string, archive bool, result []byte, sides [][]byte) ([]string, error) {

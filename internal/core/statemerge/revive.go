@@ -31,48 +31,64 @@ func Revive(path string, restored, current []byte, at, by, reason string) ([]byt
 			return restored, nil // the current file does not parse: nothing to undo from it
 		}
 	}
+	rv := revival{path: path, issue: issue, curExtra: curExtra, at: at, by: by, reason: reason}
 	if k == kindLedger {
-		if restored == nil {
-			// The restore removes the ledger: what stays is an empty one
-			// holding the high-water mark of the ids handed out.
-			cur, err := ledger.Parse(path, current, issue)
-			if err != nil || cur.MaxSeq() == 0 {
-				return nil, nil
-			}
-			l := &ledger.Ledger{IssueNumber: cur.IssueNumber, Clarifications: []ledger.Record{}}
-			l.SetHighWater(cur.MaxSeq())
-			return jsonfile.Marshal(l)
+		return rv.ledger(restored, current)
+	}
+	return rv.memory(restored)
+}
+
+// revival is one file's Revive.
+type revival struct {
+	path, at, by, reason string
+	issue                int
+	curExtra             []jsonfile.Field
+}
+
+func (rv revival) ledger(restored, current []byte) ([]byte, error) {
+	if restored == nil {
+		// The restore removes the ledger: what stays is an empty one
+		// holding the high-water mark of the ids handed out.
+		cur, err := ledger.Parse(rv.path, current, rv.issue)
+		if err != nil || cur.MaxSeq() == 0 {
+			return nil, nil
 		}
-		l, err := ledger.Parse(path, restored, issue)
-		if err != nil {
-			return nil, err
-		}
-		var ids []string
-		for i := range l.Clarifications {
-			ids = append(ids, l.Clarifications[i].ID, origin(&l.Clarifications[i]))
-		}
-		extra, changed, err := revived(path, l.Extra, curExtra, tombstone.Record, ids, at, by, reason)
-		if err != nil {
-			return restored, err
-		}
-		l.Extra = extra
-		// The ids handed out since the checkpoint are not handed out
-		// again: the restored ledger keeps the current high-water mark.
-		if current != nil {
-			if cur, err := ledger.Parse(path, current, issue); err == nil && cur.MaxSeq() > l.MaxSeq() {
-				l.SetHighWater(cur.MaxSeq())
-				changed = true
-			}
-		}
-		if !changed {
-			return restored, nil
-		}
+		l := &ledger.Ledger{IssueNumber: cur.IssueNumber, Clarifications: []ledger.Record{}}
+		l.SetHighWater(cur.MaxSeq())
 		return jsonfile.Marshal(l)
 	}
+	l, err := ledger.Parse(rv.path, restored, rv.issue)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for i := range l.Clarifications {
+		ids = append(ids, l.Clarifications[i].ID, origin(&l.Clarifications[i]))
+	}
+	extra, changed, err := revived(rv.path, l.Extra, rv.curExtra, tombstone.Record, ids, rv.at, rv.by, rv.reason)
+	if err != nil {
+		return restored, err
+	}
+	l.Extra = extra
+	// The ids handed out since the checkpoint are not handed out again:
+	// the restored ledger keeps the current high-water mark.
+	if current != nil {
+		if cur, err := ledger.Parse(rv.path, current, rv.issue); err == nil && cur.MaxSeq() > l.MaxSeq() {
+			l.SetHighWater(cur.MaxSeq())
+			changed = true
+		}
+	}
+	if !changed {
+		return restored, nil
+	}
+	return jsonfile.Marshal(l)
+}
+
+func (rv revival) memory(restored []byte) ([]byte, error) {
 	if restored == nil {
 		return nil, nil // a memory file the checkpoint lacks is removed
 	}
-	f, err := memory.ParseIssueFile(path, restored)
+	f, err := memory.ParseIssueFile(rv.path, restored)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +96,7 @@ func Revive(path string, restored, current []byte, at, by, reason string) ([]byt
 	for _, o := range f.Observations {
 		ids = append(ids, o.ID)
 	}
-	extra, changed, err := revived(path, f.Extra, curExtra, tombstone.Observation, ids, at, by, reason)
+	extra, changed, err := revived(rv.path, f.Extra, rv.curExtra, tombstone.Observation, ids, rv.at, rv.by, rv.reason)
 	if err != nil || !changed {
 		return restored, err
 	}
