@@ -25,7 +25,7 @@ import (
 // AGENTX_MODEL_WORKERS sequences run at once (default: twice the cores,
 // since much of a step is spent waiting for git).
 const (
-	defaultSeqs = 128
+	defaultSeqs = 64
 	// raceSeqs is the default under -race, shortSeqs under -short.
 	raceSeqs    = 12
 	shortSeqs   = 8
