@@ -72,11 +72,14 @@ func gitEnv(dir string) error {
 	if err := os.WriteFile(gc, []byte(cfg), 0o644); err != nil {
 		return err
 	}
-	for _, kv := range os.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "AGENTX_MODEL_") {
+	// Read by name (envInt names them to go test's cache too).
+	for _, k := range []string{"AGENTX_MODEL_SEQS", "AGENTX_MODEL_SEED", "AGENTX_MODEL_WORKERS", "AGENTX_MODEL_TRACE"} {
+		if v := os.Getenv(k); v != "" {
 			modelEnv[k] = v
 		}
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(k, "AGENTX_") || strings.HasPrefix(k, "GIT_") {
 			os.Unsetenv(k)
 		}

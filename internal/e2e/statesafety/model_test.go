@@ -33,6 +33,11 @@ const (
 )
 
 func envInt(name string, def int64) int64 {
+	// Named to go test's cache from inside the test (TestMain's reads come
+	// before its log starts): a run with another AGENTX_MODEL_SEQS is not
+	// answered from the cache. The value itself was taken, and the
+	// variable unset, by TestMain (modelEnv).
+	_ = os.Getenv(name)
 	v := modelEnv[name]
 	if v == "" {
 		return def
