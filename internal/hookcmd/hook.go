@@ -555,6 +555,9 @@ func (a *App) hookStart(_ context.Context, in *hookInput) error {
 	in.run.step("monitor", func(ctx context.Context) { v = a.hookView(ctx, in) })
 	in.run.step("agent status", func(ctx context.Context) { a.setHookStatus(ctx, in, v, agentstatus.Working) })
 	sections := a.clarificationSections(in, v)
+	if s, ok := a.renamedSection(); ok {
+		sections = append([]hookSection{s}, sections...)
+	}
 	mon, hasMon := monitorSection(v.report)
 	// What the other sections take of the host's ceiling is measured, not
 	// guessed, so the recall fills exactly the room that is left.

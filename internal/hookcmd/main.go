@@ -30,6 +30,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/responder"
 	"github.com/agentx-dev/agentx/internal/core/router"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
+	"github.com/agentx-dev/agentx/internal/core/statemerge"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -71,6 +72,9 @@ type App struct {
 	// indexDeferred: this process left the memory index to a background
 	// rebuild (indexbg.go); its recall runs without the index.
 	indexDeferred bool
+	// syncRenames are the ids the hook's state-branch sync renumbered:
+	// hook start tells the agent (renamedSection).
+	syncRenames []statemerge.Rename
 }
 
 // command is one top-level command.
