@@ -5,6 +5,7 @@ package statesafety
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -53,6 +54,7 @@ func envInt(name string, def int64) int64 {
 // operations and checks, after every step and after a final sync of every
 // work tree, that nothing acknowledged was lost (see the package doc).
 func TestModelSequences(t *testing.T) {
+	statSources(t)
 	def := int64(defaultSeqs)
 	switch {
 	case testing.Short():
@@ -852,4 +854,32 @@ func (s *sequence) branchFiles() map[string][]byte {
 		out[n] = []byte(res.stdout)
 	}
 	return out
+}
+
+// statSources stats every Go source file of the module and go.mod: go test
+// caches a package's result on its own test binary, the variables it reads
+// and the files it stats or opens, not on the agentx-hook TestMain builds
+// with `go build`. Stat'ing the sources makes any change to agentx a cache
+// miss, never a stale cached pass.
+func statSources(t *testing.T) {
+	t.Helper()
+	root := filepath.Join("..", "..", "..")
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root: %v", err)
+	}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" && p != root) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(p, ".go") || d.Name() == "go.sum") {
+			_, err = os.Stat(p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
