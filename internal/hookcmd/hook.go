@@ -175,8 +175,7 @@ func (a *App) hookSkippedHost(format, event, why string) {
 		return
 	}
 	msg := "agentx did nothing this session: " + why
-	_ = writeJSON(a.Stdout, map[string]any{"systemMessage": msg, "hookSpecificOutput": map[string]string{
-		"hookEventName": "SessionStart", "additionalContext": msg}})
+	_ = writeSessionStartWith(a.Stdout, msg, msg)
 }
 
 func hookErrText(err error) string {
@@ -773,9 +772,17 @@ type hookDoc struct {
 // writeSessionStart writes text in the SessionStart hook output form of
 // Claude Code (which Codex takes too). It is the host's format, not one of
 // our --json documents: no schema_version.
-func writeSessionStart(w io.Writer, text string) error {
-	return writeJSON(w, map[string]any{"hookSpecificOutput": map[string]string{
-		"hookEventName": "SessionStart", "additionalContext": text}})
+func writeSessionStart(w io.Writer, text string) error { return writeSessionStartWith(w, text, "") }
+
+// writeSessionStartWith is writeSessionStart with a systemMessage, which
+// the host shows the user ("" for none).
+func writeSessionStartWith(w io.Writer, text, systemMessage string) error {
+	doc := map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName": "SessionStart", "additionalContext": text}}
+	if systemMessage != "" {
+		doc["systemMessage"] = systemMessage
+	}
+	return writeJSON(w, doc)
 }
 
 func (a *App) writeHookOutput(in *hookInput, v *hookView, sections []hookSection, strict error) error {

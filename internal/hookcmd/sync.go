@@ -584,7 +584,7 @@ func firstLine(s string) string {
 // --json) and writing it back (unless --dry-run); the sync that follows
 // pushes it.
 func (a *App) recoverState(ctx context.Context, opt statebranch.Options, o *syncOptions) (*statebranch.RecoverResult, error) {
-	ropt := statebranch.RecoverOptions{Root: opt.Root, Remote: opt.Remote, Branch: opt.Branch,
+	ropt := statebranch.RecoverOptions{Root: opt.Root, Branch: opt.Branch,
 		Merge: opt.Merge, Valid: opt.Valid, Live: statemerge.Live, Locks: opt.Locks, DryRun: o.DryRun}
 	if o.Since != "" {
 		t, err := parseWhen(a, o.Since)

@@ -31,20 +31,7 @@ var ErrTooLarge = errors.New("file too large")
 // return at once; the fstat then tells what was opened, so there is no
 // window between a check and the open. Missing files keep fs.ErrNotExist.
 func OpenRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		_ = f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(info.Mode()))}
-	}
-	return f, nil
+	return openChecked(path, os.O_RDONLY, 0, 0)
 }
 
 // ReadRegular reads the whole of a state or configuration file, refusing a
@@ -131,14 +118,22 @@ func byteSize(n int64) string {
 // than read into memory.
 const StateLimit int64 = 256 << 20
 
-// openNoFollow opens path with flag, never through a symlink on the last
-// component (a cloned repository could aim one at a file outside it, a
-// shell profile) and never blocking on a FIFO, and refuses anything but a
-// regular file. Missing files keep fs.ErrNotExist.
+// openNoFollow opens path as openChecked does and, in addition, never
+// through a symlink on the last component (a cloned repository could aim
+// one at a file outside it, a shell profile).
 func openNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|oNoFollow|syscall.O_NONBLOCK, perm)
+	return openChecked(path, flag|oNoFollow, perm, oNoFollow)
+}
+
+// openChecked opens path with flag, O_NONBLOCK so a FIFO cannot block the
+// open, and refuses anything but a regular file (the fstat tells what was
+// opened, with no window between a check and the open). A symlink refused
+// by noFollow (O_NOFOLLOW, or 0) is ErrNotRegular too; missing files keep
+// fs.ErrNotExist.
+func openChecked(path string, flag int, perm fs.FileMode, noFollow int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		if noFollow != 0 && errors.Is(err, syscall.ELOOP) {
 			return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (a symlink)", ErrNotRegular)}
 		}
 		return nil, err

@@ -40,14 +40,18 @@ const (
 // for tests).
 var refLockWait = 3 * time.Second
 
-// refPath is where the loose ref name lives (refs are shared by every
-// work tree of the repository, but for refs/worktree/).
-func (r *Repo) refPath(name string) string {
-	dir := r.CommonDir
+// refDir is the git directory ref name lives in: the common one, shared
+// by every work tree, but for refs/worktree/ (the work tree's own).
+func (r *Repo) refDir(name string) string {
 	if strings.HasPrefix(name, "refs/worktree/") {
-		dir = r.GitDir
+		return r.GitDir
 	}
-	return filepath.Join(dir, filepath.FromSlash(name))
+	return r.CommonDir
+}
+
+// refPath is where the loose ref name lives.
+func (r *Repo) refPath(name string) string {
+	return filepath.Join(r.refDir(name), filepath.FromSlash(name))
 }
 
 // updateRef points name at h, only while it holds old when check is set
@@ -158,10 +162,7 @@ func staleRefLockFile(lockPath string) bool {
 // appendReflog adds "OLD NEW NAME <EMAIL> TIME +0000\tMSG" to the ref's
 // log, as git does.
 func (r *Repo) appendReflog(name string, old, h plumbing.Hash, msg string) error {
-	p := filepath.Join(r.CommonDir, "logs", filepath.FromSlash(name))
-	if strings.HasPrefix(name, "refs/worktree/") {
-		p = filepath.Join(r.GitDir, "logs", filepath.FromSlash(name))
-	}
+	p := filepath.Join(r.refDir(name), "logs", filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}

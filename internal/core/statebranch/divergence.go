@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 )
 
@@ -111,14 +112,8 @@ func worktreeID(gitDir string) (string, error) {
 		return "", fmt.Errorf("worktree id: %w", err)
 	}
 	id := hex.EncodeToString(b[:])
-	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
-	if err := os.WriteFile(tmp, []byte(id+"\n"), 0o644); err != nil {
-		return "", fmt.Errorf("write %s: %w", p, err)
-	}
-	// Two first syncs at once: the rename of the second wins, but each
-	// sync runs under the repository's sync lock, so there is only one.
-	if err := os.Rename(tmp, p); err != nil {
-		_ = os.Remove(tmp)
+	// Only under the repository's sync lock: one first sync writes it.
+	if err := atomicfile.Write(p, []byte(id+"\n"), atomicfile.Options{}); err != nil {
 		return "", fmt.Errorf("write %s: %w", p, err)
 	}
 	return id, nil

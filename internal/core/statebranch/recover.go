@@ -22,8 +22,10 @@ import (
 type RecoverOptions struct {
 	// Root is the workspace root, inside a git work tree.
 	Root string
-	// Remote and Branch name the state branch (defaults as Options).
-	Remote, Branch string
+	// Branch names the state branch (DefaultBranch when empty); its copy
+	// under every remote is read (a changed remote leaves the old one's
+	// refs behind).
+	Branch string
 	// Since, when set, reads only commits made at or after it.
 	Since time.Time
 	// Merge unions a historical version into the current file; it is
@@ -81,22 +83,15 @@ func Recover(ctx context.Context, opt RecoverOptions) (*RecoverResult, error) {
 	if opt.Merge == nil || opt.Valid == nil || opt.Live == nil || opt.Locks == nil {
 		return nil, errors.New("statebranch: Recover needs Merge, Valid, Live and Locks")
 	}
-	if opt.Remote == "" {
-		opt.Remote = DefaultRemote
-	}
 	if opt.Branch == "" {
 		opt.Branch = DefaultBranch
 	}
-	top, err := gitTop(opt.Root)
-	if err != nil {
-		return nil, err
-	}
-	r, err := gitstore.Open(top)
+	_, r, err := openRepo(opt.Root)
 	if err != nil {
 		return nil, err
 	}
 	res := &RecoverResult{Sources: []string{}, Recovered: []Recovered{}, Skipped: []string{}, DryRun: opt.DryRun}
-	tips, err := recoverySources(r, opt.Remote, opt.Branch, res)
+	tips, err := recoverySources(r, opt.Branch, res)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +123,7 @@ func Recover(ctx context.Context, opt RecoverOptions) (*RecoverResult, error) {
 // tracking refs of the branch (under any remote), the local branch of
 // that name, refs/agentx/ (sync bases, checkpoints), and what their
 // reflogs held.
-func recoverySources(r *gitstore.Repo, remote, branch string, res *RecoverResult) ([]plumbing.Hash, error) {
+func recoverySources(r *gitstore.Repo, branch string, res *RecoverResult) ([]plumbing.Hash, error) {
 	refs, err := r.Refs("refs/remotes/", "refs/heads/"+branch, "refs/agentx/")
 	if err != nil {
 		return nil, err
@@ -175,7 +170,6 @@ func recoverySources(r *gitstore.Repo, remote, branch string, res *RecoverResult
 			}
 		}
 	}
-	_ = remote // every remote's copy of the branch is read: a changed remote leaves the old one's refs
 	return tips, nil
 }
 

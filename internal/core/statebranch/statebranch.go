@@ -211,11 +211,7 @@ func Sync(ctx context.Context, opt Options) (*Result, error) {
 	if !validBranch(opt.Branch) || !validBranch(opt.Remote) {
 		return nil, errcode.New(errcode.InvalidInput, "invalid state branch %q or remote %q", opt.Branch, opt.Remote)
 	}
-	top, err := gitTop(opt.Root)
-	if err != nil {
-		return nil, err
-	}
-	r, err := gitstore.Open(top)
+	top, r, err := openRepo(opt.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -245,6 +241,17 @@ func validBranch(name string) bool {
 
 // ErrNotRepository is returned when root is not inside a git work tree.
 var ErrNotRepository = gitstore.ErrNotRepository
+
+// openRepo opens the git repository of the workspace at root and returns
+// its work tree's top.
+func openRepo(root string) (string, *gitstore.Repo, error) {
+	top, err := gitTop(root)
+	if err != nil {
+		return "", nil, err
+	}
+	r, err := gitstore.Open(top)
+	return top, r, err
+}
 
 // gitTop walks up from root to the directory holding .git.
 func gitTop(root string) (string, error) {
