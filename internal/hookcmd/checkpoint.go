@@ -145,20 +145,6 @@ func (a *App) auditCheckpoint(ctx context.Context, res *checkpoint.Result, messa
 		After: map[string]string{res.Short: "tree:" + res.Tree}, Detail: shorten.Line(message, 200)})
 }
 
-// hookCheckpoint is `hook finish`'s checkpoint, when [checkpoints]
-// on_hook_finish is set.
-func (a *App) hookCheckpoint(ctx context.Context, in *hookInput) {
-	cfg, err := a.Config()
-	if err != nil || !cfg.Config.Checkpoints.OnHookFinish {
-		return
-	}
-	reason := "at hook finish"
-	if in.Agent != "" {
-		reason += " of " + in.Agent
-	}
-	autoCheckpoint(ctx, a, reason)
-}
-
 type checkpointCreateOptions struct {
 	Message string
 	jsonFlag

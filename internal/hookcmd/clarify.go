@@ -186,7 +186,7 @@ func (a *App) records(keep func(*ledger.Record) bool, warn bool) ([]ledger.Recor
 }
 
 func (a *App) warn(format string, args ...any) {
-	if a.hook.swallow() {
+	if a.hook.Swallow() {
 		return // the hook's deadline passed: its one warning names the step
 	}
 	fmt.Fprintf(a.Stderr, "%s %s\n", a.ErrStyle().Yellow("warning:"), fmt.Sprintf(format, args...))

@@ -298,7 +298,7 @@ func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
 	run, end := a.startHookRun(ctx, "git-hook "+name, began, a.hookDeadline(0))
 	defer end()
 	defer a.reportHookRun(run)
-	run.step(stepName, func(ctx context.Context) {
+	run.Step(stepName, func(ctx context.Context) {
 		if err := step(ctx); err != nil {
 			a.warn("agentx %s: %v", name, err)
 		}

@@ -2,27 +2,19 @@ package hookcmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/agentx-dev/agentx/internal/core/agentstatus"
-	"github.com/agentx-dev/agentx/internal/core/capture"
-	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
-	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
-	"github.com/agentx-dev/agentx/internal/core/recall"
-	"github.com/agentx-dev/agentx/internal/core/shorten"
-	"github.com/agentx-dev/agentx/internal/core/validate"
+	"github.com/agentx-dev/agentx/internal/core/session"
+	"github.com/agentx-dev/agentx/internal/core/statemerge"
 )
 
 const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex] [--strict] [--deadline D]
@@ -50,42 +42,6 @@ agentx.toml, else 10s: steps not done by then (monitor, agent status,
 memory recall or capture, state sync) are skipped and named in one warning.
 Only --strict exits non-zero: 1 while a blocking clarification is open, 2 for
 a bad command line.`
-
-// hookInput is what a lifecycle hook knows about the session.
-type hookInput struct {
-	Event    string // "start" or "finish"
-	Agent    string
-	Issue    int
-	HasIssue bool
-	Format   string
-	Strict   bool
-	// Stdin is the payload or session summary on stdin, parsed once: its
-	// cwd places the workspace, its event says whether the session goes
-	// on, and `hook finish` captures it.
-	Stdin capture.Input
-	// SummaryFile is the --summary-file path (`hook finish` captures it
-	// when stdin holds no host payload).
-	SummaryFile string
-	// run is the hook's overall deadline: each step goes through it.
-	run *hookRun
-}
-
-// hookSection is one `## Title` block of a hook's output. Sections keep
-// their order (memory recall adds "Memory Recall" to `hook start`'s).
-type hookSection struct {
-	Title string `json:"title"`
-	Body  string `json:"body"`
-}
-
-// A hook reads its payload within a short budget, so a stdin that stays
-// open (a pipe whose writer never closes it) never hangs the host: it
-// waits hookStdinFirst for a first byte, then at most hookStdinRest for
-// the rest, and stops early at EOF or once the bytes read form one whole
-// JSON document (a host payload).
-const (
-	hookStdinFirst = 200 * time.Millisecond
-	hookStdinRest  = 500 * time.Millisecond
-)
 
 // hookOptions is the command line of `hook start` and `hook finish`.
 type hookOptions struct {
@@ -171,11 +127,9 @@ func (a *App) hookSkipped(jsonMode bool, event, why string) {
 // see nothing happen. SessionStart's JSON carries a systemMessage (shown
 // to the user) and the same line as context for the agent.
 func (a *App) hookSkippedHost(format, event, why string) {
-	if event != "start" || format != "claude" && format != "codex" {
-		return
+	if doc, ok := session.SkippedNotice(format, event, why); ok {
+		_, _ = a.Stdout.Write(doc)
 	}
-	msg := "agentx did nothing this session: " + why
-	_ = writeSessionStartWith(a.Stdout, msg, msg)
 }
 
 func hookErrText(err error) string {
@@ -228,8 +182,9 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 	began := time.Now() // the deadline counts from here, payload read included
 	event := o.Event
-	in := &hookInput{Event: event, Agent: o.Agent, Format: o.Format, Strict: o.Strict, SummaryFile: o.SummaryFile}
-	payloadAgent := a.readHookStdin(in)
+	in := session.Input{Event: event, Agent: o.Agent, Host: o.Format, Strict: o.Strict, SummaryFile: o.SummaryFile}
+	payload, payloadAgent := session.ReadPayload(a.Stdin)
+	in.Payload = payload
 	if in.Agent == "" {
 		// Claude Code names the agent a session runs as (claude --agent
 		// NAME) in its payload's agent_type: one shared settings file then
@@ -245,40 +200,72 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 			in.Agent = cfg.Config.Hooks.DefaultAgentOr()
 		}
 	}
-	if cwd := in.Stdin.Payload.Cwd; cwd != "" && filepath.IsAbs(cwd) && a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
+	if cwd := in.Payload.Payload.Cwd; cwd != "" && filepath.IsAbs(cwd) && a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
 		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() {
 			a.Cwd = cwd // the agent's project, wherever the hook runs from
 		}
 	}
-	if why, ok := a.inWorkspace("hook " + event); !ok {
+	why, ok := a.inWorkspace("hook " + event)
+	if ok {
+		cfg, _ := a.Config() // a broken config is reported by the hook body
+		why, ok = session.AgentAccepted(in.Agent, cfg)
+	}
+	if !ok {
 		a.hookSkipped(o.jsonMode(), event, why)
 		a.hookSkippedHost(o.Format, event, why)
 		return nil
 	}
-	if why, ok := a.agentAccepted(in.Agent); !ok {
-		a.hookSkipped(o.jsonMode(), event, why)
-		a.hookSkippedHost(o.Format, event, why)
-		return nil
-	}
-	issue, ok, err := a.issueFor(ctx, o.Issue)
+	issue, hasIssue, err := a.issueFor(ctx, o.Issue)
 	if err != nil {
 		if o.Issue != "" {
 			return usagef("--issue: %v", err)
 		}
 		a.warn("ignoring the issue from the environment: %v", err)
 	}
-	in.Issue, in.HasIssue = issue, ok && err == nil
+	in.Issue, in.HasIssue = issue, hasIssue && err == nil
 
 	return a.failOpen(event, func() error {
 		run, end := a.startHookRun(ctx, "hook "+event, began, a.hookDeadline(o.Deadline))
 		defer end()
 		defer a.reportHookRun(run)
-		in.run = run
-		if event == "start" {
-			return a.hookStart(run.ctx, in)
+		deps := a.sessionDeps()
+		var res *session.Result
+		if event == session.EventStart {
+			res = session.Start(deps, run, in)
+		} else {
+			res = session.Finish(deps, run, in)
 		}
-		return a.hookFinish(run.ctx, in)
+		var verdict error
+		if res.Blocked != nil {
+			verdict = &strictError{res.Blocked}
+		}
+		if err := a.writeHookOutput(res, verdict); err != nil {
+			return err
+		}
+		return verdict
 	})
+}
+
+// sessionDeps wires the hook session to this workspace.
+func (a *App) sessionDeps() *session.Deps {
+	cfg, _ := a.Config() // nil: the session acts on nothing and says so
+	d := &session.Deps{
+		Workspace: a.Workspace(), Locks: a.Locks(), Clock: a.Clock, Config: cfg,
+		Router: a.Router, Ledgers: a.Ledgers(), Warn: a.warn, CLI: a.cliName(),
+		MonitorWarnings: func(rep *monitor.Report) { a.printWarnings(rep, true) },
+		Intake:          a.intakeWith, Recall: a.recallService(), ReadFile: a.readInputFile,
+		IndexPending: a.indexRebuildPending,
+		Pull:         func(ctx context.Context) []statemerge.Rename { return a.stateSyncHook(ctx, 0, true) },
+		Push:         func(ctx context.Context) { a.stateSyncHook(ctx, 0, false) },
+		Checkpoint: func(ctx context.Context, agent string) {
+			reason := "at hook finish"
+			if agent != "" {
+				reason += " of " + agent
+			}
+			autoCheckpoint(ctx, a, reason)
+		},
+	}
+	return d
 }
 
 // inWorkspace reports whether the workspace holds .agentx/. A hook or git
@@ -293,61 +280,6 @@ func (a *App) inWorkspace(what string) (why string, ok bool) {
 		return "", true
 	}
 	return fmt.Sprintf("agentx %s: no .agentx/ in %s; nothing done (agentx-hook init creates it)", what, a.Workspace().Root), false
-}
-
-// beforeHook and afterHook are GitHub Mode's state branch around a hook:
-// `hook start` fetches and merges the shared state before it reads ledgers
-// and memory; `hook finish` pushes what the session changed after it
-// captured at the session's end. Local Mode keeps the state in the working tree: both return at
-// once. Each stays within [github] sync_budget and fails open with one
-// warning line (sync.go), as every hook failure does.
-func (a *App) beforeHook(in *hookInput) {
-	if in.Event == "start" && a.githubMode() {
-		in.run.step("state pull", func(ctx context.Context) { a.StatePull(ctx, 0) })
-	}
-}
-
-func (a *App) afterHook(in *hookInput) {
-	// A mid-session payload (Claude Code's Stop fires after every reply)
-	// does not push: the session's end does, once.
-	if in.Event == "finish" && !in.Stdin.MidSession() {
-		if a.githubMode() {
-			in.run.step("state push", func(ctx context.Context) { a.StatePush(ctx, 0) })
-		}
-		in.run.step("checkpoint", func(ctx context.Context) { a.hookCheckpoint(ctx, in) })
-	}
-}
-
-// githubMode reports whether the workspace shares its state on the state
-// branch (a configuration that does not load: no).
-func (a *App) githubMode() bool {
-	cfg, err := a.Config()
-	return err == nil && cfg.Config.Mode == "github"
-}
-
-// agentAccepted checks the agent name as `memory add` does, and against
-// the agents the workflows and config know (when they name any): a typo
-// in a host's hook settings would otherwise be written into agent status
-// for good and report "nothing waits for you" forever. A rejected name is
-// one warning and the hook does nothing (hooks fail open); why says so.
-func (a *App) agentAccepted(agent string) (why string, ok bool) {
-	if err := validate.Agent("agent", agent); err != nil {
-		return fmt.Sprintf("%v; nothing done (check --agent or $AGENTX_AGENT)", err), false
-	}
-	cfg, err := a.Config()
-	if err != nil {
-		return "", true // a broken config is reported by the hook body
-	}
-	known := cfg.KnownAgents()
-	if len(known) == 0 || known[agent] {
-		return "", true
-	}
-	names := make([]string, 0, len(known))
-	for n := range known {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return fmt.Sprintf("agent %q is not in the workflows or config (known: %s); nothing done (check --agent or $AGENTX_AGENT)", agent, strings.Join(names, ", ")), false
 }
 
 // strictError is the one failure a hook reports: the caller asked (with
@@ -375,381 +307,7 @@ func (a *App) failOpen(event string, fn func() error) (err error) {
 	return nil
 }
 
-// readHookStdin reads an optional payload within the stdin budget and
-// returns the agent the payload names (Claude Code's agent_type), if any.
-// A terminal is never read.
-func (a *App) readHookStdin(in *hookInput) string {
-	if a.Stdin == nil {
-		return ""
-	}
-	if f, ok := a.Stdin.(*os.File); ok {
-		if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice != 0 {
-			return ""
-		}
-	}
-	data := readWithin(a.Stdin, 1<<20, hookStdinFirst, hookStdinRest)
-	if len(data) == 0 {
-		return ""
-	}
-	in.Stdin = capture.ParseInput(data)
-	var named struct {
-		AgentType string `json:"agent_type"`
-	}
-	if capture.LooksLikePayload(data) && json.Unmarshal(data, &named) == nil {
-		return named.AgentType
-	}
-	return ""
-}
-
-// readWithin reads r until EOF, limit bytes, or one whole JSON document,
-// giving up first after nothing arrived and rest after the first byte.
-// The reading goroutine is left behind on a stdin that never closes; the
-// process ends soon after a hook anyway.
-func readWithin(r io.Reader, limit int, first, rest time.Duration) []byte {
-	chunks := make(chan []byte, 16)
-	go func() {
-		defer close(chunks)
-		buf := make([]byte, 32<<10)
-		total := 0
-		for total < limit {
-			n, err := r.Read(buf)
-			if n > 0 {
-				chunks <- append([]byte(nil), buf[:n]...)
-				total += n
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	var data []byte
-	timer := time.NewTimer(first)
-	defer timer.Stop()
-	for {
-		select {
-		case c, ok := <-chunks:
-			if !ok {
-				return data
-			}
-			if len(data) == 0 {
-				timer.Reset(rest)
-			}
-			data = append(data, c...)
-			if len(data) >= limit {
-				return data[:limit]
-			}
-			if capture.LooksLikePayload(data) && json.Valid(data) {
-				return data
-			}
-		case <-timer.C:
-			return data
-		}
-	}
-}
-
-// hookView is what a hook found for its agent.
-type hookView struct {
-	report      *monitor.Report
-	waiting     []ledger.Record // waiting for the agent's answer
-	requests    []ledger.Record // the agent's own open requests
-	escalations []ledger.Record // escalated records on the agent's issue
-	status      string
-	// unchecked: the deadline passed before the ledgers were read, so
-	// nothing can be said about what waits.
-	unchecked bool
-}
-
-// view runs the monitor and collects the agent's clarifications. Each part
-// fails open on its own: a failed check still lists what can be read.
-func (a *App) hookView(ctx context.Context, in *hookInput) *hookView {
-	v := &hookView{}
-	scanner := monitor.NewScanner(a.Workspace())
-	var open []ledger.Record
-	if rt, err := a.Router(); err != nil {
-		// Without a configuration nothing can act, but the ledgers still
-		// say what waits for the agent.
-		a.warn("agentx hook %s: %v", in.Event, err)
-	} else if rep, err := (&monitor.Monitor{Router: rt, Scanner: scanner}).Check(ctx); err != nil {
-		a.warn("agentx hook %s: monitor: %v", in.Event, err)
-	} else {
-		v.report = rep
-		a.printWarnings(rep, true)
-		open = rep.Open
-	}
-	if v.report == nil || len(v.report.Actions) > 0 {
-		// No check ran, or it changed records: list them as they are now.
-		if scan, err := scanner.Scan(); err == nil {
-			open = scan.Open
-		} else if v.report == nil {
-			a.warn("agentx hook %s: %v", in.Event, err)
-		}
-	}
-	for _, r := range open {
-		if r.To == in.Agent && r.Status.Waiting() {
-			v.waiting = append(v.waiting, r)
-		}
-		if r.From == in.Agent {
-			v.requests = append(v.requests, r)
-		}
-	}
-	if in.HasIssue {
-		l, err := a.Ledgers().Load(in.Issue)
-		if err != nil {
-			a.warn("agentx hook %s: %v", in.Event, err)
-		} else {
-			for _, r := range l.Clarifications {
-				if r.Status == ledger.Escalated {
-					v.escalations = append(v.escalations, r)
-				}
-			}
-		}
-	}
-	return v
-}
-
-// blockingWait returns the agent's blocking request that still waits, if any.
-func (v *hookView) blockingWait() *ledger.Record {
-	for i := range v.requests {
-		if r := &v.requests[i]; r.Blocking && r.Status.Waiting() {
-			return r
-		}
-	}
-	return nil
-}
-
-// setStatus updates the agent's status: want, unless its own blocking
-// request still waits (then it stays blocked-clarification on it).
-func (a *App) setHookStatus(ctx context.Context, in *hookInput, v *hookView, want string) {
-	blocked := v.blockingWait()
-	v.status = want
-	if blocked != nil {
-		v.status = agentstatus.BlockedClarification
-	}
-	err := agentstatus.Update(ctx, a.Locks(), a.Workspace().AgentStatusFile(), func(f *agentstatus.File) error {
-		s := f.Ensure(in.Agent)
-		s.Status = v.status
-		if in.HasIssue {
-			s.Issue = agentstatus.Ptr(in.Issue)
-		}
-		s.LastActivity = clock.Format(a.Clock.Now())
-		s.RespondingTo = nil
-		if blocked != nil {
-			s.Issue = agentstatus.Ptr(blocked.IssueNumber)
-			s.ClarificationID = agentstatus.Ptr(blocked.ID)
-			s.WaitingOn = agentstatus.Ptr(blocked.To)
-		} else {
-			s.ClarificationID, s.WaitingOn = nil, nil
-		}
-		return nil
-	})
-	if err != nil {
-		v.status = "" // not what agent-status.json says
-		a.warn("agentx hook %s: agent status not updated: %v", in.Event, err)
-	}
-}
-
-func (a *App) hookStart(_ context.Context, in *hookInput) error {
-	a.beforeHook(in)
-	v := &hookView{unchecked: true}
-	in.run.step("monitor", func(ctx context.Context) { v = a.hookView(ctx, in) })
-	in.run.step("agent status", func(ctx context.Context) { a.setHookStatus(ctx, in, v, agentstatus.Working) })
-	sections := a.clarificationSections(in, v)
-	if s, ok := a.renamedSection(); ok {
-		sections = append([]hookSection{s}, sections...)
-	}
-	mon, hasMon := monitorSection(v.report)
-	// What the other sections take of the host's ceiling is measured, not
-	// guessed, so the recall fills exactly the room that is left.
-	rest := sections
-	if hasMon {
-		rest = append(append([]hookSection(nil), sections...), mon)
-	}
-	in.run.step("memory recall", func(ctx context.Context) {
-		sections = append(sections, a.hookRecall(ctx, in, len(hookText(in, v.status, rest)))...)
-	})
-	if hasMon {
-		sections = append(sections, mon)
-	}
-	strict := a.strictCheck(in, v)
-	if err := a.writeHookOutput(in, v, sections, strict); err != nil {
-		return err
-	}
-	return strict
-}
-
-func (a *App) hookFinish(_ context.Context, in *hookInput) error {
-	defer a.afterHook(in)
-	v := &hookView{unchecked: true}
-	in.run.step("monitor", func(ctx context.Context) { v = a.hookView(ctx, in) })
-	want := agentstatus.Done
-	if in.Stdin.MidSession() {
-		want = agentstatus.Working // the session goes on: capture, but not done
-	}
-	in.run.step("agent status", func(ctx context.Context) { a.setHookStatus(ctx, in, v, want) })
-	var sections []hookSection
-	captured := false
-	in.run.step("memory capture", func(ctx context.Context) {
-		captured = true
-		if s, ok, err := a.hookCapture(ctx, in); err != nil {
-			a.warn("agentx hook finish: memory capture: %v", err)
-		} else if ok {
-			sections = append(sections, s)
-		}
-	})
-	if !captured {
-		a.spoolLate(in)
-	}
-	if r := v.blockingWait(); r != nil {
-		sections = append(sections, hookSection{Title: "Still waiting", Body: fmt.Sprintf(
-			"- %s to %s (%s): %s\n  %s stays blocked-clarification until it is answered.", r.ID, r.To, r.Status, r.Topic, in.Agent)})
-	}
-	if len(v.waiting) > 0 {
-		sections = append(sections, waitingSection(v.waiting, a.cliName()))
-	}
-	if s, ok := monitorSection(v.report); ok {
-		sections = append(sections, s)
-	}
-	if in.Format == "claude" || in.Format == "codex" {
-		in.Format = "text" // Claude Code reads no context from session-end hooks
-	}
-	strict := a.strictCheck(in, v)
-	if err := a.writeHookOutput(in, v, sections, strict); err != nil {
-		return err
-	}
-	return strict
-}
-
 func (a *App) cliName() string { return "agentx-hook" }
-
-// clarificationSections are hook start's view of the protocol.
-func (a *App) clarificationSections(in *hookInput, v *hookView) []hookSection {
-	cli := a.cliName()
-	var out []hookSection
-	if len(v.waiting) > 0 {
-		out = append(out, waitingSection(v.waiting, cli))
-	}
-	if len(v.requests) > 0 {
-		var b strings.Builder
-		for _, r := range v.requests {
-			tag := ""
-			if r.Blocking {
-				tag = ", BLOCKING"
-			}
-			fmt.Fprintf(&b, "- %s to %s (round %d/%d, %s%s): %s\n", r.ID, r.To, r.Round, r.MaxRounds, r.Status, tag, r.Topic)
-			if ans := r.LastOf(ledger.Answer); ans != nil {
-				fmt.Fprintf(&b, "  Latest answer (%s): %s\n", ans.From, shorten.Line(ans.Body, 600))
-			}
-			if r.Status == ledger.Answered {
-				fmt.Fprintf(&b, "  Next: %s clarify resolve %s --body \"<what you decided>\"  (or clarify ask %s --body \"<follow-up>\")\n", cli, r.ID, r.ID)
-			} else {
-				fmt.Fprintf(&b, "  Waiting for %s since %s.\n", r.To, r.Created)
-			}
-		}
-		out = append(out, hookSection{Title: "Your open requests", Body: strings.TrimRight(b.String(), "\n")})
-	}
-	if len(v.escalations) > 0 {
-		var b strings.Builder
-		for _, r := range v.escalations {
-			fmt.Fprintf(&b, "- %s %s -> %s: %s\n", r.ID, r.From, r.To, r.Topic)
-			if e := r.LastOf(ledger.Escalation); e != nil {
-				fmt.Fprintf(&b, "  %s\n", strings.SplitN(e.Body, "\n", 2)[0])
-			}
-			fmt.Fprintf(&b, "  A person settles it: %s clarify resolve %s --body \"<decision>\"\n", cli, r.ID)
-		}
-		out = append(out, hookSection{Title: fmt.Sprintf("Escalations on issue #%d", in.Issue), Body: strings.TrimRight(b.String(), "\n")})
-	}
-	if len(out) == 0 && v.unchecked {
-		out = append(out, hookSection{Title: "Clarifications", Body: "Not checked: the hook's deadline passed first. `" + cli + " clarify` lists what is open."})
-	} else if len(out) == 0 {
-		out = append(out, hookSection{Title: "Clarifications", Body: "Nothing waits for you: no open clarifications involve " + in.Agent + "."})
-	}
-	return out
-}
-
-// maxWaitingShown bounds the questions a hook prints in full: blocking
-// ones come first, and the rest are counted with the command that lists
-// them, so a flood of questions cannot crowd out everything else.
-const maxWaitingShown = 10
-
-func waitingSection(recs []ledger.Record, cli string) hookSection {
-	var b strings.Builder
-	recs = append([]ledger.Record(nil), recs...)
-	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Blocking && !recs[j].Blocking })
-	hidden := 0
-	if len(recs) > maxWaitingShown {
-		hidden = len(recs) - maxWaitingShown
-		recs = recs[:maxWaitingShown]
-	}
-	for _, r := range recs {
-		tag := ""
-		if r.Blocking {
-			tag = ", BLOCKING: " + r.From + " cannot go on without it"
-		}
-		fmt.Fprintf(&b, "- %s from %s (round %d/%d, %s%s): %s\n", r.ID, r.From, r.Round, r.MaxRounds, r.Status, tag, r.Topic)
-		if q := r.LastOf(ledger.Question); q != nil {
-			fmt.Fprintf(&b, "  Question: %s\n", shorten.Line(q.Body, 600))
-		}
-		fmt.Fprintf(&b, "  Answer: %s clarify answer %s --body \"<answer>\"\n", cli, r.ID)
-	}
-	if hidden > 0 {
-		fmt.Fprintf(&b, "- %d more wait for your answer: %s clarify --json lists them all\n", hidden, cli)
-	}
-	return hookSection{Title: "Clarifications waiting for your answer", Body: strings.TrimRight(b.String(), "\n")}
-}
-
-func monitorSection(rep *monitor.Report) (hookSection, bool) {
-	if rep == nil {
-		return hookSection{}, false
-	}
-	var b strings.Builder
-	for _, act := range rep.Actions {
-		if act.Kind == monitor.ActSkipped {
-			continue
-		}
-		fmt.Fprintf(&b, "- %s %s: %s\n", act.ID, strings.ReplaceAll(act.Kind, "-", " "), act.Detail)
-	}
-	if b.Len() == 0 {
-		return hookSection{}, false
-	}
-	return hookSection{Title: "Monitor", Body: strings.TrimRight(b.String(), "\n")}, true
-}
-
-// fitHost cuts a hook's context to what the host shows (Claude Code:
-// 10,000 characters, more becomes a preview; Codex: about 2,500 tokens).
-// Recall already sizes itself to the room left, so this only bites when the
-// clarifications alone overflow; the note says how to see everything.
-func fitHost(text, host string) string {
-	limit := recall.ClaudeMaxChars
-	if host == "codex" {
-		limit = recall.CodexMaxTokens * recall.CharsPerToken
-	}
-	if len(text) <= limit {
-		return text
-	}
-	note := "\n[agentx: cut to the host's limit; run `agentx-hook hook start` in a terminal to see everything]\n"
-	cut := limit - len(note)
-	for cut > 0 && !utf8.RuneStart(text[cut]) {
-		cut--
-	}
-	return text[:cut] + note
-}
-
-// hookText renders the sections as one markdown document.
-func hookText(in *hookInput, status string, sections []hookSection) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# agentx: %s", in.Agent)
-	if in.HasIssue {
-		fmt.Fprintf(&b, " on issue #%d", in.Issue)
-	}
-	if status != "" {
-		fmt.Fprintf(&b, " (status: %s)", status)
-	}
-	b.WriteString("\n")
-	for _, s := range sections {
-		fmt.Fprintf(&b, "\n## %s\n%s\n", s.Title, s.Body)
-	}
-	return b.String()
-}
 
 // hookDoc is `hook start|finish --json`.
 type hookDoc struct {
@@ -763,100 +321,45 @@ type hookDoc struct {
 	Monitor     []monitor.Action `json:"monitor"`
 	Requests    []ledger.Record  `json:"requests"`
 	schemaVersion
-	Sections []hookSection   `json:"sections"`
-	Status   string          `json:"status"`
-	Text     string          `json:"text"`
-	Waiting  []ledger.Record `json:"waiting"`
+	Sections []session.Section `json:"sections"`
+	Status   string            `json:"status"`
+	Text     string            `json:"text"`
+	Waiting  []ledger.Record   `json:"waiting"`
 }
 
-// writeSessionStart writes text in the SessionStart hook output form of
-// Claude Code (which Codex takes too). It is the host's format, not one of
-// our --json documents: no schema_version.
-func writeSessionStart(w io.Writer, text string) error { return writeSessionStartWith(w, text, "") }
-
-// writeSessionStartWith is writeSessionStart with a systemMessage, which
-// the host shows the user ("" for none).
-func writeSessionStartWith(w io.Writer, text, systemMessage string) error {
-	doc := map[string]any{"hookSpecificOutput": map[string]string{
-		"hookEventName": "SessionStart", "additionalContext": text}}
-	if systemMessage != "" {
-		doc["systemMessage"] = systemMessage
-	}
-	return writeJSON(w, doc)
-}
-
-func (a *App) writeHookOutput(in *hookInput, v *hookView, sections []hookSection, strict error) error {
-	text := hookText(in, v.status, sections)
-	switch in.Format {
-	case "claude", "codex": // Codex takes Claude Code's SessionStart form
-		text = fitHost(text, in.Format)
-		return writeSessionStart(a.Stdout, text)
-	case "json":
-		var issue *int
-		if in.HasIssue {
-			issue = &in.Issue
-		}
-		var actions []monitor.Action
-		if v.report != nil {
-			actions = v.report.Actions
-		}
-		var blocked *errorBody
-		var se *strictError
-		if errors.As(strict, &se) {
-			var pe *errcode.Error
-			hint := ""
-			if errors.As(se.err, &pe) {
-				hint = pe.Hint
-			}
-			blocked = &errorBody{Code: string(errcode.CodeOf(se.err)), Message: se.Error(), Hint: hint}
-		}
-		return a.writeDoc(&hookDoc{Hook: in.Event, Agent: in.Agent, Blocked: blocked,
-			Issue: issue, Status: v.status, Waiting: nonNil(v.waiting), Requests: nonNil(v.requests),
-			Escalations: nonNil(v.escalations), Monitor: nonNil(actions), Sections: nonNil(sections), Text: text})
-	default:
-		_, err := io.WriteString(a.Stdout, text)
+// writeSessionStart writes text in the host's SessionStart form
+// (session.SessionStart) with no systemMessage.
+func writeSessionStart(w io.Writer, text string) error {
+	doc, err := session.SessionStart(text, "")
+	if err != nil {
 		return err
 	}
+	_, err = w.Write(doc)
+	return err
 }
 
-// strictCheck is --strict: exit 1 while the agent waits on a blocking
-// clarification or one waits for its answer.
-func (a *App) strictCheck(in *hookInput, v *hookView) error {
-	if !in.Strict {
-		return nil
-	}
-	if r := v.blockingWait(); r != nil {
-		return &strictError{errcode.New(errcode.InvalidInput, "%s is blocked: clarification %s still waits on %s", in.Agent, r.ID, r.To).
-			WithHint(fmt.Sprintf("wait for the answer, or settle it: %s clarify resolve %s", a.cliName(), r.ID))}
-	}
-	for _, r := range v.waiting {
-		if r.Blocking {
-			return &strictError{errcode.New(errcode.InvalidInput, "%s owes an answer: blocking clarification %s from %s is open", in.Agent, r.ID, r.From).
-				WithHint(fmt.Sprintf("%s clarify answer %s --body \"<answer>\"", a.cliName(), r.ID))}
+func (a *App) writeHookOutput(res *session.Result, strict error) error {
+	switch res.Host {
+	case "claude", "codex": // Codex takes Claude Code's SessionStart form
+		return writeSessionStart(a.Stdout, res.Text)
+	case "json":
+		var issue *int
+		if res.HasIssue {
+			issue = &res.Issue
 		}
-	}
-	return nil
-}
-
-// lateSpoolBudget bounds the spool write of a capture whose hook ran out of
-// time first: one small atomic write, past the deadline by design.
-const lateSpoolBudget = 2 * time.Second
-
-// spoolLate keeps a session's capture when the hook's deadline passed
-// before its capture step (a monitor or status write stalled behind a
-// busy lock): the payload or summary is still spooled, sanitised as
-// always, and the next `hook start` finishes it. Losing what a session
-// learned to a slow side effect would be the worse failure.
-func (a *App) spoolLate(in *hookInput) {
-	ctx, cancel := context.WithTimeout(context.Background(), lateSpoolBudget)
-	defer cancel()
-	a.spoolOnly = true
-	defer func() { a.spoolOnly = false }()
-	_, ok, err := a.hookCapture(ctx, in)
-	switch {
-	case err != nil:
-		a.warn("agentx hook finish: memory capture not spooled either: %v", err)
-	case ok && in.run != nil:
-		in.run.rename("memory capture", "memory capture (spooled: the next hook start stores it)")
+		var actions []monitor.Action
+		if res.Report != nil {
+			actions = res.Report.Actions
+		}
+		var blocked *errorBody
+		if b := res.Blocked; b != nil && strict != nil {
+			blocked = &errorBody{Code: string(b.Code), Message: b.Error(), Hint: b.Hint}
+		}
+		return a.writeDoc(&hookDoc{Hook: res.Event, Agent: res.Agent, Blocked: blocked,
+			Issue: issue, Status: res.Status, Waiting: nonNil(res.Waiting), Requests: nonNil(res.Requests),
+			Escalations: nonNil(res.Escalations), Monitor: nonNil(actions), Sections: nonNil(res.Sections), Text: res.Text})
+	default:
+		_, err := io.WriteString(a.Stdout, res.Text)
+		return err
 	}
 }

@@ -29,8 +29,8 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/render"
 	"github.com/agentx-dev/agentx/internal/core/responder"
 	"github.com/agentx-dev/agentx/internal/core/router"
+	"github.com/agentx-dev/agentx/internal/core/session"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
-	"github.com/agentx-dev/agentx/internal/core/statemerge"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -61,20 +61,14 @@ type App struct {
 	cfg      *config.Set
 	rt       *router.Router
 	// hook is the deadline of the hook being run, if any (deadline.go).
-	hook *hookRun
+	hook *session.Run
 	// checkpointWarned: an automatic checkpoint's failure is told once.
 	checkpointWarned bool
-	// spoolOnly stops this process's captures after the spool write (the
-	// hook's deadline passed before its capture: see spoolLate).
-	spoolOnly bool
 	// contained: the workspace's containment was checked and holds.
 	contained bool
 	// indexDeferred: this process left the memory index to a background
 	// rebuild (indexbg.go); its recall runs without the index.
 	indexDeferred bool
-	// syncRenames are the ids the hook's state-branch sync renumbered:
-	// hook start tells the agent (renamedSection).
-	syncRenames []statemerge.Rename
 }
 
 // command is one top-level command.

@@ -17,6 +17,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/memory/synth"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -291,7 +292,7 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if o.JSON {
 		return a.writeDoc(&statsDoc{Stats: s})
 	}
-	fmt.Fprintf(a.Stdout, "Observations: %d  Tokens: %d  Issues: %d  Disk: %s\n", s.TotalObservations, s.TotalTokens, s.IssueCount, humanBytes(s.DiskBytes))
+	fmt.Fprintf(a.Stdout, "Observations: %d  Tokens: %d  Issues: %d  Disk: %s\n", s.TotalObservations, s.TotalTokens, s.IssueCount, shorten.Bytes(s.DiskBytes))
 	if s.OldestTimestamp != nil && s.NewestTimestamp != nil {
 		fmt.Fprintf(a.Stdout, "Oldest: %s  Newest: %s\n", *s.OldestTimestamp, *s.NewestTimestamp)
 	}
@@ -312,16 +313,6 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		fmt.Fprintf(a.Stdout, "warning: %s\n", w)
 	}
 	return nil
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // memoryAddOptions is `memory add`'s command line.

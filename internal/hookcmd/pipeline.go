@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/capture"
@@ -15,15 +14,12 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/cursor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/events"
-	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/intake"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/recall"
 	"github.com/agentx-dev/agentx/internal/core/recalljournal"
 	"github.com/agentx-dev/agentx/internal/core/spool"
 	"github.com/agentx-dev/agentx/internal/core/validate"
-	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 // The memory pipeline's commands: `hook finish` captures (package intake),
@@ -40,35 +36,6 @@ const (
 	// sessionStart hook prints).
 	instructionsFile = ".github/instructions/agentx-memory.instructions.md"
 )
-
-// captureLine is the one line a capture reports.
-func captureLine(r *intake.Report) string {
-	switch {
-	case r.Duplicate:
-		// Claim also refuses an entry another hook is processing right now.
-		return fmt.Sprintf("Already captured: this %s was processed before, or is being processed by another hook (once per session turn).", r.Source)
-	case r.Deferred:
-		return fmt.Sprintf("Spooled the %s for issue #%d; the next `hook start` finishes the capture.", r.Source, r.Issue)
-	}
-	var parts []string
-	for _, c := range memory.Categories() {
-		if n := r.ByCategory[c]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, c))
-		}
-	}
-	s := fmt.Sprintf("Stored %d observation(s) for %s on issue #%d", len(r.IDs), r.Agent, r.Issue)
-	if len(parts) > 0 {
-		s += " (" + strings.Join(parts, ", ") + ")"
-	}
-	s += fmt.Sprintf(" from a %s (%s read)", r.Source, humanBytes(r.SourceBytes))
-	if r.Known > 0 {
-		s += fmt.Sprintf("; %d already known", r.Known)
-	}
-	if r.Leftover {
-		s += "; left by an earlier hook that was cut short"
-	}
-	return s + "."
-}
 
 // memorySettings returns [memory]; a config that cannot be read means the
 // defaults (a warning was or will be printed by whoever needs the rest).
@@ -104,235 +71,55 @@ func (a *App) readInputFile(what, path string) ([]byte, error) {
 }
 
 // intake wires the workspace's spool, cursors and store for a capture.
-func (a *App) intake() *intake.Intake {
+func (a *App) intake() *intake.Intake { return a.intakeWith(false) }
+
+// intakeWith is intake stopping after the spool write when spoolOnly (or
+// $AGENTX_SPOOL_ONLY) says so: a hook whose deadline passed keeps the
+// capture for the next `hook start`.
+func (a *App) intakeWith(spoolOnly bool) *intake.Intake {
 	ws := a.Workspace()
 	return &intake.Intake{
 		TranscriptMaxBytes: int64(a.limits().Transcript),
 		Spool:              spool.New(ws.SpoolDir(), a.Locks(), spool.Options{Clock: a.Clock}),
 		Cursors:            cursor.New(ws.CursorsDir(), a.Locks(), a.Clock),
 		Store:              a.Memory(),
-		SpoolOnly:          a.spoolOnly || a.Getenv(envSpoolOnly) != "",
+		SpoolOnly:          spoolOnly || a.Getenv(envSpoolOnly) != "",
 		Warn:               a.warn,
 	}
 }
 
-func (a *App) recallJournal() *recalljournal.Journal {
-	return recalljournal.New(a.Workspace().RecallJournalFile(), a.Locks())
+// recallRequest is one recall (recall.Request).
+type recallRequest = recall.Request
+
+// recallService wires recall to this workspace: its store, journal, event
+// log and git, and the open clarifications of an issue for keywords.
+func (a *App) recallService() *recall.Service {
+	return &recall.Service{
+		Store: a.Memory(), Journal: recalljournal.New(a.Workspace().RecallJournalFile(), a.Locks()),
+		Events: a.Events(), Clock: a.Clock, Root: a.Workspace().Root,
+		MaxTokens: a.memorySettings().Budget(), CLI: a.cliName(), Warn: a.warn,
+		IssueTexts: a.openClarificationTexts,
+	}
 }
 
-// foldRecalls folds the recall journal into the store's recall counts; a
-// failure keeps the journal for later and is only a warning.
-func (a *App) foldRecalls(ctx context.Context) {
-	if err := a.recallJournal().Fold(ctx, a.Memory()); err != nil {
-		a.warn("agentx memory: recall counts not updated (kept for later): %v", err)
-	}
-}
-
-// hookCapture is `hook finish`'s memory capture: the host payload, else
-// --summary-file, else a summary on stdin; ok reports a section to print.
-func (a *App) hookCapture(ctx context.Context, in *hookInput) (hookSection, bool, error) {
-	if !a.memorySettings().IsEnabled() {
-		return hookSection{}, false, nil
-	}
-	// Session end has time to spare once the capture is spooled: fold the
-	// recalls journalled by `hook start` into the store's recall counts.
-	if !a.spoolOnly {
-		defer a.foldRecalls(ctx)
-	}
-	src := &in.Stdin
-	switch {
-	case src.IsPayload():
-	case in.SummaryFile != "":
-		b, err := a.readInputFile("--summary-file", in.SummaryFile)
-		if err != nil {
-			return hookSection{}, false, err
-		}
-		file := capture.ParseInput(b)
-		src = &file
-	case src.Empty():
-		return hookSection{}, false, nil
-	}
-	if !in.HasIssue {
-		return hookSection{Title: "Memory Capture", Body: "Not captured: no issue (pass --issue, set $AGENTX_ISSUE, or work on a branch named like 42-fix-login)."}, true, nil
-	}
-	c, err := intake.New(in.Agent, in.Issue, src, "")
+// openClarificationTexts are the topics and threads of an issue's open
+// clarifications (what recall takes keywords from).
+func (a *App) openClarificationTexts(issue int) []string {
+	l, err := a.Ledgers().Load(issue)
 	if err != nil {
-		return hookSection{}, false, err
-	}
-	rep, err := a.intake().Durably(ctx, c)
-	if err != nil {
-		return hookSection{}, false, err
-	}
-	return hookSection{Title: "Memory Capture", Body: captureLine(rep)}, true, nil
-}
-
-// hookRecall is `hook start`'s memory part: finish spooled captures, then
-// recall within the host's ceiling. used is how many characters the rest
-// of `hook start`'s output takes.
-func (a *App) hookRecall(ctx context.Context, in *hookInput, used int) []hookSection {
-	settings := a.memorySettings()
-	if !settings.IsEnabled() {
 		return nil
 	}
-	var out []hookSection
-	if reps := a.intake().Leftovers(ctx); len(reps) > 0 {
-		var lines []string
-		for _, r := range reps {
-			lines = append(lines, "- "+captureLine(r))
+	var texts []string
+	for _, r := range l.Clarifications {
+		if !r.Status.Open() {
+			continue
 		}
-		out = append(out, hookSection{Title: "Memory Capture", Body: strings.Join(lines, "\n")})
-		used += len("\n## Memory Capture\n\n") + len(out[0].Body)
-	}
-	if settings.Budget() <= 0 {
-		return out
-	}
-	if a.recallJournal().Full() {
-		a.foldRecalls(ctx) // no session end has come for a long while
-	}
-	// While the memory index is rebuilt in the background (a fresh clone's
-	// first pull), searching would rebuild it in memory from every issue
-	// file, seconds at 100K observations: recall reads the issue's own
-	// file only, and says so.
-	noIndex := a.indexRebuildPending()
-	note := ""
-	if noIndex {
-		note = noIndexNote(in.Issue, in.HasIssue)
-		used += len(note) + 1
-	}
-	res, err := a.recall(ctx, recallRequest{Agent: in.Agent, Issue: in.Issue, HasIssue: in.HasIssue, Host: in.Format, InHook: true, Used: used, NoIndex: noIndex})
-	if err != nil {
-		a.warn("agentx hook start: memory recall: %v", err)
-		return out
-	}
-	body := res.Body
-	if note != "" {
-		body = strings.TrimRight(body+"\n"+note, "\n")
-		body = strings.TrimLeft(body, "\n")
-	}
-	if body == "" {
-		return out
-	}
-	return append(out, hookSection{Title: "Memory Recall", Body: body})
-}
-
-// noIndexNote is the line a hook's recall adds when it ran without the
-// search index.
-func noIndexNote(issue int, hasIssue bool) string {
-	what := "no issue, so nothing was recalled"
-	if hasIssue {
-		what = fmt.Sprintf("only issue #%d's own observations were read", issue)
-	}
-	return "Recall ran without the search index, which is being rebuilt in the background after the state branch pull: " +
-		what + "; related issues and your recent work come back at the next session (`agentx-hook memory search` works meanwhile, more slowly)."
-}
-
-// issueOnly is a recall source without the search index: the issue files
-// are read directly, and searches find nothing.
-type issueOnly struct{ recall.Source }
-
-func (issueOnly) Search(context.Context, memory.Query) ([]memory.Row, error) { return nil, nil }
-
-// recallRequest is one recall.
-type recallRequest struct {
-	Agent    string
-	Issue    int
-	HasIssue bool
-	Query    string
-	// Budget overrides [memory] max_tokens when positive.
-	Budget int
-	// Host is the output form: text, json, claude, codex or copilot.
-	Host string
-	// InHook leaves room for the rest of `hook start`'s output: Used
-	// characters, measured by the caller.
-	InHook bool
-	Used   int
-	// NoIndex recalls from the issue's own file alone (issueOnly).
-	NoIndex bool
-	// Preview shows what a recall would inject without it counting as
-	// one: no recall counts, no memory-recalled event (`memory recall`
-	// printing text or JSON for a person or a script).
-	Preview bool
-}
-
-// recallBudget is the characters the section body may take.
-func (a *App) recallBudget(req recallRequest) int {
-	maxTokens := a.memorySettings().Budget()
-	if req.Budget > 0 {
-		maxTokens = req.Budget
-	}
-	return recall.SectionBudget(req.Host, maxTokens, req.InHook, req.Used)
-}
-
-// recall gathers candidates (the agent's issue, related issues, the
-// agent's recent work), ranks and selects them, and records the recall.
-func (a *App) recall(ctx context.Context, req recallRequest) (recall.Result, error) {
-	budget := a.recallBudget(req)
-	if budget <= 0 {
-		return recall.Result{}, nil
-	}
-	now := a.Clock.Now()
-	kw := recall.Keywords(recall.MaxKeywords, a.recallContext(ctx, req)...)
-	journal := a.recallJournal()
-	var src recall.Source = a.Memory()
-	if req.NoIndex {
-		src = issueOnly{src}
-	}
-	var tampered []string
-	cands, err := recall.Gather(ctx, src, recall.GatherOptions{Agent: req.Agent, Issue: req.Issue,
-		HasIssue: req.HasIssue, Keywords: kw, Now: now, Pending: journal.Pending(),
-		Tampered: func(o memory.Observation) { tampered = append(tampered, o.ID) }})
-	if err != nil {
-		return recall.Result{}, err
-	}
-	if len(tampered) > 0 {
-		a.warn("agentx memory: %d observation%s changed since stored and left out of recall (%s): `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored version",
-			len(tampered), plural(len(tampered)), strings.Join(firstN(tampered, 5), ", ")+moreThan(tampered, 5))
-	}
-	res := recall.Select(recall.Rank(cands, kw, now), recall.Options{
-		Agent: req.Agent, Issue: req.Issue, HasIssue: req.HasIssue, Query: req.Query,
-		MaxChars: budget, CLI: a.cliName()})
-	if len(res.Shown) == 0 || req.Preview {
-		return res, nil
-	}
-	if err := journal.Append(res.IDs()); err != nil {
-		a.warn("agentx memory: recall counts not recorded: %v", err)
-	}
-	issue := 0
-	if req.HasIssue {
-		issue = req.Issue
-	}
-	if err := a.Events().Append(ctx, events.MemoryRecalled, events.MemoryPayload{Agent: req.Agent, IssueNumber: issue,
-		Count: len(res.Shown), TotalTokens: res.Tokens, ObservationIDs: res.IDs(), Timestamp: now.UnixMilli()}); err != nil {
-		a.warn("agentx memory: memory-recalled event not logged: %v", err)
-	}
-	return res, nil
-}
-
-// recallContext is the text keywords come from: the query, the branch
-// name, the issue's open clarifications and recent commit subjects.
-func (a *App) recallContext(ctx context.Context, req recallRequest) []string {
-	texts := []string{req.Query}
-	root := a.Workspace().Root
-	texts = append(texts, workspace.GitBranch(ctx, root))
-	if req.HasIssue {
-		if l, err := a.Ledgers().Load(req.Issue); err == nil {
-			for _, r := range l.Clarifications {
-				if !r.Status.Open() {
-					continue
-				}
-				texts = append(texts, r.Topic)
-				for _, t := range r.Thread {
-					texts = append(texts, t.Body)
-				}
-			}
+		texts = append(texts, r.Topic)
+		for _, t := range r.Thread {
+			texts = append(texts, t.Body)
 		}
 	}
-	// Outside a repository git is not even started: the hook path must not
-	// pay for a process that can only fail.
-	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
-		return texts
-	}
-	return append(texts, recall.RecentSubjects(ctx, gitcmd.Exec{Dir: root}, recall.CommitSubjects)...)
+	return texts
 }
 
 // agentAndIssue resolves --agent (else $AGENTX_AGENT) and --issue (else
@@ -415,7 +202,7 @@ func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) erro
 	if err != nil {
 		return err
 	}
-	return a.printCapture(rep, o.JSON, captureLine(rep))
+	return a.printCapture(rep, o.JSON, rep.Line())
 }
 
 type captureDoc struct {
@@ -523,7 +310,7 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 	case settings.Budget() <= 0 && opts.req.Budget == 0:
 		off = "Memory recall is off ([memory] max_tokens = 0); capture still runs."
 	default:
-		if res, err = a.recall(ctx, opts.req); err != nil {
+		if res, err = a.recallService().Recall(ctx, opts.req); err != nil {
 			return err
 		}
 	}
@@ -670,7 +457,7 @@ func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) erro
 	if !o.DryRun {
 		autoCheckpoint(ctx, a, fmt.Sprintf("before memory compact --issue %d", issue))
 	}
-	a.foldRecalls(ctx) // archived originals keep their recall counts
+	a.recallService().Fold(ctx) // archived originals keep their recall counts
 	store := a.Memory()
 	before, err := store.GetByIssue(ctx, issue)
 	if err != nil {

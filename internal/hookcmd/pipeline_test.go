@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/memory"
@@ -247,20 +246,5 @@ func TestRecallCountsJournalled(t *testing.T) {
 	runApp(t, root, nil, "", "hook", "finish", "--agent", "engineer", "--issue", "42")
 	if out, _, _ := runApp(t, root, nil, "", "memory", "get", id); !strings.Contains(out, "Recalled: 2") {
 		t.Fatalf("folded twice:\n%s", out)
-	}
-}
-
-func TestFitHostCutsOnARuneBoundary(t *testing.T) {
-	t.Parallel()
-	long := strings.Repeat("é", 6000) // 12,000 bytes
-	got := fitHost(long, "claude")
-	if len(got) > 10000 || !utf8.ValidString(got) || !strings.Contains(got, "cut to the host's limit") {
-		t.Fatalf("len %d valid %v", len(got), utf8.ValidString(got))
-	}
-	if fitHost("short", "claude") != "short" {
-		t.Fatal("short text changed")
-	}
-	if n := len(fitHost(strings.Repeat("x", 20000), "codex")); n > 2500*4 {
-		t.Fatalf("codex cut to %d", n)
 	}
 }

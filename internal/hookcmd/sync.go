@@ -503,10 +503,13 @@ func (a *App) StatePush(ctx context.Context, budget time.Duration) {
 	a.stateSyncHook(ctx, budget, false)
 }
 
-func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool) {
+// stateSyncHook is a hook's sync (pull: fetch and merge only). It returns
+// the clarification ids the merge renumbered, which hook start tells the
+// agent.
+func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool) []statemerge.Rename {
 	cfg, err := a.Config()
 	if err != nil || cfg.Config.Mode != "github" {
-		return
+		return nil
 	}
 	if budget <= 0 {
 		budget = cfg.Config.GitHub.SyncBudget.Duration
@@ -517,7 +520,7 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 	opt, mlog, err := a.stateSyncOptions()
 	if err != nil {
 		a.warn("state branch sync skipped: %v", err)
-		return
+		return nil
 	}
 	opt.PullOnly = pull
 	ctx, cancel := context.WithTimeout(ctx, budget)
@@ -552,25 +555,7 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 	for _, r := range mlog.Renamed {
 		a.warn("%s", renameLine(r))
 	}
-	a.syncRenames = append(a.syncRenames, mlog.Renamed...)
-}
-
-// renamedSection tells the agent, in hook start's own output, which ids
-// its pull renumbered: a warning on stderr is hidden by Claude Code, and
-// an agent holding the old id would answer or resolve the wrong record.
-func (a *App) renamedSection() (hookSection, bool) {
-	if len(a.syncRenames) == 0 {
-		return hookSection{}, false
-	}
-	var b strings.Builder
-	for i, r := range a.syncRenames {
-		if i == 10 {
-			fmt.Fprintf(&b, "- and %d more (`agentx-hook sync --json` lists them)\n", len(a.syncRenames)-i)
-			break
-		}
-		fmt.Fprintf(&b, "- %s is now %s (issue #%d): another clone had allocated %s first; use %s from now on.\n", r.From, r.To, r.Issue, r.From, r.To)
-	}
-	return hookSection{Title: "Renumbered clarifications", Body: strings.TrimRight(b.String(), "\n")}, true
+	return mlog.Renamed
 }
 
 // firstLine is s up to its first newline (shorten.Line would fold the

@@ -4,6 +4,7 @@
 package shorten
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -60,3 +61,14 @@ func Flatten(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Line is Text of Flatten(s): a text quoted inside one line of output.
 func Line(s string, limit int) string { return Text(Flatten(s), limit) }
+
+// Bytes is a byte count as a person reads it: 512 B, 1.5 KB, 2.0 MB.
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

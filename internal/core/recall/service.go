@@ -1,0 +1,167 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/events"
+	"github.com/agentx-dev/agentx/internal/core/gitcmd"
+	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/recalljournal"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// Service is one recall end to end, as `hook start`, `memory recall` and
+// the MCP server run it: keywords from the context, candidates gathered
+// from the store, ranked and selected within the host's room, and the
+// recall recorded (journal and event) unless it is a preview. The
+// decisions stay in the pure functions above; Service only wires them to
+// the store, the journal, the event log and git.
+type Service struct {
+	Store   *memory.Store
+	Journal *recalljournal.Journal
+	Events  *events.Log
+	Clock   clock.Clock
+	// Root is the work tree whose branch and recent commits feed keywords.
+	Root string
+	// MaxTokens is [memory] max_tokens (a Request's Budget overrides it).
+	MaxTokens int
+	// CLI is the command named in the recall's footer.
+	CLI string
+	// IssueTexts returns the texts of an issue's open clarifications (their
+	// topics and threads), which feed keywords. The clarification ledgers
+	// are the other half of the core: the caller reads them.
+	IssueTexts func(issue int) []string
+	// Warn receives what a recall could not do but went on without.
+	Warn func(format string, args ...any)
+}
+
+// Request is one recall.
+type Request struct {
+	Agent    string
+	Issue    int
+	HasIssue bool
+	Query    string
+	// Budget overrides [memory] max_tokens when positive.
+	Budget int
+	// Host is the output form: text, json, claude, codex or copilot.
+	Host string
+	// InHook leaves room for the rest of `hook start`'s output: Used
+	// characters, measured by the caller.
+	InHook bool
+	Used   int
+	// NoIndex recalls from the issue's own file alone: the search index is
+	// being rebuilt, and searching would rebuild it in memory.
+	NoIndex bool
+	// Preview shows what a recall would inject without it counting as
+	// one: no recall counts, no memory-recalled event (`memory recall`
+	// printing text or JSON for a person or a script).
+	Preview bool
+}
+
+// Budget is the characters the section body of req may take.
+func (s *Service) Budget(req Request) int {
+	maxTokens := s.MaxTokens
+	if req.Budget > 0 {
+		maxTokens = req.Budget
+	}
+	return SectionBudget(req.Host, maxTokens, req.InHook, req.Used)
+}
+
+// issueOnly is a recall source without the search index: the issue files
+// are read directly, and searches find nothing.
+type issueOnly struct{ Source }
+
+func (issueOnly) Search(context.Context, memory.Query) ([]memory.Row, error) { return nil, nil }
+
+// Recall gathers candidates (the agent's issue, related issues, the
+// agent's recent work), ranks and selects them, and records the recall.
+func (s *Service) Recall(ctx context.Context, req Request) (Result, error) {
+	budget := s.Budget(req)
+	if budget <= 0 {
+		return Result{}, nil
+	}
+	now := s.Clock.Now()
+	kw := Keywords(MaxKeywords, s.context(ctx, req)...)
+	var src Source = s.Store
+	if req.NoIndex {
+		src = issueOnly{src}
+	}
+	var tampered []string
+	cands, err := Gather(ctx, src, GatherOptions{Agent: req.Agent, Issue: req.Issue,
+		HasIssue: req.HasIssue, Keywords: kw, Now: now, Pending: s.Journal.Pending(),
+		Tampered: func(o memory.Observation) { tampered = append(tampered, o.ID) }})
+	if err != nil {
+		return Result{}, err
+	}
+	if len(tampered) > 0 {
+		s.warn("agentx memory: %s changed since stored and left out of recall (%s): `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored version",
+			countNoun(len(tampered), "observation"), listSome(tampered, 5))
+	}
+	res := Select(Rank(cands, kw, now), Options{
+		Agent: req.Agent, Issue: req.Issue, HasIssue: req.HasIssue, Query: req.Query,
+		MaxChars: budget, CLI: s.CLI})
+	if len(res.Shown) == 0 || req.Preview {
+		return res, nil
+	}
+	if err := s.Journal.Append(res.IDs()); err != nil {
+		s.warn("agentx memory: recall counts not recorded: %v", err)
+	}
+	issue := 0
+	if req.HasIssue {
+		issue = req.Issue
+	}
+	if err := s.Events.Append(ctx, events.MemoryRecalled, events.MemoryPayload{Agent: req.Agent, IssueNumber: issue,
+		Count: len(res.Shown), TotalTokens: res.Tokens, ObservationIDs: res.IDs(), Timestamp: now.UnixMilli()}); err != nil {
+		s.warn("agentx memory: memory-recalled event not logged: %v", err)
+	}
+	return res, nil
+}
+
+// Fold folds the recall journal into the store's recall counts; a failure
+// keeps the journal for later and is only a warning.
+func (s *Service) Fold(ctx context.Context) {
+	if err := s.Journal.Fold(ctx, s.Store); err != nil {
+		s.warn("agentx memory: recall counts not updated (kept for later): %v", err)
+	}
+}
+
+// context is the text keywords come from: the query, the branch name, the
+// issue's open clarifications and recent commit subjects.
+func (s *Service) context(ctx context.Context, req Request) []string {
+	texts := []string{req.Query, workspace.GitBranch(ctx, s.Root)}
+	if req.HasIssue && s.IssueTexts != nil {
+		texts = append(texts, s.IssueTexts(req.Issue)...)
+	}
+	// Outside a repository git is not even started: the hook path must not
+	// pay for a process that can only fail.
+	if _, err := os.Stat(filepath.Join(s.Root, ".git")); err != nil {
+		return texts
+	}
+	return append(texts, RecentSubjects(ctx, gitcmd.Exec{Dir: s.Root}, CommitSubjects)...)
+}
+
+func (s *Service) warn(format string, args ...any) {
+	if s.Warn != nil {
+		s.Warn(format, args...)
+	}
+}
+
+func countNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// listSome lists the first n of ids, and how many more there are.
+func listSome(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:n], ", "), len(ids)-n)
+}

@@ -1,0 +1,67 @@
+package session
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// TestReadWithinOpenPipe pins the stdin budget: a pipe whose writer never
+// closes it (`(sleep 8) | agentx-hook hook start`) must not hold a hook
+// until EOF, and a payload written to such a pipe is still read whole.
+func TestReadWithinOpenPipe(t *testing.T) {
+	t.Run("nothing arrives", func(t *testing.T) {
+		r, w := io.Pipe()
+		defer func() { _ = w.Close() }()
+		start := time.Now()
+		if data := ReadWithin(r, 1<<20, StdinFirst, StdinRest); len(data) != 0 {
+			t.Errorf("read %q from a silent pipe", data)
+		}
+		// The budget is 200 ms; 2 s leaves room for a loaded machine
+		// while still failing the old wait-for-EOF behaviour.
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("took %s on a pipe that never closes", d)
+		}
+	})
+	t.Run("payload then held open", func(t *testing.T) {
+		r, w := io.Pipe()
+		defer func() { _ = w.Close() }()
+		payload := `{"session_id":"s1","agent_type":"reviewer"}`
+		go func() { _, _ = w.Write([]byte(payload)) }()
+		start := time.Now()
+		data := ReadWithin(r, 1<<20, 5*time.Second, 5*time.Second)
+		if string(data) != payload {
+			t.Errorf("read %q, want the payload", data)
+		}
+		// A whole JSON document ends the read: no wait for either budget.
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("took %s after a whole payload", d)
+		}
+	})
+	t.Run("text summary held open", func(t *testing.T) {
+		r, w := io.Pipe()
+		defer func() { _ = w.Close() }()
+		go func() { _, _ = w.Write([]byte("## Decisions\n- x\n")) }()
+		data := ReadWithin(r, 1<<20, 5*time.Second, 50*time.Millisecond)
+		if string(data) != "## Decisions\n- x\n" {
+			t.Errorf("read %q", data)
+		}
+	})
+}
+
+func TestFitHostCutsOnARuneBoundary(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 6000) // 12,000 bytes
+	got := FitHost(long, "claude")
+	if len(got) > 10000 || !utf8.ValidString(got) || !strings.Contains(got, "cut to the host's limit") {
+		t.Fatalf("len %d valid %v", len(got), utf8.ValidString(got))
+	}
+	if FitHost("short", "claude") != "short" {
+		t.Fatal("short text changed")
+	}
+	if n := len(FitHost(strings.Repeat("x", 20000), "codex")); n > 2500*4 {
+		t.Fatalf("codex cut to %d", n)
+	}
+}
