@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
+	"github.com/agentx-dev/agentx/internal/core/statesync"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -385,7 +386,7 @@ func runCheckpointRestore(ctx context.Context, a *App, o *checkpointIDOptions) e
 // rebuild themselves when found stale.
 func (a *App) rebuildDerived(ctx context.Context, res *checkpoint.RestoreResult) {
 	ws := a.Workspace()
-	issues := memoryIssuesOf(res.Written, res.Removed)
+	issues := statesync.MemoryIssues(res.Written, res.Removed)
 	// A manifest that differs from the checkpoint's while no issue file was
 	// restored still describes the issue files there are: only one that is
 	// gone needs the rebuild (a restore of ledgers alone cost a whole

@@ -254,7 +254,7 @@ func (a *App) sessionDeps() *session.Deps {
 		Router: a.Router, Ledgers: a.Ledgers(), Warn: a.warn, CLI: a.cliName(),
 		MonitorWarnings: func(rep *monitor.Report) { a.printWarnings(rep, true) },
 		Intake:          a.intakeWith, Recall: a.recallService(), ReadFile: a.readInputFile,
-		IndexPending: a.indexRebuildPending,
+		IndexPending: a.indexRebuild().Pending,
 		Pull:         func(ctx context.Context) []statemerge.Rename { return a.stateSyncHook(ctx, 0, true) },
 		Push:         func(ctx context.Context) { a.stateSyncHook(ctx, 0, false) },
 		Checkpoint: func(ctx context.Context, agent string) {

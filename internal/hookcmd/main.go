@@ -31,6 +31,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/router"
 	"github.com/agentx-dev/agentx/internal/core/session"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
+	"github.com/agentx-dev/agentx/internal/core/statesync"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -66,9 +67,8 @@ type App struct {
 	checkpointWarned bool
 	// contained: the workspace's containment was checked and holds.
 	contained bool
-	// indexDeferred: this process left the memory index to a background
-	// rebuild (indexbg.go); its recall runs without the index.
-	indexDeferred bool
+	// indexBG is the background rebuild of the memory index (indexbg.go).
+	indexBG *statesync.IndexRebuild
 }
 
 // command is one top-level command.

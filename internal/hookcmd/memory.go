@@ -533,9 +533,22 @@ type rebuildDoc struct {
 	schemaVersion
 }
 
+// pullBeforeRebuild completes a state pull a hook's budget cut short; the
+// rebuild that follows indexes it all.
+func (a *App) pullBeforeRebuild(ctx context.Context) {
+	s, err := a.stateSyncer()
+	if err != nil {
+		a.warn("state pull skipped: %v", err)
+		return
+	}
+	if line := s.PullBeforeRebuild(ctx); line != "" {
+		fmt.Fprintln(a.Stderr, line) // stdout is the rebuild's (--json)
+	}
+}
+
 func runMemoryRebuild(ctx context.Context, a *App, o *memoryRebuildOptions) error {
 	if o.AfterSync {
-		a.claimIndexRebuild()
+		a.indexRebuild().Claim()
 		if o.PullFirst {
 			a.pullBeforeRebuild(ctx)
 		}
@@ -547,7 +560,7 @@ func runMemoryRebuild(ctx context.Context, a *App, o *memoryRebuildOptions) erro
 		return err
 	}
 	if o.AfterSync {
-		a.indexRebuilt()
+		a.indexRebuild().Done()
 	}
 	if o.JSON {
 		return a.writeDoc(&rebuildDoc{Rebuild: rep})

@@ -1,4 +1,4 @@
-package hookcmd
+package statesync
 
 import (
 	"os"
@@ -8,19 +8,19 @@ import (
 
 func TestSyncWritesAuditEntries(t *testing.T) {
 	t.Parallel()
-	ref, err := os.ReadFile("../core/ledger/testdata/reference.json")
+	ref, err := os.ReadFile("../ledger/testdata/reference.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The same ledger with its record's status changed: one record changed.
 	changed := []byte(strings.Replace(string(ref), `"status": "resolved"`, `"status": "abandoned"`, 1))
-	w := &syncWrites{}
+	w := &Writes{}
 	const ledgerPath = "state/clarifications/issue-42.json"
-	w.wrote(ledgerPath, nil, ref)                             // created by the first round
-	w.wrote("memory/archive/issue-3.json", []byte("{}"), nil) // removed
-	w.wrote(ledgerPath, ref, changed)                         // written again after a lost push race
-	w.wrote("state/clarifications/issue-9.json", []byte("{not json"), []byte(`{"issueNumber":9,"clarifications":[]}`))
-	got := w.entries("merged from origin/agentx/state")
+	w.Wrote(ledgerPath, nil, ref)                             // created by the first round
+	w.Wrote("memory/archive/issue-3.json", []byte("{}"), nil) // removed
+	w.Wrote(ledgerPath, ref, changed)                         // written again after a lost push race
+	w.Wrote("state/clarifications/issue-9.json", []byte("{not json"), []byte(`{"issueNumber":9,"clarifications":[]}`))
+	got := w.Entries("merged from origin/agentx/state")
 	if len(got) != 3 {
 		t.Fatalf("%d entries, want one per file: %+v", len(got), got)
 	}

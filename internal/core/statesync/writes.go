@@ -1,4 +1,4 @@
-package hookcmd
+package statesync
 
 import (
 	"context"
@@ -15,36 +15,36 @@ import (
 // revision), recorded here because it changes this clone's state.
 const OpSync = "sync.merge"
 
-// syncWrites collects the local files one sync wrote: each file's content
+// Writes collects the local files one sync wrote: each file's content
 // before the sync's first write and after its last (a sync that lost a
 // push race merges and may write a file again).
-type syncWrites struct {
+type Writes struct {
 	mu    gosync.Mutex
 	order []string
-	files map[string]*syncWrite
+	files map[string]*fileWrite
 }
 
-type syncWrite struct{ before, after []byte }
+type fileWrite struct{ before, after []byte }
 
-// wrote is statebranch.Options.Wrote.
-func (w *syncWrites) wrote(rel string, before, after []byte) {
+// Wrote is statebranch.Options.Wrote (and RecoverOptions.Wrote).
+func (w *Writes) Wrote(rel string, before, after []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.files == nil {
-		w.files = map[string]*syncWrite{}
+		w.files = map[string]*fileWrite{}
 	}
 	if f := w.files[rel]; f != nil {
 		f.after = after
 		return
 	}
 	w.order = append(w.order, rel)
-	w.files[rel] = &syncWrite{before: before, after: after}
+	w.files[rel] = &fileWrite{before: before, after: after}
 }
 
-// entries are the audit lines of the writes: one per file, naming the
+// Entries are the audit lines of the writes: one per file, naming the
 // records or observations that changed in it with their hashes before and
 // after (statediff.AuditEntry).
-func (w *syncWrites) entries(detail string) []audit.Entry {
+func (w *Writes) Entries(detail string) []audit.Entry {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	// Each entry parses both sides of its file and hashes every record
@@ -60,11 +60,4 @@ func (w *syncWrites) entries(detail string) []audit.Entry {
 		out[i] = e
 	}) // never cancelled: no error
 	return out
-}
-
-// auditSync appends the audit lines of what a sync wrote locally.
-func (a *App) auditSync(ctx context.Context, w *syncWrites, detail string) {
-	for _, e := range w.entries(detail) {
-		a.auditAppend(ctx, e)
-	}
 }
