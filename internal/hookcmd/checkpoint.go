@@ -34,8 +34,8 @@ show lists what changed since the checkpoint (files, records, observations);
 restore puts the checkpoint back after checkpointing the present state.`
 
 // checkpointSubs are the checkpoint subcommands.
-func checkpointSubs() map[string]func(context.Context, *App, []string) error {
-	return map[string]func(context.Context, *App, []string) error{
+func checkpointSubs() map[string]runFunc {
+	return map[string]runFunc{
 		"create":  wire(parseCheckpointCreate, runCheckpointCreate),
 		"list":    wire(parseCheckpointList, runCheckpointList),
 		"show":    wire(parseCheckpointShow, runCheckpointShow),
@@ -48,14 +48,7 @@ func runCheckpoint(ctx context.Context, a *App, args []string) error {
 	// about to exit with is wasted (the heap stays within a few times the
 	// largest file).
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
-		sub, ok := checkpointSubs()[args[0]]
-		if !ok {
-			return a.unknown(usagef("unknown checkpoint subcommand %q (create, list, show, restore)", args[0]), args[1:])
-		}
-		return sub(ctx, a, args[1:])
-	}
-	return a.needsSubcommand("checkpoint", checkpointUsage, "create, list, show, restore", args)
+	return a.dispatch(ctx, "checkpoint", checkpointUsage, "create, list, show, restore", inMap(checkpointSubs()), nil, args)
 }
 
 // checkpoints opens the workspace's checkpoint history. wait is how long

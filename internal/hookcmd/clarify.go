@@ -41,7 +41,7 @@ func verbArgs(v protocol.VerbInfo) string {
 }
 
 // clarifySub returns the clarify subcommand name.
-func clarifySub(name string) (func(context.Context, *App, []string) error, bool) {
+func clarifySub(name string) (runFunc, bool) {
 	switch name {
 	case "request":
 		return wire(parseClarifyRequest, runClarifyRequest), true
@@ -64,18 +64,20 @@ func clarifySubNames() string {
 }
 
 func runClarify(ctx context.Context, a *App, args []string) error {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, ok := clarifySub(args[0])
-		if !ok {
-			return a.unknown(usagef("unknown clarify subcommand %q (%s)", args[0], clarifySubNames()), args[1:])
+	withMonitor := func(name string) (runFunc, bool) {
+		sub, ok := clarifySub(name)
+		if !ok || name == "stale" {
+			return sub, ok
 		}
-		err := sub(ctx, a, args[1:])
-		if args[0] != "stale" && monitorAfter(err) {
-			a.monitorSideEffect(ctx) // every clarify command runs the monitor (ADR-1)
-		}
-		return err
+		return func(ctx context.Context, a *App, args []string) error {
+			err := sub(ctx, a, args)
+			if monitorAfter(err) {
+				a.monitorSideEffect(ctx) // every clarify command runs the monitor (ADR-1)
+			}
+			return err
+		}, true
 	}
-	return wire(parseClarifyList, runClarifyList)(ctx, a, args)
+	return a.dispatch(ctx, "clarify", clarifyUsage(), clarifySubNames(), withMonitor, wire(parseClarifyList, runClarifyList), args)
 }
 
 // clarifyListOptions is `clarify` without a subcommand.

@@ -38,19 +38,12 @@ block git. --force rewrites our shims, and where a foreign hook replaced ours
 while one is still chained, keeps both (the old one as NAME.agentx-chained.N).` + hooksMergeDriverUsage
 
 func runHooks(ctx context.Context, a *App, args []string) error {
-	subs := map[string]func(context.Context, *App, []string) error{
+	subs := map[string]runFunc{
 		"install":   wire(parseHooksChange("install"), runHooksChange),
 		"uninstall": wire(parseHooksChange("uninstall"), runHooksChange),
 		"status":    wire(parseHooksStatus, runHooksStatus),
 	}
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, ok := subs[args[0]]
-		if !ok {
-			return a.unknown(usagef("unknown hooks subcommand %q (install, uninstall, status)", args[0]), args[1:])
-		}
-		return sub(ctx, a, args[1:])
-	}
-	return a.needsSubcommand("hooks", hooksUsage, "install, uninstall, status", args)
+	return a.dispatch(ctx, "hooks", hooksUsage, "install, uninstall, status", inMap(subs), nil, args)
 }
 
 // hooksLocation asks git where the hooks of the workspace's repository go.

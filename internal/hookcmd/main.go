@@ -10,9 +10,7 @@ package hookcmd
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +22,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/render"
@@ -33,6 +32,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	"github.com/agentx-dev/agentx/internal/core/statesync"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
+	"github.com/agentx-dev/agentx/internal/iostreams"
 )
 
 // Version is set at build time with -ldflags "-X ...hookcmd.Version=...".
@@ -116,7 +116,7 @@ func mainGrace(args []string, grace time.Duration) int {
 	cwd, _ := os.Getwd()
 	a := &App{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Cwd: cwd,
-		Clock: clock.Real{}, StdoutTTY: isTerminal(os.Stdout), StderrTTY: isTerminal(os.Stderr),
+		Clock: clock.Real{}, StdoutTTY: iostreams.IsTerminal(os.Stdout), StderrTTY: iostreams.IsTerminal(os.Stderr),
 	}
 	return a.Run(ctx, args)
 }
@@ -189,10 +189,10 @@ dispatch:
 // print was written by agents and commenters, and none of their sequences
 // may reach a terminal (termwriter.go). It returns what flushes them.
 func (a *App) filterOutput() func() {
-	if _, ok := a.Stdout.(*termWriter); ok {
+	if _, ok := a.Stdout.(*iostreams.TermWriter); ok {
 		return func() {}
 	}
-	out, errw := newTermWriter(a.Stdout, a.Style().Color), newTermWriter(a.Stderr, a.ErrStyle().Color)
+	out, errw := iostreams.NewTermWriter(a.Stdout, a.Style().Color), iostreams.NewTermWriter(a.Stderr, a.ErrStyle().Color)
 	a.Stdout, a.Stderr = out, errw
 	return func() { _ = out.Flush(); _ = errw.Flush() }
 }
@@ -294,12 +294,12 @@ func (a *App) fail(err error) int {
 // Style returns the styling for stdout: colour only on a terminal and
 // never when NO_COLOR is set.
 func (a *App) Style() render.Style {
-	return render.Style{Color: a.StdoutTTY && a.Getenv("NO_COLOR") == "" && a.Getenv("TERM") != "dumb"}
+	return render.Style{Color: iostreams.Color(a.StdoutTTY, a.Getenv)}
 }
 
 // ErrStyle is Style for stderr.
 func (a *App) ErrStyle() render.Style {
-	return render.Style{Color: a.StderrTTY && a.Getenv("NO_COLOR") == "" && a.Getenv("TERM") != "dumb"}
+	return render.Style{Color: iostreams.Color(a.StderrTTY, a.Getenv)}
 }
 
 // Workspace returns the workspace root.
@@ -415,123 +415,17 @@ func (a *App) Router() (*router.Router, error) {
 	return a.rt, nil
 }
 
-// newFlags returns a flag set whose --help prints usage and whose errors
-// become usage errors.
-func newFlags(a *App, name, usage string) *flag.FlagSet {
-	flags := flag.NewFlagSet(name, flag.ContinueOnError)
-	// flag calls Usage for a bad flag as well as for --help; the text is
-	// held back and printed only for --help (see parse), so a usage error
-	// leaves stdout empty, or holding only the --json error document.
-	flags.SetOutput(&helpText{out: a.Stdout})
-	flags.Usage = func() {
-		w := flags.Output()
-		fmt.Fprintf(w, "Usage: agentx-hook %s\n", usage)
-		var hasFlags bool
-		flags.VisitAll(func(*flag.Flag) { hasFlags = true })
-		if hasFlags {
-			fmt.Fprintln(w, "\nFlags:")
-			printFlags(w, flags)
-		}
-	}
-	return flags
-}
-
-// printFlags lists flags as they are typed and as every message spells
-// them (--issue N), where flag.PrintDefaults shows one dash; a default is
-// shown unless the text already says it.
-func printFlags(w io.Writer, flags *flag.FlagSet) {
-	type row struct{ left, usage string }
-	var rows []row
-	width := 0
-	flags.VisitAll(func(f *flag.Flag) {
-		arg, usage := flag.UnquoteUsage(f)
-		left := "--" + f.Name
-		if len(f.Name) == 1 {
-			left = "-" + f.Name // -m, as git spells it
-		}
-		if arg != "" {
-			left += " " + arg
-		}
-		if def := f.DefValue; def != "" && def != "false" && def != "0" && def != "0s" && !strings.Contains(usage, "default") {
-			usage += " (default " + def + ")"
-		}
-		rows = append(rows, row{left, usage})
-		width = max(width, len(left))
-	})
-	for _, r := range rows {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.usage)
-	}
-}
-
-// helpText collects what flag writes while parsing; parse passes it on to
-// stdout only when the user asked for help.
-type helpText struct {
-	buf bytes.Buffer
-	out io.Writer
-}
-
-func (h *helpText) Write(p []byte) (int, error) { return h.buf.Write(p) }
-
-// parse parses flags anywhere among the arguments (Go's flag stops at the
-// first positional) and returns the positionals. A bad flag is a usage
-// error, but parsing goes on past it, so the options still hold what the
-// rest of the line asked for: above all --json, which decides how the
-// usage error itself is printed.
-func parse(flags *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	var first error
-	for {
-		err := flags.Parse(args)
-		rest := flags.Args()
-		if errors.Is(err, flag.ErrHelp) && first == nil {
-			if h, ok := flags.Output().(*helpText); ok {
-				_, _ = h.out.Write(h.buf.Bytes())
-			}
-			return nil, errHelp
-		}
-		if err != nil {
-			if first == nil {
-				first = usagef("%s: %s", flags.Name(), flagError(flags, err))
-			}
-			if len(rest) == len(args) { // nothing consumed ("bad flag syntax"): skip it
-				rest = rest[1:]
-			}
-			args = rest
-			continue
-		}
-		if len(rest) == 0 {
-			return pos, first
-		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), first
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
-// flagError words a flag error in the style flags are shown in (--name;
-// Go's flag echoes -name), with "did you mean" for a misspelt flag.
-func flagError(flags *flag.FlagSet, err error) string {
-	const undefined = "flag provided but not defined: -"
-	msg := err.Error()
-	if !strings.HasPrefix(msg, undefined) {
-		return msg
-	}
-	got := "--" + strings.TrimPrefix(msg, undefined)
-	var names []string
-	flags.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
-	return "unknown flag " + got + didYouMean(got, names)
-}
-
-// writeJSON encodes one JSON value: indented, no HTML escaping. Our --json
+// writeJSON writes one JSON value as jsonfile.Marshal encodes every JSON
+// document and file of agentx (indented, no HTML escaping). Our --json
 // documents go through App.writeDoc; only a host's own format (Claude
 // Code's SessionStart output) is written with it directly.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	data, err := jsonfile.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
 }
 
 var parseVersion = parseJSONOnly("version", "version [--json]")
@@ -543,9 +437,4 @@ func runVersion(_ context.Context, a *App, o *jsonOnlyOptions) error {
 	}
 	fmt.Fprintln(a.Stdout, "agentx-hook", versionLine())
 	return nil
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

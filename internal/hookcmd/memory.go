@@ -3,23 +3,17 @@ package hookcmd
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
-	"github.com/agentx-dev/agentx/internal/core/memory/synth"
-	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
-	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 const memoryUsage = `memory search QUERY [--limit N] [--agent A] [--issue N] [--category C] [--since T] [--until T] [--json]
@@ -40,8 +34,8 @@ prints one observation in full. ` + "`generate`" + ` fills the workspace with N
 synthetic observations over M issues, for benchmarks and trying agentx at scale.`
 
 // memorySubs are the memory subcommands.
-func memorySubs() map[string]func(context.Context, *App, []string) error {
-	return map[string]func(context.Context, *App, []string) error{
+func memorySubs() map[string]runFunc {
+	return map[string]runFunc{
 		"search":   wire(parseMemorySearch, runMemorySearch),
 		"get":      wire(parseMemoryGet, runMemoryGet),
 		"stats":    wire(parseMemoryStats, runMemoryStats),
@@ -62,14 +56,8 @@ func runMemory(ctx context.Context, a *App, args []string) error {
 	// runs only if the heap passes 512 MB (far above a 100K store's needs).
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(512 << 20))
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, ok := memorySubs()[args[0]]
-		if !ok {
-			return a.unknown(usagef("unknown memory subcommand %q (search, get, stats, add, remove, rebuild, generate, capture, recall, compact)", args[0]), args[1:])
-		}
-		return sub(ctx, a, args[1:])
-	}
-	return a.needsSubcommand("memory", memoryUsage, "search, get, stats, add, remove, rebuild, generate, capture, recall, compact", args)
+	return a.dispatch(ctx, "memory", memoryUsage, "search, get, stats, add, remove, rebuild, generate, capture, recall, compact",
+		inMap(memorySubs()), nil, args)
 }
 
 // Memory returns the observation store, reporting warnings on stderr.
@@ -315,164 +303,6 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	return nil
 }
 
-// memoryAddOptions is `memory add`'s command line.
-type memoryAddOptions struct {
-	File                   string // --file: a batch instead of one TEXT
-	Agent, Issue, Category string
-	Session, ID            string
-	Text                   string // the positionals, joined
-	jsonFlag
-}
-
-const memoryAddUsage = "memory add --agent A --issue N --category C [--session S] TEXT\n       agentx-hook memory add --file F\n\nStores one observation by hand, or a batch from F (a JSON array of observations\nwith the reference fields, or an issue file); captures normally come from `hook finish`."
-
-func parseMemoryAdd(a *App, args []string) (*memoryAddOptions, error) {
-	o := &memoryAddOptions{}
-	flags := newFlags(a, "memory add", memoryAddUsage)
-	flags.StringVar(&o.File, "file", "", "store the observations in JSON file `F` (- for stdin)")
-	flags.StringVar(&o.Agent, "agent", "", "the observing agent `A`")
-	flags.StringVar(&o.Issue, "issue", "", "issue `N`")
-	flags.StringVar(&o.Category, "category", "key-fact", "category `C`")
-	flags.StringVar(&o.Session, "session", "", "session ID `S`")
-	flags.StringVar(&o.ID, "id", "", "use this observation `ID` instead of a new one (imports, scripted demos)")
-	o.register(flags)
-	pos, err := parse(flags, args)
-	o.Text = strings.TrimSpace(strings.Join(pos, " "))
-	if err != nil || o.File != "" {
-		return o, err
-	}
-	if o.Agent == "" || o.Issue == "" {
-		return o, usagef("memory add needs --agent A and --issue N (or --file F)")
-	}
-	return o, nil
-}
-
-type storedDoc struct {
-	schemaVersion
-	Stored []memory.Observation `json:"stored"`
-	// Duplicates are the observations skipped because they repeat a
-	// stored one (Existing is its id).
-	Duplicates []duplicateDoc `json:"duplicates"`
-}
-
-type duplicateDoc struct {
-	Agent    string `json:"agent"`
-	Issue    int    `json:"issueNumber"`
-	Existing string `json:"existing"`
-}
-
-func duplicateDocs(dups []memory.Duplicate) []duplicateDoc {
-	out := make([]duplicateDoc, 0, len(dups))
-	for _, d := range dups {
-		out = append(out, duplicateDoc{Agent: d.Agent, Issue: d.Issue, Existing: d.Existing})
-	}
-	return out
-}
-
-func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
-	if o.File != "" {
-		return addFromFile(ctx, a, o.File, o.JSON)
-	}
-	if !memory.Category(o.Category).Known() {
-		return errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", o.Category)
-	}
-	if err := validate.Agent("agent", o.Agent); err != nil {
-		return err
-	}
-	issue, err := validate.Issue(o.Issue)
-	if err != nil {
-		return err
-	}
-	text := o.Text
-	if text == "" {
-		return usagef("memory add needs the observation TEXT")
-	}
-	// By hand as through capture: the SPEC's size limit, and no private
-	// part or secret ever reaches disk.
-	if n := utf8.RuneCountInString(text); n > sanitize.MaxChars {
-		return errcode.New(errcode.InvalidInput, "observation is %d characters, the limit is %d", n, sanitize.MaxChars)
-	}
-	if clean := strings.TrimSpace(sanitize.Text(text)); clean != text {
-		if clean == "" {
-			return errcode.New(errcode.InvalidInput, "nothing left to store once private parts and secrets are removed")
-		}
-		a.warn("removed private parts or secrets before storing")
-		text = clean
-	}
-	st := a.Memory()
-	st.AuditOp = memory.OpAdd
-	stored, dups, err := st.StoreReport(ctx, []memory.Observation{{ID: o.ID, Agent: o.Agent, IssueNumber: issue,
-		Category: memory.Category(o.Category), Content: text, SessionID: o.Session}})
-	if err != nil {
-		return err
-	}
-	if o.JSON {
-		return a.writeDoc(&storedDoc{Stored: nonNil(stored), Duplicates: duplicateDocs(dups)})
-	}
-	if len(stored) == 0 && len(dups) == 1 {
-		fmt.Fprintf(a.Stdout, "Already stored as %s (same id, or same agent, issue and content); nothing added.\n", dups[0].Existing)
-		return nil
-	}
-	fmt.Fprintln(a.Stdout, stored[0].ID)
-	return nil
-}
-
-func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
-	var data []byte
-	var err error
-	if path == "-" {
-		data, err = atomicfile.ReadAllLimited(a.Stdin, a.limits().InputFileBytes())
-		if err != nil {
-			err = errcode.Wrap(errcode.InvalidInput, err, "memory add --file -")
-		}
-	} else {
-		data, err = a.readInputFile("memory add --file", path)
-	}
-	if err != nil {
-		return err
-	}
-	obs, err := memory.ParseObservations(path, data)
-	if err != nil {
-		if errcode.Is(err, errcode.CorruptState) {
-			// The file is input, not state: a bad one is the caller's
-			// mistake (INVALID_INPUT), not a store that needs repair.
-			return errcode.Wrap(errcode.InvalidInput, err, "memory add --file")
-		}
-		return err
-	}
-	if len(obs) == 0 {
-		if asJSON {
-			return a.writeDoc(&storedDoc{Stored: []memory.Observation{}, Duplicates: []duplicateDoc{}})
-		}
-		fmt.Fprintf(a.Stdout, "Nothing to store: %s holds no observations.\n", path)
-		return nil
-	}
-	// All or nothing: every record is checked before any is stored.
-	for i, o := range obs {
-		if err := memory.CheckInput(o); err != nil {
-			return errcode.Wrap(errcode.InvalidInput, err, "memory add --file: %s: record [%d]", path, i)
-		}
-	}
-	for i := range obs { // a hand-made file is outside input like any other
-		obs[i].Content = sanitize.Text(obs[i].Content)
-		if obs[i].Summary != "" {
-			obs[i].Summary = sanitize.Text(obs[i].Summary)
-		}
-	}
-	stored, dups, err := a.Memory().StoreReport(ctx, obs)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return a.writeDoc(&storedDoc{Stored: nonNil(stored), Duplicates: duplicateDocs(dups)})
-	}
-	fmt.Fprintf(a.Stdout, "Stored %d of %d observations.\n", len(stored), len(obs))
-	for _, d := range dups {
-		fmt.Fprintf(a.Stdout, "already stored: %s (%s, issue #%d)\n", d.Existing, d.Agent, d.Issue)
-	}
-	return nil
-}
-
 var parseMemoryRemove = parseID("remove", "memory remove ID [--json]")
 
 type removedDoc struct {
@@ -587,101 +417,6 @@ func (a *App) progress(what string) func(done, total int) {
 			fmt.Fprintln(a.Stderr)
 		}
 	}
-}
-
-// memoryGenerateOptions is `memory generate`'s command line: the target
-// is Dir (a scratch workspace) or, with IntoStore, this workspace's store.
-type memoryGenerateOptions struct {
-	Observations, Issues int
-	Seed                 uint64
-	Dir                  string
-	IntoStore            bool
-	jsonFlag
-}
-
-const memoryGenerateUsage = `memory generate --observations N --issues M [--seed S] (DIR | --into-store) [--json]
-
-Adds N synthetic observations (decisions, code changes, errors and key facts of
-a software team) over issues 1..M, for benchmarks and for trying agentx at
-scale, to the memory store of the workspace at DIR (created if missing):
-  agentx-hook memory generate --observations 100000 --issues 2000 /tmp/big
-  agentx-hook --root /tmp/big memory search "token refresh"
-Synthetic data never mixes with real observations by accident: only
---into-store adds it to this workspace's own store.`
-
-func parseMemoryGenerate(a *App, args []string) (*memoryGenerateOptions, error) {
-	o := &memoryGenerateOptions{}
-	flags := newFlags(a, "memory generate", memoryGenerateUsage)
-	flags.IntVar(&o.Observations, "observations", 10000, "how many observations `N`")
-	flags.IntVar(&o.Issues, "issues", 200, "spread over issues 1..`M`")
-	flags.Uint64Var(&o.Seed, "seed", 1, "random seed `S` (same seed, same corpus)")
-	flags.BoolVar(&o.IntoStore, "into-store", false, "add to this workspace's real memory store instead of DIR's")
-	o.register(flags)
-	pos, err := parse(flags, args)
-	if err != nil {
-		return o, err
-	}
-	if o.Observations <= 0 || o.Issues <= 0 || o.Observations > 10_000_000 {
-		return o, usagef("--observations and --issues must be positive")
-	}
-	switch {
-	case len(pos) > 1:
-		return o, usagef("memory generate takes one target directory, got %q", pos)
-	case len(pos) == 1 && o.IntoStore:
-		return o, usagef("memory generate: give a target directory or --into-store, not both")
-	case len(pos) == 0 && !o.IntoStore:
-		return o, usagef("memory generate needs a target directory (memory generate [flags] DIR) or --into-store to add synthetic observations to this workspace's real store")
-	case len(pos) == 1:
-		o.Dir = pos[0]
-	}
-	return o, nil
-}
-
-type generateDoc struct {
-	DurationMs int64 `json:"durationMs"`
-	Generated  int   `json:"generated"`
-	Issues     int   `json:"issues"`
-	// MemoryDir is the store written to.
-	MemoryDir string `json:"memoryDir"`
-	schemaVersion
-	Seed       uint64 `json:"seed"`
-	StoreTotal int    `json:"storeTotal"`
-}
-
-func runMemoryGenerate(ctx context.Context, a *App, o *memoryGenerateOptions) error {
-	start := time.Now()
-	s := a.Memory()
-	if o.Dir != "" {
-		dir := o.Dir
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(a.Cwd, dir)
-		}
-		target := workspace.Workspace{Root: filepath.Clean(dir)}
-		if target.Root == a.Workspace().Root {
-			return usagef("memory generate: %s is this workspace; pass --into-store to add synthetic observations to its real store", o.Dir)
-		}
-		s = memory.New(target.MemoryDir(), a.Locks(), a.Clock)
-		s.Warn = a.Memory().Warn
-	}
-	s.Events = nil
-	obs := synth.Observations(o.Observations, o.Issues, o.Seed, a.Clock.Now())
-	rep, err := s.Import(ctx, obs)
-	if err != nil {
-		return err
-	}
-	if o.JSON {
-		return a.writeDoc(&generateDoc{Generated: o.Observations, Issues: o.Issues, MemoryDir: s.Dir,
-			Seed: o.Seed, StoreTotal: rep.Entries, DurationMs: time.Since(start).Milliseconds()})
-	}
-	took := time.Since(start).Round(time.Millisecond)
-	if o.Dir == "" {
-		fmt.Fprintf(a.Stdout, "Generated %d observations over %d issues in %s (store now holds %d).\n",
-			o.Observations, o.Issues, took, rep.Entries)
-		return nil
-	}
-	fmt.Fprintf(a.Stdout, "Generated %d observations over %d issues into %s in %s (store now holds %d).\nTry: agentx-hook --root %s memory search \"token refresh\"\n",
-		o.Observations, o.Issues, filepath.Join(o.Dir, workspace.Dir, "memory"), took, rep.Entries, o.Dir)
-	return nil
 }
 
 // demoObservationID is fixed so the tour can show `memory get`.

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/iostreams"
 )
 
 // How every command is wired: parseX(a, argv) fills xOptions (and returns
@@ -119,6 +121,32 @@ func (a *App) unknown(err error, args []string) error {
 
 // needsSubcommand is a command that takes a subcommand, run without one:
 // its --help, or a usage error.
+// runFunc runs a command or subcommand on its arguments.
+type runFunc = func(context.Context, *App, []string) error
+
+// dispatch runs the subcommand of group that args[0] names (lookup finds
+// it; names lists them all for an error). With no subcommand (no
+// argument, or a flag first) it runs none, or says one is needed when
+// none is nil.
+func (a *App) dispatch(ctx context.Context, group, usage, names string, lookup func(string) (runFunc, bool), none runFunc, args []string) error {
+	if len(args) == 0 || args[0] == "" || strings.HasPrefix(args[0], "-") {
+		if none != nil {
+			return none(ctx, a, args)
+		}
+		return a.needsSubcommand(group, usage, names, args)
+	}
+	run, ok := lookup(args[0])
+	if !ok {
+		return a.unknown(usagef("unknown %s subcommand %q (%s)", group, args[0], names), args[1:])
+	}
+	return run(ctx, a, args[1:])
+}
+
+// inMap looks a subcommand up in a table.
+func inMap(m map[string]runFunc) func(string) (runFunc, bool) {
+	return func(name string) (runFunc, bool) { r, ok := m[name]; return r, ok }
+}
+
 func (a *App) needsSubcommand(name, usage, subs string, args []string) error {
 	flags := newFlags(a, name, usage)
 	if _, err := parse(flags, args); err != nil {
@@ -147,7 +175,7 @@ func (s *schemaVersion) stamp() { s.SchemaVersion = SchemaVersion }
 // schema_version, indented, on stdout.
 func (a *App) writeDoc(d document) error {
 	d.stamp()
-	return writeJSON(rawWriter(a.Stdout), d)
+	return writeJSON(iostreams.Raw(a.Stdout), d)
 }
 
 // errorBody is the "error" of a failure document.

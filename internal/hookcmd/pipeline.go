@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/capture"
-	"github.com/agentx-dev/agentx/internal/core/compact"
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/cursor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -396,114 +395,6 @@ func (a *App) writeInstructions(req recallRequest, text, off string) error {
 		return err
 	}
 	fmt.Fprintf(a.Stdout, "Wrote %s (%d characters).\n", instructionsFile, len(doc))
-	return nil
-}
-
-const compactUsage = `memory compact --issue N [--older-than D] [--dry-run] [--json]
-
-Merges related observations of an issue (same category, overlapping content)
-into summary observations until the issue holds at most half as many, and
-moves the originals to .agentx/memory/archive/issue-N-archived.json. A
-summary keeps its members' category and text, so search still finds every
-decision; nothing is ever deleted.`
-
-// memoryCompactOptions is `memory compact`'s command line.
-type memoryCompactOptions struct {
-	Issue     int
-	OlderThan string // a duration (7d, 48h) or a date
-	DryRun    bool
-	jsonFlag
-}
-
-func parseMemoryCompact(a *App, args []string) (*memoryCompactOptions, error) {
-	o := &memoryCompactOptions{}
-	flags := newFlags(a, "memory compact", compactUsage)
-	issueFlag := flags.String("issue", "", "issue `N`")
-	flags.StringVar(&o.OlderThan, "older-than", "", "only merge observations older than `D` (7d, 48h; default: all)")
-	flags.BoolVar(&o.DryRun, "dry-run", false, "print the plan, change nothing")
-	o.register(flags)
-	if _, err := parse(flags, args); err != nil {
-		return o, err
-	}
-	if *issueFlag == "" {
-		return o, usagef("memory compact needs --issue N")
-	}
-	var err error
-	o.Issue, err = validate.LedgerIssue(*issueFlag) // issue 0: the old chat integration's, maintained too
-	return o, err
-}
-
-type compactDoc struct {
-	After    int    `json:"after"`
-	Archive  string `json:"archive"`
-	Archived int    `json:"archived"`
-	Before   int    `json:"before"`
-	DryRun   bool   `json:"dryRun"`
-	Issue    int    `json:"issue"`
-	schemaVersion
-	Summaries int `json:"summaries"`
-}
-
-func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) error {
-	issue := o.Issue
-	opt := compact.Options{Now: a.Clock.Now()}
-	if o.OlderThan != "" {
-		t, err := parseWhen(a, o.OlderThan)
-		if err != nil {
-			return err
-		}
-		opt.MinAge = opt.Now.Sub(t)
-	}
-	if !o.DryRun {
-		autoCheckpoint(ctx, a, fmt.Sprintf("before memory compact --issue %d", issue))
-	}
-	a.recallService().Fold(ctx) // archived originals keep their recall counts
-	store := a.Memory()
-	before, err := store.GetByIssue(ctx, issue)
-	if err != nil {
-		return err
-	}
-	if len(before) == 0 {
-		return errcode.New(errcode.NotFound, "issue #%d has no observations", issue)
-	}
-	var plan compact.Plan
-	var after []memory.Observation
-	archived := 0
-	if o.DryRun {
-		plan = compact.Make(before, opt)
-		after = plan.Keep
-	} else {
-		after, archived, err = store.Compact(ctx, issue, func(obs []memory.Observation) ([]memory.Observation, []memory.Observation, error) {
-			plan = compact.Make(obs, opt)
-			return plan.Keep, plan.Archive, nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	if !o.DryRun && archived == 0 && len(plan.Archive) > 0 {
-		// The store dropped the plan: the issue changed while it was made.
-		plan, after = compact.Plan{}, before
-		if !o.JSON {
-			fmt.Fprintf(a.Stdout, "Nothing compacted: issue #%d changed while the plan was made; run it again.\n", issue)
-			return nil
-		}
-	}
-	archive, _ := filepath.Rel(a.Workspace().Root, store.ArchivePath(issue))
-	if o.JSON {
-		return a.writeDoc(&compactDoc{Issue: issue, DryRun: o.DryRun,
-			Before: len(before), After: len(after), Summaries: plan.Merged, Archived: len(plan.Archive),
-			Archive: filepath.ToSlash(archive)})
-	}
-	verb := "Compacted"
-	if o.DryRun {
-		verb = "Would compact"
-	}
-	fmt.Fprintf(a.Stdout, "%s issue #%d: %d -> %d observations (%d originals merged into %d summaries", verb, issue, len(before), len(after), len(plan.Archive), plan.Merged)
-	if len(plan.Archive) > 0 {
-		fmt.Fprintf(a.Stdout, ", archived in %s", filepath.ToSlash(archive))
-	}
-	fmt.Fprintln(a.Stdout, ").")
 	return nil
 }
 

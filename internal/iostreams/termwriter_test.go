@@ -1,4 +1,4 @@
-package hookcmd
+package iostreams
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func TestTermWriter(t *testing.T) {
 	for _, tt := range tests {
 		for cut := 0; cut <= len(in); cut++ {
 			var out bytes.Buffer
-			w := newTermWriter(&out, tt.color)
+			w := NewTermWriter(&out, tt.color)
 			_, _ = w.Write([]byte(in[:cut]))
 			_, _ = w.Write([]byte(in[cut:]))
 			_ = w.Flush()
@@ -39,7 +39,7 @@ func BenchmarkTermWriter(b *testing.B) {
 	line := []byte("- CLR-42-001 from engineer (round 1/5, pending): authentication flow, middleware or controller?\n")
 	b.SetBytes(int64(len(line)) * 10000)
 	for i := 0; i < b.N; i++ {
-		w := newTermWriter(io.Discard, false)
+		w := NewTermWriter(io.Discard, false)
 		for j := 0; j < 10000; j++ {
 			_, _ = w.Write(line)
 		}

@@ -1,0 +1,119 @@
+package hookcmd
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// newFlags returns a flag set whose --help prints usage and whose errors
+// become usage errors.
+func newFlags(a *App, name, usage string) *flag.FlagSet {
+	flags := flag.NewFlagSet(name, flag.ContinueOnError)
+	// flag calls Usage for a bad flag as well as for --help; the text is
+	// held back and printed only for --help (see parse), so a usage error
+	// leaves stdout empty, or holding only the --json error document.
+	flags.SetOutput(&helpText{out: a.Stdout})
+	flags.Usage = func() {
+		w := flags.Output()
+		fmt.Fprintf(w, "Usage: agentx-hook %s\n", usage)
+		var hasFlags bool
+		flags.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprintln(w, "\nFlags:")
+			printFlags(w, flags)
+		}
+	}
+	return flags
+}
+
+// printFlags lists flags as they are typed and as every message spells
+// them (--issue N), where flag.PrintDefaults shows one dash; a default is
+// shown unless the text already says it.
+func printFlags(w io.Writer, flags *flag.FlagSet) {
+	type row struct{ left, usage string }
+	var rows []row
+	width := 0
+	flags.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		left := "--" + f.Name
+		if len(f.Name) == 1 {
+			left = "-" + f.Name // -m, as git spells it
+		}
+		if arg != "" {
+			left += " " + arg
+		}
+		if def := f.DefValue; def != "" && def != "false" && def != "0" && def != "0s" && !strings.Contains(usage, "default") {
+			usage += " (default " + def + ")"
+		}
+		rows = append(rows, row{left, usage})
+		width = max(width, len(left))
+	})
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.usage)
+	}
+}
+
+// helpText collects what flag writes while parsing; parse passes it on to
+// stdout only when the user asked for help.
+type helpText struct {
+	buf bytes.Buffer
+	out io.Writer
+}
+
+func (h *helpText) Write(p []byte) (int, error) { return h.buf.Write(p) }
+
+// parse parses flags anywhere among the arguments (Go's flag stops at the
+// first positional) and returns the positionals. A bad flag is a usage
+// error, but parsing goes on past it, so the options still hold what the
+// rest of the line asked for: above all --json, which decides how the
+// usage error itself is printed.
+func parse(flags *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	var first error
+	for {
+		err := flags.Parse(args)
+		rest := flags.Args()
+		if errors.Is(err, flag.ErrHelp) && first == nil {
+			if h, ok := flags.Output().(*helpText); ok {
+				_, _ = h.out.Write(h.buf.Bytes())
+			}
+			return nil, errHelp
+		}
+		if err != nil {
+			if first == nil {
+				first = usagef("%s: %s", flags.Name(), flagError(flags, err))
+			}
+			if len(rest) == len(args) { // nothing consumed ("bad flag syntax"): skip it
+				rest = rest[1:]
+			}
+			args = rest
+			continue
+		}
+		if len(rest) == 0 {
+			return pos, first
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), first
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// flagError words a flag error in the style flags are shown in (--name;
+// Go's flag echoes -name), with "did you mean" for a misspelt flag.
+func flagError(flags *flag.FlagSet, err error) string {
+	const undefined = "flag provided but not defined: -"
+	msg := err.Error()
+	if !strings.HasPrefix(msg, undefined) {
+		return msg
+	}
+	got := "--" + strings.TrimPrefix(msg, undefined)
+	var names []string
+	flags.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+	return "unknown flag " + got + didYouMean(got, names)
+}

@@ -1,0 +1,172 @@
+package hookcmd
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
+	"github.com/agentx-dev/agentx/internal/core/validate"
+)
+
+// memoryAddOptions is `memory add`'s command line.
+type memoryAddOptions struct {
+	File                   string // --file: a batch instead of one TEXT
+	Agent, Issue, Category string
+	Session, ID            string
+	Text                   string // the positionals, joined
+	jsonFlag
+}
+
+const memoryAddUsage = "memory add --agent A --issue N --category C [--session S] TEXT\n       agentx-hook memory add --file F\n\nStores one observation by hand, or a batch from F (a JSON array of observations\nwith the reference fields, or an issue file); captures normally come from `hook finish`."
+
+func parseMemoryAdd(a *App, args []string) (*memoryAddOptions, error) {
+	o := &memoryAddOptions{}
+	flags := newFlags(a, "memory add", memoryAddUsage)
+	flags.StringVar(&o.File, "file", "", "store the observations in JSON file `F` (- for stdin)")
+	flags.StringVar(&o.Agent, "agent", "", "the observing agent `A`")
+	flags.StringVar(&o.Issue, "issue", "", "issue `N`")
+	flags.StringVar(&o.Category, "category", "key-fact", "category `C`")
+	flags.StringVar(&o.Session, "session", "", "session ID `S`")
+	flags.StringVar(&o.ID, "id", "", "use this observation `ID` instead of a new one (imports, scripted demos)")
+	o.register(flags)
+	pos, err := parse(flags, args)
+	o.Text = strings.TrimSpace(strings.Join(pos, " "))
+	if err != nil || o.File != "" {
+		return o, err
+	}
+	if o.Agent == "" || o.Issue == "" {
+		return o, usagef("memory add needs --agent A and --issue N (or --file F)")
+	}
+	return o, nil
+}
+
+type storedDoc struct {
+	schemaVersion
+	Stored []memory.Observation `json:"stored"`
+	// Duplicates are the observations skipped because they repeat a
+	// stored one (Existing is its id).
+	Duplicates []duplicateDoc `json:"duplicates"`
+}
+
+type duplicateDoc struct {
+	Agent    string `json:"agent"`
+	Issue    int    `json:"issueNumber"`
+	Existing string `json:"existing"`
+}
+
+func duplicateDocs(dups []memory.Duplicate) []duplicateDoc {
+	out := make([]duplicateDoc, 0, len(dups))
+	for _, d := range dups {
+		out = append(out, duplicateDoc{Agent: d.Agent, Issue: d.Issue, Existing: d.Existing})
+	}
+	return out
+}
+
+func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
+	if o.File != "" {
+		return addFromFile(ctx, a, o.File, o.JSON)
+	}
+	if !memory.Category(o.Category).Known() {
+		return errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", o.Category)
+	}
+	if err := validate.Agent("agent", o.Agent); err != nil {
+		return err
+	}
+	issue, err := validate.Issue(o.Issue)
+	if err != nil {
+		return err
+	}
+	text := o.Text
+	if text == "" {
+		return usagef("memory add needs the observation TEXT")
+	}
+	// By hand as through capture: the SPEC's size limit, and no private
+	// part or secret ever reaches disk.
+	if n := utf8.RuneCountInString(text); n > sanitize.MaxChars {
+		return errcode.New(errcode.InvalidInput, "observation is %d characters, the limit is %d", n, sanitize.MaxChars)
+	}
+	if clean := strings.TrimSpace(sanitize.Text(text)); clean != text {
+		if clean == "" {
+			return errcode.New(errcode.InvalidInput, "nothing left to store once private parts and secrets are removed")
+		}
+		a.warn("removed private parts or secrets before storing")
+		text = clean
+	}
+	st := a.Memory()
+	st.AuditOp = memory.OpAdd
+	stored, dups, err := st.StoreReport(ctx, []memory.Observation{{ID: o.ID, Agent: o.Agent, IssueNumber: issue,
+		Category: memory.Category(o.Category), Content: text, SessionID: o.Session}})
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return a.writeDoc(&storedDoc{Stored: nonNil(stored), Duplicates: duplicateDocs(dups)})
+	}
+	if len(stored) == 0 && len(dups) == 1 {
+		fmt.Fprintf(a.Stdout, "Already stored as %s (same id, or same agent, issue and content); nothing added.\n", dups[0].Existing)
+		return nil
+	}
+	fmt.Fprintln(a.Stdout, stored[0].ID)
+	return nil
+}
+
+func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = atomicfile.ReadAllLimited(a.Stdin, a.limits().InputFileBytes())
+		if err != nil {
+			err = errcode.Wrap(errcode.InvalidInput, err, "memory add --file -")
+		}
+	} else {
+		data, err = a.readInputFile("memory add --file", path)
+	}
+	if err != nil {
+		return err
+	}
+	obs, err := memory.ParseObservations(path, data)
+	if err != nil {
+		if errcode.Is(err, errcode.CorruptState) {
+			// The file is input, not state: a bad one is the caller's
+			// mistake (INVALID_INPUT), not a store that needs repair.
+			return errcode.Wrap(errcode.InvalidInput, err, "memory add --file")
+		}
+		return err
+	}
+	if len(obs) == 0 {
+		if asJSON {
+			return a.writeDoc(&storedDoc{Stored: []memory.Observation{}, Duplicates: []duplicateDoc{}})
+		}
+		fmt.Fprintf(a.Stdout, "Nothing to store: %s holds no observations.\n", path)
+		return nil
+	}
+	// All or nothing: every record is checked before any is stored.
+	for i, o := range obs {
+		if err := memory.CheckInput(o); err != nil {
+			return errcode.Wrap(errcode.InvalidInput, err, "memory add --file: %s: record [%d]", path, i)
+		}
+	}
+	for i := range obs { // a hand-made file is outside input like any other
+		obs[i].Content = sanitize.Text(obs[i].Content)
+		if obs[i].Summary != "" {
+			obs[i].Summary = sanitize.Text(obs[i].Summary)
+		}
+	}
+	stored, dups, err := a.Memory().StoreReport(ctx, obs)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return a.writeDoc(&storedDoc{Stored: nonNil(stored), Duplicates: duplicateDocs(dups)})
+	}
+	fmt.Fprintf(a.Stdout, "Stored %d of %d observations.\n", len(stored), len(obs))
+	for _, d := range dups {
+		fmt.Fprintf(a.Stdout, "already stored: %s (%s, issue #%d)\n", d.Existing, d.Agent, d.Issue)
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package hookcmd
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/memory/synth"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// memoryGenerateOptions is `memory generate`'s command line: the target
+// is Dir (a scratch workspace) or, with IntoStore, this workspace's store.
+type memoryGenerateOptions struct {
+	Observations, Issues int
+	Seed                 uint64
+	Dir                  string
+	IntoStore            bool
+	jsonFlag
+}
+
+const memoryGenerateUsage = `memory generate --observations N --issues M [--seed S] (DIR | --into-store) [--json]
+
+Adds N synthetic observations (decisions, code changes, errors and key facts of
+a software team) over issues 1..M, for benchmarks and for trying agentx at
+scale, to the memory store of the workspace at DIR (created if missing):
+  agentx-hook memory generate --observations 100000 --issues 2000 /tmp/big
+  agentx-hook --root /tmp/big memory search "token refresh"
+Synthetic data never mixes with real observations by accident: only
+--into-store adds it to this workspace's own store.`
+
+func parseMemoryGenerate(a *App, args []string) (*memoryGenerateOptions, error) {
+	o := &memoryGenerateOptions{}
+	flags := newFlags(a, "memory generate", memoryGenerateUsage)
+	flags.IntVar(&o.Observations, "observations", 10000, "how many observations `N`")
+	flags.IntVar(&o.Issues, "issues", 200, "spread over issues 1..`M`")
+	flags.Uint64Var(&o.Seed, "seed", 1, "random seed `S` (same seed, same corpus)")
+	flags.BoolVar(&o.IntoStore, "into-store", false, "add to this workspace's real memory store instead of DIR's")
+	o.register(flags)
+	pos, err := parse(flags, args)
+	if err != nil {
+		return o, err
+	}
+	if o.Observations <= 0 || o.Issues <= 0 || o.Observations > 10_000_000 {
+		return o, usagef("--observations and --issues must be positive")
+	}
+	switch {
+	case len(pos) > 1:
+		return o, usagef("memory generate takes one target directory, got %q", pos)
+	case len(pos) == 1 && o.IntoStore:
+		return o, usagef("memory generate: give a target directory or --into-store, not both")
+	case len(pos) == 0 && !o.IntoStore:
+		return o, usagef("memory generate needs a target directory (memory generate [flags] DIR) or --into-store to add synthetic observations to this workspace's real store")
+	case len(pos) == 1:
+		o.Dir = pos[0]
+	}
+	return o, nil
+}
+
+type generateDoc struct {
+	DurationMs int64 `json:"durationMs"`
+	Generated  int   `json:"generated"`
+	Issues     int   `json:"issues"`
+	// MemoryDir is the store written to.
+	MemoryDir string `json:"memoryDir"`
+	schemaVersion
+	Seed       uint64 `json:"seed"`
+	StoreTotal int    `json:"storeTotal"`
+}
+
+func runMemoryGenerate(ctx context.Context, a *App, o *memoryGenerateOptions) error {
+	start := time.Now()
+	s := a.Memory()
+	if o.Dir != "" {
+		dir := o.Dir
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(a.Cwd, dir)
+		}
+		target := workspace.Workspace{Root: filepath.Clean(dir)}
+		if target.Root == a.Workspace().Root {
+			return usagef("memory generate: %s is this workspace; pass --into-store to add synthetic observations to its real store", o.Dir)
+		}
+		s = memory.New(target.MemoryDir(), a.Locks(), a.Clock)
+		s.Warn = a.Memory().Warn
+	}
+	s.Events = nil
+	obs := synth.Observations(o.Observations, o.Issues, o.Seed, a.Clock.Now())
+	rep, err := s.Import(ctx, obs)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return a.writeDoc(&generateDoc{Generated: o.Observations, Issues: o.Issues, MemoryDir: s.Dir,
+			Seed: o.Seed, StoreTotal: rep.Entries, DurationMs: time.Since(start).Milliseconds()})
+	}
+	took := time.Since(start).Round(time.Millisecond)
+	if o.Dir == "" {
+		fmt.Fprintf(a.Stdout, "Generated %d observations over %d issues in %s (store now holds %d).\n",
+			o.Observations, o.Issues, took, rep.Entries)
+		return nil
+	}
+	fmt.Fprintf(a.Stdout, "Generated %d observations over %d issues into %s in %s (store now holds %d).\nTry: agentx-hook --root %s memory search \"token refresh\"\n",
+		o.Observations, o.Issues, filepath.Join(o.Dir, workspace.Dir, "memory"), took, rep.Entries, o.Dir)
+	return nil
+}
