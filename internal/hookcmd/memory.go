@@ -64,7 +64,7 @@ func runMemory(ctx context.Context, a *App, args []string) error {
 func (a *App) Memory() *memory.Store {
 	s := memory.New(a.Workspace().MemoryDir(), a.Locks(), a.Clock)
 	s.Events = a.Events()
-	s.Warn = func(format string, args ...any) { fmt.Fprintf(a.Stderr, "warning: %s\n", fmt.Sprintf(format, args...)) }
+	s.Warn = a.warn
 	s.Progress = a.progress("rebuilding the memory index")
 	s.Audit, s.Actor = a.AuditTrail(), a.actor()
 	return s
@@ -298,7 +298,7 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		fmt.Fprintf(a.Stdout, "%s: %s\n", part.name, strings.Join(items, ", "))
 	}
 	for _, w := range s.Warnings {
-		fmt.Fprintf(a.Stdout, "warning: %s\n", w)
+		a.warn("%s", w) // stderr, as every warning: stdout stays the figures
 	}
 	return nil
 }
