@@ -27,7 +27,6 @@
 //     measuring it.
 //   - responder: runs the program configured to answer for an agent.
 //   - agentstatus: what each agent is doing, on which issue.
-//   - validate: the protocol's input rules (names, topics, bodies, ids).
 //   - render: how clarifications read to people.
 //
 // # Memory pipeline
@@ -44,7 +43,9 @@
 //   - memory: the observation store (issue files, manifest, crash repair,
 //     search, statistics). memory/synth: synthetic observations.
 //   - memindex: the terms, BM25 ranking and binary index behind search.
-//   - recall: which observations a new session is reminded of, in budget.
+//   - recall: which observations a new session is reminded of, in budget;
+//     Service runs one recall end to end (keywords, gather, select, and
+//     the recall recorded unless it is a preview).
 //   - recalljournal: the recall counts a recall appends, folded into the
 //     store later so `hook start` stays fast.
 //   - compact: which old observations merge into one summary.
@@ -67,6 +68,9 @@
 //   - issueref: which issue a command works on when none is given.
 //   - localissue: the issue files a team keeps in `.agentx/issues/`.
 //   - shorten: cutting a text to fit a summary, a quote or a limit.
+//   - validate: the input rules both halves apply (agent names, issue
+//     numbers, topics, bodies, ids): an agent name is the same in a
+//     ledger and in an observation.
 //   - sanitize: private regions and secrets removed before an observation
 //     is stored or a text leaves the machine.
 //   - workpool: the one way independent work (reading and parsing many
@@ -78,6 +82,8 @@
 //   - contenthash: the one content hash (SHA-256 of canonical JSON) stored
 //     with thread entries and observations and named in the audit trail.
 //   - audit: the hash-chained audit trail both halves append to.
+//   - tombstone: the record of a deliberate removal, kept in the file it
+//     applies to and travelling with it.
 //   - gitstore: the blobs, trees, commits and refs agentx writes into the
 //     user's repository itself (go-git storage; never the index, work tree
 //     or HEAD).
@@ -90,9 +96,19 @@
 //     state branch and the git merge driver.
 //   - statebranch: GitHub Mode's state branch (fetch, merge, commit, push)
 //     through go-git.
+//   - statediff: which records and observations two versions of a state
+//     file differ by, with their hashes (checkpoint show, the audit lines
+//     of a sync).
 //   - digest: the weekly figures of both halves, computed from their files.
 //   - verify: the integrity check of everything under `.agentx/`, and the
 //     repairs that follow from the files without guessing.
 //   - checkpoint: snapshots of the durable state under .agentx/ as commits
 //     on refs/agentx/checkpoints; list, compare, restore, prune.
+//   - statesync: a workspace's sync with the state branch as commands and
+//     hooks run it: options from the config, the merge's log, audit lines
+//     of what it wrote, the memory index brought in line (inline or by a
+//     background rebuild), a hook's fail-open sync within its budget.
+//   - session: the hook session: what `hook start` and `hook finish` do
+//     (pull, monitor, agent status, capture, recall, push, checkpoint)
+//     under one deadline, returned as a result the command prints.
 package core
