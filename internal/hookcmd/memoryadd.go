@@ -74,7 +74,7 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 	if !memory.Category(o.Category).Known() {
 		return errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", o.Category)
 	}
-	if err := validate.Agent("agent", o.Agent); err != nil {
+	if err := a.checkAgent("--agent", o.Agent); err != nil {
 		return err
 	}
 	issue, err := validate.Issue(o.Issue)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/capture"
@@ -130,10 +131,22 @@ func (a *App) agentAndIssue(ctx context.Context, cmd string, agent *string, issu
 	if *agent == "" { // a missing flag is a usage error, like hook start's
 		return 0, false, usagef("%s needs --agent (or $AGENTX_AGENT)", cmd)
 	}
-	if err := validate.Agent("agent", *agent); err != nil {
+	if err := a.checkAgent("--agent", *agent); err != nil {
 		return 0, false, err
 	}
 	return a.issueFor(ctx, issueFlag)
+}
+
+// checkAgent checks an agent name a command was given: its form, and that
+// the workflows or config know it (when they name any and load).
+func (a *App) checkAgent(flag, agent string) error {
+	if err := validate.Agent(strings.TrimPrefix(flag, "--"), agent); err != nil {
+		return err
+	}
+	if cfg, err := a.Config(); err == nil {
+		return cfg.CheckAgent(flag, agent)
+	}
+	return nil
 }
 
 const captureUsage = `memory capture --agent A [--issue N] [--file F] [--session S] [--json]

@@ -444,6 +444,24 @@ func (s *Set) KnownAgents() map[string]bool {
 	return known
 }
 
+// CheckAgent refuses an agent name the workflows and config do not know,
+// when they name any: a typo (`--agent enginer`) would otherwise file
+// memory under an agent no session ever recalls. flag names where the
+// name came from.
+func (s *Set) CheckAgent(flag, agent string) error {
+	known := s.KnownAgents()
+	if len(known) == 0 || known[agent] {
+		return nil
+	}
+	names := make([]string, 0, len(known))
+	for n := range known {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return errcode.New(errcode.InvalidInput, "%s: unknown agent %q (known: %s)", flag, agent, strings.Join(names, ", ")).
+		WithHint("agents come from .agentx/workflows/ and [agents] or [responders] in .agentx/agentx.toml")
+}
+
 // Priority is the configured deadlock-break order, or the default.
 func (s *Set) Priority() []string {
 	if len(s.Config.Priority) > 0 {
