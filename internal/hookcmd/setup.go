@@ -124,7 +124,9 @@ type setupFile struct {
 }
 
 type setupDoc struct {
-	Check    bool            `json:"check"`
+	Check bool `json:"check"`
+	// Error is set when --check found changes pending (exit 1).
+	Error    *errorBody      `json:"error,omitempty"`
 	DryRun   bool            `json:"dryRun"`
 	Files    []setupFile     `json:"files"`
 	GitHooks []githooks.Step `json:"gitHooks"`
@@ -166,20 +168,12 @@ func runSetup(ctx context.Context, a *App, o *setupOptions) error {
 	pending := setupPending(plans, steps)
 	doc := &setupDoc{Check: o.Check, DryRun: o.DryRun, Files: plans, GitHooks: nonNil(steps),
 		InPlace: pending == 0, Notes: nonNil(notes), Remove: o.Remove, Root: root}
-	if o.JSON {
-		if err := a.writeDoc(doc); err != nil {
-			return err
-		}
-		o.printed = true
-	} else {
-		a.printSetup(o, plans, steps, notes)
-	}
+	var failure *errcode.Error
 	if o.Check && pending > 0 {
-		fix := "agentx-hook " + setupCommand(o, false)
-		return errcode.New(errcode.NotFound, "setup --check: %d change%s pending", pending, plural(pending)).
-			WithHint("`" + fix + "` makes them")
+		failure = errcode.New(errcode.NotFound, "setup --check: %d change%s pending", pending, plural(pending)).
+			WithHint("`agentx-hook " + setupCommand(o) + "` makes them")
 	}
-	return nil
+	return a.reportChecked(o.JSON, &o.printed, doc, &doc.Error, failure, func() { a.printSetup(o, plans, steps, notes) })
 }
 
 // setupNotes is the advice setup leaves after wiring.
@@ -213,9 +207,9 @@ func setupPending(plans []setupFile, steps []githooks.Step) int {
 	return n
 }
 
-// setupCommand is the setup command line for o's hosts, without the
-// program name: --check's fix (check false) or doctor's.
-func setupCommand(o *setupOptions, check bool) string {
+// setupCommand is the setup command line for o's hosts without --check
+// and the program name: what makes the changes --check found.
+func setupCommand(o *setupOptions) string {
 	cmd := "setup"
 	for _, h := range o.hosts() {
 		cmd += " --" + h.Name
@@ -228,9 +222,6 @@ func setupCommand(o *setupOptions, check bool) string {
 	}
 	if o.NoGitHooks {
 		cmd += " --no-git-hooks"
-	}
-	if check {
-		cmd += " --check"
 	}
 	return cmd
 }

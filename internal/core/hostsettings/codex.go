@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -20,11 +21,24 @@ func codexHost() Host {
 	}}
 }
 
-// codexFeatures is the table header Codex reads its feature flags from.
-var codexFeatures = regexp.MustCompile(`(?m)^[ \t]*\[features\][ \t]*(#.*)?$`)
-
-// codexHooksLine is a codex_hooks line in the [features] table.
-var codexHooksLine = regexp.MustCompile(`(?m)^([ \t]*)codex_hooks[ \t]*=[^\n]*$`)
+// The patterns of a Codex config.toml, compiled on first use: a process
+// that never edits one pays nothing at start (issue 25).
+var (
+	// codexFeatures is the table header Codex reads its feature flags from.
+	codexFeatures = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^[ \t]*\[features\][ \t]*(#.*)?$`)
+	})
+	// codexHooksLine is a codex_hooks line in the [features] table.
+	codexHooksLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^([ \t]*)codex_hooks[ \t]*=[^\n]*$`)
+	})
+	// codexOnLine is the line enableCodexHooks writes, with its newline.
+	codexOnLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^[ \t]*codex_hooks[ \t]*=[ \t]*true[ \t]*(#[^\n]*)?(\n|$)`)
+	})
+	// nextTable is a table header at the start of a line.
+	nextTable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[`) })
+)
 
 // codexConfig is what agentx reads of a Codex config.toml.
 type codexConfig struct {
@@ -58,12 +72,12 @@ func enableCodexHooks(old []byte, _ bool) ([]byte, error) {
 		return old, nil
 	}
 	if set {
-		if !codexHooksLine.Match(old) {
+		if !codexHooksLine().Match(old) {
 			return nil, errors.New("codex_hooks is set in a form setup does not rewrite; set [features] codex_hooks = true by hand")
 		}
-		return codexHooksLine.ReplaceAll(old, []byte("${1}codex_hooks = true")), nil
+		return codexHooksLine().ReplaceAll(old, []byte("${1}codex_hooks = true")), nil
 	}
-	if loc := codexFeatures.FindIndex(old); loc != nil {
+	if loc := codexFeatures().FindIndex(old); loc != nil {
 		out := append([]byte(nil), old[:loc[1]]...)
 		out = append(out, "\ncodex_hooks = true"...)
 		return append(out, old[loc[1]:]...), nil
@@ -81,21 +95,15 @@ func enableCodexHooks(old []byte, _ bool) ([]byte, error) {
 	return append(out, "[features]\ncodex_hooks = true\n"...), nil
 }
 
-// codexOnLine is the line enableCodexHooks writes, with its newline.
-var codexOnLine = regexp.MustCompile(`(?m)^[ \t]*codex_hooks[ \t]*=[ \t]*true[ \t]*(#[^\n]*)?(\n|$)`)
-
-// nextTable is a table header at the start of a line.
-var nextTable = regexp.MustCompile(`(?m)^[ \t]*\[`)
-
 // dropEmptyFeatures removes a [features] table holding no key (only blank
 // lines up to the next table or the end), with the blank line before it.
 func dropEmptyFeatures(data []byte) []byte {
-	loc := codexFeatures.FindIndex(data)
+	loc := codexFeatures().FindIndex(data)
 	if loc == nil {
 		return data
 	}
 	end := len(data)
-	if m := nextTable.FindIndex(data[loc[1]:]); m != nil {
+	if m := nextTable().FindIndex(data[loc[1]:]); m != nil {
 		end = loc[1] + m[0]
 	}
 	if strings.TrimSpace(string(data[loc[1]:end])) != "" {
@@ -120,7 +128,7 @@ func disableCodexHooks(old []byte) (out []byte, empty bool, err error) {
 	if on, _ := cfg.Features["codex_hooks"].(bool); !on {
 		return old, false, nil
 	}
-	loc := codexOnLine.FindIndex(old)
+	loc := codexOnLine().FindIndex(old)
 	if loc == nil {
 		return nil, false, errors.New("codex_hooks is set in a form remove does not rewrite; take it out of [features] by hand")
 	}
