@@ -208,7 +208,7 @@ func (d *doctor) binary(ctx context.Context) {
 		return
 	}
 	if self, err := os.Executable(); err == nil && sameFile(self, found) {
-		d.add("binary", statusOK, "", "%s is this agentx-hook (%s)", found, versionLine())
+		d.add("binary", statusOK, "", "%s is this agentx-hook (%s)", found, formatVersion(buildVersion()))
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
@@ -225,7 +225,7 @@ func (d *doctor) binary(ctx context.Context) {
 	me := buildVersion()
 	theirs := formatVersion(versionInfo{Version: v.Version, Commit: v.Commit, Dirty: v.Dirty})
 	if v.Version != me.Version || v.Commit != me.Commit || v.Dirty != me.Dirty {
-		d.add("binary", statusWarn, installFix(), "%s is %s, this agentx-hook is %s: the hooks run the one on PATH", found, theirs, versionLine())
+		d.add("binary", statusWarn, installFix(), "%s is %s, this agentx-hook is %s: the hooks run the one on PATH", found, theirs, formatVersion(me))
 		return
 	}
 	d.add("binary", statusOK, "", "%s is this version (%s)", found, theirs)
