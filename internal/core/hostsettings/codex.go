@@ -43,6 +43,9 @@ var (
 // codexConfig is what agentx reads of a Codex config.toml.
 type codexConfig struct {
 	Features map[string]any `toml:"features"`
+	// Hooks are inline hook tables ([[hooks.EVENT]]), which Codex reads
+	// beside hooks.json; [hooks.state] is its trust record, not an event.
+	Hooks    map[string]any `toml:"hooks"`
 	Projects map[string]struct {
 		TrustLevel string `toml:"trust_level"`
 	} `toml:"projects"`
@@ -178,4 +181,48 @@ func CodexTrusted(userConfig []byte, root string) (bool, error) {
 	}
 	p, ok := cfg.Projects[root]
 	return ok && p.TrustLevel == "trusted", nil
+}
+
+// codexInlineEvents lists the events of a Codex config.toml's inline
+// [[hooks.EVENT]] tables that run agentx-hook.
+func codexInlineEvents(data []byte) ([]string, error) {
+	cfg, err := decodeCodex(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for event, v := range cfg.Hooks {
+		if event != "state" && runsAgentx(v) {
+			out = append(out, event)
+		}
+	}
+	return out, nil
+}
+
+// runsAgentx reports whether a decoded TOML value holds a command running
+// `agentx-hook hook ...`.
+func runsAgentx(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return strings.Contains(t, "agentx-hook hook ")
+	case map[string]any:
+		for _, e := range t {
+			if runsAgentx(e) {
+				return true
+			}
+		}
+	case []map[string]any:
+		for _, e := range t {
+			if runsAgentx(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if runsAgentx(e) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -203,13 +203,26 @@ type Wiring struct {
 	Agents []string
 }
 
-// Inspect reads h's hooks file as Wire would, without changing it.
+// Inspect reads h's hooks file as Wire would, without changing it. For
+// Codex, events wired in config.toml's inline [[hooks.EVENT]] tables
+// count too (Exists is then set even without hooks.json).
 func Inspect(h Host, files Files) (Wiring, error) {
 	data, exists := files[h.File]
 	w := Wiring{Exists: exists}
 	hooks, err := hooksObject(data, exists)
 	if err != nil {
 		return w, &FileError{Path: h.File, Err: err}
+	}
+	inline := map[string]bool{}
+	if cfg, ok := files[CodexConfig]; ok && h.Name == Codex {
+		events, err := codexInlineEvents(cfg)
+		if err != nil {
+			return w, &FileError{Path: CodexConfig, Err: err}
+		}
+		for _, e := range events {
+			inline[e] = true
+			w.Exists = true
+		}
 	}
 	seen := map[string]bool{}
 	for _, ev := range h.events {
@@ -229,7 +242,7 @@ func Inspect(h Host, files Files) (Wiring, error) {
 				}
 			}
 		}
-		if found {
+		if found || inline[ev.event] {
 			w.Wired = append(w.Wired, ev.event)
 		} else {
 			w.Missing = append(w.Missing, ev.event)

@@ -126,3 +126,19 @@ func apply(t *testing.T, files Files, edits []Edit) Files {
 	}
 	return out
 }
+
+// Codex reads hooks from config.toml's inline tables too: Inspect counts
+// them ([hooks.state] is Codex's trust record, not an event).
+func TestInspectCodexInline(t *testing.T) {
+	t.Parallel()
+	h, _ := For(Codex)
+	cfg := "[[hooks.SessionStart]]\nmatcher = \"startup\"\n[[hooks.SessionStart.hooks]]\ntype = \"command\"\ncommand = \"agentx-hook hook start --format codex\"\n\n" +
+		"[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"./mine.sh\"\n\n[hooks.state.x]\ntrusted = \"agentx-hook hook finish\"\n"
+	w, err := Inspect(h, Files{CodexConfig: []byte(cfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !w.Exists || strings.Join(w.Wired, ",") != "SessionStart" || strings.Join(w.Missing, ",") != "Stop,PreCompact" {
+		t.Errorf("%+v", w)
+	}
+}
