@@ -7,9 +7,10 @@
 // what each becomes, with what changed. Reading, writing and printing are
 // the caller's. A host's settings file is someone else's file: only the
 // entries agentx owns (those running `agentx-hook hook ...`) are added,
-// rewritten or removed; every other key keeps its place and its bytes,
-// and a file that is not unambiguous JSON (or TOML) is refused, never
-// rewritten.
+// rewritten or removed; every other key keeps its place and its value
+// (numbers as written; a JSON file that changes is re-indented by two
+// spaces), a file that needs no change comes back byte for byte, and a
+// file that is not unambiguous JSON (or TOML) is refused, never rewritten.
 package hostsettings
 
 import (
