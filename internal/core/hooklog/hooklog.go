@@ -85,11 +85,16 @@ const lockWait = 500 * time.Millisecond
 
 // Append adds e to the workspace's hook log under its lock, keeping the
 // last MaxEntries, and replaces the file atomically. It writes nothing
-// outside a workspace (no `.agentx/`). A log that cannot be read back (a
-// torn or foreign line) loses those lines, never the new entry.
+// outside a workspace (no `.agentx/`) and nothing through a `.agentx/`
+// symlinked outside it (workspace.CheckContained). A log that cannot be
+// read back (a torn or foreign line) loses those lines, never the new
+// entry.
 func Append(ws workspace.Workspace, e Entry) error {
 	if fi, err := os.Stat(ws.AgentxDir()); err != nil || !fi.IsDir() {
 		return nil
+	}
+	if err := ws.CheckContained(); err != nil {
+		return err
 	}
 	line, err := json.Marshal(bound(e))
 	if err != nil {

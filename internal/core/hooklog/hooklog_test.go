@@ -65,6 +65,17 @@ func TestAppendEdges(t *testing.T) {
 	if _, err := os.Stat(none.AgentxDir()); !os.IsNotExist(err) {
 		t.Fatalf(".agentx/ created: %v", err)
 	}
+	outside := t.TempDir()
+	linked := workspace.Workspace{Root: t.TempDir()}
+	if err := os.Symlink(outside, linked.AgentxDir()); err != nil {
+		t.Fatal(err)
+	}
+	if err := Append(linked, Entry{Command: "hook start"}); err == nil {
+		t.Error("appended through a .agentx/ symlinked outside the workspace")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("wrote %d files outside", len(entries))
+	}
 	ws := newWS(t)
 	if err := os.WriteFile(ws.HookLogFile(), []byte("{\"command\":\"hook start\",\"outcome\":\"ok\"}\n{\"torn"), 0o644); err != nil {
 		t.Fatal(err)
