@@ -79,6 +79,11 @@
 //     the monitor's circular conversations).
 //   - gitcmd: the one runner for the git program.
 //   - githooks: installing and removing agentx's git hook shims.
+//   - hooklog: the bounded, local-only log of the last hook runs and their
+//     warnings, which doctor reads.
+//   - hostsettings: the agent hosts' settings files (Claude Code, Codex,
+//     Copilot): agentx's hook entries wired, inspected and removed as pure
+//     edits of the files' bytes, every other key kept.
 //   - contenthash: the one content hash (SHA-256 of canonical JSON) stored
 //     with thread entries and observations and named in the audit trail.
 //   - audit: the hash-chained audit trail both halves append to.

@@ -273,6 +273,7 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		args  []string
 		stdin string
 		code  int // the exit status it must end with
+		env   map[string]string
 	}
 	ok := func(args ...string) run { return run{args: args} }
 	fails := func(code int, args ...string) run { return run{args: args, code: code} }
@@ -324,6 +325,10 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		fails(1, "sync", "--json"), // Local Mode
 		fails(2, "bogus", "--json"),
 		ok("setup", "--claude", "--no-git-hooks", "--json"), fails(2, "setup", "--json"),
+		fails(1, "setup", "--copilot", "--check", "--json"),
+		// doctor finds agentx-hook on the PATH TestMain set.
+		{args: []string{"doctor", "--json"}, env: map[string]string{"PATH": os.Getenv("PATH")}},
+		fails(1, "doctor", "--json"), fails(2, "doctor", "x", "--json"), // no PATH: fail
 		ok("checkpoint", "create", "-m", "schema", "--json"), fails(2, "checkpoint", "create", "x", "--json"),
 		ok("checkpoint", "list", "--json"), fails(2, "checkpoint", "list", "x", "--json"),
 		fails(1, "checkpoint", "show", "zzzz", "--json"), fails(1, "checkpoint", "restore", "0000", "--json"),
@@ -335,7 +340,7 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 	covered := map[string][2]bool{}
 	check := func(r run) {
 		t.Helper()
-		out, errOut, code := runApp(t, root, nil, r.stdin, r.args...)
+		out, errOut, code := runApp(t, root, r.env, r.stdin, r.args...)
 		if code != r.code {
 			t.Fatalf("%q: exit %d, want %d\nstdout %s\nstderr %s", r.args, code, r.code, out, errOut)
 		}

@@ -91,6 +91,7 @@ func commands() []command {
 		{"memory", "search, inspect and maintain the memory store", runMemory},
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
 		{"setup", "wire agentx into Claude Code, Codex or Copilot and git in one step", wire(parseSetup, runSetup)},
+		{"doctor", "check that agentx is wired and working here, with the command that fixes each problem", wire(parseDoctor, runDoctor)},
 		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", wire(parseGitHook, runGitHook)},
 		{"merge-driver", "what git runs to merge state files (hooks install --merge-driver)", wire(parseMergeDriver, runMergeDriver)},
 		{"sync", "share the state on the state branch (GitHub Mode)", wire(parseSync, runSync)},

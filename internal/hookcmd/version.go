@@ -11,6 +11,8 @@ type versionInfo struct {
 	Commit    string // vcs.revision, "" when built outside a checkout
 	Dirty     bool   // vcs.modified
 	GoVersion string
+	// DevReason says why Version is "dev" ("" when it is not).
+	DevReason string
 }
 
 // buildVersion reads the build information Go stamps into every binary:
@@ -25,6 +27,28 @@ func buildVersion() versionInfo {
 // versionFrom is buildVersion over the -ldflags version and bi (nil:
 // no build information).
 func versionFrom(ldflags string, bi *debug.BuildInfo) versionInfo {
+	v := versionFromInfo(ldflags, bi)
+	if v.Version == "dev" {
+		v.DevReason = devReason(v, bi)
+	}
+	return v
+}
+
+// devReason says why a build has no version: go run and go build stamp
+// the commit (and, since Go 1.24, a version) only when they build inside a
+// git checkout with VCS stamping on.
+func devReason(v versionInfo, bi *debug.BuildInfo) string {
+	switch {
+	case bi == nil:
+		return "the binary carries no build information"
+	case v.Commit == "":
+		return "no VCS stamp: built with go run, with -buildvcs=false, or from a copy of the module without its .git; `go install ./cmd/agentx-hook` in a clone names the commit"
+	default:
+		return "built from a checkout, not from a tagged release"
+	}
+}
+
+func versionFromInfo(ldflags string, bi *debug.BuildInfo) versionInfo {
 	v := versionInfo{Version: ldflags}
 	if bi == nil {
 		return v
@@ -44,9 +68,14 @@ func versionFrom(ldflags string, bi *debug.BuildInfo) versionInfo {
 	return v
 }
 
-// versionLine is `agentx-hook version`'s text: "v1.2.3 (commit abc1234)".
+// versionLine is `agentx-hook version`'s text: "v1.2.3 (commit abc1234)",
+// or "dev" with the reason it has no version.
 func versionLine() string {
-	return formatVersion(buildVersion())
+	v := buildVersion()
+	if v.DevReason != "" {
+		return formatVersion(v) + " (" + v.DevReason + ")"
+	}
+	return formatVersion(v)
 }
 
 func formatVersion(v versionInfo) string {

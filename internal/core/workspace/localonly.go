@@ -27,6 +27,9 @@ const (
 	// memory index rebuild a hook left running in the background inside
 	// `.agentx/memory/` (package hookcmd writes it).
 	IndexRebuildName = "index-rebuild"
+	// HookLogName is the bounded log of the last hook runs and their
+	// warnings inside `.agentx/` (package hooklog writes it; doctor reads it).
+	HookLogName = "hook-log.jsonl"
 )
 
 // Pattern is one gitignore pattern of content under `.agentx/` that never
@@ -43,9 +46,9 @@ type Pattern struct {
 // LocalOnly lists what stays local: locks and atomic-write temporaries, the
 // capture spool and transcript cursors, the store's crash markers, the
 // recall journal (and the batch being folded), the marker and log of a
-// background index rebuild, this clone's writer id (a
-// copy committed and cloned would make two machines one writer), and the
-// derived indexes.
+// background index rebuild, the log of the last hook runs, this clone's
+// writer id (a copy committed and cloned would make two machines one
+// writer), and the derived indexes.
 func LocalOnly() []Pattern {
 	return []Pattern{
 		{Glob: "*.lock"},
@@ -56,6 +59,7 @@ func LocalOnly() []Pattern {
 		{Glob: "memory/" + MemoryPendingName + "/"},
 		{Glob: IndexRebuildName + "*"},
 		{Glob: recallJournalName + "*"},
+		{Glob: HookLogName + "*"},
 		{Glob: "state/" + WriterIDName},
 		{Glob: MonitorIndexName, Derived: true},
 		{Glob: SearchIndexName, Derived: true},

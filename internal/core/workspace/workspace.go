@@ -148,6 +148,9 @@ func (w Workspace) RecallJournalFile() string {
 	return filepath.Join(w.MemoryDir(), recallJournalName)
 }
 
+// HookLogFile is the log of the last hook runs (local only; package hooklog).
+func (w Workspace) HookLogFile() string { return filepath.Join(w.Root, Dir, HookLogName) }
+
 // GitignoreFile is `.agentx/.gitignore`, written by init from LocalOnly.
 func (w Workspace) GitignoreFile() string { return filepath.Join(w.Root, Dir, ".gitignore") }
 

@@ -65,10 +65,11 @@ func TestGitBranch(t *testing.T) {
 // The generated .agentx/.gitignore is what init wrote before the patterns
 // moved here, plus the writer id (issue 13): repositories initialised by
 // older versions keep theirs, and a state-branch mirror skips exactly these;
-// then the marker of a background index rebuild (issue 20).
+// then the marker of a background index rebuild (issue 20), then the log of
+// the last hook runs (issue 21).
 func TestGitignoreContent(t *testing.T) {
 	t.Parallel()
-	want := "# local: locks, temporaries, spools, crash markers, this clone's writer id\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nindex-rebuild*\nrecall-pending.jsonl*\nstate/writer-id\n" +
+	want := "# local: locks, temporaries, spools, crash markers, this clone's writer id\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nindex-rebuild*\nrecall-pending.jsonl*\nhook-log.jsonl*\nstate/writer-id\n" +
 		"# derived: rebuilt from the JSON files when missing\n.monitor-index\nsearch.idx\n"
 	if got := string(Gitignore()); got != want {
 		t.Errorf("Gitignore() =\n%s\nwant\n%s", got, want)
@@ -79,7 +80,7 @@ func TestGitignoreContent(t *testing.T) {
 func TestLocalPathsAreIgnored(t *testing.T) {
 	t.Parallel()
 	w := Workspace{Root: "/r"}
-	for _, p := range []string{w.SpoolDir() + "/", w.CursorsDir() + "/", w.RecallJournalFile(), w.RecallJournalFile() + ".applying", w.WriterIDFile()} {
+	for _, p := range []string{w.SpoolDir() + "/", w.CursorsDir() + "/", w.RecallJournalFile(), w.RecallJournalFile() + ".applying", w.WriterIDFile(), w.HookLogFile()} {
 		rel, _ := filepath.Rel(w.AgentxDir(), p)
 		rel = filepath.ToSlash(rel)
 		if strings.HasSuffix(p, "/") {

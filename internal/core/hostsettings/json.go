@@ -1,4 +1,4 @@
-package hookcmd
+package hostsettings
 
 import (
 	"bytes"
@@ -200,5 +200,19 @@ func equalJSON(x, y any) bool {
 		return ok && a == b
 	default:
 		return x == y
+	}
+}
+
+// del removes key, keeping the order of the others.
+func (o *jsonObject) del(key string) {
+	if _, ok := o.vals[key]; !ok {
+		return
+	}
+	delete(o.vals, key)
+	for i, k := range o.keys {
+		if k == key {
+			o.keys = append(o.keys[:i], o.keys[i+1:]...)
+			return
+		}
 	}
 }

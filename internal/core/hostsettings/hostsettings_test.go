@@ -1,4 +1,4 @@
-package hookcmd
+package hostsettings
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 
 func TestMergeHostHooks(t *testing.T) {
 	t.Parallel()
-	claude := hostsFor(&setupOptions{Claude: true})[0]
+	claude := claudeHost()
 	for _, tt := range []struct {
 		name, old string
 		exists    bool
@@ -54,7 +54,7 @@ func TestMergeHostHooks(t *testing.T) {
 	}
 }
 
-func mustMerge(t *testing.T, old string, h hostHooks) any {
+func mustMerge(t *testing.T, old string, h Host) any {
 	t.Helper()
 	out, err := mergeHostHooks([]byte(old), old != "", h, "")
 	if err != nil {
@@ -100,7 +100,7 @@ func TestEnableCodexHooks(t *testing.T) {
 // object (the user's first block would be dropped), nesting far past any
 // real file (20,000 deep took 19 s and 6.3 GB) refused at once.
 func TestSetupRefusesAmbiguousSettings(t *testing.T) {
-	h := hostsFor(&setupOptions{Claude: true})[0]
+	h := claudeHost()
 	cases := map[string][]byte{
 		"invalid UTF-8": []byte("{\"x\": \"caf\xe9\"}\n"),
 		"duplicate key": []byte(`{"hooks": {"Stop": []}, "hooks": {"SessionStart": []}}`),

@@ -1,4 +1,4 @@
-package hookcmd
+package hostsettings
 
 import (
 	"os"

@@ -1,0 +1,46 @@
+package hostsettings
+
+import "encoding/json"
+
+// copilotHost is GitHub Copilot: .github/hooks/agentx.json, version 1,
+// sessionEnd and agentStop (hook finish), each with a bash and a
+// powershell command.
+func copilotHost() Host {
+	return Host{Name: Copilot, File: ".github/hooks/agentx.json",
+		top: func(obj *jsonObject) {
+			if _, ok := obj.get("version"); !ok {
+				obj.set("version", json.Number("1"))
+			}
+		},
+		events: []hostEvent{
+			{"sessionEnd", copilotEntry(true)},
+			{"agentStop", copilotEntry(false)},
+		}}
+}
+
+// copilotEntry is a Copilot hook: one entry with a bash and a powershell
+// command. At the session's end it also writes the instructions file
+// Copilot reads at the next start (Copilot ignores what a start hook
+// prints). That is one agent's recall: the agent named, else the
+// session's $AGENTX_AGENT when it is set (a shared file serves every
+// role; a session without one has no recall to write, and no error).
+func copilotEntry(sessionEnd bool) func(string) *jsonObject {
+	return func(agent string) *jsonObject {
+		bash, ps := hookCommand("finish", agent, ""), hookCommand("finish", agent, "")
+		switch {
+		case sessionEnd && agent != "":
+			recall := "agentx-hook memory recall --agent " + agent + " --write-instructions"
+			bash += " && " + recall
+			ps += "; " + recall
+		case sessionEnd:
+			bash += ` && { [ -z "$AGENTX_AGENT" ] || agentx-hook memory recall --write-instructions; }`
+			ps += `; if ($env:AGENTX_AGENT) { agentx-hook memory recall --write-instructions }`
+		}
+		e := newJSONObject()
+		e.set("type", "command")
+		e.set("bash", bash)
+		e.set("powershell", ps)
+		e.set("timeoutSec", json.Number("30"))
+		return e
+	}
+}

@@ -1,0 +1,241 @@
+package hookcmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+)
+
+const doctorUsage = `doctor [--json]
+
+Checks that agentx is wired and working here, and for each finding (ok,
+warn or fail) prints the exact command that fixes it:
+  binary       the agentx-hook the host files and git hooks call is on PATH,
+               and is this version
+  workspace    the workspace found (.agentx/) and its mode (local, github)
+  agent        the agent a session would run as ($AGENTX_AGENT, else
+               [hooks] default_agent, else engineer) is one the workflows name
+  host/NAME    each host's settings file runs agentx's hooks (Claude Code,
+               Codex with its hooks feature and project trust, Copilot)
+  state-branch GitHub Mode: the remote and the state branch are reachable
+  git-hooks    agentx's git hooks are installed (and chain the ones they moved)
+  merge-driver the semantic merge driver for state files (Local Mode)
+  gitignore    .agentx/.gitignore covers every local-only file
+  hook-runs    the last hook runs (.agentx/hook-log.jsonl) and their warnings
+Exit 1 when any finding fails, else 0. doctor writes nothing.`
+
+// doctorOptions is doctor's command line.
+type doctorOptions struct {
+	jsonFlag
+	// printed: the report document is out, so a failure must not print a
+	// second one (wire asks jsonMode).
+	printed bool
+}
+
+func (o *doctorOptions) jsonMode() bool { return o.JSON && !o.printed }
+
+func parseDoctor(a *App, args []string) (*doctorOptions, error) {
+	o := &doctorOptions{}
+	flags := newFlags(a, "doctor", doctorUsage)
+	o.register(flags)
+	pos, err := parse(flags, args)
+	if err == nil && len(pos) > 0 {
+		err = usagef("doctor takes no arguments (got %q)", pos[0])
+	}
+	return o, err
+}
+
+// Statuses of a finding.
+const (
+	statusOK   = "ok"
+	statusWarn = "warn"
+	statusFail = "fail"
+)
+
+// finding is one thing doctor checked.
+type finding struct {
+	Check   string `json:"check"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+	// Fix is the command that fixes it ("" when nothing needs fixing).
+	Fix string `json:"fix,omitempty"`
+}
+
+type doctorDoc struct {
+	// Error is set when a finding failed (exit 1), as in every failure's
+	// document.
+	Error    *errorBody `json:"error,omitempty"`
+	Fails    int        `json:"fails"`
+	Findings []finding  `json:"findings"`
+	OK       bool       `json:"ok"`
+	Root     string     `json:"root"`
+	schemaVersion
+	Warns int `json:"warns"`
+}
+
+// doctorTimeout bounds each check that starts a process or reaches a
+// remote: doctor answers in seconds whatever the network does.
+const doctorTimeout = 5 * time.Second
+
+func runDoctor(ctx context.Context, a *App, o *doctorOptions) error {
+	d := &doctor{a: a}
+	d.binary(ctx)
+	cfgOK := d.workspace()
+	if cfgOK {
+		d.agent()
+	}
+	d.hosts()
+	if cfgOK {
+		d.stateBranch(ctx)
+	}
+	d.gitHooks(ctx)
+	d.gitignore()
+	d.hookRuns()
+	doc := &doctorDoc{Findings: nonNil(d.findings), Root: a.Workspace().Root}
+	for _, f := range d.findings {
+		switch f.Status {
+		case statusFail:
+			doc.Fails++
+		case statusWarn:
+			doc.Warns++
+		}
+	}
+	doc.OK = doc.Fails == 0
+	var failure *errcode.Error
+	if doc.Fails > 0 {
+		failure = errcode.New(errcode.InvalidInput, "doctor: %d finding%s failed", doc.Fails, plural(doc.Fails)).
+			WithHint("run each fix listed, then `agentx-hook doctor` again")
+	}
+	return a.reportChecked(o.JSON, &o.printed, doc, &doc.Error, failure, func() { printDoctor(a, doc) })
+}
+
+// reportChecked prints the report of a check that may fail (doctor, setup
+// --check): with --json the document, its error filled in from failure,
+// else the text; then it returns failure. printed is set once the
+// document is out, so wire prints no second one.
+func (a *App) reportChecked(asJSON bool, printed *bool, doc document, docErr **errorBody, failure *errcode.Error, text func()) error {
+	if failure != nil {
+		*docErr = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
+	}
+	if !asJSON {
+		text()
+	} else {
+		if err := a.writeDoc(doc); err != nil {
+			return err
+		}
+		*printed = true
+	}
+	if failure != nil {
+		return failure
+	}
+	return nil
+}
+
+func printDoctor(a *App, doc *doctorDoc) {
+	st := a.Style()
+	for _, f := range doc.Findings {
+		status := f.Status
+		switch f.Status {
+		case statusFail:
+			status = st.Red(status)
+		case statusWarn:
+			status = st.Yellow(status)
+		}
+		pad := strings.Repeat(" ", max(0, 5-len(f.Status)))
+		fmt.Fprintf(a.Stdout, "%s%s %-13s %s\n", status, pad, f.Check, f.Message)
+		if f.Fix != "" {
+			fmt.Fprintf(a.Stdout, "%19s %s\n", "fix:", f.Fix)
+		}
+	}
+	fmt.Fprintf(a.Stdout, "%d failed, %d warnings, %d findings\n", doc.Fails, doc.Warns, len(doc.Findings))
+}
+
+// doctor gathers the findings of one run.
+type doctor struct {
+	a        *App
+	findings []finding
+}
+
+func (d *doctor) add(check, status, fix, format string, args ...any) {
+	d.findings = append(d.findings, finding{Check: check, Status: status, Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+// lookPath finds name on the PATH the App sees (a host starts its hooks
+// with the same environment it was started with).
+func lookPath(path, name string) string {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if runtime.GOOS == "windows" {
+			p += ".exe"
+		}
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode()&0o111 != 0) {
+			if abs, err := filepath.Abs(p); err == nil {
+				return abs
+			}
+			return p
+		}
+	}
+	return ""
+}
+
+// installFix is the command that puts agentx-hook on PATH: this binary's
+// directory when it is agentx-hook itself, else the install from a clone.
+func installFix() string {
+	if self, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(self), ".exe") == "agentx-hook" {
+		return fmt.Sprintf(`export PATH="%s%c$PATH"`, filepath.Dir(self), os.PathListSeparator)
+	}
+	return "git clone https://github.com/agentx-dev/agentx && cd agentx && go install ./cmd/agentx-hook (then put $(go env GOPATH)/bin on PATH)"
+}
+
+// binary checks the agentx-hook every host file and git hook calls by
+// name: on the PATH, and this version.
+func (d *doctor) binary(ctx context.Context) {
+	found := lookPath(d.a.Getenv("PATH"), "agentx-hook")
+	if found == "" {
+		d.add("binary", statusFail, installFix(),
+			"agentx-hook is not on PATH: the host files and git hooks call it by name, so every hook fails (the PATH checked is this shell's; the host's must hold it too)")
+		return
+	}
+	if self, err := os.Executable(); err == nil && sameFile(self, found) {
+		d.add("binary", statusOK, "", "%s is this agentx-hook (%s)", found, formatVersion(buildVersion()))
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, found, "version", "--json").Output()
+	var v versionDoc
+	if err == nil {
+		err = json.Unmarshal(out, &v)
+	}
+	if err != nil {
+		d.add("binary", statusFail, installFix(), "%s does not run (`agentx-hook version`: %v)", found, err)
+		return
+	}
+	me := buildVersion()
+	theirs := formatVersion(versionInfo{Version: v.Version, Commit: v.Commit, Dirty: v.Dirty})
+	if v.Version != me.Version || v.Commit != me.Commit || v.Dirty != me.Dirty {
+		d.add("binary", statusWarn, installFix(), "%s is %s, this agentx-hook is %s: the hooks run the one on PATH", found, theirs, formatVersion(me))
+		return
+	}
+	d.add("binary", statusOK, "", "%s is this version (%s)", found, theirs)
+}
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
