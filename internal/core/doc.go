@@ -95,4 +95,7 @@
 //     repairs that follow from the files without guessing.
 //   - checkpoint: snapshots of the durable state under .agentx/ as commits
 //     on refs/agentx/checkpoints; list, compare, restore, prune.
+//   - ready: the ready queue, every issue known locally (ledgers, memory,
+//     `.agentx/issues/`) with its blocking markers, for `ready` and the
+//     MCP server's tool.
 package core
