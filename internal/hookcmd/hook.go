@@ -484,14 +484,7 @@ func (a *App) hookView(ctx context.Context, in *hookInput) *hookView {
 			a.warn("agentx hook %s: %v", in.Event, err)
 		}
 	}
-	for _, r := range open {
-		if r.To == in.Agent && r.Status.Waiting() {
-			v.waiting = append(v.waiting, r)
-		}
-		if r.From == in.Agent {
-			v.requests = append(v.requests, r)
-		}
-	}
+	v.waiting, v.requests = ledger.Inbox(open, in.Agent)
 	if in.HasIssue {
 		l, err := a.Ledgers().Load(in.Issue)
 		if err != nil {
