@@ -54,12 +54,7 @@ func Load(ctx context.Context, mon *monitor.Monitor, ws workspace.Workspace) (*R
 		return nil, err
 	}
 	out := &Report{Monitor: rep}
-	open := rep.Open
-	if len(rep.Actions) > 0 {
-		if scan, err := mon.Scanner.Scan(); err == nil {
-			open = scan.Open
-		}
-	}
+	open := mon.OpenNow(rep)
 	issues := map[int]*Issue{}
 	get := func(n int, source string) *Issue {
 		ri := issues[n]
