@@ -95,6 +95,7 @@ func commands() []command {
 		{"ready", "issues with their BLOCKED: Clarification pending markers", wire(parseReady, runReady)},
 		{"hook", "agent lifecycle hooks: hook start, hook finish", runHook},
 		{"memory", "search, inspect and maintain the memory store", runMemory},
+		{"mcp", "serve the clarification and memory tools over MCP (stdio) for agent hosts", wire(parseMCP, runMCP)},
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
 		{"setup", "wire agentx into Claude Code, Codex or Copilot and git in one step", wire(parseSetup, runSetup)},
 		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", wire(parseGitHook, runGitHook)},

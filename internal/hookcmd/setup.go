@@ -19,6 +19,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
+	"github.com/agentx-dev/agentx/internal/core/hostsettings"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
@@ -34,6 +35,9 @@ nothing.
              .codex/config.toml, which Codex needs to run hooks at all
   --copilot  .github/hooks/agentx.json: sessionEnd and agentStop (hook finish),
              each with a bash and a powershell command
+Each also registers the MCP server (` + "`agentx-hook mcp`" + `, docs/mcp.md) as
+"agentx": .mcp.json (Claude Code), [mcp_servers.agentx] in
+.codex/config.toml (Codex), .vscode/mcp.json (Copilot in VS Code).
 Then the git hooks, as ` + "`hooks install`" + ` does (--no-git-hooks skips them).
 
 Without --agent the commands name no agent: each session's agent comes from
@@ -168,7 +172,18 @@ func planSetup(root string, o *setupOptions) ([]setupFile, error) {
 			return nil, err
 		}
 		if h.name == "codex" {
-			if err := add(filepath.Join(".codex", "config.toml"), enableCodexHooks); err != nil {
+			if err := add(filepath.Join(".codex", "config.toml"), func(old []byte, exists bool) ([]byte, error) {
+				next, err := enableCodexHooks(old, exists)
+				if err != nil {
+					return nil, err
+				}
+				return hostsettings.CodexMCP(next, o.Agent)
+			}); err != nil {
+				return nil, err
+			}
+		}
+		if file, merge := mcpRegistration(h.name); merge != nil {
+			if err := add(file, func(old []byte, _ bool) ([]byte, error) { return merge(old, o.Agent) }); err != nil {
 				return nil, err
 			}
 		}

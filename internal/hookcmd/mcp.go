@@ -1,0 +1,85 @@
+package hookcmd
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/hostsettings"
+	"github.com/agentx-dev/agentx/internal/mcpserver"
+)
+
+const mcpUsage = `mcp [--agent NAME]
+
+Serves the clarification and memory verbs as Model Context Protocol tools
+over stdio (newline-delimited JSON-RPC on stdin and stdout), for an agent
+host that loads MCP servers from the project (` + "`setup`" + ` registers it). The
+server acts as one agent: --agent, else $AGENTX_AGENT, else [hooks]
+default_agent in agentx.toml (else engineer). Warnings go to stderr.
+See docs/mcp.md for the tools.`
+
+// mcpOptions is `mcp`'s command line.
+type mcpOptions struct {
+	Agent string
+}
+
+func parseMCP(a *App, args []string) (*mcpOptions, error) {
+	o := &mcpOptions{}
+	flags := newFlags(a, "mcp", mcpUsage)
+	flags.StringVar(&o.Agent, "agent", "", "the agent `NAME` the server acts as (else $AGENTX_AGENT, else [hooks] default_agent)")
+	pos, err := parse(flags, args)
+	if err == nil && len(pos) > 0 {
+		err = usagef("mcp takes no arguments (got %q)", pos[0])
+	}
+	return o, err
+}
+
+func runMCP(ctx context.Context, a *App, o *mcpOptions) error {
+	rt, err := a.Router()
+	if err != nil {
+		return err
+	}
+	agent := o.Agent
+	if agent == "" {
+		agent = a.Getenv("AGENTX_AGENT")
+	}
+	if agent == "" {
+		agent = rt.Config.Config.Hooks.DefaultAgentOr()
+	}
+	if why, ok := a.agentAccepted(agent); !ok {
+		return errcode.New(errcode.InvalidInput, "%s", why)
+	}
+	err = mcpserver.Run(ctx, mcpserver.Options{
+		WS: a.Workspace(), Agent: agent, Config: rt.Config, Router: rt, Memory: a.Memory(), Version: buildVersion().Version,
+		Issue: func(ctx context.Context) (int, bool) {
+			n, ok, err := a.issueFor(ctx, "")
+			return n, ok && err == nil
+		},
+		Warn: a.warn,
+	}, &mcp.IOTransport{Reader: io.NopCloser(a.Stdin), Writer: nopWriteCloser{a.Stdout}})
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil // the host closed stdin, or a signal ended the session
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// mcpRegistration is the file where setup registers the MCP server for a
+// host, and its merge (Codex's goes into .codex/config.toml with its
+// hooks feature: see planSetup).
+func mcpRegistration(host string) (file string, merge func(old []byte, agent string) ([]byte, error)) {
+	switch host {
+	case "claude":
+		return ".mcp.json", hostsettings.ClaudeMCP
+	case "copilot":
+		return filepath.Join(".vscode", "mcp.json"), hostsettings.VSCodeMCP
+	}
+	return "", nil
+}
