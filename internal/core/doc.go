@@ -78,6 +78,8 @@
 //   - contenthash: the one content hash (SHA-256 of canonical JSON) stored
 //     with thread entries and observations and named in the audit trail.
 //   - audit: the hash-chained audit trail both halves append to.
+//   - hostsettings: agentx's entries in agent hosts' own settings files
+//     (the MCP server's registration), merged as bytes in, bytes out.
 //   - gitstore: the blobs, trees, commits and refs agentx writes into the
 //     user's repository itself (go-git storage; never the index, work tree
 //     or HEAD).
