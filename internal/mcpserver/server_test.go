@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -363,4 +364,41 @@ func TestMemoryRefusals(t *testing.T) {
 	refused(t, eng, "memory_timeline", map[string]any{"id": "obs-engineer-42-1-missing"}, "NOT_FOUND")
 	refused(t, eng, "memory_get", map[string]any{"ids": []string{"obs-engineer-42-1-missing"}}, "NOT_FOUND")
 	refused(t, eng, "memory_get", map[string]any{"ids": []string{}}, "INVALID_INPUT")
+}
+
+// TestConcurrentCalls: calls in flight at once on one session and on two
+// servers (one process's locker each) all land, with unique ids.
+func TestConcurrentCalls(t *testing.T) {
+	ws := newWorkspace(t)
+	a, b := connect(t, ws, "engineer", nil), connect(t, ws, "engineer", nil)
+	const n = 10
+	var wg sync.WaitGroup
+	ids := make(chan string, 2*n)
+	for i := range 2 * n {
+		cs := a
+		if i%2 == 1 {
+			cs = b
+		}
+		wg.Go(func() {
+			res, out := call(t, cs, "clarify_request", map[string]any{"issue": 3, "to": "architect", "topic": fmt.Sprintf("topic %d", i),
+				"question": fmt.Sprintf("Question %d?", i), "blocking": false})
+			if res.IsError {
+				t.Errorf("request %d: %s", i, text(res))
+				return
+			}
+			ids <- out["id"].(string)
+		})
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		if seen[id] {
+			t.Errorf("id %s twice", id)
+		}
+		seen[id] = true
+	}
+	if len(seen) != 2*n {
+		t.Fatalf("%d ids, want %d", len(seen), 2*n)
+	}
 }
