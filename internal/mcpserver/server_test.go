@@ -402,3 +402,25 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Fatalf("%d ids, want %d", len(seen), 2*n)
 	}
 }
+
+// TestTamperedEntryMarked: a thread entry changed on disk since it was
+// written is shown marked, in the thread and in the record's count.
+func TestTamperedEntryMarked(t *testing.T) {
+	ws := newWorkspace(t)
+	eng := connect(t, ws, "engineer", nil)
+	ok(t, eng, "clarify_request", map[string]any{"issue": 4, "to": "architect", "topic": "hashing", "question": "Which hash do we use?", "blocking": false})
+	path := ws.LedgerFile(4)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), "Which hash do we use?", "Which hash do we skip?", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	show := ok(t, eng, "clarify_show", map[string]any{"id": "CLR-4-001"})
+	c := show["clarification"].(map[string]any)
+	thread := c["thread"].([]any)
+	if c["tampered"] != float64(1) || thread[0].(map[string]any)["integrity"] != "tampered" {
+		t.Fatalf("tampered entry shown as %v", c)
+	}
+}
