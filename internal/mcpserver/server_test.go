@@ -257,20 +257,20 @@ func TestBlockingRequestWaitsForTheAnswer(t *testing.T) {
 	ws := newWorkspace(t)
 	var mu sync.Mutex
 	var notes []string
+	noted := make(chan struct{}, 100)
 	eng := connect(t, ws, "engineer", &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 		mu.Lock()
 		notes = append(notes, r.Params.Message)
 		mu.Unlock()
+		noted <- struct{}{}
 	}})
 	arch := connect(t, ws, "architect", nil)
+	answered := make(chan string, 1)
 	go func() {
-		// The architect answers once the question is on disk.
-		for range 200 {
-			time.Sleep(20 * time.Millisecond)
-			if res, _ := call(t, arch, "clarify_answer", map[string]any{"id": "CLR-42-001", "body": "Use PostgreSQL."}); !res.IsError {
-				return
-			}
-		}
+		// The architect answers once the engineer was told it waits.
+		<-noted
+		res, _ := call(t, arch, "clarify_answer", map[string]any{"id": "CLR-42-001", "body": "Use PostgreSQL."})
+		answered <- text(res)
 	}()
 	params := &mcp.CallToolParams{Name: "clarify_request", Arguments: map[string]any{"to": "architect", "topic": "database",
 		"question": "Which database?", "wait_seconds": 20}}
@@ -281,7 +281,7 @@ func TestBlockingRequestWaitsForTheAnswer(t *testing.T) {
 	}
 	out := res.StructuredContent.(map[string]any)
 	if out["answer"] != "Use PostgreSQL." || out["answered_by"] != "architect" || out["timed_out"] == true {
-		t.Fatalf("blocking request: %v", out)
+		t.Fatalf("blocking request: %v (the answer: %s)", out, <-answered)
 	}
 	mu.Lock()
 	defer mu.Unlock()
