@@ -133,8 +133,9 @@ func jsonEqual(a, b any) bool {
 	return reflect.DeepEqual(va, vb)
 }
 
-// codexHeader is the server's table in Codex's config.toml.
-var codexHeader = regexp.MustCompile(`(?m)^[ \t]*\[mcp_servers\.agentx\][ \t]*(#.*)?$`)
+// codexHeader matches the server's table in Codex's config.toml. It is
+// compiled when setup needs it, not at every start of agentx-hook.
+const codexHeader = `(?m)^[ \t]*\[mcp_servers\.agentx\][ \t]*(#.*)?$`
 
 // codexBlock is the table setup writes.
 func codexBlock(agent string) string {
@@ -173,7 +174,7 @@ func CodexMCP(old []byte, agent string) ([]byte, error) {
 	}
 	// Another agent's registration: replace the table when setup wrote it
 	// (its header line up to the next table), else leave it to the user.
-	loc := codexHeader.FindIndex(old)
+	loc := regexp.MustCompile(codexHeader).FindIndex(old)
 	if loc == nil {
 		return nil, fmt.Errorf("[mcp_servers.%s] is written in a form setup does not rewrite; set its args to %q by hand", ServerName, MCPArgs(agent))
 	}
