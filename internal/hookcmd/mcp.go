@@ -6,8 +6,6 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/hostsettings"
 	"github.com/agentx-dev/agentx/internal/mcpserver"
@@ -60,16 +58,12 @@ func runMCP(ctx context.Context, a *App, o *mcpOptions) error {
 			return n, ok && err == nil
 		},
 		Warn: a.warn,
-	}, &mcp.IOTransport{Reader: io.NopCloser(a.Stdin), Writer: nopWriteCloser{a.Stdout}})
+	}, mcpserver.Stdio(a.Stdin, a.Stdout))
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil // the host closed stdin, or a signal ended the session
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // mcpRegistration is the file where setup registers the MCP server for a
 // host, and its merge (Codex's goes into .codex/config.toml with its

@@ -239,3 +239,35 @@ func TestMCPAndCLIOnOneLedger(t *testing.T) {
 		t.Errorf("no audit trail: %v", err)
 	}
 }
+
+// TestMCPAnswersBeforeEOF: requests written all at once with stdin closed
+// right after are all answered before the server exits.
+func TestMCPAnswersBeforeEOF(t *testing.T) {
+	root := initWorkspace(t)
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for i := 2; i <= 6; i++ {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_remember","arguments":{"issue":3,"content":"Fact %d about EOF."}}}`+"\n", i, i)
+	}
+	cmd := exec.Command("agentx-hook", "--root", root, "mcp", "--agent", "engineer")
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("mcp: %v\n%s", err, out)
+	}
+	ids := map[float64]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var msg map[string]any
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		if res, _ := msg["result"].(map[string]any); res["isError"] == true {
+			t.Errorf("call failed: %s", line)
+		}
+		ids[msg["id"].(float64)] = true
+	}
+	if len(ids) != 6 {
+		t.Fatalf("%d answers, want 6:\n%s", len(ids), out)
+	}
+}
