@@ -89,6 +89,7 @@ func commands() []command {
 		{"ready", "issues with their BLOCKED: Clarification pending markers", wire(parseReady, runReady)},
 		{"hook", "agent lifecycle hooks: hook start, hook finish", runHook},
 		{"memory", "search, inspect and maintain the memory store", runMemory},
+		{"mcp", "serve the clarification and memory tools over MCP (stdio) for agent hosts", wire(parseMCP, runMCP)},
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
 		{"setup", "wire agentx into Claude Code, Codex or Copilot and git in one step", wire(parseSetup, runSetup)},
 		{"doctor", "check that agentx is wired and working here, with the command that fixes each problem", wire(parseDoctor, runDoctor)},
@@ -259,22 +260,7 @@ func (a *App) fail(err error) int {
 		}
 		return 2
 	}
-	code := errcode.CodeOf(err)
-	var pe *errcode.Error
-	hint := ""
-	if errors.As(err, &pe) {
-		hint = pe.Hint
-	}
-	if code == "" {
-		// An error without a protocol code is a failing disk, a denied path
-		// or a full file system: IO_ERROR, not CORRUPT_STATE, since no
-		// file is damaged and the fix is on the machine.
-		code = errcode.IOError
-		hint = "nothing was half-written (state files are replaced atomically); fix the cause (disk space, permissions) and retry"
-		if errors.Is(err, context.Canceled) {
-			code, hint = errcode.AgentError, ""
-		}
-	}
+	code, hint := errcode.Classify(err)
 	fmt.Fprintf(a.Stderr, "error: %s: %s\n", code, err.Error())
 	if hint != "" {
 		fmt.Fprintf(a.Stderr, "hint: %s\n", hint)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -85,17 +84,12 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 	if text == "" {
 		return usagef("memory add needs the observation TEXT")
 	}
-	// By hand as through capture: the SPEC's size limit, and no private
-	// part or secret ever reaches disk.
-	if n := utf8.RuneCountInString(text); n > sanitize.MaxChars {
-		return errcode.New(errcode.InvalidInput, "observation is %d characters, the limit is %d", n, sanitize.MaxChars)
+	text, redacted, err := memory.ByHandText(text)
+	if err != nil {
+		return err
 	}
-	if clean := strings.TrimSpace(sanitize.Text(text)); clean != text {
-		if clean == "" {
-			return errcode.New(errcode.InvalidInput, "nothing left to store once private parts and secrets are removed")
-		}
+	if redacted {
 		a.warn("removed private parts or secrets before storing")
-		text = clean
 	}
 	st := a.Memory()
 	st.AuditOp = memory.OpAdd

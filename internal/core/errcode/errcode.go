@@ -5,6 +5,7 @@
 package errcode
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -73,3 +74,23 @@ func CodeOf(err error) Code {
 
 // Is reports whether err carries code.
 func Is(err error, code Code) bool { return err != nil && CodeOf(err) == code }
+
+// ioHint is the hint of an error without a protocol code.
+const ioHint = "nothing was half-written (state files are replaced atomically); fix the cause (disk space, permissions) and retry"
+
+// Classify is the code and hint every surface reports err with (the
+// CLI's `error: CODE: message` and `hint:` lines, the MCP server's tool
+// errors). An error without a protocol code is a failing disk, a denied
+// path or a full file system: IO_ERROR, not CORRUPT_STATE, since no file
+// is damaged and the fix is on the machine; a cancelled operation is
+// AGENT_ERROR.
+func Classify(err error) (Code, string) {
+	var pe *Error
+	if errors.As(err, &pe) && pe.Code != "" {
+		return pe.Code, pe.Hint
+	}
+	if errors.Is(err, context.Canceled) {
+		return AgentError, ""
+	}
+	return IOError, ioHint
+}

@@ -75,7 +75,7 @@ func (h Host) Paths() []string {
 	if h.Name == Codex {
 		return []string{h.File, CodexConfig}
 	}
-	return []string{h.File}
+	return []string{h.File, h.MCPFile()}
 }
 
 // Events are the hook events agentx wires for the host, in order.
@@ -164,9 +164,18 @@ func Wire(h Host, files Files, agent string) ([]Edit, error) {
 		if err != nil {
 			return nil, &FileError{Path: CodexConfig, Err: err}
 		}
-		edits = append(edits, edit(CodexConfig, cold, cexists, cnext, false))
+		if cnext, err = h.wireMCP(cnext, agent); err != nil {
+			return nil, &FileError{Path: CodexConfig, Err: err}
+		}
+		return append(edits, edit(CodexConfig, cold, cexists, cnext, false)), nil
 	}
-	return edits, nil
+	mf := h.MCPFile()
+	mold, mexists := files[mf]
+	mnext, err := h.wireMCP(mold, agent)
+	if err != nil {
+		return nil, &FileError{Path: mf, Err: err}
+	}
+	return append(edits, edit(mf, mold, mexists, mnext, false)), nil
 }
 
 // Unwire returns the edits that take h's hooks out of files, keeping every
@@ -184,14 +193,27 @@ func Unwire(h Host, files Files) ([]Edit, error) {
 	if h.Name == Codex {
 		cold, cexists := files[CodexConfig]
 		cnext, cempty := cold, false
-		if empty && cexists {
-			if cnext, cempty, err = disableCodexHooks(cold); err != nil {
+		if cexists {
+			if cnext, cempty, err = h.unwireMCP(cold); err != nil {
 				return nil, &FileError{Path: CodexConfig, Err: err}
 			}
 		}
-		edits = append(edits, edit(CodexConfig, cold, cexists, cnext, cempty))
+		if empty && cexists && !cempty {
+			if cnext, cempty, err = disableCodexHooks(cnext); err != nil {
+				return nil, &FileError{Path: CodexConfig, Err: err}
+			}
+		}
+		return append(edits, edit(CodexConfig, cold, cexists, cnext, cempty)), nil
 	}
-	return edits, nil
+	mf := h.MCPFile()
+	mold, mexists := files[mf]
+	mnext, mempty := mold, false
+	if mexists {
+		if mnext, mempty, err = h.unwireMCP(mold); err != nil {
+			return nil, &FileError{Path: mf, Err: err}
+		}
+	}
+	return append(edits, edit(mf, mold, mexists, mnext, mempty)), nil
 }
 
 // Wiring is what a host's hooks file holds of agentx's hooks.

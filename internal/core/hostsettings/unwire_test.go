@@ -57,8 +57,12 @@ func TestUnwireKeepsCodexFlagForOtherHooks(t *testing.T) {
 		t.Errorf("agents %q", w.Agents)
 	}
 	edits := mustEdits(t)(Unwire(h, wired))
-	if edits[0].Action != Updated || edits[1].Action != Unchanged {
+	// config.toml loses the MCP server setup registered, not the flag.
+	if edits[0].Action != Updated || edits[1].Action != Updated {
 		t.Fatalf("actions %s, %s", edits[0].Action, edits[1].Action)
+	}
+	if cfg := string(edits[1].New); !strings.Contains(cfg, "codex_hooks = true") || strings.Contains(cfg, "mcp_servers") {
+		t.Errorf("config.toml:\n%s", cfg)
 	}
 	if !strings.Contains(string(edits[0].New), "./mine.sh") || strings.Contains(string(edits[0].New), "agentx-hook") {
 		t.Errorf("hooks.json:\n%s", edits[0].New)

@@ -87,6 +87,18 @@ func (m *Monitor) Check(ctx context.Context) (*Report, error) {
 	return rep, nil
 }
 
+// OpenNow is the open records as they are after rep's check: rep.Open,
+// or a new scan when the check acted on some of them (a failed scan keeps
+// rep.Open).
+func (m *Monitor) OpenNow(rep *Report) []ledger.Record {
+	if len(rep.Actions) > 0 {
+		if scan, err := m.Scanner.Scan(); err == nil {
+			return scan.Open
+		}
+	}
+	return rep.Open
+}
+
 // Act carries out rep.Plan through the hub: each step is one protocol
 // operation under its ledger's lock, which re-checks the record as it is
 // now. It appends to rep.Actions and rep.Failures.

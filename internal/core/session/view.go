@@ -39,14 +39,7 @@ func (s *session) view(ctx context.Context) {
 			s.warn("agentx hook %s: %v", s.in.Event, err)
 		}
 	}
-	for _, r := range open {
-		if r.To == s.in.Agent && r.Status.Waiting() {
-			res.Waiting = append(res.Waiting, r)
-		}
-		if r.From == s.in.Agent {
-			res.Requests = append(res.Requests, r)
-		}
-	}
+	res.Waiting, res.Requests = ledger.Inbox(open, s.in.Agent)
 	if s.in.HasIssue {
 		l, err := s.d.Ledgers.Load(s.in.Issue)
 		if err != nil {
