@@ -191,7 +191,9 @@ func (a *App) warn(format string, args ...any) {
 	if a.hook.Swallow() {
 		return // the hook's deadline passed: its one warning names the step
 	}
-	fmt.Fprintf(a.Stderr, "%s %s\n", a.ErrStyle().Yellow("warning:"), fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	a.warnings = append(a.warnings, msg) // a hook's go to the hook log
+	fmt.Fprintf(a.Stderr, "%s %s\n", a.ErrStyle().Yellow("warning:"), msg)
 }
 
 func nonNil[T any](s []T) []T {

@@ -13,6 +13,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
+	"github.com/agentx-dev/agentx/internal/core/hooklog"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/validate"
@@ -290,6 +291,7 @@ func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
 	}
 	run, end := a.startHookRun(ctx, "git-hook "+name, began, a.hookDeadline(0))
 	defer end()
+	defer a.logHookRun(hooklog.Entry{Command: "git-hook " + name, Agent: a.Getenv("AGENTX_AGENT")}, began)
 	defer a.reportHookRun(run)
 	run.Step(stepName, func(ctx context.Context) {
 		if err := step(ctx); err != nil {

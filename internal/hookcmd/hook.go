@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/hooklog"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/session"
@@ -213,6 +214,8 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 	if !ok {
 		a.hookSkipped(o.jsonMode(), event, why)
 		a.hookSkippedHost(o.Format, event, why)
+		a.logHookRun(hooklog.Entry{Command: "hook " + event, Host: o.Format, Agent: in.Agent,
+			Outcome: hooklog.Skipped, Warnings: []string{why}}, began)
 		return nil
 	}
 	issue, hasIssue, err := a.issueFor(ctx, o.Issue)
@@ -227,6 +230,10 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 	return a.failOpen(event, func() error {
 		run, end := a.startHookRun(ctx, "hook "+event, began, a.hookDeadline(o.Deadline))
 		defer end()
+		// Logged last, with the deadline's warning (doctor reads the log: a
+		// host hides a successful hook's stderr).
+		defer a.logHookRun(hooklog.Entry{Command: "hook " + event, Host: o.Format, Agent: in.Agent,
+			Issue: in.Issue}, began)
 		defer a.reportHookRun(run)
 		deps := a.sessionDeps()
 		var res *session.Result
@@ -266,6 +273,18 @@ func (a *App) sessionDeps() *session.Deps {
 		},
 	}
 	return d
+}
+
+// logHookRun appends one run to the hook log (.agentx/hook-log.jsonl),
+// with the warnings it printed; a log that cannot be written is no reason
+// to fail a hook.
+func (a *App) logHookRun(e hooklog.Entry, began time.Time) {
+	e.Time = a.Clock.Now()
+	e.DurationMS = time.Since(began).Milliseconds()
+	if e.Warnings == nil {
+		e.Warnings = a.warnings
+	}
+	_ = hooklog.Append(a.Workspace(), e)
 }
 
 // inWorkspace reports whether the workspace holds .agentx/. A hook or git

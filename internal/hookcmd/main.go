@@ -63,6 +63,9 @@ type App struct {
 	rt       *router.Router
 	// hook is the deadline of the hook being run, if any (deadline.go).
 	hook *session.Run
+	// warnings are the warnings printed so far (a hook's run is logged
+	// with them for doctor: the host hides its stderr).
+	warnings []string
 	// checkpointWarned: an automatic checkpoint's failure is told once.
 	checkpointWarned bool
 	// contained: the workspace's containment was checked and holds.
