@@ -118,8 +118,9 @@ func (d *doctor) agentFix(cfg *config.Set, source string, known []string) string
 func (d *doctor) hosts() {
 	root := d.a.Workspace().Root
 	type seen struct {
-		h hostsettings.Host
-		w hostsettings.Wiring
+		h     hostsettings.Host
+		w     hostsettings.Wiring
+		files hostsettings.Files
 	}
 	var used []seen
 	var codexFiles hostsettings.Files
@@ -143,13 +144,17 @@ func (d *doctor) hosts() {
 		if len(w.Wired) > 0 {
 			wired++
 		}
-		used = append(used, seen{h, w})
+		used = append(used, seen{h, w, files})
 		if name == hostsettings.Codex {
 			codexFiles = files
 		}
 	}
 	for _, u := range used {
 		d.host(u.h, u.w, wired)
+		if len(u.w.Wired) > 0 && !u.h.MCPRegistered(u.files) {
+			d.add("mcp/"+u.h.Name, statusWarn, "agentx-hook setup --"+u.h.Name,
+				"%s does not register agentx's MCP server: agents in this host use the CLI instead of its tools (docs/mcp.md)", u.h.MCPFile())
+		}
 	}
 	if codexFiles != nil {
 		d.codex(codexFiles)

@@ -304,3 +304,27 @@ func removeCodexMCP(old []byte) ([]byte, bool, error) {
 	}
 	return out, false, nil
 }
+
+// MCPRegistered reports whether the host's MCP file registers agentx's
+// server (an entry under ServerName running Command).
+func (h Host) MCPRegistered(files Files) bool {
+	data, ok := files[h.MCPFile()]
+	if !ok {
+		return false
+	}
+	if h.Name == Codex {
+		var cfg struct {
+			Servers map[string]map[string]any `toml:"mcp_servers"`
+		}
+		_, err := toml.Decode(string(data), &cfg)
+		return err == nil && cfg.Servers[ServerName]["command"] == Command
+	}
+	var doc map[string]map[string]struct {
+		Command string `json:"command"`
+	}
+	top := "servers"
+	if h.Name == Claude {
+		top = "mcpServers"
+	}
+	return json.Unmarshal(data, &doc) == nil && doc[top][ServerName].Command == Command
+}
