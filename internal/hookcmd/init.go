@@ -14,23 +14,29 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
+	"github.com/agentx-dev/agentx/internal/core/hostsettings"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 // initOptions is `init`'s command line.
 type initOptions struct {
 	Force bool
-	Mode  string // local, github, or "" (the mode of an existing agentx.toml)
+	// NoAgentsMD leaves AGENTS.md alone (init otherwise writes agentx's
+	// section into it, between markers).
+	NoAgentsMD bool
+	Mode       string // local, github, or "" (the mode of an existing agentx.toml)
 	jsonFlag
 }
 
-const initUsage = "init [--mode local|github] [--force] [--json]\n\nCreates .agentx/ with a default agentx.toml and the feature, story and bug\nworkflows. Existing files are kept unless --force is given; --mode switches\nthe mode of an existing agentx.toml, keeping its other settings.\n\nIn GitHub Mode (--mode github, or mode = \"github\" in an existing agentx.toml)\n.agentx/.gitignore also keeps state/, memory/ and digests/ off code branches:\nthat state lives on the state branch (agentx-hook sync). Commit agentx.toml,\nworkflows/ and .gitignore. State files the branch still tracks are named,\nwith the commands that carry them to the state branch (sync --init-from\nHEAD) and stop tracking them (git rm -r --cached)."
+const initUsage = "init [--mode local|github] [--force] [--no-agents-md] [--json]\n\nCreates .agentx/ with a default agentx.toml and the feature, story and bug\nworkflows, and agentx's section in AGENTS.md (between markers; the rest of\nthe file is kept). Existing files are kept unless --force is given; --mode switches\nthe mode of an existing agentx.toml, keeping its other settings.\n\nIn GitHub Mode (--mode github, or mode = \"github\" in an existing agentx.toml)\n.agentx/.gitignore also keeps state/, memory/ and digests/ off code branches:\nthat state lives on the state branch (agentx-hook sync). Commit agentx.toml,\nworkflows/ and .gitignore. State files the branch still tracks are named,\nwith the commands that carry them to the state branch (sync --init-from\nHEAD) and stop tracking them (git rm -r --cached)."
 
 func parseInit(a *App, args []string) (*initOptions, error) {
 	o := &initOptions{}
 	flags := newFlags(a, "init", initUsage)
 	flags.BoolVar(&o.Force, "force", false, "overwrite existing config and workflow files")
+	flags.BoolVar(&o.NoAgentsMD, "no-agents-md", false, "do not write agentx's section into AGENTS.md")
 	flags.StringVar(&o.Mode, "mode", "", "`local` or github (default: the mode in an existing agentx.toml, else local)")
 	o.register(flags)
 	if _, err := parse(flags, args); err != nil {
@@ -119,6 +125,11 @@ func runInit(ctx context.Context, a *App, o *initOptions) error {
 	if err := writeGitignore(ws, mode, report); err != nil {
 		return err
 	}
+	if !o.NoAgentsMD {
+		if err := writeAgentsMD(ws.Root, report); err != nil {
+			return err
+		}
+	}
 	var tracked []string
 	if mode == "github" {
 		tracked = trackedStateFiles(ctx, ws.Root)
@@ -133,6 +144,30 @@ func runInit(ctx context.Context, a *App, o *initOptions) error {
 	fmt.Fprintf(a.Stdout, "agentx initialised in %s (mode %s)\n", ws.Root, orLocal(mode))
 	printTrackedState(a, tracked, true)
 	return nil
+}
+
+// writeAgentsMD puts agentx's instructions for agents into the
+// repository's AGENTS.md, between markers, keeping the user's text.
+func writeAgentsMD(root string, report func(action, path string)) error {
+	path := filepath.Join(root, hostsettings.AgentsFile)
+	old, err := atomicfile.ReadRegular(path, hostsettings.MaxFileSize)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	next, err := hostsettings.AgentsSection(old)
+	if err != nil {
+		return errcode.Wrap(errcode.InvalidInput, err, "%s", path).WithHint("or run init --no-agents-md")
+	}
+	switch {
+	case bytes.Equal(old, next):
+		report("kept", path)
+		return nil
+	case old == nil:
+		report("created", path)
+	default:
+		report("updated", path)
+	}
+	return atomicfile.Write(path, next, atomicfile.Options{})
 }
 
 func orLocal(mode string) string {
