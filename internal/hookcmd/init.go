@@ -94,18 +94,8 @@ func runInit(ctx context.Context, a *App, o *initOptions) error {
 		}
 		fmt.Fprintf(a.Stdout, "%-8s %s\n", action, rel(ws.Root, path))
 	}
-	for _, n := range names {
-		path := filepath.Join(ws.AgentxDir(), filepath.FromSlash(n))
-		if _, err := os.Stat(path); err == nil && !o.Force {
-			report("kept", path)
-			continue
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		if err := atomicfile.Write(path, files[n], atomicfile.Options{}); err != nil {
-			return err
-		}
-		report("created", path)
+	if err := writeDefaults(ws, files, names, o.Force, report); err != nil {
+		return err
 	}
 	// The mode of the config as it is now (kept, or just written). An
 	// explicit --mode switches a kept config: only its mode line changes,
@@ -143,6 +133,25 @@ func runInit(ctx context.Context, a *App, o *initOptions) error {
 	}
 	fmt.Fprintf(a.Stdout, "agentx initialised in %s (mode %s)\n", ws.Root, orLocal(mode))
 	printTrackedState(a, tracked, true)
+	return nil
+}
+
+// writeDefaults writes the default config and workflows, keeping files
+// that exist unless force.
+func writeDefaults(ws workspace.Workspace, files map[string][]byte, names []string, force bool, report func(action, path string)) error {
+	for _, n := range names {
+		path := filepath.Join(ws.AgentxDir(), filepath.FromSlash(n))
+		if _, err := os.Stat(path); err == nil && !force {
+			report("kept", path)
+			continue
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := atomicfile.Write(path, files[n], atomicfile.Options{}); err != nil {
+			return err
+		}
+		report("created", path)
+	}
 	return nil
 }
 
