@@ -80,19 +80,18 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 	if s.DryRun {
 		return runErr
 	}
-	// Record each ledger's blob beside the hash it was mirrored with, so
-	// the next run need not read it.
-	for _, ld := range loaded {
-		if ld.Err != nil {
-			continue
-		}
-		is, ok := st.Get(ld.Issue)
-		if ok && is.Hash == Desired(ld.Ledger, s.Labels, s.Clean).Hash(s.Bot) {
-			is.Blob = blobs[ld.Issue]
-			st.Set(ld.Issue, is)
-		}
+	s.recordBlobs(loaded, blobs, st)
+	if c := s.Counts; s.recon != nil && c.CommentsCreated+c.CommentsUpdated+c.CommentsDeleted+c.LabelsAdded+c.LabelsRemoved > 0 {
+		st.markSettings() // a run that wrote anyway records where the rotation stands
 	}
-	if runErr == nil {
+	// The settings hold for every blob recorded: those recorded by this
+	// run, and, when they were the same before, the older ones. A failed
+	// issue records no blob and is read again next run, so one broken
+	// ledger does not make every later run read all of them again.
+	if runErr == nil || errors.As(runErr, new(*FailedIssues)) {
+		if st.Settings != settings {
+			st.dropBlobs(blobs)
+		}
 		st.SetSettings(settings)
 	}
 	// Save what did land even when the run stopped half way: the next run
@@ -108,6 +107,24 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 		return fmt.Errorf("save sync state: %w", err)
 	}
 	return runErr
+}
+
+// recordBlobs records, beside the hash each ledger was mirrored with,
+// its blob and what the monitor needs of it, so the next run need not
+// read it. A ledger with nothing to show is recorded too.
+func (s *Syncer) recordBlobs(loaded []ledger.Loaded, blobs map[int]string, st *State) {
+	for _, ld := range loaded {
+		if ld.Err != nil {
+			continue
+		}
+		hash := Desired(ld.Ledger, s.Labels, s.Clean).Hash(s.Bot)
+		is, ok := st.Get(ld.Issue)
+		if !ok || is.Hash != hash {
+			continue // not mirrored (failed, or stopped before it)
+		}
+		is.Hash, is.Blob, is.Watch = hash, blobs[ld.Issue], watchOf(ld.Ledger)
+		st.Set(ld.Issue, is)
+	}
 }
 
 // saveState commits st when it changed. A complete run commits it right

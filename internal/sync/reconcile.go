@@ -17,10 +17,14 @@ import (
 // checked within ceil(issues / Reconcile) runs without re-reading all.
 
 // DefaultReconcile is the slice a monitor run checks unless configured.
-const DefaultReconcile = 20
+const DefaultReconcile = 1
 
 // prepare picks this run's reconcile slice and records it, and the sweep's
-// end, in st.
+// end, in st. Neither alone makes the state be written: a run with
+// nothing else to record costs no commit. The rotation still moves on,
+// by the runs counted since the recorded position (RunNumber), so a quiet
+// repository has every issue checked within ceil(issues / Reconcile)
+// runs all the same.
 func (s *Syncer) prepare(issues []int, st *State) {
 	if !s.SweptUntil.IsZero() && !s.DryRun {
 		if v := s.SweptUntil.UTC().Format(time.RFC3339); v > st.SweptUntil {
@@ -31,14 +35,21 @@ func (s *Syncer) prepare(issues []int, st *State) {
 	if s.Reconcile <= 0 || s.Full || len(issues) == 0 {
 		return
 	}
-	slice, next := rotate(issues, st.ReconcileAfter, s.Reconcile)
+	skip := 0
+	if s.RunNumber > st.ReconcileRun && st.ReconcileRun > 0 {
+		skip = (s.RunNumber - st.ReconcileRun - 1) * s.Reconcile
+	}
+	slice, next := rotate(issues, advance(issues, st.ReconcileAfter, skip), s.Reconcile)
 	s.recon = map[int]bool{}
 	for _, n := range slice {
 		s.recon[n] = true
 	}
-	if !s.DryRun && next != st.ReconcileAfter {
+	s.ReconcileSlice, s.ReconcileOf = slice, len(issues)
+	if !s.DryRun {
 		st.ReconcileAfter = next
-		st.markSettings()
+		if s.RunNumber > 0 {
+			st.ReconcileRun = s.RunNumber
+		}
 	}
 }
 
@@ -56,6 +67,18 @@ func rotate(issues []int, after, n int) ([]int, int) {
 		out = append(out, issues[(start+i)%len(issues)])
 	}
 	return out, out[len(out)-1]
+}
+
+// advance returns the issue skip places on from after in the rotation of
+// issues (after itself when skip is 0).
+func advance(issues []int, after, skip int) int {
+	if skip <= 0 || len(issues) == 0 {
+		return after
+	}
+	sorted := append([]int(nil), issues...)
+	sort.Ints(sorted)
+	start := sort.SearchInts(sorted, after+1)
+	return sorted[(start+skip-1)%len(sorted)]
 }
 
 // countRepair counts a reconciled issue, and as repaired when the cache

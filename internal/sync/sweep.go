@@ -28,8 +28,11 @@ type Sweep struct {
 	Warn     func(format string, args ...any)
 
 	// Found counts the commands without a verdict; the ingester's Counts
-	// say what became of them.
-	Found int
+	// say what became of them. Listed counts the comments the window held
+	// (none: the next sweep may start from the same point at no cost, so
+	// the window's end need not be recorded).
+	Found  int
+	Listed int
 }
 
 // The sweep's defaults.
@@ -65,6 +68,7 @@ func (sw *Sweep) Run(ctx context.Context, since time.Time) (time.Time, error) {
 		if !c.Updated.Before(until) || c.Updated.Before(since) {
 			continue
 		}
+		sw.Listed++
 		if strings.EqualFold(c.User, in.Bot) || c.UserType == "Bot" || isReply(c.Body) {
 			continue
 		}

@@ -71,8 +71,16 @@ type Syncer struct {
 	// monitor's sweep of comments ended.
 	Reconcile  int
 	SweptUntil time.Time
-	recon      map[int]bool
-	login      *string // the token's login, once asked (reconcile.go)
+	// RunNumber is the workflow's run number (GITHUB_RUN_NUMBER; 0 when
+	// unknown): the rotation moves on by Reconcile issues per run even
+	// when a run had nothing else to record (reconcile.go).
+	RunNumber int
+	// ReconcileSlice lists the issues this run reconciled, of
+	// ReconcileOf ledgers, for the run's summary.
+	ReconcileSlice []int
+	ReconcileOf    int
+	recon          map[int]bool
+	login          *string // the token's login, once asked (reconcile.go)
 
 	Counts Counts
 	// Planned lists every write of a dry run (runbudget.go).
@@ -151,7 +159,10 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 		return nil
 	}
 	if !known && len(want.Comments) == 0 && len(OnLabels(want.Labels)) == 0 {
-		return nil // nothing to show and nothing we ever put there
+		if !s.DryRun { // nothing to show and nothing we ever put there
+			st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels)})
+		}
+		return nil
 	}
 	var haveLabels []string
 	if known && !full {

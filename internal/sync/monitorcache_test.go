@@ -1,0 +1,132 @@
+package sync
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/githubfake"
+)
+
+// waitLedger is issue's ledger with one blocking question from -> to,
+// its SLA passing at due.
+func waitLedger(issue int, from, to string, due time.Time) *ledger.Ledger {
+	ts := clock.Format(t0)
+	return &ledger.Ledger{IssueNumber: issue, Clarifications: []ledger.Record{{
+		ID: fmt.Sprintf("CLR-%d-001", issue), IssueNumber: issue, From: from, To: to, Topic: "t", Blocking: true,
+		Status: ledger.Pending, Round: 1, MaxRounds: 3, Created: ts, StaleAfter: clock.Format(due),
+		Thread: []ledger.Entry{{Round: 1, From: from, Type: ledger.Question, Body: "q?", Timestamp: ts}}}}}
+}
+
+// monitorRig mirrors n ledgers (issue i: engineer -> architect, due at
+// t0+48h) and returns the branch, the client and the sync state.
+func monitorRig(t *testing.T, n int) (*githubfake.Server, *StateBranch) {
+	t.Helper()
+	fake := githubfake.New()
+	t.Cleanup(fake.Close)
+	files := map[string][]byte{}
+	for i := 1; i <= n; i++ {
+		fake.AddIssue(i)
+		files[BranchLedgerPath(i)] = encode(t, waitLedger(i, "engineer", "architect", t0.Add(48*time.Hour)))
+	}
+	fake.SetBranchFiles(DefaultStateBranch, files, "ledgers")
+	sb := NewStateBranch(newTestClient(t, fake, &sleeps{}), "")
+	if err := newSyncer(sb.GH).RunBranch(context.Background(), sb, nil); err != nil {
+		t.Fatal(err)
+	}
+	return fake, sb
+}
+
+func runMonitor(t *testing.T, fake *githubfake.Server, now time.Time) (*Monitor, int) {
+	t.Helper()
+	ctx := context.Background()
+	sb := NewStateBranch(newTestClient(t, fake, &sleeps{}), "") // no blob cached between runs
+	fake.ResetCounts()
+	snap, err := sb.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := sb.ReadFile(ctx, snap, SyncStatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Monitor{State: sb, Clock: clock.NewFake(now), Start: snap, Cache: ParseState(data)}
+	if _, err := m.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return m, fake.Calls()["GET /repos/{owner}/{repo}/git/blobs/{sha}"]
+}
+
+// TestMonitorReadsOnlyWhatIsDueOrChanged: with the sync state's cache,
+// the monitor reads no ledger when nothing changed and nothing is due,
+// only the due one when one is, and, when a changed ledger closes a wait
+// cycle, the ledgers on that cycle (a deadlock spans issues), never all.
+func TestMonitorReadsOnlyWhatIsDueOrChanged(t *testing.T) {
+	t.Parallel()
+	fake, _ := monitorRig(t, 30)
+	if m, blobs := runMonitor(t, fake, t0.Add(time.Hour)); blobs != 1 || m.Read != 0 || m.Skipped != 30 {
+		t.Fatalf("nothing due: %d blob reads (want 1, the sync state), read %d, skipped %d", blobs, m.Read, m.Skipped)
+	}
+	// Issue 7 falls due sooner.
+	fake.PutBranchFile(DefaultStateBranch, BranchLedgerPath(7), encode(t, waitLedger(7, "engineer", "architect", t0.Add(time.Hour))))
+	sb := NewStateBranch(newTestClient(t, fake, &sleeps{}), "")
+	if err := newSyncer(sb.GH).RunBranch(context.Background(), sb, nil); err != nil {
+		t.Fatal(err)
+	}
+	m, blobs := runMonitor(t, fake, t0.Add(2*time.Hour))
+	if m.Read != 1 || blobs != 2 || len(m.Changed) != 1 || m.Changed[0] != 7 {
+		t.Fatalf("one due: read %d, %d blob reads, changed %v", m.Read, blobs, m.Changed)
+	}
+	// A new ledger where the architect waits on the engineer: a cycle
+	// with every engineer -> architect wait, so those are read, and the
+	// deadlock is found as without the cache.
+	fake.PutBranchFile(DefaultStateBranch, BranchLedgerPath(31), encode(t, waitLedger(31, "architect", "engineer", t0.Add(48*time.Hour))))
+	fake.AddIssue(31)
+	m, _ = runMonitor(t, fake, t0.Add(2*time.Hour))
+	if m.Read != 31 || len(m.Changed) == 0 {
+		t.Fatalf("cycle: read %d, changed %v", m.Read, m.Changed)
+	}
+	// A new ledger on no cycle (pm -> designer) reads only itself.
+	fake.AddIssue(32)
+	fake.PutBranchFile(DefaultStateBranch, BranchLedgerPath(32), encode(t, waitLedger(32, "pm", "designer", t0.Add(48*time.Hour))))
+	sb = NewStateBranch(newTestClient(t, fake, &sleeps{}), "")
+	if err := newSyncer(sb.GH).RunBranch(context.Background(), sb, nil); err != nil {
+		t.Fatal(err)
+	}
+	fake.PutBranchFile(DefaultStateBranch, BranchLedgerPath(33), encode(t, waitLedger(33, "pm", "designer", t0.Add(48*time.Hour))))
+	if m, _ = runMonitor(t, fake, t0.Add(2*time.Hour)); m.Read != 1 {
+		t.Fatalf("no cycle: read %d ledgers, want 1", m.Read)
+	}
+}
+
+// TestSyncBrokenLedgerOnFirstSyncDoesNotCostEveryLaterRun: one ledger
+// does not parse on the very first sync; the next sync reads that one
+// again, not all of them.
+func TestSyncBrokenLedgerOnFirstSyncDoesNotCostEveryLaterRun(t *testing.T) {
+	t.Parallel()
+	fake, _ := monitorRig(t, 0)
+	files := map[string][]byte{}
+	for i := 1; i <= 20; i++ {
+		fake.AddIssue(i)
+		files[BranchLedgerPath(i)] = encode(t, waitLedger(i, "engineer", "architect", t0.Add(48*time.Hour)))
+	}
+	files[BranchLedgerPath(5)] = []byte("{not json")
+	fake.SetBranchFiles(DefaultStateBranch, files, "ledgers, one broken")
+	ctx := context.Background()
+	for run := 1; run <= 2; run++ {
+		sb := NewStateBranch(newTestClient(t, fake, &sleeps{}), "")
+		fake.ResetCounts()
+		err := newSyncer(sb.GH).RunBranch(ctx, sb, nil)
+		if err == nil {
+			t.Fatalf("run %d: the broken ledger was not reported", run)
+		}
+		blobs := fake.Calls()["GET /repos/{owner}/{repo}/git/blobs/{sha}"]
+		t.Logf("run %d: %d blob reads", run, blobs)
+		if run == 2 && blobs != 2 { // the sync state and the broken ledger
+			t.Fatalf("second sync read %d blobs, want 2 (the state and the broken ledger)", blobs)
+		}
+	}
+}
