@@ -48,6 +48,10 @@ type IssueState struct {
 	// Watch is what the monitor needs to know of that blob without
 	// reading it (monitorcache.go); nil when unknown.
 	Watch *Watch `json:"watch,omitempty"`
+	// Ingested counts the ledger's entries that came from commands when
+	// it was mirrored: more now means ingest mirrored the issue since, and
+	// the labels are read rather than taken from Labels.
+	Ingested int `json:"ingested,omitempty"`
 }
 
 // NewState is an empty state.
@@ -94,7 +98,7 @@ func (s *State) Forget(issue int) {
 }
 
 func sameIssue(a, b IssueState) bool {
-	return a.Hash == b.Hash && a.Blob == b.Blob && equalStrings(a.Labels, b.Labels) && a.Watch.equal(b.Watch)
+	return a.Hash == b.Hash && a.Blob == b.Blob && a.Ingested == b.Ingested && equalStrings(a.Labels, b.Labels) && a.Watch.equal(b.Watch)
 }
 
 // original is an issue's state as read, kept on its first change, so a

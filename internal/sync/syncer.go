@@ -142,8 +142,8 @@ func (s *Syncer) Run(ctx context.Context, loaded []ledger.Loaded, st *State) err
 
 // Issue reconciles one issue with its ledger. With a state entry whose
 // hash matches, it makes no call. With a stale entry it reads the comments
-// once (the labels are known from the state); with none it also reads the
-// issue's labels.
+// once (the labels are known from the state, unless ingest mirrored the
+// issue since); with none it also reads the issue's labels.
 func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	want := Desired(l, s.Labels, s.Clean)
 	if len(want.Tampered) > 0 {
@@ -160,12 +160,18 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	}
 	if !known && len(want.Comments) == 0 && len(OnLabels(want.Labels)) == 0 {
 		if !s.DryRun { // nothing to show and nothing we ever put there
-			st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels)})
+			st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels), Ingested: ingestedEntries(l)})
 		}
 		return nil
 	}
+	// The cached labels hold only while sync was the last to mirror the
+	// issue: ingest mirrors it too (a person's /clarify ask puts the
+	// blocked label on) without the cache, and each command it applied
+	// left an entry carrying its comment. More such entries than recorded:
+	// the labels are read.
+	ingested := ingestedEntries(l)
 	var haveLabels []string
-	if known && !full {
+	if known && !full && prev.Ingested == ingested {
 		haveLabels = prev.Labels
 	} else {
 		var err error
@@ -197,9 +203,23 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	s.Counts.IssuesSynced++
 	s.countRepair(l.IssueNumber, known && prev.Hash == hash, before)
 	if !s.DryRun {
-		st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels)})
+		st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels), Ingested: ingested})
 	}
 	return nil
+}
+
+// ingestedEntries counts l's thread entries that came from commands on
+// the issue (ingest marks each with its comment).
+func ingestedEntries(l *ledger.Ledger) int {
+	n := 0
+	for i := range l.Clarifications {
+		for _, e := range l.Clarifications[i].Thread {
+			if hasKey(e.Extra, CommentKey) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // labels adds and removes the managed labels so the issue carries want,
