@@ -50,8 +50,9 @@ type inputs struct {
 }
 
 // Clean is the egress sanitiser: the core's (secrets and <private> out,
-// size capped) and then @mentions neutralised, so a mirror pings nobody.
-func Clean(s string) string { return sanitize.Mentions(sanitize.Text(s)) }
+// size capped) and then every at sign GitHub could read as a mention
+// neutralised, whatever the Markdown around it, so a mirror pings nobody.
+func Clean(s string) string { return sync.Unmention(sanitize.Text(s)) }
 
 func splitList(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
