@@ -48,6 +48,7 @@ func (a *App) sweep(ctx context.Context, in *inputs, gh *sync.Client, sb *sync.S
 	sw := &sync.Sweep{Ingester: ing, Clock: a.Clock, Warn: warn}
 	until, err := sw.Run(ctx, since)
 	ing.Counts.CommandsSwept = sw.Found
+	syncer.Recheck = sw.Duplicated
 	syncer.Counts.Add(ing.Counts)
 	if sw.Found > 0 {
 		fmt.Fprintf(a.Stderr, "agentx-action monitor: the sweep found %d /clarify commands no ingest run answered\n", sw.Found)

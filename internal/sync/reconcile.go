@@ -32,7 +32,16 @@ func (s *Syncer) prepare(issues []int, st *State) {
 			st.markSettings()
 		}
 	}
-	if s.Reconcile <= 0 || s.Full || len(issues) == 0 {
+	if s.Full || len(issues) == 0 {
+		return
+	}
+	for _, n := range s.Recheck {
+		if s.recon == nil {
+			s.recon = map[int]bool{}
+		}
+		s.recon[n] = true
+	}
+	if s.Reconcile <= 0 {
 		return
 	}
 	skip := 0
@@ -40,7 +49,9 @@ func (s *Syncer) prepare(issues []int, st *State) {
 		skip = (s.RunNumber - st.ReconcileRun - 1) * s.Reconcile
 	}
 	slice, next := rotate(issues, advance(issues, st.ReconcileAfter, skip), s.Reconcile)
-	s.recon = map[int]bool{}
+	if s.recon == nil {
+		s.recon = map[int]bool{}
+	}
 	for _, n := range slice {
 		s.recon[n] = true
 	}

@@ -3,6 +3,8 @@ package sync
 import (
 	"context"
 	"errors"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +35,9 @@ type Sweep struct {
 	// the window's end need not be recorded).
 	Found  int
 	Listed int
+	// Duplicated lists the issues where the listing showed a mirror the
+	// bot posted twice (the sync reconciles them in this run).
+	Duplicated []int
 }
 
 // The sweep's defaults.
@@ -62,6 +67,9 @@ func (sw *Sweep) Run(ctx context.Context, since time.Time) (time.Time, error) {
 	in := sw.Ingester
 	comments, err := in.GH.RepoComments(ctx, since)
 	if err != nil {
+		return since, err
+	}
+	if err := sw.dedupe(ctx, comments); err != nil {
 		return since, err
 	}
 	for _, c := range comments {
@@ -100,6 +108,48 @@ func (sw *Sweep) Run(ctx context.Context, since time.Time) (time.Time, error) {
 		}
 	}
 	return until, nil
+}
+
+// dedupe removes what the bot posted twice among comments: a reply
+// (the later ones are deleted, the oldest kept), and a mirror (its issue
+// is handed to the sync's reconcile, which deletes the duplicate and
+// checks the rest). A retried create that landed twice (an older
+// release, or a check that could not read) is so removed by the first
+// monitor whose sweep lists it.
+func (sw *Sweep) dedupe(ctx context.Context, comments []RepoComment) error {
+	in := sw.Ingester
+	ours := make([]RepoComment, 0, len(comments))
+	for _, c := range comments {
+		if strings.EqualFold(c.User, in.Bot) {
+			ours = append(ours, c)
+		}
+	}
+	sort.SliceStable(ours, func(i, j int) bool { return ours[i].ID < ours[j].ID })
+	seen := map[string]bool{}
+	flagged := map[int]bool{}
+	for _, c := range ours {
+		key := strconv.Itoa(c.Issue) + "\x00" + c.Body
+		if !seen[key] {
+			seen[key] = true
+			continue
+		}
+		switch {
+		case isReply(c.Body):
+			if in.DryRun {
+				continue
+			}
+			if err := in.GH.DeleteComment(ctx, c.ID); err != nil {
+				return err
+			}
+			in.Counts.CommentsDeleted++
+		case !flagged[c.Issue]:
+			if _, ok := ParseMarker(c.Body); ok {
+				flagged[c.Issue] = true
+				sw.Duplicated = append(sw.Duplicated, c.Issue)
+			}
+		}
+	}
+	return nil
 }
 
 // answered reports whether the bot gave c its verdict after c's last edit.

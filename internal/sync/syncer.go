@@ -75,6 +75,9 @@ type Syncer struct {
 	// unknown): the rotation moves on by Reconcile issues per run even
 	// when a run had nothing else to record (reconcile.go).
 	RunNumber int
+	// Recheck lists issues to reconcile in this run besides the slice
+	// (the sweep saw a mirror there twice).
+	Recheck []int
 	// ReconcileSlice lists the issues this run reconciled, of
 	// ReconcileOf ledgers, for the run's summary.
 	ReconcileSlice []int
