@@ -183,8 +183,15 @@ func (c *Client) DeleteComment(ctx context.Context, id int64) error {
 
 // React adds a reaction ("+1", "confused", ...) to a comment.
 func (c *Client) React(ctx context.Context, id int64, content string) error {
+	_, err := c.ReactOnce(ctx, id, content)
+	return err
+}
+
+// ReactOnce is React, and reports whether the token had already given
+// that reaction (GitHub answers 200 rather than 201).
+func (c *Client) ReactOnce(ctx context.Context, id int64, content string) (existed bool, err error) {
 	_, resp, err := c.gh.Reactions.CreateIssueCommentReaction(rl(ctx), c.owner, c.repo, id, content)
-	return wrap(fmt.Sprintf("react to comment %d", id), resp, err)
+	return status(resp) == http.StatusOK, wrap(fmt.Sprintf("react to comment %d", id), resp, err)
 }
 
 // LabelSpec is a label to create on first use.

@@ -91,7 +91,7 @@ func (sw *Sweep) Run(ctx context.Context, since time.Time) (time.Time, error) {
 			continue
 		}
 		sw.Found++
-		ev := Event{Action: "created"}
+		ev := Event{Action: "created", Swept: true}
 		if c.Updated.After(c.Created) {
 			ev.Action = "edited"
 		}
