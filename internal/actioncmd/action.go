@@ -399,7 +399,7 @@ func (a *App) monitorBudget(in *inputs) string {
 	for i, n := range s.ReconcileSlice {
 		ids[i] = "#" + strconv.Itoa(n)
 	}
-	fmt.Fprintf(&b, "Reconcile budget: %d of %d issues per run (about %d API calls); this run checked %s; every issue is checked within %d runs.\n",
-		len(s.ReconcileSlice), s.ReconcileOf, 3*len(s.ReconcileSlice), strings.Join(ids, ", "), (s.ReconcileOf+in.reconcile-1)/in.reconcile)
+	fmt.Fprintf(&b, "Reconcile budget: %d of %d issues per run (%d API calls when in order, 3 more and the repairs for one that drifted); this run checked %s; every issue is checked within %d runs.\n",
+		len(s.ReconcileSlice), s.ReconcileOf, 2*len(s.ReconcileSlice), strings.Join(ids, ", "), (s.ReconcileOf+in.reconcile-1)/in.reconcile)
 	return b.String()
 }

@@ -64,7 +64,7 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 	blobs := map[int]string{}
 	for i, n := range issues {
 		blob := snap.Blobs[paths[i]]
-		if is, ok := st.Get(n); trust && ok && is.Blob == blob && !s.recon[n] {
+		if is, ok := st.Get(n); trust && ok && is.Blob == blob && (!s.recon[n] || s.inOrder(ctx, n, is)) {
 			s.Counts.IssuesUnchanged++
 			s.debugf("issue #%d: ledger unchanged since it was mirrored (blob %s), not read", n, blob)
 			continue

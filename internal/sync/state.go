@@ -52,6 +52,9 @@ type IssueState struct {
 	// it was mirrored: more now means ingest mirrored the issue since, and
 	// the labels are read rather than taken from Labels.
 	Ingested int `json:"ingested,omitempty"`
+	// Shown is the hash of the mirrors' bodies (reconcile.go: the drift
+	// check compares it with GitHub's without reading the ledger).
+	Shown string `json:"shown,omitempty"`
 }
 
 // NewState is an empty state.
@@ -98,7 +101,7 @@ func (s *State) Forget(issue int) {
 }
 
 func sameIssue(a, b IssueState) bool {
-	return a.Hash == b.Hash && a.Blob == b.Blob && a.Ingested == b.Ingested && equalStrings(a.Labels, b.Labels) && a.Watch.equal(b.Watch)
+	return a.Hash == b.Hash && a.Blob == b.Blob && a.Ingested == b.Ingested && a.Shown == b.Shown && equalStrings(a.Labels, b.Labels) && a.Watch.equal(b.Watch)
 }
 
 // original is an issue's state as read, kept on its first change, so a

@@ -163,7 +163,7 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	}
 	if !known && len(want.Comments) == 0 && len(OnLabels(want.Labels)) == 0 {
 		if !s.DryRun { // nothing to show and nothing we ever put there
-			st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels), Ingested: ingestedEntries(l)})
+			st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels), Ingested: ingestedEntries(l), Shown: want.shown()})
 		}
 		return nil
 	}
@@ -206,9 +206,18 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	s.Counts.IssuesSynced++
 	s.countRepair(l.IssueNumber, known && prev.Hash == hash, before)
 	if !s.DryRun {
-		st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels), Ingested: ingested})
+		st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels), Ingested: ingested, Shown: want.shown()})
 	}
 	return nil
+}
+
+// shown is the hash of the mirrors' bodies the issue should carry.
+func (w IssueWant) shown() string {
+	bodies := make([]string, len(w.Comments))
+	for i, c := range w.Comments {
+		bodies[i] = c.Body
+	}
+	return shownHash(bodies)
 }
 
 // ingestedEntries counts l's thread entries that came from commands on
