@@ -250,12 +250,21 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 			return syncer.Counts, nil
 		}
 	}
-	snap, err := a.openState(ctx, in, sb, ws, warn)
-	if err != nil {
-		return syncer.Counts, err
+	var snap *sync.StateSnapshot
+	var st *sync.State
+	if in.command == "monitor" {
+		// The tip is the last complete mirror: two calls, no tree read.
+		if snap, st, err = syncer.QuickSnapshot(ctx, sb); err != nil {
+			return syncer.Counts, err
+		}
+	}
+	if snap == nil {
+		if snap, err = a.openState(ctx, in, sb, ws, warn); err != nil {
+			return syncer.Counts, err
+		}
 	}
 	if in.command == "monitor" {
-		if snap, err = a.monitor(ctx, in, gh, sb, snap, syncer, cfg, warn); err != nil {
+		if snap, err = a.monitor(ctx, in, gh, sb, snap, st, syncer, cfg, warn); err != nil {
 			return syncer.Counts, err
 		}
 	}
@@ -266,15 +275,21 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 // monitor sweeps for commands no ingest run answered (a late answer must
 // count before the check escalates for want of it), then checks the
 // ledgers the sync state cannot vouch for, on the branch as read once.
-func (a *App) monitor(ctx context.Context, in *inputs, gh *sync.Client, sb *sync.StateBranch, snap *sync.StateSnapshot,
+func (a *App) monitor(ctx context.Context, in *inputs, gh *sync.Client, sb *sync.StateBranch, snap *sync.StateSnapshot, st *sync.State,
 	syncer *sync.Syncer, cfg *config.Set, warn func(string, ...any)) (*sync.StateSnapshot, error) {
-	data, err := sb.ReadFile(ctx, snap, sync.SyncStatePath)
-	if err != nil {
-		return snap, err
+	if st == nil {
+		data, err := sb.ReadFile(ctx, snap, sync.SyncStatePath)
+		if err != nil {
+			return snap, err
+		}
+		st = sync.ParseState(data)
 	}
-	st := sync.ParseState(data)
+	applied := syncer.Counts.CommandsApplied
 	if err := a.sweep(ctx, in, gh, sb, st, syncer, cfg, warn); err != nil {
 		return snap, err
+	}
+	if syncer.Counts.CommandsApplied > applied {
+		snap = nil // the sweep's commands moved the branch: check it as it is now
 	}
 	syncer.Reconcile = in.reconcile
 	syncer.RunNumber, _ = strconv.Atoi(a.Getenv("GITHUB_RUN_NUMBER"))

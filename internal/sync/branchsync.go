@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -37,7 +38,49 @@ func (s *Syncer) UpToDate(ctx context.Context, sb *StateBranch) (bool, error) {
 	if err != nil || sha == "" {
 		return false, err
 	}
-	return msg == mirroredMessage(s.settings()), nil
+	first, _, _ := strings.Cut(msg, "\n")
+	return first == mirroredMessage(s.settings()), nil
+}
+
+// stateTrailer names, in a complete mirror's commit message, the blob of
+// the sync state it wrote.
+const stateTrailer = "agentx-sync-state: "
+
+// QuickSnapshot reads the branch from its tip alone when the tip is this
+// syncer's own record of a complete mirror under the same settings: the
+// tip's message names the sync state's blob, and the state lists every
+// ledger's blob of the commit it mirrored (Ledgers), which the tip did not
+// change. Two calls (the branch, the state) and no tree read. The
+// snapshot is Partial: it lists the ledgers and the sync state only, so
+// a run that must write anything else reads the branch in full. It
+// returns nil when the tip is anything else.
+func (s *Syncer) QuickSnapshot(ctx context.Context, sb *StateBranch) (*StateSnapshot, *State, error) {
+	if s.Full {
+		return nil, nil, nil
+	}
+	sha, tree, msg, err := sb.head(ctx)
+	if err != nil || sha == "" {
+		return nil, nil, err
+	}
+	first, rest, _ := strings.Cut(msg, "\n")
+	_, blob, found := strings.Cut(rest, stateTrailer)
+	blob, _, _ = strings.Cut(blob, "\n")
+	if first != mirroredMessage(s.settings()) || !found || blob == "" || tree == "" {
+		return nil, nil, nil
+	}
+	snap := &StateSnapshot{Commit: sha, Tree: tree, Blobs: map[string]string{SyncStatePath: blob}, Partial: true}
+	data, err := sb.ReadFile(ctx, snap, SyncStatePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := ParseState(data)
+	if st.Ledgers == nil || st.Settings != s.settings() {
+		return nil, nil, nil
+	}
+	for p, b := range st.Ledgers {
+		snap.Blobs[p] = b
+	}
+	return snap, st, nil
 }
 
 // RunBranch syncs every ledger of the state branch (snap as read, or nil
@@ -94,6 +137,9 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 		}
 		st.SetSettings(settings)
 	}
+	if runErr == nil {
+		st.setLedgers(snap)
+	}
 	// Save what did land even when the run stopped half way: the next run
 	// then rereads only the issues this one did not finish. A cancelled
 	// run (the runner's SIGTERM) still records its progress.
@@ -141,7 +187,7 @@ func saveState(ctx context.Context, sb *StateBranch, st *State, read *StateSnaps
 		if err != nil {
 			return fmt.Errorf("encode sync state: %w", err)
 		}
-		_, err = sb.Commit(ctx, read, map[string][]byte{SyncStatePath: data}, complete)
+		_, err = sb.Commit(ctx, read, map[string][]byte{SyncStatePath: data}, complete+"\n\n"+stateTrailer+blobSHA(data))
 		if err == nil {
 			st.touched = nil
 			return nil

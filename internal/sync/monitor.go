@@ -45,7 +45,14 @@ type Monitor struct {
 // (an ingest landed), the check is made again on the fresh ledgers, never
 // written over them.
 func (m *Monitor) Run(ctx context.Context) (*StateSnapshot, error) {
-	_, snap, err := m.State.UpdateFrom(ctx, m.Start, "agentx: monitor check [skip ci]", func(ctx context.Context, snap *StateSnapshot, read func(string) ([]byte, error)) (map[string][]byte, error) {
+	start := m.Start
+	if start != nil && start.Partial {
+		issues, paths := branchLedgers(start)
+		if pick, _, _ := monitorPick(start, issues, paths, m.Cache, m.Clock.Now()); len(pick) > 0 {
+			start = nil // it will write: on the branch read in full
+		}
+	}
+	_, snap, err := m.State.UpdateFrom(ctx, start, "agentx: monitor check [skip ci]", func(ctx context.Context, snap *StateSnapshot, read func(string) ([]byte, error)) (map[string][]byte, error) {
 		m.Changed = nil
 		ledgers, before, err := m.load(ctx, snap)
 		if err != nil {

@@ -130,3 +130,38 @@ func TestSyncBrokenLedgerOnFirstSyncDoesNotCostEveryLaterRun(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickSnapshotOnlyOnTheSyncsOwnTip: after a complete mirror, the
+// branch is known from its tip and the sync state alone (two calls, the
+// same ledgers as the tree lists); after any other writer's commit it is
+// not, and the branch must be read in full.
+func TestQuickSnapshotOnlyOnTheSyncsOwnTip(t *testing.T) {
+	t.Parallel()
+	fake, sb := monitorRig(t, 12)
+	ctx := context.Background()
+	full, err := sb.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := NewStateBranch(newTestClient(t, fake, &sleeps{}), "")
+	fake.ResetCounts()
+	snap, st, err := newSyncer(fresh.GH).QuickSnapshot(ctx, fresh)
+	if err != nil || snap == nil || st == nil {
+		t.Fatalf("quick snapshot after a complete mirror: %v %v", snap, err)
+	}
+	if calls := fake.Reads() + fake.Writes(); calls != 2 {
+		t.Fatalf("%d calls, want 2 (the branch, the sync state): %v", calls, fake.Calls())
+	}
+	if snap.Commit != full.Commit || snap.Tree != full.Tree || !snap.Partial {
+		t.Fatalf("snapshot %+v, branch %s/%s", snap, full.Commit, full.Tree)
+	}
+	for _, p := range full.Paths(ledgerDir) {
+		if snap.Blobs[p] != full.Blobs[p] {
+			t.Fatalf("%s: %s, the tree says %s", p, snap.Blobs[p], full.Blobs[p])
+		}
+	}
+	fake.PutBranchFile(DefaultStateBranch, BranchLedgerPath(3), encode(t, waitLedger(3, "pm", "engineer", t0)))
+	if snap, _, err := newSyncer(fresh.GH).QuickSnapshot(ctx, fresh); err != nil || snap != nil {
+		t.Fatalf("quick snapshot after another writer: %+v %v", snap, err)
+	}
+}

@@ -33,6 +33,11 @@ type State struct {
 	ReconcileAfter int    `json:"reconcileAfter,omitempty"`
 	// ReconcileRun is the workflow run that recorded ReconcileAfter.
 	ReconcileRun int `json:"reconcileRun,omitempty"`
+	// Ledgers lists every ledger (path -> blob id) of the commit a
+	// complete run mirrored: with the complete mirror's message naming
+	// this file's blob, a run reads the branch without its tree
+	// (Syncer.QuickSnapshot).
+	Ledgers map[string]string `json:"ledgers,omitempty"`
 
 	touched map[string]bool
 	orig    map[string]original
@@ -251,6 +256,29 @@ func (s *State) markTouched(k string) {
 		s.touched = map[string]bool{}
 	}
 	s.touched[k] = true
+}
+
+// setLedgers records snap's ledgers.
+func (s *State) setLedgers(snap *StateSnapshot) {
+	_, paths := branchLedgers(snap)
+	next := make(map[string]string, len(paths))
+	for _, p := range paths {
+		next[p] = snap.Blobs[p]
+	}
+	if len(next) == len(s.Ledgers) {
+		same := true
+		for p, b := range next {
+			if s.Ledgers[p] != b {
+				same = false
+				break
+			}
+		}
+		if same {
+			return
+		}
+	}
+	s.Ledgers = next
+	s.markSettings()
 }
 
 // markSettings records that the state's run-wide fields changed.
