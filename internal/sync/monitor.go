@@ -93,7 +93,7 @@ func (m *Monitor) load(ctx context.Context, snap *StateSnapshot) ([]*ledger.Ledg
 	pick, fresh, waiting := monitorPick(snap, issues, paths, m.Cache, m.Clock.Now())
 	before := map[int][]byte{}
 	ledgers := make([]*ledger.Ledger, 0, len(pick))
-	var freshWaits [][2]string
+	var freshWaits, readWaits [][2]string
 	readOne := func(i int) error {
 		l, data, err := m.State.readLedger(ctx, snap, issues[i], paths[i])
 		if errcode.CodeOf(err) == errcode.CorruptState {
@@ -107,6 +107,8 @@ func (m *Monitor) load(ctx context.Context, snap *StateSnapshot) ([]*ledger.Ledg
 		ledgers = append(ledgers, l)
 		if fresh[i] {
 			freshWaits = append(freshWaits, watchOf(l).Waits...)
+		} else {
+			readWaits = append(readWaits, watchOf(l).Waits...)
 		}
 		return nil
 	}
@@ -116,7 +118,7 @@ func (m *Monitor) load(ctx context.Context, snap *StateSnapshot) ([]*ledger.Ledg
 		}
 	}
 	if len(freshWaits) > 0 && len(waiting) > 0 {
-		var others [][2]string
+		others := readWaits // a cycle may pass through a ledger read for being due
 		for _, i := range waiting {
 			is, _ := m.Cache.Get(issues[i])
 			others = append(others, is.Watch.Waits...)
