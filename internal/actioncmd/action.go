@@ -296,6 +296,7 @@ func (a *App) monitor(ctx context.Context, in *inputs, gh *sync.Client, sb *sync
 	m := &sync.Monitor{State: sb, Config: cfg, Clock: a.Clock, DryRun: in.dryRun, Warn: warn, Start: snap, Cache: st}
 	next, err := m.Run(ctx)
 	a.monitorRead, a.monitorSkipped = m.Read, m.Skipped
+	syncer.Learned = m.Learned
 	return next, err
 }
 

@@ -124,6 +124,7 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 		return runErr
 	}
 	s.recordBlobs(loaded, blobs, st)
+	st.learn(s.Learned)
 	if c := s.Counts; s.recon != nil && c.CommentsCreated+c.CommentsUpdated+c.CommentsDeleted+c.LabelsAdded+c.LabelsRemoved > 0 {
 		st.markSettings() // a run that wrote anyway records where the rotation stands
 	}

@@ -38,6 +38,10 @@ type Monitor struct {
 	Changed []int
 	Read    int
 	Skipped int
+	// Learned is what the check learned of the ledgers it read, by issue,
+	// for the sync state (a state written before it recorded watches):
+	// Syncer.Learned takes it.
+	Learned map[int]BlobWatch
 }
 
 // Run checks and commits, and returns the branch as it stands after,
@@ -92,6 +96,7 @@ func (m *Monitor) load(ctx context.Context, snap *StateSnapshot) ([]*ledger.Ledg
 	issues, paths := branchLedgers(snap)
 	pick, fresh, waiting := monitorPick(snap, issues, paths, m.Cache, m.Clock.Now())
 	before := map[int][]byte{}
+	m.Learned = map[int]BlobWatch{}
 	ledgers := make([]*ledger.Ledger, 0, len(pick))
 	var freshWaits, readWaits [][2]string
 	readOne := func(i int) error {
@@ -105,6 +110,7 @@ func (m *Monitor) load(ctx context.Context, snap *StateSnapshot) ([]*ledger.Ledg
 		}
 		before[issues[i]] = data
 		ledgers = append(ledgers, l)
+		m.Learned[issues[i]] = BlobWatch{Blob: snap.Blobs[paths[i]], Watch: watchOf(l)}
 		if fresh[i] {
 			freshWaits = append(freshWaits, watchOf(l).Waits...)
 		} else {

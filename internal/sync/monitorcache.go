@@ -21,6 +21,25 @@ import (
 // Every run that records a blob (sync, the sync after ingest and monitor)
 // records its Watch with it, so the cache follows every writer.
 
+// BlobWatch is a ledger blob's Watch, as the monitor learned it.
+type BlobWatch struct {
+	Blob  string
+	Watch *Watch
+}
+
+// learn records, for issues whose recorded blob is the one the monitor
+// read and has no Watch yet (a state written before watches were), what
+// the monitor learned: the sync skips such ledgers by blob and would
+// never record one, and the monitor would read them every run.
+func (st *State) learn(learned map[int]BlobWatch) {
+	for n, bw := range learned {
+		if is, ok := st.Get(n); ok && is.Watch == nil && is.Blob != "" && is.Blob == bw.Blob {
+			is.Watch = bw.Watch
+			st.Set(n, is)
+		}
+	}
+}
+
 // Watch is what the monitor needs to know of one ledger blob.
 type Watch struct {
 	// Waits are the (requester, owner) pairs of its blocking records

@@ -165,3 +165,31 @@ func TestQuickSnapshotOnlyOnTheSyncsOwnTip(t *testing.T) {
 		t.Fatalf("quick snapshot after another writer: %+v %v", snap, err)
 	}
 }
+
+// TestMonitorLearnsWatchesAStateWithoutThem: a sync state written before
+// watches were (every blob recorded, no watch) costs the monitor every
+// ledger once, not every run: what it read is recorded by the sync that
+// follows, though that sync skips the unchanged ledgers by blob.
+func TestMonitorLearnsWatchesAStateWithoutThem(t *testing.T) {
+	t.Parallel()
+	fake, sb := monitorRig(t, 8)
+	ctx := context.Background()
+	data, _ := fake.BranchFile(DefaultStateBranch, SyncStatePath)
+	old := ParseState(data)
+	for k, is := range old.Issues {
+		is.Watch = nil
+		old.Issues[k] = is
+	}
+	fake.PutBranchFile(DefaultStateBranch, SyncStatePath, mustJSON(t, old))
+	for run, want := range []int{8, 0} {
+		m, _ := runMonitor(t, fake, t0.Add(time.Hour))
+		if m.Read != want {
+			t.Fatalf("monitor run %d read %d ledgers, want %d", run+1, m.Read, want)
+		}
+		sy := newSyncer(sb.GH)
+		sy.Learned = m.Learned
+		if err := sy.RunBranch(ctx, sb, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -78,6 +78,9 @@ type Syncer struct {
 	// Recheck lists issues to reconcile in this run besides the slice
 	// (the sweep saw a mirror there twice).
 	Recheck []int
+	// Learned is what the monitor learned of the ledgers it read
+	// (Monitor.Learned), recorded where the state lacks it.
+	Learned map[int]BlobWatch
 	// ReconcileSlice lists the issues this run reconciled, of
 	// ReconcileOf ledgers, for the run's summary.
 	ReconcileSlice []int
