@@ -50,8 +50,9 @@ type inputs struct {
 }
 
 // Clean is the egress sanitiser: the core's (secrets and <private> out,
-// size capped) and then @mentions neutralised, so a mirror pings nobody.
-func Clean(s string) string { return sanitize.Mentions(sanitize.Text(s)) }
+// size capped) and then every at sign GitHub could read as a mention
+// neutralised, whatever the Markdown around it, so a mirror pings nobody.
+func Clean(s string) string { return sync.Unmention(sanitize.Text(s)) }
 
 func splitList(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
@@ -249,24 +250,54 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 			return syncer.Counts, nil
 		}
 	}
-	snap, err := a.openState(ctx, in, sb, ws, warn)
-	if err != nil {
-		return syncer.Counts, err
-	}
+	var snap *sync.StateSnapshot
+	var st *sync.State
 	if in.command == "monitor" {
-		// Commands no ingest run answered first: a late answer must count
-		// before the check escalates for want of it.
-		if err := a.sweep(ctx, in, gh, sb, snap, syncer, cfg, warn); err != nil {
+		// The tip is the last complete mirror: two calls, no tree read.
+		if snap, st, err = syncer.QuickSnapshot(ctx, sb); err != nil {
 			return syncer.Counts, err
 		}
-		syncer.Reconcile = in.reconcile
-		m := &sync.Monitor{State: sb, Config: cfg, Clock: a.Clock, DryRun: in.dryRun, Warn: warn}
-		if snap, err = m.Run(ctx); err != nil {
+	}
+	if snap == nil {
+		if snap, err = a.openState(ctx, in, sb, ws, warn); err != nil {
+			return syncer.Counts, err
+		}
+	}
+	if in.command == "monitor" {
+		if snap, err = a.monitor(ctx, in, gh, sb, snap, st, syncer, cfg, warn); err != nil {
 			return syncer.Counts, err
 		}
 	}
 	err = syncer.RunBranch(ctx, sb, snap)
 	return syncer.Counts, err
+}
+
+// monitor sweeps for commands no ingest run answered (a late answer must
+// count before the check escalates for want of it), then checks the
+// ledgers the sync state cannot vouch for, on the branch as read once.
+func (a *App) monitor(ctx context.Context, in *inputs, gh *sync.Client, sb *sync.StateBranch, snap *sync.StateSnapshot, st *sync.State,
+	syncer *sync.Syncer, cfg *config.Set, warn func(string, ...any)) (*sync.StateSnapshot, error) {
+	if st == nil {
+		data, err := sb.ReadFile(ctx, snap, sync.SyncStatePath)
+		if err != nil {
+			return snap, err
+		}
+		st = sync.ParseState(data)
+	}
+	applied := syncer.Counts.CommandsApplied
+	if err := a.sweep(ctx, in, gh, sb, st, syncer, cfg, warn); err != nil {
+		return snap, err
+	}
+	if syncer.Counts.CommandsApplied > applied {
+		snap = nil // the sweep's commands moved the branch: check it as it is now
+	}
+	syncer.Reconcile = in.reconcile
+	syncer.RunNumber, _ = strconv.Atoi(a.Getenv("GITHUB_RUN_NUMBER"))
+	m := &sync.Monitor{State: sb, Config: cfg, Clock: a.Clock, DryRun: in.dryRun, Warn: warn, Start: snap, Cache: st}
+	next, err := m.Run(ctx)
+	a.monitorRead, a.monitorSkipped = m.Read, m.Skipped
+	syncer.Learned = m.Learned
+	return next, err
 }
 
 func (a *App) ingest(ctx context.Context, in *inputs, gh *sync.Client, syncer *sync.Syncer, ws workspace.Workspace, cfg *config.Set, warn func(string, ...any)) (sync.Counts, error) {
@@ -359,9 +390,32 @@ func (a *App) report(gha *githubactions.Action, in *inputs, c sync.Counts) {
 		fmt.Fprintf(&b, "| %s | %d |\n", r.name, r.n)
 	}
 	fmt.Fprintf(&b, "| issues-unchanged | %d |\n", c.IssuesUnchanged)
+	if in.command == "monitor" {
+		b.WriteString(a.monitorBudget(in))
+	}
 	if in.stepSummaryOn {
 		gha.AddStepSummary(b.String())
 	}
 	fmt.Fprintf(a.Stderr, "agentx-action %s: %d comments created, %d updated, %d deleted, %d labels added, %d removed, %d commands applied, %d rejected\n",
 		in.command, c.CommentsCreated, c.CommentsUpdated, c.CommentsDeleted, c.LabelsAdded, c.LabelsRemoved, c.CommandsApplied, c.CommandsRejected)
+}
+
+// monitorBudget states what the monitor read and its reconcile budget:
+// the ledgers the sync state vouched for were not read, and the drift
+// check covers a slice of issues per run, in rotation.
+func (a *App) monitorBudget(in *inputs) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nLedgers read by the check: %d (%d not read: unchanged since recorded, nothing due).\n", a.monitorRead, a.monitorSkipped)
+	s := a.syncer
+	if s == nil || in.reconcile == 0 || s.ReconcileOf == 0 {
+		b.WriteString("Reconcile: off (reconcile-per-run: 0).\n")
+		return b.String()
+	}
+	ids := make([]string, len(s.ReconcileSlice))
+	for i, n := range s.ReconcileSlice {
+		ids[i] = "#" + strconv.Itoa(n)
+	}
+	fmt.Fprintf(&b, "Reconcile budget: %d of %d issues per run (%d API calls when in order, 3 more and the repairs for one that drifted); this run checked %s; every issue is checked within %d runs.\n",
+		len(s.ReconcileSlice), s.ReconcileOf, 2*len(s.ReconcileSlice), strings.Join(ids, ", "), (s.ReconcileOf+in.reconcile-1)/in.reconcile)
+	return b.String()
 }

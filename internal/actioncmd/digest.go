@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -57,6 +58,7 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 	server := strings.TrimRight(orDefault(a.Getenv("GITHUB_SERVER_URL"), "https://github.com"), "/")
 	rep := digest.Compute(input, digest.Options{Since: w.Since, Until: w.Until, Now: a.Clock.Now(),
 		IssueURL: func(n int) string { return fmt.Sprintf("%s/%s/issues/%d", server, in.repository, n) }})
+	rep.Week = digestWeek(w.Until)
 	text := digest.Markdown(rep, Clean)
 	if in.stepSummaryOn {
 		gha.AddStepSummary(text)
@@ -67,7 +69,7 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 		fmt.Fprintf(a.Stderr, "agentx-action digest %s: dry run, no issue written\n", rep.Week)
 		return 0
 	}
-	post, err := gh.PostDigest(ctx, sync.DigestLabel, digest.Title(rep.Window), text)
+	post, err := gh.PostDigest(ctx, sync.DigestLabel, "AgentX digest "+rep.Week, text)
 	if err != nil {
 		gha.Errorf("digest failed: %v", err)
 		return 1
@@ -79,6 +81,17 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 	}
 	fmt.Fprintf(a.Stderr, "agentx-action digest %s: %s issue #%d\n", rep.Week, verb, post.Issue)
 	return 0
+}
+
+// digestWeek names the digest of a run at until: the ISO week before the
+// one the run falls in ("2026-W47" for any run from Monday 00:00 of
+// 2026-W48 to the Sunday after). Every run of a week, the scheduled Monday
+// one and any manual re-run up to Sunday, names the same week and so edits
+// the same issue; the core's name (the window's midpoint) changed on
+// Thursday at noon.
+func digestWeek(until time.Time) string {
+	y, n := until.UTC().AddDate(0, 0, -7).ISOWeek()
+	return fmt.Sprintf("%04d-W%02d", y, n)
 }
 
 // digestOutputs sets the headline figures. Rates are percentages; a figure

@@ -3,7 +3,6 @@ package actioncmd
 import (
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -219,20 +218,14 @@ func TestActionMonitorRepairsDrift(t *testing.T) {
 		fake.AddIssue(i)
 		r.writeLedger(sampleLedger(i, time.Now()))
 	}
-	// GitHub answers 502 to issue 8's comment after creating it: the retry
-	// posts it again, and the sync state records the issue as done.
-	var lost atomic.Bool // read and set by the fake's handlers
-	fake.SetFaultAfter(func(c githubfake.Call) *githubfake.Response {
-		if c.Method == "POST" && c.Path == "/repos/o/r/issues/8/comments" && lost.CompareAndSwap(false, true) {
-			return githubfake.BadGateway()
-		}
-		return nil
-	})
 	r.env["INPUT_COMMAND"] = "sync"
-	if res := r.run(); res.code != 0 || res.outputs["comments-created"] != fmt.Sprint(n) || len(fake.Comments(8)) != 2 {
+	if res := r.run(); res.code != 0 || res.outputs["comments-created"] != fmt.Sprint(n) || len(fake.Comments(8)) != 1 {
 		t.Fatalf("first sync: exit %d outputs %v, %d comments on #8", res.code, res.outputs, len(fake.Comments(8)))
 	}
-	fake.SetFaultAfter(nil)
+	// A duplicate of #8's mirror by the bot (an older release retried a
+	// create GitHub had done despite its 502; today's checks first, see
+	// TestActionRetriedCreateLeavesNoDuplicate): the cache does not see it.
+	fake.AddComment(8, githubfake.BotLogin, "NONE", fake.Comments(8)[0].Body)
 	mirror := func(issue int) githubfake.Comment { return fake.Comments(issue)[0] }
 	fake.DeleteCommentByHand(mirror(2).ID)
 	fake.EditCommentByHand(mirror(5).ID, strings.Replace(mirror(5).Body, "JWT or sessions?", "edited by hand", 1))

@@ -31,6 +31,9 @@ type App struct {
 
 	locks  *lock.Locker // the process's lock manager, made on first use
 	syncer *sync.Syncer // the run's syncer, for the report (explain.go)
+	// monitorRead and monitorSkipped count the ledgers the monitor read
+	// and those the sync state vouched for (the run's summary).
+	monitorRead, monitorSkipped int
 }
 
 // Locks returns the process's one lock manager.

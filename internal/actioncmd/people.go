@@ -39,19 +39,16 @@ func readPeopleInputs(gha *githubactions.Action, in *inputs) error {
 // sweep applies the /clarify commands no ingest run answered since the
 // last sweep (their run was cancelled in GitHub's pending queue, or lost
 // to an outage), and has the sync that follows record where it ended.
-func (a *App) sweep(ctx context.Context, in *inputs, gh *sync.Client, sb *sync.StateBranch, snap *sync.StateSnapshot,
+func (a *App) sweep(ctx context.Context, in *inputs, gh *sync.Client, sb *sync.StateBranch, st *sync.State,
 	syncer *sync.Syncer, cfg *config.Set, warn func(string, ...any)) error {
-	data, err := sb.ReadFile(ctx, snap, sync.SyncStatePath)
-	if err != nil {
-		return err
-	}
-	since, _ := time.Parse(time.RFC3339, sync.ParseState(data).SweptUntil)
+	since, _ := time.Parse(time.RFC3339, st.SweptUntil)
 	ing := &sync.Ingester{GH: gh, Config: cfg, State: sb, Bot: in.bot, Associations: in.associations, Users: in.users,
 		MinPermission: in.minPermission, ReplyToOutsiders: in.replyToOutsiders, Clock: a.Clock, Clean: Clean,
 		DryRun: in.dryRun, Warn: warn}
 	sw := &sync.Sweep{Ingester: ing, Clock: a.Clock, Warn: warn}
 	until, err := sw.Run(ctx, since)
 	ing.Counts.CommandsSwept = sw.Found
+	syncer.Recheck = sw.Duplicated
 	syncer.Counts.Add(ing.Counts)
 	if sw.Found > 0 {
 		fmt.Fprintf(a.Stderr, "agentx-action monitor: the sweep found %d /clarify commands no ingest run answered\n", sw.Found)
@@ -59,7 +56,7 @@ func (a *App) sweep(ctx context.Context, in *inputs, gh *sync.Client, sb *sync.S
 	if err != nil {
 		return err
 	}
-	if until.After(since) {
+	if until.After(since) && sw.Listed > 0 {
 		syncer.SweptUntil = until
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -37,7 +38,49 @@ func (s *Syncer) UpToDate(ctx context.Context, sb *StateBranch) (bool, error) {
 	if err != nil || sha == "" {
 		return false, err
 	}
-	return msg == mirroredMessage(s.settings()), nil
+	first, _, _ := strings.Cut(msg, "\n")
+	return first == mirroredMessage(s.settings()), nil
+}
+
+// stateTrailer names, in a complete mirror's commit message, the blob of
+// the sync state it wrote.
+const stateTrailer = "agentx-sync-state: "
+
+// QuickSnapshot reads the branch from its tip alone when the tip is this
+// syncer's own record of a complete mirror under the same settings: the
+// tip's message names the sync state's blob, and the state lists every
+// ledger's blob of the commit it mirrored (Ledgers), which the tip did not
+// change. Two calls (the branch, the state) and no tree read. The
+// snapshot is Partial: it lists the ledgers and the sync state only, so
+// a run that must write anything else reads the branch in full. It
+// returns nil when the tip is anything else.
+func (s *Syncer) QuickSnapshot(ctx context.Context, sb *StateBranch) (*StateSnapshot, *State, error) {
+	if s.Full {
+		return nil, nil, nil
+	}
+	sha, tree, msg, err := sb.head(ctx)
+	if err != nil || sha == "" {
+		return nil, nil, err
+	}
+	first, rest, _ := strings.Cut(msg, "\n")
+	_, blob, found := strings.Cut(rest, stateTrailer)
+	blob, _, _ = strings.Cut(blob, "\n")
+	if first != mirroredMessage(s.settings()) || !found || blob == "" || tree == "" {
+		return nil, nil, nil
+	}
+	snap := &StateSnapshot{Commit: sha, Tree: tree, Blobs: map[string]string{SyncStatePath: blob}, Partial: true}
+	data, err := sb.ReadFile(ctx, snap, SyncStatePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := ParseState(data)
+	if st.Ledgers == nil || st.Settings != s.settings() {
+		return nil, nil, nil
+	}
+	for p, b := range st.Ledgers {
+		snap.Blobs[p] = b
+	}
+	return snap, st, nil
 }
 
 // RunBranch syncs every ledger of the state branch (snap as read, or nil
@@ -64,7 +107,7 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 	blobs := map[int]string{}
 	for i, n := range issues {
 		blob := snap.Blobs[paths[i]]
-		if is, ok := st.Get(n); trust && ok && is.Blob == blob && !s.recon[n] {
+		if is, ok := st.Get(n); trust && ok && is.Blob == blob && (!s.recon[n] || s.inOrder(ctx, n, is)) {
 			s.Counts.IssuesUnchanged++
 			s.debugf("issue #%d: ledger unchanged since it was mirrored (blob %s), not read", n, blob)
 			continue
@@ -80,20 +123,23 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 	if s.DryRun {
 		return runErr
 	}
-	// Record each ledger's blob beside the hash it was mirrored with, so
-	// the next run need not read it.
-	for _, ld := range loaded {
-		if ld.Err != nil {
-			continue
+	s.recordBlobs(loaded, blobs, st)
+	st.learn(s.Learned)
+	if c := s.Counts; s.recon != nil && c.CommentsCreated+c.CommentsUpdated+c.CommentsDeleted+c.LabelsAdded+c.LabelsRemoved > 0 {
+		st.markSettings() // a run that wrote anyway records where the rotation stands
+	}
+	// The settings hold for every blob recorded: those recorded by this
+	// run, and, when they were the same before, the older ones. A failed
+	// issue records no blob and is read again next run, so one broken
+	// ledger does not make every later run read all of them again.
+	if runErr == nil || errors.As(runErr, new(*FailedIssues)) {
+		if st.Settings != settings {
+			st.dropBlobs(blobs)
 		}
-		is, ok := st.Get(ld.Issue)
-		if ok && is.Hash == Desired(ld.Ledger, s.Labels, s.Clean).Hash(s.Bot) {
-			is.Blob = blobs[ld.Issue]
-			st.Set(ld.Issue, is)
-		}
+		st.SetSettings(settings)
 	}
 	if runErr == nil {
-		st.SetSettings(settings)
+		st.setLedgers(snap)
 	}
 	// Save what did land even when the run stopped half way: the next run
 	// then rereads only the issues this one did not finish. A cancelled
@@ -110,6 +156,24 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 	return runErr
 }
 
+// recordBlobs records, beside the hash each ledger was mirrored with,
+// its blob and what the monitor needs of it, so the next run need not
+// read it. A ledger with nothing to show is recorded too.
+func (s *Syncer) recordBlobs(loaded []ledger.Loaded, blobs map[int]string, st *State) {
+	for _, ld := range loaded {
+		if ld.Err != nil {
+			continue
+		}
+		hash := Desired(ld.Ledger, s.Labels, s.Clean).Hash(s.Bot)
+		is, ok := st.Get(ld.Issue)
+		if !ok || is.Hash != hash {
+			continue // not mirrored (failed, or stopped before it)
+		}
+		is.Hash, is.Blob, is.Watch = hash, blobs[ld.Issue], watchOf(ld.Ledger)
+		st.Set(ld.Issue, is)
+	}
+}
+
 // saveState commits st when it changed. A complete run commits it right
 // on the snapshot it mirrored, with the complete message (the next run
 // then reads one call); on a lost race it merges with the state the other
@@ -124,7 +188,7 @@ func saveState(ctx context.Context, sb *StateBranch, st *State, read *StateSnaps
 		if err != nil {
 			return fmt.Errorf("encode sync state: %w", err)
 		}
-		_, err = sb.Commit(ctx, read, map[string][]byte{SyncStatePath: data}, complete)
+		_, err = sb.Commit(ctx, read, map[string][]byte{SyncStatePath: data}, complete+"\n\n"+stateTrailer+blobSHA(data))
 		if err == nil {
 			st.touched = nil
 			return nil

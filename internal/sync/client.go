@@ -141,8 +141,24 @@ func (c *Client) Comments(ctx context.Context, issue int) ([]Existing, error) {
 	}
 }
 
-// CreateComment posts a comment and returns its id.
+// CreateComment posts a comment and returns its id. GitHub may answer a
+// 5xx after it created the comment: before the post is sent again, the
+// issue's comments are read, and a comment with exactly this body (every
+// body this tool posts carries a marker naming what it is) is taken as
+// the first attempt's, never posted twice.
 func (c *Client) CreateComment(ctx context.Context, issue int, body string) (int64, error) {
+	ctx = withCreateCheck(ctx, func(ctx context.Context) (*http.Response, error) {
+		have, err := c.Comments(ctx, issue)
+		if err != nil {
+			return nil, err
+		}
+		for _, cm := range have {
+			if cm.Body == body {
+				return createdResponse(map[string]any{"id": cm.ID, "body": cm.Body, "user": map[string]string{"login": cm.Author}})
+			}
+		}
+		return nil, nil
+	})
 	cm, resp, err := c.gh.Issues.CreateComment(rl(ctx), c.owner, c.repo, issue, &github.IssueComment{Body: github.String(body)})
 	if err != nil {
 		return 0, wrap(fmt.Sprintf("comment on #%d", issue), resp, err)
@@ -167,8 +183,15 @@ func (c *Client) DeleteComment(ctx context.Context, id int64) error {
 
 // React adds a reaction ("+1", "confused", ...) to a comment.
 func (c *Client) React(ctx context.Context, id int64, content string) error {
+	_, err := c.ReactOnce(ctx, id, content)
+	return err
+}
+
+// ReactOnce is React, and reports whether the token had already given
+// that reaction (GitHub answers 200 rather than 201).
+func (c *Client) ReactOnce(ctx context.Context, id int64, content string) (existed bool, err error) {
 	_, resp, err := c.gh.Reactions.CreateIssueCommentReaction(rl(ctx), c.owner, c.repo, id, content)
-	return wrap(fmt.Sprintf("react to comment %d", id), resp, err)
+	return status(resp) == http.StatusOK, wrap(fmt.Sprintf("react to comment %d", id), resp, err)
 }
 
 // LabelSpec is a label to create on first use.

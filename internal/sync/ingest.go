@@ -36,6 +36,11 @@ type Event struct {
 		// until edited), recorded with the entry it produced.
 		UpdatedAt string `json:"updated_at"`
 	} `json:"comment"`
+
+	// Swept is an event the monitor's sweep made for a command it found
+	// without a verdict: the verdict is given even when an earlier
+	// delivery applied the command.
+	Swept bool `json:"-"`
 }
 
 // ParseEvent decodes an issue_comment event payload.
@@ -95,8 +100,10 @@ type Outcome struct {
 	// that would be); AlreadyApplied one an earlier delivery wrote.
 	Applied        bool
 	AlreadyApplied bool
-	// Rejected holds the reason given to the person.
-	Rejected string
+	// Rejected holds the reason given to the person; EarlierApplied
+	// marks an edited comment whose earlier version the ledger holds.
+	Rejected       string
+	EarlierApplied bool
 	// Attempts is how many contents writes it took (conflicts retried).
 	Attempts int
 }
@@ -115,8 +122,10 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 		return Outcome{Skipped: "no /clarify command"}, nil
 	}
 	// 👀 at once: the person sees the command was taken, before any read.
+	seen := false
 	if !in.DryRun {
-		err := in.GH.React(ctx, c.ID, "eyes")
+		var err error
+		seen, err = in.GH.ReactOnce(ctx, c.ID, "eyes")
 		if errors.Is(err, ErrNotFound) {
 			return Outcome{Skipped: "the comment was deleted"}, nil // its author took it back
 		}
@@ -140,6 +149,9 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 		if err != nil {
 			return out, in.notSaved(ctx, ev, err) // notsaved.go
 		}
+		if out.EarlierApplied {
+			return out, in.earlierStands(ctx, ev, cmd, out.Rejected)
+		}
 		o, rerr := in.reject(ctx, ev, out.Rejected)
 		o.Attempts = out.Attempts
 		return o, rerr
@@ -149,8 +161,12 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 	}
 	if !in.DryRun {
 		// 👍 also for a command an earlier delivery applied: it is in the
-		// ledger, and that run may have died before it reacted.
-		if err := in.finalReaction(ctx, ev, "+1"); err != nil {
+		// ledger, and that run may have died before it reacted. Not when
+		// this very comment already had our 👀 (the same event delivered
+		// again): that run reacted, or the sweep finds the command without
+		// a verdict and gives it then.
+		redelivered := out.AlreadyApplied && seen && ev.Action == "created" && !ev.Swept
+		if err := in.verdict(ctx, ev, "+1", redelivered); err != nil {
 			return out, err
 		}
 		if in.Syncer != nil && final != nil {
@@ -161,6 +177,56 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 	}
 	return out, nil
 }
+
+// verdict gives the final reaction unless skip.
+func (in *Ingester) verdict(ctx context.Context, ev Event, content string, skip bool) error {
+	if skip {
+		return nil
+	}
+	return in.finalReaction(ctx, ev, content)
+}
+
+// earlierStands answers an edited comment whose new text cannot be
+// applied while its earlier version was (a typo fixed in an answer the
+// record already holds): the earlier version stands, so the verdict stays
+// 👍, and the reply says so rather than "nothing was written".
+func (in *Ingester) earlierStands(ctx context.Context, ev Event, cmd Command, why string) error {
+	if in.DryRun {
+		return nil
+	}
+	body := fmt.Sprintf("**Edit not applied:** the earlier version of this comment was applied to %s and stands; this edit was not (%s). To add to the thread, post a new command. Commands: %s\n\n%scomment=%d -->",
+		codeSpan(cmd.ID), codeSpan(visibleControls(in.clean(why))), protocol.SlashUsage(), replyMarker, ev.Comment.ID)
+	if _, err := in.GH.CreateComment(ctx, ev.Issue.Number, body); err != nil {
+		return err
+	}
+	return in.finalReaction(ctx, ev, "+1")
+}
+
+func (in *Ingester) clean(s string) string {
+	if in.Clean == nil {
+		return s
+	}
+	return in.Clean(s)
+}
+
+// visibleControls shows control characters (C0 but newline, DEL, C1) as
+// \xNN escapes: a reply echoes a person's text, and never a raw NUL or BEL.
+func visibleControls(s string) string {
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) }
 
 // finalReaction leaves content (👍 or 😕) as this run's verdict on the
 // comment. For an edited comment the verdicts given to its earlier text
@@ -320,6 +386,7 @@ func (in *Ingester) apply(ctx context.Context, ev Event, cmd Command, issue int)
 			return nil, err
 		case rejected != "":
 			out.Rejected = rejected
+			out.EarlierApplied = ev.Action == "edited" && commentApplied(current, issue, ev.Comment.ID)
 			return nil, errRejected
 		}
 		final = l
@@ -401,7 +468,7 @@ func (in *Ingester) reject(ctx context.Context, ev Event, reason string) (Outcom
 	// both are shown as code, so no link, image or mention in them renders
 	// under the bot's name. Redacted first, then shortened.
 	body := fmt.Sprintf("**Not applied:** %s\n\n> %s\n\nNothing was written to the ledger. Commands: %s\n\n%scomment=%d -->",
-		codeSpan(clean(reason)), codeSpan(Shorten(clean(first), 200)), protocol.SlashUsage(), replyMarker, ev.Comment.ID)
+		codeSpan(visibleControls(clean(reason))), codeSpan(Shorten(visibleControls(clean(first)), 200)), protocol.SlashUsage(), replyMarker, ev.Comment.ID)
 	if _, err := in.GH.CreateComment(ctx, ev.Issue.Number, body); err != nil {
 		return out, err
 	}

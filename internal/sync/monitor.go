@@ -26,9 +26,22 @@ type Monitor struct {
 	Clock  clock.Clock
 	DryRun bool
 	Warn   func(format string, args ...any)
+	// Start is the branch as this run already read it (nil: read it);
+	// Cache the sync state read from it (nil: every ledger is read).
+	// With both, a ledger whose blob is the one the cache recorded and
+	// whose SLA has not passed is not read (monitorcache.go).
+	Start *StateSnapshot
+	Cache *State
 
-	// Changed lists the issues whose ledgers the check changed.
+	// Changed lists the issues whose ledgers the check changed; Read
+	// counts the ledgers read, Skipped those the cache vouched for.
 	Changed []int
+	Read    int
+	Skipped int
+	// Learned is what the check learned of the ledgers it read, by issue,
+	// for the sync state (a state written before it recorded watches):
+	// Syncer.Learned takes it.
+	Learned map[int]BlobWatch
 }
 
 // Run checks and commits, and returns the branch as it stands after,
@@ -36,22 +49,18 @@ type Monitor struct {
 // (an ingest landed), the check is made again on the fresh ledgers, never
 // written over them.
 func (m *Monitor) Run(ctx context.Context) (*StateSnapshot, error) {
-	_, snap, err := m.State.Update(ctx, "agentx: monitor check [skip ci]", func(ctx context.Context, snap *StateSnapshot, read func(string) ([]byte, error)) (map[string][]byte, error) {
+	start := m.Start
+	if start != nil && start.Partial {
+		issues, paths := branchLedgers(start)
+		if pick, _, _ := monitorPick(start, issues, paths, m.Cache, m.Clock.Now()); len(pick) > 0 {
+			start = nil // it will write: on the branch read in full
+		}
+	}
+	_, snap, err := m.State.UpdateFrom(ctx, start, "agentx: monitor check [skip ci]", func(ctx context.Context, snap *StateSnapshot, read func(string) ([]byte, error)) (map[string][]byte, error) {
 		m.Changed = nil
-		issues, paths := branchLedgers(snap)
-		before := map[int][]byte{}
-		ledgers := make([]*ledger.Ledger, 0, len(issues))
-		for i, n := range issues {
-			l, data, err := m.State.readLedger(ctx, snap, n, paths[i])
-			if errcode.CodeOf(err) == errcode.CorruptState {
-				m.warn("monitor: %v", err) // skipped, never taken for an empty ledger
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			before[n] = data
-			ledgers = append(ledgers, l)
+		ledgers, before, err := m.load(ctx, snap)
+		if err != nil {
+			return nil, err
 		}
 		changed, steps := m.check(ledgers)
 		changes := map[string][]byte{}
@@ -69,7 +78,7 @@ func (m *Monitor) Run(ctx context.Context) (*StateSnapshot, error) {
 				changes[BranchLedgerPath(n)] = after
 			}
 		}
-		if m.DryRun {
+		if m.DryRun || len(changes) == 0 {
 			return nil, errNoChange
 		}
 		if err := appendAudit(read, changes, m.Clock, monitorAudit(ledgers, before, steps)); err != nil {
@@ -78,6 +87,64 @@ func (m *Monitor) Run(ctx context.Context) (*StateSnapshot, error) {
 		return changes, nil
 	})
 	return snap, err
+}
+
+// load reads the ledgers the check needs: those the cache cannot vouch
+// for, those due, and those whose waits lie on a wait cycle through a
+// changed one.
+func (m *Monitor) load(ctx context.Context, snap *StateSnapshot) ([]*ledger.Ledger, map[int][]byte, error) {
+	issues, paths := branchLedgers(snap)
+	pick, fresh, waiting := monitorPick(snap, issues, paths, m.Cache, m.Clock.Now())
+	before := map[int][]byte{}
+	m.Learned = map[int]BlobWatch{}
+	ledgers := make([]*ledger.Ledger, 0, len(pick))
+	var freshWaits, readWaits [][2]string
+	readOne := func(i int) error {
+		l, data, err := m.State.readLedger(ctx, snap, issues[i], paths[i])
+		if errcode.CodeOf(err) == errcode.CorruptState {
+			m.warn("monitor: %v", err) // skipped, never taken for an empty ledger
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		before[issues[i]] = data
+		ledgers = append(ledgers, l)
+		m.Learned[issues[i]] = BlobWatch{Blob: snap.Blobs[paths[i]], Watch: watchOf(l)}
+		if fresh[i] {
+			freshWaits = append(freshWaits, watchOf(l).Waits...)
+		} else {
+			readWaits = append(readWaits, watchOf(l).Waits...)
+		}
+		return nil
+	}
+	for _, i := range pick {
+		if err := readOne(i); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(freshWaits) > 0 && len(waiting) > 0 {
+		others := readWaits // a cycle may pass through a ledger read for being due
+		for _, i := range waiting {
+			is, _ := m.Cache.Get(issues[i])
+			others = append(others, is.Watch.Waits...)
+		}
+		cycle := onCycles(freshWaits, others)
+		for _, i := range waiting {
+			is, _ := m.Cache.Get(issues[i])
+			for _, e := range is.Watch.Waits {
+				if cycle[e[0]] && cycle[e[1]] {
+					if err := readOne(i); err != nil {
+						return nil, nil, err
+					}
+					break
+				}
+			}
+		}
+	}
+	m.Read = len(before)
+	m.Skipped = len(issues) - m.Read
+	return ledgers, before, nil
 }
 
 // check plans the monitor's actions over ledgers and applies them in

@@ -93,3 +93,21 @@ func appliedBefore(l *ledger.Ledger, ev Event, cmd Command) bool {
 	}
 	return latestCmd == cmd.fingerprint()
 }
+
+// commentApplied reports whether the ledger data holds an entry produced
+// by comment id (an earlier version of it was applied).
+func commentApplied(data []byte, issue int, id int64) bool {
+	l, err := ledger.Parse("ledger", data, issue)
+	if err != nil {
+		return false
+	}
+	want := strconv.FormatInt(id, 10)
+	for i := range l.Clarifications {
+		for j := range l.Clarifications[i].Thread {
+			if string(entryExtra(&l.Clarifications[i].Thread[j], CommentKey)) == want {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -2,6 +2,8 @@ package sync
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -17,10 +19,14 @@ import (
 // checked within ceil(issues / Reconcile) runs without re-reading all.
 
 // DefaultReconcile is the slice a monitor run checks unless configured.
-const DefaultReconcile = 20
+const DefaultReconcile = 1
 
 // prepare picks this run's reconcile slice and records it, and the sweep's
-// end, in st.
+// end, in st. Neither alone makes the state be written: a run with
+// nothing else to record costs no commit. The rotation still moves on,
+// by the runs counted since the recorded position (RunNumber), so a quiet
+// repository has every issue checked within ceil(issues / Reconcile)
+// runs all the same.
 func (s *Syncer) prepare(issues []int, st *State) {
 	if !s.SweptUntil.IsZero() && !s.DryRun {
 		if v := s.SweptUntil.UTC().Format(time.RFC3339); v > st.SweptUntil {
@@ -28,17 +34,35 @@ func (s *Syncer) prepare(issues []int, st *State) {
 			st.markSettings()
 		}
 	}
-	if s.Reconcile <= 0 || s.Full || len(issues) == 0 {
+	if s.Full || len(issues) == 0 {
 		return
 	}
-	slice, next := rotate(issues, st.ReconcileAfter, s.Reconcile)
-	s.recon = map[int]bool{}
+	for _, n := range s.Recheck {
+		if s.recon == nil {
+			s.recon = map[int]bool{}
+		}
+		s.recon[n] = true
+	}
+	if s.Reconcile <= 0 {
+		return
+	}
+	skip := 0
+	if s.RunNumber > st.ReconcileRun && st.ReconcileRun > 0 {
+		skip = (s.RunNumber - st.ReconcileRun - 1) * s.Reconcile
+	}
+	slice, next := rotate(issues, advance(issues, st.ReconcileAfter, skip), s.Reconcile)
+	if s.recon == nil {
+		s.recon = map[int]bool{}
+	}
 	for _, n := range slice {
 		s.recon[n] = true
 	}
-	if !s.DryRun && next != st.ReconcileAfter {
+	s.ReconcileSlice, s.ReconcileOf = slice, len(issues)
+	if !s.DryRun {
 		st.ReconcileAfter = next
-		st.markSettings()
+		if s.RunNumber > 0 {
+			st.ReconcileRun = s.RunNumber
+		}
 	}
 }
 
@@ -56,6 +80,69 @@ func rotate(issues []int, after, n int) ([]int, int) {
 		out = append(out, issues[(start+i)%len(issues)])
 	}
 	return out, out[len(out)-1]
+}
+
+// advance returns the issue skip places on from after in the rotation of
+// issues (after itself when skip is 0).
+func advance(issues []int, after, skip int) int {
+	if skip <= 0 || len(issues) == 0 {
+		return after
+	}
+	sorted := append([]int(nil), issues...)
+	sort.Ints(sorted)
+	start := sort.SearchInts(sorted, after+1)
+	return sorted[(start+skip-1)%len(sorted)]
+}
+
+// inOrder is the reconcile's check of an issue whose ledger did not
+// change: its managed labels and the bot's marked comments, as GitHub
+// shows them, against what the sync state recorded (Labels, and Shown,
+// the hash of the mirrors' bodies). In order, the issue is reconciled at
+// two reads and its ledger is not read; anything else (drift, a state
+// recorded before Shown, a failed read) sends it through the full
+// reconcile, which reads the ledger and repairs.
+func (s *Syncer) inOrder(ctx context.Context, issue int, is IssueState) bool {
+	if is.Shown == "" {
+		return false
+	}
+	labels, err := s.GH.IssueLabels(ctx, issue)
+	if err != nil {
+		return false
+	}
+	have, err := s.GH.Comments(ctx, issue)
+	if err != nil {
+		return false
+	}
+	var bodies []string
+	for _, c := range have {
+		if _, ok := ParseMarker(c.Body); ok && strings.EqualFold(c.Author, s.Bot) {
+			bodies = append(bodies, c.Body)
+		}
+	}
+	managed := map[string]bool{}
+	for _, name := range labels {
+		if name == s.Labels.Blocked || name == s.Labels.Escalated {
+			managed[name] = true
+		}
+	}
+	if shownHash(bodies) != is.Shown || !equalStrings(OnLabels(managed), is.Labels) {
+		s.debugf("issue #%d: reconcile found GitHub differs from the sync state; reading its ledger", issue)
+		return false
+	}
+	s.Counts.IssuesReconciled++
+	s.debugf("issue #%d: reconciled, in order", issue)
+	return true
+}
+
+// shownHash is a hash of the mirrors' bodies, in any order.
+func shownHash(bodies []string) string {
+	sorted := append([]string(nil), bodies...)
+	sort.Strings(sorted)
+	h := sha256.New()
+	for _, b := range sorted {
+		fmt.Fprintf(h, "%s\x00", b)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 // countRepair counts a reconciled issue, and as repaired when the cache

@@ -32,7 +32,7 @@ func Render(rec *ledger.Record, seq int, clean Sanitizer) Want {
 	e := rec.Thread[seq]
 	var b strings.Builder
 	text := quote(clean(e.Body))
-	who := bold(e.From)
+	who, from, to := bold(e.From), bold(rec.From), bold(rec.To)
 	switch e.Type {
 	case ledger.Question:
 		verb := "asked"
@@ -40,10 +40,10 @@ func Render(rec *ledger.Record, seq int, clean Sanitizer) Want {
 			verb = "asked a follow-up of"
 		}
 		fmt.Fprintf(&b, "**Clarification %s** · round %d of %d%s\n\n", rec.ID, e.Round, rec.MaxRounds, blockingTag(rec))
-		fmt.Fprintf(&b, "%s %s %s about **%s**:\n\n%s\n", who, verb, bold(rec.To), inline(clean(rec.Topic)), text)
+		fmt.Fprintf(&b, "%s %s %s about **%s**:\n\n%s\n", who, verb, to, inline(clean(rec.Topic)), text)
 	case ledger.Answer:
 		fmt.Fprintf(&b, "**Clarification %s** · round %d of %d\n\n", rec.ID, e.Round, rec.MaxRounds)
-		fmt.Fprintf(&b, "%s answered %s:\n\n%s\n", who, bold(rec.From), text)
+		fmt.Fprintf(&b, "%s answered %s:\n\n%s\n", who, from, text)
 	case ledger.Resolution:
 		verb := "resolved"
 		if strings.HasPrefix(e.Body, "Abandoned: ") {
@@ -53,12 +53,12 @@ func Render(rec *ledger.Record, seq int, clean Sanitizer) Want {
 		fmt.Fprintf(&b, "%s %s it:\n\n%s\n", who, verb, text)
 	case ledger.Escalation:
 		fmt.Fprintf(&b, "**Clarification %s** · escalated to a person at round %d of %d\n\n", rec.ID, e.Round, rec.MaxRounds)
-		fmt.Fprintf(&b, "%s escalated the question between %s and %s about **%s**:\n\n", who, bold(rec.From), bold(rec.To), inline(clean(rec.Topic)))
+		fmt.Fprintf(&b, "%s escalated the question between %s and %s about **%s**:\n\n", who, from, to, inline(clean(rec.Topic)))
 		fmt.Fprintf(&b, "```text\n%s\n```\n\n", strings.ReplaceAll(clean(e.Body), "```", "'''"))
 		fmt.Fprintf(&b, "To settle it here, comment one of:\n\n")
 		fmt.Fprintf(&b, "- `/clarify %s %s <decision>`\n- `/clarify %s %s <why>`\n", protocol.Resolve, rec.ID, protocol.Abandon, rec.ID)
 	default:
-		fmt.Fprintf(&b, "**Clarification %s** · %s by %s\n\n%s\n", rec.ID, inline(string(e.Type)), who, text)
+		fmt.Fprintf(&b, "**Clarification %s** · %s by %s\n\n%s\n", rec.ID, inline(Unmention(string(e.Type))), who, text)
 	}
 	visible := b.String()
 	sum := sha256.Sum256([]byte(visible))
@@ -73,9 +73,10 @@ func blockingTag(rec *ledger.Record) string {
 	return ""
 }
 
-// bold renders a name. Names are agent names or GitHub logins; neither is
-// written with @, so this never mentions anyone.
-func bold(name string) string { return "**" + inline(name) + "**" }
+// bold renders a name. A ledger may name an agent "@alice" or a team
+// "@org/team": the name is neutralised like any text, whatever the
+// sanitiser wired in.
+func bold(name string) string { return "**" + inline(Unmention(name)) + "**" }
 
 // inline keeps a short field on one line and unable to open markup a
 // marker parser would see.

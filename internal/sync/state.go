@@ -31,8 +31,16 @@ type State struct {
 	// ReconcileAfter the last issue the rotating reconcile checked.
 	SweptUntil     string `json:"sweptUntil,omitempty"`
 	ReconcileAfter int    `json:"reconcileAfter,omitempty"`
+	// ReconcileRun is the workflow run that recorded ReconcileAfter.
+	ReconcileRun int `json:"reconcileRun,omitempty"`
+	// Ledgers lists every ledger (path -> blob id) of the commit a
+	// complete run mirrored: with the complete mirror's message naming
+	// this file's blob, a run reads the branch without its tree
+	// (Syncer.QuickSnapshot).
+	Ledgers map[string]string `json:"ledgers,omitempty"`
 
 	touched map[string]bool
+	orig    map[string]original
 }
 
 // IssueState is what one issue shows after the last sync.
@@ -42,6 +50,16 @@ type IssueState struct {
 	Labels []string `json:"labels"`
 	// Blob is the git blob id of the ledger mirrored ("" when unknown).
 	Blob string `json:"blob,omitempty"`
+	// Watch is what the monitor needs to know of that blob without
+	// reading it (monitorcache.go); nil when unknown.
+	Watch *Watch `json:"watch,omitempty"`
+	// Ingested counts the ledger's entries that came from commands when
+	// it was mirrored: more now means ingest mirrored the issue since, and
+	// the labels are read rather than taken from Labels.
+	Ingested int `json:"ingested,omitempty"`
+	// Shown is the hash of the mirrors' bodies (reconcile.go: the drift
+	// check compares it with GitHub's without reading the ledger).
+	Shown string `json:"shown,omitempty"`
 }
 
 // NewState is an empty state.
@@ -69,26 +87,58 @@ func (s *State) Get(issue int) (IssueState, bool) {
 // Set records the state of issue.
 func (s *State) Set(issue int, is IssueState) {
 	k := strconv.Itoa(issue)
-	if s.touched == nil {
-		s.touched = map[string]bool{}
-	}
-	if cur, ok := s.Issues[k]; ok && cur.Hash == is.Hash && cur.Blob == is.Blob && equalStrings(cur.Labels, is.Labels) {
+	if cur, ok := s.Issues[k]; ok && sameIssue(cur, is) {
 		return
 	}
+	s.keepOriginal(k)
 	s.Issues[k] = is
-	s.touched[k] = true
+	s.retouch(k)
 }
 
 // Forget drops issue (its state is unknown, e.g. after a failed write).
 func (s *State) Forget(issue int) {
 	k := strconv.Itoa(issue)
 	if _, ok := s.Issues[k]; ok {
+		s.keepOriginal(k)
 		delete(s.Issues, k)
-		if s.touched == nil {
-			s.touched = map[string]bool{}
-		}
-		s.touched[k] = true
+		s.retouch(k)
 	}
+}
+
+func sameIssue(a, b IssueState) bool {
+	return a.Hash == b.Hash && a.Blob == b.Blob && a.Ingested == b.Ingested && a.Shown == b.Shown && equalStrings(a.Labels, b.Labels) && a.Watch.equal(b.Watch)
+}
+
+// original is an issue's state as read, kept on its first change, so a
+// forget followed by the same record again (a reconcile that found all in
+// order) leaves nothing to write.
+type original struct {
+	is IssueState
+	ok bool
+}
+
+func (s *State) keepOriginal(k string) {
+	if s.orig == nil {
+		s.orig = map[string]original{}
+	}
+	if _, kept := s.orig[k]; !kept {
+		is, ok := s.Issues[k]
+		s.orig[k] = original{is, ok}
+	}
+}
+
+// retouch marks k changed unless it is back to what was read.
+func (s *State) retouch(k string) {
+	if s.touched == nil {
+		s.touched = map[string]bool{}
+	}
+	o := s.orig[k]
+	is, ok := s.Issues[k]
+	if ok == o.ok && (!ok || sameIssue(is, o.is)) {
+		delete(s.touched, k)
+		return
+	}
+	s.touched[k] = true
 }
 
 // LabelEnsured reports whether name is known to exist.
@@ -136,6 +186,10 @@ func (s *State) mergeInto(fresh *State) *State {
 		fresh.Settings = s.Settings
 		fresh.SweptUntil = max(fresh.SweptUntil, s.SweptUntil)
 		fresh.ReconcileAfter = s.ReconcileAfter
+		fresh.ReconcileRun = s.ReconcileRun
+	}
+	if len(s.touched) > 0 { // the rotation is saved with whatever else is
+		fresh.ReconcileAfter, fresh.ReconcileRun = s.ReconcileAfter, s.ReconcileRun
 	}
 	fresh.touched = s.touched
 	return fresh
@@ -181,6 +235,50 @@ func RepoPath(prefix, file string) string {
 		return file
 	}
 	return path.Join(prefix, file)
+}
+
+// dropBlobs forgets the blob ids of the issues not in keep: they were
+// recorded under other settings.
+func (s *State) dropBlobs(keep map[int]string) {
+	for k, is := range s.Issues {
+		n, err := strconv.Atoi(k)
+		if err != nil || keep[n] != "" || is.Blob == "" {
+			continue
+		}
+		is.Blob, is.Watch = "", nil
+		s.Issues[k] = is
+		s.markTouched(k)
+	}
+}
+
+func (s *State) markTouched(k string) {
+	if s.touched == nil {
+		s.touched = map[string]bool{}
+	}
+	s.touched[k] = true
+}
+
+// setLedgers records snap's ledgers.
+func (s *State) setLedgers(snap *StateSnapshot) {
+	_, paths := branchLedgers(snap)
+	next := make(map[string]string, len(paths))
+	for _, p := range paths {
+		next[p] = snap.Blobs[p]
+	}
+	if len(next) == len(s.Ledgers) {
+		same := true
+		for p, b := range next {
+			if s.Ledgers[p] != b {
+				same = false
+				break
+			}
+		}
+		if same {
+			return
+		}
+	}
+	s.Ledgers = next
+	s.markSettings()
 }
 
 // markSettings records that the state's run-wide fields changed.

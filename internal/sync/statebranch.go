@@ -43,6 +43,9 @@ type StateSnapshot struct {
 	Tree string
 	// Blobs maps each file's path in the branch to its blob id.
 	Blobs map[string]string
+	// Partial: Blobs lists the ledgers and the sync state only (read from
+	// the tip's sync state, not its tree; Syncer.QuickSnapshot).
+	Partial bool
 }
 
 // Paths returns the snapshot's file paths with prefix, sorted.
@@ -126,15 +129,22 @@ func (b *StateBranch) Tip(ctx context.Context) (string, error) {
 // tip's message, which tells a sync whether the last commit was its own
 // record of a complete mirror.
 func (b *StateBranch) Head(ctx context.Context) (sha, message string, err error) {
+	sha, _, message, err = b.head(ctx)
+	return sha, message, err
+}
+
+// head is Head with the tip's root tree.
+func (b *StateBranch) head(ctx context.Context) (sha, tree, message string, err error) {
 	// GET /repos/{owner}/{repo}/branches/{branch}
 	br, resp, err := b.GH.gh.Repositories.GetBranch(rl(ctx), b.GH.owner, b.GH.repo, b.Branch, 0)
 	if status(resp) == http.StatusNotFound {
-		return "", "", nil
+		return "", "", "", nil
 	}
 	if err != nil {
-		return "", "", wrap("read state branch "+b.Branch, resp, err)
+		return "", "", "", wrap("read state branch "+b.Branch, resp, err)
 	}
-	return br.GetCommit().GetSHA(), br.GetCommit().GetCommit().GetMessage(), nil
+	c := br.GetCommit()
+	return c.GetSHA(), c.GetCommit().GetTree().GetSHA(), c.GetCommit().GetMessage(), nil
 }
 
 // ReadFile returns a file's content in snap (nil, nil when absent).

@@ -3,6 +3,8 @@ package sync
 import (
 	"context"
 	"errors"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,8 +30,14 @@ type Sweep struct {
 	Warn     func(format string, args ...any)
 
 	// Found counts the commands without a verdict; the ingester's Counts
-	// say what became of them.
-	Found int
+	// say what became of them. Listed counts the comments the window held
+	// (none: the next sweep may start from the same point at no cost, so
+	// the window's end need not be recorded).
+	Found  int
+	Listed int
+	// Duplicated lists the issues where the listing showed a mirror the
+	// bot posted twice (the sync reconciles them in this run).
+	Duplicated []int
 }
 
 // The sweep's defaults.
@@ -61,10 +69,14 @@ func (sw *Sweep) Run(ctx context.Context, since time.Time) (time.Time, error) {
 	if err != nil {
 		return since, err
 	}
+	if err := sw.dedupe(ctx, comments); err != nil {
+		return since, err
+	}
 	for _, c := range comments {
 		if !c.Updated.Before(until) || c.Updated.Before(since) {
 			continue
 		}
+		sw.Listed++
 		if strings.EqualFold(c.User, in.Bot) || c.UserType == "Bot" || isReply(c.Body) {
 			continue
 		}
@@ -79,7 +91,7 @@ func (sw *Sweep) Run(ctx context.Context, since time.Time) (time.Time, error) {
 			continue
 		}
 		sw.Found++
-		ev := Event{Action: "created"}
+		ev := Event{Action: "created", Swept: true}
 		if c.Updated.After(c.Created) {
 			ev.Action = "edited"
 		}
@@ -96,6 +108,48 @@ func (sw *Sweep) Run(ctx context.Context, since time.Time) (time.Time, error) {
 		}
 	}
 	return until, nil
+}
+
+// dedupe removes what the bot posted twice among comments: a reply
+// (the later ones are deleted, the oldest kept), and a mirror (its issue
+// is handed to the sync's reconcile, which deletes the duplicate and
+// checks the rest). A retried create that landed twice (an older
+// release, or a check that could not read) is so removed by the first
+// monitor whose sweep lists it.
+func (sw *Sweep) dedupe(ctx context.Context, comments []RepoComment) error {
+	in := sw.Ingester
+	ours := make([]RepoComment, 0, len(comments))
+	for _, c := range comments {
+		if strings.EqualFold(c.User, in.Bot) {
+			ours = append(ours, c)
+		}
+	}
+	sort.SliceStable(ours, func(i, j int) bool { return ours[i].ID < ours[j].ID })
+	seen := map[string]bool{}
+	flagged := map[int]bool{}
+	for _, c := range ours {
+		key := strconv.Itoa(c.Issue) + "\x00" + c.Body
+		if !seen[key] {
+			seen[key] = true
+			continue
+		}
+		switch {
+		case isReply(c.Body):
+			if in.DryRun {
+				continue
+			}
+			if err := in.GH.DeleteComment(ctx, c.ID); err != nil {
+				return err
+			}
+			in.Counts.CommentsDeleted++
+		case !flagged[c.Issue]:
+			if _, ok := ParseMarker(c.Body); ok {
+				flagged[c.Issue] = true
+				sw.Duplicated = append(sw.Duplicated, c.Issue)
+			}
+		}
+	}
+	return nil
 }
 
 // answered reports whether the bot gave c its verdict after c's last edit.

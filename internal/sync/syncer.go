@@ -71,8 +71,22 @@ type Syncer struct {
 	// monitor's sweep of comments ended.
 	Reconcile  int
 	SweptUntil time.Time
-	recon      map[int]bool
-	login      *string // the token's login, once asked (reconcile.go)
+	// RunNumber is the workflow's run number (GITHUB_RUN_NUMBER; 0 when
+	// unknown): the rotation moves on by Reconcile issues per run even
+	// when a run had nothing else to record (reconcile.go).
+	RunNumber int
+	// Recheck lists issues to reconcile in this run besides the slice
+	// (the sweep saw a mirror there twice).
+	Recheck []int
+	// Learned is what the monitor learned of the ledgers it read
+	// (Monitor.Learned), recorded where the state lacks it.
+	Learned map[int]BlobWatch
+	// ReconcileSlice lists the issues this run reconciled, of
+	// ReconcileOf ledgers, for the run's summary.
+	ReconcileSlice []int
+	ReconcileOf    int
+	recon          map[int]bool
+	login          *string // the token's login, once asked (reconcile.go)
 
 	Counts Counts
 	// Planned lists every write of a dry run (runbudget.go).
@@ -134,8 +148,8 @@ func (s *Syncer) Run(ctx context.Context, loaded []ledger.Loaded, st *State) err
 
 // Issue reconciles one issue with its ledger. With a state entry whose
 // hash matches, it makes no call. With a stale entry it reads the comments
-// once (the labels are known from the state); with none it also reads the
-// issue's labels.
+// once (the labels are known from the state, unless ingest mirrored the
+// issue since); with none it also reads the issue's labels.
 func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	want := Desired(l, s.Labels, s.Clean)
 	if len(want.Tampered) > 0 {
@@ -151,10 +165,19 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 		return nil
 	}
 	if !known && len(want.Comments) == 0 && len(OnLabels(want.Labels)) == 0 {
-		return nil // nothing to show and nothing we ever put there
+		if !s.DryRun { // nothing to show and nothing we ever put there
+			st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels), Ingested: ingestedEntries(l), Shown: want.shown()})
+		}
+		return nil
 	}
+	// The cached labels hold only while sync was the last to mirror the
+	// issue: ingest mirrors it too (a person's /clarify ask puts the
+	// blocked label on) without the cache, and each command it applied
+	// left an entry carrying its comment. More such entries than recorded:
+	// the labels are read.
+	ingested := ingestedEntries(l)
 	var haveLabels []string
-	if known && !full {
+	if known && !full && prev.Ingested == ingested {
 		haveLabels = prev.Labels
 	} else {
 		var err error
@@ -186,9 +209,32 @@ func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
 	s.Counts.IssuesSynced++
 	s.countRepair(l.IssueNumber, known && prev.Hash == hash, before)
 	if !s.DryRun {
-		st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels)})
+		st.Set(l.IssueNumber, IssueState{Hash: hash, Labels: OnLabels(want.Labels), Ingested: ingested, Shown: want.shown()})
 	}
 	return nil
+}
+
+// shown is the hash of the mirrors' bodies the issue should carry.
+func (w IssueWant) shown() string {
+	bodies := make([]string, len(w.Comments))
+	for i, c := range w.Comments {
+		bodies[i] = c.Body
+	}
+	return shownHash(bodies)
+}
+
+// ingestedEntries counts l's thread entries that came from commands on
+// the issue (ingest marks each with its comment).
+func ingestedEntries(l *ledger.Ledger) int {
+	n := 0
+	for i := range l.Clarifications {
+		for _, e := range l.Clarifications[i].Thread {
+			if hasKey(e.Extra, CommentKey) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // labels adds and removes the managed labels so the issue carries want,

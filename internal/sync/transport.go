@@ -3,6 +3,7 @@ package sync
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -135,24 +136,76 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp, err := t.exchange(base, r)
 		if err != nil {
-			if ctx.Err() != nil || attempt >= attempts || once {
+			if err := t.afterNetworkError(ctx, req, err, attempt, attempts, once); err != nil {
 				return nil, err
 			}
-			if werr := t.wait(ctx, backoff(attempt), "a network error: "+err.Error(), req); werr != nil {
-				if errors.Is(werr, ErrRateLimited) {
-					return nil, err // max-wait spent: the error itself is the news
-				}
-				return nil, werr
+			if found, err := landedAfterAll(ctx, 0); found != nil || err != nil {
+				return found, err
 			}
 			continue
 		}
+		code := resp.StatusCode
 		if again, err := t.retry(ctx, req, resp, attempt, attempts, once); !again || err != nil {
 			if err != nil {
 				return nil, err
 			}
 			return resp, nil
 		}
+		if found, err := landedAfterAll(ctx, code); found != nil || err != nil {
+			return found, err
+		}
 	}
+}
+
+// afterNetworkError waits before the next attempt after err, or returns
+// the error that ends the request.
+func (t *Transport) afterNetworkError(ctx context.Context, req *http.Request, err error, attempt, attempts int, once bool) error {
+	if ctx.Err() != nil || attempt >= attempts || once {
+		return err
+	}
+	if werr := t.wait(ctx, backoff(attempt), "a network error: "+err.Error(), req); werr != nil {
+		if errors.Is(werr, ErrRateLimited) {
+			return err // max-wait spent: the error itself is the news
+		}
+		return werr
+	}
+	return nil
+}
+
+// createCheckKey marks a create whose first attempt may have landed
+// although GitHub answered a 5xx (the comment was created, the answer
+// was lost): before it is sent again, the check says whether it landed.
+type createCheckKey struct{}
+
+// createCheck returns the response the landed create would have had, or
+// nil when it did not land.
+type createCheck func(ctx context.Context) (*http.Response, error)
+
+func withCreateCheck(ctx context.Context, check createCheck) context.Context {
+	return context.WithValue(ctx, createCheckKey{}, check)
+}
+
+// landedAfterAll asks a create's check after a server error or a lost
+// connection (code 0): the answers after which the create may have
+// happened.
+func landedAfterAll(ctx context.Context, code int) (*http.Response, error) {
+	check, ok := ctx.Value(createCheckKey{}).(createCheck)
+	if !ok || check == nil || (code != 0 && code < 500) {
+		return nil, nil
+	}
+	return check(withCreateCheck(ctx, nil)) // the check's own reads are not creates
+}
+
+// createdResponse is a 201 carrying v as JSON, as the create would have
+// been answered.
+func createdResponse(v any) (*http.Response, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Response{StatusCode: http.StatusCreated, Status: "201 Created", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"application/json; charset=utf-8"}}, Body: io.NopCloser(bytes.NewReader(data)),
+		ContentLength: int64(len(data))}, nil
 }
 
 // retry decides after a response: false to hand it to the caller, true
