@@ -27,7 +27,6 @@
 //     measuring it.
 //   - responder: runs the program configured to answer for an agent.
 //   - agentstatus: what each agent is doing, on which issue.
-//   - validate: the protocol's input rules (names, topics, bodies, ids).
 //   - render: how clarifications read to people.
 //
 // # Memory pipeline
@@ -56,7 +55,11 @@
 //   - atomicfile: atomic replacement of a file and the locked
 //     read-modify-write every state file goes through.
 //   - jsonfile: the JSON layout of state files, corrupt-file errors, and
-//     the ordered-object codec that keeps other tools' keys.
+//     the ordered-object codec that keeps other tools' keys (Object: the one
+//     field decoder of the ledger and memory files).
+//   - validate: the input rules (names, topics, bodies, issue numbers,
+//     ids). Ground, not protocol: the memory store, config and issueref
+//     check with them too.
 //   - lock: cross-process locks compatible with the older tools.
 //   - process: whether the process behind a lock or marker still runs.
 //   - events: the event log both halves append to.
@@ -80,7 +83,8 @@
 //   - audit: the hash-chained audit trail both halves append to.
 //   - gitstore: the blobs, trees, commits and refs agentx writes into the
 //     user's repository itself (go-git storage; never the index, work tree
-//     or HEAD).
+//     or HEAD). The only package that imports go-git: it names the hash and
+//     mode types statebranch and checkpoint use.
 //
 // # Across both halves
 //
@@ -89,10 +93,12 @@
 //   - statemerge: the three-way merge of ledgers and memory files, for the
 //     state branch and the git merge driver.
 //   - statebranch: GitHub Mode's state branch (fetch, merge, commit, push)
-//     through go-git.
+//     through gitstore.
 //   - digest: the weekly figures of both halves, computed from their files.
 //   - verify: the integrity check of everything under `.agentx/`, and the
 //     repairs that follow from the files without guessing.
 //   - checkpoint: snapshots of the durable state under .agentx/ as commits
 //     on refs/agentx/checkpoints; list, compare, restore, prune.
+//   - statediff: which records and observations two versions of a state
+//     file differ by (checkpoint show, the sync's audit entries).
 package core
