@@ -369,8 +369,8 @@ func (a *App) Config() (*config.Set, error) {
 	return a.cfg, nil
 }
 
-// Locks returns the process's locker. The stale threshold comes from
-// $AGENTX_LOCK_STALE_MS, else agentx.toml, else 30 s.
+// Locks returns the process's locker, made on first call: stale after $AGENTX_LOCK_STALE_MS,
+// else [clarify] lock_stale_seconds if Config was loaded before, else 30 s (lockOptions).
 func (a *App) Locks() *lock.Locker {
 	if a.locks == nil {
 		a.locks = lock.New(a.lockOptions())
