@@ -117,7 +117,7 @@ func Main(args []string) int { return mainGrace(args, signalGrace) }
 // mainGrace is Main with the grace after a first signal as a parameter
 // (the signal tests shorten it).
 func mainGrace(args []string, grace time.Duration) int {
-	ctx, stop := withSignals(context.Background(), grace, os.Exit)
+	ctx, stop := signalsUnlessQuick(args, grace)
 	defer stop()
 	cwd, _ := os.Getwd()
 	a := &App{
