@@ -1,6 +1,9 @@
 package jsonfile
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Object is how a JSON object decodes into a T while other tools' keys
 // survive a rewrite: the known keys, each with the decoder of its value,
@@ -15,6 +18,24 @@ type Object[T any] struct {
 	// input. Nil drops such keys.
 	Extra func(dst *T, f Field)
 }
+
+// Lazy is an Object built on first use. A package-level Lazy with a
+// top-level Build function is laid out by the linker: the table costs a
+// process that never decodes a T nothing at start (sync.OnceValue would
+// allocate in every process's initialisers).
+type Lazy[T any] struct {
+	Build func() *Object[T]
+	once  sync.Once
+	obj   *Object[T]
+}
+
+// Decode is Build's Object's Decode.
+func (l *Lazy[T]) Decode(data []byte, dst *T) error {
+	l.once.Do(l.build)
+	return l.obj.Decode(data, dst)
+}
+
+func (l *Lazy[T]) build() { l.obj = l.Build() }
 
 // FieldDecoder decodes the value of one known key into *T.
 type FieldDecoder[T any] struct {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
@@ -14,7 +13,8 @@ import (
 // keys we do not know must survive a rewrite in their place, and `clarify
 // --json` parses every ledger of a workspace on each call, so decoding is on
 // a hot path. Decoding goes through jsonfile.Object, the field decoder the
-// memory store's files share; the tables are built on first use.
+// memory store's files share; the tables are built on first use
+// (jsonfile.Lazy: nothing at start).
 
 // document is a ledger as its top-level keys decode: the records stay raw
 // until the issue number, which they may lack, is known.
@@ -24,7 +24,7 @@ type document struct {
 }
 
 var (
-	documentFields = sync.OnceValue(func() *jsonfile.Object[document] {
+	documentFields = jsonfile.Lazy[document]{Build: func() *jsonfile.Object[document] {
 		return &jsonfile.Object[document]{
 			Fields: []jsonfile.FieldDecoder[document]{
 				jsonfile.Int("issueNumber", func(d *document) *int { return &d.IssueNumber }),
@@ -32,8 +32,8 @@ var (
 			},
 			Extra: jsonfile.KeepExtra(func(d *document) *[]jsonfile.Field { return &d.Extra }),
 		}
-	})
-	recordFields = sync.OnceValue(func() *jsonfile.Object[Record] {
+	}}
+	recordFields = jsonfile.Lazy[Record]{Build: func() *jsonfile.Object[Record] {
 		return &jsonfile.Object[Record]{
 			Fields: []jsonfile.FieldDecoder[Record]{
 				jsonfile.String("id", func(r *Record) *string { return &r.ID }),
@@ -52,8 +52,8 @@ var (
 			},
 			Extra: jsonfile.KeepExtra(func(r *Record) *[]jsonfile.Field { return &r.Extra }),
 		}
-	})
-	entryFields = sync.OnceValue(func() *jsonfile.Object[Entry] {
+	}}
+	entryFields = jsonfile.Lazy[Entry]{Build: func() *jsonfile.Object[Entry] {
 		return &jsonfile.Object[Entry]{
 			Fields: []jsonfile.FieldDecoder[Entry]{
 				jsonfile.Int("round", func(e *Entry) *int { return &e.Round }),
@@ -64,14 +64,14 @@ var (
 			},
 			Extra: jsonfile.KeepExtra(func(e *Entry) *[]jsonfile.Field { return &e.Extra }),
 		}
-	})
+	}}
 )
 
 // Decode parses a ledger document. Records without issueNumber (written by
 // the TypeScript extension) get the ledger's.
 func Decode(data []byte) (*Ledger, error) {
 	var d document
-	if err := documentFields().Decode(data, &d); err != nil {
+	if err := documentFields.Decode(data, &d); err != nil {
 		var fe *jsonfile.FieldError
 		if errors.As(err, &fe) {
 			return nil, &jsonfile.ObjectError{Offset: offsetIn(data, fe.Value), Msg: fe.Error()}
@@ -100,7 +100,7 @@ func Decode(data []byte) (*Ledger, error) {
 }
 
 func decodeRecord(data []byte, r *Record) error {
-	if err := recordFields().Decode(data, r); err != nil {
+	if err := recordFields.Decode(data, r); err != nil {
 		return fieldContext("record", err)
 	}
 	return nil
@@ -126,7 +126,7 @@ func decodeThread(r *Record, v []byte) error {
 }
 
 func decodeEntry(data []byte, e *Entry) error {
-	if err := entryFields().Decode(data, e); err != nil {
+	if err := entryFields.Decode(data, e); err != nil {
 		return fieldContext("thread", err)
 	}
 	return nil

@@ -46,7 +46,7 @@ const headLen = 128
 // ParseIssueFile decodes an issue file; path names it in errors.
 func ParseIssueFile(path string, data []byte) (*IssueFile, error) {
 	f := &IssueFile{}
-	if err := decodeDoc(data, issueFileFields(), f); err != nil {
+	if err := decodeDoc(data, &issueFileFields, f); err != nil {
 		return nil, jsonfile.Corrupt(path, jsonfile.CorruptOffset(data, err), err)
 	}
 	return f, nil
@@ -82,14 +82,14 @@ func (f *IssueFile) Marshal() ([]byte, error) {
 // ParseManifest decodes a manifest; path names it in errors.
 func ParseManifest(path string, data []byte) (*Manifest, error) {
 	m := &Manifest{}
-	if err := decodeDoc(data, manifestFields(), m); err != nil {
+	if err := decodeDoc(data, &manifestFields, m); err != nil {
 		return nil, jsonfile.Corrupt(path, jsonfile.CorruptOffset(data, err), err)
 	}
 	return m, nil
 }
 
 // decodeDoc decodes a whole file's object; an empty file is no object.
-func decodeDoc[T any](data []byte, fields *jsonfile.Object[T], dst *T) error {
+func decodeDoc[T any](data []byte, fields *jsonfile.Lazy[T], dst *T) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return fmt.Errorf("file is empty")
 	}

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf16"
 
@@ -248,10 +247,10 @@ func (o *Observation) appendIndented(b []byte) []byte {
 func (o Observation) MarshalJSON() ([]byte, error) { return o.appendJSON(nil), nil }
 
 // The keys of the memory files, for jsonfile.Object (the field decoder the
-// ledger shares), built on first use. Other tools' keys are copied: an
-// observation outlives the buffer it was read from.
+// ledger shares), built on first use (jsonfile.Lazy). Other tools' keys
+// are copied: an observation outlives the buffer it was read from.
 var (
-	issueFileFields = sync.OnceValue(func() *jsonfile.Object[IssueFile] {
+	issueFileFields = jsonfile.Lazy[IssueFile]{Build: func() *jsonfile.Object[IssueFile] {
 		return &jsonfile.Object[IssueFile]{
 			Fields: []jsonfile.FieldDecoder[IssueFile]{
 				jsonfile.Int("version", func(f *IssueFile) *int { return &f.Version }),
@@ -266,8 +265,8 @@ var (
 			},
 			Extra: jsonfile.CopyExtra(func(f *IssueFile) *[]jsonfile.Field { return &f.Extra }),
 		}
-	})
-	manifestFields = sync.OnceValue(func() *jsonfile.Object[Manifest] {
+	}}
+	manifestFields = jsonfile.Lazy[Manifest]{Build: func() *jsonfile.Object[Manifest] {
 		return &jsonfile.Object[Manifest]{
 			Fields: []jsonfile.FieldDecoder[Manifest]{
 				jsonfile.Int("version", func(m *Manifest) *int { return &m.Version }),
@@ -282,8 +281,8 @@ var (
 			},
 			Extra: jsonfile.CopyExtra(func(m *Manifest) *[]jsonfile.Field { return &m.Extra }),
 		}
-	})
-	observationFields = sync.OnceValue(func() *jsonfile.Object[Observation] {
+	}}
+	observationFields = jsonfile.Lazy[Observation]{Build: func() *jsonfile.Object[Observation] {
 		return &jsonfile.Object[Observation]{
 			Fields: []jsonfile.FieldDecoder[Observation]{
 				jsonfile.String("id", func(o *Observation) *string { return &o.ID }),
@@ -303,8 +302,8 @@ var (
 			},
 			Extra: jsonfile.CopyExtra(func(o *Observation) *[]jsonfile.Field { return &o.Extra }),
 		}
-	})
-	entryFields = sync.OnceValue(func() *jsonfile.Object[Entry] {
+	}}
+	entryFields = jsonfile.Lazy[Entry]{Build: func() *jsonfile.Object[Entry] {
 		return &jsonfile.Object[Entry]{
 			Fields: []jsonfile.FieldDecoder[Entry]{
 				jsonfile.String("id", func(e *Entry) *string { return &e.ID }),
@@ -317,7 +316,7 @@ var (
 			},
 			Extra: jsonfile.CopyExtra(func(e *Entry) *[]jsonfile.Field { return &e.Extra }),
 		}
-	})
+	}}
 )
 
 func decodeObservation(data []byte) (Observation, error) {
@@ -329,7 +328,7 @@ func decodeObservation(data []byte) (Observation, error) {
 // decodeObservationInto decodes in place (an Observation of its own
 // passed to the decoder would escape to the heap).
 func decodeObservationInto(data []byte, o *Observation) error {
-	return observationFields().Decode(data, o)
+	return observationFields.Decode(data, o)
 }
 
 func decodeEntry(data []byte) (Entry, error) {
@@ -338,7 +337,7 @@ func decodeEntry(data []byte) (Entry, error) {
 	return e, err
 }
 
-func decodeEntryInto(data []byte, e *Entry) error { return entryFields().Decode(data, e) }
+func decodeEntryInto(data []byte, e *Entry) error { return entryFields.Decode(data, e) }
 
 // CheckInput validates an observation that came from outside (a file given
 // to `memory add --file`) as strictly as the command line validates its
