@@ -333,7 +333,7 @@ func (s *scanner) str() error {
 		// The plain bytes of a string are most of a file (observation
 		// texts): skip them with one table load each.
 		data, i := s.data, s.pos
-		for i < len(data) && plainStringByte(data[i]) {
+		for i < len(data) && plainStringByte[data[i]] {
 			i++
 		}
 		s.pos = i
@@ -376,10 +376,14 @@ func (s *scanner) str() error {
 	return s.errf("unterminated string")
 }
 
-// plainStringByte reports a byte a JSON string holds as it is: all but
-// the quote, the backslash and control characters. (Comparisons, not a
-// table built at init: every process would pay for the table.)
-func plainStringByte(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' }
+// plainStringByte marks the bytes a JSON string holds as they are: all
+// but the quote, the backslash and control characters.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
