@@ -57,7 +57,11 @@
 //   - atomicfile: atomic replacement of a file and the locked
 //     read-modify-write every state file goes through.
 //   - jsonfile: the JSON layout of state files, corrupt-file errors, and
-//     the ordered-object codec that keeps other tools' keys.
+//     the ordered-object codec that keeps other tools' keys (Object: the one
+//     field decoder of the ledger and memory files).
+//   - validate: the input rules (names, topics, bodies, issue numbers,
+//     ids). Ground, not protocol: the memory store, config and issueref
+//     check with them too.
 //   - lock: cross-process locks compatible with the older tools.
 //   - process: whether the process behind a lock or marker still runs.
 //   - events: the event log both halves append to.
@@ -91,7 +95,8 @@
 //     applies to and travelling with it.
 //   - gitstore: the blobs, trees, commits and refs agentx writes into the
 //     user's repository itself (go-git storage; never the index, work tree
-//     or HEAD).
+//     or HEAD). The only package that imports go-git: it names the hash and
+//     mode types statebranch and checkpoint use.
 //
 // # Across both halves
 //
@@ -100,7 +105,7 @@
 //   - statemerge: the three-way merge of ledgers and memory files, for the
 //     state branch and the git merge driver.
 //   - statebranch: GitHub Mode's state branch (fetch, merge, commit, push)
-//     through go-git.
+//     through gitstore.
 //   - statediff: which records and observations two versions of a state
 //     file differ by, with their hashes (checkpoint show, the audit lines
 //     of a sync).

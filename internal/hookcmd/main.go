@@ -116,7 +116,7 @@ func Main(args []string) int { return mainGrace(args, signalGrace) }
 // mainGrace is Main with the grace after a first signal as a parameter
 // (the signal tests shorten it).
 func mainGrace(args []string, grace time.Duration) int {
-	ctx, stop := withSignals(context.Background(), grace, os.Exit)
+	ctx, stop := signalsUnlessQuick(args, grace)
 	defer stop()
 	cwd, _ := os.Getwd()
 	a := &App{
@@ -353,8 +353,8 @@ func (a *App) Config() (*config.Set, error) {
 	return a.cfg, nil
 }
 
-// Locks returns the process's locker. The stale threshold comes from
-// $AGENTX_LOCK_STALE_MS, else agentx.toml, else 30 s.
+// Locks returns the process's locker, made on first call: stale after $AGENTX_LOCK_STALE_MS,
+// else [clarify] lock_stale_seconds if Config was loaded before, else 30 s (lockOptions).
 func (a *App) Locks() *lock.Locker {
 	if a.locks == nil {
 		a.locks = lock.New(a.lockOptions())

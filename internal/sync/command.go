@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
@@ -41,14 +42,14 @@ func ParseCommand(body string) (cmd Command, found bool, err error) {
 		verb := strings.ToLower(fields[0])
 		v, known := protocol.Lookup(verb)
 		if !known {
-			return Command{}, true, fmt.Errorf("unknown verb %q; use %s", Shorten(sanitize.Secrets(fields[0]), 20), protocol.SlashUsage())
+			return Command{}, true, fmt.Errorf("unknown verb %q; use %s", shorten.Ellipsis(sanitize.Secrets(fields[0]), 20), protocol.SlashUsage())
 		}
 		if len(fields) < 2 {
 			return Command{}, true, fmt.Errorf("missing clarification id; use %s", protocol.SlashUsage())
 		}
 		id := strings.ToUpper(fields[1])
 		if _, err := validate.ClarificationID(id); err != nil {
-			return Command{}, true, fmt.Errorf("%q is not a clarification id (CLR-<issue>-<NNN>)", Shorten(sanitize.Secrets(fields[1]), 40))
+			return Command{}, true, fmt.Errorf("%q is not a clarification id (CLR-<issue>-<NNN>)", shorten.Ellipsis(sanitize.Secrets(fields[1]), 40))
 		}
 		// The text starts after the id on the same line.
 		after := rest[strings.Index(rest, fields[1])+len(fields[1]):]
@@ -63,13 +64,4 @@ func ParseCommand(body string) (cmd Command, found bool, err error) {
 		return Command{Verb: v.Verb, ID: id, Text: text}, true, nil
 	}
 	return Command{}, false, nil
-}
-
-// Shorten cuts s to limit runes for quoting it back in a reply.
-func Shorten(s string, limit int) string {
-	r := []rune(s)
-	if len(r) <= limit {
-		return s
-	}
-	return string(r[:limit-1]) + "…"
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +14,8 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
+	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 // Event is the part of an issue_comment payload ingest reads.
@@ -140,7 +141,7 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 	if perr != nil {
 		return in.reject(ctx, ev, perr.Error())
 	}
-	issue, _ := strconv.Atoi(cmd.ID[len("CLR-"):strings.LastIndex(cmd.ID, "-")])
+	issue, _ := validate.ClarificationID(cmd.ID) // ParseCommand checked it
 	if issue != ev.Issue.Number {
 		return in.reject(ctx, ev, fmt.Sprintf("%s belongs to issue #%d, not this one", cmd.ID, issue))
 	}
@@ -468,7 +469,7 @@ func (in *Ingester) reject(ctx context.Context, ev Event, reason string) (Outcom
 	// both are shown as code, so no link, image or mention in them renders
 	// under the bot's name. Redacted first, then shortened.
 	body := fmt.Sprintf("**Not applied:** %s\n\n> %s\n\nNothing was written to the ledger. Commands: %s\n\n%scomment=%d -->",
-		codeSpan(visibleControls(clean(reason))), codeSpan(Shorten(visibleControls(clean(first)), 200)), protocol.SlashUsage(), replyMarker, ev.Comment.ID)
+		codeSpan(visibleControls(clean(reason))), codeSpan(shorten.Ellipsis(visibleControls(clean(first)), 200)), protocol.SlashUsage(), replyMarker, ev.Comment.ID)
 	if _, err := in.GH.CreateComment(ctx, ev.Issue.Number, body); err != nil {
 		return out, err
 	}

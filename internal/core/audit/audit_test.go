@@ -315,8 +315,8 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
-// FuzzCheck: whatever bytes the trail holds, Check reports and never
-// panics, and an intact line never gets an error.
+// FuzzCheck: whatever bytes the trail holds, Check returns what it finds
+// as findings, never as an error, and neither Check nor History panics.
 func FuzzCheck(f *testing.F) {
 	line, _ := Encode(Entry{Time: "2026-03-30T12:00:00.000Z", Actor: "a", Op: "x"})
 	f.Add(append(line, '\n'))

@@ -20,8 +20,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -127,7 +125,7 @@ type Checkpoint struct {
 	Tree    string    `json:"tree"`
 }
 
-func checkpointOf(h plumbing.Hash, c gitstore.Commit) Checkpoint {
+func checkpointOf(h gitstore.Hash, c gitstore.Commit) Checkpoint {
 	subject, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
 	id := idOf(h, c)
 	return Checkpoint{ID: id, Short: id[:ShortLen], Commit: h.String(), Time: c.Author.When.UTC(), Message: subject, Tree: c.Tree.String()}
@@ -142,7 +140,7 @@ const idTrailer = "Agentx-Checkpoint-Id: "
 
 // idOf returns the id of the checkpoint commit c (hash h): its trailer's
 // when it was written again, else h.
-func idOf(h plumbing.Hash, c gitstore.Commit) string {
+func idOf(h gitstore.Hash, c gitstore.Commit) string {
 	for line := range strings.Lines(c.Message) {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), idTrailer); ok && len(v) == 40 {
 			if _, err := ParseID(v); err == nil {
@@ -155,7 +153,7 @@ func idOf(h plumbing.Hash, c gitstore.Commit) string {
 
 // withIDTrailer returns c's message carrying its id (h when it has none
 // yet), for writing c again under another hash.
-func withIDTrailer(h plumbing.Hash, c gitstore.Commit) string {
+func withIDTrailer(h gitstore.Hash, c gitstore.Commit) string {
 	if idOf(h, c) != h.String() {
 		return c.Message
 	}
@@ -212,7 +210,7 @@ func (s *Store) create(ctx context.Context, message string) (*Result, error) {
 	}
 	var parent gitstore.Commit
 	var parentFiles map[string]gitstore.Entry
-	known := map[plumbing.Hash]bool{}
+	known := map[gitstore.Hash]bool{}
 	if !tip.IsZero() {
 		if parent, err = s.repo.ReadCommit(tip); err != nil {
 			return nil, err
@@ -258,7 +256,7 @@ func (s *Store) create(ctx context.Context, message string) (*Result, error) {
 	c := gitstore.Commit{Tree: tree, Author: sig,
 		Message: fmt.Sprintf("%s\n\nagentx checkpoint of %d files\n", strings.TrimSpace(message), len(sc.files))}
 	if !tip.IsZero() {
-		c.Parents = []plumbing.Hash{tip}
+		c.Parents = []gitstore.Hash{tip}
 	}
 	h, err := s.repo.WriteCommit(c)
 	if err != nil {
@@ -294,7 +292,7 @@ func sameExcept(a, b map[string]gitstore.Entry, skip func(string) bool) bool {
 // List returns the checkpoints, newest first (git log --first-parent REF).
 func (s *Store) List() ([]Checkpoint, error) {
 	out := []Checkpoint{}
-	err := s.walk(func(h plumbing.Hash, c gitstore.Commit) bool {
+	err := s.walk(func(h gitstore.Hash, c gitstore.Commit) bool {
 		out = append(out, checkpointOf(h, c))
 		return true
 	})
@@ -303,7 +301,7 @@ func (s *Store) List() ([]Checkpoint, error) {
 
 // Latest returns the newest checkpoint; ok is false when there is none.
 func (s *Store) Latest() (c Checkpoint, ok bool, err error) {
-	err = s.walk(func(h plumbing.Hash, cm gitstore.Commit) bool {
+	err = s.walk(func(h gitstore.Hash, cm gitstore.Commit) bool {
 		c, ok = checkpointOf(h, cm), true
 		return false
 	})
@@ -311,12 +309,12 @@ func (s *Store) Latest() (c Checkpoint, ok bool, err error) {
 }
 
 // walk visits the history from the tip, newest first, until fn says stop.
-func (s *Store) walk(fn func(plumbing.Hash, gitstore.Commit) bool) error {
+func (s *Store) walk(fn func(gitstore.Hash, gitstore.Commit) bool) error {
 	h, err := s.repo.Ref(s.ref)
 	if err != nil {
 		return err
 	}
-	seen := map[plumbing.Hash]bool{}
+	seen := map[gitstore.Hash]bool{}
 	for !h.IsZero() && !seen[h] {
 		seen[h] = true
 		c, err := s.repo.ReadCommit(h)
@@ -342,7 +340,7 @@ func (s *Store) Get(id string) (Checkpoint, error) {
 		return Checkpoint{}, err
 	}
 	var found []Checkpoint
-	err = s.walk(func(h plumbing.Hash, c gitstore.Commit) bool {
+	err = s.walk(func(h gitstore.Hash, c gitstore.Commit) bool {
 		if cp := checkpointOf(h, c); strings.HasPrefix(cp.ID, prefix) || strings.HasPrefix(cp.Commit, prefix) {
 			found = append(found, cp)
 		}
@@ -368,11 +366,11 @@ func (s *Store) Get(id string) (Checkpoint, error) {
 // carrying its id in a trailer.
 func (s *Store) prune(keep, slack int, protect string) (int, error) {
 	type item struct {
-		h plumbing.Hash
+		h gitstore.Hash
 		c gitstore.Commit
 	}
 	var all []item
-	if err := s.walk(func(h plumbing.Hash, c gitstore.Commit) bool {
+	if err := s.walk(func(h gitstore.Hash, c gitstore.Commit) bool {
 		if protect != "" && idOf(h, c) == protect {
 			keep = max(keep, len(all)+1)
 		}
@@ -386,13 +384,13 @@ func (s *Store) prune(keep, slack int, protect string) (int, error) {
 	}
 	tip := all[0].h
 	kept := all[:keep]
-	var parent plumbing.Hash
+	var parent gitstore.Hash
 	for i := len(kept) - 1; i >= 0; i-- {
 		c := kept[i].c
 		c.Message = withIDTrailer(kept[i].h, c)
 		c.Parents = nil
 		if !parent.IsZero() {
-			c.Parents = []plumbing.Hash{parent}
+			c.Parents = []gitstore.Hash{parent}
 		}
 		h, err := s.repo.WriteCommit(c)
 		if err != nil {

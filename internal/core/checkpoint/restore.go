@@ -11,8 +11,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
@@ -53,7 +51,7 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 	if err != nil {
 		return nil, err
 	}
-	want, err := s.repo.Files(plumbing.NewHash(target.Tree))
+	want, err := s.repo.Files(gitstore.NewHash(target.Tree))
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +260,7 @@ func (s *Store) lockAll(ctx context.Context, paths []string) (map[string]*lock.L
 
 // TreeFiles returns the files of checkpoint c (path relative to .agentx/).
 func (s *Store) TreeFiles(c Checkpoint) (map[string]gitstore.Entry, error) {
-	return s.repo.Files(plumbing.NewHash(c.Tree))
+	return s.repo.Files(gitstore.NewHash(c.Tree))
 }
 
 // adjustRemoved asks Adjust what of a file the restore removes must stay

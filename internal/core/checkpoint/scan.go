@@ -13,9 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/workpool"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -35,7 +32,7 @@ type scanned struct {
 func (sc *scanned) tree() map[string]gitstore.Entry {
 	out := make(map[string]gitstore.Entry, len(sc.files))
 	for p, f := range sc.files {
-		out[p] = gitstore.Entry{Hash: f.Hash, Mode: filemode.Regular}
+		out[p] = gitstore.Entry{Hash: f.Hash, Mode: gitstore.ModeRegular}
 	}
 	return out
 }
@@ -45,11 +42,11 @@ func (sc *scanned) tree() map[string]gitstore.Entry {
 // hash is in known (the blobs of the last checkpoint, which are reachable
 // and so never collected) or already in the object database. With write
 // false nothing is stored (a dry run, a comparison).
-func (s *Store) scan(ctx context.Context, known map[plumbing.Hash]bool) (*scanned, error) {
+func (s *Store) scan(ctx context.Context, known map[gitstore.Hash]bool) (*scanned, error) {
 	return s.scanOpt(ctx, known, true)
 }
 
-func (s *Store) scanOpt(ctx context.Context, known map[plumbing.Hash]bool, write bool) (*scanned, error) {
+func (s *Store) scanOpt(ctx context.Context, known map[gitstore.Hash]bool, write bool) (*scanned, error) {
 	sc := &scanned{files: map[string]gitstore.CachedFile{}, skipped: []string{},
 		cache: gitstore.LoadStatCache(gitstore.StatCachePath(s.repo.GitDir, "checkpoint-cache", s.WS.AgentxDir()))}
 	var jobs []job
@@ -108,7 +105,7 @@ func (s *Store) list(dir, rel string, sc *scanned, jobs *[]job) error {
 // scanFiles runs scanFile over jobs. Reading, hashing and compressing new
 // files is most of a first checkpoint's cost: it is spread over the
 // processors.
-func (s *Store) scanFiles(ctx context.Context, sc *scanned, jobs []job, known map[plumbing.Hash]bool, write bool) error {
+func (s *Store) scanFiles(ctx context.Context, sc *scanned, jobs []job, known map[gitstore.Hash]bool, write bool) error {
 	return parallel(ctx, len(jobs), func(i int) error { return s.scanFile(sc, &jobs[i], known, write) })
 }
 
@@ -141,7 +138,7 @@ type job struct {
 	found, read, stored bool
 }
 
-func (s *Store) scanFile(sc *scanned, j *job, known map[plumbing.Hash]bool, write bool) error {
+func (s *Store) scanFile(sc *scanned, j *job, known map[gitstore.Hash]bool, write bool) error {
 	fi, err := j.entry.Info()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // removed while we listed: absent

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -86,9 +87,13 @@ func topUndecoded(md toml.MetaData, k toml.Key) toml.Key {
 	return k
 }
 
+// The line patterns of lineOf, compiled on first use: only a file with a
+// key to warn about needs them, and every process loads the configuration.
 var (
-	tomlHeader = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$`)
-	tomlKey    = regexp.MustCompile(`^\s*([A-Za-z0-9_."' -]+?)\s*=`)
+	tomlHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$`)
+	})
+	tomlKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z0-9_."' -]+?)\s*=`) })
 )
 
 // lineOf is the first line that defines key or a table inside it, as a
@@ -100,10 +105,10 @@ func lineOf(data []byte, key toml.Key) int {
 	table := ""
 	for i, line := range strings.Split(string(data), "\n") {
 		var path string
-		if m := tomlHeader.FindStringSubmatch(line); m != nil {
+		if m := tomlHeader().FindStringSubmatch(line); m != nil {
 			table = normKey(m[1])
 			path = table
-		} else if m := tomlKey.FindStringSubmatch(line); m != nil {
+		} else if m := tomlKey().FindStringSubmatch(line); m != nil {
 			path = normKey(m[1])
 			if table != "" {
 				path = table + "." + path

@@ -14,8 +14,8 @@ import (
 
 // Entry is one file of a flattened tree.
 type Entry struct {
-	Hash plumbing.Hash
-	Mode filemode.FileMode
+	Hash Hash
+	Mode FileMode
 }
 
 // Signature is a commit's author or committer.
@@ -26,8 +26,8 @@ type Signature struct {
 
 // Commit is the part of a commit object agentx reads and writes.
 type Commit struct {
-	Tree      plumbing.Hash
-	Parents   []plumbing.Hash
+	Tree      Hash
+	Parents   []Hash
 	Author    Signature
 	Committer Signature
 	Message   string
@@ -35,7 +35,7 @@ type Commit struct {
 
 // BlobHash is the object id git gives data as a blob
 // (git hash-object --stdin).
-func BlobHash(data []byte) plumbing.Hash { return hashObject(plumbing.BlobObject, data) }
+func BlobHash(data []byte) Hash { return hashObject(plumbing.BlobObject, data) }
 
 // header returns the value of the first header line key of a commit or
 // tag object.
@@ -54,7 +54,7 @@ func header(data []byte, key string) (string, bool) {
 }
 
 // ReadCommit reads commit h (git cat-file commit H).
-func (r *Repo) ReadCommit(h plumbing.Hash) (Commit, error) {
+func (r *Repo) ReadCommit(h Hash) (Commit, error) {
 	data, err := r.read(plumbing.CommitObject, h)
 	if err != nil {
 		return Commit{}, err
@@ -136,7 +136,7 @@ func encodeSignature(s Signature) string {
 }
 
 // WriteCommit stores c (git commit-tree).
-func (r *Repo) WriteCommit(c Commit) (plumbing.Hash, error) {
+func (r *Repo) WriteCommit(c Commit) (Hash, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tree %s\n", c.Tree)
 	for _, p := range c.Parents {
@@ -150,7 +150,7 @@ func (r *Repo) WriteCommit(c Commit) (plumbing.Hash, error) {
 }
 
 // CommitTree returns the tree of commit h (git rev-parse H^{tree}).
-func (r *Repo) CommitTree(h plumbing.Hash) (plumbing.Hash, error) {
+func (r *Repo) CommitTree(h Hash) (Hash, error) {
 	c, err := r.ReadCommit(h)
 	return c.Tree, err
 }
@@ -158,8 +158,8 @@ func (r *Repo) CommitTree(h plumbing.Hash) (plumbing.Hash, error) {
 // treeEntry is one entry of one tree object.
 type treeEntry struct {
 	name string
-	mode filemode.FileMode
-	hash plumbing.Hash
+	mode FileMode
+	hash Hash
 }
 
 func decodeTree(data []byte) ([]treeEntry, error) {
@@ -174,7 +174,7 @@ func decodeTree(data []byte) ([]treeEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		var h plumbing.Hash
+		var h Hash
 		copy(h[:], data[nul+1:nul+21])
 		out = append(out, treeEntry{name: string(data[sp+1 : nul]), mode: mode, hash: h})
 		data = data[nul+21:]
@@ -184,13 +184,13 @@ func decodeTree(data []byte) ([]treeEntry, error) {
 
 // Files flattens tree h into slash-separated path -> entry
 // (git ls-tree -r H); ZeroHash is the empty tree.
-func (r *Repo) Files(h plumbing.Hash) (map[string]Entry, error) {
+func (r *Repo) Files(h Hash) (map[string]Entry, error) {
 	out := map[string]Entry{}
 	if h.IsZero() {
 		return out, nil
 	}
-	var walk func(prefix string, h plumbing.Hash, depth int) error
-	walk = func(prefix string, h plumbing.Hash, depth int) error {
+	var walk func(prefix string, h Hash, depth int) error
+	walk = func(prefix string, h Hash, depth int) error {
 		if depth > 16 {
 			return fmt.Errorf("tree %s is nested too deep", h)
 		}
@@ -204,7 +204,7 @@ func (r *Repo) Files(h plumbing.Hash) (map[string]Entry, error) {
 		}
 		for _, e := range entries {
 			p := prefix + e.name
-			if e.mode == filemode.Dir {
+			if e.mode == ModeDir {
 				if err := walk(p+"/", e.hash, depth+1); err != nil {
 					return err
 				}
@@ -220,7 +220,7 @@ func (r *Repo) Files(h plumbing.Hash) (map[string]Entry, error) {
 // WriteTree stores the nested trees of a flat path -> entry map and
 // returns the root's hash (git mktree, once per directory); trees already
 // stored are not written again.
-func (r *Repo) WriteTree(files map[string]Entry) (plumbing.Hash, error) {
+func (r *Repo) WriteTree(files map[string]Entry) (Hash, error) {
 	type dir struct {
 		entries []treeEntry
 		dirs    map[string]*dir
@@ -240,20 +240,20 @@ func (r *Repo) WriteTree(files map[string]Entry) (plumbing.Hash, error) {
 		}
 		d.entries = append(d.entries, treeEntry{name: parts[len(parts)-1], mode: e.Mode, hash: e.Hash})
 	}
-	var write func(d *dir) (plumbing.Hash, error)
-	write = func(d *dir) (plumbing.Hash, error) {
+	var write func(d *dir) (Hash, error)
+	write = func(d *dir) (Hash, error) {
 		entries := d.entries
 		for name, sub := range d.dirs {
 			h, err := write(sub)
 			if err != nil {
-				return plumbing.ZeroHash, err
+				return ZeroHash, err
 			}
-			entries = append(entries, treeEntry{name: name, mode: filemode.Dir, hash: h})
+			entries = append(entries, treeEntry{name: name, mode: ModeDir, hash: h})
 		}
 		// Git orders entries by name, a directory's name compared as if
 		// it ended in "/".
 		key := func(e treeEntry) string {
-			if e.mode == filemode.Dir {
+			if e.mode == ModeDir {
 				return e.name + "/"
 			}
 			return e.name

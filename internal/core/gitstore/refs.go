@@ -16,12 +16,12 @@ import (
 // Refs lists the refs whose names start with one of prefixes (all refs
 // when none is given), resolved to the object they name
 // (git for-each-ref PREFIX...).
-func (r *Repo) Refs(prefixes ...string) (map[string]plumbing.Hash, error) {
+func (r *Repo) Refs(prefixes ...string) (map[string]Hash, error) {
 	iter, err := r.st.IterReferences()
 	if err != nil {
 		return nil, fmt.Errorf("list refs: %w", err)
 	}
-	out := map[string]plumbing.Hash{}
+	out := map[string]Hash{}
 	err = iter.ForEach(func(ref *plumbing.Reference) error {
 		name := ref.Name().String()
 		if ref.Type() != plumbing.HashReference || !hasPrefix(name, prefixes) {
@@ -53,8 +53,8 @@ func hasPrefix(name string, prefixes []string) bool {
 // or a remote-tracking ref pointed at before, which a force-push or a
 // deletion left behind. git writes them for the refs it updates itself
 // (fetch, push); a missing log is no error.
-func (r *Repo) Reflogs(prefixes ...string) (map[string][]plumbing.Hash, error) {
-	out := map[string][]plumbing.Hash{}
+func (r *Repo) Reflogs(prefixes ...string) (map[string][]Hash, error) {
+	out := map[string][]Hash{}
 	dirs := []string{r.CommonDir}
 	if r.GitDir != r.CommonDir {
 		dirs = append(dirs, r.GitDir)
@@ -94,12 +94,12 @@ func (r *Repo) Reflogs(prefixes ...string) (map[string][]plumbing.Hash, error) {
 }
 
 // readReflog reads "OLD NEW NAME <EMAIL> TIME TZ\tMESSAGE" lines.
-func readReflog(p string) ([]plumbing.Hash, error) {
+func readReflog(p string) ([]Hash, error) {
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
-	var out []plumbing.Hash
+	var out []Hash
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {

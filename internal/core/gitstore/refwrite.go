@@ -9,8 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Refs are written the way git writes them, not through go-git's storage:
@@ -56,7 +54,7 @@ func (r *Repo) refPath(name string) string {
 
 // updateRef points name at h, only while it holds old when check is set
 // (ZeroHash: does not exist).
-func (r *Repo) updateRef(name string, h plumbing.Hash, old plumbing.Hash, check bool, msg string) error {
+func (r *Repo) updateRef(name string, h Hash, old Hash, check bool, msg string) error {
 	if !strings.HasPrefix(name, "refs/") || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
 		return fmt.Errorf("update ref %s: not a ref name agentx writes", name)
 	}
@@ -161,7 +159,7 @@ func staleRefLockFile(lockPath string) bool {
 
 // appendReflog adds "OLD NEW NAME <EMAIL> TIME +0000\tMSG" to the ref's
 // log, as git does.
-func (r *Repo) appendReflog(name string, old, h plumbing.Hash, msg string) error {
+func (r *Repo) appendReflog(name string, old, h Hash, msg string) error {
 	p := filepath.Join(r.refDir(name), "logs", filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err

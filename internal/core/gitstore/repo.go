@@ -140,22 +140,22 @@ func (r *Repo) Shallow() bool {
 func (r *Repo) Linked() bool { return r.GitDir != r.CommonDir }
 
 // Ref returns the hash name points at, or ZeroHash when it does not exist.
-func (r *Repo) Ref(name string) (plumbing.Hash, error) {
+func (r *Repo) Ref(name string) (Hash, error) {
 	// git rev-parse --verify -q NAME
 	ref, err := storer.ResolveReference(r.st, plumbing.ReferenceName(name))
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return plumbing.ZeroHash, nil
+		return ZeroHash, nil
 	}
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
+		return ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
 	}
 	return ref.Hash(), nil
 }
 
 // SetRef points name at h (git update-ref NAME H), atomically and with a
 // reflog line (refwrite.go).
-func (r *Repo) SetRef(name string, h plumbing.Hash) error {
-	return r.updateRef(name, h, plumbing.ZeroHash, false, "agentx: update")
+func (r *Repo) SetRef(name string, h Hash) error {
+	return r.updateRef(name, h, ZeroHash, false, "agentx: update")
 }
 
 // ErrRefMoved is returned by SwapRef when the ref no longer holds old.
@@ -163,7 +163,7 @@ var ErrRefMoved = errors.New("ref moved meanwhile")
 
 // SwapRef points name at h only while it still points at old (ZeroHash:
 // does not exist) (git update-ref NAME H OLD).
-func (r *Repo) SwapRef(name string, h, old plumbing.Hash) error {
+func (r *Repo) SwapRef(name string, h, old Hash) error {
 	return r.updateRef(name, h, old, true, "agentx: update")
 }
 
@@ -178,7 +178,7 @@ func (r *Repo) RemoveRef(name string) error {
 // Has reports whether object h is stored (loose or packed). It is safe
 // for concurrent use: a loose object is one stat, the packs' indexes are
 // consulted one caller at a time.
-func (r *Repo) Has(h plumbing.Hash) bool {
+func (r *Repo) Has(h Hash) bool {
 	hex := h.String()
 	if _, err := os.Lstat(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:])); err == nil {
 		return true
@@ -189,7 +189,7 @@ func (r *Repo) Has(h plumbing.Hash) bool {
 }
 
 // read returns the content of object h of type t.
-func (r *Repo) read(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+func (r *Repo) read(t plumbing.ObjectType, h Hash) ([]byte, error) {
 	if data, ok, err := r.readLoose(t, h); ok || err != nil {
 		return data, err
 	}
@@ -218,7 +218,7 @@ func (r *Repo) read(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 // not one: packed, or missing). Read here rather than through go-git,
 // which hashes every object it reads with collision-detecting SHA-1: a
 // restore reads 100 MB. zlib's checksum is still checked.
-func (r *Repo) readLoose(t plumbing.ObjectType, h plumbing.Hash) (data []byte, ok bool, err error) {
+func (r *Repo) readLoose(t plumbing.ObjectType, h Hash) (data []byte, ok bool, err error) {
 	hex := h.String()
 	f, err := os.Open(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:]))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -261,7 +261,7 @@ func (r *Repo) readLoose(t plumbing.ObjectType, h plumbing.Hash) (data []byte, o
 
 // write stores data as an object of type t unless it is there already
 // (git hash-object -w -t T), and returns its hash.
-func (r *Repo) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+func (r *Repo) write(t plumbing.ObjectType, data []byte) (Hash, error) {
 	h := hashObject(t, data)
 	if r.Has(h) {
 		return h, nil
@@ -273,18 +273,18 @@ func (r *Repo) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) 
 // uses the standard library's SHA-1 (hardware accelerated) rather than
 // go-git's collision-detecting one, three times slower: the content is
 // ours, not a peer's.
-func hashObject(t plumbing.ObjectType, data []byte) plumbing.Hash {
+func hashObject(t plumbing.ObjectType, data []byte) Hash {
 	h := sha1.New()
 	h.Write([]byte(t.String() + " " + strconv.Itoa(len(data)) + "\x00"))
 	h.Write(data)
-	var out plumbing.Hash
+	var out Hash
 	copy(out[:], h.Sum(nil))
 	return out
 }
 
 // StoreBlob stores data, whose blob hash the caller computed as h
 // (BlobHash), as a loose object; the caller checked it is missing.
-func (r *Repo) StoreBlob(h plumbing.Hash, data []byte) error {
+func (r *Repo) StoreBlob(h Hash, data []byte) error {
 	return r.storeLoose(plumbing.BlobObject, h, data)
 }
 
@@ -296,7 +296,7 @@ func (r *Repo) StoreBlob(h plumbing.Hash, data []byte) error {
 // format is git's: zlib of "TYPE SIZE\0" and the content, at
 // objects/XX/YYYY..., staged in a temporary file in the same directory
 // and renamed, read-only like git's.
-func (r *Repo) storeLoose(t plumbing.ObjectType, h plumbing.Hash, data []byte) error {
+func (r *Repo) storeLoose(t plumbing.ObjectType, h Hash, data []byte) error {
 	hex := h.String()
 	dir := filepath.Join(r.CommonDir, "objects", hex[:2])
 	final := filepath.Join(dir, hex[2:])
@@ -326,10 +326,10 @@ func (r *Repo) storeLoose(t plumbing.ObjectType, h plumbing.Hash, data []byte) e
 }
 
 // Blob reads blob h (git cat-file blob H).
-func (r *Repo) Blob(h plumbing.Hash) ([]byte, error) { return r.read(plumbing.BlobObject, h) }
+func (r *Repo) Blob(h Hash) ([]byte, error) { return r.read(plumbing.BlobObject, h) }
 
 // WriteBlob stores data (git hash-object -w --stdin).
-func (r *Repo) WriteBlob(data []byte) (plumbing.Hash, error) {
+func (r *Repo) WriteBlob(data []byte) (Hash, error) {
 	return r.write(plumbing.BlobObject, data)
 }
 
@@ -338,7 +338,7 @@ func (r *Repo) WriteBlob(data []byte) (plumbing.Hash, error) {
 // refs/heads/NAME, refs/remotes/NAME, refs/remotes/NAME/HEAD); annotated
 // tags are peeled. Abbreviated hashes and revision expressions (HEAD~1)
 // are not supported: `git rev-parse` gives the full hash of anything.
-func (r *Repo) Resolve(rev string) (plumbing.Hash, error) {
+func (r *Repo) Resolve(rev string) (Hash, error) {
 	h, err := r.lookup(rev)
 	if err != nil {
 		return h, err
@@ -352,7 +352,7 @@ func (r *Repo) Resolve(rev string) (plumbing.Hash, error) {
 
 // lookup is the object a revision names before peeling; zero when no ref
 // of that name exists.
-func (r *Repo) lookup(rev string) (plumbing.Hash, error) {
+func (r *Repo) lookup(rev string) (Hash, error) {
 	switch {
 	case len(rev) == 40 && plumbing.IsHash(rev):
 		return plumbing.NewHash(rev), nil
@@ -360,7 +360,7 @@ func (r *Repo) lookup(rev string) (plumbing.Hash, error) {
 		// HEAD is per worktree: read it from the worktree's own git dir.
 		data, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
 		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+			return ZeroHash, fmt.Errorf("read HEAD: %w", err)
 		}
 		s := strings.TrimSpace(string(data))
 		if target, ok := strings.CutPrefix(s, "ref: "); ok {
@@ -376,12 +376,12 @@ func (r *Repo) lookup(rev string) (plumbing.Hash, error) {
 			return h, err
 		}
 	}
-	return plumbing.ZeroHash, nil
+	return ZeroHash, nil
 }
 
 // peel follows annotated tags from h to the commit they name (git
 // rev-parse REV^{commit}).
-func (r *Repo) peel(rev string, h plumbing.Hash) (plumbing.Hash, error) {
+func (r *Repo) peel(rev string, h Hash) (Hash, error) {
 	for range 8 {
 		o, err := r.st.EncodedObject(plumbing.AnyObject, h)
 		if err != nil {

@@ -29,7 +29,7 @@ type StatCache struct {
 
 type statEntry struct {
 	stat FileStat
-	hash plumbing.Hash
+	hash Hash
 }
 
 // FileStat is what identifies one version of a file on disk.
@@ -40,7 +40,7 @@ type FileStat struct {
 
 // CachedFile is one file's version and blob hash, as the cache keeps it.
 type CachedFile struct {
-	Hash plumbing.Hash
+	Hash Hash
 	Stat FileStat
 }
 
@@ -97,10 +97,10 @@ func LoadStatCache(path string) *StatCache {
 func (c *StatCache) Len() int { return len(c.entries) }
 
 // Lookup returns the remembered hash of rel when its stat still matches.
-func (c *StatCache) Lookup(rel string, st FileStat) (plumbing.Hash, bool) {
+func (c *StatCache) Lookup(rel string, st FileStat) (Hash, bool) {
 	e, ok := c.entries[rel]
 	if !ok || e.stat != st {
-		return plumbing.ZeroHash, false
+		return ZeroHash, false
 	}
 	return e.hash, true
 }

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -13,136 +12,134 @@ import (
 // The codec is hand-written rather than reflection-driven for two reasons:
 // keys we do not know must survive a rewrite in their place, and `clarify
 // --json` parses every ledger of a workspace on each call, so decoding is on
-// a hot path.
+// a hot path. Decoding goes through jsonfile.Object, the field decoder the
+// memory store's files share; the tables are built on first use
+// (jsonfile.Lazy: nothing at start).
+
+// document is a ledger as its top-level keys decode: the records stay raw
+// until the issue number, which they may lack, is known.
+type document struct {
+	Ledger
+	recs []byte
+}
+
+var (
+	documentFields = jsonfile.Lazy[document]{Build: func() *jsonfile.Object[document] {
+		return &jsonfile.Object[document]{
+			Fields: []jsonfile.FieldDecoder[document]{
+				jsonfile.Int("issueNumber", func(d *document) *int { return &d.IssueNumber }),
+				{Key: "clarifications", Decode: func(d *document, v []byte) error { d.recs = v; return nil }},
+			},
+			Extra: jsonfile.KeepExtra(func(d *document) *[]jsonfile.Field { return &d.Extra }),
+		}
+	}}
+	recordFields = jsonfile.Lazy[Record]{Build: func() *jsonfile.Object[Record] {
+		return &jsonfile.Object[Record]{
+			Fields: []jsonfile.FieldDecoder[Record]{
+				jsonfile.String("id", func(r *Record) *string { return &r.ID }),
+				jsonfile.Int("issueNumber", func(r *Record) *int { return &r.IssueNumber }),
+				jsonfile.String("from", func(r *Record) *string { return &r.From }),
+				jsonfile.String("to", func(r *Record) *string { return &r.To }),
+				jsonfile.String("topic", func(r *Record) *string { return &r.Topic }),
+				jsonfile.Bool("blocking", func(r *Record) *bool { return &r.Blocking }),
+				jsonfile.String("status", func(r *Record) *Status { return &r.Status }),
+				jsonfile.Int("round", func(r *Record) *int { return &r.Round }),
+				jsonfile.Int("maxRounds", func(r *Record) *int { return &r.MaxRounds }),
+				jsonfile.String("created", func(r *Record) *string { return &r.Created }),
+				jsonfile.String("staleAfter", func(r *Record) *string { return &r.StaleAfter }),
+				{Key: "resolvedAt", Decode: decodeResolvedAt},
+				{Key: "thread", Decode: decodeThread},
+			},
+			Extra: jsonfile.KeepExtra(func(r *Record) *[]jsonfile.Field { return &r.Extra }),
+		}
+	}}
+	entryFields = jsonfile.Lazy[Entry]{Build: func() *jsonfile.Object[Entry] {
+		return &jsonfile.Object[Entry]{
+			Fields: []jsonfile.FieldDecoder[Entry]{
+				jsonfile.Int("round", func(e *Entry) *int { return &e.Round }),
+				jsonfile.String("from", func(e *Entry) *string { return &e.From }),
+				jsonfile.String("type", func(e *Entry) *EntryType { return &e.Type }),
+				jsonfile.String("body", func(e *Entry) *string { return &e.Body }),
+				jsonfile.String("timestamp", func(e *Entry) *string { return &e.Timestamp }),
+			},
+			Extra: jsonfile.KeepExtra(func(e *Entry) *[]jsonfile.Field { return &e.Extra }),
+		}
+	}}
+)
 
 // Decode parses a ledger document. Records without issueNumber (written by
 // the TypeScript extension) get the ledger's.
 func Decode(data []byte) (*Ledger, error) {
-	fields, err := jsonfile.SplitObject(data)
-	if err != nil {
+	var d document
+	if err := documentFields.Decode(data, &d); err != nil {
+		var fe *jsonfile.FieldError
+		if errors.As(err, &fe) {
+			return nil, &jsonfile.ObjectError{Offset: offsetIn(data, fe.Value), Msg: fe.Error()}
+		}
 		return nil, err
 	}
-	l := &Ledger{}
-	var recs json.RawMessage
-	for _, f := range fields {
-		switch f.Key {
-		case "issueNumber":
-			if l.IssueNumber, err = jsonfile.DecodeInt(f.Value); err != nil {
-				return nil, fieldErr(data, f, err)
-			}
-		case "clarifications":
-			recs = f.Value
-		default:
-			l.Extra = append(l.Extra, f)
-		}
-	}
-	if recs != nil && !jsonfile.IsNull(recs) {
-		err := jsonfile.EachElement(recs, func(raw []byte) error {
-			r, err := decodeRecord(raw)
-			if err != nil {
+	l := &d.Ledger
+	if d.recs != nil && !jsonfile.IsNull(d.recs) {
+		err := jsonfile.EachElement(d.recs, func(raw []byte) error {
+			// Decoded in place: a Record of its own would escape to the heap.
+			l.Clarifications = append(l.Clarifications, Record{})
+			r := &l.Clarifications[len(l.Clarifications)-1]
+			if err := decodeRecord(raw, r); err != nil {
 				return err
 			}
 			if r.IssueNumber == 0 {
 				r.IssueNumber = l.IssueNumber
 			}
-			l.Clarifications = append(l.Clarifications, r)
 			return nil
 		})
 		if err != nil {
-			return nil, offsetErr(data, recs, err)
+			return nil, offsetErr(data, d.recs, err)
 		}
 	}
 	return l, nil
 }
 
-func decodeRecord(data []byte) (Record, error) {
-	var r Record
-	fields, err := jsonfile.SplitObject(data)
-	if err != nil {
-		return r, err
+func decodeRecord(data []byte, r *Record) error {
+	if err := recordFields.Decode(data, r); err != nil {
+		return fieldContext("record", err)
 	}
-	for _, f := range fields {
-		v := f.Value
-		switch f.Key {
-		case "id":
-			r.ID, err = jsonfile.DecodeString(v)
-		case "issueNumber":
-			r.IssueNumber, err = jsonfile.DecodeInt(v)
-		case "from":
-			r.From, err = jsonfile.DecodeString(v)
-		case "to":
-			r.To, err = jsonfile.DecodeString(v)
-		case "topic":
-			r.Topic, err = jsonfile.DecodeString(v)
-		case "blocking":
-			r.Blocking, err = jsonfile.DecodeBool(v)
-		case "status":
-			var s string
-			s, err = jsonfile.DecodeString(v)
-			r.Status = Status(s)
-		case "round":
-			r.Round, err = jsonfile.DecodeInt(v)
-		case "maxRounds":
-			r.MaxRounds, err = jsonfile.DecodeInt(v)
-		case "created":
-			r.Created, err = jsonfile.DecodeString(v)
-		case "staleAfter":
-			r.StaleAfter, err = jsonfile.DecodeString(v)
-		case "resolvedAt":
-			if !jsonfile.IsNull(v) {
-				var s string
-				s, err = jsonfile.DecodeString(v)
-				r.ResolvedAt = &s
-			}
-		case "thread":
-			if !jsonfile.IsNull(v) {
-				err = jsonfile.EachElement(v, func(raw []byte) error {
-					e, err := decodeEntry(raw)
-					if err == nil {
-						r.Thread = append(r.Thread, e)
-					}
-					return err
-				})
-			}
-		default:
-			r.Extra = append(r.Extra, f)
-		}
-		if err != nil {
-			return r, fmt.Errorf("record field %q: %w", f.Key, err)
-		}
-	}
-	return r, nil
+	return nil
 }
 
-func decodeEntry(data []byte) (Entry, error) {
-	var e Entry
-	fields, err := jsonfile.SplitObject(data)
-	if err != nil {
-		return e, err
+func decodeResolvedAt(r *Record, v []byte) error {
+	if jsonfile.IsNull(v) {
+		return nil
 	}
-	for _, f := range fields {
-		v := f.Value
-		switch f.Key {
-		case "round":
-			e.Round, err = jsonfile.DecodeInt(v)
-		case "from":
-			e.From, err = jsonfile.DecodeString(v)
-		case "type":
-			var s string
-			s, err = jsonfile.DecodeString(v)
-			e.Type = EntryType(s)
-		case "body":
-			e.Body, err = jsonfile.DecodeString(v)
-		case "timestamp":
-			e.Timestamp, err = jsonfile.DecodeString(v)
-		default:
-			e.Extra = append(e.Extra, f)
-		}
-		if err != nil {
-			return e, fmt.Errorf("thread field %q: %w", f.Key, err)
-		}
+	s, err := jsonfile.DecodeString(v)
+	r.ResolvedAt = &s
+	return err
+}
+
+func decodeThread(r *Record, v []byte) error {
+	if jsonfile.IsNull(v) {
+		return nil
 	}
-	return e, nil
+	return jsonfile.EachElement(v, func(raw []byte) error {
+		r.Thread = append(r.Thread, Entry{})
+		return decodeEntry(raw, &r.Thread[len(r.Thread)-1])
+	})
+}
+
+func decodeEntry(data []byte, e *Entry) error {
+	if err := entryFields.Decode(data, e); err != nil {
+		return fieldContext("thread", err)
+	}
+	return nil
+}
+
+// fieldContext names what a field belongs to ("record field "to": ...);
+// an object that did not split is reported as it is.
+func fieldContext(what string, err error) error {
+	var fe *jsonfile.FieldError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("%s %w", what, err)
+	}
+	return err
 }
 
 // MarshalJSON writes the ledger's keys in the reference order, then the
@@ -235,10 +232,6 @@ func appendExtra(b *bytes.Buffer, extra []jsonfile.Field) {
 
 // str writes s as a JSON string into b without an allocation.
 func str(b *bytes.Buffer, s string) { b.Write(jsonfile.AppendString(b.AvailableBuffer(), s)) }
-
-func fieldErr(doc []byte, f jsonfile.Field, err error) error {
-	return &jsonfile.ObjectError{Offset: offsetIn(doc, f.Value), Msg: fmt.Sprintf("field %q: %v", f.Key, err)}
-}
 
 func offsetErr(doc, part []byte, err error) error {
 	var oe *jsonfile.ObjectError

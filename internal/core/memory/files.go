@@ -46,29 +46,7 @@ const headLen = 128
 // ParseIssueFile decodes an issue file; path names it in errors.
 func ParseIssueFile(path string, data []byte) (*IssueFile, error) {
 	f := &IssueFile{}
-	err := decodeDoc(data, func(key string, v []byte) (bool, error) {
-		var err error
-		switch key {
-		case "version":
-			f.Version, err = jsonfile.DecodeInt(v)
-		case "issueNumber":
-			f.IssueNumber, err = jsonfile.DecodeInt(v)
-		case "updatedAt":
-			f.UpdatedAt, err = jsonfile.DecodeString(v)
-		case "observations":
-			err = jsonfile.EachElement(v, func(raw []byte) error {
-				o, err := decodeObservation(raw)
-				if err == nil {
-					f.Observations = append(f.Observations, o)
-				}
-				return err
-			})
-		default:
-			return false, nil
-		}
-		return true, err
-	}, &f.Extra)
-	if err != nil {
+	if err := decodeDoc(data, &issueFileFields, f); err != nil {
 		return nil, jsonfile.Corrupt(path, jsonfile.CorruptOffset(data, err), err)
 	}
 	return f, nil
@@ -104,51 +82,18 @@ func (f *IssueFile) Marshal() ([]byte, error) {
 // ParseManifest decodes a manifest; path names it in errors.
 func ParseManifest(path string, data []byte) (*Manifest, error) {
 	m := &Manifest{}
-	err := decodeDoc(data, func(key string, v []byte) (bool, error) {
-		var err error
-		switch key {
-		case "version":
-			m.Version, err = jsonfile.DecodeInt(v)
-		case "updatedAt":
-			m.UpdatedAt, err = jsonfile.DecodeString(v)
-		case "entries":
-			err = jsonfile.EachElement(v, func(raw []byte) error {
-				e, err := decodeEntry(raw)
-				if err == nil {
-					m.Entries = append(m.Entries, e)
-				}
-				return err
-			})
-		case stampKey:
-		default:
-			return false, nil
-		}
-		return true, err
-	}, &m.Extra)
-	if err != nil {
+	if err := decodeDoc(data, &manifestFields, m); err != nil {
 		return nil, jsonfile.Corrupt(path, jsonfile.CorruptOffset(data, err), err)
 	}
 	return m, nil
 }
 
-func decodeDoc(data []byte, known func(key string, v []byte) (bool, error), extra *[]jsonfile.Field) error {
+// decodeDoc decodes a whole file's object; an empty file is no object.
+func decodeDoc[T any](data []byte, fields *jsonfile.Lazy[T], dst *T) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return fmt.Errorf("file is empty")
 	}
-	fields, err := jsonfile.SplitObject(data)
-	if err != nil {
-		return err
-	}
-	for _, f := range fields {
-		ok, err := known(f.Key, f.Value)
-		if err != nil {
-			return fmt.Errorf("field %q: %w", f.Key, err)
-		}
-		if !ok {
-			*extra = append(*extra, jsonfile.Field{Key: f.Key, Value: append(json.RawMessage(nil), f.Value...)})
-		}
-	}
-	return nil
+	return fields.Decode(data, dst)
 }
 
 // renderManifest lays the manifest out exactly as JSON.stringify(m, null, 2)

@@ -246,82 +246,98 @@ func (o *Observation) appendIndented(b []byte) []byte {
 // MarshalJSON renders o in the reference key order (for --json output).
 func (o Observation) MarshalJSON() ([]byte, error) { return o.appendJSON(nil), nil }
 
+// The keys of the memory files, for jsonfile.Object (the field decoder the
+// ledger shares), built on first use (jsonfile.Lazy). Other tools' keys
+// are copied: an observation outlives the buffer it was read from.
+var (
+	issueFileFields = jsonfile.Lazy[IssueFile]{Build: func() *jsonfile.Object[IssueFile] {
+		return &jsonfile.Object[IssueFile]{
+			Fields: []jsonfile.FieldDecoder[IssueFile]{
+				jsonfile.Int("version", func(f *IssueFile) *int { return &f.Version }),
+				jsonfile.Int("issueNumber", func(f *IssueFile) *int { return &f.IssueNumber }),
+				jsonfile.String("updatedAt", func(f *IssueFile) *string { return &f.UpdatedAt }),
+				{Key: "observations", Decode: func(f *IssueFile, v []byte) error {
+					return jsonfile.EachElement(v, func(raw []byte) error {
+						f.Observations = append(f.Observations, Observation{})
+						return decodeObservationInto(raw, &f.Observations[len(f.Observations)-1])
+					})
+				}},
+			},
+			Extra: jsonfile.CopyExtra(func(f *IssueFile) *[]jsonfile.Field { return &f.Extra }),
+		}
+	}}
+	manifestFields = jsonfile.Lazy[Manifest]{Build: func() *jsonfile.Object[Manifest] {
+		return &jsonfile.Object[Manifest]{
+			Fields: []jsonfile.FieldDecoder[Manifest]{
+				jsonfile.Int("version", func(m *Manifest) *int { return &m.Version }),
+				jsonfile.String("updatedAt", func(m *Manifest) *string { return &m.UpdatedAt }),
+				{Key: "entries", Decode: func(m *Manifest, v []byte) error {
+					return jsonfile.EachElement(v, func(raw []byte) error {
+						m.Entries = append(m.Entries, Entry{})
+						return decodeEntryInto(raw, &m.Entries[len(m.Entries)-1])
+					})
+				}},
+				{Key: stampKey, Decode: func(*Manifest, []byte) error { return nil }}, // rewritten, never kept
+			},
+			Extra: jsonfile.CopyExtra(func(m *Manifest) *[]jsonfile.Field { return &m.Extra }),
+		}
+	}}
+	observationFields = jsonfile.Lazy[Observation]{Build: func() *jsonfile.Object[Observation] {
+		return &jsonfile.Object[Observation]{
+			Fields: []jsonfile.FieldDecoder[Observation]{
+				jsonfile.String("id", func(o *Observation) *string { return &o.ID }),
+				jsonfile.String("agent", func(o *Observation) *string { return &o.Agent }),
+				jsonfile.Int("issueNumber", func(o *Observation) *int { return &o.IssueNumber }),
+				jsonfile.String("category", func(o *Observation) *Category { return &o.Category }),
+				jsonfile.String("content", func(o *Observation) *string { return &o.Content }),
+				jsonfile.String("summary", func(o *Observation) *string { return &o.Summary }),
+				jsonfile.Int("tokens", func(o *Observation) *int { return &o.Tokens }),
+				jsonfile.String("timestamp", func(o *Observation) *string { return &o.Timestamp }),
+				{Key: "sessionId", Decode: func(o *Observation, v []byte) (err error) {
+					o.SessionID, err = jsonfile.DecodeString(v)
+					o.sessionRaw = append(json.RawMessage(nil), v...)
+					return err
+				}},
+				jsonfile.Int("recallCount", func(o *Observation) *int { return &o.RecallCount }),
+			},
+			Extra: jsonfile.CopyExtra(func(o *Observation) *[]jsonfile.Field { return &o.Extra }),
+		}
+	}}
+	entryFields = jsonfile.Lazy[Entry]{Build: func() *jsonfile.Object[Entry] {
+		return &jsonfile.Object[Entry]{
+			Fields: []jsonfile.FieldDecoder[Entry]{
+				jsonfile.String("id", func(e *Entry) *string { return &e.ID }),
+				jsonfile.String("agent", func(e *Entry) *string { return &e.Agent }),
+				jsonfile.Int("issueNumber", func(e *Entry) *int { return &e.IssueNumber }),
+				jsonfile.String("category", func(e *Entry) *Category { return &e.Category }),
+				jsonfile.String("summary", func(e *Entry) *string { return &e.Summary }),
+				jsonfile.Int("tokens", func(e *Entry) *int { return &e.Tokens }),
+				jsonfile.String("timestamp", func(e *Entry) *string { return &e.Timestamp }),
+			},
+			Extra: jsonfile.CopyExtra(func(e *Entry) *[]jsonfile.Field { return &e.Extra }),
+		}
+	}}
+)
+
 func decodeObservation(data []byte) (Observation, error) {
 	var o Observation
-	fields, err := jsonfile.SplitObject(data)
-	if err != nil {
-		return o, err
-	}
-	for _, f := range fields {
-		v := f.Value
-		switch f.Key {
-		case "id":
-			o.ID, err = jsonfile.DecodeString(v)
-		case "agent":
-			o.Agent, err = jsonfile.DecodeString(v)
-		case "issueNumber":
-			o.IssueNumber, err = jsonfile.DecodeInt(v)
-		case "category":
-			var c string
-			c, err = jsonfile.DecodeString(v)
-			o.Category = Category(c)
-		case "content":
-			o.Content, err = jsonfile.DecodeString(v)
-		case "summary":
-			o.Summary, err = jsonfile.DecodeString(v)
-		case "tokens":
-			o.Tokens, err = jsonfile.DecodeInt(v)
-		case "timestamp":
-			o.Timestamp, err = jsonfile.DecodeString(v)
-		case "sessionId":
-			o.SessionID, err = jsonfile.DecodeString(v)
-			o.sessionRaw = append(json.RawMessage(nil), v...)
-		case "recallCount":
-			o.RecallCount, err = jsonfile.DecodeInt(v)
-		default:
-			o.Extra = append(o.Extra, jsonfile.Field{Key: f.Key, Value: append(json.RawMessage(nil), v...)})
-		}
-		if err != nil {
-			return o, fmt.Errorf("field %q: %w", f.Key, err)
-		}
-	}
-	return o, nil
+	err := decodeObservationInto(data, &o)
+	return o, err
+}
+
+// decodeObservationInto decodes in place (an Observation of its own
+// passed to the decoder would escape to the heap).
+func decodeObservationInto(data []byte, o *Observation) error {
+	return observationFields.Decode(data, o)
 }
 
 func decodeEntry(data []byte) (Entry, error) {
 	var e Entry
-	fields, err := jsonfile.SplitObject(data)
-	if err != nil {
-		return e, err
-	}
-	for _, f := range fields {
-		v := f.Value
-		switch f.Key {
-		case "id":
-			e.ID, err = jsonfile.DecodeString(v)
-		case "agent":
-			e.Agent, err = jsonfile.DecodeString(v)
-		case "issueNumber":
-			e.IssueNumber, err = jsonfile.DecodeInt(v)
-		case "category":
-			var c string
-			c, err = jsonfile.DecodeString(v)
-			e.Category = Category(c)
-		case "summary":
-			e.Summary, err = jsonfile.DecodeString(v)
-		case "tokens":
-			e.Tokens, err = jsonfile.DecodeInt(v)
-		case "timestamp":
-			e.Timestamp, err = jsonfile.DecodeString(v)
-		default:
-			e.Extra = append(e.Extra, jsonfile.Field{Key: f.Key, Value: append(json.RawMessage(nil), v...)})
-		}
-		if err != nil {
-			return e, fmt.Errorf("field %q: %w", f.Key, err)
-		}
-	}
-	return e, nil
+	err := decodeEntryInto(data, &e)
+	return e, err
 }
+
+func decodeEntryInto(data []byte, e *Entry) error { return entryFields.Decode(data, e) }
 
 // CheckInput validates an observation that came from outside (a file given
 // to `memory add --file`) as strictly as the command line validates its

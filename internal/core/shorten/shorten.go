@@ -44,6 +44,20 @@ func Text(s string, limit int) string {
 	return Runes(s, limit-len(Marker)) + Marker
 }
 
+// Ellipsis cuts s to at most limit characters, the last of them "…" when
+// anything was cut: a quote inside a sentence (a reply on an issue), where
+// one character is all the mark of a cut may cost. Below two characters it
+// cuts bare.
+func Ellipsis(s string, limit int) string {
+	if utf8.RuneCountInString(s) <= limit {
+		return s
+	}
+	if limit <= 1 {
+		return Runes(s, limit)
+	}
+	return Runes(s, limit-1) + "…"
+}
+
 // Hash shows a content hash in a message: "sha256:" and its first 12
 // hexadecimal digits, then "…" (enough to tell two apart by eye).
 func Hash(h string) string {

@@ -71,3 +71,25 @@ func TestHash(t *testing.T) {
 		t.Errorf("a short hash = %q", got)
 	}
 }
+
+func TestEllipsis(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in    string
+		limit int
+		want  string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "ab…"},
+		{"héllo wörld", 6, "héllo…"},
+		{"abc", 1, "a"},
+		{"abc", 0, ""},
+	} {
+		if got := Ellipsis(c.in, c.limit); got != c.want {
+			t.Errorf("Ellipsis(%q, %d) = %q, want %q", c.in, c.limit, got, c.want)
+		}
+		if n := utf8.RuneCountInString(Ellipsis(c.in, c.limit)); n > max(c.limit, 0) {
+			t.Errorf("Ellipsis(%q, %d) has %d characters", c.in, c.limit, n)
+		}
+	}
+}

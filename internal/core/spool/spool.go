@@ -1,8 +1,10 @@
 // Package spool owns the durable hand-off between a host hook that must
-// return quickly and the work it starts: `hook finish` writes the raw hook
-// payload here first (one atomic file, a few milliseconds), then processes
-// it; whatever a killed or timed-out hook leaves is processed by the next
-// `hook start` for the same project.
+// return quickly and the work it starts: `hook finish` writes its capture
+// here first (one atomic file, a few milliseconds: intake's entry, the hook
+// payload already sanitised, never the raw payload, since the file stays on
+// disk if the hook is killed), then processes it; whatever a killed or
+// timed-out hook leaves is processed by the next `hook start` for the same
+// project.
 //
 // Each entry is processed exactly once: Claim takes the entry's lock (so two
 // processes never work on one entry at the same time) and re-checks that the
@@ -12,7 +14,7 @@
 //
 // Layout under the spool directory (`.agentx/memory/spool/`):
 //
-//	<key>.spool        the payload, pending
+//	<key>.spool        the entry, pending
 //	<key>.spool.lock   held while a process works on it (lock package)
 //	<key>.done         the entry was processed (pruned after DoneTTL)
 package spool

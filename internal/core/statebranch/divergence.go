@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 )
@@ -25,7 +23,7 @@ const ancestryLimit = 20000
 
 // divergence compares the remote tip with the last synchronised base:
 // nil when the remote history extends the one this clone knows.
-func (s *syncer) divergence(baseTip, theirsTip plumbing.Hash) *Divergence {
+func (s *syncer) divergence(baseTip, theirsTip gitstore.Hash) *Divergence {
 	if baseTip.IsZero() {
 		return nil
 	}
@@ -42,7 +40,7 @@ func (s *syncer) divergence(baseTip, theirsTip plumbing.Hash) *Divergence {
 // syncedCommit is the branch commit a base stands for: the base itself,
 // or, for a local merge base (files that could not be merged keep their
 // old base), the branch commit it was made on.
-func (s *syncer) syncedCommit(h plumbing.Hash) plumbing.Hash {
+func (s *syncer) syncedCommit(h gitstore.Hash) gitstore.Hash {
 	c, err := s.r.ReadCommit(h)
 	if err == nil && strings.HasPrefix(c.Message, localBaseMessage) && len(c.Parents) == 1 {
 		return c.Parents[0]
@@ -52,9 +50,9 @@ func (s *syncer) syncedCommit(h plumbing.Hash) plumbing.Hash {
 
 // descends reports whether commit anc is tip or one of its ancestors;
 // known is false when the walk hit ancestryLimit or a missing object.
-func (s *syncer) descends(tip, anc plumbing.Hash) (descends, known bool) {
-	seen := map[plumbing.Hash]bool{tip: true}
-	queue := []plumbing.Hash{tip}
+func (s *syncer) descends(tip, anc gitstore.Hash) (descends, known bool) {
+	seen := map[gitstore.Hash]bool{tip: true}
+	queue := []gitstore.Hash{tip}
 	for len(queue) > 0 {
 		h := queue[0]
 		queue = queue[1:]

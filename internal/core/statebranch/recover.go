@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -123,14 +121,14 @@ func Recover(ctx context.Context, opt RecoverOptions) (*RecoverResult, error) {
 // tracking refs of the branch (under any remote), the local branch of
 // that name, refs/agentx/ (sync bases, checkpoints), and what their
 // reflogs held.
-func recoverySources(r *gitstore.Repo, branch string, res *RecoverResult) ([]plumbing.Hash, error) {
+func recoverySources(r *gitstore.Repo, branch string, res *RecoverResult) ([]gitstore.Hash, error) {
 	refs, err := r.Refs("refs/remotes/", "refs/heads/"+branch, "refs/agentx/")
 	if err != nil {
 		return nil, err
 	}
-	var tips []plumbing.Hash
-	seen := map[plumbing.Hash]bool{}
-	add := func(src string, h plumbing.Hash) {
+	var tips []gitstore.Hash
+	seen := map[gitstore.Hash]bool{}
+	add := func(src string, h gitstore.Hash) {
 		if h.IsZero() || seen[h] || !r.Has(h) {
 			return
 		}
@@ -175,19 +173,19 @@ func recoverySources(r *gitstore.Repo, branch string, res *RecoverResult) ([]plu
 
 // version is one distinct content of a state path in the history.
 type histVersion struct {
-	blob   plumbing.Hash
-	commit plumbing.Hash
+	blob   gitstore.Hash
+	commit gitstore.Hash
 	when   time.Time
 }
 
 // historyVersions walks the commits reachable from tips and collects,
 // per state path, each distinct blob (oldest first).
-func historyVersions(ctx context.Context, r *gitstore.Repo, tips []plumbing.Hash, since time.Time, res *RecoverResult) (map[string][]histVersion, error) {
+func historyVersions(ctx context.Context, r *gitstore.Repo, tips []gitstore.Hash, since time.Time, res *RecoverResult) (map[string][]histVersion, error) {
 	out := map[string][]histVersion{}
 	seenBlob := map[string]bool{}
-	seenTree := map[plumbing.Hash]bool{}
-	seen := map[plumbing.Hash]bool{}
-	queue := append([]plumbing.Hash(nil), tips...)
+	seenTree := map[gitstore.Hash]bool{}
+	seen := map[gitstore.Hash]bool{}
+	queue := append([]gitstore.Hash(nil), tips...)
 	for _, h := range tips {
 		seen[h] = true
 	}

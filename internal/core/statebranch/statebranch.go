@@ -6,9 +6,10 @@
 // writes the merged files under their locks, commits the merged tree onto
 // the branch and pushes it, merging again when the push loses a race.
 //
-// Objects, trees, commits and refs are made with go-git's storage layer and
-// never touch the user's index, work tree (beyond .agentx/ state files),
-// HEAD, branches or stash. Only the transfer goes through the user's git
+// Objects, trees, commits and refs are made through gitstore (go-git's
+// storage layer, which no package but gitstore imports) and never touch
+// the user's index, work tree (beyond .agentx/ state files), HEAD,
+// branches or stash. Only the transfer goes through the user's git
 // (Transport), so fetch and push use the credentials git already has. The
 // merge of one file's content is not this package's: it is injected
 // (FileMerger; internal/core/statemerge provides the semantic one).
@@ -25,9 +26,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -294,7 +292,7 @@ type syncer struct {
 	trail   string
 	baseRef string
 	// theirsTip is the remote tip the current round merges.
-	theirsTip plumbing.Hash
+	theirsTip gitstore.Hash
 	res       *Result
 }
 
@@ -342,21 +340,21 @@ func (s *syncer) run(ctx context.Context) error {
 
 // prepare reads the trail and base settings, seeds from --init-from, and
 // returns the last synchronised base with its files.
-func (s *syncer) prepare(ctx context.Context) (plumbing.Hash, map[string]gitstore.Entry, error) {
+func (s *syncer) prepare(ctx context.Context) (gitstore.Hash, map[string]gitstore.Entry, error) {
 	if err := s.setTrail(); err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitstore.ZeroHash, nil, err
 	}
 	if err := s.setSyncedRef(); err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitstore.ZeroHash, nil, err
 	}
 	if s.opt.InitFrom != "" {
 		if err := s.seed(ctx, s.opt.InitFrom); err != nil {
-			return plumbing.ZeroHash, nil, err
+			return gitstore.ZeroHash, nil, err
 		}
 	}
 	baseTip, err := s.r.Ref(s.syncedRef())
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitstore.ZeroHash, nil, err
 	}
 	base, err := s.treeFiles(baseTip)
 	return baseTip, base, err
@@ -364,7 +362,7 @@ func (s *syncer) prepare(ctx context.Context) (plumbing.Hash, map[string]gitstor
 
 // publish commits rd on theirsTip and pushes it; retry is true when the
 // push lost a race and another round may run.
-func (s *syncer) publish(ctx context.Context, theirsTip plumbing.Hash, rd *round, attempt int) (retry bool, err error) {
+func (s *syncer) publish(ctx context.Context, theirsTip gitstore.Hash, rd *round, attempt int) (retry bool, err error) {
 	commit, err := s.commit(theirsTip, rd)
 	if err != nil {
 		return false, err
@@ -390,10 +388,10 @@ func (s *syncer) publish(ctx context.Context, theirsTip plumbing.Hash, rd *round
 
 // theirs is the state branch's tip and files as the remote-tracking ref
 // has them, fetched first when fetch is set.
-func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[string]gitstore.Entry, error) {
+func (s *syncer) theirs(ctx context.Context, fetch bool) (gitstore.Hash, map[string]gitstore.Entry, error) {
 	if fetch {
 		if removed, err := s.r.ClearStaleRefLock(s.tracking()); err != nil {
-			return plumbing.ZeroHash, nil, err
+			return gitstore.ZeroHash, nil, err
 		} else if removed {
 			s.noteClearedLock()
 		}
@@ -408,7 +406,7 @@ func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[str
 		s.res.Fetches++
 		s.res.FetchMillis += millis(time.Since(start))
 		if err != nil {
-			return plumbing.ZeroHash, nil, err
+			return gitstore.ZeroHash, nil, err
 		}
 		s.res.RemoteExists = exists
 		if !exists {
@@ -417,17 +415,17 @@ func (s *syncer) theirs(ctx context.Context, fetch bool) (plumbing.Hash, map[str
 			// the deletion (its tip is the base: nothing said, nothing
 			// pushed back).
 			if err := s.r.RemoveRef(s.tracking()); err != nil {
-				return plumbing.ZeroHash, nil, err
+				return gitstore.ZeroHash, nil, err
 			}
 		}
 	}
 	tip, err := s.r.Ref(s.tracking())
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitstore.ZeroHash, nil, err
 	}
 	files, err := s.treeFiles(tip)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitstore.ZeroHash, nil, err
 	}
 	return tip, files, nil
 }
@@ -477,14 +475,14 @@ func (s *syncer) awaitRefLock(ctx context.Context) bool {
 const refLockPatience = 2 * time.Second
 
 // push offers commit as the state branch's new tip.
-func (s *syncer) push(ctx context.Context, commit plumbing.Hash) error {
+func (s *syncer) push(ctx context.Context, commit gitstore.Hash) error {
 	start := time.Now()
 	err := s.opt.Transport.Push(ctx, s.opt.Remote, s.opt.Branch, commit.String())
 	s.res.PushMillis += millis(time.Since(start))
 	return err
 }
 
-func hashString(h plumbing.Hash) string {
+func hashString(h gitstore.Hash) string {
 	if h.IsZero() {
 		return ""
 	}
@@ -492,7 +490,7 @@ func hashString(h plumbing.Hash) string {
 }
 
 // treeFiles flattens the tree of commit h (empty for ZeroHash).
-func (s *syncer) treeFiles(h plumbing.Hash) (map[string]gitstore.Entry, error) {
+func (s *syncer) treeFiles(h gitstore.Hash) (map[string]gitstore.Entry, error) {
 	if h.IsZero() {
 		return map[string]gitstore.Entry{}, nil
 	}
@@ -758,7 +756,7 @@ func (s *syncer) keep(p string, data []byte, present bool, rd *round) error {
 	if _, err := s.r.WriteBlob(data); err != nil {
 		return err
 	}
-	rd.tree[p] = gitstore.Entry{Hash: h, Mode: filemode.Regular}
+	rd.tree[p] = gitstore.Entry{Hash: h, Mode: gitstore.ModeRegular}
 	rd.changed = true
 	return nil
 }
@@ -819,7 +817,7 @@ func withBase(files map[string]gitstore.Entry, keep map[string]*gitstore.Entry) 
 // setBase records the base of the next merge: commit tip (whose tree is
 // files), or, when some files could not be merged, a local commit on top
 // of it whose tree keeps their old base.
-func (s *syncer) setBase(tip plumbing.Hash, files map[string]gitstore.Entry, keep map[string]*gitstore.Entry) error {
+func (s *syncer) setBase(tip gitstore.Hash, files map[string]gitstore.Entry, keep map[string]*gitstore.Entry) error {
 	if len(keep) == 0 {
 		if tip.IsZero() {
 			// git update-ref -d refs/agentx/synced
@@ -831,9 +829,9 @@ func (s *syncer) setBase(tip plumbing.Hash, files map[string]gitstore.Entry, kee
 	if err != nil {
 		return err
 	}
-	var parents []plumbing.Hash
+	var parents []gitstore.Hash
 	if !tip.IsZero() {
-		parents = []plumbing.Hash{tip}
+		parents = []gitstore.Hash{tip}
 	}
 	c, err := s.r.WriteCommit(gitstore.Commit{Tree: tree, Parents: parents, Author: s.signature(),
 		Message: localBaseMessage + " (files that could not be merged keep their old base)\n"})
@@ -849,14 +847,14 @@ func (s *syncer) signature() gitstore.Signature {
 
 // commit writes rd's tree and a commit of it on top of parent (none: the
 // first commit of an orphan history).
-func (s *syncer) commit(parent plumbing.Hash, rd *round) (plumbing.Hash, error) {
+func (s *syncer) commit(parent gitstore.Hash, rd *round) (gitstore.Hash, error) {
 	tree, err := s.r.WriteTree(rd.tree)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
-	var parents []plumbing.Hash
+	var parents []gitstore.Hash
 	if !parent.IsZero() {
-		parents = []plumbing.Hash{parent}
+		parents = []gitstore.Hash{parent}
 	}
 	host, _ := os.Hostname()
 	msg := fmt.Sprintf("agentx sync from %s\n\nmerged %d, written locally %d, unmerged %d\n",

@@ -16,7 +16,7 @@ import (
 
 // Transport moves the state branch between this repository and its remote.
 // It is the only part of a sync that talks to another machine; everything
-// else is go-git on local objects and refs.
+// else is gitstore on local objects and refs.
 type Transport interface {
 	// Fetch updates the remote-tracking ref of branch from remote and
 	// reports whether the remote has the branch at all.

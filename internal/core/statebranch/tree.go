@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // TrackingRef is the remote-tracking ref a sync keeps of the state branch:
@@ -30,10 +28,10 @@ type Tree struct {
 	r      *gitstore.Repo
 	files  map[string]gitstore.Entry
 	dirs   map[string][]string // directory ("." for the root) -> sorted child names
-	// mu serialises reads of the object database (go-git's storage is
-	// not safe for concurrent use) and guards sizes.
+	// mu guards sizes. The object database needs no lock here: gitstore's
+	// Repo serialises its own storage and reads loose objects in parallel.
 	mu    sync.Mutex
-	sizes map[plumbing.Hash]int64
+	sizes map[gitstore.Hash]int64
 }
 
 // OpenTree reads the tree of rev (a ref such as TrackingRef's, a branch,
@@ -59,7 +57,7 @@ func OpenTree(root, rev string) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tree{Commit: h.String(), r: r, files: files, dirs: map[string][]string{".": nil}, sizes: map[plumbing.Hash]int64{}}
+	t := &Tree{Commit: h.String(), r: r, files: files, dirs: map[string][]string{".": nil}, sizes: map[gitstore.Hash]int64{}}
 	for p := range files {
 		for child := p; child != "."; {
 			dir := path.Dir(child)
@@ -110,11 +108,11 @@ func (t *Tree) Stat(name string) (fs.FileInfo, error) {
 	}
 	info := treeInfo{name: path.Base(name), mode: 0o644}
 	switch e.Mode {
-	case filemode.Symlink:
+	case gitstore.ModeSymlink:
 		info.mode = fs.ModeSymlink | 0o777
-	case filemode.Executable:
+	case gitstore.ModeExecutable:
 		info.mode = 0o755
-	case filemode.Submodule:
+	case gitstore.ModeSubmodule:
 		info.mode = fs.ModeIrregular
 		return info, nil
 	}
@@ -139,15 +137,13 @@ func (t *Tree) ReadFile(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
 	e, ok := t.files[name]
-	if !ok || e.Mode == filemode.Submodule {
+	if !ok || e.Mode == gitstore.ModeSubmodule {
 		if _, dir := t.dirs[name]; dir {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 		}
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
 	}
-	t.mu.Lock()
 	data, err := t.r.Blob(e.Hash)
-	t.mu.Unlock()
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}

@@ -12,16 +12,19 @@ import (
 // Set is a normalised word set.
 type Set map[string]bool
 
-// stopWords carry no meaning of their own: "should we use X" and "do we use
-// X" are the same question, "the cache was slow" and "cache slow" the same
-// fact.
-var stopWords = map[string]bool{
-	"an": true, "the": true, "and": true, "or": true, "of": true, "to": true, "in": true, "on": true,
-	"for": true, "is": true, "are": true, "be": true, "it": true, "we": true, "do": true, "does": true,
-	"should": true, "can": true, "you": true, "this": true, "that": true, "with": true, "what": true,
-	"which": true, "so": true, "at": true, "by": true, "as": true, "was": true, "but": true, "not": true,
-	"all": true, "its": true, "from": true, "have": true, "has": true, "will": true, "into": true,
-	"then": true, "than": true,
+// isStopWord reports a word that carries no meaning of its own: "should
+// we use X" and "do we use X" are the same question, "the cache was slow"
+// and "cache slow" the same fact. (A switch, not a map: nothing to build
+// when the process starts.)
+func isStopWord(w string) bool {
+	switch w {
+	case "an", "the", "and", "or", "of", "to", "in", "on", "for", "is", "are", "be", "it",
+		"we", "do", "does", "should", "can", "you", "this", "that", "with", "what", "which",
+		"so", "at", "by", "as", "was", "but", "not", "all", "its", "from", "have", "has",
+		"will", "into", "then", "than":
+		return true
+	}
+	return false
 }
 
 // Of returns the word set of s: lower-cased runs of letters and digits,
@@ -32,7 +35,7 @@ func Of(s string) Set {
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
-		if stopWords[w] || (len(w) < 2 && !unicode.IsDigit(rune(w[0]))) {
+		if isStopWord(w) || (len(w) < 2 && !unicode.IsDigit(rune(w[0]))) {
 			continue
 		}
 		set[w] = true
