@@ -175,6 +175,9 @@ dispatch:
 		a.usage(a.Stderr)
 		return 2
 	}
+	if args[0] == completeCommand {
+		return runComplete(ctx, a, args[1:])
+	}
 	if args[0] == "__demo-responder" {
 		return a.fail(runDemoResponder(ctx, a, args[1:]))
 	}
