@@ -149,12 +149,17 @@ func (d *doctor) hosts() {
 			codexFiles = files
 		}
 	}
+	mcpRegistered := false
 	for _, u := range used {
 		d.host(u.h, u.w, wired)
+		mcpRegistered = mcpRegistered || u.h.MCPRegistered(u.files)
 		if len(u.w.Wired) > 0 && !u.h.MCPRegistered(u.files) {
 			d.add("mcp/"+u.h.Name, statusWarn, "agentx-hook setup --"+u.h.Name,
 				"%s does not register agentx's MCP server: agents in this host use the CLI instead of its tools (docs/mcp.md)", u.h.MCPFile())
 		}
+	}
+	if mcpRegistered {
+		d.mcpBinary()
 	}
 	if codexFiles != nil {
 		d.codex(codexFiles)
@@ -420,4 +425,16 @@ func (d *doctor) hookRuns() {
 	}
 	d.add("hook-runs", statusWarn, rerun+" </dev/null   # run it in a terminal to see its output",
 		"%s: %s", summary, strings.Join(last.Warnings, " | "))
+}
+
+// mcpBinary reports whether `agentx-hook mcp`, which the hosts' MCP entries
+// run, finds the server binary.
+func (d *doctor) mcpBinary() {
+	p, err := findMCPBinary()
+	if err != nil {
+		d.add("mcp-binary", statusFail, "go install ./cmd/agentx-hook ./cmd/agentx-mcp   # from a clone of agentx",
+			"the hosts run `agentx-hook mcp`, but %s is neither beside agentx-hook nor on PATH: the agents' tools fail to start", mcpBinary)
+		return
+	}
+	d.add("mcp-binary", statusOK, "", "`agentx-hook mcp` runs %s", p)
 }

@@ -253,6 +253,10 @@ func (a *App) fail(err error) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
+	var ec *exitCode
+	if errors.As(err, &ec) {
+		return ec.code
+	}
 	var jf *jsonFailure
 	jsonMode := errors.As(err, &jf)
 	var ue *usageError

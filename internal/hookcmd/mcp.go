@@ -3,11 +3,15 @@ package hookcmd
 import (
 	"context"
 	"errors"
-	"io"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/session"
-	"github.com/agentx-dev/agentx/internal/mcpserver"
+	"github.com/agentx-dev/agentx/internal/iostreams"
 )
 
 const mcpUsage = `mcp [--agent NAME]
@@ -35,31 +39,95 @@ func parseMCP(a *App, args []string) (*mcpOptions, error) {
 	return o, err
 }
 
+// MCPServer serves MCP over the App's stdin and stdout as agent ("": the
+// default). A binary that links the MCP SDK sets it (cmd/agentx-mcp, via
+// internal/mcpcmd); agentx-hook does not link the SDK (half a millisecond
+// of package initialisers at every hook and git-hook start, and oauth2 in
+// the hook binary), so its `mcp` runs agentx-mcp instead (forwardMCP).
+var MCPServer func(ctx context.Context, a *App, agent string) error
+
 func runMCP(ctx context.Context, a *App, o *mcpOptions) error {
-	rt, err := a.Router()
+	if MCPServer != nil {
+		return MCPServer(ctx, a, o.Agent)
+	}
+	return forwardMCP(ctx, a, o)
+}
+
+// mcpBinary is the executable that serves MCP.
+const mcpBinary = "agentx-mcp"
+
+// findMCPBinary finds agentx-mcp beside this executable (a release archive
+// and `go install ./cmd/...` put them together), else on $PATH.
+func findMCPBinary() (string, error) {
+	name := mcpBinary
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if self, err := os.Executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(self), name); isExecutable(p) {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(mcpBinary); err == nil {
+		return p, nil
+	}
+	return "", errcode.New(errcode.NotFound, "the MCP server is the separate binary %s, and it is neither beside %s nor on $PATH", mcpBinary, "agentx-hook").
+		WithHint("install it beside agentx-hook: from a clone, go install ./cmd/agentx-hook ./cmd/agentx-mcp; release archives carry both")
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// forwardMCP runs `agentx-mcp [--root R] mcp [--agent A]` on this
+// process's stdin, stdout and stderr, and exits as it does.
+func forwardMCP(ctx context.Context, a *App, o *mcpOptions) error {
+	if strings.HasPrefix(filepath.Base(os.Args[0]), mcpBinary) {
+		// Named agentx-mcp but built without the server: running
+		// agentx-mcp again would start this very binary.
+		return errcode.New(errcode.AgentError, "this %s was built without the MCP server", mcpBinary).
+			WithHint("build it from ./cmd/agentx-mcp")
+	}
+	exe, err := findMCPBinary()
 	if err != nil {
 		return err
 	}
-	agent := o.Agent
-	if agent == "" {
-		agent = a.Getenv("AGENTX_AGENT")
+	var args []string
+	if a.rootFlag != "" {
+		args = append(args, "--root", a.rootFlag)
 	}
-	if agent == "" {
-		agent = rt.Config.Config.Hooks.DefaultAgentOr()
+	args = append(args, "mcp")
+	if o.Agent != "" {
+		args = append(args, "--agent", o.Agent)
 	}
-	if why, ok := session.AgentAccepted(agent, rt.Config); !ok {
-		return errcode.New(errcode.InvalidInput, "%s", why)
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.Stdin, iostreams.Raw(a.Stdout), iostreams.Raw(a.Stderr)
+	cmd.Dir = a.Cwd
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
+		return &exitCode{ee.ExitCode()} // the server said why on stderr
 	}
-	err = mcpserver.Run(ctx, mcpserver.Options{
-		WS: a.Workspace(), Agent: agent, Config: rt.Config, Router: rt, Memory: a.Memory(), Version: buildVersion().Version,
-		Issue: func(ctx context.Context) (int, bool) {
-			n, ok, err := a.issueFor(ctx, "")
-			return n, ok && err == nil
-		},
-		Warn: a.warn,
-	}, mcpserver.Stdio(a.Stdin, a.Stdout))
-	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
-		return nil // the host closed stdin, or a signal ended the session
+	if err != nil {
+		return fmt.Errorf("run %s: %w", exe, err)
 	}
-	return err
+	return nil
 }
+
+// exitCode is a status another process chose and already explained.
+type exitCode struct{ code int }
+
+func (e *exitCode) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// IssueFor resolves an issue flag value ("" for none) as every command
+// does: the value, else $AGENTX_ISSUE, else the branch name.
+func (a *App) IssueFor(ctx context.Context, flagValue string) (int, bool, error) {
+	return a.issueFor(ctx, flagValue)
+}
+
+// Warn prints a warning on stderr, as every command does.
+func (a *App) Warn(format string, args ...any) { a.warn(format, args...) }
+
+// BuildVersion is the version this binary reports.
+func BuildVersion() string { return buildVersion().Version }

@@ -34,7 +34,7 @@ import (
 // process's environment) and the demo (it starts itself again).
 func TestMain(m *testing.M) {
 	switch name := filepath.Base(os.Args[0]); {
-	case name == "agentx-hook":
+	case name == "agentx-hook" || name == "agentx-mcp":
 		grace := signalGrace
 		if ms, err := strconv.Atoi(os.Getenv(testSignalGraceEnv)); err == nil {
 			grace = time.Duration(ms) * time.Millisecond
@@ -51,8 +51,12 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	if err := installSelf(filepath.Join(bin, "agentx-hook")); err != nil {
-		panic(err)
+	// agentx-mcp too, so doctor finds the MCP server's binary beside
+	// agentx-hook (this one has no server: internal/mcpcmd tests it).
+	for _, name := range []string{"agentx-hook", "agentx-mcp"} {
+		if err := installSelf(filepath.Join(bin, name)); err != nil {
+			panic(err)
+		}
 	}
 	_ = os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	testscript.Main(cleanupM{m, bin}, testHelpers())

@@ -1,4 +1,4 @@
-package hookcmd
+package mcpcmd
 
 import (
 	"bufio"

@@ -1,0 +1,112 @@
+package mcpcmd
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentx-dev/agentx/internal/hookcmd"
+	// Race-built processes skip the race detector's exit sleep.
+	_ "github.com/agentx-dev/agentx/internal/gorace"
+)
+
+// TestMain puts this test binary on $PATH twice: as agentx-mcp (the server
+// linked in, as cmd/agentx-mcp) and as agentx-hook (without it, as
+// cmd/agentx-hook), so the tests start `agentx-hook mcp` as a host does
+// and it finds and runs agentx-mcp beside it.
+func TestMain(m *testing.M) {
+	switch filepath.Base(os.Args[0]) {
+	case "agentx-mcp":
+		os.Exit(Main(os.Args[1:]))
+	case "agentx-hook":
+		os.Exit(hookcmd.Main(os.Args[1:]))
+	}
+	bin, err := os.MkdirTemp("", "agentx-mcp-test")
+	if err != nil {
+		panic(err)
+	}
+	for _, name := range []string{"agentx-mcp", "agentx-hook"} {
+		if err := installSelf(filepath.Join(bin, name)); err != nil {
+			panic(err)
+		}
+	}
+	_ = os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	code := m.Run()
+	_ = os.RemoveAll(bin)
+	os.Exit(code)
+}
+
+// installSelf copies the test binary to path (a hard link where it can).
+func installSelf(path string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if os.Link(self, path) == nil {
+		return nil
+	}
+	in, err := os.Open(self)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = in.Close() }()
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		_ = out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func initWorkspace(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	cmd := exec.Command("agentx-hook", "--root", root, "init")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	return root
+}
+
+// TestAgentxHookWithoutMCPBinary: agentx-hook alone says where the server
+// is and how to install it, and exits non-zero.
+func TestAgentxHookWithoutMCPBinary(t *testing.T) {
+	root := initWorkspace(t)
+	dir := t.TempDir()
+	hook := filepath.Join(dir, "agentx-hook")
+	if err := installSelf(hook); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(hook, "--root", root, "mcp")
+	cmd.Env = append(os.Environ(), "PATH="+dir)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("served without agentx-mcp:\n%s", out)
+	}
+	if got := string(out); !strings.Contains(got, "error: NOT_FOUND: the MCP server is the separate binary agentx-mcp") || !strings.Contains(got, "go install ./cmd/agentx-hook ./cmd/agentx-mcp") {
+		t.Fatalf("output:\n%s", got)
+	}
+}
+
+func TestWithMCP(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want []string }{
+		{nil, []string{"mcp"}},
+		{[]string{"--agent", "x"}, []string{"mcp", "--agent", "x"}},
+		{[]string{"--root", "/r"}, []string{"--root", "/r", "mcp"}},
+		{[]string{"--root=/r", "--agent", "x"}, []string{"--root=/r", "mcp", "--agent", "x"}},
+		{[]string{"--root", "/r", "mcp", "--agent", "x"}, []string{"--root", "/r", "mcp", "--agent", "x"}},
+		{[]string{"version"}, []string{"version"}},
+	} {
+		if got := withMCP(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("withMCP(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
