@@ -29,14 +29,27 @@ const MaxChars = 2000
 // Text is the full egress sanitiser: Private, then Secrets, then a cut to
 // MaxChars. Private comes first so an unclosed `<private>` hides the
 // rest of the text before anything else looks at it; secrets are redacted
-// before the cut so a key straddling the cut is never half-kept.
+// before the cut so a key straddling the cut is never half-kept. Some of
+// gitleaks' rules end in a condition on what follows the secret, so a cut
+// can make a match where the whole text had none: the cut text is
+// sanitised again until it holds still, which keeps Text idempotent.
 //
-// Secrets only looks at the first scanLimit characters of a long text: no
-// pattern has a trailing condition, so a secret that starts before the final
-// cut is still recognised from its first scanLimit-MaxChars characters, and
-// a megabyte of pasted log costs a millisecond, not a second.
+// Secrets only looks at the first scanLimit characters of a long text: a
+// secret that starts before the final cut is still recognised from its
+// first scanLimit-MaxChars characters, and a megabyte of pasted log costs
+// a millisecond, not a second.
 func Text(s string) string {
-	return shorten.Runes(Secrets(shorten.Runes(private(s, scanLimit), scanLimit)), MaxChars)
+	out := Secrets(shorten.Runes(private(s, scanLimit), scanLimit))
+	for range 4 {
+		cut := shorten.Runes(out, MaxChars)
+		if cut == out {
+			return out
+		}
+		if out = Secrets(cut); out == cut {
+			return out
+		}
+	}
+	return shorten.Runes(out, MaxChars)
 }
 
 const scanLimit = 8 * MaxChars

@@ -1,0 +1,305 @@
+package sanitize
+
+//go:generate go run ./gen -out .
+
+import (
+	"math"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// glRule is one rule of gitleaks' default rule set (gitleaks_rules.go,
+// generated from config/gitleaks.toml at GitleaksVersion): its regexp, the
+// keywords one of which every match holds (lower case), the entropy its
+// secret must exceed, the capture group that is the secret (0: the first
+// non-empty group, else the whole match) and its allowlists.
+type glRule struct {
+	ID          string
+	Regex       string
+	Keywords    []string
+	Entropy     float64
+	SecretGroup int
+	Allow       []glAllow
+}
+
+// glAllow is one gitleaks allowlist: a finding is allowed when one of the
+// regexes matches its target (the secret, the whole match or its line)
+// or its secret holds a stop word; And asks for both where both are given.
+type glAllow struct {
+	Target    string
+	And       bool
+	Regexes   []string
+	StopWords []string
+}
+
+// glCompiled is a rule's compiled form, made on the first text that holds
+// one of its keywords: a process that never meets a keyword compiles
+// nothing.
+type glCompiled struct {
+	once sync.Once
+	re   *regexp.Regexp
+	// multiline rules can match across lines (a private key block) and run
+	// over the whole text; the others line by line.
+	multiline bool
+	allow     []allowCompiled
+}
+
+type allowCompiled struct {
+	target    string
+	and       bool
+	re        *regexp.Regexp // the regexes as one alternation; nil if none
+	stopWords []string
+}
+
+var (
+	glCompiledRules = sync.OnceValue(func() []glCompiled { return make([]glCompiled, len(gitleaksRules)) })
+	glGlobal        = sync.OnceValue(func() []allowCompiled { return compileAllow(gitleaksGlobal) })
+	// glKeywords maps every keyword to the rules that name it, in table
+	// order.
+	glKeywords = sync.OnceValue(func() map[string][]int {
+		m := map[string][]int{}
+		for i, r := range gitleaksRules {
+			for _, k := range r.Keywords {
+				k = strings.ToLower(k)
+				if l := m[k]; len(l) == 0 || l[len(l)-1] != i {
+					m[k] = append(m[k], i)
+				}
+			}
+		}
+		return m
+	})
+)
+
+func (c *glCompiled) compile(r *glRule) {
+	c.once.Do(func() {
+		c.re = regexp.MustCompile(r.Regex)
+		c.multiline = strings.Contains(r.Regex, `[\s\S`) || strings.Contains(r.Regex, `(?s`) || strings.Contains(r.Regex, `[\r\n]`)
+		c.allow = compileAllow(r.Allow)
+	})
+}
+
+func compileAllow(as []glAllow) []allowCompiled {
+	out := make([]allowCompiled, 0, len(as))
+	for _, a := range as {
+		c := allowCompiled{target: a.Target, and: a.And, stopWords: a.StopWords}
+		if len(a.Regexes) > 0 {
+			c.re = regexp.MustCompile("(?:" + strings.Join(a.Regexes, ")|(?:") + ")")
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// glCandidates returns, in table order, the rules one of whose keywords
+// lower holds.
+func glCandidates(lower string) []int {
+	var hit []bool
+	n := 0
+	for k, rs := range glKeywords() {
+		if !strings.Contains(lower, k) {
+			continue
+		}
+		if hit == nil {
+			hit = make([]bool, len(gitleaksRules))
+		}
+		for _, i := range rs {
+			if !hit[i] {
+				hit[i] = true
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]int, 0, n)
+	for i, h := range hit {
+		if h {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// gitleaksSecrets applies gitleaks' rules to s: each secret a rule finds
+// (above its entropy, not allowed by its or the global allowlists) is
+// replaced by the rule's mark. generic picks gitleaks' generic rule alone,
+// else every other rule: Secrets runs the generic one last, so a specific
+// kind is named where one applies.
+func gitleaksSecrets(s string, generic bool) string {
+	cands := glCandidates(strings.ToLower(s))
+	if len(cands) == 0 {
+		return s
+	}
+	rules := glCompiledRules()
+	for _, i := range cands {
+		if (gitleaksRules[i].ID == genericRule) == generic {
+			s = glApply(s, i, &rules[i])
+		}
+	}
+	return s
+}
+
+const genericRule = "generic-api-key"
+
+// glApply runs rule i over s, line by line unless it is multiline, and
+// only on the lines that hold one of its keywords.
+func glApply(s string, i int, c *glCompiled) string {
+	r := &gitleaksRules[i]
+	c.compile(r)
+	if c.multiline {
+		return glReplace(s, s, r, c)
+	}
+	var b strings.Builder
+	changed := false
+	rest := s
+	for len(rest) > 0 {
+		line, next, nl := strings.Cut(rest, "\n")
+		rest = next
+		out := line
+		if hasKeyword(line, r.Keywords) {
+			out = glReplace(line, line, r, c)
+		}
+		if out != line && !changed {
+			changed = true
+			b.Grow(len(s) + 32)
+			b.WriteString(s[:len(s)-len(rest)-len(line)-boolInt(nl)])
+		}
+		if changed {
+			b.WriteString(out)
+			if nl {
+				b.WriteByte('\n')
+			}
+		}
+	}
+	if !changed {
+		return s
+	}
+	return b.String()
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func hasKeyword(line string, kws []string) bool {
+	lower := strings.ToLower(line)
+	for _, k := range kws {
+		if strings.Contains(lower, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// glReplace replaces the secret of every finding of r in s (whose line,
+// for allowlists that look at lines, is line).
+func glReplace(s, line string, r *glRule, c *glCompiled) string {
+	locs := c.re.FindAllStringSubmatchIndex(s, -1)
+	if len(locs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, loc := range locs {
+		from, to := secretSpan(loc, r.SecretGroup)
+		if from < last || from == to {
+			continue
+		}
+		secret, match := s[from:to], s[loc[0]:loc[1]]
+		if r.Entropy != 0 && entropy(secret) <= r.Entropy {
+			continue
+		}
+		if c.multiline {
+			line = lineAround(s, from, to)
+		}
+		if allowed(glGlobal(), secret, match, line) || allowed(c.allow, secret, match, line) {
+			continue
+		}
+		b.WriteString(s[last:from])
+		b.WriteString(Mark(r.ID))
+		last = to
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// secretSpan is where the secret of a match is: the rule's secret group,
+// else its first non-empty group, else the whole match.
+func secretSpan(loc []int, group int) (int, int) {
+	if group > 0 && 2*group+1 < len(loc) {
+		return loc[2*group], loc[2*group+1]
+	}
+	for g := 1; 2*g+1 < len(loc); g++ {
+		if loc[2*g] >= 0 && loc[2*g+1] > loc[2*g] {
+			return loc[2*g], loc[2*g+1]
+		}
+	}
+	return loc[0], loc[1]
+}
+
+func lineAround(s string, from, to int) string {
+	start := strings.LastIndexByte(s[:from], '\n') + 1
+	end := strings.IndexByte(s[to:], '\n')
+	if end < 0 {
+		return s[start:]
+	}
+	return s[start : to+end]
+}
+
+func allowed(as []allowCompiled, secret, match, line string) bool {
+	for _, a := range as {
+		target := secret
+		switch a.target {
+		case "match":
+			target = match
+		case "line":
+			target = line
+		}
+		re := a.re != nil && a.re.MatchString(target)
+		sw := false
+		if len(a.stopWords) > 0 {
+			lower := strings.ToLower(secret)
+			for _, w := range a.stopWords {
+				if strings.Contains(lower, w) {
+					sw = true
+					break
+				}
+			}
+		}
+		if a.and {
+			if (a.re == nil || re) && (len(a.stopWords) == 0 || sw) {
+				return true
+			}
+		} else if re || sw {
+			return true
+		}
+	}
+	return false
+}
+
+// entropy is the Shannon entropy of s in bits per character, as gitleaks
+// computes it.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	counts := map[rune]int{}
+	for _, r := range s {
+		counts[r]++
+	}
+	inv := 1.0 / float64(len(s))
+	e := 0.0
+	for _, n := range counts {
+		f := float64(n) * inv
+		e -= f * math.Log2(f)
+	}
+	return e
+}
