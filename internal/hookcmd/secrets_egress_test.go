@@ -84,6 +84,23 @@ func TestNoSecretReachesAgentxFiles(t *testing.T) {
 	}
 
 	stored := 0
+	walkAgentx(t, root, func(rel, data string) {
+		for _, p := range plants {
+			if strings.Contains(data, p.value) {
+				t.Errorf("%s keeps the %s example (%q)", rel, p.kind, p.value)
+			}
+		}
+		stored += strings.Count(data, "[REDACTED:")
+	})
+	// The paths were taken: the marks are on disk, in ledgers and memory.
+	if stored < len(plants)*5 {
+		t.Fatalf("only %d marks under .agentx for %d plants: some path stored nothing", stored, len(plants))
+	}
+}
+
+// walkAgentx calls fn with every file under root's .agentx.
+func walkAgentx(t *testing.T, root string, fn func(rel, data string)) {
+	t.Helper()
 	err := filepath.WalkDir(filepath.Join(root, ".agentx"), func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -93,20 +110,11 @@ func TestNoSecretReachesAgentxFiles(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(root, path)
-		for _, p := range plants {
-			if strings.Contains(string(data), p.value) {
-				t.Errorf("%s keeps the %s example (%q)", rel, p.kind, p.value)
-			}
-		}
-		stored += strings.Count(string(data), "[REDACTED:")
+		fn(rel, string(data))
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	// The paths were taken: the marks are on disk, in ledgers and memory.
-	if stored < len(plants)*5 {
-		t.Fatalf("only %d marks under .agentx for %d plants: some path stored nothing", stored, len(plants))
 	}
 }
 

@@ -555,7 +555,7 @@ func (x *extractor) toolResult(id string, failed bool, text string, n int) {
 		// Backticks as written, not %#q: that switches to "..." for a
 		// command holding a backtick, and a stored observation's text
 		// must not change between versions (dedupe compares it).
-		content = "Command failed: `" + shorten.Line(c.command, 200) + "`: " + excerpt
+		content = "Command failed: `" + cleanLine(c.command, 200) + "`: " + excerpt
 	case len(c.files) > 0:
 		content = fmt.Sprintf("%s failed on %s: %s", c.name, x.rel(c.files[0]), excerpt)
 	case c.name != "":
@@ -570,6 +570,13 @@ var errorLineRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)error|fail|panic|exception|fatal|denied|not found|cannot|undefined|no such|refused|timed? ?out`)
 })
 
+// cleanLine is line cut to n characters with its secrets redacted first,
+// so a secret straddling the cut is never half-kept. Only the first 4n
+// characters are read: what the cut keeps starts there.
+func cleanLine(line string, n int) string {
+	return shorten.Line(sanitize.Secrets(shorten.Runes(line, 4*n)), n)
+}
+
 // errorExcerpt keeps the telling lines of a failure's output: up to three
 // that mention an error, else the first three.
 func errorExcerpt(text string) string {
@@ -580,10 +587,10 @@ func errorExcerpt(text string) string {
 			continue
 		}
 		if len(firsts) < 3 {
-			firsts = append(firsts, shorten.Line(l, 200))
+			firsts = append(firsts, cleanLine(l, 200))
 		}
 		if len(picked) < 3 && errorLineRe().MatchString(l) {
-			picked = append(picked, shorten.Line(l, 200))
+			picked = append(picked, cleanLine(l, 200))
 		}
 		if len(picked) == 3 {
 			break
