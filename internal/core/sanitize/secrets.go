@@ -328,14 +328,14 @@ type Kind struct {
 	NearMiss []string
 }
 
-// Kinds lists the table of secrets the sanitiser redacts, in the order it
-// applies them.
+// Kinds lists our own table of secrets, in the order it applies them,
+// then examples of the gitleaks rules issue 26 found missing.
 func Kinds() []Kind {
-	out := make([]Kind, 0, len(table()))
+	out := make([]Kind, 0, len(table())+len(gitleaksKinds))
 	for _, r := range table() {
 		out = append(out, Kind{ID: r.id, Gitleaks: r.gitleaks, Examples: r.examples, NearMiss: r.nearMiss})
 	}
-	return out
+	return append(out, gitleaksKinds...)
 }
 
 // Secrets replaces every secret it recognises with `[REDACTED:<kind>]`
