@@ -92,18 +92,22 @@ func compileAllow(as []glAllow) []allowCompiled {
 }
 
 // glCandidates returns, in table order, the rules one of whose keywords
-// lower holds.
+// lower holds. A set of the text's byte pairs, made in one pass, rules
+// out most keywords before any substring search: a keyword whose first or
+// last two bytes the text lacks cannot be in it.
 func glCandidates(lower string) []int {
+	var pairs bigrams
+	pairs.add(lower)
 	var hit []bool
 	n := 0
-	for k, rs := range glKeywords() {
-		if !strings.Contains(lower, k) {
+	for _, kw := range glKeywordList() {
+		if !pairs.has(kw.word) || !strings.Contains(lower, kw.word) {
 			continue
 		}
 		if hit == nil {
 			hit = make([]bool, len(gitleaksRules))
 		}
-		for _, i := range rs {
+		for _, i := range kw.rules {
 			if !hit[i] {
 				hit[i] = true
 				n++
@@ -120,6 +124,45 @@ func glCandidates(lower string) []int {
 		}
 	}
 	return out
+}
+
+type keyword struct {
+	word  string
+	rules []int
+}
+
+// glKeywordList is glKeywords as a list.
+var glKeywordList = sync.OnceValue(func() []keyword {
+	m := glKeywords()
+	out := make([]keyword, 0, len(m))
+	for w, rs := range m {
+		out = append(out, keyword{w, rs})
+	}
+	return out
+})
+
+// bigrams is the set of the byte pairs of a text.
+type bigrams [1 << 16 / 64]uint64
+
+func (b *bigrams) add(s string) {
+	for i := 0; i+1 < len(s); i++ {
+		p := uint16(s[i])<<8 | uint16(s[i+1])
+		b[p/64] |= 1 << (p % 64)
+	}
+}
+
+func (b *bigrams) hasPair(x, y byte) bool {
+	p := uint16(x)<<8 | uint16(y)
+	return b[p/64]&(1<<(p%64)) != 0
+}
+
+// has reports whether the text may hold w: its first and last pairs are
+// in the set (always true for a word shorter than two bytes).
+func (b *bigrams) has(w string) bool {
+	if len(w) < 2 {
+		return true
+	}
+	return b.hasPair(w[0], w[1]) && b.hasPair(w[len(w)-2], w[len(w)-1])
 }
 
 // gitleaksSecrets applies gitleaks' rules to s: each secret a rule finds
@@ -158,7 +201,7 @@ func glApply(s string, i int, c *glCompiled) string {
 		line, next, nl := strings.Cut(rest, "\n")
 		rest = next
 		out := line
-		if hasKeyword(line, r.Keywords) {
+		if hasKeyword(line, r.Keywords) && (r.ID != genericRule || genericMayMatch(line)) {
 			out = glReplace(line, line, r, c)
 		}
 		if out != line && !changed {
@@ -302,4 +345,57 @@ func entropy(s string) float64 {
 		e -= f * math.Log2(f)
 	}
 	return e
+}
+
+// genericStems are the names gitleaks' generic rule looks for, lower case.
+var genericStems = []string{"access", "auth", "api", "credential", "creds", "key", "passwd", "password", "secret", "token"}
+
+// genericMayMatch is a necessary condition for gitleaks' generic rule to
+// match line, checked without its regexp (which Go runs on its slowest
+// engine): after one of its names come at most 20 name characters and 3
+// quotes or blanks, an operator, at most 5 quotes, blanks or '=', then
+// at least 10 characters a secret is made of. Most lines that name a key
+// fail it (`max_tokens = 20000`, `password = [REDACTED:password]`).
+func genericMayMatch(line string) bool {
+	lower := strings.ToLower(line)
+	for _, stem := range genericStems {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], stem)
+			if j < 0 {
+				break
+			}
+			at := i + j + len(stem)
+			if valueAfter(lower, at) {
+				return true
+			}
+			i = i + j + 1
+		}
+	}
+	return false
+}
+
+func valueAfter(s string, j int) bool {
+	n := len(s)
+	k := j
+	for k < n && k-j <= 26 && strings.IndexByte("=>:|?,", s[k]) < 0 {
+		if !(isKeyChar(s[k]) || strings.IndexByte(" \t.'\"\r\n\f\v", s[k]) >= 0) {
+			return false
+		}
+		k++
+	}
+	if k >= n || strings.IndexByte("=>:|?,", s[k]) < 0 {
+		return false
+	}
+	for m := 0; k < n && m < 4 && strings.IndexByte("=>:|?,", s[k]) >= 0; m++ {
+		k++
+	}
+	for m := 0; k < n && m < 6 && strings.IndexByte("`'\" \t\r\n\f\v=", s[k]) >= 0; m++ {
+		k++
+	}
+	run := 0
+	for k < n && (isKeyChar(s[k]) || strings.IndexByte(".=+/", s[k]) >= 0) {
+		run++
+		k++
+	}
+	return run >= 10
 }

@@ -60,3 +60,26 @@ func TestGitleaksExamples(t *testing.T) {
 	}
 	t.Logf("%d rules, %d true positives, %d false positives", len(ex), tps, fps)
 }
+
+// FuzzGenericPrefilter holds genericMayMatch to be a necessary condition:
+// wherever gitleaks' generic regexp matches a line, it says the line may
+// match.
+func FuzzGenericPrefilter(f *testing.F) {
+	for _, s := range []string{"password = hunter2hunter2", `"api_key": "abcdef0123456789"`, "TOKEN:::=abc123def456ghi",
+		"auth\t'  || 'q7Lm2Np4Rs6Tu8", "key\n=\n0123456789abc", "secret_name_here_and_more_x = 0123456789"} {
+		f.Add(s)
+	}
+	var generic int
+	for i, r := range gitleaksRules {
+		if r.ID == genericRule {
+			generic = i
+		}
+	}
+	c := &glCompiledRules()[generic]
+	c.compile(&gitleaksRules[generic])
+	f.Fuzz(func(t *testing.T, line string) {
+		if c.re.MatchString(line) && !genericMayMatch(line) {
+			t.Fatalf("the generic rule matches %q, the prefilter says it cannot", line)
+		}
+	})
+}
