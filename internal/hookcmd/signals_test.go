@@ -31,6 +31,9 @@ func TestSignalEndsBlockedProcess(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
+			if _, e, code := runApp(t, root, nil, "", "init"); code != 0 {
+				t.Fatalf("init: %s", e)
+			}
 			cmd := exec.Command("agentx-hook", "--root", root, "memory", "add", "--file", "-")
 			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", testSignalGraceEnv, tt.grace.Milliseconds()))
 			stdin, err := cmd.StdinPipe() // held open: the hook blocks reading it
