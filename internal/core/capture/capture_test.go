@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -589,4 +590,33 @@ func extractLines(t *testing.T, lines []string) Result {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// A private region that opens in one assistant message and closes in a
+// later one hides everything between, the messages between included
+// (issue 26 item 8: the second message's part before the closing tag was
+// kept); and a tag with a long reason is a tag.
+func TestPrivateRegionAcrossMessages(t *testing.T) {
+	t.Parallel()
+	msg := func(i int, text string) string {
+		b, _ := json.Marshal(text)
+		return fmt.Sprintf(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":%s}]},"timestamp":"2026-03-01T17:00:%02d.000Z"}`, b, i)
+	}
+	reason := strings.Repeat("customer data under the DPA ", 6)
+	res := extractLines(t, []string{
+		msg(1, "We decided to use Postgres for the queue. <private reason=\""+reason+"\">We decided the customer is Acme Corp."),
+		msg(2, "We decided their contract number is 4711.</private> We decided to ship on Friday."),
+		msg(3, "<private reason=\""+reason+"\">We decided the salary band is secret.</private>We decided to keep the cache."),
+	})
+	all := dump(res.Candidates)
+	for _, leak := range []string{"Acme", "4711", "salary"} {
+		if strings.Contains(all, leak) {
+			t.Errorf("private text %q captured:\n%s", leak, all)
+		}
+	}
+	for _, keep := range []string{"Postgres", "Friday", "cache"} {
+		if !strings.Contains(all, keep) {
+			t.Errorf("%q lost:\n%s", keep, all)
+		}
+	}
 }

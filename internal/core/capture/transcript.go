@@ -136,6 +136,17 @@ type extractor struct {
 	order   []*call
 	lines   int
 	skipped int
+	// private is how deep in private regions the assistant's text is at
+	// the end of its last message: a region may open in one message and
+	// close in a later one (sanitize.PrivateFrom).
+	private int
+}
+
+// proseOf classifies an assistant message's text, private regions carried
+// over from the messages before it removed first.
+func (x *extractor) proseOf(text string, n int) []Candidate {
+	text, x.private = sanitize.PrivateFrom(text, x.private)
+	return proseCandidates(text, n)
 }
 
 func newExtractor(opt Options) *extractor {
@@ -258,7 +269,7 @@ func (x *extractor) claude(l tline, n int) {
 		switch b.Type {
 		case "text":
 			if l.Type == "assistant" {
-				x.prose = append(x.prose, proseCandidates(b.Text, n)...)
+				x.prose = append(x.prose, x.proseOf(b.Text, n)...)
 			}
 		case "tool_use":
 			x.toolCall(b.ID, b.Name, b.Input, n)
@@ -326,7 +337,7 @@ func (x *extractor) codex(p codexPayload, typ string, n int) {
 	switch p.Type {
 	case "message":
 		if p.Role == "assistant" {
-			x.prose = append(x.prose, proseCandidates(blockText(p.Content), n)...)
+			x.prose = append(x.prose, x.proseOf(blockText(p.Content), n)...)
 		}
 	case "function_call":
 		// Codex sends arguments as a JSON string holding a JSON object.
@@ -410,7 +421,7 @@ func (x *extractor) copilot(typ string, d copilotData, n int) {
 	switch typ {
 	case "assistant.message":
 		if d.Content != "" {
-			x.prose = append(x.prose, proseCandidates(d.Content, n)...)
+			x.prose = append(x.prose, x.proseOf(d.Content, n)...)
 		}
 		for _, r := range d.ToolRequests {
 			x.toolCall(r.ToolCallID, r.Name, r.Arguments, n)

@@ -84,6 +84,7 @@ func TestPrivateTagShapes(t *testing.T) {
 		{"a <privateer>x</privateer> b", "a <privateer>x</privateer> b"},
 		{"a <priv <private >x</private>ate>leak", "a <priv ate>leak"},
 		{"<pri<private >1</private>vate >2</private >z", "z"},
+		{"a <private reason=\"" + strings.Repeat("customer data, ", 20) + "\">x</private> b", "a  b"},
 	}
 	for _, tt := range tests {
 		got := Private(tt.in)
@@ -109,5 +110,22 @@ func TestExampleSecret(t *testing.T) {
 		if got := tt.ex.Secret(); got != tt.want {
 			t.Errorf("%+v.Secret() = %q, want %q", tt.ex, got, tt.want)
 		}
+	}
+}
+
+// PrivateFrom carries a region from one text to the next.
+func TestPrivateFrom(t *testing.T) {
+	t.Parallel()
+	out, d := PrivateFrom("keep <private>hide", 0)
+	if out != "keep " || d != 1 {
+		t.Fatalf("first: %q, %d", out, d)
+	}
+	out, d = PrivateFrom("hide too", d)
+	if out != "" || d != 1 {
+		t.Fatalf("middle: %q, %d", out, d)
+	}
+	out, d = PrivateFrom("hide</private> keep", d)
+	if out != " keep" || d != 0 {
+		t.Fatalf("last: %q, %d", out, d)
 	}
 }

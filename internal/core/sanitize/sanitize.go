@@ -56,8 +56,10 @@ const scanLimit = 8 * MaxChars
 
 const (
 	// maxTag is the longest private tag recognised, attributes included
-	// (`<private reason="customer data">`): a bound keeps the scan linear.
-	maxTag = 64
+	// (`<private reason="customer data, see the DPA of 2024 ...">`): a
+	// bound keeps the scan linear. Issue 26: 64 ignored a tag whose reason
+	// ran to a sentence, and kept the region.
+	maxTag = 1024
 )
 
 // Private removes every private region, tags included. A tag is
@@ -75,19 +77,36 @@ const (
 // stays linear however the tags are interleaved.
 func Private(s string) string { return private(s, -1) }
 
+// PrivateFrom is Private for one of a series of texts (the messages of a
+// transcript): depth is how deep in private regions the text starts (0,
+// or what the previous text returned), and the depth it ends at is
+// returned, so a region opened in one message and closed in a later one
+// hides everything between.
+func PrivateFrom(s string, depth int) (string, int) {
+	return privateDepth(s, -1, max(depth, 0))
+}
+
 // private is Private that stops once the output holds limit characters
 // (no limit when negative): the scan is streaming, so what it has written
 // by then is what the whole text would give, but for a tag that a later
 // byte might still complete at the very end, which Text's cut discards.
 func private(s string, limit int) string {
+	out, _ := privateDepth(s, limit, 0)
+	return out
+}
+
+func privateDepth(s string, limit, depth int) (string, int) {
 	if !hasTag(s) {
-		return s
+		if depth > 0 {
+			return "", depth
+		}
+		return s, 0
 	}
 	out := make([]byte, 0, min(len(s), 4*limit+64))
 	if limit < 0 {
 		out = make([]byte, 0, len(s))
 	}
-	depth, runes, lastLT := 0, 0, -1
+	runes, lastLT := 0, -1
 	for i := 0; i < len(s); {
 		if limit >= 0 && runes >= limit+maxTag {
 			break
@@ -113,7 +132,7 @@ func private(s string, limit int) string {
 			depth = 1
 		}
 	}
-	return string(out)
+	return string(out), depth
 }
 
 // regionStep is one step through a private region's text: the length of a
