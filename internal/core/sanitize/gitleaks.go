@@ -5,6 +5,7 @@ package sanitize
 import (
 	"math"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -201,7 +202,11 @@ func glApply(s string, i int, c *glCompiled) string {
 		line, next, nl := strings.Cut(rest, "\n")
 		rest = next
 		out := line
-		if hasKeyword(line, r.Keywords) && (r.ID != genericRule || genericMayMatch(line)) {
+		switch {
+		case !hasKeyword(line, r.Keywords):
+		case r.ID == genericRule:
+			out = genericReplace(line, r, c)
+		default:
 			out = glReplace(line, line, r, c)
 		}
 		if out != line && !changed {
@@ -242,7 +247,12 @@ func hasKeyword(line string, kws []string) bool {
 // glReplace replaces the secret of every finding of r in s (whose line,
 // for allowlists that look at lines, is line).
 func glReplace(s, line string, r *glRule, c *glCompiled) string {
-	locs := c.re.FindAllStringSubmatchIndex(s, -1)
+	return replaceLocs(s, line, c.re.FindAllStringSubmatchIndex(s, -1), r, c)
+}
+
+// replaceLocs replaces the secrets of the matches locs (in order) that
+// are findings.
+func replaceLocs(s, line string, locs [][]int, r *glRule, c *glCompiled) string {
 	if len(locs) == 0 {
 		return s
 	}
@@ -253,14 +263,10 @@ func glReplace(s, line string, r *glRule, c *glCompiled) string {
 		if from < last || from == to {
 			continue
 		}
-		secret, match := s[from:to], s[loc[0]:loc[1]]
-		if r.Entropy != 0 && entropy(secret) <= r.Entropy {
-			continue
-		}
 		if c.multiline {
 			line = lineAround(s, from, to)
 		}
-		if allowed(glGlobal(), secret, match, line) || allowed(c.allow, secret, match, line) {
+		if !glFinding(s[from:to], s[loc[0]:loc[1]], line, r, c) {
 			continue
 		}
 		b.WriteString(s[last:from])
@@ -272,6 +278,16 @@ func glReplace(s, line string, r *glRule, c *glCompiled) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// glFinding reports whether a match of r is a finding: its secret above
+// the rule's entropy, allowed by neither the global allowlists nor the
+// rule's.
+func glFinding(secret, match, line string, r *glRule, c *glCompiled) bool {
+	if r.Entropy != 0 && entropy(secret) <= r.Entropy {
+		return false
+	}
+	return !allowed(glGlobal(), secret, match, line) && !allowed(c.allow, secret, match, line)
 }
 
 // secretSpan is where the secret of a match is: the rule's secret group,
@@ -350,29 +366,76 @@ func entropy(s string) float64 {
 // genericStems are the names gitleaks' generic rule looks for, lower case.
 var genericStems = []string{"access", "auth", "api", "credential", "creds", "key", "passwd", "password", "secret", "token"}
 
-// genericMayMatch is a necessary condition for gitleaks' generic rule to
-// match line, checked without its regexp (which Go runs on its slowest
-// engine): after one of its names come at most 20 name characters and 3
+// genericSites are the offsets of the names in line after which gitleaks'
+// generic rule may match, found without its regexp (which Go runs on its
+// slowest engine): after the name come at most 20 name characters and 3
 // quotes or blanks, an operator, at most 5 quotes, blanks or '=', then
 // at least 10 characters a secret is made of. Most lines that name a key
-// fail it (`max_tokens = 20000`, `password = [REDACTED:password]`).
-func genericMayMatch(line string) bool {
+// have none (`max_tokens = 20000`, `password = [REDACTED:password]`).
+func genericSites(line string) []int {
 	lower := strings.ToLower(line)
+	var sites []int
 	for _, stem := range genericStems {
 		for i := 0; ; {
 			j := strings.Index(lower[i:], stem)
 			if j < 0 {
 				break
 			}
-			at := i + j + len(stem)
-			if valueAfter(lower, at) {
-				return true
+			if valueAfter(lower, i+j+len(stem)) {
+				sites = append(sites, i+j)
 			}
-			i = i + j + 1
+			i += j + 1
 		}
 	}
-	return false
+	sort.Ints(sites)
+	return sites
 }
+
+// Bounds of a generic match around the name it holds: the regexp allows
+// 50 characters before the name, and after it 20 + 3 + 3 + 5 characters
+// to the value, a value of at most 150 and one closing character.
+const (
+	genericBefore = 50 + 8 // the longest name, passw(or)?d
+	genericAfter  = 8 + 20 + 3 + 3 + 5 + 150 + 2
+)
+
+// genericReplace is glReplace for gitleaks' generic rule, run on a window
+// around each of genericSites rather than on the whole
+// line: Go's NFA on a long line of many `key = value` pairs (minified
+// JSON) took 0.4 s for 16 KB; windows of a few hundred bytes take a few
+// ms. A match that reaches the end of its window is taken only when the
+// window ends where the line does (the rule's `$` would otherwise match a
+// cut). TestGenericWindowsMatchTheLine and FuzzGenericWindows hold it to
+// the whole-line run.
+func genericReplace(line string, r *glRule, c *glCompiled) string {
+	var locs [][]int
+	end := 0 // where the last match taken ends
+	for _, at := range genericSites(line) {
+		from, to := max(0, at-genericBefore, end), min(len(line), at+genericAfter)
+		for to < len(line) && valueChar(line[to-1]) && valueChar(line[to]) {
+			to++ // the rule's second value form has no upper bound
+		}
+		to = min(len(line), to+2) // and the character that closes it
+		if from >= to {
+			continue
+		}
+		for _, loc := range c.re.FindAllStringSubmatchIndex(line[from:to], -1) {
+			if loc[1] == to-from && to != len(line) {
+				continue
+			}
+			for i := range loc {
+				if loc[i] >= 0 {
+					loc[i] += from
+				}
+			}
+			locs = append(locs, loc)
+			end = loc[1]
+		}
+	}
+	return replaceLocs(line, line, locs, r, c)
+}
+
+func valueChar(c byte) bool { return isKeyChar(c) || c == '.' || c == '=' || c == '+' || c == '/' }
 
 func valueAfter(s string, j int) bool {
 	n := len(s)
@@ -393,7 +456,7 @@ func valueAfter(s string, j int) bool {
 		k++
 	}
 	run := 0
-	for k < n && (isKeyChar(s[k]) || strings.IndexByte(".=+/", s[k]) >= 0) {
+	for k < n && valueChar(s[k]) {
 		run++
 		k++
 	}
