@@ -269,6 +269,12 @@ func replaceLocs(s, line string, locs [][]int, r *glRule, c *glCompiled) string 
 		if !glFinding(s[from:to], s[loc[0]:loc[1]], line, r, c) {
 			continue
 		}
+		// A rule of a fixed length with no closing condition matches the
+		// head of a longer token: the mark takes the rest of it too, not
+		// to leave its tail behind.
+		for to < len(s) && isKeyChar(s[to]) && isKeyChar(s[to-1]) {
+			to++
+		}
 		b.WriteString(s[last:from])
 		b.WriteString(Mark(r.ID))
 		last = to

@@ -57,6 +57,21 @@ var issue26Kinds = []struct{ name, in, secret string }{
 
 const devopsPAT = "q7lm2np4rs6tu3vw2xy3zb5cd7ef6gh4jk3lm5np7qr3st6uv3wx"
 
+// TestNoTailLeftBehind: a token longer than its rule's fixed length is
+// redacted whole, not its head only.
+func TestNoTailLeftBehind(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"age key AGE-SECRET-KEY-1QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQ",
+		"DOPPLER_TOKEN=dp.pt.q7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk3Lm5Np7Qr9Zz",
+	} {
+		got := Secrets(in)
+		if !strings.HasSuffix(got, "]") {
+			t.Errorf("Secrets(%q) = %q leaves a tail", in, got)
+		}
+	}
+}
+
 func TestIssue26Kinds(t *testing.T) {
 	t.Parallel()
 	for _, k := range issue26Kinds {
