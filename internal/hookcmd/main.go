@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -324,7 +325,20 @@ func (a *App) checkContained(name string, args []string) error {
 			return nil
 		}
 	}
-	return a.checkWorkspace()
+	if err := a.checkWorkspace(); err != nil {
+		return err
+	}
+	if name == "init" || name == "setup" {
+		return nil
+	}
+	if err := a.Workspace().CheckExists(); err != nil { // only init creates .agentx/
+		if slices.Contains(args, "--json") {
+			return &jsonFailure{err}
+		}
+		return err
+	}
+	return nil
+
 }
 
 // checkWorkspace refuses a .agentx/ (or its state or memory directory)

@@ -30,6 +30,7 @@ func TestMemoryRebuildProgressOnlyOnTerminal(t *testing.T) {
 		}
 		return out.String(), errb.String()
 	}
+	run(false, "init")
 	run(false, "memory", "generate", "--observations", "1200", "--issues", "600", "--into-store")
 	if _, stderr := run(false, "memory", "rebuild"); stderr != "" {
 		t.Fatalf("progress on a non-terminal: %q", stderr)

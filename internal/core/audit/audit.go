@@ -35,6 +35,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
 // FileName is the current file of the trail inside `.agentx/state/`.
@@ -490,6 +491,11 @@ func Decode(line []byte) (Entry, error) {
 }
 
 func clip(e *Entry) {
+	// The one egress sanitiser on what a caller wrote as free text: an
+	// actor may be a name given on the command line (--as), a detail a
+	// reason or a checkpoint's message.
+	e.Actor = sanitize.Clean(e.Actor)
+	e.Detail = sanitize.Clean(e.Detail)
 	if len(e.IDs) > MaxIDs {
 		e.MoreIDs += len(e.IDs) - MaxIDs
 		e.IDs = e.IDs[:MaxIDs:MaxIDs]

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -535,14 +536,7 @@ func TestFailedCommandQuotedAsWritten(t *testing.T) {
 		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"echo ` + "`date`" + ` && go test ./x/"}}]},"timestamp":"2026-03-01T17:00:08.056Z"}`,
 		`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"Exit code 1\n--- FAIL: TestX (0.00s)","is_error":true}]},"timestamp":"2026-03-01T17:00:09.063Z"}`,
 	}
-	path := filepath.Join(t.TempDir(), "session.jsonl")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	res, err := ExtractFile(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := extractLines(t, lines)
 	want := "Command failed: `echo `date` && go test ./x/`: --- FAIL: TestX (0.00s)"
 	for _, c := range res.Candidates {
 		if c.Category == memory.Error {
@@ -553,4 +547,76 @@ func TestFailedCommandQuotedAsWritten(t *testing.T) {
 		}
 	}
 	t.Fatalf("no error candidate in:\n%s", dump(res.Candidates))
+}
+
+// A secret in a failed command or its output is redacted before the line
+// is cut to 200 characters (issue 26: the cut came first and kept 39 of an
+// AWS secret's 40 characters, which no rule then recognised).
+func TestFailedCommandRedactedBeforeCut(t *testing.T) {
+	t.Parallel()
+	const secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	pad := strings.Repeat("x", 200-len("aws configure set aws_access_key_id AKIAIOSFODNN7EXAMPLE secret ")-30)
+	cmd := "aws configure set aws_access_key_id AKIAIOSFODNN7EXAMPLE secret " + pad + " " + secret
+	out := "error: " + pad + " AKIAIOSFODNN7EXAMPLE " + secret
+	lines := []string{
+		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"` + cmd + `"}}]},"timestamp":"2026-03-01T17:00:08.056Z"}`,
+		`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"Exit code 1\n` + out + `","is_error":true}]},"timestamp":"2026-03-01T17:00:09.063Z"}`,
+	}
+	res := extractLines(t, lines)
+	found := false
+	for _, c := range res.Candidates {
+		if c.Category != memory.Error {
+			continue
+		}
+		found = true
+		if strings.Contains(c.Content, secret[:20]) || strings.Contains(c.Content, "AKIAIOSF") {
+			t.Errorf("a secret survives the cut: %q", c.Content)
+		}
+	}
+	if !found {
+		t.Fatalf("no error candidate in:\n%s", dump(res.Candidates))
+	}
+}
+
+// extractLines extracts from a transcript of the given JSONL lines.
+func extractLines(t *testing.T, lines []string) Result {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ExtractFile(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// A private region that opens in one assistant message and closes in a
+// later one hides everything between, the messages between included
+// (issue 26 item 8: the second message's part before the closing tag was
+// kept); and a tag with a long reason is a tag.
+func TestPrivateRegionAcrossMessages(t *testing.T) {
+	t.Parallel()
+	msg := func(i int, text string) string {
+		b, _ := json.Marshal(text)
+		return fmt.Sprintf(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":%s}]},"timestamp":"2026-03-01T17:00:%02d.000Z"}`, b, i)
+	}
+	reason := strings.Repeat("customer data under the DPA ", 6)
+	res := extractLines(t, []string{
+		msg(1, "We decided to use Postgres for the queue. <private reason=\""+reason+"\">We decided the customer is Acme Corp."),
+		msg(2, "We decided their contract number is 4711.</private> We decided to ship on Friday."),
+		msg(3, "<private reason=\""+reason+"\">We decided the salary band is secret.</private>We decided to keep the cache."),
+	})
+	all := dump(res.Candidates)
+	for _, leak := range []string{"Acme", "4711", "salary"} {
+		if strings.Contains(all, leak) {
+			t.Errorf("private text %q captured:\n%s", leak, all)
+		}
+	}
+	for _, keep := range []string{"Postgres", "Friday", "cache"} {
+		if !strings.Contains(all, keep) {
+			t.Errorf("%q lost:\n%s", keep, all)
+		}
+	}
 }

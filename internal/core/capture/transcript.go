@@ -136,6 +136,17 @@ type extractor struct {
 	order   []*call
 	lines   int
 	skipped int
+	// private is how deep in private regions the assistant's text is at
+	// the end of its last message: a region may open in one message and
+	// close in a later one (sanitize.PrivateFrom).
+	private int
+}
+
+// proseOf classifies an assistant message's text, private regions carried
+// over from the messages before it removed first.
+func (x *extractor) proseOf(text string, n int) []Candidate {
+	text, x.private = sanitize.PrivateFrom(text, x.private)
+	return proseCandidates(text, n)
 }
 
 func newExtractor(opt Options) *extractor {
@@ -258,7 +269,7 @@ func (x *extractor) claude(l tline, n int) {
 		switch b.Type {
 		case "text":
 			if l.Type == "assistant" {
-				x.prose = append(x.prose, proseCandidates(b.Text, n)...)
+				x.prose = append(x.prose, x.proseOf(b.Text, n)...)
 			}
 		case "tool_use":
 			x.toolCall(b.ID, b.Name, b.Input, n)
@@ -326,7 +337,7 @@ func (x *extractor) codex(p codexPayload, typ string, n int) {
 	switch p.Type {
 	case "message":
 		if p.Role == "assistant" {
-			x.prose = append(x.prose, proseCandidates(blockText(p.Content), n)...)
+			x.prose = append(x.prose, x.proseOf(blockText(p.Content), n)...)
 		}
 	case "function_call":
 		// Codex sends arguments as a JSON string holding a JSON object.
@@ -410,7 +421,7 @@ func (x *extractor) copilot(typ string, d copilotData, n int) {
 	switch typ {
 	case "assistant.message":
 		if d.Content != "" {
-			x.prose = append(x.prose, proseCandidates(d.Content, n)...)
+			x.prose = append(x.prose, x.proseOf(d.Content, n)...)
 		}
 		for _, r := range d.ToolRequests {
 			x.toolCall(r.ToolCallID, r.Name, r.Arguments, n)
@@ -555,7 +566,7 @@ func (x *extractor) toolResult(id string, failed bool, text string, n int) {
 		// Backticks as written, not %#q: that switches to "..." for a
 		// command holding a backtick, and a stored observation's text
 		// must not change between versions (dedupe compares it).
-		content = "Command failed: `" + shorten.Line(c.command, 200) + "`: " + excerpt
+		content = "Command failed: `" + cleanLine(c.command, 200) + "`: " + excerpt
 	case len(c.files) > 0:
 		content = fmt.Sprintf("%s failed on %s: %s", c.name, x.rel(c.files[0]), excerpt)
 	case c.name != "":
@@ -570,6 +581,13 @@ var errorLineRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)error|fail|panic|exception|fatal|denied|not found|cannot|undefined|no such|refused|timed? ?out`)
 })
 
+// cleanLine is line cut to n characters with its secrets redacted first,
+// so a secret straddling the cut is never half-kept. Only the first 4n
+// characters are read: what the cut keeps starts there.
+func cleanLine(line string, n int) string {
+	return shorten.Line(sanitize.Secrets(shorten.Runes(line, 4*n)), n)
+}
+
 // errorExcerpt keeps the telling lines of a failure's output: up to three
 // that mention an error, else the first three.
 func errorExcerpt(text string) string {
@@ -580,10 +598,10 @@ func errorExcerpt(text string) string {
 			continue
 		}
 		if len(firsts) < 3 {
-			firsts = append(firsts, shorten.Line(l, 200))
+			firsts = append(firsts, cleanLine(l, 200))
 		}
 		if len(picked) < 3 && errorLineRe().MatchString(l) {
-			picked = append(picked, shorten.Line(l, 200))
+			picked = append(picked, cleanLine(l, 200))
 		}
 		if len(picked) == 3 {
 			break

@@ -23,6 +23,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -248,6 +249,7 @@ func (s *Store) create(ctx context.Context, message string) (*Result, error) {
 		res.Checkpoint = checkpointOf(tip, parent)
 		return res, nil
 	}
+	message = sanitize.Clean(message) // into a git commit and the audit trail
 	if strings.TrimSpace(message) == "" {
 		message = "checkpoint"
 	}

@@ -373,6 +373,7 @@ func (s *Store) StoreReport(ctx context.Context, obs []Observation) (stored []Ob
 func groupByIssue(obs []Observation) (order []int, groups map[int][]Observation, err error) {
 	groups = map[int][]Observation{}
 	for _, o := range obs {
+		o = o.sanitized()
 		if err := o.validate(); err != nil {
 			return nil, nil, err
 		}

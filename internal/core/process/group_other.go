@@ -12,3 +12,6 @@ func KillGroupOnCancel(*exec.Cmd) {}
 // Detach: without sessions, cmd is only started and not waited for; it
 // still outlives its parent on the platforms this is built for.
 func Detach(*exec.Cmd) {}
+
+// KillGroup: no process groups here.
+func KillGroup(*exec.Cmd) {}

@@ -28,3 +28,12 @@ func KillGroupOnCancel(cmd *exec.Cmd) {
 func Detach(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 }
+
+// KillGroup sends SIGKILL to the process group cmd leads (started with
+// KillGroupOnCancel): what is left of it once cmd has exited, its
+// background children.
+func KillGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

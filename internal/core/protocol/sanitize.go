@@ -18,6 +18,7 @@ func sanitized(op Op) (Op, error) {
 	op.Topic = sanitize.Clean(op.Topic)
 	op.Reason = sanitize.Clean(op.Reason)
 	op.Detail = sanitize.Clean(op.Detail)
+	op.By = sanitize.Clean(op.By) // --as NAME: free text, into `from` and the audit actor
 	if raw.Topic != "" && blank(op.Topic) {
 		return op, errcode.New(errcode.InvalidInput, "topic holds nothing but private text")
 	}

@@ -180,12 +180,18 @@ func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, 
 	// signal to agentx kills the whole group: a shell script's children
 	// would otherwise live on holding the answer pipe.
 	process.KillGroupOnCancel(cmd)
+	// A child may leave the group (setsid) or outlive the responder: the
+	// tree marks them all, and whatever is left of it once the responder
+	// is done, answered or not, is killed (issue 26).
+	tree := process.TrackTree(cmd)
 	// Wait for the process, not for the end of its output: a background
 	// child that inherited stdout keeps the pipe open after the responder
 	// answered and exited 0. WaitDelay bounds the wait for the pipe once
 	// the process is gone; what was written by then is the answer.
 	cmd.WaitDelay = outputGrace
 	err = cmd.Run()
+	process.KillGroup(cmd)
+	tree.KillAll()
 	if parent.Err() != nil {
 		// The caller stopped it (a signal, or a hook's deadline), not
 		// the responder's own timeout: the caller decides what follows.

@@ -205,3 +205,57 @@ func TestCanStart(t *testing.T) {
 		}
 	}
 }
+
+// A responder's descendants do not outlive it (issue 26 item 8): a
+// `setsid` grandchild, out of the responder's process group, is killed
+// at the responder's timeout, and the background children of a responder
+// that answered are killed once it has.
+func TestRespondLeavesNoDescendants(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("needs /proc")
+	}
+	dir := t.TempDir()
+	pidFile := func(name string) string { return dir + "/" + name + ".pid" }
+	e := &Exec{Dir: dir, Responders: map[string]config.Responder{
+		"setsid-timeout": {Command: []string{"sh", "-c", `setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $! >"$0"; sleep 300`, pidFile("a")},
+			Timeout: config.Duration{Duration: 300 * time.Millisecond}},
+		"background": {Command: []string{"sh", "-c", `sleep 300 >/dev/null 2>&1 & echo $! >"$0"; setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $! >"$1"; echo answered`,
+			pidFile("b"), pidFile("c")}},
+	}}
+	req := Request{Issue: 4, ID: "CLR-4-001", Question: "Why?", Round: 1}
+	if _, err := e.Respond(context.Background(), "setsid-timeout", req); err == nil || !strings.Contains(err.Error(), "timed out") {
+		t.Fatalf("setsid-timeout: %v", err)
+	}
+	if got, err := e.Respond(context.Background(), "background", req); err != nil || got != "answered" {
+		t.Fatalf("background: %q %v", got, err)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		data, err := os.ReadFile(pidFile(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(3 * time.Second)
+		for running(pid) {
+			if time.Now().After(deadline) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("descendant %s (pid %d) outlived its responder", name, pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// running: the process exists and is no zombie.
+func running(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}

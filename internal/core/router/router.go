@@ -7,7 +7,6 @@ package router
 
 import (
 	"context"
-	"errors"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
 	"github.com/agentx-dev/agentx/internal/core/audit"
@@ -307,11 +306,13 @@ func (r *Router) route(ctx context.Context, rec *ledger.Record, retry bool) (*Re
 	})
 	// The record's own issue finds it, so records with legacy ids written
 	// by the old tools are answered and escalated too.
-	if rerr != nil && errors.Is(rerr, context.DeadlineExceeded) && ctx.Err() != nil {
-		// The caller's deadline (a hook's) passed while the responder
-		// worked: the caller ran out of time, the responder did not fail.
-		// Nothing is escalated; the record waits for the next check, and
-		// the target is no longer marked as answering it.
+	if rerr != nil && ctx.Err() != nil {
+		// The caller's deadline (a hook's) passed, or the caller was
+		// interrupted (Ctrl-C, SIGTERM cancel its context), while the
+		// responder worked: the caller stopped, the responder did not
+		// fail. An operator's interrupt must not change protocol state
+		// (issue 26). Nothing is escalated; the record waits for the next
+		// check, and the target is no longer marked as answering it.
 		r.setStatus(context.WithoutCancel(ctx), rec.To, func(s *agentstatus.Status) {
 			if s.ClarificationID != nil && *s.ClarificationID == rec.ID {
 				s.Status = agentstatus.Working

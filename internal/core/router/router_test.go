@@ -449,3 +449,28 @@ func TestCallerDeadlineDoesNotEscalate(t *testing.T) {
 		t.Fatalf("architect left %+v", s)
 	}
 }
+
+// Ctrl-C while a responder works (SIGINT cancels the command's context)
+// is an operator's interrupt, not the responder failing: nothing is
+// escalated to a person, the record stays for the next check and the
+// target's status is restored (issue 26 item 8).
+func TestInterruptDoesNotEscalate(t *testing.T) {
+	t.Parallel()
+	r, _, _ := newRouter(t)
+	res := request(t, r, RequestInput{From: "engineer", To: "architect", Blocking: true})
+	r.Responder = ctxResponder{}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel) // the signal handler's cancel
+	got, err := r.Retry(ctx, &res.Record)
+	if err == nil || (got != nil && got.Escalated) {
+		t.Fatalf("retry = %+v, %v; want an error and no escalation", got, err)
+	}
+	rec, gerr := r.Get(res.Record.ID)
+	if gerr != nil || rec.Status != ledger.Pending || rec.LastOf(ledger.Escalation) != nil {
+		t.Fatalf("record after the interrupt: %+v, %v", rec, gerr)
+	}
+	st, _ := agentstatus.Load(r.WS.AgentStatusFile())
+	if s := st.Get("architect"); s == nil || s.Status == agentstatus.Clarifying || s.RespondingTo != nil {
+		t.Fatalf("architect left %+v", s)
+	}
+}

@@ -29,22 +29,37 @@ const MaxChars = 2000
 // Text is the full egress sanitiser: Private, then Secrets, then a cut to
 // MaxChars. Private comes first so an unclosed `<private>` hides the
 // rest of the text before anything else looks at it; secrets are redacted
-// before the cut so a key straddling the cut is never half-kept.
+// before the cut so a key straddling the cut is never half-kept. Some of
+// gitleaks' rules end in a condition on what follows the secret, so a cut
+// can make a match where the whole text had none: the cut text is
+// sanitised again until it holds still, which keeps Text idempotent.
 //
-// Secrets only looks at the first scanLimit characters of a long text: no
-// pattern has a trailing condition, so a secret that starts before the final
-// cut is still recognised from its first scanLimit-MaxChars characters, and
-// a megabyte of pasted log costs a millisecond, not a second.
+// Secrets only looks at the first scanLimit characters of a long text: a
+// secret that starts before the final cut is still recognised from its
+// first scanLimit-MaxChars characters, and a megabyte of pasted log costs
+// a millisecond, not a second.
 func Text(s string) string {
-	return shorten.Runes(Secrets(shorten.Runes(private(s, scanLimit), scanLimit)), MaxChars)
+	out := Secrets(shorten.Runes(private(s, scanLimit), scanLimit))
+	for range 4 {
+		cut := shorten.Runes(out, MaxChars)
+		if cut == out {
+			return out
+		}
+		if out = Secrets(cut); out == cut {
+			return out
+		}
+	}
+	return shorten.Runes(out, MaxChars)
 }
 
 const scanLimit = 8 * MaxChars
 
 const (
 	// maxTag is the longest private tag recognised, attributes included
-	// (`<private reason="customer data">`): a bound keeps the scan linear.
-	maxTag = 64
+	// (`<private reason="customer data, see the DPA of 2024 ...">`): a
+	// bound keeps the scan linear. Issue 26: 64 ignored a tag whose reason
+	// ran to a sentence, and kept the region.
+	maxTag = 1024
 )
 
 // Private removes every private region, tags included. A tag is
@@ -62,19 +77,36 @@ const (
 // stays linear however the tags are interleaved.
 func Private(s string) string { return private(s, -1) }
 
+// PrivateFrom is Private for one of a series of texts (the messages of a
+// transcript): depth is how deep in private regions the text starts (0,
+// or what the previous text returned), and the depth it ends at is
+// returned, so a region opened in one message and closed in a later one
+// hides everything between.
+func PrivateFrom(s string, depth int) (string, int) {
+	return privateDepth(s, -1, max(depth, 0))
+}
+
 // private is Private that stops once the output holds limit characters
 // (no limit when negative): the scan is streaming, so what it has written
 // by then is what the whole text would give, but for a tag that a later
 // byte might still complete at the very end, which Text's cut discards.
 func private(s string, limit int) string {
+	out, _ := privateDepth(s, limit, 0)
+	return out
+}
+
+func privateDepth(s string, limit, depth int) (string, int) {
 	if !hasTag(s) {
-		return s
+		if depth > 0 {
+			return "", depth
+		}
+		return s, 0
 	}
 	out := make([]byte, 0, min(len(s), 4*limit+64))
 	if limit < 0 {
 		out = make([]byte, 0, len(s))
 	}
-	depth, runes, lastLT := 0, 0, -1
+	runes, lastLT := 0, -1
 	for i := 0; i < len(s); {
 		if limit >= 0 && runes >= limit+maxTag {
 			break
@@ -100,7 +132,7 @@ func private(s string, limit int) string {
 			depth = 1
 		}
 	}
-	return string(out)
+	return string(out), depth
 }
 
 // regionStep is one step through a private region's text: the length of a

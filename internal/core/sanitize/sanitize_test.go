@@ -1,7 +1,6 @@
 package sanitize
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -11,13 +10,13 @@ import (
 // the AWS one is AWS's documentation example, the rest are random.
 const (
 	jwt        = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
-	anthropic  = "sk-ant-api03-Xk2f9QbW7pLmN4vR8tY1zA6cD3eF5gH0jK-9sT2uV4wX_abcdEFGH"
-	openai     = "sk-proj-4fG7hJ2kL9mN1pQ3rS5tU8vW0xY6zA2bC4dE6fG8hJ0kL2mN4pQ6rS8tU0vW2"
-	openaiOld  = "sk-9aB3cD5eF7gH9iJ1kL3mN5oP7qR9sT1uV3wX5yZ"
-	githubPAT  = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
+	anthropic  = "sk-ant-api03-Xk2f9QbW7pLmN4vR8tY1zA6cD3eF5gH0jK9sT2uV4wXabcdEFGHq7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk3Lm5Np7QAA"
+	openai     = "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"
+	openaiOld  = "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"
+	githubPAT  = "github_pat_11ABCDEFG0_q7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk3Lm5Np7Qr9St1Uv3Wx5Yz7Ab9C0d2E4f6G8H0"
 	ghp        = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
 	ghs        = "ghs_9f8e7d6c5b4a3210FEDCBA9876543210abcd"
-	gho        = "gho_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+	gho        = "gho_16C7e42F292c6912E7710c838347Ae178B4a"
 	awsKey     = "AKIAIOSFODNN7EXAMPLE"
 	awsTemp    = "ASIAY34FZKBOKMUTVV7A"
 	azureConn  = "DefaultEndpointsProtocol=https;AccountName=agentxstore;AccountKey=Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG8xMjM0NTY3ODkw+/AbCd==;EndpointSuffix=core.windows.net"
@@ -30,15 +29,15 @@ func TestSecrets(t *testing.T) {
 		name, in, want string
 	}{
 		{"jwt", "token is " + jwt + " ok", "token is [REDACTED:jwt] ok"},
-		{"anthropic", "export KEY=" + anthropic, "export KEY=[REDACTED:anthropic-key]"},
-		{"openai project", "use " + openai + " here", "use [REDACTED:openai-key] here"},
-		{"openai classic", "(" + openaiOld + ")", "([REDACTED:openai-key])"},
-		{"github fine-grained", "pat " + githubPAT, "pat [REDACTED:github-token]"},
-		{"github classic", "GH " + ghp + ".", "GH [REDACTED:github-token]."},
-		{"github app", ghs, "[REDACTED:github-token]"},
-		{"github oauth", "x " + gho, "x [REDACTED:github-token]"},
+		{"anthropic", "export KEY=" + anthropic, "export KEY=[REDACTED:anthropic-api-key]"},
+		{"openai project", "use " + openai + " here", "use [REDACTED:openai-api-key] here"},
+		{"openai classic", "key " + openaiOld + " here", "key [REDACTED:openai-api-key] here"},
+		{"github fine-grained", "pat " + githubPAT, "pat [REDACTED:github-fine-grained-pat]"},
+		{"github classic", "GH " + ghp + ".", "GH [REDACTED:github-pat]."},
+		{"github app", ghs, "[REDACTED:github-app-token]"},
+		{"github oauth", "x " + gho, "x [REDACTED:github-oauth]"},
 		{"aws", "id " + awsKey + " region", "id [REDACTED:aws-access-key] region"},
-		{"aws temporary", awsTemp, "[REDACTED:aws-access-key]"},
+		{"aws temporary", awsTemp, "[REDACTED:aws-access-token]"},
 		{"azure", azureConn, "DefaultEndpointsProtocol=https;AccountName=agentxstore;AccountKey=[REDACTED:azure-key];EndpointSuffix=core.windows.net"},
 		{"private key", "key:\n" + privateKey + "\nafter", "key:\n[REDACTED:private-key]\nafter"},
 		{"private key unterminated", "before " + privateKey[:60], "before [REDACTED:private-key]"},
@@ -49,7 +48,7 @@ func TestSecrets(t *testing.T) {
 		{"json secret", `{"client_secret": "abc def"}`, `{"client_secret": "[REDACTED:secret]"}`},
 		{"env token", "GITHUB_TOKEN=abcdef123456", "GITHUB_TOKEN=[REDACTED:token]"},
 		{"api_key", "api_key='xyz987'", "api_key='[REDACTED:api-key]'"},
-		{"token wins over bearer kind", "Authorization: Bearer " + ghp, "Authorization: Bearer [REDACTED:github-token]"},
+		{"token wins over bearer kind", "Authorization: Bearer " + ghp, "Authorization: Bearer [REDACTED:github-pat]"},
 		{"not a secret: max_tokens", "max_tokens = 20000", "max_tokens = 20000"},
 		{"not a secret: tokens prose", "the tokens are counted", "the tokens are counted"},
 		{"not a secret: email", "mail a@b.com", "mail a@b.com"},
@@ -206,44 +205,4 @@ func BenchmarkTextLongLine(b *testing.B) {
 	for b.Loop() {
 		Text(in)
 	}
-}
-
-// assignmentRule is the rule whose regexp findAssignments stands in for.
-func assignmentRule(t testing.TB) rule {
-	for _, r := range rules() {
-		if r.id == "assignment" {
-			return r
-		}
-	}
-	t.Fatal("no hand-matched rule")
-	return rule{}
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// FuzzAssignmentsMatchRegexp holds the hand-written matcher to the
-// regexp it replaces (on ASCII, where case folding is the same).
-func FuzzAssignmentsMatchRegexp(f *testing.F) {
-	for _, s := range []string{"password = hunter2", `"api_key": "x y"`, "TOKEN=abc;", "passwd:'unclosed", "token = [x]",
-		"secret=\n value", "tokentoken=1", "Private-Key: ]x", "accesskey=a{b}", "password=\"\"", "token='a\nb'"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if !isASCII(s) {
-			return
-		}
-		r := assignmentRule(t)
-		want := r.re.FindAllStringSubmatchIndex(s, -1)
-		got := findAssignments(s)
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("on %q\n got  %v\n want %v", s, got, want)
-		}
-	})
 }

@@ -2,7 +2,6 @@ package sanitize
 
 import (
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -42,11 +41,13 @@ type rule struct {
 	// matcher (several times faster than its NFA on long input) and lets
 	// the hints skip most lines.
 	multiline bool
-	re        *regexp.Regexp
-	// find, when set, replaces re.FindAllStringSubmatchIndex with a
-	// hand-written matcher of the same language (the fuzz test holds them
-	// equal): the generic assignment pattern is case-insensitive with no
-	// literal prefix, which makes it the slowest regexp here by far.
+	// stage 0 runs before gitleaks' rules, 1 between its specific rules
+	// and its generic one (see table).
+	stage int
+	re    *regexp.Regexp
+	// find, when set, replaces re.FindAllStringSubmatchIndex: a
+	// hand-written matcher that reads context a regexp cannot (what the
+	// value of an assignment looks like, which command a flag belongs to).
 	find    func(s string) [][]int
 	replace func(m string, sub []string) string
 }
@@ -55,150 +56,31 @@ func whole(kind string) func(string, []string) string {
 	return func(string, []string) string { return Mark(kind) }
 }
 
-// table is the one list of kinds of secret the sanitiser knows: what each
-// matches, what replaces it, an example it must redact and a near miss it
-// must leave alone (kinds_test.go runs every row, and egress tests plant
-// every example). The reference list is gitleaks' default rules
-// (config/gitleaks.toml in github.com/gitleaks/gitleaks, read at commit
-// 009e025ad4106ab333aa0b9dc4f2a884390d134c); each row names
-// the rule ids it follows. Our patterns are looser where gitleaks relies on
-// an entropy threshold or a trailing boundary we cannot use (a trailing
-// assertion would break idempotence under the MaxChars cut, see rule):
-// text redacted by mistake costs a word of a memory, a key kept costs the key.
+// table is our own rules: the kinds gitleaks' default rules (gitleaks.go,
+// generated from its config at GitleaksVersion) leave to context. Each row
+// has an example it must redact and a near miss it must leave alone
+// (kinds_test.go runs every row; the egress tests plant every example).
 //
-// Order matters: specific token shapes run before the generic `key = value`
-// rule, so a `token: ghp_...` line keeps the more telling kind, and the
-// bearer rule runs before it so `Authorization: Bearer x` hides x, not just
-// "Bearer". The bare AWS secret runs before the access key id it needs to
-// see. Rules compile on first use, not at start-up: every agentx-hook
-// process links this package, and most never sanitise anything.
+// Stage 0 runs before gitleaks' rules: a PEM block hides what is inside it
+// (and an unterminated one the rest), and the bare AWS secret needs to see
+// its key id before gitleaks marks it. Stage 1 runs after the specific
+// gitleaks rules and before gitleaks' generic rule, so a token keeps its
+// service's kind and an assignment keeps ours. Rules compile on first use,
+// not at start-up: every agentx-hook process links this package, and most
+// never sanitise anything.
 var table = sync.OnceValue(func() []rule {
 	return []rule{
 		{
-			id: "private-key", gitleaks: "private-key",
-			// PEM private key blocks; an unterminated block hides the rest.
-			hints:     []string{"private key-----"},
+			id: "private-key", gitleaks: "private-key (ours also hides an unterminated block)",
+			hints:     []string{"private key"},
 			multiline: true,
-			re:        regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----|\z)`),
+			re:        regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----|\z)`),
 			replace:   whole("private-key"),
-			examples:  []Example{{"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----", "[REDACTED:private-key]"}},
-			nearMiss:  []string{"-----BEGIN PUBLIC KEY-----"},
-		},
-		{
-			id: "jwt", gitleaks: "jwt",
-			// Three base64url segments, the first a JSON header.
-			hints:    []string{"eyj"},
-			re:       regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
-			replace:  whole("jwt"),
-			examples: []Example{{"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6y", "[REDACTED:jwt]"}},
-			nearMiss: []string{"eyJhbGciOiJIUzI1NiJ9 alone"},
-		},
-		{
-			id: "openai-key", gitleaks: "anthropic-api-key, anthropic-admin-api-key, openai-api-key",
-			// Anthropic (sk-ant-), OpenAI project (sk-proj-) and classic sk- keys.
-			hints: []string{"sk-"},
-			re:    regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`),
-			replace: func(m string, _ []string) string {
-				if strings.HasPrefix(m, "sk-ant-") {
-					return Mark("anthropic-key")
-				}
-				return Mark("openai-key")
-			},
 			examples: []Example{
-				{"sk-proj-4fG7hJ2kL9mN1pQ3rS5tU8vW0xY6zA2bC4dE6fG8", "[REDACTED:openai-key]"},
-				{"sk-ant-api03-Xk2f9QbW7pLmN4vR8tY1zA6cD3eF5gH0jK", "[REDACTED:anthropic-key]"},
+				{"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----", "[REDACTED:private-key]"},
+				{"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGVxK3sBCADQ7m9f2pYkZx1\n-----END PGP PRIVATE KEY BLOCK-----", "[REDACTED:private-key]"},
 			},
-			nearMiss: []string{"task-1234567890abcdefghijkl", "sk-short"},
-		},
-		{
-			id: "github-token", gitleaks: "github-pat, github-fine-grained-pat, github-oauth, github-app-token, github-refresh-token",
-			hints:    []string{"github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-			re:       regexp.MustCompile(`\b(?:github_pat_[A-Za-z0-9_]{20,}|gh[pousr]_[A-Za-z0-9]{30,})`),
-			replace:  whole("github-token"),
-			examples: []Example{{"ghp_16C7e42F292c6912E7710c838347Ae178B4a", "[REDACTED:github-token]"}},
-			nearMiss: []string{"ghp_short1234"},
-		},
-		{
-			id: "gitlab-token", gitleaks: "gitlab-pat, gitlab-pat-routable, gitlab-deploy-token, gitlab-runner-authentication-token, gitlab-ptt, gitlab-cicd-job-token, gitlab-feed-token, gitlab-scim-token, gitlab-oauth-app-secret, gitlab-kubernetes-agent-token, gitlab-incoming-mail-token, gitlab-feature-flag-client-token",
-			hints:    []string{"glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glsoat-", "gloas-", "glagent-", "glimt-", "glffct-"},
-			re:       regexp.MustCompile(`\bgl(?:pat|dt|rt|ptt|cbt|ft|soat|oas|agent|imt|ffct)-[0-9A-Za-z_.-]{20,}`),
-			replace:  whole("gitlab-token"),
-			examples: []Example{{"glpat-xK3nR9vQ2mW7pL4tY8zB", "[REDACTED:gitlab-token]"}},
-			nearMiss: []string{"glpat-short"},
-		},
-		{
-			id: "slack-token", gitleaks: "slack-bot-token, slack-user-token, slack-app-token, slack-legacy-token, slack-legacy-bot-token, slack-legacy-workspace-token, slack-config-access-token, slack-config-refresh-token",
-			// xoxb- bot, xoxp-/xoxe- user, xoxa-/xoxr- workspace, xoxo-/xoxs-
-			// legacy, xapp- app-level tokens.
-			hints:    []string{"xox", "xapp-"},
-			re:       regexp.MustCompile(`\b(?:xox[abposre]|xapp)-[0-9A-Za-z.-]{10,}`),
-			replace:  whole("slack-token"),
-			examples: []Example{{"xoxb-2468013579-1357924680-AbCdEfGhIjKlMnOpQrStUvWx", "[REDACTED:slack-token]"}},
-			nearMiss: []string{"xoxb-123", "xoxo-hugs"},
-		},
-		{
-			id: "slack-webhook", gitleaks: "slack-webhook-url",
-			hints:    []string{"hooks.slack.com/"},
-			re:       regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,}`),
-			replace:  whole("slack-webhook"),
-			examples: []Example{{"https://hooks.slack.com/services/T0123ABCD/B0123ABCD/aBcDeFgHiJkLmNoPqRsTuVwX", "https://[REDACTED:slack-webhook]"}},
-			nearMiss: []string{"https://hooks.slack.com/services/"},
-		},
-		{
-			id: "stripe-key", gitleaks: "stripe-access-token",
-			hints:    []string{"k_live_", "k_test_", "k_prod_"},
-			re:       regexp.MustCompile(`\b[rs]k_(?:live|test|prod)_[A-Za-z0-9]{10,99}`),
-			replace:  whole("stripe-key"),
-			examples: []Example{{"sk_live_51HxYz2eZvKYlo2C0aBcDeFgHiJ", "[REDACTED:stripe-key]"}, {"rk_live_51HxYz2eZvKYlo2C0aBcD", "[REDACTED:stripe-key]"}},
-			nearMiss: []string{"sk_live_short", "ask_live_1234567890abcdef"},
-		},
-		{
-			id: "google-api-key", gitleaks: "gcp-api-key",
-			hints:    []string{"aiza"},
-			re:       regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`),
-			replace:  whole("google-api-key"),
-			examples: []Example{{"AIzaSyD4-x9kQmZ3vR7tB2nW8pL5cY1hJ6gF0eA", "[REDACTED:google-api-key]"}},
-			nearMiss: []string{"AIzaShort123"},
-		},
-		{
-			id: "npm-token", gitleaks: "npm-access-token",
-			hints:    []string{"npm_"},
-			re:       regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}`),
-			replace:  whole("npm-token"),
-			examples: []Example{{"npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5", "[REDACTED:npm-token]"}},
-			nearMiss: []string{"npm_config_registry", "npm_package_version"},
-		},
-		{
-			id: "sendgrid-key", gitleaks: "sendgrid-api-token",
-			hints:    []string{"sg."},
-			re:       regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{20,64}`),
-			replace:  whole("sendgrid-key"),
-			examples: []Example{{"SG.aBcDeFgHiJkLmNoPqRsTuV.wXyZ0123456789aBcDeFgHiJkLmNoPqRsTuVwXyZ0123", "[REDACTED:sendgrid-key]"}},
-			nearMiss: []string{"SG.short.name", "msg.reply"},
-		},
-		{
-			id: "twilio-key", gitleaks: "twilio-api-key",
-			// Twilio API key SIDs: SK and 32 hex digits.
-			hints:    []string{"sk"},
-			re:       regexp.MustCompile(`\bSK[0-9a-fA-F]{32}`),
-			replace:  whole("twilio-key"),
-			examples: []Example{{"SK0123456789abcdef0123456789abcdef", "[REDACTED:twilio-key]"}},
-			nearMiss: []string{"SK0123456789abcdef", "TASK0123456789abcdef0123456789abcdef"},
-		},
-		{
-			id: "heroku-key", gitleaks: "heroku-api-key, heroku-api-key-v2",
-			// HRKU-AA keys anywhere; the older UUID keys only where a heroku
-			// name is assigned them (a bare UUID is an id, not a secret).
-			hints: []string{"hrku-aa", "heroku"},
-			re:    regexp.MustCompile(`(?i)\b(?:(HRKU-AA[0-9A-Za-z_-]{58,})|(heroku[\w.-]{0,20}["']?\s*(?:[:=]|:=|=>)\s*["']?)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`),
-			replace: func(_ string, sub []string) string {
-				return sub[2] + Mark("heroku-key")
-			},
-			examples: []Example{
-				{"HEROKU_API_KEY=01234567-89ab-cdef-0123-456789abcdef", "HEROKU_API_KEY=[REDACTED:heroku-key]"},
-				{"HRKU-AAaBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789aBcDeFgHiJkLmNoPqRsTuVw", "[REDACTED:heroku-key]"},
-			},
-			nearMiss: []string{"heroku app 01234567-89ab-cdef-0123-456789abcdef"},
+			nearMiss: []string{"-----BEGIN PUBLIC KEY-----"},
 		},
 		{
 			id: "aws-secret-key", gitleaks: "aws-access-token (a secret key found with its key id)",
@@ -207,15 +89,68 @@ var table = sync.OnceValue(func() []rule {
 			// pasted `aws configure`), a mixed-case 40-character run is one.
 			hints:    awsKeyHints,
 			find:     findAWSSecrets,
-			re:       regexp.MustCompile(`[A-Za-z0-9/+]{40}`),
 			replace:  whole("aws-secret-key"),
 			examples: []Example{{"AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "[REDACTED:aws-access-key],[REDACTED:aws-secret-key]"}},
 			nearMiss: []string{"commit 8f14e45fceea167a5a36dedd4bea2543a1b2c3d4 (no key id beside it)"},
 		},
 		{
-			id: "aws-access-key", gitleaks: "aws-access-token",
-			// Long-term AKIA, temporary ASIA, and the other unique-id prefixes
-			// AWS documents.
+			id: "discord-webhook", gitleaks: "none (discord-api-token covers bot tokens)", stage: 1,
+			hints:    []string{"/api/webhooks/"},
+			re:       regexp.MustCompile(`(discord(?:app)?\.com/api/webhooks/[0-9]{5,25}/)[A-Za-z0-9_-]{40,100}`),
+			replace:  func(_ string, sub []string) string { return sub[1] + Mark("discord-webhook") },
+			examples: []Example{{"https://discord.com/api/webhooks/1234567890123456789/Xk2f9QbW7pLmN4vR8tY1zA6cD3eF5gH0jK9sT2uV4wXabcdEFGHq7Lm2Np4Rs6Tu8", "https://discord.com/api/webhooks/1234567890123456789/[REDACTED:discord-webhook]"}},
+			nearMiss: []string{"https://discord.com/api/webhooks/{id}/{token}"},
+		},
+		{
+			id: "telegram-bot-token", gitleaks: "telegram-bot-api-token (ours without a telegram name beside it)", stage: 1,
+			hints:    []string{":aa"},
+			re:       regexp.MustCompile(`\b[0-9]{6,12}:AA[A-Za-z0-9_-]{30,}`),
+			replace:  whole("telegram-bot-token"),
+			examples: []Example{{"bot 5729364810:AAq7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk3", "bot [REDACTED:telegram-bot-token]"}},
+			nearMiss: []string{"12:30:AA meeting"},
+		},
+		{
+			id: "stripe-webhook-secret", gitleaks: "none (stripe-access-token covers keys)", stage: 1,
+			hints:    []string{"whsec_"},
+			re:       regexp.MustCompile(`\bwhsec_[A-Za-z0-9+/]{24,}`),
+			replace:  whole("stripe-webhook-secret"),
+			examples: []Example{{"whsec_q7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1J", "[REDACTED:stripe-webhook-secret]"}},
+			nearMiss: []string{"whsec_..."},
+		},
+		{
+			id: "google-oauth-secret", gitleaks: "none (gcp-api-key covers API keys)", stage: 1,
+			hints:    []string{"gocspx-"},
+			re:       regexp.MustCompile(`\bGOCSPX-[A-Za-z0-9_-]{20,}`),
+			replace:  whole("google-oauth-secret"),
+			examples: []Example{{"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", "[REDACTED:google-oauth-secret]"}},
+			nearMiss: []string{"GOCSPX-xxx"},
+		},
+		{
+			id: "google-access-token", gitleaks: "none", stage: 1,
+			hints:    []string{"ya29."},
+			re:       regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{20,}`),
+			replace:  whole("google-access-token"),
+			examples: []Example{{"ya29.a0AfB_q7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk3Lm5Np7Qr9St1Uv3", "[REDACTED:google-access-token]"}},
+			nearMiss: []string{"ya29.short"},
+		},
+		{
+			id: "azure-sas", gitleaks: "none (the sig= of a shared access signature)", stage: 1,
+			hints:    []string{"sig="},
+			re:       regexp.MustCompile(`([?&;]sig=)[A-Za-z0-9%+/=]{20,}`),
+			replace:  func(_ string, sub []string) string { return sub[1] + Mark("azure-sas") },
+			examples: []Example{{"https://acct.blob.core.windows.net/c/f?sv=2022-11-02&se=2026-01-01&sr=b&sp=r&sig=q7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk%3D", "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&se=2026-01-01&sr=b&sp=r&sig=[REDACTED:azure-sas]"}},
+			nearMiss: []string{"?sig=short"},
+		},
+		{
+			id: "azure-devops-token", gitleaks: "none (a personal access token beside an Azure DevOps name)", stage: 1,
+			hints:    []string{"azure", "devops", "ado_", "_pat", "visualstudio"},
+			find:     findDevOpsTokens,
+			replace:  whole("azure-devops-token"),
+			examples: []Example{{"AZURE_DEVOPS_EXT_PAT ptgz6jfebzsdoxrlgqnbqrmktsxfvyplp6rftastm23s34kotqcf", "AZURE_DEVOPS_EXT_PAT [REDACTED:azure-devops-token]"}},
+			nearMiss: []string{"azure devops project alphabetagammadeltaepsilonzetaetathetaiotakappalambda"},
+		},
+		{
+			id: "aws-access-key", gitleaks: "aws-access-token (ours keeps AWS's documentation examples out too)", stage: 1,
 			hints:    awsKeyHints,
 			re:       awsKeyRe(),
 			replace:  whole("aws-access-key"),
@@ -223,39 +158,39 @@ var table = sync.OnceValue(func() []rule {
 			nearMiss: []string{"AKIA-not-a-key"},
 		},
 		{
-			id: "azure-key", gitleaks: "azure-ad-client-secret (and the AccountKey= of connection strings)",
-			// Storage and service bus connection strings, in a string or a
-			// JSON/YAML field; and Entra ID (Azure AD) client secrets.
-			hints: []string{"accesskey", "accountkey", "q~"},
-			re:    regexp.MustCompile(`(?i)\b((?:Account|SharedAccess)Key["']?\s*[:=]\s*["']?)[A-Za-z0-9+/]{16,}={0,2}|(^|[\\'"\x60\s>=:(,)])([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34})`),
+			id: "azure-key", gitleaks: "none (the AccountKey= of connection strings)", stage: 1,
+			hints: []string{"accesskey", "accountkey"},
+			re:    regexp.MustCompile(`(?i)\b((?:Account|SharedAccess)Key["']?\s*[:=]\s*["']?)[A-Za-z0-9+/]{16,}={0,2}`),
 			replace: func(_ string, sub []string) string {
-				return sub[1] + sub[2] + Mark("azure-key")
+				return sub[1] + Mark("azure-key")
 			},
 			examples: []Example{
 				{"AccountName=x;AccountKey=Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0==;EndpointSuffix=core.windows.net", "AccountName=x;AccountKey=[REDACTED:azure-key];EndpointSuffix=core.windows.net"},
 				{`"AccountKey": "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0=="`, `"AccountKey": "[REDACTED:azure-key]"`},
-				{"secret abc8Q~aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456", "secret [REDACTED:azure-key]"},
 			},
-			nearMiss: []string{"AccountKey=short"},
+			nearMiss: []string{"AccountKey=${STORAGE_KEY}"},
 		},
 		{
-			id: "url-password", gitleaks: "none by default (sidekiq-sensitive-url is the one service-specific case); generalised to every scheme",
+			id: "url-password", gitleaks: "none by default (sidekiq-sensitive-url is the one service-specific case); generalised to every scheme", stage: 1,
 			// The password of user:password@ in a URL (postgres://, https://,
 			// amqp://, ...). The user and host are kept: they say which
 			// service is meant. A password starting with '[' is a mark.
 			hints: []string{"://"},
 			re:    regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/?#@\[\]]*:)([^\s/?#\[][^\s/?#]*)@`),
-			replace: func(_ string, sub []string) string {
+			replace: func(m string, sub []string) string {
+				if codeShaped(sub[2]) {
+					return m
+				}
 				return sub[1] + Mark("url-password") + "@"
 			},
 			examples: []Example{
 				{"postgres://app:hunter2@db.internal:5432/app", "postgres://app:[REDACTED:url-password]@db.internal:5432/app"},
 				{"https://user:p@ss@example.com/x", "https://user:[REDACTED:url-password]@example.com/x"},
 			},
-			nearMiss: []string{"https://example.com:8443/path?q=a@b", "git@github.com:org/repo.git"},
+			nearMiss: []string{"https://example.com:8443/path?q=a@b", "git@github.com:org/repo.git", "postgres://app:${DB_PASS}@db/app"},
 		},
 		{
-			id: "bearer", gitleaks: "curl-auth-header",
+			id: "bearer", gitleaks: "curl-auth-header (ours outside curl too)", stage: 1,
 			// Authorization: Bearer <token>. Prose ("Bearer authentication")
 			// is left alone: a real token has a digit or is long.
 			hints: []string{"bearer"},
@@ -270,35 +205,49 @@ var table = sync.OnceValue(func() []rule {
 			nearMiss: []string{"Bearer authentication is used"},
 		},
 		{
-			id: "assignment", gitleaks: "generic-api-key",
-			// password = value, "api_key": "value", GITHUB_TOKEN=value, ...
-			// The key must end in the keyword ("max_tokens = 3" is not a
-			// secret), and an unquoted value must not start with '[' so a
-			// mark, or a mark cut short at MaxChars, is never redacted again.
-			// The key's own prefix (DB_, client_) is not part of the pattern:
-			// it is kept as it is, and leaving it out keeps the regexp cheap.
-			hints: []string{"pass", "secret", "token", "key"},
-			find:  findAssignments,
-			re:    regexp.MustCompile(`(?i)((password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;'"\[\]{}()<>][^\s,;'"{}()<>]*)`),
+			id: "basic-auth", gitleaks: "curl-auth-header (ours outside curl too)", stage: 1,
+			// Authorization: Basic <base64 of user:password>. Prose ("basic
+			// authentication") is left alone: the credential must decode to
+			// user:password or sit in an Authorization header.
+			hints: []string{"basic"},
+			re:    regexp.MustCompile(`(?i)\b(basic\s+)([A-Za-z0-9+/]{6,}={0,2})`),
 			replace: func(m string, sub []string) string {
-				kind := assignmentKind(strings.ToLower(sub[2]))
-				val := sub[3]
-				if q := val[0]; q == '"' || q == '\'' {
-					inner := val[1 : len(val)-1]
-					if inner == "" || strings.HasPrefix(inner, "[") {
-						return m
-					}
-					return sub[1] + string(q) + Mark(kind) + string(q)
+				if !basicCredential(sub[2]) {
+					return m
 				}
-				return sub[1] + Mark(kind)
+				return sub[1] + Mark("basic-auth")
 			},
+			examples: []Example{{"-H 'Authorization: Basic YWRtaW46czNjcjN0UGFzcw=='", "-H 'Authorization: Basic [REDACTED:basic-auth]'"}},
+			nearMiss: []string{"Basic authentication is enabled", "basic usage"},
+		},
+		{
+			id: "cli-password", gitleaks: "none (curl-auth-user covers curl -u)", stage: 1,
+			// A password or token given on a command line: --password X,
+			// --token=X, docker login -p X, sshpass -p X, mysql -pX, curl -u
+			// user:X.
+			hints:    []string{"--", "-p", "-u"},
+			find:     findCLISecrets,
+			replace:  whole("cli-password"),
+			examples: cliExamples,
+			nearMiss: []string{"docker login --password-stdin", "ls -p /tmp", "mysql -p", "--password $DB_PASS", "grep -u x"},
+		},
+		{
+			id: "assignment", gitleaks: "generic-api-key (ours names the kind and reads code)", stage: 1,
+			// password = value, "api_key": "value", GITHUB_TOKEN=value,
+			// password := "x", 'password' => 'x', SECRET_KEY=x, DB_PASS=x,
+			// MYSQL_PWD=x, Pwd=x; but not password: string, password ==,
+			// ${{ secrets.X }}, os.Getenv("X") (findAssignments).
+			hints:   assignmentHints,
+			find:    findAssignments,
+			replace: assignmentReplace,
 			examples: []Example{
 				{"db_password: s3cr3t!", "db_password: [REDACTED:password]"},
 				{"GITHUB_TOKEN=abcdef123456", "GITHUB_TOKEN=[REDACTED:token]"},
 				{"api_key='xyz987'", "api_key='[REDACTED:api-key]'"},
 				{`{"client_secret": "abc def"}`, `{"client_secret": "[REDACTED:secret]"}`},
 			},
-			nearMiss: []string{"max_tokens = 20000", "the tokens are counted"},
+			nearMiss: []string{"max_tokens = 20000", "the tokens are counted", "password: string", "if password == other {",
+				"token: ${{ secrets.GITHUB_TOKEN }}", `password = os.Getenv("DB_PASSWORD")`},
 		},
 	}
 })
@@ -354,19 +303,6 @@ func mixedCase(s string) bool {
 	return up && low && dig
 }
 
-func assignmentKind(keyword string) string {
-	switch {
-	case strings.HasPrefix(keyword, "pass"):
-		return "password"
-	case keyword == "token":
-		return "token"
-	case strings.Contains(keyword, "key"):
-		return "api-key"
-	default:
-		return "secret"
-	}
-}
-
 // Example is a text a kind must redact, and what it becomes.
 type Example struct{ In, Want string }
 
@@ -392,29 +328,39 @@ type Kind struct {
 	NearMiss []string
 }
 
-// Kinds lists the table of secrets the sanitiser redacts, in the order it
-// applies them.
+// Kinds lists our own table of secrets, in the order it applies them,
+// then examples of the gitleaks rules issue 26 found missing.
 func Kinds() []Kind {
-	out := make([]Kind, 0, len(table()))
+	out := make([]Kind, 0, len(table())+len(gitleaksKinds))
 	for _, r := range table() {
 		out = append(out, Kind{ID: r.id, Gitleaks: r.gitleaks, Examples: r.examples, NearMiss: r.nearMiss})
 	}
-	return out
+	return append(out, gitleaksKinds...)
 }
 
 // Secrets replaces every secret it recognises with `[REDACTED:<kind>]`
 // (or, where the name of a field or the user of a URL says what the
-// secret was for, just its value). The kinds are the rows of the table.
+// secret was for, just its value): our stage-0 rules, gitleaks' specific
+// rules, our stage-1 rules (assignments, command lines, URLs), then
+// gitleaks' generic rule. A text that holds none of the rules' keywords
+// costs a few substring searches and compiles nothing.
 func Secrets(s string) string {
+	s = ourRules(s, 0)
+	s = gitleaksSecrets(s, false)
+	s = ourRules(s, 1)
+	return gitleaksSecrets(s, true)
+}
+
+func ourRules(s string, stage int) string {
 	lower := strings.ToLower(s)
 	for _, r := range rules() {
-		if r.multiline && containsAny(lower, r.hints) {
+		if r.stage == stage && r.multiline && containsAny(lower, r.hints) {
 			if next := replaceAll(r, s); next != s {
 				s, lower = next, strings.ToLower(next)
 			}
 		}
 	}
-	if !containsAnyRule(lower) {
+	if !containsAnyRule(lower, stage) {
 		return s
 	}
 	var b strings.Builder
@@ -422,7 +368,7 @@ func Secrets(s string) string {
 	for len(s) > 0 {
 		line, rest, nl := strings.Cut(s, "\n")
 		s = rest
-		b.WriteString(secretsInLine(line))
+		b.WriteString(secretsInLine(line, stage))
 		if nl {
 			b.WriteByte('\n')
 		}
@@ -430,10 +376,10 @@ func Secrets(s string) string {
 	return b.String()
 }
 
-func secretsInLine(line string) string {
+func secretsInLine(line string, stage int) string {
 	lower := strings.ToLower(line)
 	for _, r := range rules() {
-		if r.multiline || !containsAny(lower, r.hints) {
+		if r.stage != stage || r.multiline || !containsAny(lower, r.hints) {
 			continue
 		}
 		if next := replaceAll(r, line); next != line {
@@ -443,9 +389,9 @@ func secretsInLine(line string) string {
 	return line
 }
 
-func containsAnyRule(lower string) bool {
+func containsAnyRule(lower string, stage int) bool {
 	for _, r := range rules() {
-		if !r.multiline && containsAny(lower, r.hints) {
+		if r.stage == stage && !r.multiline && containsAny(lower, r.hints) {
 			return true
 		}
 	}
@@ -470,16 +416,17 @@ func replaceAll(r rule, s string) string {
 	} else {
 		locs = r.re.FindAllStringSubmatchIndex(s, -1)
 	}
+	if len(locs) == 0 {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	last := 0
-	sub := make([]string, r.re.NumSubexp()+1)
 	for _, loc := range locs {
+		sub := make([]string, len(loc)/2)
 		for i := range sub {
 			if loc[2*i] >= 0 {
 				sub[i] = s[loc[2*i]:loc[2*i+1]]
-			} else {
-				sub[i] = ""
 			}
 		}
 		b.WriteString(s[last:loc[0]])
@@ -488,100 +435,4 @@ func replaceAll(r rule, s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
-}
-
-// assignmentKeys are the keywords of the assignment rule, lower case.
-var assignmentKeys = []string{"password", "passwd", "secret", "token",
-	"api_key", "api-key", "apikey", "access_key", "access-key", "accesskey",
-	"private_key", "private-key", "privatekey"}
-
-// findAssignments matches what the assignment rule's regexp matches (for
-// ASCII letters in the keyword), with its submatch indices:
-// `keyword["']?\s*[:=]\s*` then a quoted value or an unquoted run.
-func findAssignments(s string) [][]int {
-	lower := asciiLower(s)
-	var starts []int
-	for _, k := range assignmentKeys {
-		for i := 0; ; {
-			j := strings.Index(lower[i:], k)
-			if j < 0 {
-				break
-			}
-			starts = append(starts, i+j)
-			i += j + 1
-		}
-	}
-	if len(starts) == 0 {
-		return nil
-	}
-	sort.Ints(starts)
-	var out [][]int
-	last := 0
-	for _, p := range starts {
-		if p < last {
-			continue
-		}
-		if m := assignmentAt(s, lower, p); m != nil {
-			out = append(out, m)
-			last = m[1]
-		}
-	}
-	return out
-}
-
-func assignmentAt(s, lower string, p int) []int {
-	kw := ""
-	for _, k := range assignmentKeys {
-		if strings.HasPrefix(lower[p:], k) {
-			kw = k
-			break
-		}
-	}
-	n := len(s)
-	j := p + len(kw)
-	if j < n && (s[j] == '"' || s[j] == '\'') {
-		j++
-	}
-	j = skipSpace(s, j)
-	if j >= n || (s[j] != ':' && s[j] != '=') {
-		return nil
-	}
-	j = skipSpace(s, j+1)
-	if j >= n {
-		return nil
-	}
-	v := j
-	switch c := s[j]; {
-	case c == '"' || c == '\'':
-		end := strings.IndexAny(s[j+1:], string(c)+"\n")
-		if end < 0 || s[j+1+end] != c {
-			return nil
-		}
-		j += end + 2
-	case strings.IndexByte(" \t\n\f\r,;'\"[]{}()<>", c) >= 0:
-		return nil
-	default:
-		for j < n && strings.IndexByte(" \t\n\f\r,;'\"{}()<>", s[j]) < 0 {
-			j++
-		}
-	}
-	return []int{p, j, p, v, p, p + len(kw), v, j}
-}
-
-func skipSpace(s string, j int) int {
-	for j < len(s) && strings.IndexByte(" \t\n\f\r", s[j]) >= 0 {
-		j++
-	}
-	return j
-}
-
-// asciiLower lower-cases ASCII letters only, so indices stay those of s.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }

@@ -38,7 +38,7 @@ func TestTerminal(t *testing.T) {
 func TestClean(t *testing.T) {
 	t.Parallel()
 	in := "a <private>hidden</private> " + ghp + "\n" + string(make([]byte, 0))
-	if got := Clean(in); got != "a  [REDACTED:github-token]\n" {
+	if got := Clean(in); got != "a  [REDACTED:github-pat]\n" {
 		t.Fatalf("Clean = %q", got)
 	}
 	long := make([]byte, 3*MaxChars)

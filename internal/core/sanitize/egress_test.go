@@ -1,0 +1,101 @@
+package sanitize
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// egresses are the places that write a file, a git object or an audit
+// line, by source file and number of call sites, with where what they
+// write passes the sanitiser (or why nothing outside reaches them).
+// TestEgressesAreKnown fails when a write appears anywhere else: a new
+// egress must name its sanitising point here.
+var egresses = map[string]struct {
+	sites int
+	how   string
+}{
+	"internal/actiondemo/demo.go":                                  {1, "demo fixtures written by the program itself"},
+	"internal/hookcmd/digest.go":                                   {1, "digest text rendered from ledgers and memory, both sanitised when stored"},
+	"internal/hookcmd/pipeline.go":                                 {1, "host instruction files rendered from sanitised memory"},
+	"internal/hookcmd/init.go":                                     {4, "agentx.toml, .gitignore: our own templates"},
+	"internal/hookcmd/mergedriver.go":                              {1, "git merge driver: the merge of two sanitised state files"},
+	"internal/hookcmd/indexbg.go":                                  {1, "a process id"},
+	"internal/hookcmd/setup.go":                                    {1, "host settings: our hook commands"},
+	"internal/hookcmd/demo.go":                                     {1, "demo fixtures"},
+	"internal/sync/audit.go":                                       {1, "audit.AppendRotating: clip sanitises actor and detail"},
+	"internal/core/atomicfile/atomicfiletest/crash.go":             {1, "test helper"},
+	"internal/core/githooks/apply.go":                              {1, "git hook scripts: our templates"},
+	"internal/core/githooks/mergedriver.go":                        {2, ".gitattributes: our lines"},
+	"internal/core/gitstore/statcache.go":                          {1, "file stats"},
+	"internal/core/responder/long.go":                              {1, "a responder's long answer: router passes sanitize.Clean(answer)"},
+	"internal/core/statebranch/recover.go":                         {1, "merge of sanitised state files"},
+	"internal/core/statebranch/statebranch.go":                     {1, "merge of sanitised state files"},
+	"internal/core/statebranch/trail.go":                           {1, "a commit id"},
+	"internal/core/statebranch/statebranchtest/statebranchtest.go": {1, "test helper"},
+	"internal/core/statebranch/divergence.go":                      {1, "a commit id"},
+	"internal/core/spool/spool.go":                                 {3, "intake sanitises the entry (intake/clean.go); counters"},
+	"internal/core/events/events.go":                               {1, "events carry ids and sanitised ledger text (protocol.sanitized)"},
+	"internal/core/ledger/store.go":                                {1, "ledgers: protocol.sanitized on every op (text, topic, reason, detail, --as)"},
+	"internal/core/monitor/scan.go":                                {1, "an index of ids and times"},
+	"internal/core/monitor/synth/synth.go":                         {1, "synthetic test data"},
+	"internal/core/checkpoint/restore.go":                          {1, "files restored from a checkpoint (sanitised when first written); create sanitises its message"},
+	"internal/core/agentstatus/agentstatus.go":                     {1, "agent names and states"},
+	"internal/core/cursor/cursor.go":                               {1, "transcript offsets"},
+	"internal/core/memory/store.go":                                {3, "Observation.sanitized in groupByIssue, before every write"},
+	"internal/core/memory/manifest.go":                             {2, "rows of sanitised observations"},
+}
+
+var writeCall = regexp.MustCompile(`atomicfile\.(Write|Replace|Append|Update)[A-Za-z]*\(|jsonfile\.Write[A-Za-z]*\(|os\.WriteFile\(|audit\.Append[A-Za-z]*\(`)
+
+func TestEgressesAreKnown(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..", "..", "..")
+	found := map[string]int{}
+	for _, top := range []string{"internal", "cmd"} {
+		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			rel = filepath.ToSlash(rel)
+			if strings.HasPrefix(rel, "internal/tools/") || strings.HasPrefix(rel, "internal/e2e/") || strings.Contains(rel, "/gen/") {
+				return nil
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if n := len(writeCall.FindAllIndex(data, -1)); n > 0 {
+				found[rel] = n
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var files []string
+	for f := range found {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		e, ok := egresses[f]
+		switch {
+		case !ok:
+			t.Errorf("%s writes (%d sites) but is not in the egress table: sanitise what it writes (sanitize.Clean or Text) and add a row", f, found[f])
+		case e.sites != found[f]:
+			t.Errorf("%s has %d write sites, the egress table %d: check the new one sanitises, then update the row", f, found[f], e.sites)
+		}
+	}
+	for f := range egresses {
+		if found[f] == 0 {
+			t.Errorf("%s no longer writes: drop its row", f)
+		}
+	}
+}
