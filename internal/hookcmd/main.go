@@ -328,7 +328,8 @@ func (a *App) checkContained(name string, args []string) error {
 	if err := a.checkWorkspace(); err != nil {
 		return err
 	}
-	if name == "init" || name == "setup" {
+	switch name {
+	case "init", "setup", "doctor": // doctor reports a missing workspace as a finding
 		return nil
 	}
 	if err := a.Workspace().CheckExists(); err != nil { // only init creates .agentx/

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -58,14 +59,16 @@ type Entry struct {
 func bound(e Entry) Entry {
 	e.Command = shorten.Runes(e.Command, MaxText)
 	e.Host = shorten.Runes(e.Host, MaxText)
-	e.Agent = shorten.Runes(e.Agent, MaxText)
+	e.Agent = shorten.Runes(sanitize.Clean(e.Agent), MaxText)
 	if len(e.Warnings) > MaxWarnings {
 		n := len(e.Warnings) - MaxWarnings + 1
 		e.Warnings = append(e.Warnings[:MaxWarnings-1:MaxWarnings-1], fmt.Sprintf("(%d more warnings)", n))
 	}
 	ws := make([]string, len(e.Warnings))
 	for i, w := range e.Warnings {
-		ws[i] = shorten.Runes(w, MaxText)
+		// A warning may quote what a host or agent passed (an agent name,
+		// a path, an error): redacted before it is cut and kept.
+		ws[i] = shorten.Runes(sanitize.Clean(w), MaxText)
 	}
 	if len(ws) > 0 {
 		e.Warnings = ws
