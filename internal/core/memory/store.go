@@ -668,9 +668,11 @@ func (s *Store) AddRecallCounts(ctx context.Context, counts map[string]int) erro
 				return err
 			}
 			changed := false
+			now := s.now()
 			for i := range f.Observations {
 				if add := byIssue[n][f.Observations[i].ID]; add > 0 {
 					f.Observations[i].RecallCount += add
+					f.Observations[i].SetLastRecalled(now)
 					changed = true
 				}
 			}

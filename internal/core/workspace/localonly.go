@@ -27,6 +27,9 @@ const (
 	// memory index rebuild a hook left running in the background inside
 	// `.agentx/memory/` (package hookcmd writes it).
 	IndexRebuildName = "index-rebuild"
+	// RetentionName is the hooks' retention bookkeeping inside
+	// `.agentx/memory/` (package retention writes it).
+	RetentionName = "retention.json"
 )
 
 // Pattern is one gitignore pattern of content under `.agentx/` that never
@@ -43,7 +46,7 @@ type Pattern struct {
 // LocalOnly lists what stays local: locks and atomic-write temporaries, the
 // capture spool and transcript cursors, the store's crash markers, the
 // recall journal (and the batch being folded), the marker and log of a
-// background index rebuild, this clone's writer id (a
+// background index rebuild, the hooks' retention bookkeeping, this clone's writer id (a
 // copy committed and cloned would make two machines one writer), and the
 // derived indexes.
 func LocalOnly() []Pattern {
@@ -57,6 +60,7 @@ func LocalOnly() []Pattern {
 		{Glob: IndexRebuildName + "*"},
 		{Glob: recallJournalName + "*"},
 		{Glob: "state/" + WriterIDName},
+		{Glob: "memory/" + RetentionName},
 		{Glob: MonitorIndexName, Derived: true},
 		{Glob: SearchIndexName, Derived: true},
 	}
