@@ -94,6 +94,13 @@ type Deps struct {
 	Pull       func(ctx context.Context) []statemerge.Rename
 	Push       func(ctx context.Context)
 	Checkpoint func(ctx context.Context, agent string)
+
+	// Retain applies the retention policy to one slice of the store (one
+	// issue file) at the session's end, within the deadline; StoreAlerts
+	// returns the store's size alerts when they are due (once a day), which
+	// Start passes to Warn. Nil: not wanted.
+	Retain      func(ctx context.Context)
+	StoreAlerts func(ctx context.Context) []string
 }
 
 // Section is one `## Title` block of a hook's output. Sections keep their
@@ -168,6 +175,13 @@ func Start(d *Deps, run *Run, in Input) *Result {
 	if hasMon {
 		sections = append(sections, mon)
 	}
+	if d.StoreAlerts != nil && s.memoryEnabled() {
+		run.Step("memory alerts", func(ctx context.Context) {
+			for _, w := range d.StoreAlerts(ctx) {
+				s.warn("agentx hook start: %s", w)
+			}
+		})
+	}
 	return s.finishResult(sections)
 }
 
@@ -218,6 +232,10 @@ func Finish(d *Deps, run *Run, in Input) *Result {
 func (s *session) afterFinish() {
 	if s.in.Payload.MidSession() {
 		return
+	}
+	if s.d.Retain != nil && s.memoryEnabled() {
+		// Before the push, so what it archived travels with the session.
+		s.run.Step("memory retention", s.d.Retain)
 	}
 	if s.githubMode() && s.d.Push != nil {
 		s.run.Step("state push", s.d.Push)
