@@ -144,7 +144,9 @@ func (s *Store) loadState() (*state, error) {
 			gen = st.Generation
 			if idx, err := atomicfile.ReadRegular(s.IndexPath(), atomicfile.StateLimit); err == nil {
 				if ix, err := memindex.Decode(idx, true); err == nil && ix.Stamp() == st {
-					return &state{data: data, stamp: st, ix: ix, idx: idx}, nil
+					cur := &state{data: data, stamp: st, ix: ix, idx: idx}
+					_, err := s.refreshChanged(cur) // issue files changed behind the manifest
+					return cur, err
 				}
 			}
 		}
@@ -602,6 +604,8 @@ func (s *Store) writeState(lk *lock.Lock, st *state) error {
 	// rebuild, never a wrong answer, and the store saves two fsyncs.
 	if err := atomicfile.Write(s.IndexPath(), st.idx, atomicfile.Options{Commit: lk.Commit, NoSync: true}); err != nil {
 		s.warn("search index not saved (searches will rebuild it): %v", err)
+	} else {
+		s.writeStamps(st.stamp.Generation)
 	}
 	st.dirty = false
 	return nil

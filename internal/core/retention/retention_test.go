@@ -163,3 +163,26 @@ func newStore(t *testing.T) (*memory.Store, *clock.Fake, string) {
 	dir := t.TempDir()
 	return memory.New(filepath.Join(dir, "memory"), lock.New(lock.Options{Clock: clk}), clk), clk, dir
 }
+
+// hook start looks at the store's size once a day: the first call of a day
+// runs the statistics (their warnings, none here), the next ones do not.
+func TestDueAlertsOnceADay(t *testing.T) {
+	t.Parallel()
+	st, _, dir := newStore(t)
+	state := filepath.Join(dir, "retention.json")
+	ctx := context.Background()
+	first, err := DueAlerts(ctx, st, t0, state)
+	must(t, err)
+	if first == nil {
+		t.Fatal("the first call of the day did not look")
+	}
+	if again, _ := DueAlerts(ctx, st, t0.Add(3*time.Hour), state); again != nil {
+		t.Fatalf("looked twice in a day: %v", again)
+	}
+	if next, _ := DueAlerts(ctx, st, t0.AddDate(0, 0, 1), state); next == nil {
+		t.Fatal("the next day did not look")
+	}
+	if s := LoadState(state); s.AlertsShown != "2026-01-02" {
+		t.Fatalf("state %+v", s)
+	}
+}

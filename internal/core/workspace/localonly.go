@@ -23,6 +23,10 @@ const (
 	// SearchIndexName is the memory store's derived search index inside
 	// `.agentx/memory/` (package memory writes it).
 	SearchIndexName = "search.idx"
+	// SearchFilesName is the per-issue-file record of what the search
+	// index holds (size, time, hash) inside `.agentx/memory/` (package
+	// memory writes it).
+	SearchFilesName = "search.files"
 	// IndexRebuildName is the marker (and, with ".log", the output) of a
 	// memory index rebuild a hook left running in the background inside
 	// `.agentx/memory/` (package hookcmd writes it).
@@ -63,6 +67,7 @@ func LocalOnly() []Pattern {
 		{Glob: "memory/" + RetentionName},
 		{Glob: MonitorIndexName, Derived: true},
 		{Glob: SearchIndexName, Derived: true},
+		{Glob: SearchFilesName, Derived: true},
 	}
 }
 
