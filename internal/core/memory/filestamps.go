@@ -1,13 +1,15 @@
 package memory
 
 import (
-	"encoding/json"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,17 +33,24 @@ import (
 
 // fileStamp is one issue file as indexed.
 type fileStamp struct {
-	Size int64  `json:"size"`
-	Mod  int64  `json:"mod"` // modification time, ns since the epoch
-	CRC  uint32 `json:"crc"`
+	Size int64
+	Mod  int64 // modification time, ns since the epoch
+	CRC  uint32
 }
 
 // fileStamps is the record: the generation of the index it belongs to and
-// the issue files by number.
+// the issue files by number. On disk (a search reads it, so it is small
+// and quick to decode): the magic, the generation, then per issue file its
+// number, size, time and CRC, little-endian, 28 bytes each.
 type fileStamps struct {
-	Generation uint64               `json:"generation"`
-	Files      map[string]fileStamp `json:"files"`
+	Generation uint64
+	Files      map[int]fileStamp
 }
+
+const (
+	stampsMagic = "AXSF0001"
+	stampLen    = 4 + 8 + 8 + 4
+)
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -50,14 +59,32 @@ func (s *Store) FilesPath() string { return filepath.Join(s.Dir, workspace.Searc
 
 func (s *Store) readStamps() (*fileStamps, bool) {
 	data, err := atomicfile.ReadState(s.FilesPath())
-	if err != nil {
+	if err != nil || len(data) < len(stampsMagic)+8 || string(data[:len(stampsMagic)]) != stampsMagic ||
+		(len(data)-len(stampsMagic)-8)%stampLen != 0 {
 		return nil, false
 	}
-	var rec fileStamps
-	if json.Unmarshal(data, &rec) != nil || rec.Files == nil {
-		return nil, false
+	le := binary.LittleEndian
+	rest := data[len(stampsMagic):]
+	rec := &fileStamps{Generation: le.Uint64(rest), Files: make(map[int]fileStamp, (len(rest)-8)/stampLen)}
+	for b := rest[8:]; len(b) >= stampLen; b = b[stampLen:] {
+		rec.Files[int(le.Uint32(b))] = fileStamp{Size: int64(le.Uint64(b[4:])), Mod: int64(le.Uint64(b[12:])), CRC: le.Uint32(b[20:])}
 	}
-	return &rec, true
+	return rec, true
+}
+
+func (rec *fileStamps) encode() []byte {
+	le := binary.LittleEndian
+	out := make([]byte, 0, len(stampsMagic)+8+len(rec.Files)*stampLen)
+	out = append(out, stampsMagic...)
+	out = le.AppendUint64(out, rec.Generation)
+	for _, n := range slices.Sorted(maps.Keys(rec.Files)) {
+		f := rec.Files[n]
+		out = le.AppendUint32(out, uint32(n))
+		out = le.AppendUint64(out, uint64(f.Size))
+		out = le.AppendUint64(out, uint64(f.Mod))
+		out = le.AppendUint32(out, f.CRC)
+	}
+	return out
 }
 
 // stampOf reads issue file n: its stamp (the bytes hashed are those read).
@@ -92,40 +119,30 @@ func (s *Store) changedIssues(gen uint64) (changed []int, known bool) {
 	if !ok || rec.Generation != gen {
 		return nil, false
 	}
-	ents, err := os.ReadDir(s.Dir)
-	if err != nil {
-		return nil, false
-	}
 	busy := s.markedIssues()
 	seen := 0
-	for _, e := range ents {
-		n, ok := issueFileNumber(e.Name())
-		if !ok || e.IsDir() {
-			continue
-		}
-		was, had := rec.Files[strconv.Itoa(n)]
+	err := eachIssueFile(s.Dir, func(n int, size, mod int64, err error) {
+		was, had := rec.Files[n]
 		if had {
 			seen++
 		}
-		if busy[n] {
-			continue // a writer between its steps syncs it (or the repair does)
-		}
-		info, err := e.Info()
-		if err != nil {
+		switch {
+		case busy[n]: // a writer between its steps syncs it (or the repair does)
+		case err != nil:
 			changed = append(changed, n)
-			continue
+		case had && size == was.Size && mod == was.Mod:
+		default:
+			// Touched (a checkout writes the same bytes again) or changed.
+			if now, err := s.stampOf(n); err != nil || !had || now.CRC != was.CRC || now.Size != was.Size {
+				changed = append(changed, n)
+			}
 		}
-		if had && info.Size() == was.Size && info.ModTime().UnixNano() == was.Mod {
-			continue
-		}
-		// Touched (a checkout writes the same bytes again) or changed.
-		if now, err := s.stampOf(n); err != nil || !had || now.CRC != was.CRC || now.Size != was.Size {
-			changed = append(changed, n)
-		}
+	})
+	if err != nil {
+		return nil, false
 	}
 	if seen != len(rec.Files) {
-		for key := range rec.Files {
-			n, _ := strconv.Atoi(key)
+		for n := range rec.Files {
 			if _, err := os.Lstat(s.IssuePath(n)); errors.Is(err, fs.ErrNotExist) {
 				changed = append(changed, n)
 			}
@@ -163,13 +180,12 @@ func (s *Store) writeStamps(gen uint64) {
 	if err != nil {
 		return
 	}
-	rec := fileStamps{Generation: gen, Files: make(map[string]fileStamp, len(issues))}
+	rec := fileStamps{Generation: gen, Files: make(map[int]fileStamp, len(issues))}
 	for _, n := range issues {
-		key := strconv.Itoa(n)
 		if prev != nil {
-			if was, ok := prev.Files[key]; ok {
+			if was, ok := prev.Files[n]; ok {
 				if info, err := os.Lstat(s.IssuePath(n)); err == nil && info.Size() == was.Size && info.ModTime().UnixNano() == was.Mod {
-					rec.Files[key] = was
+					rec.Files[n] = was
 					continue
 				}
 			}
@@ -178,10 +194,9 @@ func (s *Store) writeStamps(gen uint64) {
 		if err != nil {
 			continue // unreadable: the next validation reads it again
 		}
-		rec.Files[key] = st
+		rec.Files[n] = st
 	}
-	data, _ := json.Marshal(rec) // plain fields always marshal
-	if err := atomicfile.Write(s.FilesPath(), data, atomicfile.Options{NoSync: true}); err != nil {
+	if err := atomicfile.Write(s.FilesPath(), rec.encode(), atomicfile.Options{NoSync: true}); err != nil {
 		s.warn("%v", fmt.Errorf("search index record not saved (the next write records it): %w", err))
 	}
 }

@@ -74,11 +74,7 @@ func TestSlicesArchiveAnAgedStoreAcrossRuns(t *testing.T) {
 	if left, _ := st.GetByIssue(ctx, 2); len(left) != 0 {
 		t.Fatalf("issue 2 keeps %d", len(left))
 	}
-	f, err := memory.ParseIssueFile("issue-1.json", mustRead(t, st.IssuePath(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead, _ := f.Tombstones("issue-1.json")
+	dead := buried(t, st, 1)
 	if len(dead) != 2 || dead[0].Reason != memory.ArchiveReason || dead[0].Into != "archive/issue-1-archived.json" {
 		t.Fatalf("tombstones %+v", dead)
 	}
@@ -100,8 +96,7 @@ func TestSlicesArchiveAnAgedStoreAcrossRuns(t *testing.T) {
 	if rows, _ := st.SearchArchived(ctx, memory.Query{Text: "zebra"}); len(rows) != 0 {
 		t.Fatalf("restored, still listed as archived: %+v", rows)
 	}
-	f, _ = memory.ParseIssueFile("issue-1.json", mustRead(t, st.IssuePath(1)))
-	dead, _ = f.Tombstones("issue-1.json")
+	dead = buried(t, st, 1)
 	if dead.Has(tombstone.Observation, back.ID) {
 		t.Fatalf("restored but still buried: %+v", dead)
 	}
@@ -144,11 +139,16 @@ func mustGet(t *testing.T, st *memory.Store, issue int) []memory.Observation {
 	return list
 }
 
-func mustRead(t *testing.T, path string) []byte {
+// buried is the tombstones of an issue file.
+func buried(t *testing.T, st *memory.Store, issue int) tombstone.Set {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(st.IssuePath(issue))
 	must(t, err)
-	return data
+	f, err := memory.ParseIssueFile("issue file", data)
+	must(t, err)
+	dead, err := f.Tombstones("issue file")
+	must(t, err)
+	return dead
 }
 
 func must(t *testing.T, err error) {
