@@ -70,6 +70,8 @@ type Store struct {
 	// slow is the last view readers built from the files (openSlow); nil
 	// (a Store made without New) disables it.
 	slow *slowCache
+	// batch, inside Batch, defers step 2 of every write to Batch's end.
+	batch *batch
 }
 
 // New returns the store rooted at dir.
@@ -229,6 +231,11 @@ func writerDead(owner string) bool {
 // finish is steps 2 and 3.
 func (s *Store) finish(ctx context.Context, issue int, marker string) error {
 	if marker == "" {
+		return nil
+	}
+	if s.batch != nil {
+		s.batch.issues[issue] = true
+		s.batch.markers = append(s.batch.markers, marker)
 		return nil
 	}
 	if s.afterIssueWrite != nil {

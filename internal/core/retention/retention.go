@@ -153,19 +153,23 @@ func All(ctx context.Context, st *memory.Store, p Policy, now time.Time) ([]Resu
 		return nil, err
 	}
 	var out []Result
-	for _, n := range issues {
-		if err := ctx.Err(); err != nil {
-			return out, err
+	// The manifest and index follow once, at the end, not per issue.
+	err = st.Batch(ctx, func() error {
+		for _, n := range issues {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r, err := Apply(ctx, st, p, now, n)
+			if r.Changed() {
+				out = append(out, r)
+			}
+			if err != nil {
+				return err
+			}
 		}
-		r, err := Apply(ctx, st, p, now, n)
-		if r.Changed() {
-			out = append(out, r)
-		}
-		if err != nil {
-			return out, err
-		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // State is the hooks' local bookkeeping (workspace.RetentionFile): the

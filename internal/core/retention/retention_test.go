@@ -130,6 +130,14 @@ func TestAllCompactsOverfullIssues(t *testing.T) {
 	if rows, _ := st.SearchArchived(ctx, memory.Query{Text: "refresh", Limit: -1}); len(rows) != 30 {
 		t.Fatalf("archived originals: %d", len(rows))
 	}
+	// The manifest and index followed once, at the end, and no write is
+	// left pending.
+	if rows, _ := st.Search(ctx, memory.Query{Text: "refresh", Limit: -1}); len(rows) != res[0].After {
+		t.Fatalf("the index holds %d rows of issue 5, the file %d", len(rows), res[0].After)
+	}
+	if left, _ := os.ReadDir(filepath.Join(st.Dir, "pending")); len(left) != 0 {
+		t.Fatalf("pending markers left: %v", left)
+	}
 }
 
 func mustGet(t *testing.T, st *memory.Store, issue int) []memory.Observation {
