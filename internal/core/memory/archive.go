@@ -164,28 +164,39 @@ func (s *Store) SearchArchived(ctx context.Context, q Query) ([]Row, error) {
 	if limit == 0 {
 		limit = 20
 	}
-	if limit > 0 && len(rows) > limit {
-		rows = rows[:limit]
+	// What was restored is in the store again: left out, reading only the
+	// issue files of the rows shown.
+	live := map[int]map[string]bool{}
+	out := rows[:0]
+	for _, r := range rows {
+		if limit > 0 && len(out) == limit {
+			break
+		}
+		ids, ok := live[r.IssueNumber]
+		if !ok {
+			if f, err := s.readIssue(r.IssueNumber); err == nil {
+				ids = idSet(f.Observations)
+			}
+			live[r.IssueNumber] = ids
+		}
+		if !ids[r.ID] {
+			out = append(out, r)
+		}
 	}
-	return rows, nil
+	return out, nil
 }
 
-// archivedRows are the rows of issue n's archive that q finds, less what
-// is in the store again (restored).
+// archivedRows are the rows of issue n's archive that q finds.
 func (s *Store) archivedRows(n int, q Query, want map[string]bool) []Row {
 	arch, err := s.GetArchived(n)
 	if err != nil {
 		s.warn("%v; searched the other archives", err)
 		return nil
 	}
-	live := map[string]bool{}
-	if f, err := s.readIssue(n); err == nil {
-		live = idSet(f.Observations)
-	}
 	var rows []Row
 	for i := range arch {
 		o := &arch[i]
-		if live[o.ID] || !archivedMatches(o, q) {
+		if !archivedMatches(o, q) {
 			continue
 		}
 		score := termScore(o, want)
