@@ -176,25 +176,20 @@ func (s *Store) markedIssues() map[int]bool {
 // a wrong answer: without a record the index is trusted as before.
 func (s *Store) writeStamps(gen uint64) {
 	prev, _ := s.readStamps()
-	issues, err := s.Issues()
-	if err != nil {
-		return
-	}
-	rec := fileStamps{Generation: gen, Files: make(map[int]fileStamp, len(issues))}
-	for _, n := range issues {
-		if prev != nil {
-			if was, ok := prev.Files[n]; ok {
-				if info, err := os.Lstat(s.IssuePath(n)); err == nil && info.Size() == was.Size && info.ModTime().UnixNano() == was.Mod {
-					rec.Files[n] = was
-					continue
-				}
+	rec := fileStamps{Generation: gen, Files: map[int]fileStamp{}}
+	err := eachIssueFile(s.Dir, func(n int, size, mod int64, err error) {
+		if prev != nil && err == nil {
+			if was, ok := prev.Files[n]; ok && size == was.Size && mod == was.Mod {
+				rec.Files[n] = was
+				return
 			}
 		}
-		st, err := s.stampOf(n)
-		if err != nil {
-			continue // unreadable: the next validation reads it again
-		}
-		rec.Files[n] = st
+		if st, err := s.stampOf(n); err == nil {
+			rec.Files[n] = st
+		} // unreadable: left out, so the next validation reads it again
+	})
+	if err != nil {
+		return
 	}
 	if err := atomicfile.Write(s.FilesPath(), rec.encode(), atomicfile.Options{NoSync: true}); err != nil {
 		s.warn("%v", fmt.Errorf("search index record not saved (the next write records it): %w", err))
