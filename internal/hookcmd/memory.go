@@ -176,7 +176,11 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 		fmt.Fprintf(a.Stdout, "%s  #%d  %s  %s  %s  (%d tokens)\n", st.Bold(r.ID), r.IssueNumber, r.Agent, r.Category, date, r.Tokens)
 		fmt.Fprintf(a.Stdout, "    %s\n", r.Summary)
 	}
-	fmt.Fprintf(a.Stdout, "%s\n", st.Dim(fmt.Sprintf("%d result(s); `agentx-hook memory get ID` shows one in full", len(rows))))
+	next := "`agentx-hook memory get ID` shows one in full"
+	if o.Archived {
+		next = "archived; `agentx-hook memory restore ID` brings one back"
+	}
+	fmt.Fprintf(a.Stdout, "%s\n", st.Dim(fmt.Sprintf("%d result(s); %s", len(rows), next)))
 	return nil
 }
 
