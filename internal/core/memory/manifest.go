@@ -524,7 +524,10 @@ func (s *Store) copyRows(st *state, keep func(d int) bool) (body []byte, refs []
 		return nil, nil, nil, false
 	}
 	head := st.data[:int(first.Off)-len(sep)]
-	body = make([]byte, 0, len(st.data))
+	// Room for the rows the caller appends (an issue's, re-rendered) and
+	// one slice of refs: no copy of a 10 MB manifest on the way.
+	body = make([]byte, 0, len(st.data)+len(st.data)/32+4096)
+	refs = make([]memindex.Ref, 0, n)
 	body = append(body, head...)
 	if !replaceUpdatedAt(body, clock.Format(s.now())) {
 		return nil, nil, nil, false
