@@ -401,10 +401,10 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 		return nil
 	})
 	if st.DiskBytes > WarnBytes {
-		st.Warnings = append(st.Warnings, "memory store is over 40 MB on disk: consider `agentx-hook memory compact --issue N` on old issues")
+		st.Warnings = append(st.Warnings, "memory store is over 40 MB on disk: `agentx-hook memory compact --auto` applies [retention] to all of it at once (the hooks do one issue file per session)")
 	}
 	if st.TotalObservations > WarnObservations {
-		st.Warnings = append(st.Warnings, "memory store holds over 40,000 observations: consider compacting old issues")
+		st.Warnings = append(st.Warnings, "memory store holds over 40,000 observations: `agentx-hook memory compact --auto` applies [retention] to all of it at once (a lower archive_after_days or compact_over keeps it smaller)")
 	}
 	return st, nil
 }
