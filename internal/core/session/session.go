@@ -233,15 +233,17 @@ func (s *session) afterFinish() {
 	if s.in.Payload.MidSession() {
 		return
 	}
-	if s.d.Retain != nil && s.memoryEnabled() {
-		// Before the push, so what it archived travels with the session.
-		s.run.Step("memory retention", s.d.Retain)
-	}
 	if s.githubMode() && s.d.Push != nil {
 		s.run.Step("state push", s.d.Push)
 	}
 	if s.d.Checkpoint != nil && s.d.Config != nil && s.d.Config.Config.Checkpoints.OnHookFinish {
 		s.run.Step("checkpoint", func(ctx context.Context) { s.d.Checkpoint(ctx, s.in.Agent) })
+	}
+	if s.d.Retain != nil && s.memoryEnabled() {
+		// Last: housekeeping gets what the deadline leaves after the
+		// session's own work is shared; what it archives travels with the
+		// next push (its tombstones keep it archived meanwhile).
+		s.run.Step("memory retention", s.d.Retain)
 	}
 }
 
