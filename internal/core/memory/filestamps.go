@@ -203,6 +203,20 @@ func (s *Store) refreshChanged(st *state) (bool, error) {
 	if !known || len(changed) == 0 {
 		return false, nil
 	}
+	if len(changed) > batchRebuildOver {
+		// Many files (a checkout, a merge): one reconcile from the files
+		// costs less than re-rendering the manifest for each.
+		m, err := ParseManifest(s.ManifestPath(), st.data)
+		if err != nil {
+			m = nil
+		}
+		ns, _, err := s.reconcile(m, st.stamp.Generation)
+		if err != nil {
+			return true, err
+		}
+		*st = *ns
+		return true, nil
+	}
 	for _, n := range changed {
 		f, err := s.readIssue(n)
 		if err != nil {

@@ -70,3 +70,41 @@ func TestSearchFollowsAnIssueFileEditedByHand(t *testing.T) {
 		v.close()
 	}
 }
+
+// Many issue files changed at once (a checkout, a merge) are indexed in
+// one reconcile, and every change is found.
+func TestSearchFollowsManyChangedIssueFiles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	var batch []Observation
+	for n := 1; n <= 6; n++ {
+		batch = append(batch, obs("engineer", n, Decision, "Sessions are kept in redis for now"))
+	}
+	if _, err := s.Store(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 6; n++ {
+		data, err := os.ReadFile(s.IssuePath(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := strings.ReplaceAll(string(data), "in redis for", "in valkey for")
+		if err := os.WriteFile(s.IssuePath(n), []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rows, err := s.Search(ctx, Query{Text: "valkey", Limit: -1}); err != nil || len(rows) != 6 {
+		t.Fatalf("reader: %d rows, %v", len(rows), err)
+	}
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 1, KeyFact, "one more write")}); err != nil {
+		t.Fatal(err)
+	}
+	fresh := New(s.Dir, s.Locks, s.Clock)
+	if rows, _ := fresh.Search(ctx, Query{Text: "valkey", Limit: -1}); len(rows) != 6 {
+		t.Fatalf("after a write: %d rows", len(rows))
+	}
+	if rows, _ := fresh.Search(ctx, Query{Text: "redis", Limit: -1}); len(rows) != 0 {
+		t.Fatalf("the old text is still found: %d rows", len(rows))
+	}
+}
