@@ -49,6 +49,9 @@
 //   - recalljournal: the recall counts a recall appends, folded into the
 //     store later so `hook start` stays fast.
 //   - compact: which old observations merge into one summary.
+//   - retention: the store bounded by itself ([retention]): what nobody
+//     recalls is archived, an over-full issue compacted, a slice per
+//     hook or all at once; the daily size alerts.
 //
 // # Shared ground
 //

@@ -150,7 +150,7 @@ func TestParse(t *testing.T) {
 		{name: "memory compact", parse: parser(parseMemoryCompact), args: []string{"--issue", "12", "--dry-run", "--older-than", "7d"},
 			want: &memoryCompactOptions{Issue: 12, DryRun: true, OlderThan: "7d"}},
 		{name: "memory compact needs an issue", parse: parser(parseMemoryCompact), args: []string{"--json"},
-			wantErr: "memory compact needs --issue N", json: true},
+			wantErr: "memory compact needs --issue N or --auto", json: true},
 		{name: "hooks install", parse: parser(parseHooksChange("install")), args: []string{"--force", "--merge-driver"},
 			want: &hooksChangeOptions{Name: "install", Force: true, MergeDriver: true}},
 		{name: "hooks uninstall has no --force", parse: parser(parseHooksChange("uninstall")), args: []string{"--json", "--force"},
@@ -312,6 +312,8 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		fails(2, "memory", "capture", "--issue", "42", "--json"),
 		ok("memory", "recall", "--agent", "engineer", "--issue", "42", "--json"), fails(2, "memory", "recall", "--budget", "5", "--json"),
 		ok("memory", "compact", "--issue", "1", "--json"), fails(2, "memory", "compact", "--json"),
+		ok("memory", "compact", "--auto", "--json"), fails(2, "memory", "compact", "--auto", "--issue", "1", "--json"),
+		ok("memory", "search", "--archived", "--issue", "1", "--json"),
 		ok("memory", "remove", "obs-engineer-42-1-a", "--json"), fails(1, "memory", "remove", "obs-none", "--json"),
 		ok("memory", "rebuild", "--json"), fails(2, "memory", "rebuild", "--json", "--bogus"),
 		fails(2, "memory", "--json"),
@@ -369,6 +371,14 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 	id, _, _ := strings.Cut(out, " ")
 	check(ok("checkpoint", "show", id, "--json"))
 	check(ok("checkpoint", "restore", id, "--dry-run", "--json"))
+	// An original the compaction of issue 1 archived, brought back.
+	out, _, _ = runApp(t, root, nil, "", "memory", "search", "--archived", "--issue", "1", "--limit", "1", "--json")
+	var archived searchDoc
+	if err := json.Unmarshal([]byte(out), &archived); err != nil || len(archived.Results) != 1 {
+		t.Fatalf("memory search --archived: %v\n%s", err, out)
+	}
+	check(ok("memory", "restore", archived.Results[0].ID, "--json"))
+	check(fails(1, "memory", "restore", "obs-none", "--json"))
 	// GitHub Mode for a sync that succeeds.
 	sbt.WriteFile(t, filepath.Join(root, ".agentx", "agentx.toml"), "mode = \"github\"\n")
 	check(ok("sync", "--json"))

@@ -271,6 +271,7 @@ func (a *App) sessionDeps() *session.Deps {
 			}
 			autoCheckpoint(ctx, a, reason)
 		},
+		Retain: a.retainSlice, StoreAlerts: a.storeAlerts, // retention.go
 	}
 	return d
 }

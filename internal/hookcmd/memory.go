@@ -16,17 +16,18 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
-const memoryUsage = `memory search QUERY [--limit N] [--agent A] [--issue N] [--category C] [--since T] [--until T] [--json]
+const memoryUsage = `memory search QUERY [--limit N] [--agent A] [--issue N] [--category C] [--since T] [--until T] [--archived] [--json]
        agentx-hook memory get ID [--json]
        agentx-hook memory stats [--json]
        agentx-hook memory add --agent A --issue N --category C [--session S] TEXT
        agentx-hook memory add --file F      (a JSON array of observations, or an issue file)
        agentx-hook memory remove ID [--json]
+       agentx-hook memory restore ID [--json]   (an archived observation back into its issue)
        agentx-hook memory rebuild [--after-sync [--pull-first]] [--json]
        agentx-hook memory generate --observations N --issues M [--seed S] [--json] (DIR | --into-store)
        agentx-hook memory capture --agent A --issue N [--file F]
        agentx-hook memory recall --agent A --issue N [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions] [--json]
-       agentx-hook memory compact --issue N
+       agentx-hook memory compact --issue N | --auto
 
 Search ranks observations by BM25 over summary and content (any query word
 may match; stop words are ignored) and prints compact rows; ` + "`memory get ID`" + `
@@ -46,6 +47,7 @@ func memorySubs() map[string]runFunc {
 		"capture":  wire(parseMemoryCapture, runMemoryCapture), // pipeline.go
 		"recall":   wire(parseRecall, runMemoryRecall),
 		"compact":  wire(parseMemoryCompact, runMemoryCompact),
+		"restore":  wire(parseMemoryRestore, runMemoryRestore), // retention.go
 	}
 }
 
@@ -76,12 +78,15 @@ type memorySearchOptions struct {
 	Query memory.Query
 	Since string // --since as given (parsed against the clock when run)
 	Until string
+	// Archived searches the archive (retention.go) instead of the store.
+	Archived bool
 	jsonFlag
 }
 
 func parseMemorySearch(a *App, args []string) (*memorySearchOptions, error) {
 	o := &memorySearchOptions{}
-	flags := newFlags(a, "memory search", "memory search QUERY [--limit N] [--agent A] [--issue N] [--category C] [--since T] [--until T] [--json]")
+	flags := newFlags(a, "memory search", "memory search QUERY [--limit N] [--agent A] [--issue N] [--category C] [--since T] [--until T] [--archived] [--json]")
+	flags.BoolVar(&o.Archived, "archived", false, "search what was archived (by retention, and compaction's originals); memory restore ID brings one back")
 	flags.IntVar(&o.Query.Limit, "limit", 20, "at most `N` rows (0: all)")
 	flags.StringVar(&o.Query.Agent, "agent", "", "only observations by agent `A`")
 	issueFlag := flags.String("issue", "", "only observations of issue `N`")
@@ -145,7 +150,7 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 	if q.Until, err = parseWhen(a, o.Until); err != nil {
 		return err
 	}
-	rows, err := a.Memory().Search(ctx, q)
+	rows, err := a.searchStoreOrArchive(ctx, q, o.Archived)
 	if err != nil {
 		return err
 	}
@@ -171,7 +176,11 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 		fmt.Fprintf(a.Stdout, "%s  #%d  %s  %s  %s  (%d tokens)\n", st.Bold(r.ID), r.IssueNumber, r.Agent, r.Category, date, r.Tokens)
 		fmt.Fprintf(a.Stdout, "    %s\n", r.Summary)
 	}
-	fmt.Fprintf(a.Stdout, "%s\n", st.Dim(fmt.Sprintf("%d result(s); `agentx-hook memory get ID` shows one in full", len(rows))))
+	next := "`agentx-hook memory get ID` shows one in full"
+	if o.Archived {
+		next = "archived; `agentx-hook memory restore ID` brings one back"
+	}
+	fmt.Fprintf(a.Stdout, "%s\n", st.Dim(fmt.Sprintf("%d result(s); %s", len(rows), next)))
 	return nil
 }
 

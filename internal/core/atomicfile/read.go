@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -63,7 +64,23 @@ func ReadAllLimited(r io.Reader, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = DefaultInputLimit
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	lr := io.LimitReader(r, limit+1)
+	var data []byte
+	var err error
+	if f, ok := r.(*os.File); ok {
+		// A file's size is known: one buffer of that size (and room to
+		// see the end) instead of io.ReadAll's doublings, each zeroed and
+		// copied (a 10 MB manifest cost 40% of a search in clearing them).
+		if info, serr := f.Stat(); serr == nil && info.Mode().IsRegular() && info.Size() > 0 {
+			buf := bytes.NewBuffer(make([]byte, 0, min(info.Size(), limit)+bytes.MinRead+1))
+			_, err = buf.ReadFrom(lr)
+			data = buf.Bytes()
+		} else {
+			data, err = io.ReadAll(lr)
+		}
+	} else {
+		data, err = io.ReadAll(lr)
+	}
 	if err != nil {
 		return nil, err
 	}

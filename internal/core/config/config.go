@@ -46,6 +46,7 @@ type Config struct {
 	Responders      map[string]Responder `toml:"responders"`
 	Clarify         ClarifySettings      `toml:"clarify"`
 	Memory          MemorySettings       `toml:"memory"`
+	Retention       RetentionSettings    `toml:"retention"`
 	GitHub          GitHubSettings       `toml:"github"`
 	Limits          LimitsSettings       `toml:"limits"`
 	Hooks           HooksSettings        `toml:"hooks"`
@@ -85,6 +86,47 @@ func (m MemorySettings) Budget() int {
 		return DefaultMemoryMaxTokens
 	}
 	return *m.MaxTokens
+}
+
+// RetentionSettings is the [retention] table: how the memory store stays
+// bounded by itself. The hooks apply it a slice at a time (one issue file
+// per `hook finish`), `memory compact --auto` all at once.
+type RetentionSettings struct {
+	// ArchiveAfterDays archives an observation nobody recalled (or wrote)
+	// for that many days (default DefaultArchiveAfterDays, the reference
+	// tools' staleArchiveAfterDays; 0 turns archiving off).
+	ArchiveAfterDays *int `toml:"archive_after_days"`
+	// CompactOver compacts an issue holding more observations than this
+	// (default DefaultCompactOver; 0 turns it off).
+	CompactOver *int `toml:"compact_over"`
+}
+
+// Retention defaults and bounds.
+const (
+	DefaultArchiveAfterDays = 90
+	DefaultCompactOver      = 200
+	// MaxArchiveAfterDays (100 years) and MinCompactOver (compaction
+	// halves an issue: below this it would churn through small ones)
+	// bound what [retention] may ask for.
+	MaxArchiveAfterDays = 36600
+	MinCompactOver      = 10
+)
+
+// ArchiveAfter is [retention] archive_after_days as a duration (0: off).
+func (r RetentionSettings) ArchiveAfter() time.Duration {
+	d := DefaultArchiveAfterDays
+	if r.ArchiveAfterDays != nil {
+		d = *r.ArchiveAfterDays
+	}
+	return time.Duration(d) * 24 * time.Hour
+}
+
+// CompactOverOr is [retention] compact_over, or the default (0: off).
+func (r RetentionSettings) CompactOverOr() int {
+	if r.CompactOver == nil {
+		return DefaultCompactOver
+	}
+	return *r.CompactOver
 }
 
 // GitHubSettings is the [github] table.

@@ -206,3 +206,21 @@ func TestCheckpointSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestRetentionDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := ParseConfig("agentx.toml", []byte("mode = \"local\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Retention.ArchiveAfter(); got != 90*24*time.Hour {
+		t.Errorf("archive after %s, want 90 days", got)
+	}
+	if got := c.Retention.CompactOverOr(); got != DefaultCompactOver {
+		t.Errorf("compact over %d", got)
+	}
+	c, err = ParseConfig("agentx.toml", []byte("[retention]\narchive_after_days = 0\ncompact_over = 0\n"))
+	if err != nil || c.Retention.ArchiveAfter() != 0 || c.Retention.CompactOverOr() != 0 {
+		t.Fatalf("off: %v %+v", err, c.Retention)
+	}
+}

@@ -64,6 +64,9 @@ func checkConfig(path string, c *Config) error {
 	if c.Memory.MaxTokens != nil && *c.Memory.MaxTokens < 0 {
 		return invalid(path, "[memory] max_tokens", "is negative (%d); 0 turns recall off", *c.Memory.MaxTokens)
 	}
+	if err := checkRetention(path, c.Retention); err != nil {
+		return err
+	}
 	for key, d := range map[string]Duration{"[github] sync_budget": c.GitHub.SyncBudget,
 		"[github] sync_timeout": c.GitHub.SyncTimeout, "[hooks] deadline": c.Hooks.Deadline} {
 		if d.Duration < 0 {
@@ -77,6 +80,17 @@ func checkConfig(path string, c *Config) error {
 	}
 	if k := c.Checkpoints.Keep; k != nil && *k < 0 {
 		return invalid(path, "[checkpoints] keep", "is negative (%d); 0 means the default", *k)
+	}
+	return nil
+}
+
+// checkRetention bounds [retention].
+func checkRetention(path string, r RetentionSettings) error {
+	if d := r.ArchiveAfterDays; d != nil && (*d < 0 || *d > MaxArchiveAfterDays) {
+		return invalid(path, "[retention] archive_after_days", "is %d; it is 0 (never archive) to %d days", *d, MaxArchiveAfterDays)
+	}
+	if n := r.CompactOver; n != nil && (*n < 0 || *n > 0 && *n < MinCompactOver) {
+		return invalid(path, "[retention] compact_over", "is %d; it is 0 (never compact) or at least %d observations", *n, MinCompactOver)
 	}
 	return nil
 }

@@ -1,12 +1,14 @@
 package ledger
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 // A reader that meets a ledger mid-rewrite by the TypeScript tool (it
@@ -39,5 +41,50 @@ func TestLoadWaitsOutATornRewriteUnderLock(t *testing.T) {
 	start := time.Now()
 	if _, err := LoadFile(path, 7); err == nil || time.Since(start) > time.Second {
 		t.Fatalf("unlocked corrupt file: %v after %s", err, time.Since(start))
+	}
+}
+
+// `clarify --all` lists through LoadAll: a ledger caught mid-rewrite under
+// its lock is waited for there too, never dropped from the listing (issue
+// 22 item 5: 42% of `clarify --all --json` reads lost that issue).
+func TestLoadAllWaitsOutATornRewriteUnderLock(t *testing.T) {
+	t.Parallel()
+	ws := workspace.Workspace{Root: t.TempDir()}
+	s := &Store{WS: ws, Locks: lock.New(lock.Options{})}
+	if err := os.MkdirAll(ws.ClarificationsDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	full := func(n int) []byte {
+		return []byte(fmt.Sprintf(`{"issueNumber": %d, "clarifications": []}`+"\n", n))
+	}
+	for _, n := range []int{1, 2, 3} {
+		if err := os.WriteFile(ws.LedgerFile(n), full(n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	torn := ws.LedgerFile(2)
+	if err := os.WriteFile(torn, nil, 0o644); err != nil { // truncated, not yet written
+		t.Fatal(err)
+	}
+	lockPath := lock.PathFor(torn)
+	if err := os.WriteFile(lockPath, []byte(`{"pid":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(100 * time.Millisecond)
+		_ = os.WriteFile(torn, full(2), 0o644)
+		_ = os.Remove(lockPath)
+	}()
+	loaded, err := s.LoadAll()
+	<-done
+	if err != nil || len(loaded) != 3 {
+		t.Fatalf("LoadAll: %v, %d ledgers", err, len(loaded))
+	}
+	for _, l := range loaded {
+		if l.Err != nil || l.Ledger == nil || l.Ledger.IssueNumber != l.Issue {
+			t.Fatalf("issue %d: %v %+v", l.Issue, l.Err, l.Ledger)
+		}
 	}
 }

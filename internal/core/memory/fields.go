@@ -3,7 +3,9 @@ package memory
 import (
 	"encoding/json"
 	"strconv"
+	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
 
@@ -23,7 +25,30 @@ const (
 	// FieldCompactedFrom lists the ids a compaction summary stands for
 	// (its originals, moved to the archive); package compact writes it.
 	FieldCompactedFrom = "compactedFrom"
+	// FieldLastRecalled is when recall last handed the observation to an
+	// agent (the recall fold sets it): retention archives what went
+	// unrecalled for [retention] archive_after_days.
+	FieldLastRecalled = "lastRecalled"
 )
+
+// LastUsed is when the observation was last recalled, or else written:
+// the time retention ages it from (zero when neither parses).
+func (o *Observation) LastUsed() time.Time {
+	t, _ := clock.Parse(o.Timestamp)
+	var s string
+	if v, ok := o.extra(FieldLastRecalled); ok && json.Unmarshal(v, &s) == nil {
+		if r, err := clock.Parse(s); err == nil && r.After(t) {
+			return r
+		}
+	}
+	return t
+}
+
+// SetLastRecalled sets FieldLastRecalled.
+func (o *Observation) SetLastRecalled(t time.Time) {
+	raw, _ := json.Marshal(clock.Format(t)) // a plain ASCII string always marshals
+	o.setExtra(FieldLastRecalled, raw)
+}
 
 // SourceBytes is the observation's FieldSourceBytes, 0 when absent or not
 // a positive integer.

@@ -144,7 +144,9 @@ func (s *Store) loadState() (*state, error) {
 			gen = st.Generation
 			if idx, err := atomicfile.ReadRegular(s.IndexPath(), atomicfile.StateLimit); err == nil {
 				if ix, err := memindex.Decode(idx, true); err == nil && ix.Stamp() == st {
-					return &state{data: data, stamp: st, ix: ix, idx: idx}, nil
+					cur := &state{data: data, stamp: st, ix: ix, idx: idx}
+					_, err := s.refreshChanged(cur) // issue files changed behind the manifest
+					return cur, err
 				}
 			}
 		}
@@ -522,7 +524,10 @@ func (s *Store) copyRows(st *state, keep func(d int) bool) (body []byte, refs []
 		return nil, nil, nil, false
 	}
 	head := st.data[:int(first.Off)-len(sep)]
-	body = make([]byte, 0, len(st.data))
+	// Room for the rows the caller appends (an issue's, re-rendered) and
+	// one slice of refs: no copy of a 10 MB manifest on the way.
+	body = make([]byte, 0, len(st.data)+len(st.data)/32+4096)
+	refs = make([]memindex.Ref, 0, n)
 	body = append(body, head...)
 	if !replaceUpdatedAt(body, clock.Format(s.now())) {
 		return nil, nil, nil, false
@@ -602,6 +607,8 @@ func (s *Store) writeState(lk *lock.Lock, st *state) error {
 	// rebuild, never a wrong answer, and the store saves two fsyncs.
 	if err := atomicfile.Write(s.IndexPath(), st.idx, atomicfile.Options{Commit: lk.Commit, NoSync: true}); err != nil {
 		s.warn("search index not saved (searches will rebuild it): %v", err)
+	} else {
+		s.writeStamps(st.stamp.Generation)
 	}
 	st.dirty = false
 	return nil

@@ -154,7 +154,13 @@ func (s *Store) readState(ctx context.Context) (*state, error) {
 			gen = st.Generation
 			if idx, err := atomicfile.ReadState(s.IndexPath()); err == nil && !s.unfinishedWrites() {
 				if ix, err := memindex.Decode(idx, true); err == nil && ix.Stamp() == st {
-					return &state{data: data, stamp: st, ix: ix, idx: idx}, nil
+					cur := &state{data: data, stamp: st, ix: ix, idx: idx}
+					// Issue files changed behind the manifest are indexed
+					// again, in memory only.
+					if _, err := s.refreshChanged(cur); err != nil {
+						return nil, err
+					}
+					return cur, nil
 				}
 			}
 		}
@@ -259,6 +265,10 @@ func (s *Store) viewOf(f *os.File) *view {
 	}
 	if ix.Stamp() != st {
 		unmap()
+		return nil
+	}
+	if changed, known := s.changedIssues(st.Generation); known && len(changed) > 0 {
+		unmap() // an issue file changed behind the manifest: the slow path indexes it
 		return nil
 	}
 	row := func(d memindex.Doc) (Entry, error) {
@@ -391,10 +401,10 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 		return nil
 	})
 	if st.DiskBytes > WarnBytes {
-		st.Warnings = append(st.Warnings, "memory store is over 40 MB on disk: consider `agentx-hook memory compact --issue N` on old issues")
+		st.Warnings = append(st.Warnings, "memory store is over 40 MB on disk: `agentx-hook memory compact --auto` applies [retention] to all of it at once (the hooks do one issue file per session)")
 	}
 	if st.TotalObservations > WarnObservations {
-		st.Warnings = append(st.Warnings, "memory store holds over 40,000 observations: consider compacting old issues")
+		st.Warnings = append(st.Warnings, "memory store holds over 40,000 observations: `agentx-hook memory compact --auto` applies [retention] to all of it at once (a lower archive_after_days or compact_over keeps it smaller)")
 	}
 	return st, nil
 }

@@ -70,6 +70,8 @@ type Store struct {
 	// slow is the last view readers built from the files (openSlow); nil
 	// (a Store made without New) disables it.
 	slow *slowCache
+	// batch, inside Batch, defers step 2 of every write to Batch's end.
+	batch *batch
 }
 
 // New returns the store rooted at dir.
@@ -229,6 +231,11 @@ func writerDead(owner string) bool {
 // finish is steps 2 and 3.
 func (s *Store) finish(ctx context.Context, issue int, marker string) error {
 	if marker == "" {
+		return nil
+	}
+	if s.batch != nil {
+		s.batch.issues[issue] = true
+		s.batch.markers = append(s.batch.markers, marker)
 		return nil
 	}
 	if s.afterIssueWrite != nil {
@@ -669,9 +676,11 @@ func (s *Store) AddRecallCounts(ctx context.Context, counts map[string]int) erro
 				return err
 			}
 			changed := false
+			now := s.now()
 			for i := range f.Observations {
 				if add := byIssue[n][f.Observations[i].ID]; add > 0 {
 					f.Observations[i].RecallCount += add
+					f.Observations[i].SetLastRecalled(now)
 					changed = true
 				}
 			}

@@ -28,6 +28,10 @@ const (
 	reasonKey = "monitorReason"
 )
 
+// RecordKeys lists the keys the protocol writes on a record beyond the
+// reference ones (docs/formats.md lists them; a test keeps the two equal).
+func RecordKeys() []string { return []string{slaKey, staleRoundKey, reasonKey} }
+
 // Reasons the monitor escalates for.
 const (
 	ReasonStale    = "stale"

@@ -94,6 +94,13 @@ type Deps struct {
 	Pull       func(ctx context.Context) []statemerge.Rename
 	Push       func(ctx context.Context)
 	Checkpoint func(ctx context.Context, agent string)
+
+	// Retain applies the retention policy to one slice of the store (one
+	// issue file) at the session's end, within the deadline; StoreAlerts
+	// returns the store's size alerts when they are due (once a day), which
+	// Start passes to Warn. Nil: not wanted.
+	Retain      func(ctx context.Context)
+	StoreAlerts func(ctx context.Context) []string
 }
 
 // Section is one `## Title` block of a hook's output. Sections keep their
@@ -168,6 +175,13 @@ func Start(d *Deps, run *Run, in Input) *Result {
 	if hasMon {
 		sections = append(sections, mon)
 	}
+	if d.StoreAlerts != nil && s.memoryEnabled() {
+		run.Step("memory alerts", func(ctx context.Context) {
+			for _, w := range d.StoreAlerts(ctx) {
+				s.warn("agentx hook start: %s", w)
+			}
+		})
+	}
 	return s.finishResult(sections)
 }
 
@@ -224,6 +238,12 @@ func (s *session) afterFinish() {
 	}
 	if s.d.Checkpoint != nil && s.d.Config != nil && s.d.Config.Config.Checkpoints.OnHookFinish {
 		s.run.Step("checkpoint", func(ctx context.Context) { s.d.Checkpoint(ctx, s.in.Agent) })
+	}
+	if s.d.Retain != nil && s.memoryEnabled() {
+		// Last: housekeeping gets what the deadline leaves after the
+		// session's own work is shared; what it archives travels with the
+		// next push (its tombstones keep it archived meanwhile).
+		s.run.Step("memory retention", s.d.Retain)
 	}
 }
 

@@ -23,6 +23,10 @@ const (
 	// SearchIndexName is the memory store's derived search index inside
 	// `.agentx/memory/` (package memory writes it).
 	SearchIndexName = "search.idx"
+	// SearchFilesName is the per-issue-file record of what the search
+	// index holds (size, time, hash) inside `.agentx/memory/` (package
+	// memory writes it).
+	SearchFilesName = "search.files"
 	// IndexRebuildName is the marker (and, with ".log", the output) of a
 	// memory index rebuild a hook left running in the background inside
 	// `.agentx/memory/` (package hookcmd writes it).
@@ -30,6 +34,9 @@ const (
 	// HookLogName is the bounded log of the last hook runs and their
 	// warnings inside `.agentx/` (package hooklog writes it; doctor reads it).
 	HookLogName = "hook-log.jsonl"
+	// RetentionName is the hooks' retention bookkeeping inside
+	// `.agentx/memory/` (package retention writes it).
+	RetentionName = "retention.json"
 )
 
 // Pattern is one gitignore pattern of content under `.agentx/` that never
@@ -46,9 +53,9 @@ type Pattern struct {
 // LocalOnly lists what stays local: locks and atomic-write temporaries, the
 // capture spool and transcript cursors, the store's crash markers, the
 // recall journal (and the batch being folded), the marker and log of a
-// background index rebuild, the log of the last hook runs, this clone's
-// writer id (a copy committed and cloned would make two machines one
-// writer), and the derived indexes.
+// background index rebuild, the log of the last hook runs, the hooks'
+// retention bookkeeping, this clone's writer id (a copy committed and
+// cloned would make two machines one writer), and the derived indexes.
 func LocalOnly() []Pattern {
 	return []Pattern{
 		{Glob: "*.lock"},
@@ -61,8 +68,10 @@ func LocalOnly() []Pattern {
 		{Glob: recallJournalName + "*"},
 		{Glob: HookLogName + "*"},
 		{Glob: "state/" + WriterIDName},
+		{Glob: "memory/" + RetentionName},
 		{Glob: MonitorIndexName, Derived: true},
 		{Glob: SearchIndexName, Derived: true},
+		{Glob: SearchFilesName, Derived: true},
 	}
 }
 

@@ -142,6 +142,11 @@ func (w Workspace) IndexRebuildFile() string { return filepath.Join(w.MemoryDir(
 // transcript was captured (local only).
 func (w Workspace) CursorsDir() string { return filepath.Join(w.MemoryDir(), cursorsName) }
 
+// RetentionFile is `.agentx/memory/retention.json`: which issue the
+// hooks' retention visited last and the day the store's alerts were last
+// shown (local only).
+func (w Workspace) RetentionFile() string { return filepath.Join(w.MemoryDir(), RetentionName) }
+
 // RecallJournalFile is `.agentx/memory/recall-pending.jsonl`: recalls not
 // yet folded into the store's recall counts (local only).
 func (w Workspace) RecallJournalFile() string {

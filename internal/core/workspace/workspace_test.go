@@ -69,8 +69,8 @@ func TestGitBranch(t *testing.T) {
 // the last hook runs (issue 21).
 func TestGitignoreContent(t *testing.T) {
 	t.Parallel()
-	want := "# local: locks, temporaries, spools, crash markers, this clone's writer id\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nindex-rebuild*\nrecall-pending.jsonl*\nhook-log.jsonl*\nstate/writer-id\n" +
-		"# derived: rebuilt from the JSON files when missing\n.monitor-index\nsearch.idx\n"
+	want := "# local: locks, temporaries, spools, crash markers, this clone's writer id\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nindex-rebuild*\nrecall-pending.jsonl*\nhook-log.jsonl*\nstate/writer-id\nmemory/retention.json\n" +
+		"# derived: rebuilt from the JSON files when missing\n.monitor-index\nsearch.idx\nsearch.files\n"
 	if got := string(Gitignore()); got != want {
 		t.Errorf("Gitignore() =\n%s\nwant\n%s", got, want)
 	}

@@ -359,7 +359,7 @@ func buildTemplate(dir string) error {
 		return fmt.Errorf("agentx-hook init: %v %s", err, res)
 	}
 	for _, args := range [][]string{
-		{"add", "README.md", "notes.txt", ".agentx/agentx.toml", ".agentx/workflows", ".agentx/.gitignore"},
+		{"add", "README.md", "notes.txt", "AGENTS.md", ".agentx/agentx.toml", ".agentx/workflows", ".agentx/.gitignore"},
 		{"commit", "-q", "-m", "agentx: GitHub Mode"},
 		{"remote", "add", "origin", "../remote.git"},
 		{"push", "-q", "-u", "origin", "main"},

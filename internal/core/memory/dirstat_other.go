@@ -1,0 +1,27 @@
+//go:build !unix
+
+package memory
+
+import "os"
+
+// eachIssueFile calls fn with the number, size and modification time (ns)
+// of every issue file in dir.
+func eachIssueFile(dir string, fn func(n int, size, mod int64, err error)) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		n, ok := issueFileNumber(e.Name())
+		if !ok || e.IsDir() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			fn(n, 0, 0, err)
+			continue
+		}
+		fn(n, info.Size(), info.ModTime().UnixNano(), nil)
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package hookcmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/retention"
+)
+
+// The retention policy ([retention] in agentx.toml, package retention) as
+// the hooks and `memory compact --auto` apply it, `memory search
+// --archived` and `memory restore`.
+
+// retentionPolicy is [retention]; ok is false when the configuration did
+// not load or the policy does nothing.
+func (a *App) retentionPolicy() (retention.Policy, bool) {
+	cfg, err := a.Config()
+	if err != nil || cfg == nil {
+		return retention.Policy{}, false
+	}
+	p := retention.FromConfig(cfg.Config.Retention)
+	return p, !p.Off()
+}
+
+// retainSlice is `hook finish`'s retention step: one issue file, within
+// the hook's deadline; what goes wrong is a warning.
+func (a *App) retainSlice(ctx context.Context) {
+	p, ok := a.retentionPolicy()
+	if !ok {
+		return
+	}
+	res, _, err := retention.Slice(ctx, a.Memory(), p, a.Clock.Now(), a.Workspace().RetentionFile())
+	if err != nil && ctx.Err() == nil {
+		a.warn("agentx hook finish: memory retention on issue #%d: %v", res.Issue, err)
+	}
+}
+
+// storeAlerts is `hook start`'s daily look at the store's size.
+func (a *App) storeAlerts(ctx context.Context) []string {
+	warnings, err := retention.DueAlerts(ctx, a.Memory(), a.Clock.Now(), a.Workspace().RetentionFile())
+	if err != nil && ctx.Err() == nil {
+		a.warn("agentx hook start: memory alerts: %v", err)
+	}
+	return warnings
+}
+
+type retentionDoc struct {
+	ArchiveAfterDays int                `json:"archiveAfterDays"`
+	CompactOver      int                `json:"compactOver"`
+	Issues           []retention.Result `json:"issues"`
+	schemaVersion
+}
+
+// runRetentionAll is `memory compact --auto`.
+func runRetentionAll(ctx context.Context, a *App, o *memoryCompactOptions) error {
+	cfg, err := a.Config()
+	if err != nil {
+		return err
+	}
+	p := retention.FromConfig(cfg.Config.Retention)
+	autoCheckpoint(ctx, a, "before memory compact --auto")
+	a.recallService().Fold(ctx) // recent recalls keep their observations
+	res, err := retention.All(ctx, a.Memory(), p, a.Clock.Now())
+	if err != nil {
+		return err
+	}
+	if res == nil {
+		res = []retention.Result{}
+	}
+	if o.JSON {
+		return a.writeDoc(&retentionDoc{ArchiveAfterDays: int(p.ArchiveAfter.Hours() / 24), CompactOver: p.CompactOver, Issues: res})
+	}
+	archived, compacted := 0, 0
+	for _, r := range res {
+		fmt.Fprintf(a.Stdout, "Issue #%d: %d -> %d observations (%d archived, %d merged into %d summaries).\n",
+			r.Issue, r.Before, r.After, r.Archived, r.Compacted, r.Summaries)
+		archived += r.Archived
+		compacted += r.Compacted
+	}
+	fmt.Fprintf(a.Stdout, "Retention: %d issues changed, %d observations archived, %d compacted ([retention] archive_after_days %d, compact_over %d).\n",
+		len(res), archived, compacted, int(p.ArchiveAfter.Hours()/24), p.CompactOver)
+	return nil
+}
+
+// searchStoreOrArchive is `memory search`, or with --archived the search
+// of the archive.
+func (a *App) searchStoreOrArchive(ctx context.Context, q memory.Query, archived bool) ([]memory.Row, error) {
+	if archived {
+		return a.Memory().SearchArchived(ctx, q)
+	}
+	return a.Memory().Search(ctx, q)
+}
+
+var parseMemoryRestore = parseID("restore", "memory restore ID [--json]\n\nBrings an archived observation (memory search --archived lists them) back into its issue file.")
+
+type restoredDoc struct {
+	Issue    int    `json:"issue"`
+	Restored string `json:"restored"`
+	schemaVersion
+}
+
+func runMemoryRestore(ctx context.Context, a *App, o *idOptions) error {
+	autoCheckpoint(ctx, a, "before memory restore "+o.ID)
+	obs, err := a.Memory().Restore(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return a.writeDoc(&restoredDoc{Restored: obs.ID, Issue: obs.IssueNumber})
+	}
+	fmt.Fprintf(a.Stdout, "Restored %s into issue #%d.\n", obs.ID, obs.IssueNumber)
+	return nil
+}
