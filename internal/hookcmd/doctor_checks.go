@@ -155,7 +155,7 @@ func (d *doctor) hosts() {
 		mcpRegistered = mcpRegistered || u.h.MCPRegistered(u.files)
 		if len(u.w.Wired) > 0 && !u.h.MCPRegistered(u.files) {
 			d.add("mcp/"+u.h.Name, statusWarn, "agentx-hook setup --"+u.h.Name,
-				"%s does not register agentx's MCP server: agents in this host use the CLI instead of its tools (docs/mcp.md)", u.h.MCPFile())
+				"%s does not register agentx's MCP server: agents in this host use the CLI instead of its tools (https://github.com/agentx-dev/agentx/blob/main/docs/mcp.md)", u.h.MCPFile())
 		}
 	}
 	if mcpRegistered {
