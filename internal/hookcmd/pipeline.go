@@ -308,6 +308,13 @@ func parseRecall(a *App, args []string) (*recallOptions, error) {
 }
 
 func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
+	if opts.write && opts.req.Agent == "" && a.Getenv("AGENTX_AGENT") == "" {
+		// Written for Copilot at a session's end (setup's sessionEnd
+		// command): the session's agent, as the hooks choose it.
+		if cfg, err := a.Config(); err == nil {
+			opts.req.Agent = cfg.Config.Hooks.DefaultAgentOr()
+		}
+	}
 	var err error
 	if opts.req.Issue, opts.req.HasIssue, err = a.agentAndIssue(ctx, "memory recall", &opts.req.Agent, opts.issueFlag); err != nil {
 		return err

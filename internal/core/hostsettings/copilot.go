@@ -22,8 +22,8 @@ func copilotHost() Host {
 // command. At the session's end it also writes the instructions file
 // Copilot reads at the next start (Copilot ignores what a start hook
 // prints). That is one agent's recall: the agent named, else the
-// session's $AGENTX_AGENT when it is set (a shared file serves every
-// role; a session without one has no recall to write, and no error).
+// session's $AGENTX_AGENT, else [hooks] default_agent, as the hooks
+// choose theirs, so a first session with nothing set recalls too.
 func copilotEntry(sessionEnd bool) func(string) *jsonObject {
 	return func(agent string) *jsonObject {
 		bash, ps := hookCommand("finish", agent, ""), hookCommand("finish", agent, "")
@@ -33,8 +33,8 @@ func copilotEntry(sessionEnd bool) func(string) *jsonObject {
 			bash += " && " + recall
 			ps += "; " + recall
 		case sessionEnd:
-			bash += ` && { [ -z "$AGENTX_AGENT" ] || agentx-hook memory recall --write-instructions; }`
-			ps += `; if ($env:AGENTX_AGENT) { agentx-hook memory recall --write-instructions }`
+			bash += " && agentx-hook memory recall --write-instructions"
+			ps += "; agentx-hook memory recall --write-instructions"
 		}
 		e := newJSONObject()
 		e.set("type", "command")

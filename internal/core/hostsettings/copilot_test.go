@@ -31,7 +31,9 @@ func TestCopilotSessionEndCommand(t *testing.T) {
 	}{
 		{"named agent", "engineer", "", []string{"hook finish --agent engineer", "memory recall --agent engineer --write-instructions"}},
 		{"shared file, agent from the environment", "", "architect", []string{"hook finish", "memory recall --write-instructions"}},
-		{"shared file, no agent", "", "", []string{"hook finish"}},
+		// No agent anywhere: memory recall takes [hooks] default_agent, as
+		// the hooks do (issue 21: a first session recalls with no setup).
+		{"shared file, no agent", "", "", []string{"hook finish", "memory recall --write-instructions"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
