@@ -11,6 +11,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
@@ -186,13 +187,30 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 		if e.Issue != 0 {
 			issue = "#" + strconv.Itoa(e.Issue)
 		}
-		ids := strings.Join(e.IDs, ",")
-		if e.MoreIDs > 0 {
-			ids += fmt.Sprintf(" (+%d)", e.MoreIDs)
-		}
-		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\n", trail(e.Trail), e.Time, e.Actor, e.Op, issue, ids, e.Detail)
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\n", trail(e.Trail), e.Time, shorten.Runes(e.Actor, maxActorShown), e.Op, issue, idsShown(e.IDs, e.MoreIDs), e.Detail)
 	}
 	return tw.Flush()
+}
+
+// The table's columns stay narrow whatever one entry holds: a sync that
+// touched 200 records would otherwise pad every row to its id list (the
+// full list is in --json and `audit --id`).
+const (
+	maxIDsShown   = 2
+	maxActorShown = 24
+)
+
+// idsShown is the first ids of an entry and how many more there are.
+func idsShown(ids []string, more int) string {
+	if len(ids) > maxIDsShown {
+		more += len(ids) - maxIDsShown
+		ids = ids[:maxIDsShown]
+	}
+	s := strings.Join(ids, ",")
+	if more > 0 {
+		s += fmt.Sprintf(" +%d", more)
+	}
+	return s
 }
 
 // branchAudit reads the history of every trail on the state branch at ref
