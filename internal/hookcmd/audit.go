@@ -127,7 +127,7 @@ type auditDoc struct {
 	Commit string `json:"commit,omitempty"`
 	// RenamedFrom is the first id of a record a merge renumbered: lines
 	// naming it before the renumbering are listed too.
-	RenamedFrom string `json:"renamed_from,omitempty"`
+	RenamedFrom string `json:"renamedFrom,omitempty"`
 	schemaVersion
 }
 

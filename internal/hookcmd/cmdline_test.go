@@ -264,7 +264,7 @@ func commandPath(args []string) string {
 
 // TestEveryJSONDocumentHasSchemaVersion runs every command that takes
 // --json, once succeeding and once failing, and reads stdout as exactly
-// one JSON document carrying schema_version.
+// one JSON document carrying schemaVersion.
 func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 	sbt.Env(t)
 	root := sbt.Clone(t, sbt.Remote(t)) // a repository with a remote: hooks and sync
@@ -354,8 +354,8 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 			t.Errorf("%q: more than one document on stdout:\n%s", r.args, out)
 		}
-		if doc["schema_version"] != float64(SchemaVersion) {
-			t.Errorf("%q: schema_version = %v\n%s", r.args, doc["schema_version"], out)
+		if doc["schemaVersion"] != float64(SchemaVersion) {
+			t.Errorf("%q: schemaVersion = %v\n%s", r.args, doc["schemaVersion"], out)
 		}
 		if (code != 0) != (doc["error"] != nil) {
 			t.Errorf("%q: exit %d with error %v", r.args, code, doc["error"])

@@ -40,7 +40,7 @@ import (
 var Version = "dev"
 
 // SchemaVersion is the version of every --json document.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // App is one invocation: its streams, environment and lazily built core.
 type App struct {

@@ -166,7 +166,7 @@ type document interface{ stamp() }
 // falls in alphabetical order: the documents keep the byte layout of the
 // maps they were written from before.
 type schemaVersion struct {
-	SchemaVersion int `json:"schema_version"`
+	SchemaVersion int `json:"schemaVersion"`
 }
 
 func (s *schemaVersion) stamp() { s.SchemaVersion = SchemaVersion }

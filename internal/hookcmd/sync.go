@@ -105,10 +105,10 @@ func parseSync(a *App, args []string) (*syncOptions, error) {
 }
 
 type syncDoc struct {
-	DurationMs int64 `json:"duration_ms"`
+	DurationMs int64 `json:"durationMs"`
 	// Recover is what --recover found (and brought back).
 	Recover       *statebranch.RecoverResult `json:"recover,omitempty"`
-	MemoryIndexMs int64                      `json:"memory_index_ms"`
+	MemoryIndexMs int64                      `json:"memoryIndexMs"`
 	Merge         *statesync.MergeLog        `json:"merge"`
 	schemaVersion
 	Sync *statebranch.Result `json:"sync"`

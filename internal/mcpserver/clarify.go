@@ -89,7 +89,7 @@ type requestIn struct {
 	Topic       string `json:"topic" jsonschema:"a short subject, 1-200 characters"`
 	Question    string `json:"question" jsonschema:"the question, 1-2000 characters"`
 	Blocking    *bool  `json:"blocking,omitempty" jsonschema:"you cannot go on without the answer (default true); the call then waits for it up to wait_seconds"`
-	WaitSeconds *int   `json:"wait_seconds,omitempty" jsonschema:"how long a blocking request waits for its answer (default 60, at most 600, 0 returns at once)"`
+	WaitSeconds *int   `json:"waitSeconds,omitempty" jsonschema:"how long a blocking request waits for its answer (default 60, at most 600, 0 returns at once)"`
 	From        string `json:"from,omitempty" jsonschema:"the requesting agent; only this server's own agent is accepted"`
 	Workflow    string `json:"workflow,omitempty" jsonschema:"workflow name (default: default_workflow in agentx.toml)"`
 	Step        string `json:"step,omitempty" jsonschema:"workflow step id (default: the requester's step)"`

@@ -222,7 +222,7 @@ func TestClarifyRefusals(t *testing.T) {
 func TestClarifyEscalateAndReady(t *testing.T) {
 	ws := newWorkspace(t)
 	eng := connect(t, ws, "engineer", nil)
-	ok(t, eng, "clarify_request", map[string]any{"issue": 7, "to": "architect", "topic": "schema", "question": "Which schema?", "wait_seconds": 0})
+	ok(t, eng, "clarify_request", map[string]any{"issue": 7, "to": "architect", "topic": "schema", "question": "Which schema?", "waitSeconds": 0})
 	rd := ok(t, eng, "ready", nil)
 	issues, _ := rd["issues"].([]any)
 	if len(issues) != 1 || issues[0].(map[string]any)["waitingFor"] != "agent" {
@@ -273,7 +273,7 @@ func TestBlockingRequestWaitsForTheAnswer(t *testing.T) {
 		answered <- text(res)
 	}()
 	params := &mcp.CallToolParams{Name: "clarify_request", Arguments: map[string]any{"to": "architect", "topic": "database",
-		"question": "Which database?", "wait_seconds": 20}}
+		"question": "Which database?", "waitSeconds": 20}}
 	params.SetProgressToken("tok-1")
 	res, err := eng.CallTool(context.Background(), params)
 	if err != nil || res.IsError {
@@ -293,7 +293,7 @@ func TestBlockingRequestWaitsForTheAnswer(t *testing.T) {
 func TestBlockingRequestTimesOut(t *testing.T) {
 	eng := connect(t, newWorkspace(t), "engineer", nil)
 	start := time.Now()
-	out := ok(t, eng, "clarify_request", map[string]any{"to": "architect", "topic": "queue", "question": "Which queue?", "wait_seconds": 1})
+	out := ok(t, eng, "clarify_request", map[string]any{"to": "architect", "topic": "queue", "question": "Which queue?", "waitSeconds": 1})
 	if out["timed_out"] != true || out["id"] != "CLR-42-001" || !strings.Contains(out["next"].(string), "clarify_show") {
 		t.Fatalf("timed-out request: %v", out)
 	}

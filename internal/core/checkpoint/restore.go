@@ -31,7 +31,7 @@ type RestoreResult struct {
 	// Derived are the files that differ but are left for the caller to
 	// rebuild (Store.Derived).
 	Derived []string `json:"derived"`
-	DryRun  bool     `json:"dry_run"`
+	DryRun  bool     `json:"dryRun"`
 }
 
 // Changed reports whether the restore touched any file.

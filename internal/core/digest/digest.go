@@ -20,7 +20,7 @@ import (
 )
 
 // SchemaVersion is the version of the JSON document.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // The SPEC's success criteria (section 12.1 and the success criteria).
 const (
@@ -92,45 +92,45 @@ type Figures struct {
 	Escalated int `json:"escalated"`
 	Abandoned int `json:"abandoned"`
 	// AutoResolved are resolved clarifications without any human entry.
-	AutoResolved int `json:"auto_resolved"`
+	AutoResolved int `json:"autoResolved"`
 	// ResolvedWithPerson are resolved ones in which a person wrote.
-	ResolvedWithPerson int `json:"resolved_with_person"`
+	ResolvedWithPerson int `json:"resolvedWithPerson"`
 	// By who wrote the escalation entry: the hub (the monitor, the round
 	// limit, a failed responder), an agent, or a person.
-	EscalatedByMonitor int `json:"escalated_by_monitor"`
-	EscalatedByAgent   int `json:"escalated_by_agent"`
-	EscalatedByPerson  int `json:"escalated_by_person"`
+	EscalatedByMonitor int `json:"escalatedByMonitor"`
+	EscalatedByAgent   int `json:"escalatedByAgent"`
+	EscalatedByPerson  int `json:"escalatedByPerson"`
 	// StillOpen are the clarifications opened before the window's end and
 	// not settled by then.
-	StillOpen          int      `json:"still_open"`
-	AutoResolutionRate *float64 `json:"auto_resolution_rate"`
-	EscalationRate     *float64 `json:"escalation_rate"`
-	AverageRounds      *float64 `json:"average_rounds"`
+	StillOpen          int      `json:"stillOpen"`
+	AutoResolutionRate *float64 `json:"autoResolutionRate"`
+	EscalationRate     *float64 `json:"escalationRate"`
+	AverageRounds      *float64 `json:"averageRounds"`
 	// Rounds counts settled clarifications by rounds: 1, 2, 3, 4, 5+.
-	Rounds               [5]int   `json:"rounds_distribution"`
-	MedianAnswerSeconds  *float64 `json:"median_answer_seconds"`
-	MedianResolveSeconds *float64 `json:"median_resolve_seconds"`
+	Rounds               [5]int   `json:"roundsDistribution"`
+	MedianAnswerSeconds  *float64 `json:"medianAnswerSeconds"`
+	MedianResolveSeconds *float64 `json:"medianResolveSeconds"`
 	// Stale: clarifications that missed their SLA in the window; Stuck and
 	// Deadlocks: the monitor's escalations for repeated questions and for
 	// wait-for cycles broken.
 	Stale     int           `json:"stale"`
 	Stuck     int           `json:"stuck"`
-	Deadlocks int           `json:"deadlocks_broken"`
+	Deadlocks int           `json:"deadlocksBroken"`
 	Memory    MemoryFigures `json:"memory"`
 }
 
 // MemoryFigures are the memory store's numbers for a window.
 type MemoryFigures struct {
-	Stored int `json:"observations_stored"`
+	Stored int `json:"observationsStored"`
 	// Recalled counts observations shown at session starts (memory-recalled
 	// events); RecallEvents the session starts that recalled any.
-	Recalled     int `json:"observations_recalled"`
-	RecallEvents int `json:"recall_events"`
+	Recalled     int `json:"observationsRecalled"`
+	RecallEvents int `json:"recallEvents"`
 	// StoreSize is the number of observations at the window's end.
-	StoreSize int `json:"store_size"`
+	StoreSize int `json:"storeSize"`
 	// RecallHitRate is the share of recalls that found anything; null
 	// while misses are not logged (agentx logs only recalls that found some).
-	RecallHitRate *float64 `json:"recall_hit_rate"`
+	RecallHitRate *float64 `json:"recallHitRate"`
 }
 
 // Check is one SPEC target and whether the window met it (null: no data).
@@ -147,9 +147,9 @@ type Pair struct {
 	To            string   `json:"to"`
 	Opened        int      `json:"opened"`
 	Settled       int      `json:"settled"`
-	AutoResolved  int      `json:"auto_resolved"`
+	AutoResolved  int      `json:"autoResolved"`
 	Escalated     int      `json:"escalated"`
-	AverageRounds *float64 `json:"average_rounds"`
+	AverageRounds *float64 `json:"averageRounds"`
 	rounds        int
 }
 
@@ -160,7 +160,7 @@ type IssueRow struct {
 	Opened    int    `json:"opened"`
 	Settled   int    `json:"settled"`
 	Escalated int    `json:"escalated"`
-	StillOpen int    `json:"still_open"`
+	StillOpen int    `json:"stillOpen"`
 }
 
 // Topic is a topic asked about more than once in the window.
@@ -175,8 +175,8 @@ type TrendPoint struct {
 	Week               string   `json:"week"`
 	Opened             int      `json:"opened"`
 	Settled            int      `json:"settled"`
-	AutoResolutionRate *float64 `json:"auto_resolution_rate"`
-	EscalationRate     *float64 `json:"escalation_rate"`
+	AutoResolutionRate *float64 `json:"autoResolutionRate"`
+	EscalationRate     *float64 `json:"escalationRate"`
 }
 
 // Waiting is a clarification that needs a person: escalated and not
@@ -191,31 +191,31 @@ type Waiting struct {
 	Status      string `json:"status"`
 	Blocking    bool   `json:"blocking"`
 	Since       string `json:"since"`
-	WaitSeconds int64  `json:"wait_seconds"`
+	WaitSeconds int64  `json:"waitSeconds"`
 }
 
 // Report is a digest.
 type Report struct {
-	SchemaVersion int    `json:"schema_version"`
+	SchemaVersion int    `json:"schemaVersion"`
 	Week          string `json:"week"`
 	// Window and Previous are the window and the one before, same length.
 	Window   Window  `json:"window"`
-	Previous Window  `json:"previous_window"`
+	Previous Window  `json:"previousWindow"`
 	Current  Figures `json:"current"`
 	Prior    Figures `json:"previous"`
 	Checks   []Check `json:"targets"`
 	// Pairs, Issues and Topics cover the current window.
 	Pairs  []Pair       `json:"pairs"`
 	Issues []IssueRow   `json:"issues"`
-	Topics []Topic      `json:"recurring_topics"`
+	Topics []Topic      `json:"recurringTopics"`
 	Trend  []TrendPoint `json:"trend"`
 	// Escalations waiting for a person, oldest first; Longest the open
 	// clarifications waiting longest for an answer.
-	Escalations []Waiting `json:"escalations_waiting"`
-	Longest     []Waiting `json:"longest_waits"`
+	Escalations []Waiting `json:"escalationsWaiting"`
+	Longest     []Waiting `json:"longestWaits"`
 	// MemoryTokens is the store's size now in tokens (0: no store). Its
 	// size on disk is `memory stats`'s: measuring it walks every file.
-	MemoryTokens int `json:"memory_tokens"`
+	MemoryTokens int `json:"memoryTokens"`
 }
 
 // outcome of a settled clarification.
@@ -627,9 +627,9 @@ func checks(f Figures) []Check {
 		}
 		out = append(out, c)
 	}
-	add("auto_resolution_rate", "> 80%", f.AutoResolutionRate, func(v float64) bool { return v > TargetAutoResolution })
-	add("escalation_rate", "< 20%", f.EscalationRate, func(v float64) bool { return v < TargetEscalation })
-	add("average_rounds", "2-3", f.AverageRounds, func(v float64) bool { return v >= TargetRoundsMin && v <= TargetRoundsMax })
+	add("autoResolutionRate", "> 80%", f.AutoResolutionRate, func(v float64) bool { return v > TargetAutoResolution })
+	add("escalationRate", "< 20%", f.EscalationRate, func(v float64) bool { return v < TargetEscalation })
+	add("averageRounds", "2-3", f.AverageRounds, func(v float64) bool { return v >= TargetRoundsMin && v <= TargetRoundsMax })
 	stale, dead := float64(f.Stale), float64(f.Deadlocks)
 	add("stale", "0", &stale, func(v float64) bool { return v == 0 })
 	add("deadlocks", "0", &dead, func(v float64) bool { return v == 0 })

@@ -186,7 +186,7 @@ func TestComputeKnownAnswers(t *testing.T) {
 		}
 		met[c.Name] = *c.Met
 	}
-	if want := map[string]bool{"auto_resolution_rate": false, "escalation_rate": false, "average_rounds": false, "stale": false, "deadlocks": false}; fmt.Sprint(met) != fmt.Sprint(want) {
+	if want := map[string]bool{"autoResolutionRate": false, "escalationRate": false, "averageRounds": false, "stale": false, "deadlocks": false}; fmt.Sprint(met) != fmt.Sprint(want) {
 		t.Errorf("checks %v, want %v", met, want)
 	}
 
@@ -261,8 +261,8 @@ func TestEmptyWindow(t *testing.T) {
 			}
 			checkMermaid(t, text)
 			var doc map[string]any
-			if err := json.Unmarshal(mustJSON(t, rep), &doc); err != nil || doc["schema_version"] != float64(1) {
-				t.Errorf("json %v %v", doc["schema_version"], err)
+			if err := json.Unmarshal(mustJSON(t, rep), &doc); err != nil || doc["schemaVersion"] != float64(SchemaVersion) {
+				t.Errorf("json %v %v", doc["schemaVersion"], err)
 			}
 		})
 	}

@@ -221,17 +221,17 @@ func issueLink(n int, url string) string {
 }
 
 func checkName(n string) string {
-	return map[string]string{"auto_resolution_rate": "Auto-resolution rate", "escalation_rate": "Escalation rate",
-		"average_rounds": "Average rounds", "stale": "Stale", "deadlocks": "Deadlocks"}[n]
+	return map[string]string{"autoResolutionRate": "Auto-resolution rate", "escalationRate": "Escalation rate",
+		"averageRounds": "Average rounds", "stale": "Stale", "deadlocks": "Deadlocks"}[n]
 }
 
 func checkValue(c Check) string {
 	switch {
 	case c.Value == nil:
 		return "–"
-	case strings.HasSuffix(c.Name, "_rate"):
+	case strings.HasSuffix(c.Name, "Rate"):
 		return pct(*c.Value)
-	case c.Name == "average_rounds":
+	case c.Name == "averageRounds":
 		return num(c.Value)
 	}
 	return strconv.Itoa(int(*c.Value))

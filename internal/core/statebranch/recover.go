@@ -69,7 +69,7 @@ type RecoverResult struct {
 	// Skipped lists local files that do not parse: nothing was merged
 	// into them.
 	Skipped []string `json:"skipped"`
-	DryRun  bool     `json:"dry_run"`
+	DryRun  bool     `json:"dryRun"`
 }
 
 // Recover finds every record and observation that the state branch's

@@ -144,7 +144,7 @@ type Result struct {
 	// Fetches counts the fetches run; RemoteExists is false when the
 	// remote has no state branch yet.
 	Fetches      int  `json:"fetches"`
-	RemoteExists bool `json:"remote_exists"`
+	RemoteExists bool `json:"remoteExists"`
 	// Seeded lists files --init-from brought in or merged.
 	Seeded []string `json:"seeded"`
 	// Merged lists files changed on both sides and merged three-way;
@@ -179,8 +179,8 @@ type Result struct {
 	Tip string `json:"tip,omitempty"`
 	// FetchMillis and PushMillis are the time spent in the transfers, so
 	// that the sync's own cost (the rest) can be told from the network's.
-	FetchMillis float64 `json:"fetch_ms"`
-	PushMillis  float64 `json:"push_ms"`
+	FetchMillis float64 `json:"fetchMs"`
+	PushMillis  float64 `json:"pushMs"`
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
