@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/hostsettings"
@@ -186,7 +187,16 @@ func (a *App) setupNotes(o *setupOptions) []string {
 		notes = append(notes, "Codex runs a project's hooks only once you trust them: review them with /hooks in Codex")
 	}
 	if o.Agent == "" {
-		notes = append(notes, "the commands name no agent: set $AGENTX_AGENT for each session (or start Claude Code with --agent NAME)")
+		agent := config.FallbackAgent
+		if cfg, err := a.Config(); err == nil {
+			agent = cfg.Config.Hooks.DefaultAgentOr()
+		}
+		how := "set $AGENTX_AGENT for a session to run it as another role"
+		if o.Claude {
+			// Only Claude Code names the agent in its payload.
+			how += " (in Claude Code, `claude --agent NAME` does it too)"
+		}
+		notes = append(notes, fmt.Sprintf("the commands name no agent: each session runs as [hooks] default_agent (%s); %s", agent, how))
 	}
 	return notes
 }
