@@ -1,0 +1,60 @@
+package hookcmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHookFinishBigTranscriptKeepsItsDeadline: a 16 MB transcript (the
+// capture's read limit) is captured well within a hook's deadline; the
+// quadratic de-duplication took 30 s on one (issue 26 item 2), past any
+// host's patience. The test, not the code under test, bounds the run: the
+// process is killed at 30 s.
+func TestHookFinishBigTranscriptKeepsItsDeadline(t *testing.T) {
+	root := initWorkspace(t)
+	fixture, err := os.ReadFile(filepath.Join("..", "core", "capture", "testdata", "claude_session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	for i := 0; b.Len() < 16<<20; i++ {
+		// Every copy distinct, as a long real session is: fresh tool ids,
+		// files and test names, so nothing de-duplicates away cheaply.
+		r := strings.NewReplacer("toolu_0", fmt.Sprintf("toolu_%d_0", i), "store.go", fmt.Sprintf("store%d.go", i%997),
+			"TestStoreAppend", fmt.Sprintf("TestStoreAppend%d", i))
+		b.WriteString(r.Replace(string(fixture)))
+	}
+	transcript := filepath.Join(root, "session.jsonl")
+	if err := os.WriteFile(transcript, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	payload := fmt.Sprintf(`{"session_id":"s1","transcript_path":%q,"cwd":%q,"hook_event_name":"SessionEnd","reason":"exit"}`, transcript, root)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "agentx-hook", "hook", "finish", "--agent", "engineer", "--issue", "3", "--deadline", "3s")
+	cmd.Dir, cmd.Stdin = root, strings.NewReader(payload)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	if ctx.Err() != nil {
+		t.Fatalf("hook finish still running after %s (killed): the deadline of 3s did not hold\n%s", took, out)
+	}
+	if err != nil {
+		t.Fatalf("hook finish: %v\n%s", err, out)
+	}
+	// 3 s of deadline, the late spool write's 2 s, and room for a loaded
+	// machine; the quadratic capture took 30 s.
+	if took > 10*time.Second {
+		t.Errorf("hook finish took %s with --deadline 3s", took)
+	}
+	if !strings.Contains(string(out), "Stored") && !strings.Contains(string(out), "spooled") {
+		t.Errorf("nothing captured or spooled:\n%s", out)
+	}
+}
