@@ -56,7 +56,10 @@ func newRepo(t testing.TB) (string, *Store) {
 	write(t, root, ".agentx/memory/search.idx", "derived")
 	write(t, root, ".agentx/state/clarifications/issue-2.json.lock", `{"pid":1}`)
 	write(t, root, ".agentx/memory/spool/x.json", "{}")
-	s, err := Open(workspace.Workspace{Root: root}, lock.New(lock.Options{Wait: 50 * time.Millisecond}))
+	// A wait no loaded machine runs out of between two steps of one test
+	// (50 ms did, in TestPruneInBatches); the test of a held lock opens
+	// its own store with a short one.
+	s, err := Open(workspace.Workspace{Root: root}, lock.New(lock.Options{Wait: 10 * time.Second}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +194,12 @@ func TestRestoreRefusesLiveLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = lk.Release() }()
-	_, err = s.Restore(ctx, r1.Short, false, "before", 0)
+	short, err := Open(workspace.Workspace{Root: root}, lock.New(lock.Options{Wait: 50 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	short.NoSync = true
+	_, err = short.Restore(ctx, r1.Short, false, "before", 0)
 	if !errcode.Is(err, errcode.LockTimeout) || !strings.Contains(err.Error(), "issue-1.json") {
 		t.Fatalf("err = %v, want LOCK_TIMEOUT naming the file", err)
 	}
