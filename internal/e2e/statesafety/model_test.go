@@ -20,13 +20,15 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 )
 
-// Defaults of the model-based test: what CI runs. A longer run sets
-// AGENTX_MODEL_SEQS (docs/PERFORMANCE.md); AGENTX_MODEL_SEED replays a
+// Defaults of the model-based test. A developer's `go test ./...` runs
+// seeds 1-24 (about 10 s of the suite on two idle cores); CI runs seeds
+// 1-200 (AGENTX_MODEL_SEQS=200 in .ci/run), and a longer run sets more
+// (docs/PERFORMANCE.md); AGENTX_MODEL_SEED replays a
 // sequence a failure named (with AGENTX_MODEL_SEQS=1), or is "random";
 // AGENTX_MODEL_WORKERS sequences run at once (default: twice the cores,
 // since much of a step is spent waiting for git).
 const (
-	defaultSeqs = 64
+	defaultSeqs = 24
 	// raceSeqs is the default under -race, shortSeqs under -short.
 	raceSeqs    = 12
 	shortSeqs   = 8
