@@ -130,6 +130,44 @@ func (m *md) memory(rep *Report) {
 	if rep.MemoryTokens > 0 {
 		m.p("\nThe store holds about %d tokens.\n", rep.MemoryTokens)
 	}
+	m.metrics(rep)
+}
+
+// metrics is the measured figures of seed 000 §12, this window beside the
+// previous one.
+func (m *md) metrics(rep *Report) {
+	c, p := rep.Current.Memory.Metrics, rep.Prior.Memory.Metrics
+	m.p("\n### Measured (seed 000 §12)\n\n")
+	if c.Writers > 0 {
+		m.p("Summed over %d machine(s)' weekly files on the state branch.\n\n", c.Writers)
+	}
+	m.p("| Figure | This window | Previous |\n|---|---:|---:|\n")
+	rows := []struct {
+		name   string
+		cv, pv string
+	}{
+		{"Captures (observations captured)", fmt.Sprintf("%d (%d)", c.CaptureRuns, c.Captured), fmt.Sprintf("%d (%d)", p.CaptureRuns, p.Captured)},
+		{"Capture errors", fmt.Sprint(c.CaptureErrors), fmt.Sprint(p.CaptureErrors)},
+		{"Capture latency (average)", msOr(c.CaptureAvgMS), msOr(p.CaptureAvgMS)},
+		{"Recalls at session start (observations recalled)", fmt.Sprintf("%d (%d)", c.RecallRuns, c.Recalled), fmt.Sprintf("%d (%d)", p.RecallRuns, p.Recalled)},
+		{"Injection latency (average)", msOr(c.RecallAvgMS), msOr(p.RecallAvgMS)},
+		{"Memory tokens injected", fmt.Sprint(c.RecallTokens), fmt.Sprint(p.RecallTokens)},
+		{"Token displacement (re-read avoided, estimate)", fmt.Sprint(c.Displaced), fmt.Sprint(p.Displaced)},
+		{"Searches (results)", fmt.Sprintf("%d (%d)", c.Searches, c.SearchResults), fmt.Sprintf("%d (%d)", p.Searches, p.SearchResults)},
+		{"Search latency (average)", msOr(c.SearchAvgMS), msOr(p.SearchAvgMS)},
+		{"Lock wait (total) / timeouts", fmt.Sprintf("%d ms / %d", c.LockWaitMS, c.LockTimeouts), fmt.Sprintf("%d ms / %d", p.LockWaitMS, p.LockTimeouts)},
+		{"Compactions (observations before → after)", fmt.Sprintf("%d (%d → %d)", c.Compactions, c.CompactBefore, c.CompactAfter), fmt.Sprintf("%d (%d → %d)", p.Compactions, p.CompactBefore, p.CompactAfter)},
+	}
+	for _, r := range rows {
+		m.p("| %s | %s | %s |\n", r.name, r.cv, r.pv)
+	}
+}
+
+func msOr(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f ms", *v)
 }
 
 func (m *md) trend(rep *Report) {
