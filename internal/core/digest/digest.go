@@ -614,7 +614,8 @@ func memoryFigures(in *Input, w Window) MemoryFigures {
 }
 
 // windowMetrics sums the metrics of w: the weekly files when there are
-// any (a file counts whole in the window its week starts in), else the
+// any (a file counts whole in the window holding its week's midpoint,
+// Thursday noon: the Action's Monday run sums last week's), else the
 // event log's lines.
 func windowMetrics(in *Input, w Window) metrics.Report {
 	if in.Weeks == nil {
@@ -625,7 +626,7 @@ func windowMetrics(in *Input, w Window) metrics.Report {
 	writers := map[string]bool{}
 	for _, wk := range in.Weeks {
 		start, ok := weekStart(wk.Week)
-		if !ok || !w.contains(start) {
+		if !ok || !w.contains(start.Add(84*time.Hour)) {
 			continue
 		}
 		c.Add(wk.Counters)
