@@ -57,6 +57,11 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 		gha.Errorf("digest failed: %v", err)
 		return 1
 	}
+	// The review figures fail open: the digest says they are not available.
+	input.Reviews = gh.ReviewsClosed(ctx, w.Since, w.Until)
+	if input.Reviews.Err != "" {
+		gha.Warningf("digest: review figures not available: %s", input.Reviews.Err)
+	}
 	server := strings.TrimRight(orDefault(a.Getenv("GITHUB_SERVER_URL"), "https://github.com"), "/")
 	rep := digest.Compute(input, digest.Options{Since: w.Since, Until: w.Until, Now: a.Clock.Now(),
 		IssueURL: func(n int) string { return fmt.Sprintf("%s/%s/issues/%d", server, in.repository, n) }})

@@ -1,12 +1,9 @@
 package actioncmd
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/sync"
 )
@@ -31,16 +28,7 @@ func TestActionDigestSumsMachinesWeeklyMetrics(t *testing.T) {
 	put("aaaaaaaaaaaaaaaa", "2026-W40", metrics.Counters{Lines: 9, CaptureRuns: 9}) // long ago: not read
 	fake.PutBranchFile(sync.DefaultStateBranch, metrics.Dir+"/cccccccccccccccc-2026-W47.json", []byte("{"))
 
-	var stdout, stderr bytes.Buffer
-	a := &App{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return r.env[k] }, Cwd: r.workspace, Clock: clock.NewFake(monday)}
-	if code := a.Run(context.Background(), nil); code != 0 {
-		t.Fatalf("exit %d: %s%s", code, stdout.String(), stderr.String())
-	}
-	issues := fake.IssuesLabelled(sync.DigestLabel)
-	if len(issues) != 1 {
-		t.Fatalf("digest issues %v", issues)
-	}
-	iss, _ := fake.Issue(issues[0])
+	body, log := runDigestOnce(t, fake, r, monday)
 	for _, want := range []string{
 		"Summed over 2 machine(s)' weekly files on the state branch.",
 		"| Captures (observations captured) | 3 (5) | 0 (0) |",
@@ -54,11 +42,11 @@ func TestActionDigestSumsMachinesWeeklyMetrics(t *testing.T) {
 		"| Compactions (observations before → after) | 1 (60 → 20) | 0 (0 → 0) |",
 		"| Recall hit rate | 75% |",
 	} {
-		if !strings.Contains(iss.Body, want) {
-			t.Errorf("digest lacks %q:\n%s", want, iss.Body)
+		if !strings.Contains(body, want) {
+			t.Errorf("digest lacks %q:\n%s", want, body)
 		}
 	}
-	if !strings.Contains(stdout.String()+stderr.String(), "cccccccccccccccc-2026-W47.json") {
-		t.Errorf("no warning for the file that does not parse:\n%s%s", stdout.String(), stderr.String())
+	if !strings.Contains(log, "cccccccccccccccc-2026-W47.json") {
+		t.Errorf("no warning for the file that does not parse:\n%s", log)
 	}
 }

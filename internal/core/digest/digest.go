@@ -45,6 +45,9 @@ type Input struct {
 	// Weeks are the machines' weekly metrics files (the state branch; nil
 	// locally, where the metrics come from the event log's lines).
 	Weeks []*metrics.Week
+	// Reviews are the pull requests GitHub says closed issues in the
+	// current window (the Action; nil: not asked, no section).
+	Reviews *ReviewInput
 	// Agents are the configured agent names. The requester and target of
 	// every record count as agents too; any other `from` (besides the hub
 	// agent-x) is a person, e.g. a GitHub login answering on an issue.
@@ -225,6 +228,9 @@ type Report struct {
 	// MemoryTokens is the store's size now in tokens (0: no store). Its
 	// size on disk is `memory stats`'s: measuring it walks every file.
 	MemoryTokens int `json:"memory_tokens"`
+	// Reviews are the review figures of the current window (seed 002 §1;
+	// null when not asked: only the Action reads GitHub).
+	Reviews *ReviewFigures `json:"review_rejections"`
 }
 
 // outcome of a settled clarification.
@@ -463,6 +469,15 @@ func Compute(in *Input, opt Options) *Report {
 	rep.Escalations, rep.Longest = waiting(facts, now, link)
 	if in.Memory != nil {
 		rep.MemoryTokens = in.Memory.Tokens
+	}
+	if in.Reviews != nil {
+		clarified := map[int]bool{}
+		for _, l := range in.Ledgers {
+			if len(l.Clarifications) > 0 {
+				clarified[l.IssueNumber] = true
+			}
+		}
+		rep.Reviews = reviewFigures(in.Reviews, clarified)
 	}
 	return rep
 }
