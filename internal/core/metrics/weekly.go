@@ -9,16 +9,24 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
+// MinFoldGap is how long the current week's file is left alone after a
+// fold: every file written is a state-branch commit at the push that
+// follows, and an idle session (nothing else to push) should not make one.
+// What waits stays in the event log for the next fold.
+const MinFoldGap = time.Hour
+
 // UpdateWeeks folds the metrics lines of evs into writer's files in dir
-// (`.agentx/state/metrics`) for now's ISO week and the one before (the
-// last session of a week is folded by the next one), each under its lock:
-// only the lines after the file's Through are added, so a fold is never
-// counted twice, and a line the bounded event log dropped before it was
-// folded is the one thing lost. It returns the paths written.
+// (`.agentx/state/metrics`) for now's ISO week (unless it was folded less
+// than MinFoldGap before now) and the one before (the last session of a
+// week is folded by the next one), each under its lock: only the lines
+// after the file's Through are added, so a fold is never counted twice,
+// and a line the bounded event log dropped before it was folded is the one
+// thing lost. It returns the paths written.
 func UpdateWeeks(ctx context.Context, locks *lock.Locker, dir, writer string, evs []events.Event, now time.Time) ([]string, error) {
 	var written []string
 	this := WeekStart(now)
@@ -35,6 +43,9 @@ func UpdateWeeks(ctx context.Context, locks *lock.Locker, dir, writer string, ev
 				}
 			case !errors.Is(err, fs.ErrNotExist):
 				return err
+			}
+			if t, err := clock.Parse(w.Through); err == nil && start == this && now.Sub(t) < MinFoldGap {
+				return nil
 			}
 			if !w.Fold(evs, start) {
 				return nil
