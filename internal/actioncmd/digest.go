@@ -15,10 +15,12 @@ import (
 )
 
 // digestSource is where the Action reads the digest's input from: the
-// state branch (ledgers and memory issue files), with no checkout needed.
-// The event log is local to each machine and not on the branch.
-func (a *App) digestSource(sb *sync.StateBranch, warn func(format string, args ...any)) digest.Source {
-	return &sync.BranchSource{State: sb, Warn: warn}
+// state branch (ledgers, memory issue files and the weekly metrics files
+// of the weeks whose midpoint the window or the one before may hold),
+// with no checkout needed. The event
+// log is local to each machine and not on the branch.
+func (a *App) digestSource(sb *sync.StateBranch, w digest.Window, warn func(format string, args ...any)) digest.Source {
+	return &sync.BranchSource{State: sb, Warn: warn, MetricsSince: w.Since.Add(-w.Until.Sub(w.Since) - 4*24*time.Hour)}
 }
 
 // runDigest computes the digest of the last `days` days, writes it as the
@@ -49,12 +51,17 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 		return 1
 	}
 	warn := gha.Warningf
-	input, err := digest.Load(ctx, a.digestSource(sync.NewStateBranch(gh, in.stateBranch), warn), cfg.KnownAgents())
+	w := digest.LastDays(a.Clock.Now(), days)
+	input, err := digest.Load(ctx, a.digestSource(sync.NewStateBranch(gh, in.stateBranch), w, warn), cfg.KnownAgents())
 	if err != nil {
 		gha.Errorf("digest failed: %v", err)
 		return 1
 	}
-	w := digest.LastDays(a.Clock.Now(), days)
+	// The review figures fail open: the digest says they are not available.
+	input.Reviews = gh.ReviewsClosed(ctx, w.Since, w.Until)
+	if input.Reviews.Err != "" {
+		gha.Warningf("digest: review figures not available: %s", input.Reviews.Err)
+	}
 	server := strings.TrimRight(orDefault(a.Getenv("GITHUB_SERVER_URL"), "https://github.com"), "/")
 	rep := digest.Compute(input, digest.Options{Since: w.Since, Until: w.Until, Now: a.Clock.Now(),
 		IssueURL: func(n int) string { return fmt.Sprintf("%s/%s/issues/%d", server, in.repository, n) }})

@@ -30,17 +30,25 @@ func resolvedLedger(issue int, now time.Time) *ledger.Ledger {
 	return l
 }
 
+// digestRunner is a runner of the digest command over a fake GitHub whose
+// state branch holds one ledger, and the Monday its runs start from.
+func digestRunner(t *testing.T) (*githubfake.Server, *runner, time.Time) {
+	t.Helper()
+	fake := githubfake.New()
+	t.Cleanup(fake.Close)
+	r := newRunner(t, fake)
+	r.env["INPUT_COMMAND"] = "digest"
+	monday := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
+	r.writeLedger(resolvedLedger(4, monday))
+	return fake, r, monday
+}
+
 // TestActionDigestOneIssueAWeek runs the action in process on a fake clock:
 // the first run of a week opens the digest issue, a re-run the next day
 // edits it, and the next week's run opens another.
 func TestActionDigestOneIssueAWeek(t *testing.T) {
 	t.Parallel()
-	fake := githubfake.New()
-	defer fake.Close()
-	r := newRunner(t, fake)
-	r.env["INPUT_COMMAND"] = "digest"
-	monday := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
-	r.writeLedger(resolvedLedger(4, monday))
+	fake, r, monday := digestRunner(t)
 	clk := clock.NewFake(monday)
 	run := func() (int, string, map[string]string) {
 		t.Helper()

@@ -68,6 +68,9 @@
 //   - lock: cross-process locks compatible with the older tools.
 //   - process: whether the process behind a lock or marker still runs.
 //   - events: the event log both halves append to.
+//   - metrics: the memory pipeline's measured figures (seed 000 §12): one
+//     event line per hook or command, their sums, and each machine's
+//     weekly sums file for the state branch.
 //   - clock: "now" for tests, and the one timestamp format.
 //   - errcode: typed error codes a caller can act on.
 //   - config: `.agentx/agentx.toml` and the workflows' clarification scope.

@@ -81,7 +81,8 @@ type Server struct {
 	writes   int
 	reads    int
 	gitdata  *gitData
-	extra    *extraData // reactions, permissions, the call log (extra.go)
+	extra    *extraData    // reactions, permissions, the call log (extra.go)
+	pulls    map[int]*Pull // pull requests and their reviews (pulls.go)
 
 	// Tokens maps a bearer token to a login; an unknown token acts as BotLogin.
 	Tokens map[string]string
@@ -347,6 +348,7 @@ func (s *Server) routes() *http.ServeMux {
 	s.issueRoutes(add)
 	s.addGitRoutes(add)
 	s.addExtraRoutes(add)
+	s.addPullRoutes(add) // pulls.go
 	return mux
 }
 

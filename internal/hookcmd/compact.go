@@ -8,6 +8,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/compact"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
@@ -118,6 +119,10 @@ func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) erro
 			fmt.Fprintf(a.Stdout, "Nothing compacted: issue #%d changed while the plan was made; run it again.\n", issue)
 			return nil
 		}
+	}
+	if !o.DryRun && len(after) != len(before) {
+		a.commandMetrics(ctx, metrics.Line{Command: "memory compact", Issue: issue,
+			Counters: metrics.Counters{Compactions: 1, CompactBefore: len(before), CompactAfter: len(after)}})
 	}
 	archive, _ := filepath.Rel(a.Workspace().Root, store.ArchivePath(issue))
 	if o.JSON {

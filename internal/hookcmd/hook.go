@@ -272,6 +272,7 @@ func (a *App) sessionDeps() *session.Deps {
 			autoCheckpoint(ctx, a, reason)
 		},
 		Retain: a.retainSlice, StoreAlerts: a.storeAlerts, // retention.go
+		Metrics: a.recordMetrics, // metrics.go
 	}
 	return d
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
@@ -150,6 +151,8 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 	if q.Until, err = parseWhen(a, o.Until); err != nil {
 		return err
 	}
+	// Read-only (issue 14): `memory search` logs no metrics line; the
+	// searches measured are the recall's at `hook start`.
 	rows, err := a.searchStoreOrArchive(ctx, q, o.Archived)
 	if err != nil {
 		return err
@@ -279,6 +282,25 @@ var parseMemoryStats = parseJSONOnly("memory stats", "memory stats [--json]")
 type statsDoc struct {
 	schemaVersion
 	Stats *memory.Stats `json:"stats"`
+	// Metrics are the measured figures of the last metricsDays days
+	// (this machine's event log).
+	Metrics metrics.Report `json:"metrics"`
+}
+
+// metricsDays is the window of `memory stats`'s metrics.
+const metricsDays = 7
+
+// recentMetrics sums the event log's metrics lines of the last
+// metricsDays days.
+func (a *App) recentMetrics() metrics.Report {
+	until := a.Clock.Now()
+	since := until.Add(-metricsDays * 24 * time.Hour)
+	evs, _, err := a.Events().Read(since)
+	if err != nil {
+		a.warn("memory stats: metrics: %v", err)
+	}
+	c, _ := metrics.Sum(evs, since, time.Time{})
+	return metrics.NewReport(c, since, until)
 }
 
 func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
@@ -286,8 +308,9 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if err != nil {
 		return err
 	}
+	m := a.recentMetrics()
 	if o.JSON {
-		return a.writeDoc(&statsDoc{Stats: s})
+		return a.writeDoc(&statsDoc{Stats: s, Metrics: m})
 	}
 	fmt.Fprintf(a.Stdout, "Observations: %d  Tokens: %d  Issues: %d  Disk: %s\n", s.TotalObservations, s.TotalTokens, s.IssueCount, shorten.Bytes(s.DiskBytes))
 	if s.OldestTimestamp != nil && s.NewestTimestamp != nil {
@@ -306,10 +329,16 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		}
 		fmt.Fprintf(a.Stdout, "%s: %s\n", part.name, strings.Join(items, ", "))
 	}
+	fmt.Fprintf(a.Stdout, "Metrics, last %d days:\n%s", metricsDays, indent(m.Text()))
 	for _, w := range s.Warnings {
 		a.warn("%s", w) // stderr, as every warning: stdout stays the figures
 	}
 	return nil
+}
+
+// indent puts two spaces before every line of s.
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
 }
 
 var parseMemoryRemove = parseID("remove", "memory remove ID [--json]")

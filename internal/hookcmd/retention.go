@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/retention"
 )
 
@@ -33,6 +34,12 @@ func (a *App) retainSlice(ctx context.Context) {
 	res, _, err := retention.Slice(ctx, a.Memory(), p, a.Clock.Now(), a.Workspace().RetentionFile())
 	if err != nil && ctx.Err() == nil {
 		a.warn("agentx hook finish: memory retention on issue #%d: %v", res.Issue, err)
+	}
+	if err == nil && res.Changed() {
+		// Its own line: retention runs after the session's line and push
+		// (the next session's end folds it into the weekly file).
+		a.recordMetrics(ctx, metrics.Line{Command: "hook finish retention", Issue: res.Issue,
+			Counters: metrics.Counters{Compactions: 1, CompactBefore: res.Before, CompactAfter: res.After}}, false)
 	}
 }
 
@@ -64,6 +71,15 @@ func runRetentionAll(ctx context.Context, a *App, o *memoryCompactOptions) error
 	res, err := retention.All(ctx, a.Memory(), p, a.Clock.Now())
 	if err != nil {
 		return err
+	}
+	var c metrics.Counters
+	for _, r := range res {
+		if r.Changed() {
+			c.Add(metrics.Counters{Compactions: 1, CompactBefore: r.Before, CompactAfter: r.After})
+		}
+	}
+	if c.Compactions > 0 {
+		a.commandMetrics(ctx, metrics.Line{Command: "memory compact --auto", Counters: c})
 	}
 	if res == nil {
 		res = []retention.Result{}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/digest"
@@ -17,6 +18,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -134,13 +136,17 @@ func checkoutState(dir string) (map[string][]byte, error) {
 }
 
 // BranchSource is the weekly digest's input read from the state branch:
-// the ledgers and the memory issue files. The event log is local to each
-// machine and never on the branch, so Events is nil.
+// the ledgers, the memory issue files and the machines' weekly metrics
+// files. The event log is local to each machine and never on the branch,
+// so Events is nil.
 type BranchSource struct {
 	State *StateBranch
 	// Warn receives each ledger or memory file that does not parse; it is
 	// left out of the report (nil: a corrupt ledger fails the read).
 	Warn func(format string, args ...any)
+	// MetricsSince bounds the weekly metrics files read (one blob each):
+	// only weeks starting at or after it (zero: all).
+	MetricsSince time.Time
 
 	snap *StateSnapshot
 }
@@ -214,6 +220,42 @@ func (s *BranchSource) Memory(ctx context.Context) (*digest.MemoryInput, error) 
 		}
 	}
 	return m, nil
+}
+
+// Weeks reads the weekly metrics files of the weeks from MetricsSince on,
+// every machine's; one that does not parse is left out with a warning.
+func (s *BranchSource) Weeks(ctx context.Context) ([]*metrics.Week, error) {
+	snap, err := s.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	from := ""
+	if !s.MetricsSince.IsZero() {
+		from = metrics.ISOWeek(metrics.WeekStart(s.MetricsSince.Add(7*24*time.Hour - time.Nanosecond)))
+	}
+	var out []*metrics.Week
+	for _, p := range snap.Paths(metrics.Dir + "/") {
+		writer, week, ok := metrics.ParseFileName(path.Base(p))
+		if !ok || path.Dir(p) != metrics.Dir || week < from {
+			continue
+		}
+		data, err := s.State.ReadFile(ctx, snap, p)
+		if err != nil {
+			return nil, err
+		}
+		w, err := metrics.ParseWeek(data)
+		if err == nil && (w.Writer != writer || w.Week != week) {
+			err = fmt.Errorf("names %s %s", w.Writer, w.Week)
+		}
+		if err != nil {
+			if s.Warn != nil {
+				s.Warn("digest leaves out a metrics file that does not parse: %s: %v", p, err)
+			}
+			continue
+		}
+		out = append(out, w)
+	}
+	return out, nil
 }
 
 func isCorrupt(err error) bool { return errcode.CodeOf(err) == errcode.CorruptState }

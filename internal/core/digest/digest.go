@@ -8,6 +8,7 @@ package digest
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 )
 
@@ -40,6 +42,12 @@ type Input struct {
 	Events []events.Event
 	// Memory is nil when there is no memory store.
 	Memory *MemoryInput
+	// Weeks are the machines' weekly metrics files (the state branch; nil
+	// locally, where the metrics come from the event log's lines).
+	Weeks []*metrics.Week
+	// Reviews are the pull requests GitHub says closed issues in the
+	// current window (the Action; nil: not asked, no section).
+	Reviews *ReviewInput
 	// Agents are the configured agent names. The requester and target of
 	// every record count as agents too; any other `from` (besides the hub
 	// agent-x) is a person, e.g. a GitHub login answering on an issue.
@@ -131,6 +139,10 @@ type MemoryFigures struct {
 	// RecallHitRate is the share of recalls that found anything; null
 	// while misses are not logged (agentx logs only recalls that found some).
 	RecallHitRate *float64 `json:"recallHitRate"`
+	// Metrics are the measured figures of seed 000 §12 summed over the
+	// window: the event log's metrics lines, or (the Action) the weekly
+	// files of every machine whose ISO week starts in the window.
+	Metrics metrics.Report `json:"metrics"`
 }
 
 // Check is one SPEC target and whether the window met it (null: no data).
@@ -216,6 +228,9 @@ type Report struct {
 	// MemoryTokens is the store's size now in tokens (0: no store). Its
 	// size on disk is `memory stats`'s: measuring it walks every file.
 	MemoryTokens int `json:"memoryTokens"`
+	// Reviews are the review figures of the current window (seed 002 §1;
+	// null when not asked: only the Action reads GitHub).
+	Reviews *ReviewFigures `json:"reviewRejections"`
 }
 
 // outcome of a settled clarification.
@@ -455,6 +470,15 @@ func Compute(in *Input, opt Options) *Report {
 	if in.Memory != nil {
 		rep.MemoryTokens = in.Memory.Tokens
 	}
+	if in.Reviews != nil {
+		clarified := map[int]bool{}
+		for _, l := range in.Ledgers {
+			if len(l.Clarifications) > 0 {
+				clarified[l.IssueNumber] = true
+			}
+		}
+		rep.Reviews = reviewFigures(in.Reviews, clarified)
+	}
 	return rep
 }
 
@@ -596,7 +620,46 @@ func memoryFigures(in *Input, w Window) MemoryFigures {
 	if misses > 0 {
 		m.RecallHitRate = ratio(m.RecallEvents, m.RecallEvents+misses)
 	}
+	m.Metrics = windowMetrics(in, w)
+	if m.Metrics.RecallRuns > 0 {
+		// The metrics lines count every recall, misses included.
+		m.RecallHitRate = m.Metrics.RecallHitRate
+	}
 	return m
+}
+
+// windowMetrics sums the metrics of w: the weekly files when there are
+// any (a file counts whole in the window holding its week's midpoint,
+// Thursday noon: the Action's Monday run sums last week's), else the
+// event log's lines.
+func windowMetrics(in *Input, w Window) metrics.Report {
+	if in.Weeks == nil {
+		c, _ := metrics.Sum(in.Events, w.Since, w.Until)
+		return metrics.NewReport(c, w.Since, w.Until)
+	}
+	var c metrics.Counters
+	writers := map[string]bool{}
+	for _, wk := range in.Weeks {
+		start, ok := weekStart(wk.Week)
+		if !ok || !w.contains(start.Add(84*time.Hour)) {
+			continue
+		}
+		c.Add(wk.Counters)
+		writers[wk.Writer] = true
+	}
+	r := metrics.NewReport(c, w.Since, w.Until)
+	r.Writers = len(writers)
+	return r
+}
+
+// weekStart is the Monday 00:00 UTC an ISO week name ("2026-W47") starts.
+func weekStart(name string) (time.Time, bool) {
+	var y, n int
+	if _, err := fmt.Sscanf(name, "%4d-W%2d", &y, &n); err != nil || n < 1 || n > 53 {
+		return time.Time{}, false
+	}
+	jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, time.UTC)
+	return metrics.WeekStart(jan4).AddDate(0, 0, 7*(n-1)), true
 }
 
 func ratio(a, b int) *float64 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -140,6 +141,10 @@ func fixture(t *testing.T) *Input {
 		event(t, events.MemoryRecalled, "2026-11-10T08:00:00.000Z", events.MemoryPayload{Agent: "engineer", Count: 1}),
 		event(t, events.MemoryRecalled, "2026-11-17T08:00:00.000Z", events.MemoryPayload{Agent: "engineer", Count: 3}),
 		event(t, events.MemoryRecalled, "2026-11-18T08:00:00.000Z", events.MemoryPayload{Agent: "architect", Count: 2}),
+		event(t, metrics.EventType, "2026-11-18T08:00:00.000Z", metrics.Line{Command: "hook start", Counters: metrics.Counters{Lines: 1, RecallRuns: 1, RecallMS: 30, Recalled: 2, RecallTokens: 120, Displaced: 900}}),
+		event(t, metrics.EventType, "2026-11-19T08:00:00.000Z", metrics.Line{Command: "hook start", Counters: metrics.Counters{Lines: 1, RecallRuns: 1, RecallMS: 10, RecallMisses: 1}}),
+		event(t, metrics.EventType, "2026-11-19T09:00:00.000Z", metrics.Line{Command: "hook finish", Counters: metrics.Counters{Lines: 1, CaptureRuns: 1, CaptureMS: 40, Captured: 3, LockWaitMS: 2}}),
+		event(t, metrics.EventType, "2026-11-12T09:00:00.000Z", metrics.Line{Command: "memory search", Counters: metrics.Counters{Lines: 1, Searches: 1, SearchMS: 5, SearchResults: 4}}),
 	}
 	mem := &MemoryInput{Times: []int64{
 		at("2026-11-10T00:00:00Z").UnixMilli(), at("2026-11-17T00:00:00Z").UnixMilli(),
@@ -165,14 +170,17 @@ func TestComputeKnownAnswers(t *testing.T) {
 		AutoResolutionRate: fp(0.375), EscalationRate: fp(0.5), AverageRounds: fp(1.125),
 		Rounds: [5]int{7, 1, 0, 0, 0}, MedianAnswerSeconds: fp(3600), MedianResolveSeconds: fp(7200),
 		Stale: 2, Stuck: 1, Deadlocks: 1,
-		Memory: MemoryFigures{Stored: 2, Recalled: 5, RecallEvents: 2, StoreSize: 3},
+		Memory: MemoryFigures{Stored: 2, Recalled: 5, RecallEvents: 2, StoreSize: 3, RecallHitRate: fp(0.5),
+			Metrics: metrics.NewReport(metrics.Counters{Lines: 3, RecallRuns: 2, RecallMS: 40, RecallMisses: 1, Recalled: 2,
+				RecallTokens: 120, Displaced: 900, CaptureRuns: 1, CaptureMS: 40, Captured: 3, LockWaitMS: 2}, rep.Window.Since, rep.Window.Until)},
 	}
 	assertFigures(t, "current", rep.Current, want)
 	wantPrev := Figures{
 		Opened: 3, Settled: 2, Resolved: 1, AutoResolved: 1, Abandoned: 1, StillOpen: 2,
 		AutoResolutionRate: fp(0.5), EscalationRate: fp(0), AverageRounds: fp(1),
 		Rounds: [5]int{2, 0, 0, 0, 0}, MedianAnswerSeconds: fp(3600), MedianResolveSeconds: fp(572399),
-		Memory: MemoryFigures{Stored: 1, Recalled: 1, RecallEvents: 1, StoreSize: 1},
+		Memory: MemoryFigures{Stored: 1, Recalled: 1, RecallEvents: 1, StoreSize: 1,
+			Metrics: metrics.NewReport(metrics.Counters{Lines: 1, Searches: 1, SearchMS: 5, SearchResults: 4}, rep.Previous.Since, rep.Previous.Until)},
 	}
 	assertFigures(t, "previous", rep.Prior, wantPrev)
 	if rep.Week != "2026-W47" || FileName(rep.Window) != "DIGEST-2026-W47.md" || Title(rep.Window) != "AgentX digest 2026-W47" {

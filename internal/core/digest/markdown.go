@@ -51,6 +51,7 @@ func Markdown(rep *Report, clean func(string) string) string {
 	m.charts(cur)
 	m.breakdowns(rep)
 	m.memory(rep)
+	m.reviews(rep)
 	m.trend(rep)
 	m.needsPerson(rep)
 	return m.b.String()
@@ -130,6 +131,74 @@ func (m *md) memory(rep *Report) {
 	if rep.MemoryTokens > 0 {
 		m.p("\nThe store holds about %d tokens.\n", rep.MemoryTokens)
 	}
+	m.metrics(rep)
+}
+
+// metrics is the measured figures of seed 000 §12, this window beside the
+// previous one.
+func (m *md) metrics(rep *Report) {
+	c, p := rep.Current.Memory.Metrics, rep.Prior.Memory.Metrics
+	m.p("\n### Measured (seed 000 §12)\n\n")
+	if c.Writers > 0 {
+		m.p("Summed over %d machine(s)' weekly files on the state branch.\n\n", c.Writers)
+	}
+	m.p("| Figure | This window | Previous |\n|---|---:|---:|\n")
+	rows := []struct {
+		name   string
+		cv, pv string
+	}{
+		{"Captures (observations captured)", fmt.Sprintf("%d (%d)", c.CaptureRuns, c.Captured), fmt.Sprintf("%d (%d)", p.CaptureRuns, p.Captured)},
+		{"Capture errors", fmt.Sprint(c.CaptureErrors), fmt.Sprint(p.CaptureErrors)},
+		{"Capture latency (average)", msOr(c.CaptureAvgMS), msOr(p.CaptureAvgMS)},
+		{"Recalls at session start (observations recalled)", fmt.Sprintf("%d (%d)", c.RecallRuns, c.Recalled), fmt.Sprintf("%d (%d)", p.RecallRuns, p.Recalled)},
+		{"Injection latency (average)", msOr(c.RecallAvgMS), msOr(p.RecallAvgMS)},
+		{"Memory tokens injected", fmt.Sprint(c.RecallTokens), fmt.Sprint(p.RecallTokens)},
+		{"Token displacement (re-read avoided, estimate)", fmt.Sprint(c.Displaced), fmt.Sprint(p.Displaced)},
+		{"Searches (results)", fmt.Sprintf("%d (%d)", c.Searches, c.SearchResults), fmt.Sprintf("%d (%d)", p.Searches, p.SearchResults)},
+		{"Search latency (average)", msOr(c.SearchAvgMS), msOr(p.SearchAvgMS)},
+		{"Lock wait (total) / timeouts", fmt.Sprintf("%d ms / %d", c.LockWaitMS, c.LockTimeouts), fmt.Sprintf("%d ms / %d", p.LockWaitMS, p.LockTimeouts)},
+		{"Compactions (observations before → after)", fmt.Sprintf("%d (%d → %d)", c.Compactions, c.CompactBefore, c.CompactAfter), fmt.Sprintf("%d (%d → %d)", p.Compactions, p.CompactBefore, p.CompactAfter)},
+	}
+	for _, r := range rows {
+		m.p("| %s | %s | %s |\n", r.name, r.cv, r.pv)
+	}
+}
+
+// reviews is the review-rejection section (the Action only), saying what
+// the figure measures and what it cannot.
+func (m *md) reviews(rep *Report) {
+	f := rep.Reviews
+	if f == nil {
+		return
+	}
+	m.p("\n## Review rejections (seed 002 §1: rejected for misunderstanding < 15%%)\n\n")
+	if !f.Available {
+		m.p("Not available: %s.\n", m.text(f.Reason))
+		return
+	}
+	m.p("Pull requests closed in this window whose description closes an issue (\"Closes #N\"), and the share on which a reviewer requested changes, split by whether the issue had clarification rounds.\n\n")
+	m.p("| Pull requests | Closing an issue | Changes requested | Share |\n|---|---:|---:|---:|\n")
+	for _, g := range []struct {
+		name string
+		g    ReviewGroup
+	}{{"Issue had clarification rounds", f.With}, {"Issue had none", f.Without}, {"All", f.All}} {
+		m.p("| %s | %d | %d | %s |\n", g.name, g.g.Pulls, g.g.ChangesRequested, pctOr(g.g.Rate, "–"))
+	}
+	m.p("\nWhat this measures: how often review asked for changes before an issue's pull request closed. What it cannot: why. GitHub does not record whether a rejection was due to a misunderstanding, so this is not the SPEC's figure, only the closest GitHub can show (a \"changes requested\" review for style or a missed test counts too; a rejection that was a misunderstanding but only commented does not). Pull requests that do not name their issue are not counted.")
+	if f.Unexamined > 0 {
+		m.p(" %d more pull requests closing an issue were not examined (the digest bounds its API calls).", f.Unexamined)
+	}
+	if f.Truncated {
+		m.p(" The oldest pull requests closed in the window were not listed (the digest bounds its API calls).")
+	}
+	m.p("\n")
+}
+
+func msOr(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f ms", *v)
 }
 
 func (m *md) trend(rep *Report) {

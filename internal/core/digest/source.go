@@ -13,6 +13,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/workpool"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -32,6 +33,13 @@ type Source interface {
 	Memory(ctx context.Context) (*MemoryInput, error)
 }
 
+// WeeksSource is a Source that also holds the machines' weekly metrics
+// files (the state branch). A Source without it gives the metrics of its
+// event log's lines.
+type WeeksSource interface {
+	Weeks(ctx context.Context) ([]*metrics.Week, error)
+}
+
 // Load reads a Source into an Input. agents are the configured agent names.
 func Load(ctx context.Context, src Source, agents map[string]bool) (*Input, error) {
 	ls, err := src.Ledgers(ctx)
@@ -46,7 +54,16 @@ func Load(ctx context.Context, src Source, agents map[string]bool) (*Input, erro
 	if err != nil {
 		return nil, fmt.Errorf("digest: memory: %w", err)
 	}
-	return &Input{Ledgers: ls, Events: evs, Memory: mem, Agents: agents}, nil
+	in := &Input{Ledgers: ls, Events: evs, Memory: mem, Agents: agents}
+	if ws, ok := src.(WeeksSource); ok {
+		if in.Weeks, err = ws.Weeks(ctx); err != nil {
+			return nil, fmt.Errorf("digest: weekly metrics: %w", err)
+		}
+		if in.Weeks == nil {
+			in.Weeks = []*metrics.Week{} // none yet: zero figures, not the (absent) event log's
+		}
+	}
+	return in, nil
 }
 
 // Local is the Source of a workspace on disk. Reads take no locks: every

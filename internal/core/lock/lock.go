@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -64,6 +65,16 @@ type Locker struct {
 	inproc   map[string]*pathMutex
 	sleep    func(context.Context, time.Duration) error
 	randNano func(n int64) int64
+	// stats: the time spent waiting for locks and the waits that timed out
+	// (the metrics of a hook or command, read once at its end).
+	waited   atomic.Int64
+	timeouts atomic.Int64
+}
+
+// Stats returns how long this Locker's acquisitions waited in all and how
+// many of them gave up at the wait limit.
+func (l *Locker) Stats() (waited time.Duration, timeouts int) {
+	return time.Duration(l.waited.Load()), int(l.timeouts.Load())
 }
 
 type pathMutex struct {
@@ -157,7 +168,14 @@ func (l *Locker) Acquire(ctx context.Context, target string) (*Lock, error) {
 	return l.acquire(ctx, target, nil)
 }
 
-func (l *Locker) acquire(ctx context.Context, target string, b *Batch) (*Lock, error) {
+func (l *Locker) acquire(ctx context.Context, target string, b *Batch) (lk *Lock, err error) {
+	began := time.Now()
+	defer func() {
+		l.waited.Add(int64(time.Since(began)))
+		if errcode.CodeOf(err) == errcode.LockTimeout {
+			l.timeouts.Add(1)
+		}
+	}()
 	key, err := filepath.Abs(target)
 	if err != nil {
 		key = target
@@ -172,7 +190,7 @@ func (l *Locker) acquire(ctx context.Context, target string, b *Batch) (*Lock, e
 		l.dropPathMutex(key, pm)
 		return nil, l.timeoutError(target, nil)
 	}
-	lk, err := l.acquireFile(ctx, target, b)
+	lk, err = l.acquireFile(ctx, target, b)
 	if err != nil {
 		<-pm.ch
 		l.dropPathMutex(key, pm)

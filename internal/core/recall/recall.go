@@ -225,6 +225,11 @@ type Result struct {
 	// Displaced is the estimated tokens an agent would have re-read to learn
 	// what was recalled: the recalled observations' source size.
 	Displaced int
+	// Searches are the index searches the recall made, their time and the
+	// rows they returned (Service.Recall's metrics; zero from Select).
+	Searches      int
+	SearchTime    time.Duration
+	SearchResults int
 }
 
 // IDs returns the recalled observation IDs in order.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/events"
@@ -91,6 +92,8 @@ func (s *Service) Recall(ctx context.Context, req Request) (Result, error) {
 	if req.NoIndex {
 		src = issueOnly{src}
 	}
+	timed := &timedSource{Source: src}
+	src = timed
 	var tampered []string
 	cands, err := Gather(ctx, src, GatherOptions{Agent: req.Agent, Issue: req.Issue,
 		HasIssue: req.HasIssue, Keywords: kw, Now: now, Pending: s.Journal.Pending(),
@@ -105,6 +108,7 @@ func (s *Service) Recall(ctx context.Context, req Request) (Result, error) {
 	res := Select(Rank(cands, kw, now), Options{
 		Agent: req.Agent, Issue: req.Issue, HasIssue: req.HasIssue, Query: req.Query,
 		MaxChars: budget, CLI: s.CLI})
+	res.Searches, res.SearchTime, res.SearchResults = timed.searches, timed.took, timed.results
 	if len(res.Shown) == 0 || req.Preview {
 		return res, nil
 	}
@@ -164,4 +168,21 @@ func listSome(ids []string, n int) string {
 		return strings.Join(ids, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(ids[:n], ", "), len(ids)-n)
+}
+
+// timedSource measures the index searches a recall makes (the metrics'
+// search latency and result count).
+type timedSource struct {
+	Source
+	searches, results int
+	took              time.Duration
+}
+
+func (t *timedSource) Search(ctx context.Context, q memory.Query) ([]memory.Row, error) {
+	began := time.Now()
+	rows, err := t.Source.Search(ctx, q)
+	t.took += time.Since(began)
+	t.searches++
+	t.results += len(rows)
+	return rows, err
 }

@@ -55,10 +55,15 @@ func (s *session) capture(ctx context.Context, spoolOnly bool) (Section, bool, e
 	if err != nil {
 		return Section{}, false, err
 	}
+	began := time.Now()
 	rep, err := s.d.Intake(spoolOnly).Durably(ctx, c)
+	s.m.CaptureRuns++
+	s.m.CaptureMS += time.Since(began).Milliseconds()
 	if err != nil {
+		s.m.CaptureErrors++
 		return Section{}, false, err
 	}
+	s.m.Captured += len(rep.IDs)
 	return Section{Title: "Memory Capture", Body: rep.Line()}, true, nil
 }
 
@@ -91,9 +96,13 @@ func (s *session) recall(ctx context.Context, used int) []Section {
 		return nil
 	}
 	var out []Section
+	began := time.Now()
 	if reps := s.d.Intake(false).Leftovers(ctx); len(reps) > 0 {
+		s.m.CaptureRuns++
+		s.m.CaptureMS += time.Since(began).Milliseconds()
 		var lines []string
 		for _, r := range reps {
+			s.m.Captured += len(r.IDs)
 			lines = append(lines, "- "+r.Line())
 		}
 		out = append(out, Section{Title: "Memory Capture", Body: strings.Join(lines, "\n")})
@@ -115,8 +124,18 @@ func (s *session) recall(ctx context.Context, used int) []Section {
 		note = NoIndexNote(s.in.Issue, s.in.HasIssue)
 		used += len(note) + 1
 	}
+	began = time.Now()
 	res, err := s.d.Recall.Recall(ctx, recall.Request{Agent: s.in.Agent, Issue: s.in.Issue, HasIssue: s.in.HasIssue,
 		Host: s.in.Host, InHook: true, Used: used, NoIndex: noIndex})
+	s.m.RecallRuns++
+	s.m.RecallMS += time.Since(began).Milliseconds()
+	if err == nil {
+		s.m.Recalled, s.m.RecallTokens, s.m.Displaced = len(res.Shown), res.Tokens, res.Displaced
+		s.m.Searches, s.m.SearchMS, s.m.SearchResults = res.Searches, res.SearchTime.Milliseconds(), res.SearchResults
+	}
+	if err != nil || len(res.Shown) == 0 {
+		s.m.RecallMisses++
+	}
 	if err != nil {
 		s.warn("agentx hook start: memory recall: %v", err)
 		return out

@@ -28,6 +28,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/intake"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/recall"
 	"github.com/agentx-dev/agentx/internal/core/router"
@@ -101,6 +102,11 @@ type Deps struct {
 	// Start passes to Warn. Nil: not wanted.
 	Retain      func(ctx context.Context)
 	StoreAlerts func(ctx context.Context) []string
+
+	// Metrics records the session's measured figures (one event line;
+	// at a session's end, weeklyFile set, the machine's weekly sums too,
+	// before the push carries them). Nil: not recorded.
+	Metrics func(ctx context.Context, l metrics.Line, weeklyFile bool)
 }
 
 // Section is one `## Title` block of a hook's output. Sections keep their
@@ -138,6 +144,8 @@ type session struct {
 	run *Run
 	in  Input
 	res *Result
+	// m is the session's metrics line, filled as the steps run.
+	m metrics.Line
 }
 
 func (s *session) warn(format string, args ...any) {
@@ -182,6 +190,7 @@ func Start(d *Deps, run *Run, in Input) *Result {
 			}
 		})
 	}
+	s.recordMetrics("hook start", false)
 	return s.finishResult(sections)
 }
 
@@ -230,6 +239,7 @@ func Finish(d *Deps, run *Run, in Input) *Result {
 // mid-session payload (Claude Code's Stop fires after every reply) does
 // neither: the session's end does, once.
 func (s *session) afterFinish() {
+	s.recordMetrics("hook finish", !s.in.Payload.MidSession())
 	if s.in.Payload.MidSession() {
 		return
 	}
@@ -245,6 +255,21 @@ func (s *session) afterFinish() {
 		// next push (its tombstones keep it archived meanwhile).
 		s.run.Step("memory retention", s.d.Retain)
 	}
+}
+
+// recordMetrics records the session's metrics line (and, weeklyFile set,
+// the weekly sums) as a step of its own: a slow event log costs the
+// deadline, never the session's work.
+func (s *session) recordMetrics(command string, weeklyFile bool) {
+	if s.d.Metrics == nil {
+		return
+	}
+	s.m.Command, s.m.Agent, s.m.Issue, s.m.Lines = command, s.in.Agent, s.in.Issue, 1
+	if s.d.Locks != nil {
+		waited, timeouts := s.d.Locks.Stats()
+		s.m.LockWaitMS, s.m.LockTimeouts = waited.Milliseconds(), timeouts
+	}
+	s.run.Step("metrics", func(ctx context.Context) { s.d.Metrics(ctx, s.m, weeklyFile) })
 }
 
 func (s *session) finishResult(sections []Section) *Result {

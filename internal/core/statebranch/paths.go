@@ -13,13 +13,14 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
-
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 // IsStatePath reports whether rel (relative to .agentx/, slash-separated)
 // is shared state that belongs on the state branch: clarification ledgers,
-// memory issue files and the memory archive. The audit trail goes too, but
+// memory issue files, the memory archive and each machine's weekly metrics
+// sums (state/metrics/WRITER-YYYY-Www.json, one writer each). The audit trail goes too, but
 // under a path of this clone's own (TrailDir; see mergeTrail). Everything
 // else under .agentx/ (config, workflows, the manifest and search index,
 // locks, spools, agent status, the event log, temporaries, the writer id)
@@ -38,6 +39,9 @@ func IsStatePath(rel string) bool {
 		return issueFileName(name)
 	case "memory/archive/":
 		return strings.HasSuffix(name, ".json")
+	case metrics.Dir + "/":
+		_, _, ok := metrics.ParseFileName(name)
+		return ok
 	}
 	return false
 }
@@ -58,7 +62,7 @@ func issueFileName(name string) bool {
 
 // stateDirs are the directories IsStatePath accepts files in; scanning
 // reads only these, never the rest of .agentx/.
-var stateDirs = []string{"state/clarifications", "memory", "memory/archive"}
+var stateDirs = []string{"state/clarifications", "memory", "memory/archive", metrics.Dir}
 
 // scanLocal hashes every state file under agentxDir as a git blob, keyed
 // by its path on the branch (relative to .agentx/; the audit trail's

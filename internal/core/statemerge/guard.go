@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/tombstone"
 )
 
@@ -29,6 +30,9 @@ func Valid(path string, data []byte) error {
 		}
 		_, err = f.Tombstones(path)
 		return err
+	case kindMetrics:
+		_, err := metrics.ParseWeek(data)
+		return err
 	}
 	return fmt.Errorf("%s: %w: not a ledger, memory issue file or archive", path, ErrUnmergeable)
 }
@@ -40,10 +44,12 @@ func Valid(path string, data []byte) error {
 // or pushes a result, so that no defect can remove data silently.
 func Lost(path string, result []byte, sides ...[]byte) ([]string, error) {
 	k, issue := classify(path)
-	if k == kindUnknown {
+	switch k {
+	case kindUnknown:
 		return nil, fmt.Errorf("%s: %w", path, ErrUnmergeable)
-	}
-	if k == kindLedger {
+	case kindMetrics:
+		return nil, nil // sums, no records: the later version holds the earlier's
+	case kindLedger:
 		return lostRecords(path, issue, result, sides)
 	}
 	return lostObservations(path, k == kindArchive, result, sides)
@@ -172,6 +178,8 @@ func Live(path string, data []byte) ([]string, error) {
 		for _, o := range f.Observations {
 			ids = append(ids, o.ID)
 		}
+	case kindMetrics:
+		return nil, nil
 	default:
 		return nil, fmt.Errorf("%s: %w", path, ErrUnmergeable)
 	}

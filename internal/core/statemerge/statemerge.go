@@ -44,6 +44,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/tombstone"
 )
 
@@ -89,6 +90,9 @@ const (
 	kindLedger
 	kindMemory
 	kindArchive
+	// kindMetrics is one machine's weekly metrics sums (package metrics):
+	// one writer, so the version folded further is whole (metrics.Later).
+	kindMetrics
 )
 
 // Classify says which merge a path (relative to the .agentx directory,
@@ -118,6 +122,10 @@ func classify(path string) (kind, int) {
 		if strings.HasSuffix(name, ".json") {
 			n, _ := issueOf(name, "-archived.json")
 			return kindArchive, n
+		}
+	case metrics.Dir:
+		if _, _, ok := metrics.ParseFileName(name); ok {
+			return kindMetrics, 0
 		}
 	}
 	return kindUnknown, 0
@@ -164,6 +172,9 @@ func MergeFile(path string, base, ours, theirs []byte) (merged []byte, rep Repor
 	// No shortcut for "one side did not change": the other side may have
 	// lost what the base holds (a file cleaned away, a branch force-pushed
 	// to an older commit), and only a full merge keeps it.
+	if k == kindMetrics {
+		return mergeMetrics(path, ours, theirs)
+	}
 	merge := func(base, ours, theirs []byte, rep *Report) ([]byte, error) {
 		if k == kindLedger {
 			return mergeLedgerFile(path, issue, base, ours, theirs, rep)
@@ -184,6 +195,24 @@ func MergeFile(path string, base, ours, theirs []byte) (merged []byte, rep Repor
 		}
 	}
 	return merged, rep, nil
+}
+
+// mergeMetrics keeps the version of a machine's weekly metrics file that
+// was folded further: only that machine writes it, and its counters only
+// grow within the week. A side missing or not parsing gives way to the
+// other; with neither parsing the file is not mergeable.
+func mergeMetrics(path string, ours, theirs []byte) ([]byte, Report, error) {
+	_, eo := metrics.ParseWeek(ours)
+	_, et := metrics.ParseWeek(theirs)
+	switch {
+	case eo != nil && et != nil:
+		return nil, Report{}, fmt.Errorf("%s: %w: %w", path, ErrUnmergeable, eo)
+	case ours == nil || eo != nil:
+		return theirs, Report{}, nil
+	case theirs == nil || et != nil:
+		return ours, Report{}, nil
+	}
+	return metrics.Later(ours, theirs), Report{}, nil
 }
 
 // sameFile compares two versions, absence included.

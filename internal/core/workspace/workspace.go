@@ -124,6 +124,11 @@ func (w Workspace) AgentStatusFile() string {
 // this clone's audit trail is kept on the state branch. Local only.
 func (w Workspace) WriterIDFile() string { return filepath.Join(w.StateDir(), WriterIDName) }
 
+// MetricsDir is `.agentx/state/metrics/`: each machine's weekly metrics
+// sums (package metrics), one file per writer id and ISO week, which the
+// state branch carries.
+func (w Workspace) MetricsDir() string { return filepath.Join(w.StateDir(), "metrics") }
+
 // EventsFile is `.agentx/state/events.jsonl`.
 func (w Workspace) EventsFile() string { return filepath.Join(w.StateDir(), "events.jsonl") }
 
