@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"runtime/debug"
 	"strings"
 
@@ -110,7 +109,8 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 		return runVerifyBranch(a, o)
 	}
 	ws := a.Workspace()
-	opt := verify.Options{Now: a.Clock.Now, AuditAnchors: a.auditAnchors()}
+	anchors, base, extra := a.verifyBaseline()
+	opt := verify.Options{Now: a.Clock.Now, AuditAnchors: anchors, Baseline: base, Extra: extra}
 	rep, err := verify.Run(ws, opt)
 	if err != nil {
 		return errcode.Wrap(errcode.NotFound, err, "verify")
@@ -195,29 +195,6 @@ func runVerifyBranch(a *App, o *verifyOptions) error {
 		fmt.Fprintf(a.Stdout, "verify: %s: %s at %s: %d ledgers (%d records, %d entries), %d observations in %d issue files, %d archived, %d audit lines in %d trails\n",
 			status, ref, shorten.Runes(tree.Commit, 12), c.Ledgers, c.Records, c.Entries, c.Observations, c.IssueFiles, c.Archived, c.AuditLines, c.Trails)
 	})
-}
-
-// auditAnchors returns the audit trail as the last checkpoint holds it,
-// against which verify detects lines cut from the trail's end (no
-// checkpoint, or no git, is no anchor: the chain is checked as ever).
-func (a *App) auditAnchors() []audit.Anchor {
-	s, err := a.checkpoints(0)
-	if err != nil {
-		return nil
-	}
-	last, ok, err := s.Latest()
-	if err != nil || !ok {
-		return nil
-	}
-	tree, err := statebranch.OpenTree(a.Workspace().Root, last.Commit)
-	if err != nil {
-		return nil
-	}
-	name, data, err := audit.NewestFS(tree, "state")
-	if err != nil || name == "" {
-		return nil
-	}
-	return []audit.Anchor{{Source: fmt.Sprintf("checkpoint %s (%s)", last.Short, path.Base(name)), Data: data}}
 }
 
 // openStateBranch reads the state branch's tree at ref, by default ("")

@@ -38,6 +38,10 @@ const (
 	// CodeForeign: an Anchor shares no line with the trail (information:
 	// a checkpoint fetched from another clone, or the trail replaced).
 	CodeForeign = "AUDIT_ANCHOR_FOREIGN"
+	// CodeHeadMissing: the line a checkpoint recorded as the chain's head
+	// is not in the trail: the trail was rewritten (a whole new chain) or
+	// replaced.
+	CodeHeadMissing = "AUDIT_HEAD_MISSING"
 )
 
 // Anchor is an earlier copy of the trail's newest file, kept where the
@@ -48,6 +52,10 @@ type Anchor struct {
 	// Source names the copy for messages ("checkpoint 1a2b3c4d5e").
 	Source string
 	Data   []byte
+	// Head is the hash of the chain's last line when the copy was taken
+	// (a checkpoint commit's Agentx-Audit-Head trailer; "" when it has
+	// none): the trail must still hold that line.
+	Head string
 }
 
 // Finding is one problem of the trail.
@@ -187,15 +195,22 @@ func checkAnchor(all []line, a Anchor, newest string, findings []Finding) []Find
 			break
 		}
 	}
-	gone := len(held) - 1 - last
-	if gone == 0 {
-		return findings
-	}
 	if newest == "" {
 		newest = "audit.jsonl"
 	}
+	// The head the checkpoint recorded: a trail that holds none of the
+	// copy's lines and not that head was rewritten as a whole chain (the
+	// chain alone verifies), not fetched from elsewhere.
+	headGone := a.Head != "" && len(all) > 0 && !have[a.Head]
+	gone := len(held) - 1 - last
+	if gone == 0 && !headGone {
+		return findings
+	}
 	f := Finding{Code: CodeCut, Path: newest, Offset: -1}
 	switch {
+	case headGone && (last < 0 || gone == 0):
+		f.Code = CodeHeadMissing
+		f.Msg = fmt.Sprintf("%s recorded the trail's head %s, a line the trail no longer holds: the trail was rewritten or replaced", a.Source, shorten.Hash(a.Head))
 	case last < 0 && len(all) > 0:
 		f.Code, f.Info = CodeForeign, true
 		f.Msg = fmt.Sprintf("%s holds a trail that shares no line with this one (a checkpoint from another clone, or this trail replaced): not compared", a.Source)

@@ -15,27 +15,38 @@ import (
 
 func (c *checker) ledgers() {
 	jobs := c.files(c.ws.ClarificationsDir(), ledger.FileIssue)
+	base := c.loadBaseline()
 	subs := make([]*checker, len(jobs))
 	parallel(len(jobs), func(i int) {
 		sub := c.sub()
 		subs[i] = sub
 		if data, ok := sub.read(jobs[i].path); ok {
 			sub.rep.Counts.Ledgers++
-			sub.ledger(jobs[i].path, jobs[i].issue, data)
+			if l := sub.ledger(jobs[i].path, jobs[i].issue, data); l != nil && base != nil {
+				sub.compareBaseline(sub.rel(jobs[i].path), l, data, base[jobs[i].issue])
+			}
 		}
 	})
 	for _, sub := range subs {
 		c.merge(sub)
 	}
+	if base != nil {
+		present := make(map[int]bool, len(jobs))
+		for _, j := range jobs {
+			present[j.issue] = true
+		}
+		c.ledgersGone(base, present)
+	}
 }
 
-// ledger checks one ledger file's content.
-func (c *checker) ledger(path string, issue int, data []byte) {
+// ledger checks one ledger file's content and returns it (nil when it
+// does not parse).
+func (c *checker) ledger(path string, issue int, data []byte) *ledger.Ledger {
 	rel := c.rel(path)
 	l, err := ledger.Decode(data)
 	if err != nil {
 		c.add(Problem{Code: CodeLedgerCorrupt, Severity: Error, Path: rel, Offset: jsonfile.CorruptOffset(data, err), Message: err.Error()})
-		return
+		return nil
 	}
 	if l.IssueNumber != issue {
 		c.add(Problem{Code: CodeLedgerIssue, Severity: Error, Path: rel, Offset: int64(bytes.Index(data, []byte(`"issueNumber"`))),
@@ -74,6 +85,7 @@ func (c *checker) ledger(path string, issue int, data []byte) {
 		c.add(Problem{Code: CodeUnhashed, Severity: Info, Path: rel, Offset: -1,
 			Message: unhashedMessage(unhashed, unhashedRecords)})
 	}
+	return l
 }
 
 // recordFields checks a record's own fields (status, round, times, its

@@ -112,6 +112,12 @@ type Options struct {
 	// (the last checkpoint's): lines they hold that the trail lacks are a
 	// cut (audit.CodeCut).
 	AuditAnchors []audit.Anchor
+	// Baseline, when set, is the last checkpoint's state: ledgers,
+	// records and entries it holds must still be there (issue 26).
+	Baseline *Baseline
+	// Extra are problems found by the caller (checkpoints agentx did not
+	// make), reported with the others.
+	Extra []Problem
 }
 
 type checker struct {
@@ -148,6 +154,7 @@ func Run(ws workspace.Workspace, opt Options) (*Report, error) {
 	c.ledgers()
 	c.stateFiles()
 	c.memory()
+	c.rep.Problems = append(c.rep.Problems, opt.Extra...)
 	c.sort()
 	return c.rep, nil
 }

@@ -1,0 +1,164 @@
+package verify
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/statemerge"
+	"github.com/agentx-dev/agentx/internal/core/tombstone"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// Baseline is an earlier state of `.agentx/` that the present one must
+// still hold: the last checkpoint agentx made (or, after a restore, the
+// checkpoint restored). No protocol step removes a ledger, a record or a
+// thread entry, and none changes what a record keeps from its creation;
+// so what the baseline holds and the workspace lacks, or holds changed,
+// was removed or edited outside agentx, whatever hashes the editor wrote
+// again.
+type Baseline struct {
+	// Source names it in messages ("checkpoint 1a2b3c4d5e").
+	Source string
+	// FS holds the files, paths relative to `.agentx/`.
+	FS fs.FS
+}
+
+// baselineLedgers are the ledgers of the baseline by issue, read once.
+type baselineLedgers map[int][]byte
+
+// clarificationsRel is the ledgers' directory relative to `.agentx/`.
+const clarificationsRel = "state/clarifications"
+
+func (c *checker) loadBaseline() baselineLedgers {
+	b := c.opt.Baseline
+	if b == nil || b.FS == nil {
+		return nil
+	}
+	entries, err := fs.ReadDir(b.FS, clarificationsRel)
+	if err != nil {
+		return baselineLedgers{}
+	}
+	out := baselineLedgers{}
+	for _, e := range entries {
+		issue, ok := ledger.FileIssue(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if data, err := fs.ReadFile(b.FS, path.Join(clarificationsRel, e.Name())); err == nil {
+			out[issue] = data
+		}
+	}
+	return out
+}
+
+// ledgersGone reports the baseline's ledgers no ledger file of the
+// workspace holds.
+func (c *checker) ledgersGone(base baselineLedgers, present map[int]bool) {
+	var gone []int
+	for issue := range base {
+		if !present[issue] {
+			gone = append(gone, issue)
+		}
+	}
+	sort.Ints(gone)
+	for _, issue := range gone {
+		rel := path.Join(workspace.Dir, clarificationsRel, fmt.Sprintf("issue-%d.json", issue))
+		c.add(Problem{Code: CodeLedgerDeleted, Severity: Error, Path: rel, Offset: -1,
+			Message: fmt.Sprintf("the ledger of issue %d is gone; %s holds it (`agentx-hook checkpoint show` lists what changed)", issue, c.opt.Baseline.Source)})
+	}
+}
+
+// compareBaseline checks a ledger against the baseline's copy: each of
+// its records is still there, with the same lifelong fields and every
+// entry it had.
+func (c *checker) compareBaseline(rel string, cur *ledger.Ledger, data, baseData []byte) {
+	if baseData == nil || bytes.Equal(data, baseData) {
+		return
+	}
+	base, err := ledger.Decode(baseData)
+	if err != nil {
+		return // the checkpoint holds a corrupt copy: nothing to compare with
+	}
+	dead, _ := tombstone.FromExtra(rel, cur.Extra)
+	byID := make(map[string]*ledger.Record, len(cur.Clarifications))
+	for i := range cur.Clarifications {
+		r := &cur.Clarifications[i]
+		byID[r.ID] = r
+		var from string
+		if raw := r.ExtraValue(statemerge.RenamedFromKey); len(raw) > 2 {
+			from = strings.Trim(string(raw), `"`)
+			if _, taken := byID[from]; !taken {
+				byID[from] = r
+			}
+		}
+	}
+	for i := range base.Clarifications {
+		br := &base.Clarifications[i]
+		r := byID[br.ID]
+		if r == nil {
+			if !dead.Has(tombstone.Record, br.ID) {
+				c.add(Problem{Code: CodeRecordDeleted, Severity: Error, Path: rel, ID: br.ID, Offset: -1,
+					Message: fmt.Sprintf("the record is gone; %s holds it (%s to %s, %q)", c.opt.Baseline.Source, br.From, br.To, br.Topic)})
+			}
+			continue
+		}
+		renamed := r.ID != br.ID
+		if diff := lifelongDiff(br, r, renamed); len(diff) > 0 {
+			c.add(Problem{Code: CodeRecordRewritten, Severity: Error, Path: rel, ID: r.ID, Offset: -1,
+				Message: fmt.Sprintf("%s differs from %s's copy, and no step of the protocol changes it", strings.Join(diff, ", "), c.opt.Baseline.Source)})
+		}
+		if !renamed {
+			c.entriesGone(rel, br, r)
+		}
+	}
+}
+
+// lifelongDiff names the fields a record keeps from its creation that
+// differ between the baseline's copy b and r.
+func lifelongDiff(b, r *ledger.Record, renamed bool) []string {
+	var d []string
+	add := func(name string, differs bool, was, now any) {
+		if differs {
+			d = append(d, fmt.Sprintf("%s (%v, was %v)", name, now, was))
+		}
+	}
+	add("from", b.From != r.From, b.From, r.From)
+	add("to", b.To != r.To, b.To, r.To)
+	add("topic", b.Topic != r.Topic, fmt.Sprintf("%q", b.Topic), fmt.Sprintf("%q", r.Topic))
+	add("blocking", b.Blocking != r.Blocking, b.Blocking, r.Blocking)
+	add("maxRounds", b.MaxRounds != r.MaxRounds, b.MaxRounds, r.MaxRounds)
+	add("created", b.Created != r.Created, b.Created, r.Created)
+	add("issueNumber", b.IssueNumber != r.IssueNumber && b.IssueNumber != 0 && r.IssueNumber != 0, b.IssueNumber, r.IssueNumber)
+	bs, rs := string(b.ExtraValue("slaMinutes")), string(r.ExtraValue("slaMinutes"))
+	add("slaMinutes", bs != rs && bs != "", bs, rs)
+	if !renamed {
+		add("id", b.ID != r.ID, b.ID, r.ID)
+	}
+	return d
+}
+
+// entriesGone reports the entries of the baseline's copy of a record
+// that its thread no longer holds as they were (removed, or edited and
+// hashed again).
+func (c *checker) entriesGone(rel string, b, r *ledger.Record) {
+	have := make(map[string]int, len(r.Thread))
+	for i := range r.Thread {
+		have[r.Thread[i].ComputeHash()]++
+	}
+	for i := range b.Thread {
+		e := &b.Thread[i]
+		h := e.ComputeHash()
+		if have[h] > 0 {
+			have[h]--
+			continue
+		}
+		c.add(Problem{Code: CodeRecordRewritten, Severity: Error, Path: rel, ID: fmt.Sprintf("%s#%d", b.ID, i+1), Offset: -1,
+			Message: fmt.Sprintf("the %s of round %d from %s at %s that %s holds is gone from the thread or changed (entries are never removed or edited)",
+				e.Type, e.Round, e.From, e.Timestamp, c.opt.Baseline.Source)})
+	}
+}
