@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"runtime/debug"
 	"strings"
 
@@ -110,7 +111,7 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 	}
 	ws := a.Workspace()
 	anchors, base, extra := a.verifyBaseline()
-	opt := verify.Options{Now: a.Clock.Now, AuditAnchors: anchors, Baseline: base, Extra: extra}
+	opt := verify.Options{Now: a.Clock.Now, AuditAnchors: anchors, Baseline: base, Extra: extra, GitDirs: gitDirs(ws.Root)}
 	rep, err := verify.Run(ws, opt)
 	if err != nil {
 		return errcode.Wrap(errcode.NotFound, err, "verify")
@@ -195,6 +196,17 @@ func runVerifyBranch(a *App, o *verifyOptions) error {
 		fmt.Fprintf(a.Stdout, "verify: %s: %s at %s: %d ledgers (%d records, %d entries), %d observations in %d issue files, %d archived, %d audit lines in %d trails\n",
 			status, ref, shorten.Runes(tree.Commit, 12), c.Ledgers, c.Records, c.Entries, c.Observations, c.IssueFiles, c.Archived, c.AuditLines, c.Trails)
 	})
+}
+
+// gitDirs are the git directories of the repository holding root (its
+// own and the common one), where verify looks for killed writers'
+// temporaries; none outside git.
+func gitDirs(root string) []string {
+	r, err := gitstore.Open(root)
+	if err != nil {
+		return nil
+	}
+	return []string{r.GitDir, r.CommonDir}
 }
 
 // openStateBranch reads the state branch's tree at ref, by default ("")

@@ -115,6 +115,10 @@ type Options struct {
 	// Baseline, when set, is the last checkpoint's state: ledgers,
 	// records and entries it holds must still be there (issue 26).
 	Baseline *Baseline
+	// GitDirs are the repository's git directories (its own and the
+	// common one), where killed writers' temporaries are looked for; none
+	// outside git.
+	GitDirs []string
 	// beforeRecheck, when set, runs instead of the pause before the
 	// memory files are read again (tests).
 	beforeRecheck func()
@@ -157,6 +161,7 @@ func Run(ws workspace.Workspace, opt Options) (*Report, error) {
 	c.ledgers()
 	c.stateFiles()
 	c.memory()
+	c.gitTemps()
 	c.rep.Problems = append(c.rep.Problems, opt.Extra...)
 	c.sort()
 	return c.rep, nil
