@@ -28,32 +28,58 @@ type Baseline struct {
 	FS fs.FS
 }
 
-// baselineLedgers are the ledgers of the baseline by issue, read once.
-type baselineLedgers map[int][]byte
+// baselineLedgers are the paths of the baseline's ledgers by issue.
+type baselineLedgers map[int]string
 
 // clarificationsRel is the ledgers' directory relative to `.agentx/`.
 const clarificationsRel = "state/clarifications"
+
+// treeFS is what a checkpoint's tree offers beyond fs.FS: names listed
+// and contents compared without reading the blobs (1,000 ledgers equal
+// to the checkpoint's cost a hash each, not a blob read).
+type treeFS interface {
+	Names(dir string) []string
+	SameBlob(name string, data []byte) bool
+}
 
 func (c *checker) loadBaseline() baselineLedgers {
 	b := c.opt.Baseline
 	if b == nil || b.FS == nil {
 		return nil
 	}
-	entries, err := fs.ReadDir(b.FS, clarificationsRel)
-	if err != nil {
-		return baselineLedgers{}
+	var names []string
+	if t, ok := b.FS.(treeFS); ok {
+		names = t.Names(clarificationsRel)
+	} else if entries, err := fs.ReadDir(b.FS, clarificationsRel); err == nil {
+		for _, e := range entries {
+			if e.Type().IsRegular() {
+				names = append(names, e.Name())
+			}
+		}
 	}
 	out := baselineLedgers{}
-	for _, e := range entries {
-		issue, ok := ledger.FileIssue(e.Name())
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		if data, err := fs.ReadFile(b.FS, path.Join(clarificationsRel, e.Name())); err == nil {
-			out[issue] = data
+	for _, name := range names {
+		if issue, ok := ledger.FileIssue(name); ok {
+			out[issue] = path.Join(clarificationsRel, name)
 		}
 	}
 	return out
+}
+
+// baselineCopy returns the baseline's copy of a ledger whose content is
+// data; nil when it has none or it is the same.
+func (c *checker) baselineCopy(p string, data []byte) []byte {
+	if p == "" {
+		return nil
+	}
+	if t, ok := c.opt.Baseline.FS.(treeFS); ok && t.SameBlob(p, data) {
+		return nil
+	}
+	base, err := fs.ReadFile(c.opt.Baseline.FS, p)
+	if err != nil || bytes.Equal(base, data) {
+		return nil
+	}
+	return base
 }
 
 // ledgersGone reports the baseline's ledgers no ledger file of the
@@ -76,8 +102,9 @@ func (c *checker) ledgersGone(base baselineLedgers, present map[int]bool) {
 // compareBaseline checks a ledger against the baseline's copy: each of
 // its records is still there, with the same lifelong fields and every
 // entry it had.
-func (c *checker) compareBaseline(rel string, cur *ledger.Ledger, data, baseData []byte) {
-	if baseData == nil || bytes.Equal(data, baseData) {
+func (c *checker) compareBaseline(rel string, cur *ledger.Ledger, data []byte, basePath string) {
+	baseData := c.baselineCopy(basePath, data)
+	if baseData == nil {
 		return
 	}
 	base, err := ledger.Decode(baseData)
