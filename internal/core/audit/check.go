@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
@@ -91,6 +92,38 @@ func Check(dir string, anchors ...Anchor) (findings []Finding, lines int, err er
 	}
 	findings, lines = check(files, readFile, anchors)
 	return findings, lines, nil
+}
+
+// CheckOps is Check, and from the same reading of the files the entries
+// of the operations ops, in the trail's order (verify looks for the
+// records the trail says were made).
+func CheckOps(dir string, ops []string, anchors ...Anchor) (entries []Entry, findings []Finding, lines int, err error) {
+	files, err := Files(dir)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	ld := load(files, readFile)
+	findings, lines = checkLoaded(ld, anchors)
+	pats := make([][]byte, len(ops))
+	for i, op := range ops {
+		pats[i] = []byte(`"op":` + strconv.Quote(op) + `,`)
+	}
+	for _, f := range ld {
+		if f.err != nil {
+			continue
+		}
+		atomicfile.EachLine(f.data, func(raw []byte, _ int64, _ int, terminated bool) {
+			for _, p := range pats {
+				if bytes.Contains(raw, p) {
+					if e, err := Decode(raw); err == nil && terminated {
+						entries = append(entries, e)
+					}
+					return
+				}
+			}
+		})
+	}
+	return entries, findings, lines, nil
 }
 
 // CheckFS is Check of the trail in directory dir of fsys (a commit of the

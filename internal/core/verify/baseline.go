@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 	"github.com/agentx-dev/agentx/internal/core/tombstone"
@@ -188,4 +189,74 @@ func (c *checker) entriesGone(rel string, b, r *ledger.Record) {
 			Message: fmt.Sprintf("the %s of round %d from %s at %s that %s holds is gone from the thread or changed (entries are never removed or edited)",
 				e.Type, e.Round, e.From, e.Timestamp, c.opt.Baseline.Source)})
 	}
+}
+
+// noteRecords remembers the ledger's record ids and those its tombstones
+// name, for the trail's requests to be looked for.
+func (c *checker) noteRecords(rel string, l *ledger.Ledger) {
+	for i := range l.Clarifications {
+		c.seen = append(c.seen, l.Clarifications[i].ID)
+		if from := l.Clarifications[i].ExtraValue(statemerge.RenamedFromKey); len(from) > 2 {
+			c.seen = append(c.seen, strings.Trim(string(from), `"`))
+		}
+	}
+	dead, _ := tombstone.FromExtra(rel, l.Extra)
+	for _, t := range dead {
+		if t.Kind == tombstone.Record && !t.Revived {
+			c.seen = append(c.seen, t.ID)
+		}
+	}
+}
+
+// requestsGone reports the records the audit trail says agentx made
+// (clarify.request, clarify.ask) that no ledger holds, where no
+// checkpoint restore since may have rolled them back: a record removed
+// by hand, or its whole ledger, with no checkpoint to compare with. The
+// baseline's findings name the same records; only those it did not name
+// are added.
+func (c *checker) requestsGone(entries []audit.Entry) {
+	if c.records == nil {
+		return
+	}
+	named := map[string]bool{}
+	for _, p := range c.rep.Problems {
+		switch p.Code {
+		case CodeRecordDeleted:
+			named[p.ID] = true
+		case CodeLedgerDeleted, CodeLedgerCorrupt, CodeSymlink, CodeNotRegular, CodeUnreadable:
+			// gone, or not read: its records are reported as such
+			if n, ok := ledgerIssue(p.Path); ok && strings.Contains(p.Path, clarificationsRel) {
+				named[fmt.Sprintf("#%d", n)] = true
+			}
+		}
+	}
+	made := map[string]audit.Entry{}
+	var order []string
+	for _, e := range entries {
+		switch e.Op {
+		case "checkpoint.restore":
+			made, order = map[string]audit.Entry{}, nil // what came before may be rolled back
+		case "clarify.request", "clarify.ask":
+			for _, id := range e.IDs {
+				if _, ok := made[id]; !ok {
+					order = append(order, id)
+				}
+				made[id] = e
+			}
+		}
+	}
+	for _, id := range order {
+		e := made[id]
+		if c.records[id] || named[id] || named[fmt.Sprintf("#%d", e.Issue)] {
+			continue
+		}
+		rel := path.Join(workspace.Dir, clarificationsRel, fmt.Sprintf("issue-%d.json", e.Issue))
+		c.add(Problem{Code: CodeRecordDeleted, Severity: Error, Path: rel, ID: id, Offset: -1,
+			Message: fmt.Sprintf("the record is gone: the audit trail says %s made it at %s (%s), and no tombstone or restore since explains its absence", e.Actor, e.Time, e.Op)})
+	}
+}
+
+// ledgerIssue reads the issue of a ledger's path.
+func ledgerIssue(p string) (int, bool) {
+	return ledger.FileIssue(path.Base(p))
 }

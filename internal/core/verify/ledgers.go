@@ -22,13 +22,22 @@ func (c *checker) ledgers() {
 		subs[i] = sub
 		if data, ok := sub.read(jobs[i].path); ok {
 			sub.rep.Counts.Ledgers++
-			if l := sub.ledger(jobs[i].path, jobs[i].issue, data); l != nil && base != nil {
-				sub.compareBaseline(sub.rel(jobs[i].path), l, data, base[jobs[i].issue])
+			if l := sub.ledger(jobs[i].path, jobs[i].issue, data); l != nil {
+				sub.noteRecords(sub.rel(jobs[i].path), l)
+				if base != nil {
+					sub.compareBaseline(sub.rel(jobs[i].path), l, data, base[jobs[i].issue])
+				}
 			}
 		}
 	})
+	c.records = map[string]bool{}
 	for _, sub := range subs {
 		c.merge(sub)
+		if sub != nil {
+			for _, id := range sub.seen {
+				c.records[id] = true
+			}
+		}
 	}
 	if base != nil {
 		present := make(map[int]bool, len(jobs))

@@ -132,6 +132,11 @@ type checker struct {
 	opt  Options
 	rep  *Report
 	host string
+	// seen are the record ids of the ledgers a sub-checker read, and the
+	// ids tombstones name (removed on purpose); records is their union
+	// over all ledgers (nil before the ledgers are read).
+	seen    []string
+	records map[string]bool
 	// fsys, when set, is what is checked instead of the disk: a tree laid
 	// out like `.agentx/` (RunFS); ws is then rooted at "" and paths are
 	// mapped onto fsys by fsName.
@@ -390,9 +395,10 @@ func (c *checker) stateFiles() {
 	if data, ok := c.read(c.ws.EventsFile()); ok {
 		c.jsonLines(c.ws.EventsFile(), data, CodeEventsCorrupt, CodeEventsTorn)
 	}
-	findings, lines, err := audit.Check(dir, c.opt.AuditAnchors...)
+	made, findings, lines, err := audit.CheckOps(dir, []string{"clarify.request", "clarify.ask", "checkpoint.restore"}, c.opt.AuditAnchors...)
 	c.rep.Counts.AuditLines = lines
 	c.addTrail(dir, findings, err, c.rel)
+	c.requestsGone(made)
 }
 
 // addTrail reports what checking the audit trail in dir found (err: the
