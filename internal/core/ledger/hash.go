@@ -105,6 +105,7 @@ const slaMinutesKey = "slaMinutes"
 // ComputeRecordHash returns the hash of the record's lifelong fields.
 func (r *Record) ComputeRecordHash() string {
 	var o contenthash.Object // keys in canonical order
+	o.Grow(len(r.Created) + len(r.From) + len(r.ID) + len(r.To) + len(r.Topic) + 48)
 	o.Bool("blocking", r.Blocking).String("created", r.Created).String("from", r.From).
 		String("id", r.ID).Int("issueNumber", r.IssueNumber).Int("maxRounds", r.MaxRounds)
 	if raw := r.ExtraValue(slaMinutesKey); raw != nil {
