@@ -151,7 +151,7 @@ func memoryKeys(t *testing.T) map[string]map[string]bool {
 }
 
 // ledgerKeys marshals a fully populated ledger: every reference field, the
-// protocol's own record keys, a sealed thread entry, tombstones and the id
+// protocol's own record keys and its record hash, a sealed thread entry, tombstones and the id
 // high-water mark.
 func ledgerKeys(t *testing.T) map[string]map[string]bool {
 	t.Helper()
@@ -162,6 +162,7 @@ func ledgerKeys(t *testing.T) map[string]map[string]bool {
 	for _, k := range protocol.RecordKeys() {
 		r.SetExtra(k, json.RawMessage(`1`))
 	}
+	r.Seal() // as the protocol's request seals every record it makes
 	l := ledger.Ledger{IssueNumber: 3, Clarifications: []ledger.Record{r}}
 	l.SetHighWater(9)
 	l.Extra = tombstone.ToExtra(l.Extra, tombstone.Set{{Kind: tombstone.Record, ID: "CLR-3-002", Reason: "removed", At: resolved}})

@@ -13,6 +13,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/checkpoint"
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
@@ -23,7 +24,7 @@ import (
 const checkpointUsage = `checkpoint create [-m MESSAGE] [--json]
        agentx-hook checkpoint list [--json]
        agentx-hook checkpoint show ID [--json]
-       agentx-hook checkpoint restore ID [--dry-run] [--json]
+       agentx-hook checkpoint restore ID [--dry-run] [--force] [--json]
 
 A checkpoint is a commit of the durable state under .agentx/ (config,
 workflows, ledgers, agent status, memory issue files, manifest, archive,
@@ -68,6 +69,11 @@ func (a *App) checkpoints(wait time.Duration) (*checkpoint.Store, error) {
 		return nil, err
 	}
 	s.Now = a.Clock.Now
+	trailDir := a.AuditTrail().Dir
+	s.AuditHead = func() string {
+		h, _ := audit.Head(trailDir)
+		return h
+	}
 	// The manifest indexes the issue files: after a restore it is brought
 	// in line with them (memory's Reindex, or Rebuild) instead of copied,
 	// which would leave its search index of another generation and cost a
@@ -208,6 +214,7 @@ func runCheckpointList(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if err != nil {
 		return err
 	}
+	a.readCheckpointTrail().markUnaudited(list)
 	if o.JSON {
 		return a.writeDoc(&checkpointListDoc{Ref: s.RefName(), Checkpoints: list})
 	}
@@ -215,8 +222,17 @@ func runCheckpointList(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		fmt.Fprintln(a.Stdout, "No checkpoints yet (agentx-hook checkpoint create makes one).")
 		return nil
 	}
+	unaudited := 0
 	for _, c := range list {
-		fmt.Fprintf(a.Stdout, "%s  %s  %s\n", c.Short, c.Time.Format("2006-01-02 15:04:05Z"), c.Message)
+		mark := ""
+		if c.Unaudited {
+			mark, unaudited = "  [UNAUDITED]", unaudited+1
+		}
+		fmt.Fprintf(a.Stdout, "%s  %s  %s%s\n", c.Short, c.Time.Format("2006-01-02 15:04:05Z"), c.Message, mark)
+	}
+	if unaudited > 0 {
+		a.warn("%d checkpoint%s marked [UNAUDITED]: no %s line of the audit trail names it, so agentx did not make it (git commit-tree?) or the line was lost; restore refuses it without --force",
+			unaudited, plural(unaudited), opCheckpointCreate)
 	}
 	return nil
 }
@@ -225,6 +241,8 @@ func runCheckpointList(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 type checkpointIDOptions struct {
 	ID     string
 	DryRun bool
+	// Force restores a checkpoint the audit trail does not name.
+	Force bool
 	jsonFlag
 }
 
@@ -234,6 +252,7 @@ func parseCheckpointID(name, usage string, dryRun bool) func(*App, []string) (*c
 		flags := newFlags(a, "checkpoint "+name, usage)
 		if dryRun {
 			flags.BoolVar(&o.DryRun, "dry-run", false, "say what would change, change nothing")
+			flags.BoolVar(&o.Force, "force", false, "restore a checkpoint that no checkpoint.create audit line names")
 		}
 		o.register(flags)
 		pos, err := parse(flags, args)
@@ -301,7 +320,7 @@ func runCheckpointShow(ctx context.Context, a *App, o *checkpointIDOptions) erro
 	return nil
 }
 
-var parseCheckpointRestore = parseCheckpointID("restore", "checkpoint restore ID [--dry-run] [--json]", true)
+var parseCheckpointRestore = parseCheckpointID("restore", "checkpoint restore ID [--dry-run] [--force] [--json]", true)
 
 type checkpointRestoreDoc struct {
 	*checkpoint.RestoreResult
@@ -321,6 +340,13 @@ func runCheckpointRestore(ctx context.Context, a *App, o *checkpointIDOptions) e
 	target, err := s.Get(o.ID)
 	if err != nil {
 		return err
+	}
+	if _, made := a.readCheckpointTrail().at(target); !made {
+		if !o.Force {
+			return errcode.New(errcode.InvalidInput, "%s", unauditedMessage(target)).
+				WithHint("`git show " + target.Commit + "` shows who wrote it; `agentx-hook checkpoint restore " + target.Short + " --force` restores it anyway")
+		}
+		a.warn("%s; restoring it as --force asks", unauditedMessage(target))
 	}
 	res, err := s.Restore(ctx, o.ID, o.DryRun, "before checkpoint restore "+target.Short, a.keepCheckpoints())
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
@@ -228,8 +229,12 @@ func recordsWithoutIDs(t *testing.T, data string) string {
 	}
 	var out []string
 	for _, rec := range l.Clarifications {
+		if rec.RecordIntegrity() == contenthash.Tampered {
+			t.Errorf("%s: its record hash does not match after the merge", rec.ID)
+		}
 		rec.ID = ""
 		rec.SetExtra(statemerge.RenamedFromKey, nil)
+		rec.SetExtra(ledger.RecordHashKey, nil) // it covers the id
 		b, _ := rec.MarshalJSON()
 		out = append(out, string(b))
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"runtime/debug"
 	"strings"
 
@@ -110,7 +110,8 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 		return runVerifyBranch(a, o)
 	}
 	ws := a.Workspace()
-	opt := verify.Options{Now: a.Clock.Now, AuditAnchors: a.auditAnchors()}
+	anchors, base, extra := a.verifyBaseline()
+	opt := verify.Options{Now: a.Clock.Now, AuditAnchors: anchors, Baseline: base, Extra: extra, GitDirs: gitDirs(ws.Root)}
 	rep, err := verify.Run(ws, opt)
 	if err != nil {
 		return errcode.Wrap(errcode.NotFound, err, "verify")
@@ -197,27 +198,15 @@ func runVerifyBranch(a *App, o *verifyOptions) error {
 	})
 }
 
-// auditAnchors returns the audit trail as the last checkpoint holds it,
-// against which verify detects lines cut from the trail's end (no
-// checkpoint, or no git, is no anchor: the chain is checked as ever).
-func (a *App) auditAnchors() []audit.Anchor {
-	s, err := a.checkpoints(0)
+// gitDirs are the git directories of the repository holding root (its
+// own and the common one), where verify looks for killed writers'
+// temporaries; none outside git.
+func gitDirs(root string) []string {
+	r, err := gitstore.Open(root)
 	if err != nil {
 		return nil
 	}
-	last, ok, err := s.Latest()
-	if err != nil || !ok {
-		return nil
-	}
-	tree, err := statebranch.OpenTree(a.Workspace().Root, last.Commit)
-	if err != nil {
-		return nil
-	}
-	name, data, err := audit.NewestFS(tree, "state")
-	if err != nil || name == "" {
-		return nil
-	}
-	return []audit.Anchor{{Source: fmt.Sprintf("checkpoint %s (%s)", last.Short, path.Base(name)), Data: data}}
+	return []string{r.GitDir, r.CommonDir}
 }
 
 // openStateBranch reads the state branch's tree at ref, by default ("")

@@ -67,11 +67,7 @@ func TestAnchorDetectsCutTail(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var codes []string
-			for _, f := range got {
-				codes = append(codes, f.Code)
-			}
-			if fmt.Sprint(codes) != fmt.Sprint(strings.Fields(tt.want)) {
+			if codes := codesOf(got); fmt.Sprint(codes) != fmt.Sprint(strings.Fields(tt.want)) {
 				t.Fatalf("findings %v, want %v: %+v", codes, tt.want, got)
 			}
 			if tt.wantMsg != "" && !strings.Contains(got[0].Msg, tt.wantMsg) {
@@ -105,4 +101,80 @@ func TestAnchorAcrossRotationAndTornCopy(t *testing.T) {
 	if err != nil || len(got) != 0 {
 		t.Fatalf("findings %+v, %v", got, err)
 	}
+}
+
+// Issue 26 item 7: a trail rewritten as a whole new chain verifies on its
+// own and shares no line with the checkpoint's copy, which alone says
+// "foreign" (information). The head the checkpoint recorded makes it an
+// error; a trail that grew, or a cut, reads as before.
+func TestAnchorHeadCatchesWholeChainRewrite(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name            string
+		grow, cut       int
+		rewrite, nohead bool
+		want            string
+	}{
+		{name: "grew", grow: 2},
+		{name: "rewritten as a new chain", rewrite: true, want: "AUDIT_HEAD_MISSING"},
+		{name: "rewritten, a checkpoint without a head", rewrite: true, nohead: true, want: "AUDIT_ANCHOR_FOREIGN"},
+		{name: "last line cut", cut: 1, want: "AUDIT_CUT"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			clk := clock.NewFake(t0)
+			tr := trail(t, clk)
+			appendN(t, tr, 4)
+			copyData, err := os.ReadFile(tr.Path())
+			if err != nil {
+				t.Fatal(err)
+			}
+			head, err := Head(tr.Dir)
+			if err != nil || head == "" {
+				t.Fatalf("head %q, %v", head, err)
+			}
+			appendN(t, tr, tt.grow)
+			if tt.cut > 0 {
+				lines := bytes.SplitAfter(copyData, []byte("\n"))
+				if err := os.WriteFile(tr.Path(), bytes.Join(lines[:len(lines)-1-tt.cut], nil), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.rewrite {
+				o := trail(t, clock.NewFake(t0.Add(time.Minute)))
+				appendN(t, o, 4)
+				data, err := os.ReadFile(o.Path())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(tr.Path(), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a := Anchor{Source: "checkpoint abc (audit.jsonl)", Data: copyData, Head: head}
+			if tt.nohead {
+				a.Head = ""
+			}
+			got, _, err := Check(tr.Dir, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if codes := codesOf(got); fmt.Sprint(codes) != fmt.Sprint(strings.Fields(tt.want)) {
+				t.Fatalf("findings %v, want %v: %+v", codes, tt.want, got)
+			}
+			if tt.want == "AUDIT_HEAD_MISSING" && got[0].Info {
+				t.Error("a rewritten trail is information, want an error")
+			}
+		})
+	}
+}
+
+// codesOf lists the findings' codes.
+func codesOf(got []Finding) []string {
+	var codes []string
+	for _, f := range got {
+		codes = append(codes, f.Code)
+	}
+	return codes
 }

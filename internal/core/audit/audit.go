@@ -341,6 +341,17 @@ func monthOf(ts string) string {
 	return ts[:7]
 }
 
+// Head returns the hash of the trail's last complete line in dir (the
+// chain's head), "" when the trail has none. A checkpoint records it, so
+// that a trail rewritten as a whole chain is told from one that grew.
+func Head(dir string) (string, error) {
+	files, err := Files(dir)
+	if err != nil {
+		return "", err
+	}
+	return headOf(files)
+}
+
 // lastRotatedHash is the hash of the last line of the newest rotated file,
 // where a fresh audit.jsonl continues the chain.
 func lastRotatedHash(dir string) (string, error) {
@@ -348,10 +359,16 @@ func lastRotatedHash(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if n := len(files); n > 0 && filepath.Base(files[n-1]) == FileName {
+		files = files[:n-1]
+	}
+	return headOf(files)
+}
+
+// headOf is the hash of the last complete line of the newest of files
+// (oldest first) that has one.
+func headOf(files []string) (string, error) {
 	for i := len(files) - 1; i >= 0; i-- {
-		if filepath.Base(files[i]) == FileName {
-			continue
-		}
 		f, err := atomicfile.OpenRegular(files[i])
 		if err != nil {
 			return "", fmt.Errorf("open %s: %w", files[i], err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
@@ -38,6 +39,10 @@ const (
 	// CodeForeign: an Anchor shares no line with the trail (information:
 	// a checkpoint fetched from another clone, or the trail replaced).
 	CodeForeign = "AUDIT_ANCHOR_FOREIGN"
+	// CodeHeadMissing: the line a checkpoint recorded as the chain's head
+	// is not in the trail: the trail was rewritten (a whole new chain) or
+	// replaced.
+	CodeHeadMissing = "AUDIT_HEAD_MISSING"
 )
 
 // Anchor is an earlier copy of the trail's newest file, kept where the
@@ -48,6 +53,10 @@ type Anchor struct {
 	// Source names the copy for messages ("checkpoint 1a2b3c4d5e").
 	Source string
 	Data   []byte
+	// Head is the hash of the chain's last line when the copy was taken
+	// (a checkpoint commit's Agentx-Audit-Head trailer; "" when it has
+	// none): the trail must still hold that line.
+	Head string
 }
 
 // Finding is one problem of the trail.
@@ -83,6 +92,38 @@ func Check(dir string, anchors ...Anchor) (findings []Finding, lines int, err er
 	}
 	findings, lines = check(files, readFile, anchors)
 	return findings, lines, nil
+}
+
+// CheckOps is Check, and from the same reading of the files the entries
+// of the operations ops, in the trail's order (verify looks for the
+// records the trail says were made).
+func CheckOps(dir string, ops []string, anchors ...Anchor) (entries []Entry, findings []Finding, lines int, err error) {
+	files, err := Files(dir)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	ld := load(files, readFile)
+	findings, lines = checkLoaded(ld, anchors)
+	pats := make([][]byte, len(ops))
+	for i, op := range ops {
+		pats[i] = []byte(`"op":` + strconv.Quote(op) + `,`)
+	}
+	for _, f := range ld {
+		if f.err != nil {
+			continue
+		}
+		atomicfile.EachLine(f.data, func(raw []byte, _ int64, _ int, terminated bool) {
+			for _, p := range pats {
+				if bytes.Contains(raw, p) {
+					if e, err := Decode(raw); err == nil && terminated {
+						entries = append(entries, e)
+					}
+					return
+				}
+			}
+		})
+	}
+	return entries, findings, lines, nil
 }
 
 // CheckFS is Check of the trail in directory dir of fsys (a commit of the
@@ -187,15 +228,22 @@ func checkAnchor(all []line, a Anchor, newest string, findings []Finding) []Find
 			break
 		}
 	}
-	gone := len(held) - 1 - last
-	if gone == 0 {
-		return findings
-	}
 	if newest == "" {
 		newest = "audit.jsonl"
 	}
+	// The head the checkpoint recorded: a trail that holds none of the
+	// copy's lines and not that head was rewritten as a whole chain (the
+	// chain alone verifies), not fetched from elsewhere.
+	headGone := a.Head != "" && len(all) > 0 && !have[a.Head]
+	gone := len(held) - 1 - last
+	if gone == 0 && !headGone {
+		return findings
+	}
 	f := Finding{Code: CodeCut, Path: newest, Offset: -1}
 	switch {
+	case headGone && (last < 0 || gone == 0):
+		f.Code = CodeHeadMissing
+		f.Msg = fmt.Sprintf("%s recorded the trail's head %s, a line the trail no longer holds: the trail was rewritten or replaced", a.Source, shorten.Hash(a.Head))
 	case last < 0 && len(all) > 0:
 		f.Code, f.Info = CodeForeign, true
 		f.Msg = fmt.Sprintf("%s holds a trail that shares no line with this one (a checkpoint from another clone, or this trail replaced): not compared", a.Source)

@@ -68,6 +68,10 @@ type Store struct {
 	// result is written instead of removing the file (a ledger keeps its
 	// id high-water mark).
 	Adjust func(rel string, restored, current []byte) ([]byte, error)
+	// AuditHead, when set, returns the hash of the audit trail's last line
+	// (its chain's head), which each new checkpoint records in an
+	// Agentx-Audit-Head trailer: verify checks the trail still holds it.
+	AuditHead func() string
 	// RestoreID names the checkpoint being restored (set by Restore, for
 	// Adjust's record of why).
 	RestoreID string
@@ -124,12 +128,36 @@ type Checkpoint struct {
 	Time    time.Time `json:"time"`
 	Message string    `json:"message"`
 	Tree    string    `json:"tree"`
+	// AuditHead is the hash of the audit trail's last line when the
+	// checkpoint was made (its Agentx-Audit-Head trailer; "" for none).
+	AuditHead string `json:"auditHead,omitempty"`
+	// Unaudited is set (by the caller, from the audit trail) when no
+	// checkpoint.create line names this checkpoint and its tree: a commit
+	// agentx did not make (git commit-tree), or whose line was lost.
+	Unaudited bool `json:"unaudited,omitempty"`
 }
 
 func checkpointOf(h gitstore.Hash, c gitstore.Commit) Checkpoint {
 	subject, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
 	id := idOf(h, c)
-	return Checkpoint{ID: id, Short: id[:ShortLen], Commit: h.String(), Time: c.Author.When.UTC(), Message: subject, Tree: c.Tree.String()}
+	return Checkpoint{ID: id, Short: id[:ShortLen], Commit: h.String(), Time: c.Author.When.UTC(), Message: subject, Tree: c.Tree.String(),
+		AuditHead: trailer(c.Message, headTrailer)}
+}
+
+// headTrailer carries the audit chain's head at the checkpoint's making.
+const headTrailer = "Agentx-Audit-Head: "
+
+// trailer returns the value of the message's last trailer key ("" for
+// none): the last, as trailers follow the message, which may hold any
+// text.
+func trailer(message, key string) string {
+	v := ""
+	for line := range strings.Lines(message) {
+		if t, ok := strings.CutPrefix(strings.TrimSpace(line), key); ok {
+			v = strings.TrimSpace(t)
+		}
+	}
+	return v
 }
 
 // idTrailer carries a checkpoint's id through the rewrites of retention.
@@ -257,6 +285,11 @@ func (s *Store) create(ctx context.Context, message string) (*Result, error) {
 	sig.When = s.now()
 	c := gitstore.Commit{Tree: tree, Author: sig,
 		Message: fmt.Sprintf("%s\n\nagentx checkpoint of %d files\n", strings.TrimSpace(message), len(sc.files))}
+	if s.AuditHead != nil {
+		if head := s.AuditHead(); head != "" {
+			c.Message += "\n" + headTrailer + head + "\n"
+		}
+	}
 	if !tip.IsZero() {
 		c.Parents = []gitstore.Hash{tip}
 	}

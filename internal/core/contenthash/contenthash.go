@@ -81,6 +81,43 @@ func (o *Object) Int(key string, v int) *Object {
 	return o.add(key, start)
 }
 
+// Bool adds a boolean member.
+func (o *Object) Bool(key string, v bool) *Object {
+	start := len(o.buf)
+	o.buf = strconv.AppendBool(o.buf, v)
+	return o.add(key, start)
+}
+
+// Raw adds a member holding a JSON value as read, in its canonical form
+// (as it is when it has none: a non-integer number).
+func (o *Object) Raw(key string, v []byte) *Object {
+	start := len(o.buf)
+	if isDigits(v) { // an integer as written is its canonical form
+		o.buf = append(o.buf, v...)
+		return o.add(key, start)
+	}
+	if c, err := CanonicalJSON(v); err == nil {
+		o.buf = append(o.buf, c...)
+	} else {
+		o.buf = append(o.buf, bytes.TrimSpace(v)...)
+	}
+	return o.add(key, start)
+}
+
+// isDigits reports whether v is a non-negative integer without leading
+// zeros.
+func isDigits(v []byte) bool {
+	if len(v) == 0 || len(v) > 1 && v[0] == '0' {
+		return false
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // sorted returns the members in canonical order.
 func (o *Object) sorted() []member {
 	if slices.IsSortedFunc(o.members, func(a, b member) int { return compareKeys(a.key, b.key) }) {

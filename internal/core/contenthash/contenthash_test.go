@@ -86,3 +86,20 @@ func FuzzCanonicalJSON(f *testing.F) {
 		}
 	})
 }
+
+// Raw keeps an integer as written and canonicalises anything else.
+func TestRawMember(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ raw, want string }{
+		{"30", `{"k":30}`},
+		{"0", `{"k":0}`},
+		{" 30 ", `{"k":30}`},
+		{`{"b":1, "a":2}`, `{"k":{"a":2,"b":1}}`},
+		{`"x"`, `{"k":"x"}`},
+	} {
+		var o Object
+		if got := string(o.Raw("k", []byte(tc.raw)).Canonical()); got != tc.want {
+			t.Errorf("Raw(%q) = %s, want %s", tc.raw, got, tc.want)
+		}
+	}
+}

@@ -87,3 +87,54 @@ func (r *Record) TamperedEntries() []int {
 	}
 	return out
 }
+
+// RecordHashKey is the record's key, of our own, holding the hash of the
+// fields a record gets when it is made and keeps for life: id,
+// issueNumber, from, to, topic, blocking, maxRounds, created and the SLA
+// (slaMinutes). The old tools keep keys they do not know, so their
+// rewrites carry it; records they make have none (unhashed). The fields
+// every step changes (status, round, staleAfter, resolvedAt) and the
+// thread are outside it: the thread's entries carry their own hashes, and
+// the rest is checked against the protocol's rules and the last
+// checkpoint (verify).
+const RecordHashKey = "agentxRecordHash"
+
+// slaMinutesKey is the record key the protocol writes the SLA under.
+const slaMinutesKey = "slaMinutes"
+
+// ComputeRecordHash returns the hash of the record's lifelong fields.
+func (r *Record) ComputeRecordHash() string {
+	var o contenthash.Object // keys in canonical order
+	o.Grow(len(r.Created) + len(r.From) + len(r.ID) + len(r.To) + len(r.Topic) + 48)
+	o.Bool("blocking", r.Blocking).String("created", r.Created).String("from", r.From).
+		String("id", r.ID).Int("issueNumber", r.IssueNumber).Int("maxRounds", r.MaxRounds)
+	if raw := r.ExtraValue(slaMinutesKey); raw != nil {
+		o.Raw("slaMinutes", raw)
+	}
+	o.String("to", r.To).String("topic", r.Topic)
+	return o.Sum()
+}
+
+// StoredRecordHash returns the record's recorded hash; ok is false when
+// it has none (made by another tool or before record hashes).
+func (r *Record) StoredRecordHash() (hash string, ok bool) {
+	raw := r.ExtraValue(RecordHashKey)
+	if raw == nil || json.Unmarshal(raw, &hash) != nil {
+		return "", false
+	}
+	return hash, true
+}
+
+// Seal records the hash of the record's lifelong fields: done when a
+// record is made, and when a merge renames it.
+func (r *Record) Seal() {
+	raw, _ := json.Marshal(r.ComputeRecordHash())
+	r.SetExtra(RecordHashKey, raw)
+}
+
+// RecordIntegrity checks the record's lifelong fields against its
+// recorded hash.
+func (r *Record) RecordIntegrity() contenthash.Integrity {
+	h, ok := r.StoredRecordHash()
+	return contenthash.Check(h, ok, r.ComputeRecordHash)
+}

@@ -275,6 +275,7 @@ func request(l *ledger.Ledger, op Op, env Env, scope config.Scope) (*Effects, er
 		Thread: []ledger.Entry{ledger.Entry{Round: 1, From: op.From, Type: ledger.Question, Body: op.Text, Timestamp: ts}.Sealed()},
 	}
 	rec.SetExtra(slaKey, json.RawMessage(strconv.Itoa(int(scope.SLA/time.Minute))))
+	rec.Seal()
 	l.Clarifications = append(l.Clarifications, rec)
 	eff := &Effects{Record: rec, Events: []string{events.ClarificationRequested}, Route: true}
 	if op.Blocking {

@@ -150,6 +150,18 @@ func (t *Tree) ReadFile(name string) ([]byte, error) {
 	return data, nil
 }
 
+// Names lists a directory's entries by name, sorted, reading none of
+// them (ReadDir's entries carry sizes, which reads each blob).
+func (t *Tree) Names(dir string) []string { return slices.Clone(t.dirs[dir]) }
+
+// SameBlob reports whether name is a file whose content is data, by
+// comparing git's object id of data with the tree entry's: the blob is
+// not read.
+func (t *Tree) SameBlob(name string, data []byte) bool {
+	e, ok := t.files[name]
+	return ok && e.Mode != gitstore.ModeSubmodule && e.Mode != gitstore.ModeSymlink && gitstore.BlobHash(data) == e.Hash
+}
+
 // ReadDir lists a directory, sorted by name.
 func (t *Tree) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !fs.ValidPath(name) {

@@ -588,6 +588,9 @@ func renameRecord(r *ledger.Record, newID string) {
 		r.SetExtra(RenamedFromKey, raw)
 	}
 	r.ID = newID
+	if _, sealed := r.StoredRecordHash(); sealed {
+		r.Seal() // the id is one of the fields the record hash covers
+	}
 	for i := range r.Thread {
 		if r.Thread[i].Type == ledger.Escalation {
 			r.Thread[i].Body = replaceID(r.Thread[i].Body, old, newID)

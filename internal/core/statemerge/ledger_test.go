@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 )
@@ -146,6 +147,7 @@ func TestMergeLedgerRules(t *testing.T) {
 	q2 := req("CLR-42-002", 5, "Which session store?")
 	q2b := req("CLR-42-002", 6, "Which token format?")
 	q2b.To = "product-manager"
+	q2b.Seal() // as made: its record hash covers its id, which the merge renames
 
 	tests := []struct {
 		name               string
@@ -177,6 +179,9 @@ func TestMergeLedgerRules(t *testing.T) {
 				r := find(t, l, "CLR-42-003")
 				if r.To != "product-manager" || string(r.ExtraValue(RenamedFromKey)) != `"CLR-42-002"` {
 					t.Errorf("renamed record: to %s, renamedFrom %s", r.To, r.ExtraValue(RenamedFromKey))
+				}
+				if got := r.RecordIntegrity(); got != contenthash.Intact {
+					t.Errorf("renamed record's hash: %v, want intact (sealed again under its new id)", got)
 				}
 				if len(rep.Renamed) != 1 || rep.Renamed[0] != (Rename{Issue: 42, From: "CLR-42-002", To: "CLR-42-003"}) {
 					t.Errorf("report renamed = %+v", rep.Renamed)
@@ -455,6 +460,7 @@ func sameRecords(l *ledger.Ledger) string {
 		r = clone(r)
 		r.ID = ""
 		r.SetExtra(RenamedFromKey, nil)
+		r.SetExtra(ledger.RecordHashKey, nil) // it covers the id
 		for i := range r.Thread {
 			if r.Thread[i].Type == ledger.Escalation {
 				r.Thread[i].Body = ""

@@ -31,6 +31,12 @@ const (
 	CodeStatusThread      = "STATUS_THREAD_MISMATCH" // the status does not follow from the thread
 	CodeTimestamp         = "TIMESTAMP_INVALID"      // a time that does not parse
 	CodeEntryHash         = "ENTRY_HASH_MISMATCH"    // an entry changed since it was written
+	CodeRecordHash        = "RECORD_HASH_MISMATCH"   // a field a record keeps from its creation changed
+	CodeLedgerDeleted     = "LEDGER_DELETED"         // a ledger the last checkpoint holds is gone
+	CodeRecordDeleted     = "RECORD_DELETED"         // a record the last checkpoint holds is gone
+	CodeRecordRewritten   = "RECORD_REWRITTEN"       // a record differs from the last checkpoint's in what never changes
+	CodeCheckpointForged  = "CHECKPOINT_UNAUDITED"   // a checkpoint commit no checkpoint.create audit line names
+	CodeGitTemp           = "GIT_TEMP_LEFTOVER"      // a git object or agentx temporary left by a killed writer
 	CodeUnhashed          = "UNHASHED"               // entries or observations without a hash (info)
 
 	// Other state files.

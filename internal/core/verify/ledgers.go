@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
@@ -14,34 +15,54 @@ import (
 
 func (c *checker) ledgers() {
 	jobs := c.files(c.ws.ClarificationsDir(), ledger.FileIssue)
+	base := c.loadBaseline()
 	subs := make([]*checker, len(jobs))
 	parallel(len(jobs), func(i int) {
 		sub := c.sub()
 		subs[i] = sub
 		if data, ok := sub.read(jobs[i].path); ok {
 			sub.rep.Counts.Ledgers++
-			sub.ledger(jobs[i].path, jobs[i].issue, data)
+			if l := sub.ledger(jobs[i].path, jobs[i].issue, data); l != nil {
+				sub.noteRecords(sub.rel(jobs[i].path), l)
+				if base != nil {
+					sub.compareBaseline(sub.rel(jobs[i].path), l, data, base[jobs[i].issue])
+				}
+			}
 		}
 	})
+	c.records = map[string]bool{}
 	for _, sub := range subs {
 		c.merge(sub)
+		if sub != nil {
+			for _, id := range sub.seen {
+				c.records[id] = true
+			}
+		}
+	}
+	if base != nil {
+		present := make(map[int]bool, len(jobs))
+		for _, j := range jobs {
+			present[j.issue] = true
+		}
+		c.ledgersGone(base, present)
 	}
 }
 
-// ledger checks one ledger file's content.
-func (c *checker) ledger(path string, issue int, data []byte) {
+// ledger checks one ledger file's content and returns it (nil when it
+// does not parse).
+func (c *checker) ledger(path string, issue int, data []byte) *ledger.Ledger {
 	rel := c.rel(path)
 	l, err := ledger.Decode(data)
 	if err != nil {
 		c.add(Problem{Code: CodeLedgerCorrupt, Severity: Error, Path: rel, Offset: jsonfile.CorruptOffset(data, err), Message: err.Error()})
-		return
+		return nil
 	}
 	if l.IssueNumber != issue {
 		c.add(Problem{Code: CodeLedgerIssue, Severity: Error, Path: rel, Offset: int64(bytes.Index(data, []byte(`"issueNumber"`))),
 			Message: fmt.Sprintf("issueNumber is %d in the ledger of issue %d", l.IssueNumber, issue)})
 	}
 	seen := map[string]bool{}
-	unhashed := 0
+	unhashed, unhashedRecords := 0, 0
 	var from int64
 	for i := range l.Clarifications {
 		r := &l.Clarifications[i]
@@ -63,29 +84,64 @@ func (c *checker) ledger(path string, issue int, data []byte) {
 		if r.IssueNumber != 0 && r.IssueNumber != issue {
 			p(CodeRecordIssue, Error, off, "the record's issueNumber is %d in the ledger of issue %d", r.IssueNumber, issue)
 		}
-		if !r.Status.Known() {
-			p(CodeRecordStatus, Error, off, "unknown status %q", r.Status)
-		}
-		if r.Round < 0 || r.MaxRounds > 0 && r.Round > r.MaxRounds {
-			p(CodeRoundInvalid, Error, off, "round %d with maxRounds %d", r.Round, r.MaxRounds)
-		}
-		for _, ts := range []struct{ name, v string }{{"created", r.Created}, {"staleAfter", r.StaleAfter}} {
-			if _, err := clock.Parse(ts.v); err != nil {
-				p(CodeTimestamp, Error, off, "%s %q is not an ISO 8601 time", ts.name, ts.v)
-			}
-		}
-		if r.ResolvedAt != nil {
-			if _, err := clock.Parse(*r.ResolvedAt); err != nil {
-				p(CodeTimestamp, Error, off, "resolvedAt %q is not an ISO 8601 time", *r.ResolvedAt)
-			}
+		if recordFields(r, off, p) {
+			unhashedRecords++
 		}
 		unhashed += c.thread(rel, data, r, off)
 	}
-	if unhashed > 0 {
-		c.rep.Counts.Unhashed += unhashed
+	if unhashed > 0 || unhashedRecords > 0 {
+		c.rep.Counts.Unhashed += unhashed + unhashedRecords
 		c.add(Problem{Code: CodeUnhashed, Severity: Info, Path: rel, Offset: -1,
-			Message: fmt.Sprintf("%d thread entries carry no content hash (written by another tool or before hashes); they cannot be checked for changes", unhashed)})
+			Message: unhashedMessage(unhashed, unhashedRecords)})
 	}
+	return l
+}
+
+// recordFields checks a record's own fields (status, round, times, its
+// record hash) and reports whether it carries no record hash.
+func recordFields(r *ledger.Record, off int64, p func(code string, sev Severity, at int64, format string, args ...any)) (unhashed bool) {
+	if !r.Status.Known() {
+		p(CodeRecordStatus, Error, off, "unknown status %q", r.Status)
+	}
+	if r.Round < 0 || r.MaxRounds > 0 && r.Round > r.MaxRounds {
+		p(CodeRoundInvalid, Error, off, "round %d with maxRounds %d", r.Round, r.MaxRounds)
+	}
+	for _, ts := range []struct{ name, v string }{{"created", r.Created}, {"staleAfter", r.StaleAfter}} {
+		if _, err := clock.Parse(ts.v); err != nil {
+			p(CodeTimestamp, Error, off, "%s %q is not an ISO 8601 time", ts.name, ts.v)
+		}
+	}
+	if r.ResolvedAt != nil {
+		if _, err := clock.Parse(*r.ResolvedAt); err != nil {
+			p(CodeTimestamp, Error, off, "resolvedAt %q is not an ISO 8601 time", *r.ResolvedAt)
+		}
+	}
+	switch r.RecordIntegrity() {
+	case contenthash.Tampered:
+		h, _ := r.StoredRecordHash()
+		p(CodeRecordHash, Error, off, "a field the record keeps from its creation (id, from, to, topic, blocking, maxRounds, created, slaMinutes) changed since it was made (stored hash %s, the fields hash to %s)",
+			shorten.Hash(h), shorten.Hash(r.ComputeRecordHash()))
+	case contenthash.Unhashed:
+		unhashed = true
+	}
+	return unhashed
+}
+
+// unhashedMessage says how many entries and records of a ledger carry no
+// hash.
+func unhashedMessage(entries, records int) string {
+	var parts []string
+	if entries > 0 {
+		parts = append(parts, fmt.Sprintf("%d thread entries carry no content hash", entries))
+	}
+	if records > 0 {
+		rec := "records carry"
+		if records == 1 {
+			rec = "record carries"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s no record hash", records, rec))
+	}
+	return strings.Join(parts, " and ") + " (written by another tool or before hashes); they cannot be checked for changes"
 }
 
 // thread checks a record's entries against the protocol's rules: entries

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -51,6 +52,10 @@ func Repair(ctx context.Context, ws workspace.Workspace, locks *lock.Locker, rep
 		switch p.Code {
 		case CodeMonitorIndexStale:
 			err = os.Remove(abs)
+		case CodeGitTemp:
+			if err = removableGitTemp(abs, time.Now()); err == nil {
+				err = os.Remove(abs)
+			}
 		case CodeDeadLock:
 			target := strings.TrimSuffix(abs, ".lock")
 			var lk *lock.Lock

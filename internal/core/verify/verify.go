@@ -112,6 +112,19 @@ type Options struct {
 	// (the last checkpoint's): lines they hold that the trail lacks are a
 	// cut (audit.CodeCut).
 	AuditAnchors []audit.Anchor
+	// Baseline, when set, is the last checkpoint's state: ledgers,
+	// records and entries it holds must still be there (issue 26).
+	Baseline *Baseline
+	// GitDirs are the repository's git directories (its own and the
+	// common one), where killed writers' temporaries are looked for; none
+	// outside git.
+	GitDirs []string
+	// beforeRecheck, when set, runs instead of the pause before the
+	// memory files are read again (tests).
+	beforeRecheck func()
+	// Extra are problems found by the caller (checkpoints agentx did not
+	// make), reported with the others.
+	Extra []Problem
 }
 
 type checker struct {
@@ -119,6 +132,11 @@ type checker struct {
 	opt  Options
 	rep  *Report
 	host string
+	// seen are the record ids of the ledgers a sub-checker read, and the
+	// ids tombstones name (removed on purpose); records is their union
+	// over all ledgers (nil before the ledgers are read).
+	seen    []string
+	records map[string]bool
 	// fsys, when set, is what is checked instead of the disk: a tree laid
 	// out like `.agentx/` (RunFS); ws is then rooted at "" and paths are
 	// mapped onto fsys by fsName.
@@ -148,6 +166,8 @@ func Run(ws workspace.Workspace, opt Options) (*Report, error) {
 	c.ledgers()
 	c.stateFiles()
 	c.memory()
+	c.gitTemps()
+	c.rep.Problems = append(c.rep.Problems, opt.Extra...)
 	c.sort()
 	return c.rep, nil
 }
@@ -375,9 +395,10 @@ func (c *checker) stateFiles() {
 	if data, ok := c.read(c.ws.EventsFile()); ok {
 		c.jsonLines(c.ws.EventsFile(), data, CodeEventsCorrupt, CodeEventsTorn)
 	}
-	findings, lines, err := audit.Check(dir, c.opt.AuditAnchors...)
+	made, findings, lines, err := audit.CheckOps(dir, []string{"clarify.request", "clarify.ask", "checkpoint.restore"}, c.opt.AuditAnchors...)
 	c.rep.Counts.AuditLines = lines
 	c.addTrail(dir, findings, err, c.rel)
+	c.requestsGone(made)
 }
 
 // addTrail reports what checking the audit trail in dir found (err: the
@@ -428,7 +449,36 @@ func idOffset(data []byte, id string, from int64) int64 {
 // memory checks the store: issue files, manifest, archive, search index.
 func (c *checker) memory() {
 	store := memory.New(c.ws.MemoryDir(), nil, nil)
-	c.memoryFiles(store)
+	sub := c.sub()
+	// A writer stores an observation in its issue file, then lists it in
+	// the manifest, with a pending marker in memory/pending/ from before
+	// the first write to after the second: read between the two, the
+	// manifest lags. So manifest problems are read again, until a reading
+	// with no write in progress agrees with the one before; those that
+	// remain while writes go on are a lag (stale), not an error
+	// (issue 26: verify beside writers).
+	busy := c.writing()
+	sub.memoryFiles(store)
+	busy = busy || c.writing()
+	for try := 1; c.fsys == nil && try < maxReads && manifestTrouble(sub.rep); try++ {
+		if c.opt.beforeRecheck != nil {
+			c.opt.beforeRecheck()
+		} else {
+			time.Sleep(recheckDelay)
+		}
+		again := c.sub()
+		before := c.writing()
+		again.memoryFiles(memory.New(c.ws.MemoryDir(), nil, nil))
+		same := sameProblems(sub.rep, again.rep)
+		sub, busy = again, before || c.writing()
+		if same && !busy {
+			break
+		}
+	}
+	if busy {
+		lagging(sub.rep)
+	}
+	c.merge(sub)
 	if why := store.IndexStale(); why != "" && c.exists(store.ManifestPath()) {
 		c.add(Problem{Code: CodeSearchIndexStale, Severity: Stale, Path: c.rel(store.IndexPath()), Offset: -1,
 			Message: "the search index is stale: " + why + " (searches read the issue files until the next write)",
@@ -439,6 +489,70 @@ func (c *checker) memory() {
 			Message: "the monitor's index is stale: " + why + " (the next scan reads what changed)",
 			Repair:  "delete it"})
 	}
+}
+
+// recheckDelay is the pause before the memory files are read again: a
+// writer's issue file and manifest writes are milliseconds apart.
+const recheckDelay = 100 * time.Millisecond
+
+// writing reports whether a memory write is in progress: a pending
+// marker younger than the stale threshold (an older one is a writer that
+// died, which the next access repairs).
+func (c *checker) writing() bool {
+	if c.fsys != nil {
+		return false
+	}
+	ents, err := os.ReadDir(filepath.Join(c.ws.MemoryDir(), "pending"))
+	if err != nil {
+		return false
+	}
+	now := c.opt.Now()
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) < c.opt.StaleAfter {
+			return true
+		}
+	}
+	return false
+}
+
+// lagging turns the manifest errors of a reading made while writes were
+// in progress into stale findings: the writers bring it in line.
+func lagging(rep *Report) {
+	for i := range rep.Problems {
+		p := &rep.Problems[i]
+		if p.Severity == Error && strings.HasPrefix(p.Code, "MANIFEST_") {
+			p.Severity = Stale
+			p.Message += " (read while a memory write was in progress, which brings the manifest in line: run verify again when the writers are done)"
+		}
+	}
+}
+
+// maxReads bounds the readings of the memory files.
+const maxReads = 4
+
+// sameProblems reports whether two readings found the same problems.
+func sameProblems(a, b *Report) bool {
+	if len(a.Problems) != len(b.Problems) {
+		return false
+	}
+	for i := range a.Problems {
+		p, q := a.Problems[i], b.Problems[i]
+		if p.Code != q.Code || p.Path != q.Path || p.ID != q.ID {
+			return false
+		}
+	}
+	return true
+}
+
+// manifestTrouble reports whether rep holds a manifest error, which a
+// write in progress can cause.
+func manifestTrouble(rep *Report) bool {
+	for _, p := range rep.Problems {
+		if p.Severity == Error && strings.HasPrefix(p.Code, "MANIFEST_") {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *checker) exists(path string) bool {

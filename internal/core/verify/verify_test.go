@@ -73,6 +73,7 @@ func record(issue, seq int, st ledger.Status, entries ...ledger.Entry) ledger.Re
 		at := r.Thread[len(r.Thread)-1].Timestamp
 		r.ResolvedAt = &at
 	}
+	r.Seal()
 	return r
 }
 
@@ -193,7 +194,24 @@ func TestTamperingIsReportedPrecisely(t *testing.T) {
 		{"bad timestamp", func(t *testing.T, ws workspace.Workspace) string {
 			edit(t, ws.LedgerFile(7), `"created": "`+ts(0)+`"`, `"created": "yesterday"`)
 			return ""
-		}, []string{"TIMESTAMP_INVALID .agentx/state/clarifications/issue-7.json CLR-7-001"}},
+		}, []string{"TIMESTAMP_INVALID .agentx/state/clarifications/issue-7.json CLR-7-001", "RECORD_HASH_MISMATCH .agentx/state/clarifications/issue-7.json CLR-7-001"}},
+		// Issue 26 item 7: the fields a record keeps from its creation.
+		{"to edited", func(t *testing.T, ws workspace.Workspace) string {
+			edit(t, ws.LedgerFile(7), `"to": "architect"`, `"to": "reviewer"`)
+			return ""
+		}, []string{"RECORD_HASH_MISMATCH .agentx/state/clarifications/issue-7.json CLR-7-001"}},
+		{"topic edited", func(t *testing.T, ws workspace.Workspace) string {
+			edit(t, ws.LedgerFile(7), `"topic": "a topic"`, `"topic": "another topic"`)
+			return ""
+		}, []string{"RECORD_HASH_MISMATCH .agentx/state/clarifications/issue-7.json CLR-7-001"}},
+		{"maxRounds 5 to 50", func(t *testing.T, ws workspace.Workspace) string {
+			edit(t, ws.LedgerFile(7), `"maxRounds": 5`, `"maxRounds": 50`)
+			return ""
+		}, []string{"RECORD_HASH_MISMATCH .agentx/state/clarifications/issue-7.json CLR-7-001"}},
+		{"blocking edited", func(t *testing.T, ws workspace.Workspace) string {
+			edit(t, ws.LedgerFile(7), `"blocking": true`, `"blocking": false`)
+			return ""
+		}, []string{"RECORD_HASH_MISMATCH .agentx/state/clarifications/issue-7.json CLR-7-001"}},
 		{"entry after the resolution, added by hand", func(t *testing.T, ws workspace.Workspace) string {
 			r := record(5, 1, ledger.Resolved,
 				ledger.Entry{Round: 1, From: "engineer", Type: ledger.Question, Body: "Q?", Timestamp: ts(0)},
@@ -213,6 +231,7 @@ func TestTamperingIsReportedPrecisely(t *testing.T) {
 			b := a
 			c := record(6, 1, ledger.Pending, ledger.Entry{Round: 1, From: "engineer", Type: ledger.Question, Body: "Q?", Timestamp: ts(0)})
 			c.IssueNumber = 5
+			c.Seal()
 			data, _ := jsonfile.Marshal(&ledger.Ledger{IssueNumber: 6, Clarifications: []ledger.Record{a, b, c}})
 			if err := os.WriteFile(ws.LedgerFile(5), data, 0o644); err != nil {
 				t.Fatal(err)

@@ -112,6 +112,7 @@ func record(rng *rand.Rand, issue, seq int, open bool, now time.Time) ledger.Rec
 		Blocking: rng.IntN(2) == 0, Round: 1, MaxRounds: 5, Created: ts(0), StaleAfter: ts(30 * time.Minute),
 	}
 	r.SetExtra("slaMinutes", json.RawMessage(strconv.Itoa(30)))
+	r.Seal() // as protocol's request does
 	rounds := 1 + rng.IntN(2)
 	if open {
 		rounds = 1
