@@ -36,10 +36,10 @@ type Clarification struct {
 	Blocking       bool    `json:"blocking"`
 	Status         string  `json:"status"`
 	Round          int     `json:"round"`
-	MaxRounds      int     `json:"max_rounds"`
+	MaxRounds      int     `json:"maxRounds"`
 	Created        string  `json:"created"`
-	LatestQuestion *Entry  `json:"latest_question,omitempty"`
-	LatestAnswer   *Entry  `json:"latest_answer,omitempty"`
+	LatestQuestion *Entry  `json:"latestQuestion,omitempty"`
+	LatestAnswer   *Entry  `json:"latestAnswer,omitempty"`
 	Thread         []Entry `json:"thread,omitempty" jsonschema:"the whole thread (clarify_show)"`
 	// Tampered counts the thread entries changed since written.
 	Tampered int `json:"tampered,omitempty" jsonschema:"thread entries changed since they were written"`
@@ -75,10 +75,10 @@ type ClarifyResult struct {
 	// Answer is the target's answer when it came during the call (a
 	// responder, or a blocking request's wait).
 	Answer     string `json:"answer,omitempty"`
-	AnsweredBy string `json:"answered_by,omitempty"`
+	AnsweredBy string `json:"answeredBy,omitempty"`
 	Escalated  bool   `json:"escalated,omitempty"`
 	// TimedOut: a blocking request's wait ended before an answer came.
-	TimedOut      bool           `json:"timed_out,omitempty" jsonschema:"the wait ended before an answer: check later with clarify_show or clarify_inbox"`
+	TimedOut      bool           `json:"timedOut,omitempty" jsonschema:"the wait ended before an answer: check later with clarify_show or clarify_inbox"`
 	Next          string         `json:"next,omitempty" jsonschema:"what to do next"`
 	Clarification *Clarification `json:"clarification,omitempty"`
 }
@@ -111,6 +111,16 @@ type resolveIn struct {
 	Body string `json:"body,omitempty" jsonschema:"the resolution: what you decided (default \"Resolved.\")"`
 }
 
+type askIn struct {
+	opIn
+	Body string `json:"body" jsonschema:"the follow-up question for the next round, 1-2000 characters"`
+}
+
+type abandonIn struct {
+	opIn
+	Reason string `json:"reason,omitempty" jsonschema:"why the question no longer matters (default \"Abandoned.\")"`
+}
+
 type escalateIn struct {
 	opIn
 	Summary string `json:"summary,omitempty" jsonschema:"why it needs a person"`
@@ -140,9 +150,11 @@ type InboxResult struct {
 }
 
 func (s *server) addClarifyTools(srv *mcp.Server) {
-	add(srv, "clarify_request", "Ask another agent a question about an issue; a blocking request waits for the answer (with progress) up to wait_seconds, else returns the id to check later.", s.request)
+	add(srv, "clarify_request", "Ask another agent a question about an issue; a blocking request waits for the answer (with progress) up to waitSeconds, else returns the id to check later.", s.request)
 	add(srv, "clarify_answer", "Answer a clarification that waits for you (see clarify_inbox).", s.answer)
+	add(srv, "clarify_ask", "Ask a follow-up on your answered clarification: the next round, within its round limit.", s.ask)
 	add(srv, "clarify_resolve", "Close your clarification once answered, saying what you decided.", s.resolve)
+	add(srv, "clarify_abandon", "Withdraw your clarification when the question no longer matters.", s.abandon)
 	add(srv, "clarify_escalate", "Hand a clarification to a person when agents cannot settle it.", s.escalate)
 	add(srv, "clarify_inbox", "What waits for you: questions you owe an answer to, and your own open requests with their latest answers.", s.inbox)
 	add(srv, "clarify_show", "One clarification with its whole thread; entries changed since written are marked tampered.", s.show)
@@ -266,6 +278,14 @@ func (s *server) answer(ctx context.Context, _ *mcp.CallToolRequest, in answerIn
 
 func (s *server) resolve(ctx context.Context, _ *mcp.CallToolRequest, in resolveIn) (*ClarifyResult, error) {
 	return s.do(ctx, protocol.Resolve, in.opIn, in.Body)
+}
+
+func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (*ClarifyResult, error) {
+	return s.do(ctx, protocol.Ask, in.opIn, in.Body)
+}
+
+func (s *server) abandon(ctx context.Context, _ *mcp.CallToolRequest, in abandonIn) (*ClarifyResult, error) {
+	return s.do(ctx, protocol.Abandon, in.opIn, in.Reason)
 }
 
 func (s *server) escalate(ctx context.Context, _ *mcp.CallToolRequest, in escalateIn) (*ClarifyResult, error) {

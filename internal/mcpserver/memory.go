@@ -54,8 +54,8 @@ type Observation struct {
 	Content     string `json:"content,omitempty"`
 	Tokens      int    `json:"tokens"`
 	Timestamp   string `json:"timestamp"`
-	SessionID   string `json:"session_id,omitempty"`
-	RecallCount int    `json:"recall_count,omitempty"`
+	SessionID   string `json:"sessionId,omitempty"`
+	RecallCount int    `json:"recallCount,omitempty"`
 	Integrity   string `json:"integrity"`
 	// Hit marks the observation a timeline was asked around.
 	Hit bool `json:"hit,omitempty"`
@@ -84,7 +84,7 @@ type ObservationsResult struct {
 	Outcome
 	Observations []Observation `json:"observations,omitempty"`
 	// NotFound are the ids memory_get found nothing for.
-	NotFound []string `json:"not_found,omitempty"`
+	NotFound []string `json:"notFound,omitempty"`
 }
 
 type getIn struct {

@@ -133,7 +133,7 @@ func TestToolsListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"clarify_answer", "clarify_escalate", "clarify_inbox", "clarify_request", "clarify_resolve", "clarify_show",
+	want := []string{"clarify_abandon", "clarify_answer", "clarify_ask", "clarify_escalate", "clarify_inbox", "clarify_request", "clarify_resolve", "clarify_show",
 		"memory_get", "memory_remember", "memory_search", "memory_timeline", "ready"}
 	got := map[string]*mcp.Tool{}
 	for _, tool := range res.Tools {
@@ -177,7 +177,7 @@ func TestClarifyRoundTrip(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("engineer's inbox: %v", inbox)
 	}
-	latest, _ := reqs[0].(map[string]any)["latest_answer"].(map[string]any)
+	latest, _ := reqs[0].(map[string]any)["latestAnswer"].(map[string]any)
 	if latest["body"] != "In an httpOnly cookie." || latest["integrity"] != "intact" {
 		t.Fatalf("latest answer: %v", reqs[0])
 	}
@@ -240,6 +240,26 @@ func TestClarifyEscalateAndReady(t *testing.T) {
 	refused(t, eng, "clarify_escalate", map[string]any{"id": "CLR-7-001", "as": "reviewer"}, "SCOPE_VIOLATION")
 }
 
+// TestClarifyAskAndAbandon: a follow-up round on an answered request, and
+// withdrawing one, as the CLI's clarify ask and clarify abandon do.
+func TestClarifyAskAndAbandon(t *testing.T) {
+	ws := newWorkspace(t)
+	eng := connect(t, ws, "engineer", nil)
+	arch := connect(t, ws, "architect", nil)
+	ok(t, eng, "clarify_request", map[string]any{"issue": 8, "to": "architect", "topic": "cache", "question": "Redis or memcached?", "waitSeconds": 0})
+	ok(t, arch, "clarify_answer", map[string]any{"id": "CLR-8-001", "body": "Redis."})
+	out := ok(t, eng, "clarify_ask", map[string]any{"id": "CLR-8-001", "body": "Cluster or single node?"})
+	if c, _ := out["clarification"].(map[string]any); out["status"] != "pending" || c["round"] != float64(2) {
+		t.Fatalf("ask: %v", out)
+	}
+	refused(t, arch, "clarify_ask", map[string]any{"id": "CLR-8-001", "body": "?", "as": "engineer"}, "SCOPE_VIOLATION")
+	out = ok(t, eng, "clarify_abandon", map[string]any{"id": "CLR-8-001", "reason": "We dropped the cache."})
+	if out["status"] != "abandoned" {
+		t.Fatalf("abandon: %v", out)
+	}
+	refused(t, eng, "clarify_ask", map[string]any{"id": "CLR-8-001", "body": "And now?"}, "INVALID_INPUT")
+}
+
 func TestReadyRefused(t *testing.T) {
 	ws := newWorkspace(t)
 	eng := connect(t, ws, "engineer", nil)
@@ -280,7 +300,7 @@ func TestBlockingRequestWaitsForTheAnswer(t *testing.T) {
 		t.Fatalf("blocking request: %v %s", err, text(res))
 	}
 	out := res.StructuredContent.(map[string]any)
-	if out["answer"] != "Use PostgreSQL." || out["answered_by"] != "architect" || out["timed_out"] == true {
+	if out["answer"] != "Use PostgreSQL." || out["answeredBy"] != "architect" || out["timedOut"] == true {
 		t.Fatalf("blocking request: %v (the answer: %s)", out, <-answered)
 	}
 	mu.Lock()
@@ -294,7 +314,7 @@ func TestBlockingRequestTimesOut(t *testing.T) {
 	eng := connect(t, newWorkspace(t), "engineer", nil)
 	start := time.Now()
 	out := ok(t, eng, "clarify_request", map[string]any{"to": "architect", "topic": "queue", "question": "Which queue?", "waitSeconds": 1})
-	if out["timed_out"] != true || out["id"] != "CLR-42-001" || !strings.Contains(out["next"].(string), "clarify_show") {
+	if out["timedOut"] != true || out["id"] != "CLR-42-001" || !strings.Contains(out["next"].(string), "clarify_show") {
 		t.Fatalf("timed-out request: %v", out)
 	}
 	if d := time.Since(start); d < time.Second || d > 10*time.Second {
@@ -334,7 +354,7 @@ func TestMemoryTools(t *testing.T) {
 	if len(obs) != 2 || strings.Contains(obs[1].(map[string]any)["content"].(string), "AKIA") || obs[0].(map[string]any)["integrity"] != "intact" {
 		t.Fatalf("get: %v", get)
 	}
-	if nf, _ := get["not_found"].([]any); len(nf) != 1 {
+	if nf, _ := get["notFound"].([]any); len(nf) != 1 {
 		t.Fatalf("get: not_found %v", get)
 	}
 	// An observation changed on disk since it was stored is marked.
