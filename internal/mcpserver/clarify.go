@@ -147,6 +147,9 @@ type InboxResult struct {
 	Waiting []*Clarification `json:"waiting" jsonschema:"questions waiting for your answer (answer with clarify_answer)"`
 	// Requests are this agent's own open requests with their latest answers.
 	Requests []*Clarification `json:"requests" jsonschema:"your own open requests with their latest answers"`
+	// Escalations are the records of the session's issue that wait for a
+	// person, as hook start lists them.
+	Escalations []*Clarification `json:"escalations" jsonschema:"clarifications of your issue escalated to a person"`
 }
 
 func (s *server) addClarifyTools(srv *mcp.Server) {
@@ -334,5 +337,30 @@ func (s *server) inbox(ctx context.Context, _ *mcp.CallToolRequest, _ inboxIn) (
 	for i := range requests {
 		out.Requests = append(out.Requests, view(&requests[i], false))
 	}
+	out.Escalations = s.escalations(ctx)
 	return out, nil
+}
+
+// escalations are the escalated records of the session's issue (none
+// without one, or when its ledger does not load: the rest of the inbox
+// stands).
+func (s *server) escalations(ctx context.Context) []*Clarification {
+	out := []*Clarification{}
+	if s.o.Issue == nil {
+		return out
+	}
+	issue, ok := s.o.Issue(ctx)
+	if !ok {
+		return out
+	}
+	l, err := (&ledger.Store{WS: s.o.WS, Locks: s.o.Router.Locks}).Load(issue)
+	if err != nil {
+		return out
+	}
+	for i := range l.Clarifications {
+		if l.Clarifications[i].Status == ledger.Escalated {
+			out = append(out, view(&l.Clarifications[i], false))
+		}
+	}
+	return out
 }

@@ -260,6 +260,22 @@ func TestClarifyAskAndAbandon(t *testing.T) {
 	refused(t, eng, "clarify_ask", map[string]any{"id": "CLR-8-001", "body": "And now?"}, "INVALID_INPUT")
 }
 
+// TestInboxListsEscalationsOfTheIssue: what waits for a person on the
+// session's issue (42 here) is in the inbox, as hook start lists it.
+func TestInboxListsEscalationsOfTheIssue(t *testing.T) {
+	ws := newWorkspace(t)
+	eng := connect(t, ws, "engineer", nil)
+	ok(t, eng, "clarify_request", map[string]any{"issue": 42, "to": "architect", "topic": "auth", "question": "JWT or sessions?", "waitSeconds": 0})
+	ok(t, eng, "clarify_request", map[string]any{"issue": 9, "to": "architect", "topic": "other", "question": "Elsewhere?", "waitSeconds": 0})
+	ok(t, eng, "clarify_escalate", map[string]any{"id": "CLR-42-001", "summary": "Needs the security lead."})
+	ok(t, eng, "clarify_escalate", map[string]any{"id": "CLR-9-001", "summary": "Another issue."})
+	in := ok(t, eng, "clarify_inbox", nil)
+	esc, _ := in["escalations"].([]any)
+	if len(esc) != 1 || esc[0].(map[string]any)["id"] != "CLR-42-001" {
+		t.Fatalf("escalations: %v", in["escalations"])
+	}
+}
+
 func TestReadyRefused(t *testing.T) {
 	ws := newWorkspace(t)
 	eng := connect(t, ws, "engineer", nil)
