@@ -54,7 +54,19 @@ func TestHookFinishBigTranscriptKeepsItsDeadline(t *testing.T) {
 	if took > 10*time.Second {
 		t.Errorf("hook finish took %s with --deadline 3s", took)
 	}
-	if !strings.Contains(string(out), "Stored") && !strings.Contains(string(out), "spooled") {
+	switch {
+	case strings.Contains(string(out), "Stored"):
+	case strings.Contains(string(out), "Spooled the claude hook payload for issue #3; it was not processed before the hook's deadline"):
+		// A slow machine (or a race-built binary) cut the capture after
+		// its spool write: nothing is lost, and the next hook start
+		// stores it.
+		next := exec.Command("agentx-hook", "hook", "start", "--agent", "engineer", "--issue", "3", "--deadline", "60s")
+		next.Dir = root
+		got, err := next.CombinedOutput()
+		if err != nil || !strings.Contains(string(got), "left by an earlier hook that was cut short") {
+			t.Errorf("the next hook start did not store the spooled capture (%v):\n%s", err, got)
+		}
+	default:
 		t.Errorf("nothing captured or spooled:\n%s", out)
 	}
 }

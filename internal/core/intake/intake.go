@@ -173,8 +173,10 @@ func (x *Intake) Durably(ctx context.Context, c Capture) (*Report, error) {
 	}
 	done, err := x.process(ctx, clean, payload, c.Source)
 	if err != nil {
+		// The entry stays spooled for the next hook start: the report
+		// says so beside the error (Spooled, not Deferred).
 		_ = cl.Release()
-		return nil, err
+		return rep, err
 	}
 	done.Spooled = true
 	return done, cl.Done()

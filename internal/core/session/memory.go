@@ -61,6 +61,13 @@ func (s *session) capture(ctx context.Context, spoolOnly bool) (Section, bool, e
 	s.m.CaptureMS += time.Since(began).Milliseconds()
 	if err != nil {
 		s.m.CaptureErrors++
+		if rep != nil && rep.Spooled {
+			// Cut short after the durable spool write (the deadline, most
+			// often): nothing is lost, and the agent is told where it is.
+			s.spooledCut = true
+			return Section{Title: "Memory Capture", Body: fmt.Sprintf(
+				"Spooled the %s for issue #%d; it was not processed before the hook's deadline, so the next `hook start` finishes the capture.", rep.Source, rep.Issue)}, true, err
+		}
 		return Section{}, false, err
 	}
 	s.m.Captured += len(rep.IDs)

@@ -140,10 +140,13 @@ type Result struct {
 
 // session is one run of Start or Finish.
 type session struct {
-	d   *Deps
-	run *Run
-	in  Input
-	res *Result
+	// spooledCut: the capture was cut short after its spool write (the
+	// next hook start stores it).
+	spooledCut bool
+	d          *Deps
+	run        *Run
+	in         Input
+	res        *Result
 	// m is the session's metrics line, filled as the steps run.
 	m metrics.Line
 }
@@ -210,12 +213,17 @@ func Finish(d *Deps, run *Run, in Input) *Result {
 	captured := false
 	run.Step("memory capture", func(ctx context.Context) {
 		captured = true
-		if sec, ok, err := s.capture(ctx, false); err != nil {
-			s.warn("agentx hook finish: memory capture: %v", err)
-		} else if ok {
+		sec, ok, err := s.capture(ctx, false)
+		if ok {
 			sections = append(sections, sec)
 		}
+		if err != nil {
+			s.warn("agentx hook finish: memory capture: %v", err)
+		}
 	})
+	if s.spooledCut {
+		run.Rename("memory capture (cut short)", "memory capture (cut short after the spool write: the next hook start stores it)")
+	}
 	if !captured {
 		s.spoolLate()
 	}
