@@ -93,7 +93,7 @@ func commands() []command {
 		{"ready", "issues with their BLOCKED: Clarification pending markers", wire(parseReady, runReady)},
 		{"hook", "agent lifecycle hooks: hook start, hook finish", runHook},
 		{"memory", "search, inspect and maintain the memory store", runMemory},
-		{"mcp", "serve the clarification and memory tools over MCP (stdio) for agent hosts", wire(parseMCP, runMCP)},
+		{"mcp", "serve the clarification and memory tools over MCP (stdio) for agent hosts (runs agentx-mcp)", wire(parseMCP, runMCP)},
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
 		{"setup", "wire agentx into Claude Code, Codex or Copilot and git in one step", wire(parseSetup, runSetup)},
 		{"doctor", "check that agentx is wired and working here, with the command that fixes each problem", wire(parseDoctor, runDoctor)},
@@ -106,7 +106,7 @@ func commands() []command {
 		{"audit", "the audit trail of state changes, oldest first", wire(parseAudit, runAudit)},
 		{"demo", "run a scripted tour in a temporary workspace", wire(parseDemo, runDemo)},
 		{"version", "print the version", wire(parseVersion, runVersion)},
-		{"completion", "print a shell completion script (bash, zsh, fish)", wire(parseCompletion, runCompletion)},
+		{"completion", "print a shell completion script (bash, zsh, fish, powershell)", wire(parseCompletion, runCompletion)},
 	}
 }
 
@@ -223,8 +223,12 @@ func (a *App) runCommand(ctx context.Context, c command, args []string) int {
 func (a *App) usage(w io.Writer) {
 	fmt.Fprintf(w, "agentx-hook: clarification and memory for teams of AI coding agents\n\n")
 	fmt.Fprintf(w, "Usage: agentx-hook [--root DIR] COMMAND [ARGS]\n\nCommands:\n")
+	width := 0
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nThe root is --root, else $AGENTX_ROOT, else the nearest ancestor holding .agentx/,\n")
 	fmt.Fprintf(w, "else the git top level, else the current directory.\n")
