@@ -39,9 +39,7 @@ func runComplete(_ context.Context, a *App, args []string) int {
 		}
 	case "agents":
 		if cfg, err := a.Config(); err == nil {
-			for name := range cfg.KnownAgents() {
-				out = append(out, name)
-			}
+			out = cfg.KnownAgentNames()
 		}
 	case "issues":
 		seen := map[int]bool{}

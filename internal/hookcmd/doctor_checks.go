@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
@@ -55,22 +55,13 @@ func (d *doctor) agent() {
 			source = "the built-in default (no [hooks] default_agent)"
 		}
 	}
-	known := knownAgents(cfg)
+	known := cfg.KnownAgentNames()
 	if why := unknownAgent(agent, known); why != "" {
 		d.add("agent", statusFail, d.agentFix(cfg, source, known),
 			"a session would run as %q (from %s), %s: its hooks would do nothing", agent, source, why)
 		return
 	}
 	d.add("agent", statusOK, "", "a session runs as %q (from %s) unless --agent, $AGENTX_AGENT or the host's payload names another", agent, source)
-}
-
-func knownAgents(cfg *config.Set) []string {
-	var names []string
-	for n := range cfg.KnownAgents() {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // unknownAgent says why agent cannot run a session ("" when it can).
@@ -81,10 +72,8 @@ func unknownAgent(agent string, known []string) string {
 	if len(known) == 0 {
 		return ""
 	}
-	for _, k := range known {
-		if k == agent {
-			return ""
-		}
+	if slices.Contains(known, agent) {
+		return ""
 	}
 	return "which the workflows do not name (known: " + strings.Join(known, ", ") + ")"
 }
@@ -189,7 +178,7 @@ func (d *doctor) host(h hostsettings.Host, w hostsettings.Wiring, wired int) {
 // agent the workflows do not.
 func (d *doctor) hostAgents(check string, h hostsettings.Host, w hostsettings.Wiring) {
 	if cfg, err := d.a.Config(); err == nil {
-		known := knownAgents(cfg)
+		known := cfg.KnownAgentNames()
 		for _, ag := range w.Agents {
 			if why := unknownAgent(ag, known); why != "" {
 				d.add(check, statusFail, "agentx-hook setup --"+h.Name,

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -59,12 +58,8 @@ const mcpBinary = "agentx-mcp"
 // findMCPBinary finds agentx-mcp beside this executable (a release archive
 // and `go install ./cmd/...` put them together), else on $PATH.
 func findMCPBinary() (string, error) {
-	name := mcpBinary
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
 	if self, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(self), name); isExecutable(p) {
+		if p := lookPath(filepath.Dir(self), mcpBinary); p != "" {
 			return p, nil
 		}
 	}
@@ -73,11 +68,6 @@ func findMCPBinary() (string, error) {
 	}
 	return "", errcode.New(errcode.NotFound, "the MCP server is the separate binary %s, and it is neither beside %s nor on $PATH", mcpBinary, "agentx-hook").
 		WithHint("install it beside agentx-hook: from a clone, go install ./cmd/agentx-hook ./cmd/agentx-mcp; release archives carry both")
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 // forwardMCP runs `agentx-mcp [--root R] mcp [--agent A]` on this

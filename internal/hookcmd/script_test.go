@@ -2,7 +2,6 @@ package hookcmd
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/testbin"
 	// Race-built agentx-hook processes skip the race detector's exit sleep.
 	_ "github.com/agentx-dev/agentx/internal/gorace"
 )
@@ -54,7 +54,7 @@ func TestMain(m *testing.M) {
 	// agentx-mcp too, so doctor finds the MCP server's binary beside
 	// agentx-hook (this one has no server: internal/mcpcmd tests it).
 	for _, name := range []string{"agentx-hook", "agentx-mcp"} {
-		if err := installSelf(filepath.Join(bin, name)); err != nil {
+		if err := testbin.InstallSelf(filepath.Join(bin, name)); err != nil {
 			panic(err)
 		}
 	}
@@ -76,31 +76,6 @@ type cleanupM struct {
 func (c cleanupM) Run() int {
 	defer func() { _ = os.RemoveAll(c.dir) }()
 	return c.m.Run()
-}
-
-// installSelf copies the test binary to path (a hard link where it can).
-func installSelf(path string) error {
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	if os.Link(self, path) == nil {
-		return nil
-	}
-	src, err := os.Open(self)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = src.Close() }()
-	dst, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		_ = dst.Close()
-		return err
-	}
-	return dst.Close()
 }
 
 // inProcess is the script command `agentx-hook ARGS`: App.Run in this

@@ -1,7 +1,6 @@
 package mcpcmd
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentx-dev/agentx/internal/hookcmd"
+	"github.com/agentx-dev/agentx/internal/testbin"
 	// Race-built processes skip the race detector's exit sleep.
 	_ "github.com/agentx-dev/agentx/internal/gorace"
 )
@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	for _, name := range []string{"agentx-mcp", "agentx-hook"} {
-		if err := installSelf(filepath.Join(bin, name)); err != nil {
+		if err := testbin.InstallSelf(filepath.Join(bin, name)); err != nil {
 			panic(err)
 		}
 	}
@@ -38,31 +38,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	_ = os.RemoveAll(bin)
 	os.Exit(code)
-}
-
-// installSelf copies the test binary to path (a hard link where it can).
-func installSelf(path string) error {
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	if os.Link(self, path) == nil {
-		return nil
-	}
-	in, err := os.Open(self)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = in.Close() }()
-	out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		_ = out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 func initWorkspace(t *testing.T) string {
@@ -81,7 +56,7 @@ func TestAgentxHookWithoutMCPBinary(t *testing.T) {
 	root := initWorkspace(t)
 	dir := t.TempDir()
 	hook := filepath.Join(dir, "agentx-hook")
-	if err := installSelf(hook); err != nil {
+	if err := testbin.InstallSelf(hook); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(hook, "--root", root, "mcp")

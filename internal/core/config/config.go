@@ -486,6 +486,17 @@ func (s *Set) KnownAgents() map[string]bool {
 	return known
 }
 
+// KnownAgentNames is KnownAgents sorted, for messages and completion.
+func (s *Set) KnownAgentNames() []string {
+	known := s.KnownAgents()
+	names := make([]string, 0, len(known))
+	for n := range known {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // CheckAgent refuses an agent name the workflows and config do not know,
 // when they name any: a typo (`--agent enginer`) would otherwise file
 // memory under an agent no session ever recalls. flag names where the
@@ -495,12 +506,7 @@ func (s *Set) CheckAgent(flag, agent string) error {
 	if len(known) == 0 || known[agent] {
 		return nil
 	}
-	names := make([]string, 0, len(known))
-	for n := range known {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return errcode.New(errcode.InvalidInput, "%s: unknown agent %q (known: %s)", flag, agent, strings.Join(names, ", ")).
+	return errcode.New(errcode.InvalidInput, "%s: unknown agent %q (known: %s)", flag, agent, strings.Join(s.KnownAgentNames(), ", ")).
 		WithHint("agents come from .agentx/workflows/ and [agents] or [responders] in .agentx/agentx.toml")
 }
 

@@ -17,7 +17,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
@@ -308,10 +307,5 @@ func AgentAccepted(agent string, cfg *config.Set) (why string, ok bool) {
 	if len(known) == 0 || known[agent] {
 		return "", true
 	}
-	names := make([]string, 0, len(known))
-	for n := range known {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return fmt.Sprintf("agent %q is not in the workflows or config (known: %s); nothing done (check --agent or $AGENTX_AGENT)", agent, strings.Join(names, ", ")), false
+	return fmt.Sprintf("agent %q is not in the workflows or config (known: %s); nothing done (check --agent or $AGENTX_AGENT)", agent, strings.Join(cfg.KnownAgentNames(), ", ")), false
 }

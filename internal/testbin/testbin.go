@@ -1,0 +1,35 @@
+// Package testbin puts a test binary on $PATH under the names of the
+// binaries it stands in for (agentx-hook, agentx-mcp), so that tests start
+// it as a real process the way a host or git does. Test support only.
+package testbin
+
+import (
+	"io"
+	"os"
+)
+
+// InstallSelf copies the running test binary to path (a hard link where
+// it can).
+func InstallSelf(path string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if os.Link(self, path) == nil {
+		return nil
+	}
+	src, err := os.Open(self)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = src.Close() }()
+	dst, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		_ = dst.Close()
+		return err
+	}
+	return dst.Close()
+}
