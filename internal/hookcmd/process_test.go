@@ -102,6 +102,9 @@ func holderMain() {
 }
 
 // writerMain: agentx-testwriter ROOT ISSUE appends records until killed.
+// It says "ready" before its first write and "committed" after each, so a
+// test can time its kill from what the writer did rather than from a guess
+// at how long a process takes to start on a loaded machine.
 func writerMain() {
 	root, issueS := os.Args[1], os.Args[2]
 	issue, _ := strconv.Atoi(issueS)
@@ -111,6 +114,7 @@ func writerMain() {
 		stale = time.Duration(ms) * time.Millisecond
 	}
 	s := &ledger.Store{WS: ws, Locks: lock.New(lock.Options{Wait: 10 * time.Second, StaleAfter: stale})}
+	fmt.Println("ready")
 	for {
 		_, err := s.Update(context.Background(), issue, func(l *ledger.Ledger) error {
 			// A body of a few KB makes each write take long enough to be
@@ -124,6 +128,7 @@ func writerMain() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+		fmt.Println("committed")
 	}
 }
 
@@ -368,12 +373,41 @@ func TestWritersKilledAtRandomLeaveValidLedgers(t *testing.T) {
 		// loop quick.
 		cmd := exec.Command("agentx-testwriter", root, "8")
 		cmd.Env = append(os.Environ(), "AGENTX_LOCK_STALE_MS=300")
-		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		cmd.Stderr = io.Discard
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(5+rng.IntN(40)) * time.Millisecond)
+		// Every other writer is killed only after it committed once, so
+		// the run always has records to lose; the rest may die anywhere,
+		// including before their first write. The random delay counts from
+		// what the writer reported, not from its start.
+		wantLine := "ready"
+		if i%2 == 1 {
+			wantLine = "committed"
+		}
+		lines := bufio.NewScanner(out)
+		reached := false
+		for lines.Scan() {
+			if lines.Text() == wantLine {
+				reached = true
+				break
+			}
+		}
+		if !reached {
+			_ = cmd.Wait()
+			t.Fatalf("iteration %d: the writer ended before saying %q", i, wantLine)
+		}
+		// Drain the rest so the writer never blocks on a full pipe; Wait
+		// may only close the pipe once the drain saw end of file.
+		drained := make(chan struct{})
+		go func() { _, _ = io.Copy(io.Discard, out); close(drained) }()
+		time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
 		_ = cmd.Process.Kill()
+		<-drained
 		_ = cmd.Wait()
 		l, err := ledger.LoadFile(path, 8)
 		if err != nil {
