@@ -19,6 +19,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/githubfake"
 	"github.com/agentx-dev/agentx/internal/sync"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // binary is the agentx-action built by cmd/agentx-action/build.sh, the
@@ -30,6 +31,7 @@ import (
 var binary, coverDir string
 
 func TestMain(m *testing.M) {
+	ramTmp := testenv.UseRAMTempDir()
 	dir, err := os.MkdirTemp("", "agentx-action-e2e-")
 	if err != nil {
 		panic(err)
@@ -61,6 +63,7 @@ func TestMain(m *testing.M) {
 		_ = exec.Command("cp", "-r", coverDir+"/.", keep).Run()
 	}
 	os.RemoveAll(dir)
+	ramTmp()
 	os.Exit(code)
 }
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/testbin"
+	"github.com/agentx-dev/agentx/internal/testenv"
+
 	// Race-built agentx-hook processes skip the race detector's exit sleep.
 	_ "github.com/agentx-dev/agentx/internal/gorace"
 )
@@ -59,7 +61,10 @@ func TestMain(m *testing.M) {
 		}
 	}
 	_ = os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	testscript.Main(cleanupM{m, bin}, testHelpers())
+	// After bin: a hard link to this binary needs bin on its filesystem
+	// (doctor_healthy checks that the agentx-hook on PATH is this one).
+	ramTmp := testenv.UseRAMTempDir()
+	testscript.Main(cleanupM{m, bin, ramTmp}, testHelpers())
 }
 
 // testSignalGraceEnv shortens, for one agentx-hook process of a test, the
@@ -69,11 +74,13 @@ const testSignalGraceEnv = "AGENTX_TEST_SIGNAL_GRACE_MS"
 // cleanupM removes the $PATH directory of agentx-hook after the tests
 // (testscript.Main ends the process itself).
 type cleanupM struct {
-	m   *testing.M
-	dir string
+	m      *testing.M
+	dir    string
+	ramTmp func()
 }
 
 func (c cleanupM) Run() int {
+	defer c.ramTmp()
 	defer func() { _ = os.RemoveAll(c.dir) }()
 	return c.m.Run()
 }

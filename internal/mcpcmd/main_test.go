@@ -10,6 +10,8 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/hookcmd"
 	"github.com/agentx-dev/agentx/internal/testbin"
+	"github.com/agentx-dev/agentx/internal/testenv"
+
 	// Race-built processes skip the race detector's exit sleep.
 	_ "github.com/agentx-dev/agentx/internal/gorace"
 )
@@ -35,8 +37,10 @@ func TestMain(m *testing.M) {
 		}
 	}
 	_ = os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	ramTmp := testenv.UseRAMTempDir() // after bin, as in hookcmd
 	code := m.Run()
 	_ = os.RemoveAll(bin)
+	ramTmp()
 	os.Exit(code)
 }
 

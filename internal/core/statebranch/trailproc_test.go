@@ -10,6 +10,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	sbt "github.com/agentx-dev/agentx/internal/core/statebranch/statebranchtest"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(testenv.Main(m))
 }
 
 // Another process appends to the trail while syncs push it: every commit

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // agentxBin is the agentx-hook binary TestMain builds once (without the
@@ -34,6 +36,7 @@ var scratch string
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
 func testMain(m *testing.M) int {
+	defer testenv.UseRAMTempDir()()
 	dir, err := os.MkdirTemp("", "agentx-statesafety-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
