@@ -15,8 +15,11 @@ import (
 // TestHookFinishBigTranscriptKeepsItsDeadline: a 16 MB transcript (the
 // capture's read limit) is captured well within a hook's deadline; the
 // quadratic de-duplication took 30 s on one (issue 26 item 2), past any
-// host's patience. The test, not the code under test, bounds the run: the
-// process is killed at 30 s.
+// host's patience. What tells the two apart on any machine is the work
+// done, the process's CPU time: wall time on a loaded CI machine (a load
+// of 12 on 2 cores stretched a 3 s deadline to 18 s) says more about the
+// neighbours than about the code. The test, not the code under test,
+// bounds the run: the process is killed at 90 s.
 func TestHookFinishBigTranscriptKeepsItsDeadline(t *testing.T) {
 	root := initWorkspace(t)
 	fixture, err := os.ReadFile(filepath.Join("..", "core", "capture", "testdata", "claude_session.jsonl"))
@@ -36,7 +39,7 @@ func TestHookFinishBigTranscriptKeepsItsDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	payload := fmt.Sprintf(`{"session_id":"s1","transcript_path":%q,"cwd":%q,"hook_event_name":"SessionEnd","reason":"exit"}`, transcript, root)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "agentx-hook", "hook", "finish", "--agent", "engineer", "--issue", "3", "--deadline", "3s")
 	cmd.Dir, cmd.Stdin = root, strings.NewReader(payload)
@@ -51,8 +54,13 @@ func TestHookFinishBigTranscriptKeepsItsDeadline(t *testing.T) {
 	}
 	// 3 s of deadline, the late spool write's 2 s, and room for a loaded
 	// machine; the quadratic capture took 30 s.
-	if took > 10*time.Second {
-		t.Errorf("hook finish took %s with --deadline 3s", took)
+	// 3 s of deadline and the late spool write's 2 s, on a core or two,
+	// with room for a race-built binary (3.5 s of CPU here); the quadratic
+	// capture spent 30 s.
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	t.Logf("hook finish took %s, %s of CPU", took, cpu)
+	if cpu > 12*time.Second {
+		t.Errorf("hook finish spent %s of CPU (%s in all) with --deadline 3s", cpu, took)
 	}
 	switch {
 	case strings.Contains(string(out), "Stored"):

@@ -14,9 +14,12 @@ import (
 
 // Every hook has one overall deadline (issue 15): a step stalled behind a
 // live foreign lock (here every lock a hook may take, waited on for up to
-// 30 s) does not hold the hook past it. The hook exits 0 within the
+// 60 s) does not hold the hook past it. The hook exits 0 within the
 // deadline and a margin, and one warning line names the steps not done.
-// Each run is under `timeout`, so a regression fails fast.
+// The margin is wide (20 s against a 1 s deadline) so that a loaded CI
+// machine does not fail it, and still a third of the wait a hook without
+// its deadline would sit out. Each run is under `timeout`, so a regression
+// fails fast.
 func TestHookDeadline(t *testing.T) {
 	root := initWorkspace(t)
 	if err := os.WriteFile(filepath.Join(root, ".agentx", "agentx.toml"), []byte("[hooks]\ndeadline = \"1s\"\n"), 0o644); err != nil {
@@ -47,7 +50,7 @@ func TestHookDeadline(t *testing.T) {
 			}
 		}
 	}
-	env := []string{"AGENTX_LOCK_WAIT_MS=30000", "AGENTX_AGENT=engineer"}
+	env := []string{"AGENTX_LOCK_WAIT_MS=60000", "AGENTX_AGENT=engineer"}
 	summary := filepath.Join(root, "summary.md")
 	if err := os.WriteFile(summary, []byte("## Key Facts\n- the deadline holds\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -63,9 +66,9 @@ func TestHookDeadline(t *testing.T) {
 	} {
 		lockAll()
 		start := time.Now()
-		out := run(t, root, env, "timeout", append([]string{"12", "agentx-hook"}, tc.args...)...)
+		out := run(t, root, env, "timeout", append([]string{"70", "agentx-hook"}, tc.args...)...)
 		took := time.Since(start)
-		if took > 4*time.Second {
+		if took > 20*time.Second {
 			t.Errorf("%v took %v, past its deadline:\n%s", tc.args, took, out)
 		}
 		var lines []string

@@ -65,7 +65,7 @@ func TestHookStartOpenStdin(t *testing.T) {
 	if rc := mk(r).Run(context.Background(), []string{"hook", "start", "--agent", "engineer"}); rc != 0 {
 		t.Fatalf("hook start: %d %s", rc, errb.String())
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("hook start took %s on an open stdin", d)
 	}
 	if !strings.Contains(out.String(), "# agentx: engineer") {

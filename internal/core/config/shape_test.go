@@ -44,7 +44,7 @@ func TestParseConfigRefusesDeepNestingQuickly(t *testing.T) {
 	if _, err := ParseConfig("agentx.toml", []byte(text)); err == nil {
 		t.Fatal("deeply nested config accepted")
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("refusal took %v", d)
 	}
 }
@@ -81,7 +81,7 @@ func TestShapeBoundsDottedKeys(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "more than 32 parts") {
 			t.Errorf("%s: %v", name, err)
 		}
-		if took := time.Since(start); took > time.Second {
+		if took := time.Since(start); took > 3*time.Second {
 			t.Errorf("%s: refused in %s", name, took)
 		}
 	}
