@@ -60,7 +60,8 @@ func testMain(m *testing.M) int {
 
 // gitEnv makes git (and agentx-hook) independent of the machine: a HOME
 // and global config of the test's own, no system config, no hook samples
-// copied into every repository, no automatic gc, and no AGENTX_ variable
+// copied into every repository, no automatic gc (nor the process a push
+// starts on the remote only to find gc off), and no AGENTX_ variable
 // of the environment the tests run in.
 func gitEnv(dir string) error {
 	home := filepath.Join(dir, "home")
@@ -70,7 +71,7 @@ func gitEnv(dir string) error {
 			return err
 		}
 	}
-	cfg := fmt.Sprintf("[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n\ttemplateDir = %s\n[gc]\n\tauto = 0\n[advice]\n\tdetachedHead = false\n[maintenance]\n\tauto = false\n", tmpl)
+	cfg := fmt.Sprintf("[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n\ttemplateDir = %s\n[gc]\n\tauto = 0\n[receive]\n\tautogc = false\n[advice]\n\tdetachedHead = false\n[maintenance]\n\tauto = false\n", tmpl)
 	gc := filepath.Join(home, "gitconfig")
 	if err := os.WriteFile(gc, []byte(cfg), 0o644); err != nil {
 		return err

@@ -29,9 +29,10 @@ import (
 // since much of a step is spent waiting for git).
 const (
 	defaultSeqs = 24
-	// raceSeqs is the default under -race, shortSeqs under -short.
-	raceSeqs    = 12
-	shortSeqs   = 8
+	// shortSeqs is the default under -short. A race-built run does as
+	// many as a plain one: the binary under test is built without race,
+	// so the detector costs only the harness's own goroutines.
+	shortSeqs = 8
 	defaultSeed = 1
 )
 
@@ -58,11 +59,8 @@ func envInt(name string, def int64) int64 {
 func TestModelSequences(t *testing.T) {
 	statSources(t)
 	def := int64(defaultSeqs)
-	switch {
-	case testing.Short():
+	if testing.Short() {
 		def = shortSeqs
-	case raceEnabled:
-		def = raceSeqs
 	}
 	seqs := envInt("AGENTX_MODEL_SEQS", def)
 	if modelEnv["AGENTX_MODEL_SEED"] == "random" {

@@ -1,5 +1,0 @@
-//go:build !race
-
-package statesafety
-
-const raceEnabled = false
