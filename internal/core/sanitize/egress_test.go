@@ -37,7 +37,7 @@ var egresses = map[string]struct {
 	"internal/core/statebranch/recover.go":                         {1, "merge of sanitised state files"},
 	"internal/core/statebranch/statebranch.go":                     {1, "merge of sanitised state files"},
 	"internal/core/statebranch/trail.go":                           {1, "a commit id"},
-	"internal/core/statebranch/statebranchtest/statebranchtest.go": {1, "test helper"},
+	"internal/core/statebranch/statebranchtest/statebranchtest.go": {2, "test helper (files of test repositories, the tests' git config)"},
 	"internal/core/statebranch/divergence.go":                      {1, "a commit id"},
 	"internal/core/spool/spool.go":                                 {3, "intake sanitises the entry (intake/clean.go); counters"},
 	"internal/core/events/events.go":                               {1, "events carry ids and sanitised ledger text (protocol.sanitized)"},

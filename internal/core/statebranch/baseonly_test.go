@@ -19,6 +19,7 @@ import (
 // "absent on both sides" for "equal on both sides" and skipped the file,
 // then the base moved on without it, and it was gone.)
 func TestFileOnlyTheBaseHoldsIsRestored(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		branch string
@@ -58,6 +59,7 @@ func TestFileOnlyTheBaseHoldsIsRestored(t *testing.T) {
 // internal/e2e/statesafety, seed 10046: such a clone said nothing and
 // pushed nothing until another clone recreated the branch.)
 func TestDeletedBranchWithoutPruneIsPushedBack(t *testing.T) {
+	t.Parallel()
 	remote, a, b := syncedPair(t)
 	sbt.Git(t, b.dir, "push", "--quiet", "origin", "--delete", "agentx/state")
 	res := a.sync()
@@ -76,6 +78,7 @@ func TestDeletedBranchWithoutPruneIsPushedBack(t *testing.T) {
 // clone, and the user's own git fetch, fail until a person deletes it.
 // Found by internal/e2e/statesafety (seeds 20251, 20309, 20504).
 func TestStaleTrackingRefLockOfAKilledSync(t *testing.T) {
+	t.Parallel()
 	_, a, b := syncedPair(t)
 	lockFile := filepath.Join(a.dir, ".git", "refs", "remotes", "origin", "agentx", "state.lock")
 	sbt.WriteFile(t, lockFile, sbt.Git(t, a.dir, "rev-parse", "refs/remotes/origin/agentx/state")+"\n")

@@ -14,6 +14,7 @@ import (
 // as a union, says the history was rewritten, and pushes back what the
 // older commit lacked, in every clone.
 func TestForcePushToAnOlderCommitLosesNothing(t *testing.T) {
+	t.Parallel()
 	remote, a, b := syncedPair(t)
 	old := sbt.Git(t, remote, "rev-parse", "refs/heads/agentx/state")
 	a.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-002"))
@@ -44,6 +45,7 @@ func TestForcePushToAnOlderCommitLosesNothing(t *testing.T) {
 // The remote branch deleted and the tracking ref pruned: a sync pushes the
 // union again instead of reading everything as removed.
 func TestDeletedRemoteBranchIsRecreatedFromTheUnion(t *testing.T) {
+	t.Parallel()
 	remote, a, b := syncedPair(t)
 	sbt.Git(t, b.dir, "push", "--quiet", "origin", "--delete", "agentx/state")
 	sbt.Git(t, a.dir, "fetch", "--quiet", "--prune", "origin")
@@ -62,6 +64,7 @@ func TestDeletedRemoteBranchIsRecreatedFromTheUnion(t *testing.T) {
 // A corrupt copy pushed to the branch by hand never replaces a valid local
 // file; the sync reports it and pushes the merge of the valid copies.
 func TestCorruptRemoteFileNeverReplacesAValidLocalOne(t *testing.T) {
+	t.Parallel()
 	remote, a, b := syncedPair(t)
 	// b commits a broken ledger to the branch with plain git.
 	sbt.Git(t, b.dir, "fetch", "--quiet", "origin")
@@ -86,6 +89,7 @@ func TestCorruptRemoteFileNeverReplacesAValidLocalOne(t *testing.T) {
 // A new state branch name (or remote): the local state goes to the new
 // branch whole.
 func TestChangedStateBranchKeepsTheLocalState(t *testing.T) {
+	t.Parallel()
 	remote, a, _ := syncedPair(t)
 	res := a.sync(func(o *statebranch.Options) { o.Branch = "agentx/state2" })
 	if !res.Pushed || res.Diverged == nil {
@@ -105,6 +109,7 @@ func TestChangedStateBranchKeepsTheLocalState(t *testing.T) {
 // Recover brings back what the history holds and the local files lack
 // without a tombstone, and nothing a tombstone removed.
 func TestRecoverBringsBackWhatHasNoTombstone(t *testing.T) {
+	t.Parallel()
 	remote, a, _ := syncedPair(t)
 	a.write("memory/issue-5.json", sbt.Records("o5", "o6", "o7"))
 	a.sync()
@@ -153,6 +158,7 @@ func TestRecoverBringsBackWhatHasNoTombstone(t *testing.T) {
 // A symlink planted at a state file is never read through (its target,
 // outside the repository, would be pushed) nor replaced: it is reported.
 func TestSymlinkedStateFileIsNeitherReadNorPushed(t *testing.T) {
+	t.Parallel()
 	remote, a, _ := syncedPair(t)
 	secret := t.TempDir() + "/id_rsa"
 	sbt.WriteFile(t, secret, sbt.Records("SECRET"))
@@ -178,6 +184,7 @@ func TestSymlinkedStateFileIsNeitherReadNorPushed(t *testing.T) {
 // lock behind; every later fetch would then fail for good. The next sync
 // removes it (no process holds it) and says so.
 func TestStaleTrackingRefLockIsCleared(t *testing.T) {
+	t.Parallel()
 	_, a, _ := syncedPair(t)
 	lockPath := a.dir + "/.git/refs/remotes/origin/agentx/state.lock"
 	sbt.WriteFile(t, lockPath, "0000000000000000000000000000000000000000\n")

@@ -21,6 +21,7 @@ func weekFile(writer, through string, captures int) (string, string) {
 // file replaces the earlier wherever it meets it, with no conflict (issue
 // 22 item 3).
 func TestWeeklyMetricsFilesTravelAndMergeWithoutConflict(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	real := func(a *agent) *agent {

@@ -96,6 +96,7 @@ func remoteFile(t *testing.T, remote, rel string) []byte {
 }
 
 func TestFirstSyncCreatesOrphanBranchOfStateFilesOnly(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a := newAgent(t, remote)
@@ -126,6 +127,7 @@ func TestFirstSyncCreatesOrphanBranchOfStateFilesOnly(t *testing.T) {
 }
 
 func TestTwoAgentsLandBothSides(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a, b := newAgent(t, remote), newAgent(t, remote)
@@ -177,6 +179,7 @@ func (c *countingTransport) Push(ctx context.Context, remote, branch, commit str
 }
 
 func TestNothingChangedFetchesOnceAndNeitherCommitsNorPushes(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a := newAgent(t, remote)
@@ -209,6 +212,7 @@ func syncedPair(t *testing.T) (remote string, a, b *agent) {
 }
 
 func TestPushRaceIsMergedAgain(t *testing.T) {
+	t.Parallel()
 	remote, a, b := syncedPair(t)
 	a.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-002"))
 	b.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-003"))
@@ -232,6 +236,7 @@ func TestPushRaceIsMergedAgain(t *testing.T) {
 }
 
 func TestMissingFileIsNotADeletionATombstoneIs(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a, b := newAgent(t, remote), newAgent(t, remote)
@@ -270,6 +275,7 @@ func TestMissingFileIsNotADeletionATombstoneIs(t *testing.T) {
 }
 
 func TestUnmergeableFileStaysLocalAndIsNotPushed(t *testing.T) {
+	t.Parallel()
 	remote, a, b := syncedPair(t)
 	a.write(ledger1, "{ not json")
 	b.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-002"))
@@ -326,6 +332,7 @@ func snapshot(t *testing.T, dir string) string {
 }
 
 func TestUserRepositoryUntouched(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a, b := newAgent(t, remote), newAgent(t, remote)
@@ -358,6 +365,7 @@ func TestUserRepositoryUntouched(t *testing.T) {
 }
 
 func TestInitFromSeedsFromCommittedLedgers(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a := newAgent(t, remote)
@@ -404,6 +412,7 @@ func TestInitFromSeedsFromCommittedLedgers(t *testing.T) {
 }
 
 func TestPushOnlyDoesNotFetchFirst(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a := newAgent(t, remote)
@@ -416,6 +425,7 @@ func TestPushOnlyDoesNotFetchFirst(t *testing.T) {
 }
 
 func TestPullOnlyCommitsNothing(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a, b := newAgent(t, remote), newAgent(t, remote)
@@ -438,6 +448,7 @@ func TestPullOnlyCommitsNothing(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	dir := t.TempDir()
 	_, err := statebranch.Sync(context.Background(), statebranch.Options{Root: dir, Merge: sbt.UnionMerge, Valid: sbt.Valid, Lost: sbt.Lost, Locks: lock.New(lock.Options{})})
@@ -463,6 +474,7 @@ func (r *alwaysRejected) Push(context.Context, string, string, string) error {
 }
 
 func TestLosingEveryRaceGivesUpAfterTheRetries(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a := newAgent(t, remote)
@@ -480,6 +492,7 @@ func TestLosingEveryRaceGivesUpAfterTheRetries(t *testing.T) {
 }
 
 func TestLinkedWorktreeHasItsOwnBase(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a := newAgent(t, remote)
@@ -509,6 +522,7 @@ func TestLinkedWorktreeHasItsOwnBase(t *testing.T) {
 // not a state path): a local sync neither writes it to disk nor removes
 // it from the branch when it commits.
 func TestFilesTheLocalSideDoesNotManageStayOnTheBranch(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a := newAgent(t, remote)
@@ -548,6 +562,7 @@ func worktreeBases(t *testing.T, dir string) []string {
 // the old one's sync base: its first sync would read every file the old
 // worktree had as removed here.
 func TestReaddedWorktreeStartsWithoutTheOldBase(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a := newAgent(t, remote)

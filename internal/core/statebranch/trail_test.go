@@ -59,6 +59,7 @@ func branchTrail(t *testing.T, remote, dir string) (files map[string]string, fin
 }
 
 func TestEachClonePushesItsTrailUnderItsOwnPath(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a, b := newAgent(t, remote), newAgent(t, remote)
@@ -136,6 +137,7 @@ func TestEachClonePushesItsTrailUnderItsOwnPath(t *testing.T) {
 }
 
 func TestTrailRotationAndTornLine(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a := newAgent(t, remote)
@@ -189,6 +191,7 @@ func TestTrailRotationAndTornLine(t *testing.T) {
 // syncs: the branch's copy of audit.jsonl is then the start of an older
 // rotated file, and everything still lands as one chain.
 func TestTrailRotatedBySizeBetweenSyncs(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a := newAgent(t, remote)
@@ -214,6 +217,7 @@ func TestTrailRotatedBySizeBetweenSyncs(t *testing.T) {
 }
 
 func TestCopiedWriterIDIsReportedNotOverwritten(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a, b := newAgent(t, remote), newAgent(t, remote)
@@ -242,6 +246,7 @@ func TestCopiedWriterIDIsReportedNotOverwritten(t *testing.T) {
 }
 
 func TestPullMakesNoWriterID(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a := newAgent(t, remote)
@@ -260,6 +265,7 @@ func TestPullMakesNoWriterID(t *testing.T) {
 // edited or restored from an older copy is reported and the branch keeps
 // every line it had.
 func TestTrailThatShrankOrChangedIsNotPushed(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		change func(data string) string

@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 // sync reads is rare here, one write(2) each; TestTrailRotationAndTornLine
 // makes one.)
 func TestTrailPushedWhileAnotherProcessAppends(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a := newAgent(t, remote)

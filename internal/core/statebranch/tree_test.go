@@ -12,6 +12,7 @@ import (
 )
 
 func TestOpenTreeReadsTheBranchWithoutACheckout(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	a, b := newAgent(t, remote), newAgent(t, remote)

@@ -14,21 +14,69 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// Env makes git in tests independent of the machine's configuration.
+// Env makes git in tests independent of the machine's configuration: a
+// HOME and global config of their own (identity, no automatic gc or
+// maintenance, no hook samples copied into each repository), no system
+// config. It sets them once for the whole process, the same for every
+// test, so tests that call it may still run in parallel (t.Setenv would
+// forbid t.Parallel).
 func Env(t testing.TB) {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", home)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, "gitconfig"))
-	for _, k := range []string{"GIT_AUTHOR", "GIT_COMMITTER"} {
-		t.Setenv(k+"_NAME", "Test")
-		t.Setenv(k+"_EMAIL", "test@example.com")
+	envOnce.Do(func() { envErr = setEnv() })
+	if envErr != nil {
+		t.Fatalf("git test environment: %v", envErr)
 	}
+}
+
+var (
+	envOnce sync.Once
+	envErr  error
+)
+
+// gitConfig is the global git config of the tests; %s is an empty
+// template directory.
+const gitConfig = `[user]
+	name = Test
+	email = test@example.com
+[init]
+	templateDir = %s
+[gc]
+	auto = 0
+[receive]
+	autogc = false
+[maintenance]
+	auto = false
+`
+
+// setEnv makes the home directory under $TMPDIR (removed with it: see
+// internal/testenv) and points git at it.
+func setEnv() error {
+	home, err := os.MkdirTemp("", "git-home-")
+	if err != nil {
+		return err
+	}
+	tmpl := filepath.Join(home, "template")
+	if err := os.Mkdir(tmpl, 0o755); err != nil {
+		return err
+	}
+	cfg := filepath.Join(home, "gitconfig")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(gitConfig, tmpl)), 0o644); err != nil {
+		return err
+	}
+	for k, v := range map[string]string{
+		"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": cfg,
+		"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
+		"GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
+	} {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Git runs git in dir and returns its trimmed stdout; it fails the test on
