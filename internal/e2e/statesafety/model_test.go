@@ -32,7 +32,7 @@ const (
 	// shortSeqs is the default under -short. A race-built run does as
 	// many as a plain one: the binary under test is built without race,
 	// so the detector costs only the harness's own goroutines.
-	shortSeqs = 8
+	shortSeqs   = 8
 	defaultSeed = 1
 )
 
