@@ -266,6 +266,7 @@ func commandPath(args []string) string {
 // --json, once succeeding and once failing, and reads stdout as exactly
 // one JSON document carrying schemaVersion.
 func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	root := sbt.Clone(t, sbt.Remote(t)) // a repository with a remote: hooks and sync
 	const summary = "## Decisions\n- Keep the lockout at 15 minutes.\n"
@@ -419,6 +420,7 @@ func TestHelpSpellsFlagsWithTwoDashes(t *testing.T) {
 // auditID accepts what the regexp it replaced accepted:
 // ^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$.
 func TestAuditIDMatchesItsPattern(t *testing.T) {
+	t.Parallel()
 	for id, want := range map[string]bool{
 		"CLR-42-001": true, "obs-engineer-5-1795557240894-xarkpg": true, "clar-test-001": true, "a": true,
 		"a.b:c_d-e": true, strings.Repeat("a", 128): true, strings.Repeat("a", 129): false,

@@ -41,6 +41,7 @@ func githubClone(t *testing.T, remote string) string {
 // at the same time. Each sync can lose at most as many push races as the
 // other agent has syncs (3 < 5 retries), so none may fail.
 func TestConcurrentSyncFromTwoClonesLandsBothSides(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	clones := []string{githubClone(t, remote), githubClone(t, remote)}
@@ -104,6 +105,7 @@ func TestConcurrentSyncFromTwoClonesLandsBothSides(t *testing.T) {
 // TestStatePullAndPushFailOpen: the hooks' sync never fails the hook; an
 // unreachable remote is one warning line, and Local Mode is silent.
 func TestStatePullAndPushFailOpen(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	dir := githubClone(t, remote)
@@ -137,6 +139,7 @@ func TestStatePullAndPushFailOpen(t *testing.T) {
 // time, with the real merge: every question lands on both sides and on
 // the branch, each under its own id (collisions renumbered).
 func TestConcurrentRequestsAndSyncsWithTheSemanticMerge(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	clones := []string{githubClone(t, remote), githubClone(t, remote)}
@@ -214,6 +217,7 @@ func TestConcurrentRequestsAndSyncsWithTheSemanticMerge(t *testing.T) {
 // the branch still carries the removal's tombstone, and without the
 // restore's revival the next sync would remove the observation again.
 func TestRestoreUndoesARemovalAcrossSync(t *testing.T) {
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
 	dir := githubClone(t, remote)

@@ -57,6 +57,7 @@ func initWorkspace(t *testing.T) string {
 // TestAgentxHookWithoutMCPBinary: agentx-hook alone says where the server
 // is and how to install it, and exits non-zero.
 func TestAgentxHookWithoutMCPBinary(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	dir := t.TempDir()
 	hook := filepath.Join(dir, "agentx-hook")

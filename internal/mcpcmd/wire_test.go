@@ -99,6 +99,7 @@ func (c *rawMCP) tool(name string, args map[string]any) map[string]any {
 }
 
 func TestMCPStdioWire(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	c := startMCP(t, root, "--agent", "engineer")
 	init := c.initialize()
@@ -154,6 +155,7 @@ func TestMCPStdioWire(t *testing.T) {
 }
 
 func TestMCPRefusesAnUnknownAgent(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	cmd := exec.Command("agentx-hook", "--root", root, "mcp", "--agent", "nobody")
 	cmd.Stdin = strings.NewReader("")
@@ -167,6 +169,7 @@ func TestMCPRefusesAnUnknownAgent(t *testing.T) {
 // write one issue's ledger and memory at once; every record lands, with
 // unique ids.
 func TestMCPAndCLIOnOneLedger(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	const viaMCP, viaCLI = 12, 12
 	c := startMCP(t, root, "--agent", "engineer")
@@ -243,6 +246,7 @@ func TestMCPAndCLIOnOneLedger(t *testing.T) {
 // TestMCPAnswersBeforeEOF: requests written all at once with stdin closed
 // right after are all answered before the server exits.
 func TestMCPAnswersBeforeEOF(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	var in strings.Builder
 	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}` + "\n")

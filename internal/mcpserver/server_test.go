@@ -128,6 +128,7 @@ func text(res *mcp.CallToolResult) string {
 }
 
 func TestToolsListed(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, newWorkspace(t), "engineer", nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -156,6 +157,7 @@ func TestToolsListed(t *testing.T) {
 }
 
 func TestClarifyRoundTrip(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	eng, arch := connect(t, ws, "engineer", nil), connect(t, ws, "architect", nil)
 	out := ok(t, eng, "clarify_request", map[string]any{"issue": 42, "to": "architect", "topic": "token storage",
@@ -198,6 +200,7 @@ func TestClarifyRoundTrip(t *testing.T) {
 }
 
 func TestClarifyRefusals(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	eng, arch := connect(t, ws, "engineer", nil), connect(t, ws, "architect", nil)
 	msg := refused(t, eng, "clarify_request", map[string]any{"issue": 42, "from": "architect", "to": "engineer", "topic": "t", "question": "q?"}, "SCOPE_VIOLATION")
@@ -220,6 +223,7 @@ func TestClarifyRefusals(t *testing.T) {
 }
 
 func TestClarifyEscalateAndReady(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	eng := connect(t, ws, "engineer", nil)
 	ok(t, eng, "clarify_request", map[string]any{"issue": 7, "to": "architect", "topic": "schema", "question": "Which schema?", "waitSeconds": 0})
@@ -243,6 +247,7 @@ func TestClarifyEscalateAndReady(t *testing.T) {
 // TestClarifyAskAndAbandon: a follow-up round on an answered request, and
 // withdrawing one, as the CLI's clarify ask and clarify abandon do.
 func TestClarifyAskAndAbandon(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	eng := connect(t, ws, "engineer", nil)
 	arch := connect(t, ws, "architect", nil)
@@ -263,6 +268,7 @@ func TestClarifyAskAndAbandon(t *testing.T) {
 // TestInboxListsEscalationsOfTheIssue: what waits for a person on the
 // session's issue (42 here) is in the inbox, as hook start lists it.
 func TestInboxListsEscalationsOfTheIssue(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	eng := connect(t, ws, "engineer", nil)
 	ok(t, eng, "clarify_request", map[string]any{"issue": 42, "to": "architect", "topic": "auth", "question": "JWT or sessions?", "waitSeconds": 0})
@@ -277,6 +283,7 @@ func TestInboxListsEscalationsOfTheIssue(t *testing.T) {
 }
 
 func TestReadyRefused(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	eng := connect(t, ws, "engineer", nil)
 	// A clarifications "directory" that is a file: nothing can be scanned.
@@ -290,6 +297,7 @@ func TestReadyRefused(t *testing.T) {
 }
 
 func TestBlockingRequestWaitsForTheAnswer(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	var mu sync.Mutex
 	var notes []string
@@ -327,6 +335,7 @@ func TestBlockingRequestWaitsForTheAnswer(t *testing.T) {
 }
 
 func TestBlockingRequestTimesOut(t *testing.T) {
+	t.Parallel()
 	eng := connect(t, newWorkspace(t), "engineer", nil)
 	start := time.Now()
 	out := ok(t, eng, "clarify_request", map[string]any{"to": "architect", "topic": "queue", "question": "Which queue?", "waitSeconds": 1})
@@ -339,6 +348,7 @@ func TestBlockingRequestTimesOut(t *testing.T) {
 }
 
 func TestMemoryTools(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	eng := connect(t, ws, "engineer", nil)
 	first := ok(t, eng, "memory_remember", map[string]any{"content": "Token refresh happens in the auth middleware, never in controllers.", "issue": 42})
@@ -389,6 +399,7 @@ func TestMemoryTools(t *testing.T) {
 }
 
 func TestMemoryRefusals(t *testing.T) {
+	t.Parallel()
 	eng := connect(t, newWorkspace(t), "engineer", nil)
 	refused(t, eng, "memory_remember", map[string]any{"content": "x y z", "agent": "architect"}, "SCOPE_VIOLATION")
 	refused(t, eng, "memory_remember", map[string]any{"content": "   "}, "INVALID_INPUT")
@@ -405,6 +416,7 @@ func TestMemoryRefusals(t *testing.T) {
 // TestConcurrentCalls: calls in flight at once on one session and on two
 // servers (one process's locker each) all land, with unique ids.
 func TestConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	a, b := connect(t, ws, "engineer", nil), connect(t, ws, "engineer", nil)
 	const n = 10
@@ -442,6 +454,7 @@ func TestConcurrentCalls(t *testing.T) {
 // TestTamperedEntryMarked: a thread entry changed on disk since it was
 // written is shown marked, in the thread and in the record's count.
 func TestTamperedEntryMarked(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	eng := connect(t, ws, "engineer", nil)
 	ok(t, eng, "clarify_request", map[string]any{"issue": 4, "to": "architect", "topic": "hashing", "question": "Which hash do we use?", "blocking": false})
