@@ -78,6 +78,8 @@
 //   - issueref: which issue a command works on when none is given.
 //   - localissue: the issue files a team keeps in `.agentx/issues/`.
 //   - shorten: cutting a text to fit a summary, a quote or a limit.
+//   - suggest: the "did you mean" of a mistyped command, flag or name.
+//   - buildinfo: the build stamp (version, commit) a binary reports.
 //   - validate: the input rules both halves apply (agent names, issue
 //     numbers, topics, bodies, ids): an agent name is the same in a
 //     ledger and in an observation.
