@@ -129,6 +129,8 @@
 //   - session: the hook session: what `hook start` and `hook finish` do
 //     (pull, monitor, agent status, capture, recall, push, checkpoint)
 //     under one deadline, returned as a result the command prints.
+//   - demo: the scenario of `agentx-hook demo`: the tour's steps, section
+//     by section, and the architect that answers in it.
 //   - ready: the ready queue, every issue known locally (ledgers, memory,
 //     `.agentx/issues/`) with its blocking markers, for `ready` and the
 //     MCP server's tool.
