@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/checkpoint"
-	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
@@ -48,8 +47,9 @@ func runCheckpoint(ctx context.Context, a *App, args []string) error {
 
 // checkpoints opens the workspace's checkpoint history. wait is how long
 // a lock may be waited for (restore takes each without waiting).
-func (a *App) checkpoints(wait time.Duration) (*checkpoint.Store, error) {
-	if _, err := a.Config(); err != nil {
+func (a *App) checkpoints(wait time.Duration) (*checkpoint.History, error) {
+	cfg, err := a.Config()
+	if err != nil {
 		return nil, err
 	}
 	locks := a.Locks()
@@ -58,7 +58,8 @@ func (a *App) checkpoints(wait time.Duration) (*checkpoint.Store, error) {
 		opt.Wait = wait
 		locks = lock.New(opt)
 	}
-	opt := checkpoint.StateOptions{Now: a.Clock.Now, By: a.Getenv("AGENTX_AGENT")}
+	opt := checkpoint.StateOptions{Now: a.Clock.Now, By: a.Getenv("AGENTX_AGENT"), Keep: cfg.Config.Checkpoints.KeepOr(checkpoint.DefaultKeep),
+		Audit: a.auditAppend, Warn: func(s string) { a.warn("%s", s) }}
 	if opt.By == "" {
 		opt.By = "cli"
 	}
@@ -70,14 +71,6 @@ func (a *App) checkpoints(wait time.Duration) (*checkpoint.Store, error) {
 	return checkpoint.OpenState(a.Workspace(), locks, opt)
 }
 
-// keep is the retention of [checkpoints] keep.
-func (a *App) keepCheckpoints() int {
-	if cfg, err := a.Config(); err == nil {
-		return cfg.Config.Checkpoints.KeepOr(checkpoint.DefaultKeep)
-	}
-	return checkpoint.DefaultKeep
-}
-
 // autoCheckpoint takes the checkpoint a command that rewrites or drops
 // state takes first (memory compact, remove, rebuild; hook finish when
 // configured). It never makes that command fail: outside a git
@@ -87,24 +80,13 @@ func autoCheckpoint(ctx context.Context, a *App, reason string) {
 	if _, err := os.Stat(a.Workspace().AgentxDir()); err != nil {
 		return // nothing to keep
 	}
-	s, err := a.checkpoints(0)
+	h, err := a.checkpoints(0)
 	if err == nil {
-		var res *checkpoint.Result
-		if res, err = s.Create(ctx, reason, a.keepCheckpoints()); err == nil {
-			a.auditCheckpoint(ctx, res, reason)
-		}
+		_, err = h.Take(ctx, reason)
 	}
 	if err != nil && !a.checkpointWarned {
 		a.checkpointWarned = true
 		a.warn("no checkpoint taken %s: %v", reason, err)
-	}
-}
-
-// auditCheckpoint records a checkpoint made (none when the state was
-// unchanged: nothing happened).
-func (a *App) auditCheckpoint(ctx context.Context, res *checkpoint.Result, message string) {
-	if e, ok := checkpoint.CreateEntry(res, message); ok {
-		a.auditAppend(ctx, e)
 	}
 }
 
@@ -114,19 +96,17 @@ func (a *App) auditCheckpoint(ctx context.Context, res *checkpoint.Result, messa
 // goes on, as the automatic checkpoints do (autoCheckpoint). Any other
 // failure stops the operation: a repair without its undo is not made.
 func checkpointBefore(ctx context.Context, a *App, reason string) error {
-	s, err := a.checkpoints(0)
+	h, err := a.checkpoints(0)
 	if errors.Is(err, gitstore.ErrNotRepository) {
 		a.warn("no checkpoint taken %s: %v", reason, err)
 		return nil
 	}
-	var res *checkpoint.Result
 	if err == nil {
-		res, err = s.Create(ctx, reason, a.keepCheckpoints())
+		_, err = h.Take(ctx, reason)
 	}
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", reason, err)
 	}
-	a.auditCheckpoint(ctx, res, reason)
 	return nil
 }
 
@@ -163,11 +143,10 @@ func runCheckpointCreate(ctx context.Context, a *App, o *checkpointCreateOptions
 	if msg == "" {
 		msg = "checkpoint create"
 	}
-	res, err := s.Create(ctx, msg, a.keepCheckpoints())
+	res, err := s.Take(ctx, msg)
 	if err != nil {
 		return err
 	}
-	a.auditCheckpoint(ctx, res, msg)
 	if o.JSON {
 		return a.writeDoc(&checkpointCreateDoc{Result: res, Ref: s.RefName()})
 	}
@@ -191,11 +170,10 @@ func runCheckpointList(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.List()
+	list, unaudited, err := s.Listed()
 	if err != nil {
 		return err
 	}
-	unaudited := checkpoint.ReadTrail(a.AuditTrail().Dir).MarkUnaudited(list)
 	if o.JSON {
 		return a.writeDoc(&checkpointListDoc{Ref: s.RefName(), Checkpoints: list})
 	}
@@ -282,31 +260,9 @@ func runCheckpointRestore(ctx context.Context, a *App, o *checkpointIDOptions) e
 	if err != nil {
 		return err
 	}
-	target, err := s.Get(o.ID)
+	res, err := s.RestoreAudited(ctx, o.ID, o.DryRun, o.Force, a.Memory)
 	if err != nil {
 		return err
-	}
-	if _, made := checkpoint.ReadTrail(a.AuditTrail().Dir).At(target); !made {
-		if !o.Force {
-			return errcode.New(errcode.InvalidInput, "%s", checkpoint.UnauditedMessage(target)).
-				WithHint("`git show " + target.Commit + "` shows who wrote it; `agentx-hook checkpoint restore " + target.Short + " --force` restores it anyway")
-		}
-		a.warn("%s; restoring it as --force asks", checkpoint.UnauditedMessage(target))
-	}
-	res, err := s.Restore(ctx, o.ID, o.DryRun, "before checkpoint restore "+target.Short, a.keepCheckpoints())
-	if err != nil {
-		return err
-	}
-	if !o.DryRun {
-		if res.Before != nil {
-			a.auditCheckpoint(ctx, res.Before, "before checkpoint restore "+target.Short)
-		}
-		if res.Changed() || len(res.Derived) > 0 {
-			for _, w := range checkpoint.RebuildDerived(ctx, a.Workspace(), a.Memory(), res) {
-				a.warn("%s", w)
-			}
-		}
-		a.auditAppend(ctx, checkpoint.RestoreEntry(res))
 	}
 	if o.JSON {
 		return a.writeDoc(&checkpointRestoreDoc{RestoreResult: res})

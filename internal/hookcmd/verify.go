@@ -107,7 +107,7 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 	ws := a.Workspace()
 	var opt verify.Options
 	if s, err := a.checkpoints(0); err == nil {
-		opt.AuditAnchors, opt.Baseline, opt.Extra = verify.FromCheckpoints(ws.Root, s, a.AuditTrail().Dir)
+		opt.AuditAnchors, opt.Baseline, opt.Extra = verify.FromCheckpoints(ws.Root, s.Store, a.AuditTrail().Dir)
 	}
 	opt.Now, opt.GitDirs = a.Clock.Now, verify.GitDirs(ws.Root)
 	rep, err := verify.Run(ws, opt)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
@@ -27,6 +28,20 @@ type StateOptions struct {
 	// Pause, when positive, is slept after each restored file (a crash
 	// test kills the process in the middle of a restore).
 	Pause time.Duration
+	// Keep is the retention ([checkpoints] keep).
+	Keep int
+	// Audit appends a line to the audit trail; Warn reports what went
+	// wrong but does not stop a command.
+	Audit func(context.Context, audit.Entry)
+	Warn  func(string)
+}
+
+// History is the checkpoint history as agentx's commands use it: what it
+// makes and restores is recorded in the audit trail, and a checkpoint the
+// trail does not name is not restored unless forced.
+type History struct {
+	*Store
+	opt StateOptions
 }
 
 // manifestRel is the memory manifest, relative to .agentx/.
@@ -35,7 +50,7 @@ const manifestRel = "memory/manifest.json"
 // OpenState opens ws's checkpoint history as agentx's commands use it:
 // the manifest is rebuilt rather than copied back, the audit trail is
 // never rolled back, and what a restore revives is marked so.
-func OpenState(ws workspace.Workspace, locks *lock.Locker, opt StateOptions) (*Store, error) {
+func OpenState(ws workspace.Workspace, locks *lock.Locker, opt StateOptions) (*History, error) {
 	s, err := Open(ws, locks)
 	if err != nil {
 		return nil, err
@@ -67,7 +82,68 @@ func OpenState(ws workspace.Workspace, locks *lock.Locker, opt StateOptions) (*S
 	if opt.Pause > 0 {
 		s.BetweenFiles = func() { time.Sleep(opt.Pause) }
 	}
-	return s, nil
+	return &History{Store: s, opt: opt}, nil
+}
+
+// Take makes a checkpoint with message (its reason) and records it in the
+// audit trail (no line when the state was unchanged: nothing happened).
+func (h *History) Take(ctx context.Context, message string) (*Result, error) {
+	res, err := h.Create(ctx, message, h.opt.Keep)
+	if err != nil {
+		return nil, err
+	}
+	h.audit(ctx, res, message)
+	return res, nil
+}
+
+func (h *History) audit(ctx context.Context, res *Result, message string) {
+	if e, ok := CreateEntry(res, message); ok {
+		h.opt.Audit(ctx, e)
+	}
+}
+
+// Listed is the history, newest first, with those the audit trail does
+// not name marked Unaudited, and how many they are.
+func (h *History) Listed() ([]Checkpoint, int, error) {
+	list, err := h.List()
+	if err != nil {
+		return nil, 0, err
+	}
+	return list, ReadTrail(h.WS.StateDir()).MarkUnaudited(list), nil
+}
+
+// RestoreAudited restores checkpoint id (dry: says what it would do) as
+// `checkpoint restore` does: refused for a checkpoint the audit trail does
+// not name unless forced; the present state checkpointed first; the
+// derived indexes of store (opened only when needed) brought in line; the
+// restore recorded.
+func (h *History) RestoreAudited(ctx context.Context, id string, dryRun, force bool, store func() *memory.Store) (*RestoreResult, error) {
+	target, err := h.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	if _, made := ReadTrail(h.WS.StateDir()).At(target); !made {
+		if !force {
+			return nil, errcode.New(errcode.InvalidInput, "%s", UnauditedMessage(target)).
+				WithHint("`git show " + target.Commit + "` shows who wrote it; `agentx-hook checkpoint restore " + target.Short + " --force` restores it anyway")
+		}
+		h.opt.Warn(UnauditedMessage(target) + "; restoring it as --force asks")
+	}
+	before := "before checkpoint restore " + target.Short
+	res, err := h.Restore(ctx, id, dryRun, before, h.opt.Keep)
+	if err != nil || dryRun {
+		return res, err
+	}
+	if res.Before != nil {
+		h.audit(ctx, res.Before, before)
+	}
+	if res.Changed() || len(res.Derived) > 0 {
+		for _, w := range RebuildDerived(ctx, h.WS, store(), res) {
+			h.opt.Warn(w)
+		}
+	}
+	h.opt.Audit(ctx, RestoreEntry(res))
+	return res, nil
 }
 
 // reindexMax is how many restored memory issue files are reindexed one by
