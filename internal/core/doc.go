@@ -121,7 +121,8 @@
 //   - verify: the integrity check of everything under `.agentx/`, and the
 //     repairs that follow from the files without guessing.
 //   - checkpoint: snapshots of the durable state under .agentx/ as commits
-//     on refs/agentx/checkpoints; list, compare, restore, prune.
+//     on refs/agentx/checkpoints; list, compare, restore, prune; History
+//     takes and restores them as the commands do, audited.
 //   - statesync: a workspace's sync with the state branch as commands and
 //     hooks run it: options from the config, the merge's log, audit lines
 //     of what it wrote, the memory index brought in line (inline or by a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -21,16 +20,8 @@ func (a *App) AuditTrail() *audit.Trail {
 		Tool: "agentx-hook", Version: buildVersion().Version}
 }
 
-// actor is who runs a command that names no agent: $AGENTX_AGENT, else
-// $USER, else "cli".
-func (a *App) actor() string {
-	for _, v := range []string{"AGENTX_AGENT", "USER", "USERNAME"} {
-		if s := strings.TrimSpace(a.Getenv(v)); s != "" {
-			return s
-		}
-	}
-	return "cli"
-}
+// actor is who runs a command that names no agent (audit.Actor).
+func (a *App) actor() string { return audit.Actor(a.Getenv) }
 
 // auditAppend appends one line; a failure is a warning (the operation it
 // records has happened).

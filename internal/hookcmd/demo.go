@@ -28,21 +28,15 @@ func parseDemo(a *App, args []string) (*demoOptions, error) {
 }
 
 func runDemo(ctx context.Context, a *App, o *demoOptions) (err error) {
-	root := o.Dir
-	if root == "" {
-		tmp, err := os.MkdirTemp("", "agentx-demo-")
-		if err != nil {
-			return err
-		}
-		root = tmp
-		if !o.Keep {
-			defer func() {
-				if rerr := os.RemoveAll(tmp); rerr != nil && err == nil {
-					err = fmt.Errorf("remove the demo workspace: %w", rerr)
-				}
-			}()
-		}
+	root, done, err := demo.Root(o.Dir, o.Keep)
+	if err != nil {
+		return err
 	}
+	defer func() {
+		if rerr := done(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("demo needs its own binary for the responder: %w", err)

@@ -127,23 +127,18 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 			return err
 		}
 	}
-	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Problems: rep.Problems, Repairs: repairs},
+	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Errors: rep.Errors(), Problems: rep.Problems, Repairs: repairs},
 		rep.Failure(ws.AgentxDir(), o.Repair), func() string { return rep.Text(repairs) })
 }
 
-// reportVerify prints the outcome, doc with --json (its errors, ok and
-// error filled in from it and failure), else with text; then returns
+// reportVerify prints the outcome, doc with --json (its ok and error
+// filled in from it and failure), else with text; then returns
 // failure.
 func (a *App) reportVerify(o *verifyOptions, doc *verifyDoc, failure *errcode.Error, text func() string) error {
 	if !o.JSON {
 		fmt.Fprint(a.Stdout, text())
 	} else {
 		o.printed = true
-		for _, p := range doc.Problems {
-			if p.Severity == verify.Error {
-				doc.Errors++
-			}
-		}
 		doc.OK = doc.Errors == 0
 		if failure != nil {
 			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
@@ -170,7 +165,7 @@ func runVerifyBranch(a *App, o *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Problems: rep.Problems, Ref: ref, Commit: tree.Commit},
+	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Errors: rep.Errors(), Problems: rep.Problems, Ref: ref, Commit: tree.Commit},
 		rep.BranchFailure(ref, tree.Commit), func() string { return rep.BranchText(ref, tree.Commit) })
 }
 

@@ -20,3 +20,20 @@ func TestAuditIDMatchesItsPattern(t *testing.T) {
 		}
 	}
 }
+
+func TestActor(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"AGENTX_AGENT": "engineer", "USER": "ann"}, "engineer"},
+		{map[string]string{"AGENTX_AGENT": "  ", "USER": "ann"}, "ann"},
+		{map[string]string{"USERNAME": "bob"}, "bob"},
+		{nil, "cli"},
+	} {
+		if got := Actor(func(k string) string { return tt.env[k] }); got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}

@@ -166,6 +166,18 @@ func idsShown(ids []string, more int) string {
 	return s
 }
 
+// Actor is who runs a command that names no agent, from the environment
+// getenv reads: $AGENTX_AGENT, else the login name ($USER, $USERNAME),
+// else "cli".
+func Actor(getenv func(string) string) string {
+	for _, v := range []string{"AGENTX_AGENT", "USER", "USERNAME"} {
+		if s := strings.TrimSpace(getenv(v)); s != "" {
+			return s
+		}
+	}
+	return "cli"
+}
+
 // IsID reports whether id may be asked about (`audit --id`): a
 // clarification or observation id (old tools' ids too), never a path.
 // Checked by hand, not a regexp: compiling one at start cost every

@@ -25,6 +25,28 @@ func NeedsResponder(section []Step, i int) bool {
 		section[i].Args[0] == "clarify" && section[i].Args[1] == "request"
 }
 
+// Root is the tour's workspace: dir when given (kept), else a new
+// temporary directory that done removes unless keep is set.
+func Root(dir string, keep bool) (root string, done func() error, err error) {
+	none := func() error { return nil }
+	if dir != "" {
+		return dir, none, nil
+	}
+	tmp, err := os.MkdirTemp("", "agentx-demo-")
+	if err != nil {
+		return "", none, err
+	}
+	if keep {
+		return tmp, none, nil
+	}
+	return tmp, func() error {
+		if err := os.RemoveAll(tmp); err != nil {
+			return fmt.Errorf("remove the demo workspace: %w", err)
+		}
+		return nil
+	}, nil
+}
+
 // AddResponder gives the architect of the workspace at root a responder:
 // exe (this binary) run with ResponderArg.
 func AddResponder(root, exe string) error {

@@ -91,3 +91,32 @@ func TestAddResponder(t *testing.T) {
 		t.Errorf("agentx.toml:\n%s\nwant:\n%s", data, want)
 	}
 }
+
+// A given directory is the tour's and stays; a temporary one goes unless
+// kept.
+func TestRoot(t *testing.T) {
+	t.Parallel()
+	given := t.TempDir()
+	for _, tt := range []struct {
+		dir      string
+		keep     bool
+		wantGone bool
+	}{{given, false, false}, {"", true, false}, {"", false, true}} {
+		root, done, err := Root(tt.dir, tt.keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.dir != "" && root != tt.dir {
+			t.Errorf("root %s, want %s", root, tt.dir)
+		}
+		if err := done(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(root); os.IsNotExist(err) != tt.wantGone {
+			t.Errorf("dir %q keep %v: %s gone %v, want %v", tt.dir, tt.keep, root, os.IsNotExist(err), tt.wantGone)
+		}
+		if !tt.wantGone && tt.dir == "" {
+			_ = os.RemoveAll(root)
+		}
+	}
+}
