@@ -78,6 +78,8 @@
 //   - issueref: which issue a command works on when none is given.
 //   - localissue: the issue files a team keeps in `.agentx/issues/`.
 //   - shorten: cutting a text to fit a summary, a quote or a limit.
+//   - suggest: the "did you mean" of a mistyped command, flag or name.
+//   - buildinfo: the build stamp (version, commit) a binary reports.
 //   - validate: the input rules both halves apply (agent names, issue
 //     numbers, topics, bodies, ids): an agent name is the same in a
 //     ledger and in an observation.
@@ -119,7 +121,8 @@
 //   - verify: the integrity check of everything under `.agentx/`, and the
 //     repairs that follow from the files without guessing.
 //   - checkpoint: snapshots of the durable state under .agentx/ as commits
-//     on refs/agentx/checkpoints; list, compare, restore, prune.
+//     on refs/agentx/checkpoints; list, compare, restore, prune; History
+//     takes and restores them as the commands do, audited.
 //   - statesync: a workspace's sync with the state branch as commands and
 //     hooks run it: options from the config, the merge's log, audit lines
 //     of what it wrote, the memory index brought in line (inline or by a
@@ -127,6 +130,8 @@
 //   - session: the hook session: what `hook start` and `hook finish` do
 //     (pull, monitor, agent status, capture, recall, push, checkpoint)
 //     under one deadline, returned as a result the command prints.
+//   - demo: the scenario of `agentx-hook demo`: the tour's steps, section
+//     by section, and the architect that answers in it.
 //   - ready: the ready queue, every issue known locally (ledgers, memory,
 //     `.agentx/issues/`) with its blocking markers, for `ready` and the
 //     MCP server's tool.

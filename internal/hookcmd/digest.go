@@ -3,14 +3,9 @@ package hookcmd
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime/debug"
-	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/digest"
-	"github.com/agentx-dev/agentx/internal/core/errcode"
 )
 
 const digestUsage = `digest [--days 7] [--since DATE --until DATE] [--format md|json] [--json] [--save | --out FILE]
@@ -81,7 +76,7 @@ func (d *digestDoc) stamp() {}
 // runDigest prints the digest of this workspace and files its Markdown
 // under .agentx/digests/.
 func runDigest(ctx context.Context, a *App, o *digestOptions) error {
-	w, err := digestWindow(a, o.Days, o.Since, o.Until)
+	w, err := digestWindow(a, o)
 	if err != nil {
 		return err
 	}
@@ -101,30 +96,21 @@ func runDigest(ctx context.Context, a *App, o *digestOptions) error {
 	if err != nil {
 		return err
 	}
-	opt := digest.Options{Since: w.Since, Until: w.Until, Now: a.Clock.Now()}
-	if repo := cfg.Config.GitHub.Repo; repo != "" {
-		opt.IssueURL = func(n int) string { return fmt.Sprintf("https://github.com/%s/issues/%d", repo, n) }
-	}
-	rep := digest.Compute(in, opt)
+	rep := digest.Compute(in, digest.Options{Since: w.Since, Until: w.Until, Now: a.Clock.Now(), IssueURL: digest.IssueURLs(cfg.Config.GitHub.Repo)})
 	text := digest.Markdown(rep, nil)
 
 	// A report writes nothing unless asked: --save files it (the old
 	// tool's weekly record, under the week's name only for a week's
 	// window), --out where the user says.
-	file := ""
-	switch {
-	case o.Out != "":
-		file = o.Out
-	case o.Save:
-		if _, err := os.Stat(ws.AgentxDir()); err != nil {
-			return errcode.New(errcode.InvalidInput, "digest --save: no .agentx/ in %s", ws.Root).
-				WithHint("run `agentx-hook init` first, or use --out FILE")
+	file := o.Out
+	if o.Save {
+		if file, err = digest.SavePath(ws, rep.Window); err != nil {
+			return err
 		}
-		file = filepath.Join(ws.AgentxDir(), "digests", digestFileName(rep.Window))
 	}
 	if file != "" {
-		if err := atomicfile.Write(file, []byte(text), atomicfile.Options{}); err != nil {
-			return fmt.Errorf("write digest: %w", err)
+		if err := digest.Write(file, text); err != nil {
+			return err
 		}
 	}
 	if o.Format == "json" {
@@ -137,38 +123,25 @@ func runDigest(ctx context.Context, a *App, o *digestOptions) error {
 	return nil
 }
 
-func digestWindow(a *App, days int, sinceS, untilS string) (digest.Window, error) {
-	until := a.Clock.Now().UTC()
-	if untilS != "" {
-		t, err := parseWhen(a, untilS)
+// digestWindow is the window the flags ask for.
+func digestWindow(a *App, o *digestOptions) (digest.Window, error) {
+	until := a.Clock.Now()
+	if o.Until != "" {
+		t, err := parseWhen(a, o.Until)
 		if err != nil {
 			return digest.Window{}, err
 		}
-		until = t.UTC()
+		until = t
 	}
-	if sinceS == "" {
-		if days < 1 {
+	if o.Since == "" {
+		if o.Days < 1 {
 			return digest.Window{}, usagef("digest: --days must be at least 1")
 		}
-		return digest.Window{Since: until.AddDate(0, 0, -days), Until: until}, nil
+		return digest.LastDays(until, o.Days), nil
 	}
-	since, err := parseWhen(a, sinceS)
+	since, err := parseWhen(a, o.Since)
 	if err != nil {
 		return digest.Window{}, err
 	}
-	if !since.Before(until) {
-		return digest.Window{}, errcode.New(errcode.InvalidInput, "digest: --since %s is not before --until %s",
-			since.UTC().Format(time.RFC3339), until.Format(time.RFC3339))
-	}
-	return digest.Window{Since: since.UTC(), Until: until}, nil
-}
-
-// digestFileName is the file --save writes: the ISO week's name for a
-// window of exactly seven days, the window's dates for any other (a
-// 30-day digest must not replace a week's).
-func digestFileName(w digest.Window) string {
-	if w.Until.Sub(w.Since) == 7*24*time.Hour {
-		return digest.FileName(w)
-	}
-	return "DIGEST-" + w.Since.UTC().Format("2006-01-02") + "_" + w.Until.UTC().Format("2006-01-02") + ".md"
+	return digest.Between(since, until)
 }

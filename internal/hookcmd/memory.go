@@ -456,26 +456,3 @@ func (a *App) progress(what string) func(done, total int) {
 		}
 	}
 }
-
-// demoObservationID is fixed so the tour can show `memory get`.
-const demoObservationID = "obs-architect-42-1772384655123-demo01"
-
-func demoMemory() []demoStep {
-	return []demoStep{
-		{title: "Memory: agents store what they learned (normally captured by `hook finish`)",
-			args: []string{"memory", "add", "--agent", "architect", "--issue", "42", "--category", "decision", "--id", demoObservationID,
-				"Token validation lives in one middleware that also refreshes expired tokens; controllers never parse JWTs."}},
-		{args: []string{"memory", "add", "--agent", "engineer", "--issue", "42", "--category", "error",
-			"Error: ECONNREFUSED when the session store (Redis) was down; login now fails closed with a 503."}},
-		{args: []string{"memory", "add", "--agent", "product-manager", "--issue", "57", "--category", "key-fact",
-			"Lockout lasts 15 minutes after five failed logins; the message must say so."}},
-		{title: "Add 2,000 synthetic observations so search has something to rank",
-			args: []string{"memory", "generate", "--observations", "2000", "--issues", "60", "--seed", "7", "--into-store"}},
-		{title: "Ranked search: compact rows first (progressive disclosure)",
-			args: []string{"memory", "search", "token refresh middleware", "--limit", "3"}},
-		{title: "Filters: only the product manager's key facts",
-			args: []string{"memory", "search", "lockout", "--agent", "product-manager", "--category", "key-fact", "--limit", "2"}},
-		{title: "The full observation behind a row", args: []string{"memory", "get", demoObservationID}},
-		{title: "What the store holds", args: []string{"memory", "stats"}},
-	}
-}

@@ -221,43 +221,6 @@ func newMonitorDoc(rep *monitor.Report) *monitorDoc {
 		Actions: nonNil(rep.Actions), Warnings: warnings}
 }
 
-// demoMonitor shows the monitor acting: time jumps past the SLA (each
-// step sets $AGENTX_NOW), a question nobody answers is marked stale once
-// and escalated at its second timeout, a question asked again is escalated
-// as stuck, and the ready queue and a session-start hook show the result.
-// (Deadlocks need a custom workflow: the default ones never let two agents
-// block on each other; see the monitor tests and README.)
-func demoMonitor() []demoStep {
-	at := func(t string) map[string]string { return map[string]string{"AGENTX_NOW": t} }
-	return []demoStep{
-		{title: "Monitor: the engineer asks the product manager on issue 61 (no responder: it waits for a person)",
-			args: []string{"clarify", "request", "--workflow", "bug", "--issue", "61", "--from", "engineer", "--to", "product-manager",
-				"--topic", "rate limits", "--question", "Which rate limit applies to the public API?"}, env: at("2030-01-01T09:00:00Z")},
-		{title: "45 minutes later nobody has answered: first timeout, marked stale, the SLA starts again",
-			args: []string{"monitor"}, env: at("2030-01-01T09:45:00Z")},
-		{title: "Checking again changes nothing: each action happens once per timeout",
-			args: []string{"monitor"}, env: at("2030-01-01T09:50:00Z")},
-		{title: "Still no answer after the second SLA window: escalated to a person",
-			args: []string{"monitor", "--json"}, env: at("2030-01-01T10:20:00Z")},
-		{title: "The escalation a person reads: the SPEC's summary and the commands that settle it",
-			args: []string{"clarify", "--issue", "61"}, env: at("2030-01-01T10:21:00Z")},
-		{title: "Stuck: on issue 62 the engineer asks the same question again after an answer",
-			args: []string{"clarify", "request", "--workflow", "bug", "--issue", "62", "--from", "engineer", "--to", "product-manager",
-				"--topic", "export scope", "--question", "Should the export include archived projects?"}, env: at("2030-01-01T11:00:00Z")},
-		{args: []string{"clarify", "answer", "CLR-62-001", "--body", "It depends on the customer."}, env: at("2030-01-01T11:01:00Z")},
-		{title: "The follow-up repeats round 1; the clarify command's own monitor check escalates it with both rounds quoted",
-			args: []string{"clarify", "ask", "CLR-62-001", "--body", "So should the export include the archived projects?"}, env: at("2030-01-01T11:02:00Z")},
-		{title: "clarify stale lists stale and stuck clarifications", args: []string{"clarify", "stale"}, env: at("2030-01-01T11:03:00Z")},
-		{title: "A third question on issue 63 waits for the product manager", args: []string{"clarify", "request", "--workflow", "bug", "--issue", "63",
-			"--from", "engineer", "--to", "product-manager", "--topic", "retry policy", "--question", "How often may the client retry a failed upload?"},
-			env: at("2030-01-01T11:04:00Z")},
-		{title: "The ready queue marks issues where a blocking clarification waits for an agent, or (escalated) for a person",
-			args: []string{"ready"}, env: at("2030-01-01T11:05:00Z")},
-		{title: "A session starts: the product manager's hook lists what waits for its answer",
-			args: []string{"hook", "start", "--agent", "product-manager", "--issue", "63"}, env: at("2030-01-01T11:06:00Z")},
-	}
-}
-
 // monitorAfter reports whether a clarify subcommand that returned err
 // should still run the monitor: yes after any protocol outcome, no after a
 // usage error or --help (nothing was asked of the protocol).

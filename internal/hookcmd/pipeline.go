@@ -417,38 +417,3 @@ func (a *App) writeInstructions(req recallRequest, text, off string) error {
 	fmt.Fprintf(a.Stdout, "Wrote %s (%d characters).\n", instructionsFile, len(doc))
 	return nil
 }
-
-// demoSessionSummary is a session summary in the old compaction format, as
-// an agent host would hand it to `hook finish` at session end.
-const demoSessionSummary = `## Decisions
-- Use a sliding-window rate limiter for the login endpoint, keyed by account and IP.
-- Keep the lockout window at 15 minutes, read from auth.lockout_minutes in config.
-
-## Code Changes
-- src/auth/ratelimit.ts: sliding-window limiter backed by the Redis session store.
-
-## Errors Encountered
-- ECONNREFUSED 127.0.0.1:6379 while Redis was down; the limiter now fails closed.
-
-## Key Facts
-- The lockout message must state the wait: "Try again in 15 minutes".
-- <private>staging password is hunter2</private>Staging deploys need the VPN.`
-
-func demoPipeline() []demoStep {
-	return []demoStep{
-		{title: "Session end: `hook finish` captures a session summary (spooled first, sanitised: the private part never reaches disk)",
-			args: []string{"hook", "finish", "--agent", "engineer", "--issue", "57"}, stdin: demoSessionSummary},
-		{title: "The same summary again: captured exactly once",
-			args: []string{"hook", "finish", "--agent", "engineer", "--issue", "57"}, stdin: demoSessionSummary},
-		{title: "Next session start: `hook start` adds this ## Memory Recall after the clarifications (here within 700 tokens)",
-			args: []string{"memory", "recall", "--agent", "engineer", "--issue", "57", "--budget", "700"}},
-		{title: "The same recall as Claude Code's SessionStart JSON, ranked for a query, within 10,000 characters",
-			args: []string{"memory", "recall", "--agent", "engineer", "--issue", "57", "--query", "lockout redis", "--budget", "300", "--format", "claude"}},
-		{title: "Copilot reads instructions files instead of hook output",
-			args: []string{"memory", "recall", "--agent", "engineer", "--issue", "57", "--write-instructions"}},
-		{title: "An old issue: compaction merges overlapping observations, archives the originals",
-			args: []string{"memory", "compact", "--issue", "12"}},
-		{title: "Decisions stay findable after compaction",
-			args: []string{"memory", "search", "decision", "--issue", "12", "--category", "decision", "--limit", "2"}},
-	}
-}

@@ -2,15 +2,10 @@ package hookcmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"runtime/debug"
-	"strings"
 
-	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	"github.com/agentx-dev/agentx/internal/core/verify"
 )
@@ -110,8 +105,11 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 		return runVerifyBranch(a, o)
 	}
 	ws := a.Workspace()
-	anchors, base, extra := a.verifyBaseline()
-	opt := verify.Options{Now: a.Clock.Now, AuditAnchors: anchors, Baseline: base, Extra: extra, GitDirs: gitDirs(ws.Root)}
+	var opt verify.Options
+	if s, err := a.checkpoints(0); err == nil {
+		opt.AuditAnchors, opt.Baseline, opt.Extra = verify.FromCheckpoints(ws.Root, s.Store, a.AuditTrail().Dir)
+	}
+	opt.Now, opt.GitDirs = a.Clock.Now, verify.GitDirs(ws.Root)
 	rep, err := verify.Run(ws, opt)
 	if err != nil {
 		return errcode.Wrap(errcode.NotFound, err, "verify")
@@ -122,38 +120,25 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 			return fmt.Errorf("checkpoint before repairing (nothing was repaired): %w", err)
 		}
 		repairs = verify.Repair(ctx, ws, a.Locks(), rep)
-		a.auditRepairs(ctx, repairs)
+		if e, ok := verify.RepairEntry(repairs); ok {
+			a.auditAppend(ctx, e)
+		}
 		if rep, err = verify.Run(ws, opt); err != nil {
 			return err
 		}
 	}
-	errs := rep.Errors()
-	var failure *errcode.Error
-	if errs > 0 {
-		failure = errcode.New(errcode.CorruptState, "verify found %d problem%s under %s", errs, plural(errs), ws.AgentxDir())
-		if hasRepair(rep) && !o.Repair {
-			failure.Hint = "`agentx-hook verify --repair` fixes those marked repairable; the others need a person"
-		} else {
-			failure.Hint = "agentx never edits a ledger record or an observation to fix it: the problems listed need a person (see https://github.com/agentx-dev/agentx/blob/main/docs/verify.md; `agentx-hook checkpoint list` shows states to restore)"
-		}
-	}
-	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Problems: rep.Problems, Repairs: repairs}, failure,
-		func() { printVerify(a, rep, repairs) })
+	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Errors: rep.Errors(), Problems: rep.Problems, Repairs: repairs},
+		rep.Failure(ws.AgentxDir(), o.Repair), func() string { return rep.Text(repairs) })
 }
 
-// reportVerify prints the outcome, doc with --json (its errors, ok and
-// error filled in from it and failure), else with text; then returns
+// reportVerify prints the outcome, doc with --json (its ok and error
+// filled in from it and failure), else with text; then returns
 // failure.
-func (a *App) reportVerify(o *verifyOptions, doc *verifyDoc, failure *errcode.Error, text func()) error {
+func (a *App) reportVerify(o *verifyOptions, doc *verifyDoc, failure *errcode.Error, text func() string) error {
 	if !o.JSON {
-		text()
+		fmt.Fprint(a.Stdout, text())
 	} else {
 		o.printed = true
-		for _, p := range doc.Problems {
-			if p.Severity == verify.Error {
-				doc.Errors++
-			}
-		}
 		doc.OK = doc.Errors == 0
 		if failure != nil {
 			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
@@ -180,111 +165,22 @@ func runVerifyBranch(a *App, o *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	errs := rep.Errors()
-	var failure *errcode.Error
-	if errs > 0 {
-		failure = errcode.New(errcode.CorruptState, "verify found %d problem%s on the state branch %s (commit %s)", errs, plural(errs), ref, shorten.Runes(tree.Commit, 12))
-		failure.Hint = "the files are as the branch's history has them: `git log -p " + ref + " -- PATH` shows who changed one (see https://github.com/agentx-dev/agentx/blob/main/docs/verify.md)"
-	}
-	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Problems: rep.Problems, Ref: ref, Commit: tree.Commit}, failure, func() {
-		printProblems(a, rep)
-		c := rep.Counts
-		status := "ok"
-		if errs > 0 {
-			status = fmt.Sprintf("%d problem%s", errs, plural(errs))
-		}
-		fmt.Fprintf(a.Stdout, "verify: %s: %s at %s: %d ledgers (%d records, %d entries), %d observations in %d issue files, %d archived, %d audit lines in %d trails\n",
-			status, ref, shorten.Runes(tree.Commit, 12), c.Ledgers, c.Records, c.Entries, c.Observations, c.IssueFiles, c.Archived, c.AuditLines, c.Trails)
-	})
-}
-
-// gitDirs are the git directories of the repository holding root (its
-// own and the common one), where verify looks for killed writers'
-// temporaries; none outside git.
-func gitDirs(root string) []string {
-	r, err := gitstore.Open(root)
-	if err != nil {
-		return nil
-	}
-	return []string{r.GitDir, r.CommonDir}
+	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Errors: rep.Errors(), Problems: rep.Problems, Ref: ref, Commit: tree.Commit},
+		rep.BranchFailure(ref, tree.Commit), func() string { return rep.BranchText(ref, tree.Commit) })
 }
 
 // openStateBranch reads the state branch's tree at ref, by default ("")
 // the remote-tracking ref sync keeps, and returns it with the ref read.
 func (a *App) openStateBranch(ref string) (*statebranch.Tree, string, error) {
-	named := ref != ""
-	if !named {
+	var remote, branch string
+	if ref == "" {
 		cfg, err := a.Config()
 		if err != nil {
 			return nil, "", err
 		}
-		remote, branch := cfg.Config.GitHub.Remote, cfg.Config.GitHub.StateBranch
-		if remote == "" {
-			remote = statebranch.DefaultRemote
-		}
-		if branch == "" {
-			branch = statebranch.DefaultBranch
-		}
-		ref = statebranch.TrackingRef(remote, branch)
+		remote, branch = cfg.Config.GitHub.Remote, cfg.Config.GitHub.StateBranch
 	}
-	tree, err := statebranch.OpenTree(a.Workspace().Root, ref)
-	if err != nil {
-		var ce *errcode.Error
-		if !named && errors.As(err, &ce) && ce.Code == errcode.NotFound {
-			ce.Hint = "this clone has no copy of the state branch yet: run `agentx-hook sync` (or `git fetch` the branch), or name a REF"
-		}
-		return nil, "", err
-	}
-	return tree, ref, nil
-}
-
-func printVerify(a *App, rep *verify.Report, repairs []verify.Done) {
-	for _, d := range repairs {
-		if d.Err != "" {
-			fmt.Fprintf(a.Stdout, "repair failed %s %s: %s: %s\n", d.Code, d.Path, d.Action, d.Err)
-		} else {
-			fmt.Fprintf(a.Stdout, "repaired %s %s: %s\n", d.Code, d.Path, d.Action)
-		}
-	}
-	printProblems(a, rep)
-	c := rep.Counts
-	status := "ok"
-	if n := rep.Errors(); n > 0 {
-		status = fmt.Sprintf("%d problem%s", n, plural(n))
-	}
-	fmt.Fprintf(a.Stdout, "verify: %s: %d ledgers (%d records, %d entries), %d observations in %d issue files, %d archived, %d audit lines\n",
-		status, c.Ledgers, c.Records, c.Entries, c.Observations, c.IssueFiles, c.Archived, c.AuditLines)
-}
-
-// printProblems prints one line per problem.
-func printProblems(a *App, rep *verify.Report) {
-	for _, p := range rep.Problems {
-		var where strings.Builder
-		where.WriteString(p.Path)
-		if p.Line > 0 {
-			fmt.Fprintf(&where, ":%d", p.Line)
-		}
-		if p.Offset >= 0 {
-			fmt.Fprintf(&where, " @%d", p.Offset)
-		}
-		if p.ID != "" {
-			where.WriteString(" " + p.ID)
-		}
-		line := fmt.Sprintf("%-5s %s %s: %s", p.Severity, p.Code, where.String(), p.Message)
-		if p.Repair != "" {
-			line += " [repairable: " + p.Repair + "]"
-		}
-		fmt.Fprintln(a.Stdout, line)
-	}
-}
-
-func hasRepair(rep *verify.Report) bool {
-	for _, p := range rep.Problems {
-		if p.Severity == verify.Error && p.Repair != "" {
-			return true
-		}
-	}
-	return false
+	return statebranch.OpenTracked(a.Workspace().Root, remote, branch, ref)
 }
 
 func plural(n int) string {
@@ -292,19 +188,4 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// auditRepairs records the repairs made as one line.
-func (a *App) auditRepairs(ctx context.Context, repairs []verify.Done) {
-	if len(repairs) == 0 {
-		return
-	}
-	var paths []string
-	for _, d := range repairs {
-		if d.Err == "" {
-			paths = append(paths, d.Path)
-		}
-	}
-	a.auditAppend(ctx, audit.Entry{Op: "verify.repair", IDs: paths,
-		Detail: fmt.Sprintf("%d repairs (%d failed)", len(paths), len(repairs)-len(paths))})
 }

@@ -62,3 +62,44 @@ func UpdateWeeks(ctx context.Context, locks *lock.Locker, dir, writer string, ev
 	}
 	return written, nil
 }
+
+// Recorder writes the metrics lines of hooks and commands to the event
+// log and, at a session's end in GitHub Mode, folds the week's lines into
+// this machine's weekly file, which the push that follows carries to the
+// state branch. What fails is a warning: metrics never fail a command.
+type Recorder struct {
+	Log   *events.Log
+	Locks *lock.Locker
+	// Dir holds the weekly files (workspace.MetricsDir).
+	Dir string
+	Now func() time.Time
+	// Writer is this machine's writer id on the state branch ("" when
+	// there is none: Local Mode, or no sync has made one yet).
+	Writer func() string
+	Warn   func(format string, args ...any)
+}
+
+// Record appends l as one line; weeklyFile set (a session's end), it also
+// writes the weekly file when there is a writer id.
+func (r *Recorder) Record(ctx context.Context, l Line, weeklyFile bool) {
+	l.Lines = 1
+	if err := r.Log.Append(ctx, EventType, l); err != nil {
+		r.Warn("agentx %s: metrics not logged: %v", l.Command, err)
+		return
+	}
+	if !weeklyFile {
+		return
+	}
+	writer := r.Writer()
+	if writer == "" {
+		return // no sync yet: the first one makes the id, the next session's end the file
+	}
+	now := r.Now()
+	evs, _, err := r.Log.Read(WeekStart(now).AddDate(0, 0, -7))
+	if err == nil {
+		_, err = UpdateWeeks(ctx, r.Locks, r.Dir, writer, evs, now)
+	}
+	if err != nil {
+		r.Warn("agentx %s: weekly metrics not written: %v", l.Command, err)
+	}
+}

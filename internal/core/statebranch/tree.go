@@ -2,6 +2,7 @@ package statebranch
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"io/fs"
 	"path"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 )
 
@@ -236,4 +238,30 @@ func (d *treeDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	n = min(n, len(rest))
 	d.off += n
 	return rest[:n], nil
+}
+
+// OpenTracked reads the state branch's tree at ref in the repository
+// holding root, by default ("") at the remote-tracking ref a sync keeps of
+// remote's branch (DefaultRemote, DefaultBranch when empty), and returns
+// it with the ref read.
+func OpenTracked(root, remote, branch, ref string) (*Tree, string, error) {
+	named := ref != ""
+	if !named {
+		if remote == "" {
+			remote = DefaultRemote
+		}
+		if branch == "" {
+			branch = DefaultBranch
+		}
+		ref = TrackingRef(remote, branch)
+	}
+	tree, err := OpenTree(root, ref)
+	if err != nil {
+		var ce *errcode.Error
+		if !named && errors.As(err, &ce) && ce.Code == errcode.NotFound {
+			ce.Hint = "this clone has no copy of the state branch yet: run `agentx-hook sync` (or `git fetch` the branch), or name a REF"
+		}
+		return nil, "", err
+	}
+	return tree, ref, nil
 }

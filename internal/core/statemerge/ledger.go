@@ -17,6 +17,19 @@ import (
 // through later renames, so every copy of the record can be matched.
 const RenamedFromKey = "renamedFrom"
 
+// RenamedFrom is the id r was first given, when a merge renumbered it
+// after an id collision ("" otherwise, and for a nil r).
+func RenamedFrom(r *ledger.Record) string {
+	if r == nil {
+		return ""
+	}
+	var from string
+	if raw := r.ExtraValue(RenamedFromKey); raw == nil || json.Unmarshal(raw, &from) != nil || from == r.ID {
+		return ""
+	}
+	return from
+}
+
 // Record keys of other packages whose merge has a meaning (see
 // internal/core/monitor and internal/core/router).
 const (

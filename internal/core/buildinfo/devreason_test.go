@@ -1,4 +1,4 @@
-package hookcmd
+package buildinfo
 
 import (
 	"runtime/debug"
@@ -22,7 +22,7 @@ func TestVersionDevReason(t *testing.T) {
 		{"tagged", "dev", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, ""},
 		{"ldflags", "v9.9.9", nil, ""},
 	} {
-		got := versionFrom(tt.ldflags, tt.bi).DevReason
+		got := From(tt.ldflags, tt.bi).DevReason
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: reason %q, want %q", tt.name, got, tt.want)
 		}

@@ -1,4 +1,4 @@
-package hookcmd
+package buildinfo
 
 import (
 	"runtime/debug"
@@ -19,24 +19,25 @@ func TestVersionFrom(t *testing.T) {
 		{"devel build without vcs", "dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
 		{"no build info", "dev", nil, "dev"},
 	} {
-		if got := formatVersion(versionFrom(tt.ldflags, tt.bi)); got != tt.want {
+		if got := From(tt.ldflags, tt.bi).String(); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }
 
-func TestDidYouMean(t *testing.T) {
+// Line adds the reason a build is "dev", and nothing to a release.
+func TestLine(t *testing.T) {
 	t.Parallel()
-	names := []string{"state", "setup", "memory", "monitor", "version"}
-	for got, want := range map[string]string{
-		"statte": ` (did you mean "state"?)`, "memroy": ` (did you mean "memory"?)`,
-		"versoin": ` (did you mean "version"?)`, "zzz": "", "--agnet": "",
+	for _, tt := range []struct {
+		v    Info
+		want string
+	}{
+		{Info{Version: "v1.0.0"}, "v1.0.0"},
+		{Info{Version: "dev", DevReason: "why"}, "dev (why)"},
+		{Info{Version: "dev", Commit: "abc", DevReason: "why"}, "dev (commit abc) (why)"},
 	} {
-		if s := didYouMean(got, names); s != want {
-			t.Errorf("didYouMean(%q) = %q, want %q", got, s, want)
+		if got := tt.v.Line(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.v, got, tt.want)
 		}
-	}
-	if s := didYouMean("--agnet", []string{"--agent", "--issue"}); s != ` (did you mean "--agent"?)` {
-		t.Errorf("flag: %q", s)
 	}
 }
