@@ -112,13 +112,18 @@ func commands() []command {
 
 // Main runs agentx-hook with args (without the program name) and returns
 // the exit status: 0 success, 1 an operation failed, 2 usage error.
-func Main(args []string) int { return mainGrace(args, signalGrace) }
+func Main(args []string) int { return mainGrace(args, signalGrace, nil) }
 
-// mainGrace is Main with the grace after a first signal as a parameter
-// (the signal tests shorten it).
-func mainGrace(args []string, grace time.Duration) int {
+// mainGrace is Main with the grace after a first signal as a parameter,
+// and a call once the signal handlers are in place (the signal tests set
+// both: they signal only a process that handles signals, without
+// guessing how long a start takes).
+func mainGrace(args []string, grace time.Duration, signalsReady func()) int {
 	ctx, stop := signalsUnlessQuick(args, grace)
 	defer stop()
+	if signalsReady != nil {
+		signalsReady()
+	}
 	cwd, _ := os.Getwd()
 	a := &App{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Cwd: cwd,

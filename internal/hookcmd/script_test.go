@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,7 +42,11 @@ func TestMain(m *testing.M) {
 		if ms, err := strconv.Atoi(os.Getenv(testSignalGraceEnv)); err == nil {
 			grace = time.Duration(ms) * time.Millisecond
 		}
-		os.Exit(mainGrace(os.Args[1:], grace))
+		var ready func()
+		if os.Getenv(testSignalReadyEnv) != "" {
+			ready = func() { fmt.Fprintln(os.Stderr, signalsReadyLine) }
+		}
+		os.Exit(mainGrace(os.Args[1:], grace, ready))
 	case testHelpers()[name] != nil:
 		testHelpers()[name]()
 		os.Exit(0)
@@ -70,6 +75,13 @@ func TestMain(m *testing.M) {
 // testSignalGraceEnv shortens, for one agentx-hook process of a test, the
 // grace after a first signal (milliseconds; signals_test.go).
 const testSignalGraceEnv = "AGENTX_TEST_SIGNAL_GRACE_MS"
+
+// testSignalReadyEnv makes the test binary's agentx-hook say
+// signalsReadyLine on stderr once its signal handlers are in place.
+const (
+	testSignalReadyEnv = "AGENTX_TEST_SIGNALS_READY"
+	signalsReadyLine   = "agentx-test: signal handlers installed"
+)
 
 // cleanupM removes the $PATH directory of agentx-hook after the tests
 // (testscript.Main ends the process itself).

@@ -1,8 +1,10 @@
 package hookcmd
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,16 +20,18 @@ import (
 // signal and the process hung until killed.
 func TestSignalEndsBlockedProcess(t *testing.T) {
 	// The first case shortens the process's grace (the test waits it out);
-	// the second keeps the real one, which the second signal must cut.
-	const shortGrace = 200 * time.Millisecond
+	// the second lengthens it to a minute, which the second signal must
+	// cut. The bounds leave a loaded machine seconds of room and are still
+	// far from what a process ignoring the signal would take.
+	const shortGrace, longGrace = 200 * time.Millisecond, time.Minute
 	for _, tt := range []struct {
 		name    string
 		signals int
 		grace   time.Duration
 		within  time.Duration
 	}{
-		{"first signal after the grace", 1, shortGrace, shortGrace + 3*time.Second},
-		{"second signal at once", 2, signalGrace, signalGrace - 500*time.Millisecond},
+		{"first signal after the grace", 1, shortGrace, shortGrace + 15*time.Second},
+		{"second signal at once", 2, longGrace, 20 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -35,7 +39,11 @@ func TestSignalEndsBlockedProcess(t *testing.T) {
 				t.Fatalf("init: %s", e)
 			}
 			cmd := exec.Command("agentx-hook", "--root", root, "memory", "add", "--file", "-")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", testSignalGraceEnv, tt.grace.Milliseconds()))
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", testSignalGraceEnv, tt.grace.Milliseconds()), testSignalReadyEnv+"=1")
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
 			stdin, err := cmd.StdinPipe() // held open: the hook blocks reading it
 			if err != nil {
 				t.Fatal(err)
@@ -44,11 +52,20 @@ func TestSignalEndsBlockedProcess(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
+			// Signal only once the handlers are in place: a signal before
+			// kills the process by default, which this test cannot tell
+			// apart. Whether the read it blocks in has begun does not
+			// matter: the handler cancels, the read stays blocked.
+			lines := bufio.NewScanner(stderr)
+			for lines.Scan() {
+				if lines.Text() == signalsReadyLine {
+					break
+				}
+			}
+			drained := make(chan struct{})
+			go func() { _, _ = io.Copy(io.Discard, stderr); close(drained) }()
 			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			// Let it reach the blocking read (a signal before the handler is
-			// installed kills it by default, which this test cannot tell apart).
-			time.Sleep(500 * time.Millisecond)
+			go func() { <-drained; done <- cmd.Wait() }()
 			start := time.Now()
 			for i := 0; i < tt.signals; i++ {
 				_ = cmd.Process.Signal(syscall.SIGTERM)
