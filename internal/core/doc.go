@@ -94,6 +94,9 @@
 //   - hostsettings: the agent hosts' settings files (Claude Code, Codex,
 //     Copilot): agentx's hook entries wired, inspected and removed as pure
 //     edits of the files' bytes, every other key kept.
+//   - setup: what `setup` changes to wire a host and git: the host files
+//     planned as one list of changes (checked, shown, written or removed)
+//     with the git hooks.
 //   - contenthash: the one content hash (SHA-256 of canonical JSON) stored
 //     with thread entries and observations and named in the audit trail.
 //   - audit: the hash-chained audit trail both halves append to.
@@ -130,4 +133,7 @@
 //   - ready: the ready queue, every issue known locally (ledgers, memory,
 //     `.agentx/issues/`) with its blocking markers, for `ready` and the
 //     MCP server's tool.
+//   - doctor: whether agentx is wired and working in a workspace, as
+//     findings (ok, warn, fail) each with the command that fixes it; what
+//     calls out goes through the caller's Probe.
 package core

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
+	"github.com/agentx-dev/agentx/internal/core/setup"
 	sbt "github.com/agentx-dev/agentx/internal/core/statebranch/statebranchtest"
 )
 
@@ -102,7 +103,7 @@ func TestParse(t *testing.T) {
 		{name: "hook start agent left to the payload", parse: parser(parseHook), args: []string{"start", "--format", "json"},
 			want: &hookOptions{Event: "start", Format: "json"}},
 		{name: "setup", parse: parser(parseSetup), args: []string{"--codex", "--agent", "reviewer", "--dry-run"},
-			want: &setupOptions{Codex: true, Agent: "reviewer", DryRun: true}},
+			want: &setupOptions{Options: setup.Options{Codex: true, Agent: "reviewer", DryRun: true}}},
 		{name: "setup needs a host", parse: parser(parseSetup), args: []string{"--no-git-hooks", "--json"},
 			wantErr: "setup needs --claude, --codex or --copilot", json: true},
 		{name: "hook bad format", parse: parser(parseHook), args: []string{"start", "--agent", "a", "--format", "xml"},

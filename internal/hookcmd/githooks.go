@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/hooklog"
@@ -45,32 +44,6 @@ func runHooks(ctx context.Context, a *App, args []string) error {
 		"status":    wire(parseHooksStatus, runHooksStatus),
 	}
 	return a.dispatch(ctx, "hooks", hooksUsage, "install, uninstall, status", inMap(subs), nil, args)
-}
-
-// hooksLocation asks git where the hooks of the workspace's repository go.
-func (a *App) hooksLocation(ctx context.Context) (githooks.Location, error) {
-	root := a.Workspace().Root
-	loc, err := githooks.Locate(ctx, gitcmd.Exec{Dir: root}, root)
-	if err != nil {
-		return loc, errcode.Wrap(errcode.NotFound, err, "%s is not in a git repository", root)
-	}
-	return loc, nil
-}
-
-// readHooks asks git where hooks go and reads what is there.
-func (a *App) readHooks(ctx context.Context) (githooks.Location, *githooks.Snapshot, error) {
-	loc, err := a.hooksLocation(ctx)
-	if err != nil {
-		return loc, nil, err
-	}
-	snap, err := githooks.Read(loc.Dir)
-	if err != nil {
-		return loc, nil, err
-	}
-	snap.HooksPath = loc.HooksPath
-	root := a.Workspace().Root
-	githooks.MarkTracked(ctx, gitcmd.Exec{Dir: root}, root, snap)
-	return loc, snap, nil
 }
 
 // hooksChangeOptions is the command line of `hooks install|uninstall`.
@@ -111,7 +84,7 @@ type hooksChangeDoc struct {
 
 // runHooksChange plans the install or uninstall and applies it, then reports.
 func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
-	loc, snap, err := a.readHooks(ctx)
+	loc, snap, err := githooks.Open(ctx, a.Workspace().Root)
 	if err != nil {
 		return err
 	}
@@ -189,7 +162,7 @@ type hooksStatusDoc struct {
 }
 
 func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
-	loc, snap, err := a.readHooks(ctx)
+	loc, snap, err := githooks.Open(ctx, a.Workspace().Root)
 	if err != nil {
 		return err
 	}

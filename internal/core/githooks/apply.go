@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 )
 
@@ -157,4 +158,22 @@ func undo(dir string, done []Op) {
 // rename): the helper is about atomic files, not JSON.
 func writeShim(path, text string) error {
 	return atomicfile.Write(path, []byte(text), atomicfile.Options{Perm: 0o755})
+}
+
+// Open asks git where the hooks of the repository at root go and reads
+// what is there, tracked files marked: what install, uninstall, status,
+// setup and doctor all start from.
+func Open(ctx context.Context, root string) (Location, *Snapshot, error) {
+	git := gitcmd.Exec{Dir: root}
+	loc, err := Locate(ctx, git, root)
+	if err != nil {
+		return loc, nil, errcode.Wrap(errcode.NotFound, err, "%s is not in a git repository", root)
+	}
+	snap, err := Read(loc.Dir)
+	if err != nil {
+		return loc, nil, err
+	}
+	snap.HooksPath = loc.HooksPath
+	MarkTracked(ctx, git, root, snap)
+	return loc, snap, nil
 }
