@@ -75,6 +75,8 @@
 //   - errcode: typed error codes a caller can act on.
 //   - config: `.agentx/agentx.toml` and the workflows' clarification scope.
 //   - workspace: every path under `.agentx/`.
+//   - initws: a new workspace created (config, workflows, .gitignore,
+//     AGENTS.md section) keeping the user's files; the mode switch.
 //   - issueref: which issue a command works on when none is given.
 //   - localissue: the issue files a team keeps in `.agentx/issues/`.
 //   - shorten: cutting a text to fit a summary, a quote or a limit.

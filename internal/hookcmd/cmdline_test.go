@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentx-dev/agentx/internal/core/initws"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/setup"
@@ -61,7 +62,7 @@ func TestParse(t *testing.T) {
 			wantErr: "version: unknown flag --bogus", json: true},
 		{name: "version bad flag before --json", parse: parser(parseVersion), args: []string{"--bogus", "--json"},
 			wantErr: "version: unknown flag --bogus", json: true},
-		{name: "init", parse: parser(parseInit), args: []string{"--mode", "github", "--force"}, want: &initOptions{Force: true, Mode: "github"}},
+		{name: "init", parse: parser(parseInit), args: []string{"--mode", "github", "--force"}, want: &initOptions{Options: initws.Options{Force: true, Mode: "github"}}},
 		{name: "init bad mode", parse: parser(parseInit), args: []string{"--mode=x", "--json"},
 			wantErr: `init: --mode must be local or github, not "x"`, json: true},
 		{name: "clarify list", parse: parser(parseClarifyList), args: []string{"--issue", "4", "--all", "--json"},
