@@ -4,19 +4,17 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
-	"strings"
+
+	"github.com/agentx-dev/agentx/internal/completion"
 
 	"github.com/agentx-dev/agentx/internal/core/ledger"
-	"github.com/agentx-dev/agentx/internal/core/protocol"
 )
 
 // completeCommand is the hidden command the completion scripts call for
-// values only the workspace knows: `agentx-hook __complete ids|agents|issues
-// [PREFIX]` prints one candidate a line. It never writes, never fails
-// (nothing to offer is no output), and runs without the monitor.
-const completeCommand = "__complete"
+// values only the workspace knows. It never writes, never fails (nothing
+// to offer is no output), and runs without the monitor.
+const completeCommand = completion.CompleteCommand
 
 // runComplete prints the candidates of kind that start with prefix.
 func runComplete(_ context.Context, a *App, args []string) int {
@@ -56,27 +54,8 @@ func runComplete(_ context.Context, a *App, args []string) int {
 			out = append(out, strconv.Itoa(n))
 		}
 	}
-	sort.Strings(out)
-	for _, c := range out {
-		if strings.HasPrefix(c, prefix) {
-			fmt.Fprintln(a.Stdout, c)
-		}
+	for _, c := range completion.Matching(out, prefix) {
+		fmt.Fprintln(a.Stdout, c)
 	}
 	return 0
-}
-
-// valueKinds are the flags and subcommands whose values __complete
-// offers, for the completion scripts.
-var valueKinds = []struct{ match, kind string }{
-	{"--agent", "agents"}, {"--from", "agents"}, {"--to", "agents"}, {"--as", "agents"},
-	{"--issue", "issues"},
-}
-
-// idSubcommands are the clarify verbs that take a clarification id first.
-func idSubcommands() []string {
-	var out []string
-	for _, v := range protocol.Verbs {
-		out = append(out, string(v.Verb))
-	}
-	return out
 }
