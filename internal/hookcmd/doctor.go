@@ -197,7 +197,7 @@ func (p doctorProbe) GitHooks(ctx context.Context) ([]githooks.HookStatus, error
 }
 
 func (p doctorProbe) MergeDriver(ctx context.Context) (*githooks.MergeDriverStatus, error) {
-	return p.a.mergeDriverStatus(ctx)
+	return githooks.MergeDriverAt(ctx, p.Dir)
 }
 
 func sameFile(a, b string) bool {

@@ -14,7 +14,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/hooklog"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
-	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -97,12 +96,15 @@ func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
 	if err := githooks.Apply(loc.Dir, steps); err != nil {
 		return fmt.Errorf("hooks %s in %s: %w", o.Name, loc.Dir, err)
 	}
-	md, err := a.mergeDriverChange(ctx, o.Name, o.MergeDriver)
+	md, err := githooks.ChangeMergeDriver(ctx, a.Workspace().Root, o.Name == "install", o.MergeDriver)
 	if err != nil {
 		return err
 	}
 	a.auditHooks(ctx, o.Name, loc.Dir, steps)
-	notes := a.hooksNotes(o.Name, loc, steps)
+	_, statErr := os.Stat(a.Workspace().AgentxDir())
+	_, pathErr := exec.LookPath("agentx-hook")
+	notes := githooks.Notes(o.Name == "install", loc, steps, errors.Is(statErr, fs.ErrNotExist),
+		a.Getenv("AGENTX_HOOK_BIN") == "" && pathErr != nil)
 	if o.JSON {
 		return a.writeDoc(&hooksChangeDoc{HooksDir: loc.Dir,
 			HooksPath: loc.HooksPath, Steps: steps, Notes: nonNil(notes), MergeDriver: md})
@@ -122,35 +124,6 @@ func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
 	return nil
 }
 
-// hooksNotes is the advice an install or uninstall leaves the user.
-func (a *App) hooksNotes(name string, loc githooks.Location, steps []githooks.Step) []string {
-	var notes []string
-	for _, st := range steps {
-		if st.Kind == githooks.Conflict && name == "install" {
-			notes = append(notes, st.Hook+": left alone; `agentx-hook hooks install --force` keeps both hooks and chains the current one")
-		}
-	}
-	if name != "install" {
-		return notes
-	}
-	if loc.HooksPath != "" {
-		m := githooks.Manager(loc.HooksPath, nil)
-		if m == "" {
-			m = "a hooks manager"
-		}
-		notes = append(notes, fmt.Sprintf("core.hooksPath is %s (%s): reinstalling it may rewrite these files; https://github.com/agentx-dev/agentx/blob/main/hooks/README.md shows how to call agentx-hook from its own configuration instead", loc.HooksPath, m))
-	}
-	if _, err := os.Stat(a.Workspace().AgentxDir()); errors.Is(err, fs.ErrNotExist) {
-		notes = append(notes, "no .agentx/ here yet: the hooks do nothing until `agentx-hook init`")
-	}
-	if a.Getenv("AGENTX_HOOK_BIN") == "" {
-		if _, err := exec.LookPath("agentx-hook"); err != nil {
-			notes = append(notes, "agentx-hook is not on PATH: the hooks will skip until it is, or set AGENTX_HOOK_BIN")
-		}
-	}
-	return notes
-}
-
 var parseHooksStatus = parseNoArgs("hooks status", hooksUsage)
 
 type hooksStatusDoc struct {
@@ -167,7 +140,7 @@ func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		return err
 	}
 	hooks := githooks.Status(snap)
-	md, err := a.mergeDriverStatus(ctx)
+	md, err := githooks.MergeDriverAt(ctx, a.Workspace().Root)
 	if err != nil {
 		return err
 	}
@@ -303,22 +276,9 @@ func (a *App) gitHookMonitor(ctx context.Context, hook string) error {
 	if err != nil {
 		return err
 	}
-	if s := actedSummary(rep); s != "" {
+	if s := rep.Acted(); s != "" {
 		fmt.Fprintf(a.Stderr, "agentx %s: monitor %s (agentx-hook monitor for details)\n", hook, s)
 	}
 	a.printWarnings(rep, false)
 	return nil
-}
-
-// actedSummary is "escalated CLR-42-001, marked stale CLR-7-002", or ""
-// when the check changed nothing.
-func actedSummary(rep *monitor.Report) string {
-	var parts []string
-	for _, act := range rep.Actions {
-		if act.Kind == monitor.ActSkipped || act.Kind == monitor.ActContinued {
-			continue
-		}
-		parts = append(parts, strings.ReplaceAll(act.Kind, "-", " ")+" "+act.ID)
-	}
-	return strings.Join(parts, ", ")
 }

@@ -177,3 +177,32 @@ func Open(ctx context.Context, root string) (Location, *Snapshot, error) {
 	MarkTracked(ctx, git, root, snap)
 	return loc, snap, nil
 }
+
+// Notes is the advice an install (install) or uninstall leaves the user
+// after steps at loc; noWorkspace and noBinary say whether .agentx/ and
+// the agentx-hook the shims run are missing.
+func Notes(install bool, loc Location, steps []Step, noWorkspace, noBinary bool) []string {
+	var notes []string
+	for _, st := range steps {
+		if st.Kind == Conflict && install {
+			notes = append(notes, st.Hook+": left alone; `agentx-hook hooks install --force` keeps both hooks and chains the current one")
+		}
+	}
+	if !install {
+		return notes
+	}
+	if loc.HooksPath != "" {
+		m := Manager(loc.HooksPath, nil)
+		if m == "" {
+			m = "a hooks manager"
+		}
+		notes = append(notes, fmt.Sprintf("core.hooksPath is %s (%s): reinstalling it may rewrite these files; https://github.com/agentx-dev/agentx/blob/main/hooks/README.md shows how to call agentx-hook from its own configuration instead", loc.HooksPath, m))
+	}
+	if noWorkspace {
+		notes = append(notes, "no .agentx/ here yet: the hooks do nothing until `agentx-hook init`")
+	}
+	if noBinary {
+		notes = append(notes, "agentx-hook is not on PATH: the hooks will skip until it is, or set AGENTX_HOOK_BIN")
+	}
+	return notes
+}
