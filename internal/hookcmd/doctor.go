@@ -13,7 +13,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/doctor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
-	"github.com/agentx-dev/agentx/internal/core/githooks"
 )
 
 const doctorUsage = `doctor [--json]
@@ -70,8 +69,9 @@ type doctorDoc struct {
 func runDoctor(ctx context.Context, a *App, o *doctorOptions) error {
 	cfg, cfgErr := a.Config()
 	in := doctor.Input{Workspace: a.Workspace(), Config: cfg, ConfigErr: cfgErr, Getenv: a.Getenv,
-		Now: a.Clock.Now(), InstallFix: installFix(), MCPName: mcpBinary}
-	findings := doctor.Check(ctx, in, doctorProbe{a: a, Exec: gitcmd.Exec{Dir: a.Workspace().Root}})
+		Now: a.Clock.Now(), MCPName: mcpBinary}
+	in.Self, _ = os.Executable()
+	findings := doctor.Check(ctx, in, doctorProbe{a: a, Exec: gitcmd.Exec{Dir: in.Workspace.Root}})
 	doc := &doctorDoc{Findings: nonNil(findings), Root: a.Workspace().Root}
 	doc.Fails, doc.Warns = doctor.Count(findings)
 	doc.OK = doc.Fails == 0
@@ -145,17 +145,7 @@ func lookPath(path, name string) string {
 	return ""
 }
 
-// installFix is the command that puts agentx-hook on PATH: this binary's
-// directory when it is agentx-hook itself, else the install from a clone.
-func installFix() string {
-	if self, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(self), ".exe") == "agentx-hook" {
-		return fmt.Sprintf(`export PATH="%s%c$PATH"`, filepath.Dir(self), os.PathListSeparator)
-	}
-	return "git clone https://github.com/agentx-dev/agentx && cd agentx && go install ./cmd/agentx-hook (then put $(go env GOPATH)/bin on PATH)"
-}
-
-// doctorProbe is doctor's way out of the workspace's files: PATH, the
-// binary there, git and the remote.
+// doctorProbe is doctor's way out: PATH, the binary there, the remote.
 type doctorProbe struct {
 	a *App
 	gitcmd.Exec
@@ -187,18 +177,6 @@ func (p doctorProbe) Binary(ctx context.Context) doctor.Binary {
 }
 
 func (doctorProbe) MCPBinary() (string, error) { return findMCPBinary() }
-
-func (p doctorProbe) GitHooks(ctx context.Context) ([]githooks.HookStatus, error) {
-	_, snap, err := githooks.Open(ctx, p.Dir)
-	if err != nil {
-		return nil, err
-	}
-	return githooks.Status(snap), nil
-}
-
-func (p doctorProbe) MergeDriver(ctx context.Context) (*githooks.MergeDriverStatus, error) {
-	return githooks.MergeDriverAt(ctx, p.Dir)
-}
 
 func sameFile(a, b string) bool {
 	fa, err := os.Stat(a)

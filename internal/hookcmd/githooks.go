@@ -83,18 +83,9 @@ type hooksChangeDoc struct {
 
 // runHooksChange plans the install or uninstall and applies it, then reports.
 func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
-	loc, snap, err := githooks.Open(ctx, a.Workspace().Root)
+	loc, steps, err := githooks.Change(ctx, a.Workspace().Root, o.Name == "install", o.Force, false)
 	if err != nil {
 		return err
-	}
-	var steps []githooks.Step
-	if o.Name == "install" {
-		steps = githooks.PlanInstall(snap, o.Force)
-	} else {
-		steps = githooks.PlanUninstall(snap)
-	}
-	if err := githooks.Apply(loc.Dir, steps); err != nil {
-		return fmt.Errorf("hooks %s in %s: %w", o.Name, loc.Dir, err)
 	}
 	md, err := githooks.ChangeMergeDriver(ctx, a.Workspace().Root, o.Name == "install", o.MergeDriver)
 	if err != nil {

@@ -284,7 +284,7 @@ func (d *run) stateBranch(ctx context.Context) {
 
 // gitHooks reports agentx's git hooks and the merge driver.
 func (d *run) gitHooks(ctx context.Context) {
-	hooks, err := d.p.GitHooks(ctx)
+	_, snap, err := githooks.Open(ctx, d.in.Workspace.Root)
 	if err != nil {
 		d.add("git-hooks", StatusWarn, "git init && agentx-hook hooks install",
 			"%v: no git hooks, so commits are not recorded as observations", err)
@@ -292,7 +292,7 @@ func (d *run) gitHooks(ctx context.Context) {
 	}
 	var installed, problems []string
 	fix := "agentx-hook hooks install"
-	for _, h := range hooks {
+	for _, h := range githooks.Status(snap) {
 		switch h.State {
 		case "installed":
 			name := h.Hook
@@ -326,7 +326,7 @@ func (d *run) mergeDriver(ctx context.Context) {
 		d.add("merge-driver", StatusOK, "", "not needed in GitHub Mode: the state is on the state branch, not on code branches")
 		return
 	}
-	md, err := d.p.MergeDriver(ctx)
+	md, err := githooks.MergeDriverAt(ctx, d.in.Workspace.Root)
 	fix := "agentx-hook hooks install --merge-driver"
 	switch {
 	case err != nil:

@@ -10,11 +10,12 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
-	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -59,12 +60,9 @@ type Probe interface {
 	Binary(ctx context.Context) Binary
 	// MCPBinary is the path of the MCP server `agentx-hook mcp` runs.
 	MCPBinary() (string, error)
-	// Git runs git in the workspace's root (remote get-url, ls-remote).
+	// Git runs git in the workspace's root to reach the remote (remote
+	// get-url, ls-remote).
 	Git(ctx context.Context, args ...string) (string, error)
-	// GitHooks is the state of agentx's git hooks.
-	GitHooks(ctx context.Context) ([]githooks.HookStatus, error)
-	// MergeDriver is the state of the semantic merge driver.
-	MergeDriver(ctx context.Context) (*githooks.MergeDriverStatus, error)
 }
 
 // Input is the workspace doctor checks, as the command sees it.
@@ -76,8 +74,9 @@ type Input struct {
 	// Getenv reads the environment the hosts start their hooks with.
 	Getenv func(string) string
 	Now    time.Time
-	// InstallFix is the command that puts agentx-hook on PATH.
-	InstallFix string
+	// Self is the running executable's path ("" when unknown): the
+	// install fix puts its directory on PATH when it is agentx-hook.
+	Self string
 	// MCPName is the MCP server's executable name.
 	MCPName string
 }
@@ -138,14 +137,14 @@ func (d *run) binary(ctx context.Context) {
 	b := d.p.Binary(ctx)
 	switch {
 	case b.Path == "":
-		d.add("binary", StatusFail, d.in.InstallFix,
+		d.add("binary", StatusFail, d.installFix(),
 			"agentx-hook is not on PATH: the host files and git hooks call it by name, so every hook fails (the PATH checked is this shell's; the host's must hold it too)")
 	case b.Self:
 		d.add("binary", StatusOK, "", "%s is this agentx-hook (%s)", b.Path, b.Version)
 	case b.Err != nil:
-		d.add("binary", StatusFail, d.in.InstallFix, "%s does not run (`agentx-hook version`: %v)", b.Path, b.Err)
+		d.add("binary", StatusFail, d.installFix(), "%s does not run (`agentx-hook version`: %v)", b.Path, b.Err)
 	case !b.Same:
-		d.add("binary", StatusWarn, d.in.InstallFix, "%s is %s, this agentx-hook is %s: the hooks run the one on PATH", b.Path, b.Theirs, b.Version)
+		d.add("binary", StatusWarn, d.installFix(), "%s is %s, this agentx-hook is %s: the hooks run the one on PATH", b.Path, b.Theirs, b.Version)
 	default:
 		d.add("binary", StatusOK, "", "%s is this version (%s)", b.Path, b.Theirs)
 	}
@@ -161,6 +160,16 @@ func (d *run) mcpBinary() {
 		return
 	}
 	d.add("mcp-binary", StatusOK, "", "`agentx-hook mcp` runs %s", p)
+}
+
+// installFix is the command that puts agentx-hook on PATH: the running
+// binary's directory when it is agentx-hook itself, else the install from
+// a clone.
+func (d *run) installFix() string {
+	if self := d.in.Self; self != "" && strings.TrimSuffix(filepath.Base(self), ".exe") == "agentx-hook" {
+		return fmt.Sprintf(`export PATH="%s%c$PATH"`, filepath.Dir(self), os.PathListSeparator)
+	}
+	return "git clone https://github.com/agentx-dev/agentx && cd agentx && go install ./cmd/agentx-hook (then put $(go env GOPATH)/bin on PATH)"
 }
 
 func plural(n int) string {

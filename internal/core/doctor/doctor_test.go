@@ -3,10 +3,9 @@ package doctor
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/agentx-dev/agentx/internal/core/githooks"
 )
 
 // fakeProbe answers doctor's questions from values.
@@ -17,11 +16,6 @@ func (fakeProbe) MCPBinary() (string, error)      { return "", errors.New("none"
 func (fakeProbe) Git(context.Context, ...string) (string, error) {
 	return "", errors.New("no git")
 }
-func (fakeProbe) GitHooks(context.Context) ([]githooks.HookStatus, error) { return nil, nil }
-func (fakeProbe) MergeDriver(context.Context) (*githooks.MergeDriverStatus, error) {
-	return &githooks.MergeDriverStatus{}, nil
-}
-
 func TestBinaryFinding(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -37,7 +31,7 @@ func TestBinaryFinding(t *testing.T) {
 		{"same version", Binary{Path: "/bin/agentx-hook", Version: "v1", Theirs: "v1", Same: true}, StatusOK, "is this version (v1)", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := &run{in: Input{InstallFix: "install it"}, p: fakeProbe{bin: tc.bin}}
+			d := &run{in: Input{}, p: fakeProbe{bin: tc.bin}}
 			d.binary(context.Background())
 			if len(d.findings) != 1 {
 				t.Fatalf("findings = %+v", d.findings)
@@ -70,6 +64,19 @@ func TestUnknownAgent(t *testing.T) {
 	} {
 		if got := unknownAgent(tc.agent, tc.known) != ""; got != tc.unknown {
 			t.Errorf("unknownAgent(%q, %v) unknown = %v, want %v", tc.agent, tc.known, got, tc.unknown)
+		}
+	}
+}
+
+func TestInstallFix(t *testing.T) {
+	for _, tc := range []struct{ self, want string }{
+		{"", "git clone https://github.com/agentx-dev/agentx"},
+		{"/tmp/go-build1/hookcmd.test", "git clone https://github.com/agentx-dev/agentx"},
+		{filepath.Join("opt", "bin", "agentx-hook"), `export PATH="` + filepath.Join("opt", "bin")},
+	} {
+		d := &run{in: Input{Self: tc.self}}
+		if got := d.installFix(); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("installFix with self %q = %q, want it to start %q", tc.self, got, tc.want)
 		}
 	}
 }

@@ -206,3 +206,26 @@ func Notes(install bool, loc Location, steps []Step, noWorkspace, noBinary bool)
 	}
 	return notes
 }
+
+// Change installs (install; force as PlanInstall takes it) or uninstalls
+// agentx's hooks in the repository at root: the plan, applied unless
+// planOnly. The steps are returned with an Apply error too.
+func Change(ctx context.Context, root string, install, force, planOnly bool) (Location, []Step, error) {
+	loc, snap, err := Open(ctx, root)
+	if err != nil {
+		return loc, nil, err
+	}
+	name, steps := "uninstall", []Step(nil)
+	if install {
+		name, steps = "install", PlanInstall(snap, force)
+	} else {
+		steps = PlanUninstall(snap)
+	}
+	if planOnly {
+		return loc, steps, nil
+	}
+	if err := Apply(loc.Dir, steps); err != nil {
+		return loc, steps, fmt.Errorf("hooks %s in %s: %w", name, loc.Dir, err)
+	}
+	return loc, steps, nil
+}

@@ -126,7 +126,7 @@ func Run(ctx context.Context, ws workspace.Workspace, cfg *config.Set, o Options
 	case o.Remove:
 		r.GitHooks, r.Notes = removeGitHooks(ctx, root, o)
 	default:
-		if r.GitHooks, err = installGitHooks(ctx, root, !o.Writes()); err != nil {
+		if _, r.GitHooks, err = githooks.Change(ctx, root, true, false, !o.Writes()); err != nil {
 			r.Notes = append(r.Notes, fmt.Sprintf("git hooks not installed: %v", err))
 		}
 	}
@@ -258,22 +258,6 @@ func removeEmptyDirs(root, dir string) {
 	}
 }
 
-// installGitHooks is `hooks install` (planned only, with dryRun).
-func installGitHooks(ctx context.Context, root string, dryRun bool) ([]githooks.Step, error) {
-	loc, snap, err := githooks.Open(ctx, root)
-	if err != nil {
-		return nil, err
-	}
-	steps := githooks.PlanInstall(snap, false)
-	if dryRun {
-		return steps, nil
-	}
-	if err := githooks.Apply(loc.Dir, steps); err != nil {
-		return steps, fmt.Errorf("hooks install in %s: %w", loc.Dir, err)
-	}
-	return steps, nil
-}
-
 // removeGitHooks is the git hooks' part of --remove: `hooks uninstall`
 // (planned only, with --check or --dry-run), unless a host file setup did
 // not touch still runs agentx, whose sessions the git hooks serve too.
@@ -288,15 +272,9 @@ func removeGitHooks(ctx context.Context, root string, o Options) ([]githooks.Ste
 			return nil, []string{fmt.Sprintf("git hooks kept: %s still runs agentx (`agentx-hook setup --%s --remove` takes it out)", h.File, h.Name)}
 		}
 	}
-	loc, snap, err := githooks.Open(ctx, root)
+	_, steps, err := githooks.Change(ctx, root, false, false, !o.Writes())
 	if err != nil {
-		return nil, []string{fmt.Sprintf("git hooks not removed: %v", err)}
-	}
-	steps := githooks.PlanUninstall(snap)
-	if o.Writes() {
-		if err := githooks.Apply(loc.Dir, steps); err != nil {
-			return steps, []string{fmt.Sprintf("git hooks not removed: hooks uninstall in %s: %v", loc.Dir, err)}
-		}
+		return steps, []string{fmt.Sprintf("git hooks not removed: %v", err)}
 	}
 	return steps, nil
 }
