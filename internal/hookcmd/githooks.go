@@ -10,12 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/hooklog"
-	"github.com/agentx-dev/agentx/internal/core/issueref"
-	"github.com/agentx-dev/agentx/internal/core/validate"
-	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 const hooksUsage = `hooks install [--force] [--json]
@@ -102,11 +98,7 @@ func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
 	}
 	fmt.Fprintf(a.Stdout, "Hooks directory: %s\n", loc.Dir)
 	for _, st := range steps {
-		line := fmt.Sprintf("  %-12s %s", st.Hook, st.Kind)
-		if st.Detail != "" {
-			line += ": " + st.Detail
-		}
-		fmt.Fprintln(a.Stdout, line)
+		fmt.Fprintf(a.Stdout, "  %-12s %s\n", st.Hook, st.Summary())
 	}
 	printMergeDriver(a.Stdout, md)
 	for _, n := range notes {
@@ -145,20 +137,7 @@ func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	}
 	fmt.Fprintln(a.Stdout)
 	for _, h := range hooks {
-		line := fmt.Sprintf("  %-12s %s", h.Hook, h.State)
-		if h.Chained {
-			line += ", runs " + h.Hook + githooks.ChainedSuffix + " first"
-		}
-		if h.Manager != "" {
-			line += " (" + h.Manager + ")"
-		}
-		if h.Tracked {
-			line += ", tracked by the repository"
-		}
-		if len(h.Backups) > 0 {
-			line += "; backups: " + strings.Join(h.Backups, ", ")
-		}
-		fmt.Fprintln(a.Stdout, line)
+		fmt.Fprintf(a.Stdout, "  %-12s %s\n", h.Hook, h.Summary())
 	}
 	printMergeDriver(a.Stdout, md)
 	return nil
@@ -244,21 +223,7 @@ func (a *App) recordCommit(ctx context.Context) error {
 	if !a.memorySettings().IsEnabled() {
 		return nil
 	}
-	root := a.Workspace().Root
-	issue, ok, err := issueref.Resolve("", a.Getenv("AGENTX_ISSUE"), workspace.GitBranch(ctx, root))
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return nil // no issue to file it under: a commit on main, a detached HEAD
-	}
-	agent := a.Getenv("AGENTX_AGENT")
-	if agent == "" {
-		agent = "engineer"
-	} else if err := validate.Agent("AGENTX_AGENT", agent); err != nil {
-		return err
-	}
-	return a.intake().RecordCommit(ctx, gitcmd.Exec{Dir: root}, agent, issue)
+	return a.intake().RecordHead(ctx, a.Workspace().Root, a.Getenv("AGENTX_AGENT"), a.Getenv("AGENTX_ISSUE"))
 }
 
 // gitHookMonitor runs one monitor check and says one line when it acted.

@@ -51,3 +51,21 @@ func TestMergeDriverSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestHookStatusSummary(t *testing.T) {
+	for _, tc := range []struct {
+		h    HookStatus
+		want string
+	}{
+		{HookStatus{Hook: "pre-push", State: "missing"}, "missing"},
+		{HookStatus{Hook: "pre-push", State: "installed", Chained: true, Manager: "husky", Tracked: true, Backups: []string{"a", "b"}},
+			"installed, runs pre-push" + ChainedSuffix + " first (husky), tracked by the repository; backups: a, b"},
+	} {
+		if got := tc.h.Summary(); got != tc.want {
+			t.Errorf("%+v.Summary() = %q, want %q", tc.h, got, tc.want)
+		}
+	}
+	if got := (Step{Kind: Conflict, Detail: "why"}).Summary(); got != "conflict: why" {
+		t.Errorf("Step.Summary() = %q", got)
+	}
+}
