@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
+
+	"github.com/agentx-dev/agentx/internal/execpath"
 
 	"github.com/agentx-dev/agentx/internal/core/doctor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -124,27 +124,6 @@ func printDoctor(a *App, doc *doctorDoc) {
 	fmt.Fprintf(a.Stdout, "%d failed, %d warnings, %d findings\n", doc.Fails, doc.Warns, len(doc.Findings))
 }
 
-// lookPath finds name on the PATH the App sees (a host starts its hooks
-// with the same environment it was started with).
-func lookPath(path, name string) string {
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, name)
-		if runtime.GOOS == "windows" {
-			p += ".exe"
-		}
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode()&0o111 != 0) {
-			if abs, err := filepath.Abs(p); err == nil {
-				return abs
-			}
-			return p
-		}
-	}
-	return ""
-}
-
 // doctorProbe is doctor's way out: PATH, the binary there, the remote.
 type doctorProbe struct {
 	a *App
@@ -155,11 +134,11 @@ type doctorProbe struct {
 // name, and asks its version unless it is this binary.
 func (p doctorProbe) Binary(ctx context.Context) doctor.Binary {
 	me := buildVersion()
-	b := doctor.Binary{Path: lookPath(p.a.Getenv("PATH"), "agentx-hook"), Version: formatVersion(me)}
+	b := doctor.Binary{Path: execpath.Find(p.a.Getenv("PATH"), "agentx-hook"), Version: formatVersion(me)}
 	if b.Path == "" {
 		return b
 	}
-	if self, err := os.Executable(); err == nil && sameFile(self, b.Path) {
+	if self, err := os.Executable(); err == nil && execpath.Same(self, b.Path) {
 		b.Self = true
 		return b
 	}
@@ -177,12 +156,3 @@ func (p doctorProbe) Binary(ctx context.Context) doctor.Binary {
 }
 
 func (doctorProbe) MCPBinary() (string, error) { return findMCPBinary() }
-
-func sameFile(a, b string) bool {
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	return err == nil && os.SameFile(fa, fb)
-}
