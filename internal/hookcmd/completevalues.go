@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 
 	"github.com/agentx-dev/agentx/internal/completion"
-
-	"github.com/agentx-dev/agentx/internal/core/ledger"
 )
 
 // completeCommand is the hidden command the completion scripts call for
@@ -28,32 +25,8 @@ func runComplete(_ context.Context, a *App, args []string) int {
 	if _, err := os.Stat(a.Workspace().AgentxDir()); err != nil {
 		return 0 // no workspace: nothing to offer, and nothing created
 	}
-	var out []string
-	switch args[0] {
-	case "ids": // open clarifications, for answer, ask, resolve, escalate, abandon, show
-		recs, _ := a.records(func(r *ledger.Record) bool { return r.Status.Open() }, false)
-		for _, r := range recs {
-			out = append(out, r.ID)
-		}
-	case "agents":
-		if cfg, err := a.Config(); err == nil {
-			out = cfg.KnownAgentNames()
-		}
-	case "issues":
-		seen := map[int]bool{}
-		recs, _ := a.records(func(*ledger.Record) bool { return true }, false)
-		for _, r := range recs {
-			seen[r.IssueNumber] = true
-		}
-		if issues, err := a.Memory().Issues(); err == nil {
-			for _, n := range issues {
-				seen[n] = true
-			}
-		}
-		for n := range seen {
-			out = append(out, strconv.Itoa(n))
-		}
-	}
+	out := completion.Values(args[0], completion.Sources{Ledgers: a.Ledgers(), Config: a.Config,
+		MemoryIssues: func() ([]int, error) { return a.Memory().Issues() }})
 	for _, c := range completion.Matching(out, prefix) {
 		fmt.Fprintln(a.Stdout, c)
 	}
