@@ -8,7 +8,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/hostsettings"
 	"github.com/agentx-dev/agentx/internal/core/setup"
-	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 const setupUsage = `setup --claude|--codex|--copilot [--agent NAME] [--no-git-hooks] [--dry-run] [--check] [--remove] [--json]
@@ -70,16 +69,8 @@ func parseSetup(a *App, args []string) (*setupOptions, error) {
 	if len(pos) > 0 {
 		return o, usagef("setup takes no arguments (got %q)", pos[0])
 	}
-	if !o.Claude && !o.Codex && !o.Copilot {
-		return o, usagef("setup needs --claude, --codex or --copilot")
-	}
-	if o.Agent != "" {
-		if o.Remove {
-			return o, usagef("setup --remove takes no --agent: it removes agentx's entries whatever agent they name")
-		}
-		if err := validate.Agent("--agent", o.Agent); err != nil {
-			return o, usagef("%v", err)
-		}
+	if err := o.Validate(); err != nil {
+		return o, usagef("%v", err)
 	}
 	return o, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/hostsettings"
+	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -49,6 +50,21 @@ func (o Options) Hosts() []hostsettings.Host {
 		}
 	}
 	return hs
+}
+
+// Validate says what is wrong with o as a command line: no host, or an
+// agent that --remove would not use or that is not a valid name.
+func (o Options) Validate() error {
+	if !o.Claude && !o.Codex && !o.Copilot {
+		return errors.New("setup needs --claude, --codex or --copilot")
+	}
+	if o.Agent != "" && o.Remove {
+		return errors.New("setup --remove takes no --agent: it removes agentx's entries whatever agent they name")
+	}
+	if o.Agent != "" {
+		return validate.Agent("--agent", o.Agent)
+	}
+	return nil
 }
 
 // Writes reports whether the run may change files.

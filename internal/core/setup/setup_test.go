@@ -3,6 +3,7 @@ package setup
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentx-dev/agentx/internal/core/hostsettings"
@@ -60,5 +61,23 @@ func TestPlanWriteRemove(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, ".claude")); !os.IsNotExist(err) {
 		t.Errorf(".claude/ after --remove: %v, want it gone", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		o       Options
+		wantErr string
+	}{
+		{Options{Claude: true}, ""},
+		{Options{Codex: true, Agent: "reviewer"}, ""},
+		{Options{}, "setup needs --claude, --codex or --copilot"},
+		{Options{Claude: true, Remove: true, Agent: "reviewer"}, "setup --remove takes no --agent"},
+		{Options{Claude: true, Agent: "Not An Agent!"}, "--agent"},
+	} {
+		err := tc.o.Validate()
+		if (err == nil) != (tc.wantErr == "") || err != nil && !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%+v.Validate() = %v, want %q", tc.o, err, tc.wantErr)
+		}
 	}
 }
