@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/agentx-dev/agentx/internal/completion"
-
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 )
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/initws"
-
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 

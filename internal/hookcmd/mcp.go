@@ -9,9 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentx-dev/agentx/internal/execpath"
-
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/execpath"
 	"github.com/agentx-dev/agentx/internal/iostreams"
 )
 
