@@ -91,11 +91,7 @@ type setupDoc struct {
 }
 
 func runSetup(ctx context.Context, a *App, o *setupOptions) error {
-	cfg, err := a.Config()
-	if err != nil {
-		cfg = nil
-	}
-	r, err := setup.Run(ctx, a.Workspace(), cfg, o.Options)
+	r, err := setup.Run(ctx, a.Workspace(), a.Config, o.Options)
 	if err != nil {
 		return err
 	}

@@ -121,9 +121,10 @@ func (r *Result) Pending() int {
 }
 
 // Run plans every file, writes the plan unless o only looks, then
-// installs or removes the git hooks. cfg is the workspace's configuration
-// (nil when it does not load).
-func Run(ctx context.Context, ws workspace.Workspace, cfg *config.Set, o Options) (*Result, error) {
+// installs or removes the git hooks. cfg loads the workspace's
+// configuration, only when the notes need its default agent (loading it
+// may warn).
+func Run(ctx context.Context, ws workspace.Workspace, cfg func() (*config.Set, error), o Options) (*Result, error) {
 	root := ws.Root
 	// Every file is planned before any is written: a corrupt one stops
 	// setup with the others untouched too.
@@ -153,7 +154,7 @@ func Run(ctx context.Context, ws workspace.Workspace, cfg *config.Set, o Options
 }
 
 // notes is the advice setup leaves after wiring.
-func notes(ws workspace.Workspace, cfg *config.Set, o Options) []string {
+func notes(ws workspace.Workspace, cfg func() (*config.Set, error), o Options) []string {
 	var notes []string
 	if _, err := os.Stat(ws.AgentxDir()); err != nil {
 		notes = append(notes, "no .agentx/ here yet: the hooks do nothing until `agentx-hook init`")
@@ -163,8 +164,8 @@ func notes(ws workspace.Workspace, cfg *config.Set, o Options) []string {
 	}
 	if o.Agent == "" {
 		agent := config.FallbackAgent
-		if cfg != nil {
-			agent = cfg.Config.Hooks.DefaultAgentOr()
+		if set, err := cfg(); err == nil {
+			agent = set.Config.Hooks.DefaultAgentOr()
 		}
 		how := "set $AGENTX_AGENT for a session to run it as another role"
 		if o.Claude {
