@@ -75,6 +75,8 @@
 //   - errcode: typed error codes a caller can act on.
 //   - config: `.agentx/agentx.toml` and the workflows' clarification scope.
 //   - workspace: every path under `.agentx/`.
+//   - initws: a new workspace created (config, workflows, .gitignore,
+//     AGENTS.md section) keeping the user's files; the mode switch.
 //   - issueref: which issue a command works on when none is given.
 //   - localissue: the issue files a team keeps in `.agentx/issues/`.
 //   - shorten: cutting a text to fit a summary, a quote or a limit.
@@ -96,6 +98,9 @@
 //   - hostsettings: the agent hosts' settings files (Claude Code, Codex,
 //     Copilot): agentx's hook entries wired, inspected and removed as pure
 //     edits of the files' bytes, every other key kept.
+//   - setup: what `setup` changes to wire a host and git: the host files
+//     planned as one list of changes (checked, shown, written or removed)
+//     with the git hooks.
 //   - contenthash: the one content hash (SHA-256 of canonical JSON) stored
 //     with thread entries and observations and named in the audit trail.
 //   - audit: the hash-chained audit trail both halves append to.
@@ -135,4 +140,7 @@
 //   - ready: the ready queue, every issue known locally (ledgers, memory,
 //     `.agentx/issues/`) with its blocking markers, for `ready` and the
 //     MCP server's tool.
+//   - doctor: whether agentx is wired and working in a workspace, as
+//     findings (ok, warn, fail) each with the command that fixes it; what
+//     calls out goes through the caller's Probe.
 package core

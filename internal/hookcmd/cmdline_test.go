@@ -12,8 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentx-dev/agentx/internal/core/initws"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
+	"github.com/agentx-dev/agentx/internal/core/setup"
 	sbt "github.com/agentx-dev/agentx/internal/core/statebranch/statebranchtest"
 )
 
@@ -60,7 +62,7 @@ func TestParse(t *testing.T) {
 			wantErr: "version: unknown flag --bogus", json: true},
 		{name: "version bad flag before --json", parse: parser(parseVersion), args: []string{"--bogus", "--json"},
 			wantErr: "version: unknown flag --bogus", json: true},
-		{name: "init", parse: parser(parseInit), args: []string{"--mode", "github", "--force"}, want: &initOptions{Force: true, Mode: "github"}},
+		{name: "init", parse: parser(parseInit), args: []string{"--mode", "github", "--force"}, want: &initOptions{Options: initws.Options{Force: true, Mode: "github"}}},
 		{name: "init bad mode", parse: parser(parseInit), args: []string{"--mode=x", "--json"},
 			wantErr: `init: --mode must be local or github, not "x"`, json: true},
 		{name: "clarify list", parse: parser(parseClarifyList), args: []string{"--issue", "4", "--all", "--json"},
@@ -102,7 +104,7 @@ func TestParse(t *testing.T) {
 		{name: "hook start agent left to the payload", parse: parser(parseHook), args: []string{"start", "--format", "json"},
 			want: &hookOptions{Event: "start", Format: "json"}},
 		{name: "setup", parse: parser(parseSetup), args: []string{"--codex", "--agent", "reviewer", "--dry-run"},
-			want: &setupOptions{Codex: true, Agent: "reviewer", DryRun: true}},
+			want: &setupOptions{Options: setup.Options{Codex: true, Agent: "reviewer", DryRun: true}}},
 		{name: "setup needs a host", parse: parser(parseSetup), args: []string{"--no-git-hooks", "--json"},
 			wantErr: "setup needs --claude, --codex or --copilot", json: true},
 		{name: "hook bad format", parse: parser(parseHook), args: []string{"start", "--agent", "a", "--format", "xml"},

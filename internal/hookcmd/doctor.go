@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
-	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/doctor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/gitcmd"
+	"github.com/agentx-dev/agentx/internal/execpath"
 )
 
 const doctorUsage = `doctor [--json]
@@ -53,61 +53,26 @@ func parseDoctor(a *App, args []string) (*doctorOptions, error) {
 	return o, err
 }
 
-// Statuses of a finding.
-const (
-	statusOK   = "ok"
-	statusWarn = "warn"
-	statusFail = "fail"
-)
-
-// finding is one thing doctor checked.
-type finding struct {
-	Check   string `json:"check"`
-	Status  string `json:"status"`
-	Message string `json:"message"`
-	// Fix is the command that fixes it ("" when nothing needs fixing).
-	Fix string `json:"fix,omitempty"`
-}
-
 type doctorDoc struct {
 	// Error is set when a finding failed (exit 1), as in every failure's
 	// document.
-	Error    *errorBody `json:"error,omitempty"`
-	Fails    int        `json:"fails"`
-	Findings []finding  `json:"findings"`
-	OK       bool       `json:"ok"`
-	Root     string     `json:"root"`
+	Error    *errorBody       `json:"error,omitempty"`
+	Fails    int              `json:"fails"`
+	Findings []doctor.Finding `json:"findings"`
+	OK       bool             `json:"ok"`
+	Root     string           `json:"root"`
 	schemaVersion
 	Warns int `json:"warns"`
 }
 
-// doctorTimeout bounds each check that starts a process or reaches a
-// remote: doctor answers in seconds whatever the network does.
-const doctorTimeout = 5 * time.Second
-
 func runDoctor(ctx context.Context, a *App, o *doctorOptions) error {
-	d := &doctor{a: a}
-	d.binary(ctx)
-	cfgOK := d.workspace()
-	if cfgOK {
-		d.agent()
-	}
-	d.hosts()
-	if cfgOK {
-		d.stateBranch(ctx)
-	}
-	d.gitHooks(ctx)
-	d.gitignore()
-	d.hookRuns()
-	doc := &doctorDoc{Findings: nonNil(d.findings), Root: a.Workspace().Root}
-	for _, f := range d.findings {
-		switch f.Status {
-		case statusFail:
-			doc.Fails++
-		case statusWarn:
-			doc.Warns++
-		}
-	}
+	cfg, cfgErr := a.Config()
+	in := doctor.Input{Workspace: a.Workspace(), Config: cfg, ConfigErr: cfgErr, Getenv: a.Getenv,
+		Now: a.Clock.Now(), MCPName: mcpBinary}
+	in.Self, _ = os.Executable()
+	findings := doctor.Check(ctx, in, doctorProbe{a: a, Exec: gitcmd.Exec{Dir: in.Workspace.Root}})
+	doc := &doctorDoc{Findings: nonNil(findings), Root: a.Workspace().Root}
+	doc.Fails, doc.Warns = doctor.Count(findings)
 	doc.OK = doc.Fails == 0
 	var failure *errcode.Error
 	if doc.Fails > 0 {
@@ -144,9 +109,9 @@ func printDoctor(a *App, doc *doctorDoc) {
 	for _, f := range doc.Findings {
 		status := f.Status
 		switch f.Status {
-		case statusFail:
+		case doctor.StatusFail:
 			status = st.Red(status)
-		case statusWarn:
+		case doctor.StatusWarn:
 			status = st.Yellow(status)
 		}
 		pad := strings.Repeat(" ", max(0, 5-len(f.Status)))
@@ -158,84 +123,35 @@ func printDoctor(a *App, doc *doctorDoc) {
 	fmt.Fprintf(a.Stdout, "%d failed, %d warnings, %d findings\n", doc.Fails, doc.Warns, len(doc.Findings))
 }
 
-// doctor gathers the findings of one run.
-type doctor struct {
-	a        *App
-	findings []finding
+// doctorProbe is doctor's way out: PATH, the binary there, the remote.
+type doctorProbe struct {
+	a *App
+	gitcmd.Exec
 }
 
-func (d *doctor) add(check, status, fix, format string, args ...any) {
-	d.findings = append(d.findings, finding{Check: check, Status: status, Message: fmt.Sprintf(format, args...), Fix: fix})
-}
-
-// lookPath finds name on the PATH the App sees (a host starts its hooks
-// with the same environment it was started with).
-func lookPath(path, name string) string {
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, name)
-		if runtime.GOOS == "windows" {
-			p += ".exe"
-		}
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode()&0o111 != 0) {
-			if abs, err := filepath.Abs(p); err == nil {
-				return abs
-			}
-			return p
-		}
+// Binary finds the agentx-hook every host file and git hook calls by
+// name, and asks its version unless it is this binary.
+func (p doctorProbe) Binary(ctx context.Context) doctor.Binary {
+	me := buildVersion()
+	b := doctor.Binary{Path: execpath.Find(p.a.Getenv("PATH"), "agentx-hook"), Version: formatVersion(me)}
+	if b.Path == "" {
+		return b
 	}
-	return ""
-}
-
-// installFix is the command that puts agentx-hook on PATH: this binary's
-// directory when it is agentx-hook itself, else the install from a clone.
-func installFix() string {
-	if self, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(self), ".exe") == "agentx-hook" {
-		return fmt.Sprintf(`export PATH="%s%c$PATH"`, filepath.Dir(self), os.PathListSeparator)
+	if self, err := os.Executable(); err == nil && execpath.Same(self, b.Path) {
+		b.Self = true
+		return b
 	}
-	return "git clone https://github.com/agentx-dev/agentx && cd agentx && go install ./cmd/agentx-hook (then put $(go env GOPATH)/bin on PATH)"
-}
-
-// binary checks the agentx-hook every host file and git hook calls by
-// name: on the PATH, and this version.
-func (d *doctor) binary(ctx context.Context) {
-	found := lookPath(d.a.Getenv("PATH"), "agentx-hook")
-	if found == "" {
-		d.add("binary", statusFail, installFix(),
-			"agentx-hook is not on PATH: the host files and git hooks call it by name, so every hook fails (the PATH checked is this shell's; the host's must hold it too)")
-		return
-	}
-	if self, err := os.Executable(); err == nil && sameFile(self, found) {
-		d.add("binary", statusOK, "", "%s is this agentx-hook (%s)", found, formatVersion(buildVersion()))
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
+	ctx, cancel := context.WithTimeout(ctx, doctor.Timeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, found, "version", "--json").Output()
+	out, err := exec.CommandContext(ctx, b.Path, "version", "--json").Output()
 	var v versionDoc
 	if err == nil {
 		err = json.Unmarshal(out, &v)
 	}
-	if err != nil {
-		d.add("binary", statusFail, installFix(), "%s does not run (`agentx-hook version`: %v)", found, err)
-		return
-	}
-	me := buildVersion()
-	theirs := formatVersion(versionInfo{Version: v.Version, Commit: v.Commit, Dirty: v.Dirty})
-	if v.Version != me.Version || v.Commit != me.Commit || v.Dirty != me.Dirty {
-		d.add("binary", statusWarn, installFix(), "%s is %s, this agentx-hook is %s: the hooks run the one on PATH", found, theirs, formatVersion(me))
-		return
-	}
-	d.add("binary", statusOK, "", "%s is this version (%s)", found, theirs)
+	b.Err = err
+	b.Theirs = formatVersion(versionInfo{Version: v.Version, Commit: v.Commit, Dirty: v.Dirty})
+	b.Same = v.Version == me.Version && v.Commit == me.Commit && v.Dirty == me.Dirty
+	return b
 }
 
-func sameFile(a, b string) bool {
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	return err == nil && os.SameFile(fa, fb)
-}
+func (doctorProbe) MCPBinary() (string, error) { return findMCPBinary() }

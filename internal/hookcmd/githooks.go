@@ -10,14 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/hooklog"
-	"github.com/agentx-dev/agentx/internal/core/issueref"
-	"github.com/agentx-dev/agentx/internal/core/monitor"
-	"github.com/agentx-dev/agentx/internal/core/validate"
-	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 const hooksUsage = `hooks install [--force] [--json]
@@ -45,32 +39,6 @@ func runHooks(ctx context.Context, a *App, args []string) error {
 		"status":    wire(parseHooksStatus, runHooksStatus),
 	}
 	return a.dispatch(ctx, "hooks", hooksUsage, "install, uninstall, status", inMap(subs), nil, args)
-}
-
-// hooksLocation asks git where the hooks of the workspace's repository go.
-func (a *App) hooksLocation(ctx context.Context) (githooks.Location, error) {
-	root := a.Workspace().Root
-	loc, err := githooks.Locate(ctx, gitcmd.Exec{Dir: root}, root)
-	if err != nil {
-		return loc, errcode.Wrap(errcode.NotFound, err, "%s is not in a git repository", root)
-	}
-	return loc, nil
-}
-
-// readHooks asks git where hooks go and reads what is there.
-func (a *App) readHooks(ctx context.Context) (githooks.Location, *githooks.Snapshot, error) {
-	loc, err := a.hooksLocation(ctx)
-	if err != nil {
-		return loc, nil, err
-	}
-	snap, err := githooks.Read(loc.Dir)
-	if err != nil {
-		return loc, nil, err
-	}
-	snap.HooksPath = loc.HooksPath
-	root := a.Workspace().Root
-	githooks.MarkTracked(ctx, gitcmd.Exec{Dir: root}, root, snap)
-	return loc, snap, nil
 }
 
 // hooksChangeOptions is the command line of `hooks install|uninstall`.
@@ -111,71 +79,32 @@ type hooksChangeDoc struct {
 
 // runHooksChange plans the install or uninstall and applies it, then reports.
 func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
-	loc, snap, err := a.readHooks(ctx)
+	loc, steps, err := githooks.Change(ctx, a.Workspace().Root, o.Name == "install", o.Force, false)
 	if err != nil {
 		return err
 	}
-	var steps []githooks.Step
-	if o.Name == "install" {
-		steps = githooks.PlanInstall(snap, o.Force)
-	} else {
-		steps = githooks.PlanUninstall(snap)
-	}
-	if err := githooks.Apply(loc.Dir, steps); err != nil {
-		return fmt.Errorf("hooks %s in %s: %w", o.Name, loc.Dir, err)
-	}
-	md, err := a.mergeDriverChange(ctx, o.Name, o.MergeDriver)
+	md, err := githooks.ChangeMergeDriver(ctx, a.Workspace().Root, o.Name == "install", o.MergeDriver)
 	if err != nil {
 		return err
 	}
 	a.auditHooks(ctx, o.Name, loc.Dir, steps)
-	notes := a.hooksNotes(o.Name, loc, steps)
+	_, statErr := os.Stat(a.Workspace().AgentxDir())
+	_, pathErr := exec.LookPath("agentx-hook")
+	notes := githooks.Notes(o.Name == "install", loc, steps, errors.Is(statErr, fs.ErrNotExist),
+		a.Getenv("AGENTX_HOOK_BIN") == "" && pathErr != nil)
 	if o.JSON {
 		return a.writeDoc(&hooksChangeDoc{HooksDir: loc.Dir,
 			HooksPath: loc.HooksPath, Steps: steps, Notes: nonNil(notes), MergeDriver: md})
 	}
 	fmt.Fprintf(a.Stdout, "Hooks directory: %s\n", loc.Dir)
 	for _, st := range steps {
-		line := fmt.Sprintf("  %-12s %s", st.Hook, st.Kind)
-		if st.Detail != "" {
-			line += ": " + st.Detail
-		}
-		fmt.Fprintln(a.Stdout, line)
+		fmt.Fprintf(a.Stdout, "  %-12s %s\n", st.Hook, st.Summary())
 	}
 	printMergeDriver(a.Stdout, md)
 	for _, n := range notes {
 		fmt.Fprintf(a.Stderr, "note: %s\n", n)
 	}
 	return nil
-}
-
-// hooksNotes is the advice an install or uninstall leaves the user.
-func (a *App) hooksNotes(name string, loc githooks.Location, steps []githooks.Step) []string {
-	var notes []string
-	for _, st := range steps {
-		if st.Kind == githooks.Conflict && name == "install" {
-			notes = append(notes, st.Hook+": left alone; `agentx-hook hooks install --force` keeps both hooks and chains the current one")
-		}
-	}
-	if name != "install" {
-		return notes
-	}
-	if loc.HooksPath != "" {
-		m := githooks.Manager(loc.HooksPath, nil)
-		if m == "" {
-			m = "a hooks manager"
-		}
-		notes = append(notes, fmt.Sprintf("core.hooksPath is %s (%s): reinstalling it may rewrite these files; https://github.com/agentx-dev/agentx/blob/main/hooks/README.md shows how to call agentx-hook from its own configuration instead", loc.HooksPath, m))
-	}
-	if _, err := os.Stat(a.Workspace().AgentxDir()); errors.Is(err, fs.ErrNotExist) {
-		notes = append(notes, "no .agentx/ here yet: the hooks do nothing until `agentx-hook init`")
-	}
-	if a.Getenv("AGENTX_HOOK_BIN") == "" {
-		if _, err := exec.LookPath("agentx-hook"); err != nil {
-			notes = append(notes, "agentx-hook is not on PATH: the hooks will skip until it is, or set AGENTX_HOOK_BIN")
-		}
-	}
-	return notes
 }
 
 var parseHooksStatus = parseNoArgs("hooks status", hooksUsage)
@@ -189,12 +118,12 @@ type hooksStatusDoc struct {
 }
 
 func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
-	loc, snap, err := a.readHooks(ctx)
+	loc, snap, err := githooks.Open(ctx, a.Workspace().Root)
 	if err != nil {
 		return err
 	}
 	hooks := githooks.Status(snap)
-	md, err := a.mergeDriverStatus(ctx)
+	md, err := githooks.MergeDriverAt(ctx, a.Workspace().Root)
 	if err != nil {
 		return err
 	}
@@ -208,20 +137,7 @@ func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	}
 	fmt.Fprintln(a.Stdout)
 	for _, h := range hooks {
-		line := fmt.Sprintf("  %-12s %s", h.Hook, h.State)
-		if h.Chained {
-			line += ", runs " + h.Hook + githooks.ChainedSuffix + " first"
-		}
-		if h.Manager != "" {
-			line += " (" + h.Manager + ")"
-		}
-		if h.Tracked {
-			line += ", tracked by the repository"
-		}
-		if len(h.Backups) > 0 {
-			line += "; backups: " + strings.Join(h.Backups, ", ")
-		}
-		fmt.Fprintln(a.Stdout, line)
+		fmt.Fprintf(a.Stdout, "  %-12s %s\n", h.Hook, h.Summary())
 	}
 	printMergeDriver(a.Stdout, md)
 	return nil
@@ -307,21 +223,7 @@ func (a *App) recordCommit(ctx context.Context) error {
 	if !a.memorySettings().IsEnabled() {
 		return nil
 	}
-	root := a.Workspace().Root
-	issue, ok, err := issueref.Resolve("", a.Getenv("AGENTX_ISSUE"), workspace.GitBranch(ctx, root))
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return nil // no issue to file it under: a commit on main, a detached HEAD
-	}
-	agent := a.Getenv("AGENTX_AGENT")
-	if agent == "" {
-		agent = "engineer"
-	} else if err := validate.Agent("AGENTX_AGENT", agent); err != nil {
-		return err
-	}
-	return a.intake().RecordCommit(ctx, gitcmd.Exec{Dir: root}, agent, issue)
+	return a.intake().RecordHead(ctx, a.Workspace().Root, a.Getenv("AGENTX_AGENT"), a.Getenv("AGENTX_ISSUE"))
 }
 
 // gitHookMonitor runs one monitor check and says one line when it acted.
@@ -330,22 +232,9 @@ func (a *App) gitHookMonitor(ctx context.Context, hook string) error {
 	if err != nil {
 		return err
 	}
-	if s := actedSummary(rep); s != "" {
+	if s := rep.Acted(); s != "" {
 		fmt.Fprintf(a.Stderr, "agentx %s: monitor %s (agentx-hook monitor for details)\n", hook, s)
 	}
 	a.printWarnings(rep, false)
 	return nil
-}
-
-// actedSummary is "escalated CLR-42-001, marked stale CLR-7-002", or ""
-// when the check changed nothing.
-func actedSummary(rep *monitor.Report) string {
-	var parts []string
-	for _, act := range rep.Actions {
-		if act.Kind == monitor.ActSkipped || act.Kind == monitor.ActContinued {
-			continue
-		}
-		parts = append(parts, strings.ReplaceAll(act.Kind, "-", " ")+" "+act.ID)
-	}
-	return strings.Join(parts, ", ")
 }

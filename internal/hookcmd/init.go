@@ -1,32 +1,19 @@
 package hookcmd
 
 import (
-	"bytes"
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 
-	"github.com/agentx-dev/agentx/internal/core/atomicfile"
-	"github.com/agentx-dev/agentx/internal/core/config"
-	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/gitcmd"
-	"github.com/agentx-dev/agentx/internal/core/hostsettings"
+	"github.com/agentx-dev/agentx/internal/core/initws"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 // initOptions is `init`'s command line.
 type initOptions struct {
-	Force bool
-	// NoAgentsMD leaves AGENTS.md alone (init otherwise writes agentx's
-	// section into it, between markers).
-	NoAgentsMD bool
-	Mode       string // local, github, or "" (the mode of an existing agentx.toml)
+	initws.Options
 	jsonFlag
 }
 
@@ -69,22 +56,7 @@ type initDoc struct {
 }
 
 func runInit(ctx context.Context, a *App, o *initOptions) error {
-	mode := o.Mode
 	ws := a.Workspace()
-	files := config.DefaultFiles()
-	if mode == "github" {
-		files["agentx.toml"] = bytes.Replace(files["agentx.toml"], []byte(`mode = "local"`), []byte(`mode = "github"`), 1)
-	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, dir := range []string{ws.AgentxDir(), ws.WorkflowsDir(), ws.ClarificationsDir(), ws.MemoryDir()} {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", dir, err)
-		}
-	}
 	// report prints each file as it is written, or collects it for --json.
 	results := []initFile{}
 	report := func(action, path string) {
@@ -94,31 +66,9 @@ func runInit(ctx context.Context, a *App, o *initOptions) error {
 		}
 		fmt.Fprintf(a.Stdout, "%-8s %s\n", action, rel(ws.Root, path))
 	}
-	if err := writeDefaults(ws, files, names, o.Force, report); err != nil {
+	mode, err := initws.Run(ws, o.Options, report)
+	if err != nil {
 		return err
-	}
-	// The mode of the config as it is now (kept, or just written). An
-	// explicit --mode switches a kept config: only its mode line changes,
-	// every other setting and comment stays.
-	if cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir()); err == nil {
-		switch {
-		case mode == "":
-			mode = cfg.Config.Mode
-		case cfg.Config.Mode == mode || mode == "local" && cfg.Config.Mode == "":
-		default:
-			if err := switchMode(ws.ConfigFile(), mode); err != nil {
-				return err
-			}
-			report("updated", ws.ConfigFile())
-		}
-	}
-	if err := writeGitignore(ws, mode, report); err != nil {
-		return err
-	}
-	if !o.NoAgentsMD {
-		if err := writeAgentsMD(ws.Root, report); err != nil {
-			return err
-		}
 	}
 	var tracked []string
 	if mode == "github" {
@@ -131,115 +81,10 @@ func runInit(ctx context.Context, a *App, o *initOptions) error {
 		}
 		return a.writeDoc(doc)
 	}
-	fmt.Fprintf(a.Stdout, "agentx initialised in %s (mode %s)\n", ws.Root, orLocal(mode))
+	mode = cmp.Or(mode, "local")
+	fmt.Fprintf(a.Stdout, "agentx initialised in %s (mode %s)\n", ws.Root, mode)
 	printTrackedState(a, tracked, true)
 	return nil
-}
-
-// writeDefaults writes the default config and workflows, keeping files
-// that exist unless force.
-func writeDefaults(ws workspace.Workspace, files map[string][]byte, names []string, force bool, report func(action, path string)) error {
-	for _, n := range names {
-		path := filepath.Join(ws.AgentxDir(), filepath.FromSlash(n))
-		if _, err := os.Stat(path); err == nil && !force {
-			report("kept", path)
-			continue
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		if err := atomicfile.Write(path, files[n], atomicfile.Options{}); err != nil {
-			return err
-		}
-		report("created", path)
-	}
-	return nil
-}
-
-// writeAgentsMD puts agentx's instructions for agents into the
-// repository's AGENTS.md, between markers, keeping the user's text.
-func writeAgentsMD(root string, report func(action, path string)) error {
-	path := filepath.Join(root, hostsettings.AgentsFile)
-	old, err := atomicfile.ReadRegular(path, hostsettings.MaxFileSize)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	next, err := hostsettings.AgentsSection(old)
-	if err != nil {
-		return errcode.Wrap(errcode.InvalidInput, err, "%s", path).WithHint("or run init --no-agents-md")
-	}
-	switch {
-	case bytes.Equal(old, next):
-		report("kept", path)
-		return nil
-	case old == nil:
-		report("created", path)
-	default:
-		report("updated", path)
-	}
-	return atomicfile.Write(path, next, atomicfile.Options{})
-}
-
-func orLocal(mode string) string {
-	if mode == "" {
-		return "local"
-	}
-	return mode
-}
-
-// modeLine is a top-level `mode = ...` line of agentx.toml.
-var modeLine = regexp.MustCompile(`(?m)^[ \t]*mode[ \t]*=[ \t]*("[^"\n]*"|'[^'\n]*')`)
-
-// switchMode rewrites the mode of the agentx.toml at path in place: the
-// top-level mode line when there is one (before the first table), else a
-// new first line. The rest of the file is the user's and stays as it is.
-func switchMode(path, mode string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	top := data
-	if loc := regexp.MustCompile(`(?m)^[ \t]*\[`).FindIndex(data); loc != nil {
-		top = data[:loc[0]]
-	}
-	line := []byte(fmt.Sprintf("mode = %q", mode))
-	var next []byte
-	if loc := modeLine.FindIndex(top); loc != nil {
-		next = append(append(append([]byte{}, data[:loc[0]]...), line...), data[loc[1]:]...)
-	} else {
-		next = append(append(line, '\n'), data...)
-	}
-	if _, err := config.ParseConfig(path, next); err != nil {
-		return fmt.Errorf("switch %s to mode %q: %w", path, mode, err)
-	}
-	return atomicfile.Write(path, next, atomicfile.Options{})
-}
-
-// trackedStateFiles lists the state files the current branch still
-// tracks (git ls-files under .agentx/state and .agentx/memory): in GitHub
-// Mode they belong on the state branch only. Nothing outside a git work
-// tree or without git.
-func trackedStateFiles(ctx context.Context, root string) []string {
-	out, err := gitcmd.Exec{Dir: root}.Git(ctx, append([]string{"ls-files", "--"}, stateDirs()...)...)
-	if err != nil {
-		return nil
-	}
-	return gitcmd.Lines(out)
-}
-
-// stateDirs are the workspace's state directories relative to its root.
-func stateDirs() []string {
-	return []string{filepath.ToSlash(filepath.Join(workspace.Dir, "state")), filepath.ToSlash(filepath.Join(workspace.Dir, "memory"))}
-}
-
-// untrackCommands are the commands that stop a code branch tracking the
-// state files, once `sync --init-from HEAD` carried them to the state
-// branch; git keeps them on disk.
-func untrackCommands() []string {
-	return []string{
-		"git rm -r --cached --quiet -- " + strings.Join(stateDirs(), " "),
-		"git add " + filepath.ToSlash(filepath.Join(workspace.Dir, ".gitignore")),
-		`git commit -m "agentx: the state moves to the agentx/state branch"`,
-	}
 }
 
 // printTrackedState names the state files a GitHub Mode workspace's
@@ -253,7 +98,7 @@ func printTrackedState(a *App, tracked []string, beforeSync bool) {
 	fmt.Fprintf(a.Stdout, "\n%d state files are still tracked on this branch (they belong on the state branch only):\n", len(tracked))
 	for i, f := range tracked {
 		if i == show {
-			fmt.Fprintf(a.Stdout, "  ... and %d more (git ls-files -- %s)\n", len(tracked)-show, strings.Join(stateDirs(), " "))
+			fmt.Fprintf(a.Stdout, "  ... and %d more (git ls-files -- %s)\n", len(tracked)-show, strings.Join(initws.StateDirs(), " "))
 			break
 		}
 		fmt.Fprintf(a.Stdout, "  %s\n", f)
@@ -267,38 +112,15 @@ func printTrackedState(a *App, tracked []string, beforeSync bool) {
 	}
 }
 
-// writeGitignore creates .agentx/.gitignore, or adds GitHub Mode's block
-// to the one a user has, and reports what it did.
-func writeGitignore(ws workspace.Workspace, mode string, report func(action, path string)) error {
-	gi := ws.GitignoreFile()
-	current, err := os.ReadFile(gi)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		// What stays local (locks, spools, crash markers, derived indexes)
-		// is workspace's knowledge: never committed.
-		if err := atomicfile.Write(gi, workspace.GitignoreForMode(mode), atomicfile.Options{}); err != nil {
-			return err
-		}
-		report("created", gi)
-	case err != nil:
-		return fmt.Errorf("read %s: %w", gi, err)
-	default:
-		// A user's .gitignore is kept; GitHub Mode only adds its block.
-		next := workspace.AddStateBranchBlock(current, mode)
-		if bytes.Equal(next, current) {
-			return nil
-		}
-		if err := atomicfile.Write(gi, next, atomicfile.Options{}); err != nil {
-			return err
-		}
-		report("updated", gi)
-	}
-	return nil
-}
-
 func rel(root, path string) string {
 	if r, err := filepath.Rel(root, path); err == nil {
 		return r
 	}
 	return path
 }
+
+// sync --init-from names the tracked state files as init does.
+var (
+	trackedStateFiles = initws.TrackedState
+	untrackCommands   = initws.UntrackCommands
+)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/execpath"
 	"github.com/agentx-dev/agentx/internal/iostreams"
 )
 
@@ -59,7 +60,7 @@ const mcpBinary = "agentx-mcp"
 // and `go install ./cmd/...` put them together), else on $PATH.
 func findMCPBinary() (string, error) {
 	if self, err := os.Executable(); err == nil {
-		if p := lookPath(filepath.Dir(self), mcpBinary); p != "" {
+		if p := execpath.Find(filepath.Dir(self), mcpBinary); p != "" {
 			return p, nil
 		}
 	}

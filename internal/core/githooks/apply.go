@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 )
 
@@ -157,4 +158,74 @@ func undo(dir string, done []Op) {
 // rename): the helper is about atomic files, not JSON.
 func writeShim(path, text string) error {
 	return atomicfile.Write(path, []byte(text), atomicfile.Options{Perm: 0o755})
+}
+
+// Open asks git where the hooks of the repository at root go and reads
+// what is there, tracked files marked: what install, uninstall, status,
+// setup and doctor all start from.
+func Open(ctx context.Context, root string) (Location, *Snapshot, error) {
+	git := gitcmd.Exec{Dir: root}
+	loc, err := Locate(ctx, git, root)
+	if err != nil {
+		return loc, nil, errcode.Wrap(errcode.NotFound, err, "%s is not in a git repository", root)
+	}
+	snap, err := Read(loc.Dir)
+	if err != nil {
+		return loc, nil, err
+	}
+	snap.HooksPath = loc.HooksPath
+	MarkTracked(ctx, git, root, snap)
+	return loc, snap, nil
+}
+
+// Notes is the advice an install (install) or uninstall leaves the user
+// after steps at loc; noWorkspace and noBinary say whether .agentx/ and
+// the agentx-hook the shims run are missing.
+func Notes(install bool, loc Location, steps []Step, noWorkspace, noBinary bool) []string {
+	var notes []string
+	for _, st := range steps {
+		if st.Kind == Conflict && install {
+			notes = append(notes, st.Hook+": left alone; `agentx-hook hooks install --force` keeps both hooks and chains the current one")
+		}
+	}
+	if !install {
+		return notes
+	}
+	if loc.HooksPath != "" {
+		m := Manager(loc.HooksPath, nil)
+		if m == "" {
+			m = "a hooks manager"
+		}
+		notes = append(notes, fmt.Sprintf("core.hooksPath is %s (%s): reinstalling it may rewrite these files; https://github.com/agentx-dev/agentx/blob/main/hooks/README.md shows how to call agentx-hook from its own configuration instead", loc.HooksPath, m))
+	}
+	if noWorkspace {
+		notes = append(notes, "no .agentx/ here yet: the hooks do nothing until `agentx-hook init`")
+	}
+	if noBinary {
+		notes = append(notes, "agentx-hook is not on PATH: the hooks will skip until it is, or set AGENTX_HOOK_BIN")
+	}
+	return notes
+}
+
+// Change installs (install; force as PlanInstall takes it) or uninstalls
+// agentx's hooks in the repository at root: the plan, applied unless
+// planOnly. The steps are returned with an Apply error too.
+func Change(ctx context.Context, root string, install, force, planOnly bool) (Location, []Step, error) {
+	loc, snap, err := Open(ctx, root)
+	if err != nil {
+		return loc, nil, err
+	}
+	name, steps := "uninstall", []Step(nil)
+	if install {
+		name, steps = "install", PlanInstall(snap, force)
+	} else {
+		steps = PlanUninstall(snap)
+	}
+	if planOnly {
+		return loc, steps, nil
+	}
+	if err := Apply(loc.Dir, steps); err != nil {
+		return loc, steps, fmt.Errorf("hooks %s in %s: %w", name, loc.Dir, err)
+	}
+	return loc, steps, nil
 }

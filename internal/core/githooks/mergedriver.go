@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -218,4 +219,59 @@ func readOptional(path string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return data, nil
+}
+
+// AttributesFile is the .gitattributes beside .agentx/ under root, so the
+// lines' patterns hold wherever the workspace sits in the repository.
+func AttributesFile(root string) string { return filepath.Join(root, ".gitattributes") }
+
+// ChangeMergeDriver is the merge driver's part of `hooks install` (only
+// when requested) and `hooks uninstall` in the repository at root; nil
+// when there is nothing to report.
+func ChangeMergeDriver(ctx context.Context, root string, install, requested bool) (*MergeDriverStatus, error) {
+	git := gitcmd.Exec{Dir: root}
+	var st MergeDriverStatus
+	var err error
+	switch {
+	case install && requested:
+		st, err = InstallMergeDriver(ctx, git, AttributesFile(root))
+	case !install:
+		st, err = UninstallMergeDriver(ctx, git, AttributesFile(root))
+		if err == nil && len(st.Changes) == 0 {
+			return nil, nil
+		}
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("merge driver: %w", err)
+	}
+	return &st, nil
+}
+
+// MergeDriverAt is the merge driver's state in the repository at root.
+func MergeDriverAt(ctx context.Context, root string) (*MergeDriverStatus, error) {
+	st, err := MergeDriverState(ctx, gitcmd.Exec{Dir: root}, AttributesFile(root))
+	if err != nil {
+		return nil, fmt.Errorf("merge driver: %w", err)
+	}
+	return &st, nil
+}
+
+// Summary is the state in a few words for a hooks listing: what changed,
+// else whether it is installed and what install would add.
+func (st *MergeDriverStatus) Summary() string {
+	if len(st.Changes) > 0 {
+		return strings.Join(st.Changes, "; ")
+	}
+	switch {
+	case st.Installed:
+		return "installed"
+	case st.Driver == "" && len(st.Missing) == len(MergeAttributes()):
+		return "not installed (hooks install --merge-driver)"
+	case st.Driver != MergeDriverCommand && st.Driver != "":
+		return fmt.Sprintf("other command configured (%q)", st.Driver)
+	default:
+		return fmt.Sprintf("incomplete: driver %q, %d attribute line(s) missing (hooks install --merge-driver)", st.Driver, len(st.Missing))
+	}
 }

@@ -240,3 +240,30 @@ func Status(s *Snapshot) []HookStatus {
 	}
 	return out
 }
+
+// Summary is the hook's state in words for a hooks listing: the state,
+// then what runs first, whose it is, and what --force left beside it.
+func (h HookStatus) Summary() string {
+	s := h.State
+	if h.Chained {
+		s += ", runs " + h.Hook + ChainedSuffix + " first"
+	}
+	if h.Manager != "" {
+		s += " (" + h.Manager + ")"
+	}
+	if h.Tracked {
+		s += ", tracked by the repository"
+	}
+	if len(h.Backups) > 0 {
+		s += "; backups: " + strings.Join(h.Backups, ", ")
+	}
+	return s
+}
+
+// Summary is what the step does in words: its kind, and why.
+func (s Step) Summary() string {
+	if s.Detail != "" {
+		return string(s.Kind) + ": " + s.Detail
+	}
+	return string(s.Kind)
+}

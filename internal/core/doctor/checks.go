@@ -1,4 +1,4 @@
-package hookcmd
+package doctor
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
-	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/hooklog"
 	"github.com/agentx-dev/agentx/internal/core/hostsettings"
+	"github.com/agentx-dev/agentx/internal/core/setup"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -23,32 +23,32 @@ import (
 
 // workspace reports the workspace found and its mode; false when there is
 // none or its configuration does not load (the checks that read it skip).
-func (d *doctor) workspace() bool {
-	ws := d.a.Workspace()
+func (d *run) workspace() bool {
+	ws := d.in.Workspace
 	if _, err := os.Stat(ws.AgentxDir()); err != nil {
-		d.add("workspace", statusFail, "agentx-hook init",
+		d.add("workspace", StatusFail, "agentx-hook init",
 			"no .agentx/ at %s (the root is --root, $AGENTX_ROOT, the nearest .agentx/ or the git top level): every hook does nothing here", ws.Root)
 		return false
 	}
-	cfg, err := d.a.Config()
-	if err != nil {
-		d.add("workspace", statusFail, "agentx-hook verify",
-			"%s: the configuration does not load, so every hook warns and does nothing: %v", ws.Root, err)
+	cfg := d.config()
+	if cfg == nil {
+		d.add("workspace", StatusFail, "agentx-hook verify",
+			"%s: the configuration does not load, so every hook warns and does nothing: %v", ws.Root, d.in.ConfigErr)
 		return false
 	}
 	mode := cfg.Config.Mode
 	if mode == "" {
 		mode = "local"
 	}
-	d.add("workspace", statusOK, "", "%s, %s mode", ws.Root, mode)
+	d.add("workspace", StatusOK, "", "%s, %s mode", ws.Root, mode)
 	return true
 }
 
 // agent reports the agent a session would run as when nothing on the
 // hook's command line or in the host's payload names one.
-func (d *doctor) agent() {
-	cfg, _ := d.a.Config()
-	agent, source := d.a.Getenv("AGENTX_AGENT"), "$AGENTX_AGENT"
+func (d *run) agent() {
+	cfg := d.in.Config
+	agent, source := d.in.Getenv("AGENTX_AGENT"), "$AGENTX_AGENT"
 	if agent == "" {
 		agent, source = cfg.Config.Hooks.DefaultAgentOr(), "[hooks] default_agent"
 		if cfg.Config.Hooks.DefaultAgent == "" {
@@ -57,11 +57,11 @@ func (d *doctor) agent() {
 	}
 	known := cfg.KnownAgentNames()
 	if why := unknownAgent(agent, known); why != "" {
-		d.add("agent", statusFail, d.agentFix(cfg, source, known),
+		d.add("agent", StatusFail, d.agentFix(cfg, source, known),
 			"a session would run as %q (from %s), %s: its hooks would do nothing", agent, source, why)
 		return
 	}
-	d.add("agent", statusOK, "", "a session runs as %q (from %s) unless --agent, $AGENTX_AGENT or the host's payload names another", agent, source)
+	d.add("agent", StatusOK, "", "a session runs as %q (from %s) unless --agent, $AGENTX_AGENT or the host's payload names another", agent, source)
 }
 
 // unknownAgent says why agent cannot run a session ("" when it can).
@@ -80,7 +80,7 @@ func unknownAgent(agent string, known []string) string {
 
 // agentFix is the command that names a known agent where the session's
 // agent came from.
-func (d *doctor) agentFix(cfg *config.Set, source string, known []string) string {
+func (d *run) agentFix(cfg *config.Set, source string, known []string) string {
 	want := config.FallbackAgent
 	if len(known) > 0 && unknownAgent(want, known) != "" {
 		want = known[0]
@@ -88,8 +88,8 @@ func (d *doctor) agentFix(cfg *config.Set, source string, known []string) string
 	if source == "$AGENTX_AGENT" {
 		return "export AGENTX_AGENT=" + want
 	}
-	file := filepath.ToSlash(rel(d.a.Workspace().Root, d.a.Workspace().ConfigFile()))
-	data, _ := os.ReadFile(d.a.Workspace().ConfigFile())
+	file := filepath.ToSlash(rel(d.in.Workspace.Root, d.in.Workspace.ConfigFile()))
+	data, _ := os.ReadFile(d.in.Workspace.ConfigFile())
 	// Compiled here, not at start: only doctor needs them.
 	defaultAgentLine := regexp.MustCompile(`(?m)^[ \t]*default_agent[ \t]*=`)
 	hooksTable := regexp.MustCompile(`(?m)^[ \t]*\[hooks\]`)
@@ -104,8 +104,8 @@ func (d *doctor) agentFix(cfg *config.Set, source string, known []string) string
 
 // hosts reports each host whose settings file exists, and fails when no
 // host runs agentx's hooks at all.
-func (d *doctor) hosts() {
-	root := d.a.Workspace().Root
+func (d *run) hosts() {
+	root := d.in.Workspace.Root
 	type seen struct {
 		h     hostsettings.Host
 		w     hostsettings.Wiring
@@ -116,14 +116,14 @@ func (d *doctor) hosts() {
 	wired := 0
 	for _, name := range hostsettings.Names() {
 		h, _ := hostsettings.For(name)
-		files, err := readHostFiles(root, []hostsettings.Host{h})
+		files, err := setup.ReadHostFiles(root, []hostsettings.Host{h})
 		if err != nil {
-			d.add("host/"+name, statusFail, "", "%v", err)
+			d.add("host/"+name, StatusFail, "", "%v", err)
 			continue
 		}
 		w, err := hostsettings.Inspect(h, files)
 		if err != nil {
-			d.add("host/"+name, statusFail, "fix the file by hand, then: agentx-hook setup --"+name,
+			d.add("host/"+name, StatusFail, "fix the file by hand, then: agentx-hook setup --"+name,
 				"%v: setup leaves such a file untouched", err)
 			continue
 		}
@@ -143,7 +143,7 @@ func (d *doctor) hosts() {
 		d.host(u.h, u.w, wired)
 		mcpRegistered = mcpRegistered || u.h.MCPRegistered(u.files)
 		if len(u.w.Wired) > 0 && !u.h.MCPRegistered(u.files) {
-			d.add("mcp/"+u.h.Name, statusWarn, "agentx-hook setup --"+u.h.Name,
+			d.add("mcp/"+u.h.Name, StatusWarn, "agentx-hook setup --"+u.h.Name,
 				"%s does not register agentx's MCP server: agents in this host use the CLI instead of its tools (https://github.com/agentx-dev/agentx/blob/main/docs/mcp.md)", u.h.MCPFile())
 		}
 	}
@@ -154,21 +154,21 @@ func (d *doctor) hosts() {
 		d.codex(codexFiles)
 	}
 	if wired == 0 && len(used) == 0 {
-		d.add("hosts", statusFail, "agentx-hook setup --claude (or --codex, --copilot)",
+		d.add("hosts", StatusFail, "agentx-hook setup --claude (or --codex, --copilot)",
 			"no host runs agentx's hooks (no .claude/settings.json, .codex/hooks.json or .github/hooks/agentx.json): sessions capture and recall nothing")
 	}
 }
 
 // host reports one host's hooks file.
-func (d *doctor) host(h hostsettings.Host, w hostsettings.Wiring, wired int) {
+func (d *run) host(h hostsettings.Host, w hostsettings.Wiring, wired int) {
 	check, fix := "host/"+h.Name, "agentx-hook setup --"+h.Name
 	switch {
 	case len(w.Wired) == 0 && wired > 0:
-		d.add(check, statusWarn, fix, "%s runs none of agentx's hooks (%s): sessions in this host capture and recall nothing", h.File, strings.Join(w.Missing, ", "))
+		d.add(check, StatusWarn, fix, "%s runs none of agentx's hooks (%s): sessions in this host capture and recall nothing", h.File, strings.Join(w.Missing, ", "))
 	case len(w.Wired) == 0:
-		d.add(check, statusFail, fix, "%s runs none of agentx's hooks (%s): sessions capture and recall nothing", h.File, strings.Join(w.Missing, ", "))
+		d.add(check, StatusFail, fix, "%s runs none of agentx's hooks (%s): sessions capture and recall nothing", h.File, strings.Join(w.Missing, ", "))
 	case len(w.Missing) > 0:
-		d.add(check, statusFail, fix, "%s lacks agentx's %s hook%s", h.File, strings.Join(w.Missing, ", "), plural(len(w.Missing)))
+		d.add(check, StatusFail, fix, "%s lacks agentx's %s hook%s", h.File, strings.Join(w.Missing, ", "), plural(len(w.Missing)))
 	default:
 		d.hostAgents(check, h, w)
 	}
@@ -176,12 +176,12 @@ func (d *doctor) host(h hostsettings.Host, w hostsettings.Wiring, wired int) {
 
 // hostAgents reports a wired host, failing when its commands name an
 // agent the workflows do not.
-func (d *doctor) hostAgents(check string, h hostsettings.Host, w hostsettings.Wiring) {
-	if cfg, err := d.a.Config(); err == nil {
+func (d *run) hostAgents(check string, h hostsettings.Host, w hostsettings.Wiring) {
+	if cfg := d.config(); cfg != nil {
 		known := cfg.KnownAgentNames()
 		for _, ag := range w.Agents {
 			if why := unknownAgent(ag, known); why != "" {
-				d.add(check, statusFail, "agentx-hook setup --"+h.Name,
+				d.add(check, StatusFail, "agentx-hook setup --"+h.Name,
 					"%s runs its hooks as --agent %s, %s", h.File, ag, why)
 				return
 			}
@@ -191,62 +191,62 @@ func (d *doctor) hostAgents(check string, h hostsettings.Host, w hostsettings.Wi
 	if len(w.Agents) > 0 {
 		who = "--agent " + strings.Join(w.Agents, ", ")
 	}
-	d.add(check, statusOK, "", "%s runs agentx's %s hooks (%s)", h.File, strings.Join(w.Wired, ", "), who)
+	d.add(check, StatusOK, "", "%s runs agentx's %s hooks (%s)", h.File, strings.Join(w.Wired, ", "), who)
 }
 
 // codex reports Codex's hooks feature flag and whether the user trusts
 // the project (Codex loads a project's .codex/ only then).
-func (d *doctor) codex(files hostsettings.Files) {
+func (d *run) codex(files hostsettings.Files) {
 	state := hostsettings.FeatureUnset
 	if data, ok := files[hostsettings.CodexConfig]; ok {
 		var err error
 		if state, err = hostsettings.CodexHooksFeature(data); err != nil {
-			d.add("codex-feature", statusFail, "fix the file by hand, then: agentx-hook setup --codex", "%s: %v", hostsettings.CodexConfig, err)
+			d.add("codex-feature", StatusFail, "fix the file by hand, then: agentx-hook setup --codex", "%s: %v", hostsettings.CodexConfig, err)
 			return
 		}
 	}
 	switch state {
 	case hostsettings.FeatureOff:
-		d.add("codex-feature", statusFail, "agentx-hook setup --codex", "%s turns Codex's hooks off ([features] codex_hooks or hooks = false)", hostsettings.CodexConfig)
+		d.add("codex-feature", StatusFail, "agentx-hook setup --codex", "%s turns Codex's hooks off ([features] codex_hooks or hooks = false)", hostsettings.CodexConfig)
 	case hostsettings.FeatureUnset:
-		d.add("codex-feature", statusWarn, "agentx-hook setup --codex", "%s does not set [features] codex_hooks = true, which Codex before hooks were on by default needs", hostsettings.CodexConfig)
+		d.add("codex-feature", StatusWarn, "agentx-hook setup --codex", "%s does not set [features] codex_hooks = true, which Codex before hooks were on by default needs", hostsettings.CodexConfig)
 	default:
-		d.add("codex-feature", statusOK, "", "%s turns Codex's hooks on", hostsettings.CodexConfig)
+		d.add("codex-feature", StatusOK, "", "%s turns Codex's hooks on", hostsettings.CodexConfig)
 	}
 	d.codexTrust()
 }
 
 // codexTrust reads the user's Codex config ($CODEX_HOME, else ~/.codex).
-func (d *doctor) codexTrust() {
-	home := d.a.Getenv("CODEX_HOME")
+func (d *run) codexTrust() {
+	home := d.in.Getenv("CODEX_HOME")
 	if home == "" {
-		if h := d.a.Getenv("HOME"); h != "" {
+		if h := d.in.Getenv("HOME"); h != "" {
 			home = filepath.Join(h, ".codex")
 		}
 	}
-	root := d.a.Workspace().Root
+	root := d.in.Workspace.Root
 	file := filepath.Join(home, "config.toml")
 	fix := fmt.Sprintf(`printf '\n[projects.%q]\ntrust_level = "trusted"\n' >> %s`, root, file)
 	data, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		d.add("codex-trust", statusWarn, "", "%s: %v", file, err)
+		d.add("codex-trust", StatusWarn, "", "%s: %v", file, err)
 		return
 	}
 	trusted, err := hostsettings.CodexTrusted(data, root)
 	switch {
 	case err != nil:
-		d.add("codex-trust", statusWarn, "", "%s: %v", file, err)
+		d.add("codex-trust", StatusWarn, "", "%s: %v", file, err)
 	case !trusted:
-		d.add("codex-trust", statusWarn, fix, "%s does not trust %s: Codex loads the project's .codex/ (and its hooks) only in a trusted project; then review the hooks once with /hooks in Codex", file, root)
+		d.add("codex-trust", StatusWarn, fix, "%s does not trust %s: Codex loads the project's .codex/ (and its hooks) only in a trusted project; then review the hooks once with /hooks in Codex", file, root)
 	default:
-		d.add("codex-trust", statusOK, "", "%s trusts %s (Codex still runs a new or changed hook only once reviewed with /hooks)", file, root)
+		d.add("codex-trust", StatusOK, "", "%s trusts %s (Codex still runs a new or changed hook only once reviewed with /hooks)", file, root)
 	}
 }
 
 // stateBranch checks, in GitHub Mode, that the remote answers and holds
-// the state branch: `git ls-remote` within doctorTimeout.
-func (d *doctor) stateBranch(ctx context.Context) {
-	cfg, _ := d.a.Config()
+// the state branch: `git ls-remote` within Timeout.
+func (d *run) stateBranch(ctx context.Context) {
+	cfg := d.in.Config
 	if cfg.Config.Mode != "github" {
 		return
 	}
@@ -257,37 +257,36 @@ func (d *doctor) stateBranch(ctx context.Context) {
 	if branch == "" {
 		branch = statebranch.DefaultBranch
 	}
-	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	git := gitcmd.Exec{Dir: d.a.Workspace().Root}
-	url, err := git.Git(ctx, "remote", "get-url", remote)
+	url, err := d.p.Git(ctx, "remote", "get-url", remote)
 	if err != nil {
-		d.add("state-branch", statusFail, "git remote add "+remote+" URL",
+		d.add("state-branch", StatusFail, "git remote add "+remote+" URL",
 			"GitHub Mode shares the state on %s of the remote %q, which this repository does not have", branch, remote)
 		return
 	}
 	url = strings.TrimSpace(url)
-	out, err := git.Git(ctx, "ls-remote", "--heads", remote, "refs/heads/"+branch)
+	out, err := d.p.Git(ctx, "ls-remote", "--heads", remote, "refs/heads/"+branch)
 	switch {
 	case err != nil:
 		if ctx.Err() != nil {
-			err = fmt.Errorf("no answer within %s", doctorTimeout)
+			err = fmt.Errorf("no answer within %s", Timeout)
 		}
-		d.add("state-branch", statusFail, "git remote set-url "+remote+" URL",
+		d.add("state-branch", StatusFail, "git remote set-url "+remote+" URL",
 			"the remote %q (%s) is unreachable, so hooks neither pull nor push the state (check the URL, the network and your credentials): %v", remote, url, err)
 	case strings.TrimSpace(out) == "":
-		d.add("state-branch", statusWarn, "agentx-hook sync",
+		d.add("state-branch", StatusWarn, "agentx-hook sync",
 			"the remote %q (%s) answers but has no %s yet: the first sync (or hook finish) with state to share creates it", remote, url, branch)
 	default:
-		d.add("state-branch", statusOK, "", "%s on %q (%s) is reachable", branch, remote, url)
+		d.add("state-branch", StatusOK, "", "%s on %q (%s) is reachable", branch, remote, url)
 	}
 }
 
 // gitHooks reports agentx's git hooks and the merge driver.
-func (d *doctor) gitHooks(ctx context.Context) {
-	_, snap, err := d.a.readHooks(ctx)
+func (d *run) gitHooks(ctx context.Context) {
+	_, snap, err := githooks.Open(ctx, d.in.Workspace.Root)
 	if err != nil {
-		d.add("git-hooks", statusWarn, "git init && agentx-hook hooks install",
+		d.add("git-hooks", StatusWarn, "git init && agentx-hook hooks install",
 			"%v: no git hooks, so commits are not recorded as observations", err)
 		return
 	}
@@ -313,46 +312,46 @@ func (d *doctor) gitHooks(ctx context.Context) {
 		}
 	}
 	if len(problems) > 0 {
-		d.add("git-hooks", statusWarn, fix, "%s", strings.Join(problems, "; "))
+		d.add("git-hooks", StatusWarn, fix, "%s", strings.Join(problems, "; "))
 	} else {
-		d.add("git-hooks", statusOK, "", "installed: %s", strings.Join(installed, ", "))
+		d.add("git-hooks", StatusOK, "", "installed: %s", strings.Join(installed, ", "))
 	}
 	d.mergeDriver(ctx)
 }
 
 // mergeDriver reports the semantic merge driver: optional, for state
 // files kept on code branches (Local Mode).
-func (d *doctor) mergeDriver(ctx context.Context) {
-	if cfg, err := d.a.Config(); err == nil && cfg.Config.Mode == "github" {
-		d.add("merge-driver", statusOK, "", "not needed in GitHub Mode: the state is on the state branch, not on code branches")
+func (d *run) mergeDriver(ctx context.Context) {
+	if cfg := d.config(); cfg != nil && cfg.Config.Mode == "github" {
+		d.add("merge-driver", StatusOK, "", "not needed in GitHub Mode: the state is on the state branch, not on code branches")
 		return
 	}
-	md, err := d.a.mergeDriverStatus(ctx)
+	md, err := githooks.MergeDriverAt(ctx, d.in.Workspace.Root)
 	fix := "agentx-hook hooks install --merge-driver"
 	switch {
 	case err != nil:
-		d.add("merge-driver", statusWarn, fix, "%v", err)
+		d.add("merge-driver", StatusWarn, fix, "%v", err)
 	case md.Installed:
-		d.add("merge-driver", statusOK, "", "configured (merge.agentx.driver and %s)", filepath.Base(md.Attributes))
+		d.add("merge-driver", StatusOK, "", "configured (merge.agentx.driver and %s)", filepath.Base(md.Attributes))
 	case md.Driver == "" && len(md.Missing) == len(githooks.MergeAttributes()):
-		d.add("merge-driver", statusOK, "", "not configured (optional: state files merged on code branches are merged as text)")
+		d.add("merge-driver", StatusOK, "", "not configured (optional: state files merged on code branches are merged as text)")
 	case md.Driver != "" && md.Driver != githooks.MergeDriverCommand:
-		d.add("merge-driver", statusWarn, fix, "merge.agentx.driver is %q, not agentx's command", md.Driver)
+		d.add("merge-driver", StatusWarn, fix, "merge.agentx.driver is %q, not agentx's command", md.Driver)
 	default:
-		d.add("merge-driver", statusWarn, fix, "half configured: driver %q, %d attribute line%s missing", md.Driver, len(md.Missing), plural(len(md.Missing)))
+		d.add("merge-driver", StatusWarn, fix, "half configured: driver %q, %d attribute line%s missing", md.Driver, len(md.Missing), plural(len(md.Missing)))
 	}
 }
 
 // gitignore reports the local-only patterns .agentx/.gitignore lacks: a
 // file init wrote before a pattern was added does not ignore it.
-func (d *doctor) gitignore() {
-	ws := d.a.Workspace()
+func (d *run) gitignore() {
+	ws := d.in.Workspace
 	if _, err := os.Stat(ws.AgentxDir()); err != nil {
 		return
 	}
 	data, err := os.ReadFile(ws.GitignoreFile())
 	if errors.Is(err, fs.ErrNotExist) {
-		d.add("gitignore", statusWarn, "agentx-hook init", ".agentx/.gitignore is missing: locks, spools and logs would be committed")
+		d.add("gitignore", StatusWarn, "agentx-hook init", ".agentx/.gitignore is missing: locks, spools and logs would be committed")
 		return
 	}
 	have := map[string]bool{}
@@ -366,26 +365,26 @@ func (d *doctor) gitignore() {
 		}
 	}
 	if len(missing) > 0 {
-		d.add("gitignore", statusWarn, fmt.Sprintf("printf '%%s\\n' '%s' >> .agentx/.gitignore", strings.Join(missing, "' '")),
+		d.add("gitignore", StatusWarn, fmt.Sprintf("printf '%%s\\n' '%s' >> .agentx/.gitignore", strings.Join(missing, "' '")),
 			".agentx/.gitignore lacks %s: git would show those local files", strings.Join(missing, ", "))
 		return
 	}
-	d.add("gitignore", statusOK, "", ".agentx/.gitignore covers every local-only file")
+	d.add("gitignore", StatusOK, "", ".agentx/.gitignore covers every local-only file")
 }
 
 // hookRuns reports the last hook run logged and its warnings.
-func (d *doctor) hookRuns() {
-	ws := d.a.Workspace()
+func (d *run) hookRuns() {
+	ws := d.in.Workspace
 	if _, err := os.Stat(ws.AgentxDir()); err != nil {
 		return
 	}
 	runs, err := hooklog.Read(ws)
 	if err != nil {
-		d.add("hook-runs", statusWarn, "", "%s: %v", filepath.Base(ws.HookLogFile()), err)
+		d.add("hook-runs", StatusWarn, "", "%s: %v", filepath.Base(ws.HookLogFile()), err)
 		return
 	}
 	if len(runs) == 0 {
-		d.add("hook-runs", statusOK, "", "no hook run logged yet (.agentx/%s): start a session in a host to see one", workspace.HookLogName)
+		d.add("hook-runs", StatusOK, "", "no hook run logged yet (.agentx/%s): start a session in a host to see one", workspace.HookLogName)
 		return
 	}
 	last := runs[len(runs)-1]
@@ -395,7 +394,7 @@ func (d *doctor) hookRuns() {
 			warned++
 		}
 	}
-	ago := d.a.Clock.Now().Sub(last.Time).Round(1e9)
+	ago := d.in.Now.Sub(last.Time).Round(1e9)
 	what := fmt.Sprintf("last run %s ago: %s", ago, last.Command)
 	if last.Agent != "" {
 		what += " as " + last.Agent
@@ -405,25 +404,13 @@ func (d *doctor) hookRuns() {
 	}
 	summary := fmt.Sprintf("%s, %s; %d of the last %d runs warned or skipped", what, last.Outcome, warned, len(runs))
 	if last.Outcome == hooklog.OK {
-		d.add("hook-runs", statusOK, "", "%s", summary)
+		d.add("hook-runs", StatusOK, "", "%s", summary)
 		return
 	}
 	rerun := "agentx-hook " + last.Command
 	if last.Agent != "" && strings.HasPrefix(last.Command, "hook ") {
 		rerun += " --agent " + last.Agent
 	}
-	d.add("hook-runs", statusWarn, rerun+" </dev/null   # run it in a terminal to see its output",
+	d.add("hook-runs", StatusWarn, rerun+" </dev/null   # run it in a terminal to see its output",
 		"%s: %s", summary, strings.Join(last.Warnings, " | "))
-}
-
-// mcpBinary reports whether `agentx-hook mcp`, which the hosts' MCP entries
-// run, finds the server binary.
-func (d *doctor) mcpBinary() {
-	p, err := findMCPBinary()
-	if err != nil {
-		d.add("mcp-binary", statusFail, "go install ./cmd/agentx-hook ./cmd/agentx-mcp   # from a clone of agentx",
-			"the hosts run `agentx-hook mcp`, but %s is neither beside agentx-hook nor on PATH: the agents' tools fail to start", mcpBinary)
-		return
-	}
-	d.add("mcp-binary", statusOK, "", "`agentx-hook mcp` runs %s", p)
 }

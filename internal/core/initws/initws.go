@@ -1,0 +1,215 @@
+// Package initws owns creating a workspace: the .agentx/ directories, the
+// default agentx.toml and workflows, .agentx/.gitignore for the mode, and
+// agentx's section in AGENTS.md, each kept when it is there (a user's
+// files are theirs), and a mode switch that rewrites one line. It also
+// knows which state files a GitHub Mode branch should stop tracking.
+package initws
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/gitcmd"
+	"github.com/agentx-dev/agentx/internal/core/hostsettings"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// Options is what an init does.
+type Options struct {
+	// Force overwrites the config and workflow files that exist.
+	Force bool
+	// NoAgentsMD leaves AGENTS.md alone.
+	NoAgentsMD bool
+	// Mode is local, github, or "" (the mode of an existing agentx.toml).
+	Mode string
+}
+
+// Report is told each file as it is created, kept or updated, with its
+// path.
+type Report func(action, path string)
+
+// Run creates the workspace at ws and returns its mode as it now is ("":
+// an existing agentx.toml that names none, or one that does not load).
+func Run(ws workspace.Workspace, o Options, report Report) (string, error) {
+	mode := o.Mode
+	files := config.DefaultFiles()
+	if mode == "github" {
+		files["agentx.toml"] = bytes.Replace(files["agentx.toml"], []byte(`mode = "local"`), []byte(`mode = "github"`), 1)
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, dir := range []string{ws.AgentxDir(), ws.WorkflowsDir(), ws.ClarificationsDir(), ws.MemoryDir()} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("create %s: %w", dir, err)
+		}
+	}
+	if err := writeDefaults(ws, files, names, o.Force, report); err != nil {
+		return "", err
+	}
+	// The mode of the config as it is now (kept, or just written). An
+	// explicit Mode switches a kept config: only its mode line changes,
+	// every other setting and comment stays.
+	if cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir()); err == nil {
+		switch {
+		case mode == "":
+			mode = cfg.Config.Mode
+		case cfg.Config.Mode == mode || mode == "local" && cfg.Config.Mode == "":
+		default:
+			if err := switchMode(ws.ConfigFile(), mode); err != nil {
+				return "", err
+			}
+			report("updated", ws.ConfigFile())
+		}
+	}
+	if err := writeGitignore(ws, mode, report); err != nil {
+		return "", err
+	}
+	if !o.NoAgentsMD {
+		if err := writeAgentsMD(ws.Root, report); err != nil {
+			return "", err
+		}
+	}
+	return mode, nil
+}
+
+// writeDefaults writes the default config and workflows, keeping files
+// that exist unless force.
+func writeDefaults(ws workspace.Workspace, files map[string][]byte, names []string, force bool, report Report) error {
+	for _, n := range names {
+		path := filepath.Join(ws.AgentxDir(), filepath.FromSlash(n))
+		if _, err := os.Stat(path); err == nil && !force {
+			report("kept", path)
+			continue
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := atomicfile.Write(path, files[n], atomicfile.Options{}); err != nil {
+			return err
+		}
+		report("created", path)
+	}
+	return nil
+}
+
+// writeAgentsMD puts agentx's instructions for agents into the
+// repository's AGENTS.md, between markers, keeping the user's text.
+func writeAgentsMD(root string, report Report) error {
+	path := filepath.Join(root, hostsettings.AgentsFile)
+	old, err := atomicfile.ReadRegular(path, hostsettings.MaxFileSize)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	next, err := hostsettings.AgentsSection(old)
+	if err != nil {
+		return errcode.Wrap(errcode.InvalidInput, err, "%s", path).WithHint("or run init --no-agents-md")
+	}
+	switch {
+	case bytes.Equal(old, next):
+		report("kept", path)
+		return nil
+	case old == nil:
+		report("created", path)
+	default:
+		report("updated", path)
+	}
+	return atomicfile.Write(path, next, atomicfile.Options{})
+}
+
+// modeLine is a top-level `mode = ...` line of agentx.toml.
+var modeLine = regexp.MustCompile(`(?m)^[ \t]*mode[ \t]*=[ \t]*("[^"\n]*"|'[^'\n]*')`)
+
+// switchMode rewrites the mode of the agentx.toml at path in place: the
+// top-level mode line when there is one (before the first table), else a
+// new first line. The rest of the file is the user's and stays as it is.
+func switchMode(path, mode string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	top := data
+	if loc := regexp.MustCompile(`(?m)^[ \t]*\[`).FindIndex(data); loc != nil {
+		top = data[:loc[0]]
+	}
+	line := []byte(fmt.Sprintf("mode = %q", mode))
+	var next []byte
+	if loc := modeLine.FindIndex(top); loc != nil {
+		next = append(append(append([]byte{}, data[:loc[0]]...), line...), data[loc[1]:]...)
+	} else {
+		next = append(append(line, '\n'), data...)
+	}
+	if _, err := config.ParseConfig(path, next); err != nil {
+		return fmt.Errorf("switch %s to mode %q: %w", path, mode, err)
+	}
+	return atomicfile.Write(path, next, atomicfile.Options{})
+}
+
+// TrackedState lists the state files the current branch still
+// tracks (git ls-files under .agentx/state and .agentx/memory): in GitHub
+// Mode they belong on the state branch only. Nothing outside a git work
+// tree or without git.
+func TrackedState(ctx context.Context, root string) []string {
+	out, err := gitcmd.Exec{Dir: root}.Git(ctx, append([]string{"ls-files", "--"}, StateDirs()...)...)
+	if err != nil {
+		return nil
+	}
+	return gitcmd.Lines(out)
+}
+
+// StateDirs are the workspace's state directories relative to its root.
+func StateDirs() []string {
+	return []string{filepath.ToSlash(filepath.Join(workspace.Dir, "state")), filepath.ToSlash(filepath.Join(workspace.Dir, "memory"))}
+}
+
+// UntrackCommands are the commands that stop a code branch tracking the
+// state files, once `sync --init-from HEAD` carried them to the state
+// branch; git keeps them on disk.
+func UntrackCommands() []string {
+	return []string{
+		"git rm -r --cached --quiet -- " + strings.Join(StateDirs(), " "),
+		"git add " + filepath.ToSlash(filepath.Join(workspace.Dir, ".gitignore")),
+		`git commit -m "agentx: the state moves to the agentx/state branch"`,
+	}
+}
+
+// writeGitignore creates .agentx/.gitignore, or adds GitHub Mode's block
+// to the one a user has, and reports what it did.
+func writeGitignore(ws workspace.Workspace, mode string, report Report) error {
+	gi := ws.GitignoreFile()
+	current, err := os.ReadFile(gi)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// What stays local (locks, spools, crash markers, derived indexes)
+		// is workspace's knowledge: never committed.
+		if err := atomicfile.Write(gi, workspace.GitignoreForMode(mode), atomicfile.Options{}); err != nil {
+			return err
+		}
+		report("created", gi)
+	case err != nil:
+		return fmt.Errorf("read %s: %w", gi, err)
+	default:
+		// A user's .gitignore is kept; GitHub Mode only adds its block.
+		next := workspace.AddStateBranchBlock(current, mode)
+		if bytes.Equal(next, current) {
+			return nil
+		}
+		if err := atomicfile.Write(gi, next, atomicfile.Options{}); err != nil {
+			return err
+		}
+		report("updated", gi)
+	}
+	return nil
+}
