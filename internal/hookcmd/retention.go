@@ -72,30 +72,16 @@ func runRetentionAll(ctx context.Context, a *App, o *memoryCompactOptions) error
 	if err != nil {
 		return err
 	}
-	var c metrics.Counters
-	for _, r := range res {
-		if r.Changed() {
-			c.Add(metrics.Counters{Compactions: 1, CompactBefore: r.Before, CompactAfter: r.After})
-		}
-	}
-	if c.Compactions > 0 {
-		a.commandMetrics(ctx, metrics.Line{Command: "memory compact --auto", Counters: c})
-	}
-	if res == nil {
-		res = []retention.Result{}
+	if sum := retention.Sum(res); sum.Changed > 0 {
+		a.commandMetrics(ctx, metrics.Line{Command: "memory compact --auto",
+			Counters: metrics.Counters{Compactions: sum.Changed, CompactBefore: sum.Before, CompactAfter: sum.After}})
 	}
 	if o.JSON {
-		return a.writeDoc(&retentionDoc{ArchiveAfterDays: int(p.ArchiveAfter.Hours() / 24), CompactOver: p.CompactOver, Issues: res})
+		return a.writeDoc(&retentionDoc{ArchiveAfterDays: p.ArchiveDays(), CompactOver: p.CompactOver, Issues: nonNil(res)})
 	}
-	archived, compacted := 0, 0
-	for _, r := range res {
-		fmt.Fprintf(a.Stdout, "Issue #%d: %d -> %d observations (%d archived, %d merged into %d summaries).\n",
-			r.Issue, r.Before, r.After, r.Archived, r.Compacted, r.Summaries)
-		archived += r.Archived
-		compacted += r.Compacted
+	for _, line := range retention.Lines(res, p) {
+		fmt.Fprintln(a.Stdout, line)
 	}
-	fmt.Fprintf(a.Stdout, "Retention: %d issues changed, %d observations archived, %d compacted ([retention] archive_after_days %d, compact_over %d).\n",
-		len(res), archived, compacted, int(p.ArchiveAfter.Hours()/24), p.CompactOver)
 	return nil
 }
 
