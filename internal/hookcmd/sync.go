@@ -2,13 +2,10 @@ package hookcmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 	"github.com/agentx-dev/agentx/internal/core/statesync"
@@ -131,20 +128,9 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 		return err
 	}
 	opt.PullOnly, opt.PushOnly, opt.InitFrom = o.PullOnly, o.PushOnly, o.InitFrom
-	limit := o.Timeout
-	if limit == 0 {
-		limit = syncer.Config.Config.GitHub.SyncTimeoutOr()
-	}
 	start := time.Now()
-	// The cause tells our own limit from a signal (which cancels ctx too).
-	tctx, cancel := context.WithTimeoutCause(ctx, limit, errSyncTimeout)
+	tctx, cancel, timedOut := statesync.WithLimit(ctx, syncer.Limit(o.Timeout), opt.Remote, o.Timeout > 0)
 	defer cancel()
-	timedOut := func(err error) error {
-		if err != nil && errors.Is(context.Cause(tctx), errSyncTimeout) {
-			return syncTimeoutError(limit, opt.Remote, o.Timeout > 0, err)
-		}
-		return err
-	}
 	var rec *statebranch.RecoverResult
 	if o.Recover {
 		if rec, err = a.recoverState(tctx, syncer, opt, o); err != nil {
@@ -183,39 +169,15 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 		}
 		return nilIfNone(failure)
 	}
-	fmt.Fprintln(a.Stdout, statesync.Summary(res))
-	for _, n := range res.Notes {
-		fmt.Fprintln(a.Stdout, "sync: "+n)
+	lines, warnings := statesync.Lines(res, mlog)
+	for _, line := range lines {
+		fmt.Fprintln(a.Stdout, line)
 	}
-	if d := res.Diverged; d != nil {
-		fmt.Fprintln(a.Stdout, statesync.DivergenceLine(res))
-	}
-	for _, r := range mlog.Renamed {
-		fmt.Fprintln(a.Stdout, statesync.RenameLine(r))
-	}
-	for _, c := range res.Conflicts {
-		a.warn("not merged, kept locally and not pushed: %s (%s)", c.Path, c.Reason)
-	}
-	for _, c := range res.Corrupt {
-		a.warn("%s", statesync.CorruptLine(c))
+	for _, w := range warnings {
+		a.warn("%s", w)
 	}
 	printTrackedState(a, tracked, false)
 	return nilIfNone(failure)
-}
-
-// errSyncTimeout is the cause of a sync's context past its --timeout.
-var errSyncTimeout = errors.New("sync timeout")
-
-// syncTimeoutError is a sync stopped by its own time limit: what the limit
-// was, where it comes from, and what is left as it was.
-func syncTimeoutError(limit time.Duration, remote string, fromFlag bool, cause error) error {
-	where := "--timeout or [github] sync_timeout in .agentx/agentx.toml"
-	if fromFlag {
-		where = "--timeout"
-	}
-	return errcode.Wrap(errcode.AgentError, errors.New(firstLine(cause.Error())),
-		"sync did not finish within %s", limit).
-		WithHint(fmt.Sprintf("check that `git fetch %s` answers (network, credentials, a prompt); raise %s for a large first push; what was merged into .agentx/ stays and the next sync pushes it", remote, where))
 }
 
 // nilIfNone keeps a nil *errcode.Error from becoming a non-nil error.
@@ -262,88 +224,39 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 	return s.Hook(ctx, budget, pull)
 }
 
-// firstLine is s up to its first newline (shorten.Line would fold the
-// rest in; a git error's first line is the one that says what failed).
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
 // recoverState runs the --recover search, printing what it finds (unless
 // --json) and writing it back (unless --dry-run); the sync that follows
 // pushes it.
 func (a *App) recoverState(ctx context.Context, syncer *statesync.Syncer, opt statebranch.Options, o *syncOptions) (*statebranch.RecoverResult, error) {
-	ropt := statebranch.RecoverOptions{Root: opt.Root, Branch: opt.Branch,
-		Merge: opt.Merge, Valid: opt.Valid, Live: statemerge.Live, Locks: opt.Locks, DryRun: o.DryRun}
+	var since time.Time
 	if o.Since != "" {
 		t, err := parseWhen(a, o.Since)
 		if err != nil {
 			return nil, err
 		}
-		ropt.Since = t
+		since = t
 	}
+	var progress func(done, total int)
 	if !o.JSON && a.StderrTTY {
-		ropt.Progress = func(done, total int) {
+		progress = func(done, total int) {
 			fmt.Fprintf(a.Stderr, "\rrecover: %d/%d files", done, total)
 			if done == total {
 				fmt.Fprintln(a.Stderr)
 			}
 		}
 	}
-	writes := &statesync.Writes{}
-	ropt.Wrote = writes.Wrote
-	rec, err := statebranch.Recover(ctx, ropt)
-	syncer.AuditWrites(context.WithoutCancel(ctx), writes, "recovered from the history of "+opt.Remote+"/"+opt.Branch)
+	rec, err := syncer.Recover(ctx, opt, since, o.DryRun, progress)
 	if err != nil {
 		return rec, err
 	}
-	var issues []int
-	if !o.DryRun {
-		var paths []string
-		for _, r := range rec.Recovered {
-			paths = append(paths, r.Path)
-		}
-		issues = statesync.MemoryIssues(paths)
-	}
-	if len(issues) > 0 {
-		if err := a.Memory().Reindex(ctx, issues); err != nil {
-			return rec, fmt.Errorf("update the memory index after recovery: %w", err)
-		}
-	}
 	if !o.JSON {
-		printRecovered(a, rec)
+		lines, warnings := statesync.RecoverLines(rec)
+		for _, line := range lines {
+			fmt.Fprintln(a.Stdout, line)
+		}
+		for _, w := range warnings {
+			a.warn("%s", w)
+		}
 	}
 	return rec, nil
-}
-
-func printRecovered(a *App, rec *statebranch.RecoverResult) {
-	verb := "recovered"
-	if rec.DryRun {
-		verb = "would recover"
-	}
-	n := 0
-	for _, r := range rec.Recovered {
-		n += len(r.IDs)
-		fmt.Fprintf(a.Stdout, "%s %d in %s: %s (from %s)\n", verb, len(r.IDs), r.Path,
-			strings.Join(statesync.FirstN(r.IDs, 8), ", ")+moreThan(r.IDs, 8), fromLine(r.From))
-	}
-	for _, p := range rec.Skipped {
-		a.warn("%s does not parse: nothing recovered into it (repair it or move it aside, then run --recover again)", p)
-	}
-	fmt.Fprintf(a.Stdout, "recover: read %d commits (%d file versions, %d unparsable) from %d refs and reflogs; %s %d records and observations in %d files\n",
-		rec.Commits, rec.Versions, rec.Unparsable, len(rec.Sources), verb, n, len(rec.Recovered))
-}
-
-func moreThan(list []string, n int) string {
-	if len(list) > n {
-		return fmt.Sprintf(" and %d more", len(list)-n)
-	}
-	return ""
-}
-
-func fromLine(commits []string) string {
-	if len(commits) == 0 {
-		return "the history"
-	}
-	return shorten.Runes(commits[0], 10) + moreThan(commits, 1)
 }
