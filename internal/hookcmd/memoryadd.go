@@ -2,13 +2,13 @@ package hookcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
-	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 // memoryAddOptions is `memory add`'s command line.
@@ -55,21 +55,11 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 	if o.File != "" {
 		return addFromFile(ctx, a, o.File, o.JSON)
 	}
-	if !memory.Category(o.Category).Known() {
-		return errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", o.Category)
-	}
-	if err := a.checkAgent("--agent", o.Agent); err != nil {
-		return err
-	}
-	issue, err := validate.Issue(o.Issue)
-	if err != nil {
-		return err
-	}
-	text := o.Text
-	if text == "" {
+	obs, redacted, err := memory.ByHand(o.ID, o.Agent, o.Issue, o.Category, o.Session, o.Text,
+		func(agent string) error { return a.checkAgent("--agent", agent) })
+	if errors.Is(err, memory.ErrNoText) {
 		return usagef("memory add needs the observation TEXT")
 	}
-	text, redacted, err := memory.ByHandText(text)
 	if err != nil {
 		return err
 	}
@@ -78,8 +68,7 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 	}
 	st := a.Memory()
 	st.AuditOp = memory.OpAdd
-	stored, dups, err := st.StoreReport(ctx, []memory.Observation{{ID: o.ID, Agent: o.Agent, IssueNumber: issue,
-		Category: memory.Category(o.Category), Content: text, SessionID: o.Session}})
+	stored, dups, err := st.StoreReport(ctx, []memory.Observation{obs})
 	if err != nil {
 		return err
 	}

@@ -4,17 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 )
-
-// shiftedClock runs from the instant $AGENTX_NOW names (see applyTestClock).
-type shiftedClock struct{ offset time.Duration }
-
-func (c shiftedClock) Now() time.Time { return time.Now().Add(c.offset) }
 
 // applyTestClock honours $AGENTX_NOW (RFC 3339) so end-to-end tests and
 // the demo can step past SLAs without sleeping: the process's clock starts
@@ -29,7 +23,7 @@ func (a *App) applyTestClock() {
 		a.warn("ignoring AGENTX_NOW: %v", err)
 		return
 	}
-	a.Clock = shiftedClock{offset: time.Until(t)}
+	a.Clock = clock.StartingAt(t)
 }
 
 // checkMonitor runs one monitor check against the workspace.

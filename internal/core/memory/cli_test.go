@@ -46,3 +46,31 @@ func TestRoundScoreAndDate(t *testing.T) {
 		t.Errorf("Date = %q", r.Date())
 	}
 }
+
+func TestByHand(t *testing.T) {
+	ok := func(string) error { return nil }
+	for _, tc := range []struct {
+		name, issue, category, text string
+		want                        error
+		code                        errcode.Code
+	}{
+		{name: "stored", issue: "3", category: "decision", text: "Use Redis."},
+		{name: "unknown category first", issue: "x", category: "nope", text: "", code: errcode.InvalidInput},
+		{name: "bad issue", issue: "x", category: "decision", text: "t", code: errcode.InvalidInput},
+		{name: "no text", issue: "3", category: "decision", text: "", want: ErrNoText},
+	} {
+		o, _, err := ByHand("", "engineer", tc.issue, tc.category, "", tc.text, ok)
+		switch {
+		case tc.want != nil:
+			if err != tc.want { //nolint:errorlint // the sentinel itself
+				t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
+			}
+		case tc.code != "":
+			if !errcode.Is(err, tc.code) {
+				t.Errorf("%s: err = %v, want %s", tc.name, err, tc.code)
+			}
+		case err != nil || o.IssueNumber != 3 || o.Content != tc.text:
+			t.Errorf("%s: %+v, %v", tc.name, o, err)
+		}
+	}
+}
