@@ -129,7 +129,7 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 		return nil
 	}
 	recs, err := a.loadRecords(func(r *ledger.Record) bool {
-		return o.All || r.Status.Open() || r.Status == ledger.Escalated
+		return o.All || r.Status.Active()
 	})
 	if err != nil {
 		return err

@@ -98,8 +98,7 @@ func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) erro
 		return nil
 	}
 	if rep.Changed() {
-		a.commandMetrics(ctx, metrics.Line{Command: "memory compact", Issue: issue,
-			Counters: metrics.Counters{Compactions: 1, CompactBefore: rep.Before, CompactAfter: rep.After}})
+		a.commandMetrics(ctx, metrics.Line{Command: "memory compact", Issue: issue, Counters: rep.Counters()})
 	}
 	archive, _ := filepath.Rel(a.Workspace().Root, store.ArchivePath(issue))
 	if o.JSON {

@@ -180,9 +180,7 @@ func runClarifyStale(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		return err
 	}
 	a.printActions(rep, false)
-	recs, err := a.loadRecords(func(r *ledger.Record) bool {
-		return r.Status.Open() || r.Status == ledger.Escalated
-	})
+	recs, err := a.loadRecords(ledger.IsActive)
 	if err != nil {
 		return err
 	}

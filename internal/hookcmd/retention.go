@@ -38,8 +38,7 @@ func (a *App) retainSlice(ctx context.Context) {
 	if err == nil && res.Changed() {
 		// Its own line: retention runs after the session's line and push
 		// (the next session's end folds it into the weekly file).
-		a.recordMetrics(ctx, metrics.Line{Command: "hook finish retention", Issue: res.Issue,
-			Counters: metrics.Counters{Compactions: 1, CompactBefore: res.Before, CompactAfter: res.After}}, false)
+		a.recordMetrics(ctx, metrics.Line{Command: "hook finish retention", Issue: res.Issue, Counters: res.Counters()}, false)
 	}
 }
 
@@ -73,8 +72,7 @@ func runRetentionAll(ctx context.Context, a *App, o *memoryCompactOptions) error
 		return err
 	}
 	if sum := retention.Sum(res); sum.Changed > 0 {
-		a.commandMetrics(ctx, metrics.Line{Command: "memory compact --auto",
-			Counters: metrics.Counters{Compactions: sum.Changed, CompactBefore: sum.Before, CompactAfter: sum.After}})
+		a.commandMetrics(ctx, metrics.Line{Command: "memory compact --auto", Counters: sum.Counters()})
 	}
 	if o.JSON {
 		return a.writeDoc(&retentionDoc{ArchiveAfterDays: p.ArchiveDays(), CompactOver: p.CompactOver, Issues: nonNil(res)})

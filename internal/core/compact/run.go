@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 )
 
 // Report is what one compaction of an issue did, or with DryRun would do.
@@ -22,6 +23,12 @@ type Report struct {
 
 // Changed reports whether the issue file changed.
 func (r *Report) Changed() bool { return !r.DryRun && r.Before != r.After }
+
+// Counters are the compaction's metrics: one compaction, the issue's
+// size before and after.
+func (r *Report) Counters() metrics.Counters {
+	return metrics.Counters{Compactions: 1, CompactBefore: r.Before, CompactAfter: r.After}
+}
 
 // Run plans the compaction of one issue and, unless dryRun, applies it
 // through the store (which archives the originals). An issue without

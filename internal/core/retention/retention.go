@@ -27,6 +27,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 )
 
 // CompactMinAge is how old an observation must be before retention's
@@ -246,6 +247,16 @@ type Sums struct {
 	Changed             int // issues whose file changed
 	Before, After       int // observations in those issues
 	Archived, Compacted int
+}
+
+// Counters are the run's metrics: one compaction per issue changed.
+func (s Sums) Counters() metrics.Counters {
+	return metrics.Counters{Compactions: s.Changed, CompactBefore: s.Before, CompactAfter: s.After}
+}
+
+// Counters are one issue's retention as metrics (a compaction).
+func (r Result) Counters() metrics.Counters {
+	return metrics.Counters{Compactions: 1, CompactBefore: r.Before, CompactAfter: r.After}
 }
 
 // Sum adds up results.
