@@ -123,61 +123,59 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 	if err != nil {
 		return err
 	}
-	opt, mlog, err := syncer.Options()
+	co := statesync.CommandOptions{PullOnly: o.PullOnly, PushOnly: o.PushOnly, InitFrom: o.InitFrom,
+		Recover: o.Recover, DryRun: o.DryRun, Since: o.Since, Timeout: o.Timeout}
+	if !o.JSON {
+		co.Found = func(rec *statebranch.RecoverResult) { a.printLines(statesync.RecoverLines(rec)) }
+		if a.StderrTTY {
+			co.Progress = func(done, total int) {
+				fmt.Fprintf(a.Stderr, "\rrecover: %d/%d files", done, total)
+				if done == total {
+					fmt.Fprintln(a.Stderr)
+				}
+			}
+		}
+	}
+	out, err := syncer.Command(ctx, co)
 	if err != nil {
 		return err
 	}
-	opt.PullOnly, opt.PushOnly, opt.InitFrom = o.PullOnly, o.PushOnly, o.InitFrom
-	start := time.Now()
-	tctx, cancel, timedOut := statesync.WithLimit(ctx, syncer.Limit(o.Timeout), opt.Remote, o.Timeout > 0)
-	defer cancel()
-	var rec *statebranch.RecoverResult
-	if o.Recover {
-		if rec, err = a.recoverState(tctx, syncer, opt, o); err != nil {
-			return timedOut(err)
-		}
-		if o.DryRun {
-			if o.JSON {
-				return a.writeDoc(&syncDoc{Recover: rec, Merge: mlog, DurationMs: time.Since(start).Milliseconds()})
-			}
-			return nil
-		}
-	}
-	res, indexTime, err := syncer.Sync(tctx, opt, statesync.ByCommand)
-	if err != nil {
-		return timedOut(err)
-	}
-	failure := statesync.CorruptFailure(res)
 	// A migration (--init-from) leaves the state files tracked on the code
 	// branch: they are named with the commands that stop tracking them.
 	var tracked []string
-	if o.InitFrom != "" {
+	if o.InitFrom != "" && out.Sync != nil {
 		tracked = trackedStateFiles(ctx, a.Workspace().Root)
 	}
 	if o.JSON {
-		doc := &syncDoc{Sync: res, Merge: mlog, Recover: rec, TrackedState: tracked,
-			MemoryIndexMs: indexTime.Milliseconds(), DurationMs: time.Since(start).Milliseconds()}
+		doc := &syncDoc{Sync: out.Sync, Merge: out.Merge, Recover: out.Recover, TrackedState: tracked,
+			MemoryIndexMs: out.IndexTime.Milliseconds(), DurationMs: out.Took.Milliseconds()}
 		if len(tracked) > 0 {
 			doc.Untrack = untrackCommands()
 		}
-		if failure != nil {
-			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
+		if f := out.Failure; f != nil {
+			doc.Error = &errorBody{Code: string(f.Code), Message: f.Message, Hint: f.Hint}
 		}
-		o.printed = true
+		o.printed = out.Sync != nil
 		if err := a.writeDoc(doc); err != nil {
 			return err
 		}
-		return nilIfNone(failure)
+		return nilIfNone(out.Failure)
 	}
-	lines, warnings := statesync.Lines(res, mlog)
+	if out.Sync != nil {
+		a.printLines(statesync.Lines(out.Sync, out.Merge))
+	}
+	printTrackedState(a, tracked, false)
+	return nilIfNone(out.Failure)
+}
+
+// printLines prints lines on stdout and warnings as warnings (stderr).
+func (a *App) printLines(lines, warnings []string) {
 	for _, line := range lines {
 		fmt.Fprintln(a.Stdout, line)
 	}
 	for _, w := range warnings {
 		a.warn("%s", w)
 	}
-	printTrackedState(a, tracked, false)
-	return nilIfNone(failure)
 }
 
 // nilIfNone keeps a nil *errcode.Error from becoming a non-nil error.
@@ -222,41 +220,4 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 		return nil // a configuration that does not load: not GitHub Mode
 	}
 	return s.Hook(ctx, budget, pull)
-}
-
-// recoverState runs the --recover search, printing what it finds (unless
-// --json) and writing it back (unless --dry-run); the sync that follows
-// pushes it.
-func (a *App) recoverState(ctx context.Context, syncer *statesync.Syncer, opt statebranch.Options, o *syncOptions) (*statebranch.RecoverResult, error) {
-	var since time.Time
-	if o.Since != "" {
-		t, err := parseWhen(a, o.Since)
-		if err != nil {
-			return nil, err
-		}
-		since = t
-	}
-	var progress func(done, total int)
-	if !o.JSON && a.StderrTTY {
-		progress = func(done, total int) {
-			fmt.Fprintf(a.Stderr, "\rrecover: %d/%d files", done, total)
-			if done == total {
-				fmt.Fprintln(a.Stderr)
-			}
-		}
-	}
-	rec, err := syncer.Recover(ctx, opt, since, o.DryRun, progress)
-	if err != nil {
-		return rec, err
-	}
-	if !o.JSON {
-		lines, warnings := statesync.RecoverLines(rec)
-		for _, line := range lines {
-			fmt.Fprintln(a.Stdout, line)
-		}
-		for _, w := range warnings {
-			a.warn("%s", w)
-		}
-	}
-	return rec, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
@@ -55,6 +56,67 @@ func timeoutError(limit time.Duration, remote string, fromFlag bool, cause error
 	first, _, _ := strings.Cut(cause.Error(), "\n")
 	return errcode.Wrap(errcode.AgentError, errors.New(first), "sync did not finish within %s", limit).
 		WithHint(fmt.Sprintf("check that `git fetch %s` answers (network, credentials, a prompt); raise %s for a large first push; what was merged into .agentx/ stays and the next sync pushes it", remote, where))
+}
+
+// CommandOptions is one `sync` command line's choices.
+type CommandOptions struct {
+	PullOnly, PushOnly bool
+	InitFrom           string // a REV whose committed state files seed the sync
+	Recover, DryRun    bool
+	Since              string        // --recover's history from (clock.ParseWhen)
+	Timeout            time.Duration // the whole command's limit (0: Limit's default)
+	// Progress follows --recover's reading; Found receives what it found
+	// before the sync runs (the command prints it then). Either may be nil.
+	Progress func(done, total int)
+	Found    func(*statebranch.RecoverResult)
+}
+
+// Outcome is what a `sync` command did.
+type Outcome struct {
+	Merge   *MergeLog
+	Recover *statebranch.RecoverResult // with --recover
+	Sync    *statebranch.Result        // nil after --recover --dry-run
+	// IndexTime is the memory index's share, Took the whole command's.
+	IndexTime, Took time.Duration
+	// Failure is set when the sync completed but a state file does not
+	// parse on one side: the command fails after reporting the rest.
+	Failure *errcode.Error
+}
+
+// Command runs one `sync` command within its time limit: --recover first
+// when asked (and nothing more with DryRun), then the sync.
+func (s *Syncer) Command(ctx context.Context, o CommandOptions) (*Outcome, error) {
+	start := time.Now()
+	opt, mlog, err := s.Options()
+	if err != nil {
+		return nil, err
+	}
+	opt.PullOnly, opt.PushOnly, opt.InitFrom = o.PullOnly, o.PushOnly, o.InitFrom
+	tctx, cancel, timedOut := WithLimit(ctx, s.Limit(o.Timeout), opt.Remote, o.Timeout > 0)
+	defer cancel()
+	out := &Outcome{Merge: mlog}
+	if o.Recover {
+		since, err := clock.ParseWhen(o.Since, s.Clock.Now())
+		if err != nil {
+			return nil, err
+		}
+		if out.Recover, err = s.Recover(tctx, opt, since, o.DryRun, o.Progress); err != nil {
+			return nil, timedOut(err)
+		}
+		if o.Found != nil {
+			o.Found(out.Recover)
+		}
+		if o.DryRun {
+			out.Took = time.Since(start)
+			return out, nil
+		}
+	}
+	if out.Sync, out.IndexTime, err = s.Sync(tctx, opt, ByCommand); err != nil {
+		return nil, timedOut(err)
+	}
+	out.Failure = CorruptFailure(out.Sync)
+	out.Took = time.Since(start)
+	return out, nil
 }
 
 // Recover runs `sync --recover`'s search over the history of the state
