@@ -120,12 +120,7 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 		if len(l.Clarifications) == 0 {
 			fmt.Fprintf(a.Stdout, "No clarifications on issue #%d.\n", issue)
 		}
-		for i := range l.Clarifications {
-			if i > 0 {
-				fmt.Fprintln(a.Stdout)
-			}
-			render.Thread(a.Stdout, a.Style(), &l.Clarifications[i])
-		}
+		render.Threads(a.Stdout, a.Style(), l.Clarifications)
 		return nil
 	}
 	recs, err := a.loadRecords(func(r *ledger.Record) bool {

@@ -218,10 +218,7 @@ func (a *App) printCapture(rep *intake.Report, asJSON bool, line string) error {
 		}
 		return a.writeDoc(&captureDoc{Capture: rep, ObservationIDs: nonNil(rep.IDs), Message: line})
 	}
-	fmt.Fprintln(a.Stdout, line)
-	for _, o := range rep.Stored {
-		fmt.Fprintf(a.Stdout, "  %s  %s: %s\n", o.ID, o.Category, o.Summary)
-	}
+	a.printLines(append([]string{line}, rep.StoredLines()...), nil)
 	return nil
 }
 

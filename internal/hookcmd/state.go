@@ -24,11 +24,7 @@ func runState(_ context.Context, a *App, o *jsonOnlyOptions) error {
 	}
 	entries := f.Sorted()
 	if o.JSON {
-		agents := map[string]agentstatus.Status{}
-		for _, e := range entries {
-			agents[e.Agent] = e.Status
-		}
-		return a.writeDoc(&stateDoc{Agents: agents})
+		return a.writeDoc(&stateDoc{Agents: f.ByAgent()})
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(a.Stdout, "No agent statuses yet.")
