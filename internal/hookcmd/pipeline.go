@@ -222,10 +222,6 @@ func (a *App) printCapture(rep *intake.Report, asJSON bool, line string) error {
 	return nil
 }
 
-// minRecallBudget is the smallest --budget that leaves room for one
-// observation line besides the footer.
-const minRecallBudget = 100
-
 const recallUsage = `memory recall --agent A [--issue N] [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions] [--json]
 
 Prints the ## Memory Recall section a session starts with: the observations
@@ -273,21 +269,12 @@ func parseRecall(a *App, args []string) (*recallOptions, error) {
 	default:
 		return opts, usagef("--format must be text, claude, codex or json (got %q)", *format)
 	}
-	if *budget < 0 {
-		return opts, usagef("--budget must not be negative")
-	}
-	if *budget > 0 && *budget < minRecallBudget {
-		// Below this the section holds no observation, only a clipped footer.
-		return opts, usagef("--budget %d is too small: a recall needs at least %d tokens (its footer alone takes about 60)", *budget, minRecallBudget)
+	if err := recall.CheckBudget(*budget); err != nil {
+		return opts, usagef("%s", err.Error())
 	}
 	opts.issueFlag = *issueFlag
-	opts.req = recallRequest{Agent: *agent, Query: *query, Budget: *budget, Host: *format}
-	if *write {
-		opts.req.Host = "copilot"
-	}
-	// Text and JSON are read by a person or a script: a preview. The host
-	// forms (claude, codex) and the Copilot instructions inject it.
-	opts.req.Preview = !*write && (*format == "text" || *format == "json")
+	opts.req = recallRequest{Agent: *agent, Query: *query, Budget: *budget}
+	opts.req.For(*format, *write)
 	return opts, nil
 }
 
@@ -305,14 +292,11 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 	}
 	// off says why nothing is recalled (memory or recall switched off).
 	var res recall.Result
-	off := recall.Off(a.memorySettings(), opts.req.Budget)
+	off, text := recall.Off(a.memorySettings(), opts.req.Budget), ""
 	if off == "" {
 		if res, err = a.recallService().Recall(ctx, opts.req); err != nil {
 			return err
 		}
-	}
-	text := ""
-	if off == "" {
 		text = res.Section()
 	}
 	if opts.write {

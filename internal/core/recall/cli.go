@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +18,34 @@ import (
 // InstructionsFile is where Copilot reads recall (it ignores what a
 // sessionStart hook prints), relative to the workspace root.
 const InstructionsFile = ".github/instructions/agentx-memory.instructions.md"
+
+// MinBudget is the smallest budget a recall may be given: below it the
+// section holds no observation, only a clipped footer.
+const MinBudget = 100
+
+// CheckBudget refuses a budget that is negative or too small to hold an
+// observation (0 is [memory] max_tokens).
+func CheckBudget(budget int) error {
+	switch {
+	case budget < 0:
+		return errors.New("--budget must not be negative")
+	case budget > 0 && budget < MinBudget:
+		return fmt.Errorf("--budget %d is too small: a recall needs at least %d tokens (its footer alone takes about 60)", budget, MinBudget)
+	}
+	return nil
+}
+
+// For sets the host a recall is shaped for and whether it is a preview,
+// from the form it is asked in: text and json are read by a person or a
+// script (a preview, not counted); claude and codex, and the Copilot
+// instructions file (write), inject it.
+func (r *Request) For(format string, write bool) {
+	r.Host = format
+	if write {
+		r.Host = "copilot"
+	}
+	r.Preview = !write && (format == "text" || format == "json")
+}
 
 // Off says why [memory] recalls nothing ("" when it recalls): memory
 // switched off, or a recall budget of 0 and none asked for (budget).

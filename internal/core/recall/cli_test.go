@@ -25,3 +25,26 @@ func TestOff(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckBudgetAndFor(t *testing.T) {
+	for _, tc := range []struct {
+		budget int
+		ok     bool
+	}{{0, true}, {MinBudget, true}, {-1, false}, {MinBudget - 1, false}} {
+		if err := CheckBudget(tc.budget); (err == nil) != tc.ok {
+			t.Errorf("CheckBudget(%d) = %v", tc.budget, err)
+		}
+	}
+	for _, tc := range []struct {
+		format  string
+		write   bool
+		host    string
+		preview bool
+	}{{"text", false, "text", true}, {"json", false, "json", true}, {"claude", false, "claude", false}, {"text", true, "copilot", false}} {
+		var r Request
+		r.For(tc.format, tc.write)
+		if r.Host != tc.host || r.Preview != tc.preview {
+			t.Errorf("For(%q, %v) = %q %v", tc.format, tc.write, r.Host, r.Preview)
+		}
+	}
+}
