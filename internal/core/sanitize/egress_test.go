@@ -21,9 +21,9 @@ var egresses = map[string]struct {
 }{
 	"internal/actiondemo/demo.go":                                  {1, "demo fixtures written by the program itself"},
 	"internal/hookcmd/digest.go":                                   {1, "digest text rendered from ledgers and memory, both sanitised when stored"},
-	"internal/hookcmd/pipeline.go":                                 {1, "host instruction files rendered from sanitised memory"},
 	"internal/hookcmd/init.go":                                     {5, "agentx.toml, .gitignore: our own templates; AGENTS.md: our section, the user's text kept as it was"},
 	"internal/hookcmd/mergedriver.go":                              {1, "git merge driver: the merge of two sanitised state files"},
+	"internal/core/recall/cli.go":                                  {1, "host instruction files rendered from sanitised memory"},
 	"internal/core/statesync/index.go":                             {1, "a process id"},
 	"internal/core/hooklog/hooklog.go":                             {1, "hook runs: agent and warnings pass sanitize.Clean in bound"},
 	"internal/hookcmd/setup.go":                                    {1, "host settings: our hook commands"},
