@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
@@ -250,11 +249,8 @@ func runClarifyRequest(ctx context.Context, a *App, o *clarifyRequestOptions) er
 	if err != nil {
 		return err
 	}
-	if len(rt.Config.KnownAgents()) == 0 {
-		// Before `init` there are no workflows: say that, rather than
-		// "unknown agent (known: )".
-		return errcode.New(errcode.InvalidInput, "no agents are configured in %s (no workflows in .agentx/workflows/)",
-			a.Workspace().Root).WithHint("run `agentx-hook init` to create the default config and workflows")
+	if err := rt.Config.RequireAgents(a.Workspace().Root); err != nil {
+		return err
 	}
 	res, err := rt.Request(ctx, router.RequestInput{
 		Issue: issue, From: o.From, To: o.To, Topic: o.Topic, Question: o.Question,
