@@ -13,43 +13,24 @@ import (
 // the hooks and `memory compact --auto` apply it, `memory search
 // --archived` and `memory restore`.
 
-// retentionPolicy is [retention]; ok is false when the configuration did
-// not load or the policy does nothing.
-func (a *App) retentionPolicy() (retention.Policy, bool) {
-	cfg, err := a.Config()
-	if err != nil || cfg == nil {
-		return retention.Policy{}, false
+// retentionHooks wires retention for a hook's step, when it runs: the
+// policy of [retention] (off when the configuration does not load).
+func (a *App) retentionHooks() *retention.Hooks {
+	var p retention.Policy
+	if cfg, err := a.Config(); err == nil && cfg != nil {
+		p = retention.FromConfig(cfg.Config.Retention)
 	}
-	p := retention.FromConfig(cfg.Config.Retention)
-	return p, !p.Off()
+	return &retention.Hooks{Store: a.Memory(), Policy: p, Now: a.Clock.Now(), StateFile: a.Workspace().RetentionFile(), Warn: a.warn,
+		Changed: func(ctx context.Context, r retention.Result) {
+			// Its own line: retention runs after the session's line and push
+			// (the next session's end folds it into the weekly file).
+			a.recordMetrics(ctx, metrics.Line{Command: "hook finish retention", Issue: r.Issue, Counters: r.Counters()}, false)
+		}}
 }
 
-// retainSlice is `hook finish`'s retention step: one issue file, within
-// the hook's deadline; what goes wrong is a warning.
-func (a *App) retainSlice(ctx context.Context) {
-	p, ok := a.retentionPolicy()
-	if !ok {
-		return
-	}
-	res, _, err := retention.Slice(ctx, a.Memory(), p, a.Clock.Now(), a.Workspace().RetentionFile())
-	if err != nil && ctx.Err() == nil {
-		a.warn("agentx hook finish: memory retention on issue #%d: %v", res.Issue, err)
-	}
-	if err == nil && res.Changed() {
-		// Its own line: retention runs after the session's line and push
-		// (the next session's end folds it into the weekly file).
-		a.recordMetrics(ctx, metrics.Line{Command: "hook finish retention", Issue: res.Issue, Counters: res.Counters()}, false)
-	}
-}
-
-// storeAlerts is `hook start`'s daily look at the store's size.
-func (a *App) storeAlerts(ctx context.Context) []string {
-	warnings, err := retention.DueAlerts(ctx, a.Memory(), a.Clock.Now(), a.Workspace().RetentionFile())
-	if err != nil && ctx.Err() == nil {
-		a.warn("agentx hook start: memory alerts: %v", err)
-	}
-	return warnings
-}
+// retainSlice and storeAlerts are the hooks' retention steps.
+func (a *App) retainSlice(ctx context.Context)          { a.retentionHooks().Slice(ctx) }
+func (a *App) storeAlerts(ctx context.Context) []string { return a.retentionHooks().Alerts(ctx) }
 
 type retentionDoc struct {
 	ArchiveAfterDays int                `json:"archiveAfterDays"`
