@@ -236,25 +236,15 @@ type statsDoc struct {
 // metricsDays is the window of `memory stats`'s metrics.
 const metricsDays = 7
 
-// recentMetrics sums the event log's metrics lines of the last
-// metricsDays days.
-func (a *App) recentMetrics() metrics.Report {
-	until := a.Clock.Now()
-	since := until.Add(-metricsDays * 24 * time.Hour)
-	evs, _, err := a.Events().Read(since)
-	if err != nil {
-		a.warn("memory stats: metrics: %v", err)
-	}
-	c, _ := metrics.Sum(evs, since, time.Time{})
-	return metrics.NewReport(c, since, until)
-}
-
 func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	s, err := a.Memory().Stats(ctx)
 	if err != nil {
 		return err
 	}
-	m := a.recentMetrics()
+	m, err := metrics.Recent(a.Events(), a.Clock.Now(), metricsDays)
+	if err != nil {
+		a.warn("memory stats: metrics: %v", err)
+	}
 	if o.JSON {
 		return a.writeDoc(&statsDoc{Stats: s, Metrics: m})
 	}
