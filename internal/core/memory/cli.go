@@ -51,9 +51,14 @@ type DuplicateDoc struct {
 
 // DuplicateDocs lists dups for a document (never null).
 func DuplicateDocs(dups []Duplicate) []DuplicateDoc {
-	out := make([]DuplicateDoc, 0, len(dups))
-	for _, d := range dups {
-		out = append(out, DuplicateDoc(d))
+	return docs(dups, func(d Duplicate) DuplicateDoc { return DuplicateDoc(d) })
+}
+
+// docs lists xs as documents by doc, never null (an empty list reads []).
+func docs[T, D any](xs []T, doc func(T) D) []D {
+	out := make([]D, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, doc(x))
 	}
 	return out
 }
@@ -79,13 +84,10 @@ type RowDoc struct {
 
 // RowDocs lists rows for a document (never null).
 func RowDocs(rows []Row) []RowDoc {
-	out := make([]RowDoc, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, RowDoc{ID: r.ID, Agent: r.Agent, IssueNumber: r.IssueNumber,
-			Category: r.Category, Summary: r.Summary, Tokens: r.Tokens, Timestamp: r.Timestamp,
-			Score: RoundScore(r.Score)})
-	}
-	return out
+	return docs(rows, func(r Row) RowDoc {
+		return RowDoc{ID: r.ID, Agent: r.Agent, IssueNumber: r.IssueNumber, Category: r.Category,
+			Summary: r.Summary, Tokens: r.Tokens, Timestamp: r.Timestamp, Score: RoundScore(r.Score)}
+	})
 }
 
 // Date is the day of the row's timestamp (its first ten characters).
