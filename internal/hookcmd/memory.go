@@ -249,16 +249,11 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		return a.writeDoc(&statsDoc{Stats: s, Metrics: m})
 	}
 	fmt.Fprint(a.Stdout, s.Text())
-	fmt.Fprintf(a.Stdout, "Metrics, last %d days:\n%s", metricsDays, indent(m.Text()))
+	fmt.Fprint(a.Stdout, m.Section(metricsDays))
 	for _, w := range s.Warnings {
 		a.warn("%s", w) // stderr, as every warning: stdout stays the figures
 	}
 	return nil
-}
-
-// indent puts two spaces before every line of s.
-func indent(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
 }
 
 var parseMemoryRemove = parseID("remove", "memory remove ID [--json]")

@@ -76,3 +76,10 @@ func Recent(log *events.Log, now time.Time, days int) (Report, error) {
 	c, _ := Sum(evs, since, time.Time{})
 	return NewReport(c, since, now), err
 }
+
+// Section is the report under a heading naming its window ("Metrics, last
+// 7 days:"), every line indented two spaces.
+func (r Report) Section(days int) string {
+	body := "  " + strings.ReplaceAll(strings.TrimSuffix(r.Text(), "\n"), "\n", "\n  ") + "\n"
+	return fmt.Sprintf("Metrics, last %d days:\n%s", days, body)
+}
