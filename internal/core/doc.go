@@ -23,7 +23,8 @@
 //   - ledger: the per-issue ledger file in the TypeScript and PowerShell
 //     tools' exact shape, unknown keys kept.
 //   - monitor: stale, stuck and deadlocked clarifications across issues,
-//     and what to do about them. monitor/synth: synthetic ledgers for
+//     what to do about them, and how a check reads (its text, its
+//     findings as a document, clarify stale's view). monitor/synth: synthetic ledgers for
 //     measuring it.
 //   - responder: runs the program configured to answer for an agent.
 //   - agentstatus: what each agent is doing, on which issue.
@@ -48,7 +49,8 @@
 //     the recall recorded unless it is a preview).
 //   - recalljournal: the recall counts a recall appends, folded into the
 //     store later so `hook start` stays fast.
-//   - compact: which old observations merge into one summary.
+//   - compact: which old observations merge into one summary; one issue's
+//     compaction run and reported.
 //   - retention: the store bounded by itself ([retention]): what nobody
 //     recalls is archived, an over-full issue compacted, a slice per
 //     hook or all at once; the daily size alerts.
@@ -129,8 +131,9 @@
 //     on refs/agentx/checkpoints; list, compare, restore, prune; History
 //     takes and restores them as the commands do, audited.
 //   - statesync: a workspace's sync with the state branch as commands and
-//     hooks run it: options from the config, the merge's log, audit lines
-//     of what it wrote, the memory index brought in line (inline or by a
+//     hooks run it: options from the config, the `sync` command (time
+//     limit, --recover) and its lines, the merge's log, audit lines of
+//     what it wrote, the memory index brought in line (inline or by a
 //     background rebuild), a hook's fail-open sync within its budget.
 //   - session: the hook session: what `hook start` and `hook finish` do
 //     (pull, monitor, agent status, capture, recall, push, checkpoint)

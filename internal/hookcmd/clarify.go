@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
@@ -23,21 +22,12 @@ func clarifyUsage() string {
        agentx-hook clarify request --issue N --from A --to B --topic T --question Q [--blocking|--non-blocking] [--workflow W --step S]
 `)
 	for _, v := range protocol.Verbs {
-		fmt.Fprintf(&b, "       agentx-hook clarify %-8s CLR-N-NNN %s\n", v.Verb, verbArgs(v))
+		fmt.Fprintf(&b, "       agentx-hook clarify %-8s CLR-N-NNN %s\n", v.Verb, v.Args())
 	}
 	b.WriteString(`
 Without a subcommand: the active clarifications (pending, answered, stale,
 escalated) of every issue; with --issue, every thread of that issue.`)
 	return b.String()
-}
-
-// verbArgs is a verb's arguments after the id, as usage texts show them.
-func verbArgs(v protocol.VerbInfo) string {
-	text := "--" + v.Flag + " TEXT"
-	if !v.NeedsText {
-		text = "[" + text + "]"
-	}
-	return text + " [--as " + v.ByHelp + "]"
 }
 
 // clarifySub returns the clarify subcommand name.
@@ -128,19 +118,12 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 		}
 		if len(l.Clarifications) == 0 {
 			fmt.Fprintf(a.Stdout, "No clarifications on issue #%d.\n", issue)
-			return nil
 		}
-		st := a.Style()
-		for i := range l.Clarifications {
-			if i > 0 {
-				fmt.Fprintln(a.Stdout)
-			}
-			render.Thread(a.Stdout, st, &l.Clarifications[i])
-		}
+		render.Threads(a.Stdout, a.Style(), l.Clarifications)
 		return nil
 	}
 	recs, err := a.loadRecords(func(r *ledger.Record) bool {
-		return o.All || r.Status.Open() || r.Status == ledger.Escalated
+		return o.All || r.Status.Active()
 	})
 	if err != nil {
 		return err
@@ -166,25 +149,13 @@ func (a *App) loadRecords(keep func(*ledger.Record) bool) ([]ledger.Record, erro
 // records is loadRecords; warn false skips ledgers that do not load
 // silently, for a caller whose monitor check reported them already.
 func (a *App) records(keep func(*ledger.Record) bool, warn bool) ([]ledger.Record, error) {
-	loaded, err := a.Ledgers().LoadAll()
-	if err != nil {
-		return nil, err
-	}
-	var recs []ledger.Record
-	for _, l := range loaded {
-		if l.Err != nil {
-			if warn {
-				a.warn("%v; listed without it (the file is left untouched)", l.Err)
-			}
-			continue
-		}
-		for i := range l.Ledger.Clarifications {
-			if keep(&l.Ledger.Clarifications[i]) {
-				recs = append(recs, l.Ledger.Clarifications[i])
-			}
+	recs, skipped, err := a.Ledgers().Records(keep)
+	for _, e := range skipped {
+		if warn {
+			a.warn("%v; listed without it (the file is left untouched)", e)
 		}
 	}
-	return recs, nil
+	return recs, err
 }
 
 func (a *App) warn(format string, args ...any) {
@@ -278,11 +249,8 @@ func runClarifyRequest(ctx context.Context, a *App, o *clarifyRequestOptions) er
 	if err != nil {
 		return err
 	}
-	if len(rt.Config.KnownAgents()) == 0 {
-		// Before `init` there are no workflows: say that, rather than
-		// "unknown agent (known: )".
-		return errcode.New(errcode.InvalidInput, "no agents are configured in %s (no workflows in .agentx/workflows/)",
-			a.Workspace().Root).WithHint("run `agentx-hook init` to create the default config and workflows")
+	if err := rt.Config.RequireAgents(a.Workspace().Root); err != nil {
+		return err
 	}
 	res, err := rt.Request(ctx, router.RequestInput{
 		Issue: issue, From: o.From, To: o.To, Topic: o.Topic, Question: o.Question,
@@ -307,7 +275,7 @@ type clarifyOpOptions struct {
 func parseClarifyOp(a *App, v protocol.VerbInfo, args []string) (*clarifyOpOptions, error) {
 	op := string(v.Verb)
 	o := &clarifyOpOptions{Verb: v}
-	usage := fmt.Sprintf("clarify %s CLR-N-NNN %s [--json]\n\n%s", op, verbArgs(v), v.Help)
+	usage := fmt.Sprintf("clarify %s CLR-N-NNN %s [--json]\n\n%s", op, v.Args(), v.Help)
 	flags := newFlags(a, "clarify "+op, usage)
 	flags.StringVar(&o.Text, v.Flag, "", v.TextHelp)
 	flags.StringVar(&o.As, "as", "", "who acts, `NAME` (default: the record's target for answer, its requester for ask, cli otherwise)")
@@ -325,13 +293,9 @@ func parseClarifyOp(a *App, v protocol.VerbInfo, args []string) (*clarifyOpOptio
 		if _, err := validate.LedgerIssue(o.Issue); err != nil {
 			return o, err
 		}
-		return o, validate.RecordID(o.ID)
+		return o, v.CheckID(o.ID, true)
 	}
-	if _, err := validate.ClarificationID(o.ID); err != nil {
-		if validate.RecordID(o.ID) == nil && !strings.HasPrefix(o.ID, "CLR-") {
-			return o, errcode.New(errcode.InvalidInput, "clarification id %q is not shaped CLR-<issue>-<NNN>: pass --issue N to name the ledger that holds it", o.ID).
-				WithHint("ids of other shapes were written by the old tools: `agentx-hook clarify " + op + " " + o.ID + " --issue N`")
-		}
+	if err := v.CheckID(o.ID, false); err != nil {
 		return o, err
 	}
 	if v.NeedsText && o.Text == "" {
@@ -341,20 +305,12 @@ func parseClarifyOp(a *App, v protocol.VerbInfo, args []string) (*clarifyOpOptio
 }
 
 func runClarifyOp(ctx context.Context, a *App, o *clarifyOpOptions) error {
-	by := o.As
-	if by == "" {
-		by = o.Verb.DefaultBy
-	}
 	rt, err := a.Router()
 	if err != nil {
 		return err
 	}
-	op := protocol.Op{Verb: o.Verb.Verb, ID: o.ID, By: by, Text: o.Text}
-	if o.Issue != "" {
-		op.Issue, _ = validate.LedgerIssue(o.Issue) // checked by parseClarifyOp
-		op.InIssue = true
-	}
-	res, err := rt.Do(ctx, op)
+	issue, _ := validate.LedgerIssue(o.Issue) // checked by parseClarifyOp
+	res, err := rt.Do(ctx, o.Verb.Op(o.ID, o.As, o.Text, issue, o.Issue != ""))
 	return a.printResult(res, string(o.Verb.Verb), o.JSON, err)
 }
 
@@ -385,33 +341,8 @@ func (a *App) printResult(res *router.Result, op string, asJSON bool, opErr erro
 		return a.writeDoc(&resultDoc{ID: rec.ID, Status: rec.Status, Round: rec.Round, Clarification: rec,
 			Escalated: res.Escalated, Answer: res.Answer})
 	}
-	st := a.Style()
-	if op == "requested" {
-		fmt.Fprintln(a.Stdout, rec.ID)
-	} else if res.Escalated {
-		fmt.Fprintf(a.Stdout, "%s escalated (round %d/%d)\n", rec.ID, rec.Round, rec.MaxRounds)
-	} else {
-		fmt.Fprintf(a.Stdout, "%s %s (round %d/%d, status %s)\n", rec.ID, pastTense(op), rec.Round, rec.MaxRounds, rec.Status)
-	}
-	if res.Answer != "" {
-		fmt.Fprintf(a.Stdout, "%s answered (round %d):\n%s\n", rec.To, rec.Round, res.Answer)
-	}
-	if res.Escalated {
-		if e := rec.LastOf(ledger.Escalation); e != nil {
-			fmt.Fprintln(a.Stdout, st.Red(strings.SplitN(e.Body, "\n", 2)[0]))
-			if rest := strings.SplitN(e.Body, "\n", 2); len(rest) == 2 {
-				fmt.Fprintln(a.Stdout, rest[1])
-			}
-		}
-	}
+	fmt.Fprint(a.Stdout, res.Text(a.Style(), op))
 	return opErr
-}
-
-func pastTense(op string) string {
-	if v, ok := protocol.Lookup(op); ok {
-		return v.Past
-	}
-	return op
 }
 
 // warnTampered names, in one warning, the thread entries of recs whose
@@ -419,12 +350,7 @@ func pastTense(op string) string {
 // ("CLR-42-001#2"). Entries the old tools wrote carry no hash: they are
 // unhashed, not tampered.
 func (a *App) warnTampered(recs []ledger.Record) []string {
-	var out []string
-	for i := range recs {
-		for _, j := range recs[i].TamperedEntries() {
-			out = append(out, fmt.Sprintf("%s#%d", recs[i].ID, j))
-		}
-	}
+	out := ledger.TamperedRefs(recs)
 	if len(out) > 0 {
 		a.warn("%d thread entr%s changed since written (%s): shown marked [TAMPERED]; `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored text",
 			len(out), pluralY(len(out)), strings.Join(out, ", "))

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/compact"
-	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
@@ -79,7 +78,7 @@ func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) erro
 	issue := o.Issue
 	opt := compact.Options{Now: a.Clock.Now()}
 	if o.OlderThan != "" {
-		t, err := parseWhen(a, o.OlderThan)
+		t, err := clock.ParseWhen(o.OlderThan, opt.Now)
 		if err != nil {
 			return err
 		}
@@ -90,54 +89,22 @@ func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) erro
 	}
 	a.recallService().Fold(ctx) // archived originals keep their recall counts
 	store := a.Memory()
-	before, err := store.GetByIssue(ctx, issue)
+	rep, err := compact.Run(ctx, store, issue, opt, o.DryRun)
 	if err != nil {
 		return err
 	}
-	if len(before) == 0 {
-		return errcode.New(errcode.NotFound, "issue #%d has no observations", issue)
+	if rep.Raced && !o.JSON {
+		fmt.Fprintln(a.Stdout, rep.Line(""))
+		return nil
 	}
-	var plan compact.Plan
-	var after []memory.Observation
-	archived := 0
-	if o.DryRun {
-		plan = compact.Make(before, opt)
-		after = plan.Keep
-	} else {
-		after, archived, err = store.Compact(ctx, issue, func(obs []memory.Observation) ([]memory.Observation, []memory.Observation, error) {
-			plan = compact.Make(obs, opt)
-			return plan.Keep, plan.Archive, nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	if !o.DryRun && archived == 0 && len(plan.Archive) > 0 {
-		// The store dropped the plan: the issue changed while it was made.
-		plan, after = compact.Plan{}, before
-		if !o.JSON {
-			fmt.Fprintf(a.Stdout, "Nothing compacted: issue #%d changed while the plan was made; run it again.\n", issue)
-			return nil
-		}
-	}
-	if !o.DryRun && len(after) != len(before) {
-		a.commandMetrics(ctx, metrics.Line{Command: "memory compact", Issue: issue,
-			Counters: metrics.Counters{Compactions: 1, CompactBefore: len(before), CompactAfter: len(after)}})
+	if rep.Changed() {
+		a.commandMetrics(ctx, metrics.Line{Command: "memory compact", Issue: issue, Counters: rep.Counters()})
 	}
 	archive, _ := filepath.Rel(a.Workspace().Root, store.ArchivePath(issue))
 	if o.JSON {
-		return a.writeDoc(&compactDoc{Issue: issue, DryRun: o.DryRun,
-			Before: len(before), After: len(after), Summaries: plan.Merged, Archived: len(plan.Archive),
-			Archive: filepath.ToSlash(archive)})
+		return a.writeDoc(&compactDoc{Issue: issue, DryRun: o.DryRun, Before: rep.Before, After: rep.After,
+			Summaries: rep.Plan.Merged, Archived: len(rep.Plan.Archive), Archive: filepath.ToSlash(archive)})
 	}
-	verb := "Compacted"
-	if o.DryRun {
-		verb = "Would compact"
-	}
-	fmt.Fprintf(a.Stdout, "%s issue #%d: %d -> %d observations (%d originals merged into %d summaries", verb, issue, len(before), len(after), len(plan.Archive), plan.Merged)
-	if len(plan.Archive) > 0 {
-		fmt.Fprintf(a.Stdout, ", archived in %s", filepath.ToSlash(archive))
-	}
-	fmt.Fprintln(a.Stdout, ").")
+	fmt.Fprintln(a.Stdout, rep.Line(filepath.ToSlash(archive)))
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/metrics"
-	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
@@ -123,22 +121,10 @@ func parseMemorySearch(a *App, args []string) (*memorySearchOptions, error) {
 	return o, nil
 }
 
-// searchRow is one row of `memory search --json`.
-type searchRow struct {
-	Agent       string          `json:"agent"`
-	Category    memory.Category `json:"category"`
-	ID          string          `json:"id"`
-	IssueNumber int             `json:"issueNumber"`
-	Score       float64         `json:"score"`
-	Summary     string          `json:"summary"`
-	Timestamp   string          `json:"timestamp"`
-	Tokens      int             `json:"tokens"`
-}
-
 type searchDoc struct {
-	Count   int         `json:"count"`
-	Query   string      `json:"query"`
-	Results []searchRow `json:"results"`
+	Count   int             `json:"count"`
+	Query   string          `json:"query"`
+	Results []memory.RowDoc `json:"results"`
 	schemaVersion
 }
 
@@ -158,12 +144,7 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 		return err
 	}
 	if o.JSON {
-		out := make([]searchRow, 0, len(rows))
-		for _, r := range rows {
-			out = append(out, searchRow{ID: r.ID, Agent: r.Agent, IssueNumber: r.IssueNumber,
-				Category: r.Category, Summary: r.Summary, Tokens: r.Tokens, Timestamp: r.Timestamp,
-				Score: roundScore(r.Score)})
-		}
+		out := memory.RowDocs(rows)
 		return a.writeDoc(&searchDoc{Query: q.Text, Count: len(out), Results: out})
 	}
 	if len(rows) == 0 {
@@ -172,11 +153,7 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 	}
 	st := a.Style()
 	for _, r := range rows {
-		date := r.Timestamp
-		if len(date) >= 10 {
-			date = date[:10]
-		}
-		fmt.Fprintf(a.Stdout, "%s  #%d  %s  %s  %s  (%d tokens)\n", st.Bold(r.ID), r.IssueNumber, r.Agent, r.Category, date, r.Tokens)
+		fmt.Fprintf(a.Stdout, "%s  #%d  %s  %s  %s  (%d tokens)\n", st.Bold(r.ID), r.IssueNumber, r.Agent, r.Category, r.Date(), r.Tokens)
 		fmt.Fprintf(a.Stdout, "    %s\n", r.Summary)
 	}
 	next := "`agentx-hook memory get ID` shows one in full"
@@ -187,32 +164,8 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 	return nil
 }
 
-func roundScore(s float64) float64 {
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(s, 'f', 4, 64), 64)
-	return v
-}
-
-// parseWhen reads an ISO time or a duration before now (7d, 12h, 30m).
-func parseWhen(a *App, s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := clock.Parse(s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		if d, err := strconv.Atoi(n); err == nil && d >= 0 {
-			return a.Clock.Now().Add(-time.Duration(d) * 24 * time.Hour), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return a.Clock.Now().Add(-d), nil
-	}
-	return time.Time{}, errcode.New(errcode.InvalidInput, "cannot read time %q (use 2026-03-01, an ISO timestamp, or 7d / 12h)", s)
-}
+// parseWhen reads --since, --until and the like against the clock.
+func parseWhen(a *App, s string) (time.Time, error) { return clock.ParseWhen(s, a.Clock.Now()) }
 
 // idOptions is the command line of a memory command on one observation.
 type idOptions struct {
@@ -265,15 +218,8 @@ func runMemoryGet(ctx context.Context, a *App, opts *idOptions) error {
 	if integrity == contenthash.Tampered {
 		fmt.Fprintln(a.Stdout, st.Red("[TAMPERED: changed since it was stored]"))
 	}
-	fmt.Fprintf(a.Stdout, "Issue: #%d  Agent: %s  Category: %s  Tokens: %d\n", o.IssueNumber, o.Agent, o.Category, o.Tokens)
-	fmt.Fprintf(a.Stdout, "Time: %s", o.Timestamp)
-	if o.SessionID != "" { // hand-added and generated observations have none
-		fmt.Fprintf(a.Stdout, "  Session: %s", o.SessionID)
-	}
-	if o.RecallCount > 0 {
-		fmt.Fprintf(a.Stdout, "  Recalled: %d", o.RecallCount)
-	}
-	fmt.Fprintf(a.Stdout, "\n\n%s\n", o.Content)
+	fmt.Fprintln(a.Stdout, o.Header())
+	fmt.Fprintf(a.Stdout, "\n%s\n", o.Content)
 	return nil
 }
 
@@ -290,55 +236,24 @@ type statsDoc struct {
 // metricsDays is the window of `memory stats`'s metrics.
 const metricsDays = 7
 
-// recentMetrics sums the event log's metrics lines of the last
-// metricsDays days.
-func (a *App) recentMetrics() metrics.Report {
-	until := a.Clock.Now()
-	since := until.Add(-metricsDays * 24 * time.Hour)
-	evs, _, err := a.Events().Read(since)
-	if err != nil {
-		a.warn("memory stats: metrics: %v", err)
-	}
-	c, _ := metrics.Sum(evs, since, time.Time{})
-	return metrics.NewReport(c, since, until)
-}
-
 func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	s, err := a.Memory().Stats(ctx)
 	if err != nil {
 		return err
 	}
-	m := a.recentMetrics()
+	m, err := metrics.Recent(a.Events(), a.Clock.Now(), metricsDays)
+	if err != nil {
+		a.warn("memory stats: metrics: %v", err)
+	}
 	if o.JSON {
 		return a.writeDoc(&statsDoc{Stats: s, Metrics: m})
 	}
-	fmt.Fprintf(a.Stdout, "Observations: %d  Tokens: %d  Issues: %d  Disk: %s\n", s.TotalObservations, s.TotalTokens, s.IssueCount, shorten.Bytes(s.DiskBytes))
-	if s.OldestTimestamp != nil && s.NewestTimestamp != nil {
-		fmt.Fprintf(a.Stdout, "Oldest: %s  Newest: %s\n", *s.OldestTimestamp, *s.NewestTimestamp)
-	}
-	for _, part := range []struct {
-		name string
-		m    map[string]int
-	}{{"By category", s.ByCategory}, {"By agent", s.ByAgent}} {
-		if len(part.m) == 0 {
-			continue
-		}
-		var items []string
-		for _, k := range memory.SortedKeys(part.m) {
-			items = append(items, fmt.Sprintf("%s %d", k, part.m[k]))
-		}
-		fmt.Fprintf(a.Stdout, "%s: %s\n", part.name, strings.Join(items, ", "))
-	}
-	fmt.Fprintf(a.Stdout, "Metrics, last %d days:\n%s", metricsDays, indent(m.Text()))
+	fmt.Fprint(a.Stdout, s.Text())
+	fmt.Fprint(a.Stdout, m.Section(metricsDays))
 	for _, w := range s.Warnings {
 		a.warn("%s", w) // stderr, as every warning: stdout stays the figures
 	}
 	return nil
-}
-
-// indent puts two spaces before every line of s.
-func indent(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
 }
 
 var parseMemoryRemove = parseID("remove", "memory remove ID [--json]")
@@ -433,10 +348,7 @@ func runMemoryRebuild(ctx context.Context, a *App, o *memoryRebuildOptions) erro
 	if o.JSON {
 		return a.writeDoc(&rebuildDoc{Rebuild: rep})
 	}
-	fmt.Fprintf(a.Stdout, "Manifest rebuilt: %d observations from %d issue files in %s.\n", rep.Entries, rep.IssueFiles, rep.Duration.Round(time.Millisecond))
-	for _, f := range rep.Skipped {
-		fmt.Fprintf(a.Stdout, "skipped (corrupt, left untouched): %s\n", f)
-	}
+	fmt.Fprint(a.Stdout, rep.Text())
 	return nil
 }
 

@@ -2,14 +2,13 @@ package hookcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
-	"github.com/agentx-dev/agentx/internal/core/sanitize"
-	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 // memoryAddOptions is `memory add`'s command line.
@@ -49,42 +48,18 @@ type storedDoc struct {
 	Stored []memory.Observation `json:"stored"`
 	// Duplicates are the observations skipped because they repeat a
 	// stored one (Existing is its id).
-	Duplicates []duplicateDoc `json:"duplicates"`
-}
-
-type duplicateDoc struct {
-	Agent    string `json:"agent"`
-	Issue    int    `json:"issueNumber"`
-	Existing string `json:"existing"`
-}
-
-func duplicateDocs(dups []memory.Duplicate) []duplicateDoc {
-	out := make([]duplicateDoc, 0, len(dups))
-	for _, d := range dups {
-		out = append(out, duplicateDoc{Agent: d.Agent, Issue: d.Issue, Existing: d.Existing})
-	}
-	return out
+	Duplicates []memory.DuplicateDoc `json:"duplicates"`
 }
 
 func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 	if o.File != "" {
 		return addFromFile(ctx, a, o.File, o.JSON)
 	}
-	if !memory.Category(o.Category).Known() {
-		return errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", o.Category)
-	}
-	if err := a.checkAgent("--agent", o.Agent); err != nil {
-		return err
-	}
-	issue, err := validate.Issue(o.Issue)
-	if err != nil {
-		return err
-	}
-	text := o.Text
-	if text == "" {
+	obs, redacted, err := memory.ByHand(o.ID, o.Agent, o.Issue, o.Category, o.Session, o.Text,
+		func(agent string) error { return a.checkAgent("--agent", agent) })
+	if errors.Is(err, memory.ErrNoText) {
 		return usagef("memory add needs the observation TEXT")
 	}
-	text, redacted, err := memory.ByHandText(text)
 	if err != nil {
 		return err
 	}
@@ -93,13 +68,12 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 	}
 	st := a.Memory()
 	st.AuditOp = memory.OpAdd
-	stored, dups, err := st.StoreReport(ctx, []memory.Observation{{ID: o.ID, Agent: o.Agent, IssueNumber: issue,
-		Category: memory.Category(o.Category), Content: text, SessionID: o.Session}})
+	stored, dups, err := st.StoreReport(ctx, []memory.Observation{obs})
 	if err != nil {
 		return err
 	}
 	if o.JSON {
-		return a.writeDoc(&storedDoc{Stored: nonNil(stored), Duplicates: duplicateDocs(dups)})
+		return a.writeDoc(&storedDoc{Stored: nonNil(stored), Duplicates: memory.DuplicateDocs(dups)})
 	}
 	if len(stored) == 0 && len(dups) == 1 {
 		fmt.Fprintf(a.Stdout, "Already stored as %s (same id, or same agent, issue and content); nothing added.\n", dups[0].Existing)
@@ -123,40 +97,23 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	obs, err := memory.ParseObservations(path, data)
+	obs, err := memory.PrepareBatch("memory add --file", path, data)
 	if err != nil {
-		if errcode.Is(err, errcode.CorruptState) {
-			// The file is input, not state: a bad one is the caller's
-			// mistake (INVALID_INPUT), not a store that needs repair.
-			return errcode.Wrap(errcode.InvalidInput, err, "memory add --file")
-		}
 		return err
 	}
 	if len(obs) == 0 {
 		if asJSON {
-			return a.writeDoc(&storedDoc{Stored: []memory.Observation{}, Duplicates: []duplicateDoc{}})
+			return a.writeDoc(&storedDoc{Stored: []memory.Observation{}, Duplicates: []memory.DuplicateDoc{}})
 		}
 		fmt.Fprintf(a.Stdout, "Nothing to store: %s holds no observations.\n", path)
 		return nil
-	}
-	// All or nothing: every record is checked before any is stored.
-	for i, o := range obs {
-		if err := memory.CheckInput(o); err != nil {
-			return errcode.Wrap(errcode.InvalidInput, err, "memory add --file: %s: record [%d]", path, i)
-		}
-	}
-	for i := range obs { // a hand-made file is outside input like any other
-		obs[i].Content = sanitize.Text(obs[i].Content)
-		if obs[i].Summary != "" {
-			obs[i].Summary = sanitize.Text(obs[i].Summary)
-		}
 	}
 	stored, dups, err := a.Memory().StoreReport(ctx, obs)
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		return a.writeDoc(&storedDoc{Stored: nonNil(stored), Duplicates: duplicateDocs(dups)})
+		return a.writeDoc(&storedDoc{Stored: nonNil(stored), Duplicates: memory.DuplicateDocs(dups)})
 	}
 	fmt.Fprintf(a.Stdout, "Stored %d of %d observations.\n", len(stored), len(obs))
 	for _, d := range dups {

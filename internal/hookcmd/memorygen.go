@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/memory/synth"
@@ -71,7 +70,6 @@ type generateDoc struct {
 }
 
 func runMemoryGenerate(ctx context.Context, a *App, o *memoryGenerateOptions) error {
-	start := time.Now()
 	s := a.Memory()
 	if o.Dir != "" {
 		dir := o.Dir
@@ -85,23 +83,18 @@ func runMemoryGenerate(ctx context.Context, a *App, o *memoryGenerateOptions) er
 		s = memory.New(target.MemoryDir(), a.Locks(), a.Clock)
 		s.Warn = a.Memory().Warn
 	}
-	s.Events = nil
-	obs := synth.Observations(o.Observations, o.Issues, o.Seed, a.Clock.Now())
-	rep, err := s.Import(ctx, obs)
+	g, err := synth.Generate(ctx, s, o.Observations, o.Issues, o.Seed, a.Clock.Now())
 	if err != nil {
 		return err
 	}
 	if o.JSON {
-		return a.writeDoc(&generateDoc{Generated: o.Observations, Issues: o.Issues, MemoryDir: s.Dir,
-			Seed: o.Seed, StoreTotal: rep.Entries, DurationMs: time.Since(start).Milliseconds()})
+		return a.writeDoc(&generateDoc{Generated: g.Observations, Issues: g.Issues, MemoryDir: s.Dir,
+			Seed: g.Seed, StoreTotal: g.StoreTotal, DurationMs: g.Took.Milliseconds()})
 	}
-	took := time.Since(start).Round(time.Millisecond)
 	if o.Dir == "" {
-		fmt.Fprintf(a.Stdout, "Generated %d observations over %d issues in %s (store now holds %d).\n",
-			o.Observations, o.Issues, took, rep.Entries)
+		fmt.Fprintln(a.Stdout, g.Line(""))
 		return nil
 	}
-	fmt.Fprintf(a.Stdout, "Generated %d observations over %d issues into %s in %s (store now holds %d).\nTry: agentx-hook --root %s memory search \"token refresh\"\n",
-		o.Observations, o.Issues, filepath.Join(o.Dir, workspace.Dir, "memory"), took, rep.Entries, o.Dir)
+	fmt.Fprintf(a.Stdout, "%s\nTry: agentx-hook --root %s memory search \"token refresh\"\n", g.Line(filepath.Join(o.Dir, workspace.Dir, "memory")), o.Dir)
 	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -32,9 +30,8 @@ const (
 	// a host killing the hook would (tests and the durable-part benchmark).
 	// Honoured only when set.
 	envSpoolOnly = "AGENTX_SPOOL_ONLY"
-	// instructionsFile is where Copilot reads recall (it ignores what a
-	// sessionStart hook prints).
-	instructionsFile = ".github/instructions/agentx-memory.instructions.md"
+	// instructionsFile is where Copilot reads recall (recall.InstructionsFile).
+	instructionsFile = recall.InstructionsFile
 )
 
 // memorySettings returns [memory]; a config that cannot be read means the
@@ -109,17 +106,7 @@ func (a *App) openClarificationTexts(issue int) []string {
 	if err != nil {
 		return nil
 	}
-	var texts []string
-	for _, r := range l.Clarifications {
-		if !r.Status.Open() {
-			continue
-		}
-		texts = append(texts, r.Topic)
-		for _, t := range r.Thread {
-			texts = append(texts, t.Body)
-		}
-	}
-	return texts
+	return l.OpenTexts()
 }
 
 // agentAndIssue resolves --agent (else $AGENTX_AGENT) and --issue (else
@@ -231,16 +218,9 @@ func (a *App) printCapture(rep *intake.Report, asJSON bool, line string) error {
 		}
 		return a.writeDoc(&captureDoc{Capture: rep, ObservationIDs: nonNil(rep.IDs), Message: line})
 	}
-	fmt.Fprintln(a.Stdout, line)
-	for _, o := range rep.Stored {
-		fmt.Fprintf(a.Stdout, "  %s  %s: %s\n", o.ID, o.Category, o.Summary)
-	}
+	a.printLines(append([]string{line}, rep.StoredLines()...), nil)
 	return nil
 }
-
-// minRecallBudget is the smallest --budget that leaves room for one
-// observation line besides the footer.
-const minRecallBudget = 100
 
 const recallUsage = `memory recall --agent A [--issue N] [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions] [--json]
 
@@ -289,21 +269,12 @@ func parseRecall(a *App, args []string) (*recallOptions, error) {
 	default:
 		return opts, usagef("--format must be text, claude, codex or json (got %q)", *format)
 	}
-	if *budget < 0 {
-		return opts, usagef("--budget must not be negative")
-	}
-	if *budget > 0 && *budget < minRecallBudget {
-		// Below this the section holds no observation, only a clipped footer.
-		return opts, usagef("--budget %d is too small: a recall needs at least %d tokens (its footer alone takes about 60)", *budget, minRecallBudget)
+	if err := recall.CheckBudget(*budget); err != nil {
+		return opts, usagef("%s", err.Error())
 	}
 	opts.issueFlag = *issueFlag
-	opts.req = recallRequest{Agent: *agent, Query: *query, Budget: *budget, Host: *format}
-	if *write {
-		opts.req.Host = "copilot"
-	}
-	// Text and JSON are read by a person or a script: a preview. The host
-	// forms (claude, codex) and the Copilot instructions inject it.
-	opts.req.Preview = !*write && (*format == "text" || *format == "json")
+	opts.req = recallRequest{Agent: *agent, Query: *query, Budget: *budget}
+	opts.req.For(*format, *write)
 	return opts, nil
 }
 
@@ -321,21 +292,12 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 	}
 	// off says why nothing is recalled (memory or recall switched off).
 	var res recall.Result
-	var off string
-	settings := a.memorySettings()
-	switch {
-	case !settings.IsEnabled():
-		off = "Memory is disabled ([memory] enabled = false)."
-	case settings.Budget() <= 0 && opts.req.Budget == 0:
-		off = "Memory recall is off ([memory] max_tokens = 0); capture still runs."
-	default:
+	off, text := recall.Off(a.memorySettings(), opts.req.Budget), ""
+	if off == "" {
 		if res, err = a.recallService().Recall(ctx, opts.req); err != nil {
 			return err
 		}
-	}
-	text := ""
-	if off == "" {
-		text = "## Memory Recall\n" + res.Body + "\n"
+		text = res.Section()
 	}
 	if opts.write {
 		return a.writeInstructions(opts.req, text, off)
@@ -354,25 +316,13 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 	return err
 }
 
-// recalledRow is one observation of `memory recall --json`.
-type recalledRow struct {
-	Agent       string          `json:"agent"`
-	Category    memory.Category `json:"category"`
-	Full        bool            `json:"full"`
-	ID          string          `json:"id"`
-	IssueNumber int             `json:"issueNumber"`
-	Score       float64         `json:"score"`
-	Summary     string          `json:"summary"`
-	Timestamp   string          `json:"timestamp"`
-}
-
 type recallDoc struct {
-	Agent           string        `json:"agent"`
-	DisplacedTokens int           `json:"displacedTokens"`
-	Enabled         bool          `json:"enabled"`
-	Issue           *int          `json:"issue"`
-	More            int           `json:"more"`
-	Recalled        []recalledRow `json:"recalled"`
+	Agent           string            `json:"agent"`
+	DisplacedTokens int               `json:"displacedTokens"`
+	Enabled         bool              `json:"enabled"`
+	Issue           *int              `json:"issue"`
+	More            int               `json:"more"`
+	Recalled        []recall.ShownDoc `json:"recalled"`
 	schemaVersion
 	Text   string `json:"text"`
 	Tokens int    `json:"tokens"`
@@ -384,12 +334,7 @@ func (a *App) writeRecallJSON(req recallRequest, res recall.Result, off, text st
 	if req.HasIssue {
 		iss = &req.Issue
 	}
-	shown := make([]recalledRow, 0, len(res.Shown))
-	for _, s := range res.Shown {
-		shown = append(shown, recalledRow{ID: s.Obs.ID, Agent: s.Obs.Agent, IssueNumber: s.Obs.IssueNumber,
-			Category: s.Obs.Category, Summary: s.Obs.Summary, Timestamp: s.Obs.Timestamp,
-			Score: roundScore(s.Score), Full: s.Full})
-	}
+	shown := res.ShownDocs()
 	return a.writeDoc(&recallDoc{Agent: req.Agent, Issue: iss,
 		Enabled: off == "", Recalled: shown, More: res.More, Tokens: res.Tokens,
 		DisplacedTokens: res.Displaced, Text: text})
@@ -397,23 +342,14 @@ func (a *App) writeRecallJSON(req recallRequest, res recall.Result, off, text st
 
 // writeInstructions writes the recall where GitHub Copilot reads it.
 func (a *App) writeInstructions(req recallRequest, text, off string) error {
-	path := filepath.Join(a.Workspace().Root, filepath.FromSlash(instructionsFile))
 	if off != "" {
 		fmt.Fprintln(a.Stdout, off+" "+instructionsFile+" left as it is.")
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	n, err := recall.WriteInstructions(a.Workspace().Root, req, text)
+	if err != nil {
 		return err
 	}
-	who := req.Agent
-	if req.HasIssue {
-		who += fmt.Sprintf(" on issue #%d", req.Issue)
-	}
-	doc := "---\napplyTo: \"**\"\n---\n<!-- Written by `agentx-hook memory recall --write-instructions`; rewritten at every session end. -->\n" +
-		"# What agentx remembers for " + who + "\n\n" + text
-	if err := atomicfile.Write(path, []byte(doc), atomicfile.Options{}); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.Stdout, "Wrote %s (%d characters).\n", instructionsFile, len(doc))
+	fmt.Fprintf(a.Stdout, "Wrote %s (%d characters).\n", instructionsFile, n)
 	return nil
 }

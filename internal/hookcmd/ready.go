@@ -3,7 +3,6 @@ package hookcmd
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/ready"
@@ -42,24 +41,8 @@ func (a *App) printReady(list []*ready.Issue) {
 		fmt.Fprintln(a.Stdout, "No issues known locally.")
 		return
 	}
-	st := a.Style()
 	for _, ri := range list {
-		line := fmt.Sprintf("#%-5d", ri.Issue)
-		if ri.Title != "" {
-			line += " " + ri.Title
-		}
-		if ri.Status != "" {
-			line += " (" + ri.Status + ")"
-		}
-		if len(ri.EscalatedLines) > 0 {
-			line += " " + st.Red("[WAITING FOR A PERSON]") + " " + strings.Join(ri.EscalatedLines, "; ")
-		}
-		if len(ri.Waits) > 0 {
-			line += " " + st.Red("[BLOCKED: Clarification pending]") + " " + strings.Join(ri.Waits, "; ")
-		}
-		if !ri.Blocked {
-			line += " " + st.Green("ready")
-		}
+		line := ri.Line(a.Style())
 		fmt.Fprintln(a.Stdout, line)
 	}
 }

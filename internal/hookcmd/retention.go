@@ -13,44 +13,24 @@ import (
 // the hooks and `memory compact --auto` apply it, `memory search
 // --archived` and `memory restore`.
 
-// retentionPolicy is [retention]; ok is false when the configuration did
-// not load or the policy does nothing.
-func (a *App) retentionPolicy() (retention.Policy, bool) {
-	cfg, err := a.Config()
-	if err != nil || cfg == nil {
-		return retention.Policy{}, false
+// retentionHooks wires retention for a hook's step, when it runs: the
+// policy of [retention] (off when the configuration does not load).
+func (a *App) retentionHooks() *retention.Hooks {
+	var p retention.Policy
+	if cfg, err := a.Config(); err == nil && cfg != nil {
+		p = retention.FromConfig(cfg.Config.Retention)
 	}
-	p := retention.FromConfig(cfg.Config.Retention)
-	return p, !p.Off()
+	return &retention.Hooks{Store: a.Memory(), Policy: p, Now: a.Clock.Now(), StateFile: a.Workspace().RetentionFile(), Warn: a.warn,
+		Changed: func(ctx context.Context, r retention.Result) {
+			// Its own line: retention runs after the session's line and push
+			// (the next session's end folds it into the weekly file).
+			a.recordMetrics(ctx, metrics.Line{Command: "hook finish retention", Issue: r.Issue, Counters: r.Counters()}, false)
+		}}
 }
 
-// retainSlice is `hook finish`'s retention step: one issue file, within
-// the hook's deadline; what goes wrong is a warning.
-func (a *App) retainSlice(ctx context.Context) {
-	p, ok := a.retentionPolicy()
-	if !ok {
-		return
-	}
-	res, _, err := retention.Slice(ctx, a.Memory(), p, a.Clock.Now(), a.Workspace().RetentionFile())
-	if err != nil && ctx.Err() == nil {
-		a.warn("agentx hook finish: memory retention on issue #%d: %v", res.Issue, err)
-	}
-	if err == nil && res.Changed() {
-		// Its own line: retention runs after the session's line and push
-		// (the next session's end folds it into the weekly file).
-		a.recordMetrics(ctx, metrics.Line{Command: "hook finish retention", Issue: res.Issue,
-			Counters: metrics.Counters{Compactions: 1, CompactBefore: res.Before, CompactAfter: res.After}}, false)
-	}
-}
-
-// storeAlerts is `hook start`'s daily look at the store's size.
-func (a *App) storeAlerts(ctx context.Context) []string {
-	warnings, err := retention.DueAlerts(ctx, a.Memory(), a.Clock.Now(), a.Workspace().RetentionFile())
-	if err != nil && ctx.Err() == nil {
-		a.warn("agentx hook start: memory alerts: %v", err)
-	}
-	return warnings
-}
+// retainSlice and storeAlerts are the hooks' retention steps.
+func (a *App) retainSlice(ctx context.Context)          { a.retentionHooks().Slice(ctx) }
+func (a *App) storeAlerts(ctx context.Context) []string { return a.retentionHooks().Alerts(ctx) }
 
 type retentionDoc struct {
 	ArchiveAfterDays int                `json:"archiveAfterDays"`
@@ -72,30 +52,15 @@ func runRetentionAll(ctx context.Context, a *App, o *memoryCompactOptions) error
 	if err != nil {
 		return err
 	}
-	var c metrics.Counters
-	for _, r := range res {
-		if r.Changed() {
-			c.Add(metrics.Counters{Compactions: 1, CompactBefore: r.Before, CompactAfter: r.After})
-		}
-	}
-	if c.Compactions > 0 {
-		a.commandMetrics(ctx, metrics.Line{Command: "memory compact --auto", Counters: c})
-	}
-	if res == nil {
-		res = []retention.Result{}
+	if sum := retention.Sum(res); sum.Changed > 0 {
+		a.commandMetrics(ctx, metrics.Line{Command: "memory compact --auto", Counters: sum.Counters()})
 	}
 	if o.JSON {
-		return a.writeDoc(&retentionDoc{ArchiveAfterDays: int(p.ArchiveAfter.Hours() / 24), CompactOver: p.CompactOver, Issues: res})
+		return a.writeDoc(&retentionDoc{ArchiveAfterDays: p.ArchiveDays(), CompactOver: p.CompactOver, Issues: nonNil(res)})
 	}
-	archived, compacted := 0, 0
-	for _, r := range res {
-		fmt.Fprintf(a.Stdout, "Issue #%d: %d -> %d observations (%d archived, %d merged into %d summaries).\n",
-			r.Issue, r.Before, r.After, r.Archived, r.Compacted, r.Summaries)
-		archived += r.Archived
-		compacted += r.Compacted
+	for _, line := range retention.Lines(res, p) {
+		fmt.Fprintln(a.Stdout, line)
 	}
-	fmt.Fprintf(a.Stdout, "Retention: %d issues changed, %d observations archived, %d compacted ([retention] archive_after_days %d, compact_over %d).\n",
-		len(res), archived, compacted, int(p.ArchiveAfter.Hours()/24), p.CompactOver)
 	return nil
 }
 

@@ -3,10 +3,9 @@ package hookcmd
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
+	"io"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
-	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/render"
 )
@@ -25,43 +24,14 @@ func runState(_ context.Context, a *App, o *jsonOnlyOptions) error {
 	}
 	entries := f.Sorted()
 	if o.JSON {
-		agents := map[string]agentstatus.Status{}
-		for _, e := range entries {
-			agents[e.Agent] = e.Status
-		}
-		return a.writeDoc(&stateDoc{Agents: agents})
+		return a.writeDoc(&stateDoc{Agents: f.ByAgent()})
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(a.Stdout, "No agent statuses yet.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tSTATUS\tISSUE\tCLARIFICATION\tDETAIL\tLAST ACTIVITY")
-	now := a.Clock.Now()
-	for _, e := range entries {
-		issue, clr, detail := "-", "-", ""
-		if e.Issue != nil {
-			issue = fmt.Sprintf("#%d", *e.Issue)
-		}
-		if e.ClarificationID != nil {
-			clr = *e.ClarificationID
-		}
-		if e.WaitingOn != nil {
-			detail = "waiting on " + *e.WaitingOn
-		}
-		if e.RespondingTo != nil {
-			detail = "responding to " + *e.RespondingTo
-		}
-		age := "-"
-		if t, err := clock.Parse(e.LastActivity); err == nil {
-			age = render.Age(now.Sub(t))
-			if now.Sub(t) >= 0 { // ahead of our clock: "just now" alone
-				age += " ago"
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Agent, e.Status.Status, issue, clr, detail, age)
-	}
-	return tw.Flush()
+	_, err = io.WriteString(a.Stdout, render.AgentTable(entries, a.Clock.Now()))
+	return err
 }
 
 // eventsOptions is `events`'s command line.
@@ -105,7 +75,7 @@ func runEvents(_ context.Context, a *App, o *eventsOptions) error {
 		return nil
 	}
 	for _, e := range evs {
-		fmt.Fprintf(a.Stdout, "%s  %-24s %s\n", e.Time, e.Type, string(e.Payload))
+		fmt.Fprintln(a.Stdout, e.Line())
 	}
 	return nil
 }

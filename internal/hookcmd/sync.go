@@ -2,13 +2,10 @@ package hookcmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 	"github.com/agentx-dev/agentx/internal/core/statesync"
@@ -126,96 +123,59 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 	if err != nil {
 		return err
 	}
-	opt, mlog, err := syncer.Options()
-	if err != nil {
-		return err
-	}
-	opt.PullOnly, opt.PushOnly, opt.InitFrom = o.PullOnly, o.PushOnly, o.InitFrom
-	limit := o.Timeout
-	if limit == 0 {
-		limit = syncer.Config.Config.GitHub.SyncTimeoutOr()
-	}
-	start := time.Now()
-	// The cause tells our own limit from a signal (which cancels ctx too).
-	tctx, cancel := context.WithTimeoutCause(ctx, limit, errSyncTimeout)
-	defer cancel()
-	timedOut := func(err error) error {
-		if err != nil && errors.Is(context.Cause(tctx), errSyncTimeout) {
-			return syncTimeoutError(limit, opt.Remote, o.Timeout > 0, err)
-		}
-		return err
-	}
-	var rec *statebranch.RecoverResult
-	if o.Recover {
-		if rec, err = a.recoverState(tctx, syncer, opt, o); err != nil {
-			return timedOut(err)
-		}
-		if o.DryRun {
-			if o.JSON {
-				return a.writeDoc(&syncDoc{Recover: rec, Merge: mlog, DurationMs: time.Since(start).Milliseconds()})
+	co := statesync.CommandOptions{PullOnly: o.PullOnly, PushOnly: o.PushOnly, InitFrom: o.InitFrom,
+		Recover: o.Recover, DryRun: o.DryRun, Since: o.Since, Timeout: o.Timeout}
+	if !o.JSON {
+		co.Found = func(rec *statebranch.RecoverResult) { a.printLines(statesync.RecoverLines(rec)) }
+		if a.StderrTTY {
+			co.Progress = func(done, total int) {
+				fmt.Fprintf(a.Stderr, "\rrecover: %d/%d files", done, total)
+				if done == total {
+					fmt.Fprintln(a.Stderr)
+				}
 			}
-			return nil
 		}
 	}
-	res, indexTime, err := syncer.Sync(tctx, opt, statesync.ByCommand)
+	out, err := syncer.Command(ctx, co)
 	if err != nil {
-		return timedOut(err)
+		return err
 	}
-	failure := statesync.CorruptFailure(res)
 	// A migration (--init-from) leaves the state files tracked on the code
 	// branch: they are named with the commands that stop tracking them.
 	var tracked []string
-	if o.InitFrom != "" {
+	if o.InitFrom != "" && out.Sync != nil {
 		tracked = trackedStateFiles(ctx, a.Workspace().Root)
 	}
 	if o.JSON {
-		doc := &syncDoc{Sync: res, Merge: mlog, Recover: rec, TrackedState: tracked,
-			MemoryIndexMs: indexTime.Milliseconds(), DurationMs: time.Since(start).Milliseconds()}
+		doc := &syncDoc{Sync: out.Sync, Merge: out.Merge, Recover: out.Recover, TrackedState: tracked,
+			MemoryIndexMs: out.IndexTime.Milliseconds(), DurationMs: out.Took.Milliseconds()}
 		if len(tracked) > 0 {
 			doc.Untrack = untrackCommands()
 		}
-		if failure != nil {
-			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
+		if f := out.Failure; f != nil {
+			doc.Error = &errorBody{Code: string(f.Code), Message: f.Message, Hint: f.Hint}
 		}
-		o.printed = true
+		o.printed = out.Sync != nil
 		if err := a.writeDoc(doc); err != nil {
 			return err
 		}
-		return nilIfNone(failure)
+		return nilIfNone(out.Failure)
 	}
-	fmt.Fprintln(a.Stdout, statesync.Summary(res))
-	for _, n := range res.Notes {
-		fmt.Fprintln(a.Stdout, "sync: "+n)
-	}
-	if d := res.Diverged; d != nil {
-		fmt.Fprintln(a.Stdout, statesync.DivergenceLine(res))
-	}
-	for _, r := range mlog.Renamed {
-		fmt.Fprintln(a.Stdout, statesync.RenameLine(r))
-	}
-	for _, c := range res.Conflicts {
-		a.warn("not merged, kept locally and not pushed: %s (%s)", c.Path, c.Reason)
-	}
-	for _, c := range res.Corrupt {
-		a.warn("%s", statesync.CorruptLine(c))
+	if out.Sync != nil {
+		a.printLines(statesync.Lines(out.Sync, out.Merge))
 	}
 	printTrackedState(a, tracked, false)
-	return nilIfNone(failure)
+	return nilIfNone(out.Failure)
 }
 
-// errSyncTimeout is the cause of a sync's context past its --timeout.
-var errSyncTimeout = errors.New("sync timeout")
-
-// syncTimeoutError is a sync stopped by its own time limit: what the limit
-// was, where it comes from, and what is left as it was.
-func syncTimeoutError(limit time.Duration, remote string, fromFlag bool, cause error) error {
-	where := "--timeout or [github] sync_timeout in .agentx/agentx.toml"
-	if fromFlag {
-		where = "--timeout"
+// printLines prints lines on stdout and warnings as warnings (stderr).
+func (a *App) printLines(lines, warnings []string) {
+	for _, line := range lines {
+		fmt.Fprintln(a.Stdout, line)
 	}
-	return errcode.Wrap(errcode.AgentError, errors.New(firstLine(cause.Error())),
-		"sync did not finish within %s", limit).
-		WithHint(fmt.Sprintf("check that `git fetch %s` answers (network, credentials, a prompt); raise %s for a large first push; what was merged into .agentx/ stays and the next sync pushes it", remote, where))
+	for _, w := range warnings {
+		a.warn("%s", w)
+	}
 }
 
 // nilIfNone keeps a nil *errcode.Error from becoming a non-nil error.
@@ -260,90 +220,4 @@ func (a *App) stateSyncHook(ctx context.Context, budget time.Duration, pull bool
 		return nil // a configuration that does not load: not GitHub Mode
 	}
 	return s.Hook(ctx, budget, pull)
-}
-
-// firstLine is s up to its first newline (shorten.Line would fold the
-// rest in; a git error's first line is the one that says what failed).
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
-// recoverState runs the --recover search, printing what it finds (unless
-// --json) and writing it back (unless --dry-run); the sync that follows
-// pushes it.
-func (a *App) recoverState(ctx context.Context, syncer *statesync.Syncer, opt statebranch.Options, o *syncOptions) (*statebranch.RecoverResult, error) {
-	ropt := statebranch.RecoverOptions{Root: opt.Root, Branch: opt.Branch,
-		Merge: opt.Merge, Valid: opt.Valid, Live: statemerge.Live, Locks: opt.Locks, DryRun: o.DryRun}
-	if o.Since != "" {
-		t, err := parseWhen(a, o.Since)
-		if err != nil {
-			return nil, err
-		}
-		ropt.Since = t
-	}
-	if !o.JSON && a.StderrTTY {
-		ropt.Progress = func(done, total int) {
-			fmt.Fprintf(a.Stderr, "\rrecover: %d/%d files", done, total)
-			if done == total {
-				fmt.Fprintln(a.Stderr)
-			}
-		}
-	}
-	writes := &statesync.Writes{}
-	ropt.Wrote = writes.Wrote
-	rec, err := statebranch.Recover(ctx, ropt)
-	syncer.AuditWrites(context.WithoutCancel(ctx), writes, "recovered from the history of "+opt.Remote+"/"+opt.Branch)
-	if err != nil {
-		return rec, err
-	}
-	var issues []int
-	if !o.DryRun {
-		var paths []string
-		for _, r := range rec.Recovered {
-			paths = append(paths, r.Path)
-		}
-		issues = statesync.MemoryIssues(paths)
-	}
-	if len(issues) > 0 {
-		if err := a.Memory().Reindex(ctx, issues); err != nil {
-			return rec, fmt.Errorf("update the memory index after recovery: %w", err)
-		}
-	}
-	if !o.JSON {
-		printRecovered(a, rec)
-	}
-	return rec, nil
-}
-
-func printRecovered(a *App, rec *statebranch.RecoverResult) {
-	verb := "recovered"
-	if rec.DryRun {
-		verb = "would recover"
-	}
-	n := 0
-	for _, r := range rec.Recovered {
-		n += len(r.IDs)
-		fmt.Fprintf(a.Stdout, "%s %d in %s: %s (from %s)\n", verb, len(r.IDs), r.Path,
-			strings.Join(statesync.FirstN(r.IDs, 8), ", ")+moreThan(r.IDs, 8), fromLine(r.From))
-	}
-	for _, p := range rec.Skipped {
-		a.warn("%s does not parse: nothing recovered into it (repair it or move it aside, then run --recover again)", p)
-	}
-	fmt.Fprintf(a.Stdout, "recover: read %d commits (%d file versions, %d unparsable) from %d refs and reflogs; %s %d records and observations in %d files\n",
-		rec.Commits, rec.Versions, rec.Unparsable, len(rec.Sources), verb, n, len(rec.Recovered))
-}
-
-func moreThan(list []string, n int) string {
-	if len(list) > n {
-		return fmt.Sprintf(" and %d more", len(list)-n)
-	}
-	return ""
-}
-
-func fromLine(commits []string) string {
-	if len(commits) == 0 {
-		return "the history"
-	}
-	return shorten.Runes(commits[0], 10) + moreThan(commits, 1)
 }

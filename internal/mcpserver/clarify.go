@@ -171,9 +171,8 @@ func (s *server) request(ctx context.Context, req *mcp.CallToolRequest, in reque
 	if err != nil {
 		return nil, err
 	}
-	if len(s.o.Config.KnownAgents()) == 0 {
-		return nil, errcode.New(errcode.InvalidInput, "no agents are configured in %s (no workflows in .agentx/workflows/)", s.o.WS.Root).
-			WithHint("run `agentx-hook init` to create the default config and workflows")
+	if err := s.o.Config.RequireAgents(s.o.WS.Root); err != nil {
+		return nil, err
 	}
 	blocking := in.Blocking == nil || *in.Blocking
 	wait := s.o.Wait

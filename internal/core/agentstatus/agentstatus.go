@@ -103,6 +103,15 @@ func (f *File) Sorted() []Entry {
 	return out
 }
 
+// ByAgent is every agent's status by name.
+func (f *File) ByAgent() map[string]Status {
+	out := make(map[string]Status, len(f.Entries))
+	for _, e := range f.Entries {
+		out[e.Agent] = e.Status
+	}
+	return out
+}
+
 // MarshalJSON writes the agents in order.
 func (f File) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer

@@ -20,6 +20,17 @@ type Real struct{}
 // Now returns the current time.
 func (Real) Now() time.Time { return time.Now() }
 
+// Shifted is the wall clock started at another instant: it runs on from
+// there ($AGENTX_NOW lets end-to-end tests and the demo step past SLAs
+// without sleeping).
+type Shifted struct{ offset time.Duration }
+
+// StartingAt returns a clock that reads t now and runs on.
+func StartingAt(t time.Time) Shifted { return Shifted{offset: time.Until(t)} }
+
+// Now returns the shifted time.
+func (c Shifted) Now() time.Time { return time.Now().Add(c.offset) }
+
 // Fake is a clock a test moves by hand. Safe for concurrent use.
 type Fake struct {
 	mu sync.Mutex

@@ -1,9 +1,10 @@
 // Package compact owns observation compaction (SPEC Phase 3): which
 // observations of an old issue merge into one summary observation, and what
-// that summary says. It only plans; memory.Store.Compact applies the plan,
-// archiving every original before the issue file changes, so nothing is
-// ever lost and a merged decision can still be read in full from the
-// archive.
+// that summary says. Make only plans; memory.Store.Compact applies the
+// plan, archiving every original before the issue file changes, so
+// nothing is ever lost and a merged decision can still be read in full
+// from the archive. Run does both for one issue, as `memory compact` asks,
+// and reports it.
 //
 // A merged observation keeps its members' category (a decision stays a
 // decision), the newest member's time (recency stays truthful) and the text

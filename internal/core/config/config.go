@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -461,6 +462,17 @@ func (s *Set) Workflow(name string) (*Workflow, bool) {
 		}
 	}
 	return nil, false
+}
+
+// RequireAgents refuses a workspace whose workflows name no agent: before
+// `init` there are none, and that is what a request must say rather than
+// "unknown agent (known: )". root names the workspace.
+func (s *Set) RequireAgents(root string) error {
+	if len(s.KnownAgents()) == 0 {
+		return errcode.New(errcode.InvalidInput, "no agents are configured in %s (no workflows in .agentx/workflows/)", root).
+			WithHint("run `agentx-hook init` to create the default config and workflows")
+	}
+	return nil
 }
 
 // KnownAgents is every agent the configuration names: step agents, their

@@ -227,3 +227,8 @@ func dirOf(p string) string {
 	}
 	return "."
 }
+
+// Line is the event as `events` lists it: time, type, payload.
+func (e Event) Line() string {
+	return fmt.Sprintf("%s  %-24s %s", e.Time, e.Type, string(e.Payload))
+}

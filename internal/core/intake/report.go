@@ -37,3 +37,13 @@ func (r *Report) Line() string {
 	}
 	return s + "."
 }
+
+// StoredLines are the stored observations, one line each, as a capture
+// lists them under its Line.
+func (r *Report) StoredLines() []string {
+	out := make([]string, 0, len(r.Stored))
+	for _, o := range r.Stored {
+		out = append(out, fmt.Sprintf("  %s  %s: %s", o.ID, o.Category, o.Summary))
+	}
+	return out
+}

@@ -36,6 +36,13 @@ func (s Status) Open() bool { return s == Pending || s == Answered || s == Stale
 // Waiting reports whether the target owes an answer.
 func (s Status) Waiting() bool { return s == Pending || s == Stale }
 
+// Active is what `clarify` lists by default: open, or escalated (waiting
+// for a person).
+func (s Status) Active() bool { return s.Open() || s == Escalated }
+
+// IsActive is Active on a record, the filter of Store.Records.
+func IsActive(r *Record) bool { return r.Status.Active() }
+
 // Known reports whether s is one of the six statuses.
 func (s Status) Known() bool {
 	switch s {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/events"
 )
 
 // Report is a window's sums with the averages and rates they give (null
@@ -65,4 +66,20 @@ func Pct(v *float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.0f%%", *v*100)
+}
+
+// Recent is the report of the days before now in log: what `memory stats`
+// shows. A log that cannot be read is reported with what was read of it.
+func Recent(log *events.Log, now time.Time, days int) (Report, error) {
+	since := now.Add(-time.Duration(days) * 24 * time.Hour)
+	evs, _, err := log.Read(since)
+	c, _ := Sum(evs, since, time.Time{})
+	return NewReport(c, since, now), err
+}
+
+// Section is the report under a heading naming its window ("Metrics, last
+// 7 days:"), every line indented two spaces.
+func (r Report) Section(days int) string {
+	body := "  " + strings.ReplaceAll(strings.TrimSuffix(r.Text(), "\n"), "\n", "\n  ") + "\n"
+	return fmt.Sprintf("Metrics, last %d days:\n%s", days, body)
 }

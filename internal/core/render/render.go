@@ -104,6 +104,16 @@ func List(w io.Writer, st Style, recs []ledger.Record, now time.Time) {
 	}
 }
 
+// Threads renders every record of recs by Thread, a blank line between.
+func Threads(w io.Writer, st Style, recs []ledger.Record) {
+	for i := range recs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		Thread(w, st, &recs[i])
+	}
+}
+
 // Thread renders one record with its conversation:
 //
 //	CLR-42-001 | engineer -> architect

@@ -17,6 +17,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"sort"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/metrics"
 )
 
 // CompactMinAge is how old an observation must be before retention's
@@ -238,3 +240,52 @@ func DueAlerts(ctx context.Context, st *memory.Store, now time.Time, statePath s
 	}
 	return stats.Warnings, nil
 }
+
+// Sums are what a run over the whole store changed: the issues compacted
+// (for the metrics line) and the observations archived and merged.
+type Sums struct {
+	Changed             int // issues whose file changed
+	Before, After       int // observations in those issues
+	Archived, Compacted int
+}
+
+// Counters are the run's metrics: one compaction per issue changed.
+func (s Sums) Counters() metrics.Counters {
+	return metrics.Counters{Compactions: s.Changed, CompactBefore: s.Before, CompactAfter: s.After}
+}
+
+// Counters are one issue's retention as metrics (a compaction).
+func (r Result) Counters() metrics.Counters {
+	return metrics.Counters{Compactions: 1, CompactBefore: r.Before, CompactAfter: r.After}
+}
+
+// Sum adds up results.
+func Sum(res []Result) Sums {
+	var s Sums
+	for _, r := range res {
+		if r.Changed() {
+			s.Changed++
+			s.Before += r.Before
+			s.After += r.After
+		}
+		s.Archived += r.Archived
+		s.Compacted += r.Compacted
+	}
+	return s
+}
+
+// Lines are `memory compact --auto` for people: one line per issue, then
+// the totals and the policy applied.
+func Lines(res []Result, p Policy) []string {
+	out := make([]string, 0, len(res)+1)
+	for _, r := range res {
+		out = append(out, fmt.Sprintf("Issue #%d: %d -> %d observations (%d archived, %d merged into %d summaries).",
+			r.Issue, r.Before, r.After, r.Archived, r.Compacted, r.Summaries))
+	}
+	s := Sum(res)
+	return append(out, fmt.Sprintf("Retention: %d issues changed, %d observations archived, %d compacted ([retention] archive_after_days %d, compact_over %d).",
+		len(res), s.Archived, s.Compacted, p.ArchiveDays(), p.CompactOver))
+}
+
+// ArchiveDays is ArchiveAfter in whole days, as [retention] names it.
+func (p Policy) ArchiveDays() int { return int(p.ArchiveAfter.Hours() / 24) }

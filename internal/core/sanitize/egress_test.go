@@ -21,7 +21,7 @@ var egresses = map[string]struct {
 }{
 	"internal/actiondemo/demo.go":                                  {1, "demo fixtures written by the program itself"},
 	"internal/core/digest/save.go":                                 {1, "digest text rendered from ledgers and memory, both sanitised when stored"},
-	"internal/hookcmd/pipeline.go":                                 {1, "host instruction files rendered from sanitised memory"},
+	"internal/core/recall/cli.go":                                  {1, "host instruction files rendered from sanitised memory"},
 	"internal/core/initws/initws.go":                               {5, "agentx.toml, .gitignore: our own templates; AGENTS.md: our section, the user's text kept as it was"},
 	"internal/core/statemerge/driver.go":                           {1, "git merge driver: the merge of two sanitised state files"},
 	"internal/core/statesync/index.go":                             {1, "a process id"},

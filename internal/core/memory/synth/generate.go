@@ -1,0 +1,41 @@
+package synth
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/memory"
+)
+
+// Generated is what Generate added.
+type Generated struct {
+	Observations, Issues int
+	Seed                 uint64
+	// StoreTotal is how many observations the store holds after it.
+	StoreTotal int
+	Took       time.Duration
+}
+
+// Generate adds n synthetic observations over issues 1..issues (seeded:
+// same seed, same corpus; timestamps over the year before end) to st.
+// No events are logged: synthetic data is nobody's history.
+func Generate(ctx context.Context, st *memory.Store, n, issues int, seed uint64, end time.Time) (Generated, error) {
+	start := time.Now()
+	st.Events = nil
+	rep, err := st.Import(ctx, Observations(n, issues, seed, end))
+	if err != nil {
+		return Generated{}, err // the store's errors name the file already
+	}
+	return Generated{Observations: n, Issues: issues, Seed: seed, StoreTotal: rep.Entries, Took: time.Since(start)}, nil
+}
+
+// Line is the generation for people; into names the memory directory
+// written when it is not the workspace's own ("" when it is).
+func (g Generated) Line(into string) string {
+	took := g.Took.Round(time.Millisecond)
+	if into == "" {
+		return fmt.Sprintf("Generated %d observations over %d issues in %s (store now holds %d).", g.Observations, g.Issues, took, g.StoreTotal)
+	}
+	return fmt.Sprintf("Generated %d observations over %d issues into %s in %s (store now holds %d).", g.Observations, g.Issues, into, took, g.StoreTotal)
+}

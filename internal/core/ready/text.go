@@ -1,0 +1,30 @@
+package ready
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/render"
+)
+
+// Line is the issue as `ready` prints it: number, title and status, who
+// it waits for (a person, or an agent's answer), else "ready".
+func (ri *Issue) Line(st render.Style) string {
+	line := fmt.Sprintf("#%-5d", ri.Issue)
+	if ri.Title != "" {
+		line += " " + ri.Title
+	}
+	if ri.Status != "" {
+		line += " (" + ri.Status + ")"
+	}
+	if len(ri.EscalatedLines) > 0 {
+		line += " " + st.Red("[WAITING FOR A PERSON]") + " " + strings.Join(ri.EscalatedLines, "; ")
+	}
+	if len(ri.Waits) > 0 {
+		line += " " + st.Red("[BLOCKED: Clarification pending]") + " " + strings.Join(ri.Waits, "; ")
+	}
+	if !ri.Blocked {
+		line += " " + st.Green("ready")
+	}
+	return line
+}

@@ -1,0 +1,46 @@
+package retention
+
+import (
+	"context"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/memory"
+)
+
+// Hooks is retention as the hooks run it, failing open: one slice at each
+// `hook finish`, the daily size alerts at `hook start`. What goes wrong is
+// a warning, none once the hook's deadline has passed (the hook's own
+// warning names the step then).
+type Hooks struct {
+	Store     *memory.Store
+	Policy    Policy // the zero policy (a config that does not load) is off
+	Now       time.Time
+	StateFile string
+	Warn      func(format string, args ...any)
+	// Changed is told of a slice that changed an issue file, for its
+	// metrics line.
+	Changed func(ctx context.Context, r Result)
+}
+
+// Slice is `hook finish`'s step: the policy on one issue file.
+func (h *Hooks) Slice(ctx context.Context) {
+	if h.Policy.Off() {
+		return
+	}
+	res, _, err := Slice(ctx, h.Store, h.Policy, h.Now, h.StateFile)
+	if err != nil && ctx.Err() == nil {
+		h.Warn("agentx hook finish: memory retention on issue #%d: %v", res.Issue, err)
+	}
+	if err == nil && res.Changed() && h.Changed != nil {
+		h.Changed(ctx, res)
+	}
+}
+
+// Alerts is `hook start`'s daily look at the store's size.
+func (h *Hooks) Alerts(ctx context.Context) []string {
+	warnings, err := DueAlerts(ctx, h.Store, h.Now, h.StateFile)
+	if err != nil && ctx.Err() == nil {
+		h.Warn("agentx hook start: memory alerts: %v", err)
+	}
+	return warnings
+}
