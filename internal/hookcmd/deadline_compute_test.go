@@ -21,6 +21,7 @@ import (
 // neighbours than about the code. The test, not the code under test,
 // bounds the run: the process is killed at 90 s.
 func TestHookFinishBigTranscriptKeepsItsDeadline(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	fixture, err := os.ReadFile(filepath.Join("..", "core", "capture", "testdata", "claude_session.jsonl"))
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 // its deadline would sit out. Each run is under `timeout`, so a regression
 // fails fast.
 func TestHookDeadline(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	if err := os.WriteFile(filepath.Join(root, ".agentx", "agentx.toml"), []byte("[hooks]\ndeadline = \"1s\"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -88,6 +89,7 @@ func TestHookDeadline(t *testing.T) {
 // summary, and the next hook start stores it: a slow side effect never
 // loses what a session learned.
 func TestHookFinishSpoolsPastItsDeadline(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	if err := os.WriteFile(filepath.Join(root, ".agentx", "agentx.toml"), []byte("[hooks]\ndeadline = \"1s\"\n"), 0o644); err != nil {
 		t.Fatal(err)

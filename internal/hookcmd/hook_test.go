@@ -48,6 +48,7 @@ func TestMonitorAfter(t *testing.T) {
 
 // TestHookStartOpenStdin runs a whole hook on a stdin that never closes.
 func TestHookStartOpenStdin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
 	env := map[string]string{"NO_COLOR": "1"}

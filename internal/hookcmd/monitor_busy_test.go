@@ -18,6 +18,7 @@ import (
 // commands now skips a busy ledger: each command finishes well within a
 // hook's budget, and the busy ledger is left as it is for the next check.
 func TestLiveForeignLockDoesNotStallHooks(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	dir := filepath.Join(root, ".agentx", "state", "clarifications")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

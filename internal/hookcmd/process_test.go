@@ -268,6 +268,7 @@ func (p *proc) expect(t *testing.T, prefix string) string {
 }
 
 func TestSIGKILLedHolderIsTakenOver(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	ws := workspace.Workspace{Root: root}
 	run(t, root, nil, "agentx-hook", "--root", root, "clarify", "request", "--issue", "5", "--from", "engineer", "--to", "architect", "--topic", "first", "--question", "q?")

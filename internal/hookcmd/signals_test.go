@@ -19,6 +19,7 @@ import (
 // on the first signal, at once on the second. Before, the context took the
 // signal and the process hung until killed.
 func TestSignalEndsBlockedProcess(t *testing.T) {
+	t.Parallel()
 	// The first case shortens the process's grace (the test waits it out);
 	// the second lengthens it to a minute, which the second signal must
 	// cut. The bounds leave a loaded machine seconds of room and are still
@@ -99,6 +100,7 @@ func TestSignalEndsBlockedProcess(t *testing.T) {
 // item 8; before that, the escalation failed on the cancelled context and
 // the status was lost).
 func TestSignalDuringResponder(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if out, err := exec.Command("agentx-hook", "--root", root, "init").CombinedOutput(); err != nil {
 		t.Fatalf("init: %v\n%s", err, out)
