@@ -68,7 +68,8 @@
 //     ids). Ground, not protocol: the memory store, config and issueref
 //     check with them too.
 //   - lock: cross-process locks compatible with the older tools.
-//   - process: whether the process behind a lock or marker still runs.
+//   - process: whether the process behind a lock or marker still runs;
+//     the groups and trees children are killed by, and their environment.
 //   - events: the event log both halves append to.
 //   - metrics: the memory pipeline's measured figures (seed 000 §12): one
 //     event line per hook or command, their sums, and each machine's

@@ -26,6 +26,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/process"
 	"github.com/agentx-dev/agentx/internal/core/render"
 	"github.com/agentx-dev/agentx/internal/core/responder"
 	"github.com/agentx-dev/agentx/internal/core/router"
@@ -48,8 +49,12 @@ type App struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
-	Cwd    string
-	Clock  clock.Clock
+	// Environ is the environment of the processes the command starts
+	// (git, responders), when it is not the process's own: a test that
+	// runs commands in-process gives each its script's (nil: inherited).
+	Environ func() []string
+	Cwd     string
+	Clock   clock.Clock
 	// IsTerminal reports whether stdout/stderr are terminals.
 	StdoutTTY bool
 	StderrTTY bool
@@ -145,6 +150,9 @@ var errHelp = errors.New("help printed")
 // Run dispatches one command line.
 func (a *App) Run(ctx context.Context, args []string) int {
 	defer a.filterOutput()()
+	if a.Environ != nil {
+		ctx = process.WithEnv(ctx, a.Environ())
+	}
 	a.applyTestClock() // $AGENTX_NOW: tests and the demo step past SLAs (monitor.go)
 	// Global flags come before the command.
 	for len(args) > 0 {

@@ -3,10 +3,13 @@ package hookcmd
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,12 +32,14 @@ import (
 // process instead (inProcess below), with the script's environment,
 // directory and output: the same App.Run a process runs, without the
 // process start (about 20 ms race-built, even with GORACE's exit sleep off).
-// Scripts keep `exec` where a separate process is the point or where a
-// child of the command must see the script's environment: background
-// commands (`&`, locking and concurrency), signals, standard input (the
-// `stdin` command feeds only exec), git (git and go-git read the process's
-// HOME and GIT_* variables, not App.Getenv), responders (started with the
-// process's environment) and the demo (it starts itself again).
+// The processes an in-process command starts (git, responders) get the
+// script's environment (App.Environ, through process.WithEnv). Scripts
+// keep `exec` where a separate process is the point or the command reads
+// the process's own state: background commands (`&`, locking and
+// concurrency), signals, `timeout`, standard input (the `stdin` command
+// feeds only exec), the program's name (audit_trail.txtar checks the
+// audit trail's "tool"), relative paths (relativePathArg) and the demo
+// (it starts itself again).
 func TestMain(m *testing.M) {
 	switch name := filepath.Base(os.Args[0]); {
 	case name == "agentx-hook" || name == "agentx-mcp":
@@ -111,6 +116,7 @@ func inProcess(ts *testscript.TestScript, neg bool, args []string) {
 	a := &App{
 		Stdin: strings.NewReader(""), Stdout: ts.Stdout(), Stderr: ts.Stderr(),
 		Getenv: ts.Getenv, Cwd: ts.MkAbs("."), Clock: clock.Real{},
+		Environ: func() []string { return scriptEnviron(ts) },
 	}
 	code := a.Run(context.Background(), args)
 	if code != 0 {
@@ -123,6 +129,56 @@ func inProcess(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("agentx-hook %s: unexpected success", strings.Join(args, " "))
 	}
 }
+
+// scriptEnviron is the script's environment as a list, for the processes
+// an in-process command starts (git, responders): testscript hands out
+// single variables only (ts.Getenv), so the list is built from every name
+// that can be set there: the process's variables, testscript's own and
+// every name a script sets with `env`.
+func scriptEnviron(ts *testscript.TestScript) []string {
+	var env []string
+	for _, k := range scriptEnvNames() {
+		if v := ts.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// scriptEnvNames lists the names scriptEnviron looks up, once per test
+// binary.
+var scriptEnvNames = sync.OnceValue(func() []string {
+	names := map[string]bool{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		names[k] = true
+	}
+	// Set by testscript for every script.
+	for _, k := range []string{"WORK", "HOME", "TMPDIR", "PATH", "GOTRACEBACK", "USERPROFILE", "SYSTEMROOT", "exe", "devnull"} {
+		names[k] = true
+	}
+	scripts, _ := filepath.Glob(filepath.Join("testdata", "script", "*.txtar"))
+	for _, f := range scripts {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			fields := strings.Fields(line)
+			if len(fields) < 2 || fields[0] != "env" {
+				continue
+			}
+			for _, kv := range fields[1:] {
+				if k, _, ok := strings.Cut(kv, "="); ok {
+					names[k] = true
+				}
+			}
+		}
+	}
+	// The scripts' own Setup sets these too.
+	names["NO_COLOR"], names["AGENTX_ROOT"] = true, true
+	return slices.Sorted(maps.Keys(names))
+})
 
 // relativePathArg returns the first relative path given to a flag that
 // names a file or directory (the OS resolves it against the process's

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/process"
 )
 
 // Runner runs git and returns its standard output. A fake in tests is a
@@ -20,8 +22,9 @@ type Runner interface {
 	Git(ctx context.Context, args ...string) (string, error)
 }
 
-// Exec runs the real git in Dir, with the process's environment (so a hook
-// sees the index and git directory git gave it).
+// Exec runs the real git in Dir, with the command's environment
+// (process.Env: the process's own, so a hook sees the index and git
+// directory git gave it, unless the context carries another).
 type Exec struct{ Dir string }
 
 // ErrNoGit is returned when no git program is on PATH.
@@ -31,6 +34,7 @@ var ErrNoGit = errors.New("git is not installed (not on PATH)")
 func (r Exec) Git(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = r.Dir
+	cmd.Env = process.Env(ctx)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

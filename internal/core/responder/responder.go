@@ -169,6 +169,7 @@ func (e *Exec) Respond(ctx context.Context, agent string, req Request) (string, 
 	}
 	cmd := exec.CommandContext(ctx, r.Command[0], r.Command[1:]...)
 	cmd.Dir = e.Dir
+	cmd.Env = process.Env(parent)
 	cmd.Env = append(cmd.Environ(), e.Env...)
 	cmd.Env = append(cmd.Env, "AGENTX_CLARIFICATION_ID="+req.ID, fmt.Sprintf("AGENTX_ISSUE=%d", req.Issue), "AGENTX_AGENT="+agent)
 	// One line: `read -r line` in a shell responder gets it whole.

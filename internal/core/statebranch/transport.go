@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -57,7 +56,8 @@ func (g GitCLI) run(ctx context.Context, args ...string) (stdout, stderr []byte,
 	cmd := exec.CommandContext(ctx, prog, append([]string{"-C", g.Dir}, args...)...)
 	// No terminal prompt: credential helpers and askpass programs the user
 	// set up still answer, but nothing waits on a keyboard.
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = process.Env(ctx)
+	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0")
 	// At the deadline the whole process group goes, with SIGKILL: a git
 	// (or a wrapper of it) that ignores SIGTERM, and the ssh or credential
 	// helper it started, would otherwise run on, and a hook must stay
