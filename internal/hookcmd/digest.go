@@ -71,7 +71,7 @@ type digestDoc struct {
 	File string `json:"file"`
 }
 
-func (d *digestDoc) stamp() {}
+func (d *digestDoc) SetSchemaVersion(int) {} // digest.SchemaVersion is stamped by digest
 
 // runDigest prints the digest of this workspace and files its Markdown
 // under .agentx/digests/.

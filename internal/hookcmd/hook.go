@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/hooklog"
-	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/session"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
@@ -330,24 +329,6 @@ func (a *App) failOpen(event string, fn func() error) (err error) {
 
 func (a *App) cliName() string { return "agentx-hook" }
 
-// hookDoc is `hook start|finish --json`.
-type hookDoc struct {
-	Agent string `json:"agent"`
-	// Blocked is --strict's verdict, in the one document (the exit status
-	// is 1 and stderr says it too).
-	Blocked     *errorBody       `json:"blocked,omitempty"`
-	Escalations []ledger.Record  `json:"escalations"`
-	Hook        string           `json:"hook"`
-	Issue       *int             `json:"issue"`
-	Monitor     []monitor.Action `json:"monitor"`
-	Requests    []ledger.Record  `json:"requests"`
-	schemaVersion
-	Sections []session.Section `json:"sections"`
-	Status   string            `json:"status"`
-	Text     string            `json:"text"`
-	Waiting  []ledger.Record   `json:"waiting"`
-}
-
 // writeSessionStart writes text in the host's SessionStart form
 // (session.SessionStart) with no systemMessage.
 func writeSessionStart(w io.Writer, text string) error {
@@ -364,21 +345,7 @@ func (a *App) writeHookOutput(res *session.Result, strict error) error {
 	case "claude", "codex": // Codex takes Claude Code's SessionStart form
 		return writeSessionStart(a.Stdout, res.Text)
 	case "json":
-		var issue *int
-		if res.HasIssue {
-			issue = &res.Issue
-		}
-		var actions []monitor.Action
-		if res.Report != nil {
-			actions = res.Report.Actions
-		}
-		var blocked *errorBody
-		if b := res.Blocked; b != nil && strict != nil {
-			blocked = &errorBody{Code: string(b.Code), Message: b.Error(), Hint: b.Hint}
-		}
-		return a.writeDoc(&hookDoc{Hook: res.Event, Agent: res.Agent, Blocked: blocked,
-			Issue: issue, Status: res.Status, Waiting: nonNil(res.Waiting), Requests: nonNil(res.Requests),
-			Escalations: nonNil(res.Escalations), Monitor: nonNil(actions), Sections: nonNil(res.Sections), Text: res.Text})
+		return a.writeDoc(res.Doc(strict != nil))
 	default:
 		_, err := io.WriteString(a.Stdout, res.Text)
 		return err

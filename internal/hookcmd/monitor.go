@@ -92,29 +92,11 @@ func runMonitor(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		return err
 	}
 	if o.JSON {
-		return a.writeDoc(newMonitorDoc(rep))
+		return a.writeDoc(rep.Doc())
 	}
 	a.printWarnings(rep, true)
 	fmt.Fprint(a.Stdout, rep.Text(a.Style()))
 	return nil
-}
-
-type monitorDoc struct {
-	Actions    []monitor.Action       `json:"actions"`
-	CheckedAt  string                 `json:"checkedAt"`
-	Deadlocked []monitor.DeadlockItem `json:"deadlocked"`
-	Issues     int                    `json:"issues"`
-	Open       int                    `json:"open"`
-	schemaVersion
-	Stale    []monitor.Item `json:"stale"`
-	Stuck    []monitor.Item `json:"stuck"`
-	Warnings []string       `json:"warnings"`
-}
-
-func newMonitorDoc(rep *monitor.Report) *monitorDoc {
-	f := rep.Findings()
-	return &monitorDoc{CheckedAt: clock.Format(rep.CheckedAt), Issues: len(rep.Issues), Open: len(rep.Open),
-		Stale: f.Stale, Stuck: f.Stuck, Deadlocked: f.Deadlocked, Actions: nonNil(rep.Actions), Warnings: f.Warnings}
 }
 
 // monitorAfter reports whether a clarify subcommand that returned err
@@ -131,12 +113,6 @@ func monitorAfter(err error) bool {
 // check found still open, should its escalation have failed).
 var parseClarifyStale = parseNoArgs("clarify stale", "clarify stale [--json]\n\nStale clarifications (the target owes an answer past the SLA) and stuck ones\n(the same question asked again), after one monitor check.")
 
-type staleDoc struct {
-	schemaVersion
-	Stale []ledger.Record `json:"stale"`
-	Stuck []ledger.Record `json:"stuck"`
-}
-
 func runClarifyStale(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	rep, err := a.checkMonitor(ctx)
 	if err != nil {
@@ -150,7 +126,7 @@ func runClarifyStale(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	now := a.Clock.Now()
 	stale, stuck := rep.StaleAndStuck(recs, now)
 	if o.JSON {
-		return a.writeDoc(&staleDoc{Stale: nonNil(stale), Stuck: nonNil(stuck)})
+		return a.writeDoc(monitor.NewStaleDoc(stale, stuck))
 	}
 	fmt.Fprint(a.Stdout, monitor.StaleText(a.Style(), stale, stuck, now))
 	return nil

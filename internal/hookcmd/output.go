@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/iostreams"
 )
@@ -159,31 +161,22 @@ func (a *App) needsSubcommand(name, usage, subs string, args []string) error {
 }
 
 // document is a --json document: a typed result struct that embeds
-// schemaVersion, so writeDoc can stamp it.
-type document interface{ stamp() }
+// schemaVersion (jsonfile.Versioned, where its key falls in the field
+// order), so writeDoc can stamp it.
+type document interface{ SetSchemaVersion(int) }
 
-// schemaVersion is embedded in every document. Embedded where its key
-// falls in alphabetical order: the documents keep the byte layout of the
-// maps they were written from before.
-type schemaVersion struct {
-	SchemaVersion int `json:"schemaVersion"`
-}
-
-func (s *schemaVersion) stamp() { s.SchemaVersion = SchemaVersion }
+// schemaVersion is embedded in every document hookcmd defines.
+type schemaVersion = jsonfile.Versioned
 
 // writeDoc is the one way a --json document is written: stamped with
 // schema_version, indented, on stdout.
 func (a *App) writeDoc(d document) error {
-	d.stamp()
+	d.SetSchemaVersion(SchemaVersion)
 	return writeJSON(iostreams.Raw(a.Stdout), d)
 }
 
 // errorBody is the "error" of a failure document.
-type errorBody struct {
-	Code    string `json:"code"`
-	Hint    string `json:"hint"`
-	Message string `json:"message"`
-}
+type errorBody = errcode.Body
 
 // failureDoc is the document of a failed command run with --json.
 type failureDoc struct {

@@ -306,7 +306,7 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 	case "claude", "codex":
 		return writeSessionStart(a.Stdout, text)
 	case "json":
-		return a.writeRecallJSON(opts.req, res, off, text)
+		return a.writeDoc(res.Doc(opts.req, off, text))
 	}
 	if off != "" {
 		fmt.Fprintln(a.Stdout, off)
@@ -314,30 +314,6 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 	}
 	_, err = io.WriteString(a.Stdout, text)
 	return err
-}
-
-type recallDoc struct {
-	Agent           string            `json:"agent"`
-	DisplacedTokens int               `json:"displacedTokens"`
-	Enabled         bool              `json:"enabled"`
-	Issue           *int              `json:"issue"`
-	More            int               `json:"more"`
-	Recalled        []recall.ShownDoc `json:"recalled"`
-	schemaVersion
-	Text   string `json:"text"`
-	Tokens int    `json:"tokens"`
-}
-
-// writeRecallJSON is `memory recall --json`.
-func (a *App) writeRecallJSON(req recallRequest, res recall.Result, off, text string) error {
-	var iss *int
-	if req.HasIssue {
-		iss = &req.Issue
-	}
-	shown := res.ShownDocs()
-	return a.writeDoc(&recallDoc{Agent: req.Agent, Issue: iss,
-		Enabled: off == "", Recalled: shown, More: res.More, Tokens: res.Tokens,
-		DisplacedTokens: res.Displaced, Text: text})
 }
 
 // writeInstructions writes the recall where GitHub Copilot reads it.

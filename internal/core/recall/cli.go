@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
 
@@ -83,6 +84,30 @@ func (r Result) ShownDocs() []ShownDoc {
 			Score: memory.RoundScore(s.Score), Full: s.Full})
 	}
 	return out
+}
+
+// Doc is `memory recall --json`.
+type Doc struct {
+	Agent           string     `json:"agent"`
+	DisplacedTokens int        `json:"displacedTokens"`
+	Enabled         bool       `json:"enabled"`
+	Issue           *int       `json:"issue"`
+	More            int        `json:"more"`
+	Recalled        []ShownDoc `json:"recalled"`
+	jsonfile.Versioned
+	Text   string `json:"text"`
+	Tokens int    `json:"tokens"`
+}
+
+// Doc is the recall of req as `memory recall --json` prints it: off says
+// why none ran ("" when it did), text is the section.
+func (r Result) Doc(req Request, off, text string) *Doc {
+	var iss *int
+	if req.HasIssue {
+		iss = &req.Issue
+	}
+	return &Doc{Agent: req.Agent, Issue: iss, Enabled: off == "", Recalled: r.ShownDocs(), More: r.More,
+		Tokens: r.Tokens, DisplacedTokens: r.Displaced, Text: text}
 }
 
 // WriteInstructions writes section (a recall for req) to InstructionsFile
