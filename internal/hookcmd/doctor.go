@@ -53,43 +53,21 @@ func parseDoctor(a *App, args []string) (*doctorOptions, error) {
 	return o, err
 }
 
-type doctorDoc struct {
-	// Error is set when a finding failed (exit 1), as in every failure's
-	// document.
-	Error    *errorBody       `json:"error,omitempty"`
-	Fails    int              `json:"fails"`
-	Findings []doctor.Finding `json:"findings"`
-	OK       bool             `json:"ok"`
-	Root     string           `json:"root"`
-	schemaVersion
-	Warns int `json:"warns"`
-}
-
 func runDoctor(ctx context.Context, a *App, o *doctorOptions) error {
 	cfg, cfgErr := a.Config()
 	in := doctor.Input{Workspace: a.Workspace(), Config: cfg, ConfigErr: cfgErr, Getenv: a.Getenv,
 		Now: a.Clock.Now(), MCPName: mcpBinary}
 	in.Self, _ = os.Executable()
 	findings := doctor.Check(ctx, in, doctorProbe{a: a, Exec: gitcmd.Exec{Dir: in.Workspace.Root}})
-	doc := &doctorDoc{Findings: nonNil(findings), Root: a.Workspace().Root}
-	doc.Fails, doc.Warns = doctor.Count(findings)
-	doc.OK = doc.Fails == 0
-	var failure *errcode.Error
-	if doc.Fails > 0 {
-		failure = errcode.New(errcode.InvalidInput, "doctor: %d finding%s failed", doc.Fails, plural(doc.Fails)).
-			WithHint("run each fix listed, then `agentx-hook doctor` again")
-	}
-	return a.reportChecked(o.JSON, &o.printed, doc, &doc.Error, failure, func() { printDoctor(a, doc) })
+	doc, failure := doctor.NewDoc(a.Workspace().Root, findings)
+	return a.reportChecked(o.JSON, &o.printed, doc, failure, func() { printDoctor(a, doc) })
 }
 
 // reportChecked prints the report of a check that may fail (doctor, setup
-// --check): with --json the document, its error filled in from failure,
-// else the text; then it returns failure. printed is set once the
-// document is out, so wire prints no second one.
-func (a *App) reportChecked(asJSON bool, printed *bool, doc document, docErr **errorBody, failure *errcode.Error, text func()) error {
-	if failure != nil {
-		*docErr = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
-	}
+// --check, verify): with --json the document, else the text; then it
+// returns failure. printed is set once the document is out, so wire
+// prints no second one.
+func (a *App) reportChecked(asJSON bool, printed *bool, doc document, failure *errcode.Error, text func()) error {
 	if !asJSON {
 		text()
 	} else {
@@ -104,7 +82,7 @@ func (a *App) reportChecked(asJSON bool, printed *bool, doc document, docErr **e
 	return nil
 }
 
-func printDoctor(a *App, doc *doctorDoc) {
+func printDoctor(a *App, doc *doctor.Doc) {
 	st := a.Style()
 	for _, f := range doc.Findings {
 		status := f.Status

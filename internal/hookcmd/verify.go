@@ -182,10 +182,3 @@ func (a *App) openStateBranch(ref string) (*statebranch.Tree, string, error) {
 	}
 	return statebranch.OpenTracked(a.Workspace().Root, remote, branch, ref)
 }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}

@@ -1,0 +1,38 @@
+package doctor
+
+import (
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+)
+
+// Doc is `doctor --json`: the findings and their counts.
+type Doc struct {
+	// Error is set when a finding failed (exit 1), as in every failure's
+	// document.
+	Error    *errcode.Body `json:"error,omitempty"`
+	Fails    int           `json:"fails"`
+	Findings []Finding     `json:"findings"`
+	OK       bool          `json:"ok"`
+	Root     string        `json:"root"`
+	jsonfile.Versioned
+	Warns int `json:"warns"`
+}
+
+// NewDoc counts the findings of the workspace at root and words the
+// failure when one failed (nil: none did).
+func NewDoc(root string, findings []Finding) (*Doc, *errcode.Error) {
+	doc := &Doc{Findings: jsonfile.List(findings), Root: root}
+	doc.Fails, doc.Warns = Count(findings)
+	doc.OK = doc.Fails == 0
+	if doc.OK {
+		return doc, nil
+	}
+	s := "s"
+	if doc.Fails == 1 {
+		s = ""
+	}
+	failure := errcode.New(errcode.InvalidInput, "doctor: %d finding%s failed", doc.Fails, s).
+		WithHint("run each fix listed, then `agentx-hook doctor` again")
+	doc.Error = errcode.BodyOf(failure)
+	return doc, failure
+}
