@@ -376,7 +376,7 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 	check(ok("checkpoint", "restore", id, "--dry-run", "--json"))
 	// An original the compaction of issue 1 archived, brought back.
 	out, _, _ = runApp(t, root, nil, "", "memory", "search", "--archived", "--issue", "1", "--limit", "1", "--json")
-	var archived searchDoc
+	var archived memory.SearchDoc
 	if err := json.Unmarshal([]byte(out), &archived); err != nil || len(archived.Results) != 1 {
 		t.Fatalf("memory search --archived: %v\n%s", err, out)
 	}

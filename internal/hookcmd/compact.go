@@ -60,17 +60,6 @@ func parseMemoryCompact(a *App, args []string) (*memoryCompactOptions, error) {
 	return o, err
 }
 
-type compactDoc struct {
-	After    int    `json:"after"`
-	Archive  string `json:"archive"`
-	Archived int    `json:"archived"`
-	Before   int    `json:"before"`
-	DryRun   bool   `json:"dryRun"`
-	Issue    int    `json:"issue"`
-	schemaVersion
-	Summaries int `json:"summaries"`
-}
-
 func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) error {
 	if o.Auto {
 		return runRetentionAll(ctx, a, o)
@@ -102,8 +91,7 @@ func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) erro
 	}
 	archive, _ := filepath.Rel(a.Workspace().Root, store.ArchivePath(issue))
 	if o.JSON {
-		return a.writeDoc(&compactDoc{Issue: issue, DryRun: o.DryRun, Before: rep.Before, After: rep.After,
-			Summaries: rep.Plan.Merged, Archived: len(rep.Plan.Archive), Archive: filepath.ToSlash(archive)})
+		return a.writeDoc(rep.Doc(filepath.ToSlash(archive)))
 	}
 	fmt.Fprintln(a.Stdout, rep.Line(filepath.ToSlash(archive)))
 	return nil

@@ -13,7 +13,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/cursor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/intake"
-	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/recall"
 	"github.com/agentx-dev/agentx/internal/core/recalljournal"
 	"github.com/agentx-dev/agentx/internal/core/spool"
@@ -204,19 +203,9 @@ func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) erro
 	return a.printCapture(rep, o.JSON, rep.Line())
 }
 
-type captureDoc struct {
-	Capture        *intake.Report `json:"capture"`
-	Message        string         `json:"message"`
-	ObservationIDs []string       `json:"observationIds"`
-	schemaVersion
-}
-
 func (a *App) printCapture(rep *intake.Report, asJSON bool, line string) error {
 	if asJSON {
-		if rep.ByCategory == nil {
-			rep.ByCategory = map[memory.Category]int{}
-		}
-		return a.writeDoc(&captureDoc{Capture: rep, ObservationIDs: nonNil(rep.IDs), Message: line})
+		return a.writeDoc(rep.Doc(line))
 	}
 	a.printLines(append([]string{line}, rep.StoredLines()...), nil)
 	return nil
