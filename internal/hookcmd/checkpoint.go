@@ -128,12 +128,6 @@ func parseCheckpointCreate(a *App, args []string) (*checkpointCreateOptions, err
 	return o, err
 }
 
-type checkpointCreateDoc struct {
-	*checkpoint.Result
-	Ref string `json:"ref"`
-	schemaVersion
-}
-
 func runCheckpointCreate(ctx context.Context, a *App, o *checkpointCreateOptions) error {
 	s, err := a.checkpoints(0)
 	if err != nil {
@@ -148,7 +142,7 @@ func runCheckpointCreate(ctx context.Context, a *App, o *checkpointCreateOptions
 		return err
 	}
 	if o.JSON {
-		return a.writeDoc(&checkpointCreateDoc{Result: res, Ref: s.RefName()})
+		return a.writeDoc(&checkpoint.CreateDoc{Result: res, Ref: s.RefName()})
 	}
 	fmt.Fprint(a.Stdout, res.Line())
 	for _, p := range res.Skipped {
@@ -158,12 +152,6 @@ func runCheckpointCreate(ctx context.Context, a *App, o *checkpointCreateOptions
 }
 
 var parseCheckpointList = parseNoArgs("checkpoint list", "checkpoint list [--json]")
-
-type checkpointListDoc struct {
-	Ref         string                  `json:"ref"`
-	Checkpoints []checkpoint.Checkpoint `json:"checkpoints"`
-	schemaVersion
-}
 
 func runCheckpointList(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	s, err := a.checkpoints(0)
@@ -175,7 +163,7 @@ func runCheckpointList(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		return err
 	}
 	if o.JSON {
-		return a.writeDoc(&checkpointListDoc{Ref: s.RefName(), Checkpoints: list})
+		return a.writeDoc(&checkpoint.ListDoc{Ref: s.RefName(), Checkpoints: list})
 	}
 	fmt.Fprint(a.Stdout, checkpoint.ListText(list))
 	if unaudited > 0 {
@@ -219,11 +207,6 @@ func parseCheckpointID(name, usage string, dryRun bool) func(*App, []string) (*c
 
 var parseCheckpointShow = parseCheckpointID("show", "checkpoint show ID [--json]", false)
 
-type checkpointShowDoc struct {
-	*checkpoint.Diff
-	schemaVersion
-}
-
 func runCheckpointShow(ctx context.Context, a *App, o *checkpointIDOptions) error {
 	s, err := a.checkpoints(0)
 	if err != nil {
@@ -234,7 +217,7 @@ func runCheckpointShow(ctx context.Context, a *App, o *checkpointIDOptions) erro
 		return err
 	}
 	if o.JSON {
-		return a.writeDoc(&checkpointShowDoc{Diff: d})
+		return a.writeDoc(&checkpoint.ShowDoc{Diff: d})
 	}
 	fmt.Fprint(a.Stdout, d.Text())
 	for _, p := range d.Unreadable {
@@ -244,11 +227,6 @@ func runCheckpointShow(ctx context.Context, a *App, o *checkpointIDOptions) erro
 }
 
 var parseCheckpointRestore = parseCheckpointID("restore", "checkpoint restore ID [--dry-run] [--force] [--json]", true)
-
-type checkpointRestoreDoc struct {
-	*checkpoint.RestoreResult
-	schemaVersion
-}
 
 // restoreLockWait is how long restore waits for each lock: long enough
 // to win a lock between two quick writes, short enough that a write in
@@ -265,7 +243,7 @@ func runCheckpointRestore(ctx context.Context, a *App, o *checkpointIDOptions) e
 		return err
 	}
 	if o.JSON {
-		return a.writeDoc(&checkpointRestoreDoc{RestoreResult: res})
+		return a.writeDoc(&checkpoint.RestoreDoc{RestoreResult: res})
 	}
 	fmt.Fprint(a.Stdout, res.Text())
 	return nil

@@ -90,16 +90,6 @@ func parseClarifyList(a *App, args []string) (*clarifyListOptions, error) {
 	return o, err
 }
 
-// clarificationsDoc is `clarify --json`; IssueNumber is set with --issue.
-type clarificationsDoc struct {
-	Clarifications []ledger.Record `json:"clarifications"`
-	IssueNumber    *int            `json:"issueNumber,omitempty"`
-	// Tampered names the thread entries whose text changed since they
-	// were written ("CLR-42-001#2": the record and the entry's index).
-	Tampered []string `json:"tampered,omitempty"`
-	schemaVersion
-}
-
 func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 	a.monitorSideEffect(ctx) // every clarify command runs the monitor (ADR-1)
 	store := a.Ledgers()
@@ -114,7 +104,7 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 		}
 		tampered := a.warnTampered(l.Clarifications)
 		if o.JSON {
-			return a.writeDoc(&clarificationsDoc{IssueNumber: &issue, Clarifications: nonNil(l.Clarifications), Tampered: tampered})
+			return a.writeDoc(ledger.NewListDoc(&issue, l.Clarifications, tampered))
 		}
 		if len(l.Clarifications) == 0 {
 			fmt.Fprintf(a.Stdout, "No clarifications on issue #%d.\n", issue)
@@ -130,7 +120,7 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 	}
 	tampered := a.warnTampered(recs)
 	if o.JSON {
-		return a.writeDoc(&clarificationsDoc{Clarifications: nonNil(recs), Tampered: tampered})
+		return a.writeDoc(ledger.NewListDoc(nil, recs, tampered))
 	}
 	if len(recs) == 0 {
 		fmt.Fprintln(a.Stdout, "No active clarifications.")
@@ -314,17 +304,6 @@ func runClarifyOp(ctx context.Context, a *App, o *clarifyOpOptions) error {
 	return a.printResult(res, string(o.Verb.Verb), o.JSON, err)
 }
 
-// resultDoc is the document of a clarify operation.
-type resultDoc struct {
-	Answer        string         `json:"answer,omitempty"`
-	Clarification *ledger.Record `json:"clarification"`
-	Escalated     bool           `json:"escalated"`
-	ID            string         `json:"id"`
-	Round         int            `json:"round"`
-	schemaVersion
-	Status ledger.Status `json:"status"`
-}
-
 // printResult prints what an operation did and returns opErr. On a partial
 // failure (the record landed, the responder failed) it still prints the
 // record in text mode and names it in the error, so the caller learns its
@@ -338,8 +317,7 @@ func (a *App) printResult(res *router.Result, op string, asJSON bool, opErr erro
 		if opErr != nil {
 			return &landedError{err: opErr, rec: *rec}
 		}
-		return a.writeDoc(&resultDoc{ID: rec.ID, Status: rec.Status, Round: rec.Round, Clarification: rec,
-			Escalated: res.Escalated, Answer: res.Answer})
+		return a.writeDoc(res.Doc())
 	}
 	fmt.Fprint(a.Stdout, res.Text(a.Style(), op))
 	return opErr

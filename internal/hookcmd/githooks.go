@@ -68,15 +68,6 @@ func parseHooksChange(name string) func(*App, []string) (*hooksChangeOptions, er
 	}
 }
 
-type hooksChangeDoc struct {
-	HooksDir    string                      `json:"hooksDir"`
-	HooksPath   string                      `json:"hooksPath"`
-	MergeDriver *githooks.MergeDriverStatus `json:"mergeDriver"`
-	Notes       []string                    `json:"notes"`
-	schemaVersion
-	Steps []githooks.Step `json:"steps"`
-}
-
 // runHooksChange plans the install or uninstall and applies it, then reports.
 func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
 	loc, steps, err := githooks.Change(ctx, a.Workspace().Root, o.Name == "install", o.Force, false)
@@ -93,14 +84,9 @@ func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
 	notes := githooks.Notes(o.Name == "install", loc, steps, errors.Is(statErr, fs.ErrNotExist),
 		a.Getenv("AGENTX_HOOK_BIN") == "" && pathErr != nil)
 	if o.JSON {
-		return a.writeDoc(&hooksChangeDoc{HooksDir: loc.Dir,
-			HooksPath: loc.HooksPath, Steps: steps, Notes: nonNil(notes), MergeDriver: md})
+		return a.writeDoc(githooks.NewChangeDoc(loc, steps, notes, md))
 	}
-	fmt.Fprintf(a.Stdout, "Hooks directory: %s\n", loc.Dir)
-	for _, st := range steps {
-		fmt.Fprintf(a.Stdout, "  %-12s %s\n", st.Hook, st.Summary())
-	}
-	printMergeDriver(a.Stdout, md)
+	a.printLines(githooks.ChangeLines(loc, steps, md), nil)
 	for _, n := range notes {
 		fmt.Fprintf(a.Stderr, "note: %s\n", n)
 	}
@@ -108,14 +94,6 @@ func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
 }
 
 var parseHooksStatus = parseNoArgs("hooks status", hooksUsage)
-
-type hooksStatusDoc struct {
-	Hooks       []githooks.HookStatus       `json:"hooks"`
-	HooksDir    string                      `json:"hooksDir"`
-	HooksPath   string                      `json:"hooksPath"`
-	MergeDriver *githooks.MergeDriverStatus `json:"mergeDriver"`
-	schemaVersion
-}
 
 func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	loc, snap, err := githooks.Open(ctx, a.Workspace().Root)
@@ -128,18 +106,9 @@ func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		return err
 	}
 	if o.JSON {
-		return a.writeDoc(&hooksStatusDoc{HooksDir: loc.Dir,
-			HooksPath: loc.HooksPath, Hooks: hooks, MergeDriver: md})
+		return a.writeDoc(&githooks.StatusDoc{HooksDir: loc.Dir, HooksPath: loc.HooksPath, Hooks: hooks, MergeDriver: md})
 	}
-	fmt.Fprintf(a.Stdout, "Hooks directory: %s", loc.Dir)
-	if loc.HooksPath != "" {
-		fmt.Fprintf(a.Stdout, " (core.hooksPath = %s)", loc.HooksPath)
-	}
-	fmt.Fprintln(a.Stdout)
-	for _, h := range hooks {
-		fmt.Fprintf(a.Stdout, "  %-12s %s\n", h.Hook, h.Summary())
-	}
-	printMergeDriver(a.Stdout, md)
+	a.printLines(githooks.StatusLines(loc, hooks, md), nil)
 	return nil
 }
 
