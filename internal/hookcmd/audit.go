@@ -89,11 +89,6 @@ func parseAudit(a *App, args []string) (*auditOptions, error) {
 	return o, err
 }
 
-type auditDoc struct {
-	*audit.Listing
-	schemaVersion
-}
-
 func runAudit(_ context.Context, a *App, o *auditOptions) error {
 	f := audit.Filter{ID: o.ID, Issue: o.Issue}
 	if o.Since != "" {
@@ -135,10 +130,7 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 		}
 	}
 	if o.JSON {
-		if l.Entries == nil {
-			l.Entries = []audit.TrailEntry{}
-		}
-		return a.writeDoc(&auditDoc{Listing: l})
+		return a.writeDoc(l.Doc())
 	}
 	fmt.Fprint(a.Stdout, l.Table())
 	return nil

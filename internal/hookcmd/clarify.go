@@ -157,13 +157,6 @@ func (a *App) warn(format string, args ...any) {
 	fmt.Fprintf(a.Stderr, "%s %s\n", a.ErrStyle().Yellow("warning:"), msg)
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // issueFor resolves --issue, else $AGENTX_ISSUE, else the branch name.
 func (a *App) issueFor(ctx context.Context, flagValue string) (int, bool, error) {
 	branch := ""

@@ -104,21 +104,12 @@ func (a *App) hookMisconfigured(event string, err error, strict bool) error {
 	return nil
 }
 
-// hookSkippedDoc is a hook's --json document when it did nothing: one
-// document, exit 0, and no "error" key (a failure document means a
-// non-zero exit).
-type hookSkippedDoc struct {
-	Hook string `json:"hook"`
-	schemaVersion
-	Skipped string `json:"skipped"`
-}
-
 // hookSkipped is a hook that does nothing: one warning line, and with
 // --json the one document saying why.
 func (a *App) hookSkipped(jsonMode bool, event, why string) {
 	a.warn("%s", why)
 	if jsonMode {
-		_ = a.writeDoc(&hookSkippedDoc{Hook: event, Skipped: why})
+		_ = a.writeDoc(&session.SkippedDoc{Hook: event, Skipped: why})
 	}
 }
 

@@ -10,11 +10,6 @@ import (
 
 var parseReady = parseNoArgs("ready", "ready [--json]\n\nIssues known locally (clarification ledgers, memory, .agentx/issues/*.json), with\n[BLOCKED: Clarification pending] where a blocking clarification waits for an answer\nand [WAITING FOR A PERSON] where a blocking one was escalated.")
 
-type readyDoc struct {
-	Issues []*ready.Issue `json:"issues"`
-	schemaVersion
-}
-
 func runReady(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	rt, err := a.Router()
 	if err != nil {
@@ -29,7 +24,7 @@ func runReady(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		a.warn("%s", w)
 	}
 	if o.JSON {
-		return a.writeDoc(&readyDoc{Issues: rep.Issues})
+		return a.writeDoc(&ready.Doc{Issues: rep.Issues})
 	}
 	a.printReady(rep.Issues)
 	return nil

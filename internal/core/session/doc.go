@@ -45,3 +45,11 @@ func (r *Result) Doc(strict bool) *Doc {
 		Issue: issue, Status: r.Status, Waiting: jsonfile.List(r.Waiting), Requests: jsonfile.List(r.Requests),
 		Escalations: jsonfile.List(r.Escalations), Monitor: jsonfile.List(actions), Sections: jsonfile.List(r.Sections), Text: r.Text}
 }
+
+// SkippedDoc is a hook's --json document when it did nothing: exit 0,
+// and no "error" key (a failure document means a non-zero exit).
+type SkippedDoc struct {
+	Hook string `json:"hook"`
+	jsonfile.Versioned
+	Skipped string `json:"skipped"`
+}
