@@ -46,11 +46,7 @@ func parseDoctor(a *App, args []string) (*doctorOptions, error) {
 	o := &doctorOptions{}
 	flags := newFlags(a, "doctor", doctorUsage)
 	o.register(flags)
-	pos, err := parse(flags, args)
-	if err == nil && len(pos) > 0 {
-		err = usagef("doctor takes no arguments (got %q)", pos[0])
-	}
-	return o, err
+	return o, parseFlagsOnly(flags, args)
 }
 
 func runDoctor(ctx context.Context, a *App, o *doctorOptions) error {

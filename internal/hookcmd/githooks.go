@@ -60,11 +60,7 @@ func parseHooksChange(name string) func(*App, []string) (*hooksChangeOptions, er
 			flags.BoolVar(&o.MergeDriver, "merge-driver", false, "also register the semantic merge driver for state files")
 		}
 		o.register(flags)
-		pos, err := parse(flags, args)
-		if err == nil && len(pos) > 0 {
-			err = usagef("%s takes no arguments (got %q)", flags.Name(), pos[0])
-		}
-		return o, err
+		return o, parseFlagsOnly(flags, args)
 	}
 }
 

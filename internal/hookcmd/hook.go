@@ -48,13 +48,11 @@ type hookOptions struct {
 	Event       string // start or finish
 	Agent       string // --agent, else $AGENTX_AGENT
 	Issue       string // --issue as given (resolved when run)
-	Format      string // text, json, claude or codex (--json is --format json)
+	formatFlag         // text, json, claude or codex
 	Strict      bool
 	SummaryFile string
 	Deadline    time.Duration // --deadline (0: [hooks] deadline, else 10 s)
 }
-
-func (o *hookOptions) jsonMode() bool { return o.Format == "json" }
 
 func runHook(ctx context.Context, a *App, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
@@ -141,15 +139,11 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	flags := newFlags(a, "hook "+event, hookUsage)
 	flags.StringVar(&o.Agent, "agent", "", "the agent `name` (else $AGENTX_AGENT, else the host payload's agent_type)")
 	flags.StringVar(&o.Issue, "issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
-	flags.StringVar(&o.Format, "format", "text", "output `form`: text, json, claude or codex (start: the host's SessionStart JSON)")
+	o.register(flags, "text", "output `form`: text, json, claude or codex (start: the host's SessionStart JSON)")
 	flags.BoolVar(&o.Strict, "strict", false, "exit 1 while a blocking clarification of the agent is open (and 2 for a bad command line)")
 	flags.StringVar(&o.SummaryFile, "summary-file", "", "finish: a session summary `file` for memory capture")
 	flags.DurationVar(&o.Deadline, "deadline", 0, "the hook's overall `deadline` (default: [hooks] deadline, else 10s); steps not done by then are skipped and named")
-	asJSON := flags.Bool("json", false, "same as --format json")
-	pos, err := parse(flags, args[1:])
-	if *asJSON {
-		o.Format = "json"
-	}
+	pos, err := o.parse(flags, args[1:])
 	if err != nil {
 		return o, err
 	}

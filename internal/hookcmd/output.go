@@ -50,11 +50,7 @@ func parseNoArgs(name, usage string) func(*App, []string) (*jsonOnlyOptions, err
 		o := &jsonOnlyOptions{}
 		flags := newFlags(a, name, usage)
 		o.register(flags)
-		pos, err := parse(flags, args)
-		if err == nil && len(pos) > 0 {
-			err = usagef("%s takes no arguments (got %q)", name, pos[0])
-		}
-		return o, err
+		return o, parseFlagsOnly(flags, args)
 	}
 }
 

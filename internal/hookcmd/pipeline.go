@@ -242,13 +242,11 @@ func parseRecall(a *App, args []string) (*recallOptions, error) {
 	issueFlag := flags.String("issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
 	query := flags.String("query", "", "words `Q` to rank by, besides the branch, clarifications and commits")
 	budget := flags.Int("budget", 0, "at most `TOKENS` (default [memory] max_tokens)")
-	format := flags.String("format", "text", "output `form`: text, claude, codex or json")
+	var f formatFlag
+	f.register(flags, "text", "output `form`: text, claude, codex or json")
 	write := flags.Bool("write-instructions", false, "write "+instructionsFile+" (Copilot) instead of printing")
-	asJSON := flags.Bool("json", false, "same as --format json")
-	_, err := parse(flags, args)
-	if *asJSON {
-		*format = "json"
-	}
+	_, err := f.parse(flags, args)
+	format := &f.Format
 	opts := &recallOptions{format: *format, write: *write}
 	if err != nil {
 		return opts, err

@@ -60,12 +60,8 @@ func parseSetup(a *App, args []string) (*setupOptions, error) {
 	flags.BoolVar(&o.Check, "check", false, "write nothing; exit 1 when something would change")
 	flags.BoolVar(&o.Remove, "remove", false, "undo what setup added, keeping everything else")
 	o.register(flags)
-	pos, err := parse(flags, args)
-	if err != nil {
+	if err := parseFlagsOnly(flags, args); err != nil {
 		return o, err
-	}
-	if len(pos) > 0 {
-		return o, usagef("setup takes no arguments (got %q)", pos[0])
 	}
 	if err := o.Validate(); err != nil {
 		return o, usagef("%v", err)

@@ -83,11 +83,9 @@ func parseSync(a *App, args []string) (*syncOptions, error) {
 	flags.StringVar(&o.Since, "since", "", "with --recover: read commits since `DATE` (ISO 8601) or DURATION (7d, 12h)")
 	flags.DurationVar(&o.Timeout, "timeout", 0, "the whole sync's time `limit` (default: [github] sync_timeout, else 2m)")
 	o.register(flags)
-	pos, err := parse(flags, args)
+	err := parseFlagsOnly(flags, args)
 	switch {
 	case err != nil:
-	case len(pos) > 0:
-		err = usagef("sync takes no arguments (got %q)", pos[0])
 	case o.PullOnly && o.PushOnly:
 		err = usagef("--pull-only and --push-only exclude each other")
 	case o.PullOnly && o.InitFrom != "":
