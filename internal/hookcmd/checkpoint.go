@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/checkpoint"
@@ -58,16 +57,8 @@ func (a *App) checkpoints(wait time.Duration) (*checkpoint.History, error) {
 		opt.Wait = wait
 		locks = lock.New(opt)
 	}
-	opt := checkpoint.StateOptions{Now: a.Clock.Now, By: a.Getenv("AGENTX_AGENT"), Keep: cfg.Config.Checkpoints.KeepOr(checkpoint.DefaultKeep),
-		Audit: a.auditAppend, Warn: func(s string) { a.warn("%s", s) }}
-	if opt.By == "" {
-		opt.By = "cli"
-	}
-	// A test hook: a pause after each restored file, so that a crash test
-	// can kill the process in the middle of a restore.
-	if ms, err := strconv.Atoi(a.Getenv("AGENTX_TEST_RESTORE_PAUSE_MS")); err == nil && ms > 0 {
-		opt.Pause = time.Duration(ms) * time.Millisecond
-	}
+	opt := checkpoint.StateOptions{Now: a.Clock.Now, Keep: cfg.Config.Checkpoints.KeepOr(checkpoint.DefaultKeep),
+		Audit: a.auditAppend, Warn: func(s string) { a.warn("%s", s) }}.WithEnv(a.Getenv)
 	return checkpoint.OpenState(a.Workspace(), locks, opt)
 }
 

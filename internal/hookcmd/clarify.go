@@ -159,11 +159,7 @@ func (a *App) warn(format string, args ...any) {
 
 // issueFor resolves --issue, else $AGENTX_ISSUE, else the branch name.
 func (a *App) issueFor(ctx context.Context, flagValue string) (int, bool, error) {
-	branch := ""
-	if flagValue == "" && a.Getenv("AGENTX_ISSUE") == "" {
-		branch = workspace.GitBranch(ctx, a.Workspace().Root)
-	}
-	return issueref.Resolve(flagValue, a.Getenv("AGENTX_ISSUE"), branch)
+	return issueref.Find(flagValue, a.Getenv("AGENTX_ISSUE"), func() string { return workspace.GitBranch(ctx, a.Workspace().Root) })
 }
 
 // clarifyRequestOptions is `clarify request`'s command line.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/session"
 )
 
@@ -36,9 +35,5 @@ func (a *App) hookDeadline(flag time.Duration) time.Duration {
 	if flag > 0 {
 		return flag
 	}
-	cfg, err := a.Config()
-	if err != nil {
-		return config.DefaultHookDeadline
-	}
-	return cfg.Config.Hooks.DeadlineOr()
+	return a.settings().Hooks.DeadlineOr()
 }

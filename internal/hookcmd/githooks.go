@@ -185,7 +185,7 @@ func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
 // recordCommit stores HEAD as a code-change observation of the issue the
 // environment or the branch names.
 func (a *App) recordCommit(ctx context.Context) error {
-	if !a.memorySettings().IsEnabled() {
+	if !a.settings().Memory.IsEnabled() {
 		return nil
 	}
 	return a.intake().RecordHead(ctx, a.Workspace().Root, a.Getenv("AGENTX_AGENT"), a.Getenv("AGENTX_ISSUE"))

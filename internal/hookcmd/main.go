@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -395,16 +394,11 @@ func (a *App) Locks() *lock.Locker {
 
 // lockOptions are the process's lock settings (Locks).
 func (a *App) lockOptions() lock.Options {
-	opt := lock.Options{Clock: a.Clock, Agent: a.Getenv("AGENTX_AGENT")}
-	if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_STALE_MS")); err == nil && ms > 0 {
-		opt.StaleAfter = time.Duration(ms) * time.Millisecond
-	} else if a.cfg != nil && a.cfg.Config.Clarify.LockStaleSeconds > 0 {
-		opt.StaleAfter = time.Duration(a.cfg.Config.Clarify.LockStaleSeconds) * time.Second
+	stale := 0
+	if a.cfg != nil {
+		stale = a.cfg.Config.Clarify.LockStaleSeconds
 	}
-	if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_WAIT_MS")); err == nil && ms > 0 {
-		opt.Wait = time.Duration(ms) * time.Millisecond
-	}
-	return opt
+	return lock.Options{Clock: a.Clock, Agent: a.Getenv("AGENTX_AGENT")}.WithEnv(a.Getenv, stale)
 }
 
 // Ledgers returns the ledger store.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
@@ -48,7 +49,7 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 		return addFromFile(ctx, a, o.File, o.JSON)
 	}
 	obs, redacted, err := memory.ByHand(o.ID, o.Agent, o.Issue, o.Category, o.Session, o.Text,
-		func(agent string) error { return a.checkAgent("--agent", agent) })
+		func(agent string) error { return config.CheckAgentName("--agent", agent, a.Config) })
 	if errors.Is(err, memory.ErrNoText) {
 		return usagef("memory add needs the observation TEXT")
 	}
@@ -79,7 +80,7 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = atomicfile.ReadAllLimited(a.Stdin, a.limits().InputFileBytes())
+		data, err = atomicfile.ReadAllLimited(a.Stdin, a.settings().Limits.InputFileBytes())
 		if err != nil {
 			err = errcode.Wrap(errcode.InvalidInput, err, "memory add --file -")
 		}

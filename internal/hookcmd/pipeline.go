@@ -2,12 +2,9 @@ package hookcmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 
-	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/cursor"
@@ -16,7 +13,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/recall"
 	"github.com/agentx-dev/agentx/internal/core/recalljournal"
 	"github.com/agentx-dev/agentx/internal/core/spool"
-	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 // The memory pipeline's commands: `hook finish` captures (package intake),
@@ -33,37 +29,19 @@ const (
 	instructionsFile = recall.InstructionsFile
 )
 
-// memorySettings returns [memory]; a config that cannot be read means the
-// defaults (a warning was or will be printed by whoever needs the rest).
-func (a *App) memorySettings() config.MemorySettings {
-	cfg, err := a.Config()
-	if err != nil {
-		return config.MemorySettings{}
+// settings is agentx.toml; one that cannot be read means the defaults
+// (a warning was or will be printed by whoever needs the rest).
+func (a *App) settings() *config.Config {
+	if cfg, err := a.Config(); err == nil {
+		return &cfg.Config
 	}
-	return cfg.Config.Memory
+	return &config.Config{}
 }
 
-// limits is [limits] of agentx.toml; a configuration that does not load
-// leaves the defaults (the command reports it where it needs the config).
-func (a *App) limits() config.LimitsSettings {
-	cfg, err := a.Config()
-	if err != nil {
-		return config.LimitsSettings{}
-	}
-	return cfg.Config.Limits
-}
-
-// readInputFile reads a file named on the command line (what is the flag)
-// within [limits] input_file; the refusal of a larger file says which key
-// raises the limit.
+// readInputFile reads a file named on the command line within [limits]
+// input_file (config.LimitsSettings.ReadInput).
 func (a *App) readInputFile(what, path string) ([]byte, error) {
-	data, err := atomicfile.ReadInput(what, path, a.limits().InputFileBytes())
-	var pe *errcode.Error
-	if errors.Is(err, atomicfile.ErrTooLarge) && errors.As(err, &pe) {
-		pe.Message += " ([limits] input_file)"
-		pe.Hint = "[limits] input_file in .agentx/agentx.toml sets the limit (default 10MB)"
-	}
-	return data, err
+	return a.settings().Limits.ReadInput(what, path)
 }
 
 // intake wires the workspace's spool, cursors and store for a capture.
@@ -75,7 +53,7 @@ func (a *App) intake() *intake.Intake { return a.intakeWith(false) }
 func (a *App) intakeWith(spoolOnly bool) *intake.Intake {
 	ws := a.Workspace()
 	return &intake.Intake{
-		TranscriptMaxBytes: int64(a.limits().Transcript),
+		TranscriptMaxBytes: int64(a.settings().Limits.Transcript),
 		Spool:              spool.New(ws.SpoolDir(), a.Locks(), spool.Options{Clock: a.Clock}),
 		Cursors:            cursor.New(ws.CursorsDir(), a.Locks(), a.Clock),
 		Store:              a.Memory(),
@@ -93,7 +71,7 @@ func (a *App) recallService() *recall.Service {
 	return &recall.Service{
 		Store: a.Memory(), Journal: recalljournal.New(a.Workspace().RecallJournalFile(), a.Locks()),
 		Events: a.Events(), Clock: a.Clock, Root: a.Workspace().Root,
-		MaxTokens: a.memorySettings().Budget(), CLI: a.cliName(), Warn: a.warn,
+		MaxTokens: a.settings().Memory.Budget(), CLI: a.cliName(), Warn: a.warn,
 		IssueTexts: a.openClarificationTexts,
 	}
 }
@@ -117,22 +95,10 @@ func (a *App) agentAndIssue(ctx context.Context, cmd string, agent *string, issu
 	if *agent == "" { // a missing flag is a usage error, like hook start's
 		return 0, false, usagef("%s needs --agent (or $AGENTX_AGENT)", cmd)
 	}
-	if err := a.checkAgent("--agent", *agent); err != nil {
+	if err := config.CheckAgentName("--agent", *agent, a.Config); err != nil {
 		return 0, false, err
 	}
 	return a.issueFor(ctx, issueFlag)
-}
-
-// checkAgent checks an agent name a command was given: its form, and that
-// the workflows or config know it (when they name any and load).
-func (a *App) checkAgent(flag, agent string) error {
-	if err := validate.Agent(strings.TrimPrefix(flag, "--"), agent); err != nil {
-		return err
-	}
-	if cfg, err := a.Config(); err == nil {
-		return cfg.CheckAgent(flag, agent)
-	}
-	return nil
 }
 
 const captureUsage = `memory capture --agent A [--issue N] [--file F] [--session S] [--json]
@@ -185,7 +151,7 @@ func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) erro
 		}
 		return errcode.New(errcode.InvalidInput, "cannot read the capture input: %v", err)
 	}
-	if !a.memorySettings().IsEnabled() {
+	if !a.settings().Memory.IsEnabled() {
 		return a.printCapture(&intake.Report{Agent: agent, Issue: issue}, o.JSON, "Memory is disabled ([memory] enabled = false); nothing captured.")
 	}
 	input := capture.ParseInput(data)
@@ -279,7 +245,7 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 	}
 	// off says why nothing is recalled (memory or recall switched off).
 	var res recall.Result
-	off, text := recall.Off(a.memorySettings(), opts.req.Budget), ""
+	off, text := recall.Off(a.settings().Memory, opts.req.Budget), ""
 	if off == "" {
 		if res, err = a.recallService().Recall(ctx, opts.req); err != nil {
 			return err
