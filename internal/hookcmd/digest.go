@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 
@@ -70,7 +71,10 @@ func (d *digestDoc) SetSchemaVersion(int) {} // digest.SchemaVersion is stamped 
 // runDigest prints the digest of this workspace and files its Markdown
 // under .agentx/digests/.
 func runDigest(ctx context.Context, a *App, o *digestOptions) error {
-	w, err := digestWindow(a, o)
+	w, err := digest.WindowFor(a.Clock.Now(), o.Since, o.Until, o.Days)
+	if errors.Is(err, digest.ErrDays) {
+		return usagef("%v", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -115,27 +119,4 @@ func runDigest(ctx context.Context, a *App, o *digestOptions) error {
 		fmt.Fprintf(a.Stderr, "digest written to %s\n", file)
 	}
 	return nil
-}
-
-// digestWindow is the window the flags ask for.
-func digestWindow(a *App, o *digestOptions) (digest.Window, error) {
-	until := a.Clock.Now()
-	if o.Until != "" {
-		t, err := parseWhen(a, o.Until)
-		if err != nil {
-			return digest.Window{}, err
-		}
-		until = t
-	}
-	if o.Since == "" {
-		if o.Days < 1 {
-			return digest.Window{}, usagef("digest: --days must be at least 1")
-		}
-		return digest.LastDays(until, o.Days), nil
-	}
-	since, err := parseWhen(a, o.Since)
-	if err != nil {
-		return digest.Window{}, err
-	}
-	return digest.Between(since, until)
 }

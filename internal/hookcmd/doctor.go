@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/doctor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -56,7 +55,7 @@ func runDoctor(ctx context.Context, a *App, o *doctorOptions) error {
 	in.Self, _ = os.Executable()
 	findings := doctor.Check(ctx, in, doctorProbe{a: a, Exec: gitcmd.Exec{Dir: in.Workspace.Root}})
 	doc, failure := doctor.NewDoc(a.Workspace().Root, findings)
-	return a.reportChecked(o.JSON, &o.printed, doc, failure, func() { printDoctor(a, doc) })
+	return a.reportChecked(o.JSON, &o.printed, doc, failure, func() { fmt.Fprint(a.Stdout, doc.Text(a.Style())) })
 }
 
 // reportChecked prints the report of a check that may fail (doctor, setup
@@ -76,25 +75,6 @@ func (a *App) reportChecked(asJSON bool, printed *bool, doc document, failure *e
 		return failure
 	}
 	return nil
-}
-
-func printDoctor(a *App, doc *doctor.Doc) {
-	st := a.Style()
-	for _, f := range doc.Findings {
-		status := f.Status
-		switch f.Status {
-		case doctor.StatusFail:
-			status = st.Red(status)
-		case doctor.StatusWarn:
-			status = st.Yellow(status)
-		}
-		pad := strings.Repeat(" ", max(0, 5-len(f.Status)))
-		fmt.Fprintf(a.Stdout, "%s%s %-13s %s\n", status, pad, f.Check, f.Message)
-		if f.Fix != "" {
-			fmt.Fprintf(a.Stdout, "%19s %s\n", "fix:", f.Fix)
-		}
-	}
-	fmt.Fprintf(a.Stdout, "%d failed, %d warnings, %d findings\n", doc.Fails, doc.Warns, len(doc.Findings))
 }
 
 // doctorProbe is doctor's way out: PATH, the binary there, the remote.

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/hooklog"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/session"
@@ -170,24 +168,10 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 	in := session.Input{Event: event, Agent: o.Agent, Host: o.Format, Strict: o.Strict, SummaryFile: o.SummaryFile}
 	payload, payloadAgent := session.ReadPayload(a.Stdin)
 	in.Payload = payload
-	if in.Agent == "" {
-		// Claude Code names the agent a session runs as (claude --agent
-		// NAME) in its payload's agent_type: one shared settings file then
-		// serves every role.
-		in.Agent = payloadAgent
-	}
-	if in.Agent == "" {
-		// Nothing named the agent (Codex and Copilot payloads never do):
-		// the workspace's default, so a first session works with no setup
-		// beyond `setup`.
-		in.Agent = config.FallbackAgent
-		if cfg, err := a.Config(); err == nil {
-			in.Agent = cfg.Config.Hooks.DefaultAgentOr()
-		}
-	}
-	if cwd := in.Payload.Payload.Cwd; cwd != "" && filepath.IsAbs(cwd) && a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
-		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() {
-			a.Cwd = cwd // the agent's project, wherever the hook runs from
+	in.Agent = session.PickAgent(in.Agent, payloadAgent, a.Config)
+	if a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
+		if dir, ok := session.ProjectDir(in.Payload); ok {
+			a.Cwd = dir // the agent's project, wherever the hook runs from
 		}
 	}
 	why, ok := a.inWorkspace("hook " + event)

@@ -1,8 +1,12 @@
 package doctor
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/render"
 )
 
 // Doc is `doctor --json`: the findings and their counts.
@@ -35,4 +39,26 @@ func NewDoc(root string, findings []Finding) (*Doc, *errcode.Error) {
 		WithHint("run each fix listed, then `agentx-hook doctor` again")
 	doc.Error = errcode.BodyOf(failure)
 	return doc, failure
+}
+
+// Text is the findings for people, one line each with its fix under it,
+// then the counts; st colours the failures and warnings.
+func (d *Doc) Text(st render.Style) string {
+	var b strings.Builder
+	for _, f := range d.Findings {
+		status := f.Status
+		switch f.Status {
+		case StatusFail:
+			status = st.Red(status)
+		case StatusWarn:
+			status = st.Yellow(status)
+		}
+		pad := strings.Repeat(" ", max(0, 5-len(f.Status)))
+		fmt.Fprintf(&b, "%s%s %-13s %s\n", status, pad, f.Check, f.Message)
+		if f.Fix != "" {
+			fmt.Fprintf(&b, "%19s %s\n", "fix:", f.Fix)
+		}
+	}
+	fmt.Fprintf(&b, "%d failed, %d warnings, %d findings\n", d.Fails, d.Warns, len(d.Findings))
+	return b.String()
 }
