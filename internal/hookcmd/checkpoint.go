@@ -181,14 +181,10 @@ func parseCheckpointID(name, usage string, dryRun bool) func(*App, []string) (*c
 			flags.BoolVar(&o.Force, "force", false, "restore a checkpoint that no checkpoint.create audit line names")
 		}
 		o.register(flags)
-		pos, err := parse(flags, args)
-		if err != nil {
+		var err error
+		if o.ID, err = parseOne(flags, args, "checkpoint "+name+" needs one checkpoint ID (see `agentx-hook checkpoint list`)"); err != nil {
 			return o, err
 		}
-		if len(pos) != 1 {
-			return o, usagef("checkpoint %s needs one checkpoint ID (see `agentx-hook checkpoint list`)", name)
-		}
-		o.ID = pos[0]
 		if _, err := checkpoint.ParseID(o.ID); err != nil {
 			return o, err
 		}

@@ -92,41 +92,41 @@ func parseClarifyList(a *App, args []string) (*clarifyListOptions, error) {
 
 func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 	a.monitorSideEffect(ctx) // every clarify command runs the monitor (ADR-1)
-	store := a.Ledgers()
+	var issue *int
+	var recs []ledger.Record
 	if o.Issue != "" {
-		issue, err := validate.LedgerIssue(o.Issue)
+		n, err := validate.LedgerIssue(o.Issue)
 		if err != nil {
 			return err
 		}
-		l, err := store.Load(issue)
+		l, err := a.Ledgers().Load(n)
 		if err != nil {
 			return err
 		}
-		tampered := a.warnTampered(l.Clarifications)
-		if o.JSON {
-			return a.writeDoc(ledger.NewListDoc(&issue, l.Clarifications, tampered))
+		issue, recs = &n, l.Clarifications
+	} else {
+		var err error
+		if recs, err = a.loadRecords(func(r *ledger.Record) bool { return o.All || r.Status.Active() }); err != nil {
+			return err
 		}
-		if len(l.Clarifications) == 0 {
-			fmt.Fprintf(a.Stdout, "No clarifications on issue #%d.\n", issue)
+	}
+	doc := ledger.NewListDoc(issue, recs)
+	if w := doc.TamperedWarning(); w != "" {
+		a.warn("%s", w)
+	}
+	switch {
+	case o.JSON:
+		return a.writeDoc(doc)
+	case issue != nil:
+		if len(recs) == 0 {
+			fmt.Fprintf(a.Stdout, "No clarifications on issue #%d.\n", *issue)
 		}
-		render.Threads(a.Stdout, a.Style(), l.Clarifications)
-		return nil
-	}
-	recs, err := a.loadRecords(func(r *ledger.Record) bool {
-		return o.All || r.Status.Active()
-	})
-	if err != nil {
-		return err
-	}
-	tampered := a.warnTampered(recs)
-	if o.JSON {
-		return a.writeDoc(ledger.NewListDoc(nil, recs, tampered))
-	}
-	if len(recs) == 0 {
+		render.Threads(a.Stdout, a.Style(), recs)
+	case len(recs) == 0:
 		fmt.Fprintln(a.Stdout, "No active clarifications.")
-		return nil
+	default:
+		render.List(a.Stdout, a.Style(), recs, a.Clock.Now())
 	}
-	render.List(a.Stdout, a.Style(), recs, a.Clock.Now())
 	return nil
 }
 
@@ -260,14 +260,10 @@ func parseClarifyOp(a *App, v protocol.VerbInfo, args []string) (*clarifyOpOptio
 	flags.StringVar(&o.As, "as", "", "who acts, `NAME` (default: the record's target for answer, its requester for ask, cli otherwise)")
 	flags.StringVar(&o.Issue, "issue", "", "the ledger of issue `N` holds the id (needed for ids not shaped CLR-N-NNN)")
 	o.register(flags)
-	pos, err := parse(flags, args)
-	if err != nil {
+	var err error
+	if o.ID, err = parseOne(flags, args, "clarify "+op+" needs exactly one id CLR-N-NNN"); err != nil {
 		return o, err
 	}
-	if len(pos) != 1 {
-		return o, usagef("clarify %s needs exactly one id CLR-N-NNN", op)
-	}
-	o.ID = pos[0]
 	if o.Issue != "" {
 		if _, err := validate.LedgerIssue(o.Issue); err != nil {
 			return o, err
@@ -310,24 +306,4 @@ func (a *App) printResult(res *router.Result, op string, asJSON bool, opErr erro
 	}
 	fmt.Fprint(a.Stdout, res.Text(a.Style(), op))
 	return opErr
-}
-
-// warnTampered names, in one warning, the thread entries of recs whose
-// text changed since they were written, and returns them
-// ("CLR-42-001#2"). Entries the old tools wrote carry no hash: they are
-// unhashed, not tampered.
-func (a *App) warnTampered(recs []ledger.Record) []string {
-	out := ledger.TamperedRefs(recs)
-	if len(out) > 0 {
-		a.warn("%d thread entr%s changed since written (%s): shown marked [TAMPERED]; `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored text",
-			len(out), pluralY(len(out)), strings.Join(out, ", "))
-	}
-	return out
-}
-
-func pluralY(n int) string {
-	if n == 1 {
-		return "y"
-	}
-	return "ies"
 }

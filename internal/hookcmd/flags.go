@@ -151,3 +151,16 @@ func (f *formatFlag) parse(flags *flag.FlagSet, args []string) ([]string, error)
 }
 
 func (f *formatFlag) jsonMode() bool { return f.Format == "json" }
+
+// parseOne is parse for a command that takes exactly one positional
+// argument; otherwise the usage error is needs.
+func parseOne(flags *flag.FlagSet, args []string, needs string) (string, error) {
+	pos, err := parse(flags, args)
+	if err == nil && len(pos) != 1 {
+		err = usagef("%s", needs)
+	}
+	if err != nil {
+		return "", err
+	}
+	return pos[0], nil
+}

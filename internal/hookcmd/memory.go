@@ -171,15 +171,9 @@ func parseID(name, usage string) func(*App, []string) (*idOptions, error) {
 		o := &idOptions{}
 		flags := newFlags(a, "memory "+name, usage)
 		o.register(flags)
-		pos, err := parse(flags, args)
-		if err != nil {
-			return o, err
-		}
-		if len(pos) != 1 {
-			return o, usagef("memory %s needs one observation ID", name)
-		}
-		o.ID = pos[0]
-		return o, nil
+		var err error
+		o.ID, err = parseOne(flags, args, "memory "+name+" needs one observation ID")
+		return o, err
 	}
 }
 
