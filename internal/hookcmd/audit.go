@@ -129,11 +129,7 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 			fmt.Fprintln(a.Stderr, "note: "+note)
 		}
 	}
-	if o.JSON {
-		return a.writeDoc(l.Doc())
-	}
-	fmt.Fprint(a.Stdout, l.Table())
-	return nil
+	return a.emit(o.JSON, l.Doc(), l.Table())
 }
 
 // renamedFrom is the id the clarification id was first given, when a

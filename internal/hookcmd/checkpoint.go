@@ -229,9 +229,5 @@ func runCheckpointRestore(ctx context.Context, a *App, o *checkpointIDOptions) e
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&checkpoint.RestoreDoc{RestoreResult: res})
-	}
-	fmt.Fprint(a.Stdout, res.Text())
-	return nil
+	return a.emit(o.JSON, &checkpoint.RestoreDoc{RestoreResult: res}, res.Text())
 }

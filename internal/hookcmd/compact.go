@@ -90,9 +90,5 @@ func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) erro
 		a.commandMetrics(ctx, metrics.Line{Command: "memory compact", Issue: issue, Counters: rep.Counters()})
 	}
 	archive, _ := filepath.Rel(a.Workspace().Root, store.ArchivePath(issue))
-	if o.JSON {
-		return a.writeDoc(rep.Doc(filepath.ToSlash(archive)))
-	}
-	fmt.Fprintln(a.Stdout, rep.Line(filepath.ToSlash(archive)))
-	return nil
+	return a.emit(o.JSON, rep.Doc(filepath.ToSlash(archive)), rep.Line(filepath.ToSlash(archive))+"\n")
 }

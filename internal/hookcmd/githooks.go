@@ -101,11 +101,8 @@ func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&githooks.StatusDoc{HooksDir: loc.Dir, HooksPath: loc.HooksPath, Hooks: hooks, MergeDriver: md})
-	}
-	a.printLines(githooks.StatusLines(loc, hooks, md), nil)
-	return nil
+	return a.emit(o.JSON, &githooks.StatusDoc{HooksDir: loc.Dir, HooksPath: loc.HooksPath, Hooks: hooks, MergeDriver: md},
+		strings.Join(githooks.StatusLines(loc, hooks, md), "\n")+"\n")
 }
 
 const gitHookUsage = `git-hook NAME [ARGS...]

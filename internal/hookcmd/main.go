@@ -447,9 +447,6 @@ var parseVersion = parseJSONOnly("version", "version [--json]")
 
 func runVersion(_ context.Context, a *App, o *jsonOnlyOptions) error {
 	v := buildVersion()
-	if o.JSON {
-		return a.writeDoc(&versionDoc{Version: v.Version, Commit: v.Commit, Dirty: v.Dirty, GoVersion: v.GoVersion})
-	}
-	fmt.Fprintln(a.Stdout, "agentx-hook", versionLine())
-	return nil
+	return a.emit(o.JSON, &versionDoc{Version: v.Version, Commit: v.Commit, Dirty: v.Dirty, GoVersion: v.GoVersion},
+		"agentx-hook "+versionLine()+"\n")
 }

@@ -237,11 +237,7 @@ func runMemoryRemove(ctx context.Context, a *App, o *idOptions) error {
 	if !ok {
 		return errcode.New(errcode.NotFound, "no observation %q", o.ID)
 	}
-	if o.JSON {
-		return a.writeDoc(&memory.RemovedDoc{Removed: o.ID})
-	}
-	fmt.Fprintf(a.Stdout, "Removed %s.\n", o.ID)
-	return nil
+	return a.emit(o.JSON, &memory.RemovedDoc{Removed: o.ID}, "Removed "+o.ID+".\n")
 }
 
 const memoryRebuildUsage = `memory rebuild [--after-sync [--pull-first]] [--json]
@@ -305,11 +301,7 @@ func runMemoryRebuild(ctx context.Context, a *App, o *memoryRebuildOptions) erro
 	if o.AfterSync {
 		a.indexRebuild().Done()
 	}
-	if o.JSON {
-		return a.writeDoc(&memory.RebuildDoc{Rebuild: rep})
-	}
-	fmt.Fprint(a.Stdout, rep.Text())
-	return nil
+	return a.emit(o.JSON, &memory.RebuildDoc{Rebuild: rep}, rep.Text())
 }
 
 // progress reports a long operation on stderr, only when stderr is a

@@ -125,9 +125,5 @@ func runClarifyStale(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	}
 	now := a.Clock.Now()
 	stale, stuck := rep.StaleAndStuck(recs, now)
-	if o.JSON {
-		return a.writeDoc(monitor.NewStaleDoc(stale, stuck))
-	}
-	fmt.Fprint(a.Stdout, monitor.StaleText(a.Style(), stale, stuck, now))
-	return nil
+	return a.emit(o.JSON, monitor.NewStaleDoc(stale, stuck), monitor.StaleText(a.Style(), stale, stuck, now))
 }

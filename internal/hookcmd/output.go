@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 
@@ -169,6 +170,15 @@ type schemaVersion = jsonfile.Versioned
 func (a *App) writeDoc(d document) error {
 	d.SetSchemaVersion(SchemaVersion)
 	return writeJSON(iostreams.Raw(a.Stdout), d)
+}
+
+// emit prints a command's outcome: doc with --json, else text.
+func (a *App) emit(asJSON bool, doc document, text string) error {
+	if asJSON {
+		return a.writeDoc(doc)
+	}
+	fmt.Fprint(a.Stdout, text)
+	return nil
 }
 
 // errorBody is the "error" of a failure document.

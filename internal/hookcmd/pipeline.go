@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/cursor"
-	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/intake"
 	"github.com/agentx-dev/agentx/internal/core/recall"
 	"github.com/agentx-dev/agentx/internal/core/recalljournal"
@@ -139,27 +137,15 @@ func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) erro
 	if !ok {
 		return usagef("memory capture needs --issue (or $AGENTX_ISSUE, or a branch named like 42-fix-login)")
 	}
-	var data []byte
-	if o.File != "" && o.File != "-" {
-		data, err = a.readInputFile("memory capture --file", o.File)
-	} else {
-		data, err = io.ReadAll(io.LimitReader(a.Stdin, capture.MaxPayloadBytes))
-	}
+	data, err := intake.ReadInput(o.File, a.Stdin, a.readInputFile)
 	if err != nil {
-		if errcode.CodeOf(err) != "" {
-			return err
-		}
-		return errcode.New(errcode.InvalidInput, "cannot read the capture input: %v", err)
+		return err
 	}
 	if !a.settings().Memory.IsEnabled() {
 		return a.printCapture(&intake.Report{Agent: agent, Issue: issue}, o.JSON, "Memory is disabled ([memory] enabled = false); nothing captured.")
 	}
-	input := capture.ParseInput(data)
-	c, err := intake.New(agent, issue, &input, o.Session)
+	c, err := intake.FromInput(agent, issue, data, o.Session, o.File)
 	if err != nil {
-		if o.File != "" && o.File != "-" && errcode.Is(err, errcode.InvalidInput) {
-			return errcode.Wrap(errcode.InvalidInput, err, "memory capture --file: %s", o.File)
-		}
 		return err
 	}
 	rep, err := a.intake().Durably(ctx, c)

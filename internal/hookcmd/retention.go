@@ -74,9 +74,6 @@ func runMemoryRestore(ctx context.Context, a *App, o *idOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&memory.RestoredDoc{Restored: obs.ID, Issue: obs.IssueNumber})
-	}
-	fmt.Fprintf(a.Stdout, "Restored %s into issue #%d.\n", obs.ID, obs.IssueNumber)
-	return nil
+	return a.emit(o.JSON, &memory.RestoredDoc{Restored: obs.ID, Issue: obs.IssueNumber},
+		fmt.Sprintf("Restored %s into issue #%d.\n", obs.ID, obs.IssueNumber))
 }
