@@ -2,7 +2,6 @@ package hookcmd
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/ready"
@@ -23,21 +22,5 @@ func runReady(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	for _, w := range rep.Warnings {
 		a.warn("%s", w)
 	}
-	if o.JSON {
-		return a.writeDoc(&ready.Doc{Issues: rep.Issues})
-	}
-	a.printReady(rep.Issues)
-	return nil
-}
-
-// printReady prints `ready`'s lines: who an issue waits for, or ready.
-func (a *App) printReady(list []*ready.Issue) {
-	if len(list) == 0 {
-		fmt.Fprintln(a.Stdout, "No issues known locally.")
-		return
-	}
-	for _, ri := range list {
-		line := ri.Line(a.Style())
-		fmt.Fprintln(a.Stdout, line)
-	}
+	return a.emit(o.JSON, &ready.Doc{Issues: rep.Issues}, rep.Text(a.Style()))
 }

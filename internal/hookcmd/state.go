@@ -57,15 +57,6 @@ func runEvents(_ context.Context, a *App, o *eventsOptions) error {
 	if skipped > 0 {
 		a.warn("skipped %d unreadable line(s) in %s", skipped, a.Workspace().EventsFile())
 	}
-	if o.JSON {
-		return a.writeDoc(events.NewDoc(evs))
-	}
-	if len(evs) == 0 {
-		fmt.Fprintln(a.Stdout, "No events.")
-		return nil
-	}
-	for _, e := range evs {
-		fmt.Fprintln(a.Stdout, e.Line())
-	}
-	return nil
+	doc := events.NewDoc(evs)
+	return a.emit(o.JSON, doc, doc.Text())
 }

@@ -1,6 +1,10 @@
 package events
 
-import "github.com/agentx-dev/agentx/internal/core/jsonfile"
+import (
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+)
 
 // Doc is `events --json`.
 type Doc struct {
@@ -10,3 +14,15 @@ type Doc struct {
 
 // NewDoc lists evs as `events --json` prints them.
 func NewDoc(evs []Event) *Doc { return &Doc{Events: jsonfile.List(evs)} }
+
+// Text is `events`'s text: one line per event, oldest first.
+func (d *Doc) Text() string {
+	if len(d.Events) == 0 {
+		return "No events.\n"
+	}
+	var b strings.Builder
+	for _, e := range d.Events {
+		b.WriteString(e.Line() + "\n")
+	}
+	return b.String()
+}
