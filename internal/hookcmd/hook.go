@@ -232,14 +232,8 @@ func (a *App) sessionDeps() *session.Deps {
 		IndexPending: a.indexRebuild().Pending,
 		Pull:         func(ctx context.Context) []statemerge.Rename { return a.stateSyncHook(ctx, 0, true) },
 		Push:         func(ctx context.Context) { a.stateSyncHook(ctx, 0, false) },
-		Checkpoint: func(ctx context.Context, agent string) {
-			reason := "at hook finish"
-			if agent != "" {
-				reason += " of " + agent
-			}
-			autoCheckpoint(ctx, a, reason)
-		},
-		Retain: a.retainSlice, StoreAlerts: a.storeAlerts, // retention.go
+		Checkpoint:   func(ctx context.Context, reason string) { autoCheckpoint(ctx, a, reason) },
+		Retain:       a.retainSlice, StoreAlerts: a.storeAlerts, // retention.go
 		Metrics: a.recordMetrics, // metrics.go
 	}
 	return d

@@ -40,11 +40,10 @@ func (a *App) checkMonitor(ctx context.Context) (*monitor.Report, error) {
 // to stderr, so stdout (and --json documents) stay the command's own.
 // Unreadable ledgers are left to the command itself to report.
 func (a *App) monitorSideEffect(ctx context.Context) {
-	rt, err := a.Router()
-	if err != nil {
+	if _, err := a.Router(); err != nil {
 		return // the command reports the configuration error itself
 	}
-	rep, err := monitor.New(rt).Check(ctx)
+	rep, err := a.checkMonitor(ctx)
 	if err != nil {
 		a.warn("monitor: %v", err)
 		return
