@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 
+	"github.com/agentx-dev/agentx/internal/core/buildinfo"
 	"github.com/agentx-dev/agentx/internal/core/doctor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
@@ -87,7 +88,7 @@ type doctorProbe struct {
 // name, and asks its version unless it is this binary.
 func (p doctorProbe) Binary(ctx context.Context) doctor.Binary {
 	me := buildVersion()
-	b := doctor.Binary{Path: execpath.Find(p.a.Getenv("PATH"), "agentx-hook"), Version: formatVersion(me)}
+	b := doctor.Binary{Path: execpath.Find(p.a.Getenv("PATH"), "agentx-hook"), Version: me.String()}
 	if b.Path == "" {
 		return b
 	}
@@ -98,13 +99,12 @@ func (p doctorProbe) Binary(ctx context.Context) doctor.Binary {
 	ctx, cancel := context.WithTimeout(ctx, doctor.Timeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, b.Path, "version", "--json").Output()
-	var v versionDoc
+	var v buildinfo.Doc
 	if err == nil {
 		err = json.Unmarshal(out, &v)
 	}
 	b.Err = err
-	b.Theirs = formatVersion(versionInfo{Version: v.Version, Commit: v.Commit, Dirty: v.Dirty})
-	b.Same = v.Version == me.Version && v.Commit == me.Commit && v.Dirty == me.Dirty
+	b.Theirs, b.Same = v.Info().String(), v.Info().SameBuild(me)
 	return b
 }
 

@@ -22,7 +22,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/render"
@@ -430,23 +429,8 @@ func (a *App) Router() (*router.Router, error) {
 	return a.rt, nil
 }
 
-// writeJSON writes one JSON value as jsonfile.Marshal encodes every JSON
-// document and file of agentx (indented, no HTML escaping). Our --json
-// documents go through App.writeDoc; only a host's own format (Claude
-// Code's SessionStart output) is written with it directly.
-func writeJSON(w io.Writer, v any) error {
-	data, err := jsonfile.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(data)
-	return err
-}
-
 var parseVersion = parseJSONOnly("version", "version [--json]")
 
 func runVersion(_ context.Context, a *App, o *jsonOnlyOptions) error {
-	v := buildVersion()
-	return a.emit(o.JSON, &versionDoc{Version: v.Version, Commit: v.Commit, Dirty: v.Dirty, GoVersion: v.GoVersion},
-		"agentx-hook "+versionLine()+"\n")
+	return a.emit(o.JSON, buildVersion().Doc(), "agentx-hook "+versionLine()+"\n")
 }

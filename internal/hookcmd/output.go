@@ -169,7 +169,12 @@ type schemaVersion = jsonfile.Versioned
 // schema_version, indented, on stdout.
 func (a *App) writeDoc(d document) error {
 	d.SetSchemaVersion(SchemaVersion)
-	return writeJSON(iostreams.Raw(a.Stdout), d)
+	data, err := jsonfile.Marshal(d) // indented, no HTML escaping, as every file of agentx
+	if err != nil {
+		return err
+	}
+	_, err = iostreams.Raw(a.Stdout).Write(data)
+	return err
 }
 
 // emit prints a command's outcome: doc with --json, else text.
@@ -191,12 +196,4 @@ type failureDoc struct {
 	Round int       `json:"round,omitempty"`
 	schemaVersion
 	Status ledger.Status `json:"status,omitempty"`
-}
-
-type versionDoc struct {
-	Commit    string `json:"commit"`
-	Dirty     bool   `json:"dirty"`
-	GoVersion string `json:"goVersion"`
-	schemaVersion
-	Version string `json:"version"`
 }
