@@ -109,8 +109,8 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 		} else if err = a.checkWorkspace(); err == nil {
 			l, err = audit.LocalListing(a.Workspace().StateDir(), f)
 		}
-		if err == nil && l.Warning() != "" {
-			a.warn("%s", l.Warning())
+		if err == nil {
+			a.warnEach(l.Warning())
 		}
 		return l, err
 	}

@@ -111,9 +111,7 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 		}
 	}
 	doc := ledger.NewListDoc(issue, recs)
-	if w := doc.TamperedWarning(); w != "" {
-		a.warn("%s", w)
-	}
+	a.warnEach(doc.TamperedWarning())
 	switch {
 	case o.JSON:
 		return a.writeDoc(doc)
@@ -146,6 +144,15 @@ func (a *App) records(keep func(*ledger.Record) bool, warn bool) ([]ledger.Recor
 		}
 	}
 	return recs, err
+}
+
+// warnEach prints each message that is not empty as a warning.
+func (a *App) warnEach(msgs ...string) {
+	for _, m := range msgs {
+		if m != "" {
+			a.warn("%s", m)
+		}
+	}
 }
 
 func (a *App) warn(format string, args ...any) {

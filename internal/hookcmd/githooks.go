@@ -167,10 +167,8 @@ func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
 		a.warn("agentx git-hook: %q is not one of agentx's hooks (%s); nothing done", name, strings.Join(githooks.Names(), ", "))
 		return nil
 	}
-	run, end := a.startHookRun(ctx, "git-hook "+name, began, a.hookDeadline(0))
+	run, end := a.startHookRun(ctx, began, a.hookDeadline(0), hooklog.Entry{Command: "git-hook " + name, Agent: a.Getenv("AGENTX_AGENT")})
 	defer end()
-	defer a.logHookRun(hooklog.Entry{Command: "git-hook " + name, Agent: a.Getenv("AGENTX_AGENT")}, began)
-	defer a.reportHookRun(run)
 	run.Step(stepName, func(ctx context.Context) {
 		if err := step(ctx); err != nil {
 			a.warn("agentx %s: %v", name, err)

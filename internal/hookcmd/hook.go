@@ -196,13 +196,9 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 	in.Issue, in.HasIssue = issue, hasIssue && err == nil
 
 	return a.failOpen(event, func() error {
-		run, end := a.startHookRun(ctx, "hook "+event, began, a.hookDeadline(o.Deadline))
+		run, end := a.startHookRun(ctx, began, a.hookDeadline(o.Deadline),
+			hooklog.Entry{Command: "hook " + event, Host: o.Format, Agent: in.Agent, Issue: in.Issue})
 		defer end()
-		// Logged last, with the deadline's warning (doctor reads the log: a
-		// host hides a successful hook's stderr).
-		defer a.logHookRun(hooklog.Entry{Command: "hook " + event, Host: o.Format, Agent: in.Agent,
-			Issue: in.Issue}, began)
-		defer a.reportHookRun(run)
 		deps := a.sessionDeps()
 		var res *session.Result
 		if event == session.EventStart {

@@ -375,9 +375,7 @@ func (a *App) Config() (*config.Set, error) {
 			return nil, err
 		}
 		a.cfg = set
-		for _, w := range set.Config.Warnings {
-			a.warn("%s", w)
-		}
+		a.warnEach(set.Config.Warnings...)
 	}
 	return a.cfg, nil
 }

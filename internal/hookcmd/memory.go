@@ -220,9 +220,7 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	}
 	fmt.Fprint(a.Stdout, s.Text())
 	fmt.Fprint(a.Stdout, m.Section(metricsDays))
-	for _, w := range s.Warnings {
-		a.warn("%s", w) // stderr, as every warning: stdout stays the figures
-	}
+	a.warnEach(s.Warnings...) // stderr, as every warning: stdout stays the figures
 	return nil
 }
 

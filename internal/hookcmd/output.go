@@ -33,25 +33,23 @@ func (j *jsonFlag) jsonMode() bool { return j.JSON }
 type jsonOnlyOptions struct{ jsonFlag }
 
 // parseJSONOnly returns the parser of a command that takes --json and
-// nothing else.
+// nothing else; positionals are ignored, as they always were.
 func parseJSONOnly(name, usage string) func(*App, []string) (*jsonOnlyOptions, error) {
-	return func(a *App, args []string) (*jsonOnlyOptions, error) {
-		o := &jsonOnlyOptions{}
-		flags := newFlags(a, name, usage)
-		o.register(flags)
-		_, err := parse(flags, args) // positionals are ignored, as they always were
-		return o, err
-	}
+	return jsonOnlyParser(name, usage, func(flags *flag.FlagSet, args []string) error { _, err := parse(flags, args); return err })
 }
 
 // parseNoArgs returns the parser of a command that takes --json and no
 // arguments.
 func parseNoArgs(name, usage string) func(*App, []string) (*jsonOnlyOptions, error) {
+	return jsonOnlyParser(name, usage, parseFlagsOnly)
+}
+
+func jsonOnlyParser(name, usage string, parseArgs func(*flag.FlagSet, []string) error) func(*App, []string) (*jsonOnlyOptions, error) {
 	return func(a *App, args []string) (*jsonOnlyOptions, error) {
 		o := &jsonOnlyOptions{}
 		flags := newFlags(a, name, usage)
 		o.register(flags)
-		return o, parseFlagsOnly(flags, args)
+		return o, parseArgs(flags, args)
 	}
 }
 

@@ -19,8 +19,6 @@ func runReady(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		return err
 	}
 	a.printActions(rep.Monitor, true)
-	for _, w := range rep.Warnings {
-		a.warn("%s", w)
-	}
+	a.warnEach(rep.Warnings...)
 	return a.emit(o.JSON, &ready.Doc{Issues: rep.Issues}, rep.Text(a.Style()))
 }
