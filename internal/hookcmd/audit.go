@@ -119,7 +119,7 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 		return err
 	}
 	// A record renumbered by a merge is followed back to its first id.
-	if old := a.renamedFrom(o.ID); old != "" {
+	if old := statemerge.RenamedFromID(a.Ledgers(), o.ID); old != "" {
 		f.ID = old
 		aliased, err := read(f)
 		if err != nil {
@@ -132,29 +132,11 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 	return a.emit(o.JSON, l.Doc(), l.Table())
 }
 
-// renamedFrom is the id the clarification id was first given, when a
-// merge renumbered it after an id collision ("" otherwise).
-func (a *App) renamedFrom(id string) string {
-	issue, err := validate.ClarificationID(id)
-	if err != nil {
-		return ""
-	}
-	l, err := a.Ledgers().Load(issue)
-	if err != nil || l == nil {
-		return ""
-	}
-	return statemerge.RenamedFrom(l.Find(id))
-}
-
 // auditHooks records a hooks install or uninstall, when the workspace has
 // a .agentx/ to keep the trail in (hooks may be installed before init).
 func (a *App) auditHooks(ctx context.Context, name, dir string, steps []githooks.Step) {
 	if _, err := os.Stat(a.Workspace().StateDir()); err != nil {
 		return
 	}
-	var hooks []string
-	for _, st := range steps {
-		hooks = append(hooks, st.Hook+":"+string(st.Kind))
-	}
-	a.auditAppend(ctx, audit.Entry{Op: "hooks." + name, IDs: hooks, Detail: dir})
+	a.auditAppend(ctx, githooks.AuditEntry(name, dir, steps))
 }

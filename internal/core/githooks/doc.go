@@ -3,6 +3,7 @@ package githooks
 import (
 	"fmt"
 
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
 
@@ -61,4 +62,14 @@ func (st *MergeDriverStatus) Lines() []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("  %-12s %s", "merge-driver", st.Summary())}
+}
+
+// AuditEntry is the audit line of an install or uninstall (name) in dir:
+// each hook with what was done to it.
+func AuditEntry(name, dir string, steps []Step) audit.Entry {
+	var hooks []string
+	for _, st := range steps {
+		hooks = append(hooks, st.Hook+":"+string(st.Kind))
+	}
+	return audit.Entry{Op: "hooks." + name, IDs: hooks, Detail: dir}
 }

@@ -32,3 +32,10 @@ func TestStatusLines(t *testing.T) {
 		})
 	}
 }
+
+func TestAuditEntry(t *testing.T) {
+	e := AuditEntry("install", "/r/.git/hooks", []Step{{Hook: "post-commit", Kind: Managed}})
+	if e.Op != "hooks.install" || e.Detail != "/r/.git/hooks" || len(e.IDs) != 1 || e.IDs[0] != "post-commit:"+string(Managed) {
+		t.Errorf("AuditEntry = %+v", e)
+	}
+}
