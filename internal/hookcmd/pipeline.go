@@ -230,16 +230,16 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 		return err
 	}
 	// off says why nothing is recalled (memory or recall switched off).
-	var res recall.Result
-	off, text := recall.Off(a.settings().Memory, opts.req.Budget), ""
-	if off == "" {
-		if res, err = a.recallService().Recall(ctx, opts.req); err != nil {
-			return err
-		}
-		text = res.Section()
+	res, off, text, err := a.recallService().Section(ctx, a.settings().Memory, opts.req)
+	if err != nil {
+		return err
 	}
 	if opts.write {
-		return a.writeInstructions(opts.req, text, off)
+		line, err := recall.WriteInstructionsLine(a.Workspace().Root, opts.req, text, off)
+		if err == nil {
+			fmt.Fprintln(a.Stdout, line)
+		}
+		return err
 	}
 	switch opts.format {
 	case "claude", "codex":
@@ -253,18 +253,4 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 	}
 	_, err = io.WriteString(a.Stdout, text)
 	return err
-}
-
-// writeInstructions writes the recall where GitHub Copilot reads it.
-func (a *App) writeInstructions(req recallRequest, text, off string) error {
-	if off != "" {
-		fmt.Fprintln(a.Stdout, off+" "+instructionsFile+" left as it is.")
-		return nil
-	}
-	n, err := recall.WriteInstructions(a.Workspace().Root, req, text)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.Stdout, "Wrote %s (%d characters).\n", instructionsFile, n)
-	return nil
 }

@@ -128,3 +128,17 @@ func WriteInstructions(root string, req Request, section string) (int, error) {
 	}
 	return len(doc), nil
 }
+
+// WriteInstructionsLine writes the recall of req (text; off says why none
+// ran, and then the file is left as it is) where GitHub Copilot reads it,
+// and returns the line saying what was done.
+func WriteInstructionsLine(root string, req Request, text, off string) (string, error) {
+	if off != "" {
+		return off + " " + InstructionsFile + " left as it is.", nil
+	}
+	n, err := WriteInstructions(root, req, text)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Wrote %s (%d characters).", InstructionsFile, n), nil
+}
