@@ -60,16 +60,7 @@ func (a *App) printActions(rep *monitor.Report, withScan bool) {
 }
 
 // printWarnings prints failed actions and, with withScan, skipped ledgers.
-func (a *App) printWarnings(rep *monitor.Report, withScan bool) {
-	if withScan {
-		for _, w := range rep.Warnings {
-			a.warn("monitor: %v", w)
-		}
-	}
-	for _, w := range rep.Failures {
-		a.warn("monitor: %v", w)
-	}
-}
+func (a *App) printWarnings(rep *monitor.Report, withScan bool) { a.warnEach(rep.Problems(withScan)...) }
 
 const monitorUsage = `monitor [--json]
 
