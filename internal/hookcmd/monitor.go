@@ -60,7 +60,9 @@ func (a *App) printActions(rep *monitor.Report, withScan bool) {
 }
 
 // printWarnings prints failed actions and, with withScan, skipped ledgers.
-func (a *App) printWarnings(rep *monitor.Report, withScan bool) { a.warnEach(rep.Problems(withScan)...) }
+func (a *App) printWarnings(rep *monitor.Report, withScan bool) {
+	a.warnEach(rep.Problems(withScan)...)
+}
 
 const monitorUsage = `monitor [--json]
 
