@@ -132,14 +132,7 @@ func runCheckpointCreate(ctx context.Context, a *App, o *checkpointCreateOptions
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&checkpoint.CreateDoc{Result: res, Ref: s.RefName()})
-	}
-	fmt.Fprint(a.Stdout, res.Line())
-	for _, p := range res.Skipped {
-		a.warn("not a regular file, left out: .agentx/%s", p)
-	}
-	return nil
+	return a.emit(o.JSON, &checkpoint.CreateDoc{Result: res, Ref: s.RefName()}, res.Line(), res.Warnings()...)
 }
 
 var parseCheckpointList = parseNoArgs("checkpoint list", "checkpoint list [--json]")
@@ -153,14 +146,8 @@ func runCheckpointList(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&checkpoint.ListDoc{Ref: s.RefName(), Checkpoints: list})
-	}
-	fmt.Fprint(a.Stdout, checkpoint.ListText(list))
-	if unaudited > 0 {
-		a.warn("%s", checkpoint.UnauditedWarning(unaudited))
-	}
-	return nil
+	return a.emit(o.JSON, &checkpoint.ListDoc{Ref: s.RefName(), Checkpoints: list}, checkpoint.ListText(list),
+		checkpoint.UnauditedWarning(unaudited))
 }
 
 // checkpointIDOptions is the command line of show and restore.
@@ -203,14 +190,7 @@ func runCheckpointShow(ctx context.Context, a *App, o *checkpointIDOptions) erro
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&checkpoint.ShowDoc{Diff: d})
-	}
-	fmt.Fprint(a.Stdout, d.Text())
-	for _, p := range d.Unreadable {
-		a.warn(".agentx/%s does not parse on one side; compared as a file only", p)
-	}
-	return nil
+	return a.emit(o.JSON, &checkpoint.ShowDoc{Diff: d}, d.Text(), d.Warnings()...)
 }
 
 var parseCheckpointRestore = parseCheckpointID("restore", "checkpoint restore ID [--dry-run] [--force] [--json]", true)

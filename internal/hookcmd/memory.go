@@ -215,13 +215,8 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if err != nil {
 		a.warn("memory stats: metrics: %v", err)
 	}
-	if o.JSON {
-		return a.writeDoc(&memory.StatsDoc{Stats: s, Metrics: m})
-	}
-	fmt.Fprint(a.Stdout, s.Text())
-	fmt.Fprint(a.Stdout, m.Section(metricsDays))
-	a.warnEach(s.Warnings...) // stderr, as every warning: stdout stays the figures
-	return nil
+	// The store's warnings go to stderr, as every warning: stdout stays the figures.
+	return a.emit(o.JSON, &memory.StatsDoc{Stats: s, Metrics: m}, s.Text()+m.Section(metricsDays), s.Warnings...)
 }
 
 var parseMemoryRemove = parseID("remove", "memory remove ID [--json]")

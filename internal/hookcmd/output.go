@@ -175,12 +175,14 @@ func (a *App) writeDoc(d document) error {
 	return err
 }
 
-// emit prints a command's outcome: doc with --json, else text.
-func (a *App) emit(asJSON bool, doc document, text string) error {
+// emit prints a command's outcome: doc with --json, else text followed
+// by the warnings that go with it.
+func (a *App) emit(asJSON bool, doc document, text string, warnings ...string) error {
 	if asJSON {
 		return a.writeDoc(doc)
 	}
 	fmt.Fprint(a.Stdout, text)
+	a.warnEach(warnings...)
 	return nil
 }
 

@@ -25,3 +25,15 @@ func TestStateOptionsWithEnv(t *testing.T) {
 		})
 	}
 }
+
+func TestWarnings(t *testing.T) {
+	if w := (&Result{Skipped: []string{"state/fifo"}}).Warnings(); len(w) != 1 || w[0] != "not a regular file, left out: .agentx/state/fifo" {
+		t.Errorf("Result.Warnings = %q", w)
+	}
+	if w := (&Diff{Unreadable: []string{"state/x.json"}}).Warnings(); len(w) != 1 || w[0] != ".agentx/state/x.json does not parse on one side; compared as a file only" {
+		t.Errorf("Diff.Warnings = %q", w)
+	}
+	if UnauditedWarning(0) != "" || UnauditedWarning(1) == "" {
+		t.Errorf("UnauditedWarning(0) = %q", UnauditedWarning(0))
+	}
+}
