@@ -38,11 +38,11 @@ func ListText(list []Checkpoint) string {
 
 // UnauditedWarning explains n checkpoints marked [UNAUDITED] ("" for none).
 func UnauditedWarning(n int) string {
-	if n == 0 {
-		return ""
-	}
 	s := "s"
-	if n == 1 {
+	switch n {
+	case 0:
+		return ""
+	case 1:
 		s = ""
 	}
 	return fmt.Sprintf("%d checkpoint%s marked [UNAUDITED]: no %s line of the audit trail names it, so agentx did not make it (git commit-tree?) or the line was lost; restore refuses it without --force",
