@@ -131,17 +131,9 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 // loadRecords reads every ledger and keeps the records keep accepts.
 // Corrupt ledgers are reported on stderr and skipped.
 func (a *App) loadRecords(keep func(*ledger.Record) bool) ([]ledger.Record, error) {
-	return a.records(keep, true)
-}
-
-// records is loadRecords; warn false skips ledgers that do not load
-// silently, for a caller whose monitor check reported them already.
-func (a *App) records(keep func(*ledger.Record) bool, warn bool) ([]ledger.Record, error) {
 	recs, skipped, err := a.Ledgers().Records(keep)
 	for _, e := range skipped {
-		if warn {
-			a.warn("%v; listed without it (the file is left untouched)", e)
-		}
+		a.warn("%v; listed without it (the file is left untouched)", e)
 	}
 	return recs, err
 }
