@@ -1,5 +1,7 @@
 // Package core holds no code: its doc maps the packages under it, the
-// domain of agentx. A core package reads no flags, draws on no terminal and
+// domain of agentx. Each package owns its results' --json documents (a Doc
+// type, keys in the order the commands print them) and their text; the
+// commands choose one or the other and stamp the schema version. A core package reads no flags, draws on no terminal and
 // calls no GitHub API; the commands (internal/hookcmd, internal/actioncmd)
 // and GitHub Mode (internal/sync) are built on top of it. The one way out
 // to another machine is the state branch's git fetch and push, behind
@@ -63,7 +65,8 @@
 //     read-modify-write every state file goes through.
 //   - jsonfile: the JSON layout of state files, corrupt-file errors, and
 //     the ordered-object codec that keeps other tools' keys (Object: the one
-//     field decoder of the ledger and memory files).
+//     field decoder of the ledger and memory files); Versioned, the
+//     schemaVersion key a command's --json document carries.
 //   - validate: the input rules (names, topics, bodies, issue numbers,
 //     ids). Ground, not protocol: the memory store, config and issueref
 //     check with them too.
@@ -75,11 +78,13 @@
 //     event line per hook or command, their sums, and each machine's
 //     weekly sums file for the state branch.
 //   - clock: "now" for tests, and the one timestamp format.
-//   - errcode: typed error codes a caller can act on.
+//   - errcode: typed error codes a caller can act on, and Body, an error
+//     as a --json document carries it.
 //   - config: `.agentx/agentx.toml` and the workflows' clarification scope.
 //   - workspace: every path under `.agentx/`.
 //   - initws: a new workspace created (config, workflows, .gitignore,
-//     AGENTS.md section) keeping the user's files; the mode switch.
+//     AGENTS.md section) keeping the user's files; the mode switch; the
+//     state files a code branch still tracks (Tracked).
 //   - issueref: which issue a command works on when none is given.
 //   - localissue: the issue files a team keeps in `.agentx/issues/`.
 //   - shorten: cutting a text to fit a summary, a quote or a limit.

@@ -89,11 +89,6 @@ func parseAudit(a *App, args []string) (*auditOptions, error) {
 	return o, err
 }
 
-type auditDoc struct {
-	*audit.Listing
-	schemaVersion
-}
-
 func runAudit(_ context.Context, a *App, o *auditOptions) error {
 	f := audit.Filter{ID: o.ID, Issue: o.Issue}
 	if o.Since != "" {
@@ -114,8 +109,8 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 		} else if err = a.checkWorkspace(); err == nil {
 			l, err = audit.LocalListing(a.Workspace().StateDir(), f)
 		}
-		if err == nil && l.Warning() != "" {
-			a.warn("%s", l.Warning())
+		if err == nil {
+			a.warnEach(l.Warning())
 		}
 		return l, err
 	}
@@ -124,7 +119,7 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 		return err
 	}
 	// A record renumbered by a merge is followed back to its first id.
-	if old := a.renamedFrom(o.ID); old != "" {
+	if old := statemerge.RenamedFromID(a.Ledgers(), o.ID); old != "" {
 		f.ID = old
 		aliased, err := read(f)
 		if err != nil {
@@ -134,28 +129,7 @@ func runAudit(_ context.Context, a *App, o *auditOptions) error {
 			fmt.Fprintln(a.Stderr, "note: "+note)
 		}
 	}
-	if o.JSON {
-		if l.Entries == nil {
-			l.Entries = []audit.TrailEntry{}
-		}
-		return a.writeDoc(&auditDoc{Listing: l})
-	}
-	fmt.Fprint(a.Stdout, l.Table())
-	return nil
-}
-
-// renamedFrom is the id the clarification id was first given, when a
-// merge renumbered it after an id collision ("" otherwise).
-func (a *App) renamedFrom(id string) string {
-	issue, err := validate.ClarificationID(id)
-	if err != nil {
-		return ""
-	}
-	l, err := a.Ledgers().Load(issue)
-	if err != nil || l == nil {
-		return ""
-	}
-	return statemerge.RenamedFrom(l.Find(id))
+	return a.emit(o.JSON, l.Doc(), l.Table())
 }
 
 // auditHooks records a hooks install or uninstall, when the workspace has
@@ -164,9 +138,5 @@ func (a *App) auditHooks(ctx context.Context, name, dir string, steps []githooks
 	if _, err := os.Stat(a.Workspace().StateDir()); err != nil {
 		return
 	}
-	var hooks []string
-	for _, st := range steps {
-		hooks = append(hooks, st.Hook+":"+string(st.Kind))
-	}
-	a.auditAppend(ctx, audit.Entry{Op: "hooks." + name, IDs: hooks, Detail: dir})
+	a.auditAppend(ctx, githooks.AuditEntry(name, dir, steps))
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/checkpoint"
@@ -58,16 +57,8 @@ func (a *App) checkpoints(wait time.Duration) (*checkpoint.History, error) {
 		opt.Wait = wait
 		locks = lock.New(opt)
 	}
-	opt := checkpoint.StateOptions{Now: a.Clock.Now, By: a.Getenv("AGENTX_AGENT"), Keep: cfg.Config.Checkpoints.KeepOr(checkpoint.DefaultKeep),
-		Audit: a.auditAppend, Warn: func(s string) { a.warn("%s", s) }}
-	if opt.By == "" {
-		opt.By = "cli"
-	}
-	// A test hook: a pause after each restored file, so that a crash test
-	// can kill the process in the middle of a restore.
-	if ms, err := strconv.Atoi(a.Getenv("AGENTX_TEST_RESTORE_PAUSE_MS")); err == nil && ms > 0 {
-		opt.Pause = time.Duration(ms) * time.Millisecond
-	}
+	opt := checkpoint.StateOptions{Now: a.Clock.Now, Keep: cfg.Config.Checkpoints.KeepOr(checkpoint.DefaultKeep),
+		Audit: a.auditAppend, Warn: func(s string) { a.warn("%s", s) }}.WithEnv(a.Getenv)
 	return checkpoint.OpenState(a.Workspace(), locks, opt)
 }
 
@@ -128,12 +119,6 @@ func parseCheckpointCreate(a *App, args []string) (*checkpointCreateOptions, err
 	return o, err
 }
 
-type checkpointCreateDoc struct {
-	*checkpoint.Result
-	Ref string `json:"ref"`
-	schemaVersion
-}
-
 func runCheckpointCreate(ctx context.Context, a *App, o *checkpointCreateOptions) error {
 	s, err := a.checkpoints(0)
 	if err != nil {
@@ -147,23 +132,10 @@ func runCheckpointCreate(ctx context.Context, a *App, o *checkpointCreateOptions
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&checkpointCreateDoc{Result: res, Ref: s.RefName()})
-	}
-	fmt.Fprint(a.Stdout, res.Line())
-	for _, p := range res.Skipped {
-		a.warn("not a regular file, left out: .agentx/%s", p)
-	}
-	return nil
+	return a.emit(o.JSON, &checkpoint.CreateDoc{Result: res, Ref: s.RefName()}, res.Line(), res.Warnings()...)
 }
 
 var parseCheckpointList = parseNoArgs("checkpoint list", "checkpoint list [--json]")
-
-type checkpointListDoc struct {
-	Ref         string                  `json:"ref"`
-	Checkpoints []checkpoint.Checkpoint `json:"checkpoints"`
-	schemaVersion
-}
 
 func runCheckpointList(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	s, err := a.checkpoints(0)
@@ -174,14 +146,8 @@ func runCheckpointList(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&checkpointListDoc{Ref: s.RefName(), Checkpoints: list})
-	}
-	fmt.Fprint(a.Stdout, checkpoint.ListText(list))
-	if unaudited > 0 {
-		a.warn("%s", checkpoint.UnauditedWarning(unaudited))
-	}
-	return nil
+	return a.emit(o.JSON, &checkpoint.ListDoc{Ref: s.RefName(), Checkpoints: list}, checkpoint.ListText(list),
+		checkpoint.UnauditedWarning(unaudited))
 }
 
 // checkpointIDOptions is the command line of show and restore.
@@ -202,14 +168,10 @@ func parseCheckpointID(name, usage string, dryRun bool) func(*App, []string) (*c
 			flags.BoolVar(&o.Force, "force", false, "restore a checkpoint that no checkpoint.create audit line names")
 		}
 		o.register(flags)
-		pos, err := parse(flags, args)
-		if err != nil {
+		var err error
+		if o.ID, err = parseOne(flags, args, "checkpoint "+name+" needs one checkpoint ID (see `agentx-hook checkpoint list`)"); err != nil {
 			return o, err
 		}
-		if len(pos) != 1 {
-			return o, usagef("checkpoint %s needs one checkpoint ID (see `agentx-hook checkpoint list`)", name)
-		}
-		o.ID = pos[0]
 		if _, err := checkpoint.ParseID(o.ID); err != nil {
 			return o, err
 		}
@@ -218,11 +180,6 @@ func parseCheckpointID(name, usage string, dryRun bool) func(*App, []string) (*c
 }
 
 var parseCheckpointShow = parseCheckpointID("show", "checkpoint show ID [--json]", false)
-
-type checkpointShowDoc struct {
-	*checkpoint.Diff
-	schemaVersion
-}
 
 func runCheckpointShow(ctx context.Context, a *App, o *checkpointIDOptions) error {
 	s, err := a.checkpoints(0)
@@ -233,22 +190,10 @@ func runCheckpointShow(ctx context.Context, a *App, o *checkpointIDOptions) erro
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&checkpointShowDoc{Diff: d})
-	}
-	fmt.Fprint(a.Stdout, d.Text())
-	for _, p := range d.Unreadable {
-		a.warn(".agentx/%s does not parse on one side; compared as a file only", p)
-	}
-	return nil
+	return a.emit(o.JSON, &checkpoint.ShowDoc{Diff: d}, d.Text(), d.Warnings()...)
 }
 
 var parseCheckpointRestore = parseCheckpointID("restore", "checkpoint restore ID [--dry-run] [--force] [--json]", true)
-
-type checkpointRestoreDoc struct {
-	*checkpoint.RestoreResult
-	schemaVersion
-}
 
 // restoreLockWait is how long restore waits for each lock: long enough
 // to win a lock between two quick writes, short enough that a write in
@@ -264,9 +209,5 @@ func runCheckpointRestore(ctx context.Context, a *App, o *checkpointIDOptions) e
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&checkpointRestoreDoc{RestoreResult: res})
-	}
-	fmt.Fprint(a.Stdout, res.Text())
-	return nil
+	return a.emit(o.JSON, &checkpoint.RestoreDoc{RestoreResult: res}, res.Text())
 }

@@ -90,72 +90,61 @@ func parseClarifyList(a *App, args []string) (*clarifyListOptions, error) {
 	return o, err
 }
 
-// clarificationsDoc is `clarify --json`; IssueNumber is set with --issue.
-type clarificationsDoc struct {
-	Clarifications []ledger.Record `json:"clarifications"`
-	IssueNumber    *int            `json:"issueNumber,omitempty"`
-	// Tampered names the thread entries whose text changed since they
-	// were written ("CLR-42-001#2": the record and the entry's index).
-	Tampered []string `json:"tampered,omitempty"`
-	schemaVersion
-}
-
 func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 	a.monitorSideEffect(ctx) // every clarify command runs the monitor (ADR-1)
-	store := a.Ledgers()
+	var issue *int
+	var recs []ledger.Record
 	if o.Issue != "" {
-		issue, err := validate.LedgerIssue(o.Issue)
+		n, err := validate.LedgerIssue(o.Issue)
 		if err != nil {
 			return err
 		}
-		l, err := store.Load(issue)
+		l, err := a.Ledgers().Load(n)
 		if err != nil {
 			return err
 		}
-		tampered := a.warnTampered(l.Clarifications)
-		if o.JSON {
-			return a.writeDoc(&clarificationsDoc{IssueNumber: &issue, Clarifications: nonNil(l.Clarifications), Tampered: tampered})
+		issue, recs = &n, l.Clarifications
+	} else {
+		var err error
+		if recs, err = a.loadRecords(func(r *ledger.Record) bool { return o.All || r.Status.Active() }); err != nil {
+			return err
 		}
-		if len(l.Clarifications) == 0 {
-			fmt.Fprintf(a.Stdout, "No clarifications on issue #%d.\n", issue)
+	}
+	doc := ledger.NewListDoc(issue, recs)
+	a.warnEach(doc.TamperedWarning())
+	switch {
+	case o.JSON:
+		return a.writeDoc(doc)
+	case issue != nil:
+		if len(recs) == 0 {
+			fmt.Fprintf(a.Stdout, "No clarifications on issue #%d.\n", *issue)
 		}
-		render.Threads(a.Stdout, a.Style(), l.Clarifications)
-		return nil
-	}
-	recs, err := a.loadRecords(func(r *ledger.Record) bool {
-		return o.All || r.Status.Active()
-	})
-	if err != nil {
-		return err
-	}
-	tampered := a.warnTampered(recs)
-	if o.JSON {
-		return a.writeDoc(&clarificationsDoc{Clarifications: nonNil(recs), Tampered: tampered})
-	}
-	if len(recs) == 0 {
+		render.Threads(a.Stdout, a.Style(), recs)
+	case len(recs) == 0:
 		fmt.Fprintln(a.Stdout, "No active clarifications.")
-		return nil
+	default:
+		render.List(a.Stdout, a.Style(), recs, a.Clock.Now())
 	}
-	render.List(a.Stdout, a.Style(), recs, a.Clock.Now())
 	return nil
 }
 
 // loadRecords reads every ledger and keeps the records keep accepts.
 // Corrupt ledgers are reported on stderr and skipped.
 func (a *App) loadRecords(keep func(*ledger.Record) bool) ([]ledger.Record, error) {
-	return a.records(keep, true)
-}
-
-// records is loadRecords; warn false skips ledgers that do not load
-// silently, for a caller whose monitor check reported them already.
-func (a *App) records(keep func(*ledger.Record) bool, warn bool) ([]ledger.Record, error) {
 	recs, skipped, err := a.Ledgers().Records(keep)
 	for _, e := range skipped {
-		if warn {
-			a.warn("%v; listed without it (the file is left untouched)", e)
-		}
+		a.warn("%v; listed without it (the file is left untouched)", e)
 	}
 	return recs, err
+}
+
+// warnEach prints each message that is not empty as a warning.
+func (a *App) warnEach(msgs ...string) {
+	for _, m := range msgs {
+		if m != "" {
+			a.warn("%s", m)
+		}
+	}
 }
 
 func (a *App) warn(format string, args ...any) {
@@ -167,20 +156,9 @@ func (a *App) warn(format string, args ...any) {
 	fmt.Fprintf(a.Stderr, "%s %s\n", a.ErrStyle().Yellow("warning:"), msg)
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // issueFor resolves --issue, else $AGENTX_ISSUE, else the branch name.
 func (a *App) issueFor(ctx context.Context, flagValue string) (int, bool, error) {
-	branch := ""
-	if flagValue == "" && a.Getenv("AGENTX_ISSUE") == "" {
-		branch = workspace.GitBranch(ctx, a.Workspace().Root)
-	}
-	return issueref.Resolve(flagValue, a.Getenv("AGENTX_ISSUE"), branch)
+	return issueref.Find(flagValue, a.Getenv("AGENTX_ISSUE"), func() string { return workspace.GitBranch(ctx, a.Workspace().Root) })
 }
 
 // clarifyRequestOptions is `clarify request`'s command line.
@@ -281,14 +259,10 @@ func parseClarifyOp(a *App, v protocol.VerbInfo, args []string) (*clarifyOpOptio
 	flags.StringVar(&o.As, "as", "", "who acts, `NAME` (default: the record's target for answer, its requester for ask, cli otherwise)")
 	flags.StringVar(&o.Issue, "issue", "", "the ledger of issue `N` holds the id (needed for ids not shaped CLR-N-NNN)")
 	o.register(flags)
-	pos, err := parse(flags, args)
-	if err != nil {
+	var err error
+	if o.ID, err = parseOne(flags, args, "clarify "+op+" needs exactly one id CLR-N-NNN"); err != nil {
 		return o, err
 	}
-	if len(pos) != 1 {
-		return o, usagef("clarify %s needs exactly one id CLR-N-NNN", op)
-	}
-	o.ID = pos[0]
 	if o.Issue != "" {
 		if _, err := validate.LedgerIssue(o.Issue); err != nil {
 			return o, err
@@ -314,17 +288,6 @@ func runClarifyOp(ctx context.Context, a *App, o *clarifyOpOptions) error {
 	return a.printResult(res, string(o.Verb.Verb), o.JSON, err)
 }
 
-// resultDoc is the document of a clarify operation.
-type resultDoc struct {
-	Answer        string         `json:"answer,omitempty"`
-	Clarification *ledger.Record `json:"clarification"`
-	Escalated     bool           `json:"escalated"`
-	ID            string         `json:"id"`
-	Round         int            `json:"round"`
-	schemaVersion
-	Status ledger.Status `json:"status"`
-}
-
 // printResult prints what an operation did and returns opErr. On a partial
 // failure (the record landed, the responder failed) it still prints the
 // record in text mode and names it in the error, so the caller learns its
@@ -338,29 +301,8 @@ func (a *App) printResult(res *router.Result, op string, asJSON bool, opErr erro
 		if opErr != nil {
 			return &landedError{err: opErr, rec: *rec}
 		}
-		return a.writeDoc(&resultDoc{ID: rec.ID, Status: rec.Status, Round: rec.Round, Clarification: rec,
-			Escalated: res.Escalated, Answer: res.Answer})
+		return a.writeDoc(res.Doc())
 	}
 	fmt.Fprint(a.Stdout, res.Text(a.Style(), op))
 	return opErr
-}
-
-// warnTampered names, in one warning, the thread entries of recs whose
-// text changed since they were written, and returns them
-// ("CLR-42-001#2"). Entries the old tools wrote carry no hash: they are
-// unhashed, not tampered.
-func (a *App) warnTampered(recs []ledger.Record) []string {
-	out := ledger.TamperedRefs(recs)
-	if len(out) > 0 {
-		a.warn("%d thread entr%s changed since written (%s): shown marked [TAMPERED]; `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored text",
-			len(out), pluralY(len(out)), strings.Join(out, ", "))
-	}
-	return out
-}
-
-func pluralY(n int) string {
-	if n == 1 {
-		return "y"
-	}
-	return "ies"
 }

@@ -95,14 +95,14 @@ func TestParse(t *testing.T) {
 		{name: "monitor argument", parse: parser(parseMonitor), args: []string{"now"}, wantErr: `monitor takes no arguments (got "now")`},
 		{name: "ready", parse: parser(parseReady), args: []string{"--json"}, want: &jsonOnlyOptions{j}},
 		{name: "hook start", parse: parser(parseHook), args: []string{"start", "--agent", "engineer", "--issue", "3", "--format", "claude", "--strict"},
-			want: &hookOptions{Event: "start", Agent: "engineer", Issue: "3", Format: "claude", Strict: true}},
+			want: &hookOptions{Event: "start", Agent: "engineer", Issue: "3", formatFlag: formatFlag{Format: "claude"}, Strict: true}},
 		{name: "hook finish agent from the environment", parse: parser(parseHook), args: []string{"finish", "--json", "--summary-file", "s.md"},
 			env:  map[string]string{"AGENTX_AGENT": "reviewer"},
-			want: &hookOptions{Event: "finish", Agent: "reviewer", Format: "json", SummaryFile: "s.md"}},
+			want: &hookOptions{Event: "finish", Agent: "reviewer", formatFlag: formatFlag{Format: "json"}, SummaryFile: "s.md"}},
 		// Without --agent or $AGENTX_AGENT the agent may still come from the
 		// host payload, read when the hook runs (hook_never_blocks.txtar).
 		{name: "hook start agent left to the payload", parse: parser(parseHook), args: []string{"start", "--format", "json"},
-			want: &hookOptions{Event: "start", Format: "json"}},
+			want: &hookOptions{Event: "start", formatFlag: formatFlag{Format: "json"}}},
 		{name: "setup", parse: parser(parseSetup), args: []string{"--codex", "--agent", "reviewer", "--dry-run"},
 			want: &setupOptions{Options: setup.Options{Codex: true, Agent: "reviewer", DryRun: true}}},
 		{name: "setup needs a host", parse: parser(parseSetup), args: []string{"--no-git-hooks", "--json"},
@@ -168,7 +168,7 @@ func TestParse(t *testing.T) {
 		{name: "sync", parse: parser(parseSync), args: []string{"--init-from", "HEAD", "--json"}, want: &syncOptions{InitFrom: "HEAD", jsonFlag: j}},
 		{name: "sync pull and push only", parse: parser(parseSync), args: []string{"--pull-only", "--push-only"},
 			wantErr: "--pull-only and --push-only exclude each other"},
-		{name: "digest", parse: parser(parseDigest), args: []string{"--days", "3", "--json"}, want: &digestOptions{Days: 3, Format: "json"}},
+		{name: "digest", parse: parser(parseDigest), args: []string{"--days", "3", "--json"}, want: &digestOptions{Days: 3, formatFlag: formatFlag{Format: "json"}}},
 		{name: "digest bad format", parse: parser(parseDigest), args: []string{"--format", "xml"}, wantErr: `digest: --format is md or json, not "xml"`},
 		{name: "demo", parse: parser(parseDemo), args: []string{"--keep", "--dir", "d"}, want: &demoOptions{Keep: true, Dir: "d"}},
 	} {
@@ -376,7 +376,7 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 	check(ok("checkpoint", "restore", id, "--dry-run", "--json"))
 	// An original the compaction of issue 1 archived, brought back.
 	out, _, _ = runApp(t, root, nil, "", "memory", "search", "--archived", "--issue", "1", "--limit", "1", "--json")
-	var archived searchDoc
+	var archived memory.SearchDoc
 	if err := json.Unmarshal([]byte(out), &archived); err != nil || len(archived.Results) != 1 {
 		t.Fatalf("memory search --archived: %v\n%s", err, out)
 	}

@@ -60,17 +60,6 @@ func parseMemoryCompact(a *App, args []string) (*memoryCompactOptions, error) {
 	return o, err
 }
 
-type compactDoc struct {
-	After    int    `json:"after"`
-	Archive  string `json:"archive"`
-	Archived int    `json:"archived"`
-	Before   int    `json:"before"`
-	DryRun   bool   `json:"dryRun"`
-	Issue    int    `json:"issue"`
-	schemaVersion
-	Summaries int `json:"summaries"`
-}
-
 func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) error {
 	if o.Auto {
 		return runRetentionAll(ctx, a, o)
@@ -101,10 +90,5 @@ func runMemoryCompact(ctx context.Context, a *App, o *memoryCompactOptions) erro
 		a.commandMetrics(ctx, metrics.Line{Command: "memory compact", Issue: issue, Counters: rep.Counters()})
 	}
 	archive, _ := filepath.Rel(a.Workspace().Root, store.ArchivePath(issue))
-	if o.JSON {
-		return a.writeDoc(&compactDoc{Issue: issue, DryRun: o.DryRun, Before: rep.Before, After: rep.After,
-			Summaries: rep.Plan.Merged, Archived: len(rep.Plan.Archive), Archive: filepath.ToSlash(archive)})
-	}
-	fmt.Fprintln(a.Stdout, rep.Line(filepath.ToSlash(archive)))
-	return nil
+	return a.emit(o.JSON, rep.Doc(filepath.ToSlash(archive)), rep.Line(filepath.ToSlash(archive))+"\n")
 }

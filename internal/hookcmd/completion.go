@@ -25,17 +25,14 @@ type completionOptions struct{ Shell string }
 
 func parseCompletion(a *App, args []string) (*completionOptions, error) {
 	flags := newFlags(a, "completion", completionUsage)
-	pos, err := parse(flags, args)
+	shell, err := parseOne(flags, args, "completion needs one shell: bash, zsh, fish or powershell")
+	if err == nil && !slices.Contains(completion.Shells(), shell) {
+		err = usagef("completion: unknown shell %q (bash, zsh, fish, powershell)%s", shell, didYouMean(shell, completion.Shells()))
+	}
 	if err != nil {
 		return nil, err
 	}
-	if len(pos) != 1 {
-		return nil, usagef("completion needs one shell: bash, zsh, fish or powershell")
-	}
-	if !slices.Contains(completion.Shells(), pos[0]) {
-		return nil, usagef("completion: unknown shell %q (bash, zsh, fish, powershell)%s", pos[0], didYouMean(pos[0], completion.Shells()))
-	}
-	return &completionOptions{Shell: pos[0]}, nil
+	return &completionOptions{Shell: shell}, nil
 }
 
 // completionTree is each command with its subcommands, from the same

@@ -4,29 +4,28 @@ import (
 	"context"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/hooklog"
 	"github.com/agentx-dev/agentx/internal/core/session"
 )
 
-// startHookRun starts the deadline of a hook begun at start and makes a's
-// warnings aware of it (a step cut short by the deadline says so once,
-// in reportHookRun). The returned function ends it.
-func (a *App) startHookRun(ctx context.Context, what string, start time.Time, limit time.Duration) (*session.Run, context.CancelFunc) {
-	r, cancel := session.NewRun(ctx, what, start, limit)
+// startHookRun starts the deadline of the hook e names, begun at start,
+// and makes a's warnings aware of it. The returned function ends it: the
+// one warning naming what the deadline skipped, then the run logged with
+// its warnings (doctor reads the log: a host hides a successful hook's
+// stderr), then the deadline released.
+func (a *App) startHookRun(ctx context.Context, start time.Time, limit time.Duration, e hooklog.Entry) (*session.Run, func()) {
+	r, cancel := session.NewRun(ctx, e.Command, start, limit)
 	a.hook = r
 	return r, func() {
+		if msg := r.Report(); msg != "" {
+			a.hook = nil
+			a.warn("%s", msg)
+		}
+		a.logHookRun(e, start)
 		cancel()
 		if a.hook == r {
 			a.hook = nil
 		}
-	}
-}
-
-// reportHookRun is the one warning line naming what the deadline skipped.
-func (a *App) reportHookRun(r *session.Run) {
-	if msg := r.Report(); msg != "" {
-		a.hook = nil
-		a.warn("%s", msg)
 	}
 }
 
@@ -36,9 +35,5 @@ func (a *App) hookDeadline(flag time.Duration) time.Duration {
 	if flag > 0 {
 		return flag
 	}
-	cfg, err := a.Config()
-	if err != nil {
-		return config.DefaultHookDeadline
-	}
-	return cfg.Config.Hooks.DeadlineOr()
+	return a.settings().Hooks.DeadlineOr()
 }

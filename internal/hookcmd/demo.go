@@ -2,14 +2,12 @@ package hookcmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/demo"
-	"github.com/agentx-dev/agentx/internal/core/responder"
 )
 
 // demoOptions is `demo`'s command line.
@@ -91,10 +89,10 @@ func runDemoResponder(_ context.Context, a *App, _ []string) error {
 	if err != nil {
 		return err
 	}
-	var req responder.Request
-	if err := json.Unmarshal(data, &req); err != nil {
-		return fmt.Errorf("demo responder: bad request: %w", err)
+	answer, err := demo.Respond(data)
+	if err != nil {
+		return err
 	}
-	fmt.Fprint(a.Stdout, demo.Answer(req))
+	fmt.Fprint(a.Stdout, answer)
 	return nil
 }

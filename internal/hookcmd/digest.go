@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 
@@ -27,12 +28,10 @@ a week's file; --out FILE writes it to FILE instead.`
 type digestOptions struct {
 	Days         int
 	Since, Until string
-	Format       string // md or json (--json is --format json)
+	formatFlag          // md or json
 	Save         bool   // file it under .agentx/digests/
 	Out          string // write the Markdown to this file
 }
-
-func (o *digestOptions) jsonMode() bool { return o.Format == "json" }
 
 func parseDigest(a *App, args []string) (*digestOptions, error) {
 	o := &digestOptions{}
@@ -40,19 +39,15 @@ func parseDigest(a *App, args []string) (*digestOptions, error) {
 	flags.IntVar(&o.Days, "days", 7, "the last `N` days")
 	flags.StringVar(&o.Since, "since", "", "window start: a `DATE` (2026-11-16) or ISO timestamp")
 	flags.StringVar(&o.Until, "until", "", "window end, exclusive: a `DATE` or ISO timestamp (default now)")
-	flags.StringVar(&o.Format, "format", "md", "output `form`: md or json")
+	o.register(flags, "md", "output `form`: md or json")
 	flags.BoolVar(&o.Save, "save", false, "also file the Markdown under .agentx/digests/ (a week's file for a 7-day window)")
 	flags.StringVar(&o.Out, "out", "", "also write the Markdown to `FILE`")
-	asJSON := flags.Bool("json", false, "same as --format json")
-	pos, err := parse(flags, args)
-	if *asJSON {
-		o.Format = "json"
+	pos, err := o.parse(flags, args)
+	if err == nil && len(pos) > 0 {
+		err = usagef("digest takes no arguments (got %q)", pos[0])
 	}
 	if err != nil {
 		return o, err
-	}
-	if len(pos) > 0 {
-		return o, usagef("digest takes no arguments (got %q)", pos[0])
 	}
 	if o.Format != "md" && o.Format != "json" {
 		return o, usagef("digest: --format is md or json, not %q", o.Format)
@@ -71,12 +66,15 @@ type digestDoc struct {
 	File string `json:"file"`
 }
 
-func (d *digestDoc) stamp() {}
+func (d *digestDoc) SetSchemaVersion(int) {} // digest.SchemaVersion is stamped by digest
 
 // runDigest prints the digest of this workspace and files its Markdown
 // under .agentx/digests/.
 func runDigest(ctx context.Context, a *App, o *digestOptions) error {
-	w, err := digestWindow(a, o)
+	w, err := digest.WindowFor(a.Clock.Now(), o.Since, o.Until, o.Days)
+	if errors.Is(err, digest.ErrDays) {
+		return usagef("%v", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -121,27 +119,4 @@ func runDigest(ctx context.Context, a *App, o *digestOptions) error {
 		fmt.Fprintf(a.Stderr, "digest written to %s\n", file)
 	}
 	return nil
-}
-
-// digestWindow is the window the flags ask for.
-func digestWindow(a *App, o *digestOptions) (digest.Window, error) {
-	until := a.Clock.Now()
-	if o.Until != "" {
-		t, err := parseWhen(a, o.Until)
-		if err != nil {
-			return digest.Window{}, err
-		}
-		until = t
-	}
-	if o.Since == "" {
-		if o.Days < 1 {
-			return digest.Window{}, usagef("digest: --days must be at least 1")
-		}
-		return digest.LastDays(until, o.Days), nil
-	}
-	since, err := parseWhen(a, o.Since)
-	if err != nil {
-		return digest.Window{}, err
-	}
-	return digest.Between(since, until)
 }

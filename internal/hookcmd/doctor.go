@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/buildinfo"
 	"github.com/agentx-dev/agentx/internal/core/doctor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
@@ -46,23 +46,7 @@ func parseDoctor(a *App, args []string) (*doctorOptions, error) {
 	o := &doctorOptions{}
 	flags := newFlags(a, "doctor", doctorUsage)
 	o.register(flags)
-	pos, err := parse(flags, args)
-	if err == nil && len(pos) > 0 {
-		err = usagef("doctor takes no arguments (got %q)", pos[0])
-	}
-	return o, err
-}
-
-type doctorDoc struct {
-	// Error is set when a finding failed (exit 1), as in every failure's
-	// document.
-	Error    *errorBody       `json:"error,omitempty"`
-	Fails    int              `json:"fails"`
-	Findings []doctor.Finding `json:"findings"`
-	OK       bool             `json:"ok"`
-	Root     string           `json:"root"`
-	schemaVersion
-	Warns int `json:"warns"`
+	return o, parseFlagsOnly(flags, args)
 }
 
 func runDoctor(ctx context.Context, a *App, o *doctorOptions) error {
@@ -71,25 +55,15 @@ func runDoctor(ctx context.Context, a *App, o *doctorOptions) error {
 		Now: a.Clock.Now(), MCPName: mcpBinary}
 	in.Self, _ = os.Executable()
 	findings := doctor.Check(ctx, in, doctorProbe{a: a, Exec: gitcmd.Exec{Dir: in.Workspace.Root}})
-	doc := &doctorDoc{Findings: nonNil(findings), Root: a.Workspace().Root}
-	doc.Fails, doc.Warns = doctor.Count(findings)
-	doc.OK = doc.Fails == 0
-	var failure *errcode.Error
-	if doc.Fails > 0 {
-		failure = errcode.New(errcode.InvalidInput, "doctor: %d finding%s failed", doc.Fails, plural(doc.Fails)).
-			WithHint("run each fix listed, then `agentx-hook doctor` again")
-	}
-	return a.reportChecked(o.JSON, &o.printed, doc, &doc.Error, failure, func() { printDoctor(a, doc) })
+	doc, failure := doctor.NewDoc(a.Workspace().Root, findings)
+	return a.reportChecked(o.JSON, &o.printed, doc, failure, func() { fmt.Fprint(a.Stdout, doc.Text(a.Style())) })
 }
 
 // reportChecked prints the report of a check that may fail (doctor, setup
-// --check): with --json the document, its error filled in from failure,
-// else the text; then it returns failure. printed is set once the
-// document is out, so wire prints no second one.
-func (a *App) reportChecked(asJSON bool, printed *bool, doc document, docErr **errorBody, failure *errcode.Error, text func()) error {
-	if failure != nil {
-		*docErr = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
-	}
+// --check, verify): with --json the document, else the text; then it
+// returns failure. printed is set once the document is out, so wire
+// prints no second one.
+func (a *App) reportChecked(asJSON bool, printed *bool, doc document, failure *errcode.Error, text func()) error {
 	if !asJSON {
 		text()
 	} else {
@@ -104,25 +78,6 @@ func (a *App) reportChecked(asJSON bool, printed *bool, doc document, docErr **e
 	return nil
 }
 
-func printDoctor(a *App, doc *doctorDoc) {
-	st := a.Style()
-	for _, f := range doc.Findings {
-		status := f.Status
-		switch f.Status {
-		case doctor.StatusFail:
-			status = st.Red(status)
-		case doctor.StatusWarn:
-			status = st.Yellow(status)
-		}
-		pad := strings.Repeat(" ", max(0, 5-len(f.Status)))
-		fmt.Fprintf(a.Stdout, "%s%s %-13s %s\n", status, pad, f.Check, f.Message)
-		if f.Fix != "" {
-			fmt.Fprintf(a.Stdout, "%19s %s\n", "fix:", f.Fix)
-		}
-	}
-	fmt.Fprintf(a.Stdout, "%d failed, %d warnings, %d findings\n", doc.Fails, doc.Warns, len(doc.Findings))
-}
-
 // doctorProbe is doctor's way out: PATH, the binary there, the remote.
 type doctorProbe struct {
 	a *App
@@ -133,7 +88,7 @@ type doctorProbe struct {
 // name, and asks its version unless it is this binary.
 func (p doctorProbe) Binary(ctx context.Context) doctor.Binary {
 	me := buildVersion()
-	b := doctor.Binary{Path: execpath.Find(p.a.Getenv("PATH"), "agentx-hook"), Version: formatVersion(me)}
+	b := doctor.Binary{Path: execpath.Find(p.a.Getenv("PATH"), "agentx-hook"), Version: me.String()}
 	if b.Path == "" {
 		return b
 	}
@@ -144,13 +99,12 @@ func (p doctorProbe) Binary(ctx context.Context) doctor.Binary {
 	ctx, cancel := context.WithTimeout(ctx, doctor.Timeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, b.Path, "version", "--json").Output()
-	var v versionDoc
+	var v buildinfo.Doc
 	if err == nil {
 		err = json.Unmarshal(out, &v)
 	}
 	b.Err = err
-	b.Theirs = formatVersion(versionInfo{Version: v.Version, Commit: v.Commit, Dirty: v.Dirty})
-	b.Same = v.Version == me.Version && v.Commit == me.Commit && v.Dirty == me.Dirty
+	b.Theirs, b.Same = v.Info().String(), v.Info().SameBuild(me)
 	return b
 }
 

@@ -117,3 +117,50 @@ func flagError(flags *flag.FlagSet, err error) string {
 	flags.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
 	return "unknown flag " + got + didYouMean(got, names)
 }
+
+// parseFlagsOnly is parse for a command that takes flags only: a
+// positional is a usage error naming the command.
+func parseFlagsOnly(flags *flag.FlagSet, args []string) error {
+	pos, err := parse(flags, args)
+	if err == nil && len(pos) > 0 {
+		err = usagef("%s takes no arguments (got %q)", flags.Name(), pos[0])
+	}
+	return err
+}
+
+// formatFlag is --format FORM with --json as its short form, which wins
+// over --format wherever it stands on the line.
+type formatFlag struct {
+	Format string
+	json   bool // --json as typed: folded into Format by parse
+}
+
+func (f *formatFlag) register(flags *flag.FlagSet, def, usage string) {
+	flags.StringVar(&f.Format, "format", def, usage)
+	flags.BoolVar(&f.json, "json", false, "same as --format json")
+}
+
+// parse is parse with --json applied to Format, even after a usage error
+// (it decides how that error is printed).
+func (f *formatFlag) parse(flags *flag.FlagSet, args []string) ([]string, error) {
+	pos, err := parse(flags, args)
+	if f.json {
+		f.Format, f.json = "json", false
+	}
+	return pos, err
+}
+
+func (f *formatFlag) jsonMode() bool { return f.Format == "json" }
+
+// parseOne is parse for a command that takes exactly one positional
+// argument; otherwise the usage error is needs.
+func parseOne(flags *flag.FlagSet, args []string, needs string) (string, error) {
+	pos, err := parse(flags, args)
+	if err == nil && len(pos) != 1 {
+		err = usagef("%s", needs)
+	}
+	if err != nil {
+		return "", err
+	}
+	return pos[0], nil
+}

@@ -60,21 +60,8 @@ func parseHooksChange(name string) func(*App, []string) (*hooksChangeOptions, er
 			flags.BoolVar(&o.MergeDriver, "merge-driver", false, "also register the semantic merge driver for state files")
 		}
 		o.register(flags)
-		pos, err := parse(flags, args)
-		if err == nil && len(pos) > 0 {
-			err = usagef("%s takes no arguments (got %q)", flags.Name(), pos[0])
-		}
-		return o, err
+		return o, parseFlagsOnly(flags, args)
 	}
-}
-
-type hooksChangeDoc struct {
-	HooksDir    string                      `json:"hooksDir"`
-	HooksPath   string                      `json:"hooksPath"`
-	MergeDriver *githooks.MergeDriverStatus `json:"mergeDriver"`
-	Notes       []string                    `json:"notes"`
-	schemaVersion
-	Steps []githooks.Step `json:"steps"`
 }
 
 // runHooksChange plans the install or uninstall and applies it, then reports.
@@ -93,14 +80,9 @@ func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
 	notes := githooks.Notes(o.Name == "install", loc, steps, errors.Is(statErr, fs.ErrNotExist),
 		a.Getenv("AGENTX_HOOK_BIN") == "" && pathErr != nil)
 	if o.JSON {
-		return a.writeDoc(&hooksChangeDoc{HooksDir: loc.Dir,
-			HooksPath: loc.HooksPath, Steps: steps, Notes: nonNil(notes), MergeDriver: md})
+		return a.writeDoc(githooks.NewChangeDoc(loc, steps, notes, md))
 	}
-	fmt.Fprintf(a.Stdout, "Hooks directory: %s\n", loc.Dir)
-	for _, st := range steps {
-		fmt.Fprintf(a.Stdout, "  %-12s %s\n", st.Hook, st.Summary())
-	}
-	printMergeDriver(a.Stdout, md)
+	a.printLines(githooks.ChangeLines(loc, steps, md), nil)
 	for _, n := range notes {
 		fmt.Fprintf(a.Stderr, "note: %s\n", n)
 	}
@@ -108,14 +90,6 @@ func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
 }
 
 var parseHooksStatus = parseNoArgs("hooks status", hooksUsage)
-
-type hooksStatusDoc struct {
-	Hooks       []githooks.HookStatus       `json:"hooks"`
-	HooksDir    string                      `json:"hooksDir"`
-	HooksPath   string                      `json:"hooksPath"`
-	MergeDriver *githooks.MergeDriverStatus `json:"mergeDriver"`
-	schemaVersion
-}
 
 func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	loc, snap, err := githooks.Open(ctx, a.Workspace().Root)
@@ -127,20 +101,8 @@ func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&hooksStatusDoc{HooksDir: loc.Dir,
-			HooksPath: loc.HooksPath, Hooks: hooks, MergeDriver: md})
-	}
-	fmt.Fprintf(a.Stdout, "Hooks directory: %s", loc.Dir)
-	if loc.HooksPath != "" {
-		fmt.Fprintf(a.Stdout, " (core.hooksPath = %s)", loc.HooksPath)
-	}
-	fmt.Fprintln(a.Stdout)
-	for _, h := range hooks {
-		fmt.Fprintf(a.Stdout, "  %-12s %s\n", h.Hook, h.Summary())
-	}
-	printMergeDriver(a.Stdout, md)
-	return nil
+	return a.emit(o.JSON, &githooks.StatusDoc{HooksDir: loc.Dir, HooksPath: loc.HooksPath, Hooks: hooks, MergeDriver: md},
+		strings.Join(githooks.StatusLines(loc, hooks, md), "\n")+"\n")
 }
 
 const gitHookUsage = `git-hook NAME [ARGS...]
@@ -205,10 +167,8 @@ func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
 		a.warn("agentx git-hook: %q is not one of agentx's hooks (%s); nothing done", name, strings.Join(githooks.Names(), ", "))
 		return nil
 	}
-	run, end := a.startHookRun(ctx, "git-hook "+name, began, a.hookDeadline(0))
+	run, end := a.startHookRun(ctx, began, a.hookDeadline(0), hooklog.Entry{Command: "git-hook " + name, Agent: a.Getenv("AGENTX_AGENT")})
 	defer end()
-	defer a.logHookRun(hooklog.Entry{Command: "git-hook " + name, Agent: a.Getenv("AGENTX_AGENT")}, began)
-	defer a.reportHookRun(run)
 	run.Step(stepName, func(ctx context.Context) {
 		if err := step(ctx); err != nil {
 			a.warn("agentx %s: %v", name, err)
@@ -220,7 +180,7 @@ func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
 // recordCommit stores HEAD as a code-change observation of the issue the
 // environment or the branch names.
 func (a *App) recordCommit(ctx context.Context) error {
-	if !a.memorySettings().IsEnabled() {
+	if !a.settings().Memory.IsEnabled() {
 		return nil
 	}
 	return a.intake().RecordHead(ctx, a.Workspace().Root, a.Getenv("AGENTX_AGENT"), a.Getenv("AGENTX_ISSUE"))

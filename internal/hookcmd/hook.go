@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/hooklog"
-	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/session"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
@@ -49,13 +46,11 @@ type hookOptions struct {
 	Event       string // start or finish
 	Agent       string // --agent, else $AGENTX_AGENT
 	Issue       string // --issue as given (resolved when run)
-	Format      string // text, json, claude or codex (--json is --format json)
+	formatFlag         // text, json, claude or codex
 	Strict      bool
 	SummaryFile string
 	Deadline    time.Duration // --deadline (0: [hooks] deadline, else 10 s)
 }
-
-func (o *hookOptions) jsonMode() bool { return o.Format == "json" }
 
 func runHook(ctx context.Context, a *App, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
@@ -105,21 +100,12 @@ func (a *App) hookMisconfigured(event string, err error, strict bool) error {
 	return nil
 }
 
-// hookSkippedDoc is a hook's --json document when it did nothing: one
-// document, exit 0, and no "error" key (a failure document means a
-// non-zero exit).
-type hookSkippedDoc struct {
-	Hook string `json:"hook"`
-	schemaVersion
-	Skipped string `json:"skipped"`
-}
-
 // hookSkipped is a hook that does nothing: one warning line, and with
 // --json the one document saying why.
 func (a *App) hookSkipped(jsonMode bool, event, why string) {
 	a.warn("%s", why)
 	if jsonMode {
-		_ = a.writeDoc(&hookSkippedDoc{Hook: event, Skipped: why})
+		_ = a.writeDoc(&session.SkippedDoc{Hook: event, Skipped: why})
 	}
 }
 
@@ -151,15 +137,11 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	flags := newFlags(a, "hook "+event, hookUsage)
 	flags.StringVar(&o.Agent, "agent", "", "the agent `name` (else $AGENTX_AGENT, else the host payload's agent_type)")
 	flags.StringVar(&o.Issue, "issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
-	flags.StringVar(&o.Format, "format", "text", "output `form`: text, json, claude or codex (start: the host's SessionStart JSON)")
+	o.register(flags, "text", "output `form`: text, json, claude or codex (start: the host's SessionStart JSON)")
 	flags.BoolVar(&o.Strict, "strict", false, "exit 1 while a blocking clarification of the agent is open (and 2 for a bad command line)")
 	flags.StringVar(&o.SummaryFile, "summary-file", "", "finish: a session summary `file` for memory capture")
 	flags.DurationVar(&o.Deadline, "deadline", 0, "the hook's overall `deadline` (default: [hooks] deadline, else 10s); steps not done by then are skipped and named")
-	asJSON := flags.Bool("json", false, "same as --format json")
-	pos, err := parse(flags, args[1:])
-	if *asJSON {
-		o.Format = "json"
-	}
+	pos, err := o.parse(flags, args[1:])
 	if err != nil {
 		return o, err
 	}
@@ -186,24 +168,10 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 	in := session.Input{Event: event, Agent: o.Agent, Host: o.Format, Strict: o.Strict, SummaryFile: o.SummaryFile}
 	payload, payloadAgent := session.ReadPayload(a.Stdin)
 	in.Payload = payload
-	if in.Agent == "" {
-		// Claude Code names the agent a session runs as (claude --agent
-		// NAME) in its payload's agent_type: one shared settings file then
-		// serves every role.
-		in.Agent = payloadAgent
-	}
-	if in.Agent == "" {
-		// Nothing named the agent (Codex and Copilot payloads never do):
-		// the workspace's default, so a first session works with no setup
-		// beyond `setup`.
-		in.Agent = config.FallbackAgent
-		if cfg, err := a.Config(); err == nil {
-			in.Agent = cfg.Config.Hooks.DefaultAgentOr()
-		}
-	}
-	if cwd := in.Payload.Payload.Cwd; cwd != "" && filepath.IsAbs(cwd) && a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
-		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() {
-			a.Cwd = cwd // the agent's project, wherever the hook runs from
+	in.Agent = session.PickAgent(in.Agent, payloadAgent, a.Config)
+	if a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
+		if dir, ok := session.ProjectDir(in.Payload); ok {
+			a.Cwd = dir // the agent's project, wherever the hook runs from
 		}
 	}
 	why, ok := a.inWorkspace("hook " + event)
@@ -228,13 +196,9 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 	in.Issue, in.HasIssue = issue, hasIssue && err == nil
 
 	return a.failOpen(event, func() error {
-		run, end := a.startHookRun(ctx, "hook "+event, began, a.hookDeadline(o.Deadline))
+		run, end := a.startHookRun(ctx, began, a.hookDeadline(o.Deadline),
+			hooklog.Entry{Command: "hook " + event, Host: o.Format, Agent: in.Agent, Issue: in.Issue})
 		defer end()
-		// Logged last, with the deadline's warning (doctor reads the log: a
-		// host hides a successful hook's stderr).
-		defer a.logHookRun(hooklog.Entry{Command: "hook " + event, Host: o.Format, Agent: in.Agent,
-			Issue: in.Issue}, began)
-		defer a.reportHookRun(run)
 		deps := a.sessionDeps()
 		var res *session.Result
 		if event == session.EventStart {
@@ -264,14 +228,8 @@ func (a *App) sessionDeps() *session.Deps {
 		IndexPending: a.indexRebuild().Pending,
 		Pull:         func(ctx context.Context) []statemerge.Rename { return a.stateSyncHook(ctx, 0, true) },
 		Push:         func(ctx context.Context) { a.stateSyncHook(ctx, 0, false) },
-		Checkpoint: func(ctx context.Context, agent string) {
-			reason := "at hook finish"
-			if agent != "" {
-				reason += " of " + agent
-			}
-			autoCheckpoint(ctx, a, reason)
-		},
-		Retain: a.retainSlice, StoreAlerts: a.storeAlerts, // retention.go
+		Checkpoint:   func(ctx context.Context, reason string) { autoCheckpoint(ctx, a, reason) },
+		Retain:       a.retainSlice, StoreAlerts: a.storeAlerts, // retention.go
 		Metrics: a.recordMetrics, // metrics.go
 	}
 	return d
@@ -330,24 +288,6 @@ func (a *App) failOpen(event string, fn func() error) (err error) {
 
 func (a *App) cliName() string { return "agentx-hook" }
 
-// hookDoc is `hook start|finish --json`.
-type hookDoc struct {
-	Agent string `json:"agent"`
-	// Blocked is --strict's verdict, in the one document (the exit status
-	// is 1 and stderr says it too).
-	Blocked     *errorBody       `json:"blocked,omitempty"`
-	Escalations []ledger.Record  `json:"escalations"`
-	Hook        string           `json:"hook"`
-	Issue       *int             `json:"issue"`
-	Monitor     []monitor.Action `json:"monitor"`
-	Requests    []ledger.Record  `json:"requests"`
-	schemaVersion
-	Sections []session.Section `json:"sections"`
-	Status   string            `json:"status"`
-	Text     string            `json:"text"`
-	Waiting  []ledger.Record   `json:"waiting"`
-}
-
 // writeSessionStart writes text in the host's SessionStart form
 // (session.SessionStart) with no systemMessage.
 func writeSessionStart(w io.Writer, text string) error {
@@ -364,21 +304,7 @@ func (a *App) writeHookOutput(res *session.Result, strict error) error {
 	case "claude", "codex": // Codex takes Claude Code's SessionStart form
 		return writeSessionStart(a.Stdout, res.Text)
 	case "json":
-		var issue *int
-		if res.HasIssue {
-			issue = &res.Issue
-		}
-		var actions []monitor.Action
-		if res.Report != nil {
-			actions = res.Report.Actions
-		}
-		var blocked *errorBody
-		if b := res.Blocked; b != nil && strict != nil {
-			blocked = &errorBody{Code: string(b.Code), Message: b.Error(), Hint: b.Hint}
-		}
-		return a.writeDoc(&hookDoc{Hook: res.Event, Agent: res.Agent, Blocked: blocked,
-			Issue: issue, Status: res.Status, Waiting: nonNil(res.Waiting), Requests: nonNil(res.Requests),
-			Escalations: nonNil(res.Escalations), Monitor: nonNil(actions), Sections: nonNil(res.Sections), Text: res.Text})
+		return a.writeDoc(res.Doc(strict != nil))
 	default:
 		_, err := io.WriteString(a.Stdout, res.Text)
 		return err

@@ -5,10 +5,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/initws"
-	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 // initOptions is `init`'s command line.
@@ -37,31 +35,13 @@ func parseInit(a *App, args []string) (*initOptions, error) {
 	return o, nil
 }
 
-// initFile is one file init created, kept or updated.
-type initFile struct {
-	Path   string `json:"path"`
-	Action string `json:"action"` // created, kept or updated
-}
-
-type initDoc struct {
-	Files []initFile `json:"files"`
-	Mode  string     `json:"mode,omitempty"`
-	Root  string     `json:"root"`
-	schemaVersion
-	// TrackedState lists, in GitHub Mode, the state files the current
-	// branch still tracks; Untrack the commands that stop tracking them
-	// (after `agentx-hook sync --init-from HEAD`).
-	TrackedState []string `json:"trackedState,omitempty"`
-	Untrack      []string `json:"untrack,omitempty"`
-}
-
 func runInit(ctx context.Context, a *App, o *initOptions) error {
 	ws := a.Workspace()
 	// report prints each file as it is written, or collects it for --json.
-	results := []initFile{}
+	results := []initws.File{}
 	report := func(action, path string) {
 		if o.JSON {
-			results = append(results, initFile{Path: filepath.ToSlash(rel(ws.Root, path)), Action: action})
+			results = append(results, initws.File{Path: filepath.ToSlash(rel(ws.Root, path)), Action: action})
 			return
 		}
 		fmt.Fprintf(a.Stdout, "%-8s %s\n", action, rel(ws.Root, path))
@@ -70,46 +50,17 @@ func runInit(ctx context.Context, a *App, o *initOptions) error {
 	if err != nil {
 		return err
 	}
-	var tracked []string
+	var tracked initws.Tracked
 	if mode == "github" {
-		tracked = trackedStateFiles(ctx, ws.Root)
+		tracked = initws.FindTracked(ctx, ws.Root)
 	}
 	if o.JSON {
-		doc := &initDoc{Root: ws.Root, Files: results, Mode: mode, TrackedState: tracked}
-		if len(tracked) > 0 {
-			doc.Untrack = untrackCommands()
-		}
-		return a.writeDoc(doc)
+		return a.writeDoc(&initws.Doc{Root: ws.Root, Files: results, Mode: mode, Tracked: tracked})
 	}
 	mode = cmp.Or(mode, "local")
 	fmt.Fprintf(a.Stdout, "agentx initialised in %s (mode %s)\n", ws.Root, mode)
-	printTrackedState(a, tracked, true)
+	a.printLines(tracked.Lines(true), nil)
 	return nil
-}
-
-// printTrackedState names the state files a GitHub Mode workspace's
-// branch still tracks and the commands that stop tracking them (before
-// sync: first carry them over with sync --init-from HEAD).
-func printTrackedState(a *App, tracked []string, beforeSync bool) {
-	if len(tracked) == 0 {
-		return
-	}
-	const show = 10
-	fmt.Fprintf(a.Stdout, "\n%d state files are still tracked on this branch (they belong on the state branch only):\n", len(tracked))
-	for i, f := range tracked {
-		if i == show {
-			fmt.Fprintf(a.Stdout, "  ... and %d more (git ls-files -- %s)\n", len(tracked)-show, strings.Join(initws.StateDirs(), " "))
-			break
-		}
-		fmt.Fprintf(a.Stdout, "  %s\n", f)
-	}
-	if beforeSync {
-		fmt.Fprintln(a.Stdout, "Carry them to the state branch first (nothing is lost):\n  agentx-hook sync --init-from HEAD")
-	}
-	fmt.Fprintf(a.Stdout, "Then stop tracking them (they stay on disk; .agentx/.gitignore now ignores %s):\n", strings.Join(workspace.OnStateBranch(), " "))
-	for _, c := range untrackCommands() {
-		fmt.Fprintf(a.Stdout, "  %s\n", c)
-	}
 }
 
 func rel(root, path string) string {
@@ -118,9 +69,3 @@ func rel(root, path string) string {
 	}
 	return path
 }
-
-// sync --init-from names the tracked state files as init does.
-var (
-	trackedStateFiles = initws.TrackedState
-	untrackCommands   = initws.UntrackCommands
-)

@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -23,7 +22,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/process"
@@ -385,9 +383,7 @@ func (a *App) Config() (*config.Set, error) {
 			return nil, err
 		}
 		a.cfg = set
-		for _, w := range set.Config.Warnings {
-			a.warn("%s", w)
-		}
+		a.warnEach(set.Config.Warnings...)
 	}
 	return a.cfg, nil
 }
@@ -403,16 +399,11 @@ func (a *App) Locks() *lock.Locker {
 
 // lockOptions are the process's lock settings (Locks).
 func (a *App) lockOptions() lock.Options {
-	opt := lock.Options{Clock: a.Clock, Agent: a.Getenv("AGENTX_AGENT")}
-	if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_STALE_MS")); err == nil && ms > 0 {
-		opt.StaleAfter = time.Duration(ms) * time.Millisecond
-	} else if a.cfg != nil && a.cfg.Config.Clarify.LockStaleSeconds > 0 {
-		opt.StaleAfter = time.Duration(a.cfg.Config.Clarify.LockStaleSeconds) * time.Second
+	stale := 0
+	if a.cfg != nil {
+		stale = a.cfg.Config.Clarify.LockStaleSeconds
 	}
-	if ms, err := strconv.Atoi(a.Getenv("AGENTX_LOCK_WAIT_MS")); err == nil && ms > 0 {
-		opt.Wait = time.Duration(ms) * time.Millisecond
-	}
-	return opt
+	return lock.Options{Clock: a.Clock, Agent: a.Getenv("AGENTX_AGENT")}.WithEnv(a.Getenv, stale)
 }
 
 // Ledgers returns the ledger store.
@@ -444,26 +435,8 @@ func (a *App) Router() (*router.Router, error) {
 	return a.rt, nil
 }
 
-// writeJSON writes one JSON value as jsonfile.Marshal encodes every JSON
-// document and file of agentx (indented, no HTML escaping). Our --json
-// documents go through App.writeDoc; only a host's own format (Claude
-// Code's SessionStart output) is written with it directly.
-func writeJSON(w io.Writer, v any) error {
-	data, err := jsonfile.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(data)
-	return err
-}
-
 var parseVersion = parseJSONOnly("version", "version [--json]")
 
 func runVersion(_ context.Context, a *App, o *jsonOnlyOptions) error {
-	v := buildVersion()
-	if o.JSON {
-		return a.writeDoc(&versionDoc{Version: v.Version, Commit: v.Commit, Dirty: v.Dirty, GoVersion: v.GoVersion})
-	}
-	fmt.Fprintln(a.Stdout, "agentx-hook", versionLine())
-	return nil
+	return a.emit(o.JSON, buildVersion().Doc(), "agentx-hook "+versionLine()+"\n")
 }

@@ -32,11 +32,7 @@ func parseMCP(a *App, args []string) (*mcpOptions, error) {
 	o := &mcpOptions{}
 	flags := newFlags(a, "mcp", mcpUsage)
 	flags.StringVar(&o.Agent, "agent", "", "the agent `NAME` the server acts as (else $AGENTX_AGENT, else [hooks] default_agent)")
-	pos, err := parse(flags, args)
-	if err == nil && len(pos) > 0 {
-		err = usagef("mcp takes no arguments (got %q)", pos[0])
-	}
-	return o, err
+	return o, parseFlagsOnly(flags, args)
 }
 
 // MCPServer serves MCP over the App's stdin and stdout as agent ("": the

@@ -121,13 +121,6 @@ func parseMemorySearch(a *App, args []string) (*memorySearchOptions, error) {
 	return o, nil
 }
 
-type searchDoc struct {
-	Count   int             `json:"count"`
-	Query   string          `json:"query"`
-	Results []memory.RowDoc `json:"results"`
-	schemaVersion
-}
-
 func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error {
 	q := o.Query
 	var err error
@@ -144,8 +137,7 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 		return err
 	}
 	if o.JSON {
-		out := memory.RowDocs(rows)
-		return a.writeDoc(&searchDoc{Query: q.Text, Count: len(out), Results: out})
+		return a.writeDoc(memory.NewSearchDoc(q.Text, rows))
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(a.Stdout, "No matching observations.")
@@ -179,27 +171,13 @@ func parseID(name, usage string) func(*App, []string) (*idOptions, error) {
 		o := &idOptions{}
 		flags := newFlags(a, "memory "+name, usage)
 		o.register(flags)
-		pos, err := parse(flags, args)
-		if err != nil {
-			return o, err
-		}
-		if len(pos) != 1 {
-			return o, usagef("memory %s needs one observation ID", name)
-		}
-		o.ID = pos[0]
-		return o, nil
+		var err error
+		o.ID, err = parseOne(flags, args, "memory "+name+" needs one observation ID")
+		return o, err
 	}
 }
 
 var parseMemoryGet = parseID("get", "memory get ID [--json]")
-
-type observationDoc struct {
-	Observation *memory.Observation `json:"observation"`
-	// Integrity is "intact", "unhashed" (stored by the old tools) or
-	// "tampered" (changed since it was stored).
-	Integrity contenthash.Integrity `json:"integrity"`
-	schemaVersion
-}
 
 func runMemoryGet(ctx context.Context, a *App, opts *idOptions) error {
 	o, err := a.Memory().GetByID(ctx, opts.ID)
@@ -211,7 +189,7 @@ func runMemoryGet(ctx context.Context, a *App, opts *idOptions) error {
 		a.warn("%s changed since it was stored: `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored version; recall leaves it out", o.ID)
 	}
 	if opts.JSON {
-		return a.writeDoc(&observationDoc{Observation: o, Integrity: integrity})
+		return a.writeDoc(&memory.ObservationDoc{Observation: o, Integrity: integrity})
 	}
 	st := a.Style()
 	fmt.Fprintf(a.Stdout, "%s\n", st.Bold(o.ID))
@@ -225,14 +203,6 @@ func runMemoryGet(ctx context.Context, a *App, opts *idOptions) error {
 
 var parseMemoryStats = parseJSONOnly("memory stats", "memory stats [--json]")
 
-type statsDoc struct {
-	schemaVersion
-	Stats *memory.Stats `json:"stats"`
-	// Metrics are the measured figures of the last metricsDays days
-	// (this machine's event log).
-	Metrics metrics.Report `json:"metrics"`
-}
-
 // metricsDays is the window of `memory stats`'s metrics.
 const metricsDays = 7
 
@@ -245,23 +215,11 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if err != nil {
 		a.warn("memory stats: metrics: %v", err)
 	}
-	if o.JSON {
-		return a.writeDoc(&statsDoc{Stats: s, Metrics: m})
-	}
-	fmt.Fprint(a.Stdout, s.Text())
-	fmt.Fprint(a.Stdout, m.Section(metricsDays))
-	for _, w := range s.Warnings {
-		a.warn("%s", w) // stderr, as every warning: stdout stays the figures
-	}
-	return nil
+	// The store's warnings go to stderr, as every warning: stdout stays the figures.
+	return a.emit(o.JSON, &memory.StatsDoc{Stats: s, Metrics: m}, s.Text()+m.Section(metricsDays), s.Warnings...)
 }
 
 var parseMemoryRemove = parseID("remove", "memory remove ID [--json]")
-
-type removedDoc struct {
-	Removed string `json:"removed"`
-	schemaVersion
-}
 
 func runMemoryRemove(ctx context.Context, a *App, o *idOptions) error {
 	autoCheckpoint(ctx, a, "before memory remove "+o.ID)
@@ -272,11 +230,7 @@ func runMemoryRemove(ctx context.Context, a *App, o *idOptions) error {
 	if !ok {
 		return errcode.New(errcode.NotFound, "no observation %q", o.ID)
 	}
-	if o.JSON {
-		return a.writeDoc(&removedDoc{Removed: o.ID})
-	}
-	fmt.Fprintf(a.Stdout, "Removed %s.\n", o.ID)
-	return nil
+	return a.emit(o.JSON, &memory.RemovedDoc{Removed: o.ID}, "Removed "+o.ID+".\n")
 }
 
 const memoryRebuildUsage = `memory rebuild [--after-sync [--pull-first]] [--json]
@@ -311,11 +265,6 @@ func parseMemoryRebuild(a *App, args []string) (*memoryRebuildOptions, error) {
 	return o, err
 }
 
-type rebuildDoc struct {
-	Rebuild memory.RebuildReport `json:"rebuild"`
-	schemaVersion
-}
-
 // pullBeforeRebuild completes a state pull a hook's budget cut short; the
 // rebuild that follows indexes it all.
 func (a *App) pullBeforeRebuild(ctx context.Context) {
@@ -345,11 +294,7 @@ func runMemoryRebuild(ctx context.Context, a *App, o *memoryRebuildOptions) erro
 	if o.AfterSync {
 		a.indexRebuild().Done()
 	}
-	if o.JSON {
-		return a.writeDoc(&rebuildDoc{Rebuild: rep})
-	}
-	fmt.Fprint(a.Stdout, rep.Text())
-	return nil
+	return a.emit(o.JSON, &memory.RebuildDoc{Rebuild: rep}, rep.Text())
 }
 
 // progress reports a long operation on stderr, only when stderr is a

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
@@ -43,20 +44,12 @@ func parseMemoryAdd(a *App, args []string) (*memoryAddOptions, error) {
 	return o, nil
 }
 
-type storedDoc struct {
-	schemaVersion
-	Stored []memory.Observation `json:"stored"`
-	// Duplicates are the observations skipped because they repeat a
-	// stored one (Existing is its id).
-	Duplicates []memory.DuplicateDoc `json:"duplicates"`
-}
-
 func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 	if o.File != "" {
 		return addFromFile(ctx, a, o.File, o.JSON)
 	}
 	obs, redacted, err := memory.ByHand(o.ID, o.Agent, o.Issue, o.Category, o.Session, o.Text,
-		func(agent string) error { return a.checkAgent("--agent", agent) })
+		func(agent string) error { return config.CheckAgentName("--agent", agent, a.Config) })
 	if errors.Is(err, memory.ErrNoText) {
 		return usagef("memory add needs the observation TEXT")
 	}
@@ -73,7 +66,7 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 		return err
 	}
 	if o.JSON {
-		return a.writeDoc(&storedDoc{Stored: nonNil(stored), Duplicates: memory.DuplicateDocs(dups)})
+		return a.writeDoc(memory.NewStoredDoc(stored, dups))
 	}
 	if len(stored) == 0 && len(dups) == 1 {
 		fmt.Fprintf(a.Stdout, "Already stored as %s (same id, or same agent, issue and content); nothing added.\n", dups[0].Existing)
@@ -87,7 +80,7 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = atomicfile.ReadAllLimited(a.Stdin, a.limits().InputFileBytes())
+		data, err = atomicfile.ReadAllLimited(a.Stdin, a.settings().Limits.InputFileBytes())
 		if err != nil {
 			err = errcode.Wrap(errcode.InvalidInput, err, "memory add --file -")
 		}
@@ -103,7 +96,7 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	}
 	if len(obs) == 0 {
 		if asJSON {
-			return a.writeDoc(&storedDoc{Stored: []memory.Observation{}, Duplicates: []memory.DuplicateDoc{}})
+			return a.writeDoc(memory.NewStoredDoc(nil, nil))
 		}
 		fmt.Fprintf(a.Stdout, "Nothing to store: %s holds no observations.\n", path)
 		return nil
@@ -113,7 +106,7 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		return a.writeDoc(&storedDoc{Stored: nonNil(stored), Duplicates: memory.DuplicateDocs(dups)})
+		return a.writeDoc(memory.NewStoredDoc(stored, dups))
 	}
 	fmt.Fprintf(a.Stdout, "Stored %d of %d observations.\n", len(stored), len(obs))
 	for _, d := range dups {

@@ -58,17 +58,6 @@ func parseMemoryGenerate(a *App, args []string) (*memoryGenerateOptions, error) 
 	return o, nil
 }
 
-type generateDoc struct {
-	DurationMs int64 `json:"durationMs"`
-	Generated  int   `json:"generated"`
-	Issues     int   `json:"issues"`
-	// MemoryDir is the store written to.
-	MemoryDir string `json:"memoryDir"`
-	schemaVersion
-	Seed       uint64 `json:"seed"`
-	StoreTotal int    `json:"storeTotal"`
-}
-
 func runMemoryGenerate(ctx context.Context, a *App, o *memoryGenerateOptions) error {
 	s := a.Memory()
 	if o.Dir != "" {
@@ -88,8 +77,7 @@ func runMemoryGenerate(ctx context.Context, a *App, o *memoryGenerateOptions) er
 		return err
 	}
 	if o.JSON {
-		return a.writeDoc(&generateDoc{Generated: g.Observations, Issues: g.Issues, MemoryDir: s.Dir,
-			Seed: g.Seed, StoreTotal: g.StoreTotal, DurationMs: g.Took.Milliseconds()})
+		return a.writeDoc(g.Doc(s.Dir))
 	}
 	if o.Dir == "" {
 		fmt.Fprintln(a.Stdout, g.Line(""))

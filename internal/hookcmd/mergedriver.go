@@ -77,10 +77,3 @@ func (a *App) abs(p string) string {
 	}
 	return filepath.Join(a.Cwd, p)
 }
-
-// printMergeDriver writes the merge driver's line(s) of a hooks listing.
-func printMergeDriver(w io.Writer, st *githooks.MergeDriverStatus) {
-	if st != nil {
-		fmt.Fprintf(w, "  %-12s %s\n", "merge-driver", st.Summary())
-	}
-}

@@ -40,11 +40,10 @@ func (a *App) checkMonitor(ctx context.Context) (*monitor.Report, error) {
 // to stderr, so stdout (and --json documents) stay the command's own.
 // Unreadable ledgers are left to the command itself to report.
 func (a *App) monitorSideEffect(ctx context.Context) {
-	rt, err := a.Router()
-	if err != nil {
+	if _, err := a.Router(); err != nil {
 		return // the command reports the configuration error itself
 	}
-	rep, err := monitor.New(rt).Check(ctx)
+	rep, err := a.checkMonitor(ctx)
 	if err != nil {
 		a.warn("monitor: %v", err)
 		return
@@ -62,14 +61,7 @@ func (a *App) printActions(rep *monitor.Report, withScan bool) {
 
 // printWarnings prints failed actions and, with withScan, skipped ledgers.
 func (a *App) printWarnings(rep *monitor.Report, withScan bool) {
-	if withScan {
-		for _, w := range rep.Warnings {
-			a.warn("monitor: %v", w)
-		}
-	}
-	for _, w := range rep.Failures {
-		a.warn("monitor: %v", w)
-	}
+	a.warnEach(rep.Problems(withScan)...)
 }
 
 const monitorUsage = `monitor [--json]
@@ -92,29 +84,11 @@ func runMonitor(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 		return err
 	}
 	if o.JSON {
-		return a.writeDoc(newMonitorDoc(rep))
+		return a.writeDoc(rep.Doc())
 	}
 	a.printWarnings(rep, true)
 	fmt.Fprint(a.Stdout, rep.Text(a.Style()))
 	return nil
-}
-
-type monitorDoc struct {
-	Actions    []monitor.Action       `json:"actions"`
-	CheckedAt  string                 `json:"checkedAt"`
-	Deadlocked []monitor.DeadlockItem `json:"deadlocked"`
-	Issues     int                    `json:"issues"`
-	Open       int                    `json:"open"`
-	schemaVersion
-	Stale    []monitor.Item `json:"stale"`
-	Stuck    []monitor.Item `json:"stuck"`
-	Warnings []string       `json:"warnings"`
-}
-
-func newMonitorDoc(rep *monitor.Report) *monitorDoc {
-	f := rep.Findings()
-	return &monitorDoc{CheckedAt: clock.Format(rep.CheckedAt), Issues: len(rep.Issues), Open: len(rep.Open),
-		Stale: f.Stale, Stuck: f.Stuck, Deadlocked: f.Deadlocked, Actions: nonNil(rep.Actions), Warnings: f.Warnings}
 }
 
 // monitorAfter reports whether a clarify subcommand that returned err
@@ -131,12 +105,6 @@ func monitorAfter(err error) bool {
 // check found still open, should its escalation have failed).
 var parseClarifyStale = parseNoArgs("clarify stale", "clarify stale [--json]\n\nStale clarifications (the target owes an answer past the SLA) and stuck ones\n(the same question asked again), after one monitor check.")
 
-type staleDoc struct {
-	schemaVersion
-	Stale []ledger.Record `json:"stale"`
-	Stuck []ledger.Record `json:"stuck"`
-}
-
 func runClarifyStale(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	rep, err := a.checkMonitor(ctx)
 	if err != nil {
@@ -149,9 +117,5 @@ func runClarifyStale(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	}
 	now := a.Clock.Now()
 	stale, stuck := rep.StaleAndStuck(recs, now)
-	if o.JSON {
-		return a.writeDoc(&staleDoc{Stale: nonNil(stale), Stuck: nonNil(stuck)})
-	}
-	fmt.Fprint(a.Stdout, monitor.StaleText(a.Style(), stale, stuck, now))
-	return nil
+	return a.emit(o.JSON, monitor.NewStaleDoc(stale, stuck), monitor.StaleText(a.Style(), stale, stuck, now))
 }

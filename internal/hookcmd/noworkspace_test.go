@@ -5,11 +5,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/clock"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
 )
 
 // TestNoCommandButInitCreatesAWorkspace: issue 26 item 4. With a root that

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/iostreams"
 )
@@ -30,29 +33,23 @@ func (j *jsonFlag) jsonMode() bool { return j.JSON }
 type jsonOnlyOptions struct{ jsonFlag }
 
 // parseJSONOnly returns the parser of a command that takes --json and
-// nothing else.
+// nothing else; positionals are ignored, as they always were.
 func parseJSONOnly(name, usage string) func(*App, []string) (*jsonOnlyOptions, error) {
-	return func(a *App, args []string) (*jsonOnlyOptions, error) {
-		o := &jsonOnlyOptions{}
-		flags := newFlags(a, name, usage)
-		o.register(flags)
-		_, err := parse(flags, args) // positionals are ignored, as they always were
-		return o, err
-	}
+	return jsonOnlyParser(name, usage, func(flags *flag.FlagSet, args []string) error { _, err := parse(flags, args); return err })
 }
 
 // parseNoArgs returns the parser of a command that takes --json and no
 // arguments.
 func parseNoArgs(name, usage string) func(*App, []string) (*jsonOnlyOptions, error) {
+	return jsonOnlyParser(name, usage, parseFlagsOnly)
+}
+
+func jsonOnlyParser(name, usage string, parseArgs func(*flag.FlagSet, []string) error) func(*App, []string) (*jsonOnlyOptions, error) {
 	return func(a *App, args []string) (*jsonOnlyOptions, error) {
 		o := &jsonOnlyOptions{}
 		flags := newFlags(a, name, usage)
 		o.register(flags)
-		pos, err := parse(flags, args)
-		if err == nil && len(pos) > 0 {
-			err = usagef("%s takes no arguments (got %q)", name, pos[0])
-		}
-		return o, err
+		return o, parseArgs(flags, args)
 	}
 }
 
@@ -159,31 +156,38 @@ func (a *App) needsSubcommand(name, usage, subs string, args []string) error {
 }
 
 // document is a --json document: a typed result struct that embeds
-// schemaVersion, so writeDoc can stamp it.
-type document interface{ stamp() }
+// schemaVersion (jsonfile.Versioned, where its key falls in the field
+// order), so writeDoc can stamp it.
+type document interface{ SetSchemaVersion(int) }
 
-// schemaVersion is embedded in every document. Embedded where its key
-// falls in alphabetical order: the documents keep the byte layout of the
-// maps they were written from before.
-type schemaVersion struct {
-	SchemaVersion int `json:"schemaVersion"`
-}
-
-func (s *schemaVersion) stamp() { s.SchemaVersion = SchemaVersion }
+// schemaVersion is embedded in every document hookcmd defines.
+type schemaVersion = jsonfile.Versioned
 
 // writeDoc is the one way a --json document is written: stamped with
 // schema_version, indented, on stdout.
 func (a *App) writeDoc(d document) error {
-	d.stamp()
-	return writeJSON(iostreams.Raw(a.Stdout), d)
+	d.SetSchemaVersion(SchemaVersion)
+	data, err := jsonfile.Marshal(d) // indented, no HTML escaping, as every file of agentx
+	if err != nil {
+		return err
+	}
+	_, err = iostreams.Raw(a.Stdout).Write(data)
+	return err
+}
+
+// emit prints a command's outcome: doc with --json, else text followed
+// by the warnings that go with it.
+func (a *App) emit(asJSON bool, doc document, text string, warnings ...string) error {
+	if asJSON {
+		return a.writeDoc(doc)
+	}
+	fmt.Fprint(a.Stdout, text)
+	a.warnEach(warnings...)
+	return nil
 }
 
 // errorBody is the "error" of a failure document.
-type errorBody struct {
-	Code    string `json:"code"`
-	Hint    string `json:"hint"`
-	Message string `json:"message"`
-}
+type errorBody = errcode.Body
 
 // failureDoc is the document of a failed command run with --json.
 type failureDoc struct {
@@ -192,12 +196,4 @@ type failureDoc struct {
 	Round int       `json:"round,omitempty"`
 	schemaVersion
 	Status ledger.Status `json:"status,omitempty"`
-}
-
-type versionDoc struct {
-	Commit    string `json:"commit"`
-	Dirty     bool   `json:"dirty"`
-	GoVersion string `json:"goVersion"`
-	schemaVersion
-	Version string `json:"version"`
 }

@@ -2,22 +2,15 @@ package hookcmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 
-	"github.com/agentx-dev/agentx/internal/core/atomicfile"
-	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/cursor"
-	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/intake"
-	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/recall"
 	"github.com/agentx-dev/agentx/internal/core/recalljournal"
 	"github.com/agentx-dev/agentx/internal/core/spool"
-	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 // The memory pipeline's commands: `hook finish` captures (package intake),
@@ -34,37 +27,19 @@ const (
 	instructionsFile = recall.InstructionsFile
 )
 
-// memorySettings returns [memory]; a config that cannot be read means the
-// defaults (a warning was or will be printed by whoever needs the rest).
-func (a *App) memorySettings() config.MemorySettings {
-	cfg, err := a.Config()
-	if err != nil {
-		return config.MemorySettings{}
+// settings is agentx.toml; one that cannot be read means the defaults
+// (a warning was or will be printed by whoever needs the rest).
+func (a *App) settings() *config.Config {
+	if cfg, err := a.Config(); err == nil {
+		return &cfg.Config
 	}
-	return cfg.Config.Memory
+	return &config.Config{}
 }
 
-// limits is [limits] of agentx.toml; a configuration that does not load
-// leaves the defaults (the command reports it where it needs the config).
-func (a *App) limits() config.LimitsSettings {
-	cfg, err := a.Config()
-	if err != nil {
-		return config.LimitsSettings{}
-	}
-	return cfg.Config.Limits
-}
-
-// readInputFile reads a file named on the command line (what is the flag)
-// within [limits] input_file; the refusal of a larger file says which key
-// raises the limit.
+// readInputFile reads a file named on the command line within [limits]
+// input_file (config.LimitsSettings.ReadInput).
 func (a *App) readInputFile(what, path string) ([]byte, error) {
-	data, err := atomicfile.ReadInput(what, path, a.limits().InputFileBytes())
-	var pe *errcode.Error
-	if errors.Is(err, atomicfile.ErrTooLarge) && errors.As(err, &pe) {
-		pe.Message += " ([limits] input_file)"
-		pe.Hint = "[limits] input_file in .agentx/agentx.toml sets the limit (default 10MB)"
-	}
-	return data, err
+	return a.settings().Limits.ReadInput(what, path)
 }
 
 // intake wires the workspace's spool, cursors and store for a capture.
@@ -76,7 +51,7 @@ func (a *App) intake() *intake.Intake { return a.intakeWith(false) }
 func (a *App) intakeWith(spoolOnly bool) *intake.Intake {
 	ws := a.Workspace()
 	return &intake.Intake{
-		TranscriptMaxBytes: int64(a.limits().Transcript),
+		TranscriptMaxBytes: int64(a.settings().Limits.Transcript),
 		Spool:              spool.New(ws.SpoolDir(), a.Locks(), spool.Options{Clock: a.Clock}),
 		Cursors:            cursor.New(ws.CursorsDir(), a.Locks(), a.Clock),
 		Store:              a.Memory(),
@@ -94,7 +69,7 @@ func (a *App) recallService() *recall.Service {
 	return &recall.Service{
 		Store: a.Memory(), Journal: recalljournal.New(a.Workspace().RecallJournalFile(), a.Locks()),
 		Events: a.Events(), Clock: a.Clock, Root: a.Workspace().Root,
-		MaxTokens: a.memorySettings().Budget(), CLI: a.cliName(), Warn: a.warn,
+		MaxTokens: a.settings().Memory.Budget(), CLI: a.cliName(), Warn: a.warn,
 		IssueTexts: a.openClarificationTexts,
 	}
 }
@@ -118,22 +93,10 @@ func (a *App) agentAndIssue(ctx context.Context, cmd string, agent *string, issu
 	if *agent == "" { // a missing flag is a usage error, like hook start's
 		return 0, false, usagef("%s needs --agent (or $AGENTX_AGENT)", cmd)
 	}
-	if err := a.checkAgent("--agent", *agent); err != nil {
+	if err := config.CheckAgentName("--agent", *agent, a.Config); err != nil {
 		return 0, false, err
 	}
 	return a.issueFor(ctx, issueFlag)
-}
-
-// checkAgent checks an agent name a command was given: its form, and that
-// the workflows or config know it (when they name any and load).
-func (a *App) checkAgent(flag, agent string) error {
-	if err := validate.Agent(strings.TrimPrefix(flag, "--"), agent); err != nil {
-		return err
-	}
-	if cfg, err := a.Config(); err == nil {
-		return cfg.CheckAgent(flag, agent)
-	}
-	return nil
 }
 
 const captureUsage = `memory capture --agent A [--issue N] [--file F] [--session S] [--json]
@@ -174,27 +137,15 @@ func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) erro
 	if !ok {
 		return usagef("memory capture needs --issue (or $AGENTX_ISSUE, or a branch named like 42-fix-login)")
 	}
-	var data []byte
-	if o.File != "" && o.File != "-" {
-		data, err = a.readInputFile("memory capture --file", o.File)
-	} else {
-		data, err = io.ReadAll(io.LimitReader(a.Stdin, capture.MaxPayloadBytes))
-	}
+	data, err := intake.ReadInput(o.File, a.Stdin, a.readInputFile)
 	if err != nil {
-		if errcode.CodeOf(err) != "" {
-			return err
-		}
-		return errcode.New(errcode.InvalidInput, "cannot read the capture input: %v", err)
+		return err
 	}
-	if !a.memorySettings().IsEnabled() {
+	if !a.settings().Memory.IsEnabled() {
 		return a.printCapture(&intake.Report{Agent: agent, Issue: issue}, o.JSON, "Memory is disabled ([memory] enabled = false); nothing captured.")
 	}
-	input := capture.ParseInput(data)
-	c, err := intake.New(agent, issue, &input, o.Session)
+	c, err := intake.FromInput(agent, issue, data, o.Session, o.File)
 	if err != nil {
-		if o.File != "" && o.File != "-" && errcode.Is(err, errcode.InvalidInput) {
-			return errcode.Wrap(errcode.InvalidInput, err, "memory capture --file: %s", o.File)
-		}
 		return err
 	}
 	rep, err := a.intake().Durably(ctx, c)
@@ -204,19 +155,9 @@ func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) erro
 	return a.printCapture(rep, o.JSON, rep.Line())
 }
 
-type captureDoc struct {
-	Capture        *intake.Report `json:"capture"`
-	Message        string         `json:"message"`
-	ObservationIDs []string       `json:"observationIds"`
-	schemaVersion
-}
-
 func (a *App) printCapture(rep *intake.Report, asJSON bool, line string) error {
 	if asJSON {
-		if rep.ByCategory == nil {
-			rep.ByCategory = map[memory.Category]int{}
-		}
-		return a.writeDoc(&captureDoc{Capture: rep, ObservationIDs: nonNil(rep.IDs), Message: line})
+		return a.writeDoc(rep.Doc(line))
 	}
 	a.printLines(append([]string{line}, rep.StoredLines()...), nil)
 	return nil
@@ -253,13 +194,11 @@ func parseRecall(a *App, args []string) (*recallOptions, error) {
 	issueFlag := flags.String("issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
 	query := flags.String("query", "", "words `Q` to rank by, besides the branch, clarifications and commits")
 	budget := flags.Int("budget", 0, "at most `TOKENS` (default [memory] max_tokens)")
-	format := flags.String("format", "text", "output `form`: text, claude, codex or json")
+	var f formatFlag
+	f.register(flags, "text", "output `form`: text, claude, codex or json")
 	write := flags.Bool("write-instructions", false, "write "+instructionsFile+" (Copilot) instead of printing")
-	asJSON := flags.Bool("json", false, "same as --format json")
-	_, err := parse(flags, args)
-	if *asJSON {
-		*format = "json"
-	}
+	_, err := f.parse(flags, args)
+	format := &f.Format
 	opts := &recallOptions{format: *format, write: *write}
 	if err != nil {
 		return opts, err
@@ -291,22 +230,22 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 		return err
 	}
 	// off says why nothing is recalled (memory or recall switched off).
-	var res recall.Result
-	off, text := recall.Off(a.memorySettings(), opts.req.Budget), ""
-	if off == "" {
-		if res, err = a.recallService().Recall(ctx, opts.req); err != nil {
-			return err
-		}
-		text = res.Section()
+	res, off, text, err := a.recallService().Section(ctx, a.settings().Memory, opts.req)
+	if err != nil {
+		return err
 	}
 	if opts.write {
-		return a.writeInstructions(opts.req, text, off)
+		line, err := recall.WriteInstructionsLine(a.Workspace().Root, opts.req, text, off)
+		if err == nil {
+			fmt.Fprintln(a.Stdout, line)
+		}
+		return err
 	}
 	switch opts.format {
 	case "claude", "codex":
 		return writeSessionStart(a.Stdout, text)
 	case "json":
-		return a.writeRecallJSON(opts.req, res, off, text)
+		return a.writeDoc(res.Doc(opts.req, off, text))
 	}
 	if off != "" {
 		fmt.Fprintln(a.Stdout, off)
@@ -314,42 +253,4 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 	}
 	_, err = io.WriteString(a.Stdout, text)
 	return err
-}
-
-type recallDoc struct {
-	Agent           string            `json:"agent"`
-	DisplacedTokens int               `json:"displacedTokens"`
-	Enabled         bool              `json:"enabled"`
-	Issue           *int              `json:"issue"`
-	More            int               `json:"more"`
-	Recalled        []recall.ShownDoc `json:"recalled"`
-	schemaVersion
-	Text   string `json:"text"`
-	Tokens int    `json:"tokens"`
-}
-
-// writeRecallJSON is `memory recall --json`.
-func (a *App) writeRecallJSON(req recallRequest, res recall.Result, off, text string) error {
-	var iss *int
-	if req.HasIssue {
-		iss = &req.Issue
-	}
-	shown := res.ShownDocs()
-	return a.writeDoc(&recallDoc{Agent: req.Agent, Issue: iss,
-		Enabled: off == "", Recalled: shown, More: res.More, Tokens: res.Tokens,
-		DisplacedTokens: res.Displaced, Text: text})
-}
-
-// writeInstructions writes the recall where GitHub Copilot reads it.
-func (a *App) writeInstructions(req recallRequest, text, off string) error {
-	if off != "" {
-		fmt.Fprintln(a.Stdout, off+" "+instructionsFile+" left as it is.")
-		return nil
-	}
-	n, err := recall.WriteInstructions(a.Workspace().Root, req, text)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.Stdout, "Wrote %s (%d characters).\n", instructionsFile, n)
-	return nil
 }

@@ -32,13 +32,6 @@ func (a *App) retentionHooks() *retention.Hooks {
 func (a *App) retainSlice(ctx context.Context)          { a.retentionHooks().Slice(ctx) }
 func (a *App) storeAlerts(ctx context.Context) []string { return a.retentionHooks().Alerts(ctx) }
 
-type retentionDoc struct {
-	ArchiveAfterDays int                `json:"archiveAfterDays"`
-	CompactOver      int                `json:"compactOver"`
-	Issues           []retention.Result `json:"issues"`
-	schemaVersion
-}
-
 // runRetentionAll is `memory compact --auto`.
 func runRetentionAll(ctx context.Context, a *App, o *memoryCompactOptions) error {
 	cfg, err := a.Config()
@@ -56,7 +49,7 @@ func runRetentionAll(ctx context.Context, a *App, o *memoryCompactOptions) error
 		a.commandMetrics(ctx, metrics.Line{Command: "memory compact --auto", Counters: sum.Counters()})
 	}
 	if o.JSON {
-		return a.writeDoc(&retentionDoc{ArchiveAfterDays: p.ArchiveDays(), CompactOver: p.CompactOver, Issues: nonNil(res)})
+		return a.writeDoc(p.Doc(res))
 	}
 	for _, line := range retention.Lines(res, p) {
 		fmt.Fprintln(a.Stdout, line)
@@ -75,21 +68,12 @@ func (a *App) searchStoreOrArchive(ctx context.Context, q memory.Query, archived
 
 var parseMemoryRestore = parseID("restore", "memory restore ID [--json]\n\nBrings an archived observation (memory search --archived lists them) back into its issue file.")
 
-type restoredDoc struct {
-	Issue    int    `json:"issue"`
-	Restored string `json:"restored"`
-	schemaVersion
-}
-
 func runMemoryRestore(ctx context.Context, a *App, o *idOptions) error {
 	autoCheckpoint(ctx, a, "before memory restore "+o.ID)
 	obs, err := a.Memory().Restore(ctx, o.ID)
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return a.writeDoc(&restoredDoc{Restored: obs.ID, Issue: obs.IssueNumber})
-	}
-	fmt.Fprintf(a.Stdout, "Restored %s into issue #%d.\n", obs.ID, obs.IssueNumber)
-	return nil
+	return a.emit(o.JSON, &memory.RestoredDoc{Restored: obs.ID, Issue: obs.IssueNumber},
+		fmt.Sprintf("Restored %s into issue #%d.\n", obs.ID, obs.IssueNumber))
 }

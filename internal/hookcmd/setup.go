@@ -3,10 +3,8 @@ package hookcmd
 import (
 	"context"
 	"fmt"
+	"strings"
 
-	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/githooks"
-	"github.com/agentx-dev/agentx/internal/core/hostsettings"
 	"github.com/agentx-dev/agentx/internal/core/setup"
 )
 
@@ -62,12 +60,8 @@ func parseSetup(a *App, args []string) (*setupOptions, error) {
 	flags.BoolVar(&o.Check, "check", false, "write nothing; exit 1 when something would change")
 	flags.BoolVar(&o.Remove, "remove", false, "undo what setup added, keeping everything else")
 	o.register(flags)
-	pos, err := parse(flags, args)
-	if err != nil {
+	if err := parseFlagsOnly(flags, args); err != nil {
 		return o, err
-	}
-	if len(pos) > 0 {
-		return o, usagef("setup takes no arguments (got %q)", pos[0])
 	}
 	if err := o.Validate(); err != nil {
 		return o, usagef("%v", err)
@@ -75,62 +69,16 @@ func parseSetup(a *App, args []string) (*setupOptions, error) {
 	return o, nil
 }
 
-type setupDoc struct {
-	Check bool `json:"check"`
-	// Error is set when --check found changes pending (exit 1).
-	Error    *errorBody      `json:"error,omitempty"`
-	DryRun   bool            `json:"dryRun"`
-	Files    []setup.File    `json:"files"`
-	GitHooks []githooks.Step `json:"gitHooks"`
-	// InPlace is set when nothing would change (--check's answer).
-	InPlace bool     `json:"inPlace"`
-	Notes   []string `json:"notes"`
-	Remove  bool     `json:"remove"`
-	Root    string   `json:"root"`
-	schemaVersion
-}
-
 func runSetup(ctx context.Context, a *App, o *setupOptions) error {
 	r, err := setup.Run(ctx, a.Workspace(), a.Config, o.Options)
 	if err != nil {
 		return err
 	}
-	pending := r.Pending()
-	doc := &setupDoc{Check: o.Check, DryRun: o.DryRun, Files: r.Files, GitHooks: nonNil(r.GitHooks),
-		InPlace: pending == 0, Notes: nonNil(r.Notes), Remove: o.Remove, Root: a.Workspace().Root}
-	var failure *errcode.Error
-	if o.Check && pending > 0 {
-		failure = errcode.New(errcode.NotFound, "setup --check: %d change%s pending", pending, plural(pending)).
-			WithHint("`agentx-hook " + o.Command() + "` makes them")
-	}
-	return a.reportChecked(o.JSON, &o.printed, doc, &doc.Error, failure, func() { a.printSetup(o, r) })
-}
-
-func (a *App) printSetup(o *setupOptions, r *setup.Result) {
-	for _, f := range r.Files {
-		if o.DryRun && f.Diff != "" {
-			fmt.Fprint(a.Stdout, f.Diff)
-			continue
+	doc, failure := r.Doc(o.Options, a.Workspace().Root)
+	return a.reportChecked(o.JSON, &o.printed, doc, failure, func() {
+		fmt.Fprint(a.Stdout, strings.Join(r.Lines(o.Options), ""))
+		for _, n := range r.Notes {
+			fmt.Fprintf(a.Stderr, "note: %s\n", n)
 		}
-		action := f.Action
-		if o.Check && action != string(hostsettings.Unchanged) {
-			action = "would be " + action
-		}
-		fmt.Fprintf(a.Stdout, "%-9s %s\n", action, f.Path)
-	}
-	verb := "git hook"
-	if !o.Writes() {
-		verb = "would git hook"
-	}
-	for _, st := range r.GitHooks {
-		if st.Changes() || st.Kind == githooks.Conflict || st.Kind == githooks.Managed {
-			fmt.Fprintf(a.Stdout, "%s %s: %s\n", verb, st.Hook, st.Kind)
-		}
-	}
-	if o.Check && r.Pending() == 0 {
-		fmt.Fprintln(a.Stdout, "everything is in place")
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(a.Stderr, "note: %s\n", n)
-	}
+	})
 }

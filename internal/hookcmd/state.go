@@ -12,11 +12,6 @@ import (
 
 var parseState = parseJSONOnly("state", "state [--json]\n\nAgent statuses from .agentx/state/agent-status.json.")
 
-type stateDoc struct {
-	Agents map[string]agentstatus.Status `json:"agents"`
-	schemaVersion
-}
-
 func runState(_ context.Context, a *App, o *jsonOnlyOptions) error {
 	f, err := agentstatus.Load(a.Workspace().AgentStatusFile())
 	if err != nil {
@@ -24,7 +19,7 @@ func runState(_ context.Context, a *App, o *jsonOnlyOptions) error {
 	}
 	entries := f.Sorted()
 	if o.JSON {
-		return a.writeDoc(&stateDoc{Agents: f.ByAgent()})
+		return a.writeDoc(&agentstatus.Doc{Agents: f.ByAgent()})
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(a.Stdout, "No agent statuses yet.")
@@ -49,11 +44,6 @@ func parseEvents(a *App, args []string) (*eventsOptions, error) {
 	return o, err
 }
 
-type eventsDoc struct {
-	Events []events.Event `json:"events"`
-	schemaVersion
-}
-
 func runEvents(_ context.Context, a *App, o *eventsOptions) error {
 	// The same forms as memory search --since, so 7d works in both.
 	from, err := parseWhen(a, o.Since)
@@ -67,15 +57,6 @@ func runEvents(_ context.Context, a *App, o *eventsOptions) error {
 	if skipped > 0 {
 		a.warn("skipped %d unreadable line(s) in %s", skipped, a.Workspace().EventsFile())
 	}
-	if o.JSON {
-		return a.writeDoc(&eventsDoc{Events: nonNil(evs)})
-	}
-	if len(evs) == 0 {
-		fmt.Fprintln(a.Stdout, "No events.")
-		return nil
-	}
-	for _, e := range evs {
-		fmt.Fprintln(a.Stdout, e.Line())
-	}
-	return nil
+	doc := events.NewDoc(evs)
+	return a.emit(o.JSON, doc, doc.Text())
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/initws"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 	"github.com/agentx-dev/agentx/internal/core/statesync"
@@ -82,11 +83,9 @@ func parseSync(a *App, args []string) (*syncOptions, error) {
 	flags.StringVar(&o.Since, "since", "", "with --recover: read commits since `DATE` (ISO 8601) or DURATION (7d, 12h)")
 	flags.DurationVar(&o.Timeout, "timeout", 0, "the whole sync's time `limit` (default: [github] sync_timeout, else 2m)")
 	o.register(flags)
-	pos, err := parse(flags, args)
+	err := parseFlagsOnly(flags, args)
 	switch {
 	case err != nil:
-	case len(pos) > 0:
-		err = usagef("sync takes no arguments (got %q)", pos[0])
 	case o.PullOnly && o.PushOnly:
 		err = usagef("--pull-only and --push-only exclude each other")
 	case o.PullOnly && o.InitFrom != "":
@@ -99,23 +98,6 @@ func parseSync(a *App, args []string) (*syncOptions, error) {
 		err = usagef("--timeout must be positive (got %s)", o.Timeout)
 	}
 	return o, err
-}
-
-type syncDoc struct {
-	DurationMs int64 `json:"durationMs"`
-	// Recover is what --recover found (and brought back).
-	Recover       *statebranch.RecoverResult `json:"recover,omitempty"`
-	MemoryIndexMs int64                      `json:"memoryIndexMs"`
-	Merge         *statesync.MergeLog        `json:"merge"`
-	schemaVersion
-	Sync *statebranch.Result `json:"sync"`
-	// Error is set when the sync completed but a state file does not
-	// parse on one side (exit 1).
-	Error *errorBody `json:"error,omitempty"`
-	// TrackedState and Untrack: after --init-from, the state files the
-	// code branch still tracks and the commands that stop tracking them.
-	TrackedState []string `json:"trackedState,omitempty"`
-	Untrack      []string `json:"untrack,omitempty"`
 }
 
 func runSync(ctx context.Context, a *App, o *syncOptions) error {
@@ -142,21 +124,13 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 	}
 	// A migration (--init-from) leaves the state files tracked on the code
 	// branch: they are named with the commands that stop tracking them.
-	var tracked []string
+	var tracked initws.Tracked
 	if o.InitFrom != "" && out.Sync != nil {
-		tracked = trackedStateFiles(ctx, a.Workspace().Root)
+		tracked = initws.FindTracked(ctx, a.Workspace().Root)
 	}
 	if o.JSON {
-		doc := &syncDoc{Sync: out.Sync, Merge: out.Merge, Recover: out.Recover, TrackedState: tracked,
-			MemoryIndexMs: out.IndexTime.Milliseconds(), DurationMs: out.Took.Milliseconds()}
-		if len(tracked) > 0 {
-			doc.Untrack = untrackCommands()
-		}
-		if f := out.Failure; f != nil {
-			doc.Error = &errorBody{Code: string(f.Code), Message: f.Message, Hint: f.Hint}
-		}
 		o.printed = out.Sync != nil
-		if err := a.writeDoc(doc); err != nil {
+		if err := a.writeDoc(out.Doc(tracked)); err != nil {
 			return err
 		}
 		return nilIfNone(out.Failure)
@@ -164,7 +138,7 @@ func runSync(ctx context.Context, a *App, o *syncOptions) error {
 	if out.Sync != nil {
 		a.printLines(statesync.Lines(out.Sync, out.Merge))
 	}
-	printTrackedState(a, tracked, false)
+	a.printLines(tracked.Lines(false), nil)
 	return nilIfNone(out.Failure)
 }
 

@@ -82,20 +82,6 @@ func stateBranchRef(cmd string, on bool, pos []string) (string, error) {
 	return "", nil
 }
 
-type verifyDoc struct {
-	Counts verify.Counts `json:"counts"`
-	// Error is set when verify fails, as in every failure document.
-	Error    *errorBody       `json:"error,omitempty"`
-	Errors   int              `json:"errors"`
-	OK       bool             `json:"ok"`
-	Problems []verify.Problem `json:"problems"`
-	Repairs  []verify.Done    `json:"repairs,omitempty"`
-	// Ref and Commit name what --state-branch checked.
-	Ref    string `json:"ref,omitempty"`
-	Commit string `json:"commit,omitempty"`
-	schemaVersion
-}
-
 func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 	// verify reads the whole store once: fewer collections (bounded by
 	// the same memory limit as the memory commands) are a third of its CPU.
@@ -127,22 +113,17 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 			return err
 		}
 	}
-	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Errors: rep.Errors(), Problems: rep.Problems, Repairs: repairs},
-		rep.Failure(ws.AgentxDir(), o.Repair), func() string { return rep.Text(repairs) })
+	failure := rep.Failure(ws.AgentxDir(), o.Repair)
+	return a.reportVerify(o, rep.Doc(repairs, failure), failure, func() string { return rep.Text(repairs) })
 }
 
-// reportVerify prints the outcome, doc with --json (its ok and error
-// filled in from it and failure), else with text; then returns
-// failure.
-func (a *App) reportVerify(o *verifyOptions, doc *verifyDoc, failure *errcode.Error, text func() string) error {
+// reportVerify prints the outcome, doc with --json, else with text; then
+// returns failure.
+func (a *App) reportVerify(o *verifyOptions, doc *verify.Doc, failure *errcode.Error, text func() string) error {
 	if !o.JSON {
 		fmt.Fprint(a.Stdout, text())
 	} else {
 		o.printed = true
-		doc.OK = doc.Errors == 0
-		if failure != nil {
-			doc.Error = &errorBody{Code: string(failure.Code), Message: failure.Message, Hint: failure.Hint}
-		}
 		if err := a.writeDoc(doc); err != nil {
 			return err
 		}
@@ -165,8 +146,10 @@ func runVerifyBranch(a *App, o *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.reportVerify(o, &verifyDoc{Counts: rep.Counts, Errors: rep.Errors(), Problems: rep.Problems, Ref: ref, Commit: tree.Commit},
-		rep.BranchFailure(ref, tree.Commit), func() string { return rep.BranchText(ref, tree.Commit) })
+	failure := rep.BranchFailure(ref, tree.Commit)
+	doc := rep.Doc(nil, failure)
+	doc.Ref, doc.Commit = ref, tree.Commit
+	return a.reportVerify(o, doc, failure, func() string { return rep.BranchText(ref, tree.Commit) })
 }
 
 // openStateBranch reads the state branch's tree at ref, by default ("")
@@ -181,11 +164,4 @@ func (a *App) openStateBranch(ref string) (*statebranch.Tree, string, error) {
 		remote, branch = cfg.Config.GitHub.Remote, cfg.Config.GitHub.StateBranch
 	}
 	return statebranch.OpenTracked(a.Workspace().Root, remote, branch, ref)
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

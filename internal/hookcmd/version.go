@@ -5,17 +5,12 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/suggest"
 )
 
-// versionInfo is what the binary knows about its own build.
-type versionInfo = buildinfo.Info
-
 // buildVersion is this binary's build stamp (-ldflags Version, else what
 // Go stamped).
-func buildVersion() versionInfo { return buildinfo.Read(Version) }
+func buildVersion() buildinfo.Info { return buildinfo.Read(Version) }
 
 // versionLine is `agentx-hook version`'s text.
 func versionLine() string { return buildVersion().Line() }
-
-func formatVersion(v versionInfo) string { return v.String() }
 
 // didYouMean is the suggestion for a mistyped name among names.
 func didYouMean(got string, names []string) string { return suggest.DidYouMean(got, names) }

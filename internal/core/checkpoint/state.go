@@ -1,10 +1,12 @@
 package checkpoint
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
@@ -34,6 +36,16 @@ type StateOptions struct {
 	// wrong but does not stop a command.
 	Audit func(context.Context, audit.Entry)
 	Warn  func(string)
+}
+
+// WithEnv is o with who restores from getenv ($AGENTX_AGENT, else "cli")
+// and the crash tests' pause ($AGENTX_TEST_RESTORE_PAUSE_MS).
+func (o StateOptions) WithEnv(getenv func(string) string) StateOptions {
+	o.By = cmp.Or(getenv("AGENTX_AGENT"), "cli")
+	if ms, err := strconv.Atoi(getenv("AGENTX_TEST_RESTORE_PAUSE_MS")); err == nil && ms > 0 {
+		o.Pause = time.Duration(ms) * time.Millisecond
+	}
+	return o
 }
 
 // History is the checkpoint history as agentx's commands use it: what it

@@ -36,10 +36,13 @@ func ListText(list []Checkpoint) string {
 	return b.String()
 }
 
-// UnauditedWarning explains n checkpoints marked [UNAUDITED].
+// UnauditedWarning explains n checkpoints marked [UNAUDITED] ("" for none).
 func UnauditedWarning(n int) string {
 	s := "s"
-	if n == 1 {
+	switch n {
+	case 0:
+		return ""
+	case 1:
 		s = ""
 	}
 	return fmt.Sprintf("%d checkpoint%s marked [UNAUDITED]: no %s line of the audit trail names it, so agentx did not make it (git commit-tree?) or the line was lost; restore refuses it without --force",
@@ -107,4 +110,22 @@ func (r *RestoreResult) Text() string {
 			r.Target.Short, r.Before.Short, r.Before.Short)
 	}
 	return b.String()
+}
+
+// Warnings are what a take left out: each file that is not a regular one.
+func (r *Result) Warnings() []string {
+	var out []string
+	for _, p := range r.Skipped {
+		out = append(out, "not a regular file, left out: .agentx/"+p)
+	}
+	return out
+}
+
+// Warnings are the files compared as files only: one side does not parse.
+func (d *Diff) Warnings() []string {
+	var out []string
+	for _, p := range d.Unreadable {
+		out = append(out, ".agentx/"+p+" does not parse on one side; compared as a file only")
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/metrics"
 )
@@ -77,4 +78,23 @@ func (r *Report) Line(archive string) string {
 	}
 	b.WriteString(").")
 	return b.String()
+}
+
+// Doc is `memory compact --issue N --json`.
+type Doc struct {
+	After    int    `json:"after"`
+	Archive  string `json:"archive"`
+	Archived int    `json:"archived"`
+	Before   int    `json:"before"`
+	DryRun   bool   `json:"dryRun"`
+	Issue    int    `json:"issue"`
+	jsonfile.Versioned
+	Summaries int `json:"summaries"`
+}
+
+// Doc is the compaction as `memory compact --json` prints it; archive is
+// the archive file's path relative to the workspace root.
+func (r *Report) Doc(archive string) *Doc {
+	return &Doc{Issue: r.Issue, DryRun: r.DryRun, Before: r.Before, After: r.After,
+		Summaries: r.Plan.Merged, Archived: len(r.Plan.Archive), Archive: archive}
 }

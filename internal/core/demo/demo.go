@@ -60,6 +60,16 @@ func AddResponder(root, exe string) error {
 	return os.WriteFile(path, data, 0o644)
 }
 
+// Respond is the demo's responder: the hub's request (JSON, as the
+// responder reads it on stdin) answered by Answer.
+func Respond(request []byte) (string, error) {
+	var req responder.Request
+	if err := json.Unmarshal(request, &req); err != nil {
+		return "", fmt.Errorf("demo responder: bad request: %w", err)
+	}
+	return Answer(req), nil
+}
+
 // Answer is the architect's answer to the hub's request, from a small
 // script, as a real agent CLI would give one.
 func Answer(req responder.Request) string {

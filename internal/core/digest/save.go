@@ -1,12 +1,14 @@
 package digest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -20,6 +22,35 @@ func Between(since, until time.Time) (Window, error) {
 			since.UTC().Format(time.RFC3339), until.Format(time.RFC3339))
 	}
 	return Window{Since: since.UTC(), Until: until}, nil
+}
+
+// ErrDays is a window asked for by a day count below one.
+var ErrDays = errors.New("digest: --days must be at least 1")
+
+// WindowFor is the window a command line asks for, against now: since
+// and until as `--since`/`--until` give them (dates, timestamps or
+// durations, both read against now; until defaults to now), else the
+// last days days up to until (ErrDays below one).
+func WindowFor(now time.Time, since, until string, days int) (Window, error) {
+	end := now
+	if until != "" {
+		t, err := clock.ParseWhen(until, now)
+		if err != nil {
+			return Window{}, err
+		}
+		end = t
+	}
+	if since == "" {
+		if days < 1 {
+			return Window{}, ErrDays
+		}
+		return LastDays(end, days), nil
+	}
+	from, err := clock.ParseWhen(since, now)
+	if err != nil {
+		return Window{}, err
+	}
+	return Between(from, end)
 }
 
 // SaveName is the file a workspace files the digest of w under: the ISO

@@ -94,3 +94,19 @@ func Classify(err error) (Code, string) {
 	}
 	return IOError, ioHint
 }
+
+// Body is an error as a --json document carries it ("error": {code, hint,
+// message}): a failure document's, or a report's that failed.
+type Body struct {
+	Code    string `json:"code"`
+	Hint    string `json:"hint"`
+	Message string `json:"message"`
+}
+
+// BodyOf is e as a document's error; nil for nil.
+func BodyOf(e *Error) *Body {
+	if e == nil {
+		return nil
+	}
+	return &Body{Code: string(e.Code), Message: e.Message, Hint: e.Hint}
+}

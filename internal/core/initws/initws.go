@@ -157,16 +157,54 @@ func switchMode(path, mode string) error {
 	return atomicfile.Write(path, next, atomicfile.Options{})
 }
 
-// TrackedState lists the state files the current branch still
-// tracks (git ls-files under .agentx/state and .agentx/memory): in GitHub
-// Mode they belong on the state branch only. Nothing outside a git work
-// tree or without git.
-func TrackedState(ctx context.Context, root string) []string {
+// Tracked is, in GitHub Mode, the state files the current branch still
+// tracks (they belong on the state branch only) and the commands that
+// stop tracking them, as init's and sync --init-from's documents end.
+type Tracked struct {
+	TrackedState []string `json:"trackedState,omitempty"`
+	Untrack      []string `json:"untrack,omitempty"`
+}
+
+// FindTracked lists the state files the branch at root still tracks (git
+// ls-files under .agentx/state and .agentx/memory), with the commands
+// when there are any. Nothing outside a git work tree or without git.
+func FindTracked(ctx context.Context, root string) Tracked {
 	out, err := gitcmd.Exec{Dir: root}.Git(ctx, append([]string{"ls-files", "--"}, StateDirs()...)...)
 	if err != nil {
+		return Tracked{}
+	}
+	t := Tracked{TrackedState: gitcmd.Lines(out)}
+	if len(t.TrackedState) > 0 {
+		t.Untrack = UntrackCommands()
+	}
+	return t
+}
+
+// Lines name the tracked files (the first ten) and the commands that
+// stop tracking them; beforeSync (init) first says to carry them over
+// with sync --init-from HEAD. None when nothing is tracked.
+func (t Tracked) Lines(beforeSync bool) []string {
+	tracked := t.TrackedState
+	if len(tracked) == 0 {
 		return nil
 	}
-	return gitcmd.Lines(out)
+	const show = 10
+	out := []string{fmt.Sprintf("\n%d state files are still tracked on this branch (they belong on the state branch only):", len(tracked))}
+	for i, f := range tracked {
+		if i == show {
+			out = append(out, fmt.Sprintf("  ... and %d more (git ls-files -- %s)", len(tracked)-show, strings.Join(StateDirs(), " ")))
+			break
+		}
+		out = append(out, "  "+f)
+	}
+	if beforeSync {
+		out = append(out, "Carry them to the state branch first (nothing is lost):\n  agentx-hook sync --init-from HEAD")
+	}
+	out = append(out, fmt.Sprintf("Then stop tracking them (they stay on disk; .agentx/.gitignore now ignores %s):", strings.Join(workspace.OnStateBranch(), " ")))
+	for _, c := range UntrackCommands() {
+		out = append(out, "  "+c)
+	}
+	return out
 }
 
 // StateDirs are the workspace's state directories relative to its root.

@@ -1,8 +1,10 @@
 package initws
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,5 +58,31 @@ func TestRunKeeps(t *testing.T) {
 	gi, _ := os.ReadFile(ws.GitignoreFile())
 	if !strings.Contains(string(gi), "state/") {
 		t.Errorf(".gitignore after the switch to github mode:\n%s", gi)
+	}
+}
+
+func TestTrackedLines(t *testing.T) {
+	many := make([]string, 12)
+	for i := range many {
+		many[i] = fmt.Sprintf(".agentx/state/f%d.json", i)
+	}
+	for _, tc := range []struct {
+		name       string
+		tracked    []string
+		beforeSync bool
+		n          int    // lines
+		has        string // one of them
+	}{
+		{"none", nil, true, 0, ""},
+		{"one after sync", []string{".agentx/state/a.json"}, false, 3 + len(UntrackCommands()), "  .agentx/state/a.json"},
+		{"one before sync", []string{".agentx/state/a.json"}, true, 4 + len(UntrackCommands()), "Carry them to the state branch first (nothing is lost):\n  agentx-hook sync --init-from HEAD"},
+		{"more than ten", many, false, 13 + len(UntrackCommands()), "  ... and 2 more (git ls-files -- .agentx/state .agentx/memory)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := Tracked{TrackedState: tc.tracked}.Lines(tc.beforeSync)
+			if len(lines) != tc.n || (tc.has != "" && !slices.Contains(lines, tc.has)) {
+				t.Errorf("Lines = %q", lines)
+			}
+		})
 	}
 }

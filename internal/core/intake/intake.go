@@ -24,6 +24,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/cursor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/spool"
 )
@@ -390,4 +391,20 @@ func (x *Intake) RecordCommit(ctx context.Context, git gitcmd.Runner, agent stri
 	}
 	_, err = x.Store.Store(ctx, []memory.Observation{Observation(agent, issue, "", c)})
 	return err
+}
+
+// Doc is `memory capture --json`.
+type Doc struct {
+	Capture        *Report  `json:"capture"`
+	Message        string   `json:"message"`
+	ObservationIDs []string `json:"observationIds"`
+	jsonfile.Versioned
+}
+
+// Doc is the capture as `memory capture --json` prints it, with its line.
+func (r *Report) Doc(line string) *Doc {
+	if r.ByCategory == nil {
+		r.ByCategory = map[memory.Category]int{}
+	}
+	return &Doc{Capture: r, ObservationIDs: jsonfile.List(r.IDs), Message: line}
 }

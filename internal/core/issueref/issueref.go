@@ -40,6 +40,16 @@ func FromBranch(branch string) (int, bool) {
 	return 0, false
 }
 
+// Find is Resolve with the branch name read only when the flag and the
+// environment are both empty (branch runs git).
+func Find(flag, env string, branch func() string) (int, bool, error) {
+	b := ""
+	if flag == "" && env == "" {
+		b = branch()
+	}
+	return Resolve(flag, env, b)
+}
+
 // Resolve returns the issue from flag, else env ($AGENTX_ISSUE), else branch.
 // ok is false when none names one; err is set when one is given but invalid.
 func Resolve(flag, env, branch string) (n int, ok bool, err error) {

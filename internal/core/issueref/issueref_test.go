@@ -40,3 +40,23 @@ func TestResolveOrder(t *testing.T) {
 		t.Error("main named an issue")
 	}
 }
+
+func TestFindReadsTheBranchOnlyWhenNeeded(t *testing.T) {
+	for _, tc := range []struct {
+		name, flag, env string
+		want            int
+		asked           bool
+	}{
+		{"flag", "4", "", 4, false},
+		{"env", "", "5", 5, false},
+		{"branch", "", "", 42, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			asked := false
+			n, ok, err := Find(tc.flag, tc.env, func() string { asked = true; return "42-fix-login" })
+			if n != tc.want || !ok || err != nil || asked != tc.asked {
+				t.Errorf("Find = %d %v %v (branch read: %v)", n, ok, err, asked)
+			}
+		})
+	}
+}

@@ -620,3 +620,18 @@ func readLockFile(path string) ([]byte, fs.FileInfo, error) {
 	}
 	return buf.Bytes(), info, nil
 }
+
+// WithEnv is o with the environment's test and tuning overrides:
+// $AGENTX_LOCK_STALE_MS, else staleSeconds ([clarify] lock_stale_seconds)
+// when positive, sets StaleAfter; $AGENTX_LOCK_WAIT_MS sets Wait.
+func (o Options) WithEnv(getenv func(string) string, staleSeconds int) Options {
+	if ms, err := strconv.Atoi(getenv("AGENTX_LOCK_STALE_MS")); err == nil && ms > 0 {
+		o.StaleAfter = time.Duration(ms) * time.Millisecond
+	} else if staleSeconds > 0 {
+		o.StaleAfter = time.Duration(staleSeconds) * time.Second
+	}
+	if ms, err := strconv.Atoi(getenv("AGENTX_LOCK_WAIT_MS")); err == nil && ms > 0 {
+		o.Wait = time.Duration(ms) * time.Millisecond
+	}
+	return o
+}

@@ -175,3 +175,19 @@ func StaleText(st render.Style, stale, stuck []ledger.Record, now time.Time) str
 	}
 	return b.String()
 }
+
+// Problems are what a check's caller warns about, each prefixed
+// "monitor: ": the ledgers the scan skipped when withScan (a caller that
+// does not list them itself), then the actions that failed.
+func (r *Report) Problems(withScan bool) []string {
+	var out []string
+	if withScan {
+		for _, w := range r.Warnings {
+			out = append(out, fmt.Sprintf("monitor: %v", w))
+		}
+	}
+	for _, f := range r.Failures {
+		out = append(out, fmt.Sprintf("monitor: %v", f))
+	}
+	return out
+}

@@ -28,3 +28,15 @@ func (ri *Issue) Line(st render.Style) string {
 	}
 	return line
 }
+
+// Text is `ready`'s text: one line per issue, who it waits for or ready.
+func (r *Report) Text(st render.Style) string {
+	if len(r.Issues) == 0 {
+		return "No issues known locally.\n"
+	}
+	var b strings.Builder
+	for _, ri := range r.Issues {
+		b.WriteString(ri.Line(st) + "\n")
+	}
+	return b.String()
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
 
@@ -85,6 +86,30 @@ func (r Result) ShownDocs() []ShownDoc {
 	return out
 }
 
+// Doc is `memory recall --json`.
+type Doc struct {
+	Agent           string     `json:"agent"`
+	DisplacedTokens int        `json:"displacedTokens"`
+	Enabled         bool       `json:"enabled"`
+	Issue           *int       `json:"issue"`
+	More            int        `json:"more"`
+	Recalled        []ShownDoc `json:"recalled"`
+	jsonfile.Versioned
+	Text   string `json:"text"`
+	Tokens int    `json:"tokens"`
+}
+
+// Doc is the recall of req as `memory recall --json` prints it: off says
+// why none ran ("" when it did), text is the section.
+func (r Result) Doc(req Request, off, text string) *Doc {
+	var iss *int
+	if req.HasIssue {
+		iss = &req.Issue
+	}
+	return &Doc{Agent: req.Agent, Issue: iss, Enabled: off == "", Recalled: r.ShownDocs(), More: r.More,
+		Tokens: r.Tokens, DisplacedTokens: r.Displaced, Text: text}
+}
+
 // WriteInstructions writes section (a recall for req) to InstructionsFile
 // under root, where GitHub Copilot reads it, and returns the file's size.
 func WriteInstructions(root string, req Request, section string) (int, error) {
@@ -102,4 +127,18 @@ func WriteInstructions(root string, req Request, section string) (int, error) {
 		return 0, err
 	}
 	return len(doc), nil
+}
+
+// WriteInstructionsLine writes the recall of req (text; off says why none
+// ran, and then the file is left as it is) where GitHub Copilot reads it,
+// and returns the line saying what was done.
+func WriteInstructionsLine(root string, req Request, text, off string) (string, error) {
+	if off != "" {
+		return off + " " + InstructionsFile + " left as it is.", nil
+	}
+	n, err := WriteInstructions(root, req, text)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Wrote %s (%d characters).", InstructionsFile, n), nil
 }

@@ -1,6 +1,8 @@
 package recall
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
@@ -46,5 +48,31 @@ func TestCheckBudgetAndFor(t *testing.T) {
 		if r.Host != tc.host || r.Preview != tc.preview {
 			t.Errorf("For(%q, %v) = %q %v", tc.format, tc.write, r.Host, r.Preview)
 		}
+	}
+}
+
+func TestWriteInstructionsLine(t *testing.T) {
+	root := t.TempDir()
+	req := Request{Agent: "engineer", Issue: 4, HasIssue: true}
+	for _, tc := range []struct {
+		name, text, off, prefix string
+	}{
+		{"off", "", "Memory is disabled ([memory] enabled = false).", "Memory is disabled ([memory] enabled = false). " + InstructionsFile + " left as it is."},
+		{"written", "## Memory Recall\nx\n", "", "Wrote " + InstructionsFile + " ("},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line, err := WriteInstructionsLine(root, req, tc.text, tc.off)
+			if err != nil || !strings.HasPrefix(line, tc.prefix) {
+				t.Errorf("line %q, err %v", line, err)
+			}
+		})
+	}
+}
+
+func TestSectionOff(t *testing.T) {
+	no := false
+	res, off, text, err := (&Service{}).Section(context.Background(), config.MemorySettings{Enabled: &no}, Request{Agent: "a"})
+	if off == "" || text != "" || err != nil || len(res.Shown) != 0 {
+		t.Errorf("Section with memory disabled = %q %q %v", off, text, err)
 	}
 }

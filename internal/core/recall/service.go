@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/memory"
@@ -185,4 +186,17 @@ func (t *timedSource) Search(ctx context.Context, q memory.Query) ([]memory.Row,
 	t.searches++
 	t.results += len(rows)
 	return rows, err
+}
+
+// Section is one recall as `memory recall` runs it: off says why none ran
+// (memory or recall switched off in m, or a zero budget), else text is the
+// section of res.
+func (s *Service) Section(ctx context.Context, m config.MemorySettings, req Request) (res Result, off, text string, err error) {
+	if off = Off(m, req.Budget); off != "" {
+		return res, off, "", nil
+	}
+	if res, err = s.Recall(ctx, req); err != nil {
+		return res, "", "", err
+	}
+	return res, "", res.Section(), nil
 }

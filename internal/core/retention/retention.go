@@ -25,6 +25,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/compact"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memindex"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/metrics"
@@ -289,3 +290,17 @@ func Lines(res []Result, p Policy) []string {
 
 // ArchiveDays is ArchiveAfter in whole days, as [retention] names it.
 func (p Policy) ArchiveDays() int { return int(p.ArchiveAfter.Hours() / 24) }
+
+// Doc is `memory compact --auto --json`.
+type Doc struct {
+	ArchiveAfterDays int      `json:"archiveAfterDays"`
+	CompactOver      int      `json:"compactOver"`
+	Issues           []Result `json:"issues"`
+	jsonfile.Versioned
+}
+
+// Doc is a run of p over every issue as `memory compact --auto --json`
+// prints it.
+func (p Policy) Doc(res []Result) *Doc {
+	return &Doc{ArchiveAfterDays: p.ArchiveDays(), CompactOver: p.CompactOver, Issues: jsonfile.List(res)}
+}

@@ -90,10 +90,10 @@ type Deps struct {
 	// Around the session, nil when not wanted: Pull merges the shared
 	// state before Start reads anything and returns the ids it renumbered;
 	// Push shares what the session changed after Finish; Checkpoint
-	// snapshots the state after Finish.
+	// snapshots the state after Finish, for the reason given.
 	Pull       func(ctx context.Context) []statemerge.Rename
 	Push       func(ctx context.Context)
-	Checkpoint func(ctx context.Context, agent string)
+	Checkpoint func(ctx context.Context, reason string)
 
 	// Retain applies the retention policy to one slice of the store (one
 	// issue file) at the session's end, within the deadline; StoreAlerts
@@ -254,7 +254,11 @@ func (s *session) afterFinish() {
 		s.run.Step("state push", s.d.Push)
 	}
 	if s.d.Checkpoint != nil && s.d.Config != nil && s.d.Config.Config.Checkpoints.OnHookFinish {
-		s.run.Step("checkpoint", func(ctx context.Context) { s.d.Checkpoint(ctx, s.in.Agent) })
+		reason := "at hook finish"
+		if s.in.Agent != "" {
+			reason += " of " + s.in.Agent
+		}
+		s.run.Step("checkpoint", func(ctx context.Context) { s.d.Checkpoint(ctx, reason) })
 	}
 	if s.d.Retain != nil && s.memoryEnabled() {
 		// Last: housekeeping gets what the deadline leaves after the

@@ -10,12 +10,29 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/tombstone"
+	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 // RenamedFromKey is the record key naming the id a record was first
 // allocated, set when a merge renumbers it after a collision. It is kept
 // through later renames, so every copy of the record can be matched.
 const RenamedFromKey = "renamedFrom"
+
+// RenamedFromID is the id the clarification id was first given, when a
+// merge renumbered it after an id collision, looked up in its issue's
+// ledger in store ("" otherwise: not a clarification id, no such ledger
+// or record).
+func RenamedFromID(store *ledger.Store, id string) string {
+	issue, err := validate.ClarificationID(id)
+	if err != nil {
+		return ""
+	}
+	l, err := store.Load(issue)
+	if err != nil || l == nil {
+		return ""
+	}
+	return RenamedFrom(l.Find(id))
+}
 
 // RenamedFrom is the id r was first given, when a merge renumbered it
 // after an id collision ("" otherwise, and for a nil r).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
 
@@ -38,4 +39,23 @@ func (g Generated) Line(into string) string {
 		return fmt.Sprintf("Generated %d observations over %d issues in %s (store now holds %d).", g.Observations, g.Issues, took, g.StoreTotal)
 	}
 	return fmt.Sprintf("Generated %d observations over %d issues into %s in %s (store now holds %d).", g.Observations, g.Issues, into, took, g.StoreTotal)
+}
+
+// Doc is `memory generate --json`.
+type Doc struct {
+	DurationMs int64 `json:"durationMs"`
+	Generated  int   `json:"generated"`
+	Issues     int   `json:"issues"`
+	// MemoryDir is the store written to.
+	MemoryDir string `json:"memoryDir"`
+	jsonfile.Versioned
+	Seed       uint64 `json:"seed"`
+	StoreTotal int    `json:"storeTotal"`
+}
+
+// Doc is what Generate added to the store in dir, as `memory generate
+// --json` prints it.
+func (g Generated) Doc(dir string) *Doc {
+	return &Doc{Generated: g.Observations, Issues: g.Issues, MemoryDir: dir,
+		Seed: g.Seed, StoreTotal: g.StoreTotal, DurationMs: g.Took.Milliseconds()}
 }

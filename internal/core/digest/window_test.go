@@ -1,0 +1,30 @@
+package digest
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestWindowFor(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name, since, until string
+		days               int
+		want               Window
+		err                error
+	}{
+		{"last days", "", "", 7, LastDays(now, 7), nil},
+		{"last days to until", "", "2026-11-10", 3, LastDays(time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), 3), nil},
+		{"no days", "", "", 0, Window{}, ErrDays},
+		{"since, read against now", "2d", "2026-11-19T12:00:00Z", 0,
+			Window{Since: now.Add(-48 * time.Hour), Until: now.Add(-24 * time.Hour)}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := WindowFor(now, tc.since, tc.until, tc.days)
+			if !errors.Is(err, tc.err) || !w.Since.Equal(tc.want.Since) || !w.Until.Equal(tc.want.Until) {
+				t.Errorf("WindowFor = %v %v, want %v %v", w, err, tc.want, tc.err)
+			}
+		})
+	}
+}
