@@ -30,7 +30,8 @@ escalated) of every issue; with --issue, every thread of that issue.`)
 	return b.String()
 }
 
-// clarifySub returns the clarify subcommand name.
+// clarifySub is the runner of clarify's subcommand name: request, stale
+// or a protocol verb (answer, ask, resolve, ...); false for any other.
 func clarifySub(name string) (runFunc, bool) {
 	switch name {
 	case "request":
