@@ -197,3 +197,50 @@ func TestVerifyBesideWriters(t *testing.T) {
 		}
 	}
 }
+
+// replaced tells a manifest written between two looks from the same one:
+// a write is a rename (another file), so even one of the same size and
+// time is seen.
+func TestReplaced(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "manifest.json")
+	stat := func() os.FileInfo {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	if err := os.WriteFile(path, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := stat()
+	// The same bytes and time, written as a writer does: a new file renamed
+	// over the old.
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(tmp, first.ModTime(), first.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		a, b os.FileInfo
+		want bool
+	}{
+		{"unchanged", first, first, false},
+		{"renamed over, same size and time", first, stat(), true},
+		{"appeared", nil, first, true},
+		{"vanished", first, nil, true},
+		{"absent both times", nil, nil, false},
+	} {
+		if got := replaced(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: replaced = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

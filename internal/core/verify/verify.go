@@ -456,10 +456,14 @@ func (c *checker) memory() {
 	// manifest lags. So manifest problems are read again, until a reading
 	// with no write in progress agrees with the one before; those that
 	// remain while writes go on are a lag (stale), not an error
-	// (issue 26: verify beside writers).
+	// (issue 26: verify beside writers). A write that begins and ends
+	// between the two looks for a marker leaves none to see (on a fast
+	// disk a whole write fits inside one reading), but it replaced the
+	// manifest: a manifest that changed under a reading makes it busy too.
+	m0 := c.manifestInfo(store)
 	busy := c.writing()
 	sub.memoryFiles(store)
-	busy = busy || c.writing()
+	busy = busy || c.writing() || replaced(m0, c.manifestInfo(store))
 	for try := 1; c.fsys == nil && try < maxReads && manifestTrouble(sub.rep); try++ {
 		if c.opt.beforeRecheck != nil {
 			c.opt.beforeRecheck()
@@ -467,10 +471,11 @@ func (c *checker) memory() {
 			time.Sleep(recheckDelay)
 		}
 		again := c.sub()
+		m0 := c.manifestInfo(store)
 		before := c.writing()
 		again.memoryFiles(memory.New(c.ws.MemoryDir(), nil, nil))
 		same := sameProblems(sub.rep, again.rep)
-		sub, busy = again, before || c.writing()
+		sub, busy = again, before || c.writing() || replaced(m0, c.manifestInfo(store))
 		if same && !busy {
 			break
 		}
@@ -489,6 +494,28 @@ func (c *checker) memory() {
 			Message: "the monitor's index is stale: " + why + " (the next scan reads what changed)",
 			Repair:  "delete it"})
 	}
+}
+
+// manifestInfo is the manifest as it is now (nil when it cannot be read,
+// or when checking a tree, which nothing writes to).
+func (c *checker) manifestInfo(store *memory.Store) os.FileInfo {
+	if c.fsys != nil {
+		return nil
+	}
+	fi, err := os.Stat(store.ManifestPath())
+	if err != nil {
+		return nil
+	}
+	return fi
+}
+
+// replaced reports whether a file was written between two looks: every
+// write replaces it (a rename: another file), or at least its size or time.
+func replaced(a, b os.FileInfo) bool {
+	if a == nil || b == nil {
+		return (a == nil) != (b == nil)
+	}
+	return !os.SameFile(a, b) || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime())
 }
 
 // recheckDelay is the pause before the memory files are read again: a
