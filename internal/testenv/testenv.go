@@ -12,8 +12,13 @@ package testenv
 
 import (
 	"bufio"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/process"
 )
 
 // Env is the variable that chooses the temporary directory's parent:
@@ -34,8 +39,15 @@ func Main(m interface{ Run() int }) int {
 
 // UseRAMTempDir points $TMPDIR at a directory of its own on a RAM
 // filesystem (see Env) and returns what removes it. Where there is none,
-// $TMPDIR stays as it is and the cleanup does nothing.
+// $TMPDIR stays as it is and the cleanup does nothing. A test binary that
+// its own tests start again (a helper process, a writer to kill) inherits
+// its parent's directory instead of making one it might die before
+// removing; directories of test binaries that were killed are removed by
+// the next one.
 func UseRAMTempDir() (cleanup func()) {
+	if os.Getenv(dirEnv) != "" {
+		return func() {} // a child of a test binary: its parent's TMPDIR
+	}
 	parent := os.Getenv(Env)
 	switch {
 	case parent == "off":
@@ -45,12 +57,42 @@ func UseRAMTempDir() (cleanup func()) {
 	case parent == "":
 		return func() {}
 	}
-	dir, err := os.MkdirTemp(parent, "agentx-test-")
+	removeOrphans(parent)
+	dir, err := os.MkdirTemp(parent, fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
 	if err != nil {
 		return func() {} // the default temporary directory still works
 	}
 	_ = os.Setenv("TMPDIR", dir)
+	_ = os.Setenv(dirEnv, dir)
 	return func() { _ = os.RemoveAll(dir) }
+}
+
+// dirEnv names the directory a test binary made, for the processes it
+// starts; dirPrefix begins its name, followed by the binary's pid.
+const (
+	dirEnv    = "AGENTX_TESTENV_DIR"
+	dirPrefix = "agentx-test-"
+)
+
+// removeOrphans removes the directories in parent of test binaries that
+// are gone (killed, or interrupted before their cleanup).
+func removeOrphans(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), dirPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || process.Alive(pid) {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(parent, e.Name()))
+	}
 }
 
 // usableRAMDir says whether dir is a writable tmpfs mount that allows
