@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -374,44 +373,19 @@ func TestWritersKilledAtRandomLeaveValidLedgers(t *testing.T) {
 		// A kill between creating the lock and writing its content leaves
 		// an empty lock that only ages out: a short threshold keeps the
 		// loop quick.
-		cmd := exec.Command("agentx-testwriter", root, "8")
-		cmd.Env = append(os.Environ(), "AGENTX_LOCK_STALE_MS=300")
-		cmd.Stderr = io.Discard
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		w := startProc(t, []string{"AGENTX_LOCK_STALE_MS=300"}, "agentx-testwriter", root, "8")
 		// Every other writer is killed only after it committed once, so
 		// the run always has records to lose; the rest may die anywhere,
 		// including before their first write. The random delay counts from
 		// what the writer reported, not from its start.
-		wantLine := "ready"
 		if i%2 == 1 {
-			wantLine = "committed"
+			w.expect(t, "committed")
+		} else {
+			w.expect(t, "ready")
 		}
-		lines := bufio.NewScanner(out)
-		reached := false
-		for lines.Scan() {
-			if lines.Text() == wantLine {
-				reached = true
-				break
-			}
-		}
-		if !reached {
-			_ = cmd.Wait()
-			t.Fatalf("iteration %d: the writer ended before saying %q", i, wantLine)
-		}
-		// Drain the rest so the writer never blocks on a full pipe; Wait
-		// may only close the pipe once the drain saw end of file.
-		drained := make(chan struct{})
-		go func() { _, _ = io.Copy(io.Discard, out); close(drained) }()
 		time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
-		_ = cmd.Process.Kill()
-		<-drained
-		_ = cmd.Wait()
+		_ = w.cmd.Process.Kill()
+		_ = w.cmd.Wait()
 		l, err := ledger.LoadFile(path, 8)
 		if err != nil {
 			t.Fatalf("iteration %d: ledger unreadable after a kill: %v", i, err)

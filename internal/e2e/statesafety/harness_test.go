@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	sbt "github.com/agentx-dev/agentx/internal/core/statebranch/statebranchtest"
+
 	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
@@ -58,24 +60,11 @@ func testMain(m *testing.M) int {
 	return m.Run()
 }
 
-// gitEnv makes git (and agentx-hook) independent of the machine: a HOME
-// and global config of the test's own, no system config, no hook samples
-// copied into every repository, no automatic gc (nor the process a push
-// starts on the remote only to find gc off), and no AGENTX_ variable
-// of the environment the tests run in.
+// gitEnv makes git (and agentx-hook) independent of the machine: the
+// state branch tests' git environment (statebranchtest.SetGitEnv), no
+// AGENTX_ or GIT_ variable of the environment the tests run in, no colour
+// and no prompt.
 func gitEnv(dir string) error {
-	home := filepath.Join(dir, "home")
-	tmpl := filepath.Join(dir, "git-template")
-	for _, d := range []string{home, tmpl} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	cfg := fmt.Sprintf("[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n\ttemplateDir = %s\n[gc]\n\tauto = 0\n[receive]\n\tautogc = false\n[advice]\n\tdetachedHead = false\n[maintenance]\n\tauto = false\n", tmpl)
-	gc := filepath.Join(home, "gitconfig")
-	if err := os.WriteFile(gc, []byte(cfg), 0o644); err != nil {
-		return err
-	}
 	// Read by name (envInt names them to go test's cache too).
 	for _, k := range []string{"AGENTX_MODEL_SEQS", "AGENTX_MODEL_SEED", "AGENTX_MODEL_WORKERS", "AGENTX_MODEL_TRACE"} {
 		if v := os.Getenv(k); v != "" {
@@ -88,14 +77,11 @@ func gitEnv(dir string) error {
 			os.Unsetenv(k)
 		}
 	}
-	for k, v := range map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": gc,
-		"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-		"GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
-		"NO_COLOR": "1", "GIT_TERMINAL_PROMPT": "0",
-	} {
-		os.Setenv(k, v)
+	if err := sbt.SetGitEnv(dir); err != nil {
+		return err
 	}
+	os.Setenv("NO_COLOR", "1")
+	os.Setenv("GIT_TERMINAL_PROMPT", "0")
 	return nil
 }
 

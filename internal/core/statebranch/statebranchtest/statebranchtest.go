@@ -18,15 +18,19 @@ import (
 	"testing"
 )
 
-// Env makes git in tests independent of the machine's configuration: a
-// HOME and global config of their own (identity, no automatic gc or
-// maintenance, no hook samples copied into each repository), no system
-// config. It sets them once for the whole process, the same for every
-// test, so tests that call it may still run in parallel (t.Setenv would
-// forbid t.Parallel).
+// Env makes git in tests independent of the machine's configuration
+// (SetGitEnv, in a directory under $TMPDIR). It sets the environment once
+// for the whole process, the same for every test, so tests that call it
+// may still run in parallel (t.Setenv would forbid t.Parallel).
 func Env(t testing.TB) {
 	t.Helper()
-	envOnce.Do(func() { envErr = setEnv() })
+	envOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "git-home-")
+		if err == nil {
+			err = SetGitEnv(dir)
+		}
+		envErr = err
+	})
 	if envErr != nil {
 		t.Fatalf("git test environment: %v", envErr)
 	}
@@ -43,25 +47,30 @@ const gitConfig = `[user]
 	name = Test
 	email = test@example.com
 [init]
+	defaultBranch = main
 	templateDir = %s
 [gc]
 	auto = 0
 [receive]
 	autogc = false
+[advice]
+	detachedHead = false
 [maintenance]
 	auto = false
 `
 
-// setEnv makes the home directory under $TMPDIR (removed with it: see
-// internal/testenv) and points git at it.
-func setEnv() error {
-	home, err := os.MkdirTemp("", "git-home-")
-	if err != nil {
-		return err
-	}
-	tmpl := filepath.Join(home, "template")
-	if err := os.Mkdir(tmpl, 0o755); err != nil {
-		return err
+// SetGitEnv points the process's git at a HOME and global config of its
+// own under dir (identity, main as the default branch, no automatic gc or
+// maintenance, not even the process a push starts on the remote to find
+// gc off, no hook samples copied into each repository) and no system
+// config. Every test package driving real git shares it.
+func SetGitEnv(dir string) error {
+	home := filepath.Join(dir, "home")
+	tmpl := filepath.Join(dir, "git-template")
+	for _, d := range []string{home, tmpl} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
 	}
 	cfg := filepath.Join(home, "gitconfig")
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(gitConfig, tmpl)), 0o644); err != nil {
