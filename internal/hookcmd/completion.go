@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/completion"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
+	"github.com/agentx-dev/agentx/internal/core/suggest"
 )
 
 const completionUsage = `completion bash|zsh|fish|powershell
@@ -27,7 +28,7 @@ func parseCompletion(a *App, args []string) (*completionOptions, error) {
 	flags := newFlags(a, "completion", completionUsage)
 	shell, err := parseOne(flags, args, "completion needs one shell: bash, zsh, fish or powershell")
 	if err == nil && !slices.Contains(completion.Shells(), shell) {
-		err = usagef("completion: unknown shell %q (bash, zsh, fish, powershell)%s", shell, didYouMean(shell, completion.Shells()))
+		err = usagef("completion: unknown shell %q (bash, zsh, fish, powershell)%s", shell, suggest.DidYouMean(shell, completion.Shells()))
 	}
 	if err != nil {
 		return nil, err

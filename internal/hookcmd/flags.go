@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/suggest"
 )
 
 // newFlags returns a flag set whose --help prints usage and whose errors
@@ -115,7 +117,7 @@ func flagError(flags *flag.FlagSet, err error) string {
 	got := "--" + strings.TrimPrefix(msg, undefined)
 	var names []string
 	flags.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
-	return "unknown flag " + got + didYouMean(got, names)
+	return "unknown flag " + got + suggest.DidYouMean(got, names)
 }
 
 // parseFlagsOnly is parse for a command that takes flags only: a

@@ -31,6 +31,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/session"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	"github.com/agentx-dev/agentx/internal/core/statesync"
+	"github.com/agentx-dev/agentx/internal/core/suggest"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 	"github.com/agentx-dev/agentx/internal/iostreams"
 )
@@ -202,7 +203,7 @@ dispatch:
 	for _, c := range commands() {
 		names = append(names, c.name)
 	}
-	return a.fail(a.unknown(usagef("unknown command %q%s (run `agentx-hook --help`)", args[0], didYouMean(args[0], names)), args[1:]))
+	return a.fail(a.unknown(usagef("unknown command %q%s (run `agentx-hook --help`)", args[0], suggest.DidYouMean(args[0], names)), args[1:]))
 }
 
 // filterOutput makes stdout and stderr strip escape sequences: text we

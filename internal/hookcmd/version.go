@@ -2,7 +2,6 @@ package hookcmd
 
 import (
 	"github.com/agentx-dev/agentx/internal/core/buildinfo"
-	"github.com/agentx-dev/agentx/internal/core/suggest"
 )
 
 // buildVersion is this binary's build stamp (-ldflags Version, else what
@@ -11,6 +10,3 @@ func buildVersion() buildinfo.Info { return buildinfo.Read(Version) }
 
 // versionLine is `agentx-hook version`'s text.
 func versionLine() string { return buildVersion().Line() }
-
-// didYouMean is the suggestion for a mistyped name among names.
-func didYouMean(got string, names []string) string { return suggest.DidYouMean(got, names) }
