@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,9 +35,12 @@ func (s *Store) Load(issue int) (*Ledger, error) {
 // the TypeScript tool rewrites a ledger in place (truncate, then write)
 // under its lock, and a reader in between saw an empty or half file
 // (`clarify --all --json` dropped that issue in 42% of reads). Past the
-// wait, or with no lock held, it is CORRUPT_STATE as before.
+// wait, or when a read made after the lock was seen gone gives the same
+// bytes with still no lock, it is CORRUPT_STATE as before.
 func LoadFile(path string, issue int) (*Ledger, error) {
 	deadline := time.Now().Add(TornWait)
+	var prev []byte
+	unlocked := false // the lock was seen gone after the previous read
 	for {
 		data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
 		if err != nil {
@@ -46,10 +50,22 @@ func LoadFile(path string, issue int) (*Ledger, error) {
 			return nil, fmt.Errorf("read ledger %s: %w", path, err)
 		}
 		l, err := Parse(path, data, issue)
-		if err == nil || !lockHeld(path) || time.Now().After(deadline) {
+		if err == nil || time.Now().After(deadline) {
 			return l, err
 		}
-		time.Sleep(5 * time.Millisecond)
+		held := lockHeld(path)
+		if !held && unlocked && bytes.Equal(data, prev) {
+			// Read after the lock was gone, with no lock now, the same
+			// bytes as before: no writer is at it, the file is corrupt.
+			return l, err
+		}
+		if held {
+			time.Sleep(5 * time.Millisecond) // a writer is at it: wait it out
+		}
+		// A lock seen gone may have been released after this read, by a
+		// writer that had not finished when the file was read: one more
+		// read, at once, tells.
+		unlocked, prev = !held, data
 	}
 }
 
