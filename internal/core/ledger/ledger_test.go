@@ -191,6 +191,7 @@ func FuzzDecode(f *testing.F) {
 		if !bytes.Equal(out, out2) {
 			t.Fatalf("encoding is not stable:\n%s\n%s", out, out2)
 		}
+		checkOpenStable(t, l, out)
 	})
 }
 

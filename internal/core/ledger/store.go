@@ -22,6 +22,8 @@ type Store struct {
 	Locks *lock.Locker
 	// NoSync skips fsync (benchmarks of the logic alone; never in the CLI).
 	NoSync bool
+
+	written written
 }
 
 // Load reads the ledger of issue without locking. A missing file is an
@@ -157,6 +159,7 @@ func (s *Store) Update(ctx context.Context, issue int, fn func(*Ledger) error) (
 		if err := atomicfile.Write(path, data, atomicfile.Options{Commit: lk.Commit, NoSync: s.NoSync}); err != nil {
 			return err
 		}
+		s.written.remember(path, data, l)
 		out = l
 		return nil
 	})

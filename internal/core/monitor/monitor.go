@@ -36,7 +36,11 @@ type Monitor struct {
 
 // New returns the monitor of the router's workspace.
 func New(rt *router.Router) *Monitor {
-	return &Monitor{Router: rt, Scanner: NewScanner(rt.WS)}
+	sc := NewScanner(rt.WS)
+	if rt.Ledgers != nil {
+		sc.Written = rt.Ledgers
+	}
+	return &Monitor{Router: rt, Scanner: sc}
 }
 
 // Action kinds.

@@ -58,6 +58,17 @@ type Scanner struct {
 	Now func() time.Time
 	// NoIndex reads every ledger and writes no index (tests, benchmarks).
 	NoIndex bool
+	// Written, when set, is the store this process wrote ledgers through:
+	// a ledger whose bytes are the ones it wrote takes its open records
+	// from there rather than being decoded again (a clarify command writes
+	// one and then runs the monitor).
+	Written WrittenLedgers
+}
+
+// WrittenLedgers gives the open records of a ledger this process wrote,
+// when data is exactly what it wrote to path (*ledger.Store).
+type WrittenLedgers interface {
+	OpenWritten(path string, data []byte) ([]ledger.Record, bool)
 }
 
 // NewScanner returns the scanner of a workspace.
@@ -247,6 +258,12 @@ func (s *Scanner) readLedger(j ledgerFile, start time.Time) readResult {
 		}
 		return r
 	}
+	if recs, ok := s.lookupWritten(path, data); ok {
+		r.open = recs
+		r.id = id
+		r.trusted = idOK && s.racyFree(id, start)
+		return r
+	}
 	open := mayBeOpen(data)
 	if !open && !looksWhole(data) {
 		// Closed by its bytes but torn or empty: report it rather than take
@@ -273,9 +290,23 @@ func (s *Scanner) readLedger(j ledgerFile, start time.Time) readResult {
 		}
 	}
 	r.id = id
-	r.trusted = idOK && time.Unix(0, id.ctime).Before(start.Add(-racyWindow)) &&
-		time.Unix(0, id.mtime).Before(start.Add(-racyWindow))
+	r.trusted = idOK && s.racyFree(id, start)
 	return r
+}
+
+// racyFree reports whether a file with identity id was already older than
+// the racy window when the scan started.
+func (s *Scanner) racyFree(id identity, start time.Time) bool {
+	return time.Unix(0, id.ctime).Before(start.Add(-racyWindow)) &&
+		time.Unix(0, id.mtime).Before(start.Add(-racyWindow))
+}
+
+// lookupWritten is Written's answer for path, when there is a Written.
+func (s *Scanner) lookupWritten(path string, data []byte) ([]ledger.Record, bool) {
+	if s.Written == nil {
+		return nil, false
+	}
+	return s.Written.OpenWritten(path, data)
 }
 
 // records decodes the open records an index entry keeps.

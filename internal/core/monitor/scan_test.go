@@ -2,14 +2,18 @@ package monitor
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 func writeLedger(t *testing.T, dir string, issue int, recs ...ledger.Record) {
@@ -143,4 +147,46 @@ func FuzzParseIndex(f *testing.F) {
 			t.Fatalf("round trip: %v %v %v", idx, again, err)
 		}
 	})
+}
+
+func TestScannerTakesWhatThisProcessWroteAndDecodesAnyOtherBytes(t *testing.T) {
+	t.Parallel()
+	ws := workspace.Workspace{Root: t.TempDir()}
+	st := &ledger.Store{WS: ws, Locks: lock.New(lock.Options{}), NoSync: true}
+	for i, status := range []ledger.Status{ledger.Pending, ledger.Resolved, ledger.Answered} {
+		if _, err := st.Update(context.Background(), 7, func(l *ledger.Ledger) error {
+			l.Clarifications = append(l.Clarifications, rec(7, i+1, "engineer", "architect", true, status))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &Scanner{Dir: ws.ClarificationsDir(), NoIndex: true, Written: st}
+	scan, err := s.Scan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scan.Read != 1 || scan.Decoded != 0 || len(scan.Open) != 2 {
+		t.Fatalf("read %d decoded %d open %d: want the written ledger read, not decoded, with 2 open records",
+			scan.Read, scan.Decoded, len(scan.Open))
+	}
+	decoding := &Scanner{Dir: ws.ClarificationsDir(), NoIndex: true}
+	plain, err := decoding.Scan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(scan.Open, plain.Open) {
+		t.Fatalf("open records from the store differ from decoding:\n%+v\n%+v", scan.Open, plain.Open)
+	}
+
+	// Another writer (here: by hand) resolves one: its bytes are decoded.
+	writeLedger(t, ws.ClarificationsDir(), 7, rec(7, 1, "engineer", "architect", true, ledger.Resolved),
+		rec(7, 2, "engineer", "architect", true, ledger.Resolved), rec(7, 3, "engineer", "architect", true, ledger.Answered))
+	after, err := s.Scan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Decoded != 1 || len(after.Open) != 1 || after.Open[0].ID != "CLR-7-003" {
+		t.Fatalf("after another writer: decoded %d open %+v, want CLR-7-003 alone, decoded", after.Decoded, after.Open)
+	}
 }
