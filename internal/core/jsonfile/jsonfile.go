@@ -19,6 +19,11 @@ import (
 
 // Marshal renders v as the reference implementation lays files out.
 func Marshal(v any) ([]byte, error) {
+	if m, ok := v.(json.Marshaler); ok {
+		if out, done, err := marshalIndented(m); done {
+			return out, err
+		}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
