@@ -35,6 +35,12 @@ func (l *Lazy[T]) Decode(data []byte, dst *T) error {
 	return l.obj.Decode(data, dst)
 }
 
+// DecodeValid is Build's Object's DecodeValid.
+func (l *Lazy[T]) DecodeValid(data []byte, dst *T) error {
+	l.once.Do(l.build)
+	return l.obj.DecodeValid(data, dst)
+}
+
 func (l *Lazy[T]) build() { l.obj = l.Build() }
 
 // FieldDecoder decodes the value of one known key into *T.
@@ -59,30 +65,38 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // malformed object gives SplitObject's *ObjectError; a value that does not
 // decode gives a *FieldError, with dst filled up to that field.
 func (o *Object[T]) Decode(data []byte, dst *T) error {
-	fields, err := SplitObject(data)
-	if err != nil {
-		return err
-	}
-	for _, f := range fields {
-		dec := o.decoder(f.Key)
+	return o.decode(scanner{data: data}, dst)
+}
+
+// DecodeValid is Decode for data already checked: an element or a value
+// inside what SplitObject or EachElement accepted (see SplitValidObject).
+func (o *Object[T]) DecodeValid(data []byte, dst *T) error {
+	return o.decode(scanner{data: data, valid: true}, dst)
+}
+
+// decode matches keys in place: only a key no decoder knows becomes a
+// string (for Extra), so a record costs no allocation per key.
+func (o *Object[T]) decode(s scanner, dst *T) error {
+	return s.object(func(k rawKey, v []byte) error {
+		dec := o.decoder(k)
 		if dec == nil {
 			if o.Extra != nil {
-				o.Extra(dst, f)
+				o.Extra(dst, Field{Key: k.String(), Value: v})
 			}
-			continue
+			return nil
 		}
-		if err := dec(dst, f.Value); err != nil {
-			return &FieldError{Key: f.Key, Value: f.Value, Err: err}
+		if err := dec(dst, v); err != nil {
+			return &FieldError{Key: k.String(), Value: v, Err: err}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // decoder is key's decoder, or nil. A scan, not a map: objects have a
 // dozen keys, and a table costs nothing to build.
-func (o *Object[T]) decoder(key string) func(*T, []byte) error {
+func (o *Object[T]) decoder(k rawKey) func(*T, []byte) error {
 	for i := range o.Fields {
-		if o.Fields[i].Key == key {
+		if k.is(o.Fields[i].Key) {
 			return o.Fields[i].Decode
 		}
 	}

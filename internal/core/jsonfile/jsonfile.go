@@ -104,45 +104,116 @@ func (e *ObjectError) Error() string { return fmt.Sprintf("%s at offset %d", e.M
 // must keep unknown keys: known keys are decoded from their raw values, the
 // rest are kept verbatim for the rewrite. Raw values alias data.
 func SplitObject(data []byte) ([]Field, error) {
-	s := scanner{data: data}
+	return splitObject(scanner{data: data})
+}
+
+// SplitValidObject is SplitObject for data already checked: a value inside
+// what SplitObject or EachElement accepted. Strings are skipped by looking
+// for their closing quote instead of checking every byte, so decoding a
+// nested document checks each byte once, not once per level. On data that
+// was not checked it may accept what is not JSON.
+func SplitValidObject(data []byte) ([]Field, error) {
+	return splitObject(scanner{data: data, valid: true})
+}
+
+func splitObject(s scanner) ([]Field, error) {
+	fields := make([]Field, 0, 16)
+	err := s.object(func(k rawKey, v []byte) error {
+		fields = append(fields, Field{Key: k.String(), Value: v})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return fields, nil
+}
+
+// rawKey is an object key as it stands in the file. key is its unquoted
+// form, set only when the raw form has escapes or bytes beyond printable
+// ASCII; otherwise it is the bytes between the quotes, read without an
+// allocation.
+type rawKey struct {
+	raw []byte // with its quotes
+	key string // unquoted when needed, else ""
+}
+
+// String is the key unquoted.
+func (k rawKey) String() string {
+	if k.key != "" || len(k.raw) == 2 {
+		return k.key
+	}
+	return string(k.raw[1 : len(k.raw)-1])
+}
+
+// is reports whether the key is name, without allocating.
+func (k rawKey) is(name string) bool {
+	if k.key != "" || len(k.raw) == 2 {
+		return k.key == name
+	}
+	return string(k.raw[1:len(k.raw)-1]) == name
+}
+
+// object scans the object at s.pos to its end (and the end of the data),
+// calling field with each key and raw value, in order. Nothing is called
+// unless the whole object scans: a syntax error anywhere is reported
+// before any field is decoded, as when the fields were split first.
+func (s *scanner) object(field func(k rawKey, v []byte) error) error {
+	type kv struct {
+		k rawKey
+		v []byte
+	}
+	var buf [24]kv // the fields of nearly every object, on the stack
+	fields := buf[:0]
+	data := s.data
 	s.ws()
 	if !s.eat('{') {
-		return nil, s.errf("expected '{'")
+		return s.errf("expected '{'")
 	}
-	fields := make([]Field, 0, 16)
 	s.ws()
-	if s.eat('}') {
-		return fields, s.end()
+	if !s.eat('}') {
+		for {
+			s.ws()
+			kstart := s.pos
+			if err := s.str(); err != nil {
+				return err
+			}
+			k := rawKey{raw: data[kstart:s.pos]}
+			if !plainASCII(k.raw[1 : len(k.raw)-1]) {
+				key, err := unquote(k.raw)
+				if err != nil {
+					return &ObjectError{Offset: int64(kstart), Msg: "invalid key"}
+				}
+				k.key = key
+			}
+			s.ws()
+			if !s.eat(':') {
+				return s.errf("expected ':'")
+			}
+			s.ws()
+			vstart := s.pos
+			if err := s.value(0); err != nil {
+				return err
+			}
+			fields = append(fields, kv{k, data[vstart:s.pos]})
+			s.ws()
+			if s.eat(',') {
+				continue
+			}
+			if s.eat('}') {
+				break
+			}
+			return s.errf("expected ',' or '}'")
+		}
 	}
-	for {
-		s.ws()
-		kstart := s.pos
-		if err := s.str(); err != nil {
-			return nil, err
-		}
-		key, err := unquote(data[kstart:s.pos])
-		if err != nil {
-			return nil, &ObjectError{Offset: int64(kstart), Msg: "invalid key"}
-		}
-		s.ws()
-		if !s.eat(':') {
-			return nil, s.errf("expected ':'")
-		}
-		s.ws()
-		vstart := s.pos
-		if err := s.value(0); err != nil {
-			return nil, err
-		}
-		fields = append(fields, Field{Key: key, Value: data[vstart:s.pos]})
-		s.ws()
-		if s.eat(',') {
-			continue
-		}
-		if s.eat('}') {
-			return fields, s.end()
-		}
-		return nil, s.errf("expected ',' or '}'")
+	if err := s.end(); err != nil {
+		return err
 	}
+	for _, f := range fields {
+		if err := field(f.k, f.v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // JoinObject renders fields as a compact JSON object (the encoder re-indents).
@@ -208,6 +279,9 @@ func appendKey(buf []byte, key string) []byte {
 type scanner struct {
 	data []byte
 	pos  int
+	// valid: data is known to be valid JSON (a part of a document already
+	// scanned); strings and literals are skipped, not checked.
+	valid bool
 }
 
 func (s *scanner) errf(msg string) error {
@@ -315,7 +389,7 @@ func (s *scanner) literal() error {
 		s.pos++
 	}
 	lit := s.data[start:s.pos]
-	if len(lit) == 0 || !json.Valid(lit) {
+	if len(lit) == 0 || (!s.valid && !json.Valid(lit)) {
 		s.pos = start
 		return s.errf("invalid literal")
 	}
@@ -333,6 +407,9 @@ func isDelimiter(c byte) bool {
 func (s *scanner) str() error {
 	if !s.eat('"') {
 		return s.errf("expected string")
+	}
+	if s.valid {
+		return s.skipValidString()
 	}
 	for s.pos < len(s.data) {
 		// The plain bytes of a string are most of a file (observation
@@ -379,6 +456,31 @@ func (s *scanner) str() error {
 		}
 	}
 	return s.errf("unterminated string")
+}
+
+// skipValidString moves past the closing quote of a string known to be
+// valid: the first quote not escaped by an odd run of backslashes.
+// bytes.IndexByte is a vector search, where checking each byte was most of
+// the cost of decoding a ledger, more so in a race-built binary.
+func (s *scanner) skipValidString() error {
+	start := s.pos
+	for i := start; ; {
+		j := bytes.IndexByte(s.data[i:], '"')
+		if j < 0 {
+			s.pos = len(s.data)
+			return s.errf("unterminated string")
+		}
+		i += j
+		n := 0
+		for k := i - 1; k >= start && s.data[k] == '\\'; k-- {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			s.pos = i
+			return nil
+		}
+	}
 }
 
 // plainStringByte marks the bytes a JSON string holds as they are: all

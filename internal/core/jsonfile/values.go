@@ -82,10 +82,20 @@ func AppendString(b []byte, s string) []byte {
 // EachElement calls fn with each raw element of the JSON array v, in one
 // validating pass and without copying (null is an empty array).
 func EachElement(v []byte, fn func([]byte) error) error {
+	return eachElement(scanner{data: v}, fn)
+}
+
+// EachValidElement is EachElement for a value already checked (see
+// SplitValidObject).
+func EachValidElement(v []byte, fn func([]byte) error) error {
+	return eachElement(scanner{data: v, valid: true}, fn)
+}
+
+func eachElement(s scanner, fn func([]byte) error) error {
+	v := s.data
 	if IsNull(v) {
 		return nil
 	}
-	s := scanner{data: v}
 	s.ws()
 	if !s.eat('[') {
 		return s.errf("expected an array")

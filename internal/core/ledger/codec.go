@@ -80,7 +80,8 @@ func Decode(data []byte) (*Ledger, error) {
 	}
 	l := &d.Ledger
 	if d.recs != nil && !jsonfile.IsNull(d.recs) {
-		err := jsonfile.EachElement(d.recs, func(raw []byte) error {
+		// documentFields checked every byte: what is inside is only split.
+		err := jsonfile.EachValidElement(d.recs, func(raw []byte) error {
 			// Decoded in place: a Record of its own would escape to the heap.
 			l.Clarifications = append(l.Clarifications, Record{})
 			r := &l.Clarifications[len(l.Clarifications)-1]
@@ -100,7 +101,7 @@ func Decode(data []byte) (*Ledger, error) {
 }
 
 func decodeRecord(data []byte, r *Record) error {
-	if err := recordFields.Decode(data, r); err != nil {
+	if err := recordFields.DecodeValid(data, r); err != nil {
 		return fieldContext("record", err)
 	}
 	return nil
@@ -119,14 +120,14 @@ func decodeThread(r *Record, v []byte) error {
 	if jsonfile.IsNull(v) {
 		return nil
 	}
-	return jsonfile.EachElement(v, func(raw []byte) error {
+	return jsonfile.EachValidElement(v, func(raw []byte) error {
 		r.Thread = append(r.Thread, Entry{})
 		return decodeEntry(raw, &r.Thread[len(r.Thread)-1])
 	})
 }
 
 func decodeEntry(data []byte, e *Entry) error {
-	if err := entryFields.Decode(data, e); err != nil {
+	if err := entryFields.DecodeValid(data, e); err != nil {
 		return fieldContext("thread", err)
 	}
 	return nil
