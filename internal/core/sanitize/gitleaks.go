@@ -258,6 +258,10 @@ func replaceLocs(s, line string, locs [][]int, r *glRule, c *glCompiled) string 
 	}
 	var b strings.Builder
 	last := 0
+	var lv *lineVerdicts
+	if !c.multiline && len(locs) > 1 {
+		lv = &lineVerdicts{}
+	}
 	for _, loc := range locs {
 		from, to := secretSpan(loc, r.SecretGroup)
 		if from < last || from == to {
@@ -266,7 +270,7 @@ func replaceLocs(s, line string, locs [][]int, r *glRule, c *glCompiled) string 
 		if c.multiline {
 			line = lineAround(s, from, to)
 		}
-		if !glFinding(s[from:to], s[loc[0]:loc[1]], line, r, c) {
+		if !glFinding(s[from:to], s[loc[0]:loc[1]], line, r, c, lv) {
 			continue
 		}
 		// A rule of a fixed length with no closing condition matches the
@@ -289,11 +293,35 @@ func replaceLocs(s, line string, locs [][]int, r *glRule, c *glCompiled) string 
 // glFinding reports whether a match of r is a finding: its secret above
 // the rule's entropy, allowed by neither the global allowlists nor the
 // rule's.
-func glFinding(secret, match, line string, r *glRule, c *glCompiled) bool {
+// lv, when not nil, remembers the verdicts on line across its findings.
+func glFinding(secret, match, line string, r *glRule, c *glCompiled, lv *lineVerdicts) bool {
 	if r.Entropy != 0 && entropy(secret) <= r.Entropy {
 		return false
 	}
-	return !allowed(glGlobal(), secret, match, line) && !allowed(c.allow, secret, match, line)
+	return !allowed(glGlobal(), secret, match, line, lv) && !allowed(c.allow, secret, match, line, lv)
+}
+
+// lineVerdicts remembers, for the one line all of a replacement's findings
+// share, whether each allowlist regexp that looks at the whole line
+// matches it. Asked once per finding, a line of hundreds of findings (a
+// minified JSON line of key/value pairs) was read hundreds of times.
+type lineVerdicts struct {
+	seen map[*regexp.Regexp]bool
+}
+
+func (lv *lineVerdicts) match(re *regexp.Regexp, line string) bool {
+	if lv == nil {
+		return re.MatchString(line)
+	}
+	if v, ok := lv.seen[re]; ok {
+		return v
+	}
+	if lv.seen == nil {
+		lv.seen = make(map[*regexp.Regexp]bool, 2)
+	}
+	v := re.MatchString(line)
+	lv.seen[re] = v
+	return v
 }
 
 // secretSpan is where the secret of a match is: the rule's secret group,
@@ -319,16 +347,18 @@ func lineAround(s string, from, to int) string {
 	return s[start : to+end]
 }
 
-func allowed(as []allowCompiled, secret, match, line string) bool {
+func allowed(as []allowCompiled, secret, match, line string, lv *lineVerdicts) bool {
 	for _, a := range as {
-		target := secret
-		switch a.target {
-		case "match":
-			target = match
-		case "line":
-			target = line
+		var re bool
+		switch {
+		case a.re == nil:
+		case a.target == "match":
+			re = a.re.MatchString(match)
+		case a.target == "line":
+			re = lv.match(a.re, line)
+		default:
+			re = a.re.MatchString(secret)
 		}
-		re := a.re != nil && a.re.MatchString(target)
 		sw := false
 		if len(a.stopWords) > 0 {
 			lower := strings.ToLower(secret)

@@ -141,3 +141,15 @@ func genericCompiled() (*glRule, *glCompiled) {
 	}
 	panic("no generic rule")
 }
+
+// BenchmarkGenericMinifiedJSON is the generic rule on one 12 KB line of
+// 300 key/value pairs (minified JSON), the shape whose findings all share
+// one line.
+func BenchmarkGenericMinifiedJSON(b *testing.B) {
+	r, c := genericCompiled()
+	line := strings.Repeat(`"apiKey":"q7Lm2Np4Rs6Tu8Vw0", "x": 1, `, 300)
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		genericReplace(line, r, c)
+	}
+}
