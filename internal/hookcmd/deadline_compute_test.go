@@ -53,8 +53,6 @@ func TestHookFinishBigTranscriptKeepsItsDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("hook finish: %v\n%s", err, out)
 	}
-	// 3 s of deadline, the late spool write's 2 s, and room for a loaded
-	// machine; the quadratic capture took 30 s.
 	// 3 s of deadline and the late spool write's 2 s, on a core or two,
 	// with room for a race-built binary (3.5 s of CPU here); the quadratic
 	// capture spent 30 s.

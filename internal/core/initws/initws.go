@@ -129,8 +129,10 @@ func writeAgentsMD(root string, report Report) error {
 	return atomicfile.Write(path, next, atomicfile.Options{})
 }
 
-// modeLine is a top-level `mode = ...` line of agentx.toml.
-var modeLine = regexp.MustCompile(`(?m)^[ \t]*mode[ \t]*=[ \t]*("[^"\n]*"|'[^'\n]*')`)
+// modeLine is a top-level `mode = ...` line of agentx.toml. Compiled
+// where it is used: a package-level regexp is compiled by every process at
+// start, and only `init --mode` needs this one.
+const modeLine = `(?m)^[ \t]*mode[ \t]*=[ \t]*("[^"\n]*"|'[^'\n]*')`
 
 // switchMode rewrites the mode of the agentx.toml at path in place: the
 // top-level mode line when there is one (before the first table), else a
@@ -146,7 +148,7 @@ func switchMode(path, mode string) error {
 	}
 	line := []byte(fmt.Sprintf("mode = %q", mode))
 	var next []byte
-	if loc := modeLine.FindIndex(top); loc != nil {
+	if loc := regexp.MustCompile(modeLine).FindIndex(top); loc != nil {
 		next = append(append(append([]byte{}, data[:loc[0]]...), line...), data[loc[1]:]...)
 	} else {
 		next = append(append(line, '\n'), data...)
