@@ -71,6 +71,22 @@ func LoadFile(path string, issue int) (*Ledger, error) {
 	}
 }
 
+// loadLocked reads a ledger whose lock the caller holds. No writer can be
+// half-way through the file then (every writer, the old tools' in-place
+// rewrite included, holds the lock), so a file that does not parse is
+// CORRUPT_STATE at once: LoadFile's wait for the lock to go would wait on
+// the caller itself, for the whole TornWait.
+func loadLocked(path string, issue int) (*Ledger, error) {
+	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &Ledger{IssueNumber: issue}, nil
+		}
+		return nil, fmt.Errorf("read ledger %s: %w", path, err)
+	}
+	return Parse(path, data, issue)
+}
+
 // TornWait bounds how long a read waits for a writer that holds the lock
 // of a ledger that does not parse.
 const TornWait = 2 * time.Second
@@ -145,7 +161,7 @@ func (s *Store) Update(ctx context.Context, issue int, fn func(*Ledger) error) (
 	}
 	err := atomicfile.WithLock(lockCtx, s.Locks, path, func(lk *lock.Lock) error {
 		out = nil
-		l, err := LoadFile(path, issue)
+		l, err := loadLocked(path, issue)
 		if err != nil {
 			return err
 		}
