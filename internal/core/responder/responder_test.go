@@ -15,6 +15,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/process"
 )
 
 func TestRespond(t *testing.T) {
@@ -78,6 +79,7 @@ func TestFirstLineCutsOnACharacter(t *testing.T) {
 // Hostile responders (issue 15): a background child holding stdout, a
 // child outliving a timeout, invalid UTF-8 and NUL bytes.
 func TestRespondHostile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pidFile := dir + "/child.pid"
 	e := &Exec{Dir: dir, Responders: map[string]config.Responder{
@@ -114,8 +116,10 @@ func TestRespondHostile(t *testing.T) {
 	if pid <= 0 {
 		t.Fatalf("child pid not written: %q", data)
 	}
+	// Killed, it may stay a zombie until an init that reaps late collects
+	// it: process.Alive counts that as gone.
 	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
+	for process.Alive(pid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("the responder's child %d outlived the timeout", pid)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/process"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 )
 
@@ -83,23 +84,13 @@ func assertGone(t *testing.T, file string) {
 	}
 	for i := 0; i < 50; i++ {
 		// A killed child of a killed shell is reparented to init, which
-		// reaps it; until then it is a zombie, which signal 0 still finds.
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) || zombie(pid) {
+		// reaps it; until then it is a zombie, which process.Alive counts
+		// as gone.
+		if !process.Alive(pid) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	t.Errorf("the fake git's child %d outlived the deadline", pid)
-}
-
-func zombie(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// pid (comm) STATE ...: the state follows the last ')'.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
