@@ -90,13 +90,27 @@ func deflateChunk(buf *bytes.Buffer, head, data []byte, i int, last bool) error 
 
 // writeZlibSerial is writeZlib on one processor.
 func writeZlibSerial(w io.Writer, head, data []byte) error {
-	zw, err := zlib.NewWriterLevel(w, zlib.BestSpeed)
-	if err != nil {
-		return err
+	zw, _ := zlibWriters.Get().(*zlib.Writer)
+	if zw == nil {
+		var err error
+		if zw, err = zlib.NewWriterLevel(w, zlib.BestSpeed); err != nil {
+			return err
+		}
+	} else {
+		zw.Reset(w)
 	}
 	_, werr := zw.Write(head)
 	if werr == nil {
 		_, werr = zw.Write(data)
 	}
-	return errors.Join(werr, zw.Close())
+	err := errors.Join(werr, zw.Close())
+	zw.Reset(nil) // drop w: the pool must not keep the caller's file alive
+	zlibWriters.Put(zw)
+	return err
 }
+
+// zlibWriters keeps compressors between objects. A new one allocates and
+// clears about 1.2 MB of tables, nearly all of the cost of deflating a
+// small object (a ledger, a tree, a commit: 280 µs with a new one, 4 µs
+// with one reused; BenchmarkWriteZlibSmall), and a sync writes dozens.
+var zlibWriters sync.Pool
