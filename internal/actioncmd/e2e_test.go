@@ -50,6 +50,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build agentx-action:", err)
 		os.Exit(1)
 	}
+	// Most tests here wait on the agentx-action processes they start (and
+	// on the client's real retry backoff).
+	testenv.RaiseParallel(4)
 	code := m.Run()
 	// go tool covdata percent -i DIR: the statements the e2e runs reached,
 	// per package (merge with a unit-test profile through

@@ -22,7 +22,56 @@ import (
 // fails fast.
 func TestHookDeadline(t *testing.T) {
 	t.Parallel()
-	root := initWorkspace(t)
+	// Each case sits out its deadline (about a second) in a workspace of
+	// its own, so the four wait at once.
+	for _, tc := range []struct {
+		name string
+		args []string // summaryArg stands for the workspace's summary file
+		want string   // a step the warning names
+	}{
+		{"hook start", []string{"hook", "start", "--agent", "engineer", "--issue", "3"}, "agent status"},
+		{"hook finish", []string{"hook", "finish", "--agent", "engineer", "--issue", "3", "--summary-file", summaryArg}, "agent status"},
+		{"hook start --deadline", []string{"hook", "start", "--agent", "engineer", "--issue", "3", "--deadline", "500ms"}, "agent status"},
+		{"post-commit", []string{"git-hook", "post-commit"}, "commit observation"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root, summary := lockedDeadlineWorkspace(t)
+			args := append([]string{"70", "agentx-hook"}, tc.args...)
+			for i, a := range args {
+				if a == summaryArg {
+					args[i] = summary
+				}
+			}
+			env := []string{"AGENTX_LOCK_WAIT_MS=60000", "AGENTX_AGENT=engineer"}
+			start := time.Now()
+			out := run(t, root, env, "timeout", args...)
+			took := time.Since(start)
+			if took > 20*time.Second {
+				t.Errorf("%v took %v, past its deadline:\n%s", tc.args, took, out)
+			}
+			var lines []string
+			for _, l := range strings.Split(out, "\n") {
+				if strings.Contains(l, "deadline") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) != 1 || !strings.Contains(lines[0], "skipped") || !strings.Contains(lines[0], tc.want) {
+				t.Errorf("%v: want one deadline warning naming %q, got %q:\n%s", tc.args, tc.want, lines, out)
+			}
+		})
+	}
+}
+
+// summaryArg is replaced by the path of a case's summary file.
+const summaryArg = "<summary>"
+
+// lockedDeadlineWorkspace is a workspace on branch 3-fix with a 1 s hook
+// deadline, a session summary, and every lock a hook may take held by a
+// live process (waited on for up to 60 s by the case's environment).
+func lockedDeadlineWorkspace(t *testing.T) (root, summary string) {
+	t.Helper()
+	root = initWorkspace(t)
 	if err := os.WriteFile(filepath.Join(root, ".agentx", "agentx.toml"), []byte("[hooks]\ndeadline = \"1s\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -42,46 +91,17 @@ func TestHookDeadline(t *testing.T) {
 		filepath.Join(ws, "memory", "recall-journal.jsonl"),
 	}
 	spool, _ := filepath.Glob(filepath.Join(ws, "memory", ".spool*"))
-	targets = append(targets, spool...)
-	lockAll := func() {
-		for _, p := range targets {
-			content := fmt.Sprintf(`{"pid":%d,"timestamp":%q}`, holder.Process.Pid, clock.Format(time.Now()))
-			if err := os.WriteFile(p+".lock", []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
+	for _, p := range append(targets, spool...) {
+		content := fmt.Sprintf(`{"pid":%d,"timestamp":%q}`, holder.Process.Pid, clock.Format(time.Now()))
+		if err := os.WriteFile(p+".lock", []byte(content), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	env := []string{"AGENTX_LOCK_WAIT_MS=60000", "AGENTX_AGENT=engineer"}
-	summary := filepath.Join(root, "summary.md")
+	summary = filepath.Join(root, "summary.md")
 	if err := os.WriteFile(summary, []byte("## Key Facts\n- the deadline holds\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		args []string
-		want string // a step the warning names
-	}{
-		{[]string{"hook", "start", "--agent", "engineer", "--issue", "3"}, "agent status"},
-		{[]string{"hook", "finish", "--agent", "engineer", "--issue", "3", "--summary-file", summary}, "agent status"},
-		{[]string{"hook", "start", "--agent", "engineer", "--issue", "3", "--deadline", "500ms"}, "agent status"},
-		{[]string{"git-hook", "post-commit"}, "commit observation"},
-	} {
-		lockAll()
-		start := time.Now()
-		out := run(t, root, env, "timeout", append([]string{"70", "agentx-hook"}, tc.args...)...)
-		took := time.Since(start)
-		if took > 20*time.Second {
-			t.Errorf("%v took %v, past its deadline:\n%s", tc.args, took, out)
-		}
-		var lines []string
-		for _, l := range strings.Split(out, "\n") {
-			if strings.Contains(l, "deadline") {
-				lines = append(lines, l)
-			}
-		}
-		if len(lines) != 1 || !strings.Contains(lines[0], "skipped") || !strings.Contains(lines[0], tc.want) {
-			t.Errorf("%v: want one deadline warning naming %q, got %q:\n%s", tc.args, tc.want, lines, out)
-		}
-	}
+	return root, summary
 }
 
 // A hook finish whose deadline passes before its capture (its status

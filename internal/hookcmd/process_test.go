@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -50,8 +51,9 @@ func waitGoneMain() {
 	os.Exit(1)
 }
 
-// holderMain: agentx-testholder ROOT ISSUE HOLD_MS TOPIC. It takes the
-// ledger lock, says "locked", holds it for HOLD_MS (only on its first
+// holderMain: agentx-testholder ROOT ISSUE HOLD TOPIC. It takes the
+// ledger lock, says "locked", holds it for HOLD milliseconds, or until a
+// line on its standard input when HOLD is "stdin" (only on its first
 // attempt), then appends one record. When its write is refused because the
 // lock was taken over, it says so and retries on the fresh ledger.
 func holderMain() {
@@ -77,7 +79,9 @@ func holderMain() {
 			fmt.Println("load-failed", err)
 			os.Exit(1)
 		}
-		if attempt == 0 {
+		if attempt == 0 && holdS == "stdin" {
+			_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		} else if attempt == 0 {
 			time.Sleep(time.Duration(hold) * time.Millisecond)
 		}
 		l.Clarifications = append(l.Clarifications, ledger.Record{ID: l.NextID(), IssueNumber: issue, From: "engineer",
@@ -224,7 +228,22 @@ type proc struct {
 
 func startProc(t *testing.T, env []string, name string, args ...string) *proc {
 	t.Helper()
+	return startCmd(t, exec.Command(name, args...), env)
+}
+
+// startProcStdin is startProc with a pipe to the process's standard input.
+func startProcStdin(t *testing.T, env []string, name string, args ...string) (*proc, io.WriteCloser) {
+	t.Helper()
 	cmd := exec.Command(name, args...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startCmd(t, cmd, env), in
+}
+
+func startCmd(t *testing.T, cmd *exec.Cmd, env []string) *proc {
+	t.Helper()
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -314,19 +333,21 @@ func TestSIGKILLedHolderIsTakenOver(t *testing.T) {
 }
 
 func TestSIGSTOPpedHolderLosesNothing(t *testing.T) {
+	t.Parallel()
 	root := initWorkspace(t)
 	ws := workspace.Workspace{Root: root}
 	lockPath := ws.LedgerFile(6) + ".lock"
-	env := []string{"AGENTX_LOCK_STALE_MS=1000"}
-	a := startProc(t, env, "agentx-testholder", root, "6", "50", "A")
+	// B judges A's lock stale after 1 s; A would judge B's only after a
+	// minute, so however long B holds (however slowly a loaded machine
+	// wakes A), A cannot steal the lock back: the order rests on no timing.
+	a := startProc(t, []string{"AGENTX_LOCK_STALE_MS=60000"}, "agentx-testholder", root, "6", "50", "A")
 	a.expect(t, "locked")
 	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	// B finds A's lock stale after 1s and takes over; it holds for 400ms
-	// (under the threshold, so A cannot steal it back), long enough for A
-	// to wake up while B still holds.
-	b := startProc(t, env, "agentx-testholder", root, "6", "400", "B")
+	// B finds A's lock stale after 1 s, takes over, and holds until told,
+	// so A wakes up while B still holds.
+	b, releaseB := startProcStdin(t, []string{"AGENTX_LOCK_STALE_MS=1000"}, "agentx-testholder", root, "6", "stdin", "B")
 	b.expect(t, "locked")
 	bLock, err := os.ReadFile(lockPath)
 	if err != nil {
@@ -343,6 +364,9 @@ func TestSIGSTOPpedHolderLosesNothing(t *testing.T) {
 	now, err := os.ReadFile(lockPath)
 	if err != nil || string(now) != string(bLock) {
 		t.Fatalf("A's release disturbed B's lock: %v %q vs %q", err, now, bLock)
+	}
+	if _, err := io.WriteString(releaseB, "go\n"); err != nil {
+		t.Fatal(err)
 	}
 	b.expect(t, "done")
 	a.expect(t, "done")

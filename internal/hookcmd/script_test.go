@@ -56,6 +56,8 @@ func TestMain(m *testing.M) {
 		testHelpers()[name]()
 		os.Exit(0)
 	}
+	// Most tests here wait on the processes they start or on a deadline.
+	testenv.RaiseParallel(4)
 	// testscript.Main installs the helpers, and would install agentx-hook
 	// too, but a command installed there is always run as a process, even
 	// without `exec`: agentx-hook goes on $PATH here instead.

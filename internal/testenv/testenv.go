@@ -12,9 +12,11 @@ package testenv
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -123,4 +125,22 @@ func usableRAMDir(dir string) bool {
 		return true
 	}
 	return false
+}
+
+// RaiseParallel sets go test's -parallel, unless the command line gave
+// it, to factor times GOMAXPROCS. The default (GOMAXPROCS) suits tests
+// that keep a core busy; a package whose tests mostly wait (on child
+// processes, on a hook's deadline, on a lock another process holds)
+// leaves the cores idle with only that many running, and its wall time
+// is then the sum of its waits. Call it from TestMain before m.Run.
+func RaiseParallel(factor int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if given || flag.Lookup("test.parallel") == nil {
+		return
+	}
+	_ = flag.Set("test.parallel", strconv.Itoa(factor*runtime.GOMAXPROCS(0)))
 }

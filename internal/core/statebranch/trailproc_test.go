@@ -24,6 +24,8 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	// Most tests here wait on the git processes a sync starts.
+	testenv.RaiseParallel(4)
 	os.Exit(testenv.Main(m))
 }
 
