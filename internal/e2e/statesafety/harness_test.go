@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	sbt "github.com/agentx-dev/agentx/internal/core/statebranch/statebranchtest"
 
 	"github.com/agentx-dev/agentx/internal/testenv"
@@ -251,6 +253,8 @@ type world struct {
 	remote string
 	trees  map[string]string // name -> work tree directory
 	toml   string            // the committed .agentx/agentx.toml
+	// commits is what each commit read so far holds (refHoldings).
+	commits map[plumbing.Hash]*holdings
 }
 
 func (w *world) tree(name string) string { return w.trees[name] }

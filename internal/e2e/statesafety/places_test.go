@@ -76,19 +76,38 @@ func localFiles(dir string) (map[string][]byte, error) {
 	return out, nil
 }
 
-// refFiles reads the state files of the commit ref points at in repo
-// (nil, nil when the ref does not exist).
-func refFiles(repo *filesystem.Storage, ref string) (map[string][]byte, error) {
+// refHoldings is what the commit ref points at in repo holds (that of no
+// files when the ref does not exist). A commit's content never changes, so
+// what one was found to hold is kept by its hash: after each step most
+// refs still point where they did.
+func (w *world) refHoldings(repo *filesystem.Storage, ref string) (*holdings, error) {
 	r, err := storer.ResolveReference(repo, plumbing.ReferenceName(ref))
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return nil, nil
+		return hold(nil), nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("ref %s: %w", ref, err)
+		return hold(nil), fmt.Errorf("ref %s: %w", ref, err)
 	}
-	c, err := object.GetCommit(repo, r.Hash())
+	if h, ok := w.commits[r.Hash()]; ok {
+		return h, nil
+	}
+	files, err := commitFiles(repo, r.Hash())
 	if err != nil {
-		return nil, fmt.Errorf("commit of %s: %w", ref, err)
+		return hold(nil), fmt.Errorf("ref %s: %w", ref, err)
+	}
+	h := hold(files)
+	if w.commits == nil {
+		w.commits = map[plumbing.Hash]*holdings{}
+	}
+	w.commits[r.Hash()] = h
+	return h, nil
+}
+
+// commitFiles reads the state files of commit id in repo.
+func commitFiles(repo *filesystem.Storage, id plumbing.Hash) (map[string][]byte, error) {
+	c, err := object.GetCommit(repo, id)
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %w", id, err)
 	}
 	tree, err := c.Tree()
 	if err != nil {
@@ -163,22 +182,22 @@ func (w *world) places() (hs map[string]*holdings, problems []string, err error)
 			out["base "+n] = hold(nil)
 			continue
 		}
-		files, err = refFiles(repo, ref)
+		h, err := w.refHoldings(repo, ref)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("the sync base of %s cannot be read: %v", n, err))
 		}
-		out["base "+n] = hold(files)
+		out["base "+n] = h
 	}
 	remote, err := open(w.remote)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, b := range []string{stateBranch, altBranch} {
-		files, err := refFiles(remote, "refs/heads/"+b)
+		h, err := w.refHoldings(remote, "refs/heads/"+b)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("the remote's %s cannot be read: %v", b, err))
 		}
-		out["branch "+b] = hold(files)
+		out["branch "+b] = h
 	}
 	return out, problems, nil
 }
