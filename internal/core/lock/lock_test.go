@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -383,4 +386,50 @@ func TestStaleStagingRemoved(t *testing.T) {
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("the directory was swept twice in one process: %v", err)
 	}
+}
+
+// A holder on this host that exited without releasing and was not reaped
+// yet (a zombie: its parent, or an init that reaps late, has not collected
+// it) is dead: its lock is taken at once, not after the stale threshold.
+func TestUnreapedHolderIsTakenAtOnce(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("zombies are recognised through /proc")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "issue-1.json")
+	holder := exec.Command("true")
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Wait() }() // reaped only after the acquire
+	host, _ := os.Hostname()
+	now := time.Now()
+	content, _ := json.Marshal(Content{PID: holder.Process.Pid, Timestamp: clock.Format(now), Created: clock.Format(now), Agent: "exited", Host: host})
+	writeLock(t, target+".lock", string(content), time.Time{})
+	// Wait until it has exited (its /proc entry says Z) without reaping it.
+	stat := fmt.Sprintf("/proc/%d/stat", holder.Process.Pid)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		data, err := os.ReadFile(stat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := strings.LastIndexByte(string(data), ')'); i > 0 && len(data) > i+2 && data[i+2] == 'Z' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the holder never exited")
+		}
+	}
+	// A live holder's lock would stay for the whole minute of staleness
+	// and the acquire would time out after 5 s.
+	l := New(Options{StaleAfter: time.Minute, Wait: 5 * time.Second})
+	lk, err := l.Acquire(context.Background(), target)
+	if err != nil {
+		t.Fatalf("the exited holder's lock was not taken over: %v", err)
+	}
+	if !lk.TookOver() {
+		t.Error("acquired without a takeover")
+	}
+	_ = lk.Release()
 }
