@@ -68,6 +68,13 @@ func (g GitCLI) run(ctx context.Context, args ...string) (stdout, stderr []byte,
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		// git did its work and exited 0; something it started (a
+		// credential helper's daemon, an ssh control master) still holds
+		// the pipes, or on a loaded machine the output was not drained
+		// within WaitDelay. What git wrote is only needed on failure.
+		err = nil
+	}
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w: %w", ErrTransport, ctx.Err())
 	}

@@ -94,3 +94,46 @@ func assertGone(t *testing.T, file string) {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	t.Errorf("the fake git's child %d outlived the deadline", pid)
 }
+
+// lingeringGit is a `git` that does its work and exits 0, leaving a child
+// (a credential helper's daemon, an ssh control master, or only a child
+// the kernel has not finished tearing down on a loaded machine) holding
+// its stdout and stderr a while longer.
+const lingeringGit = `#!/bin/sh
+sleep 3 &
+echo "Done"
+exit 0
+`
+
+// A git that succeeded has succeeded, whoever holds its pipes afterwards:
+// the transport returns at once with success, not a "WaitDelay expired"
+// transfer failure (which a loaded machine turned a good push into).
+func TestTransportTakesASuccessfulExitWhateverHoldsThePipes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "git")
+	if err := os.WriteFile(fake, []byte(lingeringGit), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := statebranch.GitCLI{Dir: dir, Git: fake}
+	for _, op := range []string{"fetch", "push"} {
+		start := time.Now()
+		var err error
+		if op == "fetch" {
+			var exists bool
+			exists, err = g.Fetch(context.Background(), "origin", "agentx/state", "refs/remotes/origin/agentx/state")
+			if err == nil && !exists {
+				t.Errorf("fetch: the branch exists, reported missing")
+			}
+		} else {
+			err = g.Push(context.Background(), "origin", "agentx/state", strings.Repeat("a", 40))
+		}
+		if err != nil {
+			t.Errorf("%s: %v", op, err)
+		}
+		// Waiting out the child would take its 3 s.
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("%s took %s: it waited for the child holding the pipes", op, took)
+		}
+	}
+}
