@@ -340,7 +340,9 @@ func TestSIGSTOPpedHolderLosesNothing(t *testing.T) {
 	// B judges A's lock stale after 1 s; A would judge B's only after a
 	// minute, so however long B holds (however slowly a loaded machine
 	// wakes A), A cannot steal the lock back: the order rests on no timing.
-	a := startProc(t, []string{"AGENTX_LOCK_STALE_MS=60000"}, "agentx-testholder", root, "6", "50", "A")
+	// A holds until told too: a fixed hold could end, and A write and
+	// release, before a loaded machine delivers the SIGSTOP.
+	a, resumeA := startProcStdin(t, []string{"AGENTX_LOCK_STALE_MS=60000"}, "agentx-testholder", root, "6", "stdin", "A")
 	a.expect(t, "locked")
 	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -354,6 +356,9 @@ func TestSIGSTOPpedHolderLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(resumeA, "go\n"); err != nil {
 		t.Fatal(err)
 	}
 	a.expect(t, "write-refused")
