@@ -79,10 +79,12 @@ func holderMain() {
 			fmt.Println("load-failed", err)
 			os.Exit(1)
 		}
-		if attempt == 0 && holdS == "stdin" {
-			_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
-		} else if attempt == 0 {
-			time.Sleep(time.Duration(hold) * time.Millisecond)
+		if attempt == 0 {
+			if holdS == "stdin" {
+				_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+			} else {
+				time.Sleep(time.Duration(hold) * time.Millisecond)
+			}
 		}
 		l.Clarifications = append(l.Clarifications, ledger.Record{ID: l.NextID(), IssueNumber: issue, From: "engineer",
 			To: "architect", Topic: topic, Status: ledger.Pending, Round: 1, MaxRounds: 5})
