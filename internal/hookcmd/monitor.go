@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -64,7 +65,7 @@ func (a *App) printWarnings(rep *monitor.Report, withScan bool) {
 	a.warnEach(rep.Problems(withScan)...)
 }
 
-const monitorUsage = `monitor [--json]
+const monitorUsage = `monitor [--json] [--graph mermaid|dot]
 
 Runs one check over every clarification ledger and acts on what it finds:
   stale      a pending clarification past its SLA: marked stale and its target's
@@ -74,11 +75,42 @@ Runs one check over every clarification ledger and acts on what it finds:
              asked back in the opposite direction): escalated with the rounds quoted
   deadlock   agents waiting on each other in a cycle of blocking clarifications:
              the highest-priority agent's request continues, the others are escalated
-Each action happens once; hooks and clarify commands run the same check.`
+Each action happens once; hooks and clarify commands run the same check.
 
-var parseMonitor = parseNoArgs("monitor", monitorUsage)
+--graph prints instead who waits on whom (one edge per clarification still
+waiting for its target, deadlock cycles and stale or stuck waits in red) as
+a Mermaid flowchart (GitHub renders it in Markdown) or Graphviz DOT
+(dot -Tsvg), with what a check would find; it acts on nothing.`
 
-func runMonitor(ctx context.Context, a *App, o *jsonOnlyOptions) error {
+// monitorOptions is `monitor`'s command line.
+type monitorOptions struct {
+	Graph string // "", mermaid or dot
+	jsonFlag
+}
+
+func parseMonitor(a *App, args []string) (*monitorOptions, error) {
+	o := &monitorOptions{}
+	flags := newFlags(a, "monitor", monitorUsage)
+	o.register(flags)
+	flags.StringVar(&o.Graph, "graph", "", "print the wait-for graph as `FORMAT` (mermaid or dot) and act on nothing")
+	if err := parseFlagsOnly(flags, args); err != nil {
+		return o, err
+	}
+	switch o.Graph {
+	case "", "mermaid", "dot":
+	default:
+		return o, usagef("monitor: --graph is mermaid or dot, not %q", o.Graph)
+	}
+	if o.Graph != "" && o.JSON {
+		return o, usagef("monitor: --graph and --json exclude each other")
+	}
+	return o, nil
+}
+
+func runMonitor(ctx context.Context, a *App, o *monitorOptions) error {
+	if o.Graph != "" {
+		return a.printWaitGraph(o.Graph)
+	}
 	rep, err := a.checkMonitor(ctx)
 	if err != nil {
 		return err
@@ -89,6 +121,27 @@ func runMonitor(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	a.printWarnings(rep, true)
 	fmt.Fprint(a.Stdout, rep.Text(a.Style()))
 	return nil
+}
+
+// printWaitGraph prints the wait-for graph of the open clarifications as
+// they stand, without a check: a picture of a deadlock must show the
+// cycle, not what is left once the check has broken it.
+func (a *App) printWaitGraph(format string) error {
+	rt, err := a.Router()
+	if err != nil {
+		return err
+	}
+	recs, err := a.loadRecords(ledger.IsActive)
+	if err != nil {
+		return err
+	}
+	g := monitor.NewWaitGraph(recs, a.Clock.Now(), rt.Config.Priority())
+	if format == "dot" {
+		_, err = io.WriteString(a.Stdout, g.DOT())
+	} else {
+		_, err = io.WriteString(a.Stdout, g.Mermaid())
+	}
+	return err
 }
 
 // monitorAfter reports whether a clarify subcommand that returned err
