@@ -169,7 +169,7 @@ func TestParse(t *testing.T) {
 		{name: "sync pull and push only", parse: parser(parseSync), args: []string{"--pull-only", "--push-only"},
 			wantErr: "--pull-only and --push-only exclude each other"},
 		{name: "digest", parse: parser(parseDigest), args: []string{"--days", "3", "--json"}, want: &digestOptions{Days: 3, formatFlag: formatFlag{Format: "json"}}},
-		{name: "digest bad format", parse: parser(parseDigest), args: []string{"--format", "xml"}, wantErr: `digest: --format is md or json, not "xml"`},
+		{name: "digest bad format", parse: parser(parseDigest), args: []string{"--format", "xml"}, wantErr: `digest: --format is md, json or html, not "xml"`},
 		{name: "demo", parse: parser(parseDemo), args: []string{"--keep", "--dir", "d"}, want: &demoOptions{Keep: true, Dir: "d"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/digest"
 )
 
-const digestUsage = `digest [--days 7] [--since DATE --until DATE] [--format md|json] [--json] [--save | --out FILE]
+const digestUsage = `digest [--days 7] [--since DATE --until DATE] [--format md|json|html] [--json] [--save | --out FILE]
 
 The weekly digest: clarifications opened, settled (resolved without a person,
 resolved with one, escalated, abandoned) and still open, the SPEC's targets
@@ -22,13 +23,16 @@ The window is the last --days days, or [--since, --until) (dates like
 nothing; --save also files the Markdown under .agentx/digests/: a 7-day
 window as DIGEST-<ISO year>-W<ISO week>.md (the ISO week of the window's
 middle), any other as DIGEST-<since>_<until>.md, so --days 30 never replaces
-a week's file; --out FILE writes it to FILE instead.`
+a week's file; --out FILE writes it to FILE instead. --format html prints
+one self-contained page (charts as inline SVG, nothing loaded from
+elsewhere) to open in a browser; with --save or --out that page is what is
+written (DIGEST-....html).`
 
 // digestOptions is `digest`'s command line.
 type digestOptions struct {
 	Days         int
 	Since, Until string
-	formatFlag          // md or json
+	formatFlag          // md, json or html
 	Save         bool   // file it under .agentx/digests/
 	Out          string // write the Markdown to this file
 }
@@ -39,7 +43,7 @@ func parseDigest(a *App, args []string) (*digestOptions, error) {
 	flags.IntVar(&o.Days, "days", 7, "the last `N` days")
 	flags.StringVar(&o.Since, "since", "", "window start: a `DATE` (2026-11-16) or ISO timestamp")
 	flags.StringVar(&o.Until, "until", "", "window end, exclusive: a `DATE` or ISO timestamp (default now)")
-	o.register(flags, "md", "output `form`: md or json")
+	o.register(flags, "md", "output `form`: md, json or html")
 	flags.BoolVar(&o.Save, "save", false, "also file the Markdown under .agentx/digests/ (a week's file for a 7-day window)")
 	flags.StringVar(&o.Out, "out", "", "also write the Markdown to `FILE`")
 	pos, err := o.parse(flags, args)
@@ -49,8 +53,8 @@ func parseDigest(a *App, args []string) (*digestOptions, error) {
 	if err != nil {
 		return o, err
 	}
-	if o.Format != "md" && o.Format != "json" {
-		return o, usagef("digest: --format is md or json, not %q", o.Format)
+	if o.Format != "md" && o.Format != "json" && o.Format != "html" {
+		return o, usagef("digest: --format is md, json or html, not %q", o.Format)
 	}
 	if o.Save && o.Out != "" {
 		return o, usagef("digest: --save and --out exclude each other")
@@ -96,6 +100,9 @@ func runDigest(ctx context.Context, a *App, o *digestOptions) error {
 	}
 	rep := digest.Compute(in, digest.Options{Since: w.Since, Until: w.Until, Now: a.Clock.Now(), IssueURL: digest.IssueURLs(cfg.Config.GitHub.Repo)})
 	text := digest.Markdown(rep, nil)
+	if o.Format == "html" {
+		text = digest.HTML(rep)
+	}
 
 	// A report writes nothing unless asked: --save files it (the old
 	// tool's weekly record, under the week's name only for a week's
@@ -104,6 +111,9 @@ func runDigest(ctx context.Context, a *App, o *digestOptions) error {
 	if o.Save {
 		if file, err = digest.SavePath(ws, rep.Window); err != nil {
 			return err
+		}
+		if o.Format == "html" {
+			file = strings.TrimSuffix(file, ".md") + ".html"
 		}
 	}
 	if file != "" {
