@@ -108,4 +108,4 @@ func (p doctorProbe) Binary(ctx context.Context) doctor.Binary {
 	return b
 }
 
-func (doctorProbe) MCPBinary() (string, error) { return findMCPBinary() }
+func (doctorProbe) MCPBinary() (string, error) { return findCompanion(mcpBinary, "the MCP server") }

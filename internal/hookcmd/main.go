@@ -98,6 +98,7 @@ func commands() []command {
 		{"hook", "agent lifecycle hooks: hook start, hook finish", runHook},
 		{"memory", "search, inspect and maintain the memory store", runMemory},
 		{"mcp", "serve the clarification and memory tools over MCP (stdio) for agent hosts (runs agentx-mcp)", wire(parseMCP, runMCP)},
+		{"view", "a read-only web view of clarifications, agents, memory and the digest (runs agentx-view)", wire(parseView, runView)},
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
 		{"setup", "wire agentx into Claude Code, Codex or Copilot and git in one step", wire(parseSetup, runSetup)},
 		{"doctor", "check that agentx is wired and working here, with the command that fixes each problem", wire(parseDoctor, runDoctor)},

@@ -52,41 +52,48 @@ func runMCP(ctx context.Context, a *App, o *mcpOptions) error {
 // mcpBinary is the executable that serves MCP.
 const mcpBinary = "agentx-mcp"
 
-// findMCPBinary finds agentx-mcp beside this executable (a release archive
-// and `go install ./cmd/...` put them together), else on $PATH.
-func findMCPBinary() (string, error) {
+// findCompanion finds a companion binary (agentx-mcp, agentx-view) beside
+// this executable (a release archive and `go install ./cmd/...` put them
+// together), else on $PATH.
+func findCompanion(binary, what string) (string, error) {
 	if self, err := os.Executable(); err == nil {
-		if p := execpath.Find(filepath.Dir(self), mcpBinary); p != "" {
+		if p := execpath.Find(filepath.Dir(self), binary); p != "" {
 			return p, nil
 		}
 	}
-	if p, err := exec.LookPath(mcpBinary); err == nil {
+	if p, err := exec.LookPath(binary); err == nil {
 		return p, nil
 	}
-	return "", errcode.New(errcode.NotFound, "the MCP server is the separate binary %s, and it is neither beside %s nor on $PATH", mcpBinary, "agentx-hook").
-		WithHint("install it beside agentx-hook: from a clone, go install ./cmd/agentx-hook ./cmd/agentx-mcp; release archives carry both")
+	return "", errcode.New(errcode.NotFound, "%s is the separate binary %s, and it is neither beside %s nor on $PATH", what, binary, "agentx-hook").
+		WithHint("install it beside agentx-hook: from a clone, go install ./cmd/agentx-hook ./cmd/" + binary + "; release archives carry both")
 }
 
 // forwardMCP runs `agentx-mcp [--root R] mcp [--agent A]` on this
 // process's stdin, stdout and stderr, and exits as it does.
 func forwardMCP(ctx context.Context, a *App, o *mcpOptions) error {
-	if strings.HasPrefix(filepath.Base(os.Args[0]), mcpBinary) {
-		// Named agentx-mcp but built without the server: running
-		// agentx-mcp again would start this very binary.
-		return errcode.New(errcode.AgentError, "this %s was built without the MCP server", mcpBinary).
-			WithHint("build it from ./cmd/agentx-mcp")
+	args := []string{"mcp"}
+	if o.Agent != "" {
+		args = append(args, "--agent", o.Agent)
 	}
-	exe, err := findMCPBinary()
+	return forwardCompanion(ctx, a, mcpBinary, "the MCP server", args)
+}
+
+// forwardCompanion runs `binary [--root R] args...`, a companion binary
+// that links what agentx-hook must not (the MCP SDK, a web server), on this
+// process's streams, and exits as it does. what names it for errors.
+func forwardCompanion(ctx context.Context, a *App, binary, what string, args []string) error {
+	if strings.HasPrefix(filepath.Base(os.Args[0]), binary) {
+		// Named like the companion but built without it: running the
+		// companion again would start this very binary.
+		return errcode.New(errcode.AgentError, "this %s was built without %s", binary, what).
+			WithHint("build it from ./cmd/" + binary)
+	}
+	exe, err := findCompanion(binary, what)
 	if err != nil {
 		return err
 	}
-	var args []string
 	if a.rootFlag != "" {
-		args = append(args, "--root", a.rootFlag)
-	}
-	args = append(args, "mcp")
-	if o.Agent != "" {
-		args = append(args, "--agent", o.Agent)
+		args = append([]string{"--root", a.rootFlag}, args...)
 	}
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.Stdin, iostreams.Raw(a.Stdout), iostreams.Raw(a.Stderr)
@@ -94,7 +101,7 @@ func forwardMCP(ctx context.Context, a *App, o *mcpOptions) error {
 	err = cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() > 0 {
-		return &exitCode{ee.ExitCode()} // the server said why on stderr
+		return &exitCode{ee.ExitCode()} // the companion said why on stderr
 	}
 	if err != nil {
 		return fmt.Errorf("run %s: %w", exe, err)

@@ -91,11 +91,7 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 		return runVerifyBranch(a, o)
 	}
 	ws := a.Workspace()
-	var opt verify.Options
-	if s, err := a.checkpoints(0); err == nil {
-		opt.AuditAnchors, opt.Baseline, opt.Extra = verify.FromCheckpoints(ws.Root, s.Store, a.AuditTrail().Dir)
-	}
-	opt.Now, opt.GitDirs = a.Clock.Now, verify.GitDirs(ws.Root)
+	opt := a.verifyOptions()
 	rep, err := verify.Run(ws, opt)
 	if err != nil {
 		return errcode.Wrap(errcode.NotFound, err, "verify")
@@ -116,6 +112,21 @@ func runVerify(ctx context.Context, a *App, o *verifyOptions) error {
 	failure := rep.Failure(ws.AgentxDir(), o.Repair)
 	return a.reportVerify(o, rep.Doc(repairs, failure), failure, func() string { return rep.Text(repairs) })
 }
+
+// verifyOptions are the options of a check of this workspace: the audit
+// anchors and baseline from its checkpoints, the clock, its git dirs.
+func (a *App) verifyOptions() verify.Options {
+	ws := a.Workspace()
+	var opt verify.Options
+	if s, err := a.checkpoints(0); err == nil {
+		opt.AuditAnchors, opt.Baseline, opt.Extra = verify.FromCheckpoints(ws.Root, s.Store, a.AuditTrail().Dir)
+	}
+	opt.Now, opt.GitDirs = a.Clock.Now, verify.GitDirs(ws.Root)
+	return opt
+}
+
+// VerifyReport checks the workspace as `verify` does, repairing nothing.
+func (a *App) VerifyReport() (*verify.Report, error) { return verify.Run(a.Workspace(), a.verifyOptions()) }
 
 // reportVerify prints the outcome, doc with --json, else with text; then
 // returns failure.
