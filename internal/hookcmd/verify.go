@@ -126,7 +126,9 @@ func (a *App) verifyOptions() verify.Options {
 }
 
 // VerifyReport checks the workspace as `verify` does, repairing nothing.
-func (a *App) VerifyReport() (*verify.Report, error) { return verify.Run(a.Workspace(), a.verifyOptions()) }
+func (a *App) VerifyReport() (*verify.Report, error) {
+	return verify.Run(a.Workspace(), a.verifyOptions())
+}
 
 // reportVerify prints the outcome, doc with --json, else with text; then
 // returns failure.
