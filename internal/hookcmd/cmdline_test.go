@@ -223,7 +223,7 @@ func TestUnknownCommandJSON(t *testing.T) {
 // jsonCommands are the command paths that take --json, from the
 // registries; the schema test must run each, succeeding and failing.
 func jsonCommands() []string {
-	noJSON := map[string]bool{"git-hook": true, "merge-driver": true, "demo": true, "completion": true, "mcp": true}
+	noJSON := map[string]bool{"git-hook": true, "merge-driver": true, "demo": true, "completion": true, "mcp": true, "view": true}
 	var out []string
 	for _, c := range commands() {
 		switch {
