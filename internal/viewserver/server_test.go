@@ -85,7 +85,7 @@ func (f *fakeSource) Verify() (*verify.Report, error) {
 	return &verify.Report{}, nil
 }
 func (f *fakeSource) Priority() []string { return nil }
-func (f *fakeSource) Now() time.Time    { return t0 }
+func (f *fakeSource) Now() time.Time     { return t0 }
 func (f *fakeSource) Fingerprint() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
