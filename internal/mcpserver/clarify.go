@@ -2,12 +2,15 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
@@ -78,7 +81,10 @@ type ClarifyResult struct {
 	AnsweredBy string `json:"answeredBy,omitempty"`
 	Escalated  bool   `json:"escalated,omitempty"`
 	// TimedOut: a blocking request's wait ended before an answer came.
-	TimedOut      bool           `json:"timedOut,omitempty" jsonschema:"the wait ended before an answer: check later with clarify_show or clarify_inbox"`
+	TimedOut bool `json:"timedOut,omitempty" jsonschema:"the wait ended before an answer: check later with clarify_show or clarify_inbox"`
+	// Abandoned: the wait ended because the client went away or
+	// cancelled the call (the request stays open).
+	Abandoned     bool           `json:"abandoned,omitempty"`
 	Next          string         `json:"next,omitempty" jsonschema:"what to do next"`
 	Clarification *Clarification `json:"clarification,omitempty"`
 }
@@ -193,27 +199,38 @@ func (s *server) request(ctx context.Context, req *mcp.CallToolRequest, in reque
 }
 
 // wait reads the record until its target answered (or someone closed or
-// escalated it) or limit passed, telling the client every few seconds.
+// escalated it) or limit passed, telling the client every few seconds. A
+// wait whose client went away (its input ended) or cancelled the call is
+// abandoned at once and logged as such; the request stays open.
 func (s *server) wait(ctx context.Context, req *mcp.CallToolRequest, id string, limit time.Duration) (*ClarifyResult, error) {
 	start := time.Now()
 	tick := time.NewTicker(s.o.Poll)
 	defer tick.Stop()
 	token := req.Params.GetProgressToken()
 	lastNote := time.Time{}
+	abandoned := ""
 	for {
 		rec, err := s.o.Router.Get(id)
 		if err != nil {
 			return nil, err
 		}
 		waited := time.Since(start)
-		if !rec.Status.Waiting() || waited >= limit || ctx.Err() != nil {
+		if abandoned == "" {
+			abandoned = s.abandonedWhy(ctx)
+		}
+		if !rec.Status.Waiting() || waited >= limit || abandoned != "" {
 			out := result(&router.Result{Record: *rec})
 			if a := rec.LastOf(ledger.Answer); a != nil && !rec.Status.Waiting() {
 				out.Answer, out.AnsweredBy = a.Body, a.From
 			}
 			if rec.Status.Waiting() {
-				out.TimedOut = true
+				out.TimedOut = abandoned == ""
+				out.Abandoned = abandoned != ""
 				out.Next = fmt.Sprintf("no answer from %s yet: call clarify_show with id %s (or clarify_inbox) later", rec.To, id)
+				if abandoned != "" {
+					out.Next = "the wait ended (" + abandoned + "); " + id + " stays open: " + out.Next
+					s.logAbandoned(ctx, rec, abandoned, waited)
+				}
 			}
 			return out, nil
 		}
@@ -225,8 +242,45 @@ func (s *server) wait(ctx context.Context, req *mcp.CallToolRequest, id string, 
 		}
 		select {
 		case <-ctx.Done():
+		case <-s.o.Gone:
 		case <-tick.C:
 		}
+	}
+}
+
+// abandonedWhy says why nobody waits for the answer any more: the
+// client's input ended, or it cancelled the call; "" while it waits.
+func (s *server) abandonedWhy(ctx context.Context) string {
+	select {
+	case <-s.o.Gone:
+		return "the client closed its input"
+	default:
+	}
+	if ctx.Err() == nil {
+		return ""
+	}
+	if errors.Is(context.Cause(ctx), io.EOF) {
+		return "the client closed its input"
+	}
+	return "the client cancelled the call"
+}
+
+// logAbandoned records in the event log that a wait ended unanswered.
+// The call's context may be cancelled already: the line is written under
+// a short context of its own, so it is whole or absent.
+func (s *server) logAbandoned(ctx context.Context, rec *ledger.Record, why string, waited time.Duration) {
+	ev := s.o.Router.Events
+	if ev == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 500*time.Millisecond)
+	defer cancel()
+	err := ev.Append(ctx, events.ClarificationWaitAbandoned, events.WaitAbandonedPayload{
+		ClarificationPayload: events.ClarificationPayload{ClarificationID: rec.ID, IssueNumber: rec.IssueNumber, FromAgent: rec.From,
+			ToAgent: rec.To, Topic: rec.Topic, Blocking: rec.Blocking, Timestamp: time.Now().UnixMilli()},
+		Reason: why, WaitedSeconds: int(waited.Seconds())})
+	if err != nil {
+		s.o.Warn("%s not logged: %v", events.ClarificationWaitAbandoned, err)
 	}
 }
 

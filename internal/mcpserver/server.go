@@ -60,6 +60,10 @@ type Options struct {
 	Wait, Poll time.Duration
 	// Warn hears about failed side effects (the monitor's check).
 	Warn func(format string, args ...any)
+	// Gone is closed when the client has gone (its input ended): a
+	// blocking wait gives up at once. Run takes it from a transport that
+	// has one (StdioTransport.Gone).
+	Gone <-chan struct{}
 }
 
 // server is one configured server's tool handlers.
@@ -93,6 +97,9 @@ func New(o Options) (*mcp.Server, error) {
 
 // Run serves o over t until the client disconnects or ctx ends.
 func Run(ctx context.Context, o Options, t mcp.Transport) error {
+	if g, ok := t.(interface{ Gone() <-chan struct{} }); ok && o.Gone == nil {
+		o.Gone = g.Gone()
+	}
 	srv, err := New(o)
 	if err != nil {
 		return err

@@ -43,19 +43,7 @@ func newWorkspace(t *testing.T) workspace.Workspace {
 // session to it over an in-memory transport.
 func connect(t *testing.T, ws workspace.Workspace, agent string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := clock.Real{}
-	locks := lock.New(lock.Options{Clock: clk, Agent: agent})
-	trail := &audit.Trail{Dir: ws.StateDir(), Locks: locks, Clock: clk, Tool: "agentx-hook", Version: "test"}
-	rt := router.New(router.Options{WS: ws, Locks: locks, Config: cfg, Clock: clk, NoSync: true, Audit: trail,
-		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: clk}})
-	mem := memory.New(ws.MemoryDir(), locks, clk)
-	mem.NoSync, mem.Audit, mem.Actor = true, trail, agent
-	srv, err := New(Options{WS: ws, Agent: agent, Config: cfg, Router: rt, Memory: mem, Version: "test",
-		Poll: 20 * time.Millisecond, Issue: func(context.Context) (int, bool) { return 42, true }})
+	srv, err := New(testOptions(t, ws, agent))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +59,25 @@ func connect(t *testing.T, ws workspace.Workspace, agent string, opts *mcp.Clien
 	}
 	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait(); cancel() })
 	return cs
+}
+
+// testOptions is a server acting as agent on ws, wired as the CLI wires
+// it; calls that name no issue get 42.
+func testOptions(t *testing.T, ws workspace.Workspace, agent string) Options {
+	t.Helper()
+	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clock.Real{}
+	locks := lock.New(lock.Options{Clock: clk, Agent: agent})
+	trail := &audit.Trail{Dir: ws.StateDir(), Locks: locks, Clock: clk, Tool: "agentx-hook", Version: "test"}
+	rt := router.New(router.Options{WS: ws, Locks: locks, Config: cfg, Clock: clk, NoSync: true, Audit: trail,
+		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: clk}})
+	mem := memory.New(ws.MemoryDir(), locks, clk)
+	mem.NoSync, mem.Audit, mem.Actor = true, trail, agent
+	return Options{WS: ws, Agent: agent, Config: cfg, Router: rt, Memory: mem, Version: "test",
+		Poll: 20 * time.Millisecond, Issue: func(context.Context) (int, bool) { return 42, true }}
 }
 
 // call calls a tool and returns its result and structured content.
