@@ -43,7 +43,13 @@ func newWorkspace(t *testing.T) workspace.Workspace {
 // session to it over an in-memory transport.
 func connect(t *testing.T, ws workspace.Workspace, agent string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	srv, err := New(testOptions(t, ws, agent))
+	return connectWith(t, testOptions(t, ws, agent), opts)
+}
+
+// connectWith starts a server with o and returns a client session to it.
+func connectWith(t *testing.T, o Options, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	srv, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +148,7 @@ func TestToolsListed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"clarify_abandon", "clarify_answer", "clarify_ask", "clarify_escalate", "clarify_inbox", "clarify_request", "clarify_resolve", "clarify_show",
-		"memory_get", "memory_remember", "memory_search", "memory_timeline", "ready"}
+		"memory_get", "memory_remember", "memory_search", "memory_timeline", "ready", "status"}
 	got := map[string]*mcp.Tool{}
 	for _, tool := range res.Tools {
 		got[tool.Name] = tool
@@ -279,13 +285,31 @@ func TestInboxListsEscalationsOfTheIssue(t *testing.T) {
 	ws := newWorkspace(t)
 	eng := connect(t, ws, "engineer", nil)
 	ok(t, eng, "clarify_request", map[string]any{"issue": 42, "to": "architect", "topic": "auth", "question": "JWT or sessions?", "waitSeconds": 0})
-	ok(t, eng, "clarify_request", map[string]any{"issue": 9, "to": "architect", "topic": "other", "question": "Elsewhere?", "waitSeconds": 0})
+	rev := connect(t, ws, "reviewer", nil)
+	ok(t, rev, "clarify_request", map[string]any{"issue": 9, "to": "architect", "topic": "other", "question": "Elsewhere?", "blocking": false})
 	ok(t, eng, "clarify_escalate", map[string]any{"id": "CLR-42-001", "summary": "Needs the security lead."})
-	ok(t, eng, "clarify_escalate", map[string]any{"id": "CLR-9-001", "summary": "Another issue."})
+	ok(t, rev, "clarify_escalate", map[string]any{"id": "CLR-9-001", "summary": "Another issue, another agent."})
 	in := ok(t, eng, "clarify_inbox", nil)
 	esc, _ := in["escalations"].([]any)
 	if len(esc) != 1 || esc[0].(map[string]any)["id"] != "CLR-42-001" {
 		t.Fatalf("escalations: %v", in["escalations"])
+	}
+}
+
+// TestInboxKeepsOwnEscalationsWithoutAnIssue: a server with no default
+// issue still lists the escalations of its own requests.
+func TestInboxKeepsOwnEscalationsWithoutAnIssue(t *testing.T) {
+	t.Parallel()
+	ws := newWorkspace(t)
+	o := testOptions(t, ws, "engineer")
+	o.Issue = nil
+	eng := connectWith(t, o, nil)
+	ok(t, eng, "clarify_request", map[string]any{"issue": 7, "to": "architect", "topic": "auth", "question": "Tokens?", "waitSeconds": 0})
+	ok(t, eng, "clarify_escalate", map[string]any{"id": "CLR-7-001", "summary": "Needs a person."})
+	in := ok(t, eng, "clarify_inbox", nil)
+	esc, _ := in["escalations"].([]any)
+	if len(esc) != 1 || esc[0].(map[string]any)["id"] != "CLR-7-001" {
+		t.Fatalf("escalations: %v", in)
 	}
 }
 
