@@ -73,7 +73,9 @@ type Options struct {
 
 // server is one configured server's tool handlers.
 type server struct {
-	o Options
+	o     Options
+	srv   *mcp.Server
+	watch watch
 }
 
 // New returns the MCP server with every tool registered.
@@ -93,12 +95,15 @@ func New(o Options) (*mcp.Server, error) {
 	s := &server{o: o}
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "agentx: clarifications and memory", Version: o.Version},
 		&mcp.ServerOptions{Instructions: "You are agent " + o.Agent + ". Ask upstream agents with clarify_request when something is ambiguous; " +
-			"check clarify_inbox for questions waiting for your answer; search memory (memory_search, then memory_timeline or memory_get) before deciding; " +
-			"record decisions with memory_remember."})
+			"check clarify_inbox (or the resource " + InboxURI + ") for questions waiting for your answer; search memory (memory_search, then memory_timeline or memory_get) before deciding; " +
+			"record decisions with memory_remember; status says what in the workspace needs fixing. A failed call's error says whether a retry can help.",
+			SubscribeHandler: s.subscribe, UnsubscribeHandler: s.unsubscribe})
+	s.srv = srv
 	srv.AddReceivingMiddleware(argumentsMiddleware)
 	s.addClarifyTools(srv)
 	s.addMemoryTools(srv)
 	s.addStatusTool(srv)
+	s.addResources(srv)
 	return srv, nil
 }
 
