@@ -296,23 +296,6 @@ func TestInboxListsEscalationsOfTheIssue(t *testing.T) {
 	}
 }
 
-// TestInboxKeepsOwnEscalationsWithoutAnIssue: a server with no default
-// issue still lists the escalations of its own requests.
-func TestInboxKeepsOwnEscalationsWithoutAnIssue(t *testing.T) {
-	t.Parallel()
-	ws := newWorkspace(t)
-	o := testOptions(t, ws, "engineer")
-	o.Issue = nil
-	eng := connectWith(t, o, nil)
-	ok(t, eng, "clarify_request", map[string]any{"issue": 7, "to": "architect", "topic": "auth", "question": "Tokens?", "waitSeconds": 0})
-	ok(t, eng, "clarify_escalate", map[string]any{"id": "CLR-7-001", "summary": "Needs a person."})
-	in := ok(t, eng, "clarify_inbox", nil)
-	esc, _ := in["escalations"].([]any)
-	if len(esc) != 1 || esc[0].(map[string]any)["id"] != "CLR-7-001" {
-		t.Fatalf("escalations: %v", in)
-	}
-}
-
 func TestReadyRefused(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t)

@@ -205,9 +205,7 @@ func (c *stdioConn) accept(fr frame) ([]jsonrpc.Message, error) {
 			flush = b.out
 		}
 	} else {
-		for _, r := range refused {
-			flush = append(flush, r)
-		}
+		flush = refused
 	}
 	c.mu.Unlock()
 	if len(flush) == 0 {
