@@ -95,13 +95,15 @@ func (s *server) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) err
 
 // watchLoop looks at the subscribed resources every two polls and tells
 // the subscribers of each one that changed. It ends when nothing is
-// subscribed or the client is gone.
+// subscribed, the client is gone or the session ended.
 func (s *server) watchLoop(ctx context.Context) {
 	tick := time.NewTicker(2 * s.o.Poll)
 	defer tick.Stop()
 	for {
 		select {
 		case <-s.o.Gone:
+			return
+		case <-s.o.done:
 			return
 		case <-tick.C:
 		}

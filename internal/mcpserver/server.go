@@ -69,6 +69,8 @@ type Options struct {
 	// blocking wait gives up at once. Run takes it from a transport that
 	// has one (StdioTransport.Gone).
 	Gone <-chan struct{}
+	// done is closed when Run's session has ended.
+	done <-chan struct{}
 }
 
 // server is one configured server's tool handlers.
@@ -112,6 +114,9 @@ func Run(ctx context.Context, o Options, t mcp.Transport) error {
 	if g, ok := t.(interface{ Gone() <-chan struct{} }); ok && o.Gone == nil {
 		o.Gone = g.Gone()
 	}
+	done := make(chan struct{})
+	defer close(done) // the resource watcher ends with the session
+	o.done = done
 	srv, err := New(o)
 	if err != nil {
 		return err
