@@ -17,6 +17,7 @@ import (
 const (
 	InboxURI         = "agentx://inbox"
 	clarificationURI = "agentx://clarification/"
+	schemaURI        = "agentx://schema/"
 )
 
 // watch is the subscriptions this server serves: each subscribed URI and
@@ -33,6 +34,9 @@ func (s *server) addResources(srv *mcp.Server) {
 		s.readResource)
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: clarificationURI + "{id}", Name: "clarification", Title: "A clarification's thread",
 		MIMEType: "application/json", Description: "clarify_show's result for one id (CLR-42-001). Subscribe to hear when it changes."},
+		s.readResource)
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: schemaURI + "{tool}", Name: "result-schema", Title: "A tool's full result schema",
+		MIMEType: "application/schema+json", Description: "The result schema of a tool spelled out to the leaves, with descriptions (tools/list carries a lean one)."},
 		s.readResource)
 }
 
@@ -52,6 +56,12 @@ func (s *server) resource(ctx context.Context, uri string) (string, error) {
 	switch {
 	case uri == InboxURI:
 		v, err = s.inbox(ctx, nil, inboxIn{})
+	case strings.HasPrefix(uri, schemaURI):
+		full, ok := fullOutput.Load(strings.TrimPrefix(uri, schemaURI))
+		if !ok {
+			return "", mcp.ResourceNotFoundError(uri)
+		}
+		v = full
 	case strings.HasPrefix(uri, clarificationURI) && len(uri) > len(clarificationURI):
 		v, err = s.show(ctx, nil, showIn{ID: strings.TrimPrefix(uri, clarificationURI)})
 	default:

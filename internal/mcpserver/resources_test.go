@@ -48,3 +48,20 @@ func TestResourcesWithUpdates(t *testing.T) {
 		}
 	}
 }
+
+// TestFullResultSchemaOnDemand: tools/list's lean output schema, and the
+// full one read as a resource.
+func TestFullResultSchemaOnDemand(t *testing.T) {
+	t.Parallel()
+	cs := connect(t, newWorkspace(t), "engineer", nil)
+	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "agentx://schema/clarify_inbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Contents[0].Text; !strings.Contains(text, `"latestQuestion"`) || !strings.Contains(text, `"integrity"`) {
+		t.Fatalf("the full schema: %s", text)
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "agentx://schema/nope"}); err == nil {
+		t.Fatal("a schema of no tool")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -102,18 +103,29 @@ func unnull(s *jsonschema.Schema) {
 	}
 }
 
+// fullOutput holds each tool's result schema spelled out to the leaves,
+// with descriptions: the detail tools/list leaves out, read on demand as
+// the resource agentx://schema/{tool}.
+var fullOutput sync.Map // tool name -> *jsonschema.Schema
+
+func fullSchema[Out any]() *jsonschema.Schema {
+	s, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 // leanOutput is Out's result schema cut to what a host needs to check and
 // read a result: the top-level fields with their types, nested objects
 // and arrays typed but not spelled out, no descriptions. The full shape of
 // every result is documented once (docs/mcp.md) rather than sent with
-// every tools/list (the whole list was 33 KB, 78% of it output schemas).
+// every tools/list (the whole list was 33 KB, 78% of it output schemas);
+// a client that wants it reads agentx://schema/{tool}.
 // No field of a result is ever null (a field not set is left out), so no
 // type says "null".
 func leanOutput[Out any]() *jsonschema.Schema {
-	full, err := jsonschema.For[Out](nil)
-	if err != nil {
-		panic(err)
-	}
+	full := fullSchema[Out]()
 	out := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
 	for name, p := range full.Properties {
 		lean := &jsonschema.Schema{Type: p.Type, Types: p.Types}

@@ -220,6 +220,7 @@ func add[In, Out any, P interface {
 	// ask the user's permission for nothing.
 	ann := &mcp.ToolAnnotations{ReadOnlyHint: sp.readOnly, DestructiveHint: &sp.destructive,
 		IdempotentHint: sp.idempotent || sp.readOnly, OpenWorldHint: &sp.openWorld}
+	fullOutput.Store(sp.name, fullSchema[Out]())
 	tool := &mcp.Tool{Name: sp.name, Title: sp.title, Description: sp.desc, Annotations: ann,
 		InputSchema: inputSchema[In](sp.in), OutputSchema: leanOutput[Out]()}
 	mcp.AddTool(srv, tool,
