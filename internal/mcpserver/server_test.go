@@ -71,12 +71,19 @@ func connectWith(t *testing.T, o Options, opts *mcp.ClientOptions) *mcp.ClientSe
 // it; calls that name no issue get 42.
 func testOptions(t *testing.T, ws workspace.Workspace, agent string) Options {
 	t.Helper()
+	return testOptionsLocks(t, ws, agent, 0)
+}
+
+// testOptionsLocks is testOptions whose locks wait up to lockWait (0: the
+// default).
+func testOptionsLocks(t *testing.T, ws workspace.Workspace, agent string, lockWait time.Duration) Options {
+	t.Helper()
 	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	clk := clock.Real{}
-	locks := lock.New(lock.Options{Clock: clk, Agent: agent})
+	locks := lock.New(lock.Options{Clock: clk, Agent: agent, Wait: lockWait})
 	trail := &audit.Trail{Dir: ws.StateDir(), Locks: locks, Clock: clk, Tool: "agentx-hook", Version: "test"}
 	rt := router.New(router.Options{WS: ws, Locks: locks, Config: cfg, Clock: clk, NoSync: true, Audit: trail,
 		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: clk}})

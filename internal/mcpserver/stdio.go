@@ -15,10 +15,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// EOFGrace bounds how long the end of input waits for the calls in flight
-// to be answered before the session ends; a blocking clarify_request's
-// wait is abandoned at once instead (Gone), so the process exits within
-// about this long of its client closing stdin, whatever it was doing.
+// EOFGrace bounds how long the end of input waits for the next call in
+// flight to be answered before the session ends (the calls still running
+// then see their context cancelled); a blocking clarify_request's wait
+// is abandoned at once instead (Gone). So the process exits as soon as
+// its last call is answered, and within about this long of its client
+// closing stdin when nothing moves.
 const EOFGrace = 800 * time.Millisecond
 
 // StdioTransport is the transport over a process's standard input and
@@ -30,8 +32,8 @@ const EOFGrace = 800 * time.Millisecond
 // (-32700 parse error, -32600 invalid request) and the next line is read.
 //
 // At the end of input it closes Gone (a blocking wait gives up and says
-// so), answers the calls in flight that finish within EOFGrace, and then
-// reports the end. A call the client cancelled (notifications/cancelled)
+// so), answers the calls in flight while they keep finishing (EOFGrace),
+// and then reports the end. A call the client cancelled (notifications/cancelled)
 // is not answered.
 type StdioTransport struct {
 	r io.Reader
@@ -239,8 +241,9 @@ func (c *stdioConn) noteCancel(params json.RawMessage) {
 	}
 }
 
-// endOfInput tells blocking waits that the client is gone and gives the
-// calls in flight up to the grace to be answered.
+// endOfInput tells blocking waits that the client is gone and waits for
+// the calls in flight to be answered while they keep being answered: it
+// returns once none is left, or when none was answered for the grace.
 func (c *stdioConn) endOfInput() {
 	c.t.goneOnce.Do(func() { close(c.t.gone) })
 	timer := time.NewTimer(c.grace)
@@ -254,6 +257,10 @@ func (c *stdioConn) endOfInput() {
 		}
 		select {
 		case <-c.changed:
+			// A call was answered: the rest get the grace again, so a
+			// burst of calls queued on one lock is answered in full, and
+			// only calls that stop moving are cut.
+			timer.Reset(c.grace)
 		case <-timer.C:
 			return
 		case <-c.closed:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/events"
+	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -30,11 +31,16 @@ type stdioSession struct {
 func serveStdio(t *testing.T, agent string) *stdioSession {
 	t.Helper()
 	ws := newWorkspace(t)
+	return serveStdioWith(t, ws, testOptions(t, ws, agent))
+}
+
+func serveStdioWith(t *testing.T, ws workspace.Workspace, o Options) *stdioSession {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	s := &stdioSession{t: t, in: inW, lines: make(chan map[string]any, 100), raw: make(chan string, 100), done: make(chan error, 1), ws: ws}
 	go func() {
-		s.done <- Run(context.Background(), testOptions(t, ws, agent), Stdio(inR, outW))
+		s.done <- Run(context.Background(), o, Stdio(inR, outW))
 		_ = outW.Close()
 	}()
 	go func() {
@@ -356,4 +362,26 @@ func TestStdioDuplicateIDRefused(t *testing.T) {
 	if m := s.next(); m["id"] != float64(2) {
 		t.Fatalf("the first call's answer: %v", m)
 	}
+}
+
+// TestStdioEOFCutsAStuckCall: a call stuck on a lock another process
+// holds (for up to 10 minutes) does not keep the server after its input
+// ended: Run returns while the lock is still held.
+func TestStdioEOFCutsAStuckCall(t *testing.T) {
+	t.Parallel()
+	ws := newWorkspace(t)
+	s := serveStdioWith(t, ws, testOptionsLocks(t, ws, "engineer", 10*time.Minute))
+	s.initialize("2025-06-18")
+	s.write(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"clarify_request","arguments":{"to":"architect","topic":"stuck","question":"Stuck?","blocking":false}}}`)
+	if m := s.next(); m["id"] != float64(2) {
+		t.Fatalf("the request: %v", m)
+	}
+	holder := lock.New(lock.Options{Agent: "someone-else"})
+	lk, err := holder.Acquire(context.Background(), ws.LedgerFile(42))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = lk.Release() }()
+	s.write(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"clarify_abandon","arguments":{"id":"CLR-42-001"}}}`)
+	s.ended()
 }
