@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 
 const MCP = process.env.AGENTX_MCP;
 const HOOK = process.env.AGENTX_HOOK;
@@ -88,6 +89,52 @@ async function toolsList(c) {
   res.tools.forEach(t => { walk(t.inputSchema); walk(t.outputSchema); });
   check('no nullable types', nullable === 0, `${nullable}`);
   check('every tool has an output schema', res.tools.every(t => t.outputSchema?.type === 'object'));
+  const ajv = new AjvJsonSchemaValidator();
+  let compiled = 0;
+  for (const t of res.tools) {
+    try { ajv.getValidator(t.inputSchema); ajv.getValidator(t.outputSchema); compiled += 2; } catch (e) { console.log(`  ${t.name}: ${e.message}`); }
+  }
+  check('every schema compiles in the SDK\'s ajv', compiled === 2 * res.tools.length, `${compiled}`);
+}
+
+// Every tool called through the SDK's client, which checks each result's
+// structuredContent against the tool's output schema (ajv) and throws
+// when it does not match: successes and tool errors alike.
+async function everyTool(c) {
+  const call = async (name, a) => {
+    try { return await c.client.callTool({ name, arguments: a }); } catch (e) { return { thrown: e.message }; }
+  };
+  const results = {};
+  results.remember = await call('memory_remember', { issue: 60, content: 'Every tool is checked against its output schema.' });
+  const id = results.remember.structuredContent?.id;
+  results.search = await call('memory_search', { query: 'output schema' });
+  results.timeline = await call('memory_timeline', { id });
+  results.get = await call('memory_get', { ids: [id, 'obs-none'] });
+  results.getNone = await call('memory_get', { ids: ['obs-none'] });
+  results.request = await call('clarify_request', { issue: 60, to: 'architect', topic: 'schemas', question: 'Do they hold?', blocking: false });
+  results.show = await call('clarify_show', { id: 'CLR-60-001' });
+  results.showNone = await call('clarify_show', { id: 'CLR-60-999' });
+  results.inbox = await call('clarify_inbox', {});
+  results.ask = await call('clarify_ask', { id: 'CLR-60-001', body: 'Again?' });
+  // Who may answer is the core's rule (another branch adds it): this
+  // call is checked against the output schema only.
+  results.answer = await call('clarify_answer', { id: 'CLR-60-001', body: 'Not mine to answer.' });
+  results.escalate = await call('clarify_escalate', { id: 'CLR-60-001', summary: 'A person decides.' });
+  results.request2 = await call('clarify_request', { issue: 60, to: 'architect', topic: 'withdraw', question: 'Withdraw me?', blocking: false });
+  results.abandon = await call('clarify_abandon', { id: 'CLR-60-002', reason: 'No longer matters.' });
+  results.resolve = await call('clarify_resolve', { id: 'CLR-60-002' });
+  results.ready = await call('ready', {});
+  results.status = await call('status', {});
+  const thrown = Object.entries(results).filter(([, r]) => r.thrown);
+  check('every result (and tool error) matches its output schema in the SDK', thrown.length === 0,
+    JSON.stringify(thrown).slice(0, 300));
+  const errs = ['getNone', 'showNone', 'ask', 'resolve'];
+  check('tool errors carry a code and retry advice', errs.every(k => results[k].isError && results[k].structuredContent?.error?.code && results[k].structuredContent.error.retry),
+    JSON.stringify(errs.map(k => results[k].structuredContent?.error)));
+  const oks = Object.keys(results).filter(k => !errs.includes(k) && k !== 'answer');
+  check('the other calls succeed', oks.every(k => !results[k].isError), JSON.stringify(oks.filter(k => results[k].isError).map(k => [k, results[k].content?.[0]?.text])));
+  check('the inbox lists the escalation', results.status.structuredContent?.escalations >= 1 &&
+    (await call('clarify_inbox', {})).structuredContent.escalations.some(e => e.id === 'CLR-60-001'));
 }
 
 // Each malformed frame is answered with the error the spec names, and a
@@ -242,6 +289,7 @@ function inspectorChecks() {
 
 const c = await sdkClient();
 await toolsList(c);
+await everyTool(c);
 await malformed(c);
 await cancel(c);
 await paging(c);
