@@ -179,7 +179,8 @@ func (c *stdioConn) accept(fr frame) ([]jsonrpc.Message, error) {
 			continue
 		}
 		if _, dup := c.inflight[req.ID]; dup {
-			refused = append(refused, invalidRequest(jsonrpc.ID{}, "id %v is already used by a call in flight", req.ID.Raw()).response())
+			refused = append(refused, invalidRequest(jsonrpc.ID{}, "id %s is already used by a call in flight",
+				clip([]byte(fmt.Sprint(req.ID.Raw())))).response())
 			continue
 		}
 		c.inflight[req.ID] = b
