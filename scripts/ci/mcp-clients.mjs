@@ -12,7 +12,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 
 const MCP = process.env.AGENTX_MCP;
@@ -215,6 +215,27 @@ async function paging(c) {
   check('no match is an empty list', Array.isArray(empty.structuredContent.hits) && empty.structuredContent.hits.length === 0);
 }
 
+// The inbox and a thread as resources: read, subscribed, and a change made
+// by the CLI (another agent asks this one) heard as resources/updated.
+async function resources(c) {
+  const updated = [];
+  c.client.setNotificationHandler(ResourceUpdatedNotificationSchema, n => { updated.push(n.params.uri); });
+  const list = await c.client.listResources();
+  const templates = await c.client.listResourceTemplates();
+  check('resources: the inbox, and templates for a thread and a schema', list.resources.some(r => r.uri === 'agentx://inbox') &&
+    templates.resourceTemplates.some(t => t.uriTemplate === 'agentx://clarification/{id}') &&
+    templates.resourceTemplates.some(t => t.uriTemplate === 'agentx://schema/{tool}'));
+  const thread = await c.client.readResource({ uri: 'agentx://clarification/CLR-60-001' });
+  check('resources: a thread reads as JSON', JSON.parse(thread.contents[0].text).clarification?.thread?.length >= 1);
+  await c.client.subscribeResource({ uri: 'agentx://inbox' });
+  hook('clarify', 'request', '--issue', '64', '--from', 'reviewer', '--to', 'engineer', '--topic', 'resources',
+    '--question', 'Do you hear this?', '--non-blocking');
+  const heard = await until(() => updated.includes('agentx://inbox'));
+  const inbox = JSON.parse((await c.client.readResource({ uri: 'agentx://inbox' })).contents[0].text);
+  check('resources: a subscriber hears the inbox change the CLI made', heard && inbox.waiting.some(w => w.issue === 64), JSON.stringify(updated));
+  await c.client.unsubscribeResource({ uri: 'agentx://inbox' });
+}
+
 // ---- raw processes: EOF ----
 function raw() {
   const p = spawn(MCP, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
@@ -287,15 +308,21 @@ function inspectorChecks() {
   check('inspector: resources/list has the inbox', res2.resources?.some(r => r.uri === 'agentx://inbox'), JSON.stringify(res2).slice(0, 200));
 }
 
+// A section that throws counts as one failure; the rest still run.
+async function section(name, fn) {
+  try { await fn(); } catch (e) { check(`${name} ran to its end`, false, e.stack?.split('\n').slice(0, 3).join(' | ')); }
+}
+
 const c = await sdkClient();
-await toolsList(c);
-await everyTool(c);
-await malformed(c);
-await cancel(c);
-await paging(c);
+await section('tools/list', () => toolsList(c));
+await section('every tool', () => everyTool(c));
+await section('malformed frames', () => malformed(c));
+await section('cancel', () => cancel(c));
+await section('paging', () => paging(c));
+await section('resources', () => resources(c));
 await c.client.close();
-await eofBlocking();
-await eofPending();
-inspectorChecks();
+await section('EOF during a blocking wait', eofBlocking);
+await section('EOF with pending requests', eofPending);
+await section('inspector', inspectorChecks);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
