@@ -5,9 +5,9 @@
 # into a cached prefix and run from it (scripts/ci/mcp-clients.mjs).
 # A missing node, npm or package is a failure, never a skip.
 #
-# Wall time: about 15 s on a warm machine (packages cached; the build of
-# the two binaries and the 100 MB frame are most of it), plus about 20 s
-# for the first npm install.
+# Wall time: about 30 s on a warm machine (packages cached; the build of
+# the two binaries, the 100 MB frame and the inspector's processes are
+# most of it), plus about 20 s for the first npm install.
 set -euo pipefail
 
 SDK_VERSION=1.32.2
