@@ -50,7 +50,8 @@ type StatusResult struct {
 type statusIn struct{}
 
 func (s *server) addStatusTool(srv *mcp.Server) {
-	add(srv, spec{name: "status", title: "Workspace status", readOnly: true,
+	// openWorld: doctor's state-branch check asks the git remote (ls-remote).
+	add(srv, spec{name: "status", title: "Workspace status", readOnly: true, openWorld: true,
 		desc: "What needs doing: doctor's findings with their fixes, memory store size and warnings, inbox counts."},
 		s.status)
 }

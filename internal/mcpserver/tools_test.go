@@ -62,7 +62,7 @@ func TestToolAnnotations(t *testing.T) {
 		"memory_get":       {readOnly: true, idempotent: true},
 		"memory_remember":  {idempotent: true},
 		"ready":            {readOnly: true, idempotent: true},
-		"status":           {readOnly: true, idempotent: true},
+		"status":           {readOnly: true, idempotent: true, openWorld: true},
 	}
 	if len(tools) != len(want) {
 		t.Errorf("%d tools, want %d", len(tools), len(want))
