@@ -15,7 +15,7 @@ func TestResourcesWithUpdates(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t)
 	updated := make(chan string, 10)
-	eng := connect(t, ws, "engineer", &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+	engSrv, eng := connectServer(t, testOptions(t, ws, "engineer"), &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
 		updated <- r.Params.URI
 	}})
 	arch := connect(t, ws, "architect", nil)
@@ -35,6 +35,16 @@ func TestResourcesWithUpdates(t *testing.T) {
 	for _, uri := range []string{InboxURI, "agentx://clarification/CLR-42-001"} {
 		if err := eng.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 			t.Fatal(err)
+		}
+	}
+	// Under the newest protocol Subscribe returns before the server took
+	// the subscription (subscriptions/listen): wait until it has.
+	for _, uri := range []string{InboxURI, "agentx://clarification/CLR-42-001"} {
+		for i := 0; !engSrv.subscribed(uri); i++ {
+			if i == 3000 {
+				t.Fatalf("%s never subscribed", uri)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	ok(t, arch, "clarify_answer", map[string]any{"id": "CLR-42-001", "body": "Redis."})

@@ -82,8 +82,14 @@ type server struct {
 
 // New returns the MCP server with every tool registered.
 func New(o Options) (*mcp.Server, error) {
+	_, srv, err := newServer(o)
+	return srv, err
+}
+
+// newServer is New with the handlers' state (tests look at it).
+func newServer(o Options) (*server, *mcp.Server, error) {
 	if o.Router == nil || o.Memory == nil || o.Config == nil || o.Agent == "" {
-		return nil, errors.New("mcpserver: Router, Memory, Config and Agent are required")
+		return nil, nil, errors.New("mcpserver: Router, Memory, Config and Agent are required")
 	}
 	if o.Wait <= 0 {
 		o.Wait = DefaultWait
@@ -106,7 +112,7 @@ func New(o Options) (*mcp.Server, error) {
 	s.addMemoryTools(srv)
 	s.addStatusTool(srv)
 	s.addResources(srv)
-	return srv, nil
+	return s, srv, nil
 }
 
 // Run serves o over t until the client disconnects or ctx ends.

@@ -49,7 +49,14 @@ func connect(t *testing.T, ws workspace.Workspace, agent string, opts *mcp.Clien
 // connectWith starts a server with o and returns a client session to it.
 func connectWith(t *testing.T, o Options, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	srv, err := New(o)
+	_, cs := connectServer(t, o, opts)
+	return cs
+}
+
+// connectServer is connectWith that also returns the server's handlers.
+func connectServer(t *testing.T, o Options, opts *mcp.ClientOptions) (*server, *mcp.ClientSession) {
+	t.Helper()
+	s, srv, err := newServer(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +71,7 @@ func connectWith(t *testing.T, o Options, opts *mcp.ClientOptions) *mcp.ClientSe
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait(); cancel() })
-	return cs
+	return s, cs
 }
 
 // testOptions is a server acting as agent on ws, wired as the CLI wires
