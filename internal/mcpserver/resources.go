@@ -96,15 +96,6 @@ func (s *server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 	return nil
 }
 
-// subscribed reports whether uri is watched (tests wait for it: a client
-// may hear its subscribe acknowledged before the server took it).
-func (s *server) subscribed(uri string) bool {
-	s.watch.mu.Lock()
-	defer s.watch.mu.Unlock()
-	_, ok := s.watch.seen[uri]
-	return ok
-}
-
 func (s *server) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
 	s.watch.mu.Lock()
 	defer s.watch.mu.Unlock()

@@ -75,3 +75,12 @@ func TestFullResultSchemaOnDemand(t *testing.T) {
 		t.Fatal("a schema of no tool")
 	}
 }
+
+// subscribed reports whether uri is watched (tests wait for it: a client
+// may hear its subscribe acknowledged before the server took it).
+func (s *server) subscribed(uri string) bool {
+	s.watch.mu.Lock()
+	defer s.watch.mu.Unlock()
+	_, ok := s.watch.seen[uri]
+	return ok
+}
