@@ -50,13 +50,19 @@ func parseDoctor(a *App, args []string) (*doctorOptions, error) {
 }
 
 func runDoctor(ctx context.Context, a *App, o *doctorOptions) error {
+	findings := DoctorFindings(ctx, a)
+	doc, failure := doctor.NewDoc(a.Workspace().Root, findings)
+	return a.reportChecked(o.JSON, &o.printed, doc, failure, func() { fmt.Fprint(a.Stdout, doc.Text(a.Style())) })
+}
+
+// DoctorFindings is what doctor finds in a's workspace: the command's
+// findings, and the MCP server's status tool's.
+func DoctorFindings(ctx context.Context, a *App) []doctor.Finding {
 	cfg, cfgErr := a.Config()
 	in := doctor.Input{Workspace: a.Workspace(), Config: cfg, ConfigErr: cfgErr, Getenv: a.Getenv,
 		Now: a.Clock.Now(), MCPName: mcpBinary}
 	in.Self, _ = os.Executable()
-	findings := doctor.Check(ctx, in, doctorProbe{a: a, Exec: gitcmd.Exec{Dir: in.Workspace.Root}})
-	doc, failure := doctor.NewDoc(a.Workspace().Root, findings)
-	return a.reportChecked(o.JSON, &o.printed, doc, failure, func() { fmt.Fprint(a.Stdout, doc.Text(a.Style())) })
+	return doctor.Check(ctx, in, doctorProbe{a: a, Exec: gitcmd.Exec{Dir: in.Workspace.Root}})
 }
 
 // reportChecked prints the report of a check that may fail (doctor, setup

@@ -1,11 +1,13 @@
 package mcpcmd
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/agentx-dev/agentx/internal/hookcmd"
@@ -64,14 +66,23 @@ func TestAgentxHookWithoutMCPBinary(t *testing.T) {
 	if err := testbin.InstallSelf(hook); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(hook, "--root", root, "mcp")
-	cmd.Env = append(os.Environ(), "PATH="+dir)
-	out, err := cmd.CombinedOutput()
+	var out []byte
+	var err error
+	for range 50 {
+		cmd := exec.Command(hook, "--root", root, "mcp")
+		cmd.Env = append(os.Environ(), "PATH="+dir)
+		out, err = cmd.CombinedOutput()
+		// The copy just written may still be open for writing in a child
+		// another test forked meanwhile (until that child execs).
+		if !errors.Is(err, syscall.ETXTBSY) {
+			break
+		}
+	}
 	if err == nil {
 		t.Fatalf("served without agentx-mcp:\n%s", out)
 	}
 	if got := string(out); !strings.Contains(got, "error: NOT_FOUND: the MCP server is the separate binary agentx-mcp") || !strings.Contains(got, "go install ./cmd/agentx-hook ./cmd/agentx-mcp") {
-		t.Fatalf("output:\n%s", got)
+		t.Fatalf("%v, output:\n%s", err, got)
 	}
 }
 

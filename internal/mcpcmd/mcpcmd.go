@@ -11,6 +11,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/doctor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/session"
 	"github.com/agentx-dev/agentx/internal/hookcmd"
@@ -40,7 +41,8 @@ func Serve(ctx context.Context, a *hookcmd.App, agent string) error {
 			n, ok, err := a.IssueFor(ctx, "")
 			return n, ok && err == nil
 		},
-		Warn: a.Warn,
+		Warn:   a.Warn,
+		Doctor: func(ctx context.Context) []doctor.Finding { return hookcmd.DoctorFindings(ctx, a) },
 	}, mcpserver.Stdio(a.Stdin, iostreams.Raw(a.Stdout)))
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil // the host closed stdin, or a signal ended the session

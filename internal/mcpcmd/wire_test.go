@@ -275,3 +275,50 @@ func TestMCPAnswersBeforeEOF(t *testing.T) {
 		t.Fatalf("%d answers, want 6:\n%s", len(ids), out)
 	}
 }
+
+// TestMCPSurvivesABadLineAndEndsWithItsInput: through `agentx-hook mcp`
+// as a host starts it, a malformed line is answered with -32700 and the
+// session goes on; closing stdin during a 600 s blocking wait ends the
+// process, the wait logged as abandoned.
+func TestMCPSurvivesABadLineAndEndsWithItsInput(t *testing.T) {
+	t.Parallel()
+	root := initWorkspace(t)
+	c := startMCP(t, root, "--agent", "engineer")
+	c.initialize()
+	if _, err := c.stdin.Write([]byte("{bad json\n")); err != nil {
+		t.Fatal(err)
+	}
+	if !c.out.Scan() || !strings.Contains(c.out.Text(), `"code":-32700`) {
+		t.Fatalf("a bad line: %q", c.out.Text())
+	}
+	if res := c.tool("ready", map[string]any{}); res["isError"] == true {
+		t.Fatalf("ready after a bad line: %v", res)
+	}
+	c.send(map[string]any{"id": 99, "method": "tools/call", "params": map[string]any{"name": "clarify_request",
+		"arguments": map[string]any{"issue": 4, "to": "architect", "topic": "eof", "question": "Still there?", "waitSeconds": 600}}})
+	ledgerFile := workspace.Workspace{Root: root}.LedgerFile(4)
+	for i := 0; ; i++ {
+		if data, _ := os.ReadFile(ledgerFile); strings.Contains(string(data), "CLR-4-001") {
+			break
+		}
+		if i == 3000 {
+			t.Fatal("the blocking request was never recorded")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = c.stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- c.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("mcp exited with %v", err)
+		}
+	case <-time.After(60 * time.Second): // the wait was 600 s: only an abandoned one ends here
+		t.Fatal("mcp did not exit after stdin closed during a blocking wait")
+	}
+	events, err := os.ReadFile(workspace.Workspace{Root: root}.EventsFile())
+	if err != nil || !strings.Contains(string(events), `"clarification-wait-abandoned"`) {
+		t.Fatalf("no abandoned event: %v\n%s", err, events)
+	}
+}

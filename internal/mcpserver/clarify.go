@@ -2,16 +2,20 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/router"
+	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 // Entry is one message of a clarification's thread. Integrity is
@@ -74,61 +78,70 @@ type ClarifyResult struct {
 	Status string `json:"status,omitempty"`
 	// Answer is the target's answer when it came during the call (a
 	// responder, or a blocking request's wait).
-	Answer     string `json:"answer,omitempty"`
-	AnsweredBy string `json:"answeredBy,omitempty"`
-	Escalated  bool   `json:"escalated,omitempty"`
-	// TimedOut: a blocking request's wait ended before an answer came.
-	TimedOut      bool           `json:"timedOut,omitempty" jsonschema:"the wait ended before an answer: check later with clarify_show or clarify_inbox"`
-	Next          string         `json:"next,omitempty" jsonschema:"what to do next"`
+	Answer        string         `json:"answer,omitempty"`
+	AnsweredBy    string         `json:"answeredBy,omitempty"`
+	Escalated     bool           `json:"escalated,omitempty"`
+	Next          string         `json:"next,omitempty"`
 	Clarification *Clarification `json:"clarification,omitempty"`
 }
 
+// RequestResult is what clarify_request did, and how its wait ended.
+type RequestResult struct {
+	ClarifyResult
+	// TimedOut: a blocking request's wait ended before an answer came
+	// (check later with clarify_show or clarify_inbox).
+	TimedOut bool `json:"timedOut,omitempty"`
+	// Abandoned: the wait ended because the client went away or
+	// cancelled the call (the request stays open).
+	Abandoned bool `json:"abandoned,omitempty"`
+}
+
 type requestIn struct {
-	Issue       *int   `json:"issue,omitempty" jsonschema:"the issue number (default: $AGENTX_ISSUE, else the branch's issue)"`
-	To          string `json:"to" jsonschema:"the agent asked, e.g. architect or product-manager"`
-	Topic       string `json:"topic" jsonschema:"a short subject, 1-200 characters"`
-	Question    string `json:"question" jsonschema:"the question, 1-2000 characters"`
-	Blocking    *bool  `json:"blocking,omitempty" jsonschema:"you cannot go on without the answer (default true); the call then waits for it up to wait_seconds"`
-	WaitSeconds *int   `json:"waitSeconds,omitempty" jsonschema:"how long a blocking request waits for its answer (default 60, at most 600, 0 returns at once)"`
-	From        string `json:"from,omitempty" jsonschema:"the requesting agent; only this server's own agent is accepted"`
-	Workflow    string `json:"workflow,omitempty" jsonschema:"workflow name (default: default_workflow in agentx.toml)"`
-	Step        string `json:"step,omitempty" jsonschema:"workflow step id (default: the requester's step)"`
+	Issue       *int   `json:"issue,omitempty" jsonschema:"default: the session's issue"`
+	To          string `json:"to" jsonschema:"the agent asked, e.g. architect"`
+	Topic       string `json:"topic" jsonschema:"a short subject"`
+	Question    string `json:"question"`
+	Blocking    *bool  `json:"blocking,omitempty" jsonschema:"default true: wait for the answer"`
+	WaitSeconds *int   `json:"waitSeconds,omitempty" jsonschema:"default 60; 0 returns at once"`
+	From        string `json:"from,omitempty" jsonschema:"leave out"`
+	Workflow    string `json:"workflow,omitempty" jsonschema:"default: default_workflow"`
+	Step        string `json:"step,omitempty" jsonschema:"default: the requester's step"`
 }
 
 type opIn struct {
-	ID    string `json:"id" jsonschema:"the clarification id, CLR-<issue>-<NNN>"`
-	Issue *int   `json:"issue,omitempty" jsonschema:"the issue whose ledger holds id (only for ids not shaped CLR-N-NNN)"`
-	As    string `json:"as,omitempty" jsonschema:"who acts; only this server's own agent is accepted"`
+	ID    string `json:"id" jsonschema:"e.g. CLR-42-001"`
+	Issue *int   `json:"issue,omitempty" jsonschema:"legacy ids only"`
+	As    string `json:"as,omitempty" jsonschema:"leave out"`
 }
 
 type answerIn struct {
 	opIn
-	Body string `json:"body" jsonschema:"the answer, 1-2000 characters"`
+	Body string `json:"body"`
 }
 
 type resolveIn struct {
 	opIn
-	Body string `json:"body,omitempty" jsonschema:"the resolution: what you decided (default \"Resolved.\")"`
+	Body string `json:"body,omitempty" jsonschema:"what you decided"`
 }
 
 type askIn struct {
 	opIn
-	Body string `json:"body" jsonschema:"the follow-up question for the next round, 1-2000 characters"`
+	Body string `json:"body"`
 }
 
 type abandonIn struct {
 	opIn
-	Reason string `json:"reason,omitempty" jsonschema:"why the question no longer matters (default \"Abandoned.\")"`
+	Reason string `json:"reason,omitempty"`
 }
 
 type escalateIn struct {
 	opIn
-	Summary string `json:"summary,omitempty" jsonschema:"why it needs a person"`
+	Summary string `json:"summary,omitempty"`
 }
 
 type showIn struct {
-	ID    string `json:"id" jsonschema:"the clarification id, CLR-<issue>-<NNN>"`
-	Issue *int   `json:"issue,omitempty" jsonschema:"the issue whose ledger holds id (only for ids not shaped CLR-N-NNN)"`
+	ID    string `json:"id" jsonschema:"e.g. CLR-42-001"`
+	Issue *int   `json:"issue,omitempty" jsonschema:"legacy ids only"`
 }
 
 // ShowResult is one clarification with its whole thread.
@@ -153,17 +166,40 @@ type InboxResult struct {
 }
 
 func (s *server) addClarifyTools(srv *mcp.Server) {
-	add(srv, "clarify_request", "Ask another agent a question about an issue; a blocking request waits for the answer (with progress) up to waitSeconds, else returns the id to check later.", s.request)
-	add(srv, "clarify_answer", "Answer a clarification that waits for you (see clarify_inbox).", s.answer)
-	add(srv, "clarify_ask", "Ask a follow-up on your answered clarification: the next round, within its round limit.", s.ask)
-	add(srv, "clarify_resolve", "Close your clarification once answered, saying what you decided.", s.resolve)
-	add(srv, "clarify_abandon", "Withdraw your clarification when the question no longer matters.", s.abandon)
-	add(srv, "clarify_escalate", "Hand a clarification to a person when agents cannot settle it.", s.escalate)
-	add(srv, "clarify_inbox", "What waits for you: questions you owe an answer to, and your own open requests with their latest answers.", s.inbox)
-	add(srv, "clarify_show", "One clarification with its whole thread; entries changed since written are marked tampered.", s.show)
+	op := map[string]bound{"id": idBound, "issue": issueBound, "as": actorBound}
+	with := func(name string, b bound) map[string]bound {
+		m := map[string]bound{name: b}
+		for k, v := range op {
+			m[k] = v
+		}
+		return m
+	}
+	add(srv, spec{name: "clarify_request", title: "Ask another agent",
+		desc:      "Ask another agent about an issue; a blocking request waits for the answer (with progress), else returns the id to check later.",
+		openWorld: true,
+		in: map[string]bound{"issue": issueBound, "to": agentBound, "topic": chars(1, validate.MaxTopic), "question": bodyBound,
+			"waitSeconds": between(0, int(MaxWait/time.Second)), "from": actorBound, "workflow": chars(0, 100), "step": chars(0, 100)}},
+		s.request)
+	add(srv, spec{name: "clarify_answer", title: "Answer a clarification",
+		desc: "Answer a question that waits for you (clarify_inbox).", in: with("body", bodyBound)}, s.answer)
+	add(srv, spec{name: "clarify_ask", title: "Ask a follow-up",
+		desc: "Ask a follow-up on your answered clarification (the next round).", openWorld: true,
+		in: with("body", bodyBound)}, s.ask)
+	add(srv, spec{name: "clarify_resolve", title: "Resolve a clarification",
+		desc: "Close your answered clarification, saying what you decided.", idempotent: true, in: with("body", optBody)}, s.resolve)
+	add(srv, spec{name: "clarify_abandon", title: "Withdraw a clarification",
+		desc: "Withdraw your clarification: the question no longer matters.", destructive: true, idempotent: true,
+		in: with("reason", optBody)}, s.abandon)
+	add(srv, spec{name: "clarify_escalate", title: "Escalate to a person",
+		desc: "Hand a clarification to a person.", idempotent: true, in: with("summary", optBody)}, s.escalate)
+	add(srv, spec{name: "clarify_inbox", title: "Clarification inbox", readOnly: true,
+		desc: "Questions you owe an answer to, your open requests with their answers, escalations."}, s.inbox)
+	add(srv, spec{name: "clarify_show", title: "Show a clarification", readOnly: true,
+		desc: "One clarification with its whole thread (tampered entries marked).",
+		in:   map[string]bound{"id": idBound, "issue": issueBound}}, s.show)
 }
 
-func (s *server) request(ctx context.Context, req *mcp.CallToolRequest, in requestIn) (*ClarifyResult, error) {
+func (s *server) request(ctx context.Context, req *mcp.CallToolRequest, in requestIn) (*RequestResult, error) {
 	if err := s.actor("from", in.From); err != nil {
 		return nil, err
 	}
@@ -185,7 +221,7 @@ func (s *server) request(ctx context.Context, req *mcp.CallToolRequest, in reque
 	if err != nil {
 		return nil, landed(res, err)
 	}
-	out := result(res)
+	out := &RequestResult{ClarifyResult: *result(res)}
 	if !blocking || wait <= 0 || !res.Record.Status.Waiting() {
 		return out, nil
 	}
@@ -193,27 +229,38 @@ func (s *server) request(ctx context.Context, req *mcp.CallToolRequest, in reque
 }
 
 // wait reads the record until its target answered (or someone closed or
-// escalated it) or limit passed, telling the client every few seconds.
-func (s *server) wait(ctx context.Context, req *mcp.CallToolRequest, id string, limit time.Duration) (*ClarifyResult, error) {
+// escalated it) or limit passed, telling the client every few seconds. A
+// wait whose client went away (its input ended) or cancelled the call is
+// abandoned at once and logged as such; the request stays open.
+func (s *server) wait(ctx context.Context, req *mcp.CallToolRequest, id string, limit time.Duration) (*RequestResult, error) {
 	start := time.Now()
 	tick := time.NewTicker(s.o.Poll)
 	defer tick.Stop()
 	token := req.Params.GetProgressToken()
 	lastNote := time.Time{}
+	abandoned := ""
 	for {
 		rec, err := s.o.Router.Get(id)
 		if err != nil {
 			return nil, err
 		}
 		waited := time.Since(start)
-		if !rec.Status.Waiting() || waited >= limit || ctx.Err() != nil {
-			out := result(&router.Result{Record: *rec})
+		if abandoned == "" {
+			abandoned = s.abandonedWhy(ctx)
+		}
+		if !rec.Status.Waiting() || waited >= limit || abandoned != "" {
+			out := &RequestResult{ClarifyResult: *result(&router.Result{Record: *rec})}
 			if a := rec.LastOf(ledger.Answer); a != nil && !rec.Status.Waiting() {
 				out.Answer, out.AnsweredBy = a.Body, a.From
 			}
 			if rec.Status.Waiting() {
-				out.TimedOut = true
+				out.TimedOut = abandoned == ""
+				out.Abandoned = abandoned != ""
 				out.Next = fmt.Sprintf("no answer from %s yet: call clarify_show with id %s (or clarify_inbox) later", rec.To, id)
+				if abandoned != "" {
+					out.Next = "the wait ended (" + abandoned + "); " + id + " stays open: " + out.Next
+					s.logAbandoned(ctx, rec, abandoned, waited)
+				}
 			}
 			return out, nil
 		}
@@ -225,8 +272,45 @@ func (s *server) wait(ctx context.Context, req *mcp.CallToolRequest, id string, 
 		}
 		select {
 		case <-ctx.Done():
+		case <-s.o.Gone:
 		case <-tick.C:
 		}
+	}
+}
+
+// abandonedWhy says why nobody waits for the answer any more: the
+// client's input ended, or it cancelled the call; "" while it waits.
+func (s *server) abandonedWhy(ctx context.Context) string {
+	select {
+	case <-s.o.Gone:
+		return "the client closed its input"
+	default:
+	}
+	if ctx.Err() == nil {
+		return ""
+	}
+	if errors.Is(context.Cause(ctx), io.EOF) {
+		return "the client closed its input"
+	}
+	return "the client cancelled the call"
+}
+
+// logAbandoned records in the event log that a wait ended unanswered.
+// The call's context may be cancelled already: the line is written under
+// a short context of its own, so it is whole or absent.
+func (s *server) logAbandoned(ctx context.Context, rec *ledger.Record, why string, waited time.Duration) {
+	ev := s.o.Router.Events
+	if ev == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 500*time.Millisecond)
+	defer cancel()
+	err := ev.Append(ctx, events.ClarificationWaitAbandoned, events.WaitAbandonedPayload{
+		ClarificationPayload: events.ClarificationPayload{ClarificationID: rec.ID, IssueNumber: rec.IssueNumber, FromAgent: rec.From,
+			ToAgent: rec.To, Topic: rec.Topic, Blocking: rec.Blocking, Timestamp: time.Now().UnixMilli()},
+		Reason: why, WaitedSeconds: int(waited.Seconds())})
+	if err != nil {
+		s.o.Warn("%s not logged: %v", events.ClarificationWaitAbandoned, err)
 	}
 }
 
@@ -340,26 +424,25 @@ func (s *server) inbox(ctx context.Context, _ *mcp.CallToolRequest, _ inboxIn) (
 	return out, nil
 }
 
-// escalations are the escalated records of the session's issue (none
-// without one, or when its ledger does not load: the rest of the inbox
-// stands).
+// escalations are the escalated records that concern this server: the
+// session's issue's, as hook start lists them, and wherever this agent
+// asked or was asked, so its own escalations stay in its inbox with no
+// default issue. Ledgers that do not load are left out: the rest of the
+// inbox stands.
 func (s *server) escalations(ctx context.Context) []*Clarification {
 	out := []*Clarification{}
-	if s.o.Issue == nil {
-		return out
+	issue, hasIssue := 0, false
+	if s.o.Issue != nil {
+		issue, hasIssue = s.o.Issue(ctx)
 	}
-	issue, ok := s.o.Issue(ctx)
-	if !ok {
-		return out
-	}
-	l, err := (&ledger.Store{WS: s.o.WS, Locks: s.o.Router.Locks}).Load(issue)
+	recs, _, err := (&ledger.Store{WS: s.o.WS, Locks: s.o.Router.Locks}).Records(func(r *ledger.Record) bool {
+		return r.Status == ledger.Escalated && ((hasIssue && r.IssueNumber == issue) || r.From == s.o.Agent || r.To == s.o.Agent)
+	})
 	if err != nil {
 		return out
 	}
-	for i := range l.Clarifications {
-		if l.Clarifications[i].Status == ledger.Escalated {
-			out = append(out, view(&l.Clarifications[i], false))
-		}
+	for i := range recs {
+		out = append(out, view(&recs[i], false))
 	}
 	return out
 }

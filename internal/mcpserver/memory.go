@@ -3,15 +3,18 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/ready"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
@@ -28,18 +31,24 @@ type Hit struct {
 }
 
 type searchIn struct {
-	Query    string `json:"query,omitempty" jsonschema:"words to rank by (BM25 over summary and content; any word may match)"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many hits (default 10, at most 100)"`
-	Issue    *int   `json:"issue,omitempty" jsonschema:"only observations of this issue"`
-	Agent    string `json:"agent,omitempty" jsonschema:"only observations by this agent"`
-	Category string `json:"category,omitempty" jsonschema:"only this category: decision, code-change, error, key-fact, compaction-summary"`
+	Query    string `json:"query,omitempty" jsonschema:"BM25 words, any may match"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"default 10"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"a page's nextOffset"`
+	Issue    *int   `json:"issue,omitempty"`
+	Agent    string `json:"agent,omitempty"`
+	Category string `json:"category,omitempty"`
+	Since    string `json:"since,omitempty" jsonschema:"ISO 8601 or 7d, 12h"`
+	Until    string `json:"until,omitempty" jsonschema:"ISO 8601"`
+	Archived bool   `json:"archived,omitempty" jsonschema:"search the archive"`
 }
 
 // SearchResult is memory_search's hits, best first.
 type SearchResult struct {
 	Outcome
-	Hits []Hit  `json:"hits,omitempty"`
-	Next string `json:"next,omitempty"`
+	Hits []Hit `json:"hits"`
+	// NextOffset is the offset of the next page; 0: this is the last.
+	NextOffset int    `json:"nextOffset,omitempty"`
+	Next       string `json:"next,omitempty"`
 }
 
 // Observation is one stored observation in full. Integrity is "intact",
@@ -74,28 +83,29 @@ func observationOf(o *memory.Observation, full bool) Observation {
 }
 
 type timelineIn struct {
-	ID     string `json:"id" jsonschema:"an observation id from memory_search"`
-	Before *int   `json:"before,omitempty" jsonschema:"observations before it (default 3, at most 50)"`
-	After  *int   `json:"after,omitempty" jsonschema:"observations after it (default 3, at most 50)"`
+	ID     string `json:"id"`
+	Before *int   `json:"before,omitempty" jsonschema:"default 3"`
+	After  *int   `json:"after,omitempty" jsonschema:"default 3"`
 }
 
 // ObservationsResult is a list of observations (memory_timeline, memory_get).
 type ObservationsResult struct {
 	Outcome
-	Observations []Observation `json:"observations,omitempty"`
-	// NotFound are the ids memory_get found nothing for.
+	Observations []Observation `json:"observations"`
+	// NotFound are the ids memory_get found nothing for (each cut to
+	// 100 characters).
 	NotFound []string `json:"notFound,omitempty"`
 }
 
 type getIn struct {
-	IDs []string `json:"ids" jsonschema:"observation ids from memory_search or memory_timeline (at most 20)"`
+	IDs []string `json:"ids"`
 }
 
 type rememberIn struct {
-	Content  string `json:"content" jsonschema:"the decision or fact, in a sentence or a short paragraph (at most 2000 characters; secrets and <private> parts are removed)"`
-	Category string `json:"category,omitempty" jsonschema:"decision (default), key-fact, error or code-change"`
-	Issue    *int   `json:"issue,omitempty" jsonschema:"the issue (default: $AGENTX_ISSUE, else the branch's issue)"`
-	Agent    string `json:"agent,omitempty" jsonschema:"who observed it; only this server's own agent is accepted"`
+	Content  string `json:"content" jsonschema:"a sentence or short paragraph"`
+	Category string `json:"category,omitempty" jsonschema:"default decision"`
+	Issue    *int   `json:"issue,omitempty" jsonschema:"default: the session's issue"`
+	Agent    string `json:"agent,omitempty" jsonschema:"leave out"`
 }
 
 // RememberResult is what memory_remember stored.
@@ -114,43 +124,90 @@ type readyIn struct{}
 // ReadyResult is the ready queue.
 type ReadyResult struct {
 	Outcome
-	Issues []*ready.Issue `json:"issues,omitempty"`
+	Issues []*ready.Issue `json:"issues"`
 }
 
 func (s *server) addMemoryTools(srv *mcp.Server) {
-	add(srv, "memory_search", "Search the team's memory; returns compact hits (id, summary, score, tokens) to pick from.", s.search)
-	add(srv, "memory_timeline", "What happened around one observation: its issue's observations just before and after it.", s.timeline)
-	add(srv, "memory_get", "Full observations by id, each with its integrity (intact, unhashed or tampered).", s.get)
-	add(srv, "memory_remember", "Record a decision or fact now, so later sessions and other agents recall it (sanitised before storing).", s.remember)
-	add(srv, "ready", "Issues known locally and whether a blocking clarification holds them up, and for whom.", s.ready)
+	cats := make([]string, 0, 5)
+	for _, c := range memory.Categories() {
+		cats = append(cats, string(c))
+	}
+	add(srv, spec{name: "memory_search", title: "Search memory", readOnly: true,
+		desc: "Search the team's memory: compact hits (id, summary, score, tokens), paged.",
+		in: map[string]bound{"query": chars(0, validate.MaxBody), "limit": between(1, 100), "offset": between(0, maxOffset),
+			"issue": between(0, validate.MaxIssue), "agent": agentBound, "category": oneOf(cats...),
+			"since": chars(0, 40), "until": chars(0, 40)}}, s.search)
+	add(srv, spec{name: "memory_timeline", title: "Memory timeline", readOnly: true,
+		desc: "The observations of an issue just before and after one.",
+		in:   map[string]bound{"id": idBound, "before": between(0, 50), "after": between(0, 50)}}, s.timeline)
+	add(srv, spec{name: "memory_get", title: "Read observations", readOnly: true,
+		desc: "Full observations by id, with their integrity.",
+		in:   map[string]bound{"ids": items(1, 20, 100)}}, s.get)
+	add(srv, spec{name: "memory_remember", title: "Remember a decision",
+		desc: "Record a decision or fact for later sessions and other agents (secrets removed).", idempotent: true,
+		in: map[string]bound{"content": bodyBound, "category": oneOf(string(memory.Decision), string(memory.KeyFact), string(memory.Error), string(memory.CodeChange)),
+			"issue": issueBound, "agent": actorBound}}, s.remember)
+	add(srv, spec{name: "ready", title: "Ready queue", readOnly: true,
+		desc: "Issues known locally, and which clarification blocks them on whom."}, s.ready)
 }
 
+// maxOffset bounds memory_search's paging: a search reads offset+limit
+// hits to return the last limit.
+const maxOffset = 10_000
+
 func (s *server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*SearchResult, error) {
-	q := memory.Query{Text: in.Query, Agent: in.Agent, Category: memory.Category(in.Category), Limit: 10}
+	q := memory.Query{Text: in.Query, Agent: in.Agent, Category: memory.Category(in.Category)}
+	limit := 10
 	if in.Limit > 0 {
-		q.Limit = min(in.Limit, 100)
+		limit = min(in.Limit, 100)
 	}
+	offset := min(max(in.Offset, 0), maxOffset)
+	q.Limit = offset + limit + 1 // one more says whether a next page exists
 	if in.Issue != nil {
 		q.Issue, q.IssueSet = *in.Issue, true
 	}
 	if in.Category != "" && !q.Category.Known() {
 		return nil, errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", in.Category)
 	}
-	if strings.TrimSpace(q.Text) == "" && q.Agent == "" && !q.IssueSet && q.Category == "" {
-		return nil, errcode.New(errcode.InvalidInput, "memory_search needs a query or a filter (agent, issue, category)")
+	now := s.o.Router.Clock.Now()
+	var err error
+	if q.Since, err = clock.ParseWhen(in.Since, now); err != nil {
+		return nil, err
 	}
-	rows, err := s.o.Memory.Search(ctx, q)
+	if q.Until, err = clock.ParseWhen(in.Until, now); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(q.Text) == "" && q.Agent == "" && !q.IssueSet && q.Category == "" && in.Since == "" && in.Until == "" {
+		return nil, errcode.New(errcode.InvalidInput, "memory_search needs a query or a filter (agent, issue, category, since, until)")
+	}
+	var rows []memory.Row
+	if in.Archived {
+		rows, err = s.o.Memory.SearchArchived(ctx, q)
+	} else {
+		rows, err = s.o.Memory.Search(ctx, q)
+	}
 	if err != nil {
 		return nil, err
 	}
-	out := &SearchResult{Hits: make([]Hit, 0, len(rows))}
+	out := &SearchResult{Hits: []Hit{}}
+	if len(rows) > offset+limit {
+		out.NextOffset = offset + limit
+		rows = rows[:offset+limit]
+	}
+	rows = rows[min(offset, len(rows)):]
 	for _, r := range rows {
 		score, _ := strconv.ParseFloat(strconv.FormatFloat(r.Score, 'f', 4, 64), 64)
 		out.Hits = append(out.Hits, Hit{ID: r.ID, Summary: r.Summary, Score: score, Tokens: r.Tokens, Issue: r.IssueNumber,
 			Agent: r.Agent, Category: string(r.Category), Timestamp: r.Timestamp})
 	}
-	if len(rows) > 0 {
+	switch {
+	case in.Archived && len(rows) > 0:
+		out.Next = "archived: `agentx-hook memory restore ID` brings one back"
+	case len(rows) > 0:
 		out.Next = "memory_timeline around a hit, or memory_get with the ids worth reading in full"
+	}
+	if out.NextOffset > 0 {
+		out.Next += fmt.Sprintf("; more with offset %d", out.NextOffset)
 	}
 	return out, nil
 }
@@ -185,7 +242,7 @@ func (s *server) get(ctx context.Context, _ *mcp.CallToolRequest, in getIn) (*Ob
 	for _, id := range in.IDs {
 		o, err := s.o.Memory.GetByID(ctx, id)
 		if errcode.Is(err, errcode.NotFound) {
-			out.NotFound = append(out.NotFound, id)
+			out.NotFound = append(out.NotFound, shorten.Line(id, 100))
 			continue
 		}
 		if err != nil {
@@ -194,7 +251,7 @@ func (s *server) get(ctx context.Context, _ *mcp.CallToolRequest, in getIn) (*Ob
 		out.Observations = append(out.Observations, observationOf(o, true))
 	}
 	if len(out.Observations) == 0 {
-		return nil, errcode.New(errcode.NotFound, "no observation %s", strings.Join(in.IDs, ", ")).
+		return nil, errcode.New(errcode.NotFound, "no observation with id %s", strings.Join(out.NotFound, ", ")).
 			WithHint("ids come from memory_search or memory_timeline")
 	}
 	return out, nil
@@ -248,6 +305,9 @@ func (s *server) ready(ctx context.Context, _ *mcp.CallToolRequest, _ readyIn) (
 	}
 	for _, w := range rep.Warnings {
 		s.o.Warn("%s", w)
+	}
+	if rep.Issues == nil {
+		rep.Issues = []*ready.Issue{}
 	}
 	return &ReadyResult{Issues: rep.Issues}, nil
 }

@@ -17,12 +17,14 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/doctor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
@@ -60,17 +62,34 @@ type Options struct {
 	Wait, Poll time.Duration
 	// Warn hears about failed side effects (the monitor's check).
 	Warn func(format string, args ...any)
+	// Doctor runs doctor's checks for the status tool (nil: status lists
+	// no findings).
+	Doctor func(ctx context.Context) []doctor.Finding
+	// Gone is closed when the client has gone (its input ended): a
+	// blocking wait gives up at once. Run takes it from a transport that
+	// has one (StdioTransport.Gone).
+	Gone <-chan struct{}
+	// done is closed when Run's session has ended.
+	done <-chan struct{}
 }
 
 // server is one configured server's tool handlers.
 type server struct {
-	o Options
+	o     Options
+	srv   *mcp.Server
+	watch watch
 }
 
 // New returns the MCP server with every tool registered.
 func New(o Options) (*mcp.Server, error) {
+	_, srv, err := newServer(o)
+	return srv, err
+}
+
+// newServer is New with the handlers' state (tests look at it).
+func newServer(o Options) (*server, *mcp.Server, error) {
 	if o.Router == nil || o.Memory == nil || o.Config == nil || o.Agent == "" {
-		return nil, errors.New("mcpserver: Router, Memory, Config and Agent are required")
+		return nil, nil, errors.New("mcpserver: Router, Memory, Config and Agent are required")
 	}
 	if o.Wait <= 0 {
 		o.Wait = DefaultWait
@@ -84,15 +103,26 @@ func New(o Options) (*mcp.Server, error) {
 	s := &server{o: o}
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "agentx: clarifications and memory", Version: o.Version},
 		&mcp.ServerOptions{Instructions: "You are agent " + o.Agent + ". Ask upstream agents with clarify_request when something is ambiguous; " +
-			"check clarify_inbox for questions waiting for your answer; search memory (memory_search, then memory_timeline or memory_get) before deciding; " +
-			"record decisions with memory_remember."})
+			"check clarify_inbox (or the resource " + InboxURI + ") for questions waiting for your answer; search memory (memory_search, then memory_timeline or memory_get) before deciding; " +
+			"record decisions with memory_remember; status says what in the workspace needs fixing. A failed call's error says whether a retry can help.",
+			SubscribeHandler: s.subscribe, UnsubscribeHandler: s.unsubscribe})
+	s.srv = srv
+	srv.AddReceivingMiddleware(argumentsMiddleware)
 	s.addClarifyTools(srv)
 	s.addMemoryTools(srv)
-	return srv, nil
+	s.addStatusTool(srv)
+	s.addResources(srv)
+	return s, srv, nil
 }
 
 // Run serves o over t until the client disconnects or ctx ends.
 func Run(ctx context.Context, o Options, t mcp.Transport) error {
+	if g, ok := t.(interface{ Gone() <-chan struct{} }); ok && o.Gone == nil {
+		o.Gone = g.Gone()
+	}
+	done := make(chan struct{})
+	defer close(done) // the resource watcher ends with the session
+	o.done = done
 	srv, err := New(o)
 	if err != nil {
 		return err
@@ -101,18 +131,50 @@ func Run(ctx context.Context, o Options, t mcp.Transport) error {
 }
 
 // Failure is a tool error as a structured result: the protocol's error
-// code, the message and the hint the CLI gives.
+// code, the message, the hint the CLI gives, and whether calling again
+// can help.
 type Failure struct {
 	Code    string `json:"code" jsonschema:"the protocol error code (NOT_FOUND, INVALID_INPUT, SCOPE_VIOLATION, ...)"`
 	Message string `json:"message"`
 	Hint    string `json:"hint,omitempty"`
+	Retry   string `json:"retry"`
 }
 
-// text is the failure as the CLI prints it on stderr.
+// What a retry can do (Failure.Retry).
+const (
+	// RetryLater: the same call may succeed later (a busy lock, a failing
+	// disk, a responder that failed).
+	RetryLater = "later"
+	// RetryFix: it succeeds only with other arguments, or once the state
+	// allows it (the hint says what to change).
+	RetryFix = "fix"
+	// RetryNo: no call can make it succeed; a person must act (a round
+	// limit reached, a damaged state file).
+	RetryNo = "no"
+)
+
+// retryOf is what calling again can do about an error with code.
+func retryOf(code errcode.Code) string {
+	switch code {
+	case errcode.LockTimeout, errcode.IOError, errcode.AgentError:
+		return RetryLater
+	case errcode.MaxRoundsExceeded, errcode.CorruptState:
+		return RetryNo
+	}
+	return RetryFix
+}
+
+// text is the failure as the CLI prints it on stderr, and the retry advice.
 func (f *Failure) text() string {
 	s := "error: " + f.Code + ": " + f.Message
 	if f.Hint != "" {
 		s += "\nhint: " + f.Hint
+	}
+	switch f.Retry {
+	case RetryLater:
+		s += "\nretry: later (the same call may succeed)"
+	case RetryNo:
+		s += "\nretry: no (a person must act)"
 	}
 	return s
 }
@@ -130,7 +192,27 @@ type failer interface{ fail(*Failure) }
 // failureOf is err as the CLI reports it (errcode.Classify).
 func failureOf(err error) *Failure {
 	code, hint := errcode.Classify(err)
-	return &Failure{Code: string(code), Message: err.Error(), Hint: hint}
+	return &Failure{Code: string(code), Message: err.Error(), Hint: hint, Retry: retryOf(code)}
+}
+
+// spec is one tool as tools/list shows it: its name, title, description,
+// what it does to the workspace (the annotations hosts decide permission
+// prompts by) and the bounds of its arguments.
+type spec struct {
+	name, title, desc string
+	// readOnly: it changes nothing the caller could notice (it reads;
+	// like every agentx command it runs the monitor's check, which
+	// applies timeouts already due).
+	readOnly bool
+	// destructive: it ends something that cannot be undone.
+	destructive bool
+	// idempotent: calling it again with the same arguments changes
+	// nothing more.
+	idempotent bool
+	// openWorld: it may start something outside the workspace (a
+	// configured responder, itself an agent).
+	openWorld bool
+	in        map[string]bound
 }
 
 // add registers one tool whose handler returns its result or an error;
@@ -138,8 +220,16 @@ func failureOf(err error) *Failure {
 func add[In, Out any, P interface {
 	*Out
 	failer
-}](srv *mcp.Server, name, description string, h func(context.Context, *mcp.CallToolRequest, In) (*Out, error)) {
-	mcp.AddTool(srv, &mcp.Tool{Name: name, Description: description},
+}](srv *mcp.Server, sp spec, h func(context.Context, *mcp.CallToolRequest, In) (*Out, error)) {
+	// Every hint is set, false included: a host that reads a missing
+	// destructiveHint or openWorldHint as the spec's default (true) would
+	// ask the user's permission for nothing.
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: sp.readOnly, DestructiveHint: &sp.destructive,
+		IdempotentHint: sp.idempotent || sp.readOnly, OpenWorldHint: &sp.openWorld}
+	fullOutput.Store(sp.name, fullSchema[Out]())
+	tool := &mcp.Tool{Name: sp.name, Title: sp.title, Description: sp.desc, Annotations: ann,
+		InputSchema: inputSchema[In](sp.in), OutputSchema: leanOutput[Out]()}
+	mcp.AddTool(srv, tool,
 		func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, *Out, error) {
 			out, err := h(ctx, req, in)
 			if err == nil {
@@ -147,9 +237,25 @@ func add[In, Out any, P interface {
 			}
 			f := failureOf(err)
 			out = new(Out)
+			emptyLists(reflect.ValueOf(out).Elem())
 			P(out).fail(f)
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: f.text()}}}, out, nil
 		})
+}
+
+// emptyLists sets v's nil slices (its own fields and its embedded
+// structs') to empty ones: a failed call's result still has every list
+// its output schema promises, as a list.
+func emptyLists(v reflect.Value) {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch {
+		case f.Kind() == reflect.Slice && f.IsNil() && f.CanSet():
+			f.Set(reflect.MakeSlice(f.Type(), 0, 0))
+		case f.Kind() == reflect.Struct && v.Type().Field(i).Anonymous:
+			emptyLists(f)
+		}
+	}
 }
 
 // actor checks who a call says acts: empty or this server's agent.

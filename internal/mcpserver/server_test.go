@@ -43,19 +43,20 @@ func newWorkspace(t *testing.T) workspace.Workspace {
 // session to it over an in-memory transport.
 func connect(t *testing.T, ws workspace.Workspace, agent string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := clock.Real{}
-	locks := lock.New(lock.Options{Clock: clk, Agent: agent})
-	trail := &audit.Trail{Dir: ws.StateDir(), Locks: locks, Clock: clk, Tool: "agentx-hook", Version: "test"}
-	rt := router.New(router.Options{WS: ws, Locks: locks, Config: cfg, Clock: clk, NoSync: true, Audit: trail,
-		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: clk}})
-	mem := memory.New(ws.MemoryDir(), locks, clk)
-	mem.NoSync, mem.Audit, mem.Actor = true, trail, agent
-	srv, err := New(Options{WS: ws, Agent: agent, Config: cfg, Router: rt, Memory: mem, Version: "test",
-		Poll: 20 * time.Millisecond, Issue: func(context.Context) (int, bool) { return 42, true }})
+	return connectWith(t, testOptions(t, ws, agent), opts)
+}
+
+// connectWith starts a server with o and returns a client session to it.
+func connectWith(t *testing.T, o Options, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	_, cs := connectServer(t, o, opts)
+	return cs
+}
+
+// connectServer is connectWith that also returns the server's handlers.
+func connectServer(t *testing.T, o Options, opts *mcp.ClientOptions) (*server, *mcp.ClientSession) {
+	t.Helper()
+	s, srv, err := newServer(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,33 @@ func connect(t *testing.T, ws workspace.Workspace, agent string, opts *mcp.Clien
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait(); cancel() })
-	return cs
+	return s, cs
+}
+
+// testOptions is a server acting as agent on ws, wired as the CLI wires
+// it; calls that name no issue get 42.
+func testOptions(t *testing.T, ws workspace.Workspace, agent string) Options {
+	t.Helper()
+	return testOptionsLocks(t, ws, agent, 0)
+}
+
+// testOptionsLocks is testOptions whose locks wait up to lockWait (0: the
+// default).
+func testOptionsLocks(t *testing.T, ws workspace.Workspace, agent string, lockWait time.Duration) Options {
+	t.Helper()
+	cfg, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clock.Real{}
+	locks := lock.New(lock.Options{Clock: clk, Agent: agent, Wait: lockWait})
+	trail := &audit.Trail{Dir: ws.StateDir(), Locks: locks, Clock: clk, Tool: "agentx-hook", Version: "test"}
+	rt := router.New(router.Options{WS: ws, Locks: locks, Config: cfg, Clock: clk, NoSync: true, Audit: trail,
+		Events: &events.Log{Path: ws.EventsFile(), Locks: locks, Clock: clk}})
+	mem := memory.New(ws.MemoryDir(), locks, clk)
+	mem.NoSync, mem.Audit, mem.Actor = true, trail, agent
+	return Options{WS: ws, Agent: agent, Config: cfg, Router: rt, Memory: mem, Version: "test",
+		Poll: 20 * time.Millisecond, Issue: func(context.Context) (int, bool) { return 42, true }}
 }
 
 // call calls a tool and returns its result and structured content.
@@ -135,7 +162,7 @@ func TestToolsListed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"clarify_abandon", "clarify_answer", "clarify_ask", "clarify_escalate", "clarify_inbox", "clarify_request", "clarify_resolve", "clarify_show",
-		"memory_get", "memory_remember", "memory_search", "memory_timeline", "ready"}
+		"memory_get", "memory_remember", "memory_search", "memory_timeline", "ready", "status"}
 	got := map[string]*mcp.Tool{}
 	for _, tool := range res.Tools {
 		got[tool.Name] = tool
@@ -272,9 +299,10 @@ func TestInboxListsEscalationsOfTheIssue(t *testing.T) {
 	ws := newWorkspace(t)
 	eng := connect(t, ws, "engineer", nil)
 	ok(t, eng, "clarify_request", map[string]any{"issue": 42, "to": "architect", "topic": "auth", "question": "JWT or sessions?", "waitSeconds": 0})
-	ok(t, eng, "clarify_request", map[string]any{"issue": 9, "to": "architect", "topic": "other", "question": "Elsewhere?", "waitSeconds": 0})
+	rev := connect(t, ws, "reviewer", nil)
+	ok(t, rev, "clarify_request", map[string]any{"issue": 9, "to": "architect", "topic": "other", "question": "Elsewhere?", "blocking": false})
 	ok(t, eng, "clarify_escalate", map[string]any{"id": "CLR-42-001", "summary": "Needs the security lead."})
-	ok(t, eng, "clarify_escalate", map[string]any{"id": "CLR-9-001", "summary": "Another issue."})
+	ok(t, rev, "clarify_escalate", map[string]any{"id": "CLR-9-001", "summary": "Another issue, another agent."})
 	in := ok(t, eng, "clarify_inbox", nil)
 	esc, _ := in["escalations"].([]any)
 	if len(esc) != 1 || esc[0].(map[string]any)["id"] != "CLR-42-001" {

@@ -35,6 +35,11 @@ const (
 	MemoryRecalled         = "memory-recalled"
 )
 
+// ClarificationWaitAbandoned: a blocking request's wait for its answer
+// (the MCP server's clarify_request) ended because its client went away
+// or cancelled the call; the request itself stays open.
+const ClarificationWaitAbandoned = "clarification-wait-abandoned"
+
 // MaxEvents is how many events the log keeps.
 const MaxEvents = 1000
 
@@ -56,6 +61,14 @@ type ClarificationPayload struct {
 	// Round is set on a follow-up only (the round it opened).
 	Round     int   `json:"round,omitempty"`
 	Timestamp int64 `json:"timestamp"`
+}
+
+// WaitAbandonedPayload is a clarification-wait-abandoned event's payload:
+// the record, why the wait ended and how long it had lasted.
+type WaitAbandonedPayload struct {
+	ClarificationPayload
+	Reason        string `json:"reason"`
+	WaitedSeconds int    `json:"waitedSeconds"`
 }
 
 // MemoryPayload is the reference payload of memory events.
