@@ -202,6 +202,9 @@ func Start(d *Deps, run *Run, in Input) *Result {
 func Finish(d *Deps, run *Run, in Input) *Result {
 	s := &session{d: d, run: run, in: in, res: &Result{Input: in, unchecked: true}}
 	defer s.afterFinish()
+	if in.Payload.Missing {
+		s.warn("agentx hook finish: %s", MissingPayload)
+	}
 	run.Step("monitor", func(ctx context.Context) { s.view(ctx) })
 	want := agentstatus.Done
 	if in.Payload.MidSession() {
@@ -241,6 +244,10 @@ func Finish(d *Deps, run *Run, in Input) *Result {
 	}
 	return s.finishResult(sections)
 }
+
+// MissingPayload is the warning of a hook finish whose host payload never
+// came (doctor counts the runs that logged it).
+const MissingPayload = "no host payload arrived on stdin within the hook's wait (the host sent it late or not at all): nothing was captured and the agent is not marked done"
 
 // afterFinish shares and checkpoints the state at the session's end. A
 // mid-session payload (Claude Code's Stop fires after every reply) does
