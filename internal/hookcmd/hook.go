@@ -17,7 +17,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 )
 
-const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex] [--strict] [--deadline D]
+const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex|copilot] [--strict] [--deadline D]
        agentx-hook hook finish --agent A [--issue N] [--format text|json] [--event E] [--summary-file F] [--strict] [--deadline D]
 
 Agent lifecycle hooks. Both run the monitor. start marks the agent working and
@@ -145,7 +145,7 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	flags := newFlags(a, "hook "+event, hookUsage)
 	flags.StringVar(&o.Agent, "agent", "", "the agent `name` (else $AGENTX_AGENT, else the host payload's agent_type)")
 	flags.StringVar(&o.Issue, "issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
-	o.register(flags, "text", "output `form`: text, json, claude or codex (start: the host's SessionStart JSON)")
+	o.register(flags, "text", "output `form`: text, json, claude, codex or copilot (start: the host's sessionStart JSON)")
 	flags.BoolVar(&o.Strict, "strict", false, "exit 1 while a blocking clarification of the agent is open (and 2 for a bad command line)")
 	flags.StringVar(&o.SummaryFile, "summary-file", "", "finish: a session summary `file` for memory capture")
 	flags.StringVar(&o.HostEvent, "event", "", "the host `event` the hook runs for, when its payload names none (Copilot: agentStop, sessionEnd)")
@@ -158,9 +158,9 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 		return o, usagef("hook %s takes no positional arguments (got %q)", event, pos[0])
 	}
 	switch o.Format {
-	case "text", "json", "claude", "codex":
+	case "text", "json", "claude", "codex", "copilot":
 	default:
-		return o, usagef("--format must be text, json, claude or codex (got %q)", o.Format)
+		return o, usagef("--format must be text, json, claude, codex or copilot (got %q)", o.Format)
 	}
 	if o.Deadline < 0 {
 		return o, usagef("--deadline must be positive (got %s)", o.Deadline)
@@ -334,6 +334,13 @@ func (a *App) writeHookOutput(res *session.Result, strict error) error {
 	switch res.Host {
 	case "claude", "codex": // Codex takes Claude Code's SessionStart form
 		return writeSessionStart(a.Stdout, res.Text)
+	case "copilot":
+		doc, err := session.CopilotStart(res.Text)
+		if err != nil {
+			return err
+		}
+		_, err = a.Stdout.Write(doc)
+		return err
 	case "json":
 		return a.writeDoc(res.Doc(strict != nil))
 	default:

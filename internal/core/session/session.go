@@ -48,8 +48,8 @@ type Input struct {
 	Agent    string
 	Issue    int
 	HasIssue bool
-	// Host is the output form: text, json, claude or codex. It sizes the
-	// recall and the text (Claude Code and Codex cut long context).
+	// Host is the output form: text, json, claude, codex or copilot. It
+	// sizes the recall and the text (the hosts cut long context).
 	Host   string
 	Strict bool
 	// Payload is the host payload or session summary read from stdin
@@ -239,8 +239,8 @@ func Finish(d *Deps, run *Run, in Input) *Result {
 	if sec, ok := monitorSection(s.res.Report); ok {
 		sections = append(sections, sec)
 	}
-	if s.res.Host == "claude" || s.res.Host == "codex" {
-		s.res.Host = "text" // Claude Code reads no context from session-end hooks
+	if hostForm(s.res.Host) {
+		s.res.Host = "text" // no host reads context from session-end hooks
 	}
 	return s.finishResult(sections)
 }
@@ -293,7 +293,7 @@ func (s *session) recordMetrics(command string, weeklyFile bool) {
 func (s *session) finishResult(sections []Section) *Result {
 	s.res.Sections = sections
 	s.res.Text = Text(s.res, sections)
-	if s.res.Host == "claude" || s.res.Host == "codex" {
+	if hostForm(s.res.Host) {
 		s.res.Text = FitHost(s.res.Text, s.res.Host)
 	}
 	if s.in.Strict {
@@ -301,6 +301,10 @@ func (s *session) finishResult(sections []Section) *Result {
 	}
 	return s.res
 }
+
+// hostForm reports an output form that is a host's hook format (its
+// context is cut to the host's limit).
+func hostForm(host string) bool { return host == "claude" || host == "codex" || host == "copilot" }
 
 // AgentAccepted checks an agent name as `memory add` does, and against the
 // agents the workflows and config know (when they name any): a typo in a
