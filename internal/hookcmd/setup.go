@@ -16,7 +16,8 @@ nothing.
   --claude   .claude/settings.json: SessionStart (hook start --format claude),
              SessionEnd and PreCompact (hook finish)
   --codex    .codex/hooks.json: SessionStart (hook start --format codex), Stop,
-             PreCompact and SessionEnd (hook finish); [features] hooks = true
+             PreCompact and SessionEnd (hook finish --format codex, quiet on
+             stdout, which Codex reads as JSON); [features] hooks = true
              in .codex/config.toml (an older setup's deprecated codex_hooks
              goes); the MCP server in its [mcp_servers.agentx]
   --copilot  .github/hooks/agentx.json: sessionStart (hook start --format
