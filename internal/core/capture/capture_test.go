@@ -267,6 +267,8 @@ func TestParsePayload(t *testing.T) {
 		{"codex_stop.json", Codex, "Stop", "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "", "0199a1b2.jsonl", "Phase 3 weights"},
 		{"copilot_sessionend.json", Copilot, "", "c0ffee00-1234-4abc-9def-001122334455", "complete", "events.jsonl", ""},
 		{"copilot_agentstop.json", Copilot, "", "c0ffee00-1234-4abc-9def-001122334455", "end_turn", "events.jsonl", ""},
+		// Codex 0.169: SessionEnd has no turn_id; its rollout says Codex.
+		{"codex_sessionend.json", Codex, "SessionEnd", "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "other", "0199a1b2.jsonl", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -618,5 +620,46 @@ func TestPrivateRegionAcrossMessages(t *testing.T) {
 		if !strings.Contains(all, keep) {
 			t.Errorf("%q lost:\n%s", keep, all)
 		}
+	}
+}
+
+// Copilot CLI fires agentStop before it writes the turn's last message
+// (issue 31): a mid-session capture reads up to the last turn that ended
+// and leaves the rest, cursor included, for the next one.
+func TestExtractCompleteTurns(t *testing.T) {
+	t.Parallel()
+	turn1 := `{"type":"assistant.turn_start","data":{"turnId":"0"}}
+{"type":"assistant.message","data":{"content":"We decided to keep the cache in memory."}}
+{"type":"assistant.turn_end","data":{"turnId":"0"}}
+`
+	turn2 := `{"type":"assistant.turn_start","data":{"turnId":"1"}}
+{"type":"assistant.message","data":{"content":"We decided to store the index on disk."}}
+`
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(path, []byte(turn1+turn2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ExtractFile(path, Options{CompleteTurns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.EndOffset != int64(len(turn1)) {
+		t.Errorf("EndOffset = %d, want %d (the end of the last turn that ended)", res.EndOffset, len(turn1))
+	}
+	if got := dump(res.Candidates); !strings.Contains(got, "cache in memory") || strings.Contains(got, "index on disk") {
+		t.Errorf("candidates:\n%s", got)
+	}
+	// At the session's end everything written is read, from the cursor on.
+	res, err = ExtractFile(path, Options{Offset: res.EndOffset})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(res.Candidates); !strings.Contains(got, "index on disk") || strings.Contains(got, "cache in memory") {
+		t.Errorf("candidates from the cursor:\n%s", got)
+	}
+	// No turn ended yet: nothing read, the cursor stays.
+	res = Extract([]byte(turn2), Options{CompleteTurns: true})
+	if res.EndOffset != 0 || len(res.Candidates) != 0 {
+		t.Errorf("an unfinished turn read: %d, %s", res.EndOffset, dump(res.Candidates))
 	}
 }

@@ -34,6 +34,12 @@ type Options struct {
 	Offset int64
 	// Cwd makes file paths under it relative.
 	Cwd string
+	// CompleteTurns reads only up to the end of the last turn that ended
+	// (a Copilot CLI `assistant.turn_end` line): Copilot fires agentStop
+	// before it writes the turn's last message, so what follows the last
+	// turn_end may be a turn still being written. EndOffset stops there
+	// too, and the next capture reads the rest.
+	CompleteTurns bool
 }
 
 // ExtractFile captures observations from the transcript at path, from
@@ -90,6 +96,9 @@ func ExtractFile(path string, opt Options) (Result, error) {
 // newline is read only if it is complete JSON (the host may be writing it).
 // Result.EndOffset is relative to data.
 func Extract(data []byte, opt Options) Result {
+	if opt.CompleteTurns {
+		data = data[:completeTurns(data)]
+	}
 	x := newExtractor(opt)
 	pos := 0
 	for pos < len(data) {
