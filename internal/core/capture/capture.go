@@ -12,6 +12,7 @@
 package capture
 
 import (
+	"context"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -99,12 +100,26 @@ func priority(c memory.Category) int {
 // so the sanitiser runs some fifty times, not a thousand; a second pass
 // catches items that only read alike once their secrets are marks.
 func finish(cands []Candidate, keepOrder bool) []Candidate {
+	out, _ := finishContext(context.Background(), cands, keepOrder)
+	return out
+}
+
+// keptBeforeSanitising is how many distinct candidates the first pass keeps:
+// MaxPerCapture and room for those the sanitiser empties or shortens
+// below MinItemChars.
+const keptBeforeSanitising = 4 * MaxPerCapture
+
+// finishContext is finish, stopping with ctx's error once ctx is done.
+func finishContext(ctx context.Context, cands []Candidate, keepOrder bool) ([]Candidate, error) {
 	if !keepOrder {
 		sort.SliceStable(cands, func(i, j int) bool {
 			return priority(cands[i].Category) < priority(cands[j].Category)
 		})
 	}
-	cands = Dedupe(cands, DuplicateThreshold)
+	cands, err := dedupe(ctx.Err, cands, DuplicateThreshold, keptBeforeSanitising)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Candidate, 0, min(len(cands), MaxPerCapture))
 	for _, c := range cands {
 		if len(out) == MaxPerCapture {
@@ -120,5 +135,5 @@ func finish(cands []Candidate, keepOrder bool) []Candidate {
 		}
 		out = append(out, c)
 	}
-	return Dedupe(out, DuplicateThreshold)
+	return Dedupe(out, DuplicateThreshold), nil
 }
