@@ -668,9 +668,11 @@ func (s *Store) AddRecallCounts(ctx context.Context, counts map[string]int) erro
 		}
 		byIssue[n][id] = counts[id]
 	}
+	var restamp []restamped
 	for _, n := range order {
 		path := s.IssuePath(n)
 		err := s.withLock(ctx, path, func(lk *lock.Lock) error {
+			before, berr := s.stampOf(n)
 			f, err := s.readIssue(n)
 			if err != nil {
 				return err
@@ -692,12 +694,19 @@ func (s *Store) AddRecallCounts(ctx context.Context, counts map[string]int) erro
 			if err != nil {
 				return err
 			}
-			return atomicfile.Write(path, data, s.writeOpts(lk))
+			if err := atomicfile.Write(path, data, s.writeOpts(lk)); err != nil {
+				return err
+			}
+			if after, aerr := s.stampOf(n); berr == nil && aerr == nil {
+				restamp = append(restamp, restamped{issue: n, before: before, after: after})
+			}
+			return nil
 		})
 		if err != nil {
 			return err
 		}
 	}
+	s.restamp(ctx, restamp)
 	return nil
 }
 
