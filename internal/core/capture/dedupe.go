@@ -86,7 +86,11 @@ func dedupe(done func() error, cands []Candidate, threshold float64, maxKept int
 		rank[w] = int32(i)
 	}
 	byCat := map[string]*dedupeIndex{}
-	out := make([]Candidate, 0, min(len(cands), max(maxKept, 0)+1))
+	keep := len(cands)
+	if maxKept > 0 {
+		keep = min(keep, maxKept)
+	}
+	out := make([]Candidate, 0, keep)
 	var stamp []int // per kept position: the candidate that last compared it
 	for i, c := range cands {
 		if i&255 == 0 && done != nil {
