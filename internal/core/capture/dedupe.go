@@ -53,37 +53,9 @@ func Dedupe(cands []Candidate, threshold float64) []Candidate {
 // Word sets are sorted slices of word ranks (rarest first), compared by a
 // merge, not maps.
 func dedupe(done func() error, cands []Candidate, threshold float64, maxKept int) ([]Candidate, error) {
-	words := make([][]string, len(cands))
-	freq := map[string]int{}
-	for i, c := range cands {
-		if i&255 == 0 && done != nil {
-			if err := done(); err != nil {
-				return nil, err
-			}
-		}
-		set := Words(c.Content)
-		ws := make([]string, 0, len(set))
-		for w := range set {
-			ws = append(ws, w)
-			freq[w]++
-		}
-		words[i] = ws
-	}
-	// Rank every word, rarest first (ties by the word): a set sorted by
-	// rank starts with its prefix.
-	all := make([]string, 0, len(freq))
-	for w := range freq {
-		all = append(all, w)
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if freq[all[i]] != freq[all[j]] {
-			return freq[all[i]] < freq[all[j]]
-		}
-		return all[i] < all[j]
-	})
-	rank := make(map[string]int32, len(all))
-	for i, w := range all {
-		rank[w] = int32(i)
+	sets, err := rankedSets(done, cands)
+	if err != nil {
+		return nil, err
 	}
 	byCat := map[string]*dedupeIndex{}
 	keep := len(cands)
@@ -98,11 +70,7 @@ func dedupe(done func() error, cands []Candidate, threshold float64, maxKept int
 				return nil, err
 			}
 		}
-		set := make([]int32, len(words[i]))
-		for j, w := range words[i] {
-			set[j] = rank[w]
-		}
-		slices.Sort(set)
+		set := sets[i]
 		ci := byCat[string(c.Category)]
 		if ci == nil {
 			ci = &dedupeIndex{probe: map[int32][]int{}, threshold: threshold}
@@ -125,6 +93,52 @@ func dedupe(done func() error, cands []Candidate, threshold float64, maxKept int
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// rankedSets is each candidate's word set as the sorted ranks of its
+// words, rarest first across all candidates (ties by the word): a set
+// starts with its prefix.
+func rankedSets(done func() error, cands []Candidate) ([][]int32, error) {
+	words := make([][]string, len(cands))
+	freq := map[string]int{}
+	for i, c := range cands {
+		if i&255 == 0 && done != nil {
+			if err := done(); err != nil {
+				return nil, err
+			}
+		}
+		set := Words(c.Content)
+		ws := make([]string, 0, len(set))
+		for w := range set {
+			ws = append(ws, w)
+			freq[w]++
+		}
+		words[i] = ws
+	}
+	all := make([]string, 0, len(freq))
+	for w := range freq {
+		all = append(all, w)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if freq[all[i]] != freq[all[j]] {
+			return freq[all[i]] < freq[all[j]]
+		}
+		return all[i] < all[j]
+	})
+	rank := make(map[string]int32, len(all))
+	for i, w := range all {
+		rank[w] = int32(i)
+	}
+	sets := make([][]int32, len(cands))
+	for i, ws := range words {
+		set := make([]int32, len(ws))
+		for j, w := range ws {
+			set[j] = rank[w]
+		}
+		slices.Sort(set)
+		sets[i] = set
+	}
+	return sets, nil
 }
 
 // dedupeIndex holds the kept candidates of one category, indexed by the

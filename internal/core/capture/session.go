@@ -44,7 +44,7 @@ func FromPayloadContext(ctx context.Context, p Payload, opt Options) (Result, er
 		sum := Candidate{Category: memory.CompactionSummary, Content: p.CompactSummary, SourceBytes: int(res.SourceBytes)}
 		res.Candidates = append([]Candidate{sum}, res.Candidates...)
 	}
-	cands, err := finishContext(ctx, res.Candidates, false)
+	cands, err := finish(ctx, res.Candidates, false)
 	if err != nil {
 		return Result{}, err
 	}

@@ -94,7 +94,7 @@ func ParseSummaryContext(ctx context.Context, text string) (Result, error) {
 			}
 		}
 	}
-	cands, err := finishContext(ctx, cands, true)
+	cands, err := finish(ctx, cands, true)
 	if err != nil {
 		return Result{}, err
 	}

@@ -130,7 +130,7 @@ func ExtractContext(ctx context.Context, data []byte, opt Options) (Result, erro
 		x.line(line)
 		pos = next
 	}
-	cands, err := finishContext(ctx, x.candidates(), false)
+	cands, err := finish(ctx, x.candidates(), false)
 	if err != nil {
 		return Result{Lines: x.lines}, err
 	}
