@@ -523,7 +523,7 @@ func (s *Store) issueOf(ctx context.Context, id string) (int, error) {
 
 // lookupIssue finds id's issue through the manifest, then the issue files.
 func (s *Store) lookupIssue(id string) (int, error) {
-	data, err := atomicfile.ReadRegular(s.ManifestPath(), atomicfile.StateLimit)
+	data, err := atomicfile.ReadRegular(s.ManifestPath(), atomicfile.LimitOf(s.ManifestPath()))
 	if err == nil {
 		if m, err := ParseManifest(s.ManifestPath(), data); err == nil {
 			for _, e := range m.Entries {
