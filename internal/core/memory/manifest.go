@@ -95,12 +95,16 @@ func (s *Store) Rebuild(ctx context.Context) (rep RebuildReport, err error) {
 }
 
 // readManifestForRebuild returns the current manifest when it parses (its
-// order and extra keys are kept), else nil and, when it exists but does
-// not parse, why.
+// order and extra keys are kept), else nil and, when it exists but cannot
+// be read (past its limit) or does not parse, why: such a manifest is
+// moved aside, never replaced unseen with the keys other tools kept in it.
 func (s *Store) readManifestForRebuild() (*Manifest, uint64, error) {
 	data, err := atomicfile.ReadRegular(s.ManifestPath(), atomicfile.LimitOf(s.ManifestPath()))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
 	}
 	st, _, _ := readStamp(data, int64(len(data)), false)
 	m, err := ParseManifest(s.ManifestPath(), data)
