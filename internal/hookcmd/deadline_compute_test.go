@@ -77,3 +77,43 @@ func TestHookFinishBigTranscriptKeepsItsDeadline(t *testing.T) {
 		t.Errorf("nothing captured or spooled:\n%s", out)
 	}
 }
+
+// TestHookStartWithTwoThousandUnknownSections: an agentx.toml of 2,000
+// unknown sections (it can arrive in a pull request) cost 9.5-16 s of CPU
+// in every hook, --deadline 2s included, before the deadline even began.
+// The hook now loads it in a few milliseconds and prints five warnings and
+// a count. The bound is the process's CPU time, 2 s even for a race-built
+// binary; the killed-at-90 s context only bounds the test.
+func TestHookStartWithTwoThousandUnknownSections(t *testing.T) {
+	t.Parallel()
+	root := initWorkspace(t)
+	cfg := filepath.Join(root, ".agentx", "agentx.toml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.Write(data)
+	for i := range 2000 {
+		fmt.Fprintf(&b, "\n[unknown%d]\nx = %d\n", i, i)
+	}
+	if err := os.WriteFile(cfg, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "agentx-hook", "hook", "start", "--agent", "engineer", "--issue", "3", "--deadline", "2s")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil || err != nil {
+		t.Fatalf("hook start: %v (%v)\n%s", err, ctx.Err(), out)
+	}
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	t.Logf("hook start: %s of CPU", cpu)
+	if cpu > 2*time.Second {
+		t.Errorf("hook start spent %s of CPU on a 2,000-section agentx.toml", cpu)
+	}
+	if n := strings.Count(string(out), "is ignored"); n != 5 || !strings.Contains(string(out), "1995 more unknown keys or sections") {
+		t.Errorf("%d warnings, want 5 and a count:\n%s", n, out)
+	}
+}

@@ -207,6 +207,9 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 		a.warn("ignoring the issue from the environment: %v", err)
 	}
 	in.Issue, in.HasIssue = issue, hasIssue && err == nil
+	if in.HasIssue {
+		a.hookIssue = in.Issue
+	}
 
 	return a.failOpen(event, func() error {
 		run, end := a.startHookRun(ctx, began, a.hookDeadline(o.Deadline),

@@ -21,18 +21,29 @@ func (a *App) indexRebuild() *statesync.IndexRebuild {
 	return a.indexBG
 }
 
-// selfExecutable is the agentx-hook binary to start again: the one this
-// process runs as (its argv[0] as the shell found it, which a test harness
-// that runs agentx-hook from its own binary keeps meaningful), else the
-// executable itself, provided it is agentx-hook and not, say, a test binary.
+// selfExecutable is the agentx-hook binary to start again, whatever it is
+// called (a package manager's agentx, a renamed copy): pickExecutable.
 func selfExecutable() (string, error) {
-	if strings.HasPrefix(filepath.Base(os.Args[0]), "agentx-hook") {
-		if p, err := exec.LookPath(os.Args[0]); err == nil {
+	exe, _ := os.Executable()
+	return pickExecutable(os.Args[0], exe, exec.LookPath)
+}
+
+// pickExecutable chooses the binary to start again: argv0 as the shell
+// found it when it is named agentx-hook (a test harness runs agentx-hook
+// from its own binary, and only that name makes the binary act as
+// agentx-hook), else the executable itself unless it is a Go test binary
+// (its name ends in .test), which would run its tests instead. Only
+// accepting names beginning with agentx-hook left a renamed binary's
+// fresh clone without the background rebuild.
+func pickExecutable(argv0, exe string, lookPath func(string) (string, error)) (string, error) {
+	if strings.HasPrefix(filepath.Base(argv0), "agentx-hook") {
+		if p, err := lookPath(argv0); err == nil {
 			return p, nil
 		}
 	}
-	if p, err := os.Executable(); err == nil && strings.HasPrefix(filepath.Base(p), "agentx-hook") {
-		return p, nil
+	base := strings.TrimSuffix(filepath.Base(exe), ".exe")
+	if exe != "" && !strings.HasSuffix(base, ".test") {
+		return exe, nil
 	}
 	return "", errors.New("no agentx-hook executable to run the memory index rebuild (run `agentx-hook memory rebuild`)")
 }

@@ -77,6 +77,9 @@ type App struct {
 	contained bool
 	// indexBG is the background rebuild of the memory index (indexbg.go).
 	indexBG *statesync.IndexRebuild
+	// hookIssue is the running hook's issue (0: none): its state files
+	// are pulled first.
+	hookIssue int
 }
 
 // command is one top-level command.

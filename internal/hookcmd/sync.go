@@ -168,7 +168,7 @@ func (a *App) stateSyncer() (*statesync.Syncer, error) {
 	}
 	return &statesync.Syncer{
 		Workspace: a.Workspace(), Config: cfg, Locks: a.Locks(), Clock: a.Clock,
-		Agent: a.Getenv("AGENTX_AGENT"), Merge: a.Merge, Memory: a.Memory(),
+		Agent: a.Getenv("AGENTX_AGENT"), Issue: a.hookIssue, Merge: a.Merge, Memory: a.Memory(),
 		Index: a.indexRebuild(), Audit: a.auditAppend, Warn: a.warn,
 	}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -129,11 +130,34 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// StateLimit bounds a state file (ledger, status, manifest, memory issue
-// file, index, spool entry, configuration). It is far above what agentx
-// writes; it exists so a file replaced by something huge is refused rather
-// than read into memory.
-const StateLimit int64 = 256 << 20
+// StateLimit bounds a state file (ledger, status, memory issue file, spool
+// entry, configuration). It is far above what agentx writes; it exists so a
+// file replaced by something huge is refused rather than read into memory.
+// A variable only so tests can lower it (a store past it, scaled down).
+var StateLimit int64 = 256 << 20
+
+// StoreLimit bounds the two files whose size grows with the whole memory
+// store rather than with one issue: memory/manifest.json (about 350 bytes
+// an observation) and memory/search.idx (about 55). Under StateLimit the
+// manifest refused reads at about 730K observations while writers kept
+// growing it; this limit is what the index's 32-bit row offsets into the
+// manifest can address, so a store reaches it at about 12M observations,
+// and its writers refuse to pass it (memory.ErrStoreLimit) instead of
+// writing a file no reader accepts. A variable only so tests can lower it.
+var StoreLimit int64 = 1<<32 - 1
+
+// LimitOf is the read limit of the state file at path (absolute, or
+// relative to the workspace or to .agentx/): StoreLimit for the memory
+// store's manifest and search index, StateLimit for everything else.
+// Readers and writers use it so that no file agentx writes is one it then
+// refuses to read.
+func LimitOf(path string) int64 {
+	base := filepath.Base(path)
+	if (base == "manifest.json" || base == "search.idx") && filepath.Base(filepath.Dir(path)) == "memory" {
+		return max(StoreLimit, StateLimit)
+	}
+	return StateLimit
+}
 
 // openNoFollow opens path as openChecked does and, in addition, never
 // through a symlink on the last component (a cloned repository could aim
@@ -176,7 +200,7 @@ func OpenAppend(path string) (*os.File, error) {
 }
 
 // ReadState reads a state file under .agentx/ for a merge or a restore:
-// like ReadRegular (limit StateLimit) and, in addition, never through a
+// like ReadRegular (limit LimitOf(path)) and, in addition, never through a
 // symlink, whose target outside the repository would otherwise be read
 // and, by a sync, pushed. A missing file keeps fs.ErrNotExist; a symlink
 // or a special file is ErrNotRegular (CORRUPT_STATE).
@@ -189,7 +213,7 @@ func ReadState(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
-	data, err := ReadAllLimited(f, StateLimit)
+	data, err := ReadAllLimited(f, LimitOf(path))
 	if err != nil {
 		return nil, errcode.Wrap(errcode.CorruptState, err, "cannot read %s", path)
 	}

@@ -12,6 +12,7 @@
 package capture
 
 import (
+	"context"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -89,6 +90,11 @@ func priority(c memory.Category) int {
 	}
 }
 
+// keptBeforeSanitising is how many distinct candidates the first pass keeps:
+// MaxPerCapture and room for those the sanitiser empties or shortens
+// below MinItemChars.
+const keptBeforeSanitising = 4 * MaxPerCapture
+
 // finish sanitises, summarises, drops short and empty items and
 // near-duplicates, and caps the list. keepOrder keeps the input order (the
 // summary format, where the old pipeline's order is the contract);
@@ -98,13 +104,18 @@ func priority(c memory.Category) int {
 // de-duplicated before sanitising, and only until MaxPerCapture are kept,
 // so the sanitiser runs some fifty times, not a thousand; a second pass
 // catches items that only read alike once their secrets are marks.
-func finish(cands []Candidate, keepOrder bool) []Candidate {
+//
+// It stops with ctx's error once ctx is done (a hook's deadline).
+func finish(ctx context.Context, cands []Candidate, keepOrder bool) ([]Candidate, error) {
 	if !keepOrder {
 		sort.SliceStable(cands, func(i, j int) bool {
 			return priority(cands[i].Category) < priority(cands[j].Category)
 		})
 	}
-	cands = Dedupe(cands, DuplicateThreshold)
+	cands, err := dedupe(ctx.Err, cands, DuplicateThreshold, keptBeforeSanitising)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Candidate, 0, min(len(cands), MaxPerCapture))
 	for _, c := range cands {
 		if len(out) == MaxPerCapture {
@@ -120,5 +131,5 @@ func finish(cands []Candidate, keepOrder bool) []Candidate {
 		}
 		out = append(out, c)
 	}
-	return Dedupe(out, DuplicateThreshold)
+	return Dedupe(out, DuplicateThreshold), nil
 }

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,4 +82,30 @@ func dedupePairwise(cands []Candidate, threshold float64) []Candidate {
 		}
 	}
 	return out
+}
+
+// Keeping only the first few distinct candidates changes nothing about
+// those few: what is merged into them is what the full pass merges.
+func TestDedupeBoundedKeepsTheSameFirst(t *testing.T) {
+	t.Parallel()
+	var cands []Candidate
+	words := []string{"cache", "redis", "session", "cookie", "jwt", "store", "lock", "file", "json", "sqlite"}
+	for i := range 600 {
+		var ws []string
+		for j := range 3 + i%4 {
+			ws = append(ws, words[(i*7+j*3)%len(words)], fmt.Sprintf("w%d", (i+j)%11))
+		}
+		cands = append(cands, Candidate{Category: memory.Decision, Content: strings.Join(ws, " "),
+			Files: []string{fmt.Sprintf("f%d.go", i%17)}, SourceBytes: i})
+	}
+	all := Dedupe(append([]Candidate(nil), cands...), DuplicateThreshold)
+	got, err := dedupe(nil, append([]Candidate(nil), cands...), DuplicateThreshold, 10)
+	if err != nil || len(got) != 10 || len(all) <= 10 {
+		t.Fatalf("%d kept of %d (%v)", len(got), len(all), err)
+	}
+	for i := range got {
+		if got[i].Content != all[i].Content || got[i].SourceBytes != all[i].SourceBytes || !slices.Equal(got[i].Files, all[i].Files) {
+			t.Fatalf("kept[%d] %+v, full pass %+v", i, got[i], all[i])
+		}
+	}
 }

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -17,12 +18,18 @@ import (
 // opt.Cwd defaults to the payload's cwd. A transcript that cannot be read
 // is an error: the caller keeps the payload spooled and retries.
 func FromPayload(p Payload, opt Options) (Result, error) {
+	return FromPayloadContext(context.Background(), p, opt)
+}
+
+// FromPayloadContext is FromPayload, stopping with ctx's error once ctx is
+// done (a hook's deadline).
+func FromPayloadContext(ctx context.Context, p Payload, opt Options) (Result, error) {
 	if opt.Cwd == "" {
 		opt.Cwd = p.Cwd
 	}
 	var res Result
 	if p.TranscriptPath != "" {
-		r, err := ExtractFile(p.TranscriptPath, opt)
+		r, err := ExtractFileContext(ctx, p.TranscriptPath, opt)
 		if err != nil {
 			return Result{}, err
 		}
@@ -37,7 +44,11 @@ func FromPayload(p Payload, opt Options) (Result, error) {
 		sum := Candidate{Category: memory.CompactionSummary, Content: p.CompactSummary, SourceBytes: int(res.SourceBytes)}
 		res.Candidates = append([]Candidate{sum}, res.Candidates...)
 	}
-	res.Candidates = finish(res.Candidates, false)
+	cands, err := finish(ctx, res.Candidates, false)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Candidates = cands
 	return res, nil
 }
 

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"regexp"
 	"strconv"
 	"strings"
@@ -43,11 +44,23 @@ func sectionCategory(title string) (memory.Category, bool) {
 // Private regions are removed from the whole text first, so a region that
 // spans several bullets hides all of them.
 func ParseSummary(text string) Result {
+	res, _ := ParseSummaryContext(context.Background(), text)
+	return res
+}
+
+// ParseSummaryContext is ParseSummary, stopping with ctx's error once ctx
+// is done (a hook's deadline).
+func ParseSummaryContext(ctx context.Context, text string) (Result, error) {
 	text = sanitize.Private(text)
 	var cands []Candidate
 	var cat memory.Category
 	inSection := false
-	for _, line := range strings.Split(text, "\n") {
+	for i, line := range strings.Split(text, "\n") {
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return Result{}, err
+			}
+		}
 		line = strings.TrimRight(line, "\r")
 		if m := headerRe().FindStringSubmatch(line); m != nil {
 			cat, inSection = sectionCategory(m[2])
@@ -66,7 +79,7 @@ func ParseSummary(text string) Result {
 	if len(cands) == 0 {
 		body := strings.TrimSpace(text)
 		if body == "" {
-			return res
+			return res, nil
 		}
 		cands = []Candidate{{Category: memory.CompactionSummary, Content: body, SourceBytes: len(text)}}
 	}
@@ -81,8 +94,12 @@ func ParseSummary(text string) Result {
 			}
 		}
 	}
-	res.Candidates = finish(cands, true)
-	return res
+	cands, err := finish(ctx, cands, true)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Candidates = cands
+	return res, nil
 }
 
 // bullet returns the text of a `- ` or `* ` list item.

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,6 +47,12 @@ type Options struct {
 // opt.Offset to its last complete line. A missing transcript is an
 // INVALID_INPUT error naming it.
 func ExtractFile(path string, opt Options) (Result, error) {
+	return ExtractFileContext(context.Background(), path, opt)
+}
+
+// ExtractFileContext is ExtractFile, stopping with ctx's error once ctx is
+// done (a hook's deadline).
+func ExtractFileContext(ctx context.Context, path string, opt Options) (Result, error) {
 	if opt.MaxBytes <= 0 {
 		opt.MaxBytes = DefaultMaxBytes
 	}
@@ -82,7 +89,10 @@ func ExtractFile(path string, opt Options) (Result, error) {
 			data, start = nil, size
 		}
 	}
-	res := Extract(data, opt)
+	res, err := ExtractContext(ctx, data, opt)
+	if err != nil {
+		return Result{}, fmt.Errorf("capture transcript %s: %w", path, err)
+	}
 	res.EndOffset += start
 	res.Truncated = truncated
 	return res, nil
@@ -96,12 +106,25 @@ func ExtractFile(path string, opt Options) (Result, error) {
 // newline is read only if it is complete JSON (the host may be writing it).
 // Result.EndOffset is relative to data.
 func Extract(data []byte, opt Options) Result {
+	res, _ := ExtractContext(context.Background(), data, opt)
+	return res
+}
+
+// ExtractContext is Extract, stopping with ctx's error once ctx is done: a
+// hook's deadline is checked every few hundred lines, not only once the
+// whole transcript is read.
+func ExtractContext(ctx context.Context, data []byte, opt Options) (Result, error) {
 	if opt.CompleteTurns {
 		data = data[:completeTurns(data)]
 	}
 	x := newExtractor(opt)
 	pos := 0
 	for pos < len(data) {
+		if x.lines&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return Result{Lines: x.lines}, err
+			}
+		}
 		nl := bytes.IndexByte(data[pos:], '\n')
 		var line []byte
 		next := len(data)
@@ -116,13 +139,17 @@ func Extract(data []byte, opt Options) Result {
 		x.line(line)
 		pos = next
 	}
+	cands, err := finish(ctx, x.candidates(), false)
+	if err != nil {
+		return Result{Lines: x.lines}, err
+	}
 	return Result{
-		Candidates:  finish(x.candidates(), false),
+		Candidates:  cands,
 		SourceBytes: int64(pos),
 		EndOffset:   int64(pos),
 		Lines:       x.lines,
 		Skipped:     x.skipped,
-	}
+	}, nil
 }
 
 // call is a tool call waiting for its result.

@@ -385,9 +385,7 @@ func ParseConfig(path string, data []byte) (Config, error) {
 		return c, err
 	}
 	c.WarningsAt = warnings(path, data, md, c)
-	for _, w := range c.WarningsAt {
-		c.Warnings = append(c.Warnings, w.String())
-	}
+	c.Warnings = printed(path, c.WarningsAt)
 	return c, nil
 }
 

@@ -162,8 +162,8 @@ func ReadFile(p string) (data []byte, st FileStat, ok bool, err error) {
 	if err != nil {
 		return nil, FileStat{}, false, err
 	}
-	if fi.Size() > atomicfile.StateLimit {
-		return nil, FileStat{}, false, fmt.Errorf("%s: %w (%d bytes, limit %d)", p, atomicfile.ErrTooLarge, fi.Size(), atomicfile.StateLimit)
+	if fi.Size() > atomicfile.LimitOf(p) {
+		return nil, FileStat{}, false, fmt.Errorf("%s: %w (%d bytes, limit %d)", p, atomicfile.ErrTooLarge, fi.Size(), atomicfile.LimitOf(p))
 	}
 	// Read into a buffer of the file's size: growing one as io.ReadAll
 	// does touches (and faults in) twice the memory of a 35 MB manifest.
@@ -175,7 +175,7 @@ func ReadFile(p string) (data []byte, st FileStat, ok bool, err error) {
 	}
 	if int64(n) > fi.Size() {
 		// Written to in place meanwhile: read it whole, the slow way.
-		rest, err := atomicfile.ReadAllLimited(f, atomicfile.StateLimit-int64(n))
+		rest, err := atomicfile.ReadAllLimited(f, atomicfile.LimitOf(p)-int64(n))
 		if err != nil {
 			return nil, FileStat{}, false, err
 		}

@@ -244,9 +244,26 @@ func (x *Intake) leftover(ctx context.Context, key string) *Report {
 			payload = &p
 		}
 	}
-	rep, err := x.process(ctx, e, payload, source)
+	// A leftover has half of what remains of the hook's deadline: the
+	// session's recall comes after it.
+	lctx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+		defer cancel()
+	}
+	rep, err := x.process(lctx, e, payload, source)
 	if err != nil {
-		x.giveUp(cl, fmt.Sprintf("spooled capture for issue #%d: %v", e.Issue, err))
+		what := fmt.Sprintf("spooled capture for issue #%d: %v", e.Issue, err)
+		if lctx.Err() != nil && cl.Attempt() > 1 {
+			// Cut off by this hook's deadline after an earlier process
+			// died on it (the host's kill): it cannot finish within a
+			// hook. Moved aside now, not after two more starts each
+			// spent on it.
+			x.giveUpNow(cl, what)
+			return nil
+		}
+		x.giveUp(cl, what)
 		return nil
 	}
 	if err := cl.Done(); err != nil {
@@ -268,6 +285,16 @@ func (x *Intake) giveUp(cl *spool.Claim, what string) {
 	default:
 		x.warn("agentx memory: %s (kept for the next hook start)", what)
 	}
+}
+
+// giveUpNow moves a claimed spooled capture aside at once, saying where.
+func (x *Intake) giveUpNow(cl *spool.Claim, what string) {
+	moved, err := cl.GiveUp()
+	if err != nil {
+		x.warn("agentx memory: %s (kept for the next hook start; %v)", what, err)
+		return
+	}
+	x.warn("agentx memory: %s; it was cut off in %d hooks in a row and was moved to %s", what, cl.Attempt(), moved)
 }
 
 // process extracts, filters and stores one capture. payload is e.Payload
@@ -294,7 +321,10 @@ func (x *Intake) process(ctx context.Context, e Entry, payload *capture.Payload,
 			return nil, err
 		}
 	} else {
-		res = capture.ParseSummary(e.Summary)
+		var err error
+		if res, err = capture.ParseSummaryContext(ctx, e.Summary); err != nil {
+			return nil, err
+		}
 	}
 	rep.SourceBytes = res.SourceBytes
 	rep.Candidates = len(res.Candidates)
@@ -337,14 +367,14 @@ func (x *Intake) extract(ctx context.Context, p capture.Payload) (res capture.Re
 	// ExtractFile's EndOffset is absolute: the next capture of this
 	// transcript starts there. A Copilot turn may still be being written
 	// when agentStop fires: mid-session, read only the turns that ended.
-	res, err = capture.FromPayload(p, capture.Options{Offset: x.Cursors.Get(p.SessionID, transcript), MaxBytes: x.TranscriptMaxBytes,
+	res, err = capture.FromPayloadContext(ctx, p, capture.Options{Offset: x.Cursors.Get(p.SessionID, transcript), MaxBytes: x.TranscriptMaxBytes,
 		CompleteTurns: p.Host == capture.Copilot && !p.SessionEnd()})
 	if errors.Is(err, fs.ErrNotExist) {
 		// A transcript that is gone will not come back: capture what the
 		// payload itself carries rather than retry forever.
 		x.warn("agentx memory: %v; capturing the payload alone", err)
 		p.TranscriptPath, transcript = "", ""
-		res, err = capture.FromPayload(p, capture.Options{})
+		res, err = capture.FromPayloadContext(ctx, p, capture.Options{})
 	}
 	if err != nil {
 		return res, save, err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/cursor"
@@ -192,5 +193,51 @@ func TestRecordCommit(t *testing.T) {
 	}
 	if err := x.RecordCommit(context.Background(), fakeGit{}, "engineer", 42); err != nil || len(st.obs) != 1 {
 		t.Fatalf("no commit: %v, %d stored", err, len(st.obs))
+	}
+}
+
+// slowStore never answers before its caller's deadline: a capture that
+// cannot finish within a hook.
+type slowStore struct{ fakeStore }
+
+func (s *slowStore) GetByIssue(ctx context.Context, _ int) ([]memory.Observation, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// A spooled capture whose first attempt was killed (the host's own
+// deadline) and which the next hook start cannot finish in its deadline
+// either is poisoned: that start moves it aside, and it does not hang the
+// second and third starts as well.
+func TestPoisonedLeftoverQuarantinedAtTheFirstStart(t *testing.T) {
+	t.Parallel()
+	x, _, warnings := newIntake(t)
+	x.Store = &slowStore{}
+	ctx := context.Background()
+	in := capture.ParseInput([]byte(summary))
+	c, _ := New("engineer", 42, &in, "")
+	x.SpoolOnly = true
+	if _, err := x.Durably(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	// The hook finish that spooled it was killed while processing it: its
+	// attempt is counted and its claim released by the process's death.
+	cl, err := x.Spool.Claim(ctx, c.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cl.Release()
+	x.SpoolOnly = false
+	start, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if reps := x.Leftovers(start); len(reps) != 0 {
+		t.Fatalf("leftovers = %+v", reps)
+	}
+	pending, err := x.Spool.Pending()
+	if err != nil || len(pending) != 0 {
+		t.Fatalf("still pending after the first start: %+v (%v); warnings %q", pending, err, *warnings)
+	}
+	if len(*warnings) != 1 || !strings.Contains((*warnings)[0], "moved to") {
+		t.Fatalf("warnings = %q", *warnings)
 	}
 }

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -198,6 +200,51 @@ func (s *Store) writeStamps(gen uint64) {
 	if err := atomicfile.Write(s.FilesPath(), rec.encode(), atomicfile.Options{NoSync: true}); err != nil {
 		s.warn("%v", fmt.Errorf("search index record not saved (the next write records it): %w", err))
 	}
+}
+
+// restamped is an issue file rewritten in a way the search index does not
+// see (recall counts: neither the manifest nor the index holds them).
+type restamped struct {
+	issue         int
+	before, after fileStamp
+}
+
+// restamp records the rewritten files' new stamps, so readers keep using
+// the index as it is instead of indexing those files again in memory at
+// every search until the next write (0.85 s of CPU per search at 100K
+// observations after a recall-count fold). Only a file the record showed
+// indexed as it was before the rewrite, and that nobody changed since, is
+// restamped: any other change is still found. Under the manifest lock,
+// like every other write of the record; without it nothing is recorded
+// (a reader's re-index costs time, never a wrong answer).
+func (s *Store) restamp(ctx context.Context, files []restamped) {
+	if len(files) == 0 {
+		return
+	}
+	_ = s.withLock(ctx, s.ManifestPath(), func(*lock.Lock) error {
+		rec, ok := s.readStamps()
+		if !ok {
+			return nil
+		}
+		changed := false
+		for _, f := range files {
+			if rec.Files[f.issue] != f.before {
+				continue
+			}
+			if now, err := s.stampOf(f.issue); err != nil || now != f.after {
+				continue
+			}
+			rec.Files[f.issue] = f.after
+			changed = true
+		}
+		if !changed {
+			return nil
+		}
+		if err := atomicfile.Write(s.FilesPath(), rec.encode(), atomicfile.Options{NoSync: true}); err != nil {
+			s.warn("%v", fmt.Errorf("search index record not saved (the next write records it): %w", err))
+		}
+		return nil
+	})
 }
 
 // refreshChanged indexes again, in st, the issue files whose content

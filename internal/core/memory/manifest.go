@@ -95,12 +95,16 @@ func (s *Store) Rebuild(ctx context.Context) (rep RebuildReport, err error) {
 }
 
 // readManifestForRebuild returns the current manifest when it parses (its
-// order and extra keys are kept), else nil and, when it exists but does
-// not parse, why.
+// order and extra keys are kept), else nil and, when it exists but cannot
+// be read (past its limit) or does not parse, why: such a manifest is
+// moved aside, never replaced unseen with the keys other tools kept in it.
 func (s *Store) readManifestForRebuild() (*Manifest, uint64, error) {
-	data, err := atomicfile.ReadRegular(s.ManifestPath(), atomicfile.StateLimit)
-	if err != nil {
+	data, err := atomicfile.ReadRegular(s.ManifestPath(), atomicfile.LimitOf(s.ManifestPath()))
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
 	}
 	st, _, _ := readStamp(data, int64(len(data)), false)
 	m, err := ParseManifest(s.ManifestPath(), data)
@@ -134,7 +138,7 @@ func (s *Store) rebuildCorrupt(perr error, gen uint64, ld *issueLoad, start time
 // tool, a corrupt manifest) it reconciles them from the issue files.
 func (s *Store) loadState() (*state, error) {
 	path := s.ManifestPath()
-	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
+	data, err := atomicfile.ReadRegular(path, atomicfile.LimitOf(path))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -142,7 +146,7 @@ func (s *Store) loadState() (*state, error) {
 	if err == nil {
 		if st, _, ok := readStamp(data, int64(len(data)), true); ok {
 			gen = st.Generation
-			if idx, err := atomicfile.ReadRegular(s.IndexPath(), atomicfile.StateLimit); err == nil {
+			if idx, err := atomicfile.ReadRegular(s.IndexPath(), atomicfile.LimitOf(s.IndexPath())); err == nil {
 				if ix, err := memindex.Decode(idx, true); err == nil && ix.Stamp() == st {
 					cur := &state{data: data, stamp: st, ix: ix, idx: idx}
 					_, err := s.refreshChanged(cur) // issue files changed behind the manifest
@@ -598,6 +602,9 @@ func (s *Store) rerenderParsed(st *state, n int, want []Observation) error {
 func (s *Store) writeState(lk *lock.Lock, st *state) error {
 	if !st.dirty {
 		return nil
+	}
+	if err := s.checkStoreLimit(st); err != nil {
+		return err
 	}
 	if err := atomicfile.Write(s.ManifestPath(), st.data, s.writeOpts(lk)); err != nil {
 		return err

@@ -523,7 +523,7 @@ func (s *Store) issueOf(ctx context.Context, id string) (int, error) {
 
 // lookupIssue finds id's issue through the manifest, then the issue files.
 func (s *Store) lookupIssue(id string) (int, error) {
-	data, err := atomicfile.ReadRegular(s.ManifestPath(), atomicfile.StateLimit)
+	data, err := atomicfile.ReadRegular(s.ManifestPath(), atomicfile.LimitOf(s.ManifestPath()))
 	if err == nil {
 		if m, err := ParseManifest(s.ManifestPath(), data); err == nil {
 			for _, e := range m.Entries {
@@ -668,37 +668,60 @@ func (s *Store) AddRecallCounts(ctx context.Context, counts map[string]int) erro
 		}
 		byIssue[n][id] = counts[id]
 	}
+	var restamp []restamped
 	for _, n := range order {
-		path := s.IssuePath(n)
-		err := s.withLock(ctx, path, func(lk *lock.Lock) error {
-			f, err := s.readIssue(n)
-			if err != nil {
-				return err
-			}
-			changed := false
-			now := s.now()
-			for i := range f.Observations {
-				if add := byIssue[n][f.Observations[i].ID]; add > 0 {
-					f.Observations[i].RecallCount += add
-					f.Observations[i].SetLastRecalled(now)
-					changed = true
-				}
-			}
-			if !changed {
-				return nil
-			}
-			f.UpdatedAt = clock.Format(s.now())
-			data, err := f.Marshal()
-			if err != nil {
-				return err
-			}
-			return atomicfile.Write(path, data, s.writeOpts(lk))
-		})
+		r, err := s.addRecallCounts(ctx, n, byIssue[n])
+		if err != nil {
+			s.restamp(ctx, restamp) // what was rewritten stays usable
+			return err
+		}
+		if r != nil {
+			restamp = append(restamp, *r)
+		}
+	}
+	s.restamp(ctx, restamp)
+	return nil
+}
+
+// addRecallCounts adds add[id] to the recall counts of issue n's
+// observations, under the issue file's lock. It returns the file's stamps
+// before and after when it rewrote it (nil when nothing changed or a stamp
+// could not be read).
+func (s *Store) addRecallCounts(ctx context.Context, n int, add map[string]int) (*restamped, error) {
+	path := s.IssuePath(n)
+	var out *restamped
+	err := s.withLock(ctx, path, func(lk *lock.Lock) error {
+		before, berr := s.stampOf(n)
+		f, err := s.readIssue(n)
 		if err != nil {
 			return err
 		}
-	}
-	return nil
+		changed := false
+		now := s.now()
+		for i := range f.Observations {
+			if k := add[f.Observations[i].ID]; k > 0 {
+				f.Observations[i].RecallCount += k
+				f.Observations[i].SetLastRecalled(now)
+				changed = true
+			}
+		}
+		if !changed {
+			return nil
+		}
+		f.UpdatedAt = clock.Format(s.now())
+		data, err := f.Marshal()
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.Write(path, data, s.writeOpts(lk)); err != nil {
+			return err
+		}
+		if after, aerr := s.stampOf(n); berr == nil && aerr == nil {
+			out = &restamped{issue: n, before: before, after: after}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // Compact is the hook compaction uses: plan receives the issue's

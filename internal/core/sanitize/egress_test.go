@@ -48,7 +48,7 @@ var egresses = map[string]struct {
 	"internal/core/agentstatus/agentstatus.go":                     {1, "agent names and states"},
 	"internal/core/cursor/cursor.go":                               {1, "transcript offsets"},
 	"internal/core/memory/store.go":                                {3, "Observation.sanitized in groupByIssue, before every write"},
-	"internal/core/memory/filestamps.go":                           {1, "issue files' sizes, times and checksums"},
+	"internal/core/memory/filestamps.go":                           {2, "issue files' sizes, times and checksums"},
 	"internal/core/retention/retention.go":                         {1, "an issue cursor and a date"},
 	"internal/core/metrics/weekly.go":                              {1, "counters, a writer id and times"},
 	"internal/core/memory/manifest.go":                             {2, "rows of sanitised observations"},

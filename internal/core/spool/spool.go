@@ -279,6 +279,18 @@ func (s *Spool) attempts(key string) int {
 // Key is the claimed entry's key.
 func (c *Claim) Key() string { return c.key }
 
+// Attempt is this claim's attempt at the entry (1 for the first): more
+// than 1 means an earlier process began it and never finished.
+func (c *Claim) Attempt() int { return c.attempt }
+
+// GiveUp moves the claimed entry to FailedDir at once, whatever its
+// attempts, and releases it: for an entry shown to be unable to finish
+// (cut off by a hook's deadline after an earlier attempt died on it).
+func (c *Claim) GiveUp() (movedTo string, err error) {
+	defer func() { _ = c.lk.Release() }()
+	return c.quarantine()
+}
+
 // Payload is the claimed entry's payload.
 func (c *Claim) Payload() []byte { return c.payload }
 

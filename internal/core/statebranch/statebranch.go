@@ -91,6 +91,11 @@ type Options struct {
 	Retries int
 	// NoSync skips fsync of written files (tests only).
 	NoSync bool
+	// First, when set, names the files settled before every other (rel
+	// to .agentx/): the hook's own issue's ledger and memory file, so a
+	// fresh clone's first pull cut short by its budget has brought what
+	// this agent works on.
+	First func(rel string) bool
 	// Wrote, when set, is told of each local file the sync created,
 	// replaced or removed (after nil), with its content before (nil: it
 	// did not exist); rel is relative to .agentx/. The audit trail records
@@ -559,18 +564,30 @@ func (s *syncer) merge(ctx context.Context, base, theirs map[string]gitstore.Ent
 	// Ledgers first: a hook's pull cut short by its budget (a fresh
 	// clone's first one) must still have brought the clarifications that
 	// wait for this agent; memory files come next, the archive last.
-	sort.Slice(todo, func(i, j int) bool {
-		if ri, rj := mergeRank(todo[i]), mergeRank(todo[j]); ri != rj {
-			return ri < rj
-		}
-		return todo[i] < todo[j]
-	})
+	sortMerges(todo, s.opt.First)
 	for _, p := range todo {
 		if err := s.mergeFile(ctx, p, base, theirs, rd); err != nil {
 			return nil, err
 		}
 	}
 	return rd, nil
+}
+
+// sortMerges orders the files a sync settles: first's (the hook's own
+// issue), then by mergeRank, then by path.
+func sortMerges(todo []string, first func(string) bool) {
+	rank := func(p string) int {
+		if first != nil && first(p) {
+			return -1
+		}
+		return mergeRank(p)
+	}
+	sort.Slice(todo, func(i, j int) bool {
+		if ri, rj := rank(todo[i]), rank(todo[j]); ri != rj {
+			return ri < rj
+		}
+		return todo[i] < todo[j]
+	})
 }
 
 // mergeRank orders the files a sync settles: ledgers, memory issue

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
@@ -33,6 +34,9 @@ type Syncer struct {
 	Clock     clock.Clock
 	// Agent names the commits' author ("agentx (engineer)"); "" for agentx.
 	Agent string
+	// Issue, when above 0, is the hook's issue: its ledger and memory file
+	// are pulled before every other file (OwnIssueFirst).
+	Issue int
 	// Merge merges a file changed on both sides (nil: the semantic merge,
 	// statemerge.MergeFile, whose reports land in the MergeLog).
 	Merge statebranch.FileMerger
@@ -100,7 +104,19 @@ func (s *Syncer) Options() (statebranch.Options, *MergeLog, error) {
 		Root: s.Workspace.Root, Remote: gh.Remote, Branch: gh.StateBranch,
 		Merge: merge, Valid: statemerge.Valid, Lost: statemerge.Lost,
 		Locks: s.Locks, Author: author, Email: email, Now: s.Clock.Now,
+		First: OwnIssueFirst(s.Issue),
 	}, mlog, nil
+}
+
+// OwnIssueFirst is statebranch.Options.First for a hook of issue: its
+// ledger and its memory issue file (nil for no issue).
+func OwnIssueFirst(issue int) func(rel string) bool {
+	if issue <= 0 {
+		return nil
+	}
+	name := "issue-" + strconv.Itoa(issue) + ".json"
+	ledger, mem := "state/clarifications/"+name, "memory/"+name
+	return func(rel string) bool { return rel == ledger || rel == mem }
 }
 
 // Mode says who runs a sync, and so who brings the memory index in line

@@ -43,3 +43,19 @@ func TestSyncWritesAuditEntries(t *testing.T) {
 		t.Errorf("a side that does not parse falls back to the file: %+v", bad)
 	}
 }
+
+// A hook of issue 7 pulls issue 7's ledger and memory file first; a hook
+// without an issue has no preference.
+func TestOwnIssueFirst(t *testing.T) {
+	t.Parallel()
+	first := OwnIssueFirst(7)
+	for p, want := range map[string]bool{"state/clarifications/issue-7.json": true, "memory/issue-7.json": true,
+		"memory/issue-70.json": false, "memory/archive/issue-7.json": false, "state/clarifications/issue-17.json": false} {
+		if first(p) != want {
+			t.Errorf("first(%q) = %v", p, !want)
+		}
+	}
+	if OwnIssueFirst(0) != nil {
+		t.Error("no issue: a preference")
+	}
+}

@@ -70,8 +70,8 @@ func (c *checker) readFS(p string) ([]byte, bool) {
 	case !fi.Mode().IsRegular():
 		c.add(Problem{Code: CodeNotRegular, Severity: Error, Path: name, Offset: -1, Message: fmt.Sprintf("is not a regular file (%s)", atomicfile.Kind(fi.Mode()))})
 		return nil, false
-	case fi.Size() > atomicfile.StateLimit:
-		c.add(Problem{Code: CodeUnreadable, Severity: Error, Path: name, Offset: -1, Message: fmt.Sprintf("%d bytes, over the limit of %d", fi.Size(), atomicfile.StateLimit)})
+	case fi.Size() > atomicfile.LimitOf(name):
+		c.add(Problem{Code: CodeUnreadable, Severity: Error, Path: name, Offset: -1, Message: fmt.Sprintf("%d bytes, over the limit of %d", fi.Size(), atomicfile.LimitOf(name))})
 		return nil, false
 	}
 	data, err := fs.ReadFile(c.fsys, name)

@@ -274,7 +274,7 @@ func (c *checker) read(path string) ([]byte, bool) {
 			Message: fmt.Sprintf("is not a regular file (%s)", atomicfile.Kind(fi.Mode()))})
 		return nil, false
 	}
-	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
+	data, err := atomicfile.ReadRegular(path, atomicfile.LimitOf(path))
 	if err != nil {
 		code := CodeUnreadable
 		if errors.Is(err, atomicfile.ErrNotRegular) {
