@@ -231,6 +231,7 @@ func (a *App) sessionDeps() *session.Deps {
 		Checkpoint:   func(ctx context.Context, reason string) { autoCheckpoint(ctx, a, reason) },
 		Retain:       a.retainSlice, StoreAlerts: a.storeAlerts, // retention.go
 		Metrics: a.recordMetrics, // metrics.go
+		Settle:  a.catchUpDecisions, // settled.go
 	}
 	return d
 }

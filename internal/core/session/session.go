@@ -106,6 +106,10 @@ type Deps struct {
 	// at a session's end, weeklyFile set, the machine's weekly sums too,
 	// before the push carries them). Nil: not recorded.
 	Metrics func(ctx context.Context, l metrics.Line, weeklyFile bool)
+
+	// Settle stores the decisions of an issue's resolved clarifications
+	// memory lacks and says how many (settled.go). Nil: not wanted.
+	Settle func(ctx context.Context, issue int) (int, error)
 }
 
 // Section is one `## Title` block of a hook's output. Sections keep their
@@ -179,6 +183,7 @@ func Start(d *Deps, run *Run, in Input) *Result {
 	if hasMon {
 		rest = append(append([]Section(nil), sections...), mon)
 	}
+	run.Step("settled decisions", func(ctx context.Context) { s.catchUp(ctx) })
 	run.Step("memory recall", func(ctx context.Context) {
 		sections = append(sections, s.recall(ctx, len(Text(s.res, rest)))...)
 	})
