@@ -183,8 +183,8 @@ func Start(d *Deps, run *Run, in Input) *Result {
 	if hasMon {
 		rest = append(append([]Section(nil), sections...), mon)
 	}
-	run.Step("settled decisions", func(ctx context.Context) { s.catchUp(ctx) })
 	run.Step("memory recall", func(ctx context.Context) {
+		s.catchUp(ctx) // settled.go: resolved threads reach recall as decisions
 		sections = append(sections, s.recall(ctx, len(Text(s.res, rest)))...)
 	})
 	if hasMon {
