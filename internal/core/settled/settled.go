@@ -207,33 +207,39 @@ type Store interface {
 // person removed or retention archived stays gone), and returns those it
 // stored. Records of several issues may be mixed.
 func Remember(ctx context.Context, store Store, recs ...ledger.Record) ([]memory.Observation, error) {
-	byIssue := map[int][]memory.Observation{}
+	// The ids first: they are cheap, and in the steady state of a hook's
+	// catch-up every one is held, so no thread is summarised (and
+	// sanitised) for nothing.
+	byIssue := map[int][]*ledger.Record{}
 	var order []int
 	for i := range recs {
-		obs, ok := Observation(&recs[i])
-		if !ok {
+		if recs[i].Status != ledger.Resolved {
 			continue
 		}
-		if byIssue[obs.IssueNumber] == nil {
-			order = append(order, obs.IssueNumber)
+		issue := recs[i].IssueNumber
+		if byIssue[issue] == nil {
+			order = append(order, issue)
 		}
-		byIssue[obs.IssueNumber] = append(byIssue[obs.IssueNumber], obs)
+		byIssue[issue] = append(byIssue[issue], &recs[i])
 	}
 	var stored []memory.Observation
 	for _, issue := range order {
 		cands := byIssue[issue]
 		ids := make([]string, len(cands))
-		for i, o := range cands {
-			ids[i] = o.ID
+		for i, rec := range cands {
+			ids[i] = ID(rec)
 		}
 		held, err := store.Held(issue, ids)
 		if err != nil {
 			return stored, fmt.Errorf("decisions of issue #%d: %w", issue, err)
 		}
 		var missing []memory.Observation
-		for _, o := range cands {
-			if !held[o.ID] {
-				missing = append(missing, o)
+		for i, rec := range cands {
+			if held[ids[i]] {
+				continue
+			}
+			if obs, ok := Observation(rec); ok {
+				missing = append(missing, obs)
 			}
 		}
 		if len(missing) == 0 {

@@ -163,7 +163,7 @@ func TestIDIsDerived(t *testing.T) {
 	}
 }
 
-func newStore(t *testing.T) *memory.Store {
+func newStore(t testing.TB) *memory.Store {
 	t.Helper()
 	clk := clock.NewFake(time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC))
 	s := memory.New(t.TempDir(), lock.New(lock.Options{Clock: clk}), clk)
