@@ -42,3 +42,23 @@ func BenchmarkCatchUpNothingNew(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHeldDecoded is what the catch-up's check costs when it cannot
+// answer from the file's bytes (one id missing) and decodes the issue
+// file: the cost the fast scan saves on every hook start.
+func BenchmarkHeldDecoded(b *testing.B) {
+	s := newStore(b)
+	obs := synth.Observations(1000, 1, 1, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	for i := range obs {
+		obs[i].IssueNumber = 42
+	}
+	if _, err := s.Store(context.Background(), obs); err != nil {
+		b.Fatal(err)
+	}
+	ids := []string{obs[0].ID, "obs-engineer-42-1-zzzzzz"}
+	for b.Loop() {
+		if held, err := s.Held(42, ids); err != nil || len(held) != 1 {
+			b.Fatalf("Held = %v, %v", held, err)
+		}
+	}
+}
