@@ -235,3 +235,28 @@ func TestCatchUpStoresWhatIsMissing(t *testing.T) {
 		t.Fatalf("CatchUp of an issue with no ledger = %v, %v", got, err)
 	}
 }
+
+// TestRememberConcurrently: the resolve's side effect and a hook's
+// catch-up (or two clones' hooks on one workspace) at once keep one
+// observation: the store checks the derived id again under its lock.
+func TestRememberConcurrently(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	rec := resolved(entry(1, "engineer", ledger.Question, "Cookies?"), entry(1, "engineer", ledger.Resolution, "Cookies."))
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			_, err := Remember(ctx, s, rec)
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := s.GetByIssue(ctx, 42)
+	if err != nil || len(all) != 1 {
+		t.Fatalf("issue 42 holds %d observations (%v), want 1", len(all), err)
+	}
+}
