@@ -131,6 +131,10 @@
 //     file differ by, with their hashes (checkpoint show, the audit lines
 //     of a sync).
 //   - digest: the weekly figures of both halves, computed from their files.
+//   - settled: a resolved clarification as the one `decision` observation
+//     memory keeps of it (id derived from the CLR id, provenance, question
+//     and decision condensed), stored once; the catch-up of an issue's
+//     resolutions memory lacks (GitHub ingest, a crashed resolve).
 //   - verify: the integrity check of everything under `.agentx/`, and the
 //     repairs that follow from the files without guessing.
 //   - checkpoint: snapshots of the durable state under .agentx/ as commits

@@ -18,6 +18,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
+	"github.com/agentx-dev/agentx/internal/core/settled"
 	"github.com/agentx-dev/agentx/internal/core/tombstone"
 )
 
@@ -127,6 +128,13 @@ func memoryKeys(t *testing.T) map[string]map[string]bool {
 		p := compact.Make(obs, compact.Options{})
 		return p.Keep, p.Archive, nil
 	}); err != nil {
+		t.Fatal(err)
+	}
+	// A settled clarification's decision (its provenance key).
+	at := "2026-01-01T00:00:00.000Z"
+	if _, err := settled.Remember(ctx, st, ledger.Record{ID: "CLR-3-001", IssueNumber: 3, From: "engineer", To: "architect",
+		Topic: "t", Status: ledger.Resolved, Round: 1, Created: at, ResolvedAt: &at,
+		Thread: []ledger.Entry{{Round: 1, From: "engineer", Type: ledger.Question, Body: "q?", Timestamp: at}}}); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]map[string]bool{"memory issue file": {}, "observation": {}, "manifest": {}, "manifest entry": {}}

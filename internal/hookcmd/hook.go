@@ -270,7 +270,8 @@ func (a *App) sessionDeps() *session.Deps {
 		Push:         func(ctx context.Context) { a.stateSyncHook(ctx, 0, false) },
 		Checkpoint:   func(ctx context.Context, reason string) { autoCheckpoint(ctx, a, reason) },
 		Retain:       a.retainSlice, StoreAlerts: a.storeAlerts, // retention.go
-		Metrics: a.recordMetrics, // metrics.go
+		Metrics: a.recordMetrics,    // metrics.go
+		Settle:  a.catchUpDecisions, // settled.go
 	}
 	return d
 }

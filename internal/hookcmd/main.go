@@ -436,6 +436,7 @@ func (a *App) Router() (*router.Router, error) {
 		Responder: &responder.Exec{Responders: cfg.Config.Responders, Dir: ws.Root, ConfigFile: ws.ConfigFile()},
 		Warn:      func(format string, args ...any) { a.warn(format, args...) },
 		Audit:     a.AuditTrail(),
+		Settled:   a.rememberResolved, // settled.go
 	})
 	return a.rt, nil
 }

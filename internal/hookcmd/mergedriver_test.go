@@ -211,8 +211,15 @@ func TestMergeDriverWithGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Observations) != 3 {
-		t.Errorf("memory holds %d observations, want base + one from each branch", len(f.Observations))
+	// Feature's resolve of CLR-42-001 kept its decision in memory too.
+	decisions := 0
+	for _, o := range f.Observations {
+		if strings.HasPrefix(o.Summary, "CLR-42-001 settled (auth): ") {
+			decisions++
+		}
+	}
+	if len(f.Observations) != 4 || decisions != 1 {
+		t.Errorf("memory holds %d observations (%d decisions of CLR-42-001), want base + one from each branch + the decision", len(f.Observations), decisions)
 	}
 
 	// The merged ledger works: the renumbered record is found by its new id.

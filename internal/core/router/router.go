@@ -53,6 +53,9 @@ type Router struct {
 	// operation itself landed in the ledger (agent status, event log):
 	// they never fail the operation, but must not fail silently either.
 	Warn func(format string, args ...any)
+	// Settled, when set, keeps a record just resolved as a decision in
+	// memory (settled.go); its error is a warning.
+	Settled func(ctx context.Context, rec *ledger.Record) error
 }
 
 // Options configure New. Only WS is required.
@@ -84,6 +87,8 @@ type Options struct {
 	Warn func(format string, args ...any)
 	// Audit is the audit trail. Default: none.
 	Audit *audit.Trail
+	// Settled keeps resolved records as decisions in memory. Default: none.
+	Settled func(ctx context.Context, rec *ledger.Record) error
 }
 
 // New returns the hub for o.WS, with the defaults Options documents.
@@ -101,7 +106,7 @@ func New(o Options) *Router {
 		o.Ledgers = &ledger.Store{WS: o.WS, Locks: o.Locks, NoSync: o.NoSync}
 	}
 	return &Router{WS: o.WS, Ledgers: o.Ledgers, Locks: o.Locks, Config: o.Config, Clock: o.Clock, Events: o.Events,
-		Responder: o.Responder, CLIName: o.CLIName, Warn: o.Warn, Audit: o.Audit}
+		Responder: o.Responder, CLIName: o.CLIName, Warn: o.Warn, Audit: o.Audit, Settled: o.Settled}
 }
 
 // Result is what an operation did.
@@ -272,6 +277,7 @@ func (r *Router) effects(ctx context.Context, op protocol.Op, eff *protocol.Effe
 			}
 		})
 	}
+	r.settle(ctx, eff)
 }
 
 // route invokes the target's responder for the record's current question.

@@ -106,6 +106,10 @@ type Deps struct {
 	// at a session's end, weeklyFile set, the machine's weekly sums too,
 	// before the push carries them). Nil: not recorded.
 	Metrics func(ctx context.Context, l metrics.Line, weeklyFile bool)
+
+	// Settle stores the decisions of an issue's resolved clarifications
+	// memory lacks and says how many (settled.go). Nil: not wanted.
+	Settle func(ctx context.Context, issue int) (int, error)
 }
 
 // Section is one `## Title` block of a hook's output. Sections keep their
@@ -180,6 +184,7 @@ func Start(d *Deps, run *Run, in Input) *Result {
 		rest = append(append([]Section(nil), sections...), mon)
 	}
 	run.Step("memory recall", func(ctx context.Context) {
+		s.catchUp(ctx) // settled.go: resolved threads reach recall as decisions
 		sections = append(sections, s.recall(ctx, len(Text(s.res, rest)))...)
 	})
 	if hasMon {
