@@ -12,6 +12,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/router"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
 // Entry is one message of a clarification's thread. Integrity is
@@ -49,12 +50,12 @@ func entryOf(e *ledger.Entry) *Entry {
 	if e == nil {
 		return nil
 	}
-	return &Entry{Round: e.Round, From: e.From, Type: string(e.Type), Body: e.Body, Timestamp: e.Timestamp, Integrity: e.Integrity().String()}
+	return &Entry{Round: e.Round, From: e.From, Type: string(e.Type), Body: sanitize.Neutralize(e.Body), Timestamp: e.Timestamp, Integrity: e.Integrity().String()}
 }
 
 // view is rec for a tool's result, with its whole thread when full.
 func view(rec *ledger.Record, full bool) *Clarification {
-	c := &Clarification{ID: rec.ID, Issue: rec.IssueNumber, From: rec.From, To: rec.To, Topic: rec.Topic, Blocking: rec.Blocking,
+	c := &Clarification{ID: rec.ID, Issue: rec.IssueNumber, From: rec.From, To: rec.To, Topic: sanitize.Neutralize(rec.Topic), Blocking: rec.Blocking,
 		Status: string(rec.Status), Round: rec.Round, MaxRounds: rec.MaxRounds, Created: rec.Created,
 		LatestQuestion: entryOf(rec.LastOf(ledger.Question)), LatestAnswer: entryOf(rec.LastOf(ledger.Answer)),
 		Tampered: len(rec.TamperedEntries())}
@@ -233,7 +234,7 @@ func (s *server) wait(ctx context.Context, req *mcp.CallToolRequest, id string, 
 // result is what an operation did, as a tool result.
 func result(res *router.Result) *ClarifyResult {
 	rec := &res.Record
-	out := &ClarifyResult{ID: rec.ID, Status: string(rec.Status), Answer: res.Answer, Escalated: res.Escalated, Clarification: view(rec, false)}
+	out := &ClarifyResult{ID: rec.ID, Status: string(rec.Status), Answer: sanitize.Neutralize(res.Answer), Escalated: res.Escalated, Clarification: view(rec, false)}
 	if res.Answer != "" {
 		out.AnsweredBy = rec.To
 	}
