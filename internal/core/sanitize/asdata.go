@@ -268,7 +268,18 @@ func roleAt(line string) (int, bool) {
 	for j < len(line) && strings.IndexByte("])\"'*_` \t", line[j]) >= 0 {
 		j++
 	}
-	if strings.HasPrefix(line[j:], ":") || strings.HasPrefix(line[j:], "\uFF1A") {
+	// A label is followed by a blank or the line's end: `human:alice`
+	// (the audit trail's person) is a name, not a turn.
+	rest := line[j:]
+	switch {
+	case strings.HasPrefix(rest, ":"):
+		rest = rest[1:]
+	case strings.HasPrefix(rest, "\uFF1A"):
+		rest = rest[len("\uFF1A"):]
+	default:
+		return 0, false
+	}
+	if r, _ := utf8.DecodeRuneInString(rest); rest == "" || unicode.IsSpace(r) {
 		return at, true
 	}
 	return 0, false

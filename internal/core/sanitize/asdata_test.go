@@ -34,6 +34,7 @@ var injections = []struct{ name, in, want string }{
 	{"generic", "List<String> and <div>", "List<String> and <div>"},
 	{"prose", "The system: a queue. Note: the user can log in.", "The system: a queue. Note: the user can log in."},
 	{"time", "12:30 done", "12:30 done"},
+	{"person", "human:alice", "human:alice"},
 }
 
 func TestNeutralize(t *testing.T) {
@@ -72,7 +73,7 @@ func TestQuote(t *testing.T) {
 // does not trust reserved().
 var hostTags = regexp.MustCompile(`(?i)[<\x{FF1C}\x{FE64}\x{3008}]\s*/?\s*(system[-_]?reminder|system[-_]?instructions?|system|instructions|agentx[-\w]*|(?:[a-z][-\w]*)?recall|(?:[a-z][-\w]*)?context|antml:\w+|function_calls|user-prompt-submit-hook|assistant|human|user)\b`)
 
-var roleLine = regexp.MustCompile(`(?i)^[\s>*#|\-` + "`" + `_~+\x{00A0}]*[\[("']*\s*(system|assistant|user|human|developer|tool)[\])"'*_` + "`" + `\s]*[:\x{FF1A}]`)
+var roleLine = regexp.MustCompile(`(?i)^[\s>*#|\-` + "`" + `_~+\x{00A0}]*[\[("']*\s*(system|assistant|user|human|developer|tool)[\])"'*_` + "`" + `\s]*[:\x{FF1A}](\s|$)`)
 
 // escapes says how quoted output s lets stored text out of its frame
 // ("" when it does not).
