@@ -1,11 +1,13 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"path"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/checkpoint"
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 )
 
@@ -22,6 +24,10 @@ import (
 // checkpoint is no baseline.
 func FromCheckpoints(root string, s *checkpoint.Store, trailDir string) (anchors []audit.Anchor, base *Baseline, extra []Problem) {
 	list, err := s.List()
+	if errors.Is(err, gitstore.ErrRefNotFile) {
+		// A FIFO where the ref should be: said, never opened (issue 32).
+		return nil, nil, []Problem{{Code: CodeNotRegular, Severity: Error, Path: s.RefName(), Offset: -1, Message: err.Error()}}
+	}
 	if err != nil || len(list) == 0 {
 		return nil, nil, nil
 	}
