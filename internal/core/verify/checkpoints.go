@@ -35,10 +35,16 @@ func FromCheckpoints(root string, s *checkpoint.Store, trailDir string) (anchors
 	trail.MarkUnaudited(list)
 	made := -1
 	for i, c := range list {
-		if c.Unaudited {
+		switch {
+		case c.Unaudited && s.Pending(c):
+			// agentx's own, killed between the ref and the line (issue 32).
+			extra = append(extra, Problem{Code: CodeCheckpointLost, Severity: Warning, Path: s.RefName(), ID: c.Short, Offset: -1,
+				Message: fmt.Sprintf("checkpoint %s (%q) was made by agentx (its pending mark says so) but its %s line was lost: the command was killed between the two", c.Short, c.Message, checkpoint.OpCreate),
+				Repair:  "append its " + checkpoint.OpCreate + " line"})
+		case c.Unaudited:
 			extra = append(extra, Problem{Code: CodeCheckpointForged, Severity: Error,
-				Path: s.RefName(), ID: c.Short, Offset: -1, Message: checkpoint.UnauditedMessage(c)})
-		} else if made < 0 {
+				Path: s.RefName(), ID: c.Short, Offset: -1, Message: checkpoint.ForgedMessage(c)})
+		case made < 0:
 			made = i
 		}
 	}
