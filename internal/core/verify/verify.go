@@ -137,6 +137,9 @@ type checker struct {
 	// over all ledgers (nil before the ledgers are read).
 	seen    []string
 	records map[string]bool
+	// live and archived are the observations memoryFiles read (by id),
+	// for the audit trail's anchoring check (anchored.go).
+	live, archived map[string]seenObs
 	// fsys, when set, is what is checked instead of the disk: a tree laid
 	// out like `.agentx/` (RunFS); ws is then rooted at "" and paths are
 	// mapped onto fsys by fsName.
@@ -482,6 +485,9 @@ func (c *checker) memory() {
 	}
 	if busy {
 		lagging(sub.rep)
+	}
+	if c.fsys == nil {
+		c.anchored(sub.live, sub.archived, busy)
 	}
 	c.merge(sub)
 	if why := store.IndexStale(); why != "" && c.exists(store.ManifestPath()) {
