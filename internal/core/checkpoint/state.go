@@ -157,8 +157,17 @@ func (h *History) RestoreAudited(ctx context.Context, id string, dryRun, force b
 		h.opt.Warn(UnauditedMessage(target) + "; restoring it as --force asks")
 	}
 	before := "before checkpoint restore " + target.Short
+	if !dryRun {
+		// The mark before any file is put back (pending.go).
+		if err := h.markRestore(target); err != nil {
+			return nil, err
+		}
+	}
 	res, err := h.Restore(ctx, id, dryRun, before, h.opt.Keep)
 	if err != nil || dryRun {
+		if !dryRun && (res == nil || !res.Changed()) {
+			h.clearPending(restoreMark)
+		}
 		return res, err
 	}
 	if res.Before != nil {
@@ -170,6 +179,7 @@ func (h *History) RestoreAudited(ctx context.Context, id string, dryRun, force b
 		}
 	}
 	h.opt.Audit(ctx, RestoreEntry(res))
+	h.clearPending(restoreMark)
 	return res, nil
 }
 

@@ -86,14 +86,31 @@ func readAnchors(dir string) (*trailView, error) {
 		}
 		for id := range e.Before {
 			if _, after := e.After[id]; !after {
-				v.obs[id] = anchor{line: i, issue: e.Issue}
+				if n, ok := obsIssue(id, e); ok {
+					v.obs[id] = anchor{line: i, issue: n}
+				}
 			}
 		}
 		for id, h := range e.After {
-			v.obs[id] = anchor{hash: h, line: i, issue: e.Issue}
+			if n, ok := obsIssue(id, e); ok {
+				v.obs[id] = anchor{hash: h, line: i, issue: n}
+			}
 		}
 	}
 	return v, nil
+}
+
+// obsIssue is the issue of observation id named by e; ok is false for
+// what is no observation (a sync line also names ledger records and
+// files).
+func obsIssue(id string, e audit.Entry) (int, bool) {
+	if n, ok := memory.IssueOfID(id); ok {
+		return n, true
+	}
+	if e.Op == "sync.merge" {
+		return 0, false
+	}
+	return e.Issue, true
 }
 
 // anchored checks live (and archived) observations against the trail.
@@ -106,6 +123,12 @@ func (c *checker) anchored(live, archived map[string]seenObs, busy bool) {
 	if err != nil || v.lines == 0 {
 		return
 	}
+	for _, p := range c.opt.Extra {
+		if p.Code == CodeRestoreLost {
+			// A restore cut off before its line accounts for anything.
+			v.lastRestore = v.lines
+		}
+	}
 	findings := c.anchorFindings(live, archived, v)
 	if len(findings) > 0 {
 		// A writer appends its line just after its write: read the trail
@@ -116,6 +139,7 @@ func (c *checker) anchored(live, archived map[string]seenObs, busy bool) {
 			time.Sleep(recheckDelay)
 		}
 		if again, err := readAnchors(dir); err == nil {
+			again.lastRestore = max(again.lastRestore, v.lastRestore)
 			findings = c.anchorFindings(live, archived, again)
 		}
 	}
@@ -159,6 +183,9 @@ func (c *checker) anchorFindings(live, archived map[string]seenObs, v *trailView
 			p.Code = CodeObsUnanchored
 			p.Message = "no audit trail line stored this observation: it was written past agentx (planted, hash and all); withheld from recall"
 			out = append(out, soft(p, a, false))
+		case a.hash == "" && archived[s.obs.ID].path != "":
+			// Archived (or compacted) and still in its issue file: a move
+			// cut short, which ARCHIVE_STILL_LIVE reports.
 		case a.hash == "":
 			p.Code = CodeObsUnanchored
 			p.Message = "the audit trail says this observation was removed, yet it is here: written back past agentx"

@@ -31,6 +31,11 @@ func FromCheckpoints(root string, s *checkpoint.Store, trailDir string) (anchors
 	if err != nil || len(list) == 0 {
 		return nil, nil, nil
 	}
+	if short := s.RestorePending(); short != "" {
+		extra = append(extra, Problem{Code: CodeRestoreLost, Severity: Warning, Path: s.RefName(), ID: short, Offset: -1,
+			Message: fmt.Sprintf("a restore of checkpoint %s was killed before its %s line: what it put back or removed is not on the trail yet", short, checkpoint.OpRestore),
+			Repair:  "append its " + checkpoint.OpRestore + " line"})
+	}
 	trail := checkpoint.ReadTrail(trailDir)
 	trail.MarkUnaudited(list)
 	made := -1

@@ -54,6 +54,11 @@ func Repair(ctx context.Context, ws workspace.Workspace, locks *lock.Locker, rep
 		switch p.Code {
 		case CodeMonitorIndexStale:
 			err = os.Remove(abs)
+		case CodeRestoreLost:
+			var cs *checkpoint.Store
+			if cs, err = checkpoint.Open(ws, locks); err == nil {
+				err = cs.RecordRestore(ctx, p.ID, &audit.Trail{Dir: ws.StateDir(), Locks: locks})
+			}
 		case CodeCheckpointLost:
 			var cs *checkpoint.Store
 			if cs, err = checkpoint.Open(ws, locks); err == nil {
