@@ -43,7 +43,7 @@ const (
 // anchorOps are the trail's operations that store or remove observations.
 var anchorOps = map[string]bool{
 	memory.OpCapture: true, memory.OpAdd: true, memory.OpCompact: true, memory.OpRemove: true,
-	memory.OpArchive: true, memory.OpRestore: true, "sync.merge": true,
+	memory.OpArchive: true, memory.OpRestore: true, memory.OpImport: true, "sync.merge": true,
 }
 
 // anchor is what the trail last said of one observation.
@@ -181,7 +181,7 @@ func (c *checker) anchorFindings(live, archived map[string]seenObs, v *trailView
 		switch {
 		case !known:
 			p.Code = CodeObsUnanchored
-			p.Message = "no audit trail line stored this observation: it was written past agentx (planted, hash and all); withheld from recall"
+			p.Message = "no audit trail line stored this observation: it was written past agentx (planted, hash and all)"
 			out = append(out, soft(p, a, false))
 		case a.hash == "" && archived[s.obs.ID].path != "":
 			// Archived (or compacted) and still in its issue file: a move
