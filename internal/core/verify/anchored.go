@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -62,6 +63,9 @@ type trailView struct {
 	cut         bool
 	lines       int
 	last        time.Time
+	// first is the time of the trail's first line: a note older than it
+	// predates the trail (a workspace upgraded), and is not judged.
+	first string
 }
 
 func readAnchors(dir string) (*trailView, error) {
@@ -69,10 +73,30 @@ func readAnchors(dir string) (*trailView, error) {
 	if err != nil {
 		return nil, err
 	}
+	return anchorsOf(entries), nil
+}
+
+// anchorOpNames are the operations the anchoring reads, for CheckOps.
+func anchorOpNames() []string {
+	out := make([]string, 0, len(anchorOps))
+	for op := range anchorOps {
+		out = append(out, op)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// anchorsOf is the trailView of entries (any order: sorted by time here,
+// lines of one time in their order, as History gives them).
+func anchorsOf(entries []audit.Entry) *trailView {
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Time < entries[j].Time })
 	v := &trailView{obs: map[string]anchor{}, lastRestore: -1, lines: len(entries)}
 	for i, e := range entries {
 		if t, err := time.Parse(time.RFC3339Nano, e.Time); err == nil {
 			v.last = t
+		}
+		if v.first == "" || (e.Time != "" && e.Time < v.first) {
+			v.first = e.Time
 		}
 		if e.Op == "checkpoint.restore" {
 			v.lastRestore = i
@@ -97,7 +121,7 @@ func readAnchors(dir string) (*trailView, error) {
 			}
 		}
 	}
-	return v, nil
+	return v
 }
 
 // obsIssue is the issue of observation id named by e; ok is false for
@@ -119,10 +143,10 @@ func obsIssue(id string, e audit.Entry) (int, bool) {
 // finding.
 func (c *checker) anchored(live, archived map[string]seenObs, busy bool) {
 	dir := c.ws.StateDir()
-	v, err := readAnchors(dir)
-	if err != nil || v.lines == 0 {
-		return
+	if len(c.trail) == 0 {
+		return // no trail read (or none written): nothing to anchor on
 	}
+	v := anchorsOf(append([]audit.Entry(nil), c.trail...))
 	for _, p := range c.opt.Extra {
 		if p.Code == CodeRestoreLost {
 			// A restore cut off before its line accounts for anything.
@@ -173,8 +197,8 @@ func (c *checker) anchorFindings(live, archived map[string]seenObs, v *trailView
 	}
 	check := func(s seenObs) {
 		stored, ok := s.obs.StoredHash()
-		if !ok {
-			return
+		if !ok || (s.obs.Timestamp != "" && s.obs.Timestamp < v.first) {
+			return // unhashed, or from before the trail began
 		}
 		a, known := v.obs[s.obs.ID]
 		p := Problem{Severity: Error, Path: c.rel(s.path), ID: s.obs.ID, Offset: -1}
