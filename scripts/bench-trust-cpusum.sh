@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Total CPU (user+sys) over N interleaved runs of each binary, in ms:
-# contention inflates wall time, not CPU time.
+# contention inflates wall time, not CPU time. BIN_DIR holds main-agentx
+# and trust-agentx (issue 32).
 set -euo pipefail
 ws=$1; runs=$2; shift 2
 declare -A tot=([main]=0 [trust]=0)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interleaved whole-process timings of main's and trust's agentx-hook on
-# one 100K-observation workspace: recall, search, hook start.
+# one 100K-observation workspace: recall and search (issue 32).
+# MAIN_BIN, TRUST_BIN: the two binaries; CMDS: which commands.
 set -euo pipefail
 ws=$1; runs=${2:-15}
 t() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N); echo $(( (e-s)/1000 )); }
