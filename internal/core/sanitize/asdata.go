@@ -61,15 +61,29 @@ var roleWords = []string{"system", "assistant", "user", "human", "developer", "t
 // above). Text without '<', one of its look-alikes or ':' is returned as
 // it is without allocating.
 func Neutralize(s string) string {
-	if !strings.ContainsAny(s, "<\uFF1C\uFE64\u3008:\uFF1A") {
+	if !mayNeutralize(s) {
 		return s
 	}
 	s = dropInvisible(s)
 	s = neutralizeTags(s)
-	if strings.ContainsAny(s, ":\uFF1A") {
+	if strings.IndexByte(s, ':') >= 0 || strings.Contains(s, "\uFF1A") {
 		s = neutralizeRoles(s)
 	}
 	return s
+}
+
+// mayNeutralize reports whether s holds a byte that can start what
+// Neutralize changes: '<', ':', or the first byte of a look-alike
+// (U+FF1C, U+FE64, U+FF1A start with 0xEF, U+3008 with 0xE3). A byte
+// loop: strings.ContainsAny with non-ASCII characters decodes every rune.
+func mayNeutralize(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<', ':', 0xEF, 0xE3:
+			return true
+		}
+	}
+	return false
 }
 
 // isOpenAngle: '<' and the look-alikes a model reads as one.
@@ -79,6 +93,10 @@ func neutralizeTags(s string) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
+		if c := s[i]; c != '<' && c != 0xEF && c != 0xE3 {
+			i++ // no opening angle starts here: no decode
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if !isOpenAngle(r) {
 			i += n

@@ -131,3 +131,15 @@ func FuzzQuote(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkNeutralize is BenchmarkText's observation through the
+// capture-time part this issue adds (dropInvisible, Neutralize), to set
+// against Text's whole cost.
+func BenchmarkNeutralize(b *testing.B) {
+	line := "We decided to store observations per issue; password = hunter2 and " + ghp + " appear.\n"
+	in := strings.Repeat(line, MaxChars/len(line)+1)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		Neutralize(dropInvisible(in))
+	}
+}
