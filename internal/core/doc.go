@@ -19,7 +19,8 @@
 //   - protocol: the rules as a pure function; one typed operation (request,
 //     answer, ask, resolve, escalate, abandon, monitor actions) applied to a
 //     ledger value gives the new ledger and the events and status changes
-//     it implies.
+//     it implies; who may perform it (Authorize: the target answers, the
+//     parties settle, a person overrides explicitly).
 //   - router: the hub in Local Mode: lock, load, apply, write, then the
 //     side effects (responder, agent status, event log).
 //   - ledger: the per-issue ledger file in the TypeScript and PowerShell
@@ -94,7 +95,9 @@
 //     numbers, topics, bodies, ids): an agent name is the same in a
 //     ledger and in an observation.
 //   - sanitize: private regions and secrets removed before an observation
-//     is stored or a text leaves the machine.
+//     is stored or a text leaves the machine; stored text handed to an
+//     agent as data (host-reserved tags and role lines neutralised, every
+//     line quoted under one framing line: Neutralize, Quote, Framed).
 //   - workpool: the one way independent work (reading and parsing many
 //     state files) is spread over processors.
 //   - wordset: the one notion of "the same words" (memory's duplicates,

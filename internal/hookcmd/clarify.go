@@ -257,7 +257,7 @@ func parseClarifyOp(a *App, v protocol.VerbInfo, args []string) (*clarifyOpOptio
 	usage := fmt.Sprintf("clarify %s CLR-N-NNN %s [--json]\n\n%s", op, v.Args(), v.Help)
 	flags := newFlags(a, "clarify "+op, usage)
 	flags.StringVar(&o.Text, v.Flag, "", v.TextHelp)
-	flags.StringVar(&o.As, "as", "", "who acts, `NAME` (default: the record's target for answer, its requester for ask, cli otherwise)")
+	flags.StringVar(&o.As, "as", "", "who acts, `NAME`: the record's target answers, its requester asks, either resolves, escalates or abandons; human:NAME is a person's explicit, audited override (default: $AGENTX_AGENT, else the record's target for answer, its requester for ask, cli otherwise)")
 	flags.StringVar(&o.Issue, "issue", "", "the ledger of issue `N` holds the id (needed for ids not shaped CLR-N-NNN)")
 	o.register(flags)
 	var err error
@@ -285,7 +285,14 @@ func runClarifyOp(ctx context.Context, a *App, o *clarifyOpOptions) error {
 		return err
 	}
 	issue, _ := validate.LedgerIssue(o.Issue) // checked by parseClarifyOp
-	res, err := rt.Do(ctx, o.Verb.Op(o.ID, o.As, o.Text, issue, o.Issue != ""))
+	// An agent's session names its agent ($AGENTX_AGENT): without --as the
+	// command acts as that agent, checked like --as (issue 32); a person
+	// overrides explicitly with --as human:NAME.
+	as := o.As
+	if as == "" {
+		as = a.Getenv("AGENTX_AGENT")
+	}
+	res, err := rt.Do(ctx, o.Verb.Op(o.ID, as, o.Text, issue, o.Issue != ""))
 	return a.printResult(res, string(o.Verb.Verb), o.JSON, err)
 }
 

@@ -12,6 +12,8 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/metrics"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
@@ -144,9 +146,11 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 		return nil
 	}
 	st := a.Style()
+	// Summaries are stored text: framed and quoted as data (issue 32).
+	fmt.Fprintln(a.Stdout, sanitize.NotesLine)
 	for _, r := range rows {
 		fmt.Fprintf(a.Stdout, "%s  #%d  %s  %s  %s  (%d tokens)\n", st.Bold(r.ID), r.IssueNumber, r.Agent, r.Category, r.Date(), r.Tokens)
-		fmt.Fprintf(a.Stdout, "    %s\n", r.Summary)
+		fmt.Fprintf(a.Stdout, "    %s\n", sanitize.Quote(shorten.Flatten(sanitize.Neutralize(r.Summary))))
 	}
 	next := "`agentx-hook memory get ID` shows one in full"
 	if o.Archived {
@@ -197,7 +201,8 @@ func runMemoryGet(ctx context.Context, a *App, opts *idOptions) error {
 		fmt.Fprintln(a.Stdout, st.Red("[TAMPERED: changed since it was stored]"))
 	}
 	fmt.Fprintln(a.Stdout, o.Header())
-	fmt.Fprintf(a.Stdout, "\n%s\n", o.Content)
+	// The content is stored text: framed and quoted as data (issue 32).
+	fmt.Fprintf(a.Stdout, "\n%s", sanitize.Framed(o.Content))
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/recall"
 	"github.com/agentx-dev/agentx/internal/core/recalljournal"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
 // runApp runs one command line in-process against root.
@@ -129,7 +130,7 @@ func TestRecallWithinEachHostBudget(t *testing.T) {
 			if n := jsLen(text); n > tc.maxChars {
 				t.Fatalf("%d characters, ceiling %d", n, tc.maxChars)
 			}
-			if !strings.Contains(text, "## Memory Recall\n- obs-engineer-42-") {
+			if !strings.Contains(text, "## Memory Recall\n"+sanitize.NotesLine+"\n> - obs-engineer-42-") {
 				t.Fatalf("no recall in:\n%s", text)
 			}
 			if !strings.Contains(text, "more observation(s) not shown; search them: agentx-hook memory search") ||
@@ -137,7 +138,7 @@ func TestRecallWithinEachHostBudget(t *testing.T) {
 				t.Fatalf("no more/displacement line in:\n%s", text)
 			}
 			// The newest decision leads, with its full content.
-			if !strings.Contains(text, "Decision 149: the session store") || !strings.Contains(text, "\n  Decision 149: ") {
+			if !strings.Contains(text, "Decision 149: the session store") || !strings.Contains(text, "\n>   Decision 149: ") {
 				t.Fatalf("newest decision not first with content:\n%.600s", text)
 			}
 		})

@@ -44,7 +44,9 @@ func TestTheFourBypassingEgressesAreSanitised(t *testing.T) {
 	must("memory", "add", "--file", file)
 	must("clarify", "request", "--issue", "7", "--from", "engineer", "--to", "product-manager", "--topic", "gate",
 		"--question", "Which gate?", "--non-blocking")
-	must("clarify", "answer", "CLR-7-001", "--as", inName, "--body", "The staging gate.")
+	// A person's explicit override (issue 32: an agent name that is not
+	// the target is refused); the name after human: is stored sanitised.
+	must("clarify", "answer", "CLR-7-001", "--as", "human:"+inName, "--body", "The staging gate.")
 	must("checkpoint", "create", "-m", "before "+inMsg)
 
 	check := func(where, data string) {

@@ -15,6 +15,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/router"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
@@ -53,12 +54,12 @@ func entryOf(e *ledger.Entry) *Entry {
 	if e == nil {
 		return nil
 	}
-	return &Entry{Round: e.Round, From: e.From, Type: string(e.Type), Body: e.Body, Timestamp: e.Timestamp, Integrity: e.Integrity().String()}
+	return &Entry{Round: e.Round, From: e.From, Type: string(e.Type), Body: sanitize.Neutralize(e.Body), Timestamp: e.Timestamp, Integrity: e.Integrity().String()}
 }
 
 // view is rec for a tool's result, with its whole thread when full.
 func view(rec *ledger.Record, full bool) *Clarification {
-	c := &Clarification{ID: rec.ID, Issue: rec.IssueNumber, From: rec.From, To: rec.To, Topic: rec.Topic, Blocking: rec.Blocking,
+	c := &Clarification{ID: rec.ID, Issue: rec.IssueNumber, From: rec.From, To: rec.To, Topic: sanitize.Neutralize(rec.Topic), Blocking: rec.Blocking,
 		Status: string(rec.Status), Round: rec.Round, MaxRounds: rec.MaxRounds, Created: rec.Created,
 		LatestQuestion: entryOf(rec.LastOf(ledger.Question)), LatestAnswer: entryOf(rec.LastOf(ledger.Answer)),
 		Tampered: len(rec.TamperedEntries())}
@@ -317,7 +318,7 @@ func (s *server) logAbandoned(ctx context.Context, rec *ledger.Record, why strin
 // result is what an operation did, as a tool result.
 func result(res *router.Result) *ClarifyResult {
 	rec := &res.Record
-	out := &ClarifyResult{ID: rec.ID, Status: string(rec.Status), Answer: res.Answer, Escalated: res.Escalated, Clarification: view(rec, false)}
+	out := &ClarifyResult{ID: rec.ID, Status: string(rec.Status), Answer: sanitize.Neutralize(res.Answer), Escalated: res.Escalated, Clarification: view(rec, false)}
 	if res.Answer != "" {
 		out.AnsweredBy = rec.To
 	}

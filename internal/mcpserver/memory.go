@@ -14,6 +14,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/ready"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
@@ -71,13 +72,13 @@ type Observation struct {
 }
 
 func observationOf(o *memory.Observation, full bool) Observation {
-	out := Observation{ID: o.ID, Issue: o.IssueNumber, Agent: o.Agent, Category: string(o.Category), Summary: o.Summary,
+	out := Observation{ID: o.ID, Issue: o.IssueNumber, Agent: o.Agent, Category: string(o.Category), Summary: sanitize.Neutralize(o.Summary),
 		Tokens: o.Tokens, Timestamp: o.Timestamp, SessionID: o.SessionID, RecallCount: o.RecallCount, Integrity: o.Integrity().String()}
 	if full {
-		out.Content = o.Content
+		out.Content = sanitize.Neutralize(o.Content)
 	}
 	if out.Summary == "" {
-		out.Summary = memory.Summarize(o.Content)
+		out.Summary = sanitize.Neutralize(memory.Summarize(o.Content))
 	}
 	return out
 }
@@ -197,7 +198,7 @@ func (s *server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	rows = rows[min(offset, len(rows)):]
 	for _, r := range rows {
 		score, _ := strconv.ParseFloat(strconv.FormatFloat(r.Score, 'f', 4, 64), 64)
-		out.Hits = append(out.Hits, Hit{ID: r.ID, Summary: r.Summary, Score: score, Tokens: r.Tokens, Issue: r.IssueNumber,
+		out.Hits = append(out.Hits, Hit{ID: r.ID, Summary: sanitize.Neutralize(r.Summary), Score: score, Tokens: r.Tokens, Issue: r.IssueNumber,
 			Agent: r.Agent, Category: string(r.Category), Timestamp: r.Timestamp})
 	}
 	switch {

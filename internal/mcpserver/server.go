@@ -233,7 +233,7 @@ func add[In, Out any, P interface {
 		func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, *Out, error) {
 			out, err := h(ctx, req, in)
 			if err == nil {
-				return nil, out, nil
+				return asData(out), out, nil
 			}
 			f := failureOf(err)
 			out = new(Out)

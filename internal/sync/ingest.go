@@ -424,7 +424,9 @@ func (in *Ingester) applyLocal(data []byte, cmd Command, issue int, ev Event) ([
 		return nil, l, "", nil
 	}
 	login := ev.Comment.User.Login
-	op := protocol.Op{Verb: cmd.Verb, ID: cmd.ID, By: login, Text: cmd.Text}
+	// A commenter whose permission was checked is a person: any party's
+	// verb is theirs (protocol.Authorize).
+	op := protocol.Op{Verb: cmd.Verb, ID: cmd.ID, By: login, Text: cmd.Text, Person: true}
 	eff, opErr := protocol.Apply(l, op, protocol.Env{Now: in.Clock.Now(), Config: in.Config})
 	if eff == nil {
 		// Every refusal of the protocol is typed; anything else is ours.

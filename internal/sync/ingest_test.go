@@ -217,10 +217,10 @@ func TestIngestRedeliveredEventAppliesOnce(t *testing.T) {
 func TestIngestParityWithCLI(t *testing.T) {
 	t.Parallel()
 	for _, op := range []struct{ cli, slash []string }{
-		{[]string{"clarify", "resolve", "CLR-42-002", "--body", "Ship it.", "--as", "alice"}, []string{"/clarify resolve CLR-42-002 Ship it."}},
-		{[]string{"clarify", "answer", "CLR-42-001", "--body", "Sessions.", "--as", "alice"}, []string{"/clarify answer CLR-42-001 Sessions."}},
-		{[]string{"clarify", "abandon", "CLR-42-001", "--body", "Moot.", "--as", "alice"}, []string{"/clarify abandon CLR-42-001 Moot."}},
-		{[]string{"clarify", "escalate", "CLR-42-001", "--summary", "Needs a call.", "--as", "alice"}, []string{"/clarify escalate CLR-42-001 Needs a call."}},
+		{[]string{"clarify", "resolve", "CLR-42-002", "--body", "Ship it.", "--as", "human:alice"}, []string{"/clarify resolve CLR-42-002 Ship it."}},
+		{[]string{"clarify", "answer", "CLR-42-001", "--body", "Sessions.", "--as", "human:alice"}, []string{"/clarify answer CLR-42-001 Sessions."}},
+		{[]string{"clarify", "abandon", "CLR-42-001", "--body", "Moot.", "--as", "human:alice"}, []string{"/clarify abandon CLR-42-001 Moot."}},
+		{[]string{"clarify", "escalate", "CLR-42-001", "--summary", "Needs a call.", "--as", "human:alice"}, []string{"/clarify escalate CLR-42-001 Needs a call."}},
 	} {
 		t.Run(op.cli[1], func(t *testing.T) {
 			now := t0.Add(time.Minute)

@@ -297,8 +297,15 @@ func (s *Store) create(ctx context.Context, message string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The pending mark before the ref moves (pending.go): a kill before
+	// the audit line leaves a checkpoint --repair can vouch for.
+	made := checkpointOf(h, c)
+	if err := s.markPending(made); err != nil {
+		return nil, err
+	}
 	// git update-ref refs/agentx/checkpoints H TIP
 	if err := s.repo.SwapRef(s.ref, h, tip); err != nil {
+		s.clearPending(made.Short)
 		return nil, err
 	}
 	res.Checkpoint, res.Created = checkpointOf(h, c), true

@@ -32,6 +32,9 @@ type StateOptions struct {
 	Pause time.Duration
 	// Keep is the retention ([checkpoints] keep).
 	Keep int
+	// AuditPause, when positive, is slept between a checkpoint's ref
+	// update and its audit line (a crash test kills the process there).
+	AuditPause time.Duration
 	// Audit appends a line to the audit trail; Warn reports what went
 	// wrong but does not stop a command.
 	Audit func(context.Context, audit.Entry)
@@ -39,11 +42,15 @@ type StateOptions struct {
 }
 
 // WithEnv is o with who restores from getenv ($AGENTX_AGENT, else "cli")
-// and the crash tests' pause ($AGENTX_TEST_RESTORE_PAUSE_MS).
+// and the crash tests' pauses ($AGENTX_TEST_RESTORE_PAUSE_MS,
+// $AGENTX_TEST_CHECKPOINT_PAUSE_MS).
 func (o StateOptions) WithEnv(getenv func(string) string) StateOptions {
 	o.By = cmp.Or(getenv("AGENTX_AGENT"), "cli")
 	if ms, err := strconv.Atoi(getenv("AGENTX_TEST_RESTORE_PAUSE_MS")); err == nil && ms > 0 {
 		o.Pause = time.Duration(ms) * time.Millisecond
+	}
+	if ms, err := strconv.Atoi(getenv("AGENTX_TEST_CHECKPOINT_PAUSE_MS")); err == nil && ms > 0 {
+		o.AuditPause = time.Duration(ms) * time.Millisecond
 	}
 	return o
 }
@@ -110,7 +117,11 @@ func (h *History) Take(ctx context.Context, message string) (*Result, error) {
 
 func (h *History) audit(ctx context.Context, res *Result, message string) {
 	if e, ok := CreateEntry(res, message); ok {
+		if h.opt.AuditPause > 0 {
+			time.Sleep(h.opt.AuditPause)
+		}
 		h.opt.Audit(ctx, e)
+		h.clearPending(res.Short)
 	}
 }
 
@@ -135,15 +146,28 @@ func (h *History) RestoreAudited(ctx context.Context, id string, dryRun, force b
 		return nil, err
 	}
 	if _, made := ReadTrail(h.WS.StateDir()).At(target); !made {
-		if !force {
+		if !force && h.Pending(target) {
 			return nil, errcode.New(errcode.InvalidInput, "%s", UnauditedMessage(target)).
+				WithHint("agentx made it and was killed before its line: `agentx-hook verify --repair` records the line, then restore it")
+		}
+		if !force {
+			return nil, errcode.New(errcode.InvalidInput, "%s", ForgedMessage(target)).
 				WithHint("`git show " + target.Commit + "` shows who wrote it; `agentx-hook checkpoint restore " + target.Short + " --force` restores it anyway")
 		}
 		h.opt.Warn(UnauditedMessage(target) + "; restoring it as --force asks")
 	}
 	before := "before checkpoint restore " + target.Short
+	if !dryRun {
+		// The mark before any file is put back (pending.go).
+		if err := h.markRestore(target); err != nil {
+			return nil, err
+		}
+	}
 	res, err := h.Restore(ctx, id, dryRun, before, h.opt.Keep)
 	if err != nil || dryRun {
+		if !dryRun && (res == nil || !res.Changed()) {
+			h.clearPending(restoreMark)
+		}
 		return res, err
 	}
 	if res.Before != nil {
@@ -155,6 +179,7 @@ func (h *History) RestoreAudited(ctx context.Context, id string, dryRun, force b
 		}
 	}
 	h.opt.Audit(ctx, RestoreEntry(res))
+	h.clearPending(restoreMark)
 	return res, nil
 }
 

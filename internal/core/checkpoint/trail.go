@@ -82,6 +82,13 @@ func UnauditedMessage(c Checkpoint) string {
 		c.Short, c.Message, OpCreate)
 }
 
+// ForgedMessage says why c, with no line and no pending mark, is not
+// agentx's (verify's CHECKPOINT_UNAUDITED).
+func ForgedMessage(c Checkpoint) string {
+	return fmt.Sprintf("checkpoint %s (%q) was not made by agentx: no %s line names it and agentx left no pending mark for it (a commit written with git commit-tree?); `checkpoint restore` refuses it without --force",
+		c.Short, c.Message, OpCreate)
+}
+
 // CreateEntry is the audit line of a checkpoint made (ok false when none
 // was: an unchanged state is nothing that happened).
 func CreateEntry(res *Result, message string) (audit.Entry, bool) {

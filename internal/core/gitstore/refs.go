@@ -17,6 +17,9 @@ import (
 // when none is given), resolved to the object they name
 // (git for-each-ref PREFIX...).
 func (r *Repo) Refs(prefixes ...string) (map[string]Hash, error) {
+	if err := r.regularRefs(); err != nil {
+		return nil, err
+	}
 	iter, err := r.st.IterReferences()
 	if err != nil {
 		return nil, fmt.Errorf("list refs: %w", err)

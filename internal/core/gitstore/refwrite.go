@@ -58,6 +58,9 @@ func (r *Repo) updateRef(name string, h Hash, old Hash, check bool, msg string) 
 	if !strings.HasPrefix(name, "refs/") || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
 		return fmt.Errorf("update ref %s: not a ref name agentx writes", name)
 	}
+	if err := r.regularRef(name); err != nil {
+		return err
+	}
 	p := r.refPath(name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("update ref %s: %w", name, err)

@@ -142,6 +142,9 @@ func (r *Repo) Linked() bool { return r.GitDir != r.CommonDir }
 // Ref returns the hash name points at, or ZeroHash when it does not exist.
 func (r *Repo) Ref(name string) (Hash, error) {
 	// git rev-parse --verify -q NAME
+	if err := r.regularRef(name); err != nil {
+		return ZeroHash, err
+	}
 	ref, err := storer.ResolveReference(r.st, plumbing.ReferenceName(name))
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return ZeroHash, nil

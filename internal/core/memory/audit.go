@@ -20,6 +20,7 @@ const (
 	OpRemove  = "memory.remove"
 	OpCompact = "memory.compact"
 	OpRebuild = "memory.rebuild"
+	OpImport  = "memory.import"
 )
 
 func hashes(obs []Observation) (ids []string, m map[string]string) {
@@ -62,6 +63,22 @@ func (s *Store) auditStored(ctx context.Context, issue int, added []Observation)
 	}
 	ids, after := hashes(added)
 	s.audit(ctx, audit.Entry{Actor: strings.Join(agents, ","), Op: op, Issue: issue, IDs: ids, After: after})
+}
+
+// auditImported is the line of observations Import wrote (sealed as
+// stored), in lines of at most audit.MaxIDs so each keeps its hash.
+func (s *Store) auditImported(ctx context.Context, issue int, obs []Observation) {
+	for len(obs) > 0 {
+		n := min(len(obs), audit.MaxIDs)
+		ids, after := hashes(obs[:n])
+		for _, o := range obs[:n] {
+			if h, ok := o.StoredHash(); ok { // sealIfMissing kept it
+				after[o.ID] = h
+			}
+		}
+		s.audit(ctx, audit.Entry{Op: OpImport, Issue: issue, IDs: ids, After: after})
+		obs = obs[n:]
+	}
 }
 
 func (s *Store) auditRemoved(ctx context.Context, issue int, gone Observation) {

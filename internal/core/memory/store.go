@@ -891,6 +891,9 @@ func (s *Store) Import(ctx context.Context, obs []Observation) (RebuildReport, e
 		if err := s.mergeByID(ctx, s.IssuePath(n), n, byIssue[n]); err != nil {
 			return RebuildReport{}, err
 		}
+		// On the trail like every other write (issue 32: verify anchors
+		// observations on it).
+		s.auditImported(ctx, n, byIssue[n])
 	}
 	return s.Rebuild(ctx)
 }

@@ -59,6 +59,10 @@ type Op struct {
 	// the same topic in opposite directions: the record itself need not
 	// repeat a question.
 	Flipped bool
+	// Person says By is a person whose permission the caller checked (the
+	// Action's commenter): any party's verb is theirs to use (Authorize).
+	// `--as human:NAME` sets it too.
+	Person bool
 }
 
 // Env is what an operation needs besides the ledger.
@@ -189,13 +193,19 @@ func Apply(l *ledger.Ledger, op Op, env Env) (*Effects, error) {
 	if _, err := Check(op, env); err != nil {
 		return nil, err
 	}
-	op, err := sanitized(op)
+	op, err := personOp(op)
 	if err != nil {
+		return nil, err
+	}
+	if op, err = sanitized(op); err != nil {
 		return nil, err
 	}
 	rec := l.Find(op.ID)
 	if rec == nil {
 		return nil, NotFound(op.ID)
+	}
+	if err := Authorize(rec, op); err != nil {
+		return nil, err
 	}
 	now := clock.Format(env.Now)
 	switch op.Verb {

@@ -131,7 +131,7 @@ func TestApplyTransitions(t *testing.T) {
 		{"answer", record(ledger.Pending, 1), Op{Verb: Answer, ID: "CLR-42-001", Text: "Middleware."}, ledger.Answered,
 			ledger.Entry{Round: 1, From: "architect", Type: ledger.Answer, Body: "Middleware."},
 			Effects{Events: []string{events.ClarificationAnswered}, Release: true}},
-		{"ask", record(ledger.Answered, 1), Op{Verb: Ask, ID: "CLR-42-001", By: "alice", Text: "Which one?"}, ledger.Pending,
+		{"ask", record(ledger.Answered, 1), Op{Verb: Ask, ID: "CLR-42-001", By: "human:alice", Text: "Which one?"}, ledger.Pending,
 			ledger.Entry{Round: 2, From: "alice", Type: ledger.Question, Body: "Which one?"},
 			Effects{Events: []string{events.ClarificationFollowup}, Blocked: "engineer", Route: true}},
 		{"resolve", record(ledger.Answered, 1), Op{Verb: Resolve, ID: "CLR-42-001"}, ledger.Resolved,

@@ -19,6 +19,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/wordset"
 )
@@ -252,14 +253,20 @@ const footerReserve = 260
 func Select(ranked []Scored, opt Options) Result {
 	var res Result
 	var b strings.Builder
-	limit := opt.MaxChars - footerReserve
+	// Stored text is data (issue 32): one line frames it, and every line
+	// of it is quoted (sanitize.Quote), so nothing stored can close the
+	// frame or pose as the host's own tags or a role.
+	limit := opt.MaxChars - footerReserve - len(sanitize.NotesLine) - 1
 	full := true
 	for _, s := range ranked {
-		// Stored text comes from other tools too; hosts read UTF-8 only.
-		head := strings.ToValidUTF8(statement(&s.Obs), "\uFFFD")
+		// Stored text comes from other tools too; hosts read UTF-8 only
+		// (Quote makes it valid).
+		head := sanitize.Quote(strings.TrimSuffix(statement(&s.Obs), "\n")) + "\n"
 		body := ""
 		if full {
-			body = strings.ToValidUTF8(detail(&s.Obs), "\uFFFD")
+			if d := detail(&s.Obs); d != "" {
+				body = sanitize.Quote(strings.TrimSuffix(d, "\n")) + "\n"
+			}
 		}
 		switch {
 		case body != "" && b.Len()+len(head)+len(body) <= limit:
@@ -280,6 +287,12 @@ func Select(ranked []Scored, opt Options) Result {
 		res.Displaced += displaced(s.Candidate)
 	}
 	res.More += opt.Stored
+	if len(res.Shown) > 0 {
+		notes := b.String()
+		b.Reset()
+		b.WriteString(sanitize.NotesLine + "\n")
+		b.WriteString(notes)
+	}
 	if len(res.Shown) == 0 && res.More == 0 {
 		who := opt.Agent
 		if opt.HasIssue {
@@ -313,7 +326,9 @@ func statement(o *memory.Observation) string {
 	if len(date) > 10 {
 		date = date[:10]
 	}
-	return fmt.Sprintf("- %s (%s, %s, #%d, %s): %s\n", o.ID, date, o.Agent, o.IssueNumber, o.Category, shorten.Flatten(o.Summary))
+	// Neutralised before it is flattened: a role label must be seen at the
+	// start of its own line.
+	return fmt.Sprintf("- %s (%s, %s, #%d, %s): %s\n", o.ID, date, o.Agent, o.IssueNumber, o.Category, shorten.Flatten(sanitize.Neutralize(o.Summary)))
 }
 
 // detail is the full content under a statement, indented, when it says more

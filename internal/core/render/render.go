@@ -100,12 +100,16 @@ func List(w io.Writer, st Style, recs []ledger.Record, now time.Time) {
 		}
 		line += st.Dim(fmt.Sprintf("  round %d/%d, %s", r.Round, r.MaxRounds, Age(now.Sub(r.CreatedTime()))))
 		fmt.Fprintln(w, line)
-		fmt.Fprintf(w, "    %s -> %s: %s\n", tty(r.From), tty(r.To), tty(r.Topic))
+		fmt.Fprintf(w, "    %s -> %s: %s\n", tty(r.From), tty(r.To), tty(topic(r.Topic)))
 	}
 }
 
-// Threads renders every record of recs by Thread, a blank line between.
+// Threads renders every record of recs by Thread, a blank line between,
+// under the line that frames their bodies as recorded data (issue 32).
 func Threads(w io.Writer, st Style, recs []ledger.Record) {
+	if len(recs) > 0 {
+		fmt.Fprintln(w, st.Dim(sanitize.NotesLine))
+	}
 	for i := range recs {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -127,7 +131,7 @@ func Thread(w io.Writer, st Style, r *ledger.Record) {
 	if r.Blocking {
 		mode = "BLOCKING"
 	}
-	fmt.Fprintf(w, "  Topic: %s  Status: %s  Round: %d/%d  %s\n", tty(r.Topic), tty(string(r.Status)), r.Round, r.MaxRounds, mode)
+	fmt.Fprintf(w, "  Topic: %s  Status: %s  Round: %d/%d  %s\n", tty(topic(r.Topic)), tty(string(r.Status)), r.Round, r.MaxRounds, mode)
 	for _, e := range r.Thread {
 		fmt.Fprintln(w)
 		hhmm := e.Timestamp
@@ -149,11 +153,16 @@ func Thread(w io.Writer, st Style, r *ledger.Record) {
 			head += " " + st.Red("[TAMPERED: changed since it was written; `agentx-hook verify` names it]")
 		}
 		fmt.Fprintf(w, "  %s\n", head)
-		for _, line := range strings.Split(tty(e.Body), "\n") {
+		// The body is stored text: quoted as data, every line (issue 32).
+		for _, line := range strings.Split(tty(sanitize.Quote(e.Body)), "\n") {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
 }
+
+// topic is a record's topic on one line, host tags and role labels
+// neutralised: stored text, shown inside agentx's own line.
+func topic(s string) string { return strings.Join(strings.Fields(sanitize.Neutralize(s)), " ") }
 
 // tty strips what a terminal would obey in text read from a ledger (any
 // process, person or branch may have written it): escape sequences,

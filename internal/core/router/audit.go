@@ -25,7 +25,13 @@ func OpName(v protocol.Verb) string {
 
 // Actor is who performed op on rec: the author of the entry it added, else
 // op.By, else the hub.
+//
+// A person's explicit override (`--as human:NAME`) is named as such, so
+// the trail tells it from the agent of the same name (issue 32).
 func Actor(op protocol.Op, before int, rec *ledger.Record) string {
+	if name, ok := protocol.AsPerson(op.By); ok {
+		return protocol.PersonPrefix + name
+	}
 	if len(rec.Thread) > before {
 		return rec.Thread[len(rec.Thread)-1].From
 	}

@@ -236,7 +236,7 @@ func TestMaxRoundsEscalates(t *testing.T) {
 		}
 	}
 	// A person resolves it.
-	if _, err := r.Resolve(ctx, id, "alice", "Print 15 minutes."); err != nil {
+	if _, err := r.Resolve(ctx, id, "human:alice", "Print 15 minutes."); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -45,6 +45,7 @@ var egresses = map[string]struct {
 	"internal/core/monitor/scan.go":                                {1, "an index of ids and times"},
 	"internal/core/monitor/synth/synth.go":                         {1, "synthetic test data"},
 	"internal/core/checkpoint/restore.go":                          {1, "files restored from a checkpoint (sanitised when first written); create sanitises its message"},
+	"internal/core/checkpoint/pending.go":                          {2, "pending marks: a checkpoint's short id and tree (issue 32)"},
 	"internal/core/agentstatus/agentstatus.go":                     {1, "agent names and states"},
 	"internal/core/cursor/cursor.go":                               {1, "transcript offsets"},
 	"internal/core/memory/store.go":                                {3, "Observation.sanitized in groupByIssue, before every write"},

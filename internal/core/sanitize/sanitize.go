@@ -38,14 +38,17 @@ const MaxChars = 2000
 // secret that starts before the final cut is still recognised from its
 // first scanLimit-MaxChars characters, and a megabyte of pasted log costs
 // a millisecond, not a second.
+//
+// Like Clean, Text drops invisible characters first and neutralises
+// host-reserved tags and role lines last (Neutralize), on each pass.
 func Text(s string) string {
-	out := Secrets(shorten.Runes(private(s, scanLimit), scanLimit))
+	out := Neutralize(Secrets(shorten.Runes(private(dropInvisible(s), scanLimit), scanLimit)))
 	for range 4 {
 		cut := shorten.Runes(out, MaxChars)
 		if cut == out {
 			return out
 		}
-		if out = Secrets(cut); out == cut {
+		if out = Neutralize(Secrets(cut)); out == cut {
 			return out
 		}
 	}

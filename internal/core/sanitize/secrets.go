@@ -83,6 +83,21 @@ var table = sync.OnceValue(func() []rule {
 			nearMiss: []string{"-----BEGIN PUBLIC KEY-----"},
 		},
 		{
+			id: "putty-private-key", gitleaks: "none (private-key is PEM only)",
+			// A PuTTY .ppk file (issue 32: its Private-Lines were stored):
+			// from its header to its Private-MAC, or to the end when cut.
+			// The public lines go too: a block is one thing.
+			hints:     []string{"putty-user-key-file-"},
+			multiline: true,
+			re:        regexp.MustCompile(`(?s)PuTTY-User-Key-File-[0-9]+:.*?(?:Private-MAC:[ \t]*[0-9A-Fa-f]+|\z)`),
+			replace:   whole("putty-private-key"),
+			examples: []Example{
+				{"key:\nPuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: ed25519-key-20240101\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIOq7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk3Lm5Np7\nPrivate-Lines: 1\nAAAAIFhq7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk3Lm5Np7Qr9St\nPrivate-MAC: 6c2f4e1a9b3d7f0c5e8a2b6d9f1c4e7a0b3d6f9c2e5a8b1d4f7a0c3e6b9d2f5a\ndone",
+					"key:\n[REDACTED:putty-private-key]\ndone"},
+			},
+			nearMiss: []string{"convert the .ppk with puttygen (PuTTY-User-Key-File format)"},
+		},
+		{
 			id: "aws-secret-key", gitleaks: "aws-access-token (a secret key found with its key id)",
 			// A 40-character secret access key has no prefix of its own; on a
 			// line that also holds an access key id (the console's CSV, a
@@ -176,7 +191,9 @@ var table = sync.OnceValue(func() []rule {
 			// amqp://, ...). The user and host are kept: they say which
 			// service is meant. A password starting with '[' is a mark.
 			hints: []string{"://"},
-			re:    regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/?#@\[\]]*:)([^\s/?#\[][^\s/?#]*)@`),
+			// A '#' belongs to the password (issue 32: `p#ss` was kept):
+			// before the host, no fragment can start.
+			re: regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/?#@\[\]]*:)([^\s/?\[][^\s/?]*)@`),
 			replace: func(m string, sub []string) string {
 				if codeShaped(sub[2]) {
 					return m
@@ -186,6 +203,8 @@ var table = sync.OnceValue(func() []rule {
 			examples: []Example{
 				{"postgres://app:hunter2@db.internal:5432/app", "postgres://app:[REDACTED:url-password]@db.internal:5432/app"},
 				{"https://user:p@ss@example.com/x", "https://user:[REDACTED:url-password]@example.com/x"},
+				{"postgres://app:hun#ter2@db.internal/app", "postgres://app:[REDACTED:url-password]@db.internal/app"},
+				{"redis://:#secret@cache:6379", "redis://:[REDACTED:url-password]@cache:6379"},
 			},
 			nearMiss: []string{"https://example.com:8443/path?q=a@b", "git@github.com:org/repo.git", "postgres://app:${DB_PASS}@db/app"},
 		},

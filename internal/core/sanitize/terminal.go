@@ -7,8 +7,11 @@ import (
 
 // Clean is the sanitiser for text that is stored whole (ledger entries,
 // spooled summaries): private regions out, then secrets, with no cut.
-// Idempotent, like Text, which is Clean cut to MaxChars.
-func Clean(s string) string { return Secrets(Private(s)) }
+// Idempotent, like Text, which is Clean cut to MaxChars. Invisible
+// characters go first (a secret or a tag split by a zero-width space is
+// whole again), host-reserved tags and role lines are neutralised last
+// (Neutralize: stored text stays data, issue 32).
+func Clean(s string) string { return Neutralize(Secrets(Private(dropInvisible(s)))) }
 
 // Terminal makes text safe to print on a terminal: ANSI escape sequences
 // (CSI such as colours and cursor moves, OSC such as window titles and

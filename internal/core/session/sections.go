@@ -9,6 +9,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/recall"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 )
@@ -26,13 +27,13 @@ func (s *session) clarificationSections() []Section {
 	if len(res.Escalations) > 0 {
 		var b strings.Builder
 		for _, r := range res.Escalations {
-			fmt.Fprintf(&b, "- %s %s -> %s: %s\n", r.ID, r.From, r.To, r.Topic)
+			fmt.Fprintf(&b, "- %s %s -> %s: %s\n", r.ID, r.From, r.To, oneLine(r.Topic, 200))
 			if e := r.LastOf(ledger.Escalation); e != nil {
-				fmt.Fprintf(&b, "  %s\n", strings.SplitN(e.Body, "\n", 2)[0])
+				fmt.Fprintf(&b, "  %s\n", sanitize.Quote(oneLine(strings.SplitN(e.Body, "\n", 2)[0], 600)))
 			}
 			fmt.Fprintf(&b, "  A person settles it: %s clarify resolve %s --body \"<decision>\"\n", cli, r.ID)
 		}
-		out = append(out, Section{Title: fmt.Sprintf("Escalations on issue #%d", s.in.Issue), Body: strings.TrimRight(b.String(), "\n")})
+		out = append(out, Section{Title: fmt.Sprintf("Escalations on issue #%d", s.in.Issue), Body: sanitize.NotesLine + "\n" + strings.TrimRight(b.String(), "\n")})
 	}
 	if len(out) == 0 && res.unchecked {
 		out = append(out, Section{Title: "Clarifications", Body: "Not checked: the hook's deadline passed first. `" + cli + " clarify` lists what is open."})
@@ -49,9 +50,9 @@ func requestsSection(recs []ledger.Record, cli string) Section {
 		if r.Blocking {
 			tag = ", BLOCKING"
 		}
-		fmt.Fprintf(&b, "- %s to %s (round %d/%d, %s%s): %s\n", r.ID, r.To, r.Round, r.MaxRounds, r.Status, tag, r.Topic)
+		fmt.Fprintf(&b, "- %s to %s (round %d/%d, %s%s): %s\n", r.ID, r.To, r.Round, r.MaxRounds, r.Status, tag, oneLine(r.Topic, 200))
 		if ans := r.LastOf(ledger.Answer); ans != nil {
-			fmt.Fprintf(&b, "  Latest answer (%s): %s\n", ans.From, shorten.Line(ans.Body, 600))
+			fmt.Fprintf(&b, "  Latest answer (%s):\n  %s\n", ans.From, sanitize.Quote(oneLine(ans.Body, 600)))
 		}
 		if r.Status == ledger.Answered {
 			fmt.Fprintf(&b, "  Next: %s clarify resolve %s --body \"<what you decided>\"  (or clarify ask %s --body \"<follow-up>\")\n", cli, r.ID, r.ID)
@@ -59,7 +60,7 @@ func requestsSection(recs []ledger.Record, cli string) Section {
 			fmt.Fprintf(&b, "  Waiting for %s since %s.\n", r.To, r.Created)
 		}
 	}
-	return Section{Title: "Your open requests", Body: strings.TrimRight(b.String(), "\n")}
+	return Section{Title: "Your open requests", Body: sanitize.NotesLine + "\n" + strings.TrimRight(b.String(), "\n")}
 }
 
 // maxWaitingShown bounds the questions a hook prints in full: blocking
@@ -81,17 +82,22 @@ func waitingSection(recs []ledger.Record, cli string) Section {
 		if r.Blocking {
 			tag = ", BLOCKING: " + r.From + " cannot go on without it"
 		}
-		fmt.Fprintf(&b, "- %s from %s (round %d/%d, %s%s): %s\n", r.ID, r.From, r.Round, r.MaxRounds, r.Status, tag, r.Topic)
+		fmt.Fprintf(&b, "- %s from %s (round %d/%d, %s%s): %s\n", r.ID, r.From, r.Round, r.MaxRounds, r.Status, tag, oneLine(r.Topic, 200))
 		if q := r.LastOf(ledger.Question); q != nil {
-			fmt.Fprintf(&b, "  Question: %s\n", shorten.Line(q.Body, 600))
+			fmt.Fprintf(&b, "  Question:\n  %s\n", sanitize.Quote(oneLine(q.Body, 600)))
 		}
 		fmt.Fprintf(&b, "  Answer: %s clarify answer %s --body \"<answer>\"\n", cli, r.ID)
 	}
 	if hidden > 0 {
 		fmt.Fprintf(&b, "- %d more wait for your answer: %s clarify --json lists them all\n", hidden, cli)
 	}
-	return Section{Title: "Clarifications waiting for your answer", Body: strings.TrimRight(b.String(), "\n")}
+	return Section{Title: "Clarifications waiting for your answer", Body: sanitize.NotesLine + "\n" + strings.TrimRight(b.String(), "\n")}
 }
+
+// oneLine is stored text (a topic, a body) inside one line of hook start's
+// output: host tags and role labels neutralised before the line breaks
+// go, then cut (issue 32).
+func oneLine(s string, limit int) string { return shorten.Line(sanitize.Neutralize(s), limit) }
 
 func monitorSection(rep *monitor.Report) (Section, bool) {
 	if rep == nil {

@@ -120,6 +120,9 @@ func (s *Spool) Put(ctx context.Context, key string, payload []byte) (added bool
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
+	if err := s.confined(); err != nil {
+		return false, err
+	}
 	for _, p := range []string{s.donePath(key), s.pendingPath(key)} {
 		if _, err := os.Stat(p); err == nil {
 			return false, nil
@@ -143,6 +146,9 @@ type Entry struct {
 // Pending lists the pending entries, oldest first. It also prunes done
 // markers older than DoneTTL. A missing directory has no entries.
 func (s *Spool) Pending() ([]Entry, error) {
+	if err := s.confined(); err != nil {
+		return nil, err
+	}
 	des, err := os.ReadDir(s.dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -195,6 +201,9 @@ type Claim struct {
 // entry is done, gone, or being processed by another process right now.
 func (s *Spool) Claim(ctx context.Context, key string) (*Claim, error) {
 	if err := validKey(key); err != nil {
+		return nil, err
+	}
+	if err := s.confined(); err != nil {
 		return nil, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, ClaimWait)

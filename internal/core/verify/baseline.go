@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -250,10 +251,40 @@ func (c *checker) requestsGone(entries []audit.Entry) {
 		if c.records[id] || named[id] || named[fmt.Sprintf("#%d", e.Issue)] {
 			continue
 		}
+		if c.recordNow(e.Issue, id) {
+			// Written after its ledger was read (the trail was read
+			// later): present, never reported as deleted (issue 32).
+			continue
+		}
 		rel := path.Join(workspace.Dir, clarificationsRel, fmt.Sprintf("issue-%d.json", e.Issue))
 		c.add(Problem{Code: CodeRecordDeleted, Severity: Error, Path: rel, ID: id, Offset: -1,
 			Message: fmt.Sprintf("the record is gone: the audit trail says %s made it at %s (%s), and no tombstone or restore since explains its absence", e.Actor, e.Time, e.Op)})
 	}
+}
+
+// recordNow reads the ledger of issue again and reports whether it holds
+// id now (or a tombstone names it, or a record renamed from it), or
+// cannot be read (then its own problem says so).
+func (c *checker) recordNow(issue int, id string) bool {
+	if c.fsys != nil {
+		return false
+	}
+	data, err := os.ReadFile(c.ws.LedgerFile(issue))
+	if err != nil {
+		return false
+	}
+	l, err := ledger.Decode(data)
+	if err != nil {
+		return true
+	}
+	for i := range l.Clarifications {
+		r := &l.Clarifications[i]
+		if r.ID == id || strings.Trim(string(r.ExtraValue(statemerge.RenamedFromKey)), `"`) == id {
+			return true
+		}
+	}
+	dead, _ := tombstone.FromExtra("", l.Extra)
+	return dead.Has(tombstone.Record, id)
 }
 
 // ledgerIssue reads the issue of a ledger's path.

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"os"
 	"path/filepath"
 	"sync"
@@ -175,7 +176,9 @@ func TestVerifyBesideWriters(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			store := memory.New(ws.MemoryDir(), lock.New(lock.Options{}), clock.Real{})
-			store.NoSync = true
+			// As every agentx writer: each write has its trail line, so the
+			// anchoring check (issue 32) runs beside them too.
+			store.NoSync, store.Audit = true, &audit.Trail{Dir: ws.StateDir()}
 			for i := 0; ctx.Err() == nil; i++ {
 				_, err := store.Store(ctx, []memory.Observation{{Agent: "engineer", IssueNumber: 5 + 2*w, Category: memory.KeyFact,
 					Content: fmt.Sprintf("writer %d stored fact number %d about the cache layer", w, i)}})

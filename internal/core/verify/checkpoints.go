@@ -1,11 +1,13 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"path"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/checkpoint"
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 )
 
@@ -22,17 +24,32 @@ import (
 // checkpoint is no baseline.
 func FromCheckpoints(root string, s *checkpoint.Store, trailDir string) (anchors []audit.Anchor, base *Baseline, extra []Problem) {
 	list, err := s.List()
+	if errors.Is(err, gitstore.ErrRefNotFile) {
+		// A FIFO where the ref should be: said, never opened (issue 32).
+		return nil, nil, []Problem{{Code: CodeNotRegular, Severity: Error, Path: s.RefName(), Offset: -1, Message: err.Error()}}
+	}
 	if err != nil || len(list) == 0 {
 		return nil, nil, nil
+	}
+	if short := s.RestorePending(); short != "" {
+		extra = append(extra, Problem{Code: CodeRestoreLost, Severity: Warning, Path: s.RefName(), ID: short, Offset: -1,
+			Message: fmt.Sprintf("a restore of checkpoint %s was killed before its %s line: what it put back or removed is not on the trail yet", short, checkpoint.OpRestore),
+			Repair:  "append its " + checkpoint.OpRestore + " line"})
 	}
 	trail := checkpoint.ReadTrail(trailDir)
 	trail.MarkUnaudited(list)
 	made := -1
 	for i, c := range list {
-		if c.Unaudited {
+		switch {
+		case c.Unaudited && s.Pending(c):
+			// agentx's own, killed between the ref and the line (issue 32).
+			extra = append(extra, Problem{Code: CodeCheckpointLost, Severity: Warning, Path: s.RefName(), ID: c.Short, Offset: -1,
+				Message: fmt.Sprintf("checkpoint %s (%q) was made by agentx (its pending mark says so) but its %s line was lost: the command was killed between the two", c.Short, c.Message, checkpoint.OpCreate),
+				Repair:  "append its " + checkpoint.OpCreate + " line"})
+		case c.Unaudited:
 			extra = append(extra, Problem{Code: CodeCheckpointForged, Severity: Error,
-				Path: s.RefName(), ID: c.Short, Offset: -1, Message: checkpoint.UnauditedMessage(c)})
-		} else if made < 0 {
+				Path: s.RefName(), ID: c.Short, Offset: -1, Message: checkpoint.ForgedMessage(c)})
+		case made < 0:
 			made = i
 		}
 	}

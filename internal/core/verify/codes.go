@@ -36,6 +36,8 @@ const (
 	CodeRecordDeleted     = "RECORD_DELETED"         // a record the last checkpoint holds is gone
 	CodeRecordRewritten   = "RECORD_REWRITTEN"       // a record differs from the last checkpoint's in what never changes
 	CodeCheckpointForged  = "CHECKPOINT_UNAUDITED"   // a checkpoint commit no checkpoint.create audit line names
+	CodeCheckpointLost    = "CHECKPOINT_LINE_LOST"   // agentx's own checkpoint (its pending mark) whose line a kill cut off (--repair appends it)
+	CodeRestoreLost       = "RESTORE_LINE_LOST"      // a checkpoint restore killed before its checkpoint.restore line (its pending mark; --repair appends it)
 	CodeGitTemp           = "GIT_TEMP_LEFTOVER"      // a git object or agentx temporary left by a killed writer
 	CodeUnhashed          = "UNHASHED"               // entries or observations without a hash (info)
 

@@ -34,6 +34,7 @@ func (c *checker) memoryFiles(store *memory.Store) {
 		}
 	}
 	archived := c.archive(filepath.Join(dir, "archive"), live)
+	c.live, c.archived = live, archived
 	for _, s := range summaries {
 		raw, _ := extra(s.obs, compactedFrom)
 		var ids []string

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/audit"
+	"github.com/agentx-dev/agentx/internal/core/checkpoint"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -52,6 +54,16 @@ func Repair(ctx context.Context, ws workspace.Workspace, locks *lock.Locker, rep
 		switch p.Code {
 		case CodeMonitorIndexStale:
 			err = os.Remove(abs)
+		case CodeRestoreLost:
+			var cs *checkpoint.Store
+			if cs, err = checkpoint.Open(ws, locks); err == nil {
+				err = cs.RecordRestore(ctx, p.ID, &audit.Trail{Dir: ws.StateDir(), Locks: locks})
+			}
+		case CodeCheckpointLost:
+			var cs *checkpoint.Store
+			if cs, err = checkpoint.Open(ws, locks); err == nil {
+				err = cs.RecordLost(ctx, p.ID, &audit.Trail{Dir: ws.StateDir(), Locks: locks})
+			}
 		case CodeGitTemp:
 			if err = removableGitTemp(abs, time.Now()); err == nil {
 				err = os.Remove(abs)

@@ -137,6 +137,11 @@ type checker struct {
 	// over all ledgers (nil before the ledgers are read).
 	seen    []string
 	records map[string]bool
+	// live and archived are the observations memoryFiles read (by id),
+	// for the audit trail's anchoring check (anchored.go).
+	live, archived map[string]seenObs
+	// trail are the trail's lines stateFiles read (nil: none or unread).
+	trail []audit.Entry
 	// fsys, when set, is what is checked instead of the disk: a tree laid
 	// out like `.agentx/` (RunFS); ws is then rooted at "" and paths are
 	// mapped onto fsys by fsName.
@@ -395,9 +400,14 @@ func (c *checker) stateFiles() {
 	if data, ok := c.read(c.ws.EventsFile()); ok {
 		c.jsonLines(c.ws.EventsFile(), data, CodeEventsCorrupt, CodeEventsTorn)
 	}
-	made, findings, lines, err := audit.CheckOps(dir, []string{"clarify.request", "clarify.ask", "checkpoint.restore"}, c.opt.AuditAnchors...)
+	// One reading of the trail serves the requests' check and the
+	// observations' anchoring (anchored.go).
+	made, findings, lines, err := audit.CheckOps(dir, append([]string{"clarify.request", "clarify.ask", "checkpoint.restore"}, anchorOpNames()...), c.opt.AuditAnchors...)
 	c.rep.Counts.AuditLines = lines
 	c.addTrail(dir, findings, err, c.rel)
+	if err == nil {
+		c.trail = made
+	}
 	c.requestsGone(made)
 }
 
@@ -482,6 +492,9 @@ func (c *checker) memory() {
 	}
 	if busy {
 		lagging(sub.rep)
+	}
+	if c.fsys == nil {
+		c.anchored(sub.live, sub.archived, busy)
 	}
 	c.merge(sub)
 	if why := store.IndexStale(); why != "" && c.exists(store.ManifestPath()) {

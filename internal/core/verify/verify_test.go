@@ -178,7 +178,7 @@ func TestTamperingIsReportedPrecisely(t *testing.T) {
 				t.Fatal(err)
 			}
 			return id
-		}, []string{"MANIFEST_TOTALS .agentx/memory/manifest.json", "MANIFEST_ORPHAN_ENTRY .agentx/memory/manifest.json {id}"}},
+		}, []string{"OBSERVATION_DELETED .agentx/memory/issue-7.json {id}", "MANIFEST_TOTALS .agentx/memory/manifest.json", "MANIFEST_ORPHAN_ENTRY .agentx/memory/manifest.json {id}"}},
 		{"observation duplicated across two issue files", func(t *testing.T, ws workspace.Workspace) string {
 			dupIntoIssue7(t, ws)
 			return obsIDs(t, ws, 5)[0]
@@ -257,7 +257,7 @@ func TestTamperingIsReportedPrecisely(t *testing.T) {
 				t.Fatalf("errors =\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 			}
 			for _, p := range rep.Problems {
-				if p.Severity == Error && p.ID != "" && p.Offset <= 0 && p.Code != CodeManifestMissing {
+				if p.Severity == Error && p.ID != "" && p.Offset <= 0 && p.Code != CodeManifestMissing && p.Code != CodeObsDeleted {
 					t.Errorf("%s %s has no byte offset", p.Code, p.ID)
 				}
 			}
@@ -471,6 +471,7 @@ func TestArchiveHoldsWhatCompactionMoved(t *testing.T) {
 	t.Parallel()
 	ws := fixture(t)
 	store := memory.New(ws.MemoryDir(), lock.New(lock.Options{}), clock.NewFake(t0))
+	store.Audit = &audit.Trail{Dir: ws.StateDir(), Clock: clock.NewFake(t0)}
 	ctx := context.Background()
 	_, n, err := store.Compact(ctx, 5, func(obs []memory.Observation) ([]memory.Observation, []memory.Observation, error) {
 		ids, _ := jsonfile.Marshal([]string{obs[0].ID, obs[1].ID})

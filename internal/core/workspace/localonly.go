@@ -62,6 +62,9 @@ func LocalOnly() []Pattern {
 		{Glob: "*.lock.*"},
 		{Glob: ".*.tmp-*"},
 		{Glob: spoolName + "/"},
+		// The spool as a path too: `spool/` matches directories only, and
+		// a symbolic link in its place would be committed (issue 32).
+		{Glob: "memory/" + spoolName},
 		{Glob: cursorsName + "/"},
 		{Glob: "memory/" + MemoryPendingName + "/"},
 		{Glob: IndexRebuildName + "*"},

@@ -69,7 +69,7 @@ func TestGitBranch(t *testing.T) {
 // the last hook runs (issue 21).
 func TestGitignoreContent(t *testing.T) {
 	t.Parallel()
-	want := "# local: locks, temporaries, spools, crash markers, this clone's writer id\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\ncursors/\nmemory/pending/\nindex-rebuild*\nrecall-pending.jsonl*\nhook-log.jsonl*\nstate/writer-id\nmemory/retention.json\n" +
+	want := "# local: locks, temporaries, spools, crash markers, this clone's writer id\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\nmemory/spool\ncursors/\nmemory/pending/\nindex-rebuild*\nrecall-pending.jsonl*\nhook-log.jsonl*\nstate/writer-id\nmemory/retention.json\n" +
 		"# derived: rebuilt from the JSON files when missing\n.monitor-index\nsearch.idx\nsearch.files\n"
 	if got := string(Gitignore()); got != want {
 		t.Errorf("Gitignore() =\n%s\nwant\n%s", got, want)
@@ -106,5 +106,14 @@ func TestIsLocalOnly(t *testing.T) {
 		if got := IsLocalOnly(rel); got != want {
 			t.Errorf("IsLocalOnly(%q) = %v, want %v", rel, got, want)
 		}
+	}
+}
+
+// Issue 32: a symbolic link at the spool's place is ignored too (git's
+// `spool/` matches directories only).
+func TestSpoolLinkIsLocal(t *testing.T) {
+	t.Parallel()
+	if !IsLocalOnly("memory/spool") || !strings.Contains(string(Gitignore()), "\nmemory/spool\n") {
+		t.Fatal("a symbolic link at memory/spool is not ignored")
 	}
 }
