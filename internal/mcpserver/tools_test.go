@@ -172,7 +172,9 @@ func TestEmptyResultsAreLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := json.Marshal(res.StructuredContent)
-	if string(data) != `{"hits":[]}` || text(res) != `{"hits":[]}` {
+	// The text form is the same document, after the one line that frames
+	// stored text as data (issue 32).
+	if string(data) != `{"hits":[]}` || !strings.HasSuffix(text(res), "\n"+`{"hits":[]}`) {
 		t.Errorf("an empty search: %s / %s", data, text(res))
 	}
 	if out := ok(t, cs, "ready", nil); fmt.Sprint(out["issues"]) != "[]" {

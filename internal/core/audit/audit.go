@@ -253,7 +253,9 @@ func (t *Trail) rotateSize() int64 {
 	if t.RotateSize > 0 {
 		return t.RotateSize
 	}
-	return DefaultRotateSize
+	// Never past what a reader accepts, whatever the limit is (a test
+	// lowers it): a quarter leaves room for the line that crosses it.
+	return min(DefaultRotateSize, atomicfile.StateLimit/4)
 }
 
 // rotate renames the current file (whose first line is of month) to
