@@ -154,7 +154,7 @@ func Thread(w io.Writer, st Style, r *ledger.Record) {
 		}
 		fmt.Fprintf(w, "  %s\n", head)
 		// The body is stored text: quoted as data, every line (issue 32).
-		for _, line := range strings.Split(tty(sanitize.Quote(e.Body)), "\n") {
+		for _, line := range strings.Split(sanitize.Quote(tty(lineBreaks.Replace(e.Body))), "\n") {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
@@ -163,6 +163,12 @@ func Thread(w io.Writer, st Style, r *ledger.Record) {
 // topic is a record's topic on one line, host tags and role labels
 // neutralised: stored text, shown inside agentx's own line.
 func topic(s string) string { return strings.Join(strings.Fields(sanitize.Neutralize(s)), " ") }
+
+// lineBreaks turns every character a quote reads as a line break into
+// '\n' before tty, which would drop them (a role line after one must
+// still start its own quoted line), and tty runs before the quote so an
+// escape sequence goes whole, not just its ESC byte.
+var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\v", "\n", "\f", "\n", "\u0085", "\n", "\u2028", "\n", "\u2029", "\n")
 
 // tty strips what a terminal would obey in text read from a ledger (any
 // process, person or branch may have written it): escape sequences,

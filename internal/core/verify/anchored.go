@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -164,7 +165,18 @@ func (c *checker) anchored(live, archived map[string]seenObs, busy bool) {
 		}
 		if again, err := readAnchors(dir); err == nil {
 			again.lastRestore = max(again.lastRestore, v.lastRestore)
-			findings = c.anchorFindings(live, archived, again)
+			// The trail read again is newer than the files: a note stored
+			// since shows in it but not in them. A deletion is one the
+			// first reading, older than the files, saw too.
+			deleted := map[string]bool{}
+			for _, p := range findings {
+				if p.Code == CodeObsDeleted {
+					deleted[p.ID] = true
+				}
+			}
+			findings = slices.DeleteFunc(c.anchorFindings(live, archived, again), func(p Problem) bool {
+				return p.Code == CodeObsDeleted && !deleted[p.ID]
+			})
 		}
 	}
 	damaged := c.trailDamaged()
