@@ -140,12 +140,26 @@ func transportErr(op, remote, branch, msg string, err error) error {
 	switch {
 	case strings.Contains(msg, "No such remote") || strings.Contains(msg, "does not appear to be a git repository"):
 		e.Hint = fmt.Sprintf("add the remote (`git remote add %s URL`) or set [github] remote in .agentx/agentx.toml", remote)
-	case strings.Contains(msg, "protected branch") || strings.Contains(msg, "permission") || strings.Contains(msg, "denied") || strings.Contains(msg, "403"):
+	case refused(msg):
 		e.Hint = fmt.Sprintf("the state branch %s must be writable: allow pushes to it (no branch protection) and use credentials with contents: write", branch)
 	default:
 		e.Hint = "the next sync catches up; check the network and that `git fetch " + remote + "` works"
 	}
 	return e
+}
+
+// refused reports a push or fetch the server refused for who we are or
+// what the branch allows, whatever the case GitHub prints it in: "GH006:
+// Protected branch update failed", "GH013: Repository rule violations",
+// "(protected branch hook declined)", "Permission ... denied", a 403.
+func refused(msg string) bool {
+	low := strings.ToLower(msg)
+	for _, s := range []string{"protected branch", "gh006", "gh013", "rule violation", "permission", "denied", "403"} {
+		if strings.Contains(low, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstLines(s string, n int) string {
