@@ -220,6 +220,12 @@ func Sync(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s outside %s: %w", opt.Root, top, err)
 	}
+	if rf, ok := opt.Transport.(Refetcher); ok {
+		// A partial or treeless clone: the objects its filter left out.
+		r.Missing = func() error {
+			return rf.Refetch(ctx, opt.Remote, opt.Branch, "refs/remotes/"+opt.Remote+"/"+opt.Branch)
+		}
+	}
 	s := &syncer{opt: opt, r: r, agentxDir: filepath.Join(opt.Root, workspace.Dir),
 		prefix: strings.TrimPrefix(filepath.ToSlash(filepath.Join(rel, workspace.Dir))+"/", "./"),
 		res: &Result{Remote: opt.Remote, Branch: opt.Branch,
