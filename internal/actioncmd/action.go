@@ -268,6 +268,9 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 			return syncer.Counts, err
 		}
 	}
+	// A sync or monitor that read the branch in full records its mirror
+	// even with nothing new, so the next runs cost one call.
+	syncer.MarkMirrored = true
 	err = syncer.RunBranch(ctx, sb, snap)
 	return syncer.Counts, err
 }

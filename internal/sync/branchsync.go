@@ -140,6 +140,9 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 	}
 	if runErr == nil {
 		st.setLedgers(snap)
+		if s.MarkMirrored && !snap.Partial && !st.Changed() {
+			st.markSettings() // the tip is another writer's: record the mirror on top
+		}
 	}
 	// Save what did land even when the run stopped half way: the next run
 	// then rereads only the issues this one did not finish. A cancelled

@@ -75,6 +75,13 @@ type Syncer struct {
 	// unknown): the rotation moves on by Reconcile issues per run even
 	// when a run had nothing else to record (reconcile.go).
 	RunNumber int
+	// MarkMirrored records a complete mirror even when nothing in the
+	// sync state changed, when the branch was read in full (its tip is
+	// not this syncer's record of a mirror: another writer committed,
+	// say memory, changing no ledger): one commit, after which the runs
+	// that follow see their record at the tip and cost one call, instead
+	// of reading the branch every time until something else is written.
+	MarkMirrored bool
 	// Recheck lists issues to reconcile in this run besides the slice
 	// (the sweep saw a mirror there twice).
 	Recheck []int

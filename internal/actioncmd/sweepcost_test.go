@@ -1,0 +1,67 @@
+package actioncmd
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/sync"
+)
+
+// TestQuietMonitorSweepsOnlyWhatChanged: people talk on the issues (250
+// comments, none a command); the monitor after them reads them once, and
+// the monitors after that, with nothing new, read no comment of
+// the day again (issue 38: each re-listed the last 24 hours).
+func TestQuietMonitorSweepsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
+	rig := newCountRig(t, 10)
+	// The talk starts after the last monitor (base+5min) and the monitors
+	// run before the ten SLAs pass (base+30min): nothing else to do.
+	rig.fake.Advance(rig.clk.Now().Sub(rig.fake.Now()))
+	for i := range 250 {
+		rig.fake.AddComment(1+i%10, "alice", "MEMBER", fmt.Sprintf("Looks good, note %d.", i))
+	}
+	rig.clk.Set(rig.base.Add(15 * time.Minute))
+	rig.fake.ResetCounts()
+	rig.run(monitorNoReconcile, nil)
+	first := rig.fake.Reads() + rig.fake.Writes()
+	if listed := rig.fake.Calls()["GET /repos/{owner}/{repo}/issues/comments"]; listed != 3 {
+		t.Fatalf("the monitor after the talk listed %d pages of comments, want 3 (250 comments)", listed)
+	}
+	for run := 1; run <= 2; run++ {
+		rig.clk.Set(rig.clk.Now().Add(5 * time.Minute))
+		rig.fake.ResetCounts()
+		rig.run(monitorNoReconcile, nil)
+		if c := rig.fake.Reads() + rig.fake.Writes(); c > 3 {
+			t.Errorf("quiet monitor %d after the talk: %d calls (%v), want at most 3 (branch, state, one empty listing); the run that read the talk took %d",
+				run, c, rig.fake.Calls(), first)
+		}
+	}
+}
+
+// TestNoOpSyncAfterANonLedgerCommit: an agent's `hook finish` pushes
+// memory to the state branch, changing no ledger. The sync after it finds
+// nothing to mirror and records that, so the syncs and monitors after it
+// cost one call again (issue 38: four each, until some run wrote).
+func TestNoOpSyncAfterANonLedgerCommit(t *testing.T) {
+	t.Parallel()
+	rig := newCountRig(t, 10)
+	rig.run("sync", nil)
+	rig.fake.ResetCounts()
+	rig.run("sync", nil)
+	if c := rig.fake.Reads() + rig.fake.Writes(); c != 1 {
+		t.Fatalf("sync with nothing changed: %d calls, want 1", c)
+	}
+	rig.fake.PutBranchFile(sync.DefaultStateBranch, "memory/issue-3.json", []byte(`{"issueNumber":3,"records":[]}`+"\n"))
+	rig.run("sync", nil)
+	for i := 1; i <= 2; i++ {
+		rig.fake.ResetCounts()
+		rig.run("sync", nil)
+		if c := rig.fake.Reads() + rig.fake.Writes(); c != 1 {
+			t.Errorf("sync %d after the memory commit was seen: %d calls (%v), want 1", i, c, rig.fake.Calls())
+		}
+	}
+	if files := rig.fake.BranchFiles(sync.DefaultStateBranch); files["memory/issue-3.json"] == nil {
+		t.Fatal("the memory file is gone from the state branch")
+	}
+}
