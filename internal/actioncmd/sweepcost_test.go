@@ -65,3 +65,31 @@ func TestNoOpSyncAfterANonLedgerCommit(t *testing.T) {
 		t.Fatal("the memory file is gone from the state branch")
 	}
 }
+
+// TestDigestAndFullResyncWithinAnHourlyQuota: the digest reads every
+// ledger, a full resync reads and reconciles every issue. A workflow
+// token has 1,000 calls an hour (GitHub Enterprise Cloud: 15,000); at
+// 1,000 issues the digest took 1,007 and a full resync 3,003 (issue 38).
+// The ledgers now come in one archive, and a full resync reads the
+// issues' labels and comments in listings of 100: neither grows with the
+// issues but by their hundreds.
+//
+//	AGENTX_CALLCOUNTS=100,1000 go test ./internal/actioncmd -run TestDigestAndFullResyncWithinAnHourlyQuota -v
+func TestDigestAndFullResyncWithinAnHourlyQuota(t *testing.T) {
+	t.Parallel()
+	for _, n := range callCountSizes(t) {
+		digest := measure(t, n, nothingChanged, "digest")
+		full := measure(t, n, nothingChanged, "full-resync")
+		t.Logf("%d issues: digest %d calls, full-resync %d calls", n, digest, full)
+		if digest > 10 {
+			t.Errorf("digest at %d issues: %d calls, want at most 10 whatever the size", n, digest)
+		}
+		limit := n/10 + 10 // listings of 100 and the branch
+		if n <= 20 {
+			limit = 2*n + 10 // a few issues: read one by one (sync.fullListAbove)
+		}
+		if full > limit {
+			t.Errorf("full-resync at %d issues: %d calls, want at most %d", n, full, limit)
+		}
+	}
+}

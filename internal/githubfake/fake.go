@@ -348,7 +348,8 @@ func (s *Server) routes() *http.ServeMux {
 	s.issueRoutes(add)
 	s.addGitRoutes(add)
 	s.addExtraRoutes(add)
-	s.addPullRoutes(add) // pulls.go
+	s.addPullRoutes(add)         // pulls.go
+	s.addArchiveRoutes(add, mux) // archive.go
 	return mux
 }
 
