@@ -323,6 +323,9 @@ func (a *App) ingest(ctx context.Context, in *inputs, gh *sync.Client, syncer *s
 	ing := &sync.Ingester{GH: gh, Config: cfg, State: sb, Open: open, Bot: in.bot,
 		Associations: in.associations, Users: in.users, MinPermission: in.minPermission, ReplyToOutsiders: in.replyToOutsiders,
 		Clock: a.Clock, Clean: Clean, DryRun: in.dryRun, Syncer: syncer, Warn: warn}
+	// A re-run of the job (Re-run jobs) reads the reactions before 👀.
+	attempt, _ := strconv.Atoi(a.Getenv("GITHUB_RUN_ATTEMPT"))
+	ing.Rerun = attempt > 1
 	out, err := ing.Run(ctx, ev)
 	counts := ing.Counts
 	counts.Add(syncer.Counts)

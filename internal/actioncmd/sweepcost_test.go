@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/githubfake"
 	"github.com/agentx-dev/agentx/internal/sync"
 )
 
@@ -91,5 +92,31 @@ func TestDigestAndFullResyncWithinAnHourlyQuota(t *testing.T) {
 		if full > limit {
 			t.Errorf("full-resync at %d issues: %d calls, want at most %d", n, full, limit)
 		}
+	}
+}
+
+// TestActionRerunPostsNoSecondEyes: a re-run of the ingest job (GitHub's
+// "Re-run jobs": the same event, GITHUB_RUN_ATTEMPT 2) applies nothing
+// twice, and posts no 👀 again: it reads the comment's reactions instead,
+// where the first attempt's are (issue 38: the re-run posted 👀 again).
+func TestActionRerunPostsNoSecondEyes(t *testing.T) {
+	t.Parallel()
+	fake, r := issueRunner(t, 5, "ingest", "issue_comment")
+	r.writeLedger(sampleLedger(5, time.Now()))
+	c := fake.AddComment(5, "alice", "MEMBER", "/clarify answer CLR-5-001 Sessions.")
+	r.event(commentEvent("created", c))
+	if res := r.run(); res.code != 0 || res.outputs["commands-applied"] != "1" {
+		t.Fatalf("first attempt: exit %d outputs %v\n%s", res.code, res.outputs, res.stdout)
+	}
+	r.env["GITHUB_RUN_ATTEMPT"] = "2"
+	fake.ResetCounts()
+	if res := r.run(); res.code != 0 || res.outputs["commands-applied"] != "0" {
+		t.Fatalf("re-run: exit %d outputs %v\n%s", res.code, res.outputs, res.stdout)
+	}
+	if n := fake.Calls()["POST /repos/{owner}/{repo}/issues/comments/{id}/reactions"]; n != 0 {
+		t.Fatalf("the re-run posted %d reactions (%v); reactions now %q", n, fake.Calls(), fake.ReactionsBy(c.ID, githubfake.BotLogin))
+	}
+	if got := fake.ReactionsBy(c.ID, githubfake.BotLogin); got != "eyes,+1" {
+		t.Fatalf("reactions %q, want eyes,+1", got)
 	}
 }

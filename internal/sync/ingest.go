@@ -89,6 +89,10 @@ type Ingester struct {
 	// bot post at will.
 	MinPermission    string
 	ReplyToOutsiders bool
+	// Rerun is a re-run of the event's job (GITHUB_RUN_ATTEMPT above 1):
+	// the comment's reactions are read before 👀 is given, and an 👀 of
+	// ours there is not posted again.
+	Rerun bool
 
 	Counts Counts
 }
@@ -124,7 +128,19 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 	}
 	// 👀 at once: the person sees the command was taken, before any read.
 	seen := false
-	if !in.DryRun {
+	if !in.DryRun && in.Rerun {
+		rs, err := in.GH.Reactions(ctx, c.ID)
+		if errors.Is(err, ErrNotFound) {
+			return Outcome{Skipped: "the comment was deleted"}, nil
+		}
+		if err != nil {
+			return Outcome{}, err
+		}
+		for _, r := range rs {
+			seen = seen || strings.EqualFold(r.User, in.Bot) && r.Content == "eyes"
+		}
+	}
+	if !in.DryRun && !seen {
 		var err error
 		seen, err = in.GH.ReactOnce(ctx, c.ID, "eyes")
 		if errors.Is(err, ErrNotFound) {
