@@ -142,9 +142,10 @@ func runStep(ctx context.Context, o Options, s step, i int, tmp string, inputs m
 		"GITHUB_REF": "refs/heads/main", "GITHUB_REF_NAME": "main", "GITHUB_SHA": strings.Repeat("a", 40),
 		"GITHUB_RUN_ID": "9000" + strconv.Itoa(i), "GITHUB_RUN_NUMBER": strconv.Itoa(i + 1), "GITHUB_RUN_ATTEMPT": "1",
 		"GITHUB_JOB": "agentx", "GITHUB_ACTION": "agentx", "GITHUB_ACTOR": "alice", "GITHUB_WORKFLOW": "agentx",
+		// The runner also passes RUNNER_TEMP and RUNNER_WORKSPACE, paths on
+		// its host that mean nothing inside the container; left out.
 		"RUNNER_OS": "Linux", "RUNNER_ARCH": "X64", "RUNNER_NAME": "GitHub Actions 1",
-		"RUNNER_TEMP": "/home/runner/work/_temp", "RUNNER_TOOL_CACHE": "/opt/hostedtoolcache",
-		"RUNNER_WORKSPACE": "/home/runner/work/shop",
+		"RUNNER_TOOL_CACHE": "/opt/hostedtoolcache",
 	}
 	// The file commands are files the runner creates, one set per step.
 	fc := map[string]string{"GITHUB_OUTPUT": "set_output_", "GITHUB_STEP_SUMMARY": "step_summary_",
