@@ -211,62 +211,77 @@ var outputRe = regexp.MustCompile(`(?s)([a-z-]+)<<(_GitHubActionsFileCommandDeli
 
 // verify checks what a command did on the fake, not only its outputs.
 func verify(fake *githubfake.Server, command string, ids records, out stepOutput) error {
-	o := out.outputs
 	switch command {
 	case "sync":
-		// The comments the output counts are on the issues (alice's answer
-		// on #7, posted before, aside), and each clarification has some.
-		made := len(fake.Comments(42)) + len(fake.Comments(7)) - 1
-		if o["comments-created"] != strconv.Itoa(made) || len(fake.Comments(42)) < 2 || len(fake.Comments(7)) < 2 {
-			return fmt.Errorf("comments-created %q; on the fake: #42 %d, #7 %d (with alice's)",
-				o["comments-created"], len(fake.Comments(42)), len(fake.Comments(7)))
-		}
-		if !hasLabel(fake.IssueLabels(42), "clarification-blocked") || !hasLabel(fake.IssueLabels(7), "clarification-escalated") {
-			return fmt.Errorf("labels: #42 %v, #7 %v", fake.IssueLabels(42), fake.IssueLabels(7))
-		}
-		if _, ok := fake.BranchFile(sync.DefaultStateBranch, sync.BranchLedgerPath(42)); !ok {
-			return fmt.Errorf("the state branch holds no ledger of #42 (not seeded from the checkout)")
-		}
+		return verifySync(fake, out.outputs)
 	case "ingest":
-		if o["commands-applied"] != "1" {
-			return fmt.Errorf("commands-applied %q, want 1", o["commands-applied"])
-		}
-		data, ok := fake.BranchFile(sync.DefaultStateBranch, sync.BranchLedgerPath(7))
-		if !ok {
-			return fmt.Errorf("no ledger of #7 on the state branch")
-		}
-		l, err := ledger.Parse("state branch", data, 7)
-		if err != nil {
-			return err
-		}
-		if r := l.Find(ids.escalated); r == nil || r.Status != ledger.Resolved {
-			return fmt.Errorf("%s is not resolved on the state branch", ids.escalated)
-		}
-		if hasLabel(fake.IssueLabels(7), "clarification-escalated") {
-			return fmt.Errorf("#7 still carries clarification-escalated")
-		}
+		return verifyIngest(fake, ids, out.outputs)
 	case "monitor":
-		if o["issues-reconciled"] != "1" {
-			return fmt.Errorf("issues-reconciled %q, want 1 (reconcile-per-run's default)", o["issues-reconciled"])
+		if out.outputs["issues-reconciled"] != "1" {
+			return fmt.Errorf("issues-reconciled %q, want 1 (reconcile-per-run's default)", out.outputs["issues-reconciled"])
 		}
-		if !strings.Contains(out.summary, "monitor") && !strings.Contains(out.summary, "Monitor") {
+		if !strings.Contains(strings.ToLower(out.summary), "monitor") {
 			return fmt.Errorf("the step summary does not report the monitor: %.300q", out.summary)
 		}
 	case "digest":
-		n, err := strconv.Atoi(o["digest-issue"])
-		if err != nil {
-			return fmt.Errorf("digest-issue %q", o["digest-issue"])
-		}
-		iss, ok := fake.Issue(n)
-		if !ok || !hasLabel(iss.Labels, sync.DigestLabel) {
-			return fmt.Errorf("digest issue #%d: %+v", n, iss)
-		}
-		if o["digest-opened"] != "3" || o["digest-settled"] != "1" {
-			return fmt.Errorf("digest: opened %q settled %q, want 3 and 1 (the escalation, later resolved)", o["digest-opened"], o["digest-settled"])
-		}
-		if strings.TrimSpace(out.summary) == "" {
-			return fmt.Errorf("the digest wrote no step summary")
-		}
+		return verifyDigest(fake, out)
+	}
+	return nil
+}
+
+func verifySync(fake *githubfake.Server, o map[string]string) error {
+	// The comments the output counts are on the issues (alice's answer
+	// on #7, posted before, aside), and each clarification has some.
+	made := len(fake.Comments(42)) + len(fake.Comments(7)) - 1
+	if o["comments-created"] != strconv.Itoa(made) || len(fake.Comments(42)) < 2 || len(fake.Comments(7)) < 2 {
+		return fmt.Errorf("comments-created %q; on the fake: #42 %d, #7 %d (with alice's)",
+			o["comments-created"], len(fake.Comments(42)), len(fake.Comments(7)))
+	}
+	if !hasLabel(fake.IssueLabels(42), "clarification-blocked") || !hasLabel(fake.IssueLabels(7), "clarification-escalated") {
+		return fmt.Errorf("labels: #42 %v, #7 %v", fake.IssueLabels(42), fake.IssueLabels(7))
+	}
+	if _, ok := fake.BranchFile(sync.DefaultStateBranch, sync.BranchLedgerPath(42)); !ok {
+		return fmt.Errorf("the state branch holds no ledger of #42 (not seeded from the checkout)")
+	}
+	return nil
+}
+
+func verifyIngest(fake *githubfake.Server, ids records, o map[string]string) error {
+	if o["commands-applied"] != "1" {
+		return fmt.Errorf("commands-applied %q, want 1", o["commands-applied"])
+	}
+	data, ok := fake.BranchFile(sync.DefaultStateBranch, sync.BranchLedgerPath(7))
+	if !ok {
+		return fmt.Errorf("no ledger of #7 on the state branch")
+	}
+	l, err := ledger.Parse("state branch", data, 7)
+	if err != nil {
+		return err
+	}
+	if r := l.Find(ids.escalated); r == nil || r.Status != ledger.Resolved {
+		return fmt.Errorf("%s is not resolved on the state branch", ids.escalated)
+	}
+	if hasLabel(fake.IssueLabels(7), "clarification-escalated") {
+		return fmt.Errorf("#7 still carries clarification-escalated")
+	}
+	return nil
+}
+
+func verifyDigest(fake *githubfake.Server, out stepOutput) error {
+	o := out.outputs
+	n, err := strconv.Atoi(o["digest-issue"])
+	if err != nil {
+		return fmt.Errorf("digest-issue %q", o["digest-issue"])
+	}
+	iss, ok := fake.Issue(n)
+	if !ok || !hasLabel(iss.Labels, sync.DigestLabel) {
+		return fmt.Errorf("digest issue #%d: %+v", n, iss)
+	}
+	if o["digest-opened"] != "3" || o["digest-settled"] != "1" {
+		return fmt.Errorf("digest: opened %q settled %q, want 3 and 1 (the escalation, later resolved)", o["digest-opened"], o["digest-settled"])
+	}
+	if strings.TrimSpace(out.summary) == "" {
+		return fmt.Errorf("the digest wrote no step summary")
 	}
 	return nil
 }

@@ -127,28 +127,12 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 		return Outcome{Skipped: "no /clarify command"}, nil
 	}
 	// 👀 at once: the person sees the command was taken, before any read.
-	seen := false
-	if !in.DryRun && in.Rerun {
-		rs, err := in.GH.Reactions(ctx, c.ID)
-		if errors.Is(err, ErrNotFound) {
-			return Outcome{Skipped: "the comment was deleted"}, nil
-		}
-		if err != nil {
-			return Outcome{}, err
-		}
-		for _, r := range rs {
-			seen = seen || strings.EqualFold(r.User, in.Bot) && r.Content == "eyes"
-		}
+	seen, err := in.eyes(ctx, c.ID)
+	if errors.Is(err, ErrNotFound) {
+		return Outcome{Skipped: "the comment was deleted"}, nil // its author took it back
 	}
-	if !in.DryRun && !seen {
-		var err error
-		seen, err = in.GH.ReactOnce(ctx, c.ID, "eyes")
-		if errors.Is(err, ErrNotFound) {
-			return Outcome{Skipped: "the comment was deleted"}, nil // its author took it back
-		}
-		if err != nil {
-			return Outcome{}, err
-		}
+	if err != nil {
+		return Outcome{}, err
 	}
 	ok, why := in.permitted(ctx, c.User.Login, c.AuthorAssociation)
 	if !ok {
@@ -193,6 +177,27 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// eyes gives 👀 and reports whether the comment already had ours (the
+// same event delivered again). A re-run of the job reads the reactions
+// first and posts nothing when ours is there.
+func (in *Ingester) eyes(ctx context.Context, id int64) (seen bool, err error) {
+	if in.DryRun {
+		return false, nil
+	}
+	if in.Rerun {
+		rs, err := in.GH.Reactions(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		for _, r := range rs {
+			if strings.EqualFold(r.User, in.Bot) && r.Content == "eyes" {
+				return true, nil
+			}
+		}
+	}
+	return in.GH.ReactOnce(ctx, id, "eyes")
 }
 
 // verdict gives the final reaction unless skip.
