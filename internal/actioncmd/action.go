@@ -268,6 +268,9 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 			return syncer.Counts, err
 		}
 	}
+	// A sync or monitor that read the branch in full records its mirror
+	// even with nothing new, so the next runs cost one call.
+	syncer.MarkMirrored = true
 	err = syncer.RunBranch(ctx, sb, snap)
 	return syncer.Counts, err
 }
@@ -320,6 +323,9 @@ func (a *App) ingest(ctx context.Context, in *inputs, gh *sync.Client, syncer *s
 	ing := &sync.Ingester{GH: gh, Config: cfg, State: sb, Open: open, Bot: in.bot,
 		Associations: in.associations, Users: in.users, MinPermission: in.minPermission, ReplyToOutsiders: in.replyToOutsiders,
 		Clock: a.Clock, Clean: Clean, DryRun: in.dryRun, Syncer: syncer, Warn: warn}
+	// A re-run of the job (Re-run jobs) reads the reactions before 👀.
+	attempt, _ := strconv.Atoi(a.Getenv("GITHUB_RUN_ATTEMPT"))
+	ing.Rerun = attempt > 1
 	out, err := ing.Run(ctx, ev)
 	counts := ing.Counts
 	counts.Add(syncer.Counts)

@@ -53,9 +53,21 @@ func TestDockerfileRules(t *testing.T) {
 	ins := parseDockerfile(repoFile(t, "Dockerfile"))
 	stages := map[string]bool{}
 	var froms []instruction
+	// The bases are build arguments (CI builds on bases of its own); their
+	// defaults, what the release builds on, must be the pins.
+	baseArgs := map[string]string{}
 	for _, in := range ins {
 		switch in.op {
+		case "ARG":
+			if len(froms) == 0 && len(stages) == 0 {
+				name, def, ok := strings.Cut(in.args, "=")
+				if !ok {
+					t.Errorf("line %d: ARG %s before the first FROM has no default: the release would build on nothing pinned", in.line, in.args)
+				}
+				baseArgs[name] = def
+			}
 		case "FROM":
+			in.args = expandBaseArgs(in.args, baseArgs)
 			m := pinnedBase.FindStringSubmatch(in.args)
 			if m == nil {
 				if !stages[in.args] { // FROM an earlier stage needs no pin
@@ -103,6 +115,19 @@ func TestDockerfileRules(t *testing.T) {
 	}
 }
 
+// expandBaseArgs replaces ${NAME} and $NAME in a FROM line by the default
+// of the ARG before the first FROM (BUILDPLATFORM, set by BuildKit, stays).
+func expandBaseArgs(args string, defaults map[string]string) string {
+	for name, def := range defaults {
+		args = strings.ReplaceAll(args, "${"+name+"}", def)
+		args = strings.ReplaceAll(args, "$"+name+" ", def+" ")
+		if strings.HasSuffix(args, "$"+name) {
+			args = strings.TrimSuffix(args, "$"+name) + def
+		}
+	}
+	return args
+}
+
 // The checks above catch what they claim to.
 func TestDockerfileRulesCatch(t *testing.T) {
 	t.Parallel()
@@ -124,6 +149,15 @@ func TestDockerfileRulesCatch(t *testing.T) {
 		if !caught {
 			t.Errorf("%q passes the rules", bad)
 		}
+	}
+	// A base argument's default is what the pin check sees.
+	defaults := map[string]string{"BASE": "golang:1.26-bookworm"}
+	if got := expandBaseArgs("--platform=$BUILDPLATFORM ${BASE} AS build", defaults); pinnedBase.MatchString(got) {
+		t.Errorf("an unpinned base argument default passes: %q", got)
+	}
+	defaults["BASE"] += "@sha256:" + strings.Repeat("b", 64)
+	if got := expandBaseArgs("--platform=$BUILDPLATFORM ${BASE} AS build", defaults); !pinnedBase.MatchString(got) {
+		t.Errorf("a pinned base argument default fails: %q", got)
 	}
 	if got := parseDockerfile("# c\nRUN a \\\n  b\n"); len(got) != 1 || got[0].args != "a  b" || got[0].line != 2 {
 		t.Fatalf("continuations: %+v", got)

@@ -80,7 +80,7 @@ func TestDockerfileUsesTheTestedBuild(t *testing.T) {
 	t.Parallel()
 	df := repoFile(t, "Dockerfile")
 	for _, want := range []string{"AS build", "sh cmd/agentx-action/build.sh /out/agentx-action",
-		"FROM gcr.io/distroless/static", `ENTRYPOINT ["/agentx-action"]`} {
+		"ARG RUNTIME_BASE=gcr.io/distroless/static", "FROM ${RUNTIME_BASE}", `ENTRYPOINT ["/agentx-action"]`} {
 		if !strings.Contains(df, want) {
 			t.Fatalf("Dockerfile lacks %q", want)
 		}

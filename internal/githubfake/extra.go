@@ -228,13 +228,17 @@ func page(w http.ResponseWriter, r *http.Request, n int) (from, to int) {
 	p, _ := strconv.Atoi(q.Get("page"))
 	p = max(p, 1)
 	if p*per < n {
-		v := url.Values{}
-		for k, vs := range q {
-			v[k] = vs
+		link := func(page int) string {
+			v := url.Values{}
+			for k, vs := range q {
+				v[k] = vs
+			}
+			v.Set("page", strconv.Itoa(page))
+			u := url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path, RawQuery: v.Encode()}
+			return u.String()
 		}
-		v.Set("page", strconv.Itoa(p+1))
-		u := url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path, RawQuery: v.Encode()}
-		w.Header().Set("Link", fmt.Sprintf("<%s>; rel=\"next\"", u.String()))
+		// GitHub names the last page too.
+		w.Header().Set("Link", fmt.Sprintf("<%s>; rel=\"next\", <%s>; rel=\"last\"", link(p+1), link((n+per-1)/per)))
 	}
 	from = min((p-1)*per, n)
 	return from, min(from+per, n)

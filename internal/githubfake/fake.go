@@ -348,7 +348,8 @@ func (s *Server) routes() *http.ServeMux {
 	s.issueRoutes(add)
 	s.addGitRoutes(add)
 	s.addExtraRoutes(add)
-	s.addPullRoutes(add) // pulls.go
+	s.addPullRoutes(add)         // pulls.go
+	s.addArchiveRoutes(add, mux) // archive.go
 	return mux
 }
 
@@ -401,6 +402,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, pattern string, h
 	faultAfter := s.FaultAfter
 	s.mu.Unlock()
 	if lost := faultAfter.answer(call, status); lost != nil { // extra.go
+		if lost.Status == statusDropped {
+			dropConnection(w)
+			return
+		}
 		status, body = lost.Status, json.RawMessage(lost.Body)
 	}
 
@@ -746,6 +751,24 @@ func PrimaryLimit(reset time.Time) *Response {
 	h.Set("X-RateLimit-Remaining", "0")
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
 	return &Response{Status: 403, Header: h, Body: `{"message":"API rate limit exceeded for installation."}`}
+}
+
+// Dropped, as a FaultAfter answer, closes the connection once the call
+// was carried out, before any answer: the client sees a network error
+// (EOF) and cannot tell whether its write landed.
+func Dropped() *Response { return &Response{Status: statusDropped} }
+
+const statusDropped = -1
+
+func dropConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic("githubfake: the server's ResponseWriter cannot be hijacked")
+	}
+	conn, _, err := hj.Hijack()
+	if err == nil {
+		_ = conn.Close() // closing is the fault; nothing to report
+	}
 }
 
 // BadGateway is a 502.

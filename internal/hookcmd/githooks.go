@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/hooklog"
+	"github.com/agentx-dev/agentx/internal/core/statesync"
 )
 
 const hooksUsage = `hooks install [--force] [--json]
@@ -23,7 +25,8 @@ as lefthook, husky and pre-commit setups do; else .git/hooks):
   post-commit  records a code-change observation (commit subject and files)
                for the issue the branch names (42-fix-login, feat/42-x, ...)
   pre-push     runs the clarification monitor
-  post-merge   runs the clarification monitor
+  post-merge   runs the clarification monitor, and brings the memory manifest
+               in line with the memory files the merge changed
 Each hook file is a small sh shim marked "# agentx-hook managed" that runs
 ` + "`agentx-hook git-hook NAME`" + ` (found on PATH, or $AGENTX_HOOK_BIN). A hook
 already there is never overwritten: it is kept as NAME.agentx-chained, runs
@@ -174,7 +177,34 @@ func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
 			a.warn("agentx %s: %v", name, err)
 		}
 	})
+	if name == "post-merge" {
+		run.Step("memory index", func(ctx context.Context) {
+			if err := a.reindexMerged(ctx); err != nil {
+				a.warn("agentx %s: memory index: %v", name, err)
+			}
+		})
+	}
 	return nil
+}
+
+// reindexMerged brings the memory manifest and index in line with the
+// memory issue files the merge changed (git diff ORIG_HEAD HEAD): the
+// merge driver merged them into git's temporary files, which git wrote
+// into the work tree after the driver had exited, so nothing of agentx
+// saw the result until now.
+func (a *App) reindexMerged(ctx context.Context) error {
+	root := a.Workspace().Root
+	out, err := gitcmd.Exec{Dir: root}.Git(ctx, "diff", "--name-only", "--relative", "ORIG_HEAD", "HEAD", "--", ".agentx/memory/")
+	if err != nil {
+		return err
+	}
+	var paths []string
+	for _, l := range gitcmd.Lines(out) {
+		if rel, ok := strings.CutPrefix(l, ".agentx/"); ok && !strings.HasPrefix(rel, "memory/archive/") {
+			paths = append(paths, rel)
+		}
+	}
+	return a.Memory().Reindex(ctx, statesync.MemoryIssues(paths))
 }
 
 // recordCommit stores HEAD as a code-change observation of the issue the

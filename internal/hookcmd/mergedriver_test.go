@@ -280,3 +280,27 @@ func TestMergeDriverCorruptFallsBack(t *testing.T) {
 		t.Errorf("memory file status %q, want merged", s)
 	}
 }
+
+// TestMergedMemoryKeepsTheManifest: the merge driver merges a memory
+// issue file into git's temporary file, which git then writes into the
+// work tree: nothing of agentx runs after that but the post-merge hook,
+// which brings the manifest in line with the memory files the merge
+// changed (issue 38: verify reported MANIFEST_MISSING_ENTRY until a
+// rebuild).
+func TestMergedMemoryKeepsTheManifest(t *testing.T) {
+	t.Parallel()
+	r := divergedRepo(t)
+	r.run("git", "checkout", "-q", "-B", "work", "main")
+	var env []string
+	for _, kv := range r.env {
+		if kv != "AGENTX=0" {
+			env = append(env, kv)
+		}
+	}
+	r.env = env // the hooks run, as in a person's repository
+	r.run("git", "merge", "-q", "--no-edit", "feature")
+	out, _ := r.try("agentx-hook", "verify")
+	if strings.Contains(out, "MANIFEST_MISSING_ENTRY") {
+		t.Fatalf("verify after the merge:\n%s", out)
+	}
+}

@@ -158,6 +158,9 @@ func (s *BranchSource) read(ctx context.Context) (*StateSnapshot, error) {
 			return nil, err
 		}
 		s.snap = snap
+		// Every ledger, memory and metrics file is read: in one archive
+		// rather than one call each (1,007 calls at 1,000 ledgers).
+		s.State.Prefetch(ctx, snap, s.Warn, nil)
 	}
 	return s.snap, nil
 }

@@ -105,6 +105,7 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 	s.prepare(issues, st)
 	var loaded []ledger.Loaded
 	blobs := map[int]string{}
+	var read []int // indexes into issues of the ledgers to read
 	for i, n := range issues {
 		blob := snap.Blobs[paths[i]]
 		if is, ok := st.Get(n); trust && ok && is.Blob == blob && (!s.recon[n] || s.inOrder(ctx, n, is)) {
@@ -112,6 +113,18 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 			s.debugf("issue #%d: ledger unchanged since it was mirrored (blob %s), not read", n, blob)
 			continue
 		}
+		read = append(read, i)
+	}
+	// Many ledgers to read (a first mirror, a full resync, new settings):
+	// one archive instead of a call each.
+	want := make(map[string]bool, len(read))
+	for _, i := range read {
+		want[paths[i]] = true
+	}
+	sb.Prefetch(ctx, snap, s.Warn, func(p string) bool { return want[p] })
+	for _, i := range read {
+		n := issues[i]
+		blob := snap.Blobs[paths[i]]
 		l, _, err := sb.readLedger(ctx, snap, n, paths[i])
 		if err != nil && l == nil && !isCorrupt(err) {
 			return err
@@ -140,6 +153,9 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 	}
 	if runErr == nil {
 		st.setLedgers(snap)
+		if s.MarkMirrored && !snap.Partial && !st.Changed() {
+			st.markSettings() // the tip is another writer's: record the mirror on top
+		}
 	}
 	// Save what did land even when the run stopped half way: the next run
 	// then rereads only the issues this one did not finish. A cancelled

@@ -3,6 +3,7 @@ package sync
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"unicode/utf8"
 
 	"github.com/google/go-github/v66/github"
@@ -39,6 +40,17 @@ func (c *Client) PostDigest(ctx context.Context, label, title, body string) (Dig
 	if err := c.EnsureLabel(ctx, LabelSpec{Name: label, Color: "5319e7", Description: "Weekly agentx digest"}); err != nil {
 		return DigestPost{}, err
 	}
+	// GitHub may open the issue and lose the answer (a 5xx, a dropped
+	// connection): before the create is sent again, the label's issues
+	// are read, as CreateComment reads the comments, and the week's issue
+	// found there is the first attempt's, never opened twice.
+	ctx = withCreateCheck(ctx, func(ctx context.Context) (*http.Response, error) {
+		n, err := c.findIssue(ctx, label, title)
+		if err != nil || n == 0 {
+			return nil, err
+		}
+		return createdResponse(map[string]any{"number": n, "title": title})
+	})
 	// POST /repos/{owner}/{repo}/issues
 	iss, resp, err := c.gh.Issues.Create(rl(ctx), c.owner, c.repo, &github.IssueRequest{
 		Title: github.String(title), Body: github.String(body), Labels: &[]string{label}})

@@ -89,6 +89,10 @@ type Ingester struct {
 	// bot post at will.
 	MinPermission    string
 	ReplyToOutsiders bool
+	// Rerun is a re-run of the event's job (GITHUB_RUN_ATTEMPT above 1):
+	// the comment's reactions are read before 👀 is given, and an 👀 of
+	// ours there is not posted again.
+	Rerun bool
 
 	Counts Counts
 }
@@ -123,16 +127,12 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 		return Outcome{Skipped: "no /clarify command"}, nil
 	}
 	// 👀 at once: the person sees the command was taken, before any read.
-	seen := false
-	if !in.DryRun {
-		var err error
-		seen, err = in.GH.ReactOnce(ctx, c.ID, "eyes")
-		if errors.Is(err, ErrNotFound) {
-			return Outcome{Skipped: "the comment was deleted"}, nil // its author took it back
-		}
-		if err != nil {
-			return Outcome{}, err
-		}
+	seen, err := in.eyes(ctx, c.ID)
+	if errors.Is(err, ErrNotFound) {
+		return Outcome{Skipped: "the comment was deleted"}, nil // its author took it back
+	}
+	if err != nil {
+		return Outcome{}, err
 	}
 	ok, why := in.permitted(ctx, c.User.Login, c.AuthorAssociation)
 	if !ok {
@@ -177,6 +177,27 @@ func (in *Ingester) Run(ctx context.Context, ev Event) (Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// eyes gives 👀 and reports whether the comment already had ours (the
+// same event delivered again). A re-run of the job reads the reactions
+// first and posts nothing when ours is there.
+func (in *Ingester) eyes(ctx context.Context, id int64) (seen bool, err error) {
+	if in.DryRun {
+		return false, nil
+	}
+	if in.Rerun {
+		rs, err := in.GH.Reactions(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		for _, r := range rs {
+			if strings.EqualFold(r.User, in.Bot) && r.Content == "eyes" {
+				return true, nil
+			}
+		}
+	}
+	return in.GH.ReactOnce(ctx, id, "eyes")
 }
 
 // verdict gives the final reaction unless skip.

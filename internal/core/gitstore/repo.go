@@ -44,6 +44,13 @@ type Repo struct {
 	GitDir, CommonDir string
 	// Top is the work tree's top directory (the one holding .git).
 	Top string
+	// Missing, when set, is called once, the first time an object is not
+	// in the database: a partial or treeless clone's copy of a branch
+	// lacks the blobs or trees its filter left on the remote, and Missing
+	// has git fetch them. The read is then tried again on the database
+	// as it now is.
+	Missing     func() error
+	missingDone bool
 }
 
 // Errors Open reports, wrapped in an errcode.Error (INVALID_INPUT).
@@ -199,6 +206,19 @@ func (r *Repo) read(t plumbing.ObjectType, h Hash) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	o, err := r.st.EncodedObject(t, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) && r.Missing != nil && !r.missingDone {
+		r.missingDone = true
+		if ferr := r.Missing(); ferr != nil {
+			return nil, fmt.Errorf("read %s %s: %w (fetching the missing objects: %w)", t, h, err, ferr)
+		}
+		// go-git lists the packs once: open the storage again to see
+		// the ones git just wrote.
+		r.st = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(), filesystem.Options{})
+		if data, ok, lerr := r.readLoose(t, h); ok || lerr != nil {
+			return data, lerr
+		}
+		o, err = r.st.EncodedObject(t, h)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s %s: %w", t, h, err)
 	}

@@ -20,6 +20,7 @@ var egresses = map[string]struct {
 	how   string
 }{
 	"internal/actiondemo/demo.go":                                  {1, "demo fixtures written by the program itself"},
+	"internal/actionimage/check.go":                                {3, "the image check's fixtures: config defaults, the runner's empty file-command files, an event payload it builds"},
 	"internal/core/digest/save.go":                                 {1, "digest text rendered from ledgers and memory, both sanitised when stored"},
 	"internal/core/recall/cli.go":                                  {1, "host instruction files rendered from sanitised memory"},
 	"internal/core/initws/initws.go":                               {5, "agentx.toml, .gitignore: our own templates; AGENTS.md: our section, the user's text kept as it was"},

@@ -179,7 +179,7 @@ type histVersion struct {
 }
 
 // historyVersions walks the commits reachable from tips and collects,
-// per state path, each distinct blob (oldest first).
+// per state path, each distinct blob (newest first).
 func historyVersions(ctx context.Context, r *gitstore.Repo, tips []gitstore.Hash, since time.Time, res *RecoverResult) (map[string][]histVersion, error) {
 	out := map[string][]histVersion{}
 	seenBlob := map[string]bool{}
@@ -231,7 +231,9 @@ func historyVersions(ctx context.Context, r *gitstore.Repo, tips []gitstore.Hash
 		}
 	}
 	for _, vs := range out {
-		sort.SliceStable(vs, func(i, j int) bool { return vs[i].when.Before(vs[j].when) })
+		// Newest first; commits of one second keep the walk's order,
+		// which from the tips is newest first too.
+		sort.SliceStable(vs, func(i, j int) bool { return vs[i].when.After(vs[j].when) })
 	}
 	return out, nil
 }
@@ -279,13 +281,20 @@ func recoverFile(ctx context.Context, r *gitstore.Repo, opt *RecoverOptions, age
 	})
 }
 
-// unionHistory merges every historical version of p into cur (nil:
-// absent), oldest first; from names, for each id not in before, the first
-// commit whose version held it.
+// unionHistory merges into cur (nil: absent) the historical versions of p
+// that hold a record or observation cur lacks, newest first, so what comes
+// back is its newest version; from names, for each id not in before, the
+// oldest commit whose version held it. A version holding nothing cur lacks
+// (nor that a newer version did not already bring back) is not merged:
+// the records that still exist are never merged with superseded versions
+// of themselves (an edited topic, an older status), and a file edited a
+// thousand times costs a thousand parses, not a thousand merges of a
+// growing result.
 func unionHistory(r *gitstore.Repo, opt *RecoverOptions, p string, cur []byte, versions []histVersion, before map[string]bool, res *RecoverResult) ([]byte, map[string]string, error) {
 	merged := cur
 	curHash := gitstore.BlobHash(cur)
 	from := map[string]string{}
+	back := map[string]bool{} // ids a newer version brought back
 	for _, v := range versions {
 		if cur != nil && v.blob == curHash {
 			continue
@@ -299,10 +308,18 @@ func unionHistory(r *gitstore.Repo, opt *RecoverOptions, p string, cur []byte, v
 		if err != nil {
 			return nil, nil, err
 		}
+		fresh := false
 		for _, id := range ids {
-			if _, ok := from[id]; !ok && !before[id] {
-				from[id] = v.commit.String()
+			if before[id] {
+				continue
 			}
+			from[id] = v.commit.String() // newest first: the oldest is written last
+			if !back[id] {
+				back[id], fresh = true, true
+			}
+		}
+		if !fresh {
+			continue
 		}
 		if merged, err = opt.Merge(p, nil, merged, data); err != nil {
 			return nil, nil, fmt.Errorf("recover %s: merge the version of %s: %w", p, v.commit, err)

@@ -84,8 +84,11 @@ func (g GitCLI) run(ctx context.Context, args ...string) (stdout, stderr []byte,
 // Fetch runs
 // git fetch --no-tags --no-write-fetch-head REMOTE +refs/heads/B:TRACKING.
 func (g GitCLI) Fetch(ctx context.Context, remote, branch, tracking string) (bool, error) {
+	// --no-filter: in a partial or treeless clone the remote's filter
+	// would leave out the blobs and trees the merge reads; the state
+	// branch is small, so it comes whole.
 	_, stderr, err := g.run(ctx, "-c", "gc.auto=0", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-		"--no-recurse-submodules", "--no-auto-maintenance", remote, "+refs/heads/"+branch+":"+tracking)
+		"--no-recurse-submodules", "--no-auto-maintenance", "--no-filter", remote, "+refs/heads/"+branch+":"+tracking)
 	if err == nil {
 		return true, nil
 	}
@@ -94,6 +97,27 @@ func (g GitCLI) Fetch(ctx context.Context, remote, branch, tracking string) (boo
 		return false, nil
 	}
 	return false, transportErr("fetch", remote, branch, msg, err)
+}
+
+// Refetch fetches the branch's whole history again, without the clone's
+// filter (git fetch --refetch --no-filter, git 2.36 or later): what a
+// partial or treeless clone received before Fetch asked for everything
+// lacks blobs or trees, which git does not send again by itself since
+// it has the commits.
+func (g GitCLI) Refetch(ctx context.Context, remote, branch, tracking string) error {
+	_, stderr, err := g.run(ctx, "-c", "gc.auto=0", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+		"--no-recurse-submodules", "--no-auto-maintenance", "--refetch", "--no-filter", remote, "+refs/heads/"+branch+":"+tracking)
+	if err != nil {
+		return transportErr("fetch --refetch", remote, branch, strings.TrimSpace(string(stderr)), err)
+	}
+	return nil
+}
+
+// Refetcher is a Transport that can fetch a branch's objects again
+// (GitCLI): a sync reading an object its clone's filter left out asks it
+// once.
+type Refetcher interface {
+	Refetch(ctx context.Context, remote, branch, tracking string) error
 }
 
 // Push runs git push --porcelain --no-verify REMOTE COMMIT:refs/heads/B,
@@ -140,12 +164,26 @@ func transportErr(op, remote, branch, msg string, err error) error {
 	switch {
 	case strings.Contains(msg, "No such remote") || strings.Contains(msg, "does not appear to be a git repository"):
 		e.Hint = fmt.Sprintf("add the remote (`git remote add %s URL`) or set [github] remote in .agentx/agentx.toml", remote)
-	case strings.Contains(msg, "protected branch") || strings.Contains(msg, "permission") || strings.Contains(msg, "denied") || strings.Contains(msg, "403"):
+	case refused(msg):
 		e.Hint = fmt.Sprintf("the state branch %s must be writable: allow pushes to it (no branch protection) and use credentials with contents: write", branch)
 	default:
 		e.Hint = "the next sync catches up; check the network and that `git fetch " + remote + "` works"
 	}
 	return e
+}
+
+// refused reports a push or fetch the server refused for who we are or
+// what the branch allows, whatever the case GitHub prints it in: "GH006:
+// Protected branch update failed", "GH013: Repository rule violations",
+// "(protected branch hook declined)", "Permission ... denied", a 403.
+func refused(msg string) bool {
+	low := strings.ToLower(msg)
+	for _, s := range []string{"protected branch", "gh006", "gh013", "rule violation", "permission", "denied", "403"} {
+		if strings.Contains(low, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstLines(s string, n int) string {

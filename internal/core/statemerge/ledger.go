@@ -144,13 +144,19 @@ func (s *slot) any() *ledger.Record {
 
 // compatible reports whether two records with one origin id are copies of
 // one clarification: what a request writes and nothing changes afterwards
-// (creation time, agents, topic, the first thread entry when both have
-// one; a record of the old tools may start at round 0 with no entry).
+// (creation time, agents, the first thread entry when both have one). The
+// topic is a title a person may edit, so it identifies a record only when
+// a thread is missing (a record of the old tools may start at round 0 with
+// no entry): an edited topic is an edit, merged as one, never a second
+// record renumbered.
 func compatible(a, b *ledger.Record) bool {
-	if a.Created != b.Created || a.From != b.From || a.To != b.To || a.Topic != b.Topic {
+	if a.Created != b.Created || a.From != b.From || a.To != b.To {
 		return false
 	}
-	return len(a.Thread) == 0 || len(b.Thread) == 0 || entryKey(&a.Thread[0]) == entryKey(&b.Thread[0])
+	if len(a.Thread) == 0 || len(b.Thread) == 0 {
+		return a.Topic == b.Topic
+	}
+	return entryKey(&a.Thread[0]) == entryKey(&b.Thread[0])
 }
 
 // mergeLedgers merges three parsed ledgers; hasBase is false when the base

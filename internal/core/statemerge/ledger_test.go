@@ -166,6 +166,21 @@ func TestMergeLedgerRules(t *testing.T) {
 			},
 		},
 		{
+			// Issue 38: the topic took part in a record's identity, so an
+			// edit made it a second record, renumbered.
+			name: "a topic edited on one side is an edit of the same record, not a second one",
+			base: []ledger.Record{q1}, ours: []ledger.Record{answer(clone(q1), 2, "Middleware.")},
+			theirs: []ledger.Record{func() ledger.Record { r := clone(q1); r.Topic = "auth middleware"; return r }()},
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				if got := ids(l); got != "CLR-42-001" || len(rep.Renamed) != 0 {
+					t.Fatalf("ids = %s, renamed %v", got, rep.Renamed)
+				}
+				if r := find(t, l, "CLR-42-001"); r.Topic != "auth middleware" || types(r) != "question,answer" {
+					t.Errorf("merged record: topic %q, thread %s", r.Topic, types(r))
+				}
+			},
+		},
+		{
 			name: "the same next id on both sides: ours keeps it, theirs gets the next free one",
 			base: []ledger.Record{q1}, ours: []ledger.Record{q1, q2}, theirs: []ledger.Record{q1, q2b},
 			renamed: 1,
