@@ -161,7 +161,14 @@ func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
 	switch name {
 	case "post-commit":
 		stepName, step = "commit observation", a.recordCommit
-	case "pre-push", "post-merge":
+	case "post-merge":
+		// A merge or pull brings in the artifacts others wrote: recorded
+		// first, so the monitor sees what they made stale.
+		stepName, step = "monitor", func(ctx context.Context) error {
+			a.recordMergedArtifacts(ctx)
+			return a.gitHookMonitor(ctx, name)
+		}
+	case "pre-push":
 		stepName, step = "monitor", func(ctx context.Context) error { return a.gitHookMonitor(ctx, name) }
 	default:
 		a.warn("agentx git-hook: %q is not one of agentx's hooks (%s); nothing done", name, strings.Join(githooks.Names(), ", "))
@@ -175,15 +182,6 @@ func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
 		}
 	})
 	return nil
-}
-
-// recordCommit stores HEAD as a code-change observation of the issue the
-// environment or the branch names.
-func (a *App) recordCommit(ctx context.Context) error {
-	if !a.settings().Memory.IsEnabled() {
-		return nil
-	}
-	return a.intake().RecordHead(ctx, a.Workspace().Root, a.Getenv("AGENTX_AGENT"), a.Getenv("AGENTX_ISSUE"))
 }
 
 // gitHookMonitor runs one monitor check and says one line when it acted.

@@ -376,20 +376,32 @@ func Observation(agent string, issue int, session string, c capture.Candidate) m
 // with git's own environment (GIT_INDEX_FILE during `git commit -a`,
 // GIT_DIR in worktrees).
 func (x *Intake) RecordCommit(ctx context.Context, git gitcmd.Runner, agent string, issue int) error {
+	out, err := ShowHead(ctx, git)
+	if err != nil {
+		return err
+	}
+	return x.RecordShown(ctx, out, agent, issue)
+}
+
+// ShowHead is what the post-commit hook reads of HEAD, once: its short
+// hash, subject and changed paths.
+func ShowHead(ctx context.Context, git gitcmd.Runner) (string, error) {
 	// git show --no-color --no-ext-diff -m --first-parent
 	//   --name-status --format='%h %s' HEAD
 	// (-m --first-parent: a merge commit lists what it brought in, on
 	// every git version; --diff-merges would need 2.31.)
-	out, err := git.Git(ctx, "show", "--no-color", "--no-ext-diff", "-m", "--first-parent",
+	return git.Git(ctx, "show", "--no-color", "--no-ext-diff", "-m", "--first-parent",
 		"--name-status", "--format=%h %s", "HEAD")
-	if err != nil {
-		return err
-	}
+}
+
+// RecordShown stores ShowHead's output as a code-change observation of
+// issue by agent.
+func (x *Intake) RecordShown(ctx context.Context, out, agent string, issue int) error {
 	c, ok := capture.FromCommit(out)
 	if !ok {
 		return nil
 	}
-	_, err = x.Store.Store(ctx, []memory.Observation{Observation(agent, issue, "", c)})
+	_, err := x.Store.Store(ctx, []memory.Observation{Observation(agent, issue, "", c)})
 	return err
 }
 

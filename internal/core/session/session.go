@@ -169,6 +169,13 @@ func Start(d *Deps, run *Run, in Input) *Result {
 	run.Step("monitor", func(ctx context.Context) { s.view(ctx) })
 	run.Step("agent status", func(ctx context.Context) { s.setStatus(ctx, agentstatus.Working) })
 	sections := s.clarificationSections()
+	// One ledger file read: not a step of its own in the deadline's
+	// report, only skipped with the rest once the deadline has passed.
+	if ctx := run.Context(); ctx.Err() == nil {
+		if sec, ok := s.stageSection(ctx); ok {
+			sections = append(sections, sec)
+		}
+	}
 	if sec, ok := renamedSection(renames); ok {
 		sections = append([]Section{sec}, sections...)
 	}

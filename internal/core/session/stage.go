@@ -1,0 +1,66 @@
+package session
+
+import (
+	"context"
+	"os"
+
+	"github.com/agentx-dev/agentx/internal/core/artifact"
+	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/localissue"
+)
+
+// stageSection is the agent's place in the issue's workflow: its step,
+// the upstream artifacts by path and status, [STALE] where an upstream
+// changed after its artifact was written (one ledger file read). In
+// Local Mode the step's status_on_start is written to the local issue
+// file. ok is false with nothing to say.
+func (s *session) stageSection(ctx context.Context) (Section, bool) {
+	cfg := s.d.Config
+	if cfg == nil || !s.in.HasIssue || s.in.Issue <= 0 || s.in.Agent == "" {
+		return Section{}, false
+	}
+	store := &artifact.Store{WS: s.d.Workspace, Locks: s.d.Locks}
+	f, err := store.Load(s.in.Issue)
+	if err != nil {
+		s.warn("agentx hook start: %v", err)
+		return Section{}, false
+	}
+	wf, ok := artifact.WorkflowOf(cfg, f, cfg.Config.DefaultWorkflow)
+	if !ok {
+		return Section{}, false
+	}
+	if st, ok := artifact.AgentStep(wf, s.in.Agent); ok && st.StatusOnStart != "" && !s.githubMode() {
+		s.statusOnStart(ctx, st.StatusOnStart)
+	}
+	if len(f.Artifacts) == 0 && !hasOutputs(wf.Steps) {
+		return Section{}, false
+	}
+	text, ok := artifact.Brief(wf, f, s.in.Agent)
+	if !ok {
+		return Section{}, false
+	}
+	return Section{Title: "Your stage", Body: text}, true
+}
+
+func hasOutputs(steps []config.Step) bool {
+	for i := range steps {
+		if len(steps[i].Output) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// statusOnStart writes the step's status_on_start into the issue's local
+// file, when the team keeps one.
+func (s *session) statusOnStart(ctx context.Context, status string) {
+	for _, p := range localissue.Paths(s.d.Workspace.IssuesDir(), s.in.Issue) {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if err := localissue.SetStatus(ctx, s.d.Locks, p, status); err != nil {
+			s.warn("agentx hook start: issue #%d: status %q not written: %v", s.in.Issue, status, err)
+		}
+		return
+	}
+}

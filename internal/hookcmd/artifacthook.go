@@ -1,0 +1,156 @@
+package hookcmd
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/artifact"
+	"github.com/agentx-dev/agentx/internal/core/gitcmd"
+	"github.com/agentx-dev/agentx/internal/core/intake"
+	"github.com/agentx-dev/agentx/internal/core/issueref"
+	"github.com/agentx-dev/agentx/internal/core/validate"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// recordCommit is the post-commit hook: HEAD read once; the stage
+// artifacts it wrote recorded (with what they made stale said), and the
+// commit stored as a code-change observation of the issue the environment
+// or the branch names, else the issue its artifacts name, by
+// $AGENTX_AGENT, else the agent of the step whose artifact it wrote, else
+// the default commit agent.
+func (a *App) recordCommit(ctx context.Context) error {
+	root := a.Workspace().Root
+	git := gitcmd.Exec{Dir: root}
+	out, err := intake.ShowHead(ctx, git)
+	if err != nil {
+		return err
+	}
+	recorded := a.recordArtifacts(ctx, git, out, "post-commit")
+	if !a.settings().Memory.IsEnabled() {
+		return nil
+	}
+	issue, ok, err := issueref.Resolve("", a.Getenv("AGENTX_ISSUE"), workspace.GitBranch(ctx, root))
+	if err != nil {
+		return err
+	}
+	if !ok && len(recorded) > 0 {
+		issue, ok = recorded[0].Issue, true
+	}
+	if !ok {
+		return nil
+	}
+	agent := a.Getenv("AGENTX_AGENT")
+	switch {
+	case agent != "":
+		if err := validate.Agent("AGENTX_AGENT", agent); err != nil {
+			return err
+		}
+	case len(recorded) > 0 && recorded[0].Agent != "":
+		agent = recorded[0].Agent
+	default:
+		agent = intake.CommitAgent
+	}
+	return a.intake().RecordShown(ctx, out, agent, issue)
+}
+
+// changedPaths are the paths `git show --name-status` lists as added,
+// modified, copied or renamed to (a deleted file is no deliverable).
+func changedPaths(show string) []string {
+	var out []string
+	for _, l := range strings.Split(show, "\n")[1:] {
+		status, p, ok := strings.Cut(strings.TrimRight(l, "\r"), "\t")
+		if !ok || status == "" || status[0] == 'D' {
+			continue
+		}
+		if _, to, renamed := strings.Cut(p, "\t"); renamed {
+			p = to
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// recordArtifacts files the step outputs HEAD wrote (show: ShowHead's
+// output) and says, on stderr, which artifacts that made stale. Nothing
+// but string matching runs unless the commit wrote an output path; a
+// failure is a warning (the hook fails open).
+func (a *App) recordArtifacts(ctx context.Context, git gitcmd.Runner, show, hook string) []artifact.Outcome {
+	set, err := a.Config()
+	if err != nil {
+		return nil
+	}
+	written := artifact.Match(set, changedPaths(show))
+	if len(written) == 0 {
+		return nil
+	}
+	args := []string{"ls-tree", "-z", "HEAD", "--"}
+	for _, w := range written {
+		args = append(args, w.Path)
+	}
+	tree, err := git.Git(ctx, args...)
+	if err != nil {
+		a.warn("agentx %s: artifacts not recorded: %v", hook, err)
+		return nil
+	}
+	blobs := map[string]string{}
+	for _, e := range strings.Split(tree, "\x00") {
+		// <mode> SP <type> SP <object> TAB <file>
+		meta, p, ok := strings.Cut(e, "\t")
+		if f := strings.Fields(meta); ok && len(f) == 3 && f[1] == "blob" {
+			blobs[p] = f[2]
+		}
+	}
+	kept := written[:0]
+	for _, w := range written {
+		if b := blobs[w.Path]; b != "" {
+			w.Blob = b
+			kept = append(kept, w)
+		}
+	}
+	commit, err := git.Git(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		a.warn("agentx %s: artifacts not recorded: %v", hook, err)
+		return nil
+	}
+	outs, err := a.Artifacts().Record(ctx, set, strings.TrimSpace(commit), a.nowString(), kept)
+	a.auditArtifacts(ctx, "artifact.record", "", outs)
+	if err != nil {
+		a.warn("agentx %s: artifacts: %v", hook, err)
+	}
+	issues := map[int]bool{}
+	for _, o := range outs {
+		verb := "updated"
+		if o.New() {
+			verb = "recorded"
+		}
+		fmt.Fprintf(a.Stderr, "agentx %s: %s", hook, o.Line(verb))
+		issues[o.Issue] = true
+	}
+	for n := range issues {
+		f, err := a.Artifacts().Load(n)
+		if err != nil {
+			continue
+		}
+		for _, fd := range f.Findings() {
+			fmt.Fprintf(a.Stderr, "agentx %s: %s\n", hook, fd.String())
+		}
+	}
+	return outs
+}
+
+// recordMergedArtifacts is the post-merge hook's share: the step outputs
+// the merge brought in (HEAD against its first parent) recorded.
+func (a *App) recordMergedArtifacts(ctx context.Context) {
+	git := gitcmd.Exec{Dir: a.Workspace().Root}
+	// ORIG_HEAD is where HEAD was before the merge: a fast-forward over
+	// several commits brings in all their files, not just the last one's.
+	out, err := git.Git(ctx, "diff", "--no-color", "--no-ext-diff", "--name-status", "ORIG_HEAD", "HEAD")
+	if err == nil {
+		out = "merge\n" + out // changedPaths skips the header line of git show
+	} else if out, err = intake.ShowHead(ctx, git); err != nil {
+		a.warn("agentx post-merge: artifacts not recorded: %v", err)
+		return
+	}
+	a.recordArtifacts(ctx, git, out, "post-merge")
+}
