@@ -6,9 +6,11 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/artifact"
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/intake"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
+	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -153,4 +155,18 @@ func (a *App) recordMergedArtifacts(ctx context.Context) {
 		return
 	}
 	a.recordArtifacts(ctx, git, out, "post-merge")
+}
+
+// checkArtifacts runs the monitor's artifact half into rep: the stale
+// artifacts, and one clarification per upstream change (audited).
+func (a *App) checkArtifacts(ctx context.Context, rep *monitor.Report) {
+	rt, err := a.Router()
+	if err != nil {
+		return
+	}
+	monitor.New(rt).CheckArtifacts(ctx, a.Artifacts(), rep)
+	for _, n := range rep.ArtifactNotices {
+		a.auditAppend(ctx, audit.Entry{Actor: "monitor", Op: "artifact.notify", Issue: n.Issue, IDs: []string{n.Artifact},
+			Detail: fmt.Sprintf("%s changed to blob %s; clarification %s", n.Upstream, artifact.Short(n.NewBlob), n.Clarification)})
+	}
 }

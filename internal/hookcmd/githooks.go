@@ -193,6 +193,10 @@ func (a *App) gitHookMonitor(ctx context.Context, hook string) error {
 	if s := rep.Acted(); s != "" {
 		fmt.Fprintf(a.Stderr, "agentx %s: monitor %s (agentx-hook monitor for details)\n", hook, s)
 	}
+	a.checkArtifacts(ctx, rep)
+	for _, l := range rep.ArtifactLines() {
+		fmt.Fprintf(a.Stderr, "agentx %s: %s\n", hook, l)
+	}
 	a.printWarnings(rep, false)
 	return nil
 }

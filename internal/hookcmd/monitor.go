@@ -83,11 +83,15 @@ func runMonitor(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if err != nil {
 		return err
 	}
+	a.checkArtifacts(ctx, rep)
 	if o.JSON {
 		return a.writeDoc(rep.Doc())
 	}
 	a.printWarnings(rep, true)
 	fmt.Fprint(a.Stdout, rep.Text(a.Style()))
+	for _, l := range rep.ArtifactLines() {
+		fmt.Fprintln(a.Stdout, l)
+	}
 	return nil
 }
 
