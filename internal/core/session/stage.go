@@ -32,8 +32,8 @@ func (s *session) stageSection(ctx context.Context) (Section, bool) {
 	if st, ok := artifact.AgentStep(wf, s.in.Agent); ok && st.StatusOnStart != "" && !s.githubMode() {
 		s.statusOnStart(ctx, st.StatusOnStart)
 	}
-	if len(f.Artifacts) == 0 && !hasOutputs(wf.Steps) {
-		return Section{}, false
+	if len(f.Artifacts) == 0 || !hasOutputs(wf.Steps) {
+		return Section{}, false // an issue no step has written for yet
 	}
 	text, ok := artifact.Brief(wf, f, s.in.Agent)
 	if !ok {
