@@ -88,6 +88,7 @@ func New(o Options) (*mcp.Server, error) {
 			"record decisions with memory_remember."})
 	s.addClarifyTools(srv)
 	s.addMemoryTools(srv)
+	s.addArtifactTools(srv)
 	return srv, nil
 }
 
