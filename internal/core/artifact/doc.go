@@ -11,21 +11,21 @@ import (
 // the stored fields with the status shown (stale derived) and the stale
 // dependencies.
 type Entry struct {
-	Issue      int    `json:"issue"`
-	ID         string `json:"id"`
-	Workflow   string `json:"workflow"`
-	Step       string `json:"step"`
-	Agent      string `json:"agent"`
-	Path       string `json:"path"`
-	Blob       string `json:"blob"`
-	Commit     string `json:"commit,omitempty"`
-	Created    string `json:"created"`
-	Updated    string `json:"updated"`
-	Status     Status `json:"status"`
-	Stored     Status `json:"storedStatus"`
-	Reopened   bool   `json:"reopened,omitempty"`
+	Issue      int        `json:"issue"`
+	ID         string     `json:"id"`
+	Workflow   string     `json:"workflow"`
+	Step       string     `json:"step"`
+	Agent      string     `json:"agent"`
+	Path       string     `json:"path"`
+	Blob       string     `json:"blob"`
+	Commit     string     `json:"commit,omitempty"`
+	Created    string     `json:"created"`
+	Updated    string     `json:"updated"`
+	Status     Status     `json:"status"`
+	Stored     Status     `json:"storedStatus"`
+	Reopened   bool       `json:"reopened,omitempty"`
 	DependsOn  []DepState `json:"dependsOn"`
-	StaleSince []Finding `json:"stale"`
+	StaleSince []Finding  `json:"stale"`
 }
 
 // DepState is one dependency with the upstream's state now.
