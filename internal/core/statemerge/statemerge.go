@@ -172,7 +172,7 @@ func issueOf(name, suffix string) (int, bool) {
 func MergeFile(path string, base, ours, theirs []byte) (merged []byte, rep Report, err error) {
 	k, issue := classify(path)
 	if k == kindUnknown {
-		return nil, rep, fmt.Errorf("%s: %w: not a ledger, memory issue file or archive", path, ErrUnmergeable)
+		return nil, rep, fmt.Errorf("%s: %w: not a ledger, artifact ledger, memory issue file or archive", path, ErrUnmergeable)
 	}
 	if sameFile(ours, theirs) && (ours != nil || base == nil) {
 		return ours, rep, nil
