@@ -158,13 +158,14 @@ func (a *App) recordMergedArtifacts(ctx context.Context) {
 }
 
 // checkArtifacts runs the monitor's artifact half into rep: the stale
-// artifacts, and one clarification per upstream change (audited).
-func (a *App) checkArtifacts(ctx context.Context, rep *monitor.Report) {
+// artifacts, and (notify) one clarification per upstream change
+// (audited).
+func (a *App) checkArtifacts(ctx context.Context, rep *monitor.Report, notify bool) {
 	rt, err := a.Router()
 	if err != nil {
 		return
 	}
-	monitor.New(rt).CheckArtifacts(ctx, a.Artifacts(), rep)
+	monitor.New(rt).CheckArtifacts(ctx, a.Artifacts(), rep, notify)
 	for _, n := range rep.ArtifactNotices {
 		a.auditAppend(ctx, audit.Entry{Actor: "monitor", Op: "artifact.notify", Issue: n.Issue, IDs: []string{n.Artifact},
 			Detail: fmt.Sprintf("%s changed to blob %s; clarification %s", n.Upstream, artifact.Short(n.NewBlob), n.Clarification)})

@@ -193,7 +193,10 @@ func (a *App) gitHookMonitor(ctx context.Context, hook string) error {
 	if s := rep.Acted(); s != "" {
 		fmt.Fprintf(a.Stderr, "agentx %s: monitor %s (agentx-hook monitor for details)\n", hook, s)
 	}
-	a.checkArtifacts(ctx, rep)
+	// In GitHub Mode a git hook has not pulled the other clones' state:
+	// it says what is stale and leaves the clarification to `monitor`
+	// (CheckArtifacts).
+	a.checkArtifacts(ctx, rep, a.settings().Mode != "github")
 	for _, l := range rep.ArtifactLines() {
 		fmt.Fprintf(a.Stderr, "agentx %s: %s\n", hook, l)
 	}

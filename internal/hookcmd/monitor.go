@@ -83,7 +83,7 @@ func runMonitor(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	if err != nil {
 		return err
 	}
-	a.checkArtifacts(ctx, rep)
+	a.checkArtifacts(ctx, rep, true)
 	if o.JSON {
 		return a.writeDoc(rep.Doc())
 	}

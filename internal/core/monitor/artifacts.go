@@ -116,12 +116,21 @@ func (m *Monitor) openStale(ctx context.Context, a, up *artifact.Artifact, fds [
 	return n
 }
 
-// CheckArtifacts is the artifact half of a check: NotifyStale, then every
-// stale artifact left, both into rep. What could not be read is a
-// warning of rep.
-func (m *Monitor) CheckArtifacts(ctx context.Context, store *artifact.Store, rep *Report) {
-	notices, errs := m.NotifyStale(ctx, store)
-	rep.ArtifactNotices = append(rep.ArtifactNotices, notices...)
+// CheckArtifacts is the artifact half of a check: NotifyStale (when
+// notify is set), then every stale artifact left, both into rep. What
+// could not be read is a warning of rep.
+//
+// In GitHub Mode the caller notifies only where the state was just
+// pulled or is about to be read whole (`monitor`, after a sync): a git
+// hook of a clone that has not pulled the other clones' marks would
+// announce a change they already announced.
+func (m *Monitor) CheckArtifacts(ctx context.Context, store *artifact.Store, rep *Report, notify bool) {
+	var errs []error
+	if notify {
+		var notices []ArtifactNotice
+		notices, errs = m.NotifyStale(ctx, store)
+		rep.ArtifactNotices = append(rep.ArtifactNotices, notices...)
+	}
 	files, _, err := store.LoadAll()
 	if err != nil {
 		errs = append(errs, err)
