@@ -3,7 +3,6 @@ package hookcmd
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/audit"
@@ -15,20 +14,19 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
-// recordCommit is the post-commit hook: HEAD read once; the stage
-// artifacts it wrote recorded (with what they made stale said), and the
-// commit stored as a code-change observation of the issue the environment
-// or the branch names, else the issue its artifacts name, by
-// $AGENTX_AGENT, else the agent of the step whose artifact it wrote, else
-// the default commit agent.
+// recordCommit is the post-commit hook: HEAD read once (one git
+// process, blobs included); the stage artifacts it wrote recorded (with
+// what they made stale said), and the commit stored as a code-change
+// observation of the issue the environment or the branch names, else the
+// issue its artifacts name, by $AGENTX_AGENT, else the agent of the step
+// whose artifact it wrote, else the default commit agent.
 func (a *App) recordCommit(ctx context.Context) error {
 	root := a.Workspace().Root
-	git := gitcmd.Exec{Dir: root}
-	out, err := intake.ShowHead(ctx, git)
+	sh, err := intake.ShowHeadRaw(ctx, gitcmd.Exec{Dir: root})
 	if err != nil {
 		return err
 	}
-	recorded := a.recordArtifacts(ctx, git, out, "post-commit")
+	recorded := a.recordArtifacts(ctx, sh, "post-commit")
 	if !a.settings().Memory.IsEnabled() {
 		return nil
 	}
@@ -53,69 +51,35 @@ func (a *App) recordCommit(ctx context.Context) error {
 	default:
 		agent = intake.CommitAgent
 	}
-	return a.intake().RecordShown(ctx, out, agent, issue)
+	return a.intake().RecordShown(ctx, sh.NameStatus, agent, issue)
 }
 
-// changedPaths are the paths `git show --name-status` lists as added,
-// modified, copied or renamed to (a deleted file is no deliverable).
-func changedPaths(show string) []string {
-	var out []string
-	for _, l := range strings.Split(show, "\n")[1:] {
-		status, p, ok := strings.Cut(strings.TrimRight(l, "\r"), "\t")
-		if !ok || status == "" || status[0] == 'D' {
-			continue
-		}
-		if _, to, renamed := strings.Cut(p, "\t"); renamed {
-			p = to
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-// recordArtifacts files the step outputs HEAD wrote (show: ShowHead's
-// output) and says, on stderr, which artifacts that made stale. Nothing
-// but string matching runs unless the commit wrote an output path; a
-// failure is a warning (the hook fails open).
-func (a *App) recordArtifacts(ctx context.Context, git gitcmd.Runner, show, hook string) []artifact.Outcome {
+// recordArtifacts files the step outputs a commit wrote (sh: its files
+// and blobs) and says, on stderr, which artifacts that made stale.
+// Nothing but string matching runs unless the commit wrote an output
+// path; a failure is a warning (the hook fails open).
+func (a *App) recordArtifacts(ctx context.Context, sh intake.Shown, hook string) []artifact.Outcome {
 	set, err := a.Config()
 	if err != nil {
 		return nil
 	}
-	written := artifact.Match(set, changedPaths(show))
+	var paths []string
+	blobs := map[string]string{}
+	for _, f := range sh.Files {
+		if f.Status == "" || f.Status[0] == 'D' {
+			continue // a deleted file is no deliverable
+		}
+		paths = append(paths, f.Path)
+		blobs[f.Path] = f.Blob
+	}
+	written := artifact.Match(set, paths)
 	if len(written) == 0 {
 		return nil
 	}
-	args := []string{"ls-tree", "-z", "HEAD", "--"}
-	for _, w := range written {
-		args = append(args, w.Path)
+	for i := range written {
+		written[i].Blob = blobs[written[i].Path]
 	}
-	tree, err := git.Git(ctx, args...)
-	if err != nil {
-		a.warn("agentx %s: artifacts not recorded: %v", hook, err)
-		return nil
-	}
-	blobs := map[string]string{}
-	for _, e := range strings.Split(tree, "\x00") {
-		// <mode> SP <type> SP <object> TAB <file>
-		meta, p, ok := strings.Cut(e, "\t")
-		if f := strings.Fields(meta); ok && len(f) == 3 && f[1] == "blob" {
-			blobs[p] = f[2]
-		}
-	}
-	kept := written[:0]
-	for _, w := range written {
-		if b := blobs[w.Path]; b != "" {
-			w.Blob = b
-			kept = append(kept, w)
-		}
-	}
-	commit, err := git.Git(ctx, "rev-parse", "HEAD")
-	if err != nil {
-		a.warn("agentx %s: artifacts not recorded: %v", hook, err)
-		return nil
-	}
-	outs, err := a.Artifacts().Record(ctx, set, strings.TrimSpace(commit), a.nowString(), kept)
+	outs, err := a.Artifacts().Record(ctx, set, sh.Commit, a.nowString(), written)
 	a.auditArtifacts(ctx, "artifact.record", "", outs)
 	if err != nil {
 		a.warn("agentx %s: artifacts: %v", hook, err)
@@ -147,14 +111,15 @@ func (a *App) recordMergedArtifacts(ctx context.Context) {
 	git := gitcmd.Exec{Dir: a.Workspace().Root}
 	// ORIG_HEAD is where HEAD was before the merge: a fast-forward over
 	// several commits brings in all their files, not just the last one's.
-	out, err := git.Git(ctx, "diff", "--no-color", "--no-ext-diff", "--name-status", "ORIG_HEAD", "HEAD")
-	if err == nil {
-		out = "merge\n" + out // changedPaths skips the header line of git show
-	} else if out, err = intake.ShowHead(ctx, git); err != nil {
+	sh, err := intake.ShowHeadRaw(ctx, git)
+	if err != nil {
 		a.warn("agentx post-merge: artifacts not recorded: %v", err)
 		return
 	}
-	a.recordArtifacts(ctx, git, out, "post-merge")
+	if out, err := git.Git(ctx, "diff", "--no-color", "--no-ext-diff", "--raw", "--no-abbrev", "ORIG_HEAD", "HEAD"); err == nil {
+		sh.Files = intake.ParseRawDiff(out).Files
+	}
+	a.recordArtifacts(ctx, sh, "post-merge")
 }
 
 // checkArtifacts runs the monitor's artifact half into rep: the stale
