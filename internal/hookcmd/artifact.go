@@ -23,6 +23,7 @@ const artifactUsage = `artifact add --issue N --step STEP [--workflow W] PATH [-
        agentx-hook artifact list [--issue N] [--step STEP] [--stale] [--json]
        agentx-hook artifact show ID [--content] [--json]
        agentx-hook artifact approve|reject|ack|reopen ID [--json]
+       agentx-hook artifact generate --issues N [--per-issue K] [--json]
 
 The stage artifacts of each issue (.agentx/state/artifacts/issue-N.json):
 the deliverables a workflow step's output names (PRD-42, ADR-42, SPEC-42),
@@ -35,18 +36,19 @@ back; approve and reject set its review status.`
 
 func artifactSubs() map[string]runFunc {
 	return map[string]runFunc{
-		"add":     wire(parseArtifactAdd, runArtifactAdd),
-		"list":    wire(parseArtifactList, runArtifactList),
-		"show":    wire(parseArtifactShow, runArtifactShow),
-		"approve": wire(parseArtifactVerb("approve"), runArtifactVerb),
-		"reject":  wire(parseArtifactVerb("reject"), runArtifactVerb),
-		"ack":     wire(parseArtifactVerb("ack"), runArtifactVerb),
-		"reopen":  wire(parseArtifactVerb("reopen"), runArtifactVerb),
+		"add":      wire(parseArtifactAdd, runArtifactAdd),
+		"list":     wire(parseArtifactList, runArtifactList),
+		"show":     wire(parseArtifactShow, runArtifactShow),
+		"approve":  wire(parseArtifactVerb("approve"), runArtifactVerb),
+		"reject":   wire(parseArtifactVerb("reject"), runArtifactVerb),
+		"ack":      wire(parseArtifactVerb("ack"), runArtifactVerb),
+		"reopen":   wire(parseArtifactVerb("reopen"), runArtifactVerb),
+		"generate": wire(parseArtifactGenerate, runArtifactGenerate),
 	}
 }
 
 func runArtifact(ctx context.Context, a *App, args []string) error {
-	return a.dispatch(ctx, "artifact", artifactUsage, "add, list, show, approve, reject, ack, reopen", inMap(artifactSubs()), nil, args)
+	return a.dispatch(ctx, "artifact", artifactUsage, "add, list, show, approve, reject, ack, reopen, generate", inMap(artifactSubs()), nil, args)
 }
 
 // Artifacts returns the artifact ledger store.

@@ -342,6 +342,7 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		ok("checkpoint", "list", "--json"), fails(2, "checkpoint", "list", "x", "--json"),
 		fails(1, "checkpoint", "show", "zzzz", "--json"), fails(1, "checkpoint", "restore", "0000", "--json"),
 		fails(2, "checkpoint", "--json"),
+		ok("artifact", "generate", "--issues", "3", "--json"),
 		ok("artifact", "add", "--issue", "42", "--step", "prd", "PRD-42.md", "--json"), fails(2, "artifact", "add", "--json"),
 		ok("artifact", "list", "--json"), fails(1, "artifact", "list", "--issue", "x", "--json"),
 		ok("artifact", "show", "PRD-42", "--json"), fails(1, "artifact", "show", "SPEC-9", "--json"),
@@ -349,6 +350,7 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		ok("artifact", "reopen", "PRD-42", "--json"), fails(1, "artifact", "reopen", "SPEC-9", "--json"),
 		ok("artifact", "approve", "PRD-42", "--json"), fails(1, "artifact", "approve", "SPEC-9", "--json"),
 		ok("artifact", "ack", "PRD-42", "--json"), fails(1, "artifact", "ack", "SPEC-9", "--json"),
+		fails(1, "artifact", "generate", "--issues", "3", "--json"), fails(2, "artifact", "generate", "--issues", "0", "--json"),
 		fails(2, "artifact", "--json"),
 	}
 	for _, v := range protocol.Verbs { // no such record
