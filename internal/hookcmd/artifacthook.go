@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/agentx-dev/agentx/internal/core/artifact"
@@ -9,6 +10,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/intake"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -135,4 +137,50 @@ func (a *App) checkArtifacts(ctx context.Context, rep *monitor.Report, notify bo
 		a.auditAppend(ctx, audit.Entry{Actor: "monitor", Op: "artifact.notify", Issue: n.Issue, IDs: []string{n.Artifact},
 			Detail: fmt.Sprintf("%s changed to blob %s; clarification %s", n.Upstream, artifact.Short(n.NewBlob), n.Clarification)})
 	}
+}
+
+// recordAbout stores the subject of clarification id (--about) in its
+// record, under the ledger's lock; a failure is a warning (the request
+// stands).
+func (a *App) recordAbout(ctx context.Context, issue int, id string, ab artifact.About) {
+	raw, _ := json.Marshal(ab) // two strings: cannot fail
+	_, err := a.Ledgers().Update(ctx, issue, func(l *ledger.Ledger) error {
+		if r := l.Find(id); r != nil {
+			r.SetExtra(artifact.AboutKey, raw)
+		}
+		return nil
+	})
+	if err != nil {
+		a.warn("clarify request: the subject %s of %s was not recorded: %v", ab.ID, id, err)
+	}
+}
+
+// outdatedLines say which of recs were answered or resolved about an
+// artifact that changed since (--about): their answer may be outdated.
+func (a *App) outdatedLines(recs []ledger.Record) []string {
+	var out []string
+	files := map[int]*artifact.File{}
+	for i := range recs {
+		r := &recs[i]
+		ab, ok := artifact.ParseAbout(r.ExtraValue(artifact.AboutKey))
+		if !ok {
+			continue
+		}
+		n, ok := artifact.IssueOfID(ab.ID)
+		if !ok {
+			n = r.IssueNumber
+		}
+		f, seen := files[n]
+		if !seen {
+			f, _ = a.Artifacts().Load(n)
+			files[n] = f
+		}
+		if f == nil {
+			continue
+		}
+		if now, changed := ab.Outdated(f); changed {
+			out = append(out, artifact.OutdatedLine(r.ID, string(r.Status), ab, now))
+		}
+	}
+	return out
 }

@@ -252,3 +252,46 @@ func (f *File) EffectiveStatus(a *Artifact) Status {
 	}
 	return a.Status
 }
+
+// AboutKey is the clarification record's key, of our own, naming the
+// artifact the question is about and the blob it had when asked
+// (`clarify request --about PRD-42`): an answer or resolution given
+// about that blob may be outdated once the artifact changes.
+const AboutKey = "agentxAbout"
+
+// About is the subject of a clarification.
+type About struct {
+	ID   string `json:"id"`
+	Blob string `json:"blob"`
+}
+
+// Outdated reports whether the subject changed since the question was
+// asked: f (the subject's ledger) holds another blob now. It returns the
+// artifact as it is now.
+func (ab About) Outdated(f *File) (*Artifact, bool) {
+	a := f.Find(ab.ID)
+	if a == nil {
+		return nil, false
+	}
+	return a, a.Blob != "" && a.Blob != ab.Blob
+}
+
+// OutdatedLine is what is said of a clarification (id, its status) about
+// ab when the subject changed since.
+func OutdatedLine(clr, status string, ab About, now *Artifact) string {
+	when := ""
+	if now.Commit != "" {
+		when = " in " + Short(now.Commit)
+	}
+	return fmt.Sprintf("%s (%s) may be outdated: it is about %s at %s, which changed%s since (git diff %s %s)",
+		clr, status, ab.ID, Short(ab.Blob), when, Short12(ab.Blob), Short12(now.Blob))
+}
+
+// ParseAbout reads a record's AboutKey value (nil: none).
+func ParseAbout(raw []byte) (About, bool) {
+	var ab About
+	if raw == nil || json.Unmarshal(raw, &ab) != nil || ab.ID == "" {
+		return About{}, false
+	}
+	return ab, true
+}

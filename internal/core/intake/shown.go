@@ -30,17 +30,19 @@ type Shown struct {
 // --no-abbrev` where ShowHead says --name-status, so recording the stage
 // artifacts a commit wrote costs no second git process.
 func ShowHeadRaw(ctx context.Context, git gitcmd.Runner) (Shown, error) {
+	// --no-abbrev makes %h the full id as well: the short one is cut
+	// from %H (ParseShown).
 	out, err := git.Git(ctx, "show", "--no-color", "--no-ext-diff", "-m", "--first-parent",
-		"--raw", "--no-abbrev", "--format=%h %H %s", "HEAD")
+		"--raw", "--no-abbrev", "--format=%H %s", "HEAD")
 	if err != nil {
 		return Shown{}, err
 	}
 	return ParseShown(out), nil
 }
 
-// ParseShown reads ShowHeadRaw's output ("%h %H %s", then raw diff
-// lines); a diff alone (`git diff --raw`, no header line) is read when
-// header is false.
+// ParseShown reads ShowHeadRaw's output ("%H %s", then raw diff lines).
+// The observation's short id is the first 7 digits, git's default
+// abbreviation.
 func ParseShown(out string) Shown {
 	return parseShown(out, true)
 }
@@ -53,8 +55,11 @@ func parseShown(out string, header bool) Shown {
 	lines := strings.Split(strings.ReplaceAll(out, "\r\n", "\n"), "\n")
 	var b strings.Builder
 	if header && len(lines) > 0 {
-		short, rest, _ := strings.Cut(strings.TrimSpace(lines[0]), " ")
-		full, subject, _ := strings.Cut(rest, " ")
+		full, subject, _ := strings.Cut(strings.TrimSpace(lines[0]), " ")
+		short := full
+		if len(short) > 7 {
+			short = short[:7]
+		}
 		sh.Commit = full
 		b.WriteString(short + " " + subject + "\n")
 		lines = lines[1:]

@@ -9,7 +9,7 @@ import (
 // The raw form gives the same observation as --name-status, plus blobs.
 func TestParseShownMatchesNameStatus(t *testing.T) {
 	t.Parallel()
-	out := "850dd3a 850dd3a1111111111111111111111111111111111 Fix login\n\n" +
+	out := "850dd3a1111111111111111111111111111111111 Fix login\n\n" +
 		":100644 100644 " + zeros + " 1111111111111111111111111111111111111111 M\tauth/login.go\n" +
 		":100644 100644 2222222222222222222222222222222222222222 3333333333333333333333333333333333333333 R086\told.md\tdocs/new.md\n" +
 		":100644 000000 4444444444444444444444444444444444444444 " + zeros + " D\tgone.go\n"

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/localissue"
 )
 
@@ -38,6 +39,16 @@ func (s *session) stageSection(ctx context.Context) (Section, bool) {
 	text, ok := artifact.Brief(wf, f, s.in.Agent)
 	if !ok {
 		return Section{}, false
+	}
+	// Answers given about an artifact of this issue that changed since.
+	for _, recs := range [][]ledger.Record{s.res.Waiting, s.res.Requests} {
+		for i := range recs {
+			if ab, ok := artifact.ParseAbout(recs[i].ExtraValue(artifact.AboutKey)); ok {
+				if now, changed := ab.Outdated(f); changed {
+					text += "\n[MAY BE OUTDATED] " + artifact.OutdatedLine(recs[i].ID, string(recs[i].Status), ab, now)
+				}
+			}
+		}
 	}
 	return Section{Title: "Your stage", Body: text}, true
 }
