@@ -65,6 +65,10 @@ type Notice struct {
 	Blob          string `json:"blob"`
 	Clarification string `json:"clarification,omitempty"`
 	At            string `json:"at"`
+	// Status is the artifact's stored status when the change was found:
+	// approved means it got past its review stale (the digest's "found
+	// after review"), anything else that it was caught before.
+	Status Status `json:"status,omitempty"`
 }
 
 // Artifact is one entry of the ledger.

@@ -291,7 +291,7 @@ func (s *Store) MarkNotified(ctx context.Context, fd Finding, clr, now string) (
 		if a.NotifiedOf(fd.Upstream, fd.NewBlob) {
 			return false, nil
 		}
-		a.Notified = append(a.Notified, Notice{ID: fd.Upstream, Blob: fd.NewBlob, Clarification: clr, At: now})
+		a.Notified = append(a.Notified, Notice{ID: fd.Upstream, Blob: fd.NewBlob, Clarification: clr, At: now, Status: a.Status})
 		return true, nil
 	})
 }
