@@ -11,6 +11,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/workpool"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -69,20 +70,30 @@ func (s *Store) Issues() ([]int, error) {
 	return out, nil
 }
 
-// LoadAll reads every ledger. A file that does not parse is skipped and
-// its error returned in errs, so one bad file hides nothing else.
+// LoadAll reads every ledger, several at a time (500 issues' ledgers are
+// read and decoded by `ready` and the monitor). A file that does not
+// parse is skipped and its error returned in errs, so one bad file hides
+// nothing else.
 func (s *Store) LoadAll() (files []*File, errs []error, err error) {
 	issues, err := s.Issues()
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, n := range issues {
-		f, err := s.Load(n)
-		if err != nil {
-			errs = append(errs, err)
+	loaded := make([]*File, len(issues))
+	failed := make([]error, len(issues))
+	workers := 1
+	if len(issues) >= 64 {
+		workers = 4
+	}
+	_ = workpool.Run(context.Background(), len(issues), workers, func(i int) {
+		loaded[i], failed[i] = s.Load(issues[i])
+	})
+	for i := range issues {
+		if failed[i] != nil {
+			errs = append(errs, failed[i])
 			continue
 		}
-		files = append(files, f)
+		files = append(files, loaded[i])
 	}
 	return files, errs, nil
 }

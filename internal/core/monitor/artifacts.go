@@ -44,6 +44,13 @@ func (m *Monitor) NotifyStale(ctx context.Context, store *artifact.Store) ([]Art
 	if err != nil {
 		return nil, []error{err}
 	}
+	out, more := m.notify(ctx, store, files)
+	return out, append(errs, more...)
+}
+
+// notify is NotifyStale over ledgers already read.
+func (m *Monitor) notify(ctx context.Context, store *artifact.Store, files []*artifact.File) ([]ArtifactNotice, []error) {
+	var errs []error
 	var out []ArtifactNotice
 	now := clock.Format(m.Router.Clock.Now())
 	for _, f := range files {
@@ -125,15 +132,16 @@ func (m *Monitor) openStale(ctx context.Context, a, up *artifact.Artifact, fds [
 // hook of a clone that has not pulled the other clones' marks would
 // announce a change they already announced.
 func (m *Monitor) CheckArtifacts(ctx context.Context, store *artifact.Store, rep *Report, notify bool) {
-	var errs []error
-	if notify {
-		var notices []ArtifactNotice
-		notices, errs = m.NotifyStale(ctx, store)
-		rep.ArtifactNotices = append(rep.ArtifactNotices, notices...)
-	}
-	files, _, err := store.LoadAll()
+	// One read of every ledger: the marks notify writes change no
+	// staleness, so the findings come from the same read.
+	files, errs, err := store.LoadAll()
 	if err != nil {
 		errs = append(errs, err)
+	}
+	if notify {
+		notices, more := m.notify(ctx, store, files)
+		rep.ArtifactNotices = append(rep.ArtifactNotices, notices...)
+		errs = append(errs, more...)
 	}
 	for _, f := range files {
 		rep.StaleArtifacts = append(rep.StaleArtifacts, f.Findings()...)
