@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
 // Written is one file a commit (or a person) wrote that a step's output
@@ -128,6 +129,10 @@ func stepRank(set *config.Set, w Written) int {
 }
 
 func record(set *config.Set, f *File, w Written, commit, now string) (Outcome, bool) {
+	// A path is text from outside (a file name anyone may commit): it is
+	// sanitised like every text agentx stores, so a secret in a file name
+	// never reaches the ledger (or the state branch).
+	w.Path = sanitize.Clean(w.Path)
 	id := IDFor(w.Path)
 	a := f.Find(id)
 	before := ""
