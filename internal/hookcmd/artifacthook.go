@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/agentx-dev/agentx/internal/core/artifact"
-	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/intake"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
@@ -125,18 +124,13 @@ func (a *App) recordMergedArtifacts(ctx context.Context) {
 }
 
 // checkArtifacts runs the monitor's artifact half into rep: the stale
-// artifacts, and (notify) one clarification per upstream change
-// (audited).
+// artifacts, and (notify) one clarification per upstream change.
 func (a *App) checkArtifacts(ctx context.Context, rep *monitor.Report, notify bool) {
 	rt, err := a.Router()
 	if err != nil {
 		return
 	}
-	monitor.New(rt).CheckArtifacts(ctx, a.Artifacts(), rep, notify)
-	for _, n := range rep.ArtifactNotices {
-		a.auditAppend(ctx, audit.Entry{Actor: "monitor", Op: "artifact.notify", Issue: n.Issue, IDs: []string{n.Artifact},
-			Detail: fmt.Sprintf("%s changed to blob %s; clarification %s", n.Upstream, artifact.Short(n.NewBlob), n.Clarification)})
-	}
+	monitor.New(rt).CheckArtifacts(ctx, a.Artifacts(), rep, notify) // audits what it records
 }
 
 // recordAbout stores the subject of clarification id (--about) in its

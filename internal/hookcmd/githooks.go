@@ -193,12 +193,16 @@ func (a *App) gitHookMonitor(ctx context.Context, hook string) error {
 	if s := rep.Acted(); s != "" {
 		fmt.Fprintf(a.Stderr, "agentx %s: monitor %s (agentx-hook monitor for details)\n", hook, s)
 	}
-	// In GitHub Mode a git hook has not pulled the other clones' state:
-	// it says what is stale and leaves the clarification to `monitor`
-	// (CheckArtifacts).
-	a.checkArtifacts(ctx, rep, a.settings().Mode != "github")
-	for _, l := range rep.ArtifactLines() {
-		fmt.Fprintf(a.Stderr, "agentx %s: %s\n", hook, l)
+	// After a merge or pull (what others wrote came in), the artifacts
+	// are checked too; a push changes none, and its hook stays as cheap
+	// as it was. In GitHub Mode a git hook has not pulled the other
+	// clones' state: it says what is stale and leaves the clarification to
+	// `monitor` (CheckArtifacts).
+	if hook == "post-merge" {
+		a.checkArtifacts(ctx, rep, a.settings().Mode != "github")
+		for _, l := range rep.ArtifactLines() {
+			fmt.Fprintf(a.Stderr, "agentx %s: %s\n", hook, l)
+		}
 	}
 	a.printWarnings(rep, false)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/artifact"
@@ -48,6 +49,20 @@ func (m *Monitor) NotifyStale(ctx context.Context, store *artifact.Store) ([]Art
 	return out, append(errs, more...)
 }
 
+// NotifyIssue is NotifyStale for one issue's ledger: what `hook start`
+// runs for the session's issue (one file read), before it lists what
+// waits, so the owner of a stale artifact sees the clarification at once.
+func (m *Monitor) NotifyIssue(ctx context.Context, store *artifact.Store, issue int) ([]ArtifactNotice, []error) {
+	f, err := store.Load(issue)
+	if err != nil {
+		return nil, []error{err}
+	}
+	if len(f.Artifacts) == 0 {
+		return nil, nil
+	}
+	return m.notify(ctx, store, []*artifact.File{f})
+}
+
 // notify is NotifyStale over ledgers already read.
 func (m *Monitor) notify(ctx context.Context, store *artifact.Store, files []*artifact.File) ([]ArtifactNotice, []error) {
 	var errs []error
@@ -80,10 +95,12 @@ func (m *Monitor) notify(ctx context.Context, store *artifact.Store, files []*ar
 		for _, g := range groups {
 			n := m.openStale(ctx, g.owner, g.up, g.fds)
 			for _, fd := range g.fds {
-				if _, err := store.MarkNotified(ctx, fd, n.Clarification, now); err != nil {
+				o, err := store.MarkNotified(ctx, fd, n.Clarification, now)
+				if err != nil {
 					errs = append(errs, err)
 					continue
 				}
+				m.auditNotice(ctx, o, fd, n.Clarification)
 				n.Finding = fd
 				out = append(out, n)
 			}
@@ -166,4 +183,18 @@ func (r *Report) ArtifactLines() []string {
 		}
 	}
 	return out
+}
+
+// auditNotice appends the audit line of a notice recorded (o: the
+// artifact's hashes before and after); a failure is the router's warning.
+func (m *Monitor) auditNotice(ctx context.Context, o artifact.Outcome, fd artifact.Finding, clr string) {
+	if m.Router.Audit == nil || o.Before == o.After {
+		return
+	}
+	e := audit.Entry{Actor: "monitor", Op: "artifact.notify", Issue: fd.Issue, IDs: []string{fd.Artifact},
+		Before: map[string]string{fd.Artifact: o.Before}, After: map[string]string{fd.Artifact: o.After},
+		Detail: fmt.Sprintf("%s changed to blob %s; clarification %s", fd.Upstream, artifact.Short(fd.NewBlob), clr)}
+	if err := m.Router.Audit.Append(ctx, e); err != nil && m.Router.Warn != nil {
+		m.Router.Warn("audit trail: %v", err)
+	}
 }
