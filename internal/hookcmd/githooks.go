@@ -21,9 +21,11 @@ const hooksUsage = `hooks install [--force] [--json]
 Installs agentx's git hooks where git looks for them (core.hooksPath when set,
 as lefthook, husky and pre-commit setups do; else .git/hooks):
   post-commit  records a code-change observation (commit subject and files)
-               for the issue the branch names (42-fix-login, feat/42-x, ...)
+               for the issue the branch names (42-fix-login, feat/42-x, ...),
+               and the stage artifacts it wrote (docs/artifacts.md)
   pre-push     runs the clarification monitor
-  post-merge   runs the clarification monitor
+  post-merge   records the stage artifacts the merge brought in and runs the
+               monitor
 Each hook file is a small sh shim marked "# agentx-hook managed" that runs
 ` + "`agentx-hook git-hook NAME`" + ` (found on PATH, or $AGENTX_HOOK_BIN). A hook
 already there is never overwritten: it is kept as NAME.agentx-chained, runs
@@ -108,14 +110,18 @@ func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 const gitHookUsage = `git-hook NAME [ARGS...]
 
 What the hook shims run (see ` + "`agentx-hook hooks --help`" + `): post-commit
-records a code-change observation, pre-push and post-merge run the monitor.
+records a code-change observation and the stage artifacts the commit wrote
+(a path a workflow step's output names: docs/prd/PRD-42.md), saying which
+artifacts that made stale; pre-push runs the monitor; post-merge records the
+artifacts the merge brought in, then runs the monitor.
 It does nothing outside a workspace (no .agentx/) or with AGENTX=0, and it
 always exits 0: a problem is one warning on stderr, never a blocked git.
 It stops by [hooks] deadline in agentx.toml (default 10s), naming what it
 skipped.
 
-The observation's agent is $AGENTX_AGENT, else "engineer"; its issue is
-$AGENTX_ISSUE, else the number the branch names; with neither, nothing is
+The observation's agent is $AGENTX_AGENT, else the agent of the step whose
+artifact the commit wrote, else "engineer"; its issue is $AGENTX_ISSUE, else
+the number the branch names, else the artifact's; with none, nothing is
 recorded. Its content is the commit's short hash and subject, then the
 changed files (git show --name-status, at most 40), sanitised.`
 
