@@ -120,6 +120,7 @@ func memoryKeys(t *testing.T) map[string]map[string]bool {
 			Content: "Token refresh handler retries the call " + strings.Repeat("again ", i+1)}
 		o.SetSourceBytes(100)
 		o.SetFiles([]string{"a.go"})
+		o.SetStep("implement")
 		batch = append(batch, o)
 	}
 	stored, err := st.Store(ctx, batch)

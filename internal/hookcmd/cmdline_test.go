@@ -116,7 +116,7 @@ func TestParse(t *testing.T) {
 		{name: "memory search issue 0", parse: parser(parseMemorySearch), args: []string{"--issue", "0"},
 			want: &memorySearchOptions{Query: memory.Query{Limit: 20, Issue: 0, IssueSet: true}}},
 		{name: "memory search needs a query", parse: parser(parseMemorySearch), args: []string{"--json"},
-			wantErr: "memory search needs a QUERY or a filter (--agent, --issue, --category, --since, --until)", json: true},
+			wantErr: "memory search needs a QUERY or a filter (--agent, --issue, --category, --step, --since, --until)", json: true},
 		{name: "memory search negative limit", parse: parser(parseMemorySearch), args: []string{"x", "--limit", "-1"},
 			wantErr: "--limit must not be negative"},
 		{name: "memory get", parse: parser(parseMemoryGet), args: []string{"obs-1", "--json"}, want: &idOptions{ID: "obs-1", jsonFlag: j}},

@@ -93,6 +93,17 @@ type Intake struct {
 	// TranscriptMaxBytes bounds how much of a transcript one capture reads
 	// ([limits] transcript; 0: capture.DefaultMaxBytes).
 	TranscriptMaxBytes int64
+	// StepOf names the workflow step agent works in on issue ("" for
+	// none), recorded with each observation stored (nil: no step).
+	StepOf func(agent string, issue int) string
+}
+
+// withStep is o with the step its agent works in on its issue.
+func (x *Intake) withStep(o memory.Observation) memory.Observation {
+	if x.StepOf != nil {
+		o.SetStep(x.StepOf(o.Agent, o.IssueNumber))
+	}
+	return o
 }
 
 func (x *Intake) warn(format string, args ...any) {
@@ -296,7 +307,7 @@ func (x *Intake) process(ctx context.Context, e Entry, payload *capture.Payload,
 	}
 	obs := make([]memory.Observation, 0, len(cands))
 	for _, c := range cands {
-		obs = append(obs, Observation(e.Agent, e.Issue, session, c))
+		obs = append(obs, x.withStep(Observation(e.Agent, e.Issue, session, c)))
 	}
 	stored, err := x.Store.Store(ctx, obs)
 	if err != nil {
@@ -401,7 +412,7 @@ func (x *Intake) RecordShown(ctx context.Context, out, agent string, issue int) 
 	if !ok {
 		return nil
 	}
-	_, err := x.Store.Store(ctx, []memory.Observation{Observation(agent, issue, "", c)})
+	_, err := x.Store.Store(ctx, []memory.Observation{x.withStep(Observation(agent, issue, "", c))})
 	return err
 }
 
