@@ -17,6 +17,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
@@ -148,6 +149,8 @@ type session struct {
 	res        *Result
 	// m is the session's metrics line, filled as the steps run.
 	m metrics.Line
+	// art is the session's issue's artifact ledger once read (stage.go).
+	art *artifact.File
 }
 
 func (s *session) warn(format string, args ...any) {

@@ -20,8 +20,7 @@ func (s *session) stageSection(ctx context.Context) (Section, bool) {
 	if cfg == nil || !s.in.HasIssue || s.in.Issue <= 0 || s.in.Agent == "" {
 		return Section{}, false
 	}
-	store := &artifact.Store{WS: s.d.Workspace, Locks: s.d.Locks}
-	f, err := store.Load(s.in.Issue)
+	f, err := s.artifacts()
 	if err != nil {
 		s.warn("agentx hook start: %v", err)
 		return Section{}, false
@@ -74,4 +73,55 @@ func (s *session) statusOnStart(ctx context.Context, status string) {
 		}
 		return
 	}
+}
+
+// neededSteps are the steps the agent's step needs on the session's issue,
+// through steps without outputs: recall favours their decisions.
+func (s *session) neededSteps() []string {
+	cfg := s.d.Config
+	if cfg == nil || !s.in.HasIssue || s.in.Agent == "" {
+		return nil
+	}
+	var f *artifact.File
+	if s.in.Issue > 0 {
+		f, _ = s.artifacts() // unreadable: the default workflow's steps
+	}
+	wf, ok := artifact.WorkflowOf(cfg, f, cfg.Config.DefaultWorkflow)
+	if !ok {
+		return nil
+	}
+	st, ok := artifact.AgentStep(wf, s.in.Agent)
+	if !ok {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	var walk func(needs []string)
+	walk = func(needs []string) {
+		for _, n := range needs {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			out = append(out, n)
+			if up, ok := wf.Step(n); ok {
+				walk(up.Needs)
+			}
+		}
+	}
+	walk(st.Needs)
+	return out
+}
+
+// artifacts is the session's issue's artifact ledger, read once (after
+// hook start's notices were recorded).
+func (s *session) artifacts() (*artifact.File, error) {
+	if s.art != nil {
+		return s.art, nil
+	}
+	f, err := (&artifact.Store{WS: s.d.Workspace, Locks: s.d.Locks}).Load(s.in.Issue)
+	if err == nil {
+		s.art = f
+	}
+	return f, err
 }
