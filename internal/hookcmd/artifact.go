@@ -22,7 +22,7 @@ import (
 const artifactUsage = `artifact add --issue N --step STEP [--workflow W] PATH [--json]
        agentx-hook artifact list [--issue N] [--step STEP] [--stale] [--json]
        agentx-hook artifact show ID [--content] [--json]
-       agentx-hook artifact approve|reject|ack|reopen ID [--json]
+       agentx-hook artifact approve|reject|ack|reopen|remove ID [--json]
        agentx-hook artifact generate --issues N [--per-issue K] [--json]
 
 The stage artifacts of each issue (.agentx/state/artifacts/issue-N.json):
@@ -32,7 +32,8 @@ against. The post-commit and post-merge hooks record what a commit writes
 to an output path; add records a file by hand. An artifact is stale when an
 upstream one changed after it was written: ack says it still holds (it is
 counted as written against the upstream as it is now), reopen puts its step
-back; approve and reject set its review status.`
+back; approve and reject set its review status; remove takes it out of the
+ledger with a tombstone (so no merge brings it back; the file stays).`
 
 func artifactSubs() map[string]runFunc {
 	return map[string]runFunc{
@@ -44,11 +45,12 @@ func artifactSubs() map[string]runFunc {
 		"ack":      wire(parseArtifactVerb("ack"), runArtifactVerb),
 		"reopen":   wire(parseArtifactVerb("reopen"), runArtifactVerb),
 		"generate": wire(parseArtifactGenerate, runArtifactGenerate),
+		"remove":   wire(parseArtifactVerb("remove"), runArtifactVerb),
 	}
 }
 
 func runArtifact(ctx context.Context, a *App, args []string) error {
-	return a.dispatch(ctx, "artifact", artifactUsage, "add, list, show, approve, reject, ack, reopen, generate", inMap(artifactSubs()), nil, args)
+	return a.dispatch(ctx, "artifact", artifactUsage, "add, list, show, approve, reject, ack, reopen, remove, generate", inMap(artifactSubs()), nil, args)
 }
 
 // Artifacts returns the artifact ledger store.
@@ -69,7 +71,9 @@ func (a *App) auditArtifacts(ctx context.Context, op, actor string, outs []artif
 		if o.Before != "" {
 			e.Before[o.ID] = o.Before
 		}
-		e.After[o.ID] = o.After
+		if o.After != "" { // removed: absent after
+			e.After[o.ID] = o.After
+		}
 		if e.Issue == 0 || e.Issue == o.Issue {
 			e.Issue = o.Issue
 		}
@@ -319,6 +323,8 @@ func runArtifactVerb(ctx context.Context, a *App, o *artifactVerbOptions) error 
 		out, acked, err = st.Ack(ctx, o.ID, now)
 	case "reopen":
 		out, err = st.Reopen(ctx, o.ID, now)
+	case "remove":
+		out, err = st.Remove(ctx, o.ID, a.actor(), now)
 	}
 	if err != nil {
 		return err
@@ -328,7 +334,7 @@ func runArtifactVerb(ctx context.Context, a *App, o *artifactVerbOptions) error 
 		msg = fmt.Sprintf("%s: nothing to %s (%s)\n", out.ID, o.Verb, out.Status)
 	} else {
 		a.auditArtifacts(ctx, "artifact."+o.Verb, "", []artifact.Outcome{out})
-		msg = out.Line(map[string]string{"approve": "approved", "reject": "rejected", "ack": "acknowledged", "reopen": "reopened"}[o.Verb])
+		msg = out.Line(map[string]string{"approve": "approved", "reject": "rejected", "ack": "acknowledged", "reopen": "reopened", "remove": "removed"}[o.Verb])
 		for _, f := range acked {
 			msg += fmt.Sprintf("  %s now counts as written against %s at %s\n", out.ID, f.Upstream, artifact.Short(f.NewBlob))
 		}

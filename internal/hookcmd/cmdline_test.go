@@ -350,6 +350,7 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		ok("artifact", "reopen", "PRD-42", "--json"), fails(1, "artifact", "reopen", "SPEC-9", "--json"),
 		ok("artifact", "approve", "PRD-42", "--json"), fails(1, "artifact", "approve", "SPEC-9", "--json"),
 		ok("artifact", "ack", "PRD-42", "--json"), fails(1, "artifact", "ack", "SPEC-9", "--json"),
+		ok("artifact", "remove", "PRD-42", "--json"), fails(1, "artifact", "remove", "PRD-42", "--json"),
 		fails(1, "artifact", "generate", "--issues", "3", "--json"), fails(2, "artifact", "generate", "--issues", "0", "--json"),
 		fails(2, "artifact", "--json"),
 	}

@@ -56,7 +56,7 @@ func completionTree() completion.Tree {
 	t.Subs["memory"] = slices.Collect(maps.Keys(memorySubs()))
 	t.Subs["checkpoint"] = slices.Collect(maps.Keys(checkpointSubs()))
 	t.Subs["artifact"] = slices.Collect(maps.Keys(artifactSubs()))
-	t.ArtifactVerbs = []string{"show", "approve", "reject", "ack", "reopen"}
+	t.ArtifactVerbs = []string{"show", "approve", "reject", "ack", "reopen", "remove"}
 	for _, sub := range t.Subs {
 		slices.Sort(sub)
 	}

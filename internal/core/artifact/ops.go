@@ -7,6 +7,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
+	"github.com/agentx-dev/agentx/internal/core/tombstone"
 )
 
 // Written is one file a commit (or a person) wrote that a step's output
@@ -321,4 +322,35 @@ func (s *Store) MarkNotified(ctx context.Context, fd Finding, clr, now string) (
 		a.Notified = append(a.Notified, Notice{ID: fd.Upstream, Blob: fd.NewBlob, Clarification: clr, At: now, Status: a.Status})
 		return true, nil
 	})
+}
+
+// Remove takes artifact id out of its ledger, leaving a tombstone that
+// travels with the file, so a merge with a copy that still holds it does
+// not bring it back. Removal is an act: the artifacts that depend on it
+// keep their dependsOn (verify warns), and the file stays in the
+// repository.
+func (s *Store) Remove(ctx context.Context, id, by, now string) (Outcome, error) {
+	f0, _, err := s.Locate(id)
+	if err != nil {
+		return Outcome{}, err
+	}
+	var out Outcome
+	_, err = s.Update(ctx, f0.IssueNumber, func(f *File) (bool, error) {
+		a := f.Find(id)
+		if a == nil {
+			return false, notFound(id)
+		}
+		out = outcome(f, a, a.Hash)
+		out.After = ""
+		f.Tombstones = f.Tombstones.Add(tombstone.Tombstone{Kind: TombstoneKind, ID: id, Reason: "removed", At: now, By: by, Hash: a.Hash})
+		kept := f.Artifacts[:0]
+		for _, x := range f.Artifacts {
+			if x.ID != id {
+				kept = append(kept, x)
+			}
+		}
+		f.Artifacts = kept
+		return true, nil
+	})
+	return out, err
 }
