@@ -29,6 +29,8 @@ type Tree struct {
 	Subs map[string][]string
 	// IDVerbs are the clarify verbs that take a clarification id first.
 	IDVerbs []string
+	// ArtifactVerbs are the artifact subcommands that take an artifact id.
+	ArtifactVerbs []string
 }
 
 // Script is the completion script of shell ("" for a shell not in Shells).
@@ -90,6 +92,10 @@ func bash(b *strings.Builder, t Tree, cmds, keys []string) {
 	b.WriteString("    esac\n")
 	fmt.Fprintf(b, "  elif [ \"$COMP_CWORD\" -eq 3 ] && [ \"${COMP_WORDS[1]}\" = clarify ]; then\n    case ${COMP_WORDS[2]} in\n      %s) COMPREPLY=($(agentx-hook %s ids \"$cur\" 2>/dev/null)); return ;;\n    esac\n",
 		strings.Join(t.IDVerbs, "|"), CompleteCommand)
+	if len(t.ArtifactVerbs) > 0 {
+		fmt.Fprintf(b, "  elif [ \"$COMP_CWORD\" -eq 3 ] && [ \"${COMP_WORDS[1]}\" = artifact ]; then\n    case ${COMP_WORDS[2]} in\n      %s) COMPREPLY=($(agentx-hook %s artifacts \"$cur\" 2>/dev/null)); return ;;\n    esac\n",
+			strings.Join(t.ArtifactVerbs, "|"), CompleteCommand)
+	}
 	b.WriteString("  fi\n  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n}\n")
 	b.WriteString("complete -o default -F _agentx_hook agentx-hook\n")
 }
@@ -107,6 +113,10 @@ func zsh(b *strings.Builder, t Tree, cmds, keys []string) {
 	b.WriteString("      *) _files ;;\n    esac\n")
 	fmt.Fprintf(b, "  elif (( CURRENT == 4 )) && [[ $words[2] == clarify ]] && [[ $words[3] == (%s) ]]; then\n    compadd -- ${(f)\"$(agentx-hook %s ids 2>/dev/null)\"}\n",
 		strings.Join(t.IDVerbs, "|"), CompleteCommand)
+	if len(t.ArtifactVerbs) > 0 {
+		fmt.Fprintf(b, "  elif (( CURRENT == 4 )) && [[ $words[2] == artifact ]] && [[ $words[3] == (%s) ]]; then\n    compadd -- ${(f)\"$(agentx-hook %s artifacts 2>/dev/null)\"}\n",
+			strings.Join(t.ArtifactVerbs, "|"), CompleteCommand)
+	}
 	b.WriteString("  else\n    _files\n  fi\n}\n_agentx_hook \"$@\"\n")
 }
 
@@ -121,7 +131,10 @@ func fish(b *strings.Builder, t Tree, keys []string) {
 	for _, v := range valueKinds {
 		fmt.Fprintf(b, "complete -c agentx-hook -l %s -x -a '(agentx-hook %s %s)'\n", strings.TrimPrefix(v.match, "--"), CompleteCommand, v.kind)
 	}
-	fmt.Fprintf(b, "complete -c agentx-hook -n '__fish_seen_subcommand_from %s' -a '(agentx-hook %s ids)'\n", strings.Join(t.IDVerbs, " "), CompleteCommand)
+	fmt.Fprintf(b, "complete -c agentx-hook -n '__fish_seen_subcommand_from clarify; and __fish_seen_subcommand_from %s' -a '(agentx-hook %s ids)'\n", strings.Join(t.IDVerbs, " "), CompleteCommand)
+	if len(t.ArtifactVerbs) > 0 {
+		fmt.Fprintf(b, "complete -c agentx-hook -n '__fish_seen_subcommand_from artifact; and __fish_seen_subcommand_from %s' -a '(agentx-hook %s artifacts)'\n", strings.Join(t.ArtifactVerbs, " "), CompleteCommand)
+	}
 }
 
 func powershell(b *strings.Builder, t Tree, cmds, keys []string) {
@@ -141,6 +154,10 @@ func powershell(b *strings.Builder, t Tree, cmds, keys []string) {
 	b.WriteString("    }\n  }\n")
 	fmt.Fprintf(b, "  elseif ($words.Count -eq 3 -and $words[1] -eq 'clarify' -and @(%s) -contains $words[2]) { $candidates = @(agentx-hook %s ids 2>$null) }\n",
 		psList(strings.Join(t.IDVerbs, " ")), CompleteCommand)
+	if len(t.ArtifactVerbs) > 0 {
+		fmt.Fprintf(b, "  elseif ($words.Count -eq 3 -and $words[1] -eq 'artifact' -and @(%s) -contains $words[2]) { $candidates = @(agentx-hook %s artifacts 2>$null) }\n",
+			psList(strings.Join(t.ArtifactVerbs, " ")), CompleteCommand)
+	}
 	b.WriteString("  $candidates | Where-Object { $_ -like \"$wordToComplete*\" } | ForEach-Object {\n")
 	b.WriteString("    [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_)\n  }\n}\n")
 }

@@ -13,6 +13,8 @@ type Sources struct {
 	Ledgers      *ledger.Store
 	MemoryIssues func() ([]int, error)
 	Config       func() (*config.Set, error)
+	// Artifacts lists the artifact ids of every ledger (nil: none).
+	Artifacts func() ([]string, error)
 }
 
 // Values is what CompleteCommand offers for kind: "ids" (the open
@@ -27,6 +29,10 @@ func Values(kind string, src Sources) []string {
 			if r.Status.Open() {
 				out = append(out, r.ID)
 			}
+		}
+	case "artifacts":
+		if src.Artifacts != nil {
+			out, _ = src.Artifacts()
 		}
 	case "agents":
 		if cfg, err := src.Config(); err == nil {

@@ -88,6 +88,11 @@
 //     state files a code branch still tracks (Tracked).
 //   - issueref: which issue a command works on when none is given.
 //   - localissue: the issue files a team keeps in `.agentx/issues/`.
+//   - artifact: the stage artifact ledger of each issue
+//     (`.agentx/state/artifacts/issue-N.json`): the deliverables the
+//     workflow steps' `output` names, their blobs and the upstream blobs
+//     they were written against; staleness, the union merge, and the
+//     issue's stage derived from the workflow and the ledgers.
 //   - shorten: cutting a text to fit a summary, a quote or a limit.
 //   - suggest: the "did you mean" of a mistyped command, flag or name.
 //   - buildinfo: the build stamp (version, commit) a binary reports.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/compact"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -46,6 +47,12 @@ func TestFormatsDocListsTheKeysWeWrite(t *testing.T) {
 	add("agent status entry", objectKeys(t, mustJSON(t, agentstatus.Status{Status: "working", Issue: &issue, LastActivity: "t",
 		ClarificationID: &who, WaitingOn: &who, RespondingTo: &who})))
 	add("tombstone", objectKeys(t, mustJSON(t, tombstone.Tombstone{Kind: "k", ID: "i", Reason: "r", Into: "x", At: "t", By: "b", Hash: "h", Revived: true})))
+	art := artifact.Artifact{ID: "PRD-1", Workflow: "w", Step: "s", Agent: "a", Path: "p", Blob: "b", Commit: "c", Created: "t", Updated: "t",
+		DependsOn: []artifact.Dep{{ID: "X", Blob: "b"}}, Status: artifact.Draft, Reopened: true, Notified: []artifact.Notice{{ID: "X", Blob: "b", At: "t"}}}
+	art.Seal()
+	add("artifact", objectKeys(t, mustJSON(t, art)))
+	add("artifact ledger", objectKeys(t, mustJSON(t, artifact.File{IssueNumber: 1, Artifacts: []artifact.Artifact{art},
+		Tombstones: tombstone.Set{{Kind: artifact.TombstoneKind, ID: "X", At: "t"}}})))
 	for object := range got {
 		sort.Strings(got[object])
 	}
@@ -114,6 +121,7 @@ func memoryKeys(t *testing.T) map[string]map[string]bool {
 			Content: "Token refresh handler retries the call " + strings.Repeat("again ", i+1)}
 		o.SetSourceBytes(100)
 		o.SetFiles([]string{"a.go"})
+		o.SetStep("implement")
 		batch = append(batch, o)
 	}
 	stored, err := st.Store(ctx, batch)

@@ -3,6 +3,7 @@ package hookcmd
 import (
 	"context"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/issueref"
@@ -113,18 +114,26 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 	}
 	doc := ledger.NewListDoc(issue, recs)
 	a.warnEach(doc.TamperedWarning())
+	outdated := a.outdatedLines(recs)
 	switch {
 	case o.JSON:
+		a.warnEach(outdated...)
 		return a.writeDoc(doc)
 	case issue != nil:
 		if len(recs) == 0 {
 			fmt.Fprintf(a.Stdout, "No clarifications on issue #%d.\n", *issue)
 		}
 		render.Threads(a.Stdout, a.Style(), recs)
+		for _, l := range outdated {
+			fmt.Fprintln(a.Stdout, "  "+a.Style().Yellow("[MAY BE OUTDATED]")+" "+l)
+		}
 	case len(recs) == 0:
 		fmt.Fprintln(a.Stdout, "No active clarifications.")
 	default:
 		render.List(a.Stdout, a.Style(), recs, a.Clock.Now())
+		for _, l := range outdated {
+			fmt.Fprintln(a.Stdout, "  "+a.Style().Yellow("[MAY BE OUTDATED]")+" "+l)
+		}
 	}
 	return nil
 }
@@ -167,10 +176,14 @@ type clarifyRequestOptions struct {
 	Issue, From, To, Topic, Question string
 	Blocking                         bool // --blocking (default) and not --non-blocking
 	Workflow, Step                   string
+	// About names the stage artifact the question is about (PRD-42): its
+	// blob is stored with the record, so an answer given about it is
+	// marked "may be outdated" once it changes.
+	About string
 	jsonFlag
 }
 
-const clarifyRequestUsage = "clarify request --issue N --from A --to B --topic T --question Q [--blocking|--non-blocking] [--workflow W --step S] [--json]\n\nRecords a new clarification and prints its id. When the target agent has a\nresponder in agentx.toml, the hub runs it and prints the answer."
+const clarifyRequestUsage = "clarify request --issue N --from A --to B --topic T --question Q [--blocking|--non-blocking] [--workflow W --step S] [--about ARTIFACT] [--json]\n\nRecords a new clarification and prints its id. When the target agent has a\nresponder in agentx.toml, the hub runs it and prints the answer. --about\nnames the stage artifact it is about (PRD-42): once that artifact changes,\nthe answer is shown as \"may be outdated\"."
 
 func parseClarifyRequest(a *App, args []string) (*clarifyRequestOptions, error) {
 	o := &clarifyRequestOptions{}
@@ -184,6 +197,7 @@ func parseClarifyRequest(a *App, args []string) (*clarifyRequestOptions, error) 
 	nonBlocking := flags.Bool("non-blocking", false, "the requester goes on working")
 	flags.StringVar(&o.Workflow, "workflow", "", "workflow `name` (default: default_workflow in agentx.toml)")
 	flags.StringVar(&o.Step, "step", "", "step `id` (default: the requester's step)")
+	flags.StringVar(&o.About, "about", "", "the stage `artifact` the question is about (PRD-42; see `agentx-hook artifact list`)")
 	o.register(flags)
 	pos, err := parse(flags, args)
 	o.Blocking = *blocking && !*nonBlocking
@@ -231,10 +245,23 @@ func runClarifyRequest(ctx context.Context, a *App, o *clarifyRequestOptions) er
 	if err := rt.Config.RequireAgents(a.Workspace().Root); err != nil {
 		return err
 	}
+	var about *artifact.About
+	if o.About != "" {
+		// Checked before the request: a typo must not leave a record
+		// about nothing.
+		_, art, err := a.Artifacts().Locate(o.About)
+		if err != nil {
+			return err
+		}
+		about = &artifact.About{ID: art.ID, Blob: art.Blob}
+	}
 	res, err := rt.Request(ctx, router.RequestInput{
 		Issue: issue, From: o.From, To: o.To, Topic: o.Topic, Question: o.Question,
 		Blocking: o.Blocking, Workflow: o.Workflow, Step: o.Step,
 	})
+	if err == nil && res != nil && about != nil {
+		a.recordAbout(ctx, issue, res.Record.ID, *about)
+	}
 	return a.printResult(res, "requested", o.JSON, err)
 }
 

@@ -116,7 +116,7 @@ func TestParse(t *testing.T) {
 		{name: "memory search issue 0", parse: parser(parseMemorySearch), args: []string{"--issue", "0"},
 			want: &memorySearchOptions{Query: memory.Query{Limit: 20, Issue: 0, IssueSet: true}}},
 		{name: "memory search needs a query", parse: parser(parseMemorySearch), args: []string{"--json"},
-			wantErr: "memory search needs a QUERY or a filter (--agent, --issue, --category, --since, --until)", json: true},
+			wantErr: "memory search needs a QUERY or a filter (--agent, --issue, --category, --step, --since, --until)", json: true},
 		{name: "memory search negative limit", parse: parser(parseMemorySearch), args: []string{"x", "--limit", "-1"},
 			wantErr: "--limit must not be negative"},
 		{name: "memory get", parse: parser(parseMemoryGet), args: []string{"obs-1", "--json"}, want: &idOptions{ID: "obs-1", jsonFlag: j}},
@@ -245,6 +245,10 @@ func jsonCommands() []string {
 			for name := range checkpointSubs() {
 				out = append(out, "checkpoint "+name)
 			}
+		case c.name == "artifact":
+			for name := range artifactSubs() {
+				out = append(out, "artifact "+name)
+			}
 		default:
 			out = append(out, c.name)
 		}
@@ -257,7 +261,7 @@ func jsonCommands() []string {
 func commandPath(args []string) string {
 	if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		switch args[0] {
-		case "clarify", "memory", "hooks", "hook", "checkpoint":
+		case "clarify", "memory", "hooks", "hook", "checkpoint", "artifact":
 			return args[0] + " " + args[1]
 		}
 	}
@@ -338,10 +342,22 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		ok("checkpoint", "list", "--json"), fails(2, "checkpoint", "list", "x", "--json"),
 		fails(1, "checkpoint", "show", "zzzz", "--json"), fails(1, "checkpoint", "restore", "0000", "--json"),
 		fails(2, "checkpoint", "--json"),
+		ok("artifact", "generate", "--issues", "3", "--json"),
+		ok("artifact", "add", "--issue", "42", "--step", "prd", "PRD-42.md", "--json"), fails(2, "artifact", "add", "--json"),
+		ok("artifact", "list", "--json"), fails(1, "artifact", "list", "--issue", "x", "--json"),
+		ok("artifact", "show", "PRD-42", "--json"), fails(1, "artifact", "show", "SPEC-9", "--json"),
+		ok("artifact", "reject", "PRD-42", "--json"), fails(1, "artifact", "reject", "SPEC-9", "--json"),
+		ok("artifact", "reopen", "PRD-42", "--json"), fails(1, "artifact", "reopen", "SPEC-9", "--json"),
+		ok("artifact", "approve", "PRD-42", "--json"), fails(1, "artifact", "approve", "SPEC-9", "--json"),
+		ok("artifact", "ack", "PRD-42", "--json"), fails(1, "artifact", "ack", "SPEC-9", "--json"),
+		ok("artifact", "remove", "PRD-42", "--json"), fails(1, "artifact", "remove", "PRD-42", "--json"),
+		fails(1, "artifact", "generate", "--issues", "3", "--json"), fails(2, "artifact", "generate", "--issues", "0", "--json"),
+		fails(2, "artifact", "--json"),
 	}
 	for _, v := range protocol.Verbs { // no such record
 		runs = append(runs, fails(1, "clarify", string(v.Verb), "CLR-9-001", "--"+v.Flag, "x", "--json"))
 	}
+	sbt.WriteFile(t, filepath.Join(root, "PRD-42.md"), "# PRD-42\n")
 	covered := map[string][2]bool{}
 	check := func(r run) {
 		t.Helper()

@@ -26,7 +26,17 @@ func runComplete(_ context.Context, a *App, args []string) int {
 		return 0 // no workspace: nothing to offer, and nothing created
 	}
 	out := completion.Values(args[0], completion.Sources{Ledgers: a.Ledgers(), Config: a.Config,
-		MemoryIssues: func() ([]int, error) { return a.Memory().Issues() }})
+		MemoryIssues: func() ([]int, error) { return a.Memory().Issues() },
+		Artifacts: func() ([]string, error) {
+			files, _, err := a.Artifacts().LoadAll()
+			var ids []string
+			for _, f := range files {
+				for _, art := range f.Artifacts {
+					ids = append(ids, art.ID)
+				}
+			}
+			return ids, err
+		}})
 	for _, c := range completion.Matching(out, prefix) {
 		fmt.Fprintln(a.Stdout, c)
 	}

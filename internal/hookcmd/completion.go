@@ -16,7 +16,8 @@ const completionUsage = `completion bash|zsh|fish|powershell
 Prints a shell completion script: commands, subcommands, and the values
 only the workspace knows (agent names after --agent, --from, --to, --as;
 issue numbers after --issue; open clarification ids after clarify answer,
-ask, resolve, escalate, abandon), read when you press Tab:
+ask, resolve, escalate, abandon; artifact ids after artifact show, approve,
+reject, ack, reopen), read when you press Tab:
   bash        source <(agentx-hook completion bash)       (e.g. in ~/.bashrc)
   zsh         agentx-hook completion zsh > "${fpath[1]}/_agentx-hook"
   fish        agentx-hook completion fish > ~/.config/fish/completions/agentx-hook.fish
@@ -54,6 +55,8 @@ func completionTree() completion.Tree {
 	t.Subs["clarify"] = clar
 	t.Subs["memory"] = slices.Collect(maps.Keys(memorySubs()))
 	t.Subs["checkpoint"] = slices.Collect(maps.Keys(checkpointSubs()))
+	t.Subs["artifact"] = slices.Collect(maps.Keys(artifactSubs()))
+	t.ArtifactVerbs = []string{"show", "approve", "reject", "ack", "reopen", "remove"}
 	for _, sub := range t.Subs {
 		slices.Sort(sub)
 	}

@@ -23,10 +23,12 @@ const hooksUsage = `hooks install [--force] [--json]
 Installs agentx's git hooks where git looks for them (core.hooksPath when set,
 as lefthook, husky and pre-commit setups do; else .git/hooks):
   post-commit  records a code-change observation (commit subject and files)
-               for the issue the branch names (42-fix-login, feat/42-x, ...)
+               for the issue the branch names (42-fix-login, feat/42-x, ...),
+               and the stage artifacts it wrote (docs/artifacts.md)
   pre-push     runs the clarification monitor
-  post-merge   runs the clarification monitor, and brings the memory manifest
-               in line with the memory files the merge changed
+  post-merge   records the stage artifacts the merge brought in, brings the
+               memory manifest in line with the memory files the merge
+               changed, and runs the monitor
 Each hook file is a small sh shim marked "# agentx-hook managed" that runs
 ` + "`agentx-hook git-hook NAME`" + ` (found on PATH, or $AGENTX_HOOK_BIN). A hook
 already there is never overwritten: it is kept as NAME.agentx-chained, runs
@@ -111,14 +113,18 @@ func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 const gitHookUsage = `git-hook NAME [ARGS...]
 
 What the hook shims run (see ` + "`agentx-hook hooks --help`" + `): post-commit
-records a code-change observation, pre-push and post-merge run the monitor.
+records a code-change observation and the stage artifacts the commit wrote
+(a path a workflow step's output names: docs/prd/PRD-42.md), saying which
+artifacts that made stale; pre-push runs the monitor; post-merge records the
+artifacts the merge brought in, then runs the monitor.
 It does nothing outside a workspace (no .agentx/) or with AGENTX=0, and it
 always exits 0: a problem is one warning on stderr, never a blocked git.
 It stops by [hooks] deadline in agentx.toml (default 10s), naming what it
 skipped.
 
-The observation's agent is $AGENTX_AGENT, else "engineer"; its issue is
-$AGENTX_ISSUE, else the number the branch names; with neither, nothing is
+The observation's agent is $AGENTX_AGENT, else the agent of the step whose
+artifact the commit wrote, else "engineer"; its issue is $AGENTX_ISSUE, else
+the number the branch names, else the artifact's; with none, nothing is
 recorded. Its content is the commit's short hash and subject, then the
 changed files (git show --name-status, at most 40), sanitised.`
 
@@ -164,7 +170,14 @@ func runGitHook(ctx context.Context, a *App, o *gitHookOptions) error {
 	switch name {
 	case "post-commit":
 		stepName, step = "commit observation", a.recordCommit
-	case "pre-push", "post-merge":
+	case "post-merge":
+		// A merge or pull brings in the artifacts others wrote: recorded
+		// first, so the monitor sees what they made stale.
+		stepName, step = "monitor", func(ctx context.Context) error {
+			a.recordMergedArtifacts(ctx)
+			return a.gitHookMonitor(ctx, name)
+		}
+	case "pre-push":
 		stepName, step = "monitor", func(ctx context.Context) error { return a.gitHookMonitor(ctx, name) }
 	default:
 		a.warn("agentx git-hook: %q is not one of agentx's hooks (%s); nothing done", name, strings.Join(githooks.Names(), ", "))
@@ -207,15 +220,6 @@ func (a *App) reindexMerged(ctx context.Context) error {
 	return a.Memory().Reindex(ctx, statesync.MemoryIssues(paths))
 }
 
-// recordCommit stores HEAD as a code-change observation of the issue the
-// environment or the branch names.
-func (a *App) recordCommit(ctx context.Context) error {
-	if !a.settings().Memory.IsEnabled() {
-		return nil
-	}
-	return a.intake().RecordHead(ctx, a.Workspace().Root, a.Getenv("AGENTX_AGENT"), a.Getenv("AGENTX_ISSUE"))
-}
-
 // gitHookMonitor runs one monitor check and says one line when it acted.
 func (a *App) gitHookMonitor(ctx context.Context, hook string) error {
 	rep, err := a.checkMonitor(ctx)
@@ -224,6 +228,17 @@ func (a *App) gitHookMonitor(ctx context.Context, hook string) error {
 	}
 	if s := rep.Acted(); s != "" {
 		fmt.Fprintf(a.Stderr, "agentx %s: monitor %s (agentx-hook monitor for details)\n", hook, s)
+	}
+	// After a merge or pull (what others wrote came in), the artifacts
+	// are checked too; a push changes none, and its hook stays as cheap
+	// as it was. In GitHub Mode a git hook has not pulled the other
+	// clones' state: it says what is stale and leaves the clarification to
+	// `monitor` (CheckArtifacts).
+	if hook == "post-merge" {
+		a.checkArtifacts(ctx, rep, a.settings().Mode != "github")
+		for _, l := range rep.ArtifactLines() {
+			fmt.Fprintf(a.Stderr, "agentx %s: %s\n", hook, l)
+		}
 	}
 	a.printWarnings(rep, false)
 	return nil

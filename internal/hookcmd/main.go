@@ -97,6 +97,7 @@ func commands() []command {
 		{"state", "show agent statuses", wire(parseState, runState)},
 		{"events", "show the event log", wire(parseEvents, runEvents)},
 		{"monitor", "check for stale, stuck and deadlocked clarifications and act", wire(parseMonitor, runMonitor)},
+		{"artifact", "the stage artifacts of each issue (PRD, ADR, SPEC): list, show, add, approve, reject, ack, reopen", runArtifact},
 		{"ready", "issues with their BLOCKED: Clarification pending markers", wire(parseReady, runReady)},
 		{"hook", "agent lifecycle hooks: hook start, hook finish", runHook},
 		{"memory", "search, inspect and maintain the memory store", runMemory},

@@ -81,12 +81,15 @@ type memorySearchOptions struct {
 	Until string
 	// Archived searches the archive (retention.go) instead of the store.
 	Archived bool
+	// Step keeps the observations captured in that workflow step.
+	Step string
 	jsonFlag
 }
 
 func parseMemorySearch(a *App, args []string) (*memorySearchOptions, error) {
 	o := &memorySearchOptions{}
-	flags := newFlags(a, "memory search", "memory search QUERY [--limit N] [--agent A] [--issue N] [--category C] [--since T] [--until T] [--archived] [--json]")
+	flags := newFlags(a, "memory search", "memory search QUERY [--limit N] [--agent A] [--issue N] [--category C] [--step S] [--since T] [--until T] [--archived] [--json]")
+	flags.StringVar(&o.Step, "step", "", "only observations captured in workflow step `S` (prd, architecture, implement, ...)")
 	flags.BoolVar(&o.Archived, "archived", false, "search what was archived (by retention, and compaction's originals); memory restore ID brings one back")
 	flags.IntVar(&o.Query.Limit, "limit", 20, "at most `N` rows (0: all)")
 	flags.StringVar(&o.Query.Agent, "agent", "", "only observations by agent `A`")
@@ -117,8 +120,11 @@ func parseMemorySearch(a *App, args []string) (*memorySearchOptions, error) {
 		return o, errcode.New(errcode.InvalidInput, "unknown category %q (decision, code-change, error, key-fact, compaction-summary)", *cat)
 	}
 	q := &o.Query
-	if strings.TrimSpace(q.Text) == "" && q.Agent == "" && !q.IssueSet && q.Category == "" && o.Since == "" && o.Until == "" {
-		return o, usagef("memory search needs a QUERY or a filter (--agent, --issue, --category, --since, --until)")
+	if strings.TrimSpace(q.Text) == "" && q.Agent == "" && !q.IssueSet && q.Category == "" && o.Since == "" && o.Until == "" && o.Step == "" {
+		return o, usagef("memory search needs a QUERY or a filter (--agent, --issue, --category, --step, --since, --until)")
+	}
+	if o.Step != "" && o.Archived {
+		return o, usagef("memory search: --step searches the store, not the archive (drop --archived)")
 	}
 	return o, nil
 }
@@ -134,9 +140,18 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 	}
 	// Read-only (issue 14): `memory search` logs no metrics line; the
 	// searches measured are the recall's at `hook start`.
+	limit := q.Limit
+	if o.Step != "" {
+		q.Limit = -1 // the step filter comes after the ranking
+	}
 	rows, err := a.searchStoreOrArchive(ctx, q, o.Archived)
 	if err != nil {
 		return err
+	}
+	if o.Step != "" {
+		if rows, err = a.Memory().FilterStep(ctx, rows, o.Step, limit); err != nil {
+			return err
+		}
 	}
 	if o.JSON {
 		return a.writeDoc(memory.NewSearchDoc(q.Text, rows))

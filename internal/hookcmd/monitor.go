@@ -115,11 +115,15 @@ func runMonitor(ctx context.Context, a *App, o *monitorOptions) error {
 	if err != nil {
 		return err
 	}
+	a.checkArtifacts(ctx, rep, true)
 	if o.JSON {
 		return a.writeDoc(rep.Doc())
 	}
 	a.printWarnings(rep, true)
 	fmt.Fprint(a.Stdout, rep.Text(a.Style()))
+	for _, l := range rep.ArtifactLines() {
+		fmt.Fprintln(a.Stdout, l)
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package hookcmd
 import (
 	"context"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"io"
 	"path/filepath"
 
@@ -59,6 +60,33 @@ func (a *App) intakeWith(spoolOnly bool) *intake.Intake {
 		SpoolOnly:          spoolOnly || a.Getenv(envSpoolOnly) != "",
 		Warn:               a.warn,
 		CopilotSessions:    copilotSessions(a.Getenv),
+		StepOf:             a.stepOf(),
+	}
+}
+
+// stepOf names the workflow step an agent works in on an issue: in the
+// workflow the issue's artifacts name, else the default one (nil without
+// a configuration). Each issue's ledger is read once per process.
+func (a *App) stepOf() func(agent string, issue int) string {
+	cfg, err := a.Config()
+	if err != nil {
+		return nil
+	}
+	files := map[int]*artifact.File{}
+	return func(agent string, issue int) string {
+		f, ok := files[issue]
+		if !ok {
+			f, _ = a.Artifacts().Load(issue) // unreadable: the default workflow's step
+			files[issue] = f
+		}
+		wf, ok := artifact.WorkflowOf(cfg, f, cfg.Config.DefaultWorkflow)
+		if !ok {
+			return ""
+		}
+		if st, ok := artifact.AgentStep(wf, agent); ok {
+			return st.ID
+		}
+		return ""
 	}
 }
 

@@ -112,6 +112,7 @@ func newServer(o Options) (*server, *mcp.Server, error) {
 	s.addMemoryTools(srv)
 	s.addStatusTool(srv)
 	s.addResources(srv)
+	s.addArtifactTools(srv)
 	return s, srv, nil
 }
 

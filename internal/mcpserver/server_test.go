@@ -161,7 +161,7 @@ func TestToolsListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"clarify_abandon", "clarify_answer", "clarify_ask", "clarify_escalate", "clarify_inbox", "clarify_request", "clarify_resolve", "clarify_show",
+	want := []string{"artifact_list", "artifact_show", "clarify_abandon", "clarify_answer", "clarify_ask", "clarify_escalate", "clarify_inbox", "clarify_request", "clarify_resolve", "clarify_show",
 		"memory_get", "memory_remember", "memory_search", "memory_timeline", "ready", "status"}
 	got := map[string]*mcp.Tool{}
 	for _, tool := range res.Tools {

@@ -321,6 +321,19 @@ type Step struct {
 	ClarifyMaxRounds       *int     `toml:"clarify_max_rounds"`
 	ClarifySLAMinutes      *int     `toml:"clarify_sla_minutes"`
 	ClarifyBlockingAllowed *bool    `toml:"clarify_blocking_allowed"`
+	// Output names the step's deliverables, the stage artifacts
+	// (package artifact): path templates relative to the repository root
+	// in which {{issue_number}} stands for the issue. One string or a
+	// list (the architecture step writes an ADR and a SPEC).
+	Output Outputs `toml:"output"`
+	// Template is the file the deliverable starts from (the reference
+	// AgentX tools' key); kept and shown, not applied.
+	Template string `toml:"template"`
+	// StatusOnStart and StatusOnComplete are the issue status the step
+	// sets when its agent starts and when its artifact is approved: the
+	// local issue file's status in Local Mode.
+	StatusOnStart    string `toml:"status_on_start"`
+	StatusOnComplete string `toml:"status_on_complete"`
 }
 
 // Scope is the clarification policy of one step with defaults applied.

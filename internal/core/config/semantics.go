@@ -129,7 +129,7 @@ func checkStep(path, at string, st *Step) error {
 	if m := st.ClarifySLAMinutes; m != nil && *m < 1 {
 		return invalid(path, at+" clarify_sla_minutes", "is %d; the SLA is at least 1 minute", *m)
 	}
-	return nil
+	return checkOutputs(path, at, st)
 }
 
 // checkNeeds refuses steps that (transitively) need themselves.

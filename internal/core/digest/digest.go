@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -48,6 +49,9 @@ type Input struct {
 	// Reviews are the pull requests GitHub says closed issues in the
 	// current window (the Action; nil: not asked, no section).
 	Reviews *ReviewInput
+	// Artifacts are the issues' stage artifact ledgers (nil: none read,
+	// no artifact figures).
+	Artifacts []*artifact.File
 	// Agents are the configured agent names. The requester and target of
 	// every record count as agents too; any other `from` (besides the hub
 	// agent-x) is a person, e.g. a GitHub login answering on an issue.
@@ -125,6 +129,19 @@ type Figures struct {
 	Stuck     int           `json:"stuck"`
 	Deadlocks int           `json:"deadlocksBroken"`
 	Memory    MemoryFigures `json:"memory"`
+	// Artifacts are the stage artifacts' figures (null: no artifact
+	// ledgers were read).
+	Artifacts *ArtifactFigures `json:"artifacts,omitempty"`
+}
+
+// ArtifactFigures count the upstream changes the monitor found in a
+// window: StaleBeforeReview those whose stale artifact was not approved
+// yet (the misunderstanding caught before a review), StaleAfterReview
+// those that made an approved artifact stale (found after): seed 004's
+// stand-in for the review rejections a misunderstanding causes.
+type ArtifactFigures struct {
+	StaleBeforeReview int `json:"staleBeforeReview"`
+	StaleAfterReview  int `json:"staleAfterReview"`
 }
 
 // MemoryFigures are the memory store's numbers for a window.
@@ -541,7 +558,33 @@ func figures(facts []fact, w Window, staleEvents map[string][]time.Time, in *Inp
 	f.MedianAnswerSeconds = median(answers)
 	f.MedianResolveSeconds = median(resolves)
 	f.Memory = memoryFigures(in, w)
+	f.Artifacts = artifactFigures(in, w)
 	return f
+}
+
+// artifactFigures counts the stale findings the monitor announced in w.
+func artifactFigures(in *Input, w Window) *ArtifactFigures {
+	if in.Artifacts == nil {
+		return nil
+	}
+	af := &ArtifactFigures{}
+	for _, f := range in.Artifacts {
+		for i := range f.Artifacts {
+			a := &f.Artifacts[i]
+			for _, n := range a.Notified {
+				t, err := clock.Parse(n.At)
+				if err != nil || !w.contains(t) {
+					continue
+				}
+				if n.Status == artifact.Approved {
+					af.StaleAfterReview++
+				} else {
+					af.StaleBeforeReview++
+				}
+			}
+		}
+	}
+	return af
 }
 
 // countOutcome counts a record settled in f's window by how it settled.

@@ -47,6 +47,15 @@ func Markdown(rep *Report, clean func(string) string) string {
 	row("Stale (missed the SLA)", cur.Stale, prev.Stale)
 	row("Stuck (escalated by the monitor)", cur.Stuck, prev.Stuck)
 	row("Deadlocks broken", cur.Deadlocks, prev.Deadlocks)
+	if cur.Artifacts != nil {
+		pa := prev.Artifacts
+		if pa == nil {
+			pa = &ArtifactFigures{}
+		}
+		m.p("\n## Stage artifacts\n\nUpstream changes that made a stage artifact stale (a SPEC written against a PRD that changed since): caught before the artifact was approved, or after.\n\n| Figure | This window | Previous | Change |\n|---|---:|---:|---:|\n")
+		row("Stale found before review", cur.Artifacts.StaleBeforeReview, pa.StaleBeforeReview)
+		row("Stale found after review", cur.Artifacts.StaleAfterReview, pa.StaleAfterReview)
+	}
 
 	m.charts(cur)
 	m.breakdowns(rep)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"os"
 	"runtime"
 	"time"
@@ -40,6 +41,31 @@ type WeeksSource interface {
 	Weeks(ctx context.Context) ([]*metrics.Week, error)
 }
 
+// ArtifactsSource is a Source that also holds the stage artifact ledgers
+// (nil from it: none, no artifact figures).
+type ArtifactsSource interface {
+	Artifacts(ctx context.Context) ([]*artifact.File, error)
+}
+
+// Artifacts reads the workspace's artifact ledgers; nil when it has none.
+// One that does not parse is left out (and told to Warn).
+func (l *Local) Artifacts(context.Context) ([]*artifact.File, error) {
+	files, errs, err := (&artifact.Store{WS: l.WS}).LoadAll()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range errs {
+		if l.Warn == nil {
+			return nil, e
+		}
+		l.Warn("%v", e)
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	return files, nil
+}
+
 // Load reads a Source into an Input. agents are the configured agent names.
 func Load(ctx context.Context, src Source, agents map[string]bool) (*Input, error) {
 	ls, err := src.Ledgers(ctx)
@@ -55,6 +81,11 @@ func Load(ctx context.Context, src Source, agents map[string]bool) (*Input, erro
 		return nil, fmt.Errorf("digest: memory: %w", err)
 	}
 	in := &Input{Ledgers: ls, Events: evs, Memory: mem, Agents: agents}
+	if as, ok := src.(ArtifactsSource); ok {
+		if in.Artifacts, err = as.Artifacts(ctx); err != nil {
+			return nil, fmt.Errorf("digest: artifact ledgers: %w", err)
+		}
+	}
 	if ws, ok := src.(WeeksSource); ok {
 		if in.Weeks, err = ws.Weeks(ctx); err != nil {
 			return nil, fmt.Errorf("digest: weekly metrics: %w", err)

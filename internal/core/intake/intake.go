@@ -106,6 +106,17 @@ type Intake struct {
 	// Code at 1.5 s) would otherwise kill the capture midway. The next
 	// `hook start` finishes it.
 	DeferOver int64
+	// StepOf names the workflow step agent works in on issue ("" for
+	// none), recorded with each observation stored (nil: no step).
+	StepOf func(agent string, issue int) string
+}
+
+// withStep is o with the step its agent works in on its issue.
+func (x *Intake) withStep(o memory.Observation) memory.Observation {
+	if x.StepOf != nil {
+		o.SetStep(x.StepOf(o.Agent, o.IssueNumber))
+	}
+	return o
 }
 
 func (x *Intake) warn(format string, args ...any) {
@@ -339,7 +350,7 @@ func (x *Intake) process(ctx context.Context, e Entry, payload *capture.Payload,
 	}
 	obs := make([]memory.Observation, 0, len(cands))
 	for _, c := range cands {
-		obs = append(obs, Observation(e.Agent, e.Issue, session, c))
+		obs = append(obs, x.withStep(Observation(e.Agent, e.Issue, session, c)))
 	}
 	stored, err := x.Store.Store(ctx, obs)
 	if err != nil {
@@ -483,20 +494,32 @@ func Observation(agent string, issue int, session string, c capture.Candidate) m
 // with git's own environment (GIT_INDEX_FILE during `git commit -a`,
 // GIT_DIR in worktrees).
 func (x *Intake) RecordCommit(ctx context.Context, git gitcmd.Runner, agent string, issue int) error {
+	out, err := ShowHead(ctx, git)
+	if err != nil {
+		return err
+	}
+	return x.RecordShown(ctx, out, agent, issue)
+}
+
+// ShowHead is what the post-commit hook reads of HEAD, once: its short
+// hash, subject and changed paths.
+func ShowHead(ctx context.Context, git gitcmd.Runner) (string, error) {
 	// git show --no-color --no-ext-diff -m --first-parent
 	//   --name-status --format='%h %s' HEAD
 	// (-m --first-parent: a merge commit lists what it brought in, on
 	// every git version; --diff-merges would need 2.31.)
-	out, err := git.Git(ctx, "show", "--no-color", "--no-ext-diff", "-m", "--first-parent",
+	return git.Git(ctx, "show", "--no-color", "--no-ext-diff", "-m", "--first-parent",
 		"--name-status", "--format=%h %s", "HEAD")
-	if err != nil {
-		return err
-	}
+}
+
+// RecordShown stores ShowHead's output as a code-change observation of
+// issue by agent.
+func (x *Intake) RecordShown(ctx context.Context, out, agent string, issue int) error {
 	c, ok := capture.FromCommit(out)
 	if !ok {
 		return nil
 	}
-	_, err = x.Store.Store(ctx, []memory.Observation{Observation(agent, issue, "", c)})
+	_, err := x.Store.Store(ctx, []memory.Observation{x.withStep(Observation(agent, issue, "", c))})
 	return err
 }
 

@@ -5,6 +5,7 @@
 package localissue
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -14,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -86,4 +89,45 @@ func read(path string, n int) Issue {
 		is.Status = doc.State
 	}
 	return is
+}
+
+// SetStatus writes status as the "status" of the issue file at path under
+// its lock, every other key kept in its place (a new "status" goes last).
+// It is how a workflow step's status_on_start and status_on_complete
+// reach a Local Mode issue.
+func SetStatus(ctx context.Context, locks *lock.Locker, path, status string) error {
+	return atomicfile.WithLock(ctx, locks, path, func(lk *lock.Lock) error {
+		data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
+		if err != nil {
+			return err
+		}
+		fields, err := jsonfile.SplitObject(data)
+		if err != nil {
+			return jsonfile.Corrupt(path, jsonfile.CorruptOffset(data, err), err)
+		}
+		raw, _ := json.Marshal(status) // a string always marshals
+		placed := false
+		for i := range fields {
+			if fields[i].Key == "status" {
+				if string(fields[i].Value) == string(raw) {
+					return nil
+				}
+				fields[i].Value, placed = raw, true
+			}
+		}
+		if !placed {
+			fields = append(fields, jsonfile.Field{Key: "status", Value: raw})
+		}
+		out, err := jsonfile.Marshal(json.RawMessage(jsonfile.JoinObject(fields)))
+		if err != nil {
+			return err
+		}
+		return atomicfile.Write(path, out, atomicfile.Options{Commit: lk.Commit})
+	})
+}
+
+// Paths are the names the file of issue n may have in dir, in the order
+// they are looked for.
+func Paths(dir string, n int) []string {
+	return []string{filepath.Join(dir, strconv.Itoa(n)+".json"), filepath.Join(dir, "issue-"+strconv.Itoa(n)+".json")}
 }

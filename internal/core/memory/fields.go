@@ -29,7 +29,30 @@ const (
 	// agent (the recall fold sets it): retention archives what went
 	// unrecalled for [retention] archive_after_days.
 	FieldLastRecalled = "lastRecalled"
+	// FieldStep is the workflow step the observation was captured in (the
+	// agent's step on the issue: prd, architecture, implement), so a
+	// search can ask for one stage's decisions (`memory search --step`).
+	FieldStep = "step"
 )
+
+// Step is the observation's FieldStep ("" when absent).
+func (o *Observation) Step() string {
+	var s string
+	if v, ok := o.extra(FieldStep); ok && json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+// SetStep sets FieldStep; "" removes it.
+func (o *Observation) SetStep(step string) {
+	if step == "" {
+		o.setExtra(FieldStep, nil)
+		return
+	}
+	raw, _ := json.Marshal(step) // a string always marshals
+	o.setExtra(FieldStep, raw)
+}
 
 // LastUsed is when the observation was last recalled, or else written:
 // the time retention ages it from (zero when neither parses).

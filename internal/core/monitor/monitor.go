@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"os"
 	"time"
 
@@ -65,10 +66,15 @@ type Action struct {
 
 // Report is the outcome of one check.
 type Report struct {
-	Issues  []int
-	Open    []ledger.Record
-	Plan    Plan
-	Actions []Action
+	// ArtifactNotices and StaleArtifacts are filled by CheckArtifacts:
+	// the upstream changes announced by this check, every stale
+	// artifact now.
+	ArtifactNotices []ArtifactNotice
+	StaleArtifacts  []artifact.Finding
+	Issues          []int
+	Open            []ledger.Record
+	Plan            Plan
+	Actions         []Action
 	// Warnings are ledgers the scan skipped (unreadable, corrupt).
 	Warnings []error
 	// Failures are actions that failed (a lock timeout, a write error).

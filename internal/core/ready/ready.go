@@ -7,6 +7,7 @@ package ready
 import (
 	"context"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"sort"
 
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -33,6 +34,11 @@ type Issue struct {
 	// record, as the text output shows them.
 	Waits          []string `json:"-"`
 	EscalatedLines []string `json:"-"`
+	// Stage is where the issue stands in its workflow, derived from the
+	// workflow, its artifacts and its clarifications (issues with
+	// artifacts only); StaleArtifacts are its stale artifacts.
+	Stage          *artifact.Stage    `json:"stage,omitempty"`
+	StaleArtifacts []artifact.Finding `json:"staleArtifacts,omitempty"`
 }
 
 // Report is one build of the queue.
@@ -106,6 +112,7 @@ func Load(ctx context.Context, mon *monitor.Monitor, ws workspace.Workspace) (*R
 			ri.EscalatedLines = append(ri.EscalatedLines, fmt.Sprintf("%s %s -> %s escalated", r.ID, r.From, r.To))
 		}
 	}
+	out.Warnings = append(out.Warnings, stages(mon, ws, open, get)...)
 	out.Issues = make([]*Issue, 0, len(issues))
 	for _, ri := range issues {
 		out.Issues = append(out.Issues, ri)
@@ -131,6 +138,48 @@ func readIssueFiles(ws workspace.Workspace, get func(int, string) *Issue) []stri
 			continue
 		}
 		ri.Title, ri.Status = is.Title, is.Status
+	}
+	return warnings
+}
+
+// stages adds the stage and stale artifacts of every issue with an
+// artifact ledger; the agents that asked an open clarification on it are
+// at work, its blocking ones waiting for an answer block it.
+func stages(mon *monitor.Monitor, ws workspace.Workspace, open []ledger.Record, get func(int, string) *Issue) []string {
+	files, errs, err := (&artifact.Store{WS: ws}).LoadAll()
+	var warnings []string
+	for _, e := range append(errs, err) {
+		if e != nil {
+			warnings = append(warnings, e.Error())
+		}
+	}
+	cfg := mon.Router.Config
+	for _, f := range files {
+		if len(f.Artifacts) == 0 {
+			continue
+		}
+		ri := get(f.IssueNumber, "artifacts")
+		ri.StaleArtifacts = f.Findings()
+		if cfg == nil {
+			continue
+		}
+		wf, ok := artifact.WorkflowOf(cfg, f, cfg.Config.DefaultWorkflow)
+		if !ok {
+			continue
+		}
+		active := map[string]bool{}
+		var blocked []string
+		for _, r := range open {
+			if r.IssueNumber != f.IssueNumber {
+				continue
+			}
+			active[r.From] = true
+			if r.Blocking && r.Status.Waiting() {
+				blocked = append(blocked, r.ID)
+			}
+		}
+		st := artifact.DeriveStage(wf, f, active, blocked)
+		ri.Stage = &st
 	}
 	return warnings
 }

@@ -20,11 +20,17 @@ func (ri *Issue) Line(st render.Style) string {
 	if len(ri.EscalatedLines) > 0 {
 		line += " " + st.Red("[WAITING FOR A PERSON]") + " " + strings.Join(ri.EscalatedLines, "; ")
 	}
-	if len(ri.Waits) > 0 {
+	if ri.Stage != nil {
+		// The stage names the blocking clarifications itself.
+		line += " " + ri.Stage.String()
+	} else if len(ri.Waits) > 0 {
 		line += " " + st.Red("[BLOCKED: Clarification pending]") + " " + strings.Join(ri.Waits, "; ")
 	}
 	if !ri.Blocked {
 		line += " " + st.Green("ready")
+	}
+	for _, f := range ri.StaleArtifacts {
+		line += "\n       " + st.Red("[STALE]") + " " + f.String()
 	}
 	return line
 }

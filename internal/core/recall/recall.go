@@ -180,6 +180,39 @@ func Rank(cands []Candidate, keywords []string, now time.Time) []Scored {
 	return out
 }
 
+// StepBoost is added to the score of a decision captured in a step the
+// agent's step needs (the architect recalls the PRD step's decisions
+// before other work of the same age and words).
+const StepBoost = 0.2
+
+// Favor raises the decisions captured in the favoured steps by StepBoost
+// and sorts again as Rank does; without steps, ranked is returned as is.
+func Favor(ranked []Scored, steps map[string]bool) []Scored {
+	if len(steps) == 0 {
+		return ranked
+	}
+	boosted := false
+	for i := range ranked {
+		if o := &ranked[i].Obs; o.Category == memory.Decision && steps[o.Step()] {
+			ranked[i].Score += StepBoost
+			boosted = true
+		}
+	}
+	if boosted {
+		sort.SliceStable(ranked, func(i, j int) bool {
+			a, b := ranked[i], ranked[j]
+			if d := a.Score - b.Score; math.Abs(d) > 1e-9 {
+				return d > 0
+			}
+			if a.Origin != b.Origin {
+				return a.Origin < b.Origin
+			}
+			return a.Obs.Timestamp > b.Obs.Timestamp
+		})
+	}
+	return ranked
+}
+
 // Budget is the character budget of a recall: the smaller of maxTokens
 // (`[memory] max_tokens`, in tokens) and the host's ceilings (characters
 // and tokens; 0 means none). 0 means recall is off.

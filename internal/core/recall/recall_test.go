@@ -213,3 +213,22 @@ func BenchmarkRankSelect(b *testing.B) {
 		Select(Rank(cands, kw, now), Options{MaxChars: ClaudeMaxChars})
 	}
 }
+
+// A decision of a step the agent's step needs outranks an equal one of
+// another step; other categories are not moved.
+func TestFavorRaisesDecisionsOfNeededSteps(t *testing.T) {
+	t.Parallel()
+	mk := func(id, step string, cat memory.Category) Scored {
+		o := memory.Observation{ID: id, Category: cat, Timestamp: "2026-01-01T00:00:00.000Z"}
+		o.SetStep(step)
+		return Scored{Candidate: Candidate{Obs: o}, Score: 0.5}
+	}
+	ranked := []Scored{mk("a", "implement", memory.Decision), mk("b", "prd", memory.CodeChange), mk("c", "prd", memory.Decision)}
+	got := Favor(ranked, map[string]bool{"prd": true})
+	if got[0].Obs.ID != "c" || got[0].Score != 0.5+StepBoost || got[1].Score != 0.5 || got[2].Score != 0.5 {
+		t.Fatalf("favoured = %+v", got)
+	}
+	if same := Favor([]Scored{mk("x", "prd", memory.Decision)}, nil); same[0].Score != 0.5 {
+		t.Fatalf("no steps, still boosted: %+v", same)
+	}
+}

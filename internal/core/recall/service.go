@@ -59,6 +59,9 @@ type Request struct {
 	// NoIndex recalls from the issue's own file alone: the search index is
 	// being rebuilt, and searching would rebuild it in memory.
 	NoIndex bool
+	// FavorSteps are the workflow steps whose decisions rank higher: the
+	// steps the agent's step needs (Favor).
+	FavorSteps []string
 	// Preview shows what a recall would inject without it counting as
 	// one: no recall counts, no memory-recalled event (`memory recall`
 	// printing text or JSON for a person or a script).
@@ -106,7 +109,11 @@ func (s *Service) Recall(ctx context.Context, req Request) (Result, error) {
 		s.warn("agentx memory: %s changed since stored and left out of recall (%s): `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored version",
 			countNoun(len(tampered), "observation"), listSome(tampered, 5))
 	}
-	res := Select(Rank(cands, kw, now), Options{
+	favor := map[string]bool{}
+	for _, st := range req.FavorSteps {
+		favor[st] = true
+	}
+	res := Select(Favor(Rank(cands, kw, now), favor), Options{
 		Agent: req.Agent, Issue: req.Issue, HasIssue: req.HasIssue, Query: req.Query,
 		MaxChars: budget, CLI: s.CLI})
 	res.Searches, res.SearchTime, res.SearchResults = timed.searches, timed.took, timed.results

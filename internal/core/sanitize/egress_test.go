@@ -54,6 +54,9 @@ var egresses = map[string]struct {
 	"internal/core/retention/retention.go":                         {1, "an issue cursor and a date"},
 	"internal/core/metrics/weekly.go":                              {1, "counters, a writer id and times"},
 	"internal/core/memory/manifest.go":                             {2, "rows of sanitised observations"},
+	"internal/core/artifact/store.go":                              {1, "artifact ledgers: paths pass sanitize.Clean in record; ids derive from them; git ids, config names, statuses"},
+	"internal/core/artifact/synth/synth.go":                        {1, "synthetic test data"},
+	"internal/core/localissue/localissue.go":                       {1, "a status from the workflow's config, the file's other keys kept as they were"},
 }
 
 var writeCall = regexp.MustCompile(`atomicfile\.(Write|Replace|Append|Update)[A-Za-z]*\(|jsonfile\.Write[A-Za-z]*\(|os\.WriteFile\(|audit\.Append[A-Za-z]*\(`)

@@ -166,7 +166,7 @@ func (s *session) recall(ctx context.Context, used int) []Section {
 	}
 	began = time.Now()
 	res, err := s.d.Recall.Recall(ctx, recall.Request{Agent: s.in.Agent, Issue: s.in.Issue, HasIssue: s.in.HasIssue,
-		Host: s.in.Host, InHook: true, Used: used, NoIndex: noIndex})
+		Host: s.in.Host, InHook: true, Used: used, NoIndex: noIndex, FavorSteps: s.neededSteps()})
 	s.m.RecallRuns++
 	s.m.RecallMS += time.Since(began).Milliseconds()
 	if err == nil {

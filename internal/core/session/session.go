@@ -17,6 +17,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
@@ -152,6 +153,8 @@ type session struct {
 	res        *Result
 	// m is the session's metrics line, filled as the steps run.
 	m metrics.Line
+	// art is the session's issue's artifact ledger once read (stage.go).
+	art *artifact.File
 }
 
 func (s *session) warn(format string, args ...any) {
@@ -173,6 +176,13 @@ func Start(d *Deps, run *Run, in Input) *Result {
 	run.Step("monitor", func(ctx context.Context) { s.view(ctx) })
 	run.Step("agent status", func(ctx context.Context) { s.setStatus(ctx, agentstatus.Working) })
 	sections := s.clarificationSections()
+	// One ledger file read: not a step of its own in the deadline's
+	// report, only skipped with the rest once the deadline has passed.
+	if ctx := run.Context(); ctx.Err() == nil {
+		if sec, ok := s.stageSection(ctx); ok {
+			sections = append(sections, sec)
+		}
+	}
 	if sec, ok := renamedSection(renames); ok {
 		sections = append([]Section{sec}, sections...)
 	}

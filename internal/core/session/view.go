@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
 	"github.com/agentx-dev/agentx/internal/core/clock"
@@ -22,7 +23,7 @@ func (s *session) view(ctx context.Context) {
 		// Without a configuration nothing can act, but the ledgers still
 		// say what waits for the agent.
 		s.warn("agentx hook %s: %v", s.in.Event, err)
-	} else if rep, err := (&monitor.Monitor{Router: rt, Scanner: scanner}).Check(ctx); err != nil {
+	} else if rep, err := s.checkWithArtifacts(ctx, &monitor.Monitor{Router: rt, Scanner: scanner}); err != nil {
 		s.warn("agentx hook %s: monitor: %v", s.in.Event, err)
 	} else {
 		res.Report = rep
@@ -110,4 +111,24 @@ func (r *Result) verdict(cli string) *errcode.Error {
 		}
 	}
 	return nil
+}
+
+// checkWithArtifacts is the session's monitor check: at hook start, the
+// session's issue's stale artifacts are announced first (once per
+// change; GitHub Mode pulled the other clones' marks before), so the
+// check lists the clarification that carries them.
+func (s *session) checkWithArtifacts(ctx context.Context, m *monitor.Monitor) (*monitor.Report, error) {
+	var notices []monitor.ArtifactNotice
+	if s.in.Event == EventStart && s.in.HasIssue && s.in.Issue > 0 {
+		var errs []error
+		notices, errs = m.NotifyIssue(ctx, &artifact.Store{WS: s.d.Workspace, Locks: s.d.Locks}, s.in.Issue)
+		for _, e := range errs {
+			s.warn("agentx hook start: artifacts: %v", e)
+		}
+	}
+	rep, err := m.Check(ctx)
+	if rep != nil {
+		rep.ArtifactNotices = notices
+	}
+	return rep, err
 }

@@ -19,7 +19,7 @@ import (
 
 // IsStatePath reports whether rel (relative to .agentx/, slash-separated)
 // is shared state that belongs on the state branch: clarification ledgers,
-// memory issue files, the memory archive and each machine's weekly metrics
+// stage artifact ledgers (state/artifacts/issue-N.json), memory issue files, the memory archive and each machine's weekly metrics
 // sums (state/metrics/WRITER-YYYY-Www.json, one writer each). The audit trail goes too, but
 // under a path of this clone's own (TrailDir; see mergeTrail). Everything
 // else under .agentx/ (config, workflows, the manifest and search index,
@@ -35,7 +35,7 @@ func IsStatePath(rel string) bool {
 	case "state/clarifications/":
 		_, ok := workspace.LedgerIssue(name)
 		return ok
-	case "memory/":
+	case "memory/", "state/artifacts/":
 		return issueFileName(name)
 	case "memory/archive/":
 		return strings.HasSuffix(name, ".json")
@@ -62,7 +62,7 @@ func issueFileName(name string) bool {
 
 // stateDirs are the directories IsStatePath accepts files in; scanning
 // reads only these, never the rest of .agentx/.
-var stateDirs = []string{"state/clarifications", "memory", "memory/archive", metrics.Dir}
+var stateDirs = []string{"state/clarifications", "state/artifacts", "memory", "memory/archive", metrics.Dir}
 
 // scanLocal hashes every state file under agentxDir as a git blob, keyed
 // by its path on the branch (relative to .agentx/; the audit trail's

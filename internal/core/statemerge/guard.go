@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/metrics"
@@ -33,8 +34,11 @@ func Valid(path string, data []byte) error {
 	case kindMetrics:
 		_, err := metrics.ParseWeek(data)
 		return err
+	case kindArtifacts:
+		_, err := artifact.Parse(path, data, issue)
+		return err
 	}
-	return fmt.Errorf("%s: %w: not a ledger, memory issue file or archive", path, ErrUnmergeable)
+	return fmt.Errorf("%s: %w: not a ledger, artifact ledger, memory issue file or archive", path, ErrUnmergeable)
 }
 
 // Lost lists what the sides (nil: absent) hold that result lacks with no
@@ -51,6 +55,8 @@ func Lost(path string, result []byte, sides ...[]byte) ([]string, error) {
 		return nil, nil // sums, no records: the later version holds the earlier's
 	case kindLedger:
 		return lostRecords(path, issue, result, sides)
+	case kindArtifacts:
+		return lostArtifacts(path, result, sides)
 	}
 	return lostObservations(path, k == kindArchive, result, sides)
 }
@@ -180,6 +186,14 @@ func Live(path string, data []byte) ([]string, error) {
 		}
 	case kindMetrics:
 		return nil, nil
+	case kindArtifacts:
+		f, err := artifact.Parse(path, data, issue)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range f.Artifacts {
+			ids = append(ids, a.ID)
+		}
 	default:
 		return nil, fmt.Errorf("%s: %w", path, ErrUnmergeable)
 	}
@@ -196,4 +210,29 @@ func counterpart(res *ledger.Ledger, r *ledger.Record) *ledger.Record {
 		}
 	}
 	return nil
+}
+
+// lostArtifacts is Lost for an artifact ledger: the ids a side holds that
+// result lacks and no tombstone of result names.
+func lostArtifacts(path string, result []byte, sides [][]byte) ([]string, error) {
+	res, err := artifact.Parse(path, result, 0)
+	if err != nil {
+		return nil, err
+	}
+	missing := map[string]bool{}
+	for _, data := range sides {
+		if data == nil {
+			continue
+		}
+		side, err := artifact.Parse(path, data, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range side.Artifacts {
+			if res.Find(a.ID) == nil && !res.Tombstones.Has(artifact.TombstoneKind, a.ID) {
+				missing[a.ID] = true
+			}
+		}
+	}
+	return sorted(missing), nil
 }

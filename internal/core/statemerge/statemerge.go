@@ -43,6 +43,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/tombstone"
@@ -93,6 +94,9 @@ const (
 	// kindMetrics is one machine's weekly metrics sums (package metrics):
 	// one writer, so the version folded further is whole (metrics.Later).
 	kindMetrics
+	// kindArtifacts is an issue's stage artifact ledger (package
+	// artifact): a union by id, the later update winning.
+	kindArtifacts
 )
 
 // Classify says which merge a path (relative to the .agentx directory,
@@ -117,6 +121,10 @@ func classify(path string) (kind, int) {
 	case "memory":
 		if n, ok := issueOf(name, ".json"); ok {
 			return kindMemory, n
+		}
+	case "state/artifacts":
+		if n, ok := issueOf(name, ".json"); ok {
+			return kindArtifacts, n
 		}
 	case "memory/archive":
 		if strings.HasSuffix(name, ".json") {
@@ -164,7 +172,7 @@ func issueOf(name, suffix string) (int, bool) {
 func MergeFile(path string, base, ours, theirs []byte) (merged []byte, rep Report, err error) {
 	k, issue := classify(path)
 	if k == kindUnknown {
-		return nil, rep, fmt.Errorf("%s: %w: not a ledger, memory issue file or archive", path, ErrUnmergeable)
+		return nil, rep, fmt.Errorf("%s: %w: not a ledger, artifact ledger, memory issue file or archive", path, ErrUnmergeable)
 	}
 	if sameFile(ours, theirs) && (ours != nil || base == nil) {
 		return ours, rep, nil
@@ -174,6 +182,9 @@ func MergeFile(path string, base, ours, theirs []byte) (merged []byte, rep Repor
 	// to an older commit), and only a full merge keeps it.
 	if k == kindMetrics {
 		return mergeMetrics(path, ours, theirs)
+	}
+	if k == kindArtifacts {
+		return mergeArtifacts(path, base, ours, theirs)
 	}
 	merge := func(base, ours, theirs []byte, rep *Report) ([]byte, error) {
 		if k == kindLedger {
@@ -213,6 +224,21 @@ func mergeMetrics(path string, ours, theirs []byte) ([]byte, Report, error) {
 		return ours, Report{}, nil
 	}
 	return metrics.Later(ours, theirs), Report{}, nil
+}
+
+// mergeArtifacts is artifact.Merge; a side that does not parse makes the
+// file unmergeable (git's conflict stays).
+func mergeArtifacts(path string, base, ours, theirs []byte) ([]byte, Report, error) {
+	merged, err := artifact.Merge(path, base, ours, theirs)
+	if err != nil {
+		return nil, Report{}, fmt.Errorf("%s: %w: %w", path, ErrUnmergeable, err)
+	}
+	for _, side := range [][]byte{theirs, ours} {
+		if side != nil && bytes.Equal(side, merged) {
+			return side, Report{}, nil
+		}
+	}
+	return merged, Report{}, nil
 }
 
 // sameFile compares two versions, absence included.

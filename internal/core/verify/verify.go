@@ -77,8 +77,10 @@ type Counts struct {
 	Archived     int `json:"archived"`
 	AuditLines   int `json:"auditLines"`
 	// Trails counts the audit trails of a tree check (RunFS).
-	Trails   int `json:"auditTrails,omitempty"`
-	Unhashed int `json:"unhashed"`
+	Trails int `json:"auditTrails,omitempty"`
+	// Artifacts counts the entries of the artifact ledgers.
+	Artifacts int `json:"artifacts,omitempty"`
+	Unhashed  int `json:"unhashed"`
 }
 
 // Report is the outcome of Run.
@@ -169,6 +171,7 @@ func Run(ws workspace.Workspace, opt Options) (*Report, error) {
 	}
 	c.configuration()
 	c.ledgers()
+	c.artifacts()
 	c.stateFiles()
 	c.memory()
 	c.gitTemps()

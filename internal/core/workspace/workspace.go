@@ -111,6 +111,15 @@ func (w Workspace) LedgerFile(issue int) string {
 	return filepath.Join(w.ClarificationsDir(), "issue-"+strconv.Itoa(issue)+".json")
 }
 
+// ArtifactsDir is `.agentx/state/artifacts/`: the stage artifact
+// ledgers (package artifact).
+func (w Workspace) ArtifactsDir() string { return filepath.Join(w.StateDir(), "artifacts") }
+
+// ArtifactFile is `.agentx/state/artifacts/issue-N.json`.
+func (w Workspace) ArtifactFile(issue int) string {
+	return filepath.Join(w.ArtifactsDir(), "issue-"+strconv.Itoa(issue)+".json")
+}
+
 // AnswersDir is `.agentx/state/answers/`: whole responder answers too long
 // for a ledger entry, one file per record and round.
 func (w Workspace) AnswersDir() string { return filepath.Join(w.StateDir(), "answers") }
