@@ -15,9 +15,9 @@ import (
 // CLI, where a person or the owning agent acts.
 
 type artifactListIn struct {
-	Issue *int   `json:"issue,omitempty" jsonschema:"only this issue's artifacts"`
-	Step  string `json:"step,omitempty" jsonschema:"only the artifacts of this workflow step (prd, architecture, ...)"`
-	Stale bool   `json:"stale,omitempty" jsonschema:"only artifacts written against an upstream artifact that changed since"`
+	Issue *int   `json:"issue,omitempty"`
+	Step  string `json:"step,omitempty"`
+	Stale bool   `json:"stale,omitempty"`
 }
 
 // ArtifactListResult is artifact_list's entries.
@@ -27,7 +27,7 @@ type ArtifactListResult struct {
 }
 
 type artifactShowIn struct {
-	ID string `json:"id" jsonschema:"the artifact id, e.g. PRD-42 (see artifact_list)"`
+	ID string `json:"id" jsonschema:"e.g. PRD-42"`
 }
 
 // ArtifactShowResult is one artifact with its dependencies' state.
@@ -41,10 +41,10 @@ type ArtifactShowResult struct {
 
 func (s *server) addArtifactTools(srv *mcp.Server) {
 	add(srv, spec{name: "artifact_list", title: "Stage artifacts", readOnly: true, idempotent: true,
-		desc: "Stage artifacts (PRD, ADR, SPEC...) with status and staleness.",
+		desc: "Stage artifacts (PRD, ADR, SPEC) with status and staleness.",
 		in:   map[string]bound{"issue": issueBound, "step": chars(1, 64)}}, s.artifactList)
 	add(srv, spec{name: "artifact_show", title: "One stage artifact", readOnly: true, idempotent: true,
-		desc: "One artifact: path, blob, status, upstream artifacts and what changed since (not its content).",
+		desc: "One artifact, its upstream artifacts and what changed since.",
 		in:   map[string]bound{"id": chars(1, 100)}}, s.artifactShow)
 }
 

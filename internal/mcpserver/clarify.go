@@ -111,8 +111,8 @@ type requestIn struct {
 
 type opIn struct {
 	ID    string `json:"id" jsonschema:"e.g. CLR-42-001"`
-	Issue *int   `json:"issue,omitempty" jsonschema:"legacy ids only"`
-	As    string `json:"as,omitempty" jsonschema:"leave out"`
+	Issue *int   `json:"issue,omitempty"` // legacy ids only (CLR-NNN)
+	As    string `json:"as,omitempty"`    // this server's agent or nothing
 }
 
 type answerIn struct {
@@ -142,7 +142,7 @@ type escalateIn struct {
 
 type showIn struct {
 	ID    string `json:"id" jsonschema:"e.g. CLR-42-001"`
-	Issue *int   `json:"issue,omitempty" jsonschema:"legacy ids only"`
+	Issue *int   `json:"issue,omitempty"` // legacy ids only (CLR-NNN)
 }
 
 // ShowResult is one clarification with its whole thread.
@@ -176,7 +176,7 @@ func (s *server) addClarifyTools(srv *mcp.Server) {
 		return m
 	}
 	add(srv, spec{name: "clarify_request", title: "Ask another agent",
-		desc:      "Ask another agent about an issue; a blocking request waits for the answer (with progress), else returns the id to check later.",
+		desc:      "Ask another agent; blocking waits for the answer (with progress), else returns the id.",
 		openWorld: true,
 		in: map[string]bound{"issue": issueBound, "to": agentBound, "topic": chars(1, validate.MaxTopic), "question": bodyBound,
 			"waitSeconds": between(0, int(MaxWait/time.Second)), "from": actorBound, "workflow": chars(0, 100), "step": chars(0, 100)}},
@@ -194,9 +194,9 @@ func (s *server) addClarifyTools(srv *mcp.Server) {
 	add(srv, spec{name: "clarify_escalate", title: "Escalate to a person",
 		desc: "Hand a clarification to a person.", idempotent: true, in: with("summary", optBody)}, s.escalate)
 	add(srv, spec{name: "clarify_inbox", title: "Clarification inbox", readOnly: true,
-		desc: "Questions you owe an answer to, your open requests with their answers, escalations."}, s.inbox)
+		desc: "Questions you owe, your open requests and their answers, escalations."}, s.inbox)
 	add(srv, spec{name: "clarify_show", title: "Show a clarification", readOnly: true,
-		desc: "One clarification with its whole thread (tampered entries marked).",
+		desc: "One clarification and its thread (tampered entries marked).",
 		in:   map[string]bound{"id": idBound, "issue": issueBound}}, s.show)
 }
 

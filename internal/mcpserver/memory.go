@@ -134,22 +134,22 @@ func (s *server) addMemoryTools(srv *mcp.Server) {
 		cats = append(cats, string(c))
 	}
 	add(srv, spec{name: "memory_search", title: "Search memory", readOnly: true,
-		desc: "Search the team's memory: compact hits (id, summary, score, tokens), paged.",
+		desc: "Search memory: compact hits (id, summary, score), paged.",
 		in: map[string]bound{"query": chars(0, validate.MaxBody), "limit": between(1, 100), "offset": between(0, maxOffset),
 			"issue": between(0, validate.MaxIssue), "agent": agentBound, "category": oneOf(cats...),
 			"since": chars(0, 40), "until": chars(0, 40)}}, s.search)
 	add(srv, spec{name: "memory_timeline", title: "Memory timeline", readOnly: true,
-		desc: "The observations of an issue just before and after one.",
+		desc: "An issue's observations just before and after one.",
 		in:   map[string]bound{"id": idBound, "before": between(0, 50), "after": between(0, 50)}}, s.timeline)
 	add(srv, spec{name: "memory_get", title: "Read observations", readOnly: true,
 		desc: "Full observations by id, with their integrity.",
 		in:   map[string]bound{"ids": items(1, 20, 100)}}, s.get)
 	add(srv, spec{name: "memory_remember", title: "Remember a decision",
-		desc: "Record a decision or fact for later sessions and other agents (secrets removed).", idempotent: true,
+		desc: "Record a decision or fact for later sessions (secrets removed).", idempotent: true,
 		in: map[string]bound{"content": bodyBound, "category": oneOf(string(memory.Decision), string(memory.KeyFact), string(memory.Error), string(memory.CodeChange)),
 			"issue": issueBound, "agent": actorBound}}, s.remember)
 	add(srv, spec{name: "ready", title: "Ready queue", readOnly: true,
-		desc: "Issues known locally, and which clarification blocks them on whom."}, s.ready)
+		desc: "Issues and the clarifications that block them."}, s.ready)
 }
 
 // maxOffset bounds memory_search's paging: a search reads offset+limit

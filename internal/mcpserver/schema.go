@@ -123,11 +123,16 @@ func fullSchema[Out any]() *jsonschema.Schema {
 // every tools/list (the whole list was 33 KB, 78% of it output schemas);
 // a client that wants it reads agentx://schema/{tool}.
 // No field of a result is ever null (a field not set is left out), so no
-// type says "null".
+// type says "null". The error object every result may carry is left out
+// too: a failed call is a tool error (isError) whose text says
+// `error: CODE: message`, and an undeclared field still validates.
 func leanOutput[Out any]() *jsonschema.Schema {
 	full := fullSchema[Out]()
 	out := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
 	for name, p := range full.Properties {
+		if name == "error" {
+			continue
+		}
 		lean := &jsonschema.Schema{Type: p.Type, Types: p.Types}
 		unnull(lean)
 		if p.Items != nil {

@@ -52,7 +52,7 @@ type statusIn struct{}
 func (s *server) addStatusTool(srv *mcp.Server) {
 	// openWorld: doctor's state-branch check asks the git remote (ls-remote).
 	add(srv, spec{name: "status", title: "Workspace status", readOnly: true, openWorld: true,
-		desc: "What needs doing: doctor's findings with their fixes, memory store size and warnings, inbox counts."},
+		desc: "Doctor's findings with fixes, memory store figures, inbox counts."},
 		s.status)
 }
 

@@ -49,6 +49,8 @@ func TestToolAnnotations(t *testing.T) {
 	tools, size := listed(t, connect(t, newWorkspace(t), "engineer", nil))
 	type hints struct{ readOnly, destructive, idempotent, openWorld bool }
 	want := map[string]hints{
+		"artifact_list":    {readOnly: true, idempotent: true},
+		"artifact_show":    {readOnly: true, idempotent: true},
 		"clarify_request":  {openWorld: true},
 		"clarify_answer":   {},
 		"clarify_ask":      {openWorld: true},

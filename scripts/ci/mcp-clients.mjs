@@ -71,7 +71,7 @@ async function toolsList(c) {
     res.tools.every(t => t.title && t.annotations && hints.every(h => typeof t.annotations[h] === 'boolean')),
     JSON.stringify(res.tools.filter(t => !t.title || !t.annotations).map(t => t.name)));
   const ro = res.tools.filter(t => t.annotations.readOnlyHint).map(t => t.name).sort().join(',');
-  check('read-only tools', ro === 'clarify_inbox,clarify_show,memory_get,memory_search,memory_timeline,ready,status', ro);
+  check('read-only tools', ro === 'artifact_list,artifact_show,clarify_inbox,clarify_show,memory_get,memory_search,memory_timeline,ready,status', ro);
   check('only clarify_abandon is destructive',
     res.tools.filter(t => t.annotations.destructiveHint).map(t => t.name).join(',') === 'clarify_abandon');
   const p = (t, n) => tools[t].inputSchema.properties[n];
@@ -296,7 +296,7 @@ function inspector(...a) {
 }
 function inspectorChecks() {
   const list = inspector('--method', 'tools/list');
-  check('inspector: tools/list with annotations', list.tools.length === 14 && list.tools.every(t => t.annotations && t.title));
+  check('inspector: tools/list with annotations', list.tools.length === 16 && list.tools.every(t => t.annotations && t.title));
   const res = inspector('--method', 'tools/call', '--tool-name', 'memory_search', '--tool-arg', 'query=cache', '--tool-arg', 'limit=2');
   check('inspector: memory_search pages', res.structuredContent.hits.length === 2 && res.structuredContent.nextOffset === 2, JSON.stringify(res).slice(0, 200));
   const bad = inspector('--method', 'tools/call', '--tool-name', 'clarify_request', '--tool-arg', 'to=architect', '--tool-arg', 'topic=t',
