@@ -43,7 +43,7 @@ func Serve(ctx context.Context, a *hookcmd.App, o hookcmd.ViewOptions) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(o.Host, strconv.Itoa(o.Port)))
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", net.JoinHostPort(o.Host, strconv.Itoa(o.Port)))
 	if err != nil {
 		return errcode.Wrap(errcode.InvalidInput, err, "view: listen on %s", net.JoinHostPort(o.Host, strconv.Itoa(o.Port))).
 			WithHint("another program holds that port: leave --port out for a free one")
@@ -59,7 +59,7 @@ func Serve(ctx context.Context, a *hookcmd.App, o hookcmd.ViewOptions) error {
 		fmt.Fprintln(a.Stdout, "Read-only. Ctrl-C stops it; so does closing the last tab.")
 	}
 	if o.Open {
-		if err := openBrowser(url); err != nil {
+		if err := openBrowser(ctx, url); err != nil {
 			a.Warn("view: could not open a browser (%v); open the address above", err)
 		}
 	}
@@ -79,15 +79,15 @@ func grace(stay bool) time.Duration {
 }
 
 // openBrowser asks the desktop to open url.
-func openBrowser(url string) error {
+func openBrowser(ctx context.Context, url string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
-		cmd = exec.Command("open", url)
+		cmd = exec.CommandContext(ctx, "open", url)
 	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+		cmd = exec.CommandContext(ctx, "rundll32", "url.dll,FileProtocolHandler", url)
 	default:
-		cmd = exec.Command("xdg-open", url)
+		cmd = exec.CommandContext(ctx, "xdg-open", url)
 	}
 	return cmd.Start()
 }

@@ -133,32 +133,7 @@ func (p *pages) overview(w http.ResponseWriter, r *http.Request) {
 	for _, e := range skipped {
 		d.Skipped = append(d.Skipped, e.Error())
 	}
-	byIssue := map[int]*issueRow{}
-	for _, rec := range recs {
-		row := byIssue[rec.IssueNumber]
-		if row == nil {
-			row = &issueRow{Issue: rec.IssueNumber}
-			byIssue[rec.IssueNumber] = row
-		}
-		row.Total++
-		switch rec.Status {
-		case ledger.Escalated:
-			d.Counts.Escalated++
-		case ledger.Answered:
-			d.Counts.Answered++
-		}
-		if rec.Status.Open() {
-			d.Counts.Open++
-			row.Open++
-			if rec.Status == ledger.Stale {
-				d.Counts.Stale++
-			}
-			if rec.Blocking && rec.Status != ledger.Answered {
-				d.Counts.Blocked++
-				row.Blocked++
-			}
-		}
-	}
+	byIssue := tally(recs, &d.Counts)
 	for _, row := range byIssue {
 		d.Issues = append(d.Issues, *row)
 	}
@@ -180,7 +155,7 @@ func (p *pages) overview(w http.ResponseWriter, r *http.Request) {
 		slices.Reverse(evs)
 		d.Events = evs
 	}
-	rep, verr, at := p.s.verify.state()
+	rep, at, verr := p.s.verify.state()
 	switch {
 	case verr != nil:
 		d.Verify = verifyView{Checked: true, Err: verr.Error()}
@@ -198,6 +173,38 @@ func (p *pages) overview(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.render(w, "overview", "Overview", d)
+}
+
+// tally counts recs into c and by issue.
+func tally(recs []ledger.Record, c *counts) map[int]*issueRow {
+	byIssue := map[int]*issueRow{}
+	for _, rec := range recs {
+		row := byIssue[rec.IssueNumber]
+		if row == nil {
+			row = &issueRow{Issue: rec.IssueNumber}
+			byIssue[rec.IssueNumber] = row
+		}
+		row.Total++
+		switch rec.Status {
+		case ledger.Escalated:
+			c.Escalated++
+		case ledger.Answered:
+			c.Answered++
+		}
+		if !rec.Status.Open() {
+			continue
+		}
+		c.Open++
+		row.Open++
+		if rec.Status == ledger.Stale {
+			c.Stale++
+		}
+		if rec.Blocking && rec.Status != ledger.Answered {
+			c.Blocked++
+			row.Blocked++
+		}
+	}
+	return byIssue
 }
 
 // thread is a record as the issue page shows it.

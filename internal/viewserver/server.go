@@ -350,10 +350,10 @@ func (v *verifyCache) start() {
 func (v *verifyCache) invalidate() { go v.start() }
 
 // state is the last check's report, or nil while the first runs.
-func (v *verifyCache) state() (*verify.Report, error, time.Time) {
+func (v *verifyCache) state() (*verify.Report, time.Time, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.rep, v.err, v.at
+	return v.rep, v.at, v.err
 }
 
 // isLoopback reports whether host (an address or localhost) is this

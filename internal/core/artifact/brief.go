@@ -18,6 +18,32 @@ func AgentStep(wf *config.Workflow, agent string) (*config.Step, bool) {
 	return nil, false
 }
 
+// upstreamOf are the artifacts of the steps needs names, through steps that
+// write none (their own needs stand in for them).
+func upstreamOf(wf *config.Workflow, f *File, needs []string) []*Artifact {
+	var ups []*Artifact
+	seen := map[string]bool{}
+	var walk func(needs []string)
+	walk = func(needs []string) {
+		for _, n := range needs {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			for i := range f.Artifacts {
+				if a := &f.Artifacts[i]; a.Step == n && a.Workflow == wf.Name {
+					ups = append(ups, a)
+				}
+			}
+			if up, ok := wf.Step(n); ok && len(up.Output) == 0 {
+				walk(up.Needs)
+			}
+		}
+	}
+	walk(needs)
+	return ups
+}
+
 // Brief is what `hook start` tells an agent of its stage: its step, the
 // upstream artifacts by path and status with a [STALE] mark (never their
 // contents: the agent reads what it needs), its own artifacts and what
@@ -38,26 +64,7 @@ func Brief(wf *config.Workflow, f *File, agent string) (text string, ok bool) {
 		fmt.Fprintf(&b, " Your deliverables: %s.", strings.Join(paths, ", "))
 	}
 	b.WriteString("\n")
-	var ups []*Artifact
-	seen := map[string]bool{}
-	var walk func(needs []string)
-	walk = func(needs []string) {
-		for _, n := range needs {
-			if seen[n] {
-				continue
-			}
-			seen[n] = true
-			for i := range f.Artifacts {
-				if a := &f.Artifacts[i]; a.Step == n && a.Workflow == wf.Name {
-					ups = append(ups, a)
-				}
-			}
-			if up, ok := wf.Step(n); ok && len(up.Output) == 0 {
-				walk(up.Needs)
-			}
-		}
-	}
-	walk(st.Needs)
+	ups := upstreamOf(wf, f, st.Needs)
 	said := len(st.Output) > 0
 	if len(ups) > 0 {
 		said = true

@@ -102,7 +102,7 @@ func stepState(s *config.Step, f *File) (StepState, bool) {
 		return StepState{}, false
 	}
 	ss := StepState{Step: s.ID, Agent: s.Agent, State: StepDone}
-	any := false
+	found := false
 	for _, t := range s.Output {
 		id := IDFor(config.OutputPath(t, f.IssueNumber))
 		a := f.Find(id)
@@ -110,7 +110,7 @@ func stepState(s *config.Step, f *File) (StepState, bool) {
 			ss.Notes = append(ss.Notes, id+" missing")
 			continue
 		}
-		any = true
+		found = true
 		switch {
 		case len(f.StaleDeps(a)) > 0:
 			ss.Notes = append(ss.Notes, id+" stale")
@@ -123,7 +123,7 @@ func stepState(s *config.Step, f *File) (StepState, bool) {
 	if len(ss.Notes) > 0 {
 		ss.State = StepInProgress
 	}
-	return ss, any
+	return ss, found
 }
 
 // String is the stage's line: "feature: prd ✓ → architecture (SPEC-42

@@ -51,34 +51,45 @@ func codexEventLabel(event string) string {
 	return b.String()
 }
 
+// codexHooksFile is the part of .codex/hooks.json that Codex hashes.
+type codexHooksFile struct {
+	Hooks map[string][]struct {
+		Matcher *string        `json:"matcher"`
+		Hooks   []codexHandler `json:"hooks"`
+	} `json:"hooks"`
+}
+
+type codexHandler struct {
+	Type          string   `json:"type"`
+	Command       string   `json:"command"`
+	Timeout       *float64 `json:"timeout"`
+	TimeoutSec    *float64 `json:"timeoutSec"`
+	Async         bool     `json:"async"`
+	StatusMessage *string  `json:"statusMessage"`
+}
+
+// codexTrustState is the user's review of each hook, as Codex records it
+// in config.toml.
+type codexTrustState struct {
+	Hooks struct {
+		State map[string]codexHookState `toml:"state"`
+	} `toml:"hooks"`
+}
+
+type codexHookState struct {
+	Enabled     *bool  `toml:"enabled"`
+	TrustedHash string `toml:"trusted_hash"`
+}
+
 // CodexHookTrust lists agentx's hooks in hooksJSON (the project's
 // .codex/hooks.json, at the absolute path hooksPath) with their trust as
 // userConfig (the user's Codex config.toml) records it.
 func CodexHookTrust(hooksJSON []byte, hooksPath string, userConfig []byte) ([]CodexHook, error) {
-	var file struct {
-		Hooks map[string][]struct {
-			Matcher *string `json:"matcher"`
-			Hooks   []struct {
-				Type          string   `json:"type"`
-				Command       string   `json:"command"`
-				Timeout       *float64 `json:"timeout"`
-				TimeoutSec    *float64 `json:"timeoutSec"`
-				Async         bool     `json:"async"`
-				StatusMessage *string  `json:"statusMessage"`
-			} `json:"hooks"`
-		} `json:"hooks"`
-	}
+	var file codexHooksFile
 	if err := json.Unmarshal(hooksJSON, &file); err != nil {
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
-	var state struct {
-		Hooks struct {
-			State map[string]struct {
-				Enabled     *bool  `toml:"enabled"`
-				TrustedHash string `toml:"trusted_hash"`
-			} `toml:"state"`
-		} `toml:"hooks"`
-	}
+	var state codexTrustState
 	if len(bytes.TrimSpace(userConfig)) > 0 {
 		if err := checkSize(userConfig); err != nil {
 			return nil, err
@@ -95,24 +106,7 @@ func CodexHookTrust(hooksJSON []byte, hooksPath string, userConfig []byte) ([]Co
 				if h.Type != "command" || !strings.Contains(h.Command, "agentx-hook hook ") {
 					continue
 				}
-				timeout := 600
-				if h.TimeoutSec != nil {
-					timeout = int(*h.TimeoutSec)
-				} else if h.Timeout != nil {
-					timeout = int(*h.Timeout)
-				}
-				if ev.event == "SessionEnd" {
-					if h.Timeout == nil && h.TimeoutSec == nil {
-						timeout = 1
-					}
-					timeout = min(max(timeout, 1), 3)
-				}
-				timeout = max(timeout, 1)
-				handler := map[string]any{"type": "command", "command": h.Command, "timeout": timeout, "async": h.Async}
-				if h.StatusMessage != nil {
-					handler["statusMessage"] = *h.StatusMessage
-				}
-				identity := map[string]any{"event_name": label, "hooks": []any{handler}}
+				identity := map[string]any{"event_name": label, "hooks": []any{codexHandlerIdentity(ev.event, h)}}
 				if g.Matcher != nil && ev.event != "Stop" && ev.event != "UserPromptSubmit" {
 					identity["matcher"] = *g.Matcher
 				}
@@ -121,21 +115,47 @@ func CodexHookTrust(hooksJSON []byte, hooksPath string, userConfig []byte) ([]Co
 					return nil, err
 				}
 				key := hooksPath + ":" + label + ":" + strconv.Itoa(gi) + ":" + strconv.Itoa(hi)
-				st := state.Hooks.State[key]
-				status := HookUntrusted
-				switch {
-				case st.Enabled != nil && !*st.Enabled:
-					status = HookDisabled
-				case st.TrustedHash == hash:
-					status = HookTrusted
-				case st.TrustedHash != "":
-					status = HookModified
-				}
-				out = append(out, CodexHook{Event: ev.event, Key: key, Hash: hash, Status: status})
+				out = append(out, CodexHook{Event: ev.event, Key: key, Hash: hash, Status: codexStatus(state.Hooks.State[key], hash)})
 			}
 		}
 	}
 	return out, nil
+}
+
+// codexHandlerIdentity is a handler as Codex hashes it: its timeout as
+// Codex reads it (600 s by default; SessionEnd 1 s by default and 1-3 s).
+func codexHandlerIdentity(event string, h codexHandler) map[string]any {
+	timeout := 600
+	if h.TimeoutSec != nil {
+		timeout = int(*h.TimeoutSec)
+	} else if h.Timeout != nil {
+		timeout = int(*h.Timeout)
+	}
+	if event == "SessionEnd" {
+		if h.Timeout == nil && h.TimeoutSec == nil {
+			timeout = 1
+		}
+		timeout = min(max(timeout, 1), 3)
+	}
+	timeout = max(timeout, 1)
+	handler := map[string]any{"type": "command", "command": h.Command, "timeout": timeout, "async": h.Async}
+	if h.StatusMessage != nil {
+		handler["statusMessage"] = *h.StatusMessage
+	}
+	return handler
+}
+
+// codexStatus is a hook's trust from its review state and current hash.
+func codexStatus(st codexHookState, hash string) string {
+	switch {
+	case st.Enabled != nil && !*st.Enabled:
+		return HookDisabled
+	case st.TrustedHash == hash:
+		return HookTrusted
+	case st.TrustedHash != "":
+		return HookModified
+	}
+	return HookUntrusted
 }
 
 // codexHash is Codex's version_for_toml: sha256 of the compact JSON with

@@ -163,9 +163,7 @@ func (m *Monitor) CheckArtifacts(ctx context.Context, store *artifact.Store, rep
 	for _, f := range files {
 		rep.StaleArtifacts = append(rep.StaleArtifacts, f.Findings()...)
 	}
-	for _, e := range errs {
-		rep.Warnings = append(rep.Warnings, e)
-	}
+	rep.Warnings = append(rep.Warnings, errs...)
 }
 
 // ArtifactLines are the check's artifact lines: what it announced, then

@@ -162,14 +162,14 @@ func (g *WaitGraph) DOT() string {
 		}
 	}
 	for _, a := range g.Agents {
-		attrs := fmt.Sprintf("label=\"%s\"", quoteLabel(a))
+		attrs := `label="` + quoteLabel(a) + `"`
 		if inCycle[a] {
 			attrs += ", color=red, penwidth=2"
 		}
 		fmt.Fprintf(&b, "  %s [%s];\n", graphID(a), attrs)
 	}
 	for _, e := range g.Edges {
-		attrs := fmt.Sprintf("label=\"%s\"", quoteLabel(e.Label()))
+		attrs := `label="` + quoteLabel(e.Label()) + `"`
 		if !e.Blocking {
 			attrs += ", style=dashed"
 		}

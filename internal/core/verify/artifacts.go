@@ -53,34 +53,38 @@ func (c *checker) artifacts() {
 		}
 		seen := map[string]bool{}
 		for i := range f.Artifacts {
-			a := &f.Artifacts[i]
-			p := func(code string, sev Severity, format string, args ...any) {
-				c.add(Problem{Code: code, Severity: sev, Path: rel, ID: a.ID, Offset: idOffset(data, a.ID, 0),
-					Message: fmt.Sprintf("artifact %s of issue #%d: ", a.ID, j.issue) + fmt.Sprintf(format, args...)})
-			}
-			if seen[a.ID] {
-				p(CodeArtifactDuplicate, Error, "the id is held twice")
-			}
-			seen[a.ID] = true
-			if a.Status != "" && !a.Status.Valid() {
-				p(CodeArtifactStatus, Error, "status %q is none of draft, in-review, approved, rejected, stale", a.Status)
-			}
-			switch a.Integrity() {
-			case contenthash.Tampered:
-				p(CodeArtifactHash, Error, "changed since agentx wrote it (its %s does not match)", contenthash.Key)
-			case contenthash.Unhashed:
-				c.rep.Counts.Unhashed++
-			}
-			for _, d := range a.DependsOn {
-				if f.Find(d.ID) == nil && !f.Tombstones.Has(artifact.TombstoneKind, d.ID) {
-					p(CodeArtifactDependency, Warning, "depends on %s, which the ledger does not hold", d.ID)
-				}
-			}
-			if repo != nil && a.Blob != "" {
-				if h := gitstore.NewHash(a.Blob); h.String() != a.Blob || !repo.Has(h) {
-					p(CodeArtifactBlobMissing, Error, "blob %s is not in the repository (%s)", a.Blob, a.Path)
-				}
-			}
+			c.artifact(rel, data, j.issue, f, &f.Artifacts[i], seen, repo)
+		}
+	}
+}
+
+// artifact checks one entry of f (seen: the ids met so far in the file).
+func (c *checker) artifact(rel string, data []byte, issue int, f *artifact.File, a *artifact.Artifact, seen map[string]bool, repo *gitstore.Repo) {
+	p := func(code string, sev Severity, format string, args ...any) {
+		c.add(Problem{Code: code, Severity: sev, Path: rel, ID: a.ID, Offset: idOffset(data, a.ID, 0),
+			Message: fmt.Sprintf("artifact %s of issue #%d: ", a.ID, issue) + fmt.Sprintf(format, args...)})
+	}
+	if seen[a.ID] {
+		p(CodeArtifactDuplicate, Error, "the id is held twice")
+	}
+	seen[a.ID] = true
+	if a.Status != "" && !a.Status.Valid() {
+		p(CodeArtifactStatus, Error, "status %q is none of draft, in-review, approved, rejected, stale", a.Status)
+	}
+	switch a.Integrity() {
+	case contenthash.Tampered:
+		p(CodeArtifactHash, Error, "changed since agentx wrote it (its %s does not match)", contenthash.Key)
+	case contenthash.Unhashed:
+		c.rep.Counts.Unhashed++
+	}
+	for _, d := range a.DependsOn {
+		if f.Find(d.ID) == nil && !f.Tombstones.Has(artifact.TombstoneKind, d.ID) {
+			p(CodeArtifactDependency, Warning, "depends on %s, which the ledger does not hold", d.ID)
+		}
+	}
+	if repo != nil && a.Blob != "" {
+		if h := gitstore.NewHash(a.Blob); h.String() != a.Blob || !repo.Has(h) {
+			p(CodeArtifactBlobMissing, Error, "blob %s is not in the repository (%s)", a.Blob, a.Path)
 		}
 	}
 }
