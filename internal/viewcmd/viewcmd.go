@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/digest"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
@@ -170,6 +171,33 @@ func (s *source) Digest(ctx context.Context, days int) (*digest.Report, error) {
 }
 
 func (s *source) Verify() (*verify.Report, error) { return s.a.VerifyReport() }
+
+// Stage derives the issue's stage as `ready` does: the agents that asked an
+// open clarification are at work, its blocking waits block it.
+func (s *source) Stage(issue int, open []ledger.Record) (*artifact.Stage, *artifact.File, error) {
+	f, err := (&artifact.Store{WS: s.a.Workspace()}).Load(issue)
+	if err != nil || f == nil || len(f.Artifacts) == 0 {
+		return nil, nil, err
+	}
+	cfg, err := s.a.Config()
+	if err != nil {
+		return nil, f, err
+	}
+	wf, ok := artifact.WorkflowOf(cfg, f, cfg.Config.DefaultWorkflow)
+	if !ok {
+		return nil, f, nil
+	}
+	active := map[string]bool{}
+	var blocked []string
+	for _, r := range open {
+		active[r.From] = true
+		if r.Blocking && r.Status.Waiting() {
+			blocked = append(blocked, r.ID)
+		}
+	}
+	st := artifact.DeriveStage(wf, f, active, blocked)
+	return &st, f, nil
+}
 
 func (s *source) Priority() []string {
 	cfg, err := s.a.Config()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/digest"
 	"github.com/agentx-dev/agentx/internal/core/events"
@@ -221,12 +222,22 @@ type entryView struct {
 }
 
 type issueData struct {
-	Issue    int
-	Threads  []thread
-	Memory   []obsView
-	More     int
-	Page     int
-	NextPage int
+	Issue     int
+	Stage     *artifact.Stage
+	Artifacts []artifactView
+	Stale     []string
+	Threads   []thread
+	Memory    []obsView
+	More      int
+	Page      int
+	NextPage  int
+}
+
+// artifactView is a stage artifact as the issue page lists it.
+type artifactView struct {
+	artifact.Artifact
+	Effective artifact.Status
+	Tampered  bool
 }
 
 type obsView struct {
@@ -257,6 +268,27 @@ func (p *pages) issue(w http.ResponseWriter, r *http.Request) {
 		}
 		t.Tampered = len(bad) > 0 || rec.RecordIntegrity() == contenthash.Tampered
 		d.Threads = append(d.Threads, t)
+	}
+	var open []ledger.Record
+	for _, rec := range l.Clarifications {
+		if rec.Status.Open() {
+			open = append(open, rec)
+		}
+	}
+	stage, af, err := src.Stage(n, open)
+	if err != nil {
+		p.fail(w, err)
+		return
+	}
+	d.Stage = stage
+	if af != nil {
+		for i := range af.Artifacts {
+			a := &af.Artifacts[i]
+			d.Artifacts = append(d.Artifacts, artifactView{Artifact: *a, Effective: af.EffectiveStatus(a), Tampered: a.Integrity() == contenthash.Tampered})
+		}
+		for _, fd := range af.Findings() {
+			d.Stale = append(d.Stale, fd.String())
+		}
 	}
 	obs, err := src.IssueObservations(r.Context(), n)
 	if err != nil {

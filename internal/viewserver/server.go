@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/digest"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -43,6 +44,9 @@ type Source interface {
 	IssueObservations(ctx context.Context, issue int) ([]memory.Observation, error)
 	Observation(ctx context.Context, id string) (*memory.Observation, error)
 	Digest(ctx context.Context, days int) (*digest.Report, error)
+	// Stage is an issue's stage and artifact ledger (nil, nil: it has
+	// none), derived as `ready` derives it from the open records given.
+	Stage(issue int, open []ledger.Record) (*artifact.Stage, *artifact.File, error)
 	Verify() (*verify.Report, error)
 	Priority() []string
 	Now() time.Time

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/digest"
 	"github.com/agentx-dev/agentx/internal/core/events"
@@ -77,6 +78,9 @@ func (f *fakeSource) Observation(_ context.Context, id string) (*memory.Observat
 func (f *fakeSource) Digest(context.Context, int) (*digest.Report, error) {
 	w := digest.LastDays(t0, 7)
 	return digest.Compute(&digest.Input{}, digest.Options{Since: w.Since, Until: w.Until, Now: t0}), nil
+}
+func (f *fakeSource) Stage(int, []ledger.Record) (*artifact.Stage, *artifact.File, error) {
+	return nil, nil, nil
 }
 func (f *fakeSource) Verify() (*verify.Report, error) {
 	f.mu.Lock()

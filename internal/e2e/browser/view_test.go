@@ -119,6 +119,18 @@ func workspaceWithTeam(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	// A PRD, a SPEC written against it, then the PRD changed: SPEC stale.
+	for _, f := range []struct{ path, text, step string }{
+		{"docs/prd/PRD-42.md", "# PRD v1\n", "prd"}, {"docs/specs/SPEC-42.md", "# SPEC\n", "architecture"}, {"docs/prd/PRD-42.md", "# PRD v2\n", "prd"},
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(f.path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.path), []byte(f.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run(t, dir, "artifact", "add", "--issue", "42", "--step", f.step, f.path)
+	}
 	out := run(t, dir, "memory", "add", "--agent", "engineer", "--issue", "42", "--category", "decision", "Use LRU for the session cache, sized at 10,000 entries")
 	id := strings.TrimSpace(out)
 	issueFile := filepath.Join(dir, ".agentx", "memory", "issue-42.json")
@@ -351,6 +363,15 @@ func TestViewInChromium(t *testing.T) {
 	tampered := b.text(t, "tr.tampered")
 	if !strings.Contains(tampered, "TAMPERED") {
 		t.Errorf("the tampered observation is not marked: %q", tampered)
+	}
+	stage := b.text(t, "#stage")
+	for _, want := range []string{"prd", "architecture", "SPEC-42 stale"} {
+		if !strings.Contains(stage, want) {
+			t.Errorf("stage pipeline lacks %q: %q", want, stage)
+		}
+	}
+	if got := b.text(t, "#artifacts"); !strings.Contains(got, "SPEC-42") || !strings.Contains(got, "STALE") {
+		t.Errorf("artifacts table: %q", got)
 	}
 	b.shot(t, "issue")
 
