@@ -58,6 +58,17 @@ func TestCopilotSessionCapturedWhole(t *testing.T) {
 			_, _ = f.WriteString(turn2)
 			_ = f.Close()
 			capt(t, x, `{"cwd":"/r","reason":"complete","sessionId":"`+id+`","timestamp":2}`)
+			// Deferred to the next hook start (Copilot flushes its last
+			// turns after the sessionEnd hook returns): nothing of turn 2
+			// is stored until then.
+			for _, o := range st.obs {
+				if strings.Contains(o.Content, "index on disk") {
+					t.Fatalf("sessionEnd captured before Copilot could flush: %s", o.Content)
+				}
+			}
+			if reps := x.Leftovers(context.Background()); len(reps) != 1 {
+				t.Fatalf("the next start finished %d spooled captures, want 1", len(reps))
+			}
 			var got []string
 			for _, o := range st.obs {
 				got = append(got, o.Content)

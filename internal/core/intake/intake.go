@@ -178,7 +178,7 @@ func (x *Intake) Durably(ctx context.Context, c Capture) (*Report, error) {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
 	rep := &Report{Agent: c.Entry.Agent, Issue: c.Entry.Issue, Source: c.Source, Spooled: true}
-	if x.SpoolOnly || x.tooLong(c.payload) {
+	if x.SpoolOnly || x.tooLong(c.payload) || copilotEnd(c.payload) {
 		rep.Deferred = true
 		return rep, nil
 	}
@@ -398,6 +398,18 @@ func (x *Intake) extract(ctx context.Context, p capture.Payload) (res capture.Re
 		}
 	}
 	return res, save, nil
+}
+
+// copilotEnd reports a Copilot CLI sessionEnd payload. Copilot 1.0.102
+// writes a session's last turns to its events.jsonl only after its
+// sessionEnd hook has returned (it flushes at session.shutdown): a capture
+// inside that hook reads a transcript without the turn that holds the
+// session's decision, and its cursor then passes the point where that
+// turn will land. Spooled instead, the capture runs at the next hook
+// start, from the cursor, on the whole transcript (the real-host suite
+// lost 1 to 3 decisions in 5 sessions before).
+func copilotEnd(p *capture.Payload) bool {
+	return p != nil && p.Host == capture.Copilot && p.SessionEnd()
 }
 
 // tooLong reports a payload whose transcript holds more than DeferOver

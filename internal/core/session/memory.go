@@ -76,7 +76,7 @@ func (s *session) capture(ctx context.Context, spoolOnly bool) (Section, bool, e
 		return Section{}, false, err
 	}
 	s.m.Captured += len(rep.IDs)
-	if rep.Deferred && !spoolOnly {
+	if rep.Deferred && !spoolOnly && budget > 0 {
 		s.warn("agentx hook finish: memory capture deferred: the transcript holds more than %d MB not yet captured, more than fits in %s's %s for session-end hooks; it is spooled (durable) and the next hook start stores it",
 			InlineCaptureBytes>>20, host, budget)
 	}
