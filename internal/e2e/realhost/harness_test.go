@@ -48,7 +48,17 @@ func testMain(m *testing.M) int {
 			return 1
 		}
 	}
-	return m.Run()
+	code := m.Run()
+	if path := os.Getenv("AGENTX_REALHOST_SUMMARY"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		writeSummary(f)
+		_ = f.Close()
+	}
+	return code
 }
 
 // hostsDir is where the hosts are installed: $AGENTX_HOSTS_DIR, else
@@ -275,4 +285,17 @@ func (r doctorReport) finding(check string) (status, message string) {
 		}
 	}
 	return "", ""
+}
+
+func (w *workspace) hookLogText() string {
+	b, _ := os.ReadFile(filepath.Join(w.repo, ".agentx", "hook-log.jsonl"))
+	return string(b)
+}
+
+// agentStatus is the engineer's status in agent-status.json.
+func (w *workspace) agentStatus() string {
+	b, _ := os.ReadFile(filepath.Join(w.repo, ".agentx", "state", "agent-status.json"))
+	var m map[string]struct{ Status string }
+	_ = json.Unmarshal(b, &m)
+	return m["engineer"].Status
 }

@@ -4,10 +4,14 @@ package realhost
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestClaude(t *testing.T)  { runHost(t, claude) }
@@ -16,10 +20,12 @@ func TestCopilot(t *testing.T) { runHost(t, copilot) }
 
 // result is one host's row of the summary: check -> verdict.
 type result struct {
-	host   string
-	checks []string
-	pass   map[string]bool
-	notes  map[string]string
+	host, version string
+	checks        []string
+	pass          map[string]bool
+	notes         map[string]string
+	sessions      int
+	wall, cpu     time.Duration
 }
 
 func (r *result) check(name string, ok bool, note string, args ...any) {
@@ -27,6 +33,14 @@ func (r *result) check(name string, ok bool, note string, args ...any) {
 	r.pass[name] = ok
 	r.notes[name] = fmt.Sprintf(note, args...)
 }
+
+// count records a check made once per session: k of n passed.
+func (r *result) count(name string, k, n int) {
+	r.check(fmt.Sprintf("%s %d/%d", name, k, n), k == n, "%d of %d sessions", k, n)
+}
+
+// The start hook's heading in what a host gives the model.
+const startHeading = "# agentx: engineer on issue #" + issue
 
 // runHost plays the scenario in one host.
 func runHost(t *testing.T, h hostSpec) {
@@ -40,13 +54,13 @@ func runHost(t *testing.T, h hostSpec) {
 	w := newWorkspace(t, model, "")
 	w.run("agentx-hook", "setup", "--"+h.name)
 	bin, env := h.prepare(t, w)
-	res := &result{host: h.name, pass: map[string]bool{}, notes: map[string]string{}}
-	defer report(t, h, res)
+	res := &result{host: h.name, version: h.version, pass: map[string]bool{}, notes: map[string]string{}}
+	defer report(t, res)
 	if h.trust != nil {
 		// Before the user passes the host's gate, doctor says so.
 		rep, raw := w.doctor()
 		status, _ := rep.finding("host/" + h.name)
-		res.check("doctor sees the trust gate", status != "ok", "host/%s before trust: %s\n%s", h.name, status, raw)
+		res.check("doctor sees the trust gate", status != "ok" && status != "", "host/%s before trust: %q\n%s", h.name, status, raw)
 		h.trust(t, w, bin, env)
 	}
 
@@ -55,6 +69,18 @@ func runHost(t *testing.T, h hostSpec) {
 	remember := "Lockout messages state the wait in minutes (zqmcp" + h.name + ")"
 	decision := func(i int) string {
 		return fmt.Sprintf("Decision: key the limiter by account and IP, variant zqdec%s%d.", h.name, i)
+	}
+	captured, ended := 0, 0
+	session := func(name, prompt string) hostRun {
+		run := w.session(env, bin, h.args(prompt+" [["+"script:"+name+"]]")...)
+		res.sessions++
+		res.wall += run.Took
+		res.cpu += run.CPU
+		t.Logf("%s session %s: %v wall, %v CPU", h.name, name, run.Took.Round(time.Millisecond), run.CPU.Round(time.Millisecond))
+		if w.agentStatus() == "done" {
+			ended++
+		}
+		return run
 	}
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("s1-%d", i)
@@ -79,35 +105,64 @@ func runHost(t *testing.T, h hostSpec) {
 			}
 		}
 		model.set(name, s)
-		run := w.session(env, bin, h.args("Work on the login lockout. [["+"script:"+name+"]]")...)
-		t.Logf("%s session %s: %v wall, %v CPU", h.name, name, run.Took, run.CPU)
+		run := session(name, "Work on the login lockout.")
 		reqs := model.requests(name)
 		if i == 0 {
-			res.check("session-1 model request", len(reqs) > 0, "%d requests", len(reqs))
-			res.check("clarify request in ledger", strings.Contains(w.ledger(), "zqask"+h.name), "")
-			res.check("MCP round trip", w.memoryHolds("zqmcp"+h.name) && len(reqs) >= 3 && bodyHolds(reqs[2:], "zqmcp"+h.name),
+			res.check("start hook context in the model request", bodyHolds(reqs[:min(1, len(reqs))], startHeading), "")
+			res.check("shell: clarify request in the ledger", strings.Contains(w.ledger(), "zqask"+h.name), "")
+			res.check("MCP tool round trip", w.memoryHolds("zqmcp"+h.name) && len(reqs) >= 3 && bodyHolds(reqs[2:], "zqmcp"+h.name),
 				"tools offered: %v", toolsOf(reqs))
 		}
-		res.check(fmt.Sprintf("decision captured (%d)", i), w.memoryHolds(fmt.Sprintf("zqdec%s%d", h.name, i)), "")
-		if t.Failed() {
-			t.Logf("stdout: %s\nstderr: %s", run.Out, run.Err)
+		if w.memoryHolds(fmt.Sprintf("zqdec%s%d", h.name, i)) {
+			captured++
+		} else {
+			t.Logf("%s: session %s's decision not captured; hook log:\n%s\nstdout: %s\nstderr: %s", h.name, name, w.hookLogText(), run.Out, run.Err)
 		}
 	}
+	res.count("decision captured", captured, n)
 	model.set("s2", script{{Text: "Nothing to do."}})
-	w.session(env, bin, h.args("Go on with the login lockout. [["+"script:s2]]")...)
+	session("s2", "Go on with the login lockout.")
+	res.count("session end: agent done", ended, n+1)
 	s2 := model.requests("s2")
-	if os.Getenv("AGENTX_REALHOST_DUMP") != "" {
-		for i, r := range s2 {
-			_ = os.WriteFile(fmt.Sprintf("%s/%s-s2-%d.json", os.Getenv("AGENTX_REALHOST_DUMP"), h.name, i), r.Body, 0o644)
+	dumpRun(h, w, model)
+	res.check("session 2: recall in the model request", bodyHolds(s2, startHeading, "zqdec"+h.name+"0"), "")
+	id := clarificationID.FindString(w.ledger())
+	res.check("session 2: open clarification in the model request", id != "" && bodyHolds(s2, id, "to architect"), "id %q", id)
+	starts, named, warned := 0, 0, 0
+	log := w.hookLog()
+	for _, e := range log {
+		if e["command"] == "hook start" {
+			starts++
+		}
+		if e["host"] == h.name {
+			named++
+		}
+		if e["outcome"] != "ok" {
+			warned++
 		}
 	}
-	res.check("session-2 recall", bodyHolds(s2, "zqdec"+h.name+"0"), "")
-	id := clarificationID.FindString(w.ledger())
-	res.check("session-2 open clarification", id != "" && bodyHolds(s2, id, "to architect"), "id %q", id)
-	log := w.hookLog()
-	res.check("hooks ran", len(log) > 0, "%d hook-log lines", len(log))
+	res.count("hooks: start hook ran", starts, n+1)
+	res.check("hooks: log names the host, outcome ok", named == len(log) && warned == 0 && len(log) > 0,
+		"%d of %d lines name %s, %d not ok:\n%s", named, len(log), h.name, warned, w.hookLogText())
 	rep, raw := w.doctor()
-	res.check("doctor ok", rep.Fails == 0, "%s", raw)
+	status, msg := rep.finding("host/" + h.name)
+	res.check("doctor: no failure, host ok", rep.Fails == 0 && status == "ok", "host/%s %s: %s\n%s", h.name, status, msg, raw)
+}
+
+// dumpRun writes what a host did, for a person reading it, under
+// $AGENTX_REALHOST_DUMP: the requests, the hook log, the agent's status.
+func dumpRun(h hostSpec, w *workspace, model *fakeModel) {
+	dump := os.Getenv("AGENTX_REALHOST_DUMP")
+	if dump == "" {
+		return
+	}
+	for i, r := range model.requests("") {
+		_ = os.WriteFile(fmt.Sprintf("%s/%s-req-%02d-%s.json", dump, h.name, i, r.Script), r.Body, 0o644)
+	}
+	for _, f := range []string{"hook-log.jsonl", "state/agent-status.json"} {
+		b, _ := os.ReadFile(filepath.Join(w.repo, ".agentx", f))
+		_ = os.WriteFile(fmt.Sprintf("%s/%s-%s", dump, h.name, filepath.Base(f)), b, 0o644)
+	}
 }
 
 // clarificationID is the id of the workspace issue's first clarification.
@@ -122,16 +177,41 @@ func toolsOf(reqs []recorded) []string {
 	return nil
 }
 
-func report(t *testing.T, h hostSpec, r *result) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "host %s %s:\n", h.name, h.version)
+// summary collects every host's result for the table TestMain writes.
+var (
+	summaryMu sync.Mutex
+	summary   []*result
+)
+
+func report(t *testing.T, r *result) {
 	for _, c := range r.checks {
-		verdict := "PASS"
 		if !r.pass[c] {
-			verdict = "FAIL"
-			t.Errorf("%s: %s failed %s", h.name, c, r.notes[c])
+			t.Errorf("%s: %s: FAIL %s", r.host, c, r.notes[c])
 		}
-		fmt.Fprintf(&b, "  %-32s %s\n", c, verdict)
 	}
-	t.Log(b.String())
+	summaryMu.Lock()
+	summary = append(summary, r)
+	summaryMu.Unlock()
+}
+
+// writeSummary writes the host x check table.
+func writeSummary(w io.Writer) {
+	summaryMu.Lock()
+	defer summaryMu.Unlock()
+	passed, failed := 0, 0
+	for _, r := range summary {
+		fmt.Fprintf(w, "%s %s: %d sessions, %v wall, %v CPU in the host\n", r.host, r.version, r.sessions,
+			r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond))
+		for _, c := range r.checks {
+			verdict := "PASS"
+			if r.pass[c] {
+				passed++
+			} else {
+				verdict = "FAIL"
+				failed++
+			}
+			fmt.Fprintf(w, "  %-52s %s\n", c, verdict)
+		}
+	}
+	fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
 }
