@@ -14,9 +14,11 @@ import (
 	"time"
 )
 
-func TestClaude(t *testing.T)  { runHost(t, claude) }
-func TestCodex(t *testing.T)   { runHost(t, codex) }
-func TestCopilot(t *testing.T) { runHost(t, copilot) }
+// The hosts run at once: a session mostly waits on processes (the host,
+// its hooks, the fake model), and each test has its own HOME and server.
+func TestClaude(t *testing.T)  { t.Parallel(); runHost(t, claude) }
+func TestCodex(t *testing.T)   { t.Parallel(); runHost(t, codex) }
+func TestCopilot(t *testing.T) { t.Parallel(); runHost(t, copilot) }
 
 // result is one host's row of the summary: check -> verdict.
 type result struct {
