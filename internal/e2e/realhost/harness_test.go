@@ -277,14 +277,19 @@ func (w *workspace) doctor() (doctorReport, string) {
 	return r, string(out)
 }
 
-// finding is doctor's finding of a check.
-func (r doctorReport) finding(check string) (status, message string) {
+// hostOK reports whether doctor has findings for the host (host/NAME,
+// and any host/NAME/... it adds) and all of them are ok.
+func (r doctorReport) hostOK(host string) bool {
+	seen := false
 	for _, f := range r.Findings {
-		if f.Check == check {
-			return f.Status, f.Message
+		if f.Check == "host/"+host || strings.HasPrefix(f.Check, "host/"+host+"/") || strings.HasPrefix(f.Check, "host/"+host+" ") {
+			seen = true
+			if f.Status != "ok" {
+				return false
+			}
 		}
 	}
-	return "", ""
+	return seen
 }
 
 func (w *workspace) hookLogText() string {

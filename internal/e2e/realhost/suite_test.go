@@ -61,8 +61,7 @@ func runHost(t *testing.T, h hostSpec) {
 	if h.trust != nil {
 		// Before the user passes the host's gate, doctor says so.
 		rep, raw := w.doctor()
-		status, _ := rep.finding("host/" + h.name)
-		res.check("doctor sees the trust gate", status != "ok" && status != "", "host/%s before trust: %q\n%s", h.name, status, raw)
+		res.check("doctor sees the trust gate", !rep.hostOK(h.name), "before trust:\n%s", raw)
 		h.trust(t, w, bin, env)
 	}
 
@@ -73,6 +72,8 @@ func runHost(t *testing.T, h hostSpec) {
 		return fmt.Sprintf("Decision: key the limiter by account and IP, variant zqdec%s%d.", h.name, i)
 	}
 	captured, ended := 0, 0
+	var deprecated []string  // what the host calls deprecated in its output
+	var failedHooks []string // the hook runs the host reports failed
 	session := func(name, prompt string) hostRun {
 		run := w.session(env, bin, h.args(prompt+" [["+"script:"+name+"]]")...)
 		res.sessions++
@@ -81,6 +82,15 @@ func runHost(t *testing.T, h hostSpec) {
 		t.Logf("%s session %s: %v wall, %v CPU", h.name, name, run.Took.Round(time.Millisecond), run.CPU.Round(time.Millisecond))
 		if w.agentStatus() == "done" {
 			ended++
+		}
+		for _, m := range hookFailed.FindAllString(run.Out+run.Err, -1) {
+			failedHooks = append(failedHooks, name+": "+strings.TrimSpace(m))
+		}
+		if strings.Contains(strings.ToLower(run.Out+run.Err), "deprecated") {
+			deprecated = append(deprecated, name+": "+grepLines(run.Out+run.Err, "deprecated"))
+		}
+		if dump := os.Getenv("AGENTX_REALHOST_DUMP"); dump != "" {
+			_ = os.WriteFile(fmt.Sprintf("%s/%s-%s.out", dump, h.name, name), []byte(run.Out+"\n--- stderr\n"+run.Err), 0o644)
 		}
 		return run
 	}
@@ -146,9 +156,10 @@ func runHost(t *testing.T, h hostSpec) {
 	res.count("hooks: start hook ran", starts, n+1)
 	res.check("hooks: log names the host, outcome ok", named == len(log) && warned == 0 && len(log) > 0,
 		"%d of %d lines name %s, %d not ok:\n%s", named, len(log), h.name, warned, w.hookLogText())
+	res.check("host reports no hook failed", len(failedHooks) == 0, "%s", strings.Join(failedHooks, "\n"))
+	res.check("host warns of nothing deprecated in setup's files", len(deprecated) == 0, "%s", strings.Join(deprecated, "\n"))
 	rep, raw := w.doctor()
-	status, msg := rep.finding("host/" + h.name)
-	res.check("doctor: no failure, host ok", rep.Fails == 0 && status == "ok", "host/%s %s: %s\n%s", h.name, status, msg, raw)
+	res.check("doctor: no failure, host findings ok", rep.Fails == 0 && rep.hostOK(h.name), "%s", raw)
 }
 
 // dumpRun writes what a host did, for a person reading it, under
@@ -166,6 +177,10 @@ func dumpRun(h hostSpec, w *workspace, model *fakeModel) {
 		_ = os.WriteFile(fmt.Sprintf("%s/%s-%s", dump, h.name, filepath.Base(f)), b, 0o644)
 	}
 }
+
+// hookFailed is a hook run the host reports failed in its output (Codex
+// exec prints "hook: Stop Failed"; the others print no such line).
+var hookFailed = regexp.MustCompile(`(?im)^hook: \S+ failed.*$`)
 
 // clarificationID is the id of the workspace issue's first clarification.
 var clarificationID = regexp.MustCompile(`CLR-` + issue + `-\d{3}`)
@@ -216,4 +231,15 @@ func writeSummary(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
+}
+
+// grepLines is the lines of text holding sub (case-insensitive).
+func grepLines(text, sub string) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(strings.ToLower(line), sub) {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return strings.Join(out, " | ")
 }
