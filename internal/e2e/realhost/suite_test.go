@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -34,6 +35,13 @@ func (r *result) check(name string, ok bool, note string, args ...any) {
 	r.checks = append(r.checks, name)
 	r.pass[name] = ok
 	r.notes[name] = fmt.Sprintf(note, args...)
+}
+
+// info is a row of the summary that is a figure, not a verdict.
+func (r *result) info(name string) {
+	r.checks = append(r.checks, name)
+	r.pass[name] = true
+	r.notes[name] = "info"
 }
 
 // count records a check made once per session: k of n passed.
@@ -71,7 +79,7 @@ func runHost(t *testing.T, h hostSpec) {
 	decision := func(i int) string {
 		return fmt.Sprintf("Decision: key the limiter by account and IP, variant zqdec%s%d.", h.name, i)
 	}
-	captured, ended := 0, 0
+	atExit, ended := 0, 0
 	var deprecated []string  // what the host calls deprecated in its output
 	var failedHooks []string // the hook runs the host reports failed
 	session := func(name, prompt string) hostRun {
@@ -126,14 +134,23 @@ func runHost(t *testing.T, h hostSpec) {
 				"tools offered: %v", toolsOf(reqs))
 		}
 		if w.memoryHolds(fmt.Sprintf("zqdec%s%d", h.name, i)) {
-			captured++
+			atExit++
 		} else {
 			t.Logf("%s: session %s's decision not captured; hook log:\n%s\nstdout: %s\nstderr: %s", h.name, name, w.hookLogText(), run.Out, run.Err)
 		}
 	}
-	res.count("decision captured", captured, n)
 	model.set("s2", script{{Text: "Nothing to do."}})
 	session("s2", "Go on with the login lockout.")
+	// A capture the host cut short is finished from the spool by the
+	// next start, which the hook log says: captured too, but later.
+	captured := 0
+	for i := 0; i < n; i++ {
+		if w.memoryHolds(fmt.Sprintf("zqdec%s%d", h.name, i)) {
+			captured++
+		}
+	}
+	res.count("decision captured", captured, n)
+	res.info(fmt.Sprintf("captured before the host exited %d/%d", atExit, n))
 	res.count("session end: agent done", ended, n+1)
 	s2 := model.requests("s2")
 	dumpRun(h, w, model)
@@ -216,14 +233,19 @@ func writeSummary(w io.Writer) {
 	summaryMu.Lock()
 	defer summaryMu.Unlock()
 	passed, failed := 0, 0
+	sort.Slice(summary, func(i, j int) bool { return summary[i].host < summary[j].host })
 	for _, r := range summary {
 		fmt.Fprintf(w, "%s %s: %d sessions, %v wall, %v CPU in the host\n", r.host, r.version, r.sessions,
 			r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond))
 		for _, c := range r.checks {
 			verdict := "PASS"
-			if r.pass[c] {
+			switch {
+			case r.notes[c] == "info":
+				fmt.Fprintf(w, "  %-52s\n", c)
+				continue
+			case r.pass[c]:
 				passed++
-			} else {
+			default:
 				verdict = "FAIL"
 				failed++
 			}
