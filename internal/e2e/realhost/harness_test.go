@@ -304,3 +304,13 @@ func (w *workspace) agentStatus() string {
 	_ = json.Unmarshal(b, &m)
 	return m["engineer"].Status
 }
+
+// mentions reports whether a finding that is not ok speaks of the word.
+func (r doctorReport) mentions(word string) bool {
+	for _, f := range r.Findings {
+		if f.Status != "ok" && strings.Contains(strings.ToLower(f.Message+" "+f.Fix), word) {
+			return true
+		}
+	}
+	return false
+}

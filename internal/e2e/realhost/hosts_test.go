@@ -21,6 +21,9 @@ type hostSpec struct {
 	trust func(t *testing.T, w *workspace, bin string, env []string)
 	// args are the arguments of one headless session with this prompt.
 	args func(prompt string) []string
+	// loginShell: the host runs its shell tool as a login shell (bash
+	// -lc), whose PATH comes from the profile, not the host's.
+	loginShell bool
 	// shell is the host's shell tool call running a command.
 	shell func(offered []string, command string) (string, map[string]any)
 }
@@ -106,7 +109,8 @@ trust_level = "trusted"
 		must(t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o644))
 		return bin, []string{"FAKE_OPENAI_KEY=sk-realhost-fake"}
 	},
-	trust: trustCodexHooks,
+	trust:      trustCodexHooks,
+	loginShell: true,
 	args: func(prompt string) []string {
 		return []string{"exec", "--dangerously-bypass-approvals-and-sandbox", prompt}
 	},

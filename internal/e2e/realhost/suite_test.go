@@ -73,6 +73,16 @@ func runHost(t *testing.T, h hostSpec) {
 		h.trust(t, w, bin, env)
 	}
 
+	if h.loginShell {
+		// Without the profile line a login shell finds no agentx-hook,
+		// and the agent's shell calls fail: doctor says so.
+		profile := filepath.Join(w.home, ".profile")
+		must(t, os.Rename(profile, profile+".off"))
+		rep, raw := w.doctor()
+		must(t, os.Rename(profile+".off", profile))
+		res.check("doctor sees agentx-hook off the login shell's PATH", rep.mentions("login"), "without ~/.profile:\n%s", raw)
+	}
+
 	n := repeat(t)
 	question := "Key the lockout limiter by account or by IP? (zqask" + h.name + ")"
 	remember := "Lockout messages state the wait in minutes (zqmcp" + h.name + ")"
