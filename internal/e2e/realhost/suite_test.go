@@ -5,6 +5,7 @@ package realhost
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -205,6 +206,19 @@ func dumpRun(h hostSpec, w *workspace, model *fakeModel) {
 		b, _ := os.ReadFile(filepath.Join(w.repo, ".agentx", f))
 		_ = os.WriteFile(fmt.Sprintf("%s/%s-%s", dump, h.name, filepath.Base(f)), b, 0o644)
 	}
+	// The files the host keeps in HOME (its sessions, transcripts).
+	var files strings.Builder
+	_ = filepath.WalkDir(w.home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == w.repo {
+			return fs.SkipDir
+		}
+		if !d.IsDir() {
+			info, _ := d.Info()
+			fmt.Fprintf(&files, "%10d %s\n", info.Size(), strings.TrimPrefix(p, w.home+"/"))
+		}
+		return nil
+	})
+	_ = os.WriteFile(fmt.Sprintf("%s/%s-home.txt", dump, h.name), []byte(files.String()), 0o644)
 }
 
 // hookFailed is a hook run the host reports failed in its output (Codex
