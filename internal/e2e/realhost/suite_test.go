@@ -141,8 +141,14 @@ func runHost(t *testing.T, h hostSpec) {
 		if i == 0 {
 			res.check("start hook context in the model request", bodyHolds(reqs[:min(1, len(reqs))], startHeading), "")
 			res.check("shell: clarify request in the ledger", strings.Contains(w.ledger(), "zqask"+h.name), "")
-			res.check("MCP tool round trip", w.memoryHolds("zqmcp"+h.name) && len(reqs) >= 3 && bodyHolds(reqs[2:], "zqmcp"+h.name),
-				"tools offered: %v", toolsOf(reqs))
+			// The tool's result (the stored observation's id) is in the
+			// request after the call: the store was empty before it.
+			obs := ""
+			if len(reqs) >= 3 {
+				obs = observationID.FindString(string(reqs[2].Body))
+			}
+			res.check("MCP tool round trip", obs != "" && w.memoryHolds(obs) && w.memoryHolds("zqmcp"+h.name),
+				"observation id %q in the next request; tools offered: %v", obs, toolsOf(reqs))
 		}
 		if w.memoryHolds(fmt.Sprintf("zqdec%s%d", h.name, i)) {
 			atExit++
@@ -224,6 +230,9 @@ func dumpRun(h hostSpec, w *workspace, model *fakeModel) {
 // hookFailed is a hook run the host reports failed in its output (Codex
 // exec prints "hook: Stop Failed"; the others print no such line).
 var hookFailed = regexp.MustCompile(`(?im)^hook: \S+ failed.*$`)
+
+// observationID is an observation id of the workspace's agent and issue.
+var observationID = regexp.MustCompile(`obs-engineer-` + issue + `-\d+-[a-z0-9]+`)
 
 // clarificationID is the id of the workspace issue's first clarification.
 var clarificationID = regexp.MustCompile(`CLR-` + issue + `-\d{3}`)
