@@ -140,7 +140,10 @@ func runHost(t *testing.T, h hostSpec) {
 		reqs := model.requests(name)
 		if i == 0 {
 			res.check("start hook context in the model request", bodyHolds(reqs[:min(1, len(reqs))], startHeading), "")
-			res.check("shell: clarify request in the ledger", strings.Contains(w.ledger(), "zqask"+h.name), "")
+			// In the ledger, and the id it printed back to the model.
+			id := clarificationID.FindString(w.ledger())
+			res.check("shell: clarify request in the ledger", strings.Contains(w.ledger(), "zqask"+h.name) &&
+				id != "" && len(reqs) >= 2 && strings.Contains(string(reqs[1].Body), id), "id %q", id)
 			// The tool's result (the stored observation's id) is in the
 			// request after the call: the store was empty before it.
 			obs := ""
