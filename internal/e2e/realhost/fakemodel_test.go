@@ -4,6 +4,7 @@ package realhost
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,7 +56,7 @@ var scriptMarker = regexp.MustCompile(`\[\[script:([a-z0-9-]+)\]\]`)
 
 func newFakeModel(t testing.TB) *fakeModel {
 	m := &fakeModel{t: t, scripts: map[string]script{}, changed: make(chan struct{})}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

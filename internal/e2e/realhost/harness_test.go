@@ -38,10 +38,10 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	bins = dir
 	for _, c := range []string{"agentx-hook", "agentx-mcp"} {
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, c), "github.com/agentx-dev/agentx/cmd/"+c)
+		build := exec.CommandContext(context.Background(), "go", "build", "-o", filepath.Join(dir, c), "github.com/agentx-dev/agentx/cmd/"+c)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "build", c+":", err)
@@ -173,7 +173,7 @@ func (w *workspace) command(extra []string, name string, args ...string) *exec.C
 			}
 		}
 	}
-	cmd := exec.Command(path, args...)
+	cmd := exec.CommandContext(context.Background(), path, args...)
 	cmd.Dir = w.repo
 	cmd.Env = append(append([]string(nil), w.env...), extra...)
 	return cmd

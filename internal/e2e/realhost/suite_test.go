@@ -64,16 +64,48 @@ func runHost(t *testing.T, h hostSpec) {
 	model := newFakeModel(t)
 	w := newWorkspace(t, model, "")
 	w.run("agentx-hook", "setup", "--"+h.name)
-	bin, env := h.prepare(t, w)
-	res := &result{host: h.name, version: h.version, pass: map[string]bool{}, notes: map[string]string{}}
-	defer report(t, res)
-	if h.trust != nil {
-		// Before the user passes the host's gate, doctor says so.
-		rep, raw := w.doctor()
-		res.check("doctor sees the trust gate", !rep.hostOK(h.name), "before trust:\n%s", raw)
-		h.trust(t, w, bin, env)
+	sc := &scenario{t: t, h: h, w: w, model: model,
+		res: &result{host: h.name, version: h.version, pass: map[string]bool{}, notes: map[string]string{}}}
+	sc.bin, sc.env = h.prepare(t, w)
+	defer report(t, sc.res)
+	sc.gates()
+	n := repeat(t)
+	for i := 0; i < n; i++ {
+		sc.firstSession(i)
 	}
+	sc.secondSession(n)
+	dumpRun(h, w, model)
+	sc.hookChecks(n)
+	rep, raw := w.doctor()
+	sc.res.check("doctor: no failure, host findings ok", rep.Fails == 0 && rep.hostOK(h.name), "%s", raw)
+}
 
+// scenario is one host's run: its workspace, model server and findings.
+type scenario struct {
+	t        *testing.T
+	h        hostSpec
+	w        *workspace
+	model    *fakeModel
+	res      *result
+	bin      string
+	env      []string
+	atExit   int // decisions stored when the host exited
+	ended    int // sessions after which the agent was done
+	reported struct {
+		deprecated  []string // what the host calls deprecated in its output
+		failedHooks []string // the hook runs the host reports failed
+	}
+}
+
+// gates checks that doctor sees the host's gates before the user passes
+// them, then passes them the way a user does.
+func (sc *scenario) gates() {
+	t, w, h := sc.t, sc.w, sc.h
+	if h.trust != nil {
+		rep, raw := w.doctor()
+		sc.res.check("doctor sees the trust gate", !rep.hostOK(h.name), "before trust:\n%s", raw)
+		h.trust(t, w, sc.bin, sc.env)
+	}
 	if h.loginShell {
 		// Without the profile line a login shell finds no agentx-hook,
 		// and the agent's shell calls fail: doctor says so.
@@ -81,104 +113,114 @@ func runHost(t *testing.T, h hostSpec) {
 		must(t, os.Rename(profile, profile+".off"))
 		rep, raw := w.doctor()
 		must(t, os.Rename(profile+".off", profile))
-		res.check("doctor sees agentx-hook off the login shell's PATH", rep.mentions("login"), "without ~/.profile:\n%s", raw)
+		sc.res.check("doctor sees agentx-hook off the login shell's PATH", rep.mentions("login"), "without ~/.profile:\n%s", raw)
 	}
+}
 
-	n := repeat(t)
-	question := "Key the lockout limiter by account or by IP? (zqask" + h.name + ")"
-	remember := "Lockout messages state the wait in minutes (zqmcp" + h.name + ")"
-	decision := func(i int) string {
-		return fmt.Sprintf("Decision: key the limiter by account and IP, variant zqdec%s%d.", h.name, i)
+// session runs one headless session of the script named.
+func (sc *scenario) session(name, prompt string) hostRun {
+	h, w, res := sc.h, sc.w, sc.res
+	run := w.session(sc.env, sc.bin, h.args(prompt+" [["+"script:"+name+"]]")...)
+	res.sessions++
+	res.wall += run.Took
+	res.cpu += run.CPU
+	sc.t.Logf("%s session %s: %v wall, %v CPU", h.name, name, run.Took.Round(time.Millisecond), run.CPU.Round(time.Millisecond))
+	if w.agentStatus() == "done" {
+		sc.ended++
 	}
-	atExit, ended := 0, 0
-	var deprecated []string  // what the host calls deprecated in its output
-	var failedHooks []string // the hook runs the host reports failed
-	session := func(name, prompt string) hostRun {
-		run := w.session(env, bin, h.args(prompt+" [["+"script:"+name+"]]")...)
-		res.sessions++
-		res.wall += run.Took
-		res.cpu += run.CPU
-		t.Logf("%s session %s: %v wall, %v CPU", h.name, name, run.Took.Round(time.Millisecond), run.CPU.Round(time.Millisecond))
-		if w.agentStatus() == "done" {
-			ended++
-		}
-		for _, m := range hookFailed.FindAllString(run.Out+run.Err, -1) {
-			failedHooks = append(failedHooks, name+": "+strings.TrimSpace(m))
-		}
-		if strings.Contains(strings.ToLower(run.Out+run.Err), "deprecated") {
-			deprecated = append(deprecated, name+": "+grepLines(run.Out+run.Err, "deprecated"))
-		}
-		if dump := os.Getenv("AGENTX_REALHOST_DUMP"); dump != "" {
-			_ = os.WriteFile(fmt.Sprintf("%s/%s-%s.out", dump, h.name, name), []byte(run.Out+"\n--- stderr\n"+run.Err), 0o644)
-		}
-		return run
+	out := run.Out + run.Err
+	for _, m := range hookFailed.FindAllString(out, -1) {
+		sc.reported.failedHooks = append(sc.reported.failedHooks, name+": "+strings.TrimSpace(m))
 	}
-	for i := 0; i < n; i++ {
-		name := fmt.Sprintf("s1-%d", i)
-		var s script
-		if i == 0 {
-			s = script{
-				{Tool: func(offered []string) (string, map[string]any) {
-					return h.shell(offered, "agentx-hook clarify request --issue "+issue+
-						" --from engineer --to architect --non-blocking --topic 'limiter keying' --question '"+question+"'")
-				}},
-				{Tool: func(offered []string) (string, map[string]any) {
-					return mcpTool(offered, "memory_remember"), map[string]any{"content": remember, "category": "key-fact", "issue": 57}
-				}},
-				{Text: decision(i)},
-			}
-		} else {
-			s = script{
-				{Tool: func(offered []string) (string, map[string]any) {
-					return h.shell(offered, fmt.Sprintf("echo checked zqrun%d", i))
-				}},
-				{Text: decision(i)},
-			}
-		}
-		model.set(name, s)
-		run := session(name, "Work on the login lockout.")
-		reqs := model.requests(name)
-		if i == 0 {
-			res.check("start hook context in the model request", bodyHolds(reqs[:min(1, len(reqs))], startHeading), "")
-			// In the ledger, and the id it printed back to the model.
-			id := clarificationID.FindString(w.ledger())
-			res.check("shell: clarify request in the ledger", strings.Contains(w.ledger(), "zqask"+h.name) &&
-				id != "" && len(reqs) >= 2 && strings.Contains(string(reqs[1].Body), id), "id %q", id)
-			// The tool's result (the stored observation's id) is in the
-			// request after the call: the store was empty before it.
-			obs := ""
-			if len(reqs) >= 3 {
-				obs = observationID.FindString(string(reqs[2].Body))
-			}
-			res.check("MCP tool round trip", obs != "" && w.memoryHolds(obs) && w.memoryHolds("zqmcp"+h.name),
-				"observation id %q in the next request; tools offered: %v", obs, toolsOf(reqs))
-		}
-		if w.memoryHolds(fmt.Sprintf("zqdec%s%d", h.name, i)) {
-			atExit++
-		} else {
-			t.Logf("%s: session %s's decision not captured; hook log:\n%s\nstdout: %s\nstderr: %s", h.name, name, w.hookLogText(), run.Out, run.Err)
+	if strings.Contains(strings.ToLower(out), "deprecated") {
+		sc.reported.deprecated = append(sc.reported.deprecated, name+": "+grepLines(out, "deprecated"))
+	}
+	if dump := os.Getenv("AGENTX_REALHOST_DUMP"); dump != "" {
+		_ = os.WriteFile(fmt.Sprintf("%s/%s-%s.out", dump, h.name, name), []byte(run.Out+"\n--- stderr\n"+run.Err), 0o644)
+	}
+	return run
+}
+
+func decisionMarker(host string, i int) string { return fmt.Sprintf("zqdec%s%d", host, i) }
+
+// firstSession is session 1, the i-th time: the first calls the shell
+// tool (clarify request) and an MCP tool, the others a shell command;
+// each ends stating a decision of its own.
+func (sc *scenario) firstSession(i int) {
+	h, w, res := sc.h, sc.w, sc.res
+	name := fmt.Sprintf("s1-%d", i)
+	decision := step{Text: "Decision: key the limiter by account and IP, variant " + decisionMarker(h.name, i) + "."}
+	s := script{{Tool: func(offered []string) (string, map[string]any) {
+		return h.shell(offered, fmt.Sprintf("echo checked zqrun%d", i))
+	}}, decision}
+	if i == 0 {
+		s = script{
+			{Tool: func(offered []string) (string, map[string]any) {
+				return h.shell(offered, "agentx-hook clarify request --issue "+issue+
+					" --from engineer --to architect --non-blocking --topic 'limiter keying'"+
+					" --question 'Key the lockout limiter by account or by IP? (zqask"+h.name+")'")
+			}},
+			{Tool: func(offered []string) (string, map[string]any) {
+				return mcpTool(offered, "memory_remember"), map[string]any{
+					"content": "Lockout messages state the wait in minutes (zqmcp" + h.name + ")", "category": "key-fact", "issue": 57}
+			}},
+			decision,
 		}
 	}
-	model.set("s2", script{{Text: "Nothing to do."}})
-	session("s2", "Go on with the login lockout.")
+	sc.model.set(name, s)
+	run := sc.session(name, "Work on the login lockout.")
+	reqs := sc.model.requests(name)
+	if i == 0 {
+		res.check("start hook context in the model request", bodyHolds(reqs[:min(1, len(reqs))], startHeading), "")
+		// In the ledger, and the id it printed back to the model.
+		id := clarificationID.FindString(w.ledger())
+		res.check("shell: clarify request in the ledger", strings.Contains(w.ledger(), "zqask"+h.name) &&
+			id != "" && len(reqs) >= 2 && strings.Contains(string(reqs[1].Body), id), "id %q", id)
+		// The tool's result (the stored observation's id) is in the
+		// request after the call: the store was empty before it.
+		obs := ""
+		if len(reqs) >= 3 {
+			obs = observationID.FindString(string(reqs[2].Body))
+		}
+		res.check("MCP tool round trip", obs != "" && w.memoryHolds(obs) && w.memoryHolds("zqmcp"+h.name),
+			"observation id %q in the next request; tools offered: %v", obs, toolsOf(reqs))
+	}
+	if w.memoryHolds(decisionMarker(h.name, i)) {
+		sc.atExit++
+	} else {
+		sc.t.Logf("%s: session %s's decision not stored at exit; hook log:\n%s\nstdout: %s\nstderr: %s",
+			h.name, name, w.hookLogText(), run.Out, run.Err)
+	}
+}
+
+// secondSession is session 2 after n first sessions: what its model
+// request holds.
+func (sc *scenario) secondSession(n int) {
+	h, w, res := sc.h, sc.w, sc.res
+	sc.model.set("s2", script{{Text: "Nothing to do."}})
+	sc.session("s2", "Go on with the login lockout.")
 	// A capture the host cut short is finished from the spool by the
 	// next start, which the hook log says: captured too, but later.
 	captured := 0
 	for i := 0; i < n; i++ {
-		if w.memoryHolds(fmt.Sprintf("zqdec%s%d", h.name, i)) {
+		if w.memoryHolds(decisionMarker(h.name, i)) {
 			captured++
 		}
 	}
 	res.count("decision captured", captured, n)
-	res.info(fmt.Sprintf("captured before the host exited %d/%d", atExit, n))
-	res.count("session end: agent done", ended, n+1)
-	s2 := model.requests("s2")
-	dumpRun(h, w, model)
+	res.info(fmt.Sprintf("captured before the host exited %d/%d", sc.atExit, n))
+	res.count("session end: agent done", sc.ended, n+1)
+	s2 := sc.model.requests("s2")
 	// Recall by whichever way the host takes it in (a start hook's
 	// context, an instructions file): a decision of session 1 is there.
 	res.check("session 2: recall in the model request", bodyHolds(s2, "variant zqdec"+h.name), "")
 	id := clarificationID.FindString(w.ledger())
 	res.check("session 2: open clarification in the model request", id != "" && bodyHolds(s2, id, "to architect"), "id %q", id)
+}
+
+// hookChecks reads the hook log and what the host reported of its hooks.
+func (sc *scenario) hookChecks(n int) {
+	h, w, res := sc.h, sc.w, sc.res
 	starts, named, warned := 0, 0, 0
 	log := w.hookLog()
 	for _, e := range log {
@@ -195,10 +237,9 @@ func runHost(t *testing.T, h hostSpec) {
 	res.count("hooks: start hook ran", starts, n+1)
 	res.check("hooks: log names the host, outcome ok", named == len(log) && warned == 0 && len(log) > 0,
 		"%d of %d lines name %s, %d not ok:\n%s", named, len(log), h.name, warned, w.hookLogText())
-	res.check("host reports no hook failed", len(failedHooks) == 0, "%s", strings.Join(failedHooks, "\n"))
-	res.check("host warns of nothing deprecated in setup's files", len(deprecated) == 0, "%s", strings.Join(deprecated, "\n"))
-	rep, raw := w.doctor()
-	res.check("doctor: no failure, host findings ok", rep.Fails == 0 && rep.hostOK(h.name), "%s", raw)
+	res.check("host reports no hook failed", len(sc.reported.failedHooks) == 0, "%s", strings.Join(sc.reported.failedHooks, "\n"))
+	res.check("host warns of nothing deprecated in setup's files", len(sc.reported.deprecated) == 0, "%s",
+		strings.Join(sc.reported.deprecated, "\n"))
 }
 
 // dumpRun writes what a host did, for a person reading it, under
