@@ -620,3 +620,44 @@ func TestPrivateRegionAcrossMessages(t *testing.T) {
 		}
 	}
 }
+
+// Copilot CLI fires agentStop before it writes the turn's last message
+// (issue 31): a mid-session capture reads up to the last turn that ended
+// and leaves the rest, cursor included, for the next one.
+func TestExtractCompleteTurns(t *testing.T) {
+	t.Parallel()
+	turn1 := `{"type":"assistant.turn_start","data":{"turnId":"0"}}
+{"type":"assistant.message","data":{"content":"We decided to keep the cache in memory."}}
+{"type":"assistant.turn_end","data":{"turnId":"0"}}
+`
+	turn2 := `{"type":"assistant.turn_start","data":{"turnId":"1"}}
+{"type":"assistant.message","data":{"content":"We decided to store the index on disk."}}
+`
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(path, []byte(turn1+turn2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ExtractFile(path, Options{CompleteTurns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.EndOffset != int64(len(turn1)) {
+		t.Errorf("EndOffset = %d, want %d (the end of the last turn that ended)", res.EndOffset, len(turn1))
+	}
+	if got := dump(res.Candidates); !strings.Contains(got, "cache in memory") || strings.Contains(got, "index on disk") {
+		t.Errorf("candidates:\n%s", got)
+	}
+	// At the session's end everything written is read, from the cursor on.
+	res, err = ExtractFile(path, Options{Offset: res.EndOffset})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(res.Candidates); !strings.Contains(got, "index on disk") || strings.Contains(got, "cache in memory") {
+		t.Errorf("candidates from the cursor:\n%s", got)
+	}
+	// No turn ended yet: nothing read, the cursor stays.
+	res = Extract([]byte(turn2), Options{CompleteTurns: true})
+	if res.EndOffset != 0 || len(res.Candidates) != 0 {
+		t.Errorf("an unfinished turn read: %d, %s", res.EndOffset, dump(res.Candidates))
+	}
+}

@@ -45,15 +45,38 @@ func (in *Input) IsPayload() bool { return len(in.Raw) > 0 && in.PayloadErr == n
 
 // MidSession reports whether the payload comes from a hook that fires
 // during a session (Claude Code Stop/PreCompact/PostCompact/SubagentStop,
-// Codex Stop, Copilot agentStop): `hook finish` then captures memory but
-// the agent is still at work, so it is not marked done. Only a session end
-// (or a hook run without a payload, by hand or from a script) means done.
+// Codex Stop, Copilot agentStop, or any other event that is not a session
+// end): `hook finish` then captures memory but the agent is still at
+// work, so it is not marked done, and nothing of the session's end (push,
+// checkpoint, retention) runs. Only a session end (or a hook run without
+// a payload, by hand or from a script) means done.
 func (in *Input) MidSession() bool {
-	if !in.IsPayload() {
-		return false
+	return in.IsPayload() && !in.Payload.SessionEnd()
+}
+
+// SetEvent names the host event the hook was wired for (`hook finish
+// --event NAME`) when the payload names none: Copilot CLI sends the same
+// camelCase shape for agentStop and sessionEnd without an event name.
+func (in *Input) SetEvent(event string) {
+	if event != "" && in.Payload.Event == "" {
+		in.Payload.Event = event
 	}
-	switch strings.ToLower(in.Payload.Event) {
-	case "stop", "subagentstop", "precompact", "postcompact", "agentstop":
+}
+
+// SessionEnd reports whether the payload ends its session: SessionEnd by
+// name (Claude Code, Codex; Copilot's sessionEnd), or a payload naming no
+// event. A Copilot payload naming none is a session end only in
+// sessionEnd's shape (a reason; 1.0.102 sends cwd, reason, sessionId,
+// timestamp); agentStop's (a transcript, a stopReason or nothing) fires
+// after every turn.
+func (p Payload) SessionEnd() bool {
+	switch strings.ToLower(p.Event) {
+	case "sessionend":
+		return true
+	case "":
+		if p.Host == Copilot {
+			return p.endShape
+		}
 		return true
 	}
 	return false

@@ -42,6 +42,9 @@ type Payload struct {
 	CompactSummary       string
 	LastAssistantMessage string
 	TurnID               string
+	// endShape: a payload of sessionEnd's shape (a reason, no
+	// stopReason), for a Copilot payload that names no event.
+	endShape bool
 }
 
 // rawPayload accepts both key styles; the first non-empty one wins.
@@ -115,6 +118,7 @@ func decodePayload(data []byte) (Payload, error) {
 		CompactSummary:       first(r.CompactSummary, r.CompactSummaryCamel),
 		LastAssistantMessage: r.LastAssistantMessage,
 		TurnID:               r.TurnID,
+		endShape:             r.Reason != "" && r.StopReason == "",
 	}
 	numericTS := len(r.Timestamp) > 0 && r.Timestamp[0] >= '0' && r.Timestamp[0] <= '9'
 	switch {

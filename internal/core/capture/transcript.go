@@ -34,6 +34,12 @@ type Options struct {
 	Offset int64
 	// Cwd makes file paths under it relative.
 	Cwd string
+	// CompleteTurns reads only up to the end of the last turn that ended
+	// (a Copilot CLI `assistant.turn_end` line): Copilot fires agentStop
+	// before it writes the turn's last message, so what follows the last
+	// turn_end may be a turn still being written. EndOffset stops there
+	// too, and the next capture reads the rest.
+	CompleteTurns bool
 }
 
 // ExtractFile captures observations from the transcript at path, from
@@ -90,6 +96,9 @@ func ExtractFile(path string, opt Options) (Result, error) {
 // newline is read only if it is complete JSON (the host may be writing it).
 // Result.EndOffset is relative to data.
 func Extract(data []byte, opt Options) Result {
+	if opt.CompleteTurns {
+		data = data[:completeTurns(data)]
+	}
 	x := newExtractor(opt)
 	pos := 0
 	for pos < len(data) {
@@ -114,6 +123,25 @@ func Extract(data []byte, opt Options) Result {
 		Lines:       x.lines,
 		Skipped:     x.skipped,
 	}
+}
+
+// copilotTurnEnd is how Copilot CLI writes a turn's end in events.jsonl
+// (compact JSON, type first). Inside a JSON string the quotes would be
+// escaped, so the bytes only match the line's own type.
+var copilotTurnEnd = []byte(`"type":"assistant.turn_end"`)
+
+// completeTurns is the length of data up to the end of the line of its
+// last turn end (0 when no turn ended).
+func completeTurns(data []byte) int {
+	i := bytes.LastIndex(data, copilotTurnEnd)
+	if i < 0 {
+		return 0
+	}
+	nl := bytes.IndexByte(data[i:], '\n')
+	if nl < 0 {
+		return len(data) // the last line, complete if it is valid JSON
+	}
+	return i + nl + 1
 }
 
 // call is a tool call waiting for its result.

@@ -79,6 +79,21 @@ func (c *Cursors) Get(sessionID, transcript string) int64 {
 	return f.Offset
 }
 
+// Transcript is the transcript path the session's cursor records ("" when
+// it has none): a host whose session-end payload names no transcript
+// (Copilot CLI's sessionEnd) is captured from where its turns were.
+func (c *Cursors) Transcript(sessionID string) string {
+	data, err := atomicfile.ReadRegular(c.path(sessionID), atomicfile.StateLimit)
+	if err != nil {
+		return ""
+	}
+	var f file
+	if json.Unmarshal(data, &f) != nil || f.SessionID != sessionID {
+		return ""
+	}
+	return f.Transcript
+}
+
 // Set records that the session's transcript was captured up to offset. It
 // never moves a cursor back for the same transcript.
 func (c *Cursors) Set(ctx context.Context, sessionID, transcript string, offset int64) error {

@@ -17,6 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -93,6 +95,11 @@ type Intake struct {
 	// TranscriptMaxBytes bounds how much of a transcript one capture reads
 	// ([limits] transcript; 0: capture.DefaultMaxBytes).
 	TranscriptMaxBytes int64
+	// CopilotSessions is Copilot CLI's session-state directory
+	// ($COPILOT_HOME/session-state, else ~/.copilot/session-state; "" when
+	// unknown), where a session's transcript is <id>/events.jsonl: its
+	// sessionEnd payload names none.
+	CopilotSessions string
 }
 
 func (x *Intake) warn(format string, args ...any) {
@@ -317,10 +324,15 @@ func (x *Intake) process(ctx context.Context, e Entry, payload *capture.Payload,
 // once the capture is stored, so a failed one is retried from the same place.
 func (x *Intake) extract(ctx context.Context, p capture.Payload) (res capture.Result, save func(), err error) {
 	save = func() {}
+	if p.TranscriptPath == "" {
+		p.TranscriptPath = x.copilotTranscript(p)
+	}
 	transcript := p.TranscriptPath
 	// ExtractFile's EndOffset is absolute: the next capture of this
-	// transcript starts there.
-	res, err = capture.FromPayload(p, capture.Options{Offset: x.Cursors.Get(p.SessionID, transcript), MaxBytes: x.TranscriptMaxBytes})
+	// transcript starts there. A Copilot turn may still be being written
+	// when agentStop fires: mid-session, read only the turns that ended.
+	res, err = capture.FromPayload(p, capture.Options{Offset: x.Cursors.Get(p.SessionID, transcript), MaxBytes: x.TranscriptMaxBytes,
+		CompleteTurns: p.Host == capture.Copilot && !p.SessionEnd()})
 	if errors.Is(err, fs.ErrNotExist) {
 		// A transcript that is gone will not come back: capture what the
 		// payload itself carries rather than retry forever.
@@ -339,6 +351,41 @@ func (x *Intake) extract(ctx context.Context, p capture.Payload) (res capture.Re
 		}
 	}
 	return res, save, nil
+}
+
+// copilotTranscript finds the transcript of a Copilot payload that names
+// none (sessionEnd): the one the session's cursor records, else
+// <session-state>/<id>/events.jsonl when it exists. "" for any other
+// payload, or when neither is known.
+func (x *Intake) copilotTranscript(p capture.Payload) string {
+	if p.Host != capture.Copilot || p.SessionID == "" {
+		return ""
+	}
+	if t := x.Cursors.Transcript(p.SessionID); t != "" {
+		return t
+	}
+	if x.CopilotSessions == "" || !safeName(p.SessionID) {
+		return ""
+	}
+	path := filepath.Join(x.CopilotSessions, p.SessionID, "events.jsonl")
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
+}
+
+// safeName reports a session id usable as one path element: it comes
+// from the host's payload.
+func safeName(id string) bool {
+	if id == "." || id == ".." || len(id) > 200 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // unknown drops the candidates the latest KnownWindow observations

@@ -1,0 +1,83 @@
+package intake
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/capture"
+)
+
+// Copilot CLI 1.0.102 (issue 31): agentStop fires before the turn's last
+// message is in events.jsonl, and sessionEnd names no transcript. The
+// agentStop capture stops at the last turn that ended; sessionEnd finds
+// the transcript from the session's cursor, else from Copilot's session
+// state, and captures the rest. Before the fix the decision of the last
+// turn was lost.
+func TestCopilotSessionCapturedWhole(t *testing.T) {
+	t.Parallel()
+	const id = "6d87fe27-01ef-4671-9a2b-32fc7035d248"
+	turn1 := `{"type":"assistant.turn_start","data":{"turnId":"0"}}
+{"type":"assistant.message","data":{"content":"We decided to keep the cache in memory."}}
+{"type":"assistant.turn_end","data":{"turnId":"0"}}
+{"type":"assistant.turn_start","data":{"turnId":"1"}}
+`
+	turn2 := `{"type":"assistant.message","data":{"content":"We decided to store the index on disk."}}
+{"type":"assistant.turn_end","data":{"turnId":"1"}}
+`
+	for _, tt := range []struct {
+		name      string
+		agentStop bool // an agentStop capture ran first (a cursor exists)
+	}{{"cursor", true}, {"session state", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			x, st, warnings := newIntake(t)
+			x.CopilotSessions = filepath.Join(t.TempDir(), "session-state")
+			transcript := filepath.Join(x.CopilotSessions, id, "events.jsonl")
+			if !tt.agentStop {
+				// The cursor's path wins: the session state is only the
+				// fallback, so put the file where only it points.
+				_ = os.MkdirAll(filepath.Dir(transcript), 0o700)
+			} else {
+				transcript = filepath.Join(t.TempDir(), "events.jsonl")
+				_ = os.MkdirAll(x.CopilotSessions, 0o700)
+			}
+			if err := os.WriteFile(transcript, []byte(turn1), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if tt.agentStop {
+				stop := `{"sessionId":"` + id + `","timestamp":1,"cwd":"/r","transcriptPath":"` + transcript + `"}`
+				capt(t, x, stop)
+			}
+			f, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = f.WriteString(turn2)
+			_ = f.Close()
+			capt(t, x, `{"cwd":"/r","reason":"complete","sessionId":"`+id+`","timestamp":2}`)
+			var got []string
+			for _, o := range st.obs {
+				got = append(got, o.Content)
+			}
+			all := strings.Join(got, "\n")
+			if strings.Count(all, "cache in memory") != 1 || strings.Count(all, "index on disk") != 1 {
+				t.Errorf("stored:\n%s\nwarnings: %q", all, *warnings)
+			}
+		})
+	}
+}
+
+func capt(t *testing.T, x *Intake, payload string) {
+	t.Helper()
+	in := capture.ParseInput([]byte(payload))
+	c, err := New("engineer", 42, &in, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Durably(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+}
