@@ -66,8 +66,15 @@ func runHost(t *testing.T, h hostSpec) {
 	w.run("agentx-hook", "setup", "--"+h.name)
 	sc := &scenario{t: t, h: h, w: w, model: model,
 		res: &result{host: h.name, version: h.version, pass: map[string]bool{}, notes: map[string]string{}}}
-	sc.bin, sc.env = h.prepare(t, w)
 	defer report(t, sc.res)
+	found := false
+	defer func() {
+		if !found { // prepare failed the test: the table says so too
+			sc.res.check("host installed", false, "see the test's log")
+		}
+	}()
+	sc.bin, sc.env = h.prepare(t, w)
+	found = true
 	sc.gates()
 	n := repeat(t)
 	for i := 0; i < n; i++ {
