@@ -9,14 +9,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/capture"
+	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/hooklog"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/session"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
 )
 
-const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex] [--strict] [--deadline D]
-       agentx-hook hook finish --agent A [--issue N] [--format text|json] [--summary-file F] [--strict] [--deadline D]
+const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex|copilot] [--strict] [--deadline D]
+       agentx-hook hook finish --agent A [--issue N] [--format text|json] [--event E] [--summary-file F] [--strict] [--deadline D]
 
 Agent lifecycle hooks. Both run the monitor. start marks the agent working and
 prints what it must know: clarifications waiting for its answer, its own
@@ -29,8 +31,13 @@ $AGENTX_AGENT, else the host payload's agent_type (Claude Code names the agent
 of ` + "`claude --agent NAME`" + `), else [hooks] default_agent (init writes
 engineer), else engineer; it must match [a-z0-9][a-z0-9-]* and be one the
 workflows or config name. A JSON payload on stdin (Claude Code's session_id,
-transcript_path, hook_event_name, cwd) is read when present, within 200 ms
-for a first byte and 500 ms after it.
+transcript_path, hook_event_name, cwd) is read when present: its first byte
+is waited for up to the deadline (less a fifth, at most 1s, kept for the
+capture's spool write), the rest for 500 ms. A stdin left open with nothing on
+it is a warning, and finish then neither captures nor marks the agent done.
+--event names the host event a payload that names none came from (Copilot
+CLI's agentStop and sessionEnd look alike): only a session end marks the agent
+done and pushes, checkpoints and applies retention.
 
 Hooks never get in the way: whatever goes wrong (a corrupt file, a lock
 timeout, a misspelt flag, an unknown agent, no .agentx/ found) prints one
@@ -50,6 +57,7 @@ type hookOptions struct {
 	Strict      bool
 	SummaryFile string
 	Deadline    time.Duration // --deadline (0: [hooks] deadline, else 10 s)
+	HostEvent   string        // --event: the host event, when the payload names none
 }
 
 func runHook(ctx context.Context, a *App, args []string) error {
@@ -137,9 +145,10 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	flags := newFlags(a, "hook "+event, hookUsage)
 	flags.StringVar(&o.Agent, "agent", "", "the agent `name` (else $AGENTX_AGENT, else the host payload's agent_type)")
 	flags.StringVar(&o.Issue, "issue", "", "issue `N` (else $AGENTX_ISSUE, else the branch name)")
-	o.register(flags, "text", "output `form`: text, json, claude or codex (start: the host's SessionStart JSON)")
+	o.register(flags, "text", "output `form`: text, json, claude, codex or copilot (start: the host's sessionStart JSON)")
 	flags.BoolVar(&o.Strict, "strict", false, "exit 1 while a blocking clarification of the agent is open (and 2 for a bad command line)")
 	flags.StringVar(&o.SummaryFile, "summary-file", "", "finish: a session summary `file` for memory capture")
+	flags.StringVar(&o.HostEvent, "event", "", "the host `event` the hook runs for, when its payload names none (Copilot: agentStop, sessionEnd)")
 	flags.DurationVar(&o.Deadline, "deadline", 0, "the hook's overall `deadline` (default: [hooks] deadline, else 10s); steps not done by then are skipped and named")
 	pos, err := o.parse(flags, args[1:])
 	if err != nil {
@@ -149,9 +158,9 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 		return o, usagef("hook %s takes no positional arguments (got %q)", event, pos[0])
 	}
 	switch o.Format {
-	case "text", "json", "claude", "codex":
+	case "text", "json", "claude", "codex", "copilot":
 	default:
-		return o, usagef("--format must be text, json, claude or codex (got %q)", o.Format)
+		return o, usagef("--format must be text, json, claude, codex or copilot (got %q)", o.Format)
 	}
 	if o.Deadline < 0 {
 		return o, usagef("--deadline must be positive (got %s)", o.Deadline)
@@ -166,7 +175,11 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 	began := time.Now() // the deadline counts from here, payload read included
 	event := o.Event
 	in := session.Input{Event: event, Agent: o.Agent, Host: o.Format, Strict: o.Strict, SummaryFile: o.SummaryFile}
-	payload, payloadAgent := session.ReadPayload(a.Stdin)
+	// The configuration's [hooks] deadline is not known before the payload
+	// says where the project is: the flag's, else the default, bounds the
+	// wait.
+	payload, payloadAgent := session.ReadPayload(a.Stdin, session.PayloadWait(payloadDeadline(o.Deadline)))
+	payload.SetEvent(o.HostEvent)
 	in.Payload = payload
 	in.Agent = session.PickAgent(in.Agent, payloadAgent, a.Config)
 	if a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
@@ -182,7 +195,7 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 	if !ok {
 		a.hookSkipped(o.jsonMode(), event, why)
 		a.hookSkippedHost(o.Format, event, why)
-		a.logHookRun(hooklog.Entry{Command: "hook " + event, Host: o.Format, Agent: in.Agent,
+		a.logHookRun(hooklog.Entry{Command: "hook " + event, Host: hookHost(o.Format, payload), Agent: in.Agent,
 			Outcome: hooklog.Skipped, Warnings: []string{why}}, began)
 		return nil
 	}
@@ -197,7 +210,7 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 
 	return a.failOpen(event, func() error {
 		run, end := a.startHookRun(ctx, began, a.hookDeadline(o.Deadline),
-			hooklog.Entry{Command: "hook " + event, Host: o.Format, Agent: in.Agent, Issue: in.Issue})
+			hooklog.Entry{Command: "hook " + event, Host: hookHost(o.Format, payload), Agent: in.Agent, Issue: in.Issue})
 		defer end()
 		deps := a.sessionDeps()
 		var res *session.Result
@@ -215,6 +228,24 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 		}
 		return verdict
 	})
+}
+
+// payloadDeadline bounds the wait for a hook's payload: --deadline, else
+// the default deadline.
+func payloadDeadline(flag time.Duration) time.Duration {
+	if flag > 0 {
+		return flag
+	}
+	return config.DefaultHookDeadline
+}
+
+// hookHost names the host in the hook log: the payload's (claude, codex,
+// copilot), else the output form (text for a hook run by hand).
+func hookHost(format string, in capture.Input) string {
+	if h := in.Payload.Host; h != "" {
+		return string(h)
+	}
+	return format
 }
 
 // sessionDeps wires the hook session to this workspace.
@@ -303,6 +334,13 @@ func (a *App) writeHookOutput(res *session.Result, strict error) error {
 	switch res.Host {
 	case "claude", "codex": // Codex takes Claude Code's SessionStart form
 		return writeSessionStart(a.Stdout, res.Text)
+	case "copilot":
+		doc, err := session.CopilotStart(res.Text)
+		if err != nil {
+			return err
+		}
+		_, err = a.Stdout.Write(doc)
+		return err
 	case "json":
 		return a.writeDoc(res.Doc(strict != nil))
 	default:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/cursor"
@@ -57,7 +58,23 @@ func (a *App) intakeWith(spoolOnly bool) *intake.Intake {
 		Store:              a.Memory(),
 		SpoolOnly:          spoolOnly || a.Getenv(envSpoolOnly) != "",
 		Warn:               a.warn,
+		CopilotSessions:    copilotSessions(a.Getenv),
 	}
+}
+
+// copilotSessions is Copilot CLI's session-state directory:
+// $COPILOT_HOME/session-state, else ~/.copilot/session-state ("" with
+// neither set).
+func copilotSessions(getenv func(string) string) string {
+	home := getenv("COPILOT_HOME")
+	if home == "" {
+		h := getenv("HOME")
+		if h == "" {
+			return ""
+		}
+		home = filepath.Join(h, ".copilot")
+	}
+	return filepath.Join(home, "session-state")
 }
 
 // recallRequest is one recall (recall.Request).

@@ -267,6 +267,8 @@ func TestParsePayload(t *testing.T) {
 		{"codex_stop.json", Codex, "Stop", "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "", "0199a1b2.jsonl", "Phase 3 weights"},
 		{"copilot_sessionend.json", Copilot, "", "c0ffee00-1234-4abc-9def-001122334455", "complete", "events.jsonl", ""},
 		{"copilot_agentstop.json", Copilot, "", "c0ffee00-1234-4abc-9def-001122334455", "end_turn", "events.jsonl", ""},
+		// Codex 0.169: SessionEnd has no turn_id; its rollout says Codex.
+		{"codex_sessionend.json", Codex, "SessionEnd", "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "other", "0199a1b2.jsonl", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

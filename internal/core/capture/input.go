@@ -21,6 +21,11 @@ type Input struct {
 	// Summary is non-JSON text, trimmed: a session summary in the old
 	// compaction format.
 	Summary string
+	// Missing: stdin stayed open and nothing arrived within the hook's
+	// wait. The host sent its payload too late or not at all, so what the
+	// session did is unknown: nothing is captured and the session is not
+	// taken for ended.
+	Missing bool
 }
 
 // ParseInput reads stdin data: a JSON object is a hook payload (decoded
@@ -51,7 +56,7 @@ func (in *Input) IsPayload() bool { return len(in.Raw) > 0 && in.PayloadErr == n
 // checkpoint, retention) runs. Only a session end (or a hook run without
 // a payload, by hand or from a script) means done.
 func (in *Input) MidSession() bool {
-	return in.IsPayload() && !in.Payload.SessionEnd()
+	return in.Missing || in.IsPayload() && !in.Payload.SessionEnd()
 }
 
 // SetEvent names the host event the hook was wired for (`hook finish

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -122,7 +123,9 @@ func decodePayload(data []byte) (Payload, error) {
 	}
 	numericTS := len(r.Timestamp) > 0 && r.Timestamp[0] >= '0' && r.Timestamp[0] <= '9'
 	switch {
-	case r.TurnID != "":
+	case r.TurnID != "" || codexRollout(p.TranscriptPath):
+		// SessionStart and SessionEnd carry no turn_id; their transcript
+		// is still a Codex rollout.
 		p.Host = Codex
 	case r.SessionIDCamel != "" || r.TranscriptPathCamel != "" || r.HookEventNameCamel != "" || numericTS:
 		p.Host = Copilot
@@ -133,6 +136,13 @@ func decodePayload(data []byte) (Payload, error) {
 		p.TranscriptPath = filepath.Join(p.Cwd, p.TranscriptPath)
 	}
 	return p, nil
+}
+
+// codexRollout reports a Codex rollout file
+// (~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl).
+func codexRollout(path string) bool {
+	base := filepath.Base(path)
+	return strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl")
 }
 
 func first(vals ...string) string {

@@ -197,21 +197,26 @@ func (d *run) hostAgents(check string, h hostsettings.Host, w hostsettings.Wirin
 // codex reports Codex's hooks feature flag and whether the user trusts
 // the project (Codex loads a project's .codex/ only then).
 func (d *run) codex(files hostsettings.Files) {
-	state := hostsettings.FeatureUnset
+	state, deprecated := hostsettings.FeatureUnset, false
 	if data, ok := files[hostsettings.CodexConfig]; ok {
 		var err error
-		if state, err = hostsettings.CodexHooksFeature(data); err != nil {
+		if state, deprecated, err = hostsettings.CodexHooksFeature(data); err != nil {
 			d.add("codex-feature", StatusFail, "fix the file by hand, then: agentx-hook setup --codex", "%s: %v", hostsettings.CodexConfig, err)
 			return
 		}
 	}
-	switch state {
-	case hostsettings.FeatureOff:
-		d.add("codex-feature", StatusFail, "agentx-hook setup --codex", "%s turns Codex's hooks off ([features] codex_hooks or hooks = false)", hostsettings.CodexConfig)
-	case hostsettings.FeatureUnset:
-		d.add("codex-feature", StatusWarn, "agentx-hook setup --codex", "%s does not set [features] codex_hooks = true, which Codex before hooks were on by default needs", hostsettings.CodexConfig)
+	switch {
+	case state == hostsettings.FeatureOff:
+		d.add("codex-feature", StatusFail, "agentx-hook setup --codex   # then take codex_hooks = false out of [features] by hand, if it is there",
+			"%s turns Codex's hooks off ([features] hooks or codex_hooks = false): Codex runs none of them", hostsettings.CodexConfig)
+	case deprecated:
+		d.add("codex-feature", StatusWarn, "agentx-hook setup --codex",
+			"%s sets [features] codex_hooks, which Codex 0.169 reports as deprecated on every run; the key is [features] hooks", hostsettings.CodexConfig)
+	case state == hostsettings.FeatureUnset:
+		d.add("codex-feature", StatusWarn, "agentx-hook setup --codex",
+			"%s does not set [features] hooks = true: Codex 0.169 runs hooks by default, an older Codex runs none without it", hostsettings.CodexConfig)
 	default:
-		d.add("codex-feature", StatusOK, "", "%s turns Codex's hooks on", hostsettings.CodexConfig)
+		d.add("codex-feature", StatusOK, "", "%s turns Codex's hooks on ([features] hooks)", hostsettings.CodexConfig)
 	}
 	d.codexTrust()
 }

@@ -1,6 +1,7 @@
 package hostsettings
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -11,15 +12,22 @@ import (
 )
 
 // codexHost is Codex: .codex/hooks.json, SessionStart (hook start
-// --format codex), Stop and PreCompact (hook finish); and [features]
-// codex_hooks = true in .codex/config.toml (Wire and Unwire see to it).
+// --format codex), Stop and PreCompact (hook finish, mid-session) and
+// SessionEnd (hook finish; Codex fires it since 0.145, with 1 s by default
+// and at most 3 s); and [features] hooks = true in .codex/config.toml
+// (Wire and Unwire see to it).
 func codexHost() Host {
 	return Host{Name: Codex, File: ".codex/hooks.json", events: []hostEvent{
 		{"SessionStart", group("startup|resume", "start", "--format codex", 10)},
-		{"Stop", group("", "finish", "", 0)}, // Codex has no SessionEnd
+		{"Stop", group("", "finish", "", 0)},
 		{"PreCompact", group("", "finish", "", 0)},
+		{"SessionEnd", group("", "finish", "", CodexSessionEndTimeout)},
 	}}
 }
+
+// CodexSessionEndTimeout is the timeout setup gives Codex's SessionEnd
+// hook: Codex clamps it to 1..3 s (1 s when unset).
+const CodexSessionEndTimeout = 3
 
 // The patterns of a Codex config.toml, compiled on first use: a process
 // that never edits one pays nothing at start (issue 25).
@@ -28,17 +36,46 @@ var (
 	codexFeatures = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?m)^[ \t]*\[features\][ \t]*(#.*)?$`)
 	})
-	// codexHooksLine is a codex_hooks line in the [features] table.
-	codexHooksLine = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)^([ \t]*)codex_hooks[ \t]*=[^\n]*$`)
+	// hooksLine is a hooks line (in the [features] table).
+	hooksLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^([ \t]*)hooks[ \t]*=[^\n]*$`)
 	})
-	// codexOnLine is the line enableCodexHooks writes, with its newline.
-	codexOnLine = sync.OnceValue(func() *regexp.Regexp {
+	// hooksOnLine and legacyOnLine are the lines setup writes (and an
+	// older setup wrote), with their newline.
+	hooksOnLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^[ \t]*hooks[ \t]*=[ \t]*true[ \t]*(#[^\n]*)?(\n|$)`)
+	})
+	legacyOnLine = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?m)^[ \t]*codex_hooks[ \t]*=[ \t]*true[ \t]*(#[^\n]*)?(\n|$)`)
 	})
 	// nextTable is a table header at the start of a line.
 	nextTable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[`) })
 )
+
+// featuresSpan is where the [features] table's body is in data: from the
+// end of its header line to the next table (ok false: no such header).
+func featuresSpan(data []byte) (start, end int, ok bool) {
+	loc := codexFeatures().FindIndex(data)
+	if loc == nil {
+		return 0, 0, false
+	}
+	end = len(data)
+	if m := nextTable().FindIndex(data[loc[1]:]); m != nil {
+		end = loc[1] + m[0]
+	}
+	return loc[1], end, true
+}
+
+// inFeatures applies edit to the [features] table's body only.
+func inFeatures(data []byte, edit func(body []byte) []byte) []byte {
+	start, end, ok := featuresSpan(data)
+	if !ok {
+		return data
+	}
+	out := append([]byte(nil), data[:start]...)
+	out = append(out, edit(data[start:end])...)
+	return append(out, data[end:]...)
+}
 
 // codexConfig is what agentx reads of a Codex config.toml.
 type codexConfig struct {
@@ -62,40 +99,49 @@ func decodeCodex(data []byte) (codexConfig, error) {
 	return cfg, nil
 }
 
-// enableCodexHooks sets [features] codex_hooks = true in a Codex
-// config.toml, touching no other line: Codex runs no hook from hooks.json
-// without it (https://developers.openai.com/codex/hooks).
+// enableCodexHooks sets [features] hooks = true in a Codex config.toml,
+// touching no other line, and takes out the `codex_hooks = true` an older
+// setup wrote: Codex 0.169 reports that key as deprecated on every run
+// (https://developers.openai.com/codex/hooks). A codex_hooks the user set
+// false is theirs and stays (doctor reports it).
 func enableCodexHooks(old []byte, _ bool) ([]byte, error) {
 	cfg, err := decodeCodex(old)
 	if err != nil {
 		return nil, err
 	}
-	v, set := cfg.Features["codex_hooks"]
+	out := old
+	if on, _ := cfg.Features["codex_hooks"].(bool); on {
+		out = inFeatures(out, func(body []byte) []byte { return legacyOnLine().ReplaceAll(body, nil) })
+	}
+	v, set := cfg.Features["hooks"]
 	if on, _ := v.(bool); on {
-		return old, nil
+		return out, nil
 	}
 	if set {
-		if !codexHooksLine().Match(old) {
-			return nil, errors.New("codex_hooks is set in a form setup does not rewrite; set [features] codex_hooks = true by hand")
+		replaced := inFeatures(out, func(body []byte) []byte {
+			return hooksLine().ReplaceAll(body, []byte("${1}hooks = true"))
+		})
+		if bytes.Equal(replaced, out) {
+			return nil, errors.New("[features] hooks is set in a form setup does not rewrite; set [features] hooks = true by hand")
 		}
-		return codexHooksLine().ReplaceAll(old, []byte("${1}codex_hooks = true")), nil
+		return replaced, nil
 	}
-	if loc := codexFeatures().FindIndex(old); loc != nil {
-		out := append([]byte(nil), old[:loc[1]]...)
-		out = append(out, "\ncodex_hooks = true"...)
-		return append(out, old[loc[1]:]...), nil
+	if start, _, ok := featuresSpan(out); ok {
+		res := append([]byte(nil), out[:start]...)
+		res = append(res, "\nhooks = true"...)
+		return append(res, out[start:]...), nil
 	}
 	if cfg.Features != nil {
-		return nil, errors.New("[features] is written in a form setup does not rewrite; set codex_hooks = true in it by hand")
+		return nil, errors.New("[features] is written in a form setup does not rewrite; set hooks = true in it by hand")
 	}
-	out := append([]byte(nil), old...)
-	if len(out) > 0 {
-		if out[len(out)-1] != '\n' {
-			out = append(out, '\n')
+	res := append([]byte(nil), out...)
+	if len(res) > 0 {
+		if res[len(res)-1] != '\n' {
+			res = append(res, '\n')
 		}
-		out = append(out, '\n')
+		res = append(res, '\n')
 	}
-	return append(out, "[features]\ncodex_hooks = true\n"...), nil
+	return append(res, "[features]\nhooks = true\n"...), nil
 }
 
 // dropEmptyFeatures removes a [features] table holding no key (only blank
@@ -119,23 +165,30 @@ func dropEmptyFeatures(data []byte) []byte {
 	return append(append([]byte(nil), data[:start]...), data[end:]...)
 }
 
-// disableCodexHooks takes codex_hooks = true out of a Codex config.toml,
-// and the [features] table when it is then empty; empty reports a file
-// left with nothing else (it can go). A flag that is not true is left as
-// it is.
+// disableCodexHooks takes hooks = true (and an older setup's codex_hooks
+// = true) out of a Codex config.toml, and the [features] table when it is
+// then empty; empty reports a file left with nothing else (it can go). A
+// flag that is not true is left as it is.
 func disableCodexHooks(old []byte) (out []byte, empty bool, err error) {
 	cfg, err := decodeCodex(old)
 	if err != nil {
 		return nil, false, err
 	}
-	if on, _ := cfg.Features["codex_hooks"].(bool); !on {
+	out = old
+	for key, line := range map[string]func() *regexp.Regexp{"hooks": hooksOnLine, "codex_hooks": legacyOnLine} {
+		if on, _ := cfg.Features[key].(bool); !on {
+			continue
+		}
+		next := inFeatures(out, func(body []byte) []byte { return line().ReplaceAll(body, nil) })
+		if bytes.Equal(next, out) {
+			return nil, false, fmt.Errorf("%s is set in a form remove does not rewrite; take it out of [features] by hand", key)
+		}
+		out = next
+	}
+	if bytes.Equal(out, old) {
 		return old, false, nil
 	}
-	loc := codexOnLine().FindIndex(old)
-	if loc == nil {
-		return nil, false, errors.New("codex_hooks is set in a form remove does not rewrite; take it out of [features] by hand")
-	}
-	out = dropEmptyFeatures(append(append([]byte(nil), old[:loc[0]]...), old[loc[1]:]...))
+	out = dropEmptyFeatures(out)
 	if strings.TrimSpace(string(out)) == "" {
 		return nil, true, nil
 	}
@@ -150,25 +203,27 @@ const (
 )
 
 // CodexHooksFeature says whether a Codex config.toml turns hooks on
-// ([features] codex_hooks, or its newer name hooks): FeatureOn,
-// FeatureOff (either is false) or FeatureUnset.
-func CodexHooksFeature(data []byte) (string, error) {
+// ([features] hooks, or its deprecated name codex_hooks): FeatureOn,
+// FeatureOff (either is false) or FeatureUnset; deprecated reports a
+// codex_hooks key, which Codex 0.169 warns about on every run.
+func CodexHooksFeature(data []byte) (state string, deprecated bool, err error) {
 	cfg, err := decodeCodex(data)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	state := FeatureUnset
+	_, deprecated = cfg.Features["codex_hooks"]
+	state = FeatureUnset
 	for _, key := range []string{"codex_hooks", "hooks"} {
 		v, set := cfg.Features[key]
 		if !set {
 			continue
 		}
 		if on, _ := v.(bool); !on {
-			return FeatureOff, nil
+			return FeatureOff, deprecated, nil
 		}
 		state = FeatureOn
 	}
-	return state, nil
+	return state, deprecated, nil
 }
 
 // CodexTrusted reports whether a user's Codex config.toml ($CODEX_HOME,

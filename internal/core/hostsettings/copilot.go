@@ -2,9 +2,10 @@ package hostsettings
 
 import "encoding/json"
 
-// copilotHost is GitHub Copilot: .github/hooks/agentx.json, version 1,
-// sessionEnd and agentStop (hook finish), each with a bash and a
-// powershell command.
+// copilotHost is GitHub Copilot CLI: .github/hooks/agentx.json, version
+// 1, sessionStart (hook start --format copilot: 1.0.102 injects its
+// additionalContext), sessionEnd and agentStop (hook finish --event E:
+// the payloads name no event), each with a bash and a powershell command.
 func copilotHost() Host {
 	return Host{Name: Copilot, File: ".github/hooks/agentx.json",
 		top: func(obj *jsonObject) {
@@ -13,9 +14,22 @@ func copilotHost() Host {
 			}
 		},
 		events: []hostEvent{
+			{"sessionStart", copilotStart},
 			{"sessionEnd", copilotEntry(true)},
 			{"agentStop", copilotEntry(false)},
 		}}
+}
+
+// copilotStart is the sessionStart hook: the clarifications waiting for
+// the agent and its recall, as {"additionalContext": ...}.
+func copilotStart(agent string) *jsonObject {
+	cmd := hookCommand("start", agent, "--format copilot")
+	e := newJSONObject()
+	e.set("type", "command")
+	e.set("bash", cmd)
+	e.set("powershell", cmd)
+	e.set("timeoutSec", json.Number("10"))
+	return e
 }
 
 // copilotEntry is a Copilot hook: one entry with a bash and a powershell
@@ -26,7 +40,11 @@ func copilotHost() Host {
 // choose theirs, so a first session with nothing set recalls too.
 func copilotEntry(sessionEnd bool) func(string) *jsonObject {
 	return func(agent string) *jsonObject {
-		bash, ps := hookCommand("finish", agent, ""), hookCommand("finish", agent, "")
+		event := "--event agentStop"
+		if sessionEnd {
+			event = "--event sessionEnd"
+		}
+		bash, ps := hookCommand("finish", agent, event), hookCommand("finish", agent, event)
 		switch {
 		case sessionEnd && agent != "":
 			recall := "agentx-hook memory recall --agent " + agent + " --write-instructions"

@@ -75,7 +75,7 @@ func (h Host) Paths() []string {
 	if h.Name == Codex {
 		return []string{h.File, CodexConfig}
 	}
-	return []string{h.File, h.MCPFile()}
+	return append([]string{h.File}, h.mcpFiles()...)
 }
 
 // Events are the hook events agentx wires for the host, in order.
@@ -164,18 +164,20 @@ func Wire(h Host, files Files, agent string) ([]Edit, error) {
 		if err != nil {
 			return nil, &FileError{Path: CodexConfig, Err: err}
 		}
-		if cnext, err = h.wireMCP(cnext, agent); err != nil {
+		if cnext, err = h.wireMCP(CodexConfig, cnext, agent); err != nil {
 			return nil, &FileError{Path: CodexConfig, Err: err}
 		}
 		return append(edits, edit(CodexConfig, cold, cexists, cnext, false)), nil
 	}
-	mf := h.MCPFile()
-	mold, mexists := files[mf]
-	mnext, err := h.wireMCP(mold, agent)
-	if err != nil {
-		return nil, &FileError{Path: mf, Err: err}
+	for _, mf := range h.mcpFiles() {
+		mold, mexists := files[mf]
+		mnext, err := h.wireMCP(mf, mold, agent)
+		if err != nil {
+			return nil, &FileError{Path: mf, Err: err}
+		}
+		edits = append(edits, edit(mf, mold, mexists, mnext, false))
 	}
-	return append(edits, edit(mf, mold, mexists, mnext, false)), nil
+	return edits, nil
 }
 
 // Unwire returns the edits that take h's hooks out of files, keeping every
@@ -194,7 +196,7 @@ func Unwire(h Host, files Files) ([]Edit, error) {
 		cold, cexists := files[CodexConfig]
 		cnext, cempty := cold, false
 		if cexists {
-			if cnext, cempty, err = h.unwireMCP(cold); err != nil {
+			if cnext, cempty, err = h.unwireMCP(CodexConfig, cold); err != nil {
 				return nil, &FileError{Path: CodexConfig, Err: err}
 			}
 		}
@@ -205,15 +207,17 @@ func Unwire(h Host, files Files) ([]Edit, error) {
 		}
 		return append(edits, edit(CodexConfig, cold, cexists, cnext, cempty)), nil
 	}
-	mf := h.MCPFile()
-	mold, mexists := files[mf]
-	mnext, mempty := mold, false
-	if mexists {
-		if mnext, mempty, err = h.unwireMCP(mold); err != nil {
-			return nil, &FileError{Path: mf, Err: err}
+	for _, mf := range h.mcpFiles() {
+		mold, mexists := files[mf]
+		mnext, mempty := mold, false
+		if mexists {
+			if mnext, mempty, err = h.unwireMCP(mf, mold); err != nil {
+				return nil, &FileError{Path: mf, Err: err}
+			}
 		}
+		edits = append(edits, edit(mf, mold, mexists, mnext, mempty))
 	}
-	return append(edits, edit(mf, mold, mexists, mnext, mempty)), nil
+	return edits, nil
 }
 
 // Wiring is what a host's hooks file holds of agentx's hooks.

@@ -72,11 +72,16 @@ func TestEnableCodexHooks(t *testing.T) {
 	for _, tt := range []struct {
 		name, old, want, wantErr string
 	}{
-		{name: "no file", old: "", want: "[features]\ncodex_hooks = true\n"},
-		{name: "other settings", old: "model = \"o4\"", want: "model = \"o4\"\n\n[features]\ncodex_hooks = true\n"},
-		{name: "features table", old: "[features]\nweb_search = true\n", want: "[features]\ncodex_hooks = true\nweb_search = true\n"},
-		{name: "already on", old: "[features]\ncodex_hooks = true # yes\n", want: "[features]\ncodex_hooks = true # yes\n"},
-		{name: "off", old: "[features]\n  codex_hooks = false\n", want: "[features]\n  codex_hooks = true\n"},
+		{name: "no file", old: "", want: "[features]\nhooks = true\n"},
+		{name: "other settings", old: "model = \"o4\"", want: "model = \"o4\"\n\n[features]\nhooks = true\n"},
+		{name: "features table", old: "[features]\nweb_search = true\n", want: "[features]\nhooks = true\nweb_search = true\n"},
+		{name: "already on", old: "[features]\nhooks = true # yes\n", want: "[features]\nhooks = true # yes\n"},
+		{name: "off", old: "[features]\n  hooks = false\n", want: "[features]\n  hooks = true\n"},
+		// Codex 0.169 warns on every run about codex_hooks (issue 31): the
+		// key setup once wrote goes, the user's other keys stay.
+		{name: "deprecated key of ours", old: "[features]\ncodex_hooks = true\nweb_search = true\n", want: "[features]\nhooks = true\nweb_search = true\n"},
+		{name: "deprecated key, hooks set", old: "[features]\nhooks = true\ncodex_hooks = true\n", want: "[features]\nhooks = true\n"},
+		{name: "a hooks table elsewhere", old: "[features]\nweb_search = true\n\n[other]\nhooks = false\n", want: "[features]\nhooks = true\nweb_search = true\n\n[other]\nhooks = false\n"},
 		{name: "dotted key", old: "features.web_search = true\n", wantErr: "by hand"},
 		{name: "not TOML", old: "[features\n", wantErr: "not valid TOML"},
 	} {

@@ -192,7 +192,11 @@ func CodexMCP(old []byte, agent string) ([]byte, error) {
 
 // MCP files by host: where setup registers the server.
 const (
-	ClaudeMCPFile  = ".mcp.json"
+	ClaudeMCPFile = ".mcp.json"
+	// CopilotMCPFile is where Copilot CLI reads a repository's servers
+	// (beside .mcp.json; 1.0.102 no longer reads .vscode/mcp.json).
+	CopilotMCPFile = ".github/mcp.json"
+	// VSCodeMCPFile is where Copilot in VS Code reads them.
 	VSCodeMCPFile  = ".vscode/mcp.json"
 	codexMCPFileIs = CodexConfig // Codex's servers share its config.toml
 )
@@ -205,34 +209,44 @@ func (h Host) MCPFile() string {
 	case Codex:
 		return codexMCPFileIs
 	case Copilot:
-		return VSCodeMCPFile
+		return CopilotMCPFile
 	}
 	return ""
 }
 
-// wireMCP registers the server in old (the host's MCP file).
-func (h Host) wireMCP(old []byte, agent string) ([]byte, error) {
-	switch h.Name {
-	case Claude:
-		return ClaudeMCP(old, agent)
-	case Codex:
-		return CodexMCP(old, agent)
+// mcpFiles are the files setup registers the server in for h: its own,
+// and for Copilot VS Code's too.
+func (h Host) mcpFiles() []string {
+	if h.Name == Copilot {
+		return []string{CopilotMCPFile, VSCodeMCPFile}
 	}
-	return VSCodeMCP(old, agent)
+	return []string{h.MCPFile()}
 }
 
-// unwireMCP takes agentx's server out of old, keeping everything else; an
-// entry under the name that runs another command is the user's and stays.
-// empty reports a file left with nothing in it.
-func (h Host) unwireMCP(old []byte) (out []byte, empty bool, err error) {
+// mcpTop is the key a JSON MCP file keeps its servers under.
+func mcpTop(file string) string {
+	if file == VSCodeMCPFile {
+		return "servers"
+	}
+	return "mcpServers"
+}
+
+// wireMCP registers the server in old (file, one of h's MCP files).
+func (h Host) wireMCP(file string, old []byte, agent string) ([]byte, error) {
+	if h.Name == Codex {
+		return CodexMCP(old, agent)
+	}
+	return mergeJSONServer(old, mcpTop(file), agent)
+}
+
+// unwireMCP takes agentx's server out of old (file), keeping everything
+// else; an entry under the name that runs another command is the user's
+// and stays. empty reports a file left with nothing in it.
+func (h Host) unwireMCP(file string, old []byte) (out []byte, empty bool, err error) {
 	if h.Name == Codex {
 		return removeCodexMCP(old)
 	}
-	top := "servers"
-	if h.Name == Claude {
-		top = "mcpServers"
-	}
-	return removeJSONServer(old, top)
+	return removeJSONServer(old, mcpTop(file))
 }
 
 func removeJSONServer(old []byte, top string) ([]byte, bool, error) {
@@ -305,26 +319,35 @@ func removeCodexMCP(old []byte) ([]byte, bool, error) {
 	return out, false, nil
 }
 
-// MCPRegistered reports whether the host's MCP file registers agentx's
-// server (an entry under ServerName running Command).
+// MCPRegistered reports whether a file the host reads registers agentx's
+// server (an entry under ServerName running Command): Copilot CLI reads
+// .github/mcp.json and .mcp.json, not VS Code's file.
 func (h Host) MCPRegistered(files Files) bool {
+	if h.Name == Copilot {
+		return registeredIn(files, CopilotMCPFile) || registeredIn(files, ClaudeMCPFile)
+	}
+	if h.Name != Codex {
+		return registeredIn(files, h.MCPFile())
+	}
 	data, ok := files[h.MCPFile()]
 	if !ok {
 		return false
 	}
-	if h.Name == Codex {
-		var cfg struct {
-			Servers map[string]map[string]any `toml:"mcp_servers"`
-		}
-		_, err := toml.Decode(string(data), &cfg)
-		return err == nil && cfg.Servers[ServerName]["command"] == Command
+	var cfg struct {
+		Servers map[string]map[string]any `toml:"mcp_servers"`
+	}
+	_, err := toml.Decode(string(data), &cfg)
+	return err == nil && cfg.Servers[ServerName]["command"] == Command
+}
+
+// registeredIn reports whether the JSON MCP file registers the server.
+func registeredIn(files Files, file string) bool {
+	data, ok := files[file]
+	if !ok {
+		return false
 	}
 	var doc map[string]map[string]struct {
 		Command string `json:"command"`
 	}
-	top := "servers"
-	if h.Name == Claude {
-		top = "mcpServers"
-	}
-	return json.Unmarshal(data, &doc) == nil && doc[top][ServerName].Command == Command
+	return json.Unmarshal(data, &doc) == nil && doc[mcpTop(file)][ServerName].Command == Command
 }

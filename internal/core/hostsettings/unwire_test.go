@@ -61,7 +61,7 @@ func TestUnwireKeepsCodexFlagForOtherHooks(t *testing.T) {
 	if edits[0].Action != Updated || edits[1].Action != Updated {
 		t.Fatalf("actions %s, %s", edits[0].Action, edits[1].Action)
 	}
-	if cfg := string(edits[1].New); !strings.Contains(cfg, "codex_hooks = true") || strings.Contains(cfg, "mcp_servers") {
+	if cfg := string(edits[1].New); !strings.Contains(cfg, "hooks = true") || strings.Contains(cfg, "codex_hooks") || strings.Contains(cfg, "mcp_servers") {
 		t.Errorf("config.toml:\n%s", cfg)
 	}
 	if !strings.Contains(string(edits[0].New), "./mine.sh") || strings.Contains(string(edits[0].New), "agentx-hook") {
@@ -91,8 +91,13 @@ func TestCodexHooksFeatureAndTrust(t *testing.T) {
 		"[features]\ncodex_hooks = false\n": FeatureOff,
 		"[features]\ncodex_hooks = true\nhooks = false\n": FeatureOff,
 	} {
-		if got, err := CodexHooksFeature([]byte(in)); err != nil || got != want {
+		if got, _, err := CodexHooksFeature([]byte(in)); err != nil || got != want {
 			t.Errorf("%q: %s, %v; want %s", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]bool{"[features]\ncodex_hooks = true\n": true, "[features]\nhooks = true\n": false, "": false} {
+		if _, deprecated, _ := CodexHooksFeature([]byte(in)); deprecated != want {
+			t.Errorf("%q: deprecated %v", in, deprecated)
 		}
 	}
 	cfg := []byte("[projects.\"/src/app\"]\ntrust_level = \"trusted\"\n[projects.\"/src/other\"]\ntrust_level = \"untrusted\"\n")
@@ -142,7 +147,7 @@ func TestInspectCodexInline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !w.Exists || strings.Join(w.Wired, ",") != "SessionStart" || strings.Join(w.Missing, ",") != "Stop,PreCompact" {
+	if !w.Exists || strings.Join(w.Wired, ",") != "SessionStart" || strings.Join(w.Missing, ",") != "Stop,PreCompact,SessionEnd" {
 		t.Errorf("%+v", w)
 	}
 }

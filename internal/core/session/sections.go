@@ -134,8 +134,11 @@ func renamedSection(renames []statemerge.Rename) (Section, bool) {
 // clarifications alone overflow; the note says how to see everything.
 func FitHost(text, host string) string {
 	limit := recall.ClaudeMaxChars
-	if host == "codex" {
+	switch host {
+	case "codex":
 		limit = recall.CodexMaxTokens * recall.CharsPerToken
+	case "copilot":
+		limit = recall.CopilotMaxChars
 	}
 	if len(text) <= limit {
 		return text

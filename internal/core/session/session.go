@@ -48,8 +48,8 @@ type Input struct {
 	Agent    string
 	Issue    int
 	HasIssue bool
-	// Host is the output form: text, json, claude or codex. It sizes the
-	// recall and the text (Claude Code and Codex cut long context).
+	// Host is the output form: text, json, claude, codex or copilot. It
+	// sizes the recall and the text (the hosts cut long context).
 	Host   string
 	Strict bool
 	// Payload is the host payload or session summary read from stdin
@@ -202,6 +202,9 @@ func Start(d *Deps, run *Run, in Input) *Result {
 func Finish(d *Deps, run *Run, in Input) *Result {
 	s := &session{d: d, run: run, in: in, res: &Result{Input: in, unchecked: true}}
 	defer s.afterFinish()
+	if in.Payload.Missing {
+		s.warn("agentx hook finish: %s", MissingPayload)
+	}
 	run.Step("monitor", func(ctx context.Context) { s.view(ctx) })
 	want := agentstatus.Done
 	if in.Payload.MidSession() {
@@ -236,11 +239,15 @@ func Finish(d *Deps, run *Run, in Input) *Result {
 	if sec, ok := monitorSection(s.res.Report); ok {
 		sections = append(sections, sec)
 	}
-	if s.res.Host == "claude" || s.res.Host == "codex" {
-		s.res.Host = "text" // Claude Code reads no context from session-end hooks
+	if hostForm(s.res.Host) {
+		s.res.Host = "text" // no host reads context from session-end hooks
 	}
 	return s.finishResult(sections)
 }
+
+// MissingPayload is the warning of a hook finish whose host payload never
+// came (doctor counts the runs that logged it).
+const MissingPayload = "no host payload arrived on stdin within the hook's wait (the host sent it late or not at all): nothing was captured and the agent is not marked done"
 
 // afterFinish shares and checkpoints the state at the session's end. A
 // mid-session payload (Claude Code's Stop fires after every reply) does
@@ -286,7 +293,7 @@ func (s *session) recordMetrics(command string, weeklyFile bool) {
 func (s *session) finishResult(sections []Section) *Result {
 	s.res.Sections = sections
 	s.res.Text = Text(s.res, sections)
-	if s.res.Host == "claude" || s.res.Host == "codex" {
+	if hostForm(s.res.Host) {
 		s.res.Text = FitHost(s.res.Text, s.res.Host)
 	}
 	if s.in.Strict {
@@ -294,6 +301,10 @@ func (s *session) finishResult(sections []Section) *Result {
 	}
 	return s.res
 }
+
+// hostForm reports an output form that is a host's hook format (its
+// context is cut to the host's limit).
+func hostForm(host string) bool { return host == "claude" || host == "codex" || host == "copilot" }
 
 // AgentAccepted checks an agent name as `memory add` does, and against the
 // agents the workflows and config know (when they name any): a typo in a

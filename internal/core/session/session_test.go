@@ -65,3 +65,46 @@ func TestFitHostCutsOnARuneBoundary(t *testing.T) {
 		t.Fatalf("codex cut to %d", n)
 	}
 }
+
+// A payload whose first byte comes after the old 200 ms cut-off is read
+// whole when the hook waits up to its deadline; one that never comes
+// marks the input Missing, which is not a session end (issue 31).
+func TestReadPayloadLate(t *testing.T) {
+	t.Parallel()
+	r, w := io.Pipe()
+	defer func() { _ = w.Close() }()
+	payload := `{"session_id":"s1","hook_event_name":"SessionEnd","transcript_path":"/t.jsonl"}`
+	go func() {
+		time.Sleep(2 * StdinFirst) // later than the old cut-off
+		_, _ = w.Write([]byte(payload))
+	}()
+	in, _ := ReadPayload(r, PayloadWait(30*time.Second))
+	if !in.IsPayload() || in.Missing || in.MidSession() {
+		t.Fatalf("late payload: %+v", in)
+	}
+
+	silent, hold := io.Pipe()
+	defer func() { _ = hold.Close() }()
+	in, _ = ReadPayload(silent, StdinFirst)
+	if !in.Missing || !in.MidSession() || !in.Empty() {
+		t.Fatalf("no payload: %+v (missing %v, mid %v)", in, in.Missing, in.MidSession())
+	}
+	// EOF with nothing (a hook run by hand, </dev/null) is no missing payload.
+	in, _ = ReadPayload(strings.NewReader(""), StdinFirst)
+	if in.Missing || in.MidSession() {
+		t.Fatalf("empty stdin: %+v", in)
+	}
+}
+
+func TestPayloadWait(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ deadline, want time.Duration }{
+		{10 * time.Second, 9 * time.Second},
+		{2 * time.Second, 1600 * time.Millisecond},
+		{time.Nanosecond, StdinFirst},
+	} {
+		if got := PayloadWait(tt.deadline); got != tt.want {
+			t.Errorf("PayloadWait(%s) = %s, want %s", tt.deadline, got, tt.want)
+		}
+	}
+}
