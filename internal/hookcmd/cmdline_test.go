@@ -108,7 +108,7 @@ func TestParse(t *testing.T) {
 		{name: "setup needs a host", parse: parser(parseSetup), args: []string{"--no-git-hooks", "--json"},
 			wantErr: "setup needs --claude, --codex or --copilot", json: true},
 		{name: "hook bad format", parse: parser(parseHook), args: []string{"start", "--agent", "a", "--format", "xml"},
-			wantErr: `--format must be text, json, claude or codex (got "xml")`},
+			wantErr: `--format must be text, json, claude, codex or copilot (got "xml")`},
 		{name: "hook unknown event", parse: parser(parseHook), args: []string{"middle", "--json"},
 			wantErr: `unknown hook "middle" (start, finish)`, json: true},
 		{name: "memory search", parse: parser(parseMemorySearch), args: []string{"token", "--limit", "0", "refresh", "--issue", "3", "--category", "decision", "--since", "7d"},

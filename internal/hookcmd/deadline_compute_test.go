@@ -63,14 +63,14 @@ func TestHookFinishBigTranscriptKeepsItsDeadline(t *testing.T) {
 	}
 	switch {
 	case strings.Contains(string(out), "Stored"):
-	case strings.Contains(string(out), "Spooled the claude hook payload for issue #3; it was not processed before the hook's deadline"):
-		// A slow machine (or a race-built binary) cut the capture after
-		// its spool write: nothing is lost, and the next hook start
-		// stores it.
+	case strings.Contains(string(out), "Spooled the claude hook payload for issue #3"):
+		// Deferred past Claude Code's 1.5 s SessionEnd budget (16 MB
+		// unread, issue 31), or a slow machine cut the capture after its
+		// spool write: nothing is lost, and the next hook start stores it.
 		next := exec.Command("agentx-hook", "hook", "start", "--agent", "engineer", "--issue", "3", "--deadline", "60s")
 		next.Dir = root
 		got, err := next.CombinedOutput()
-		if err != nil || !strings.Contains(string(got), "left by an earlier hook that was cut short") {
+		if err != nil || !strings.Contains(string(got), "left spooled by an earlier hook") {
 			t.Errorf("the next hook start did not store the spooled capture (%v):\n%s", err, got)
 		}
 	default:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/buildinfo"
 	"github.com/agentx-dev/agentx/internal/core/doctor"
@@ -109,3 +110,20 @@ func (p doctorProbe) Binary(ctx context.Context) doctor.Binary {
 }
 
 func (doctorProbe) MCPBinary() (string, error) { return findMCPBinary() }
+
+// LoginShell asks a login shell where agentx-hook is, as Codex's
+// `bash -lc` would find it.
+func (p doctorProbe) LoginShell(ctx context.Context) (string, error) {
+	bash := execpath.Find(p.a.Getenv("PATH"), "bash")
+	if bash == "" {
+		return "", doctor.ErrNoShell
+	}
+	ctx, cancel := context.WithTimeout(ctx, doctor.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bash, "-lc", "command -v agentx-hook")
+	if p.a.Environ != nil {
+		cmd.Env = p.a.Environ() // a test's script environment
+	}
+	out, err := cmd.Output()
+	return strings.TrimSpace(string(out)), err
+}

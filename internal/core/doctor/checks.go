@@ -104,7 +104,7 @@ func (d *run) agentFix(cfg *config.Set, source string, known []string) string {
 
 // hosts reports each host whose settings file exists, and fails when no
 // host runs agentx's hooks at all.
-func (d *run) hosts() {
+func (d *run) hosts(ctx context.Context) {
 	root := d.in.Workspace.Root
 	type seen struct {
 		h     hostsettings.Host
@@ -142,9 +142,17 @@ func (d *run) hosts() {
 	for _, u := range used {
 		d.host(u.h, u.w, wired)
 		mcpRegistered = mcpRegistered || u.h.MCPRegistered(u.files)
-		if len(u.w.Wired) > 0 && !u.h.MCPRegistered(u.files) {
+		switch {
+		case len(u.w.Wired) == 0 || u.h.MCPRegistered(u.files):
+		case u.h.Name == hostsettings.Copilot && u.files[hostsettings.VSCodeMCPFile] != nil:
+			d.add("mcp/"+u.h.Name, StatusWarn, "agentx-hook setup --copilot",
+				"agentx's MCP server is only in %s, which Copilot CLI does not read (1.0.102 reads .mcp.json and %s): its sessions offer no agentx tool", hostsettings.VSCodeMCPFile, hostsettings.CopilotMCPFile)
+		default:
 			d.add("mcp/"+u.h.Name, StatusWarn, "agentx-hook setup --"+u.h.Name,
 				"%s does not register agentx's MCP server: agents in this host use the CLI instead of its tools (https://github.com/agentx-dev/agentx/blob/main/docs/mcp.md)", u.h.MCPFile())
+		}
+		if u.h.Name == hostsettings.Copilot && len(u.w.Wired) > 0 {
+			d.copilotTrust()
 		}
 	}
 	if mcpRegistered {
@@ -152,6 +160,7 @@ func (d *run) hosts() {
 	}
 	if codexFiles != nil {
 		d.codex(codexFiles)
+		d.loginPath(ctx)
 	}
 	if wired == 0 && len(used) == 0 {
 		d.add("hosts", StatusFail, "agentx-hook setup --claude (or --codex, --copilot)",
@@ -219,6 +228,7 @@ func (d *run) codex(files hostsettings.Files) {
 		d.add("codex-feature", StatusOK, "", "%s turns Codex's hooks on ([features] hooks)", hostsettings.CodexConfig)
 	}
 	d.codexTrust()
+	d.codexHooksTrust(files)
 }
 
 // codexTrust reads the user's Codex config ($CODEX_HOME, else ~/.codex).
@@ -392,6 +402,7 @@ func (d *run) hookRuns() {
 		d.add("hook-runs", StatusOK, "", "no hook run logged yet (.agentx/%s): start a session in a host to see one", workspace.HookLogName)
 		return
 	}
+	d.missingPayloads(runs)
 	last := runs[len(runs)-1]
 	warned := 0
 	for _, r := range runs {

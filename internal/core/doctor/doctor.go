@@ -60,6 +60,9 @@ type Probe interface {
 	Binary(ctx context.Context) Binary
 	// MCPBinary is the path of the MCP server `agentx-hook mcp` runs.
 	MCPBinary() (string, error)
+	// LoginShell is where `bash -lc 'command -v agentx-hook'` finds
+	// agentx-hook ("" or an error: it does not; ErrNoShell: no bash).
+	LoginShell(ctx context.Context) (string, error)
 	// Git runs git in the workspace's root to reach the remote (remote
 	// get-url, ls-remote).
 	Git(ctx context.Context, args ...string) (string, error)
@@ -89,7 +92,7 @@ func Check(ctx context.Context, in Input, p Probe) []Finding {
 	if cfgOK {
 		d.agent()
 	}
-	d.hosts()
+	d.hosts(ctx)
 	if cfgOK {
 		d.stateBranch(ctx)
 	}

@@ -11,8 +11,9 @@ import (
 // fakeProbe answers doctor's questions from values.
 type fakeProbe struct{ bin Binary }
 
-func (p fakeProbe) Binary(context.Context) Binary { return p.bin }
-func (fakeProbe) MCPBinary() (string, error)      { return "", errors.New("none") }
+func (p fakeProbe) Binary(context.Context) Binary            { return p.bin }
+func (fakeProbe) MCPBinary() (string, error)                 { return "", errors.New("none") }
+func (fakeProbe) LoginShell(context.Context) (string, error) { return "", ErrNoShell }
 func (fakeProbe) Git(context.Context, ...string) (string, error) {
 	return "", errors.New("no git")
 }

@@ -81,3 +81,37 @@ func capt(t *testing.T, x *Intake, payload string) {
 		t.Fatal(err)
 	}
 }
+
+// A session end whose unread transcript is past DeferOver is spooled and
+// left for the next hook start (issue 31: Claude Code cuts SessionEnd
+// hooks at 1.5 s, Codex at its timeout); a short one is stored at once.
+func TestDeferOver(t *testing.T) {
+	t.Parallel()
+	x, st, _ := newIntake(t)
+	transcript := filepath.Join(t.TempDir(), "t.jsonl")
+	line := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"We decided to keep the cache in memory."}]}}` + "\n"
+	if err := os.WriteFile(transcript, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	x.DeferOver = int64(len(line)) - 1
+	in := capture.ParseInput([]byte(`{"session_id":"s1","hook_event_name":"SessionEnd","transcript_path":"` + transcript + `"}`))
+	c, err := New("engineer", 42, &in, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := x.Durably(context.Background(), c)
+	if err != nil || !rep.Deferred || len(st.obs) != 0 {
+		t.Fatalf("long session end: %+v, %v, %d stored", rep, err, len(st.obs))
+	}
+	x.DeferOver = 0
+	reps := x.Leftovers(context.Background())
+	if len(reps) != 1 || len(st.obs) != 1 || !strings.Contains(reps[0].Line(), "deferred") {
+		t.Fatalf("leftovers: %+v, %d stored", reps, len(st.obs))
+	}
+	x.DeferOver = int64(len(line)) * 2
+	in = capture.ParseInput([]byte(`{"session_id":"s2","hook_event_name":"SessionEnd","transcript_path":"` + transcript + `"}`))
+	c, _ = New("engineer", 43, &in, "")
+	if rep, err := x.Durably(context.Background(), c); err != nil || rep.Deferred {
+		t.Fatalf("short session end deferred: %+v, %v", rep, err)
+	}
+}

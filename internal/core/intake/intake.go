@@ -100,6 +100,12 @@ type Intake struct {
 	// unknown), where a session's transcript is <id>/events.jsonl: its
 	// sessionEnd payload names none.
 	CopilotSessions string
+	// DeferOver, when > 0, stops a capture whose transcript has more than
+	// that many bytes not yet captured right after its spool write, as
+	// SpoolOnly does: a host that cuts its session-end hooks short (Claude
+	// Code at 1.5 s) would otherwise kill the capture midway. The next
+	// `hook start` finishes it.
+	DeferOver int64
 }
 
 func (x *Intake) warn(format string, args ...any) {
@@ -161,7 +167,7 @@ func (x *Intake) Durably(ctx context.Context, c Capture) (*Report, error) {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
 	rep := &Report{Agent: c.Entry.Agent, Issue: c.Entry.Issue, Source: c.Source, Spooled: true}
-	if x.SpoolOnly {
+	if x.SpoolOnly || x.tooLong(c.payload) {
 		rep.Deferred = true
 		return rep, nil
 	}
@@ -351,6 +357,30 @@ func (x *Intake) extract(ctx context.Context, p capture.Payload) (res capture.Re
 		}
 	}
 	return res, save, nil
+}
+
+// tooLong reports a payload whose transcript holds more than DeferOver
+// bytes not yet captured.
+func (x *Intake) tooLong(p *capture.Payload) bool {
+	if x.DeferOver <= 0 || p == nil {
+		return false
+	}
+	transcript := p.TranscriptPath
+	if transcript == "" {
+		transcript = x.copilotTranscript(*p)
+	}
+	if transcript == "" {
+		return false
+	}
+	fi, err := os.Stat(transcript)
+	if err != nil {
+		return false
+	}
+	from := x.Cursors.Get(p.SessionID, transcript)
+	if from > fi.Size() {
+		from = 0
+	}
+	return fi.Size()-from > x.DeferOver
 }
 
 // copilotTranscript finds the transcript of a Copilot payload that names

@@ -33,7 +33,7 @@ func (r *Report) Line() string {
 		s += fmt.Sprintf("; %d already known", r.Known)
 	}
 	if r.Leftover {
-		s += "; left by an earlier hook that was cut short"
+		s += "; left spooled by an earlier hook (cut short, or deferred past the host's session-end budget)"
 	}
 	return s + "."
 }

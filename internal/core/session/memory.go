@@ -56,7 +56,12 @@ func (s *session) capture(ctx context.Context, spoolOnly bool) (Section, bool, e
 		return Section{}, false, err
 	}
 	began := time.Now()
-	rep, err := s.d.Intake(spoolOnly).Durably(ctx, c)
+	ix := s.d.Intake(spoolOnly)
+	budget, host := SessionEndBudget(src)
+	if !spoolOnly && budget > 0 {
+		ix.DeferOver = InlineCaptureBytes
+	}
+	rep, err := ix.Durably(ctx, c)
 	s.m.CaptureRuns++
 	s.m.CaptureMS += time.Since(began).Milliseconds()
 	if err != nil {
@@ -71,7 +76,35 @@ func (s *session) capture(ctx context.Context, spoolOnly bool) (Section, bool, e
 		return Section{}, false, err
 	}
 	s.m.Captured += len(rep.IDs)
+	if rep.Deferred && !spoolOnly {
+		s.warn("agentx hook finish: memory capture deferred: the transcript holds more than %d MB not yet captured, more than fits in %s's %s for session-end hooks; it is spooled (durable) and the next hook start stores it",
+			InlineCaptureBytes>>20, host, budget)
+	}
 	return Section{Title: "Memory Capture", Body: rep.Line()}, true, nil
+}
+
+// InlineCaptureBytes is the most unread transcript a session end captures
+// within a host's session-end budget; more is spooled and stored by the
+// next hook start. Measured (docs/PERFORMANCE.md, issue 31): a 16 MB
+// transcript took 0.85 to 1.4 s on a loaded machine, past Claude Code's
+// 1.5 s once the host's own work is counted; 2 MB takes a tenth of it.
+const InlineCaptureBytes = 2 << 20
+
+// SessionEndBudget is how long the host gives a session-end hook before
+// it kills it (0 when it does not cut one short): Claude Code gives its
+// SessionEnd hooks 1.5 s together, Codex SessionEnd its timeout (1 s by
+// default, at most 3 s, which setup writes).
+func SessionEndBudget(in *capture.Input) (time.Duration, string) {
+	if !in.IsPayload() || !in.Payload.SessionEnd() || !strings.EqualFold(in.Payload.Event, "SessionEnd") {
+		return 0, ""
+	}
+	switch in.Payload.Host {
+	case capture.Claude:
+		return 1500 * time.Millisecond, "Claude Code"
+	case capture.Codex:
+		return 3 * time.Second, "Codex"
+	}
+	return 0, ""
 }
 
 // lateSpoolBudget bounds the spool write of a capture whose hook ran out of

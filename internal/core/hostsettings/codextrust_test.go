@@ -1,0 +1,49 @@
+package hostsettings
+
+import (
+	"strings"
+	"testing"
+)
+
+// The hashes are what Codex 0.169.0 itself reports for these hooks
+// (`codex app-server`, hooks/list: currentHash), so doctor's verdict is
+// Codex's own.
+func TestCodexHookTrust(t *testing.T) {
+	t.Parallel()
+	const path = "/tmp/hostfix-npm/cproj/.codex/hooks.json"
+	hooks := []byte(`{"hooks":{"SessionStart":[{"matcher":"startup|resume","hooks":[{"type":"command","command":"agentx-hook hook start --format codex","timeout":10}]}],` +
+		`"Stop":[{"hooks":[{"type":"command","command":"agentx-hook hook finish"}]}],` +
+		`"SessionEnd":[{"hooks":[{"type":"command","command":"agentx-hook hook finish","timeout":3}]}]}}`)
+	want := map[string]string{
+		"SessionStart": "sha256:addc909a014c70a9cf87bd25cb792c57a56bf27bcdbc9881bcffe523f79c45c1",
+		"Stop":         "sha256:fc46d200f21bb4ba362c300d1632549741e043cf9bf32a3bb747d470f210bf20",
+		"SessionEnd":   "sha256:0c34bf98e24394d9587bdcde055b1f5477ccb53b7fe8dfaf074435500192b60a",
+	}
+	user := `[hooks.state."` + path + `:session_start:0:0"]
+trusted_hash = "sha256:addc909a014c70a9cf87bd25cb792c57a56bf27bcdbc9881bcffe523f79c45c1"
+[hooks.state."` + path + `:stop:0:0"]
+trusted_hash = "sha256:0000"
+[hooks.state."` + path + `:session_end:0:0"]
+enabled = false
+`
+	got, err := CodexHookTrust(hooks, path, []byte(user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]string{}
+	for _, h := range got {
+		if h.Hash != want[h.Event] {
+			t.Errorf("%s: hash %s, want %s", h.Event, h.Hash, want[h.Event])
+		}
+		status[h.Event] = h.Status
+	}
+	if status["SessionStart"] != HookTrusted || status["Stop"] != HookModified || status["SessionEnd"] != HookDisabled || len(got) != 3 {
+		t.Errorf("statuses %v", status)
+	}
+	got, _ = CodexHookTrust(hooks, path, nil)
+	for _, h := range got {
+		if h.Status != HookUntrusted || !strings.HasPrefix(h.Key, path+":") {
+			t.Errorf("no state: %+v", h)
+		}
+	}
+}
