@@ -278,11 +278,11 @@ func (w *workspace) doctor() (doctorReport, string) {
 }
 
 // hostOK reports whether doctor has findings for the host (host/NAME,
-// and any host/NAME/... it adds) and all of them are ok.
+// and its gates, NAME-...: codex-trust, copilot-trust) and all are ok.
 func (r doctorReport) hostOK(host string) bool {
 	seen := false
 	for _, f := range r.Findings {
-		if f.Check == "host/"+host || strings.HasPrefix(f.Check, "host/"+host+"/") || strings.HasPrefix(f.Check, "host/"+host+" ") {
+		if f.Check == "host/"+host || strings.HasPrefix(f.Check, "host/"+host+"/") || strings.HasPrefix(f.Check, host+"-") {
 			seen = true
 			if f.Status != "ok" {
 				return false

@@ -144,11 +144,13 @@ var copilot = hostSpec{
 	},
 	trust: func(t *testing.T, w *workspace, _ string, _ []string) {
 		// The user's ~/.copilot/config.json: the repository is a trusted
-		// folder (what answering the trust prompt once records).
+		// folder. This is what 1.0.102 writes when the user answers its
+		// prompt "Yes, and remember this folder" (seen in tmux); in -p
+		// mode it honours config.json's list, not one in settings.json.
 		dir := filepath.Join(w.home, ".copilot")
 		must(t, os.MkdirAll(dir, 0o755))
-		must(t, os.WriteFile(filepath.Join(dir, "config.json"),
-			[]byte(`{"trustedFolders": ["`+w.repo+`"]}`+"\n"), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, "config.json"), []byte("// User settings belong in settings.json.\n"+
+			"// This file is managed automatically.\n"+`{"trustedFolders": ["`+w.repo+`"]}`+"\n"), 0o600))
 	},
 	args: func(prompt string) []string {
 		return []string{"-p", prompt, "--allow-all-tools", "--no-color"}

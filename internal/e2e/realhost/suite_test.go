@@ -84,7 +84,7 @@ func runHost(t *testing.T, h hostSpec) {
 	dumpRun(h, w, model)
 	sc.hookChecks(n)
 	rep, raw := w.doctor()
-	sc.res.check("doctor: no failure, host findings ok", rep.Fails == 0 && rep.hostOK(h.name), "%s", raw)
+	sc.res.check("doctor: no failure or warning, host findings ok", rep.Fails == 0 && rep.Warns == 0 && rep.hostOK(h.name), "%s", raw)
 }
 
 // scenario is one host's run: its workspace, model server and findings.
