@@ -209,10 +209,16 @@ func (sc *scenario) secondSession(n int) {
 	// A capture the host cut short is finished from the spool by the
 	// next start, which the hook log says: captured too, but later.
 	captured := 0
+	var lost []string
 	for i := 0; i < n; i++ {
 		if w.memoryHolds(decisionMarker(h.name, i)) {
 			captured++
+		} else {
+			lost = append(lost, fmt.Sprintf("s1-%d", i))
 		}
+	}
+	if len(lost) > 0 {
+		sc.t.Logf("%s: decisions of %v never stored; hook log:\n%s", h.name, lost, w.hookLogText())
 	}
 	res.count("decision captured", captured, n)
 	res.info(fmt.Sprintf("captured before the host exited %d/%d", sc.atExit, n))
