@@ -18,7 +18,7 @@ import (
 )
 
 const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex|copilot] [--strict] [--deadline D]
-       agentx-hook hook finish --agent A [--issue N] [--format text|json] [--event E] [--summary-file F] [--strict] [--deadline D]
+       agentx-hook hook finish --agent A [--issue N] [--format text|json|codex] [--event E] [--summary-file F] [--strict] [--deadline D]
 
 Agent lifecycle hooks. Both run the monitor. start marks the agent working and
 prints what it must know: clarifications waiting for its answer, its own
@@ -222,6 +222,12 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 		var verdict error
 		if res.Blocked != nil {
 			verdict = &strictError{res.Blocked}
+		}
+		if event == session.EventFinish && o.Format == "codex" {
+			// Codex reads a Stop, PreCompact or SessionEnd hook's stdout
+			// as JSON and fails the hook on text: what finish did is in
+			// the hook log, and its warnings on stderr.
+			return verdict
 		}
 		if err := a.writeHookOutput(res, verdict); err != nil {
 			return err

@@ -15,11 +15,15 @@ already there: every other setting and hook is kept, and a re-run changes
 nothing.
   --claude   .claude/settings.json: SessionStart (hook start --format claude),
              SessionEnd and PreCompact (hook finish)
-  --codex    .codex/hooks.json: SessionStart (hook start --format codex), Stop
-             and PreCompact (hook finish); and [features] codex_hooks = true in
-             .codex/config.toml, which Codex needs to run hooks at all
-  --copilot  .github/hooks/agentx.json: sessionEnd and agentStop (hook finish),
-             each with a bash and a powershell command
+  --codex    .codex/hooks.json: SessionStart (hook start --format codex), Stop,
+             PreCompact and SessionEnd (hook finish --format codex, quiet on
+             stdout, which Codex reads as JSON); [features] hooks = true
+             in .codex/config.toml (an older setup's deprecated codex_hooks
+             goes); the MCP server in its [mcp_servers.agentx]
+  --copilot  .github/hooks/agentx.json: sessionStart (hook start --format
+             copilot), sessionEnd and agentStop (hook finish --event E), each
+             with a bash and a powershell command; the MCP server in
+             .github/mcp.json (Copilot CLI) and .vscode/mcp.json (VS Code)
 Then the git hooks, as ` + "`hooks install`" + ` does (--no-git-hooks skips them).
 
 Without --agent the commands name no agent: each session's agent comes from
@@ -32,7 +36,7 @@ then nothing is written. --dry-run prints the changes as a diff.
 
 --check writes nothing and exits 1 when something would change, listing it
 (exit 0: everything is in place). --remove undoes what setup added: our hook
-entries (the user's other entries and keys stay), Codex's codex_hooks flag
+entries (the user's other entries and keys stay), Codex's hooks flag
 when no other hook in .codex/hooks.json needs it, and the git hooks when no
 host file runs agentx any more; a file is removed only when nothing but what
 setup wrote is left in it. --remove --check reports what --remove would do.`
@@ -53,7 +57,7 @@ func parseSetup(a *App, args []string) (*setupOptions, error) {
 	flags := newFlags(a, "setup", setupUsage)
 	flags.BoolVar(&o.Claude, "claude", false, "wire Claude Code (.claude/settings.json)")
 	flags.BoolVar(&o.Codex, "codex", false, "wire Codex (.codex/hooks.json and .codex/config.toml)")
-	flags.BoolVar(&o.Copilot, "copilot", false, "wire GitHub Copilot (.github/hooks/agentx.json)")
+	flags.BoolVar(&o.Copilot, "copilot", false, "wire GitHub Copilot CLI (.github/hooks/agentx.json, .github/mcp.json)")
 	flags.StringVar(&o.Agent, "agent", "", "write this agent `name` into the commands (default: $AGENTX_AGENT or the host payload at run time)")
 	flags.BoolVar(&o.NoGitHooks, "no-git-hooks", false, "leave the git hooks alone")
 	flags.BoolVar(&o.DryRun, "dry-run", false, "print the changes as a diff and write nothing")

@@ -84,10 +84,11 @@ func (d *run) codexHooksTrust(files hostsettings.Files) {
 }
 
 // copilotTrust reports whether Copilot CLI trusts the workspace's folder:
-// in -p mode (and before the first prompt otherwise) it loads a
-// repository's hooks only in a trusted folder. 1.0.102 keeps trustedFolders
-// in ~/.copilot/settings.json ($COPILOT_HOME), older versions in
-// config.json; COPILOT_ALLOW_ALL=true skips the check.
+// in -p mode it loads a repository's hooks (and MCP servers) only in a
+// trusted folder ("Loading repo hooks in prompt mode (folder is trusted or
+// opt-in set)"). 1.0.102 keeps trustedFolders in ~/.copilot/config.json
+// ($COPILOT_HOME), a file it manages itself, and ignores the key in
+// settings.json; COPILOT_ALLOW_ALL=true skips the check.
 func (d *run) copilotTrust() {
 	if d.in.Getenv("COPILOT_ALLOW_ALL") == "true" {
 		d.add("copilot-trust", StatusOK, "", "COPILOT_ALLOW_ALL=true: Copilot CLI trusts every folder")
@@ -102,25 +103,20 @@ func (d *run) copilotTrust() {
 		home = filepath.Join(h, ".copilot")
 	}
 	root := d.in.Workspace.Root
-	settings := filepath.Join(home, "settings.json")
-	for _, name := range []string{"settings.json", "config.json"} {
-		data, err := os.ReadFile(filepath.Join(home, name))
-		if err != nil {
-			continue
-		}
-		for _, dir := range trustedFolders(data) {
-			if dir == root || strings.HasPrefix(root, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator)) {
-				d.add("copilot-trust", StatusOK, "", "%s trusts %s", filepath.Join(home, name), dir)
-				return
-			}
+	file := filepath.Join(home, "config.json")
+	data, _ := os.ReadFile(file)
+	for _, dir := range trustedFolders(data) {
+		if dir == root || strings.HasPrefix(root, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator)) {
+			d.add("copilot-trust", StatusOK, "", "%s trusts %s", file, dir)
+			return
 		}
 	}
-	d.add("copilot-trust", StatusWarn, "cd "+root+" && copilot   # answer \"Yes, and remember this folder\" once",
-		"Copilot CLI does not trust %s (trustedFolders in %s): `copilot -p` loads the repository's hooks only in a trusted folder", root, settings)
+	d.add("copilot-trust", StatusWarn, "cd "+root+" && copilot   # answer \"Yes, and remember this folder\" once (or set COPILOT_ALLOW_ALL=true for the session)",
+		"Copilot CLI does not trust %s (trustedFolders in %s): `copilot -p` loads the repository's hooks and MCP servers only in a trusted folder, and skips them without a word", root, file)
 }
 
-// trustedFolders reads trustedFolders (or trusted_folders) from a Copilot
-// settings file, which may carry // comment lines.
+// trustedFolders reads trustedFolders (or the older trusted_folders) from
+// Copilot's config.json, which starts with // comment lines.
 func trustedFolders(data []byte) []string {
 	var b bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(data))

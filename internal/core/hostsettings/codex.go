@@ -19,9 +19,12 @@ import (
 func codexHost() Host {
 	return Host{Name: Codex, File: ".codex/hooks.json", events: []hostEvent{
 		{"SessionStart", group("startup|resume", "start", "--format codex", 10)},
-		{"Stop", group("", "finish", "", 0)},
-		{"PreCompact", group("", "finish", "", 0)},
-		{"SessionEnd", group("", "finish", "", CodexSessionEndTimeout)},
+		// --format codex: Codex takes a finish hook's non-empty stdout for
+		// JSON and fails the hook on anything else ("hook returned
+		// invalid stop hook JSON output"), so finish prints nothing there.
+		{"Stop", group("", "finish", "--format codex", 0)},
+		{"PreCompact", group("", "finish", "--format codex", 0)},
+		{"SessionEnd", group("", "finish", "--format codex", CodexSessionEndTimeout)},
 	}}
 }
 

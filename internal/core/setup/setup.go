@@ -160,7 +160,10 @@ func notes(ws workspace.Workspace, cfg func() (*config.Set, error), o Options) [
 		notes = append(notes, "no .agentx/ here yet: the hooks do nothing until `agentx-hook init`")
 	}
 	if o.Codex {
-		notes = append(notes, "Codex runs a project's hooks only once you trust them: review them with /hooks in Codex")
+		notes = append(notes, "Codex (0.169) runs a project's hooks only in a trusted project and once each hook is reviewed with /hooks in Codex (again after setup changes one); `agentx-hook doctor` says which are not and prints the fix")
+	}
+	if o.Copilot {
+		notes = append(notes, "Copilot CLI (1.0.102) loads a repository's hooks in `copilot -p` only in a trusted folder (start `copilot` here once and trust it); `agentx-hook doctor` checks it")
 	}
 	if o.Agent == "" {
 		agent := config.FallbackAgent
