@@ -269,6 +269,15 @@ func dumpRun(h hostSpec, w *workspace, model *fakeModel) {
 		b, _ := os.ReadFile(filepath.Join(w.repo, ".agentx", f))
 		_ = os.WriteFile(fmt.Sprintf("%s/%s-%s", dump, h.name, filepath.Base(f)), b, 0o644)
 	}
+	// How far agentx read each session's transcript.
+	if entries, err := os.ReadDir(filepath.Join(w.repo, ".agentx", "memory", "cursors")); err == nil {
+		var b strings.Builder
+		for _, e := range entries {
+			data, _ := os.ReadFile(filepath.Join(w.repo, ".agentx", "memory", "cursors", e.Name()))
+			fmt.Fprintf(&b, "%s: %s\n", e.Name(), data)
+		}
+		_ = os.WriteFile(fmt.Sprintf("%s/%s-cursors.txt", dump, h.name), []byte(b.String()), 0o644)
+	}
 	// The files the host keeps in HOME (its sessions, transcripts).
 	var files strings.Builder
 	_ = filepath.WalkDir(w.home, func(p string, d fs.DirEntry, err error) error {
