@@ -139,8 +139,9 @@ func trustedFolders(data []byte) []string {
 }
 
 // loginPath reports whether a login shell finds agentx-hook: Codex runs
-// its hooks and shell tools as `bash -lc`, which sets PATH from the login
-// profile, not from the shell doctor runs in.
+// the agent's shell tools as `bash -lc`, whose PATH comes from the login
+// profile, not from the shell doctor runs in (its hooks get the PATH Codex
+// was started with, which the binary check covers).
 func (d *run) loginPath(ctx context.Context) {
 	path, err := d.p.LoginShell(ctx)
 	switch {
@@ -152,7 +153,7 @@ func (d *run) loginPath(ctx context.Context) {
 			fix = fmt.Sprintf(`echo 'export PATH="%s:$PATH"' >> ~/.profile`, filepath.Dir(self))
 		}
 		d.add("login-path", StatusFail, fix,
-			"`bash -lc` does not find agentx-hook: Codex runs hooks and shell tools in a login shell, whose PATH comes from the login profile, so they fail there")
+			"`bash -lc` does not find agentx-hook: Codex runs the agent's shell commands (`agentx-hook clarify request ...`) in a login shell, whose PATH comes from the login profile, so they fail there")
 	default:
 		d.add("login-path", StatusOK, "", "`bash -lc` finds agentx-hook at %s", path)
 	}
