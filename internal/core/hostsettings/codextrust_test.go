@@ -47,3 +47,30 @@ enabled = false
 		}
 	}
 }
+
+// What setup --codex writes, hashed: codex app-server (0.169.0) listed
+// these four hooks as "trusted" once these hashes were recorded, and codex
+// exec then ran SessionStart, Stop and SessionEnd.
+func TestCodexHookTrustOfSetup(t *testing.T) {
+	t.Parallel()
+	h, _ := For(Codex)
+	files := apply(t, Files{}, mustEdits(t)(Wire(h, Files{}, "")))
+	got, err := CodexHookTrust(files[h.File], "/p/.codex/hooks.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"SessionStart": "sha256:addc909a014c70a9cf87bd25cb792c57a56bf27bcdbc9881bcffe523f79c45c1",
+		"Stop":         "sha256:323d9a543f183dc5ce5f82a0d5ac8005e174aeb1f15de4133e472a9b19570bfe",
+		"PreCompact":   "sha256:a380690469fac262a309db2e349233b49e965332e0e72b34cfd4731ffd02f636",
+		"SessionEnd":   "sha256:e013b985f060e564253bf1d448ab44e58a5b19ab956654b62cab72560a3c081f",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d hooks: %+v", len(got), got)
+	}
+	for _, hk := range got {
+		if hk.Hash != want[hk.Event] {
+			t.Errorf("%s: %s, want %s", hk.Event, hk.Hash, want[hk.Event])
+		}
+	}
+}
