@@ -88,6 +88,19 @@ func (m *fakeModel) requests(name string) []recorded {
 	return out
 }
 
+// agentRequests are the requests of the script's agent loop, those that
+// offer tools, in order: a host's side requests (a title, a summary)
+// offer none.
+func (m *fakeModel) agentRequests(name string) []recorded {
+	var out []recorded
+	for _, r := range m.requests(name) {
+		if len(r.Tools) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	path := r.URL.Path
