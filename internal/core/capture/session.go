@@ -60,10 +60,19 @@ const tailBytes = 64 << 10
 // and its transcript's size and last line, so the same turn reported twice
 // (Stop, then SessionEnd) has one key and a later turn a new one. A payload
 // without a readable transcript is keyed by its own fields.
+//
+// A Copilot sessionEnd has a key of its own: its payload names no
+// transcript, and its capture waits for the next hook start (Copilot
+// writes the last turns after the hook returns), so it must not pass for
+// the agentStop of the same session already done.
 func TurnKey(p Payload) string {
 	size, last := transcriptTail(p.TranscriptPath)
-	return spool.Key(string(p.Host), p.SessionID, p.TurnID, strconv.FormatInt(size, 10), string(last),
-		strconv.Itoa(len(p.CompactSummary)))
+	parts := []string{string(p.Host), p.SessionID, p.TurnID, strconv.FormatInt(size, 10), string(last),
+		strconv.Itoa(len(p.CompactSummary))}
+	if p.Host == Copilot && p.SessionEnd() {
+		parts = append(parts, "session-end")
+	}
+	return spool.Key(parts...)
 }
 
 func transcriptTail(path string) (int64, []byte) {

@@ -126,3 +126,36 @@ func TestDeferOver(t *testing.T) {
 		t.Fatalf("short session end deferred: %+v, %v", rep, err)
 	}
 }
+
+// Copilot writes events.jsonl lazily: at an agentStop it may not exist.
+// That is no warning and no capture, and the sessionEnd that follows is
+// not taken for the agentStop already done (both name no readable
+// transcript): the next start captures the whole session. Before, the
+// two shared a spool key and the decision was never stored (the
+// real-host suite lost 3 of 5).
+func TestCopilotTranscriptWrittenAfterTheSession(t *testing.T) {
+	t.Parallel()
+	const id = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+	x, st, warnings := newIntake(t)
+	x.CopilotSessions = filepath.Join(t.TempDir(), "session-state")
+	transcript := filepath.Join(x.CopilotSessions, id, "events.jsonl")
+	capt(t, x, `{"sessionId":"`+id+`","timestamp":1,"cwd":"/r","transcriptPath":"`+transcript+`","stopReason":"end_turn"}`)
+	capt(t, x, `{"cwd":"/r","reason":"complete","sessionId":"`+id+`","timestamp":2}`)
+	if len(*warnings) != 0 || len(st.obs) != 0 {
+		t.Fatalf("before Copilot wrote its transcript: warnings %q, stored %d", *warnings, len(st.obs))
+	}
+	_ = os.MkdirAll(filepath.Dir(transcript), 0o700)
+	turn := `{"type":"assistant.turn_start","data":{"turnId":"0"}}
+{"type":"assistant.message","data":{"content":"We decided to key the limiter by account."}}
+{"type":"assistant.turn_end","data":{"turnId":"0"}}
+`
+	if err := os.WriteFile(transcript, []byte(turn), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if reps := x.Leftovers(context.Background()); len(reps) != 1 {
+		t.Fatalf("the next start finished %d spooled captures, want 1", len(reps))
+	}
+	if len(st.obs) != 1 || !strings.Contains(st.obs[0].Content, "limiter by account") {
+		t.Errorf("stored %+v", st.obs)
+	}
+}

@@ -380,6 +380,12 @@ func (x *Intake) extract(ctx context.Context, p capture.Payload) (res capture.Re
 	// when agentStop fires: mid-session, read only the turns that ended.
 	res, err = capture.FromPayloadContext(ctx, p, capture.Options{Offset: x.Cursors.Get(p.SessionID, transcript), MaxBytes: x.TranscriptMaxBytes,
 		CompleteTurns: p.Host == capture.Copilot && !p.SessionEnd()})
+	if errors.Is(err, fs.ErrNotExist) && p.Host == capture.Copilot && !p.SessionEnd() {
+		// Copilot writes events.jsonl lazily: at an agentStop it may not
+		// exist yet. Nothing to read now; the session end's capture (at the
+		// next hook start) reads the whole file from the cursor.
+		return capture.Result{}, save, nil
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// A transcript that is gone will not come back: capture what the
 		// payload itself carries rather than retry forever.
