@@ -36,8 +36,9 @@ import (
 // script's environment (App.Environ, through process.WithEnv). Scripts
 // keep `exec` where a separate process is the point or the command reads
 // the process's own state: background commands (`&`, locking and
-// concurrency), signals, `timeout`, standard input (the `stdin` command
-// feeds only exec), the program's name (audit_trail.txtar checks the
+// concurrency), signals, `timeout`, standard input (a hook's payload goes
+// through `pipe FILE agentx-hook ...`, scriptpipe_test.go, never through
+// `stdin` and `exec`, which can hand it over too late), the program's name (audit_trail.txtar checks the
 // audit trail's "tool"), relative paths (relativePathArg) and the demo
 // (it starts itself again).
 func TestMain(m *testing.M) {
@@ -215,7 +216,7 @@ func TestScripts(t *testing.T) {
 	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/script",
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"agentx-hook": inProcess},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"agentx-hook": inProcess, "pipe": pipeCmd},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("AGENTX_ROOT", "")

@@ -1,6 +1,8 @@
 // Package testbin puts a test binary on $PATH under the names of the
 // binaries it stands in for (agentx-hook, agentx-mcp), so that tests start
-// it as a real process the way a host or git does. Test support only.
+// it as a real process the way a host or git does, and hands such a
+// process its standard input already written (FilledPipe), as a host's
+// payload is. Test support only.
 package testbin
 
 import (
