@@ -276,7 +276,7 @@ func (d *run) stateBranch(ctx context.Context) {
 			"the remote %q (%s) is unreachable, so hooks neither pull nor push the state (check the URL, the network and your credentials): %v", remote, url, err)
 	case strings.TrimSpace(out) == "":
 		d.add("state-branch", StatusWarn, "agentx-hook sync",
-			"the remote %q (%s) answers but has no %s yet: the first sync (or hook finish) with state to share creates it", remote, url, branch)
+			"the remote %q (%s) answers but has no %s yet: the first sync creates it, empty until agents share state", remote, url, branch)
 	default:
 		d.add("state-branch", StatusOK, "", "%s on %q (%s) is reachable", branch, remote, url)
 	}
