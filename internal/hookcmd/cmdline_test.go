@@ -331,6 +331,7 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		fails(2, "bogus", "--json"),
 		ok("setup", "--claude", "--no-git-hooks", "--json"), fails(2, "setup", "--json"),
 		fails(1, "setup", "--copilot", "--check", "--json"),
+		ok("uninstall", "--dry-run", "--json"), fails(2, "uninstall", "--json"),
 		// doctor finds agentx-hook on the PATH TestMain set.
 		{args: []string{"doctor", "--json"}, env: map[string]string{"PATH": os.Getenv("PATH")}},
 		fails(1, "doctor", "--json"), fails(2, "doctor", "x", "--json"), // no PATH: fail

@@ -100,6 +100,7 @@ func commands() []command {
 		{"mcp", "serve the clarification and memory tools over MCP (stdio) for agent hosts (runs agentx-mcp)", wire(parseMCP, runMCP)},
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
 		{"setup", "wire agentx into Claude Code, Codex or Copilot and git in one step", wire(parseSetup, runSetup)},
+		{"uninstall", "remove everything agentx added to this repository (--dry-run lists it)", wire(parseUninstall, runUninstall)},
 		{"doctor", "check that agentx is wired and working here, with the command that fixes each problem", wire(parseDoctor, runDoctor)},
 		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", wire(parseGitHook, runGitHook)},
 		{"merge-driver", "what git runs to merge state files (hooks install --merge-driver)", wire(parseMergeDriver, runMergeDriver)},
@@ -345,7 +346,7 @@ func (a *App) checkContained(name string, args []string) error {
 		return err
 	}
 	switch name {
-	case "init", "setup", "doctor": // doctor reports a missing workspace as a finding
+	case "init", "setup", "doctor", "uninstall": // doctor reports a missing workspace as a finding; uninstall removes what is there
 		return nil
 	}
 	if err := a.Workspace().CheckExists(); err != nil { // only init creates .agentx/
