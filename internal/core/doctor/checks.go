@@ -364,12 +364,18 @@ func (d *run) gitignore() {
 			missing = append(missing, p.Glob)
 		}
 	}
+	// GitHub Mode's state/ covers the per-machine files.
+	for _, p := range workspace.PerMachine() {
+		if !have[p] && !have["state/"] {
+			missing = append(missing, p)
+		}
+	}
 	if len(missing) > 0 {
 		d.add("gitignore", StatusWarn, fmt.Sprintf("printf '%%s\\n' '%s' >> .agentx/.gitignore", strings.Join(missing, "' '")),
-			".agentx/.gitignore lacks %s: git would show those local files", strings.Join(missing, ", "))
+			".agentx/.gitignore lacks %s: git would show those local or per-machine files", strings.Join(missing, ", "))
 		return
 	}
-	d.add("gitignore", StatusOK, "", ".agentx/.gitignore covers every local-only file")
+	d.add("gitignore", StatusOK, "", ".agentx/.gitignore covers every local-only and per-machine file")
 }
 
 // hookRuns reports the last hook run logged and its warnings.
