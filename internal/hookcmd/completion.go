@@ -46,7 +46,8 @@ func completionTree() completion.Tree {
 		"completion": completion.Shells(),
 		"git-hook":   {"post-commit", "pre-push", "post-merge"},
 	}}
-	clar := []string{string(protocol.Request), "stale"}
+	clar := []string{string(protocol.Request), "show", "stale"}
+	t.IDVerbs = append(t.IDVerbs, "show")
 	for _, v := range protocol.Verbs {
 		clar = append(clar, string(v.Verb))
 		t.IDVerbs = append(t.IDVerbs, string(v.Verb))
