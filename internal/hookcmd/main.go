@@ -235,13 +235,16 @@ func (a *App) runCommand(ctx context.Context, c command, args []string) int {
 
 func (a *App) usage(w io.Writer) {
 	fmt.Fprintf(w, "agentx-hook: clarification and memory for teams of AI coding agents\n\n")
-	fmt.Fprintf(w, "Usage: agentx-hook [--root DIR] COMMAND [ARGS]\n\nCommands:\n")
+	fmt.Fprintf(w, "Usage: agentx-hook [--root DIR] COMMAND [ARGS]\n")
 	width := 0
 	for _, c := range commands() {
 		width = max(width, len(c.name))
 	}
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
+	for _, g := range groupedCommands() { // helpgroups.go
+		fmt.Fprintf(w, "\n%s commands:\n", g.title)
+		for _, c := range g.commands {
+			fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
+		}
 	}
 	fmt.Fprintf(w, "\nThe root is --root, else $AGENTX_ROOT, else the nearest ancestor holding .agentx/,\n")
 	fmt.Fprintf(w, "else the git top level, else the current directory.\n")
