@@ -134,23 +134,30 @@ func parseFlagsOnly(flags *flag.FlagSet, args []string) error {
 // over --format wherever it stands on the line.
 type formatFlag struct {
 	Format string
-	json   bool // --json as typed: folded into Format by parse
+	// out is --json as typed (folded into Format by parse), with
+	// --json=FIELDS, --jq and --template (jsonout.go).
+	out jsonFlag
 }
 
 func (f *formatFlag) register(flags *flag.FlagSet, def, usage string) {
 	flags.StringVar(&f.Format, "format", def, usage)
-	flags.BoolVar(&f.json, "json", false, "same as --format json")
+	flags.Var(jsonSwitch{&f.out}, "json", "same as --format json (--json=FIELD,... keeps those keys)")
+	flags.Var(jsonExpr{&f.out, &f.out.JQ}, "jq", "filter the JSON document with a jq `expression` (implies --json)")
+	flags.Var(jsonExpr{&f.out, &f.out.Template}, "template", "format the JSON document with a Go `template` (implies --json)")
 }
 
 // parse is parse with --json applied to Format, even after a usage error
 // (it decides how that error is printed).
 func (f *formatFlag) parse(flags *flag.FlagSet, args []string) ([]string, error) {
 	pos, err := parse(flags, args)
-	if f.json {
-		f.Format, f.json = "json", false
+	if f.out.JSON {
+		f.Format, f.out.JSON = "json", false
 	}
 	return pos, err
 }
+
+// jsonOutput is the --json settings, for writeDoc.
+func (f *formatFlag) jsonOutput() *jsonFlag { return &f.out }
 
 func (f *formatFlag) jsonMode() bool { return f.Format == "json" }
 

@@ -77,6 +77,8 @@ type App struct {
 	contained bool
 	// indexBG is the background rebuild of the memory index (indexbg.go).
 	indexBG *statesync.IndexRebuild
+	// jsonOut is the command's --json settings (jsonout.go).
+	jsonOut *jsonFlag
 }
 
 // command is one top-level command.
@@ -179,6 +181,9 @@ func (a *App) Run(ctx context.Context, args []string) int {
 		}
 	}
 dispatch:
+	if JSONFilter == nil && wantsJSONFilter(args) { // jsonout.go
+		return a.forwardJSONFilter(ctx, args)
+	}
 	if a.rootFlag != "" {
 		// A misspelt --root would otherwise become a new workspace.
 		if fi, err := os.Stat(a.rootFlag); err != nil || !fi.IsDir() {

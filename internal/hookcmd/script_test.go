@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/jsonfilter"
 	"github.com/agentx-dev/agentx/internal/testbin"
 	"github.com/agentx-dev/agentx/internal/testenv"
 
@@ -44,6 +45,10 @@ import (
 func TestMain(m *testing.M) {
 	switch name := filepath.Base(os.Args[0]); {
 	case name == "agentx-hook" || name == "agentx-mcp":
+		if name == "agentx-mcp" {
+			// As cmd/agentx-mcp: agentx-hook hands --jq and --template here.
+			JSONFilter, JSONFilterCheck = jsonfilter.Apply, jsonfilter.Check
+		}
 		grace := signalGrace
 		if ms, err := strconv.Atoi(os.Getenv(testSignalGraceEnv)); err == nil {
 			grace = time.Duration(ms) * time.Millisecond
@@ -57,6 +62,9 @@ func TestMain(m *testing.M) {
 		testHelpers()[name]()
 		os.Exit(0)
 	}
+	// In-process commands filter as agentx-mcp does (jsonout_test.go runs
+	// agentx-hook's hand-over as processes).
+	JSONFilter, JSONFilterCheck = jsonfilter.Apply, jsonfilter.Check
 	// Most tests here wait on the processes they start or on a deadline.
 	testenv.RaiseParallel(4)
 	// testscript.Main installs the helpers, and would install agentx-hook
