@@ -122,14 +122,15 @@ func commands() []command {
 func Main(args []string) int { return mainGrace(args, signalGrace, nil) }
 
 // mainGrace is Main with the grace after a first signal as a parameter,
-// and a call once the signal handlers are in place (the signal tests set
-// both: they signal only a process that handles signals, without
-// guessing how long a start takes).
-func mainGrace(args []string, grace time.Duration, signalsReady func()) int {
+// and a call once the signal handlers are in place, given the context the
+// first signal cancels (the signal tests set both: they signal only a
+// process that handles signals, and send a second signal only once the
+// first was taken, without guessing how long either takes).
+func mainGrace(args []string, grace time.Duration, signalsReady func(ctx context.Context)) int {
 	ctx, stop := signalsUnlessQuick(args, grace)
 	defer stop()
 	if signalsReady != nil {
-		signalsReady()
+		signalsReady(ctx)
 	}
 	cwd, _ := os.Getwd()
 	a := &App{

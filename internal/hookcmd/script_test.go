@@ -53,9 +53,15 @@ func TestMain(m *testing.M) {
 		if ms, err := strconv.Atoi(os.Getenv(testSignalGraceEnv)); err == nil {
 			grace = time.Duration(ms) * time.Millisecond
 		}
-		var ready func()
+		var ready func(context.Context)
 		if os.Getenv(testSignalReadyEnv) != "" {
-			ready = func() { fmt.Fprintln(os.Stderr, signalsReadyLine) }
+			ready = func(ctx context.Context) {
+				fmt.Fprintln(os.Stderr, signalsReadyLine)
+				go func() {
+					<-ctx.Done()
+					fmt.Fprintln(os.Stderr, signalTakenLine)
+				}()
+			}
 		}
 		os.Exit(mainGrace(os.Args[1:], grace, ready))
 	case testHelpers()[name] != nil:
@@ -97,6 +103,9 @@ const testSignalGraceEnv = "AGENTX_TEST_SIGNAL_GRACE_MS"
 const (
 	testSignalReadyEnv = "AGENTX_TEST_SIGNALS_READY"
 	signalsReadyLine   = "agentx-test: signal handlers installed"
+	// signalTakenLine follows once the first signal cancelled the
+	// command's context: the handler has it, and a second one is counted.
+	signalTakenLine = "agentx-test: first signal taken"
 )
 
 // cleanupM removes the $PATH directory of agentx-hook after the tests

@@ -72,7 +72,10 @@ func TestNoSecretReachesAgentxFiles(t *testing.T) {
 		writeTo(t, summary, "## Decisions\n- "+text+"\n\n## Key Facts\n- The key of "+p.kind+" is "+p.in+" today.\n")
 		must("", "memory", "add", "--file", obsFile)
 		must("", "memory", "capture", "--agent", "architect", "--issue", issue, "--file", summary)
-		must("", "hook", "finish", "--agent", "reviewer", "--issue", issue, "--summary-file", summary)
+		// A deadline no load reaches: this hook must store, not spool for
+		// later (the default 10 s was passed on a loaded machine, and the
+		// count of spooled entries below was one too many).
+		must("", "hook", "finish", "--agent", "reviewer", "--issue", issue, "--summary-file", summary, "--deadline", "10m")
 		// A hook killed right after its spool write leaves the entry on disk.
 		appendTo(t, summary, "- Spooled only.\n")
 		if out, e, code := runApp(t, root, map[string]string{envSpoolOnly: "1"}, "", "hook", "finish", "--agent", "reviewer",
