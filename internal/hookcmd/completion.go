@@ -13,8 +13,9 @@ import (
 
 const completionUsage = `completion bash|zsh|fish|powershell
 
-Prints a shell completion script: commands, subcommands, and the values
-only the workspace knows (agent names after --agent, --from, --to, --as;
+Prints a shell completion script: commands, subcommands, every command's
+flags and the fixed values of a flag such as --format (both read from the
+flag definitions), and the values only the workspace knows (agent names after --agent, --from, --to, --as;
 issue numbers after --issue; open clarification ids after clarify answer,
 ask, resolve, escalate, abandon), read when you press Tab:
   bash        source <(agentx-hook completion bash)       (e.g. in ~/.bashrc)
@@ -61,6 +62,7 @@ func completionTree() completion.Tree {
 	for _, c := range commands() {
 		t.Commands = append(t.Commands, completion.Command{Name: c.name, Summary: c.summary})
 	}
+	t.Flags = commandFlags(t.Subs) // completionflags.go
 	return t
 }
 

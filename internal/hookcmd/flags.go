@@ -15,6 +15,9 @@ import (
 // become usage errors.
 func newFlags(a *App, name, usage string) *flag.FlagSet {
 	flags := flag.NewFlagSet(name, flag.ContinueOnError)
+	if a.flagSets != nil {
+		*a.flagSets = append(*a.flagSets, flags) // completion reads them (completionflags.go)
+	}
 	// flag calls Usage for a bad flag as well as for --help; the text is
 	// held back and printed only for --help (see parse), so a usage error
 	// leaves stdout empty, or holding only the --json error document.

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -79,6 +80,9 @@ type App struct {
 	indexBG *statesync.IndexRebuild
 	// jsonOut is the command's --json settings (jsonout.go).
 	jsonOut *jsonFlag
+	// flagSets collects the flag sets a command line makes, when set
+	// (completionflags.go: completion reads the flags they define).
+	flagSets *[]*flag.FlagSet
 }
 
 // command is one top-level command.
