@@ -25,6 +25,9 @@ func newFlags(a *App, name, usage string) *flag.FlagSet {
 	flags.Usage = func() {
 		w := flags.Output()
 		fmt.Fprintf(w, "Usage: agentx-hook %s\n", usage)
+		if !strings.Contains(usage, "\nExamples:") {
+			printExamples(w, name) // helpexamples.go
+		}
 		var hasFlags bool
 		flags.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
