@@ -63,11 +63,13 @@ func commandFlags(subs map[string][]string) map[string][]completion.Flag {
 // oneOf finds a fixed list of values in a flag's usage: "output form:
 // md or json", "text, claude, codex or json", or a usage that starts with
 // one ("local or github (default ...)").
-var oneOf = regexp.MustCompile(`(?:^|form:? |one of:? )((?:[a-z-]+, )*[a-z-]+ or [a-z-]+)\b`)
+// Compiled where used: a package-level regexp is compiled by every
+// process at start, and only `completion` needs this one.
+const oneOf = `(?:^|form:? |one of:? )((?:[a-z-]+, )*[a-z-]+ or [a-z-]+)\b`
 
 // flagValues is the fixed list of values a usage names, if any.
 func flagValues(usage string) []string {
-	m := oneOf.FindStringSubmatch(usage)
+	m := regexp.MustCompile(oneOf).FindStringSubmatch(usage)
 	if m == nil {
 		return nil
 	}

@@ -3,17 +3,23 @@ package hookcmd
 // helpGroups are the headings of the top-level help, in order, and the
 // commands under each (issue 37: 23 commands in one flat list). A command
 // of the table (main.go) that no group names is listed under "More", so a
-// new command shows up before it is placed here.
-var helpGroups = []struct {
+// new command shows up before it is placed here. A function: help is
+// rare, and a package-level value is built at every start.
+func helpGroups() []struct {
 	title    string
 	commands []string
-}{
-	{"Core", []string{"init", "clarify", "state", "events", "monitor", "ready", "digest", "demo"}},
-	{"Memory", []string{"memory"}},
-	{"Agent hosts", []string{"setup", "hook", "mcp", "doctor", "uninstall"}},
-	{"Git and GitHub", []string{"hooks", "git-hook", "merge-driver", "sync"}},
-	{"Integrity", []string{"verify", "audit", "checkpoint"}},
-	{"Shell", []string{"completion", "version"}},
+} {
+	return []struct {
+		title    string
+		commands []string
+	}{
+		{"Core", []string{"init", "clarify", "state", "events", "monitor", "ready", "digest", "demo"}},
+		{"Memory", []string{"memory"}},
+		{"Agent hosts", []string{"setup", "hook", "mcp", "doctor", "uninstall"}},
+		{"Git and GitHub", []string{"hooks", "git-hook", "merge-driver", "sync"}},
+		{"Integrity", []string{"verify", "audit", "checkpoint"}},
+		{"Shell", []string{"completion", "version"}},
+	}
 }
 
 // groupedCommands is the top-level help's listing: each group's commands
@@ -48,7 +54,7 @@ func groupedCommands() []struct {
 			}{title, cs})
 		}
 	}
-	for _, g := range helpGroups {
+	for _, g := range helpGroups() {
 		add(g.title, g.commands)
 	}
 	add("More", order)

@@ -14,7 +14,7 @@ func TestTopLevelHelpIsGrouped(t *testing.T) {
 	(&App{}).usage(&b)
 	help := b.String()
 	var titles []string
-	for _, g := range helpGroups {
+	for _, g := range helpGroups() {
 		titles = append(titles, g.title+" commands:")
 	}
 	at := -1
