@@ -3,6 +3,7 @@ package testbin
 import (
 	"fmt"
 	"os"
+	"syscall"
 )
 
 // pipeHolds is what FilledPipe writes at most: every pipe holds 4 KiB
@@ -23,6 +24,10 @@ func FilledPipe(data []byte) (*os.File, error) {
 	if len(data) > pipeHolds {
 		return nil, fmt.Errorf("testbin: a %d-byte stdin is more than a pipe surely holds (%d bytes) before its reader starts", len(data), pipeHolds)
 	}
+	// No fork of this process while the write end is open: a child would
+	// hold it until its exec, and the reader's EOF would wait for that.
+	syscall.ForkLock.Lock()
+	defer syscall.ForkLock.Unlock()
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
