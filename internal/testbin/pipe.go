@@ -24,14 +24,14 @@ func FilledPipe(data []byte) (*os.File, error) {
 	if len(data) > pipeHolds {
 		return nil, fmt.Errorf("testbin: a %d-byte stdin is more than a pipe surely holds (%d bytes) before its reader starts", len(data), pipeHolds)
 	}
+	r, w, err := os.Pipe() // before the lock: os.Pipe takes its read side on some systems
+	if err != nil {
+		return nil, err
+	}
 	// No fork of this process while the write end is open: a child would
 	// hold it until its exec, and the reader's EOF would wait for that.
 	syscall.ForkLock.Lock()
 	defer syscall.ForkLock.Unlock()
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
 	if _, err := w.Write(data); err != nil {
 		_ = r.Close()
 		_ = w.Close()
