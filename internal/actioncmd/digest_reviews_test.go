@@ -62,7 +62,7 @@ func TestActionDigestReviewRejections(t *testing.T) {
 
 	body, _ := runDigestOnce(t, fake, r, monday)
 	for _, want := range []string{
-		"## Review rejections (seed 002 §1: rejected for misunderstanding < 15%)",
+		"## Review rejections (target: under 15% rejected for misunderstanding)",
 		"| Issue had clarification rounds | 4 | 2 | 50% |",
 		"| Issue had none | 4 | 1 | 25% |",
 		"| All | 8 | 3 | 37.5% |",

@@ -32,3 +32,30 @@ func TestExampleWorkflowsPutConcurrencyOnTheJob(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleWorkflowsSayWhatToPinBeforeARelease: until the first release
+// no v1 tag exists, and a user copying an example must read, at the step
+// itself, what to pin instead (issue 37); docs/release.md has the section
+// the note names.
+func TestExampleWorkflowsSayWhatToPinBeforeARelease(t *testing.T) {
+	t.Parallel()
+	_, file, _, _ := runtime.Caller(0)
+	files, err := filepath.Glob(filepath.Join(filepath.Dir(file), "..", "..", "examples", "workflows", "*.yml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example workflows: %v", err)
+	}
+	for _, f := range files {
+		yml := repoFile(t, filepath.Join("examples", "workflows", filepath.Base(f)))
+		uses := strings.Count(yml, "uses: agentx-dev/agentx@")
+		notes := strings.Count(yml, "# uses: agentx-dev/agentx@<full 40-hex commit SHA>")
+		if uses == 0 || uses-notes != notes {
+			t.Errorf("%s: %d steps use agentx-dev/agentx, %d say what to pin before the first release", filepath.Base(f), uses-notes, notes)
+		}
+	}
+	release := repoFile(t, filepath.Join("docs", "release.md"))
+	for _, want := range []string{"## Before the first release", "uses: ./.agentx-action", "## The first tag"} {
+		if !strings.Contains(release, want) {
+			t.Errorf("docs/release.md lacks %q", want)
+		}
+	}
+}

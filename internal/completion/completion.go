@@ -31,6 +31,63 @@ type Tree struct {
 	IDVerbs []string
 	// ArtifactVerbs are the artifact subcommands that take an artifact id.
 	ArtifactVerbs []string
+	// Flags are each command's flags, by "COMMAND" or "COMMAND SUB",
+	// read from the flag definitions themselves (hookcmd).
+	Flags map[string][]Flag
+}
+
+// Flag is one flag of a command: its name with dashes, whether it takes
+// a value, and the values it accepts when they are a fixed list.
+type Flag struct {
+	Name   string
+	Usage  string
+	Value  bool
+	Values []string
+}
+
+// flagKeys are t.Flags' keys, sorted, longest first: a "COMMAND SUB" key
+// is tried before its "COMMAND".
+func (t Tree) flagKeys() []string {
+	keys := make([]string, 0, len(t.Flags))
+	for k := range t.Flags {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if ni, nj := strings.Count(keys[i], " "), strings.Count(keys[j], " "); ni != nj {
+			return ni > nj
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
+
+// flagNames are the flags of key, space-separated.
+func (t Tree) flagNames(key string) string {
+	var out []string
+	for _, f := range t.Flags[key] {
+		out = append(out, f.Name)
+	}
+	return strings.Join(out, " ")
+}
+
+// enum is a flag with a fixed list of values, under its command key.
+type enum struct {
+	key, flag string
+	values    []string
+}
+
+// enums are the flags with a fixed list of values, "COMMAND SUB" keys
+// first (the same flag name can take other values in another command).
+func (t Tree) enums() []enum {
+	var out []enum
+	for _, k := range t.flagKeys() {
+		for _, f := range t.Flags[k] {
+			if len(f.Values) > 0 {
+				out = append(out, enum{k, f.Name, f.Values})
+			}
+		}
+	}
+	return out
 }
 
 // Script is the completion script of shell ("" for a shell not in Shells).
@@ -83,6 +140,34 @@ func bash(b *strings.Builder, t Tree, cmds, keys []string) {
 	fmt.Fprintf(b, "    %s) COMPREPLY=($(agentx-hook %s agents \"$cur\" 2>/dev/null)); return ;;\n", valueFlags("agents", "|"), CompleteCommand)
 	fmt.Fprintf(b, "    %s) COMPREPLY=($(agentx-hook %s issues \"$cur\" 2>/dev/null)); return ;;\n", valueFlags("issues", "|"), CompleteCommand)
 	b.WriteString("  esac\n")
+	// A flag's fixed values, for COMMAND SUB, else COMMAND.
+	for _, sub := range []bool{true, false} {
+		if sub {
+			b.WriteString("  case \"${COMP_WORDS[1]} ${COMP_WORDS[2]} $prev\" in\n")
+		} else {
+			b.WriteString("  case \"${COMP_WORDS[1]} $prev\" in\n")
+		}
+		for _, e := range t.enums() {
+			if strings.Contains(e.key, " ") == sub {
+				fmt.Fprintf(b, "    %q) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", e.key+" "+e.flag, strings.Join(e.values, " "))
+			}
+		}
+		b.WriteString("  esac\n")
+	}
+	// Flags, from the flag definitions: for COMMAND SUB, else COMMAND.
+	b.WriteString("  if [ \"$COMP_CWORD\" -ge 2 ] && [ \"${cur#-}\" != \"$cur\" ]; then\n    case \"${COMP_WORDS[1]} ${COMP_WORDS[2]}\" in\n")
+	for _, k := range t.flagKeys() {
+		if strings.Contains(k, " ") {
+			fmt.Fprintf(b, "      %q) words=%q ;;\n", k, t.flagNames(k))
+		}
+	}
+	b.WriteString("      *) case ${COMP_WORDS[1]} in\n")
+	for _, k := range t.flagKeys() {
+		if !strings.Contains(k, " ") {
+			fmt.Fprintf(b, "          %s) words=%q ;;\n", k, t.flagNames(k))
+		}
+	}
+	b.WriteString("        esac ;;\n    esac\n    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\")); return\n  fi\n")
 	b.WriteString("  if [ \"$COMP_CWORD\" -eq 1 ]; then\n")
 	fmt.Fprintf(b, "    words=%q\n", strings.Join(append(cmds, "--root", "--help", "--version"), " "))
 	b.WriteString("  elif [ \"$COMP_CWORD\" -eq 2 ]; then\n    case ${COMP_WORDS[1]} in\n")
@@ -104,7 +189,34 @@ func zsh(b *strings.Builder, t Tree, cmds, keys []string) {
 	b.WriteString("#compdef agentx-hook\n_agentx_hook() {\n  case $words[CURRENT-1] in\n")
 	fmt.Fprintf(b, "    %s) compadd -- ${(f)\"$(agentx-hook %s agents 2>/dev/null)\"}; return ;;\n", valueFlags("agents", "|"), CompleteCommand)
 	fmt.Fprintf(b, "    %s) compadd -- ${(f)\"$(agentx-hook %s issues 2>/dev/null)\"}; return ;;\n", valueFlags("issues", "|"), CompleteCommand)
-	b.WriteString("  esac\n  if (( CURRENT == 2 )); then\n")
+	b.WriteString("  esac\n")
+	for _, sub := range []bool{true, false} {
+		if sub {
+			b.WriteString("  case \"$words[2] $words[3] $words[CURRENT-1]\" in\n")
+		} else {
+			b.WriteString("  case \"$words[2] $words[CURRENT-1]\" in\n")
+		}
+		for _, e := range t.enums() {
+			if strings.Contains(e.key, " ") == sub {
+				fmt.Fprintf(b, "    %q) compadd -- %s; return ;;\n", e.key+" "+e.flag, strings.Join(e.values, " "))
+			}
+		}
+		b.WriteString("  esac\n")
+	}
+	b.WriteString("  if (( CURRENT >= 3 )) && [[ $words[CURRENT] == -* ]]; then\n    case \"$words[2] $words[3]\" in\n")
+	for _, k := range t.flagKeys() {
+		if strings.Contains(k, " ") {
+			fmt.Fprintf(b, "      %q) compadd -- %s; return ;;\n", k, t.flagNames(k))
+		}
+	}
+	b.WriteString("    esac\n    case $words[2] in\n")
+	for _, k := range t.flagKeys() {
+		if !strings.Contains(k, " ") {
+			fmt.Fprintf(b, "      %s) compadd -- %s; return ;;\n", k, t.flagNames(k))
+		}
+	}
+	b.WriteString("    esac\n  fi\n")
+	b.WriteString("  if (( CURRENT == 2 )); then\n")
 	fmt.Fprintf(b, "    compadd -- %s\n", strings.Join(cmds, " "))
 	b.WriteString("  elif (( CURRENT == 3 )); then\n    case $words[2] in\n")
 	for _, k := range keys {
@@ -135,6 +247,24 @@ func fish(b *strings.Builder, t Tree, keys []string) {
 	if len(t.ArtifactVerbs) > 0 {
 		fmt.Fprintf(b, "complete -c agentx-hook -n '__fish_seen_subcommand_from artifact; and __fish_seen_subcommand_from %s' -a '(agentx-hook %s artifacts)'\n", strings.Join(t.ArtifactVerbs, " "), CompleteCommand)
 	}
+	for _, k := range t.flagKeys() {
+		cond := "__fish_seen_subcommand_from " + k
+		if cmd, sub, ok := strings.Cut(k, " "); ok {
+			cond = "__fish_seen_subcommand_from " + cmd + "; and __fish_seen_subcommand_from " + sub
+		}
+		for _, f := range t.Flags[k] {
+			line := fmt.Sprintf("complete -c agentx-hook -n %s -l %s", fishQuote(cond), strings.TrimLeft(f.Name, "-"))
+			if len(f.Values) > 0 {
+				line += " -x -a " + fishQuote(strings.Join(f.Values, " "))
+			} else if f.Value {
+				line += " -r"
+			}
+			if f.Usage != "" {
+				line += " -d " + fishQuote(f.Usage)
+			}
+			b.WriteString(line + "\n")
+		}
+	}
 }
 
 func powershell(b *strings.Builder, t Tree, cmds, keys []string) {
@@ -146,6 +276,27 @@ func powershell(b *strings.Builder, t Tree, cmds, keys []string) {
 	b.WriteString("  $prev = $words[-1]\n  $candidates = @()\n")
 	fmt.Fprintf(b, "  if (@(%s) -contains $prev) { $candidates = @(agentx-hook %s agents 2>$null) }\n", psList(valueFlags("agents", " ")), CompleteCommand)
 	fmt.Fprintf(b, "  elseif ($prev -eq '--issue') { $candidates = @(agentx-hook %s issues 2>$null) }\n", CompleteCommand)
+	for _, e := range t.enums() {
+		cmd, sub, _ := strings.Cut(e.key, " ")
+		cond := fmt.Sprintf("$words[1] -eq '%s'", cmd)
+		if sub != "" {
+			cond += fmt.Sprintf(" -and $words.Count -ge 3 -and $words[2] -eq '%s'", sub)
+		}
+		fmt.Fprintf(b, "  elseif ($prev -eq '%s' -and %s) { $candidates = @(%s) }\n", e.flag, cond, psList(strings.Join(e.values, " ")))
+	}
+	b.WriteString("  elseif ($words.Count -ge 2 -and $wordToComplete -like '-*') {\n    $key = ($words[1..([Math]::Min(2, $words.Count - 1))] -join ' ')\n    switch ($key) {\n")
+	for _, k := range t.flagKeys() {
+		if strings.Contains(k, " ") {
+			fmt.Fprintf(b, "      '%s' { $candidates = @(%s) }\n", k, psList(t.flagNames(k)))
+		}
+	}
+	b.WriteString("    }\n    if ($candidates.Count -eq 0) {\n      switch ($words[1]) {\n")
+	for _, k := range t.flagKeys() {
+		if !strings.Contains(k, " ") {
+			fmt.Fprintf(b, "        '%s' { $candidates = @(%s) }\n", k, psList(t.flagNames(k)))
+		}
+	}
+	b.WriteString("      }\n    }\n  }\n")
 	fmt.Fprintf(b, "  elseif ($words.Count -eq 1) { $candidates = @(%s) }\n", psList(strings.Join(append(cmds, "--root", "--help", "--version"), " ")))
 	b.WriteString("  elseif ($words.Count -eq 2) {\n    switch ($words[1]) {\n")
 	for _, k := range keys {

@@ -45,3 +45,32 @@ func TestScript(t *testing.T) {
 		t.Error("a script for tcsh, want none")
 	}
 }
+
+// TestScriptFlags: every shell's script offers each command's flags and a
+// flag's fixed values, by command (the same flag may take other values
+// elsewhere).
+func TestScriptFlags(t *testing.T) {
+	tree := Tree{
+		Commands: []Command{{"digest", "weekly"}, {"hook", "hooks"}},
+		Subs:     map[string][]string{"hook": {"start"}},
+		Flags: map[string][]Flag{
+			"digest":     {{Name: "--format", Value: true, Values: []string{"md", "json"}}, {Name: "--save"}},
+			"hook start": {{Name: "--format", Value: true, Values: []string{"text", "claude"}}, {Name: "--strict", Usage: "fail loudly"}},
+		},
+	}
+	for _, shell := range Shells() {
+		s := Script(shell, tree)
+		wants := []string{"--save", "md json", "text claude", "strict"}
+		if shell == "powershell" {
+			wants = []string{"'--save'", "'md', 'json'", "'text', 'claude'", "'--strict'"}
+		}
+		if shell == "fish" {
+			wants = []string{"-l save", "'md json'", "'text claude'", "-l strict -d 'fail loudly'"}
+		}
+		for _, want := range wants {
+			if !strings.Contains(s, want) {
+				t.Errorf("%s script lacks %q:\n%s", shell, want, s)
+			}
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 func clarifyUsage() string {
 	var b strings.Builder
 	b.WriteString(`clarify [--issue N] [--all] [--json]
+       agentx-hook clarify show CLR-N-NNN [--json]
        agentx-hook clarify stale [--json]
        agentx-hook clarify request --issue N --from A --to B --topic T --question Q [--blocking|--non-blocking] [--workflow W --step S]
 `)
@@ -39,6 +40,8 @@ func clarifySub(name string) (runFunc, bool) {
 		return wire(parseClarifyRequest, runClarifyRequest), true
 	case "stale":
 		return wire(parseClarifyStale, runClarifyStale), true
+	case "show":
+		return wire(parseClarifyShow, runClarifyShow), true
 	}
 	if v, ok := protocol.Lookup(name); ok {
 		return wire(func(a *App, args []string) (*clarifyOpOptions, error) { return parseClarifyOp(a, v, args) }, runClarifyOp), true
@@ -52,13 +55,13 @@ func clarifySubNames() string {
 	for _, v := range protocol.Verbs {
 		names = append(names, string(v.Verb))
 	}
-	return strings.Join(append(names, "stale"), ", ")
+	return strings.Join(append(names, "show", "stale"), ", ")
 }
 
 func runClarify(ctx context.Context, a *App, args []string) error {
 	withMonitor := func(name string) (runFunc, bool) {
 		sub, ok := clarifySub(name)
-		if !ok || name == "stale" {
+		if !ok || name == "stale" || name == "show" { // show runs it itself
 			return sub, ok
 		}
 		return func(ctx context.Context, a *App, args []string) error {

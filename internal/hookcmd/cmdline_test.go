@@ -229,7 +229,7 @@ func jsonCommands() []string {
 		switch {
 		case noJSON[c.name]:
 		case c.name == "clarify":
-			out = append(out, "clarify", "clarify request", "clarify stale")
+			out = append(out, "clarify", "clarify request", "clarify show", "clarify stale")
 			for _, v := range protocol.Verbs {
 				out = append(out, "clarify "+string(v.Verb))
 			}
@@ -335,6 +335,8 @@ func TestEveryJSONDocumentHasSchemaVersion(t *testing.T) {
 		fails(2, "bogus", "--json"),
 		ok("setup", "--claude", "--no-git-hooks", "--json"), fails(2, "setup", "--json"),
 		fails(1, "setup", "--copilot", "--check", "--json"),
+		ok("uninstall", "--dry-run", "--json"), fails(2, "uninstall", "--json"),
+		ok("clarify", "show", "CLR-42-001", "--json"), fails(1, "clarify", "show", "CLR-42-999", "--json"), fails(2, "clarify", "show", "--json"),
 		// doctor finds agentx-hook on the PATH TestMain set.
 		{args: []string{"doctor", "--json"}, env: map[string]string{"PATH": os.Getenv("PATH")}},
 		fails(1, "doctor", "--json"), fails(2, "doctor", "x", "--json"), // no PATH: fail

@@ -13,8 +13,9 @@ import (
 
 const completionUsage = `completion bash|zsh|fish|powershell
 
-Prints a shell completion script: commands, subcommands, and the values
-only the workspace knows (agent names after --agent, --from, --to, --as;
+Prints a shell completion script: commands, subcommands, every command's
+flags and the fixed values of a flag such as --format (both read from the
+flag definitions), and the values only the workspace knows (agent names after --agent, --from, --to, --as;
 issue numbers after --issue; open clarification ids after clarify answer,
 ask, resolve, escalate, abandon; artifact ids after artifact show, approve,
 reject, ack, reopen), read when you press Tab:
@@ -47,7 +48,8 @@ func completionTree() completion.Tree {
 		"completion": completion.Shells(),
 		"git-hook":   {"post-commit", "pre-push", "post-merge"},
 	}}
-	clar := []string{string(protocol.Request), "stale"}
+	clar := []string{string(protocol.Request), "show", "stale"}
+	t.IDVerbs = append(t.IDVerbs, "show")
 	for _, v := range protocol.Verbs {
 		clar = append(clar, string(v.Verb))
 		t.IDVerbs = append(t.IDVerbs, string(v.Verb))
@@ -63,6 +65,7 @@ func completionTree() completion.Tree {
 	for _, c := range commands() {
 		t.Commands = append(t.Commands, completion.Command{Name: c.name, Summary: c.summary})
 	}
+	t.Flags = commandFlags(t.Subs) // completionflags.go
 	return t
 }
 

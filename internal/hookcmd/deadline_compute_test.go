@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/testbin"
 )
 
 // TestHookFinishBigTranscriptKeepsItsDeadline: a 16 MB transcript (the
@@ -43,7 +45,15 @@ func TestHookFinishBigTranscriptKeepsItsDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "agentx-hook", "hook", "finish", "--agent", "engineer", "--issue", "3", "--deadline", "3s")
-	cmd.Dir, cmd.Stdin = root, strings.NewReader(payload)
+	// The payload is in the pipe before the hook starts (testbin.FilledPipe):
+	// its verdict depends on the deadline, not on when a goroutine of this
+	// test gets to write the payload.
+	in, err := testbin.FilledPipe([]byte(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = in.Close() }()
+	cmd.Dir, cmd.Stdin = root, in
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	took := time.Since(start)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentx-dev/agentx/internal/testbin"
 )
 
 // TestFirstSessionPerHost runs a new user's first two sessions in each
@@ -84,7 +86,14 @@ func sh(t *testing.T, dir string, env []string, stdin, script string) string {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", script)
 	cmd.Dir, cmd.Env = dir, env
-	cmd.Stdin = strings.NewReader(stdin)
+	// The hook's payload is in the pipe before the hook starts, as a
+	// host's is (testbin.FilledPipe): never late on a loaded machine.
+	in, err := testbin.FilledPipe([]byte(stdin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = in.Close() }()
+	cmd.Stdin = in
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, out)
@@ -138,10 +147,13 @@ func copilotCommands(t *testing.T, root string) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Hooks["sessionEnd"]) == 0 {
+	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Hooks["sessionEnd"]) == 0 || len(doc.Hooks["sessionStart"]) == 0 {
 		t.Fatalf("copilot hooks %v:\n%s", err, data)
 	}
-	return "", doc.Hooks["sessionEnd"][0].Bash
+	// The session end's capture waits for the next start (Copilot writes
+	// its last turns after the sessionEnd hook returns); that start,
+	// Copilot's sessionStart hook, stores it and injects the recall.
+	return doc.Hooks["sessionStart"][0].Bash, doc.Hooks["sessionEnd"][0].Bash
 }
 
 func jsonPayload(t map[string]any) string {

@@ -15,6 +15,9 @@ import (
 // become usage errors.
 func newFlags(a *App, name, usage string) *flag.FlagSet {
 	flags := flag.NewFlagSet(name, flag.ContinueOnError)
+	if a.flagSets != nil {
+		*a.flagSets = append(*a.flagSets, flags) // completion reads them (completionflags.go)
+	}
 	// flag calls Usage for a bad flag as well as for --help; the text is
 	// held back and printed only for --help (see parse), so a usage error
 	// leaves stdout empty, or holding only the --json error document.
@@ -22,6 +25,9 @@ func newFlags(a *App, name, usage string) *flag.FlagSet {
 	flags.Usage = func() {
 		w := flags.Output()
 		fmt.Fprintf(w, "Usage: agentx-hook %s\n", usage)
+		if !strings.Contains(usage, "\nExamples:") {
+			printExamples(w, name) // helpexamples.go
+		}
 		var hasFlags bool
 		flags.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
@@ -134,23 +140,30 @@ func parseFlagsOnly(flags *flag.FlagSet, args []string) error {
 // over --format wherever it stands on the line.
 type formatFlag struct {
 	Format string
-	json   bool // --json as typed: folded into Format by parse
+	// out is --json as typed (folded into Format by parse), with
+	// --json=FIELDS, --jq and --template (jsonout.go).
+	out jsonFlag
 }
 
 func (f *formatFlag) register(flags *flag.FlagSet, def, usage string) {
 	flags.StringVar(&f.Format, "format", def, usage)
-	flags.BoolVar(&f.json, "json", false, "same as --format json")
+	flags.Var(jsonSwitch{&f.out}, "json", "same as --format json (--json=FIELD,... keeps those keys)")
+	flags.Var(jsonExpr{&f.out, &f.out.JQ}, "jq", "filter the JSON document with a jq `expression` (implies --json)")
+	flags.Var(jsonExpr{&f.out, &f.out.Template}, "template", "format the JSON document with a Go `template` (implies --json)")
 }
 
 // parse is parse with --json applied to Format, even after a usage error
 // (it decides how that error is printed).
 func (f *formatFlag) parse(flags *flag.FlagSet, args []string) ([]string, error) {
 	pos, err := parse(flags, args)
-	if f.json {
-		f.Format, f.json = "json", false
+	if f.out.JSON {
+		f.Format, f.out.JSON = "json", false
 	}
 	return pos, err
 }
+
+// jsonOutput is the --json settings, for writeDoc.
+func (f *formatFlag) jsonOutput() *jsonFlag { return &f.out }
 
 func (f *formatFlag) jsonMode() bool { return f.Format == "json" }
 

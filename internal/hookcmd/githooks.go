@@ -140,6 +140,7 @@ type gitHookOptions struct {
 func parseGitHook(a *App, args []string) (*gitHookOptions, error) {
 	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
 		fmt.Fprintf(a.Stdout, "Usage: agentx-hook %s\n", gitHookUsage)
+		printExamples(a.Stdout, "git-hook")
 		return nil, errHelp
 	}
 	o := &gitHookOptions{}

@@ -64,6 +64,7 @@ func runHook(ctx context.Context, a *App, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
 			fmt.Fprintf(a.Stdout, "Usage: agentx-hook %s\n", hookUsage)
+			printExamples(a.Stdout, "hook")
 			return errHelp
 		}
 		return a.hookMisconfigured("", a.unknown(usagef("hook needs start or finish"), args), hasStrict(args))

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -80,6 +81,11 @@ type App struct {
 	// hookIssue is the running hook's issue (0: none): its state files
 	// are pulled first.
 	hookIssue int
+	// jsonOut is the command's --json settings (jsonout.go).
+	jsonOut *jsonFlag
+	// flagSets collects the flag sets a command line makes, when set
+	// (completionflags.go: completion reads the flags they define).
+	flagSets *[]*flag.FlagSet
 }
 
 // command is one top-level command.
@@ -105,6 +111,7 @@ func commands() []command {
 		{"view", "a read-only web view of clarifications, agents, memory and the digest (runs agentx-view)", wire(parseView, runView)},
 		{"hooks", "install, remove and check agentx's git hooks", runHooks},
 		{"setup", "wire agentx into Claude Code, Codex or Copilot and git in one step", wire(parseSetup, runSetup)},
+		{"uninstall", "remove everything agentx added to this repository (--dry-run lists it)", wire(parseUninstall, runUninstall)},
 		{"doctor", "check that agentx is wired and working here, with the command that fixes each problem", wire(parseDoctor, runDoctor)},
 		{"git-hook", "what the git hook shims run (post-commit, pre-push, post-merge)", wire(parseGitHook, runGitHook)},
 		{"merge-driver", "what git runs to merge state files (hooks install --merge-driver)", wire(parseMergeDriver, runMergeDriver)},
@@ -124,14 +131,15 @@ func commands() []command {
 func Main(args []string) int { return mainGrace(args, signalGrace, nil) }
 
 // mainGrace is Main with the grace after a first signal as a parameter,
-// and a call once the signal handlers are in place (the signal tests set
-// both: they signal only a process that handles signals, without
-// guessing how long a start takes).
-func mainGrace(args []string, grace time.Duration, signalsReady func()) int {
+// and a call once the signal handlers are in place, given the context the
+// first signal cancels (the signal tests set both: they signal only a
+// process that handles signals, and send a second signal only once the
+// first was taken, without guessing how long either takes).
+func mainGrace(args []string, grace time.Duration, signalsReady func(ctx context.Context)) int {
 	ctx, stop := signalsUnlessQuick(args, grace)
 	defer stop()
 	if signalsReady != nil {
-		signalsReady()
+		signalsReady(ctx)
 	}
 	cwd, _ := os.Getwd()
 	a := &App{
@@ -183,6 +191,9 @@ func (a *App) Run(ctx context.Context, args []string) int {
 		}
 	}
 dispatch:
+	if JSONFilter == nil && wantsJSONFilter(args) { // jsonout.go
+		return a.forwardJSONFilter(ctx, args)
+	}
 	if a.rootFlag != "" {
 		// A misspelt --root would otherwise become a new workspace.
 		if fi, err := os.Stat(a.rootFlag); err != nil || !fi.IsDir() {
@@ -239,13 +250,16 @@ func (a *App) runCommand(ctx context.Context, c command, args []string) int {
 
 func (a *App) usage(w io.Writer) {
 	fmt.Fprintf(w, "agentx-hook: clarification and memory for teams of AI coding agents\n\n")
-	fmt.Fprintf(w, "Usage: agentx-hook [--root DIR] COMMAND [ARGS]\n\nCommands:\n")
+	fmt.Fprintf(w, "Usage: agentx-hook [--root DIR] COMMAND [ARGS]\n")
 	width := 0
 	for _, c := range commands() {
 		width = max(width, len(c.name))
 	}
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
+	for _, g := range groupedCommands() { // helpgroups.go
+		fmt.Fprintf(w, "\n%s commands:\n", g.title)
+		for _, c := range g.commands {
+			fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
+		}
 	}
 	fmt.Fprintf(w, "\nThe root is --root, else $AGENTX_ROOT, else the nearest ancestor holding .agentx/,\n")
 	fmt.Fprintf(w, "else the git top level, else the current directory.\n")
@@ -350,7 +364,7 @@ func (a *App) checkContained(name string, args []string) error {
 		return err
 	}
 	switch name {
-	case "init", "setup", "doctor": // doctor reports a missing workspace as a finding
+	case "init", "setup", "doctor", "uninstall": // doctor reports a missing workspace as a finding; uninstall removes what is there
 		return nil
 	}
 	if err := a.Workspace().CheckExists(); err != nil { // only init creates .agentx/

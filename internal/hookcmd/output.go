@@ -20,14 +20,26 @@ import (
 // parsed options alone, whether a failure is also printed as a --json
 // document. Documents go through a.writeDoc, which stamps schema_version.
 
-// jsonFlag is the --json switch of a command that prints a document.
-type jsonFlag struct{ JSON bool }
+// jsonFlag is the --json switch of a command that prints a document,
+// with gh's companions (jsonout.go): --json=FIELD,... keeps those keys,
+// --jq EXPR filters the document, --template TEXT formats it.
+type jsonFlag struct {
+	JSON     bool
+	Fields   []string
+	JQ       string
+	Template string
+}
 
 func (j *jsonFlag) register(flags *flag.FlagSet) {
-	flags.BoolVar(&j.JSON, "json", false, "print one JSON document")
+	flags.Var(jsonSwitch{j}, "json", "print one JSON document (--json=FIELD,... keeps those keys)")
+	flags.Var(jsonExpr{j, &j.JQ}, "jq", "filter the JSON document with a jq `expression` (implies --json)")
+	flags.Var(jsonExpr{j, &j.Template}, "template", "format the JSON document with a Go `template` (implies --json)")
 }
 
 func (j *jsonFlag) jsonMode() bool { return j.JSON }
+
+// jsonOutput is the options' --json settings, for writeDoc.
+func (j *jsonFlag) jsonOutput() *jsonFlag { return j }
 
 // jsonOnlyOptions is the command line of a command whose only flag is --json.
 type jsonOnlyOptions struct{ jsonFlag }
@@ -61,6 +73,12 @@ type jsonModer interface{ jsonMode() bool }
 func wire[O any](parseOpts func(*App, []string) (*O, error), run func(context.Context, *App, *O) error) func(context.Context, *App, []string) error {
 	return func(ctx context.Context, a *App, args []string) error {
 		o, err := parseOpts(a, args)
+		if j, ok := any(o).(interface{ jsonOutput() *jsonFlag }); ok && o != nil {
+			a.jsonOut = j.jsonOutput()
+			if err == nil {
+				err = j.jsonOutput().check()
+			}
+		}
 		if err == nil {
 			err = run(ctx, a, o)
 		}
@@ -170,6 +188,9 @@ func (a *App) writeDoc(d document) error {
 	data, err := jsonfile.Marshal(d) // indented, no HTML escaping, as every file of agentx
 	if err != nil {
 		return err
+	}
+	if _, failed := d.(*failureDoc); !failed && a.jsonOut != nil {
+		return a.jsonOut.write(data, iostreams.Raw(a.Stdout)) // jsonout.go
 	}
 	_, err = iostreams.Raw(a.Stdout).Write(data)
 	return err

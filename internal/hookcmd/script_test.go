@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/jsonfilter"
 	"github.com/agentx-dev/agentx/internal/testbin"
 	"github.com/agentx-dev/agentx/internal/testenv"
 
@@ -36,26 +37,40 @@ import (
 // script's environment (App.Environ, through process.WithEnv). Scripts
 // keep `exec` where a separate process is the point or the command reads
 // the process's own state: background commands (`&`, locking and
-// concurrency), signals, `timeout`, standard input (the `stdin` command
-// feeds only exec), the program's name (audit_trail.txtar checks the
+// concurrency), signals, `timeout`, standard input (a hook's payload goes
+// through `pipe FILE agentx-hook ...`, scriptpipe_test.go, never through
+// `stdin` and `exec`, which can hand it over too late), the program's name (audit_trail.txtar checks the
 // audit trail's "tool"), relative paths (relativePathArg) and the demo
 // (it starts itself again).
 func TestMain(m *testing.M) {
 	switch name := filepath.Base(os.Args[0]); {
 	case name == "agentx-hook" || name == "agentx-mcp":
+		if name == "agentx-mcp" {
+			// As cmd/agentx-mcp: agentx-hook hands --jq and --template here.
+			JSONFilter, JSONFilterCheck = jsonfilter.Apply, jsonfilter.Check
+		}
 		grace := signalGrace
 		if ms, err := strconv.Atoi(os.Getenv(testSignalGraceEnv)); err == nil {
 			grace = time.Duration(ms) * time.Millisecond
 		}
-		var ready func()
+		var ready func(context.Context)
 		if os.Getenv(testSignalReadyEnv) != "" {
-			ready = func() { fmt.Fprintln(os.Stderr, signalsReadyLine) }
+			ready = func(ctx context.Context) {
+				fmt.Fprintln(os.Stderr, signalsReadyLine)
+				go func() {
+					<-ctx.Done()
+					fmt.Fprintln(os.Stderr, signalTakenLine)
+				}()
+			}
 		}
 		os.Exit(mainGrace(os.Args[1:], grace, ready))
 	case testHelpers()[name] != nil:
 		testHelpers()[name]()
 		os.Exit(0)
 	}
+	// In-process commands filter as agentx-mcp does (jsonout_test.go runs
+	// agentx-hook's hand-over as processes).
+	JSONFilter, JSONFilterCheck = jsonfilter.Apply, jsonfilter.Check
 	// Most tests here wait on the processes they start or on a deadline.
 	testenv.RaiseParallel(4)
 	// testscript.Main installs the helpers, and would install agentx-hook
@@ -88,6 +103,9 @@ const testSignalGraceEnv = "AGENTX_TEST_SIGNAL_GRACE_MS"
 const (
 	testSignalReadyEnv = "AGENTX_TEST_SIGNALS_READY"
 	signalsReadyLine   = "agentx-test: signal handlers installed"
+	// signalTakenLine follows once the first signal cancelled the
+	// command's context: the handler has it, and a second one is counted.
+	signalTakenLine = "agentx-test: first signal taken"
 )
 
 // cleanupM removes the $PATH directory of agentx-hook after the tests
@@ -215,7 +233,7 @@ func TestScripts(t *testing.T) {
 	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/script",
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"agentx-hook": inProcess},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"agentx-hook": inProcess, "pipe": pipeCmd},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("AGENTX_ROOT", "")

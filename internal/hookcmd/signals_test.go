@@ -57,20 +57,45 @@ func TestSignalEndsBlockedProcess(t *testing.T) {
 			// kills the process by default, which this test cannot tell
 			// apart. Whether the read it blocks in has begun does not
 			// matter: the handler cancels, the read stays blocked.
-			lines := bufio.NewScanner(stderr)
-			for lines.Scan() {
-				if lines.Text() == signalsReadyLine {
-					break
+			// The test binary's lines on stderr: handlers installed, then
+			// the first signal taken.
+			events := make(chan string, 4)
+			drained := make(chan struct{})
+			go func() {
+				lines := bufio.NewScanner(stderr)
+				for lines.Scan() {
+					if l := lines.Text(); l == signalsReadyLine || l == signalTakenLine {
+						events <- l
+					}
+				}
+				_, _ = io.Copy(io.Discard, stderr)
+				close(drained)
+			}()
+			await := func(line string) {
+				t.Helper()
+				select {
+				case got := <-events:
+					if got != line {
+						t.Fatalf("stderr said %q before %q", got, line)
+					}
+				case <-drained:
+					t.Fatalf("the process ended before saying %q", line)
 				}
 			}
-			drained := make(chan struct{})
-			go func() { _, _ = io.Copy(io.Discard, stderr); close(drained) }()
+			await(signalsReadyLine)
 			done := make(chan error, 1)
 			go func() { <-drained; done <- cmd.Wait() }()
 			start := time.Now()
 			for i := 0; i < tt.signals; i++ {
 				_ = cmd.Process.Signal(syscall.SIGTERM)
-				time.Sleep(50 * time.Millisecond)
+				if i == 0 && tt.signals > 1 {
+					// A second SIGTERM sent before the first was taken is
+					// one signal to the kernel and to Go's runtime alike:
+					// on a loaded machine the process saw one and waited
+					// out its minute. The second goes once the first
+					// cancelled the command.
+					await(signalTakenLine)
+				}
 			}
 			select {
 			case err := <-done:

@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/session"
 	"github.com/agentx-dev/agentx/internal/hookcmd"
 	"github.com/agentx-dev/agentx/internal/iostreams"
+	"github.com/agentx-dev/agentx/internal/jsonfilter"
 	"github.com/agentx-dev/agentx/internal/mcpserver"
 )
 
@@ -50,10 +51,13 @@ func Serve(ctx context.Context, a *hookcmd.App, agent string) error {
 	return err
 }
 
-// Main runs agentx-mcp: agentx-hook's commands with the MCP server linked
-// in; with no command (or flags only) it serves MCP.
+// Main runs agentx-mcp: agentx-hook's commands with the MCP server and
+// the --jq/--template filter linked in; with no command (or flags only)
+// it serves MCP.
 func Main(args []string) int {
 	hookcmd.MCPServer = Serve
+	// --jq and --template: agentx-hook hands such a command line here.
+	hookcmd.JSONFilter, hookcmd.JSONFilterCheck = jsonfilter.Apply, jsonfilter.Check
 	return hookcmd.Main(withMCP(args))
 }
 

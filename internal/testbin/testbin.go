@@ -1,11 +1,14 @@
 // Package testbin puts a test binary on $PATH under the names of the
 // binaries it stands in for (agentx-hook, agentx-mcp), so that tests start
-// it as a real process the way a host or git does. Test support only.
+// it as a real process the way a host or git does, and hands such a
+// process its standard input already written (FilledPipe), as a host's
+// payload is. Test support only.
 package testbin
 
 import (
 	"io"
 	"os"
+	"syscall"
 )
 
 // InstallSelf copies the running test binary to path (a hard link where
@@ -18,6 +21,14 @@ func InstallSelf(path string) error {
 	if os.Link(self, path) == nil {
 		return nil
 	}
+	// A copy (another file system): no process may fork while it is open
+	// for writing. A child forked meanwhile by another test of this
+	// process holds the write descriptor until its own exec, and starting
+	// the copy then fails with "text file busy" (golang/go#22315), which
+	// a loaded machine made happen (mcpcmd's TestAgentxHookWithoutMCPBinary).
+	// exec.Cmd forks under syscall.ForkLock's read lock.
+	syscall.ForkLock.Lock()
+	defer syscall.ForkLock.Unlock()
 	src, err := os.Open(self)
 	if err != nil {
 		return err

@@ -437,3 +437,28 @@ func TestMermaidCheckCatchesErrors(t *testing.T) {
 		}
 	}
 }
+
+// The digest's headings are for its readers: no reference to the
+// project's internal specs ("Measured (seed 000 §12)" was one, issue 37).
+// The review section, the Action's only, is rendered here too.
+func TestHeadingsAreUserFacing(t *testing.T) {
+	t.Parallel()
+	o := opts()
+	o.Now = at("2026-11-23T06:00:00Z")
+	rep := Compute(fixture(t), o)
+	rep.Reviews = &ReviewFigures{Available: false, Reason: "no pull requests"}
+	text := Markdown(rep, func(s string) string { return s })
+	headings := 0
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		headings++
+		if strings.Contains(line, "seed ") || strings.Contains(line, "§") || strings.Contains(line, "SPEC") {
+			t.Errorf("heading %q names an internal spec", line)
+		}
+	}
+	if headings < 5 || !strings.Contains(text, "## Review rejections") {
+		t.Fatalf("rendered %d headings, no review section?\n%s", headings, text)
+	}
+}

@@ -24,7 +24,7 @@ func Markdown(rep *Report, clean func(string) string) string {
 	m.p("Window: %s to %s (%s), beside the previous %s. Figures count clarifications by when they were opened and when they settled (resolved, escalated or abandoned).\n\n",
 		day(rep.Window.Since), day(rep.Window.Until), span(rep.Window), span(rep.Previous))
 
-	m.p("## SPEC targets\n\n| Figure | This window | Previous | Target | Met |\n|---|---:|---:|---|:---:|\n")
+	m.p("## Targets\n\n| Figure | This window | Previous | Target | Met |\n|---|---:|---:|---|:---:|\n")
 	prevChecks := checks(*prev)
 	for i, c := range rep.Checks {
 		m.p("| %s | %s | %s | %s | %s |\n", checkName(c.Name), checkValue(c), checkValue(prevChecks[i]), c.Target, met(c))
@@ -147,7 +147,7 @@ func (m *md) memory(rep *Report) {
 // previous one.
 func (m *md) metrics(rep *Report) {
 	c, p := rep.Current.Memory.Metrics, rep.Prior.Memory.Metrics
-	m.p("\n### Measured (seed 000 §12)\n\n")
+	m.p("\n### Hooks and memory, measured\n\n")
 	if c.Writers > 0 {
 		m.p("Summed over %d machine(s)' weekly files on the state branch.\n\n", c.Writers)
 	}
@@ -180,7 +180,7 @@ func (m *md) reviews(rep *Report) {
 	if f == nil {
 		return
 	}
-	m.p("\n## Review rejections (seed 002 §1: rejected for misunderstanding < 15%%)\n\n")
+	m.p("\n## Review rejections (target: under 15%% rejected for misunderstanding)\n\n")
 	if !f.Available {
 		m.p("Not available: %s.\n", m.text(f.Reason))
 		return
@@ -193,7 +193,7 @@ func (m *md) reviews(rep *Report) {
 	}{{"Issue had clarification rounds", f.With}, {"Issue had none", f.Without}, {"All", f.All}} {
 		m.p("| %s | %d | %d | %s |\n", g.name, g.g.Pulls, g.g.ChangesRequested, pctOr(g.g.Rate, "–"))
 	}
-	m.p("\nWhat this measures: how often review asked for changes before an issue's pull request closed. What it cannot: why. GitHub does not record whether a rejection was due to a misunderstanding, so this is not the SPEC's figure, only the closest GitHub can show (a \"changes requested\" review for style or a missed test counts too; a rejection that was a misunderstanding but only commented does not). Pull requests that do not name their issue are not counted.")
+	m.p("\nWhat this measures: how often review asked for changes before an issue's pull request closed. What it cannot: why. GitHub does not record whether a rejection was due to a misunderstanding, so this is not the figure the target names, only the closest GitHub can show (a \"changes requested\" review for style or a missed test counts too; a rejection that was a misunderstanding but only commented does not). Pull requests that do not name their issue are not counted.")
 	if f.Unexamined > 0 {
 		m.p(" %d more pull requests closing an issue were not examined (the digest bounds its API calls).", f.Unexamined)
 	}

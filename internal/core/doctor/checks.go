@@ -291,7 +291,7 @@ func (d *run) stateBranch(ctx context.Context) {
 			"the remote %q (%s) is unreachable, so hooks neither pull nor push the state (check the URL, the network and your credentials): %v", remote, url, err)
 	case strings.TrimSpace(out) == "":
 		d.add("state-branch", StatusWarn, "agentx-hook sync",
-			"the remote %q (%s) answers but has no %s yet: the first sync (or hook finish) with state to share creates it", remote, url, branch)
+			"the remote %q (%s) answers but has no %s yet: the first sync creates it, empty until agents share state", remote, url, branch)
 	default:
 		d.add("state-branch", StatusOK, "", "%s on %q (%s) is reachable", branch, remote, url)
 	}
@@ -379,12 +379,18 @@ func (d *run) gitignore() {
 			missing = append(missing, p.Glob)
 		}
 	}
+	// GitHub Mode's state/ covers the per-machine files.
+	for _, p := range workspace.PerMachine() {
+		if !have[p] && !have["state/"] {
+			missing = append(missing, p)
+		}
+	}
 	if len(missing) > 0 {
 		d.add("gitignore", StatusWarn, fmt.Sprintf("printf '%%s\\n' '%s' >> .agentx/.gitignore", strings.Join(missing, "' '")),
-			".agentx/.gitignore lacks %s: git would show those local files", strings.Join(missing, ", "))
+			".agentx/.gitignore lacks %s: git would show those local or per-machine files", strings.Join(missing, ", "))
 		return
 	}
-	d.add("gitignore", StatusOK, "", ".agentx/.gitignore covers every local-only file")
+	d.add("gitignore", StatusOK, "", ".agentx/.gitignore covers every local-only and per-machine file")
 }
 
 // hookRuns reports the last hook run logged and its warnings.

@@ -26,6 +26,11 @@ const (
 	// state is not corrupt, the machine needs a fix. It is not in the old
 	// tools' list; they report these as CORRUPT_STATE.
 	IOError Code = "IO_ERROR"
+	// ChangesPending is a --check that found work to do (`setup --check`,
+	// `setup --remove --check`): nothing is wrong, and the command the
+	// hint names makes the changes. Ours, like IO_ERROR; it was NOT_FOUND,
+	// which said something was missing when a removal was pending.
+	ChangesPending Code = "CHANGES_PENDING"
 )
 
 // Error is a protocol error. Hint, when set, tells an agent what to do next.

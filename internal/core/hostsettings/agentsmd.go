@@ -71,3 +71,35 @@ func AgentsSection(old []byte) ([]byte, error) {
 	out = append(out, agentsSection...)
 	return append(out, old[stop:]...), nil
 }
+
+// RemoveAgentsSection takes agentx's section (and the blank line init put
+// before it) out of AGENTS.md's old bytes, keeping the user's text byte
+// for byte; empty when nothing else was there. changed is false when the
+// file holds no section.
+func RemoveAgentsSection(old []byte) (next []byte, changed bool, err error) {
+	if err := checkSize(old); err != nil {
+		return nil, false, err
+	}
+	begin := bytes.Index(old, []byte(agentsBegin))
+	end := bytes.Index(old, []byte(agentsEnd))
+	switch {
+	case begin < 0 && end < 0:
+		return old, false, nil
+	case begin < 0 || end < begin:
+		return nil, false, fmt.Errorf("%s has one of agentx's markers without the other; fix it by hand", AgentsFile)
+	}
+	stop := end + len(agentsEnd)
+	if stop < len(old) && old[stop] == '\n' {
+		stop++
+	}
+	before, after := old[:begin], old[stop:]
+	if len(after) == 0 {
+		// AgentsSection appended after "\n\n": the user's text ended in
+		// one newline before.
+		before = append(bytes.TrimRight(before, "\n"), '\n')
+		if len(bytes.TrimSpace(before)) == 0 {
+			before = nil
+		}
+	}
+	return append(append([]byte(nil), before...), after...), true, nil
+}

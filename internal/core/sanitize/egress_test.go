@@ -28,6 +28,7 @@ var egresses = map[string]struct {
 	"internal/core/statesync/index.go":                             {1, "a process id"},
 	"internal/core/hooklog/hooklog.go":                             {1, "hook runs: agent and warnings pass sanitize.Clean in bound"},
 	"internal/core/setup/setup.go":                                 {1, "host settings: our hook commands"},
+	"internal/core/setup/uninstall.go":                             {1, "AGENTS.md with our section taken out, the user's text kept as it was"},
 	"internal/core/demo/demo.go":                                   {1, "demo fixtures"},
 	"internal/sync/audit.go":                                       {1, "audit.AppendRotating: clip sanitises actor and detail"},
 	"internal/core/atomicfile/atomicfiletest/crash.go":             {1, "test helper"},

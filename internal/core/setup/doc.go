@@ -38,7 +38,11 @@ func (r *Result) Doc(o Options, root string) (*Doc, *errcode.Error) {
 	if pending == 1 {
 		s = ""
 	}
-	failure := errcode.New(errcode.NotFound, "setup --check: %d change%s pending", pending, s).
+	what := "change"
+	if o.Remove {
+		what = "removal"
+	}
+	failure := errcode.New(errcode.ChangesPending, "%s --check: %d %s%s pending", o.Command(), pending, what, s).
 		WithHint("`agentx-hook " + o.Command() + "` makes them")
 	doc.Error = errcode.BodyOf(failure)
 	return doc, failure

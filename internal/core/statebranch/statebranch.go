@@ -338,7 +338,11 @@ func (s *syncer) run(ctx context.Context) error {
 		if err := s.setBase(theirsTip, theirs, rd.keepBase); err != nil {
 			return err
 		}
-		if s.opt.PullOnly || !rd.changed {
+		// A fetch that found no branch on the remote creates it, empty
+		// when there is no state yet: the first sync of a fresh GitHub
+		// Mode workspace leaves a branch others can fetch (issue 37).
+		create := fetch && theirsTip.IsZero() && !s.res.RemoteExists
+		if s.opt.PullOnly || (!rd.changed && !create) {
 			return nil
 		}
 		retry, err := s.publish(ctx, theirsTip, rd, attempt)

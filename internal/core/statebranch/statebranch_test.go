@@ -589,3 +589,36 @@ func TestReaddedWorktreeStartsWithoutTheOldBase(t *testing.T) {
 		t.Errorf("base refs %v: want one per worktree incarnation", got)
 	}
 }
+
+// A fresh `init --mode github` has no state yet: its first sync still
+// creates the branch (empty), as README and docs/github-mode.md promise, so
+// `git fetch origin agentx/state` works and doctor's fix (sync) does what
+// it says. It once answered "nothing to push" and left no branch (issue 37).
+func TestFirstSyncWithNoStateCreatesTheBranch(t *testing.T) {
+	t.Parallel()
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	res := a.sync()
+	if !res.Created || !res.Pushed || res.Commit == "" || res.RemoteExists {
+		t.Fatalf("first sync with no state: %+v", res)
+	}
+	if got := sbt.Git(t, remote, "rev-parse", "agentx/state"); got != res.Commit {
+		t.Errorf("remote agentx/state at %q, want %s", got, res.Commit)
+	}
+	if files := sbt.Git(t, remote, "ls-tree", "-r", "--name-only", "agentx/state"); files != "" {
+		t.Errorf("the empty state's branch holds %q", files)
+	}
+	// Once there, a sync with nothing new pushes nothing; a pull-only
+	// sync never creates it.
+	tr := &countingTransport{GitCLI: statebranch.GitCLI{Dir: a.dir}}
+	if res := a.sync(func(o *statebranch.Options) { o.Transport = tr }); res.Pushed || tr.pushes != 0 {
+		t.Errorf("second sync: pushes %d: %+v", tr.pushes, res)
+	}
+	remote2 := sbt.Remote(t)
+	b := newAgent(t, remote2)
+	if res := b.sync(func(o *statebranch.Options) { o.PullOnly = true }); res.Pushed {
+		t.Errorf("a pull-only sync pushed: %+v", res)
+	}
+	sbt.Git(t, a.dir, "fsck", "--no-progress", "--strict")
+}

@@ -1,13 +1,13 @@
 package statebranch
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
-	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/process"
@@ -44,10 +44,6 @@ type GitCLI struct {
 	Git string
 }
 
-// transportWaitDelay is how long a killed git's pipes are waited for:
-// short, since what it wrote after the deadline is not wanted anyway.
-const transportWaitDelay = 100 * time.Millisecond
-
 func (g GitCLI) run(ctx context.Context, args ...string) (stdout, stderr []byte, err error) {
 	prog := g.Git
 	if prog == "" {
@@ -61,24 +57,67 @@ func (g GitCLI) run(ctx context.Context, args ...string) (stdout, stderr []byte,
 	// At the deadline the whole process group goes, with SIGKILL: a git
 	// (or a wrapper of it) that ignores SIGTERM, and the ssh or credential
 	// helper it started, would otherwise run on, and a hook must stay
-	// within its sync budget. WaitDelay then bounds the wait for pipes a
-	// child outside the group (one that called setsid) still holds.
+	// within its sync budget.
 	process.KillGroupOnCancel(cmd)
-	cmd.WaitDelay = transportWaitDelay
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
-		// git did its work and exited 0; something it started (a
-		// credential helper's daemon, an ssh control master) still holds
-		// the pipes, or on a loaded machine the output was not drained
-		// within WaitDelay. What git wrote is only needed on failure.
-		err = nil
+	// git writes into files, not pipes: what it said is all there the
+	// moment it exits, however loaded the machine, and a child outside
+	// its group (one that called setsid) holding them delays nothing.
+	// Through pipes, Wait gave up on a copy still running after a
+	// WaitDelay, and on a loaded machine that lost git's stderr: a fetch
+	// of a branch the remote lacks ("couldn't find remote ref") read as a
+	// failed transfer, so a fresh repository's first sync failed (issue 37).
+	outF, err := scratchFile()
+	if err != nil {
+		return nil, nil, err
 	}
+	defer outF.discard()
+	errF, err := scratchFile()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer errF.discard()
+	cmd.Stdout, cmd.Stderr = outF.f, errF.f
+	err = cmd.Run()
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w: %w", ErrTransport, ctx.Err())
 	}
-	return out.Bytes(), errb.Bytes(), err
+	stdout, rerr := outF.contents()
+	stderr, rerr2 := errF.contents()
+	if err == nil {
+		err = errors.Join(rerr, rerr2)
+	}
+	return stdout, stderr, err
+}
+
+// scratch is a temporary file git's output goes to.
+type scratch struct{ f *os.File }
+
+// scratchOutputLimit bounds what is read back of git's output: fetch and
+// push print a few lines (quiet, porcelain).
+const scratchOutputLimit = 1 << 20
+
+func scratchFile() (scratch, error) {
+	f, err := os.CreateTemp("", "agentx-git-*")
+	if err != nil {
+		return scratch{}, fmt.Errorf("%w: a file for git's output: %w", ErrTransport, err)
+	}
+	return scratch{f}, nil
+}
+
+func (s scratch) contents() ([]byte, error) {
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("read git's output: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(s.f, scratchOutputLimit))
+	if err != nil {
+		return nil, fmt.Errorf("read git's output: %w", err)
+	}
+	return data, nil
+}
+
+func (s scratch) discard() {
+	_ = s.f.Close()
+	_ = os.Remove(s.f.Name())
 }
 
 // Fetch runs

@@ -137,3 +137,44 @@ func TestTransportTakesASuccessfulExitWhateverHoldsThePipes(t *testing.T) {
 		}
 	}
 }
+
+// pipeCheckingGit is a `git` whose remote lacks the branch: it says so on
+// stderr and exits 128, after noting in $PIPE_DIR/pipes which of its
+// outputs are pipes.
+const pipeCheckingGit = `#!/bin/sh
+for fd in 1 2; do
+  if [ -p /dev/fd/$fd ]; then echo "fd $fd" >> "$PIPE_DIR/pipes"; fi
+done
+echo "fatal: couldn't find remote ref refs/heads/agentx/state" >&2
+exit 128
+`
+
+// What git says is read once it has exited, from files: through pipes,
+// the copy of its stderr could still be waiting for a processor when Wait
+// gave up on it (WaitDelay), and on a loaded machine a fresh remote's
+// "couldn't find remote ref" was lost, so the first sync of a new GitHub
+// Mode repository failed as a transfer error (issue 37). Whether a
+// goroutine gets a processor in time cannot be arranged in a test; that
+// git's outputs are no pipes can.
+func TestTransportReadsGitsOutputFromFiles(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "git")
+	if err := os.WriteFile(fake, []byte(pipeCheckingGit), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PIPE_DIR", dir)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	g := statebranch.GitCLI{Dir: dir, Git: fake}
+	exists, err := g.Fetch(context.Background(), "origin", "agentx/state", "refs/remotes/origin/agentx/state")
+	if err != nil || exists {
+		t.Fatalf("fetch of a missing branch: exists %v, %v", exists, err)
+	}
+	if pipes, err := os.ReadFile(filepath.Join(dir, "pipes")); err == nil {
+		t.Errorf("git's outputs are pipes: %s", pipes)
+	}
+	// The files are gone once read.
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left in the temporary directory: %v", left)
+	}
+}

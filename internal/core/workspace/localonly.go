@@ -121,8 +121,22 @@ func containsAll(s string, parts []string) bool {
 	return true
 }
 
+// PerMachine lists, relative to `.agentx/`, what every hook or change
+// rewrites on this machine: the agents' status, the event log, the audit
+// trail and the metrics. Durable (checkpoints keep them, so they are no
+// LocalOnly pattern), but per machine: committed, they would change at
+// every hook and conflict between clones, so `.agentx/.gitignore` lists
+// them (issue 37: they showed in `git status` after one session).
+func PerMachine() []string {
+	return []string{"state/agent-status.json", "state/events.jsonl", "state/audit*.jsonl", "state/metrics/"}
+}
+
+// perMachineHeader opens the per-machine group of `.agentx/.gitignore`.
+const perMachineHeader = "# per machine: rewritten by every hook here (status, events, audit trail, metrics); checkpoints keep them"
+
 // Gitignore is the content of `.agentx/.gitignore`: LocalOnly, transient
-// patterns first, each group under a comment saying why it is ignored.
+// patterns first, then PerMachine, each group under a comment saying why
+// it is ignored.
 func Gitignore() []byte {
 	var b strings.Builder
 	for _, derived := range []bool{false, true} {
@@ -136,6 +150,10 @@ func Gitignore() []byte {
 				b.WriteString(p.Glob + "\n")
 			}
 		}
+	}
+	b.WriteString(perMachineHeader + "\n")
+	for _, p := range PerMachine() {
+		b.WriteString(p + "\n")
 	}
 	return []byte(b.String())
 }

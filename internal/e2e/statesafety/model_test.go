@@ -57,6 +57,10 @@ func envInt(name string, def int64) int64 {
 // operations and checks, after every step and after a final sync of every
 // work tree, that nothing acknowledged was lost (see the package doc).
 func TestModelSequences(t *testing.T) {
+	// Beside the scenarios, not before them: both mostly wait for git
+	// and agentx-hook processes, and in sequence the package was the
+	// suite's tail (issue 37).
+	t.Parallel()
 	statSources(t)
 	def := int64(defaultSeqs)
 	if testing.Short() {
