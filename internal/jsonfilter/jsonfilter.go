@@ -35,11 +35,11 @@ func Apply(doc []byte, jq, tmpl string, w io.Writer) error {
 	}
 	q, err := gojq.Parse(jq)
 	if err != nil {
-		return fmt.Errorf("%w: --jq %q: %v", ErrExpression, jq, err)
+		return fmt.Errorf("%w: --jq %q: %w", ErrExpression, jq, err)
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return fmt.Errorf("%w: --jq %q: %v", ErrExpression, jq, err)
+		return fmt.Errorf("%w: --jq %q: %w", ErrExpression, jq, err)
 	}
 	iter := code.Run(v)
 	for {
@@ -73,7 +73,7 @@ func Apply(doc []byte, jq, tmpl string, w io.Writer) error {
 func applyTemplate(v any, tmpl string, w io.Writer) error {
 	t, err := template.New("template").Funcs(templateFuncs).Parse(tmpl)
 	if err != nil {
-		return fmt.Errorf("%w: --template: %v", ErrExpression, err)
+		return fmt.Errorf("%w: --template: %w", ErrExpression, err)
 	}
 	return t.Execute(w, v)
 }
@@ -83,7 +83,7 @@ func applyTemplate(v any, tmpl string, w io.Writer) error {
 func Check(jq, tmpl string) error {
 	if tmpl != "" {
 		if _, err := template.New("template").Funcs(templateFuncs).Parse(tmpl); err != nil {
-			return fmt.Errorf("%w: --template: %v", ErrExpression, err)
+			return fmt.Errorf("%w: --template: %w", ErrExpression, err)
 		}
 		return nil
 	}
@@ -92,7 +92,7 @@ func Check(jq, tmpl string) error {
 		_, err = gojq.Compile(q)
 	}
 	if err != nil {
-		return fmt.Errorf("%w: --jq %q: %v", ErrExpression, jq, err)
+		return fmt.Errorf("%w: --jq %q: %w", ErrExpression, jq, err)
 	}
 	return nil
 }

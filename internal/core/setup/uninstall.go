@@ -58,138 +58,174 @@ var actionLabels = []string{"clarification-blocked", "clarification-escalated", 
 // outside (the remote's state branch, labels, workflows the user copied)
 // comes back as Manual.
 func Uninstall(ctx context.Context, ws workspace.Workspace, planOnly bool) (*Uninstalled, error) {
-	root := ws.Root
-	out := &Uninstalled{}
+	u := &uninstall{ctx: ctx, ws: ws, root: ws.Root, planOnly: planOnly, out: &Uninstalled{},
+		remote: "origin", branch: "agentx/state"}
 	// The settings, read before .agentx/ goes: the remote and branch.
-	remote, branch, github := "origin", "agentx/state", false
 	if set, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir()); err == nil {
-		github = set.Config.Mode == "github"
+		u.github = set.Config.Mode == "github"
 		if r := set.Config.GitHub.Remote; r != "" {
-			remote = r
+			u.remote = r
 		}
 		if b := set.Config.GitHub.StateBranch; b != "" {
-			branch = b
+			u.branch = b
 		}
 	}
+	for _, step := range []func() error{u.hosts, u.agentsMD, u.refs, u.agentxDir} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	u.manual()
+	return u.out, nil
+}
 
-	// 1. Hosts and git hooks, through setup --remove's own plan.
-	o := Options{Claude: true, Codex: true, Copilot: true, Remove: true, DryRun: planOnly}
-	r, err := Run(ctx, ws, func() (*config.Set, error) { return nil, errors.New("not needed") }, o)
+// uninstall is one Uninstall run, step by step.
+type uninstall struct {
+	ctx            context.Context
+	ws             workspace.Workspace
+	root           string
+	planOnly       bool
+	out            *Uninstalled
+	remote, branch string
+	github         bool
+}
+
+// hosts: the hosts' wiring and the git hooks, through setup --remove's
+// own plan, and the merge driver.
+func (u *uninstall) hosts() error {
+	o := Options{Claude: true, Codex: true, Copilot: true, Remove: true, DryRun: u.planOnly}
+	r, err := Run(u.ctx, u.ws, func() (*config.Set, error) { return nil, errors.New("not needed") }, o)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, f := range r.Files {
 		if f.Action != string(hostsettings.Unchanged) {
-			out.Removed = append(out.Removed, Removal{What: f.Path, Action: f.Action})
+			u.out.Removed = append(u.out.Removed, Removal{What: f.Path, Action: f.Action})
 		}
 	}
 	for _, st := range r.GitHooks {
 		if st.Changes() {
-			out.Removed = append(out.Removed, Removal{What: "git hook " + st.Hook, Action: "removed"})
+			u.out.Removed = append(u.out.Removed, Removal{What: "git hook " + st.Hook, Action: "removed"})
 		}
 	}
 	if len(r.Notes) > 0 {
-		return nil, fmt.Errorf("uninstall: %s", strings.Join(r.Notes, "; "))
+		return fmt.Errorf("uninstall: %s", strings.Join(r.Notes, "; "))
 	}
-	if md, err := githooks.MergeDriverAt(ctx, root); err == nil && (md.Driver != "" || len(md.Missing) < len(githooks.MergeAttributes())) {
-		out.Removed = append(out.Removed, Removal{What: "merge driver (git config merge.agentx, .gitattributes lines)", Action: "removed"})
-		if !planOnly {
-			if _, err := githooks.ChangeMergeDriver(ctx, root, false, false); err != nil {
-				return nil, err
+	if md, err := githooks.MergeDriverAt(u.ctx, u.root); err == nil && (md.Driver != "" || len(md.Missing) < len(githooks.MergeAttributes())) {
+		u.out.Removed = append(u.out.Removed, Removal{What: "merge driver (git config merge.agentx, .gitattributes lines)", Action: "removed"})
+		if !u.planOnly {
+			if _, err := githooks.ChangeMergeDriver(u.ctx, u.root, false, false); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
+}
 
-	// 2. AGENTS.md: agentx's section, the user's text kept.
-	agentsPath := filepath.Join(root, hostsettings.AgentsFile)
-	if old, err := atomicfile.ReadRegular(agentsPath, hostsettings.MaxFileSize); err == nil {
-		next, changed, err := hostsettings.RemoveAgentsSection(old)
-		if err != nil {
-			return nil, err
-		}
-		if changed {
-			action := "updated"
-			if len(next) == 0 {
-				action = "removed"
-			}
-			out.Removed = append(out.Removed, Removal{What: hostsettings.AgentsFile + " (agentx's section)", Action: action})
-			if action == "removed" {
-				if ls, err := (gitcmd.Exec{Dir: root}).Git(ctx, "ls-files", "--", hostsettings.AgentsFile); err == nil {
-					out.Tracked = append(out.Tracked, gitcmd.Lines(ls)...)
-				}
-			}
-			if !planOnly {
-				if action == "removed" {
-					err = os.Remove(agentsPath)
-				} else {
-					err = atomicfile.Write(agentsPath, next, atomicfile.Options{})
-				}
-				if err != nil {
-					return nil, fmt.Errorf("uninstall: %w", err)
-				}
-			}
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("uninstall: read %s: %w", agentsPath, err)
+// agentsMD: agentx's section of AGENTS.md, the user's text kept.
+func (u *uninstall) agentsMD() error {
+	agentsPath := filepath.Join(u.root, hostsettings.AgentsFile)
+	old, err := atomicfile.ReadRegular(agentsPath, hostsettings.MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
-
-	// 3. Refs: refs/agentx/ and the state branch's remote-tracking ref.
-	tracking := "refs/remotes/" + remote + "/" + branch
-	if repo, err := gitstore.Open(root); err == nil {
-		refs, err := repo.Refs("refs/agentx/", tracking)
-		if err != nil {
-			return nil, err
-		}
-		names := make([]string, 0, len(refs))
-		for name := range refs {
-			if strings.HasPrefix(name, "refs/agentx/") || name == tracking {
-				names = append(names, name)
-			}
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			out.Removed = append(out.Removed, Removal{What: name, Action: "removed"})
-			if !planOnly {
-				if err := repo.RemoveRefAndLog(name); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if slices.Contains(names, tracking) {
-			github = true
+	if err != nil {
+		return fmt.Errorf("uninstall: read %s: %w", agentsPath, err)
+	}
+	next, changed, err := hostsettings.RemoveAgentsSection(old)
+	if err != nil || !changed {
+		return err
+	}
+	action := "updated"
+	if len(next) == 0 {
+		action = "removed"
+	}
+	u.out.Removed = append(u.out.Removed, Removal{What: hostsettings.AgentsFile + " (agentx's section)", Action: action})
+	if action == "removed" {
+		if ls, err := (gitcmd.Exec{Dir: u.root}).Git(u.ctx, "ls-files", "--", hostsettings.AgentsFile); err == nil {
+			u.out.Tracked = append(u.out.Tracked, gitcmd.Lines(ls)...)
 		}
 	}
+	if u.planOnly {
+		return nil
+	}
+	if action == "removed" {
+		err = os.Remove(agentsPath)
+	} else {
+		err = atomicfile.Write(agentsPath, next, atomicfile.Options{})
+	}
+	if err != nil {
+		return fmt.Errorf("uninstall: %w", err)
+	}
+	return nil
+}
 
-	// 4. .agentx/ with everything in it; the files the branch tracks are
-	// named, so their deletion gets committed.
-	if _, err := os.Lstat(ws.AgentxDir()); err == nil {
-		if ls, err := (gitcmd.Exec{Dir: root}).Git(ctx, "ls-files", "--", workspace.Dir); err == nil {
-			out.Tracked = append(out.Tracked, gitcmd.Lines(ls)...)
+// refs: refs/agentx/ and the state branch's remote-tracking ref.
+func (u *uninstall) refs() error {
+	tracking := "refs/remotes/" + u.remote + "/" + u.branch
+	repo, err := gitstore.Open(u.root)
+	if err != nil {
+		return nil // not a repository: no refs
+	}
+	refs, err := repo.Refs("refs/agentx/", tracking)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(refs))
+	for name := range refs {
+		if strings.HasPrefix(name, "refs/agentx/") || name == tracking {
+			names = append(names, name)
 		}
-		out.Removed = append(out.Removed, Removal{What: workspace.Dir + "/", Action: "removed"})
-		if !planOnly {
-			if err := os.RemoveAll(ws.AgentxDir()); err != nil {
-				return nil, fmt.Errorf("uninstall: %w", err)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		u.out.Removed = append(u.out.Removed, Removal{What: name, Action: "removed"})
+		if !u.planOnly {
+			if err := repo.RemoveRefAndLog(name); err != nil {
+				return err
 			}
 		}
 	}
+	if slices.Contains(names, tracking) {
+		u.github = true
+	}
+	return nil
+}
 
-	// 5. What lies outside the repository.
-	if github {
-		out.Manual = append(out.Manual, Manual{What: "the state branch " + branch + " on " + remote,
-			Command: "git push " + remote + " --delete " + branch})
+// agentxDir: .agentx/ with everything in it; the files the branch tracks
+// are named, so their deletion gets committed.
+func (u *uninstall) agentxDir() error {
+	if _, err := os.Lstat(u.ws.AgentxDir()); err != nil {
+		return nil
+	}
+	if ls, err := (gitcmd.Exec{Dir: u.root}).Git(u.ctx, "ls-files", "--", workspace.Dir); err == nil {
+		u.out.Tracked = append(u.out.Tracked, gitcmd.Lines(ls)...)
+	}
+	u.out.Removed = append(u.out.Removed, Removal{What: workspace.Dir + "/", Action: "removed"})
+	if !u.planOnly {
+		if err := os.RemoveAll(u.ws.AgentxDir()); err != nil {
+			return fmt.Errorf("uninstall: %w", err)
+		}
+	}
+	return nil
+}
+
+// manual: what lies outside the repository, with the commands to remove it.
+func (u *uninstall) manual() {
+	if u.github {
+		u.out.Manual = append(u.out.Manual, Manual{What: "the state branch " + u.branch + " on " + u.remote,
+			Command: "git push " + u.remote + " --delete " + u.branch})
 		for _, l := range actionLabels {
-			out.Manual = append(out.Manual, Manual{What: "the label " + l + " (the Action's)", Command: "gh label delete " + l + " --yes"})
+			u.out.Manual = append(u.out.Manual, Manual{What: "the label " + l + " (the Action's)", Command: "gh label delete " + l + " --yes"})
 		}
 	}
-	if wf, _ := filepath.Glob(filepath.Join(root, ".github", "workflows", "agentx*.yml")); len(wf) > 0 {
+	if wf, _ := filepath.Glob(filepath.Join(u.root, ".github", "workflows", "agentx*.yml")); len(wf) > 0 {
 		rel := make([]string, 0, len(wf))
 		for _, f := range wf {
-			p, _ := filepath.Rel(root, f)
+			p, _ := filepath.Rel(u.root, f)
 			rel = append(rel, filepath.ToSlash(p))
 		}
-		out.Manual = append(out.Manual, Manual{What: "the workflows you copied (" + strings.Join(rel, ", ") + "), and agentx-sync.yml on the state branch",
+		u.out.Manual = append(u.out.Manual, Manual{What: "the workflows you copied (" + strings.Join(rel, ", ") + "), and agentx-sync.yml on the state branch",
 			Command: "git rm " + strings.Join(rel, " ")})
 	}
-	return out, nil
 }
