@@ -109,6 +109,28 @@ func forwardCompanion(ctx context.Context, a *App, binary, what string, args []s
 	return nil
 }
 
+// WithDefaultCommand puts name in args when they name no command (only
+// global flags, or flags of that command): a companion binary run alone,
+// or as `agentx-mcp --agent NAME`, does its one job.
+func WithDefaultCommand(args []string, name string) []string {
+	i := 0
+	for i < len(args) {
+		switch {
+		case args[i] == "--root" || args[i] == "-root":
+			i += 2
+			continue
+		case strings.HasPrefix(args[i], "--root="):
+			i++
+			continue
+		}
+		break
+	}
+	if i > len(args) || (i < len(args) && args[i] != "" && args[i][0] != '-') {
+		return args // a command: mcp, view, version, ...
+	}
+	return append(append(append([]string(nil), args[:i]...), name), args[i:]...)
+}
+
 // exitCode is a status another process chose and already explained.
 type exitCode struct{ code int }
 

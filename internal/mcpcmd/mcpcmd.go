@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/doctor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -63,25 +62,4 @@ func Main(args []string) int {
 
 // withMCP puts `mcp` in args when no command is named: agentx-mcp alone,
 // or agentx-mcp --agent NAME, serves.
-func withMCP(args []string) []string {
-	i := 0
-	for i < len(args) {
-		switch {
-		case args[i] == "--root" || args[i] == "-root":
-			i += 2
-			continue
-		case strings.HasPrefix(args[i], "--root="):
-			i++
-			continue
-		}
-		break
-	}
-	if i < len(args) && args[i] != "" && args[i][0] != '-' {
-		return args // a command: mcp, version, ...
-	}
-	if i > len(args) {
-		return args
-	}
-	out := append(append(append([]string(nil), args[:i]...), "mcp"), args[i:]...)
-	return out
-}
+func withMCP(args []string) []string { return hookcmd.WithDefaultCommand(args, "mcp") }

@@ -101,24 +101,7 @@ func Main(args []string) int {
 }
 
 // withView puts `view` in args when no command is named.
-func withView(args []string) []string {
-	i := 0
-	for i < len(args) {
-		switch {
-		case args[i] == "--root" || args[i] == "-root":
-			i += 2
-			continue
-		case strings.HasPrefix(args[i], "--root="):
-			i++
-			continue
-		}
-		break
-	}
-	if i > len(args) || (i < len(args) && args[i] != "" && args[i][0] != '-') {
-		return args // a command: view, version, ...
-	}
-	return append(append(append([]string(nil), args[:i]...), "view"), args[i:]...)
-}
+func withView(args []string) []string { return hookcmd.WithDefaultCommand(args, "view") }
 
 // source reads the workspace for the pages through the App, as the CLI's
 // commands do: the same stores, the same decoders.
