@@ -209,6 +209,12 @@ func counterpart(res *ledger.Ledger, r *ledger.Record) *ledger.Record {
 			return m
 		}
 	}
+	// Else its edit: the same id and request, another topic.
+	for i := range res.Clarifications {
+		if m := &res.Clarifications[i]; m.ID == r.ID && sameRequest(m, r) {
+			return m
+		}
+	}
 	return nil
 }
 

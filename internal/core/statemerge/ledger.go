@@ -143,13 +143,20 @@ func (s *slot) any() *ledger.Record {
 }
 
 // compatible reports whether two records with one origin id are copies of
-// one clarification: what a request writes and nothing changes afterwards
-// (creation time, agents, the first thread entry when both have one). The
-// topic is a title a person may edit, so it identifies a record only when
-// a thread is missing (a record of the old tools may start at round 0 with
-// no entry): an edited topic is an edit, merged as one, never a second
-// record renumbered.
+// one clarification, topic included: what a request writes and nothing
+// changes afterwards (creation time, agents, topic, the first thread entry
+// when both have one; a record of the old tools may start at round 0 with
+// no entry).
 func compatible(a, b *ledger.Record) bool {
+	return a.Topic == b.Topic && sameRequest(a, b)
+}
+
+// sameRequest is compatible without the topic, a title a person may edit.
+// It tells an edit only against a copy known to be the same record (the
+// base's, under the same id): two requests made in one millisecond with
+// the same first question on two clones differ by their topic alone, and
+// must stay two records (TestConcurrentRequestsAndSyncsWithTheSemanticMerge).
+func sameRequest(a, b *ledger.Record) bool {
 	if a.Created != b.Created || a.From != b.From || a.To != b.To {
 		return false
 	}
@@ -192,6 +199,16 @@ func matchSlots(b, o, t *ledger.Ledger) []*slot {
 				if *get(s) == nil && compatible(s.any(), r) {
 					into = s
 					break
+				}
+			}
+			if into == nil {
+				// A topic edited on this side: the base's record under the
+				// same id, the same request otherwise (issue 38).
+				for _, s := range groups[g] {
+					if *get(s) == nil && s.b != nil && s.b.rec.ID == r.ID && sameRequest(s.b.rec, r) {
+						into = s
+						break
+					}
 				}
 			}
 			if into == nil {

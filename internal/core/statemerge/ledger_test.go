@@ -181,6 +181,25 @@ func TestMergeLedgerRules(t *testing.T) {
 			},
 		},
 		{
+			// The edit above must not merge two requests that two clones
+			// made in one millisecond with the same first question and
+			// different topics (a record was lost under load in CI).
+			name: "two new records, same id, time, agents and question, other topics: both kept",
+			base: []ledger.Record{q1},
+			ours: []ledger.Record{q1, func() ledger.Record { r := clone(q2); r.Topic = "agent0-q0"; return r }()},
+			theirs: []ledger.Record{q1, func() ledger.Record { r := clone(q2); r.Topic = "agent1-q0"; return r }()},
+			renamed: 1,
+			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
+				var topics []string
+				for _, r := range l.Clarifications {
+					topics = append(topics, r.Topic)
+				}
+				if got := strings.Join(topics, ","); !strings.Contains(got, "agent0-q0") || !strings.Contains(got, "agent1-q0") {
+					t.Errorf("topics = %s, want both requests", got)
+				}
+			},
+		},
+		{
 			name: "the same next id on both sides: ours keeps it, theirs gets the next free one",
 			base: []ledger.Record{q1}, ours: []ledger.Record{q1, q2}, theirs: []ledger.Record{q1, q2b},
 			renamed: 1,
