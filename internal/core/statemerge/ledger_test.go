@@ -184,10 +184,10 @@ func TestMergeLedgerRules(t *testing.T) {
 			// The edit above must not merge two requests that two clones
 			// made in one millisecond with the same first question and
 			// different topics (a record was lost under load in CI).
-			name: "two new records, same id, time, agents and question, other topics: both kept",
-			base: []ledger.Record{q1},
-			ours: []ledger.Record{q1, func() ledger.Record { r := clone(q2); r.Topic = "agent0-q0"; return r }()},
-			theirs: []ledger.Record{q1, func() ledger.Record { r := clone(q2); r.Topic = "agent1-q0"; return r }()},
+			name:    "two new records, same id, time, agents and question, other topics: both kept",
+			base:    []ledger.Record{q1},
+			ours:    []ledger.Record{q1, func() ledger.Record { r := clone(q2); r.Topic = "agent0-q0"; return r }()},
+			theirs:  []ledger.Record{q1, func() ledger.Record { r := clone(q2); r.Topic = "agent1-q0"; return r }()},
 			renamed: 1,
 			check: func(t *testing.T, l *ledger.Ledger, rep Report) {
 				var topics []string
