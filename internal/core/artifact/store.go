@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"sort"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -53,21 +52,11 @@ func (s *Store) Load(issue int) (*File, error) {
 
 // Issues lists the issues that have an artifact ledger, ascending.
 func (s *Store) Issues() ([]int, error) {
-	entries, err := os.ReadDir(s.WS.ArtifactsDir())
+	issues, err := workspace.IssueFiles(s.WS.ArtifactsDir(), workspace.LedgerIssue)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
 		return nil, fmt.Errorf("list artifact ledgers: %w", err)
 	}
-	out := make([]int, 0, len(entries))
-	for _, e := range entries {
-		if n, ok := workspace.LedgerIssue(e.Name()); ok && !e.IsDir() {
-			out = append(out, n)
-		}
-	}
-	sort.Ints(out)
-	return out, nil
+	return issues, nil
 }
 
 // LoadAll reads every ledger, several at a time (500 issues' ledgers are

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -128,20 +127,10 @@ func FileIssue(name string) (int, bool) {
 
 // Issues lists the issue numbers that have a ledger file, ascending.
 func (s *Store) Issues() ([]int, error) {
-	entries, err := os.ReadDir(s.WS.ClarificationsDir())
+	issues, err := workspace.IssueFiles(s.WS.ClarificationsDir(), FileIssue)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
 		return nil, fmt.Errorf("list ledgers: %w", err)
 	}
-	issues := make([]int, 0, len(entries))
-	for _, e := range entries {
-		if n, ok := FileIssue(e.Name()); ok && !e.IsDir() {
-			issues = append(issues, n)
-		}
-	}
-	sort.Ints(issues)
 	return issues, nil
 }
 
