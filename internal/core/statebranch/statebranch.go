@@ -187,6 +187,12 @@ type Result struct {
 	// that the sync's own cost (the rest) can be told from the network's.
 	FetchMillis float64 `json:"fetchMs"`
 	PushMillis  float64 `json:"pushMs"`
+	// Unchanged is set when the state directories and the remote tip
+	// showed nothing changed since the last sync, so no state file was
+	// looked at (see clean.go); Scanned counts the state files a scan
+	// stat'ed (0 then).
+	Unchanged bool `json:"unchanged"`
+	Scanned   int  `json:"scanned"`
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -306,16 +312,35 @@ type syncer struct {
 	// theirsTip is the remote tip the current round merges.
 	theirsTip gitstore.Hash
 	res       *Result
+	// snap is the snapshot of the state directories the current round's
+	// scan started from (see clean.go).
+	snap *taken
 }
 
 func (s *syncer) tracking() string { return "refs/remotes/" + s.opt.Remote + "/" + s.opt.Branch }
 
 func (s *syncer) run(ctx context.Context) error {
-	baseTip, base, err := s.prepare(ctx)
+	baseTip, err := s.prepare(ctx)
 	if err != nil {
 		return err
 	}
 	fetch := !s.opt.PushOnly
+	if s.opt.InitFrom == "" {
+		done, fetched, err := s.fastPath(ctx, baseTip)
+		if done || err != nil {
+			return err
+		}
+		fetch = fetch && !fetched
+	}
+	// From here on the local files may change: the record goes until a
+	// round ends clean.
+	if err := s.dropClean(); err != nil {
+		return err
+	}
+	base, err := s.treeFiles(baseTip)
+	if err != nil {
+		return err
+	}
 	for attempt := 0; ; attempt++ {
 		theirsTip, theirs, err := s.theirs(ctx, fetch)
 		if err != nil {
@@ -341,8 +366,11 @@ func (s *syncer) run(ctx context.Context) error {
 		// A fetch that found no branch on the remote creates it, empty
 		// when there is no state yet: the first sync of a fresh GitHub
 		// Mode workspace leaves a branch others can fetch (issue 37).
-		create := fetch && theirsTip.IsZero() && !s.res.RemoteExists
-		if s.opt.PullOnly || (!rd.changed && !create) {
+		create := s.res.Fetches > 0 && theirsTip.IsZero() && !s.res.RemoteExists
+		if !rd.changed && !create {
+			return s.saveClean(theirsTip, rd)
+		}
+		if s.opt.PullOnly {
 			return nil
 		}
 		retry, err := s.publish(ctx, theirsTip, rd, attempt)
@@ -372,25 +400,23 @@ func raceBackoff(ctx context.Context, attempt int) {
 }
 
 // prepare reads the trail and base settings, seeds from --init-from, and
-// returns the last synchronised base with its files.
-func (s *syncer) prepare(ctx context.Context) (gitstore.Hash, map[string]gitstore.Entry, error) {
+// returns the last synchronised base.
+func (s *syncer) prepare(ctx context.Context) (gitstore.Hash, error) {
 	if err := s.setTrail(); err != nil {
-		return gitstore.ZeroHash, nil, err
+		return gitstore.ZeroHash, err
 	}
 	if err := s.setSyncedRef(); err != nil {
-		return gitstore.ZeroHash, nil, err
+		return gitstore.ZeroHash, err
 	}
 	if s.opt.InitFrom != "" {
+		if err := s.dropClean(); err != nil {
+			return gitstore.ZeroHash, err
+		}
 		if err := s.seed(ctx, s.opt.InitFrom); err != nil {
-			return gitstore.ZeroHash, nil, err
+			return gitstore.ZeroHash, err
 		}
 	}
-	baseTip, err := s.r.Ref(s.syncedRef())
-	if err != nil {
-		return gitstore.ZeroHash, nil, err
-	}
-	base, err := s.treeFiles(baseTip)
-	return baseTip, base, err
+	return s.r.Ref(s.syncedRef())
 }
 
 // publish commits rd on theirsTip and pushes it; retry is true when the
@@ -416,40 +442,18 @@ func (s *syncer) publish(ctx context.Context, theirsTip gitstore.Hash, rd *round
 	if err := s.r.SetRef(s.tracking(), commit); err != nil {
 		return false, err
 	}
-	return false, s.setBase(commit, rd.tree, rd.keepBase)
+	if err := s.setBase(commit, rd.tree, rd.keepBase); err != nil {
+		return false, err
+	}
+	return false, s.saveClean(commit, rd)
 }
 
 // theirs is the state branch's tip and files as the remote-tracking ref
 // has them, fetched first when fetch is set.
 func (s *syncer) theirs(ctx context.Context, fetch bool) (gitstore.Hash, map[string]gitstore.Entry, error) {
 	if fetch {
-		if removed, err := s.r.ClearStaleRefLock(s.tracking()); err != nil {
+		if err := s.fetch(ctx); err != nil {
 			return gitstore.ZeroHash, nil, err
-		} else if removed {
-			s.noteClearedLock()
-		}
-		start := time.Now()
-		exists, err := s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
-		if err != nil && refLocked(err) && s.awaitRefLock(ctx) {
-			// Another git (the one a killed sync left running, or the
-			// user's) held the tracking ref: it finished, or its lock
-			// went stale and was removed. Once more.
-			exists, err = s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
-		}
-		s.res.Fetches++
-		s.res.FetchMillis += millis(time.Since(start))
-		if err != nil {
-			return gitstore.ZeroHash, nil, err
-		}
-		s.res.RemoteExists = exists
-		if !exists {
-			// The remote has no branch: a tracking ref left from before
-			// (not pruned) is stale, and read as the remote it would hide
-			// the deletion (its tip is the base: nothing said, nothing
-			// pushed back).
-			if err := s.r.RemoveRef(s.tracking()); err != nil {
-				return gitstore.ZeroHash, nil, err
-			}
 		}
 	}
 	tip, err := s.r.Ref(s.tracking())
@@ -461,6 +465,39 @@ func (s *syncer) theirs(ctx context.Context, fetch bool) (gitstore.Hash, map[str
 		return gitstore.ZeroHash, nil, err
 	}
 	return tip, files, nil
+}
+
+// fetch brings the remote's state branch into the tracking ref.
+func (s *syncer) fetch(ctx context.Context) error {
+	if removed, err := s.r.ClearStaleRefLock(s.tracking()); err != nil {
+		return err
+	} else if removed {
+		s.noteClearedLock()
+	}
+	start := time.Now()
+	exists, err := s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
+	if err != nil && refLocked(err) && s.awaitRefLock(ctx) {
+		// Another git (the one a killed sync left running, or the
+		// user's) held the tracking ref: it finished, or its lock
+		// went stale and was removed. Once more.
+		exists, err = s.opt.Transport.Fetch(ctx, s.opt.Remote, s.opt.Branch, s.tracking())
+	}
+	s.res.Fetches++
+	s.res.FetchMillis += millis(time.Since(start))
+	if err != nil {
+		return err
+	}
+	s.res.RemoteExists = exists
+	if !exists {
+		// The remote has no branch: a tracking ref left from before
+		// (not pruned) is stale, and read as the remote it would hide
+		// the deletion (its tip is the base: nothing said, nothing
+		// pushed back).
+		if err := s.r.RemoveRef(s.tracking()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *syncer) noteClearedLock() {
@@ -546,11 +583,18 @@ type round struct {
 
 // merge merges every state file three ways and writes the local results.
 func (s *syncer) merge(ctx context.Context, base, theirs map[string]gitstore.Entry) (*round, error) {
+	// The snapshot comes before the scan: a write landing after it
+	// changes what the next sync compares with, so the record written
+	// at this round's end can never vouch for a file the scan missed.
+	if err := s.takeSnapshot(); err != nil {
+		return nil, err
+	}
 	cache := gitstore.LoadStatCache(gitstore.StatCachePath(s.r.GitDir, "statcache", s.agentxDir))
 	local, err := scanLocal(ctx, s.agentxDir, s.trail, cache)
 	if err != nil {
 		return nil, err
 	}
+	s.res.Scanned += len(local)
 	// Losing the cache only costs time: the next sync hashes again.
 	_ = cache.Save(local, time.Now())
 	rd := &round{tree: make(map[string]gitstore.Entry, len(theirs)), keepBase: map[string]*gitstore.Entry{}}
