@@ -41,6 +41,7 @@ var egresses = map[string]struct {
 	"internal/core/statebranch/trail.go":                           {1, "a commit id"},
 	"internal/core/statebranch/statebranchtest/statebranchtest.go": {2, "test helper (files of test repositories, the tests' git config)"},
 	"internal/core/statebranch/divergence.go":                      {1, "a commit id"},
+	"internal/core/statebranch/clean.go":                           {1, "directory stats and a commit id"},
 	"internal/core/spool/spool.go":                                 {3, "intake sanitises the entry (intake/clean.go); counters"},
 	"internal/core/events/events.go":                               {1, "events carry ids and sanitised ledger text (protocol.sanitized)"},
 	"internal/core/ledger/store.go":                                {1, "ledgers: protocol.sanitized on every op (text, topic, reason, detail, --as)"},
