@@ -60,8 +60,14 @@ type cleanRecord struct {
 	snap string // the snapshot's lines
 }
 
+// cleanPath is the record of this kind of sync (a hook's pull has no
+// trail, a whole sync has one): each kind has its own, so a pull does not
+// cost the next whole sync its record. One kind's full sync cannot make
+// another's record lie: what it changes locally changes a directory, and
+// a new base moves the synced ref, both of which every record checks.
 func (s *syncer) cleanPath() string {
-	return gitstore.StatCachePath(s.r.GitDir, "clean", s.agentxDir)
+	key := gitstore.BlobHash([]byte(s.cleanKey())).String()[:8]
+	return gitstore.StatCachePath(s.r.GitDir, "clean-"+key, s.agentxDir)
 }
 
 func (s *syncer) cleanKey() string {

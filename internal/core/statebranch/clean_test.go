@@ -207,3 +207,34 @@ func TestUnchangedSyncIsConstant(t *testing.T) {
 		t.Fatalf("400 ledgers, nothing changed: %+v", res)
 	}
 }
+
+// TestUnchangedPullKeepsTheSyncRecord: a hook's pull (no trail) and a
+// whole sync keep records of their own, so alternating them stays on the
+// fast path, and a pull that brings a change still invalidates the
+// other's record (the synced ref moved).
+func TestUnchangedPullKeepsTheSyncRecord(t *testing.T) {
+	defer statebranch.SetCleanTiming(cleanMargin, time.Hour)()
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := cleanAgent(t, remote)
+	pull := func(o *statebranch.Options) { o.PullOnly = true }
+	a.sync(pull)
+	settle()
+	a.sync(pull)
+	if res := a.sync(pull); !res.Unchanged {
+		t.Fatalf("pull, nothing changed: %+v", res)
+	}
+	if res := a.sync(); !res.Unchanged {
+		t.Fatalf("sync after a pull, nothing changed: %+v", res)
+	}
+	b := newAgent(t, remote)
+	b.sync()
+	b.replace("state/clarifications/issue-5.json", sbt.Records("CLR-5-001", "CLR-5-009"))
+	b.sync()
+	if res := a.sync(pull); res.Unchanged || len(res.Written) != 1 {
+		t.Fatalf("pull of a change: %+v", res)
+	}
+	if res := a.sync(); res.Unchanged {
+		t.Fatalf("the sync's record outlived the pull that moved the base: %+v", res)
+	}
+}
