@@ -79,6 +79,25 @@ func TestUnchangedSyncMissesNoChange(t *testing.T) {
 			// Another write right after the record: same second, same size.
 			a.replace(ledger1, `{"records":[{"id":"CLR-1-001","v":"c"}]}`+"\n")
 		}, pushed(ledger1)},
+		{"ledger rewritten in place under its lock file (the reference tools' way)", func(t *testing.T, a *agent, _ string) {
+			p := a.path(ledger1)
+			if err := os.WriteFile(p+".lock", []byte(`{"pid":1}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteString(`{"records":[{"id":"CLR-1-001","v":"t"}]}` + "\n"); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(p + ".lock"); err != nil {
+				t.Fatal(err)
+			}
+		}, pushed(ledger1)},
 		{"new ledger", func(t *testing.T, a *agent, _ string) {
 			a.write("state/clarifications/issue-77.json", sbt.Records("CLR-77-001"))
 		}, pushed("state/clarifications/issue-77.json")},
