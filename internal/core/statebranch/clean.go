@@ -166,19 +166,21 @@ func (s *syncer) dropClean() error {
 // saveClean records that the local state files, as snapshot snap (taken
 // at time at, before the scan of the round that settled them) showed
 // them, are the tree of tip. Nothing is written when the round left
-// anything unsettled or a snapshot entry is racy.
-func (s *syncer) saveClean(tip gitstore.Hash, rd *round) error {
+// anything unsettled or a snapshot entry is racy. A record that cannot be
+// written costs the next sync a scan, never this sync its result: the old
+// one is gone already (dropClean), so the error is dropped.
+func (s *syncer) saveClean(tip gitstore.Hash, rd *round) {
 	if s.snap == nil || s.snap.racy || tip.IsZero() || len(rd.keepBase) > 0 ||
 		len(s.res.Conflicts) > 0 || len(s.res.Corrupt) > 0 || s.res.Diverged != nil {
-		return nil
+		return
 	}
 	data := fmt.Sprintf("%s\nkey %s\ntip %s\nat %d\n\n%s", cleanHeader, s.cleanKey(), tip, s.snap.at.UnixNano(), s.snap.lines)
 	if err := os.MkdirAll(filepath.Dir(s.cleanPath()), 0o755); err != nil {
-		return err
+		return
 	}
 	// A cache: a crash may lose it (the next sync scans), never leave
 	// half of it (it would not parse).
-	return atomicfile.Write(s.cleanPath(), []byte(data), atomicfile.Options{NoSync: true})
+	_ = atomicfile.Write(s.cleanPath(), []byte(data), atomicfile.Options{NoSync: true})
 }
 
 // taken is a snapshot and when it was taken.

@@ -368,7 +368,8 @@ func (s *syncer) run(ctx context.Context) error {
 		// Mode workspace leaves a branch others can fetch (issue 37).
 		create := s.res.Fetches > 0 && theirsTip.IsZero() && !s.res.RemoteExists
 		if !rd.changed && !create {
-			return s.saveClean(theirsTip, rd)
+			s.saveClean(theirsTip, rd)
+			return nil
 		}
 		if s.opt.PullOnly {
 			return nil
@@ -445,7 +446,8 @@ func (s *syncer) publish(ctx context.Context, theirsTip gitstore.Hash, rd *round
 	if err := s.setBase(commit, rd.tree, rd.keepBase); err != nil {
 		return false, err
 	}
-	return false, s.saveClean(commit, rd)
+	s.saveClean(commit, rd)
+	return false, nil
 }
 
 // theirs is the state branch's tip and files as the remote-tracking ref
