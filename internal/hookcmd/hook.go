@@ -67,7 +67,14 @@ func runHook(ctx context.Context, a *App, args []string) error {
 			printExamples(a.Stdout, "hook")
 			return errHelp
 		}
-		return a.hookMisconfigured("", a.unknown(usagef("hook needs start or finish"), args), hasStrict(args))
+		return a.hookMisconfigured("", a.unknown(usagef("hook needs start, finish or deliver"), args), hasStrict(args))
+	}
+	if args[0] == "deliver" {
+		if len(args) > 1 && (args[1] == "--help" || args[1] == "-h") {
+			fmt.Fprintf(a.Stdout, "Usage: agentx-hook %s\n", hookDeliverUsage)
+			return errHelp
+		}
+		return a.hookMisconfigured("deliver", wire(parseHookDeliver, runHookDeliver)(ctx, a, args[1:]), false)
 	}
 	err := wire(parseHook, runHookEvent)(ctx, a, args)
 	var se *strictError
@@ -226,6 +233,18 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 		var verdict error
 		if res.Blocked != nil {
 			verdict = &strictError{res.Blocked}
+		}
+		if event == session.EventFinish {
+			// A stop (Codex Stop, Copilot agentStop) with the answer of
+			// the agent's blocking question undelivered: the host goes on
+			// with it (hookdeliver.go).
+			if doc, ok := a.stopDelivery(run.Context(), payload, in.Agent, hookHost(o.Format, payload)); ok {
+				_, err := a.Stdout.Write(doc)
+				if err == nil {
+					err = verdict
+				}
+				return err
+			}
 		}
 		if event == session.EventFinish && o.Format == "codex" {
 			// Codex reads a Stop, PreCompact or SessionEnd hook's stdout

@@ -16,6 +16,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/delivery"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/intake"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -207,8 +209,22 @@ func Start(d *Deps, run *Run, in Input) *Result {
 			}
 		})
 	}
+	s.beginDelivery()
 	s.recordMetrics("hook start", false)
 	return s.finishResult(sections)
+}
+
+// beginDelivery marks the session's start for the mid-session hooks
+// (package delivery): what arrives for the agent from now on is delivered
+// into this session; what is there already, this start has shown.
+func (s *session) beginDelivery() {
+	sid := s.in.Payload.Payload.SessionID
+	if sid == "" || s.d.Clock == nil {
+		return
+	}
+	if err := delivery.Begin(s.d.Workspace, sid, s.in.Agent, s.d.Clock.Now()); err != nil && !errors.Is(err, delivery.ErrSession) {
+		s.warn("agentx hook start: %v", err)
+	}
 }
 
 // Finish is `hook finish`: monitor, status done (or still blocked, or
@@ -256,6 +272,9 @@ func Finish(d *Deps, run *Run, in Input) *Result {
 	}
 	if hostForm(s.res.Host) {
 		s.res.Host = "text" // no host reads context from session-end hooks
+	}
+	if in.Payload.IsPayload() && in.Payload.Payload.SessionEnd() {
+		delivery.End(d.Workspace, in.Payload.Payload.SessionID)
 	}
 	return s.finishResult(sections)
 }
