@@ -19,8 +19,11 @@ import (
 
 const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex|copilot] [--strict] [--deadline D]
        agentx-hook hook finish --agent A [--issue N] [--format text|json|codex] [--event E] [--summary-file F] [--strict] [--deadline D]
+       agentx-hook hook deliver [--agent A] [--format text|json|claude|codex|copilot] [--event E]
 
-Agent lifecycle hooks. Both run the monitor. start marks the agent working and
+Agent lifecycle hooks. deliver (hook deliver --help) is what the hosts run
+mid-session: the answers to the agent's own questions, once. start and finish
+run the monitor. start marks the agent working and
 prints what it must know: clarifications waiting for its answer, its own
 requests with their latest answers, escalations on its issue. finish marks the
 agent done (or keeps it blocked while its blocking request still waits).
@@ -72,6 +75,7 @@ func runHook(ctx context.Context, a *App, args []string) error {
 	if args[0] == "deliver" {
 		if len(args) > 1 && (args[1] == "--help" || args[1] == "-h") {
 			fmt.Fprintf(a.Stdout, "Usage: agentx-hook %s\n", hookDeliverUsage)
+			printExamples(a.Stdout, "hook deliver")
 			return errHelp
 		}
 		return a.hookMisconfigured("deliver", wire(parseHookDeliver, runHookDeliver)(ctx, a, args[1:]), false)
