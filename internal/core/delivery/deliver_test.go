@@ -47,7 +47,7 @@ func (f *fixture) request(t *testing.T, id string, blocking bool) {
 		l.Clarifications = append(l.Clarifications, ledger.Record{ID: id, IssueNumber: 7, From: "engineer", To: "architect",
 			Topic: "db", Blocking: blocking, Status: ledger.Pending, Round: 1, MaxRounds: 5, Created: clock.Format(f.clk.Now()),
 			StaleAfter: clock.Format(f.clk.Now().Add(time.Hour)),
-			Thread: []ledger.Entry{{Round: 1, From: "engineer", Type: ledger.Question, Body: "Postgres or SQLite?", Timestamp: clock.Format(f.clk.Now())}}})
+			Thread:     []ledger.Entry{{Round: 1, From: "engineer", Type: ledger.Question, Body: "Postgres or SQLite?", Timestamp: clock.Format(f.clk.Now())}}})
 	})
 }
 
