@@ -29,6 +29,9 @@ type Entry struct {
 	Body      string `json:"body"`
 	Timestamp string `json:"timestamp"`
 	Integrity string `json:"integrity"`
+	// Delivered is the receipt of an answer delivered into a session of
+	// the requester (issue 34).
+	Delivered *ledger.Receipt `json:"delivered,omitempty"`
 }
 
 // Clarification is one record as the tools show it.
@@ -48,13 +51,20 @@ type Clarification struct {
 	Thread         []Entry `json:"thread,omitempty" jsonschema:"the whole thread (clarify_show)"`
 	// Tampered counts the thread entries changed since written.
 	Tampered int `json:"tampered,omitempty" jsonschema:"thread entries changed since they were written"`
+	// Undelivered counts answers, resolutions and escalations not yet
+	// delivered into a session of the requester.
+	Undelivered int `json:"undelivered,omitempty"`
 }
 
 func entryOf(e *ledger.Entry) *Entry {
 	if e == nil {
 		return nil
 	}
-	return &Entry{Round: e.Round, From: e.From, Type: string(e.Type), Body: sanitize.Neutralize(e.Body), Timestamp: e.Timestamp, Integrity: e.Integrity().String()}
+	out := &Entry{Round: e.Round, From: e.From, Type: string(e.Type), Body: sanitize.Neutralize(e.Body), Timestamp: e.Timestamp, Integrity: e.Integrity().String()}
+	if r, ok := e.Receipt(); ok {
+		out.Delivered = &r
+	}
+	return out
 }
 
 // view is rec for a tool's result, with its whole thread when full.
@@ -62,7 +72,7 @@ func view(rec *ledger.Record, full bool) *Clarification {
 	c := &Clarification{ID: rec.ID, Issue: rec.IssueNumber, From: rec.From, To: rec.To, Topic: sanitize.Neutralize(rec.Topic), Blocking: rec.Blocking,
 		Status: string(rec.Status), Round: rec.Round, MaxRounds: rec.MaxRounds, Created: rec.Created,
 		LatestQuestion: entryOf(rec.LastOf(ledger.Question)), LatestAnswer: entryOf(rec.LastOf(ledger.Answer)),
-		Tampered: len(rec.TamperedEntries())}
+		Tampered: len(rec.TamperedEntries()), Undelivered: len(rec.Undelivered())}
 	if full {
 		c.Thread = make([]Entry, 0, len(rec.Thread))
 		for i := range rec.Thread {
