@@ -213,3 +213,53 @@ func questionOf(rec *ledger.Record, round int) string {
 	}
 	return ""
 }
+
+// MarkShown writes the receipts of what a session's start showed the
+// agent: the latest answer of each of its open requests (hook start's
+// "Your open requests"), when no receipt is there yet. Without it an
+// answer read at the start would stay "undelivered" and the monitor
+// would flag it. Only ledgers with such an answer are written.
+func (d *Deliverer) MarkShown(ctx context.Context, req Request, shown []ledger.Record) error {
+	byIssue := map[int][]string{}
+	for i := range shown {
+		rec := &shown[i]
+		if rec.From != req.Agent {
+			continue
+		}
+		if e := rec.LastOf(ledger.Answer); e != nil && rec.ForRequester(e) {
+			if _, ok := e.Receipt(); !ok {
+				byIssue[rec.IssueNumber] = append(byIssue[rec.IssueNumber], rec.ID)
+			}
+		}
+	}
+	if len(byIssue) == 0 || !validSession(req.Session) {
+		return nil
+	}
+	receipt := ledger.Receipt{At: clock.Format(d.Clock.Now()), Session: req.Session, Host: req.Host, Agent: req.Agent}
+	var errs []error
+	for issue, ids := range byIssue {
+		_, err := d.Ledgers.Update(ctx, issue, func(l *ledger.Ledger) error {
+			n := 0
+			for _, id := range ids {
+				rec := l.Find(id)
+				if rec == nil {
+					continue
+				}
+				if e := rec.LastOf(ledger.Answer); e != nil && rec.ForRequester(e) {
+					if _, ok := e.Receipt(); !ok {
+						e.SetReceipt(receipt)
+						n++
+					}
+				}
+			}
+			if n == 0 {
+				return errNothing
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errNothing) {
+			errs = append(errs, fmt.Errorf("receipts on issue %d: %w", issue, err))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -298,3 +298,33 @@ func TestTextIsFramedAsData(t *testing.T) {
 		t.Errorf("host tag kept:\n%s", txt)
 	}
 }
+
+// What a session's start showed (the latest answer of the agent's open
+// requests) gets its receipt there, once; another agent's record none.
+func TestMarkShownAtTheStart(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.request(t, "CLR-7-001", false)
+	f.answer(t, "CLR-7-001", "read at the start")
+	l, err := f.deliverer().Ledgers.Load(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Agent: "engineer", Session: "s1", Host: "claude"}
+	if err := f.deliverer().MarkShown(context.Background(), Request{Agent: "architect", Session: "s0"}, l.Clarifications); err != nil {
+		t.Fatal(err)
+	}
+	if rs := f.receipts(t); len(rs) != 0 {
+		t.Fatalf("another agent's start wrote %+v", rs)
+	}
+	if err := f.deliverer().MarkShown(context.Background(), req, l.Clarifications); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.deliverer().MarkShown(context.Background(), Request{Agent: "engineer", Session: "s2"}, l.Clarifications); err != nil {
+		t.Fatal(err)
+	}
+	rs := f.receipts(t)
+	if len(rs) != 1 || rs[0].Session != "s1" {
+		t.Errorf("receipts %+v", rs)
+	}
+}

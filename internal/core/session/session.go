@@ -225,6 +225,18 @@ func (s *session) beginDelivery() {
 	if err := delivery.Begin(s.d.Workspace, sid, s.in.Agent, s.d.Clock.Now()); err != nil && !errors.Is(err, delivery.ErrSession) {
 		s.warn("agentx hook start: %v", err)
 	}
+	if len(s.res.Requests) == 0 || s.d.Ledgers == nil || s.run.Context().Err() != nil {
+		return
+	}
+	d := &delivery.Deliverer{WS: s.d.Workspace, Ledgers: s.d.Ledgers, Clock: s.d.Clock}
+	host := string(s.in.Payload.Payload.Host)
+	if host == "" {
+		host = s.in.Host
+	}
+	req := delivery.Request{Agent: s.in.Agent, Session: sid, Host: host}
+	if err := d.MarkShown(s.run.Context(), req, s.res.Requests); err != nil {
+		s.warn("agentx hook start: %v", err)
+	}
 }
 
 // Finish is `hook finish`: monitor, status done (or still blocked, or
