@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -79,26 +81,29 @@ const deliverBudget = 3 * time.Second
 
 func runHookDeliver(ctx context.Context, a *App, o *hookDeliverOptions) error {
 	began := time.Now()
-	payload, payloadAgent := session.ReadPayload(a.Stdin, deliverWait)
-	payload.SetEvent(o.Event)
-	if a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
-		if dir, ok := session.ProjectDir(payload); ok {
-			a.Cwd = dir
+	// Not session.ReadPayload: a PostToolUse payload holds the tool's
+	// whole output, and the quick path must not decode it (payload.go).
+	p := delivery.ReadPayload(a.Stdin, deliverWait)
+	if p.Event == "" {
+		p.Event = o.Event
+	}
+	if a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil && filepath.IsAbs(p.Cwd) {
+		if fi, err := os.Stat(p.Cwd); err == nil && fi.IsDir() {
+			a.Cwd = p.Cwd // the agent's project, wherever the hook runs from
 		}
 	}
-	sid := payload.Payload.SessionID
-	stop := isStopEvent(payload.Payload.Event)
+	stop := isStopEvent(p.Event)
 	// The quick path: no news, nothing read but two stamps.
-	if _, _, _, news := delivery.News(a.Workspace(), sid); !news || sid == "" {
+	if _, _, _, news := delivery.News(a.Workspace(), p.SessionID); !news || p.SessionID == "" {
 		return a.writeDeliverDoc(o, &delivery.Outcome{}, "")
 	}
 	why, ok := a.inWorkspace("hook deliver")
-	agent := session.PickAgent(o.Agent, payloadAgent, a.Config)
+	agent := session.PickAgent(o.Agent, p.AgentType, a.Config)
 	if ok {
 		cfg, _ := a.Config()
 		why, ok = session.AgentAccepted(agent, cfg)
 	}
-	host := hookHost(o.Format, payload)
+	host := o.Format
 	entry := hooklog.Entry{Command: "hook deliver", Host: host, Agent: agent}
 	if !ok {
 		a.hookSkipped(o.Format == "json", "deliver", why)
@@ -107,14 +112,14 @@ func runHookDeliver(ctx context.Context, a *App, o *hookDeliverOptions) error {
 		return nil
 	}
 	return a.failOpen("deliver", func() error {
-		out, text, err := a.deliverNews(ctx, agent, sid, host, stop)
+		out, text, err := a.deliverNews(ctx, agent, p.SessionID, host, stop)
 		if err != nil {
 			a.warn("agentx hook deliver: %v", err)
 		}
 		if len(out.Items) > 0 {
 			a.logHookRun(entry, began)
 		}
-		return a.writeDeliverDoc(o, out, hostText(o.Format, payload.Payload.Event, text, stop))
+		return a.writeDeliverDoc(o, out, hostText(o.Format, p.Event, text, stop))
 	})
 }
 
