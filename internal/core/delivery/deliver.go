@@ -226,10 +226,8 @@ func (d *Deliverer) MarkShown(ctx context.Context, req Request, shown []ledger.R
 		if rec.From != req.Agent {
 			continue
 		}
-		if e := rec.LastOf(ledger.Answer); e != nil && rec.ForRequester(e) {
-			if _, ok := e.Receipt(); !ok {
-				byIssue[rec.IssueNumber] = append(byIssue[rec.IssueNumber], rec.ID)
-			}
+		if unreceipted(rec) != nil {
+			byIssue[rec.IssueNumber] = append(byIssue[rec.IssueNumber], rec.ID)
 		}
 	}
 	if len(byIssue) == 0 || !validSession(req.Session) {
@@ -241,12 +239,8 @@ func (d *Deliverer) MarkShown(ctx context.Context, req Request, shown []ledger.R
 		_, err := d.Ledgers.Update(ctx, issue, func(l *ledger.Ledger) error {
 			n := 0
 			for _, id := range ids {
-				rec := l.Find(id)
-				if rec == nil {
-					continue
-				}
-				if e := rec.LastOf(ledger.Answer); e != nil && rec.ForRequester(e) {
-					if _, ok := e.Receipt(); !ok {
+				if rec := l.Find(id); rec != nil {
+					if e := unreceipted(rec); e != nil {
 						e.SetReceipt(receipt)
 						n++
 					}
@@ -262,4 +256,17 @@ func (d *Deliverer) MarkShown(ctx context.Context, req Request, shown []ledger.R
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// unreceipted is the record's latest answer when it is news for the
+// requester and has no receipt yet, else nil.
+func unreceipted(rec *ledger.Record) *ledger.Entry {
+	e := rec.LastOf(ledger.Answer)
+	if e == nil || !rec.ForRequester(e) {
+		return nil
+	}
+	if _, ok := e.Receipt(); ok {
+		return nil
+	}
+	return e
 }

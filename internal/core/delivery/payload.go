@@ -66,28 +66,11 @@ func Scan(data []byte) (p Payload, complete bool, err error) {
 			i++
 			continue
 		}
-		if data[i] != '"' {
-			return p, false, errNotObject
-		}
-		end, ok := stringEnd(data, i)
-		if !ok {
-			return p, false, nil
-		}
-		var key string
-		if err := json.Unmarshal(data[i:end], &key); err != nil {
+		key, vstart, ok, err := member(data, i)
+		if err != nil || !ok {
 			return p, false, err
 		}
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return p, false, nil
-		}
-		if data[i] != ':' {
-			return p, false, errNotObject
-		}
-		i = skipSpace(data, i+1)
-		if i >= len(data) {
-			return p, false, nil
-		}
+		i = vstart
 		vend, ok := valueEnd(data, i)
 		if !ok {
 			return p, false, nil
@@ -99,6 +82,33 @@ func Scan(data []byte) (p Payload, complete bool, err error) {
 		}
 		i = vend
 	}
+}
+
+// member reads an object member's key at data[i] and the colon after it:
+// the key and where its value starts (ok false: the data ends first).
+func member(data []byte, i int) (key string, value int, ok bool, err error) {
+	if data[i] != '"' {
+		return "", 0, false, errNotObject
+	}
+	end, ok := stringEnd(data, i)
+	if !ok {
+		return "", 0, false, nil
+	}
+	if err := json.Unmarshal(data[i:end], &key); err != nil {
+		return "", 0, false, err
+	}
+	i = skipSpace(data, end)
+	if i >= len(data) {
+		return "", 0, false, nil
+	}
+	if data[i] != ':' {
+		return "", 0, false, errNotObject
+	}
+	i = skipSpace(data, i+1)
+	if i >= len(data) {
+		return "", 0, false, nil
+	}
+	return key, i, true, nil
 }
 
 func skipSpace(data []byte, i int) int {
@@ -182,10 +192,7 @@ func ReadPayload(r io.Reader, wait time.Duration) Payload {
 			return Payload{}
 		}
 	}
-	type chunk struct {
-		b   []byte
-		err error
-	}
+	type chunk struct{ b []byte }
 	chunks := make(chan chunk, 16)
 	go func() {
 		buf := make([]byte, 64<<10)

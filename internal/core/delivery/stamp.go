@@ -180,7 +180,7 @@ func readSmall(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	buf := make([]byte, maxStamp+1)
 	n, err := f.Read(buf)
 	if err != nil && n == 0 {
