@@ -1,6 +1,7 @@
 package statemerge
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -76,6 +77,20 @@ func recordResolver(key string, ours, theirs json.RawMessage) (json.RawMessage, 
 		// Both sides escalated (or renamed) the record: either reason is
 		// true; the smaller is kept so the choice is symmetric.
 		if string(ours) <= string(theirs) {
+			return ours, false
+		}
+		return theirs, false
+	}
+	return largerValue(key, ours, theirs)
+}
+
+// entryResolver merges thread entry keys both sides changed: of two
+// delivery receipts (two clones delivered the entry) the earlier is kept,
+// the first time the agent had it; any other key the larger value.
+func entryResolver(key string, ours, theirs json.RawMessage) (json.RawMessage, bool) {
+	if key == ledger.DeliveredKey {
+		// Both start {"at":"<time>": the bytes order as the times do.
+		if bytes.Compare(ours, theirs) <= 0 {
 			return ours, false
 		}
 		return theirs, false
@@ -575,7 +590,7 @@ func mergeThread(b, o, t []ledger.Entry, rep *Report, where string) []ledger.Ent
 				if be != nil {
 					bx = be.Extra
 				}
-				e.Extra = mergeFields(bx, oe.Extra, te.Extra, largerValue, rep, where+" thread entry")
+				e.Extra = mergeFields(bx, oe.Extra, te.Extra, entryResolver, rep, where+" thread entry")
 			}
 			out = append(out, e)
 		}
