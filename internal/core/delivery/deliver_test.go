@@ -328,3 +328,25 @@ func TestMarkShownAtTheStart(t *testing.T) {
 		t.Errorf("receipts %+v", rs)
 	}
 }
+
+// A session started again (Claude Code after /clear or a compaction)
+// keeps its stamp: an answer that arrived and was not delivered is still
+// delivered after the second start.
+func TestRestartedSessionKeepsWhatIsDue(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.request(t, "CLR-7-001", false)
+	if err := Begin(f.ws, "s1", "engineer", f.clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	f.clk.Advance(time.Minute)
+	f.answer(t, "CLR-7-001", "arrived before the compaction")
+	f.clk.Advance(time.Minute)
+	if err := Begin(f.ws, "s1", "engineer", f.clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.deliverer().Deliver(context.Background(), Request{Agent: "engineer", Session: "s1"})
+	if err != nil || len(out.Items) != 1 {
+		t.Fatalf("after the second start: %+v %v", out, err)
+	}
+}

@@ -128,8 +128,14 @@ func WriteSeen(ws workspace.Workspace, session string, s Seen) error {
 }
 
 // Begin marks a session's start (`hook start`): what arrives from now on
-// is delivered into it; what is there already, the start shows.
+// is delivered into it; what is there already, the start shows. A session
+// started again (Claude Code's start after /clear or a compaction) keeps
+// the time it first began: what arrived since and is still undelivered
+// stays due, and so does what it has not checked yet.
 func Begin(ws workspace.Workspace, session, agent string, now time.Time) error {
+	if old, ok := ReadSeen(ws, session); ok && !old.SinceTime().IsZero() && old.Agent == agent {
+		return nil
+	}
 	return WriteSeen(ws, session, Seen{Generation: Generation(ws), Since: clock.Format(now), Agent: agent})
 }
 

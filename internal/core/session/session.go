@@ -171,6 +171,9 @@ func (s *session) githubMode() bool { return s.d.Config != nil && s.d.Config.Con
 // agent's clarifications, leftover captures and memory recall.
 func Start(d *Deps, run *Run, in Input) *Result {
 	s := &session{d: d, run: run, in: in, res: &Result{Input: in, unchecked: true}}
+	// First: what arrives while this start gathers its sections is the
+	// mid-session hooks' to deliver (or has its receipt from markShown).
+	s.beginDelivery()
 	var renames []statemerge.Rename
 	if s.githubMode() && d.Pull != nil {
 		run.Step("state pull", func(ctx context.Context) { renames = d.Pull(ctx) })
@@ -209,7 +212,7 @@ func Start(d *Deps, run *Run, in Input) *Result {
 			}
 		})
 	}
-	s.beginDelivery()
+	s.markShown()
 	s.recordMetrics("hook start", false)
 	return s.finishResult(sections)
 }
@@ -225,7 +228,13 @@ func (s *session) beginDelivery() {
 	if err := delivery.Begin(s.d.Workspace, sid, s.in.Agent, s.d.Clock.Now()); err != nil && !errors.Is(err, delivery.ErrSession) {
 		s.warn("agentx hook start: %v", err)
 	}
-	if len(s.res.Requests) == 0 || s.d.Ledgers == nil || s.run.Context().Err() != nil {
+}
+
+// markShown writes the receipts of the answers this start showed (the
+// latest answer of each of the agent's open requests).
+func (s *session) markShown() {
+	sid := s.in.Payload.Payload.SessionID
+	if sid == "" || s.d.Clock == nil || len(s.res.Requests) == 0 || s.d.Ledgers == nil || s.run.Context().Err() != nil {
 		return
 	}
 	d := &delivery.Deliverer{WS: s.d.Workspace, Ledgers: s.d.Ledgers, Clock: s.d.Clock}
