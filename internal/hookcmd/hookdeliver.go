@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/capture"
+	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/delivery"
 	"github.com/agentx-dev/agentx/internal/core/hooklog"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -94,7 +95,16 @@ func runHookDeliver(ctx context.Context, a *App, o *hookDeliverOptions) error {
 	}
 	stop := isStopEvent(p.Event)
 	// The quick path: no news, nothing read but two stamps.
-	if _, _, _, news := delivery.News(a.Workspace(), p.SessionID); !news || p.SessionID == "" {
+	gen, _, hasSeen, news := delivery.News(a.Workspace(), p.SessionID)
+	if !news || p.SessionID == "" {
+		return a.writeDeliverDoc(o, &delivery.Outcome{}, "")
+	}
+	if !hasSeen && gen == "" {
+		// Nothing was ever answered here (or this is no workspace): the
+		// session is stamped from now on, where there is a workspace.
+		if fi, err := os.Stat(a.Workspace().AgentxDir()); err == nil && fi.IsDir() && a.checkWorkspace() == nil {
+			_ = delivery.WriteSeen(a.Workspace(), p.SessionID, delivery.Seen{Since: clock.Format(a.Clock.Now()), Agent: o.Agent})
+		}
 		return a.writeDeliverDoc(o, &delivery.Outcome{}, "")
 	}
 	why, ok := a.inWorkspace("hook deliver")
