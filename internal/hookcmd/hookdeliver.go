@@ -19,9 +19,11 @@ import (
 
 const hookDeliverUsage = `hook deliver [--agent A] [--format text|json|claude|codex|copilot] [--event E]
 
-What a host runs mid-session (Claude Code and Codex UserPromptSubmit,
-PostToolUse and Stop; Copilot CLI userPromptSubmitted and postToolUse; setup
-wires them): the answers, resolutions and escalations of the agent's own
+What a host runs mid-session (Claude Code UserPromptSubmit, PostToolUse and
+Stop; Codex UserPromptSubmit and PostToolUse; Copilot CLI userPromptSubmitted
+and postToolUse; setup wires them, and Codex's Stop and Copilot's agentStop
+run hook finish, which does the stop's part): the answers, resolutions and
+escalations of the agent's own
 clarifications that arrived since the session last heard, delivered once into
 the model's next request (id, question, answer, who; stored text quoted as
 data), the receipt written in the ledger. Two sessions of one agent at once
