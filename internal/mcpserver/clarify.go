@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentx-dev/agentx/internal/core/delivery"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -263,6 +266,7 @@ func (s *server) wait(ctx context.Context, req *mcp.CallToolRequest, id string, 
 			out := &RequestResult{ClarifyResult: *result(&router.Result{Record: *rec})}
 			if a := rec.LastOf(ledger.Answer); a != nil && !rec.Status.Waiting() {
 				out.Answer, out.AnsweredBy = a.Body, a.From
+				s.receipt(ctx, rec)
 			}
 			if rec.Status.Waiting() {
 				out.TimedOut = abandoned == ""
@@ -286,6 +290,19 @@ func (s *server) wait(ctx context.Context, req *mcp.CallToolRequest, id string, 
 		case <-s.o.Gone:
 		case <-tick.C:
 		}
+	}
+}
+
+// receipt records that the answer the wait returns reached the agent
+// (issue 34): the host's next mid-session hook must not deliver it again.
+// The server does not know the host's session id; the receipt names this
+// server's process.
+func (s *server) receipt(ctx context.Context, rec *ledger.Record) {
+	rt := s.o.Router
+	d := &delivery.Deliverer{WS: rt.WS, Ledgers: rt.Ledgers, Clock: rt.Clock}
+	req := delivery.Request{Agent: rec.From, Session: "mcp-" + strconv.Itoa(os.Getpid()), Host: "mcp"}
+	if err := d.MarkShown(ctx, req, []ledger.Record{*rec}); err != nil {
+		s.o.Warn("agentx mcp: delivery receipt of %s: %v", rec.ID, err)
 	}
 }
 
