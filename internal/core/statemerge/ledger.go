@@ -1,7 +1,6 @@
 package statemerge
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -77,20 +76,6 @@ func recordResolver(key string, ours, theirs json.RawMessage) (json.RawMessage, 
 		// Both sides escalated (or renamed) the record: either reason is
 		// true; the smaller is kept so the choice is symmetric.
 		if string(ours) <= string(theirs) {
-			return ours, false
-		}
-		return theirs, false
-	}
-	return largerValue(key, ours, theirs)
-}
-
-// entryResolver merges thread entry keys both sides changed: of two
-// delivery receipts (two clones delivered the entry) the earlier is kept,
-// the first time the agent had it; any other key the larger value.
-func entryResolver(key string, ours, theirs json.RawMessage) (json.RawMessage, bool) {
-	if key == ledger.DeliveredKey {
-		// Both start {"at":"<time>": the bytes order as the times do.
-		if bytes.Compare(ours, theirs) <= 0 {
 			return ours, false
 		}
 		return theirs, false
