@@ -32,6 +32,10 @@
 //   - responder: runs the program configured to answer for an agent.
 //   - agentstatus: what each agent is doing, on which issue.
 //   - render: how clarifications read to people.
+//   - delivery: answers, resolutions and escalations brought into the
+//     asking agent's running session once, by the hooks a host fires
+//     mid-session (a quick stamp check, then the receipt written in the
+//     ledger under its lock); a Stop hook's answer to go on with.
 //
 // # Memory pipeline
 //

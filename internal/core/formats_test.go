@@ -173,6 +173,7 @@ func ledgerKeys(t *testing.T) map[string]map[string]bool {
 	t.Helper()
 	resolved := "2026-01-01T00:00:00.000Z"
 	e := ledger.Entry{Round: 1, From: "engineer", Type: "question", Body: "why?", Timestamp: resolved}.Sealed()
+	e.SetReceipt(ledger.Receipt{At: resolved, Session: "s1"}) // a delivered entry's receipt (issue 34)
 	r := ledger.Record{ID: "CLR-3-001", IssueNumber: 3, From: "engineer", To: "architect", Topic: "t", Blocking: true,
 		Status: "resolved", Round: 1, MaxRounds: 5, Created: resolved, StaleAfter: resolved, ResolvedAt: &resolved, Thread: []ledger.Entry{e}}
 	for _, k := range protocol.RecordKeys() {

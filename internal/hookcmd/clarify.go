@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"github.com/agentx-dev/agentx/internal/core/artifact"
+	"os"
+	"strconv"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/delivery"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
@@ -265,7 +268,21 @@ func runClarifyRequest(ctx context.Context, a *App, o *clarifyRequestOptions) er
 	if err == nil && res != nil && about != nil {
 		a.recordAbout(ctx, issue, res.Record.ID, *about)
 	}
+	if err == nil && res != nil && res.Answer != "" {
+		a.answerReceipt(ctx, &res.Record)
+	}
 	return a.printResult(res, "requested", o.JSON, err)
+}
+
+// answerReceipt records that the answer a responder gave during the
+// request is printed to the agent that asked (issue 34): the host's next
+// mid-session hook must not deliver it a second time.
+func (a *App) answerReceipt(ctx context.Context, rec *ledger.Record) {
+	d := &delivery.Deliverer{WS: a.Workspace(), Ledgers: a.Ledgers(), Clock: a.Clock}
+	req := delivery.Request{Agent: rec.From, Session: "cli-" + strconv.Itoa(os.Getpid()), Host: "cli"}
+	if err := d.MarkShown(ctx, req, []ledger.Record{*rec}); err != nil {
+		a.warn("delivery receipt of %s: %v", rec.ID, err)
+	}
 }
 
 // clarifyOpOptions is the command line of a verb on one record (answer,

@@ -43,7 +43,7 @@ func parseCompletion(a *App, args []string) (*completionOptions, error) {
 // here.
 func completionTree() completion.Tree {
 	t := completion.Tree{Subs: map[string][]string{
-		"hook":       {"start", "finish"},
+		"hook":       {"start", "finish", "deliver"},
 		"hooks":      {"install", "uninstall", "status"},
 		"completion": completion.Shells(),
 		"git-hook":   {"post-commit", "pre-push", "post-merge"},

@@ -44,6 +44,7 @@ func helpExamples() map[string][]string {
 		"completion":        {"source <(agentx-hook completion bash)", "agentx-hook completion fish > ~/.config/fish/completions/agentx-hook.fish"},
 		"version":           {"agentx-hook version"},
 		"hook":              {"agentx-hook hook start --agent engineer --issue 42", "agentx-hook hook finish --agent engineer --issue 42 --summary-file summary.md"},
+		"hook deliver":      {`echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit"}' | agentx-hook hook deliver --agent engineer --json`},
 		"hooks":             {"agentx-hook hooks install", "agentx-hook hooks status"},
 		"memory":            {"agentx-hook memory search grpc", "agentx-hook memory add --agent engineer --issue 42 --category decision 'Chose gRPC'"},
 		"checkpoint":        {"agentx-hook checkpoint create -m 'before the migration'", "agentx-hook checkpoint list"},

@@ -19,8 +19,11 @@ import (
 
 const hookUsage = `hook start  --agent A [--issue N] [--format text|json|claude|codex|copilot] [--strict] [--deadline D]
        agentx-hook hook finish --agent A [--issue N] [--format text|json|codex] [--event E] [--summary-file F] [--strict] [--deadline D]
+       agentx-hook hook deliver [--agent A] [--format text|json|claude|codex|copilot] [--event E]
 
-Agent lifecycle hooks. Both run the monitor. start marks the agent working and
+Agent lifecycle hooks. deliver (hook deliver --help) is what the hosts run
+mid-session: the answers to the agent's own questions, once. start and finish
+run the monitor. start marks the agent working and
 prints what it must know: clarifications waiting for its answer, its own
 requests with their latest answers, escalations on its issue. finish marks the
 agent done (or keeps it blocked while its blocking request still waits).
@@ -67,7 +70,15 @@ func runHook(ctx context.Context, a *App, args []string) error {
 			printExamples(a.Stdout, "hook")
 			return errHelp
 		}
-		return a.hookMisconfigured("", a.unknown(usagef("hook needs start or finish"), args), hasStrict(args))
+		return a.hookMisconfigured("", a.unknown(usagef("hook needs start, finish or deliver"), args), hasStrict(args))
+	}
+	if args[0] == "deliver" {
+		if len(args) > 1 && (args[1] == "--help" || args[1] == "-h") {
+			fmt.Fprintf(a.Stdout, "Usage: agentx-hook %s\n", hookDeliverUsage)
+			printExamples(a.Stdout, "hook deliver")
+			return errHelp
+		}
+		return a.hookMisconfigured("deliver", wire(parseHookDeliver, runHookDeliver)(ctx, a, args[1:]), false)
 	}
 	err := wire(parseHook, runHookEvent)(ctx, a, args)
 	var se *strictError
@@ -226,6 +237,18 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 		var verdict error
 		if res.Blocked != nil {
 			verdict = &strictError{res.Blocked}
+		}
+		if event == session.EventFinish {
+			// A stop (Codex Stop, Copilot agentStop) with the answer of
+			// the agent's blocking question undelivered: the host goes on
+			// with it (hookdeliver.go).
+			if doc, ok := a.stopDelivery(run.Context(), payload, in.Agent, hookHost(o.Format, payload)); ok {
+				_, err := a.Stdout.Write(doc)
+				if err == nil {
+					err = verdict
+				}
+				return err
+			}
 		}
 		if event == session.EventFinish && o.Format == "codex" {
 			// Codex reads a Stop, PreCompact or SessionEnd hook's stdout

@@ -105,7 +105,7 @@ func commands() []command {
 		{"monitor", "check for stale, stuck and deadlocked clarifications and act", wire(parseMonitor, runMonitor)},
 		{"artifact", "the stage artifacts of each issue (PRD, ADR, SPEC): list, show, add, approve, reject, ack, reopen", runArtifact},
 		{"ready", "issues with their BLOCKED: Clarification pending markers", wire(parseReady, runReady)},
-		{"hook", "agent lifecycle hooks: hook start, hook finish", runHook},
+		{"hook", "agent lifecycle hooks: hook start, hook finish, hook deliver", runHook},
 		{"memory", "search, inspect and maintain the memory store", runMemory},
 		{"mcp", "serve the clarification and memory tools over MCP (stdio) for agent hosts (runs agentx-mcp)", wire(parseMCP, runMCP)},
 		{"view", "a read-only web view of clarifications, agents, memory and the digest (runs agentx-view)", wire(parseView, runView)},

@@ -17,6 +17,14 @@ func signalsUnlessQuick(args []string, grace time.Duration) (context.Context, fu
 		switch args[0] {
 		case "version", "--version", "help", "-h", "--help", "completion":
 			return context.Background(), func() {}
+		case "hook":
+			// The deliver hook runs on every prompt and tool call and
+			// takes milliseconds; a signal ends it as it would any
+			// process (a ledger lock it held is taken over as a dead
+			// process's).
+			if len(args) > 1 && args[1] == "deliver" {
+				return context.Background(), func() {}
+			}
 		}
 	}
 	return withSignals(context.Background(), grace, os.Exit)

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentx-dev/agentx/internal/core/delivery"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -29,6 +32,9 @@ type Entry struct {
 	Body      string `json:"body"`
 	Timestamp string `json:"timestamp"`
 	Integrity string `json:"integrity"`
+	// Delivered is the receipt of an answer delivered into a session of
+	// the requester (issue 34).
+	Delivered *ledger.Receipt `json:"delivered,omitempty"`
 }
 
 // Clarification is one record as the tools show it.
@@ -48,13 +54,20 @@ type Clarification struct {
 	Thread         []Entry `json:"thread,omitempty" jsonschema:"the whole thread (clarify_show)"`
 	// Tampered counts the thread entries changed since written.
 	Tampered int `json:"tampered,omitempty" jsonschema:"thread entries changed since they were written"`
+	// Undelivered counts answers, resolutions and escalations not yet
+	// delivered into a session of the requester.
+	Undelivered int `json:"undelivered,omitempty"`
 }
 
 func entryOf(e *ledger.Entry) *Entry {
 	if e == nil {
 		return nil
 	}
-	return &Entry{Round: e.Round, From: e.From, Type: string(e.Type), Body: sanitize.Neutralize(e.Body), Timestamp: e.Timestamp, Integrity: e.Integrity().String()}
+	out := &Entry{Round: e.Round, From: e.From, Type: string(e.Type), Body: sanitize.Neutralize(e.Body), Timestamp: e.Timestamp, Integrity: e.Integrity().String()}
+	if r, ok := e.Receipt(); ok {
+		out.Delivered = &r
+	}
+	return out
 }
 
 // view is rec for a tool's result, with its whole thread when full.
@@ -62,7 +75,7 @@ func view(rec *ledger.Record, full bool) *Clarification {
 	c := &Clarification{ID: rec.ID, Issue: rec.IssueNumber, From: rec.From, To: rec.To, Topic: sanitize.Neutralize(rec.Topic), Blocking: rec.Blocking,
 		Status: string(rec.Status), Round: rec.Round, MaxRounds: rec.MaxRounds, Created: rec.Created,
 		LatestQuestion: entryOf(rec.LastOf(ledger.Question)), LatestAnswer: entryOf(rec.LastOf(ledger.Answer)),
-		Tampered: len(rec.TamperedEntries())}
+		Tampered: len(rec.TamperedEntries()), Undelivered: len(rec.Undelivered())}
 	if full {
 		c.Thread = make([]Entry, 0, len(rec.Thread))
 		for i := range rec.Thread {
@@ -253,6 +266,7 @@ func (s *server) wait(ctx context.Context, req *mcp.CallToolRequest, id string, 
 			out := &RequestResult{ClarifyResult: *result(&router.Result{Record: *rec})}
 			if a := rec.LastOf(ledger.Answer); a != nil && !rec.Status.Waiting() {
 				out.Answer, out.AnsweredBy = a.Body, a.From
+				s.receipt(ctx, rec)
 			}
 			if rec.Status.Waiting() {
 				out.TimedOut = abandoned == ""
@@ -276,6 +290,19 @@ func (s *server) wait(ctx context.Context, req *mcp.CallToolRequest, id string, 
 		case <-s.o.Gone:
 		case <-tick.C:
 		}
+	}
+}
+
+// receipt records that the answer the wait returns reached the agent
+// (issue 34): the host's next mid-session hook must not deliver it again.
+// The server does not know the host's session id; the receipt names this
+// server's process.
+func (s *server) receipt(ctx context.Context, rec *ledger.Record) {
+	rt := s.o.Router
+	d := &delivery.Deliverer{WS: rt.WS, Ledgers: rt.Ledgers, Clock: rt.Clock}
+	req := delivery.Request{Agent: rec.From, Session: "mcp-" + strconv.Itoa(os.Getpid()), Host: "mcp"}
+	if err := d.MarkShown(ctx, req, []ledger.Record{*rec}); err != nil {
+		s.o.Warn("agentx mcp: delivery receipt of %s: %v", rec.ID, err)
 	}
 }
 

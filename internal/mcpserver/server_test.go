@@ -355,6 +355,12 @@ func TestBlockingRequestWaitsForTheAnswer(t *testing.T) {
 	if out["answer"] != "Use PostgreSQL." || out["answeredBy"] != "architect" || out["timedOut"] == true {
 		t.Fatalf("blocking request: %v (the answer: %s)", out, <-answered)
 	}
+	// The answer the wait returned has its receipt: the host's next
+	// mid-session hook does not deliver it again (issue 34).
+	show, _ := call(t, eng, "clarify_show", map[string]any{"id": "CLR-42-001"})
+	if !strings.Contains(text(show), `"host":"mcp"`) && !strings.Contains(text(show), `"host": "mcp"`) {
+		t.Errorf("no receipt after the wait: %s", text(show))
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(notes) == 0 || !strings.Contains(notes[0], "CLR-42-001 waits for architect") {

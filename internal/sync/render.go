@@ -60,10 +60,34 @@ func Render(rec *ledger.Record, seq int, clean Sanitizer) Want {
 	default:
 		fmt.Fprintf(&b, "**Clarification %s** · %s by %s\n\n%s\n", rec.ID, inline(Unmention(string(e.Type))), who, text)
 	}
+	b.WriteString(readBy(rec, &e, clean))
 	visible := b.String()
 	sum := sha256.Sum256([]byte(visible))
 	m := Marker{Key: Key{ID: rec.ID, Seq: seq}, Round: e.Round, Type: e.Type, Hash: hex.EncodeToString(sum[:6])}
 	return Want{Marker: m, Body: visible + "\n" + m.String()}
+}
+
+// readBy is the line an answer, resolution or escalation gets once it was
+// delivered into a running session of the agent that asked (its receipt,
+// issue 34): the comment is edited when the receipt reaches the state
+// branch, so the person who answered sees it was read.
+func readBy(rec *ledger.Record, e *ledger.Entry, clean Sanitizer) string {
+	if !rec.ForRequester(e) {
+		return ""
+	}
+	rc, ok := e.Receipt()
+	if !ok {
+		return ""
+	}
+	who := rec.From
+	if rc.Agent != "" {
+		who = rc.Agent
+	}
+	where := ""
+	if rc.Host != "" {
+		where = " in a " + inline(clean(rc.Host)) + " session"
+	}
+	return fmt.Sprintf("\n_Read by %s%s at %s._\n", bold(who), where, inline(clean(rc.At)))
 }
 
 func blockingTag(rec *ledger.Record) string {

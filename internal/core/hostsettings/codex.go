@@ -14,7 +14,7 @@ import (
 // codexHost is Codex: .codex/hooks.json, SessionStart (hook start
 // --format codex), Stop and PreCompact (hook finish, mid-session) and
 // SessionEnd (hook finish; Codex fires it since 0.145, with 1 s by default
-// and at most 3 s); and [features] hooks = true in .codex/config.toml
+// and at most 3 s), UserPromptSubmit and PostToolUse (hook deliver); and [features] hooks = true in .codex/config.toml
 // (Wire and Unwire see to it).
 func codexHost() Host {
 	return Host{Name: Codex, File: ".codex/hooks.json", events: []hostEvent{
@@ -25,6 +25,11 @@ func codexHost() Host {
 		{"Stop", group("", "finish", "--format codex", 0)},
 		{"PreCompact", group("", "finish", "--format codex", 0)},
 		{"SessionEnd", group("", "finish", "--format codex", CodexSessionEndTimeout)},
+		// Answers delivered mid-session (hookSpecificOutput.additionalContext,
+		// as Claude Code); at Stop, finish itself returns the blocking
+		// answer as {"decision":"block"}.
+		{"UserPromptSubmit", group("", "deliver", "--format codex", DeliverTimeout)},
+		{"PostToolUse", group("", "deliver", "--format codex", DeliverTimeout)},
 	}}
 }
 

@@ -64,6 +64,10 @@ func TestCodexHookTrustOfSetup(t *testing.T) {
 		"Stop":         "sha256:323d9a543f183dc5ce5f82a0d5ac8005e174aeb1f15de4133e472a9b19570bfe",
 		"PreCompact":   "sha256:a380690469fac262a309db2e349233b49e965332e0e72b34cfd4731ffd02f636",
 		"SessionEnd":   "sha256:e013b985f060e564253bf1d448ab44e58a5b19ab956654b62cab72560a3c081f",
+		// The deliver hooks (issue 34); the real-host suite has codex
+		// exec run them once /hooks-style trust is recorded.
+		"UserPromptSubmit": "sha256:9d388ad5e3bbcbc728f657665ca8c6c7b7c6b3ceba6883cb372233c99d98c8c7",
+		"PostToolUse":      "sha256:aff93d8126c0f7f3079758885fc275c2636638c2e2b4f2a7a6f5eb3b4d7dc4dc",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d hooks: %+v", len(got), got)

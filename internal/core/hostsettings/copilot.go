@@ -17,6 +17,8 @@ func copilotHost() Host {
 			{"sessionStart", copilotStart},
 			{"sessionEnd", copilotEntry(true)},
 			{"agentStop", copilotEntry(false)},
+			{"userPromptSubmitted", copilotDeliver("userPromptSubmitted")},
+			{"postToolUse", copilotDeliver("postToolUse")},
 		}}
 }
 
@@ -30,6 +32,22 @@ func copilotStart(agent string) *jsonObject {
 	e.set("powershell", cmd)
 	e.set("timeoutSec", json.Number("10"))
 	return e
+}
+
+// copilotDeliver is a mid-session hook that delivers answers as
+// {"additionalContext": ...}; Copilot's payloads name no event, so the
+// command does. At agentStop, finish itself returns the blocking answer
+// as {"decision":"block"}.
+func copilotDeliver(event string) func(string) *jsonObject {
+	return func(agent string) *jsonObject {
+		cmd := hookCommand("deliver", agent, "--format copilot --event "+event)
+		e := newJSONObject()
+		e.set("type", "command")
+		e.set("bash", cmd)
+		e.set("powershell", cmd)
+		e.set("timeoutSec", json.Number("5"))
+		return e
+	}
 }
 
 // copilotEntry is a Copilot hook: one entry with a bash and a powershell

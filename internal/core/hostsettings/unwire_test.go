@@ -147,7 +147,7 @@ func TestInspectCodexInline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !w.Exists || strings.Join(w.Wired, ",") != "SessionStart" || strings.Join(w.Missing, ",") != "Stop,PreCompact,SessionEnd" {
+	if !w.Exists || strings.Join(w.Wired, ",") != "SessionStart" || strings.Join(w.Missing, ",") != "Stop,PreCompact,SessionEnd,UserPromptSubmit,PostToolUse" {
 		t.Errorf("%+v", w)
 	}
 }

@@ -22,7 +22,10 @@ type Doc struct {
 	Stale          []Item             `json:"stale"`
 	StaleArtifacts []artifact.Finding `json:"staleArtifacts"`
 	Stuck          []Item             `json:"stuck"`
-	Warnings       []string           `json:"warnings"`
+	// Undelivered: answers no session of the requester received within
+	// the SLA (issue 34).
+	Undelivered []UndeliveredItem `json:"undelivered"`
+	Warnings    []string          `json:"warnings"`
 }
 
 // Doc is the check as `monitor --json` prints it.
@@ -30,7 +33,8 @@ func (r *Report) Doc() *Doc {
 	f := r.Findings()
 	return &Doc{CheckedAt: clock.Format(r.CheckedAt), Issues: len(r.Issues), Open: len(r.Open),
 		Stale: f.Stale, Stuck: f.Stuck, Deadlocked: f.Deadlocked, Actions: jsonfile.List(r.Actions), Warnings: f.Warnings,
-		ArtifactNotices: jsonfile.List(r.ArtifactNotices), StaleArtifacts: jsonfile.List(r.StaleArtifacts)}
+		ArtifactNotices: jsonfile.List(r.ArtifactNotices), StaleArtifacts: jsonfile.List(r.StaleArtifacts),
+		Undelivered: jsonfile.List(r.Undelivered)}
 }
 
 // StaleDoc is `clarify stale --json`: the records StaleAndStuck returns.

@@ -81,6 +81,9 @@ type Report struct {
 	Failures  []error
 	Scanned   int // ledger files read (not skipped by the index)
 	CheckedAt time.Time
+	// Undelivered is news for a requester that reached none of its
+	// sessions within the record's SLA (delivery receipts, issue 34).
+	Undelivered []UndeliveredItem
 }
 
 // Check scans, decides and acts. Failures of single actions are reported
@@ -93,6 +96,7 @@ func (m *Monitor) Check(ctx context.Context) (*Report, error) {
 	now := m.Router.Clock.Now()
 	rep := &Report{Issues: scan.Issues, Open: scan.Open, Warnings: scan.Warnings, Scanned: scan.Read, CheckedAt: now}
 	rep.Plan = Detect(scan.Open, now, m.Router.Config.Priority())
+	rep.Undelivered = Undelivered(scan.Open, now)
 	m.Act(ctx, rep)
 	return rep, nil
 }

@@ -34,6 +34,12 @@ func (r *Report) Text(st render.Style) string {
 	var b strings.Builder
 	p := &r.Plan
 	fmt.Fprintf(&b, "Checked %d open clarification(s) on %d issue(s).\n", len(r.Open), len(r.Issues))
+	if len(r.Undelivered) > 0 {
+		fmt.Fprintln(&b, st.Bold("Undelivered past the SLA:"))
+		for _, line := range UndeliveredLines(r.Undelivered) {
+			fmt.Fprintf(&b, "  %s\n", line)
+		}
+	}
 	if p.Empty() {
 		fmt.Fprintln(&b, st.Green("No stale, stuck or deadlocked clarifications."))
 		return b.String()

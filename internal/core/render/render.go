@@ -99,6 +99,9 @@ func List(w io.Writer, st Style, recs []ledger.Record, now time.Time) {
 			line += " " + st.Red("[BLOCKING]")
 		}
 		line += st.Dim(fmt.Sprintf("  round %d/%d, %s", r.Round, r.MaxRounds, Age(now.Sub(r.CreatedTime()))))
+		if n := len(r.Undelivered()); n > 0 {
+			line += " " + st.Yellow(fmt.Sprintf("[%d undelivered to %s]", n, tty(r.From)))
+		}
 		fmt.Fprintln(w, line)
 		fmt.Fprintf(w, "    %s -> %s: %s\n", tty(r.From), tty(r.To), tty(topic(r.Topic)))
 	}
@@ -152,12 +155,43 @@ func Thread(w io.Writer, st Style, r *ledger.Record) {
 			// entry is shown, but marked, never passed off as stored.
 			head += " " + st.Red("[TAMPERED: changed since it was written; `agentx-hook verify` names it]")
 		}
+		head += receiptTag(st, r, &e)
 		fmt.Fprintf(w, "  %s\n", head)
 		// The body is stored text: quoted as data, every line (issue 32).
 		for _, line := range strings.Split(sanitize.Quote(tty(lineBreaks.Replace(e.Body))), "\n") {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
+}
+
+// receiptTag marks an answer, resolution or escalation for the requester:
+// when and into which session it was delivered (issue 34), or that it
+// was not yet.
+func receiptTag(st Style, r *ledger.Record, e *ledger.Entry) string {
+	if !r.ForRequester(e) {
+		return ""
+	}
+	rc, ok := e.Receipt()
+	if !ok {
+		return " " + st.Yellow("[undelivered]")
+	}
+	when := rc.At
+	if t, err := clock.Parse(rc.At); err == nil {
+		when = t.UTC().Format("15:04")
+	}
+	where := shortSession(rc.Session)
+	if rc.Host != "" {
+		where = rc.Host + " " + where
+	}
+	return " " + st.Dim(fmt.Sprintf("[delivered %s to %s session %s]", tty(when), tty(r.From), tty(where)))
+}
+
+// shortSession is a session id cut to what tells sessions apart.
+func shortSession(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
 }
 
 // topic is a record's topic on one line, host tags and role labels

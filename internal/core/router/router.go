@@ -12,6 +12,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/delivery"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -278,6 +279,19 @@ func (r *Router) effects(ctx context.Context, op protocol.Op, eff *protocol.Effe
 		})
 	}
 	r.settle(ctx, eff)
+	r.bumpInbox(rec)
+}
+
+// bumpInbox tells the requester's running sessions that news arrived (an
+// answer, a resolution or an escalation someone else wrote): their next
+// mid-session hook delivers it (package delivery).
+func (r *Router) bumpInbox(rec *ledger.Record) {
+	if n := len(rec.Thread); n == 0 || !rec.ForRequester(&rec.Thread[n-1]) {
+		return
+	}
+	if err := delivery.Bump(r.WS); err != nil {
+		r.warn(err, "inbox stamp")
+	}
 }
 
 // route invokes the target's responder for the record's current question.

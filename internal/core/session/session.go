@@ -16,6 +16,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/delivery"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/intake"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -169,6 +171,9 @@ func (s *session) githubMode() bool { return s.d.Config != nil && s.d.Config.Con
 // agent's clarifications, leftover captures and memory recall.
 func Start(d *Deps, run *Run, in Input) *Result {
 	s := &session{d: d, run: run, in: in, res: &Result{Input: in, unchecked: true}}
+	// First: what arrives while this start gathers its sections is the
+	// mid-session hooks' to deliver (or has its receipt from markShown).
+	s.beginDelivery()
 	var renames []statemerge.Rename
 	if s.githubMode() && d.Pull != nil {
 		run.Step("state pull", func(ctx context.Context) { renames = d.Pull(ctx) })
@@ -207,8 +212,40 @@ func Start(d *Deps, run *Run, in Input) *Result {
 			}
 		})
 	}
+	s.markShown()
 	s.recordMetrics("hook start", false)
 	return s.finishResult(sections)
+}
+
+// beginDelivery marks the session's start for the mid-session hooks
+// (package delivery): what arrives for the agent from now on is delivered
+// into this session; what is there already, this start has shown.
+func (s *session) beginDelivery() {
+	sid := s.in.Payload.Payload.SessionID
+	if sid == "" || s.d.Clock == nil {
+		return
+	}
+	if err := delivery.Begin(s.d.Workspace, sid, s.in.Agent, s.d.Clock.Now()); err != nil && !errors.Is(err, delivery.ErrSession) {
+		s.warn("agentx hook start: %v", err)
+	}
+}
+
+// markShown writes the receipts of the answers this start showed (the
+// latest answer of each of the agent's open requests).
+func (s *session) markShown() {
+	sid := s.in.Payload.Payload.SessionID
+	if sid == "" || s.d.Clock == nil || len(s.res.Requests) == 0 || s.d.Ledgers == nil || s.run.Context().Err() != nil {
+		return
+	}
+	d := &delivery.Deliverer{WS: s.d.Workspace, Ledgers: s.d.Ledgers, Clock: s.d.Clock}
+	host := string(s.in.Payload.Payload.Host)
+	if host == "" {
+		host = s.in.Host
+	}
+	req := delivery.Request{Agent: s.in.Agent, Session: sid, Host: host}
+	if err := d.MarkShown(s.run.Context(), req, s.res.Requests); err != nil {
+		s.warn("agentx hook start: %v", err)
+	}
 }
 
 // Finish is `hook finish`: monitor, status done (or still blocked, or
@@ -256,6 +293,9 @@ func Finish(d *Deps, run *Run, in Input) *Result {
 	}
 	if hostForm(s.res.Host) {
 		s.res.Host = "text" // no host reads context from session-end hooks
+	}
+	if in.Payload.IsPayload() && in.Payload.Payload.SessionEnd() {
+		delivery.End(d.Workspace, in.Payload.Payload.SessionID)
 	}
 	return s.finishResult(sections)
 }

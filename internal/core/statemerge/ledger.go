@@ -575,7 +575,7 @@ func mergeThread(b, o, t []ledger.Entry, rep *Report, where string) []ledger.Ent
 				if be != nil {
 					bx = be.Extra
 				}
-				e.Extra = mergeFields(bx, oe.Extra, te.Extra, largerValue, rep, where+" thread entry")
+				e.Extra = mergeFields(bx, oe.Extra, te.Extra, entryResolver, rep, where+" thread entry")
 			}
 			out = append(out, e)
 		}

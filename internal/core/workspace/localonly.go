@@ -37,6 +37,10 @@ const (
 	// RetentionName is the hooks' retention bookkeeping inside
 	// `.agentx/memory/` (package retention writes it).
 	RetentionName = "retention.json"
+	// InboxName is the delivery stamps inside `.agentx/state/` (package
+	// delivery writes them): when an answer last arrived, and what each
+	// running session has seen of it.
+	InboxName = "inbox"
 )
 
 // Pattern is one gitignore pattern of content under `.agentx/` that never
@@ -72,6 +76,7 @@ func LocalOnly() []Pattern {
 		{Glob: HookLogName + "*"},
 		{Glob: "state/" + WriterIDName},
 		{Glob: "memory/" + RetentionName},
+		{Glob: "state/" + InboxName + "/"},
 		{Glob: MonitorIndexName, Derived: true},
 		{Glob: SearchIndexName, Derived: true},
 		{Glob: SearchFilesName, Derived: true},

@@ -133,6 +133,10 @@ func (w Workspace) AgentStatusFile() string {
 // this clone's audit trail is kept on the state branch. Local only.
 func (w Workspace) WriterIDFile() string { return filepath.Join(w.StateDir(), WriterIDName) }
 
+// InboxDir is `.agentx/state/inbox/`: the delivery stamps (the inbox
+// generation every answer bumps, each session's last seen). Local only.
+func (w Workspace) InboxDir() string { return filepath.Join(w.StateDir(), InboxName) }
+
 // MetricsDir is `.agentx/state/metrics/`: each machine's weekly metrics
 // sums (package metrics), one file per writer id and ISO week, which the
 // state branch carries.

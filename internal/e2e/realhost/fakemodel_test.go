@@ -23,6 +23,10 @@ type step struct {
 	// nil makes the step a text reply.
 	Tool func(offered []string) (name string, args map[string]any)
 	Text string
+	// Before, when set, runs before the step's reply is sent (each time
+	// the step is played: make it idempotent): what happens outside the
+	// host while the model "thinks".
+	Before func()
 }
 
 // script is the turns of one session: the step played is the number of
@@ -153,6 +157,9 @@ func (m *fakeModel) plan(path string, body []byte, tools []string, calls int) (s
 	}
 	if calls >= len(s) {
 		return step{Text: s[len(s)-1].Text}, true
+	}
+	if s[calls].Before != nil {
+		s[calls].Before()
 	}
 	return s[calls], true
 }
