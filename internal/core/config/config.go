@@ -52,6 +52,8 @@ type Config struct {
 	Limits          LimitsSettings       `toml:"limits"`
 	Hooks           HooksSettings        `toml:"hooks"`
 	Checkpoints     CheckpointSettings   `toml:"checkpoints"`
+	// People are the persons a clarification may ask (people.go).
+	People People `toml:"people"`
 	// Warnings are the problems found while parsing that do not stop the
 	// file loading (unknown keys, an unknown mode), each naming the file
 	// and line; the CLI prints them.
@@ -64,6 +66,9 @@ type Config struct {
 type ClarifySettings struct {
 	// LockStaleSeconds overrides the 30 s stale-lock threshold.
 	LockStaleSeconds int `toml:"lock_stale_seconds"`
+	// PersonSLA is how long a question to a person waits when the person
+	// names no sla (default DefaultPersonSLA).
+	PersonSLA Duration `toml:"person_sla"`
 }
 
 // Responder is a program the hub runs to get the target agent's answer.
@@ -397,7 +402,7 @@ func ParseConfig(path string, data []byte) (Config, error) {
 	if err := checkConfig(path, &c); err != nil {
 		return c, err
 	}
-	c.WarningsAt = warnings(path, data, md, c)
+	c.WarningsAt = append(warnings(path, data, md, c), peopleWarnings(path, data, c)...)
 	c.Warnings = printed(path, c.WarningsAt)
 	return c, nil
 }
@@ -435,10 +440,12 @@ func tomlErr(path string, err error) error {
 // Load reads agentx.toml (optional) and every workflow file.
 func Load(configFile, workflowsDir string) (*Set, error) {
 	set := &Set{}
+	var configData []byte
 	if data, err := atomicfile.ReadRegular(configFile, MaxFileBytes); err == nil {
 		if set.Config, err = ParseConfig(configFile, data); err != nil {
 			return nil, err
 		}
+		configData = data
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", configFile, err)
 	}
@@ -462,6 +469,14 @@ func Load(configFile, workflowsDir string) (*Set, error) {
 		set.Workflows = append(set.Workflows, w)
 	}
 	sort.Slice(set.Workflows, func(i, j int) bool { return set.Workflows[i].Name < set.Workflows[j].Name })
+	if sw := set.shadowWarnings(configFile); len(sw) > 0 {
+		lines := keyLines(configData)
+		for i := range sw {
+			sw[i].Line = lines[normKey("people."+sw[i].person)]
+		}
+		set.Config.WarningsAt = append(set.Config.WarningsAt, sw...)
+		set.Config.Warnings = printed(configFile, set.Config.WarningsAt)
+	}
 	return set, nil
 }
 
