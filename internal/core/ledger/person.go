@@ -1,6 +1,11 @@
 package ledger
 
-import "strings"
+import (
+	"sort"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+)
 
 // A record's target may be a person rather than an agent (issue 34): `to`
 // is then "human" (anyone) or "human:NAME" (a person of [people]). The
@@ -32,4 +37,37 @@ func PersonTarget(to string) (name string, ok bool) {
 func (r *Record) ForPerson(name string) bool {
 	who, ok := PersonTarget(r.To)
 	return ok && r.Status.Waiting() && (name == "" || who == "" || who == name)
+}
+
+// PeopleInboxDoc is what waits for people (`clarify inbox --human`): the
+// questions addressed to them (Person's, with anyone's, when Person is
+// set), blocking first then oldest, and the escalated records a person
+// settles.
+type PeopleInboxDoc struct {
+	Person    string   `json:"person,omitempty"`
+	Waiting   []Record `json:"waiting"`
+	Escalated []Record `json:"escalated"`
+	jsonfile.Versioned
+}
+
+// PeopleInbox sorts recs (every record read) into what waits for person
+// ("" for every person).
+func PeopleInbox(recs []Record, person string) *PeopleInboxDoc {
+	d := &PeopleInboxDoc{Person: person, Waiting: []Record{}, Escalated: []Record{}}
+	for _, r := range recs {
+		switch {
+		case r.ForPerson(person):
+			d.Waiting = append(d.Waiting, r)
+		case r.Status == Escalated:
+			d.Escalated = append(d.Escalated, r)
+		}
+	}
+	sort.SliceStable(d.Waiting, func(i, j int) bool {
+		a, b := d.Waiting[i], d.Waiting[j]
+		if a.Blocking != b.Blocking {
+			return a.Blocking
+		}
+		return a.CreatedTime().Before(b.CreatedTime())
+	})
+	return d
 }
