@@ -233,6 +233,9 @@ func add[In, Out any, P interface {
 	mcp.AddTool(srv, tool,
 		func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, *Out, error) {
 			out, err := h(ctx, req, in)
+			if ir, ok := any(out).(interface{ inputRequired() *mcp.CallToolResult }); ok && err == nil && ir.inputRequired() != nil {
+				return ir.inputRequired(), nil, nil // the client asks its user and calls again
+			}
 			if err == nil {
 				return asData(out), out, nil
 			}
