@@ -12,7 +12,7 @@ import (
 
 const clarifyInboxUsage = `clarify inbox --human [--person NAME] [--json]
 
-What waits for people (issue 34): the questions agents addressed to a
+What waits for people: the questions agents addressed to a
 person (--to human, --to human:NAME, or a name of [people] in
 agentx.toml), blocking first then oldest, each with the command that
 answers it, and the clarifications escalated to a person. --person NAME
@@ -32,7 +32,7 @@ type clarifyInboxOptions struct {
 func parseClarifyInbox(a *App, args []string) (*clarifyInboxOptions, error) {
 	o := &clarifyInboxOptions{}
 	flags := newFlags(a, "clarify inbox", clarifyInboxUsage)
-	flags.BoolVar(&o.Human, "human", false, "what waits for people (required: an agent's inbox is `hook start` or the MCP clarify_inbox)")
+	flags.BoolVar(&o.Human, "human", false, "what waits for people (required: an agent's inbox is hook start or the MCP tool clarify_inbox)")
 	flags.StringVar(&o.Person, "person", "", "only what person `NAME` may answer (theirs and anyone's)")
 	o.register(flags)
 	pos, err := parse(flags, args)
