@@ -43,9 +43,22 @@ func waitLimit(o *clarifyRequestOptions, rec *ledger.Record) time.Duration {
 // read, with whether the wait ended unanswered.
 func (a *App) waitForAnswer(ctx context.Context, rt *router.Router, rec ledger.Record, limit time.Duration) (*router.Result, bool, error) {
 	start := time.Now()
-	fmt.Fprintf(a.Stderr, "%s: waiting for %s's answer (up to %s, its SLA; Ctrl-C stops waiting, the question stays open)\n",
+	// Progress goes out as it happens, not held to the end with the
+	// command's other messages (failFirst).
+	stderr := a.Stderr
+	if a.liveStderr != nil {
+		stderr = a.liveStderr
+	}
+	fmt.Fprintf(stderr, "%s: waiting for %s's answer (up to %s, its SLA; Ctrl-C stops waiting, the question stays open)\n",
 		rec.ID, rec.To, roundDuration(limit))
-	tick := time.NewTicker(clarifyPoll)
+	poll, progress := clarifyPoll, clarifyProgress
+	if a.waitPoll > 0 {
+		poll = a.waitPoll
+	}
+	if a.waitProgress > 0 {
+		progress = a.waitProgress
+	}
+	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	lastNote := start
 	for {
@@ -62,17 +75,17 @@ func (a *App) waitForAnswer(ctx context.Context, rt *router.Router, rec ledger.R
 		}
 		waited := time.Since(start)
 		if waited >= limit {
-			fmt.Fprintf(a.Stderr, "%s: no answer from %s within %s; it stays open: `agentx-hook clarify show %s` later\n",
+			fmt.Fprintf(stderr, "%s: no answer from %s within %s; it stays open: `agentx-hook clarify show %s` later\n",
 				rec.ID, rec.To, roundDuration(limit), rec.ID)
 			return &router.Result{Record: *cur}, true, nil
 		}
-		if time.Since(lastNote) >= clarifyProgress {
+		if time.Since(lastNote) >= progress {
 			lastNote = time.Now()
-			fmt.Fprintf(a.Stderr, "%s: still waiting for %s (%s of %s)\n", rec.ID, rec.To, roundDuration(waited), roundDuration(limit))
+			fmt.Fprintf(stderr, "%s: still waiting for %s (%s of %s)\n", rec.ID, rec.To, roundDuration(waited), roundDuration(limit))
 		}
 		select {
 		case <-ctx.Done():
-			fmt.Fprintf(a.Stderr, "%s: stopped waiting after %s; it stays open: `agentx-hook clarify show %s` later\n",
+			fmt.Fprintf(stderr, "%s: stopped waiting after %s; it stays open: `agentx-hook clarify show %s` later\n",
 				rec.ID, roundDuration(waited), rec.ID)
 			return &router.Result{Record: *cur}, true, ctx.Err()
 		case <-tick.C:
