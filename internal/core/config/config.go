@@ -52,8 +52,7 @@ type Config struct {
 	Limits          LimitsSettings       `toml:"limits"`
 	Hooks           HooksSettings        `toml:"hooks"`
 	Checkpoints     CheckpointSettings   `toml:"checkpoints"`
-	// People are the persons a clarification may ask (people.go).
-	People People `toml:"people"`
+	People          People               `toml:"people"` // people.go
 	// Warnings are the problems found while parsing that do not stop the
 	// file loading (unknown keys, an unknown mode), each naming the file
 	// and line; the CLI prints them.
@@ -469,14 +468,7 @@ func Load(configFile, workflowsDir string) (*Set, error) {
 		set.Workflows = append(set.Workflows, w)
 	}
 	sort.Slice(set.Workflows, func(i, j int) bool { return set.Workflows[i].Name < set.Workflows[j].Name })
-	if sw := set.shadowWarnings(configFile); len(sw) > 0 {
-		lines := keyLines(configData)
-		for i := range sw {
-			sw[i].Line = lines[normKey("people."+sw[i].person)]
-		}
-		set.Config.WarningsAt = append(set.Config.WarningsAt, sw...)
-		set.Config.Warnings = printed(configFile, set.Config.WarningsAt)
-	}
+	set.warnShadowedPeople(configFile, configData)
 	return set, nil
 }
 

@@ -184,6 +184,21 @@ func (s *Set) PersonSLA(name string) time.Duration {
 	return DefaultPersonSLA
 }
 
+// warnShadowedPeople adds shadowWarnings, at their lines of data (the
+// configuration file), to the configuration's warnings.
+func (s *Set) warnShadowedPeople(path string, data []byte) {
+	sw := s.shadowWarnings(path)
+	if len(sw) == 0 {
+		return
+	}
+	lines := keyLines(data)
+	for i := range sw {
+		sw[i].Line = lines[normKey("people."+sw[i].person)]
+	}
+	s.Config.WarningsAt = append(s.Config.WarningsAt, sw...)
+	s.Config.Warnings = printed(path, s.Config.WarningsAt)
+}
+
 // shadowWarnings names each person who is also an agent: `--to NAME`
 // asks the agent, and only `--to human:NAME` reaches the person.
 func (s *Set) shadowWarnings(path string) []Warning {
