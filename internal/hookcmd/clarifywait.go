@@ -25,6 +25,13 @@ const (
 	clarifyProgress = time.Minute
 )
 
+// waitSyncEvery is how often a wait in GitHub Mode pulls the state
+// branch, where a person's answer by comment lands: twenty times per wait,
+// at least every 30 s and at most every second (a fetch each time).
+func waitSyncEvery(limit time.Duration) time.Duration {
+	return min(max(limit/20, time.Second), 30*time.Second)
+}
+
 // waitLimit is how long a request waits for its answer: --wait when
 // given, else the SLA of a blocking question to a person, else not at all
 // (an agent's answer comes from its responder or its next session).
@@ -49,7 +56,7 @@ func (a *App) waitForAnswer(ctx context.Context, rt *router.Router, rec ledger.R
 	if a.liveStderr != nil {
 		stderr = a.liveStderr
 	}
-	fmt.Fprintf(stderr, "%s: waiting for %s's answer (up to %s, its SLA; Ctrl-C stops waiting, the question stays open)\n",
+	fmt.Fprintf(stderr, "%s: waiting for %s's answer (up to %s; Ctrl-C stops waiting, the question stays open)\n",
 		rec.ID, rec.To, roundDuration(limit))
 	poll, progress := clarifyPoll, clarifyProgress
 	if a.waitPoll > 0 {
@@ -61,7 +68,19 @@ func (a *App) waitForAnswer(ctx context.Context, rt *router.Router, rec ledger.R
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	lastNote := start
+	// In GitHub Mode the question goes to the state branch at once (the
+	// Action mirrors it to the issue, mentioning the person) and the
+	// answer comes back from it: pushed now, pulled every waitSyncEvery.
+	github := a.githubMode()
+	if github {
+		a.StatePush(ctx, 0)
+	}
+	lastSync := time.Now()
 	for {
+		if github && time.Since(lastSync) >= waitSyncEvery(limit) {
+			lastSync = time.Now()
+			a.StatePull(ctx, 0)
+		}
 		cur, err := rt.Get(rec.ID)
 		if err != nil {
 			return nil, false, err
@@ -91,6 +110,12 @@ func (a *App) waitForAnswer(ctx context.Context, rt *router.Router, rec ledger.R
 		case <-tick.C:
 		}
 	}
+}
+
+// githubMode reports whether the workspace syncs through the state branch.
+func (a *App) githubMode() bool {
+	cfg, err := a.Config()
+	return err == nil && cfg.Config.Mode == "github"
 }
 
 // printAnswered prints the answer a wait brought (the id was printed
