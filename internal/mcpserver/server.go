@@ -102,7 +102,7 @@ func newServer(o Options) (*server, *mcp.Server, error) {
 	}
 	s := &server{o: o}
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "agentx: clarifications and memory", Version: o.Version},
-		&mcp.ServerOptions{Instructions: "You are agent " + o.Agent + ". Ask upstream agents with clarify_request when something is ambiguous; " +
+		&mcp.ServerOptions{Instructions: "You are agent " + o.Agent + ". Ask upstream agents with clarify_request when something is ambiguous (a decision only a person can make: to human, or a name of [people]); " +
 			"check clarify_inbox (or the resource " + InboxURI + ") for questions waiting for your answer; search memory (memory_search, then memory_timeline or memory_get) before deciding; " +
 			"record decisions with memory_remember; status says what in the workspace needs fixing. A failed call's error says whether a retry can help.",
 			SubscribeHandler: s.subscribe, UnsubscribeHandler: s.unsubscribe})
