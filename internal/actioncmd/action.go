@@ -228,7 +228,7 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 	}
 	warn := func(format string, args ...any) { gha.Warningf(format, args...) }
 	syncer := &sync.Syncer{GH: gh, Labels: sync.Labels{Blocked: in.blocked, Escalated: in.escalated}, Bot: in.bot,
-		Clean: Clean, DryRun: in.dryRun, Full: in.full, Warn: warn, Budget: in.budget, Debug: a.debugf(gha, in)}
+		Clean: Clean, Mention: sync.PersonMentions(cfg), DryRun: in.dryRun, Full: in.full, Warn: warn, Budget: in.budget, Debug: a.debugf(gha, in)}
 	a.syncer = syncer
 	if in.command == "ingest" {
 		return a.ingest(ctx, in, gh, syncer, ws, cfg, warn)

@@ -3,11 +3,12 @@ package hookcmd
 import (
 	"context"
 	"fmt"
-	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/delivery"
 	"github.com/agentx-dev/agentx/internal/core/issueref"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -24,6 +25,7 @@ func clarifyUsage() string {
 	b.WriteString(`clarify [--issue N] [--all] [--json]
        agentx-hook clarify show CLR-N-NNN [--json]
        agentx-hook clarify stale [--json]
+       agentx-hook clarify inbox --human [--person NAME] [--json]
        agentx-hook clarify request --issue N --from A --to B --topic T --question Q [--blocking|--non-blocking] [--workflow W --step S]
 `)
 	for _, v := range protocol.Verbs {
@@ -45,6 +47,8 @@ func clarifySub(name string) (runFunc, bool) {
 		return wire(parseClarifyStale, runClarifyStale), true
 	case "show":
 		return wire(parseClarifyShow, runClarifyShow), true
+	case "inbox":
+		return wire(parseClarifyInbox, runClarifyInbox), true
 	}
 	if v, ok := protocol.Lookup(name); ok {
 		return wire(func(a *App, args []string) (*clarifyOpOptions, error) { return parseClarifyOp(a, v, args) }, runClarifyOp), true
@@ -58,13 +62,13 @@ func clarifySubNames() string {
 	for _, v := range protocol.Verbs {
 		names = append(names, string(v.Verb))
 	}
-	return strings.Join(append(names, "show", "stale"), ", ")
+	return strings.Join(append(names, "show", "stale", "inbox"), ", ")
 }
 
 func runClarify(ctx context.Context, a *App, args []string) error {
 	withMonitor := func(name string) (runFunc, bool) {
 		sub, ok := clarifySub(name)
-		if !ok || name == "stale" || name == "show" { // show runs it itself
+		if !ok || name == "stale" || name == "show" || name == "inbox" { // they run it themselves
 			return sub, ok
 		}
 		return func(ctx context.Context, a *App, args []string) error {
@@ -186,10 +190,13 @@ type clarifyRequestOptions struct {
 	// blob is stored with the record, so an answer given about it is
 	// marked "may be outdated" once it changes.
 	About string
+	// Wait is how long to wait for the answer (nil: a blocking question
+	// to a person waits its SLA, any other returns at once).
+	Wait *time.Duration
 	jsonFlag
 }
 
-const clarifyRequestUsage = "clarify request --issue N --from A --to B --topic T --question Q [--blocking|--non-blocking] [--workflow W --step S] [--about ARTIFACT] [--json]\n\nRecords a new clarification and prints its id. When the target agent has a\nresponder in agentx.toml, the hub runs it and prints the answer. --about\nnames the stage artifact it is about (PRD-42): once that artifact changes,\nthe answer is shown as \"may be outdated\"."
+const clarifyRequestUsage = "clarify request --issue N --from A --to B --topic T --question Q [--blocking|--non-blocking] [--workflow W --step S] [--about ARTIFACT] [--wait D] [--json]\n\nRecords a new clarification and prints its id. When the target agent has a\nresponder in agentx.toml, the hub runs it and prints the answer. --about\nnames the stage artifact it is about (PRD-42): once that artifact changes,\nthe answer is shown as \"may be outdated\".\n\nA person is a target too: --to human asks anyone, --to NAME or\n--to human:NAME a person of [people] in agentx.toml. A blocking question\nto a person waits for the answer as long as the person's SLA says, with\nprogress on stderr (--wait D waits D instead; --wait 0 returns at once);\nthe person answers with `clarify answer ID --as human:NAME` (see\n`clarify inbox --human`) or, in GitHub Mode, a /clarify answer comment."
 
 func parseClarifyRequest(a *App, args []string) (*clarifyRequestOptions, error) {
 	o := &clarifyRequestOptions{}
@@ -204,10 +211,14 @@ func parseClarifyRequest(a *App, args []string) (*clarifyRequestOptions, error) 
 	flags.StringVar(&o.Workflow, "workflow", "", "workflow `name` (default: default_workflow in agentx.toml)")
 	flags.StringVar(&o.Step, "step", "", "step `id` (default: the requester's step)")
 	flags.StringVar(&o.About, "about", "", "the stage `artifact` the question is about (PRD-42; see `agentx-hook artifact list`)")
+	wait := flags.String("wait", "", "wait `D` for the answer (default: a blocking question to a person waits its SLA, others return at once)")
 	o.register(flags)
 	pos, err := parse(flags, args)
 	o.Blocking = *blocking && !*nonBlocking
 	if err != nil {
+		return o, err
+	}
+	if o.Wait, err = parseWait(*wait); err != nil {
 		return o, err
 	}
 	if len(pos) > 0 {
@@ -271,7 +282,34 @@ func runClarifyRequest(ctx context.Context, a *App, o *clarifyRequestOptions) er
 	if err == nil && res != nil && res.Answer != "" {
 		a.answerReceipt(ctx, &res.Record)
 	}
-	return a.printResult(res, "requested", o.JSON, err)
+	if err != nil || res == nil || !res.Record.Status.Waiting() {
+		return a.printResult(res, "requested", o.JSON, err)
+	}
+	limit := waitLimit(o, &res.Record)
+	if limit <= 0 {
+		return a.printResult(res, "requested", o.JSON, err)
+	}
+	if !o.JSON {
+		// The id first: whoever stops the wait still has it.
+		if err := a.printResult(res, "requested", false, nil); err != nil {
+			return err
+		}
+	}
+	final, _, werr := a.waitForAnswer(ctx, rt, res.Record, limit)
+	if final == nil {
+		return werr
+	}
+	if final.Answer != "" {
+		// The wait printed it to the asker: no hook delivers it again.
+		a.answerReceipt(ctx, &final.Record)
+	}
+	if o.JSON {
+		return a.printResult(final, "requested", true, werr)
+	}
+	if werr == nil && !final.Record.Status.Waiting() {
+		a.printAnswered(final)
+	}
+	return werr
 }
 
 // answerReceipt records that the answer a responder gave during the

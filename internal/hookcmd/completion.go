@@ -48,7 +48,7 @@ func completionTree() completion.Tree {
 		"completion": completion.Shells(),
 		"git-hook":   {"post-commit", "pre-push", "post-merge"},
 	}}
-	clar := []string{string(protocol.Request), "show", "stale"}
+	clar := []string{string(protocol.Request), "show", "stale", "inbox"}
 	t.IDVerbs = append(t.IDVerbs, "show")
 	for _, v := range protocol.Verbs {
 		clar = append(clar, string(v.Verb))

@@ -51,7 +51,7 @@ func helpExamples() map[string][]string {
 
 		"merge-driver": {"git config merge.agentx.driver 'agentx-hook merge-driver %O %A %B %P'   # as hooks install --merge-driver sets it"},
 
-		"clarify request":  {"agentx-hook clarify request --issue 42 --from engineer --to architect --topic 'auth flow' --question 'Middleware or controller?'", "agentx-hook clarify request --issue 42 --from engineer --to architect --topic cache --question 'Redis?' --non-blocking"},
+		"clarify request":  {"agentx-hook clarify request --issue 42 --from engineer --to architect --topic 'auth flow' --question 'Middleware or controller?'", "agentx-hook clarify request --issue 42 --from engineer --to architect --topic cache --question 'Redis?' --non-blocking", "agentx-hook clarify request --issue 42 --from engineer --to lead --topic 'release date' --question 'Ship Friday?' --wait 10m   # a person of [people]"},
 		"clarify show":     {"agentx-hook clarify show CLR-42-001", "agentx-hook clarify show CLR-42-001 --json"},
 		"clarify stale":    {"agentx-hook clarify stale", "agentx-hook clarify stale --json"},
 		"clarify answer":   {"agentx-hook clarify answer CLR-42-001 --body 'Middleware.'"},

@@ -86,6 +86,12 @@ type App struct {
 	// flagSets collects the flag sets a command line makes, when set
 	// (completionflags.go: completion reads the flags they define).
 	flagSets *[]*flag.FlagSet
+	// waitPoll and waitProgress pace a request's wait for its answer
+	// (clarifywait.go; zero: the defaults).
+	waitPoll, waitProgress time.Duration
+	// liveStderr is stderr while failFirst holds a command's own: what
+	// must be seen as it happens (a wait's progress) goes there.
+	liveStderr io.Writer
 }
 
 // command is one top-level command.
@@ -274,9 +280,9 @@ func (a *App) usage(w io.Writer) {
 func (a *App) failFirst(run func() error) int {
 	stderr := a.Stderr
 	var held bytes.Buffer
-	a.Stderr = &held
+	a.Stderr, a.liveStderr = &held, stderr
 	err := run()
-	a.Stderr = stderr
+	a.Stderr, a.liveStderr = stderr, nil
 	code := a.fail(err)
 	_, _ = stderr.Write(held.Bytes())
 	return code

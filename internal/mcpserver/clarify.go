@@ -108,11 +108,20 @@ type RequestResult struct {
 	// Abandoned: the wait ended because the client went away or
 	// cancelled the call (the request stays open).
 	Abandoned bool `json:"abandoned,omitempty"`
+	// Elicitation is what the person did with the question asked in the
+	// client's UI (accept, decline, cancel, failed; people.go).
+	Elicitation string `json:"asked,omitempty"`
+	// input, when set, is the form a multi round-trip client fills in
+	// before calling again (people.go).
+	input *mcp.CallToolResult
 }
+
+// inputRequired is the input_required result the call returns instead.
+func (r *RequestResult) inputRequired() *mcp.CallToolResult { return r.input }
 
 type requestIn struct {
 	Issue       *int   `json:"issue,omitempty" jsonschema:"default: the session's issue"`
-	To          string `json:"to" jsonschema:"the agent asked, e.g. architect"`
+	To          string `json:"to" jsonschema:"agent, or human[:NAME]"`
 	Topic       string `json:"topic" jsonschema:"a short subject"`
 	Question    string `json:"question"`
 	Blocking    *bool  `json:"blocking,omitempty" jsonschema:"default true: wait for the answer"`
@@ -189,9 +198,9 @@ func (s *server) addClarifyTools(srv *mcp.Server) {
 		return m
 	}
 	add(srv, spec{name: "clarify_request", title: "Ask another agent",
-		desc:      "Ask another agent; blocking waits for the answer (with progress), else returns the id.",
+		desc:      "Ask an agent or person; blocking waits for the answer, else returns the id.",
 		openWorld: true,
-		in: map[string]bound{"issue": issueBound, "to": agentBound, "topic": chars(1, validate.MaxTopic), "question": bodyBound,
+		in: map[string]bound{"issue": issueBound, "to": chars(1, validate.MaxAgent+len(protocol.PersonPrefix)), "topic": chars(1, validate.MaxTopic), "question": bodyBound,
 			"waitSeconds": between(0, int(MaxWait/time.Second)), "from": actorBound, "workflow": chars(0, 100), "step": chars(0, 100)}},
 		s.request)
 	add(srv, spec{name: "clarify_answer", title: "Answer a clarification",
@@ -217,6 +226,9 @@ func (s *server) request(ctx context.Context, req *mcp.CallToolRequest, in reque
 	if err := s.actor("from", in.From); err != nil {
 		return nil, err
 	}
+	if req != nil && req.Params != nil && req.Params.RequestState != "" {
+		return s.personRetry(ctx, req) // the person's answer, asked for by the first call
+	}
 	issue, err := s.issue(ctx, in.Issue)
 	if err != nil {
 		return nil, err
@@ -234,6 +246,9 @@ func (s *server) request(ctx context.Context, req *mcp.CallToolRequest, in reque
 	defer s.monitorCheck(ctx)
 	if err != nil {
 		return nil, landed(res, err)
+	}
+	if _, person := ledger.PersonTarget(res.Record.To); person && res.Record.Status.Waiting() {
+		return s.askPerson(ctx, req, &res.Record, blocking, wait)
 	}
 	out := &RequestResult{ClarifyResult: *result(res)}
 	if !blocking || wait <= 0 || !res.Record.Status.Waiting() {

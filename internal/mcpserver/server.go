@@ -102,7 +102,7 @@ func newServer(o Options) (*server, *mcp.Server, error) {
 	}
 	s := &server{o: o}
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "agentx: clarifications and memory", Version: o.Version},
-		&mcp.ServerOptions{Instructions: "You are agent " + o.Agent + ". Ask upstream agents with clarify_request when something is ambiguous; " +
+		&mcp.ServerOptions{Instructions: "You are agent " + o.Agent + ". Ask upstream agents with clarify_request when something is ambiguous (a decision only a person can make: to human, or a name of [people]); " +
 			"check clarify_inbox (or the resource " + InboxURI + ") for questions waiting for your answer; search memory (memory_search, then memory_timeline or memory_get) before deciding; " +
 			"record decisions with memory_remember; status says what in the workspace needs fixing. A failed call's error says whether a retry can help.",
 			SubscribeHandler: s.subscribe, UnsubscribeHandler: s.unsubscribe})
@@ -233,6 +233,9 @@ func add[In, Out any, P interface {
 	mcp.AddTool(srv, tool,
 		func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, *Out, error) {
 			out, err := h(ctx, req, in)
+			if ir, ok := any(out).(interface{ inputRequired() *mcp.CallToolResult }); ok && err == nil && ir.inputRequired() != nil {
+				return ir.inputRequired(), nil, nil // the client asks its user and calls again
+			}
 			if err == nil {
 				return asData(out), out, nil
 			}

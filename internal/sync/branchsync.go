@@ -180,7 +180,7 @@ func (s *Syncer) recordBlobs(loaded []ledger.Loaded, blobs map[int]string, st *S
 		if ld.Err != nil {
 			continue
 		}
-		hash := Desired(ld.Ledger, s.Labels, s.Clean).Hash(s.Bot)
+		hash := DesiredFor(ld.Ledger, s.Labels, s.Clean, s.Mention).Hash(s.Bot)
 		is, ok := st.Get(ld.Issue)
 		if !ok || is.Hash != hash {
 			continue // not mirrored (failed, or stopped before it)

@@ -42,6 +42,12 @@ type Labels struct {
 // escalated label while a record is escalated and not yet settled. Both come
 // from the ledger alone, never from GitHub's timestamps.
 func Desired(l *ledger.Ledger, labels Labels, clean Sanitizer) IssueWant {
+	return DesiredFor(l, labels, clean, nil)
+}
+
+// DesiredFor is Desired with the questions to a person mentioning them
+// (mention may be nil: nobody is mentioned).
+func DesiredFor(l *ledger.Ledger, labels Labels, clean Sanitizer, mention Mentions) IssueWant {
 	w := IssueWant{Issue: l.IssueNumber, Labels: map[string]bool{labels.Blocked: false, labels.Escalated: false}}
 	for i := range l.Clarifications {
 		rec := &l.Clarifications[i]
@@ -59,7 +65,7 @@ func Desired(l *ledger.Ledger, labels Labels, clean Sanitizer) IssueWant {
 				w.Tampered = append(w.Tampered, fmt.Sprintf("%s#%d", rec.ID, seq))
 				continue
 			}
-			w.Comments = append(w.Comments, Render(rec, seq, clean))
+			w.Comments = append(w.Comments, RenderFor(rec, seq, clean, mention))
 		}
 	}
 	return w

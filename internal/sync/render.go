@@ -29,6 +29,12 @@ type Want struct {
 // status change does not edit old comments. The returned body ends with the
 // marker carrying a hash of the visible text.
 func Render(rec *ledger.Record, seq int, clean Sanitizer) Want {
+	return RenderFor(rec, seq, clean, nil)
+}
+
+// RenderFor is Render with a question to a person mentioning them (issue
+// 34) and saying how they answer (mention may be nil).
+func RenderFor(rec *ledger.Record, seq int, clean Sanitizer, mention Mentions) Want {
 	e := rec.Thread[seq]
 	var b strings.Builder
 	text := quote(clean(e.Body))
@@ -41,6 +47,7 @@ func Render(rec *ledger.Record, seq int, clean Sanitizer) Want {
 		}
 		fmt.Fprintf(&b, "**Clarification %s** · round %d of %d%s\n\n", rec.ID, e.Round, rec.MaxRounds, blockingTag(rec))
 		fmt.Fprintf(&b, "%s %s %s about **%s**:\n\n%s\n", who, verb, to, inline(clean(rec.Topic)), text)
+		personAsked(&b, rec, mention)
 	case ledger.Answer:
 		fmt.Fprintf(&b, "**Clarification %s** · round %d of %d\n\n", rec.ID, e.Round, rec.MaxRounds)
 		fmt.Fprintf(&b, "%s answered %s:\n\n%s\n", who, from, text)

@@ -55,6 +55,9 @@ type Syncer struct {
 	// count as mirrors (GET /user is refused to the workflow token).
 	Bot   string
 	Clean Sanitizer
+	// Mention, when set, mentions the person a question is addressed to
+	// ([people] in agentx.toml, issue 34).
+	Mention Mentions
 	// DryRun reads and plans but writes nothing.
 	DryRun bool
 	// Full ignores the state's hashes and reconciles every issue.
@@ -173,7 +176,7 @@ func (s *Syncer) Run(ctx context.Context, loaded []ledger.Loaded, st *State) err
 // once (the labels are known from the state, unless ingest mirrored the
 // issue since); with none it also reads the issue's labels.
 func (s *Syncer) Issue(ctx context.Context, l *ledger.Ledger, st *State) error {
-	want := Desired(l, s.Labels, s.Clean)
+	want := DesiredFor(l, s.Labels, s.Clean, s.Mention)
 	if len(want.Tampered) > 0 {
 		s.warn("issue #%d: %d thread entries changed since they were written and were not mirrored (%s); `agentx-hook verify --state-branch` says what changed",
 			l.IssueNumber, len(want.Tampered), strings.Join(want.Tampered, ", "))

@@ -7,12 +7,12 @@
 // Prints one line per check and "N passed, N failed" last; exits 1 on any
 // failure.
 import { spawn, execFileSync } from 'node:child_process';
-import { readFileSync, existsSync, mkdirSync } from 'node:fs';
+import { readFileSync, existsSync, mkdirSync, appendFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { JSONRPCMessageSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema, ResourceUpdatedNotificationSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 
 const MCP = process.env.AGENTX_MCP;
@@ -236,6 +236,50 @@ async function resources(c) {
   await c.client.unsubscribeResource({ uri: 'agentx://inbox' });
 }
 
+// ---- a person as a target (issue 34) ----
+// A client that declares elicitation is asked for the person's answer in
+// its own UI (elicitation/create); the answer lands in the ledger as the
+// person's. A client without it gets the id to wait on, at once.
+async function personClient(respond) {
+  const transport = new StdioClientTransport({ command: MCP, args, env, stderr: 'ignore' });
+  const opts = respond ? { capabilities: { elicitation: {} } } : {};
+  const client = new Client({ name: 'ts-sdk-ci-person', version: '1.32.2' }, opts);
+  const asked = [];
+  if (respond) client.setRequestHandler(ElicitRequestSchema, async req => { asked.push(req.params); return respond(req.params); });
+  await client.connect(transport);
+  return { client, asked };
+}
+
+async function people() {
+  appendFileSync(join(WS, '.agentx', 'agentx.toml'), '\n[people]\nlead = "@octo-lead"\n');
+  const a = await personClient(() => ({ action: 'accept', content: { answer: 'Redis, five minutes.' } }));
+  const r = await a.client.callTool({ name: 'clarify_request', arguments: { issue: 80, to: 'lead', topic: 'cache', question: 'Which cache?' } });
+  const sc = r.structuredContent ?? {};
+  check('elicitation: the person is asked in the client', a.asked.length === 1 && a.asked[0].message.includes('engineer asks lead (CLR-80-001, cache)') &&
+    a.asked[0].requestedSchema?.properties?.answer?.type === 'string', JSON.stringify(a.asked).slice(0, 300));
+  check('elicitation: the answer comes back in the result', sc.status === 'answered' && sc.answer === 'Redis, five minutes.' && sc.answeredBy === 'lead' && sc.asked === 'accept',
+    JSON.stringify(sc).slice(0, 300));
+  check('elicitation: the ledger holds it as the person\'s', has(ledger(80), '"to": "human:lead"') && has(ledger(80), '"from": "lead"'));
+  await a.client.close();
+
+  const d = await personClient(() => ({ action: 'decline' }));
+  const rd = (await d.client.callTool({ name: 'clarify_request', arguments: { issue: 80, to: 'human:lead', topic: 'ttl', question: 'Which TTL?' } })).structuredContent ?? {};
+  check('elicitation: declined, the question stays open', rd.status === 'pending' && rd.asked === 'decline' && rd.id === 'CLR-80-002', JSON.stringify(rd).slice(0, 300));
+  await d.client.close();
+
+  const n = await personClient(null);
+  const t0 = Date.now();
+  const rn = (await n.client.callTool({ name: 'clarify_request', arguments: { issue: 80, to: 'human', topic: 'owner', question: 'Who owns it?' } })).structuredContent ?? {};
+  check('no elicitation: the id to wait on, at once', rn.status === 'pending' && rn.id === 'CLR-80-003' && !rn.asked && !rn.timedOut &&
+    rn.next?.includes('clarify answer CLR-80-003 --as human:NAME') && Date.now() - t0 < 30000, JSON.stringify(rn).slice(0, 300));
+  const inbox = JSON.parse(hook('clarify', 'inbox', '--human', '--person', 'lead', '--json'));
+  check('clarify inbox --human lists what waits for people', inbox.waiting.map(r => r.id).join(',') === 'CLR-80-002,CLR-80-003', JSON.stringify(inbox.waiting.map(r => r.id)));
+  hook('clarify', 'answer', 'CLR-80-003', '--as', 'human:lead', '--body', 'The platform team.');
+  const shown = (await n.client.callTool({ name: 'clarify_show', arguments: { id: 'CLR-80-003' } })).structuredContent ?? {};
+  check('the person\'s CLI answer reaches the agent', shown.clarification?.status === 'answered' && shown.clarification?.latestAnswer?.from === 'lead', JSON.stringify(shown).slice(0, 300));
+  await n.client.close();
+}
+
 // ---- raw processes: EOF ----
 function raw() {
   const p = spawn(MCP, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
@@ -321,6 +365,7 @@ await section('cancel', () => cancel(c));
 await section('paging', () => paging(c));
 await section('resources', () => resources(c));
 await c.client.close();
+await section('a person as a target', people);
 await section('EOF during a blocking wait', eofBlocking);
 await section('EOF with pending requests', eofPending);
 await section('inspector', inspectorChecks);

@@ -25,6 +25,8 @@ type Warning struct {
 	Line    int
 	Kind    string
 	Message string
+	// person is the [people] name a WarnPersonIsAgent is about.
+	person string
 }
 
 func (w Warning) String() string { return fmt.Sprintf("%s:%d: %s", w.Path, w.Line, w.Message) }
@@ -77,20 +79,23 @@ const MaxUnknownWarnings = 5
 // others, and every other kind.
 func printed(path string, ws []Warning) []string {
 	var out []string
-	more := 0
-	shown := 0
+	more := map[string]int{}
+	shown := map[string]int{}
 	for _, w := range ws {
-		if w.Kind == WarnUnknownKey {
-			if shown == MaxUnknownWarnings {
-				more++
+		if w.Kind == WarnUnknownKey || w.Kind == WarnPersonIsAgent {
+			if shown[w.Kind] == MaxUnknownWarnings {
+				more[w.Kind]++
 				continue
 			}
-			shown++
+			shown[w.Kind]++
 		}
 		out = append(out, w.String())
 	}
-	if more > 0 {
-		out = append(out, fmt.Sprintf("%s: %d more unknown keys or sections are ignored (`agentx-hook verify` lists them all)", path, more))
+	if n := more[WarnUnknownKey]; n > 0 {
+		out = append(out, fmt.Sprintf("%s: %d more unknown keys or sections are ignored (`agentx-hook verify` lists them all)", path, n))
+	}
+	if n := more[WarnPersonIsAgent]; n > 0 {
+		out = append(out, fmt.Sprintf("%s: %d more people are also agents (--to human:NAME asks the person)", path, n))
 	}
 	return out
 }

@@ -52,6 +52,7 @@ type Config struct {
 	Limits          LimitsSettings       `toml:"limits"`
 	Hooks           HooksSettings        `toml:"hooks"`
 	Checkpoints     CheckpointSettings   `toml:"checkpoints"`
+	People          People               `toml:"people"` // people.go
 	// Warnings are the problems found while parsing that do not stop the
 	// file loading (unknown keys, an unknown mode), each naming the file
 	// and line; the CLI prints them.
@@ -64,6 +65,9 @@ type Config struct {
 type ClarifySettings struct {
 	// LockStaleSeconds overrides the 30 s stale-lock threshold.
 	LockStaleSeconds int `toml:"lock_stale_seconds"`
+	// PersonSLA is how long a question to a person waits when the person
+	// names no sla (default DefaultPersonSLA).
+	PersonSLA Duration `toml:"person_sla"`
 }
 
 // Responder is a program the hub runs to get the target agent's answer.
@@ -397,7 +401,7 @@ func ParseConfig(path string, data []byte) (Config, error) {
 	if err := checkConfig(path, &c); err != nil {
 		return c, err
 	}
-	c.WarningsAt = warnings(path, data, md, c)
+	c.WarningsAt = append(warnings(path, data, md, c), peopleWarnings(path, data, c)...)
 	c.Warnings = printed(path, c.WarningsAt)
 	return c, nil
 }
@@ -435,10 +439,12 @@ func tomlErr(path string, err error) error {
 // Load reads agentx.toml (optional) and every workflow file.
 func Load(configFile, workflowsDir string) (*Set, error) {
 	set := &Set{}
+	var configData []byte
 	if data, err := atomicfile.ReadRegular(configFile, MaxFileBytes); err == nil {
 		if set.Config, err = ParseConfig(configFile, data); err != nil {
 			return nil, err
 		}
+		configData = data
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", configFile, err)
 	}
@@ -462,6 +468,7 @@ func Load(configFile, workflowsDir string) (*Set, error) {
 		set.Workflows = append(set.Workflows, w)
 	}
 	sort.Slice(set.Workflows, func(i, j int) bool { return set.Workflows[i].Name < set.Workflows[j].Name })
+	set.warnShadowedPeople(configFile, configData)
 	return set, nil
 }
 

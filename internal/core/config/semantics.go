@@ -78,6 +78,9 @@ func checkConfig(path string, c *Config) error {
 			return err
 		}
 	}
+	if err := checkPeople(path, c); err != nil {
+		return err
+	}
 	if k := c.Checkpoints.Keep; k != nil && *k < 0 {
 		return invalid(path, "[checkpoints] keep", "is negative (%d); 0 means the default", *k)
 	}

@@ -29,6 +29,8 @@ Use the MCP tools of the ` + "`agentx`" + ` server when your host lists them, th
 - A requirement is unclear: ask, do not guess. ` + "`clarify_request`" + `, or
   ` + "`agentx-hook clarify request --issue N --from YOU --to AGENT --topic T --question Q`" + `
   (blocking by default; ` + "`--non-blocking`" + ` to go on working).
+- Only a person can decide (a product call, an access, a risk): ask them the
+  same way, ` + "`--to human`" + ` (anyone) or a name of ` + "`[people]`" + ` in ` + "`.agentx/agentx.toml`" + `.
 - What waits for you and your own requests: ` + "`clarify_inbox`" + `, or ` + "`agentx-hook clarify`" + `.
 - Answer: ` + "`clarify_answer`" + `, or ` + "`agentx-hook clarify answer CLR-N-NNN --body \"...\"`" + `.
 - Settle an answered request: ` + "`clarify_resolve`" + `, or

@@ -74,7 +74,10 @@ func Authorize(rec *ledger.Record, op Op) error {
 		return nil // the monitor's verbs act as the hub
 	}
 	for _, m := range may {
-		if by == m {
+		// A person's target is theirs only through --as human:NAME
+		// (Person, above): an agent named like the person, or `--as
+		// human` read as a name, is not that person.
+		if _, person := ledger.PersonTarget(m); by == m && !person {
 			return nil
 		}
 	}
@@ -82,6 +85,13 @@ func Authorize(rec *ledger.Record, op Op) error {
 	if op.Verb == Escalate {
 		who = strings.Join(may[:2], " or ") + " (or the hub)"
 	}
+	hint := fmt.Sprintf("act as %s, or a person decides explicitly: --as %sNAME (audited)", may[0], PersonPrefix)
+	if name, person := ledger.PersonTarget(may[0]); person {
+		if name == "" {
+			name = "NAME"
+		}
+		hint = fmt.Sprintf("a person answers: --as %s%s (audited)", PersonPrefix, name)
+	}
 	return errcode.New(errcode.ScopeViolation, "%s may not %s %s: only %s may (%s -> %s)", by, op.Verb, rec.ID, who, rec.From, rec.To).
-		WithHint(fmt.Sprintf("act as %s, or a person decides explicitly: --as %sNAME (audited)", may[0], PersonPrefix))
+		WithHint(hint)
 }

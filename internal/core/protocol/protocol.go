@@ -117,7 +117,7 @@ const slaKey = "slaMinutes"
 func Check(op Op, env Env) (int, error) {
 	switch op.Verb {
 	case Request:
-		_, err := checkRequest(op, env)
+		_, _, err := checkRequest(op, env)
 		return op.Issue, err
 	case Answer:
 		issue, err := issueOf(op)
@@ -181,13 +181,14 @@ func textOf(op Op) string {
 // issue comment, monitor), and ledgers are committed and mirrored.
 func Apply(l *ledger.Ledger, op Op, env Env) (*Effects, error) {
 	if op.Verb == Request {
-		scope, err := checkRequest(op, env)
+		scope, to, err := checkRequest(op, env)
 		if err != nil {
 			return nil, err
 		}
 		if op, err = sanitized(op); err != nil {
 			return nil, err
 		}
+		op.To = to
 		return request(l, op, env, scope)
 	}
 	if _, err := Check(op, env); err != nil {
@@ -224,54 +225,72 @@ func Apply(l *ledger.Ledger, op Op, env Env) (*Effects, error) {
 	}
 }
 
-// checkRequest validates a new clarification against the workflow scope.
-func checkRequest(op Op, env Env) (config.Scope, error) {
+// checkRequest validates a new clarification against the workflow scope
+// and returns the record's target as it is stored: a person's as
+// "human:NAME" (people.go).
+func checkRequest(op Op, env Env) (config.Scope, string, error) {
 	var none config.Scope
 	if err := validate.IssueNumber(op.Issue); err != nil {
-		return none, err
+		return none, "", err
 	}
 	if err := validate.Agent("--from", op.From); err != nil {
-		return none, err
-	}
-	if err := validate.Agent("--to", op.To); err != nil {
-		return none, err
-	}
-	if err := validate.Topic(op.Topic); err != nil {
-		return none, err
-	}
-	if err := validate.Body("question", op.Text); err != nil {
-		return none, err
+		return none, "", err
 	}
 	cfg := env.Config
 	if cfg == nil {
 		cfg = &config.Set{}
 	}
+	to, person, err := personTarget(op.To, cfg)
+	if err != nil {
+		return none, "", err
+	}
+	if !person {
+		if err := validate.Agent("--to", op.To); err != nil {
+			return none, "", err
+		}
+	}
+	if err := validate.Topic(op.Topic); err != nil {
+		return none, "", err
+	}
+	if err := validate.Body("question", op.Text); err != nil {
+		return none, "", err
+	}
 	known := cfg.KnownAgents()
 	for _, a := range []string{op.From, op.To} {
+		if a == op.To && person {
+			continue
+		}
 		if !known[a] {
-			return none, errcode.New(errcode.InvalidInput, "unknown agent %q (known: %s)", a, strings.Join(sortedKeys(known), ", "))
+			return none, "", errcode.New(errcode.InvalidInput, "unknown agent %q (known: %s)", a, strings.Join(sortedKeys(known), ", ")).
+				WithHint(peopleHint(cfg, a == op.To))
 		}
 	}
 	if op.From == op.To {
-		return none, errcode.New(errcode.InvalidInput, "agent %q cannot clarify with itself", op.From)
+		return none, "", errcode.New(errcode.InvalidInput, "agent %q cannot clarify with itself", op.From)
 	}
 	scope, err := cfg.ResolveScope(op.Workflow, op.Step, op.From, op.Blocking)
 	if err != nil {
-		return none, err
+		return none, "", err
 	}
-	if !scope.Allows(op.To) {
+	if person {
+		// Any agent may ask a person, as any may be escalated to one:
+		// can_clarify names the agents a step may ask. The person's SLA,
+		// not the step's agent SLA, says how long the question waits.
+		name, _ := ledger.PersonTarget(to)
+		scope.SLA = cfg.PersonSLA(name)
+	} else if !scope.Allows(op.To) {
 		allowed := "none"
 		if len(scope.CanClarify) > 0 {
 			allowed = strings.Join(scope.CanClarify, ", ")
 		}
-		return none, errcode.New(errcode.ScopeViolation, "agent '%s' cannot clarify with '%s' (workflow %s, step %s). Allowed: [%s]",
+		return none, "", errcode.New(errcode.ScopeViolation, "agent '%s' cannot clarify with '%s' (workflow %s, step %s). Allowed: [%s]",
 			op.From, op.To, scope.Workflow, scope.Step, allowed)
 	}
 	if op.Blocking && !scope.BlockingAllowed {
-		return none, errcode.New(errcode.ScopeViolation, "step %s of workflow %s does not allow blocking clarifications", scope.Step, scope.Workflow).
+		return none, "", errcode.New(errcode.ScopeViolation, "step %s of workflow %s does not allow blocking clarifications", scope.Step, scope.Workflow).
 			WithHint("pass --non-blocking")
 	}
-	return scope, nil
+	return scope, to, nil
 }
 
 // request records a new clarification; op was checked (checkRequest gave
