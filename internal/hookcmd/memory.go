@@ -70,6 +70,11 @@ func (a *App) Memory() *memory.Store {
 	s.Warn = a.warn
 	s.Progress = a.progress("rebuilding the memory index")
 	s.Audit, s.Actor = a.AuditTrail(), a.actor()
+	// A configuration that does not load is reported by the command that
+	// needs it; the store then keeps its default layout.
+	if set, err := a.Config(); err == nil && set.Config.Memory.ReferenceManifest() {
+		s.DeltaLimit = -1
+	}
 	return s
 }
 
