@@ -295,3 +295,40 @@ func killedWriter(t *testing.T, dir string) {
 		}
 	}
 }
+
+// EachManifestEntry reads the entries ParseManifest reads, each at the
+// offset of its "id" member, and refuses what ParseManifest refuses.
+func TestEachManifestEntryIsParseManifest(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newTestStore(t)
+	s.DeltaLimit = -1
+	bulk(t, s, 120)
+	data, err := os.ReadFile(s.ManifestPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ParseManifest(s.ManifestPath(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Entry
+	err = EachManifestEntry(strings.NewReader(string(data)), func(e *Entry, off int64) {
+		if !strings.HasPrefix(string(data[off:]), `"id": "`+e.ID+`"`) {
+			t.Fatalf("offset %d of %s is at %.20q", off, e.ID, data[off:])
+		}
+		got = append(got, *e)
+	})
+	if err != nil || len(got) != len(m.Entries) {
+		t.Fatalf("%d entries streamed (%v), %d parsed", len(got), err, len(m.Entries))
+	}
+	for i := range got {
+		if got[i].ID != m.Entries[i].ID || got[i].Summary != m.Entries[i].Summary || got[i].Tokens != m.Entries[i].Tokens {
+			t.Fatalf("entry %d: %+v streamed, %+v parsed", i, got[i], m.Entries[i])
+		}
+	}
+	for _, bad := range []string{string(data[:len(data)/2]), string(data) + "{}", "[]", `{"entries": {}}`} {
+		if err := EachManifestEntry(strings.NewReader(bad), func(*Entry, int64) {}); err == nil {
+			t.Fatalf("accepted %.40q...", bad)
+		}
+	}
+}
