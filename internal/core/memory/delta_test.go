@@ -332,3 +332,33 @@ func TestEachManifestEntryIsParseManifest(t *testing.T) {
 		}
 	}
 }
+
+// A compaction of a delta holding many issues renders their rows in one
+// pass over the manifest (rerenderMany), and the store agrees with its
+// files after it.
+func TestCompactionOfManyIssues(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	s.DeltaLimit = 400
+	bulk(t, s, 500) // issues 1..10, 50 each
+	for i := range 8 {
+		if _, err := s.Store(ctx, []Observation{obs("engineer", 1+i, KeyFact, fmt.Sprintf("Many-issue fact %d about the ledger", i))}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 6 && len(s.DeltaIssues()) != 7 {
+			t.Fatalf("the delta holds %v before the compaction", s.DeltaIssues())
+		}
+	}
+	if held := s.DeltaIssues(); len(held) != 0 {
+		t.Fatalf("after the compaction the delta still holds %v", held)
+	}
+	checkAgree(t, s)
+	rows, err := s.Search(ctx, Query{Text: "many-issue ledger", Limit: -1})
+	if err != nil || len(rows) != 8 {
+		t.Fatalf("search: %d rows, %v", len(rows), err)
+	}
+	if st, err := s.Stats(ctx); err != nil || st.TotalObservations != 508 {
+		t.Fatalf("stats: %+v %v", st, err)
+	}
+}

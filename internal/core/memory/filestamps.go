@@ -274,8 +274,23 @@ func (s *Store) refreshChanged(st *state) (bool, error) {
 		return false, nil
 	}
 	if len(changed) > batchRebuildOver {
-		// Many files (a checkout, a merge): one reconcile from the files
-		// costs less than re-rendering the manifest for each.
+		// Many files (a checkout, a merge, the delta's issues at a
+		// compaction): one pass over the manifest's rows for all of them,
+		// analysing only their texts.
+		want := make(map[int][]Observation, len(changed))
+		for _, n := range changed {
+			f, err := s.readIssue(n)
+			if err != nil {
+				s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
+				continue
+			}
+			want[n] = f.Observations
+		}
+		if ok, err := s.rerenderMany(st, want); ok || err != nil {
+			return true, err
+		}
+		// A manifest laid out otherwise: one reconcile from the files
+		// costs less than parsing and re-rendering it for each.
 		m, err := ParseManifest(s.ManifestPath(), st.data)
 		if err != nil {
 			m = nil
