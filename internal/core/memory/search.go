@@ -311,12 +311,29 @@ func (s *Store) viewOf(f *os.File) *view {
 	}
 	v := oneSeg(ix, base, func() { unmap(); _ = f.Close() })
 	if d != nil && len(d.files) > 0 {
-		held := d.files
-		v.segs[0].Dead = func(issue int) bool { _, ok := held[issue]; return ok }
+		v.segs[0].Dead = deadIssues(d.files)
 		v.segs = append(v.segs, memindex.Seg{Ix: d.ix})
 		v.rows = append(v.rows, s.issueRows())
 	}
 	return v
+}
+
+// deadIssues is the base's mask of the issues the delta holds: a table by
+// issue number (a search asks it for every document a term names), a map
+// for numbers too large for one.
+func deadIssues(held map[int]fileStamp) func(issue int) bool {
+	top := 0
+	for n := range held {
+		top = max(top, n)
+	}
+	if top >= 1<<22 {
+		return func(issue int) bool { _, ok := held[issue]; return ok }
+	}
+	table := make([]bool, top+1)
+	for n := range held {
+		table[n] = true
+	}
+	return func(issue int) bool { return issue >= 0 && issue <= top && table[issue] }
 }
 
 // overlayMax is how many changed issue files a reader indexes in memory
