@@ -102,6 +102,7 @@ func TestSemanticErrors(t *testing.T) {
 		"[hooks]\ndefault_agent = \"Engineer\"\n":                        "must match",
 		"[checkpoints]\nkeep = -1\n":                                     "keep is negative",
 		"[memory]\nmax_tokens = -5\n":                                    "max_tokens is negative",
+		"[memory]\nmanifest = \"full\"\n":                                "[memory] manifest is \"full\"",
 		"[retention]\narchive_after_days = -1\n":                         "archive_after_days is -1",
 		"[retention]\narchive_after_days = 100000\n":                     "archive_after_days is 100000",
 		"[retention]\ncompact_over = 3\n":                                "compact_over is 3",
