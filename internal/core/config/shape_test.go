@@ -126,3 +126,17 @@ func TestSemanticErrors(t *testing.T) {
 		}
 	}
 }
+
+// [memory] manifest is a known key: "reference" switches the store to
+// rendering manifest.json at every write, and warns of nothing.
+func TestMemoryManifestSetting(t *testing.T) {
+	t.Parallel()
+	c, err := ParseConfig("agentx.toml", []byte("[memory]\nmanifest = \"reference\"\n"))
+	if err != nil || !c.Memory.ReferenceManifest() || len(c.Warnings) != 0 {
+		t.Fatalf("%+v %v", c, err)
+	}
+	c, err = ParseConfig("agentx.toml", []byte("[memory]\nenabled = true\n"))
+	if err != nil || c.Memory.ReferenceManifest() {
+		t.Fatalf("the default is the delta: %+v %v", c, err)
+	}
+}
