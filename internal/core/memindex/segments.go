@@ -33,75 +33,106 @@ func SearchSegs(segs []Seg, q Query) ([]SegHit, error) {
 	if len(terms) == 0 && strings.TrimSpace(q.Text) != "" {
 		return nil, nil
 	}
-	top := &segTop{segs: segs, k: q.limit()}
-	var filters []filter
-	var live []int
-	var n int
-	var total uint64
+	ss := &segSearch{segs: segs, top: &segTop{segs: segs, k: q.limit()}}
 	for i, sg := range segs {
-		n += sg.Ix.n
-		total += sg.Ix.totalLen
+		ss.n += sg.Ix.n
+		ss.total += sg.Ix.totalLen
 		f, ok := sg.Ix.filterFor(q)
-		filters = append(filters, f)
+		ss.filters = append(ss.filters, f)
 		if ok {
-			live = append(live, i)
+			ss.live = append(ss.live, i)
 		}
-	}
-	pass := func(i, d int) bool {
-		if !filters[i].pass(d) {
-			return false
-		}
-		return segs[i].Dead == nil || !segs[i].Dead(segs[i].Ix.issueOf(d))
 	}
 	if len(terms) == 0 {
-		for _, i := range live {
-			for d := segs[i].Ix.n - 1; d >= 0; d-- {
-				if pass(i, d) {
-					top.offer(SegHit{Seg: i, Doc: d})
-				}
-			}
-		}
-		return top.sorted(), nil
-	}
-	avgdl := 1.0
-	if n > 0 && total > 0 {
-		avgdl = float64(total) / float64(n)
+		ss.list()
+		return ss.top.sorted(), nil
 	}
 	for _, term := range terms {
-		found := make([]int, len(segs))
-		df := 0.0
-		for _, i := range live {
-			found[i] = segs[i].Ix.findTerm(term)
-			if found[i] >= 0 {
-				df += float64(segs[i].Ix.u32(secDF, found[i]))
-			}
+		if err := ss.score(term); err != nil {
+			return nil, err
 		}
-		if df == 0 {
-			continue
-		}
-		idf := math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
-		for _, i := range live {
-			if found[i] < 0 {
-				continue
-			}
-			ix := segs[i].Ix
-			sc := top.scoresOf(i)
-			if float64(ix.u32(secDF, found[i])) > float64(ix.n)/64 {
-				sc.densify(ix.n)
-			}
-			err := eachPosting(ix.postings(found[i]), ix.n, func(d, tf int) {
-				if !pass(i, d) {
-					return
-				}
-				tfs := float64(tf)
-				sc.add(d, idf*tfs*(k1+1)/(tfs+k1*(1-bb+bb*ix.docLen(d)/avgdl)))
-			})
-			if err != nil {
-				return nil, err
+	}
+	ss.offerScored()
+	return ss.top.sorted(), nil
+}
+
+// segSearch is one SearchSegs: the segments' filters and the collection
+// figures BM25 takes from all of them.
+type segSearch struct {
+	segs    []Seg
+	filters []filter
+	live    []int // the segments a document of which can pass the filters
+	n       int
+	total   uint64
+	top     *segTop
+}
+
+// pass reports whether document d of segment i passes the filters and is
+// not hidden.
+func (ss *segSearch) pass(i, d int) bool {
+	if !ss.filters[i].pass(d) {
+		return false
+	}
+	return ss.segs[i].Dead == nil || !ss.segs[i].Dead(ss.segs[i].Ix.issueOf(d))
+}
+
+// list offers every passing document (a query without terms).
+func (ss *segSearch) list() {
+	for _, i := range ss.live {
+		for d := ss.segs[i].Ix.n - 1; d >= 0; d-- {
+			if ss.pass(i, d) {
+				ss.top.offer(SegHit{Seg: i, Doc: d})
 			}
 		}
 	}
-	for i, sc := range top.sc {
+}
+
+// score adds term's BM25 contribution, with its document frequency over
+// all segments, to every passing document that holds it.
+func (ss *segSearch) score(term string) error {
+	found := make([]int, len(ss.segs))
+	df := 0.0
+	for _, i := range ss.live {
+		found[i] = ss.segs[i].Ix.findTerm(term)
+		if found[i] >= 0 {
+			df += float64(ss.segs[i].Ix.u32(secDF, found[i]))
+		}
+	}
+	if df == 0 {
+		return nil
+	}
+	avgdl := 1.0
+	if ss.n > 0 && ss.total > 0 {
+		avgdl = float64(ss.total) / float64(ss.n)
+	}
+	idf := math.Log(1 + (float64(ss.n)-df+0.5)/(df+0.5))
+	for _, i := range ss.live {
+		if found[i] < 0 {
+			continue
+		}
+		ix := ss.segs[i].Ix
+		sc := ss.top.scoresOf(i)
+		if float64(ix.u32(secDF, found[i])) > float64(ix.n)/64 {
+			sc.densify(ix.n)
+		}
+		err := eachPosting(ix.postings(found[i]), ix.n, func(d, tf int) {
+			if !ss.pass(i, d) {
+				return
+			}
+			tfs := float64(tf)
+			sc.add(d, idf*tfs*(k1+1)/(tfs+k1*(1-bb+bb*ix.docLen(d)/avgdl)))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// offerScored offers every scored document, segment by segment in the
+// order each was first scored.
+func (ss *segSearch) offerScored() {
+	for i, sc := range ss.top.sc {
 		if sc == nil {
 			continue
 		}
@@ -110,10 +141,9 @@ func SearchSegs(segs []Seg, q Query) ([]SegHit, error) {
 			if sc.dense != nil {
 				s = sc.dense[d]
 			}
-			top.offer(SegHit{Seg: i, Doc: d, Score: s})
+			ss.top.offer(SegHit{Seg: i, Doc: d, Score: s})
 		}
 	}
-	return top.sorted(), nil
 }
 
 // segTop is topK over segments, with each segment's scores.

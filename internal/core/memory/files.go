@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -275,8 +276,10 @@ func ParseObservations(path string, data []byte) ([]Observation, error) {
 // none), as verify reports rows.
 func EachManifestEntry(r io.Reader, fn func(e *Entry, off int64)) error {
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 256<<10))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return fmt.Errorf("manifest: not an object (%v)", err)
+	if t, err := dec.Token(); err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	} else if t != json.Delim('{') {
+		return errors.New("manifest: not an object")
 	}
 	for dec.More() {
 		t, err := dec.Token()
@@ -291,8 +294,10 @@ func EachManifestEntry(r io.Reader, fn func(e *Entry, off int64)) error {
 			}
 			continue
 		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return fmt.Errorf("manifest: entries is not an array (%v)", err)
+		if t, err := dec.Token(); err != nil {
+			return fmt.Errorf("manifest: %w", err)
+		} else if t != json.Delim('[') {
+			return errors.New("manifest: entries is not an array")
 		}
 		for dec.More() {
 			var raw json.RawMessage
