@@ -101,10 +101,10 @@ func decodeDelta(data []byte) (*delta, error) {
 // readDelta returns the delta when there is one for the base of
 // generation base (nil otherwise: none, damaged, or left from an older
 // base, whose issues that base already holds).
+// A delta is read whatever DeltaLimit says: one written before the
+// setting changed still says what the base lacks, until the next write
+// takes it in.
 func (s *Store) readDelta(base uint64) *delta {
-	if s.deltaLimit() < 0 {
-		return nil
-	}
 	data, err := atomicfile.ReadState(s.DeltaPath())
 	if err != nil {
 		return nil
