@@ -362,3 +362,31 @@ func TestCompactionOfManyIssues(t *testing.T) {
 		t.Fatalf("stats: %+v %v", st, err)
 	}
 }
+
+// A write with a deadline (a hook's) lets the delta grow past its bound
+// rather than compact the whole base inside the deadline; the next write
+// without one compacts it.
+func TestHookWriteLeavesTheCompaction(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newTestStore(t)
+	s.DeltaLimit = 60
+	bulk(t, s, 500) // issues 1..10, 50 each
+	hook, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	for i := range 4 {
+		if _, err := s.Store(hook, []Observation{obs("engineer", 1+i, KeyFact, fmt.Sprintf("Hook fact %d about the ledger", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if held := s.DeltaIssues(); len(held) != 4 {
+		t.Fatalf("hook writes compacted: the delta holds %v", held)
+	}
+	checkAgree(t, s)
+	if _, err := s.Store(context.Background(), []Observation{obs("engineer", 9, KeyFact, "A command's fact about the ledger")}); err != nil {
+		t.Fatal(err)
+	}
+	if held := s.DeltaIssues(); len(held) != 0 {
+		t.Fatalf("a write without a deadline left the delta past its bound: %v", held)
+	}
+	checkAgree(t, s)
+}

@@ -39,7 +39,7 @@ type RebuildReport struct {
 // syncIssues is step 2 for each issue, under the manifest lock.
 func (s *Store) syncIssues(ctx context.Context, issues []int) error {
 	return s.withLock(ctx, s.ManifestPath(), func(lk *lock.Lock) error {
-		if done, err := s.syncDelta(lk, issues); done || err != nil {
+		if done, err := s.syncDelta(ctx, lk, issues); done || err != nil {
 			return err
 		}
 		// The full path: the delta's issues (refreshChanged) and these
