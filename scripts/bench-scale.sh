@@ -4,6 +4,7 @@
 # observations, CPU (user+sys), wall and peak memory from /usr/bin/time -v,
 # median of RUNS runs, each binary's runs interleaved on the same stores.
 #   scripts/bench-scale.sh WORKDIR [OLD_BINARY] [SIZES]
+# CMDS="search|capture" measures only those.
 # WORKDIR keeps the generated stores (1M takes about 15 minutes to make on
 # a loaded 2-core machine; they are reused). Each binary works on its own
 # hard-linked copy of a store: every write agentx makes replaces files by
@@ -52,7 +53,8 @@ for n in $sizes; do
     for f in "$ws"/.agentx/*.jsonl; do [ -e "$f" ] && { rm -f "$work/run-$b/.agentx/${f##*/}"; cp -a "$f" "$work/run-$b/.agentx/"; }; done
   done
   r=$runs; [ "$n" -ge 1000000 ] && r=3
-  for cmd in search "hook start" capture verify; do
+  IFS='|' read -r -a cmds <<<"${CMDS:-search|hook start|capture|verify}"
+  for cmd in "${cmds[@]}"; do
     rr=$r; [ "$cmd" = verify ] && rr=1
     declare -A cpu=() wall=() rss=()
     for i in $(seq 1 "$rr"); do
