@@ -70,6 +70,11 @@ func (a *App) Memory() *memory.Store {
 	s.Warn = a.warn
 	s.Progress = a.progress("rebuilding the memory index")
 	s.Audit, s.Actor = a.AuditTrail(), a.actor()
+	// A configuration that does not load is reported by the command that
+	// needs it; the store then keeps its default layout.
+	if set, err := a.Config(); err == nil && set.Config.Memory.ReferenceManifest() {
+		s.DeltaLimit = -1
+	}
 	return s
 }
 
@@ -255,7 +260,9 @@ func runMemoryRemove(ctx context.Context, a *App, o *idOptions) error {
 
 const memoryRebuildUsage = `memory rebuild [--after-sync [--pull-first]] [--json]
 
-Rebuilds manifest.json and the search index from the issue files. A
+Rebuilds manifest.json and the search index from the issue files, taking
+in the delta (search.delta: what writes stored since the manifest was last
+rendered), so manifest.json lists every observation for the old tools. A
 checkpoint is taken first.
 
 --after-sync is the rebuild a hook starts in the background when its state

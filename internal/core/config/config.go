@@ -80,7 +80,22 @@ type Responder struct {
 type MemorySettings struct {
 	Enabled   *bool `toml:"enabled"`
 	MaxTokens *int  `toml:"max_tokens"`
+	// Manifest is how manifest.json is kept: "delta" (default) writes go
+	// to the store's delta segment and manifest.json is rendered when the
+	// delta is compacted; "reference" renders it at every write, complete
+	// for the reference tools at the cost of a write in proportion to the
+	// store (docs/formats.md).
+	Manifest string `toml:"manifest"`
 }
+
+// Manifest layouts of [memory] manifest.
+const (
+	ManifestDelta     = "delta"
+	ManifestReference = "reference"
+)
+
+// ReferenceManifest reports whether every write renders manifest.json.
+func (m MemorySettings) ReferenceManifest() bool { return m.Manifest == ManifestReference }
 
 // IsEnabled reports whether memory is on (default true).
 func (m MemorySettings) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }

@@ -102,6 +102,7 @@ func TestSemanticErrors(t *testing.T) {
 		"[hooks]\ndefault_agent = \"Engineer\"\n":                        "must match",
 		"[checkpoints]\nkeep = -1\n":                                     "keep is negative",
 		"[memory]\nmax_tokens = -5\n":                                    "max_tokens is negative",
+		"[memory]\nmanifest = \"full\"\n":                                "[memory] manifest is \"full\"",
 		"[retention]\narchive_after_days = -1\n":                         "archive_after_days is -1",
 		"[retention]\narchive_after_days = 100000\n":                     "archive_after_days is 100000",
 		"[retention]\ncompact_over = 3\n":                                "compact_over is 3",
@@ -123,5 +124,19 @@ func TestSemanticErrors(t *testing.T) {
 		if _, err := ParseWorkflow("feature.toml", []byte(toml)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", toml, err, want)
 		}
+	}
+}
+
+// [memory] manifest is a known key: "reference" switches the store to
+// rendering manifest.json at every write, and warns of nothing.
+func TestMemoryManifestSetting(t *testing.T) {
+	t.Parallel()
+	c, err := ParseConfig("agentx.toml", []byte("[memory]\nmanifest = \"reference\"\n"))
+	if err != nil || !c.Memory.ReferenceManifest() || len(c.Warnings) != 0 {
+		t.Fatalf("%+v %v", c, err)
+	}
+	c, err = ParseConfig("agentx.toml", []byte("[memory]\nenabled = true\n"))
+	if err != nil || c.Memory.ReferenceManifest() {
+		t.Fatalf("the default is the delta: %+v %v", c, err)
 	}
 }

@@ -142,6 +142,14 @@ func Decode(data []byte, verify bool) (*Index, error) {
 	if uint64(ix.u32(secTermOff, ix.nTerms)) != ix.size(secTermBlob) || uint64(ix.u32(secPostOff, ix.nTerms)) != ix.size(secPost) {
 		return nil, ErrFormat
 	}
+	if !verify {
+		// The read path stops here: what follows is linear in the index,
+		// and every accessor a search uses checks its own bounds (term,
+		// postings, agent and category), so a damaged byte a search
+		// touches gives no row or a row the store's check refuses, and one
+		// it does not touch costs nothing. Opening is O(1) in the store.
+		return ix, nil
+	}
 	for i := 0; i < ix.nTerms; i++ {
 		if ix.u32(secTermOff, i) > ix.u32(secTermOff, i+1) || ix.u32(secPostOff, i) > ix.u32(secPostOff, i+1) {
 			return nil, ErrFormat
@@ -166,14 +174,35 @@ func (ix *Index) u16(s, i int) uint16 {
 func (ix *Index) time(i int) int64 {
 	return int64(binary.LittleEndian.Uint64(ix.data[ix.sec[secTime]+8*uint64(i):]))
 }
+
+// term and postings check their offsets (Decode without verify does not
+// walk them): out of order or out of bounds gives nothing, never a panic.
 func (ix *Index) term(t int) []byte {
-	return ix.data[ix.sec[secTermBlob]+uint64(ix.u32(secTermOff, t)) : ix.sec[secTermBlob]+uint64(ix.u32(secTermOff, t+1))]
+	lo, hi := uint64(ix.u32(secTermOff, t)), uint64(ix.u32(secTermOff, t+1))
+	if lo > hi || hi > ix.size(secTermBlob) {
+		return nil
+	}
+	return ix.data[ix.sec[secTermBlob]+lo : ix.sec[secTermBlob]+hi]
 }
 func (ix *Index) postings(t int) []byte {
-	return ix.data[ix.sec[secPost]+uint64(ix.u32(secPostOff, t)) : ix.sec[secPost]+uint64(ix.u32(secPostOff, t+1))]
+	lo, hi := uint64(ix.u32(secPostOff, t)), uint64(ix.u32(secPostOff, t+1))
+	if lo > hi || hi > ix.size(secPost) {
+		return nil
+	}
+	return ix.data[ix.sec[secPost]+lo : ix.sec[secPost]+hi]
 }
-func (ix *Index) catOf(i int) string   { return ix.cats[ix.data[ix.sec[secCat]+uint64(i)]] }
-func (ix *Index) agentOf(i int) string { return ix.agents[ix.u16(secAgent, i)] }
+func (ix *Index) catOf(i int) string {
+	if c := int(ix.data[ix.sec[secCat]+uint64(i)]); c < len(ix.cats) {
+		return ix.cats[c]
+	}
+	return ""
+}
+func (ix *Index) agentOf(i int) string {
+	if a := int(ix.u16(secAgent, i)); a < len(ix.agents) {
+		return ix.agents[a]
+	}
+	return ""
+}
 func (ix *Index) docLen(i int) float64 { return float64(ix.u16(secDocLen, i)) }
 func (ix *Index) refOf(i int) Ref      { return Ref{Off: ix.u32(secRefOff, i), Len: ix.u32(secRefLen, i)} }
 func (ix *Index) issueOf(i int) int    { return int(ix.u32(secIssue, i)) }

@@ -16,8 +16,6 @@ func (s *Store) Census(ctx context.Context, fn func(memindex.Doc)) error {
 		return err
 	}
 	defer v.close()
-	for d := 0; d < v.ix.Len(); d++ {
-		fn(v.ix.Doc(d))
-	}
+	v.eachDoc(fn)
 	return nil
 }

@@ -1,9 +1,12 @@
 package memory
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -262,4 +265,64 @@ func ParseObservations(path string, data []byte) ([]Observation, error) {
 		return nil, jsonfile.Corrupt(path, off, err)
 	}
 	return out, nil
+}
+
+// EachManifestEntry reads a manifest from r one entry at a time, calling fn
+// with each and the offset of its object in the file, so a check of a
+// manifest of a million entries (350 MB) holds one entry, not the file
+// and its parse. Any departure from the manifest's shape is an error; the
+// caller then reads the file whole for ParseManifest's account of it. The
+// offset is that of the entry's "id" member (of the object when it has
+// none), as verify reports rows.
+func EachManifestEntry(r io.Reader, fn func(e *Entry, off int64)) error {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 256<<10))
+	if t, err := dec.Token(); err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	} else if t != json.Delim('{') {
+		return errors.New("manifest: not an object")
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := t.(string)
+		if key != "entries" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil {
+			return fmt.Errorf("manifest: %w", err)
+		} else if t != json.Delim('[') {
+			return errors.New("manifest: entries is not an array")
+		}
+		for dec.More() {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return err
+			}
+			var e Entry
+			if err := decodeEntryInto(raw, &e); err != nil {
+				return err
+			}
+			off := dec.InputOffset() - int64(len(raw))
+			if i := bytes.Index(raw, []byte(`"id"`)); i >= 0 {
+				off += int64(i)
+			}
+			fn(&e, off)
+		}
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("manifest: data after the object")
+	}
+	return nil
 }

@@ -120,10 +120,14 @@ func (s *Store) stampOf(n int) (fileStamp, error) {
 // generation gen: the issues whose content is not what the index holds
 // (changed, new, or gone). known is false when there is no record for gen
 // (nothing can be said; the index is trusted as before).
-func (s *Store) changedIssues(gen uint64) (changed []int, known bool) {
+func (s *Store) changedIssues(gen uint64, d *delta) (changed []int, known bool) {
 	rec, ok := s.readStamps()
 	if !ok || rec.Generation != gen {
 		return nil, false
+	}
+	if d != nil {
+		// The delta's issues are compared with the files as it indexed them.
+		maps.Copy(rec.Files, d.files)
 	}
 	busy := s.markedIssues()
 	seen := 0
@@ -148,7 +152,10 @@ func (s *Store) changedIssues(gen uint64) (changed []int, known bool) {
 		return nil, false
 	}
 	if seen != len(rec.Files) {
-		for n := range rec.Files {
+		for n, f := range rec.Files {
+			if f.Size < 0 {
+				continue // indexed as missing (the delta's)
+			}
 			if _, err := os.Lstat(s.IssuePath(n)); errors.Is(err, fs.ErrNotExist) {
 				changed = append(changed, n)
 			}
@@ -221,11 +228,12 @@ func (s *Store) restamp(ctx context.Context, files []restamped) {
 	if len(files) == 0 {
 		return
 	}
-	_ = s.withLock(ctx, s.ManifestPath(), func(*lock.Lock) error {
+	_ = s.withLock(ctx, s.ManifestPath(), func(lk *lock.Lock) error {
 		rec, ok := s.readStamps()
 		if !ok {
 			return nil
 		}
+		s.restampDelta(lk, rec.Generation, files)
 		changed := false
 		for _, f := range files {
 			if rec.Files[f.issue] != f.before {
@@ -250,13 +258,39 @@ func (s *Store) restamp(ctx context.Context, files []restamped) {
 // refreshChanged indexes again, in st, the issue files whose content
 // changed since st's index was written; it reports whether st changed.
 func (s *Store) refreshChanged(st *state) (bool, error) {
-	changed, known := s.changedIssues(st.stamp.Generation)
+	changed, known := s.changedIssues(st.stamp.Generation, nil)
+	// The delta's issues are changed behind the base by design: a state
+	// built from the base takes them in (idempotent when it holds them).
+	if d := s.readDelta(st.stamp.Generation); d != nil {
+		for n := range d.files {
+			if !slices.Contains(changed, n) {
+				changed = append(changed, n)
+			}
+		}
+		slices.Sort(changed)
+		known = true
+	}
 	if !known || len(changed) == 0 {
 		return false, nil
 	}
 	if len(changed) > batchRebuildOver {
-		// Many files (a checkout, a merge): one reconcile from the files
-		// costs less than re-rendering the manifest for each.
+		// Many files (a checkout, a merge, the delta's issues at a
+		// compaction): one pass over the manifest's rows for all of them,
+		// analysing only their texts.
+		want := make(map[int][]Observation, len(changed))
+		for _, n := range changed {
+			f, err := s.readIssue(n)
+			if err != nil {
+				s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
+				continue
+			}
+			want[n] = f.Observations
+		}
+		if ok, err := s.rerenderMany(st, want); ok || err != nil {
+			return true, err
+		}
+		// A manifest laid out otherwise: one reconcile from the files
+		// costs less than parsing and re-rendering it for each.
 		m, err := ParseManifest(s.ManifestPath(), st.data)
 		if err != nil {
 			m = nil
@@ -279,4 +313,36 @@ func (s *Store) refreshChanged(st *state) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// restampDelta is restamp for the issues the delta holds: their stamps are
+// in the delta, which is written again with them.
+func (s *Store) restampDelta(lk *lock.Lock, gen uint64, files []restamped) {
+	d := s.readDelta(gen)
+	if d == nil {
+		return
+	}
+	changed := false
+	for _, f := range files {
+		if was, ok := d.files[f.issue]; !ok || was != f.before {
+			continue
+		}
+		if now, err := s.stampOf(f.issue); err != nil || now != f.after {
+			continue
+		}
+		d.files[f.issue] = f.after
+		changed = true
+	}
+	if !changed {
+		return
+	}
+	data, err := atomicfile.ReadState(s.DeltaPath())
+	if err != nil {
+		return
+	}
+	// The index part is unchanged: the head is written again before it.
+	idx := data[len(data)-d.ix.Size():]
+	if err := atomicfile.Write(s.DeltaPath(), d.encode(idx), atomicfile.Options{Commit: lk.Commit, NoSync: true}); err != nil {
+		s.warn("%v", fmt.Errorf("search delta not restamped (searches index those files again): %w", err))
+	}
 }

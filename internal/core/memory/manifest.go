@@ -39,6 +39,11 @@ type RebuildReport struct {
 // syncIssues is step 2 for each issue, under the manifest lock.
 func (s *Store) syncIssues(ctx context.Context, issues []int) error {
 	return s.withLock(ctx, s.ManifestPath(), func(lk *lock.Lock) error {
+		if done, err := s.syncDelta(ctx, lk, issues); done || err != nil {
+			return err
+		}
+		// The full path: the delta's issues (refreshChanged) and these
+		// are brought into the base, which is written whole.
 		st, err := s.loadState()
 		if err != nil {
 			return err
@@ -617,6 +622,9 @@ func (s *Store) writeState(lk *lock.Lock, st *state) error {
 	} else {
 		s.writeStamps(st.stamp.Generation)
 	}
+	// The base holds every issue now; a delta left by a crash here is of
+	// the older generation and ignored.
+	s.removeDelta()
 	st.dirty = false
 	return nil
 }

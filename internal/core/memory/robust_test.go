@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/memindex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,7 +192,8 @@ func TestCrashBetweenIssueAndManifestWrite(t *testing.T) {
 	checkAgree(t, s)
 }
 
-// checkAgree asserts the manifest lists exactly the issue files' observations.
+// checkAgree asserts the manifest, with the delta in place of the rows of
+// the issues it holds, lists exactly the issue files' observations.
 func checkAgree(t *testing.T, s *Store) int {
 	t.Helper()
 	data, err := os.ReadFile(s.ManifestPath())
@@ -202,12 +204,35 @@ func checkAgree(t *testing.T, s *Store) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var d *delta
+	if gen, ok := s.baseGeneration(); ok {
+		d = s.readDelta(gen)
+	}
+	held := func(issue int) bool {
+		if d == nil {
+			return false
+		}
+		_, ok := d.files[issue]
+		return ok
+	}
 	inManifest := map[string]bool{}
+	listed := 0
 	for _, e := range m.Entries {
+		if held(e.IssueNumber) {
+			continue
+		}
 		if inManifest[e.ID] {
 			t.Fatalf("duplicate manifest entry %s", e.ID)
 		}
 		inManifest[e.ID] = true
+		listed++
+	}
+	inDelta := map[int][]memindex.Doc{}
+	if d != nil {
+		for i := 0; i < d.ix.Len(); i++ {
+			doc := d.ix.Doc(i)
+			inDelta[doc.Issue] = append(inDelta[doc.Issue], doc)
+		}
 	}
 	issues, _ := s.Issues()
 	n := 0
@@ -216,6 +241,21 @@ func checkAgree(t *testing.T, s *Store) int {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if held(i) {
+			docs := inDelta[i]
+			if len(docs) != len(f.Observations) {
+				t.Fatalf("the delta holds %d observations of issue %d, its file %d", len(docs), i, len(f.Observations))
+			}
+			for k, o := range f.Observations {
+				e := o.Entry()
+				if int(docs[k].Ref.Off) != k || !describes(docs[k], &e) {
+					t.Fatalf("the delta's row %d of issue %d does not describe %s", k, i, o.ID)
+				}
+			}
+			n += len(f.Observations)
+			listed += len(docs)
+			continue
+		}
 		for _, o := range f.Observations {
 			n++
 			if !inManifest[o.ID] {
@@ -223,8 +263,8 @@ func checkAgree(t *testing.T, s *Store) int {
 			}
 		}
 	}
-	if n != len(m.Entries) {
-		t.Fatalf("manifest has %d entries, issue files %d", len(m.Entries), n)
+	if n != listed {
+		t.Fatalf("manifest and delta list %d entries, issue files %d", listed, n)
 	}
 	return n
 }

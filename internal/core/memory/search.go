@@ -42,13 +42,32 @@ type Row struct {
 	Score float64
 }
 
-// view is a consistent read of the manifest and its index.
+// view is a consistent read of the store: the base (manifest and index)
+// and, on the fast path, the delta, searched as segments.
 type view struct {
-	ix *memindex.Index
-	// row decodes the manifest row of a document; on the fast path it
-	// checks the row against the index (errStale when they disagree).
-	row   func(doc memindex.Doc) (Entry, error)
+	segs []memindex.Seg
+	// rows decode the row of a document, one per segment; on the fast
+	// path they check the row against the index (errStale when they
+	// disagree).
+	rows  []func(doc memindex.Doc) (Entry, error)
 	close func()
+}
+
+// oneSeg is a view of a single index whose rows are in the manifest data.
+func oneSeg(ix *memindex.Index, row func(doc memindex.Doc) (Entry, error), closeFn func()) *view {
+	return &view{segs: []memindex.Seg{{Ix: ix}}, rows: []func(memindex.Doc) (Entry, error){row}, close: closeFn}
+}
+
+// eachDoc calls fn with every live document of the view.
+func (v *view) eachDoc(fn func(memindex.Doc)) {
+	for _, sg := range v.segs {
+		for d := 0; d < sg.Ix.Len(); d++ {
+			if sg.Dead != nil && sg.Dead(sg.Ix.IssueOf(d)) {
+				continue
+			}
+			fn(sg.Ix.Doc(d))
+		}
+	}
 }
 
 // errStale says a row read through the index is not the row the index
@@ -87,7 +106,7 @@ func (s *Store) openSlow(ctx context.Context) (*view, error) {
 		s.slow.put(key, st)
 	}
 	data := st.data
-	return &view{ix: st.ix, row: func(d memindex.Doc) (Entry, error) { return entryAt(data, d.Ref) }, close: func() {}}, nil
+	return oneSeg(st.ix, func(d memindex.Doc) (Entry, error) { return entryAt(data, d.Ref) }, func() {}), nil
 }
 
 // slowCache holds the last state openSlow built; safe for concurrent use.
@@ -238,28 +257,19 @@ func (s *Store) openFast() *view {
 	return v
 }
 
-// viewOf is openFast on the open manifest f: a view whose rows are read
-// from f, or nil when the index is missing or does not match the manifest
-// by its stamp and head checksum. The view owns f from then on.
+// viewOf is openFast on the open manifest f: a view of the base, whose
+// rows are read from f, and of the delta, whose rows are read from their
+// issue files; nil when the index is missing or does not match the
+// manifest by its stamp and head checksum. The view owns f from then on.
+// Nothing here is linear in the store but the issue files' stamps: the
+// index is mapped and checked as a search touches it.
 func (s *Store) viewOf(f *os.File) *view {
-	info, err := f.Stat()
-	if err != nil {
+	st, ok := s.baseStamp(f)
+	if !ok {
 		return nil
 	}
-	size := info.Size()
-	tail := make([]byte, min(size, 128))
-	if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil {
-		return nil
-	}
-	st, prefixLen, ok := readStamp(tail, size, false)
-	if !ok || prefixLen < 0 {
-		return nil
-	}
-	head := make([]byte, min(prefixLen, headLen))
-	if _, err := f.ReadAt(head, 0); err != nil || !headMatches(head, tail) {
-		return nil
-	}
-	ix, unmap, err := memindex.Open(s.IndexPath(), true)
+	size := st.Size
+	ix, unmap, err := memindex.Open(s.IndexPath(), false)
 	if err != nil {
 		return nil
 	}
@@ -267,12 +277,25 @@ func (s *Store) viewOf(f *os.File) *view {
 		unmap()
 		return nil
 	}
-	if changed, known := s.changedIssues(st.Generation); known && len(changed) > 0 {
-		unmap() // an issue file changed behind the manifest: the slow path indexes it
-		return nil
+	d := s.readDelta(st.Generation)
+	if changed, known := s.changedIssues(st.Generation, d); known && len(changed) > 0 {
+		// Issue files changed behind the store (a hand edit, a checkout):
+		// up to a few, they are indexed in memory into the delta, at the
+		// cost of those files; more, and the slow path reconciles.
+		if len(changed) > overlayMax {
+			unmap()
+			return nil
+		}
+		if d == nil {
+			d = emptyDelta(st.Generation)
+		}
+		if d, _, err = s.withIssues(d, changed); err != nil {
+			unmap()
+			return nil
+		}
 	}
-	row := func(d memindex.Doc) (Entry, error) {
-		r := d.Ref
+	base := func(doc memindex.Doc) (Entry, error) {
+		r := doc.Ref
 		if int64(r.Off)+int64(r.Len) > size {
 			return Entry{}, errStale
 		}
@@ -281,12 +304,65 @@ func (s *Store) viewOf(f *os.File) *view {
 			return Entry{}, err
 		}
 		e, err := decodeEntry(buf)
-		if err != nil || !describes(d, &e) {
+		if err != nil || !describes(doc, &e) {
 			return Entry{}, errStale
 		}
 		return e, nil
 	}
-	return &view{ix: ix, row: row, close: func() { unmap(); _ = f.Close() }}
+	v := oneSeg(ix, base, func() { unmap(); _ = f.Close() })
+	if d != nil && len(d.files) > 0 {
+		v.segs[0].Dead = deadIssues(d.files)
+		v.segs = append(v.segs, memindex.Seg{Ix: d.ix})
+		v.rows = append(v.rows, s.issueRows())
+	}
+	return v
+}
+
+// deadIssues is the base's mask of the issues the delta holds: a table by
+// issue number (a search asks it for every document a term names), a map
+// for numbers too large for one.
+func deadIssues(held map[int]fileStamp) func(issue int) bool {
+	top := 0
+	for n := range held {
+		top = max(top, n)
+	}
+	if top >= 1<<22 {
+		return func(issue int) bool { _, ok := held[issue]; return ok }
+	}
+	table := make([]bool, top+1)
+	for n := range held {
+		table[n] = true
+	}
+	return func(issue int) bool { return issue >= 0 && issue <= top && table[issue] }
+}
+
+// overlayMax is how many changed issue files a reader indexes in memory
+// beside the index before it reconciles from all the files instead.
+const overlayMax = 64
+
+// issueRows reads delta rows from their issue files by position; each
+// file is parsed once per view.
+func (s *Store) issueRows() func(doc memindex.Doc) (Entry, error) {
+	files := map[int]*IssueFile{}
+	return func(doc memindex.Doc) (Entry, error) {
+		f := files[doc.Issue]
+		if f == nil {
+			var err error
+			if f, err = s.readIssue(doc.Issue); err != nil {
+				return Entry{}, errStale
+			}
+			files[doc.Issue] = f
+		}
+		i := int(doc.Ref.Off)
+		if i >= len(f.Observations) {
+			return Entry{}, errStale
+		}
+		e := f.Observations[i].Entry()
+		if !describes(doc, &e) {
+			return Entry{}, errStale
+		}
+		return e, nil
+	}
 }
 
 // describes reports whether doc is the index's account of row e: a cheap
@@ -328,13 +404,13 @@ func (s *Store) searchView(v *view, q Query) ([]Row, error) {
 	if !q.Until.IsZero() {
 		mq.Until = q.Until.UnixMilli()
 	}
-	hits, err := v.ix.Search(mq)
+	hits, err := memindex.SearchSegs(v.segs, mq)
 	if err != nil {
 		return nil, err
 	}
 	rows := make([]Row, 0, len(hits))
 	for _, h := range hits {
-		e, err := v.row(v.ix.Doc(h.Doc))
+		e, err := v.rows[h.Seg](v.segs[h.Seg].Ix.Doc(h.Doc))
 		if err != nil {
 			return nil, err
 		}
@@ -373,8 +449,7 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 	st := &Stats{ByCategory: map[string]int{}, ByAgent: map[string]int{}, Warnings: []string{}}
 	issues := map[int]bool{}
 	var oldest, newest int64
-	for d := 0; d < v.ix.Len(); d++ {
-		doc := v.ix.Doc(d)
+	v.eachDoc(func(doc memindex.Doc) {
 		st.TotalObservations++
 		st.TotalTokens += doc.Tokens
 		issues[doc.Issue] = true
@@ -386,7 +461,7 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 		if doc.Time > newest {
 			newest = doc.Time
 		}
-	}
+	})
 	st.IssueCount = len(issues)
 	if oldest != 0 {
 		o, n := clock.Format(time.UnixMilli(oldest)), clock.Format(time.UnixMilli(newest))

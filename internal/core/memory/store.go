@@ -57,6 +57,12 @@ type Store struct {
 	Progress func(done, total int)
 	// NoSync skips fsync (tests and benchmarks of the logic only).
 	NoSync bool
+	// DeltaLimit is how many observations the delta (delta.go) holds
+	// before a write compacts it into manifest.json and search.idx: 0 is
+	// DefaultDeltaLimit; negative turns the delta off, so every write
+	// renders the whole manifest as the reference tools expect it
+	// (`[memory] manifest = "reference"`).
+	DeltaLimit int
 	// Audit, when set, gets one line per write that landed (audit.go);
 	// Actor is who the line names for removals, compactions and rebuilds
 	// (stores name the observations' agents), AuditOp how stores are

@@ -3,6 +3,7 @@ package verify
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,14 +26,14 @@ func (c *checker) memoryFiles(store *memory.Store) {
 	live := map[string]seenObs{}
 	var order []string
 	var summaries []seenObs
-	for _, f := range c.parseAll(dir, "issue-", ".json", false) {
+	c.parseAll(dir, "issue-", ".json", false, func(f parsedFile) {
 		c.rep.Counts.IssueFiles++
 		for _, s := range c.dedupe(f, live, &order) {
 			if _, ok := extra(s.obs, compactedFrom); ok {
 				summaries = append(summaries, s)
 			}
 		}
-	}
+	})
 	archived := c.archive(filepath.Join(dir, "archive"), live)
 	c.live, c.archived = live, archived
 	for _, s := range summaries {
@@ -66,27 +67,31 @@ type obsAt struct {
 }
 
 // parseAll reads and checks, several at a time, the files of dir named
-// prefix+N+suffix, in name order; what each reports is merged in that
-// order.
-func (c *checker) parseAll(dir, prefix, suffix string, isArchive bool) []parsedFile {
+// prefix+N+suffix, in name order, and hands each to fn in that order; what
+// each reports is merged in that order. Files are parsed a window at a
+// time, so a million observations are never all held parsed at once
+// (fn keeps what it needs of them).
+func (c *checker) parseAll(dir, prefix, suffix string, isArchive bool, fn func(parsedFile)) {
 	jobs := c.files(dir, func(name string) (int, bool) { return issueFileNumber(name, prefix, suffix) })
-	out := make([]parsedFile, len(jobs))
-	subs := make([]*checker, len(jobs))
-	parallel(len(jobs), func(i int) {
-		sub := c.sub()
-		subs[i] = sub
-		if data, ok := sub.read(jobs[i].path); ok {
-			out[i] = parsedFile{path: jobs[i].path, obs: sub.observations(jobs[i].path, jobs[i].issue, data, isArchive)}
-		}
-	})
-	var files []parsedFile
-	for i := range jobs {
-		c.merge(subs[i])
-		if out[i].path != "" {
-			files = append(files, out[i])
+	const window = 256
+	for lo := 0; lo < len(jobs); lo += window {
+		part := jobs[lo:min(lo+window, len(jobs))]
+		out := make([]parsedFile, len(part))
+		subs := make([]*checker, len(part))
+		parallel(len(part), func(i int) {
+			sub := c.sub()
+			subs[i] = sub
+			if data, ok := sub.read(part[i].path); ok {
+				out[i] = parsedFile{path: part[i].path, obs: sub.observations(part[i].path, part[i].issue, data, isArchive)}
+			}
+		})
+		for i := range part {
+			c.merge(subs[i])
+			if out[i].path != "" {
+				fn(out[i])
+			}
 		}
 	}
-	return files
 }
 
 // observations checks one issue or archive file on its own: it parses,
@@ -166,19 +171,21 @@ func (c *checker) dedupe(f parsedFile, seen map[string]seenObs, order *[]string)
 // archive checks the archive files and returns the ids they hold.
 func (c *checker) archive(dir string, live map[string]seenObs) map[string]seenObs {
 	held := map[string]seenObs{}
-	for _, f := range c.parseAll(dir, "issue-", "-archived.json", true) {
+	c.parseAll(dir, "issue-", "-archived.json", true, func(f parsedFile) {
 		for _, s := range c.dedupe(f, held, nil) {
 			if l, ok := live[s.obs.ID]; ok {
 				c.add(Problem{Code: CodeArchiveLive, Severity: Info, Path: c.rel(l.path), ID: s.obs.ID, Offset: -1,
 					Message: "archived and still in its issue file (a compaction cut short; the next compaction finishes it)"})
 			}
 		}
-	}
+	})
 	return held
 }
 
 // manifest checks that the manifest lists every observation once, says
-// what each says, and that its counts and token sums are the files'.
+// what each says, and that its counts and token sums are the files'. The
+// manifest is read one entry at a time (a million entries are 350 MB);
+// one that does not read so is read whole for its precise complaint.
 func (c *checker) manifest(store *memory.Store, live map[string]seenObs, order []string) {
 	path := store.ManifestPath()
 	rel := c.rel(path)
@@ -190,57 +197,114 @@ func (c *checker) manifest(store *memory.Store, live map[string]seenObs, order [
 		}
 		return
 	}
-	data, ok := c.read(path)
-	if !ok {
-		return
-	}
-	m, err := memory.ParseManifest(path, data)
-	if err != nil {
-		c.add(Problem{Code: CodeManifestCorrupt, Severity: Error, Path: rel, Offset: jsonfile.CorruptOffset(data, err), Message: err.Error(), Repair: rebuild})
-		return
-	}
-	listed := map[string]bool{}
-	fileTokens, manTokens := 0, 0
-	var from int64
-	for _, e := range m.Entries {
-		off := idOffset(data, e.ID, from)
-		if off >= 0 {
-			from = off + 1
-		}
-		manTokens += e.Tokens
-		p := func(code string, format string, args ...any) {
-			c.add(Problem{Code: code, Severity: Error, Path: rel, ID: e.ID, Offset: off, Message: fmt.Sprintf(format, args...), Repair: rebuild})
-		}
-		if listed[e.ID] {
-			p(CodeManifestDuplicate, "%s is listed twice", e.ID)
-			continue
-		}
-		listed[e.ID] = true
-		s, ok := live[e.ID]
+	// The issues the delta holds (written since the manifest was) are
+	// listed there, not in the manifest's rows: those rows are skipped,
+	// and the files' observations of those issues are not missing.
+	held := store.DeltaIssues()
+	var rows manifestRows
+	if !c.streamManifest(path, &rows, func(e *memory.Entry, off int64) { rows.check(c, rel, e, off, held, live) }) {
+		data, ok := c.read(path)
 		if !ok {
-			p(CodeManifestOrphan, "%s is listed but no issue file holds it", e.ID)
-			continue
+			return
 		}
-		o := s.obs
-		switch {
-		case e.IssueNumber != o.IssueNumber, e.Agent != o.Agent, e.Category != o.Category, e.Tokens != o.Tokens,
-			e.Summary != o.Summary, e.Timestamp != o.Timestamp:
-			p(CodeManifestDiffers, "the row of %s does not say what %s says", e.ID, c.rel(s.path))
+		m, err := memory.ParseManifest(path, data)
+		if err != nil {
+			c.add(Problem{Code: CodeManifestCorrupt, Severity: Error, Path: rel, Offset: jsonfile.CorruptOffset(data, err), Message: err.Error(), Repair: rebuild})
+			return
+		}
+		rows = manifestRows{}
+		var from int64
+		for i := range m.Entries {
+			e := &m.Entries[i]
+			off := idOffset(data, e.ID, from)
+			if off >= 0 {
+				from = off + 1
+			}
+			rows.check(c, rel, e, off, held, live)
+		}
+		for _, p := range rows.problems {
+			c.add(p)
 		}
 	}
+	fileTokens, liveRows := 0, 0
 	for _, id := range order {
 		s := live[id]
+		if held[s.obs.IssueNumber] {
+			continue
+		}
+		liveRows++
 		fileTokens += s.obs.Tokens
-		if !listed[id] {
+		if !rows.listed[id] {
 			c.add(Problem{Code: CodeManifestMissing, Severity: Error, Path: c.rel(s.path), ID: id, Offset: -1,
 				Message: "stored in the issue file but not listed in manifest.json", Repair: rebuild})
 		}
 	}
-	if len(m.Entries) != len(live) || manTokens != fileTokens {
+	if rows.n != liveRows || rows.tokens != fileTokens {
 		c.add(Problem{Code: CodeManifestTotals, Severity: Error, Path: rel, Offset: -1, Repair: rebuild,
 			Message: fmt.Sprintf("the manifest lists %d observations of %d tokens; the issue files hold %d of %d tokens",
-				len(m.Entries), manTokens, len(live), fileTokens)})
+				rows.n, rows.tokens, liveRows, fileTokens)})
 	}
+}
+
+// manifestRows is what the manifest's rows said, as they were checked.
+type manifestRows struct {
+	listed    map[string]bool
+	n, tokens int
+	problems  []Problem
+}
+
+// check compares one manifest row with the issue files' observation.
+func (r *manifestRows) check(c *checker, rel string, e *memory.Entry, off int64, held map[int]bool, live map[string]seenObs) {
+	if held[e.IssueNumber] {
+		return
+	}
+	if r.listed == nil {
+		r.listed = map[string]bool{}
+	}
+	r.n++
+	r.tokens += e.Tokens
+	p := func(code string, format string, args ...any) {
+		r.problems = append(r.problems, Problem{Code: code, Severity: Error, Path: rel, ID: e.ID, Offset: off,
+			Message: fmt.Sprintf(format, args...), Repair: "rebuild the manifest from the issue files"})
+	}
+	if r.listed[e.ID] {
+		p(CodeManifestDuplicate, "%s is listed twice", e.ID)
+		return
+	}
+	r.listed[e.ID] = true
+	s, ok := live[e.ID]
+	if !ok {
+		p(CodeManifestOrphan, "%s is listed but no issue file holds it", e.ID)
+		return
+	}
+	o := s.obs
+	switch {
+	case e.IssueNumber != o.IssueNumber, e.Agent != o.Agent, e.Category != o.Category, e.Tokens != o.Tokens,
+		e.Summary != o.Summary, e.Timestamp != o.Timestamp:
+		p(CodeManifestDiffers, "the row of %s does not say what %s says", e.ID, c.rel(s.path))
+	}
+}
+
+// streamManifest reads the manifest entry by entry into fn and reports
+// its rows' problems; false when it cannot (not a regular file, a shape
+// ParseManifest would refuse, a tree checked through c.fsys), having
+// reported nothing: the caller then reads it whole.
+func (c *checker) streamManifest(path string, rows *manifestRows, fn func(e *memory.Entry, off int64)) bool {
+	if c.fsys != nil {
+		return false
+	}
+	f, err := atomicfile.OpenRegular(path)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = f.Close() }() // read-only
+	if err := memory.EachManifestEntry(f, fn); err != nil {
+		return false
+	}
+	for _, p := range rows.problems {
+		c.add(p)
+	}
+	return true
 }
 
 // issueFileNumber reads N from prefix+N+suffix (N >= 0, decimal, no

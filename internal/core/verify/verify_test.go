@@ -49,6 +49,9 @@ func fixture(t *testing.T) workspace.Workspace {
 	store := memory.New(ws.MemoryDir(), lock.New(lock.Options{}), clock.NewFake(t0))
 	store.NoSync = true
 	store.Audit = &audit.Trail{Dir: ws.StateDir(), Clock: clock.NewFake(t0)}
+	// The reference layout: every row in manifest.json, which the manifest
+	// checks below tamper with (TestVerifyDeltaLayout covers the delta).
+	store.DeltaLimit = -1
 	_, err := store.Store(context.Background(), []memory.Observation{
 		{Agent: "engineer", IssueNumber: 5, Category: memory.Decision, Content: "Chose middleware for authentication checks"},
 		{Agent: "engineer", IssueNumber: 5, Category: memory.KeyFact, Content: "Sessions expire after thirty minutes"},

@@ -27,6 +27,10 @@ const (
 	// index holds (size, time, hash) inside `.agentx/memory/` (package
 	// memory writes it).
 	SearchFilesName = "search.files"
+	// SearchDeltaName is the memory store's derived delta segment (the
+	// observations written since search.idx and manifest.json were) inside
+	// `.agentx/memory/` (package memory writes it).
+	SearchDeltaName = "search.delta"
 	// IndexRebuildName is the marker (and, with ".log", the output) of a
 	// memory index rebuild a hook left running in the background inside
 	// `.agentx/memory/` (package hookcmd writes it).
@@ -80,6 +84,7 @@ func LocalOnly() []Pattern {
 		{Glob: MonitorIndexName, Derived: true},
 		{Glob: SearchIndexName, Derived: true},
 		{Glob: SearchFilesName, Derived: true},
+		{Glob: SearchDeltaName, Derived: true},
 	}
 }
 
