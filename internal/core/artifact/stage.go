@@ -41,15 +41,21 @@ type Stage struct {
 // active agent with nothing recorded, else the first step with nothing
 // recorded whose needs are all started.
 func DeriveStage(wf *config.Workflow, f *File, active map[string]bool, blocked []string) Stage {
-	st := Stage{Workflow: wf.Name, Blocked: blocked}
-	if f != nil {
-		st.Issue = f.IssueNumber
+	if f == nil {
+		return (&Summary{}).Stage(wf, active, blocked)
 	}
+	sum := f.Summarize()
+	return sum.Stage(wf, active, blocked)
+}
+
+// Stage is DeriveStage over the ledger's summary (what a scan returns).
+func (sum *Summary) Stage(wf *config.Workflow, active map[string]bool, blocked []string) Stage {
+	st := Stage{Workflow: wf.Name, Blocked: blocked, Issue: sum.Issue}
 	started := map[string]bool{}
 	var states []StepState
 	for i := range wf.Steps {
 		s := &wf.Steps[i]
-		ss, ok := stepState(s, f)
+		ss, ok := stepState(s, sum)
 		if ok {
 			started[s.ID] = true
 			states = append(states, ss)
@@ -97,26 +103,26 @@ func DeriveStage(wf *config.Workflow, f *File, active map[string]bool, blocked [
 
 // stepState is the state of a step with outputs; ok is false when none
 // of them is recorded.
-func stepState(s *config.Step, f *File) (StepState, bool) {
-	if f == nil || len(s.Output) == 0 {
+func stepState(s *config.Step, sum *Summary) (StepState, bool) {
+	if sum.Empty() || len(s.Output) == 0 {
 		return StepState{}, false
 	}
 	ss := StepState{Step: s.ID, Agent: s.Agent, State: StepDone}
 	found := false
 	for _, t := range s.Output {
-		id := IDFor(config.OutputPath(t, f.IssueNumber))
-		a := f.Find(id)
-		if a == nil {
+		id := IDFor(config.OutputPath(t, sum.Issue))
+		flags, ok := sum.mark(id)
+		if !ok {
 			ss.Notes = append(ss.Notes, id+" missing")
 			continue
 		}
 		found = true
 		switch {
-		case len(f.StaleDeps(a)) > 0:
+		case flags&MarkStale != 0:
 			ss.Notes = append(ss.Notes, id+" stale")
-		case a.Reopened:
+		case flags&MarkReopened != 0:
 			ss.Notes = append(ss.Notes, id+" reopened")
-		case a.Status == Rejected:
+		case flags&MarkRejected != 0:
 			ss.Notes = append(ss.Notes, id+" rejected")
 		}
 	}
@@ -150,11 +156,24 @@ func (st Stage) String() string {
 // WorkflowOf is the workflow of an issue's ledger: the one its artifacts
 // name (the first), else def.
 func WorkflowOf(set *config.Set, f *File, def string) (*config.Workflow, bool) {
+	var names []string
 	if f != nil {
 		for i := range f.Artifacts {
-			if wf, ok := set.Workflow(f.Artifacts[i].Workflow); ok {
-				return wf, true
-			}
+			names = append(names, f.Artifacts[i].Workflow)
+		}
+	}
+	return workflowOf(set, names, def)
+}
+
+// WorkflowIn is WorkflowOf over the ledger's summary.
+func (sum *Summary) WorkflowIn(set *config.Set, def string) (*config.Workflow, bool) {
+	return workflowOf(set, sum.Workflows, def)
+}
+
+func workflowOf(set *config.Set, names []string, def string) (*config.Workflow, bool) {
+	for _, n := range names {
+		if wf, ok := set.Workflow(n); ok {
+			return wf, true
 		}
 	}
 	if def == "" && len(set.Workflows) == 1 {
