@@ -1,7 +1,6 @@
 package artifact
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
@@ -48,54 +47,50 @@ func DeriveStage(wf *config.Workflow, f *File, active map[string]bool, blocked [
 	return sum.Stage(wf, active, blocked)
 }
 
-// Stage is DeriveStage over the ledger's summary (what a scan returns).
+// Stage is DeriveStage over the ledger's summary (what a scan returns;
+// `ready` derives 500 of them, so no maps: a workflow has a handful of
+// steps).
 func (sum *Summary) Stage(wf *config.Workflow, active map[string]bool, blocked []string) Stage {
 	st := Stage{Workflow: wf.Name, Blocked: blocked, Issue: sum.Issue}
-	started := map[string]bool{}
-	var states []StepState
-	for i := range wf.Steps {
-		s := &wf.Steps[i]
-		ss, ok := stepState(s, sum)
-		if ok {
-			started[s.ID] = true
-			states = append(states, ss)
+	states := make([]StepState, len(wf.Steps))
+	started := make([]bool, len(wf.Steps))
+	isStarted := func(id string) bool {
+		for i := range wf.Steps {
+			if wf.Steps[i].ID == id {
+				return started[i]
+			}
 		}
+		return false
+	}
+	for i := range wf.Steps {
+		states[i], started[i] = stepState(&wf.Steps[i], sum)
 	}
 	current := -1
 	for i := range wf.Steps {
-		s := &wf.Steps[i]
-		if !started[s.ID] && active[s.Agent] {
+		if !started[i] && active[wf.Steps[i].Agent] {
 			current = i
 			break
 		}
 	}
-	if current < 0 {
-		for i := range wf.Steps {
-			s := &wf.Steps[i]
-			if started[s.ID] {
-				continue
-			}
-			ready := true
-			for _, n := range s.Needs {
-				ready = ready && started[n]
-			}
-			if ready {
-				current = i
-				break
-			}
+	for i := 0; current < 0 && i < len(wf.Steps); i++ {
+		if started[i] {
+			continue
+		}
+		ready := true
+		for _, n := range wf.Steps[i].Needs {
+			ready = ready && isStarted(n)
+		}
+		if ready {
+			current = i
 		}
 	}
 	if current >= 0 {
 		s := &wf.Steps[current]
-		states = append(states, StepState{Step: s.ID, Agent: s.Agent, State: StepCurrent})
-		started[s.ID] = true
+		states[current], started[current] = StepState{Step: s.ID, Agent: s.Agent, State: StepCurrent}, true
 	}
-	// Back in workflow order.
 	for i := range wf.Steps {
-		for j := range states {
-			if states[j].Step == wf.Steps[i].ID {
-				st.Steps = append(st.Steps, states[j])
-			}
+		if started[i] {
+			st.Steps = append(st.Steps, states[i])
 		}
 	}
 	return st
@@ -135,22 +130,28 @@ func stepState(s *config.Step, sum *Summary) (StepState, bool) {
 // String is the stage's line: "feature: prd ✓ → architecture (SPEC-42
 // stale) → implement (engineer) [BLOCKED: CLR-42-001]".
 func (st Stage) String() string {
-	parts := make([]string, 0, len(st.Steps))
-	for _, s := range st.Steps {
+	var b strings.Builder
+	b.Grow(64)
+	b.WriteString(st.Workflow)
+	b.WriteString(": ")
+	for i, s := range st.Steps {
+		if i > 0 {
+			b.WriteString(" → ")
+		}
+		b.WriteString(s.Step)
 		switch s.State {
 		case StepDone:
-			parts = append(parts, s.Step+" ✓")
+			b.WriteString(" ✓")
 		case StepInProgress:
-			parts = append(parts, fmt.Sprintf("%s (%s)", s.Step, strings.Join(s.Notes, ", ")))
+			b.WriteString(" (" + strings.Join(s.Notes, ", ") + ")")
 		default:
-			parts = append(parts, fmt.Sprintf("%s (%s)", s.Step, s.Agent))
+			b.WriteString(" (" + s.Agent + ")")
 		}
 	}
-	line := st.Workflow + ": " + strings.Join(parts, " → ")
 	if len(st.Blocked) > 0 {
-		line += " [BLOCKED: " + strings.Join(st.Blocked, ", ") + "]"
+		b.WriteString(" [BLOCKED: " + strings.Join(st.Blocked, ", ") + "]")
 	}
-	return line
+	return b.String()
 }
 
 // WorkflowOf is the workflow of an issue's ledger: the one its artifacts
