@@ -10,9 +10,9 @@
 # pre: before artifacts existed; before: artifacts, every ledger decoded by
 # each ready and monitor. Prints, per command and workspace, the median
 # wall and CPU time (user+sys of the process and the git it waited for)
-# of each binary and its ratio to pre, then the instructions each executes
-# (valgrind --tool=callgrind, median of 3: the same count whatever the
-# load of the machine, unlike its times). Needs python3, git and valgrind.
+# of each binary and its ratio to pre, then the instructions `ready` and
+# `monitor` execute (valgrind --tool=callgrind, median of 3: the same count
+# whatever the load of the machine, unlike its times). Needs python3, git and valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pre=$1
@@ -70,7 +70,7 @@ def instructions(b, ws, args):
                        cwd=f"{d}/{ws}", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=genv, text=True)
     return int(re.search(r"Collected : (\d+)", p.stderr).group(1))
 for ws in ("none", "art"):
-    for name, args in cmds:
+    for name, args in cmds[:2]: # callgrind aborts on the signals hook start and post-commit handle
         m = {b: statistics.median(instructions(b, ws, args) for _ in range(3)) for b in bins}
         line = "  ".join(f"{b} {m[b]/1e6:7.1f}M" for b in bins)
         print(f"{name:12s} {ws:4s} instructions: {line}  new/pre {m['new']/m['pre']:.3f}  new/before {m['new']/m['before']:.3f}", flush=True)
