@@ -133,6 +133,13 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 		blobs[n] = blob
 	}
 	runErr := s.Run(ctx, loaded, st)
+	if runErr == nil {
+		if err := s.syncStages(ctx, sb, snap, st); err != nil {
+			runErr = err
+		} else if len(s.Failures) > 0 {
+			runErr = &FailedIssues{Failures: s.Failures}
+		}
+	}
 	if s.DryRun {
 		return runErr
 	}

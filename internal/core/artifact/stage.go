@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
@@ -181,4 +182,67 @@ func workflowOf(set *config.Set, names []string, def string) (*config.Workflow, 
 		return &set.Workflows[0], true
 	}
 	return set.Workflow(def)
+}
+
+// Status is the issue status the stage stands for, from the workflow
+// steps' status_on_start and status_on_complete: walking the stage's
+// steps in order, a step whose outputs are all approved (and none stale)
+// stands for its status_on_complete, any other step shown (in progress,
+// or the step at work) for its status_on_start; the last step that names
+// one wins. So the step at work sets the status, as `hook start` of its
+// agent does in Local Mode, and a workflow whose shown steps are all
+// approved ends in the last one's status_on_complete. "" when no step
+// names a status.
+func (st Stage) Status(wf *config.Workflow, f *File) string {
+	status := ""
+	for _, s := range st.Steps {
+		cs, ok := wf.Step(s.Step)
+		if !ok {
+			continue
+		}
+		next := cs.StatusOnStart
+		if s.State == StepDone && allApproved(cs, f) {
+			next = cs.StatusOnComplete
+		}
+		if next != "" {
+			status = next
+		}
+	}
+	return status
+}
+
+// allApproved reports whether every output of step is recorded in f and
+// approved (a stale one is not: EffectiveStatus).
+func allApproved(step *config.Step, f *File) bool {
+	if f == nil || len(step.Output) == 0 {
+		return false
+	}
+	for _, t := range step.Output {
+		a := f.Find(IDFor(config.OutputPath(t, f.IssueNumber)))
+		if a == nil || f.EffectiveStatus(a) != Approved {
+			return false
+		}
+	}
+	return true
+}
+
+// Statuses lists every status the workflows of set name (status_on_start
+// and status_on_complete), sorted, each once: the issue statuses agentx
+// manages (GitHub Mode's labels).
+func Statuses(set *config.Set) []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range set.Workflows {
+		for j := range set.Workflows[i].Steps {
+			s := &set.Workflows[i].Steps[j]
+			for _, v := range []string{s.StatusOnStart, s.StatusOnComplete} {
+				if v != "" && !seen[v] {
+					seen[v] = true
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
