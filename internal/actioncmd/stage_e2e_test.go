@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentx-dev/agentx/internal/core/artifact"
+	"github.com/agentx-dev/agentx/internal/githubfake"
 	"github.com/agentx-dev/agentx/internal/sync"
 )
 
@@ -104,5 +105,31 @@ func TestActionMirrorsTheStage(t *testing.T) {
 	}
 	if labels := strings.Join(fake.IssueLabels(42), ","); labels != "status: Ready" {
 		t.Fatalf("labels after approval = %q", labels)
+	}
+}
+
+// The Action's digest shows each issue's stage and its stale artifacts,
+// found before their review or after, from the state branch.
+func TestActionDigestShowsStages(t *testing.T) {
+	t.Parallel()
+	fake := githubfake.New()
+	defer fake.Close()
+	r := newRunner(t, fake)
+	r.env["INPUT_COMMAND"], r.env["INPUT_DRY-RUN"] = "digest", "true"
+	r.checkoutFile("workflows/feature.toml", []byte(stageWorkflow))
+	at := "2026-01-01T00:00:00.000Z"
+	prd := artifact.Artifact{ID: "PRD-42", Workflow: "feature", Step: "prd", Agent: "product-manager", Path: "docs/prd/PRD-42.md",
+		Blob: "2222222222222222222222222222222222222222", Created: at, Updated: at, DependsOn: []artifact.Dep{}, Status: artifact.Draft}
+	spec := artifact.Artifact{ID: "SPEC-42", Workflow: "feature", Step: "architecture", Agent: "architect", Path: "docs/specs/SPEC-42.md",
+		Blob: "3333333333333333333333333333333333333333", Created: at, Updated: at, Status: artifact.Approved,
+		DependsOn: []artifact.Dep{{ID: "PRD-42", Blob: "1111111111111111111111111111111111111111"}}}
+	r.writeArtifacts(&artifact.File{IssueNumber: 42, Artifacts: []artifact.Artifact{prd, spec}})
+	res := r.run()
+	if res.code != 0 {
+		t.Fatalf("digest: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if !strings.Contains(res.summary, "## Stages now") || !strings.Contains(res.summary, "| #42 | feature: prd ✓ → architecture (SPEC-42 stale) | 0 | 1 |") ||
+		!strings.Contains(res.summary, "## Stage artifacts") {
+		t.Fatalf("digest summary:\n%s", res.summary)
 	}
 }
