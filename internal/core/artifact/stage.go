@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
@@ -53,6 +54,7 @@ func DeriveStage(wf *config.Workflow, f *File, active map[string]bool, blocked [
 // steps).
 func (sum *Summary) Stage(wf *config.Workflow, active map[string]bool, blocked []string) Stage {
 	st := Stage{Workflow: wf.Name, Blocked: blocked, Issue: sum.Issue}
+	num := strconv.Itoa(sum.Issue)
 	states := make([]StepState, len(wf.Steps))
 	started := make([]bool, len(wf.Steps))
 	isStarted := func(id string) bool {
@@ -64,7 +66,7 @@ func (sum *Summary) Stage(wf *config.Workflow, active map[string]bool, blocked [
 		return false
 	}
 	for i := range wf.Steps {
-		states[i], started[i] = stepState(&wf.Steps[i], sum)
+		states[i], started[i] = stepState(&wf.Steps[i], sum, num)
 	}
 	current := -1
 	for i := range wf.Steps {
@@ -99,17 +101,24 @@ func (sum *Summary) Stage(wf *config.Workflow, active map[string]bool, blocked [
 
 // stepState is the state of a step with outputs; ok is false when none
 // of them is recorded.
-func stepState(s *config.Step, sum *Summary) (StepState, bool) {
+func stepState(s *config.Step, sum *Summary, num string) (StepState, bool) {
 	if sum.Empty() || len(s.Output) == 0 {
 		return StepState{}, false
 	}
 	ss := StepState{Step: s.ID, Agent: s.Agent, State: StepDone}
 	found := false
 	for _, t := range s.Output {
-		id := IDFor(config.OutputPath(t, sum.Issue))
-		flags, ok := sum.mark(id)
+		// IDFor(OutputPath(t, issue)) without building the path: the id
+		// is the template's base name less its extension, the number in
+		// its place (500 stages a `ready`).
+		pre, post, has := strings.Cut(templateID(t), config.IssueNumberVar)
+		n := num
+		if !has { // the number is in a directory or the extension: not in the id
+			n = ""
+		}
+		flags, id, ok := sum.markOf(pre, n, post)
 		if !ok {
-			ss.Notes = append(ss.Notes, id+" missing")
+			ss.Notes = append(ss.Notes, pre+n+post+" missing")
 			continue
 		}
 		found = true
@@ -126,6 +135,17 @@ func stepState(s *config.Step, sum *Summary) (StepState, bool) {
 		ss.State = StepInProgress
 	}
 	return ss, found
+}
+
+// templateID is IDFor of an output template: its base name less the
+// extension, the placeholder kept (the number holds no '/' or '.', so
+// filling it in later gives the same id).
+func templateID(t string) string {
+	base := t[strings.LastIndexByte(t, '/')+1:]
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	return base
 }
 
 // String is the stage's line: "feature: prd ✓ → architecture (SPEC-42

@@ -70,12 +70,15 @@ func (f *File) Summarize() Summary {
 // Empty reports whether the ledger holds no artifact.
 func (s *Summary) Empty() bool { return len(s.Marks) == 0 }
 
-// mark returns the mark of id, or false.
-func (s *Summary) mark(id string) (MarkFlags, bool) {
+// markOf returns the mark whose id is pre+num+post, and the id, without
+// building the string to compare.
+func (s *Summary) markOf(pre, num, post string) (MarkFlags, string, bool) {
+	n := len(pre) + len(num) + len(post)
 	for _, m := range s.Marks {
-		if m.ID == id {
-			return m.Flags, true
+		id := m.ID
+		if len(id) == n && id[:len(pre)] == pre && id[len(pre):len(pre)+len(num)] == num && id[len(pre)+len(num):] == post {
+			return m.Flags, id, true
 		}
 	}
-	return 0, false
+	return 0, "", false
 }

@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -38,6 +39,24 @@ func TestIndexLineRoundTrip(t *testing.T) {
 		got, err := indexEntry{summary: raw}.decode(42)
 		if err != nil || !reflect.DeepEqual(got, c.sum) {
 			t.Errorf("%s: %s read back as %+v, %v; want %+v", name, raw, got, err, c.sum)
+		}
+	}
+}
+
+// templateID is IDFor of the filled template, wherever the placeholder
+// stands.
+func TestTemplateID(t *testing.T) {
+	t.Parallel()
+	for _, tmpl := range []string{"docs/prd/PRD-{{issue_number}}.md", "docs/specs/SPEC-{{issue_number}}", "docs/{{issue_number}}/adr.md",
+		"x.{{issue_number}}", ".{{issue_number}}", "a.b/{{issue_number}}-notes.tar.gz", "{{issue_number}}"} {
+		want := IDFor(strings.Replace(tmpl, "{{issue_number}}", "42", 1))
+		pre, post, has := strings.Cut(templateID(tmpl), "{{issue_number}}")
+		got := pre + post
+		if has {
+			got = pre + "42" + post
+		}
+		if got != want {
+			t.Errorf("%s: %q, IDFor says %q", tmpl, got, want)
 		}
 	}
 }
