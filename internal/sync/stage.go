@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/artifact"
@@ -196,6 +195,22 @@ func (s *Syncer) syncStages(ctx context.Context, sb *StateBranch, snap *StateSna
 // mirrorStage puts want on issue: the stage comment created or edited (a
 // duplicate deleted), the status labels added or removed.
 func (s *Syncer) mirrorStage(ctx context.Context, issue int, want StageWant, prev StageState, known bool, st *State) error {
+	if err := s.stageComment(ctx, issue, want.Body); err != nil {
+		return err
+	}
+	haveLabels := prev.Labels
+	if !known || s.Full {
+		var err error
+		if haveLabels, err = s.GH.IssueLabels(ctx, issue); err != nil {
+			return err
+		}
+	}
+	return s.labels(ctx, issue, want.Labels, haveLabels, st)
+}
+
+// stageComment makes the issue's stage comment (the bot's, ending in the
+// stage marker) say body: created, edited, its duplicates deleted.
+func (s *Syncer) stageComment(ctx context.Context, issue int, body string) error {
 	have, err := s.GH.Comments(ctx, issue)
 	if err != nil {
 		return err
@@ -206,50 +221,27 @@ func (s *Syncer) mirrorStage(ctx context.Context, issue int, want StageWant, pre
 			ours = append(ours, c)
 		}
 	}
+	var ops []Op
 	switch {
-	case len(ours) == 0 && want.Body != "":
-		if err := s.spend(issue, "create comment", "stage"); err != nil {
-			return err
-		}
-		if !s.DryRun {
-			if _, err := s.GH.CreateComment(ctx, issue, want.Body); err != nil {
-				return err
-			}
-		}
-		s.Counts.CommentsCreated++
-	case len(ours) > 0 && ours[0].Body != want.Body && want.Body != "":
-		if err := s.spend(issue, "edit comment", strconv.FormatInt(ours[0].ID, 10)); err != nil {
-			return err
-		}
-		if !s.DryRun {
-			if err := s.GH.EditComment(ctx, ours[0].ID, want.Body); err != nil {
-				return err
-			}
-		}
-		s.Counts.CommentsUpdated++
+	case body == "":
+	case len(ours) == 0:
+		ops = append(ops, Op{Kind: Create, Want: &Want{Body: body}})
+	case ours[0].Body != body:
+		ops = append(ops, Op{Kind: Edit, CommentID: ours[0].ID, Want: &Want{Body: body}})
 	}
 	extra := ours
-	if want.Body != "" && len(ours) > 0 {
+	if body != "" && len(ours) > 0 {
 		extra = ours[1:]
 	}
 	for _, c := range extra {
-		if err := s.spend(issue, "delete comment", strconv.FormatInt(c.ID, 10)); err != nil {
+		ops = append(ops, Op{Kind: Delete, CommentID: c.ID})
+	}
+	for _, op := range ops {
+		if err := s.apply(ctx, issue, op); err != nil {
 			return err
 		}
-		if !s.DryRun {
-			if err := s.GH.DeleteComment(ctx, c.ID); err != nil {
-				return err
-			}
-		}
-		s.Counts.CommentsDeleted++
 	}
-	var haveLabels []string
-	if known && !s.Full {
-		haveLabels = prev.Labels
-	} else if haveLabels, err = s.GH.IssueLabels(ctx, issue); err != nil {
-		return err
-	}
-	return s.labels(ctx, issue, want.Labels, haveLabels, st)
+	return nil
 }
 
 // workflowsPrint fingerprints what a stage depends on in the workflows.

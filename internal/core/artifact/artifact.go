@@ -227,9 +227,9 @@ func (f *File) StaleDeps(a *Artifact) []Finding {
 	return out
 }
 
-// diffCommand is the command that shows how blob old became new.
-func diffCommand(old, new string) string {
-	return fmt.Sprintf("git diff %s %s", Short12(old), Short12(new))
+// diffCommand is the command that shows how blob from became to.
+func diffCommand(from, to string) string {
+	return fmt.Sprintf("git diff %s %s", Short12(from), Short12(to))
 }
 
 // Short12 cuts a blob id to 12 characters: enough for git to resolve it

@@ -89,24 +89,15 @@ func (s *Store) Scan() (*Scanned, error) {
 			}
 		}
 		out.Read++
-		path := filepath.Join(dir, name)
-		data, id, idOK, err := fileid.Read(path, atomicfile.StateLimit)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) { // removed since the listing
-				out.Warnings = append(out.Warnings, fmt.Errorf("read artifact ledger %s: %w", path, err))
-			}
-			continue
-		}
-		f, err := Parse(path, data, issue)
-		if err != nil {
+		sum, ie, err := s.readOne(filepath.Join(dir, name), issue, start)
+		switch {
+		case err != nil:
 			out.Warnings = append(out.Warnings, err)
-			continue
-		}
-		sum := f.Summarize()
-		out.add(sum)
-		if idOK && id.RacyFree(start) && !s.NoIndex {
-			if raw, err := encodeSummary(&sum); err == nil {
-				next[name] = indexEntry{id: id, summary: raw}
+		case sum == nil: // removed since the listing
+		default:
+			out.add(*sum)
+			if ie != nil {
+				next[name] = *ie
 			}
 		}
 	}
@@ -116,6 +107,32 @@ func (s *Store) Scan() (*Scanned, error) {
 		_ = atomicfile.Write(indexPath, formatIndex(next), atomicfile.Options{NoSync: true})
 	}
 	return out, nil
+}
+
+// readOne reads and summarises the ledger at path; the index entry is
+// nil when its identity may not stand for it next time (racy, unknown,
+// or no index kept). A ledger gone since the listing gives no summary.
+func (s *Store) readOne(path string, issue int, start time.Time) (*Summary, *indexEntry, error) {
+	data, id, idOK, err := fileid.Read(path, atomicfile.StateLimit)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("read artifact ledger %s: %w", path, err)
+	}
+	f, err := Parse(path, data, issue)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum := f.Summarize()
+	if !idOK || !id.RacyFree(start) || s.NoIndex {
+		return &sum, nil, nil
+	}
+	raw, err := encodeSummary(&sum)
+	if err != nil {
+		return &sum, nil, nil
+	}
+	return &sum, &indexEntry{id: id, summary: raw}, nil
 }
 
 func (sc *Scanned) add(sum Summary) {

@@ -40,19 +40,7 @@ func stageRows(in *Input) []StageRow {
 		if !ok {
 			continue
 		}
-		active := map[string]bool{}
-		var blocked []string
-		if l := byIssue[f.IssueNumber]; l != nil {
-			for i := range l.Clarifications {
-				r := &l.Clarifications[i]
-				if r.Status.Open() {
-					active[r.From] = true
-					if r.Blocking && r.Status.Waiting() {
-						blocked = append(blocked, r.ID)
-					}
-				}
-			}
-		}
+		active, blocked := atWork(byIssue[f.IssueNumber])
 		row := StageRow{Issue: f.IssueNumber, Stage: artifact.DeriveStage(wf, f, active, blocked).String()}
 		for _, fd := range f.Findings() {
 			if a := f.Find(fd.Artifact); a != nil && a.Status == artifact.Approved {
@@ -70,6 +58,25 @@ func stageRows(in *Input) []StageRow {
 		return a.Issue - b.Issue
 	})
 	return rows
+}
+
+// atWork are the agents asking an open clarification of l (at work on
+// the issue) and its blocking clarifications waiting for an answer.
+func atWork(l *ledger.Ledger) (active map[string]bool, blocked []string) {
+	active = map[string]bool{}
+	if l == nil {
+		return active, nil
+	}
+	for i := range l.Clarifications {
+		r := &l.Clarifications[i]
+		if r.Status.Open() {
+			active[r.From] = true
+			if r.Blocking && r.Status.Waiting() {
+				blocked = append(blocked, r.ID)
+			}
+		}
+	}
+	return active, blocked
 }
 
 // stages is the digest's table of the issues' stages, the stale first.
