@@ -228,7 +228,7 @@ func (a *App) execute(ctx context.Context, gha *githubactions.Action, in *inputs
 	}
 	warn := func(format string, args ...any) { gha.Warningf(format, args...) }
 	syncer := &sync.Syncer{GH: gh, Labels: sync.Labels{Blocked: in.blocked, Escalated: in.escalated}, Bot: in.bot,
-		Clean: Clean, Mention: sync.PersonMentions(cfg), DryRun: in.dryRun, Full: in.full, Warn: warn, Budget: in.budget, Debug: a.debugf(gha, in)}
+		Clean: Clean, Mention: sync.PersonMentions(cfg), DryRun: in.dryRun, Full: in.full, Warn: warn, Budget: in.budget, Debug: a.debugf(gha, in), Workflows: cfg}
 	a.syncer = syncer
 	if in.command == "ingest" {
 		return a.ingest(ctx, in, gh, syncer, ws, cfg, warn)
@@ -358,7 +358,7 @@ func pushTouchesNoLedger(in *inputs) bool {
 	for _, c := range ev.Commits {
 		for _, list := range [][]string{c.Added, c.Modified, c.Removed} {
 			for _, p := range list {
-				if strings.HasPrefix(p, "state/clarifications/") {
+				if strings.HasPrefix(p, "state/clarifications/") || strings.HasPrefix(p, "state/artifacts/") {
 					return false
 				}
 			}

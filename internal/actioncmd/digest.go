@@ -57,6 +57,7 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 		gha.Errorf("digest failed: %v", err)
 		return 1
 	}
+	input.Workflows = cfg // each issue's stage from its artifacts
 	// The review figures fail open: the digest says they are not available.
 	input.Reviews = gh.ReviewsClosed(ctx, w.Since, w.Until)
 	if input.Reviews.Err != "" {

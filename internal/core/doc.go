@@ -97,6 +97,10 @@
 //     workflow steps' `output` names, their blobs and the upstream blobs
 //     they were written against; staleness, the union merge, and the
 //     issue's stage derived from the workflow and the ledgers.
+//   - fileid: a file's identity (inode, size, modification and change
+//     times) and whether it was old enough to stand for the content: what
+//     a derived index keys on to skip files nobody wrote since (the
+//     monitor's and the artifact scan's).
 //   - shorten: cutting a text to fit a summary, a quote or a limit.
 //   - suggest: the "did you mean" of a mistyped command, flag or name.
 //   - buildinfo: the build stamp (version, commit) a binary reports.

@@ -98,6 +98,7 @@ func runDigest(ctx context.Context, a *App, o *digestOptions) error {
 	if err != nil {
 		return err
 	}
+	in.Workflows = cfg // each issue's stage from its artifacts
 	rep := digest.Compute(in, digest.Options{Since: w.Since, Until: w.Until, Now: a.Clock.Now(), IssueURL: digest.IssueURLs(cfg.Config.GitHub.Repo)})
 	text := digest.Markdown(rep, nil)
 	if o.Format == "html" {

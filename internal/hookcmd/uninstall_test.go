@@ -46,6 +46,7 @@ git add -A && git commit -q -m start && git push -q origin main`)
 	before := repoSnapshot(t, repo, run)
 
 	run(`agentx-hook init --mode github >/dev/null
+sed -i '0,/^agent = "architect"/s//agent = "architect"\nstatus_on_start = "In design"/' .agentx/workflows/feature.toml
 agentx-hook setup --claude --codex --copilot >/dev/null 2>&1
 agentx-hook hooks install --merge-driver >/dev/null
 agentx-hook memory add --agent engineer --issue 1 --category decision "Chose gRPC" >/dev/null
@@ -62,7 +63,7 @@ agentx-hook sync >/dev/null`)
 	}
 	for _, want := range []string{"would be removed  .agentx/", "refs/agentx/checkpoints", "refs/remotes/origin/agentx/state",
 		".codex/hooks.json", "git hook post-commit", "AGENTS.md (agentx's section)", "git push origin --delete agentx/state",
-		"gh label delete clarification-blocked --yes"} {
+		"gh label delete clarification-blocked --yes", "gh label delete 'status: In design' --yes"} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("uninstall --dry-run does not list %q:\n%s", want, plan)
 		}

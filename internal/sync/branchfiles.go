@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/digest"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -136,8 +137,8 @@ func checkoutState(dir string) (map[string][]byte, error) {
 }
 
 // BranchSource is the weekly digest's input read from the state branch:
-// the ledgers, the memory issue files and the machines' weekly metrics
-// files. The event log is local to each machine and never on the branch,
+// the ledgers, the artifact ledgers, the memory issue files and the
+// machines' weekly metrics files. The event log is local to each machine and never on the branch,
 // so Events is nil.
 type BranchSource struct {
 	State *StateBranch
@@ -183,6 +184,33 @@ func (s *BranchSource) Ledgers(ctx context.Context) ([]*ledger.Ledger, error) {
 		default:
 			return nil, err
 		}
+	}
+	return out, nil
+}
+
+// Artifacts reads every artifact ledger on the branch (nil: none, no
+// artifact figures); one that does not parse is left out with a warning.
+func (s *BranchSource) Artifacts(ctx context.Context) ([]*artifact.File, error) {
+	snap, err := s.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	issues, paths := branchArtifacts(snap)
+	var out []*artifact.File
+	for i, n := range issues {
+		data, err := s.State.ReadFile(ctx, snap, paths[i])
+		if err != nil {
+			return nil, err
+		}
+		f, err := artifact.Parse(s.State.Branch+":"+paths[i], data, n)
+		if err != nil {
+			if s.Warn == nil {
+				return nil, err
+			}
+			s.Warn("digest leaves out an artifact ledger that does not parse: %v", err)
+			continue
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }

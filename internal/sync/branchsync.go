@@ -132,7 +132,7 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 		loaded = append(loaded, ledger.Loaded{Issue: n, Ledger: l, Err: err})
 		blobs[n] = blob
 	}
-	runErr := s.Run(ctx, loaded, st)
+	runErr := s.runWithStages(ctx, sb, snap, loaded, st)
 	if s.DryRun {
 		return runErr
 	}
@@ -170,6 +170,20 @@ func (s *Syncer) RunBranch(ctx context.Context, sb *StateBranch, snap *StateSnap
 		return fmt.Errorf("save sync state: %w", err)
 	}
 	return runErr
+}
+
+// runWithStages mirrors the ledgers read, then the stages (stage.go).
+func (s *Syncer) runWithStages(ctx context.Context, sb *StateBranch, snap *StateSnapshot, loaded []ledger.Loaded, st *State) error {
+	if err := s.Run(ctx, loaded, st); err != nil {
+		return err
+	}
+	if err := s.syncStages(ctx, sb, snap, st); err != nil {
+		return err
+	}
+	if len(s.Failures) > 0 {
+		return &FailedIssues{Failures: s.Failures}
+	}
+	return nil
 }
 
 // recordBlobs records, beside the hash each ledger was mirrored with,

@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // The sync state is a cache validated by content: an issue whose ledger
@@ -38,6 +39,9 @@ type State struct {
 	// this file's blob, a run reads the branch without its tree
 	// (Syncer.QuickSnapshot).
 	Ledgers map[string]string `json:"ledgers,omitempty"`
+	// Stages maps an issue number to what its stage mirror shows
+	// (stage.go).
+	Stages map[string]StageState `json:"stages,omitempty"`
 
 	touched map[string]bool
 	orig    map[string]original
@@ -60,6 +64,41 @@ type IssueState struct {
 	// Shown is the hash of the mirrors' bodies (reconcile.go: the drift
 	// check compares it with GitHub's without reading the ledger).
 	Shown string `json:"shown,omitempty"`
+}
+
+// StageState is what one issue's stage mirror shows after the last sync.
+type StageState struct {
+	// Key is what it was derived from (both ledgers' blobs and the
+	// workflows' fingerprint): the same key, nothing to read.
+	Key  string `json:"key"`
+	Hash string `json:"hash"`
+	// Labels are the status labels on the issue.
+	Labels []string `json:"labels,omitempty"`
+}
+
+// Stage returns the stage state of issue, if any.
+func (s *State) Stage(issue int) (StageState, bool) {
+	ss, ok := s.Stages[strconv.Itoa(issue)]
+	return ss, ok
+}
+
+// stageTouch is the touched key of a stage state.
+const stageTouch = "stage:"
+
+// SetStage records the stage state of issue.
+func (s *State) SetStage(issue int, ss StageState) {
+	k := strconv.Itoa(issue)
+	if cur, ok := s.Stages[k]; ok && cur.Key == ss.Key && cur.Hash == ss.Hash && equalStrings(cur.Labels, ss.Labels) {
+		return
+	}
+	if s.Stages == nil {
+		s.Stages = map[string]StageState{}
+	}
+	s.Stages[k] = ss
+	if s.touched == nil {
+		s.touched = map[string]bool{}
+	}
+	s.touched[stageTouch+k] = true
 }
 
 // NewState is an empty state.
@@ -171,6 +210,13 @@ func (s *State) Changed() bool { return len(s.touched) > 0 }
 func (s *State) mergeInto(fresh *State) *State {
 	for k := range s.touched {
 		if k == "" {
+			continue
+		}
+		if n, ok := strings.CutPrefix(k, stageTouch); ok {
+			if fresh.Stages == nil {
+				fresh.Stages = map[string]StageState{}
+			}
+			fresh.Stages[n] = s.Stages[n]
 			continue
 		}
 		if is, ok := s.Issues[k]; ok {

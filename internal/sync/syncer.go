@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 )
 
@@ -102,6 +103,11 @@ type Syncer struct {
 	login          *string // the token's login, once asked (reconcile.go)
 
 	Counts Counts
+	// Workflows, when set, are the workflows the stage mirror derives
+	// each issue's stage and status label from (stage.go); nil: no stage
+	// mirror.
+	Workflows      *config.Set
+	workflowsPrint string
 	// Planned lists every write of a dry run (runbudget.go).
 	Planned []PlannedOp
 	// Failures are the issues that failed; the run went on past them.
@@ -116,6 +122,9 @@ type Syncer struct {
 
 // LabelSpecs are the colours and descriptions labels are created with.
 func (s *Syncer) labelSpec(name string) LabelSpec {
+	if strings.HasPrefix(name, StatusLabelPrefix) && name != s.Labels.Blocked {
+		return LabelSpec{Name: name, Color: "0e8a16", Description: "The issue's status, from its workflow step (agentx)"}
+	}
 	if name == s.Labels.Escalated {
 		return LabelSpec{Name: name, Color: "b60205", Description: "A clarification between agents needs a person's decision (agentx)"}
 	}

@@ -222,9 +222,14 @@ func (f *File) StaleDeps(a *Artifact) []Finding {
 		}
 		out = append(out, Finding{Issue: f.IssueNumber, Artifact: a.ID, Agent: a.Agent, Path: a.Path,
 			Upstream: up.ID, OldBlob: d.Blob, NewBlob: up.Blob, Commit: up.Commit,
-			Diff: fmt.Sprintf("git diff %s %s", Short12(d.Blob), Short12(up.Blob))})
+			Diff: diffCommand(d.Blob, up.Blob)})
 	}
 	return out
+}
+
+// diffCommand is the command that shows how blob from became to.
+func diffCommand(from, to string) string {
+	return fmt.Sprintf("git diff %s %s", Short12(from), Short12(to))
 }
 
 // Short12 cuts a blob id to 12 characters: enough for git to resolve it

@@ -1,7 +1,8 @@
 package artifact
 
 import (
-	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
@@ -41,55 +42,58 @@ type Stage struct {
 // active agent with nothing recorded, else the first step with nothing
 // recorded whose needs are all started.
 func DeriveStage(wf *config.Workflow, f *File, active map[string]bool, blocked []string) Stage {
-	st := Stage{Workflow: wf.Name, Blocked: blocked}
-	if f != nil {
-		st.Issue = f.IssueNumber
+	if f == nil {
+		return (&Summary{}).Stage(wf, active, blocked)
 	}
-	started := map[string]bool{}
-	var states []StepState
-	for i := range wf.Steps {
-		s := &wf.Steps[i]
-		ss, ok := stepState(s, f)
-		if ok {
-			started[s.ID] = true
-			states = append(states, ss)
+	sum := f.Summarize()
+	return sum.Stage(wf, active, blocked)
+}
+
+// Stage is DeriveStage over the ledger's summary (what a scan returns;
+// `ready` derives 500 of them, so no maps: a workflow has a handful of
+// steps).
+func (sum *Summary) Stage(wf *config.Workflow, active map[string]bool, blocked []string) Stage {
+	st := Stage{Workflow: wf.Name, Blocked: blocked, Issue: sum.Issue}
+	num := strconv.Itoa(sum.Issue)
+	states := make([]StepState, len(wf.Steps))
+	started := make([]bool, len(wf.Steps))
+	isStarted := func(id string) bool {
+		for i := range wf.Steps {
+			if wf.Steps[i].ID == id {
+				return started[i]
+			}
 		}
+		return false
+	}
+	for i := range wf.Steps {
+		states[i], started[i] = stepState(&wf.Steps[i], sum, num)
 	}
 	current := -1
 	for i := range wf.Steps {
-		s := &wf.Steps[i]
-		if !started[s.ID] && active[s.Agent] {
+		if !started[i] && active[wf.Steps[i].Agent] {
 			current = i
 			break
 		}
 	}
-	if current < 0 {
-		for i := range wf.Steps {
-			s := &wf.Steps[i]
-			if started[s.ID] {
-				continue
-			}
-			ready := true
-			for _, n := range s.Needs {
-				ready = ready && started[n]
-			}
-			if ready {
-				current = i
-				break
-			}
+	for i := 0; current < 0 && i < len(wf.Steps); i++ {
+		if started[i] {
+			continue
+		}
+		ready := true
+		for _, n := range wf.Steps[i].Needs {
+			ready = ready && isStarted(n)
+		}
+		if ready {
+			current = i
 		}
 	}
 	if current >= 0 {
 		s := &wf.Steps[current]
-		states = append(states, StepState{Step: s.ID, Agent: s.Agent, State: StepCurrent})
-		started[s.ID] = true
+		states[current], started[current] = StepState{Step: s.ID, Agent: s.Agent, State: StepCurrent}, true
 	}
-	// Back in workflow order.
 	for i := range wf.Steps {
-		for j := range states {
-			if states[j].Step == wf.Steps[i].ID {
-				st.Steps = append(st.Steps, states[j])
-			}
+		if started[i] {
+			st.Steps = append(st.Steps, states[i])
 		}
 	}
 	return st
@@ -97,26 +101,33 @@ func DeriveStage(wf *config.Workflow, f *File, active map[string]bool, blocked [
 
 // stepState is the state of a step with outputs; ok is false when none
 // of them is recorded.
-func stepState(s *config.Step, f *File) (StepState, bool) {
-	if f == nil || len(s.Output) == 0 {
+func stepState(s *config.Step, sum *Summary, num string) (StepState, bool) {
+	if sum.Empty() || len(s.Output) == 0 {
 		return StepState{}, false
 	}
 	ss := StepState{Step: s.ID, Agent: s.Agent, State: StepDone}
 	found := false
 	for _, t := range s.Output {
-		id := IDFor(config.OutputPath(t, f.IssueNumber))
-		a := f.Find(id)
-		if a == nil {
-			ss.Notes = append(ss.Notes, id+" missing")
+		// IDFor(OutputPath(t, issue)) without building the path: the id
+		// is the template's base name less its extension, the number in
+		// its place (500 stages a `ready`).
+		pre, post, has := strings.Cut(templateID(t), config.IssueNumberVar)
+		n := num
+		if !has { // the number is in a directory or the extension: not in the id
+			n = ""
+		}
+		flags, id, ok := sum.markOf(pre, n, post)
+		if !ok {
+			ss.Notes = append(ss.Notes, pre+n+post+" missing")
 			continue
 		}
 		found = true
 		switch {
-		case len(f.StaleDeps(a)) > 0:
+		case flags&MarkStale != 0:
 			ss.Notes = append(ss.Notes, id+" stale")
-		case a.Reopened:
+		case flags&MarkReopened != 0:
 			ss.Notes = append(ss.Notes, id+" reopened")
-		case a.Status == Rejected:
+		case flags&MarkRejected != 0:
 			ss.Notes = append(ss.Notes, id+" rejected")
 		}
 	}
@@ -126,39 +137,132 @@ func stepState(s *config.Step, f *File) (StepState, bool) {
 	return ss, found
 }
 
+// templateID is IDFor of an output template: its base name less the
+// extension, the placeholder kept (the number holds no '/' or '.', so
+// filling it in later gives the same id).
+func templateID(t string) string {
+	base := t[strings.LastIndexByte(t, '/')+1:]
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	return base
+}
+
 // String is the stage's line: "feature: prd ✓ → architecture (SPEC-42
 // stale) → implement (engineer) [BLOCKED: CLR-42-001]".
 func (st Stage) String() string {
-	parts := make([]string, 0, len(st.Steps))
-	for _, s := range st.Steps {
+	var b strings.Builder
+	b.Grow(64)
+	b.WriteString(st.Workflow)
+	b.WriteString(": ")
+	for i, s := range st.Steps {
+		if i > 0 {
+			b.WriteString(" → ")
+		}
+		b.WriteString(s.Step)
 		switch s.State {
 		case StepDone:
-			parts = append(parts, s.Step+" ✓")
+			b.WriteString(" ✓")
 		case StepInProgress:
-			parts = append(parts, fmt.Sprintf("%s (%s)", s.Step, strings.Join(s.Notes, ", ")))
+			b.WriteString(" (" + strings.Join(s.Notes, ", ") + ")")
 		default:
-			parts = append(parts, fmt.Sprintf("%s (%s)", s.Step, s.Agent))
+			b.WriteString(" (" + s.Agent + ")")
 		}
 	}
-	line := st.Workflow + ": " + strings.Join(parts, " → ")
 	if len(st.Blocked) > 0 {
-		line += " [BLOCKED: " + strings.Join(st.Blocked, ", ") + "]"
+		b.WriteString(" [BLOCKED: " + strings.Join(st.Blocked, ", ") + "]")
 	}
-	return line
+	return b.String()
 }
 
 // WorkflowOf is the workflow of an issue's ledger: the one its artifacts
 // name (the first), else def.
 func WorkflowOf(set *config.Set, f *File, def string) (*config.Workflow, bool) {
+	var names []string
 	if f != nil {
 		for i := range f.Artifacts {
-			if wf, ok := set.Workflow(f.Artifacts[i].Workflow); ok {
-				return wf, true
-			}
+			names = append(names, f.Artifacts[i].Workflow)
+		}
+	}
+	return workflowOf(set, names, def)
+}
+
+// WorkflowIn is WorkflowOf over the ledger's summary.
+func (sum *Summary) WorkflowIn(set *config.Set, def string) (*config.Workflow, bool) {
+	return workflowOf(set, sum.Workflows, def)
+}
+
+func workflowOf(set *config.Set, names []string, def string) (*config.Workflow, bool) {
+	for _, n := range names {
+		if wf, ok := set.Workflow(n); ok {
+			return wf, true
 		}
 	}
 	if def == "" && len(set.Workflows) == 1 {
 		return &set.Workflows[0], true
 	}
 	return set.Workflow(def)
+}
+
+// Status is the issue status the stage stands for, from the workflow
+// steps' status_on_start and status_on_complete: walking the stage's
+// steps in order, a step whose outputs are all approved (and none stale)
+// stands for its status_on_complete, any other step shown (in progress,
+// or the step at work) for its status_on_start; the last step that names
+// one wins. So the step at work sets the status, as `hook start` of its
+// agent does in Local Mode, and a workflow whose shown steps are all
+// approved ends in the last one's status_on_complete. "" when no step
+// names a status.
+func (st Stage) Status(wf *config.Workflow, f *File) string {
+	status := ""
+	for _, s := range st.Steps {
+		cs, ok := wf.Step(s.Step)
+		if !ok {
+			continue
+		}
+		next := cs.StatusOnStart
+		if s.State == StepDone && allApproved(cs, f) {
+			next = cs.StatusOnComplete
+		}
+		if next != "" {
+			status = next
+		}
+	}
+	return status
+}
+
+// allApproved reports whether every output of step is recorded in f and
+// approved (a stale one is not: EffectiveStatus).
+func allApproved(step *config.Step, f *File) bool {
+	if f == nil || len(step.Output) == 0 {
+		return false
+	}
+	for _, t := range step.Output {
+		a := f.Find(IDFor(config.OutputPath(t, f.IssueNumber)))
+		if a == nil || f.EffectiveStatus(a) != Approved {
+			return false
+		}
+	}
+	return true
+}
+
+// Statuses lists every status the workflows of set name (status_on_start
+// and status_on_complete), sorted, each once: the issue statuses agentx
+// manages (GitHub Mode's labels).
+func Statuses(set *config.Set) []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range set.Workflows {
+		for j := range set.Workflows[i].Steps {
+			s := &set.Workflows[i].Steps[j]
+			for _, v := range []string{s.StatusOnStart, s.StatusOnComplete} {
+				if v != "" && !seen[v] {
+					seen[v] = true
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -20,6 +21,12 @@ type Store struct {
 	Locks *lock.Locker
 	// NoSync skips fsync (benchmarks and synthetic workspaces only).
 	NoSync bool
+	// NoIndex makes Scan read every ledger and write no index (tests,
+	// benchmarks of the reads themselves).
+	NoIndex bool
+	// Now is the wall clock of Scan's racy check (file times are wall
+	// times, whatever clock the protocol runs on). Default time.Now.
+	Now func() time.Time
 }
 
 // Parse decodes a ledger file's content; path is for error messages. A

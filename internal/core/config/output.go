@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -59,7 +60,7 @@ func checkOutputs(file, at string, st *Step) error {
 
 // OutputPath is the template with the issue number filled in.
 func OutputPath(template string, issue int) string {
-	return strings.Replace(template, IssueNumberVar, fmt.Sprint(issue), 1)
+	return strings.Replace(template, IssueNumberVar, strconv.Itoa(issue), 1)
 }
 
 // MatchOutput reports whether rel (slash-separated, relative to the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/metrics"
@@ -52,6 +53,9 @@ type Input struct {
 	// Artifacts are the issues' stage artifact ledgers (nil: none read,
 	// no artifact figures).
 	Artifacts []*artifact.File
+	// Workflows derive each issue's stage from its artifacts (nil: no
+	// stage table).
+	Workflows *config.Set
 	// Agents are the configured agent names. The requester and target of
 	// every record count as agents too; any other `from` (besides the hub
 	// agent-x) is a person, e.g. a GitHub login answering on an issue.
@@ -248,6 +252,9 @@ type Report struct {
 	// Reviews are the review figures of the current window (seed 002 §1;
 	// null when not asked: only the Action reads GitHub).
 	Reviews *ReviewFigures `json:"reviewRejections"`
+	// Stages are the issues' stages now, the stale first (stages.go;
+	// absent without artifact ledgers).
+	Stages []StageRow `json:"stages,omitempty"`
 }
 
 // outcome of a settled clarification.
@@ -483,6 +490,7 @@ func Compute(in *Input, opt Options) *Report {
 	rep.Issues = issueRows(facts, cur, link)
 	rep.Topics = topics(facts, cur)
 	rep.Trend = trend(facts, cur, in)
+	rep.Stages = stageRows(in)
 	rep.Escalations, rep.Longest = waiting(facts, now, link)
 	if in.Memory != nil {
 		rep.MemoryTokens = in.Memory.Tokens

@@ -57,6 +57,7 @@ func Markdown(rep *Report, clean func(string) string) string {
 		row("Stale found after review", cur.Artifacts.StaleAfterReview, pa.StaleAfterReview)
 	}
 
+	m.stages(rep)
 	m.charts(cur)
 	m.breakdowns(rep)
 	m.memory(rep)

@@ -154,6 +154,12 @@ func (d *run) hosts(ctx context.Context) {
 		if u.h.Name == hostsettings.Copilot && len(u.w.Wired) > 0 {
 			d.copilotTrust()
 		}
+		if u.h.Name == hostsettings.Claude && len(u.w.Wired) > 0 && !hostsettings.ImportsAgents(u.files[hostsettings.ClaudeFile]) {
+			// Claude Code reads CLAUDE.md, never AGENTS.md by itself.
+			d.add("claude-md", StatusWarn, "agentx-hook setup --claude",
+				"%s does not import %s (an `@%s` line): Claude Code sessions never read agentx's section, how to ask other agents and use memory",
+				hostsettings.ClaudeFile, hostsettings.AgentsFile, hostsettings.AgentsFile)
+		}
 	}
 	if mcpRegistered {
 		d.mcpBinary()

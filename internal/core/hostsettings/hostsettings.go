@@ -1,5 +1,6 @@
 // Package hostsettings edits the settings files of the agent hosts that
-// run agentx's hooks: Claude Code's .claude/settings.json, Codex's
+// run agentx's hooks: Claude Code's .claude/settings.json (and the
+// `@AGENTS.md` import in its CLAUDE.md), Codex's
 // .codex/hooks.json and the codex_hooks feature in .codex/config.toml,
 // and Copilot's .github/hooks/agentx.json.
 //
@@ -75,7 +76,11 @@ func (h Host) Paths() []string {
 	if h.Name == Codex {
 		return []string{h.File, CodexConfig}
 	}
-	return append([]string{h.File}, h.mcpFiles()...)
+	paths := append([]string{h.File}, h.mcpFiles()...)
+	if h.Name == Claude {
+		paths = append(paths, ClaudeFile)
+	}
+	return paths
 }
 
 // Events are the hook events agentx wires for the host, in order.
@@ -177,6 +182,14 @@ func Wire(h Host, files Files, agent string) ([]Edit, error) {
 		}
 		edits = append(edits, edit(mf, mold, mexists, mnext, false))
 	}
+	if h.Name == Claude {
+		cold, cexists := files[ClaudeFile]
+		cnext, err := wireClaudeMD(cold, cexists)
+		if err != nil {
+			return nil, &FileError{Path: ClaudeFile, Err: err}
+		}
+		edits = append(edits, edit(ClaudeFile, cold, cexists, cnext, false))
+	}
 	return edits, nil
 }
 
@@ -216,6 +229,15 @@ func Unwire(h Host, files Files) ([]Edit, error) {
 			}
 		}
 		edits = append(edits, edit(mf, mold, mexists, mnext, mempty))
+	}
+	if h.Name == Claude {
+		if cold, cexists := files[ClaudeFile]; cexists {
+			cnext, cempty, err := unwireClaudeMD(cold)
+			if err != nil {
+				return nil, &FileError{Path: ClaudeFile, Err: err}
+			}
+			edits = append(edits, edit(ClaudeFile, cold, cexists, cnext, cempty))
+		}
 	}
 	return edits, nil
 }

@@ -41,12 +41,32 @@ func (n ArtifactNotice) Line() string {
 // owner that one change made stale (ADR-42 and SPEC-42 against PRD-42).
 // Findings already announced are not returned.
 func (m *Monitor) NotifyStale(ctx context.Context, store *artifact.Store) ([]ArtifactNotice, []error) {
-	files, errs, err := store.LoadAll()
+	sc, err := store.Scan()
 	if err != nil {
 		return nil, []error{err}
 	}
+	files, errs := unannounced(store, sc)
 	out, more := m.notify(ctx, store, files)
-	return out, append(errs, more...)
+	return out, append(append(sc.Warnings, errs...), more...)
+}
+
+// unannounced reads whole the ledgers whose summary holds a change not
+// announced yet: the only ones notify writes to.
+func unannounced(store *artifact.Store, sc *artifact.Scanned) ([]*artifact.File, []error) {
+	var files []*artifact.File
+	var errs []error
+	for i := range sc.Summaries {
+		if !sc.Summaries[i].Unnotified {
+			continue
+		}
+		f, err := store.Load(sc.Summaries[i].Issue)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		files = append(files, f)
+	}
+	return files, errs
 }
 
 // NotifyIssue is NotifyStale for one issue's ledger: what `hook start`
@@ -149,19 +169,25 @@ func (m *Monitor) openStale(ctx context.Context, a, up *artifact.Artifact, fds [
 // hook of a clone that has not pulled the other clones' marks would
 // announce a change they already announced.
 func (m *Monitor) CheckArtifacts(ctx context.Context, store *artifact.Store, rep *Report, notify bool) {
-	// One read of every ledger: the marks notify writes change no
-	// staleness, so the findings come from the same read.
-	files, errs, err := store.LoadAll()
+	// One scan (the ledgers nobody wrote since the last one come from
+	// its index); only the ledgers with a change not yet announced are
+	// read whole. The marks notify writes change no staleness, so the
+	// findings come from the same scan.
+	sc, err := store.Scan()
 	if err != nil {
-		errs = append(errs, err)
+		rep.Warnings = append(rep.Warnings, err)
+		return
 	}
+	errs := sc.Warnings
 	if notify {
+		files, more := unannounced(store, sc)
+		errs = append(errs, more...)
 		notices, more := m.notify(ctx, store, files)
 		rep.ArtifactNotices = append(rep.ArtifactNotices, notices...)
 		errs = append(errs, more...)
 	}
-	for _, f := range files {
-		rep.StaleArtifacts = append(rep.StaleArtifacts, f.Findings()...)
+	for i := range sc.Summaries {
+		rep.StaleArtifacts = append(rep.StaleArtifacts, sc.Summaries[i].Findings...)
 	}
 	rep.Warnings = append(rep.Warnings, errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentx-dev/agentx/internal/core/fileid"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 )
 
@@ -42,7 +43,7 @@ func IndexStale(dir string) string {
 			return name + " was added since the last scan"
 		}
 		seen++
-		if id, ok := statAt(dirFD(d), dir, name); !ok || id != ie.id {
+		if id, ok := fileid.StatAt(d, name); !ok || id != ie.id {
 			return name + " changed since the last scan"
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/fileid"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/workpool"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -26,12 +27,6 @@ const IndexName = ".monitor-index"
 
 // indexHeader starts the index; a file without it is ignored.
 const indexHeader = "agentx-monitor-index 2"
-
-// racyWindow is how recently a file may have changed and still be trusted
-// by its identity alone. File times are coarse (a kernel tick), so two
-// writes inside one tick can leave the same identity; a file younger than
-// this is read again on every scan until it is older (git's "racy clean").
-const racyWindow = 2 * time.Second
 
 // Scanner finds the open records (pending, answered, stale) of a workspace
 // without decoding closed history. The monitor runs on every hook and every
@@ -89,10 +84,9 @@ type Scan struct {
 	Read, Decoded int
 }
 
-// identity is what a file's metadata says about its content.
-type identity struct {
-	ino, size, mtime, ctime int64
-}
+// identity is what a file's metadata says about its content (package
+// fileid, which the artifact ledgers' scan shares).
+type identity = fileid.ID
 
 // indexEntry is one ledger in the index: its identity and, when it had
 // open records, those records as a one-line ledger document.
@@ -187,7 +181,6 @@ type knownFile struct {
 // relative to the directory), in parallel chunks.
 func (s *Scanner) checkKnown(dir *os.File, names []string, old map[string]indexEntry) []knownFile {
 	checked := make([]knownFile, len(names))
-	dirfd := dirFD(dir)
 	const chunk = 256
 	parallel((len(names)+chunk-1)/chunk, func(c int) {
 		for i := c * chunk; i < len(names) && i < (c+1)*chunk; i++ {
@@ -201,7 +194,7 @@ func (s *Scanner) checkKnown(dir *os.File, names []string, old map[string]indexE
 			if !ok {
 				continue
 			}
-			if id, ok := statAt(dirfd, s.Dir, names[i]); ok && id == ie.id {
+			if id, ok := fileid.StatAt(dir, names[i]); ok && id == ie.id {
 				if recs, err := ie.records(issue); err == nil {
 					checked[i].hit, checked[i].recs = true, recs
 				}
@@ -251,7 +244,7 @@ func (s *Scanner) readLedger(j ledgerFile, start time.Time) readResult {
 	// The identity comes from the open file before its content is read: a
 	// write after that changes the identity, so the next scan reads the
 	// file again.
-	data, id, idOK, err := readWithIdentity(path)
+	data, id, idOK, err := fileid.Read(path, atomicfile.StateLimit)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			r.err = fmt.Errorf("read ledger %s: %w", path, err)
@@ -295,10 +288,11 @@ func (s *Scanner) readLedger(j ledgerFile, start time.Time) readResult {
 }
 
 // racyFree reports whether a file with identity id was already older than
-// the racy window when the scan started.
+// the racy window (fileid.RacyWindow: file times are coarse, so two writes
+// inside one tick can leave one identity; git's "racy clean") when the
+// scan started.
 func (s *Scanner) racyFree(id identity, start time.Time) bool {
-	return time.Unix(0, id.ctime).Before(start.Add(-racyWindow)) &&
-		time.Unix(0, id.mtime).Before(start.Add(-racyWindow))
+	return id.RacyFree(start)
 }
 
 // lookupWritten is Written's answer for path, when there is a Written.
@@ -399,7 +393,7 @@ func parseIndex(data []byte) (map[string]indexEntry, error) {
 			}
 			n[i] = v
 		}
-		ie := indexEntry{id: identity{n[0], n[1], n[2], n[3]}}
+		ie := indexEntry{id: identity{Ino: n[0], Size: n[1], Mtime: n[2], Ctime: n[3]}}
 		if open := f[5]; string(open) != "-" {
 			if len(open) == 0 || open[0] != '{' {
 				return nil, fmt.Errorf("bad index records for %s", name)
@@ -447,7 +441,7 @@ func formatIndex(idx map[string]indexEntry) []byte {
 	b.WriteString(indexHeader + "\n")
 	for _, n := range names {
 		ie := idx[n]
-		fmt.Fprintf(&b, "%s %d %d %d %d ", n, ie.id.ino, ie.id.size, ie.id.mtime, ie.id.ctime)
+		fmt.Fprintf(&b, "%s %d %d %d %d ", n, ie.id.Ino, ie.id.Size, ie.id.Mtime, ie.id.Ctime)
 		if ie.open == nil {
 			b.WriteString("-")
 		} else {

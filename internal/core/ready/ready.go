@@ -146,39 +146,42 @@ func readIssueFiles(ws workspace.Workspace, get func(int, string) *Issue) []stri
 // artifact ledger; the agents that asked an open clarification on it are
 // at work, its blocking ones waiting for an answer block it.
 func stages(mon *monitor.Monitor, ws workspace.Workspace, open []ledger.Record, get func(int, string) *Issue) []string {
-	files, errs, err := (&artifact.Store{WS: ws}).LoadAll()
+	// One scan: the ledgers nobody wrote since the last one come from its
+	// index (500 issues' ledgers are not decoded on every `ready`).
+	sc, err := (&artifact.Store{WS: ws}).Scan()
+	if err != nil {
+		return []string{err.Error()}
+	}
 	var warnings []string
-	for _, e := range append(errs, err) {
-		if e != nil {
-			warnings = append(warnings, e.Error())
-		}
+	for _, e := range sc.Warnings {
+		warnings = append(warnings, e.Error())
+	}
+	// The open clarifications by issue, once (not once per ledger).
+	byIssue := map[int][]*ledger.Record{}
+	for i := range open {
+		byIssue[open[i].IssueNumber] = append(byIssue[open[i].IssueNumber], &open[i])
 	}
 	cfg := mon.Router.Config
-	for _, f := range files {
-		if len(f.Artifacts) == 0 {
-			continue
-		}
-		ri := get(f.IssueNumber, "artifacts")
-		ri.StaleArtifacts = f.Findings()
+	for i := range sc.Summaries {
+		sum := &sc.Summaries[i]
+		ri := get(sum.Issue, "artifacts")
+		ri.StaleArtifacts = sum.Findings
 		if cfg == nil {
 			continue
 		}
-		wf, ok := artifact.WorkflowOf(cfg, f, cfg.Config.DefaultWorkflow)
+		wf, ok := sum.WorkflowIn(cfg, cfg.Config.DefaultWorkflow)
 		if !ok {
 			continue
 		}
 		active := map[string]bool{}
 		var blocked []string
-		for _, r := range open {
-			if r.IssueNumber != f.IssueNumber {
-				continue
-			}
+		for _, r := range byIssue[sum.Issue] {
 			active[r.From] = true
 			if r.Blocking && r.Status.Waiting() {
 				blocked = append(blocked, r.ID)
 			}
 		}
-		st := artifact.DeriveStage(wf, f, active, blocked)
+		st := sum.Stage(wf, active, blocked)
 		ri.Stage = &st
 	}
 	return warnings

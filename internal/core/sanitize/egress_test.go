@@ -59,6 +59,7 @@ var egresses = map[string]struct {
 	"internal/core/memory/manifest.go":                             {2, "rows of sanitised observations"},
 	"internal/core/artifact/store.go":                              {1, "artifact ledgers: paths pass sanitize.Clean in record; ids derive from them; git ids, config names, statuses"},
 	"internal/core/artifact/synth/synth.go":                        {1, "synthetic test data"},
+	"internal/core/artifact/scan.go":                               {1, "the scan index: summaries of the ledgers (ids, workflow names, git ids, paths already sanitised in record)"},
 	"internal/core/localissue/localissue.go":                       {1, "a status from the workflow's config, the file's other keys kept as they were"},
 }
 

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
@@ -69,6 +70,10 @@ func Uninstall(ctx context.Context, ws workspace.Workspace, planOnly bool) (*Uni
 		if b := set.Config.GitHub.StateBranch; b != "" {
 			u.branch = b
 		}
+		// The status labels the Action puts on issues (sync.StatusLabel).
+		for _, st := range artifact.Statuses(set) {
+			u.labels = append(u.labels, "status: "+st)
+		}
 	}
 	for _, step := range []func() error{u.hosts, u.agentsMD, u.refs, u.agentxDir} {
 		if err := step(); err != nil {
@@ -88,6 +93,7 @@ type uninstall struct {
 	out            *Uninstalled
 	remote, branch string
 	github         bool
+	labels         []string // the workflows' status labels
 }
 
 // hosts: the hosts' wiring and the git hooks, through setup --remove's
@@ -217,6 +223,9 @@ func (u *uninstall) manual() {
 			Command: "git push " + u.remote + " --delete " + u.branch})
 		for _, l := range actionLabels {
 			u.out.Manual = append(u.out.Manual, Manual{What: "the label " + l + " (the Action's)", Command: "gh label delete " + l + " --yes"})
+		}
+		for _, l := range u.labels {
+			u.out.Manual = append(u.out.Manual, Manual{What: "the label " + l + " (the Action's, from a step's status)", Command: "gh label delete '" + strings.ReplaceAll(l, "'", `'\''`) + "' --yes"})
 		}
 	}
 	if wf, _ := filepath.Glob(filepath.Join(u.root, ".github", "workflows", "agentx*.yml")); len(wf) > 0 {

@@ -20,6 +20,9 @@ const (
 	// MonitorIndexName is the monitor's derived index inside the
 	// clarifications directory (package monitor writes it).
 	MonitorIndexName = ".monitor-index"
+	// ArtifactIndexName is the artifact ledgers' scan index inside the
+	// artifacts directory (package artifact writes it).
+	ArtifactIndexName = ".artifact-index"
 	// SearchIndexName is the memory store's derived search index inside
 	// `.agentx/memory/` (package memory writes it).
 	SearchIndexName = "search.idx"
@@ -82,6 +85,7 @@ func LocalOnly() []Pattern {
 		{Glob: "memory/" + RetentionName},
 		{Glob: "state/" + InboxName + "/"},
 		{Glob: MonitorIndexName, Derived: true},
+		{Glob: ArtifactIndexName, Derived: true},
 		{Glob: SearchIndexName, Derived: true},
 		{Glob: SearchFilesName, Derived: true},
 		{Glob: SearchDeltaName, Derived: true},

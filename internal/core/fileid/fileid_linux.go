@@ -1,0 +1,58 @@
+//go:build linux
+
+package fileid
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
+)
+
+// Supported reports whether identities can be read here.
+const Supported = true
+
+// StatAt returns the identity of the regular file name in the open
+// directory dir: one fstatat, no walk of the full path.
+func StatAt(dir *os.File, name string) (ID, bool) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return ID{}, false
+	}
+	return ID{Ino: int64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true
+}
+
+// Read reads the regular file at path like atomicfile.ReadRegular (the
+// same refusals and limit) and returns the identity of the open file
+// taken before reading (one open, one fstat, reads, one close): a write
+// after that changes the identity, so whoever keys on it reads the file
+// again. ok is false when the identity could not be taken (the content
+// is still returned).
+func Read(path string, limit int64) (data []byte, id ID, ok bool, err error) {
+	f, err := atomicfile.OpenRegular(path) // a FIFO must not block the scan
+	if err != nil {
+		if errors.Is(err, atomicfile.ErrNotRegular) {
+			err = errcode.Wrap(errcode.CorruptState, err, "cannot read %s", path)
+		}
+		return nil, ID{}, false, err
+	}
+	defer func() { _ = f.Close() }() // opened read-only: a close error loses nothing
+	var st syscall.Stat_t
+	ok = syscall.Fstat(int(f.Fd()), &st) == nil
+	data, err = atomicfile.ReadAllLimited(f, limit)
+	if err != nil {
+		if errors.Is(err, atomicfile.ErrTooLarge) {
+			return nil, ID{}, false, errcode.Wrap(errcode.CorruptState, err, "cannot read %s", path)
+		}
+		return nil, ID{}, false, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !ok {
+		return data, ID{}, false, nil
+	}
+	return data, ID{Ino: int64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true, nil
+}
