@@ -127,6 +127,19 @@ func MemoryIssues(lists ...[]string) []int {
 	return out
 }
 
+// LedgersWritten reports whether a sync wrote a clarification ledger: the
+// paths a delivery hook must hear of.
+func LedgersWritten(lists ...[]string) bool {
+	for _, list := range lists {
+		for _, p := range list {
+			if strings.HasPrefix(p, "state/clarifications/issue-") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // firstLine is s up to its first newline (shorten.Line would fold the
 // rest in; a git error's first line is the one that says what failed).
 func firstLine(s string) string {

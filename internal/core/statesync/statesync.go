@@ -18,6 +18,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/delivery"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/memory"
@@ -182,6 +183,13 @@ func (s *Syncer) Sync(ctx context.Context, opt statebranch.Options, mode Mode) (
 	s.AuditWrites(context.WithoutCancel(ctx), writes, detail)
 	if res == nil {
 		return nil, 0, err
+	}
+	if LedgersWritten(res.Written, res.Seeded) {
+		// An answer another clone wrote is news to this clone's running
+		// sessions: their next mid-session hook looks (issue 34).
+		if berr := delivery.Bump(s.Workspace); berr != nil {
+			s.warn("answers pulled from the state branch wait for the next session: %v", berr)
+		}
 	}
 	issues := MemoryIssues(res.Written, res.Seeded)
 	switch {
