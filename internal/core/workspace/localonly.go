@@ -27,6 +27,11 @@ const (
 	// index holds (size, time, hash) inside `.agentx/memory/` (package
 	// memory writes it).
 	SearchFilesName = "search.files"
+	// AnchorsBaseName and AnchorsStateName are the derived index of the
+	// audit trail's anchors of observations inside `.agentx/memory/`
+	// (package memanchor writes them).
+	AnchorsBaseName  = "anchors.idx"
+	AnchorsStateName = "anchors.state"
 	// IndexRebuildName is the marker (and, with ".log", the output) of a
 	// memory index rebuild a hook left running in the background inside
 	// `.agentx/memory/` (package hookcmd writes it).
@@ -75,6 +80,8 @@ func LocalOnly() []Pattern {
 		{Glob: MonitorIndexName, Derived: true},
 		{Glob: SearchIndexName, Derived: true},
 		{Glob: SearchFilesName, Derived: true},
+		{Glob: AnchorsBaseName, Derived: true},
+		{Glob: AnchorsStateName, Derived: true},
 	}
 }
 

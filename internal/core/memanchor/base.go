@@ -1,0 +1,92 @@
+package memanchor
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"os"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+)
+
+var randRead = rand.Read
+
+// baseReader reads the base's sections: its table is read whole (a few
+// bytes per issue), a section only when its issue is judged.
+type baseReader struct {
+	f     *os.File
+	body  int64 // where the sections begin
+	table map[int][2]int64
+}
+
+// openBase opens the base of generation gen (another generation is a
+// base another process wrote since: not the one the state describes).
+func openBase(path string, gen uint64) (*baseReader, error) {
+	f, err := atomicfile.OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	b := &baseReader{f: f, table: map[int][2]int64{}}
+	head := make([]byte, len(baseMagic)+12)
+	if _, err := f.ReadAt(head, 0); err != nil || string(head[:len(baseMagic)]) != baseMagic ||
+		binary.LittleEndian.Uint64(head[len(baseMagic):]) != gen {
+		b.close()
+		return nil, fmt.Errorf("%s: not the anchors index of generation %d", path, gen)
+	}
+	n := int64(binary.LittleEndian.Uint32(head[len(baseMagic)+8:]))
+	tb := make([]byte, n)
+	if _, err := f.ReadAt(tb, int64(len(head))); err != nil {
+		b.close()
+		return nil, fmt.Errorf("%s: %w", path, errShort)
+	}
+	b.body = int64(len(head)) + n
+	d := &dec{b: tb}
+	for k := d.count(); k > 0 && d.err == nil; k-- {
+		issue := int(d.i())
+		b.table[issue] = [2]int64{int64(d.u()), int64(d.u())}
+	}
+	if d.err != nil {
+		b.close()
+		return nil, fmt.Errorf("%s: %w", path, d.err)
+	}
+	return b, nil
+}
+
+func (b *baseReader) close() {
+	if b != nil && b.f != nil {
+		_ = b.f.Close() // read-only
+		b.f = nil
+	}
+}
+
+// section adds issue's anchors to into.
+func (b *baseReader) section(issue int, into map[string]Anchor) error {
+	at, ok := b.table[issue]
+	if !ok {
+		return nil
+	}
+	buf := make([]byte, at[1])
+	if _, err := b.f.ReadAt(buf, b.body+at[0]); err != nil {
+		return fmt.Errorf("read the anchors index: %w", errShort)
+	}
+	d := &dec{b: buf}
+	for n := d.count(); n > 0 && d.err == nil; n-- {
+		id := d.s()
+		a := Anchor{Hash: d.s(), At: d.key(), Issue: issue}
+		if old, ok := into[id]; !ok || !old.At.After(a.At) {
+			into[id] = a
+		}
+	}
+	return d.err
+}
+
+// all reads every section.
+func (b *baseReader) all() (map[string]Anchor, error) {
+	out := map[string]Anchor{}
+	for issue := range b.table {
+		if err := b.section(issue, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
