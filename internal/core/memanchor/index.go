@@ -77,6 +77,15 @@ func (r *Report) Of(id string) (Finding, bool) {
 	return f, ok
 }
 
+// Mark is the mark of observation id for a read path (nil: none).
+func (r *Report) Mark(id string) *memory.Mark {
+	f, ok := r.Of(id)
+	if !ok {
+		return nil
+	}
+	return &memory.Mark{Code: f.Code, Reason: f.Message}
+}
+
 // Bad counts the observations found wanting.
 func (r *Report) Bad() int {
 	if r == nil {
@@ -105,8 +114,10 @@ type stored struct {
 	v     Verdict
 }
 
+// The magics name the format and the rule: a state judged under an older
+// rule is not believed (its verdicts are made again).
 const (
-	stateMagic = "AXANS001"
+	stateMagic = "AXANS002"
 	baseMagic  = "AXANB001"
 )
 

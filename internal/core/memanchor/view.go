@@ -179,10 +179,16 @@ type Finding struct {
 // older than the trail, an empty trail).
 func (v *View) Judge(o *memory.Observation, archived bool) (Finding, bool) {
 	stored, hashed := o.StoredHash()
-	if v.Lines == 0 || !hashed || (o.Timestamp != "" && o.Timestamp < v.First) {
+	if v.Lines == 0 || !hashed {
 		return Finding{}, false
 	}
 	a, known := v.Obs[o.ID]
+	if !known && o.Timestamp != "" && o.Timestamp < v.First {
+		// Older than the trail (a workspace upgraded): not judged. One the
+		// trail names is, whatever its time (the first note of a
+		// workspace is stamped just before its own line).
+		return Finding{}, false
+	}
 	f := Finding{ID: o.ID}
 	switch {
 	case !known:

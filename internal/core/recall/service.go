@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
+	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/recalljournal"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -40,6 +42,11 @@ type Service struct {
 	IssueTexts func(issue int) []string
 	// Warn receives what a recall could not do but went on without.
 	Warn func(format string, args ...any)
+	// Anchors, when set, checks every issue a recall draws from against
+	// the audit trail (memanchor): what it finds wanting is withheld,
+	// with one notice line saying how many and why. Nil only in
+	// benchmarks (AGENTX_BENCH_NO_ANCHORS) and tests.
+	Anchors *memanchor.Index
 }
 
 // Request is one recall.
@@ -105,6 +112,7 @@ func (s *Service) Recall(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	cands, notice := s.anchored(ctx, cands, &tampered)
 	if len(tampered) > 0 {
 		s.warn("agentx memory: %s changed since stored and left out of recall (%s): `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored version",
 			countNoun(len(tampered), "observation"), listSome(tampered, 5))
@@ -113,9 +121,16 @@ func (s *Service) Recall(ctx context.Context, req Request) (Result, error) {
 	for _, st := range req.FavorSteps {
 		favor[st] = true
 	}
+	if notice != "" {
+		budget -= len(notice) + 1
+	}
 	res := Select(Favor(Rank(cands, kw, now), favor), Options{
 		Agent: req.Agent, Issue: req.Issue, HasIssue: req.HasIssue, Query: req.Query,
 		MaxChars: budget, CLI: s.CLI})
+	if notice != "" {
+		res.Body = notice + "\n" + res.Body
+		res.Withheld = notice
+	}
 	res.Searches, res.SearchTime, res.SearchResults = timed.searches, timed.took, timed.results
 	if len(res.Shown) == 0 || req.Preview {
 		return res, nil
@@ -132,6 +147,62 @@ func (s *Service) Recall(ctx context.Context, req Request) (Result, error) {
 		s.warn("agentx memory: memory-recalled event not logged: %v", err)
 	}
 	return res, nil
+}
+
+// anchored withholds the candidates the audit trail does not account for
+// (memanchor: re-hashed, planted, edited), checking every issue the
+// candidates come from, and returns the notice that says so ("" when
+// nothing is withheld or missing). The ids withheld are added to
+// tampered, which the warning lists.
+func (s *Service) anchored(ctx context.Context, cands []Candidate, tampered *[]string) ([]Candidate, string) {
+	if s.Anchors == nil || len(cands) == 0 {
+		return cands, ""
+	}
+	issues := make([]int, 0, 8)
+	for _, c := range cands {
+		issues = append(issues, c.Obs.IssueNumber)
+	}
+	rep, err := s.Anchors.Check(ctx, issues)
+	if err != nil {
+		s.warn("agentx memory: recall not checked against the audit trail: %v (`agentx-hook verify` checks it)", err)
+		return cands, ""
+	}
+	codes := map[string]bool{}
+	kept := cands[:0]
+	for _, c := range cands {
+		if f, ok := rep.Of(c.Obs.ID); ok {
+			codes[f.Code] = true
+			*tampered = append(*tampered, c.Obs.ID)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	withheld := len(cands) - len(kept)
+	if withheld == 0 && len(rep.Deleted) == 0 {
+		return kept, ""
+	}
+	return kept, Notice(withheld, codes, len(rep.Deleted), s.CLI)
+}
+
+// Notice is the one line a recall shows when it withheld observations or
+// the trail names some that are missing.
+func Notice(withheld int, codes map[string]bool, missing int, cli string) string {
+	if cli == "" {
+		cli = "agentx-hook"
+	}
+	var parts []string
+	if withheld > 0 {
+		list := make([]string, 0, len(codes))
+		for c := range codes {
+			list = append(list, c)
+		}
+		sort.Strings(list)
+		parts = append(parts, fmt.Sprintf("%s withheld: not what the audit trail recorded (%s)", countNoun(withheld, "observation"), strings.Join(list, ", ")))
+	}
+	if missing > 0 {
+		parts = append(parts, fmt.Sprintf("%s the audit trail recorded %s missing (%s)", countNoun(missing, "observation"), map[bool]string{true: "is", false: "are"}[missing == 1], memanchor.CodeDeleted))
+	}
+	return fmt.Sprintf("[agentx: %s; `%s verify` names them]", strings.Join(parts, "; "), cli)
 }
 
 // Fold folds the recall journal into the store's recall counts; a failure

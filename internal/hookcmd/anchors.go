@@ -1,0 +1,54 @@
+package hookcmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentx-dev/agentx/internal/core/memanchor"
+	"github.com/agentx-dev/agentx/internal/core/memory"
+)
+
+// benchNoAnchors is the benchmark knob that leaves the read paths'
+// audit-trail check out (docs/PERFORMANCE.md, issue 32): set to 1 it
+// measures what the check costs. It is no user option: docs/verify.md
+// names it as a benchmark's only.
+const benchNoAnchors = "AGENTX_BENCH_NO_ANCHORS"
+
+// anchors is the index read paths check observations with against the
+// audit trail (nil under the benchmark knob).
+func (a *App) anchors() *memanchor.Index {
+	if a.Getenv(benchNoAnchors) == "1" {
+		return nil
+	}
+	return memanchor.For(a.Workspace())
+}
+
+// anchorMarks checks issues' files against the audit trail; a failure is
+// a warning and marks nothing (verify reports the trail itself).
+func (a *App) anchorMarks(ctx context.Context, issues []int) *memanchor.Report {
+	x := a.anchors()
+	if x == nil || len(issues) == 0 {
+		return nil
+	}
+	rep, err := x.Check(ctx, issues)
+	if err != nil {
+		a.warn("not checked against the audit trail: %v (`agentx-hook verify` checks it)", err)
+		return nil
+	}
+	return rep
+}
+
+// rowIssues are the issues rows come from.
+func rowIssues(rows []memory.Row) []int {
+	out := make([]int, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, r.IssueNumber)
+	}
+	return out
+}
+
+// untrustedLine is how text output marks an observation the trail does not
+// account for.
+func untrustedLine(m *memory.Mark) string {
+	return fmt.Sprintf("[UNTRUSTED: %s: %s]", m.Code, m.Reason)
+}
