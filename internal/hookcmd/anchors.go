@@ -15,18 +15,31 @@ import (
 const benchNoAnchors = "AGENTX_BENCH_NO_ANCHORS"
 
 // anchors is the index read paths check observations with against the
-// audit trail (nil under the benchmark knob).
-func (a *App) anchors() *memanchor.Index {
+// audit trail (nil under the benchmark knob); write lets it save what it
+// brought up to date (commands that write anyway: readers never write).
+func (a *App) anchors(write bool) *memanchor.Index {
 	if a.Getenv(benchNoAnchors) == "1" {
 		return nil
 	}
-	return memanchor.For(a.Workspace())
+	x := memanchor.For(a.Workspace())
+	x.Write = write
+	return x
+}
+
+// refreshAnchors brings the anchors index up to date after a command that
+// wrote the store, so the readers that follow find it current.
+func (a *App) refreshAnchors(ctx context.Context) {
+	if x := a.anchors(true); x != nil {
+		if _, err := x.Check(ctx, nil); err != nil {
+			a.warn("anchors index not brought up to date: %v", err)
+		}
+	}
 }
 
 // anchorMarks checks issues' files against the audit trail; a failure is
 // a warning and marks nothing (verify reports the trail itself).
 func (a *App) anchorMarks(ctx context.Context, issues []int) *memanchor.Report {
-	x := a.anchors()
+	x := a.anchors(false)
 	if x == nil || len(issues) == 0 {
 		return nil
 	}

@@ -333,6 +333,7 @@ func runMemoryRebuild(ctx context.Context, a *App, o *memoryRebuildOptions) erro
 	if o.AfterSync {
 		a.indexRebuild().Done()
 	}
+	a.refreshAnchors(ctx)
 	return a.emit(o.JSON, &memory.RebuildDoc{Rebuild: rep}, rep.Text())
 }
 

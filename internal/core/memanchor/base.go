@@ -61,7 +61,7 @@ func (b *baseReader) close() {
 
 // section adds issue's anchors to into.
 func (b *baseReader) section(issue int, into map[string]Anchor) error {
-	at, ok := b.table[issue]
+	at, ok := b.table[issue] // none in a reader's in-memory base
 	if !ok {
 		return nil
 	}

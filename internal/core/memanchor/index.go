@@ -43,6 +43,11 @@ type Index struct {
 	// TailLimit is how many bytes of trail lines are kept in the state
 	// before they are merged into the base (0: DefaultTailLimit).
 	TailLimit int64
+	// Write lets Check save what it brought up to date. Only commands
+	// that write anyway set it (`hook start`, a recall that counts,
+	// `memory add`, `memory rebuild`): readers never write (issue 14),
+	// and work from the files as they are, in memory.
+	Write bool
 }
 
 // DefaultTailLimit keeps the state small (a read path decodes it every
@@ -104,6 +109,9 @@ type state struct {
 	tailBytes int64
 	issueSeq  map[int]int64
 	verdicts  map[int]*stored
+	// inMemory: the view holds every anchor and no base is read (a
+	// reader's rebuild, never saved).
+	inMemory bool
 }
 
 // stored is one issue file's verdict as the state keeps it.
@@ -171,7 +179,7 @@ func (x *Index) Check(ctx context.Context, issues []int) (*Report, error) {
 		}
 		rep.Deleted = append(rep.Deleted, sv.v.Deleted...)
 	}
-	if dirty {
+	if dirty && x.Write {
 		// Derived and local: a read-only workspace only loses the saving.
 		_ = x.saveState(st)
 	}
@@ -198,7 +206,7 @@ func (x *Index) catchUp(st *state) (more bool, err error) {
 	if st.view.summary() != summary {
 		st.verdicts = map[int]*stored{} // a restore or a cut line: every verdict may change
 	}
-	if st.tailBytes > x.tailLimit() {
+	if st.tailBytes > x.tailLimit() && x.Write {
 		if err := x.merge(st); err != nil {
 			return true, err
 		}
@@ -213,19 +221,24 @@ func (x *Index) rebuild(st *state) error {
 	if _, err := readOn(x.StateDir, &st.pos, all, func(issue int, seq int64) { st.issueSeq[issue] = seq }); err != nil {
 		return fmt.Errorf("read the audit trail: %w", err)
 	}
+	st.view = all
+	if !x.Write {
+		// A reader keeps the whole trail's anchors as its tail, in memory.
+		st.baseGen, st.inMemory = 0, true
+		return nil
+	}
 	gen, err := x.writeBase(all.Obs)
 	if err != nil {
 		return err
 	}
 	st.baseGen = gen
-	st.view = all
 	st.view.Obs = map[string]Anchor{}
 	return nil
 }
 
 // merge writes the base again with the tail's anchors in it.
 func (x *Index) merge(st *state) error {
-	b, err := openBase(x.basePath(), st.baseGen)
+	b, err := x.openBase(st)
 	if err != nil {
 		return x.rebuild(st)
 	}
@@ -271,14 +284,14 @@ func (x *Index) verdict(st *state, n int, base **baseReader) (*stored, bool, err
 		obs = f.Observations
 	}
 	if *base == nil {
-		b, err := openBase(x.basePath(), st.baseGen)
+		b, err := x.openBase(st)
 		if err != nil {
 			// Gone or not ours (another process made a newer one): made
 			// again from the trail.
 			if err := x.rebuild(st); err != nil {
 				return nil, false, err
 			}
-			if b, err = openBase(x.basePath(), st.baseGen); err != nil {
+			if b, err = x.openBase(st); err != nil {
 				return nil, false, err
 			}
 			gen = st.view.summary()
@@ -292,6 +305,14 @@ func (x *Index) verdict(st *state, n int, base **baseReader) (*stored, bool, err
 	sv := &stored{stamp: stamp, seq: st.issueSeq[n], gen: gen, v: v}
 	st.verdicts[n] = sv
 	return sv, true, nil
+}
+
+// openBase opens the base st describes (none when st holds every anchor).
+func (x *Index) openBase(st *state) (*baseReader, error) {
+	if st.inMemory {
+		return &baseReader{}, nil
+	}
+	return openBase(x.basePath(), st.baseGen)
 }
 
 // judge applies the rule to the observations of issue n's file.

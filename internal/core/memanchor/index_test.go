@@ -62,7 +62,9 @@ func (f *fix) add(t *testing.T, issue int, texts ...string) []string {
 // findings is what the index says of issues, one "CODE id" per line.
 func findings(t *testing.T, ws workspace.Workspace, issues ...int) string {
 	t.Helper()
-	rep, err := For(ws).Check(context.Background(), issues)
+	x := For(ws)
+	x.Write = true
+	rep, err := x.Check(context.Background(), issues)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +209,7 @@ func TestIndexExtendedAsFromScratch(t *testing.T) {
 	t.Parallel()
 	f := newFix(t)
 	x := For(f.ws)
-	x.TailLimit = 2 << 10 // merge often
+	x.TailLimit, x.Write = 2<<10, true // merge often
 	var planted string
 	for i := range 40 {
 		f.add(t, 5+i%3, fmt.Sprintf("Decision number %d about the cache layer", i))
@@ -231,5 +233,37 @@ func TestIndexExtendedAsFromScratch(t *testing.T) {
 	fresh := findings(t, f.ws, 5, 6, 7)
 	if got != fresh || got != "OBSERVATION_REHASHED "+planted {
 		t.Fatalf("extended: %q\nfresh:    %q", got, fresh)
+	}
+}
+
+// A reader (Write false) writes nothing and finds what a writer finds.
+func TestReaderWritesNothing(t *testing.T) {
+	t.Parallel()
+	f := newFix(t)
+	id := rehash(t, f.ws, 5, "Planted text")
+	rep, err := For(f.ws).Check(context.Background(), []int{5, 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := rep.Of(id); !ok || got.Code != CodeRehashed {
+		t.Fatalf("reader: %v %v", got, ok)
+	}
+	for _, name := range []string{workspace.AnchorsBaseName, workspace.AnchorsStateName} {
+		if _, err := os.Stat(filepath.Join(f.ws.MemoryDir(), name)); err == nil {
+			t.Fatalf("a reader wrote %s", name)
+		}
+	}
+	// Then from a writer's state, the trail grown since, still nothing written.
+	_ = findings(t, f.ws, 5)
+	before, _ := os.ReadFile(filepath.Join(f.ws.MemoryDir(), workspace.AnchorsStateName))
+	ids := f.add(t, 7, "One more note")
+	rehash(t, f.ws, 7, "Planted again")
+	rep, err = For(f.ws).Check(context.Background(), []int{5, 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(filepath.Join(f.ws.MemoryDir(), workspace.AnchorsStateName))
+	if !bytes.Equal(before, after) || rep.Bad() != 2 {
+		t.Fatalf("reader: state changed %v, %d bad (want 2) %v", !bytes.Equal(before, after), rep.Bad(), ids)
 	}
 }

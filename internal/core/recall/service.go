@@ -112,7 +112,7 @@ func (s *Service) Recall(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	cands, notice := s.anchored(ctx, cands, &tampered)
+	cands, notice := s.anchored(ctx, cands, &tampered, req)
 	if len(tampered) > 0 {
 		s.warn("agentx memory: %s changed since stored and left out of recall (%s): `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored version",
 			countNoun(len(tampered), "observation"), listSome(tampered, 5))
@@ -154,34 +154,47 @@ func (s *Service) Recall(ctx context.Context, req Request) (Result, error) {
 // candidates come from, and returns the notice that says so ("" when
 // nothing is withheld or missing). The ids withheld are added to
 // tampered, which the warning lists.
-func (s *Service) anchored(ctx context.Context, cands []Candidate, tampered *[]string) ([]Candidate, string) {
-	if s.Anchors == nil || len(cands) == 0 {
-		return cands, ""
+func (s *Service) anchored(ctx context.Context, cands []Candidate, tampered *[]string, req Request) ([]Candidate, string) {
+	codes := map[string]bool{}
+	withheld := map[string]bool{}
+	for _, id := range *tampered {
+		// Left out by Gather already: their content hash.
+		withheld[id], codes[memanchor.CodeHash] = true, true
 	}
 	issues := make([]int, 0, 8)
+	if req.HasIssue {
+		issues = append(issues, req.Issue) // what it lacks is said too
+	}
 	for _, c := range cands {
 		issues = append(issues, c.Obs.IssueNumber)
 	}
-	rep, err := s.Anchors.Check(ctx, issues)
-	if err != nil {
-		s.warn("agentx memory: recall not checked against the audit trail: %v (`agentx-hook verify` checks it)", err)
+	missing := 0
+	if s.Anchors != nil && len(issues) > 0 {
+		x := *s.Anchors
+		x.Write = x.Write && !req.Preview // a preview writes nothing
+		rep, err := x.Check(ctx, issues)
+		if err != nil {
+			s.warn("agentx memory: recall not checked against the audit trail: %v (`agentx-hook verify` checks it)", err)
+		} else {
+			kept := cands[:0]
+			for _, c := range cands {
+				if f, ok := rep.Of(c.Obs.ID); ok {
+					codes[f.Code] = true
+					if !withheld[c.Obs.ID] {
+						withheld[c.Obs.ID] = true
+						*tampered = append(*tampered, c.Obs.ID)
+					}
+					continue
+				}
+				kept = append(kept, c)
+			}
+			cands, missing = kept, len(rep.Deleted)
+		}
+	}
+	if len(withheld) == 0 && missing == 0 {
 		return cands, ""
 	}
-	codes := map[string]bool{}
-	kept := cands[:0]
-	for _, c := range cands {
-		if f, ok := rep.Of(c.Obs.ID); ok {
-			codes[f.Code] = true
-			*tampered = append(*tampered, c.Obs.ID)
-			continue
-		}
-		kept = append(kept, c)
-	}
-	withheld := len(cands) - len(kept)
-	if withheld == 0 && len(rep.Deleted) == 0 {
-		return kept, ""
-	}
-	return kept, Notice(withheld, codes, len(rep.Deleted), s.CLI)
+	return cands, Notice(len(withheld), codes, missing, s.CLI)
 }
 
 // Notice is the one line a recall shows when it withheld observations or
