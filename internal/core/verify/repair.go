@@ -65,7 +65,8 @@ func Repair(ctx context.Context, ws workspace.Workspace, locks *lock.Locker, rep
 				err = cs.RecordLost(ctx, p.ID, &audit.Trail{Dir: ws.StateDir(), Locks: locks})
 			}
 		case CodeGitTemp:
-			if err = removableGitTemp(abs, time.Now()); err == nil {
+			host, _ := os.Hostname()
+			if err = removableGitTemp(abs, time.Now(), GitDirs(ws.Root), host); err == nil {
 				err = os.Remove(abs)
 			}
 		case CodeDeadLock:
@@ -75,6 +76,16 @@ func Repair(ctx context.Context, ws workspace.Workspace, locks *lock.Locker, rep
 				err = lk.Release()
 			}
 		case CodeDeadTemp:
+			if pid, ok := atomicfile.TempPID(filepath.Base(abs)); ok {
+				// Its writer named itself: removed alone, once its death
+				// is checked again.
+				if alive(pid) {
+					err = fmt.Errorf("not removed: process %d runs again", pid)
+				} else if err = os.Remove(abs); os.IsNotExist(err) {
+					err = nil
+				}
+				break
+			}
 			target, ok := tempTarget(abs)
 			if !ok {
 				continue
