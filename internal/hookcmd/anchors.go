@@ -27,10 +27,11 @@ func (a *App) anchors(write bool) *memanchor.Index {
 }
 
 // refreshAnchors brings the anchors index up to date after a command that
-// wrote the store, so the readers that follow find it current.
+// rewrote the store (every issue file judged), so the readers that follow
+// find it current: they never write it (issue 14).
 func (a *App) refreshAnchors(ctx context.Context) {
 	if x := a.anchors(true); x != nil {
-		if _, err := x.Check(ctx, nil); err != nil {
+		if err := x.Refresh(ctx); err != nil {
 			a.warn("anchors index not brought up to date: %v", err)
 		}
 	}

@@ -186,6 +186,26 @@ func (x *Index) Check(ctx context.Context, issues []int) (*Report, error) {
 	return rep, nil
 }
 
+// Refresh judges every issue file of the store and saves the verdicts (a
+// writer after a rebuild, or a bulk import): the readers that follow
+// find them current and read no issue file.
+func (x *Index) Refresh(ctx context.Context) error {
+	ents, err := os.ReadDir(x.MemDir)
+	if err != nil {
+		return err
+	}
+	var issues []int
+	for _, e := range ents {
+		if n, ok := memory.IssueFileNumber(e.Name()); ok {
+			issues = append(issues, n)
+		}
+	}
+	w := *x
+	w.Write = true
+	_, err = w.Check(ctx, issues)
+	return err
+}
+
 // catchUp brings st in line with the trail: the lines appended since
 // folded in, or everything made again when the trail is not the one st
 // read; more says st changed.
