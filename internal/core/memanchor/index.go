@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,11 +108,67 @@ type state struct {
 	// (restore, cut, lines, first and last times).
 	view      *View
 	tailBytes int64
-	issueSeq  map[int]int64
-	verdicts  map[int]*stored
+	// issueSeq is the last line that changed each issue's anchors: the
+	// saved ones (sorted, decoded once, no map) and those set since.
+	seqSaved []issueAt
+	issueSeq map[int]int64
+	// verdicts are the verdicts decoded or made by this call; the others
+	// stay as saved (raw, sorted by issue) until asked for.
+	raw      []rawVerdict
+	verdicts map[int]*stored
 	// inMemory: the view holds every anchor and no base is read (a
 	// reader's rebuild, never saved).
 	inMemory bool
+}
+
+type issueAt struct {
+	issue int
+	seq   int64
+}
+
+type rawVerdict struct {
+	issue int
+	data  []byte
+}
+
+// seqOf is the last line that changed issue's anchors.
+func (st *state) seqOf(issue int) int64 {
+	if seq, ok := st.issueSeq[issue]; ok {
+		return seq
+	}
+	i, ok := slices.BinarySearchFunc(st.seqSaved, issue, func(a issueAt, n int) int { return a.issue - n })
+	if ok {
+		return st.seqSaved[i].seq
+	}
+	return 0
+}
+
+// verdictOf is issue's verdict as saved or made (nil: none).
+func (st *state) verdictOf(issue int) *stored {
+	if sv, ok := st.verdicts[issue]; ok {
+		return sv
+	}
+	i, ok := slices.BinarySearchFunc(st.raw, issue, func(r rawVerdict, n int) int { return r.issue - n })
+	if !ok {
+		return nil
+	}
+	d := &dec{b: st.raw[i].data}
+	sv := &stored{}
+	sv.stamp.decode(d)
+	sv.seq, sv.gen = d.i(), d.u()
+	sv.v.Bad = decodeFindings(d)
+	sv.v.Deleted = decodeFindings(d)
+	if d.err != nil {
+		return nil
+	}
+	st.verdicts[issue] = sv
+	return sv
+}
+
+// dropVerdicts forgets every verdict (a restore or a cut line changed
+// what softens the rule, or the base was made again).
+func (st *state) dropVerdicts() {
+	st.raw, st.verdicts = nil, map[int]*stored{}
 }
 
 // stored is one issue file's verdict as the state keeps it.
@@ -224,7 +281,7 @@ func (x *Index) catchUp(st *state) (more bool, err error) {
 	}
 	st.tailBytes += read
 	if st.view.summary() != summary {
-		st.verdicts = map[int]*stored{} // a restore or a cut line: every verdict may change
+		st.dropVerdicts() // a restore or a cut line: every verdict may change
 	}
 	if st.tailBytes > x.tailLimit() && x.Write {
 		if err := x.merge(st); err != nil {
@@ -287,7 +344,7 @@ func (x *Index) verdict(st *state, n int, base **baseReader) (*stored, bool, err
 	path := filepath.Join(x.MemDir, fmt.Sprintf("issue-%d.json", n))
 	stamp := stampOf(path)
 	gen := st.view.summary()
-	if sv := st.verdicts[n]; sv != nil && sv.stamp == stamp && sv.seq == st.issueSeq[n] && sv.gen == gen {
+	if sv := st.verdictOf(n); sv != nil && sv.stamp == stamp && sv.seq == st.seqOf(n) && sv.gen == gen {
 		return sv, false, nil
 	}
 	var obs []memory.Observation
@@ -322,7 +379,7 @@ func (x *Index) verdict(st *state, n int, base **baseReader) (*stored, bool, err
 	if err != nil {
 		return nil, false, err
 	}
-	sv := &stored{stamp: stamp, seq: st.issueSeq[n], gen: gen, v: v}
+	sv := &stored{stamp: stamp, seq: st.seqOf(n), gen: gen, v: v}
 	st.verdicts[n] = sv
 	return sv, true, nil
 }
@@ -464,17 +521,21 @@ func (x *Index) loadState() *state {
 		id := d.s()
 		v.Obs[id] = Anchor{Hash: d.s(), At: d.key(), Issue: int(d.i())}
 	}
-	for n := d.count(); n > 0 && d.err == nil; n-- {
-		st.issueSeq[int(d.i())] = d.i()
+	n := d.count()
+	st.seqSaved = make([]issueAt, 0, n)
+	for ; n > 0 && d.err == nil; n-- {
+		st.seqSaved = append(st.seqSaved, issueAt{issue: int(d.i()), seq: d.i()})
 	}
-	for n := d.count(); n > 0 && d.err == nil; n-- {
+	n = d.count()
+	st.raw = make([]rawVerdict, 0, n)
+	for ; n > 0 && d.err == nil; n-- {
 		issue := int(d.i())
-		sv := &stored{}
-		sv.stamp.decode(d)
-		sv.seq, sv.gen = d.i(), d.u()
-		sv.v.Bad = decodeFindings(d)
-		sv.v.Deleted = decodeFindings(d)
-		st.verdicts[issue] = sv
+		size := d.count()
+		if d.err != nil {
+			break
+		}
+		st.raw = append(st.raw, rawVerdict{issue: issue, data: d.b[:size]})
+		d.b = d.b[size:]
 	}
 	if d.err != nil {
 		return newState()
@@ -501,19 +562,36 @@ func (x *Index) saveState(st *state) error {
 		e.key(a.At)
 		e.i(int64(a.Issue))
 	}
-	e.u(uint64(len(st.issueSeq)))
-	for n, seq := range st.issueSeq {
-		e.i(int64(n))
-		e.i(seq)
+	seqs := map[int]int64{}
+	for _, a := range st.seqSaved {
+		seqs[a.issue] = a.seq
 	}
-	e.u(uint64(len(st.verdicts)))
-	for n, sv := range st.verdicts {
+	maps.Copy(seqs, st.issueSeq)
+	issues := slices.Sorted(maps.Keys(seqs))
+	e.u(uint64(len(issues)))
+	for _, n := range issues {
 		e.i(int64(n))
-		sv.stamp.encode(e)
-		e.i(sv.seq)
-		e.u(sv.gen)
-		encodeFindings(e, sv.v.Bad)
-		encodeFindings(e, sv.v.Deleted)
+		e.i(seqs[n])
+	}
+	raws := map[int][]byte{}
+	for _, r := range st.raw {
+		raws[r.issue] = r.data
+	}
+	for n, sv := range st.verdicts {
+		var one enc
+		sv.stamp.encode(&one)
+		one.i(sv.seq)
+		one.u(sv.gen)
+		encodeFindings(&one, sv.v.Bad)
+		encodeFindings(&one, sv.v.Deleted)
+		raws[n] = one.b
+	}
+	issues = slices.Sorted(maps.Keys(raws))
+	e.u(uint64(len(issues)))
+	for _, n := range issues {
+		e.i(int64(n))
+		e.u(uint64(len(raws[n])))
+		e.b = append(e.b, raws[n]...)
 	}
 	return atomicfile.Write(x.statePath(), e.b, atomicfile.Options{NoSync: true})
 }

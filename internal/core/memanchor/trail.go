@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -58,7 +59,7 @@ var errRewritten = errors.New("the audit trail is not the one the index was made
 // whose anchors changed; p moves to the end of the last complete line.
 // errRewritten when the trail is not a continuation of what p read.
 func readOn(dir string, p *position, v *View, touched func(issue int, seq int64)) (read int64, err error) {
-	paths, err := audit.Files(dir)
+	paths, err := trailFiles(dir, p)
 	if err != nil {
 		return 0, err
 	}
@@ -68,11 +69,18 @@ func readOn(dir string, p *position, v *View, touched func(issue int, seq int64)
 	}
 	start := int64(0)
 	if k > 0 {
-		// Rotated files never change; the last one read is the current
-		// file, or the rotated file it became.
+		// Rotated files never change (verify checks their chain): their
+		// names must be the ones read, and the newest one its size; the
+		// last one read is the current file, or the rotated file it
+		// became.
 		for i := range k - 1 {
-			info, err := os.Lstat(paths[i])
-			if err != nil || filepath.Base(paths[i]) != p.files[i].name || info.Size() != p.files[i].size {
+			if filepath.Base(paths[i]) != p.files[i].name {
+				return 0, errRewritten
+			}
+		}
+		if k >= 2 {
+			info, err := os.Lstat(paths[k-2])
+			if err != nil || info.Size() != p.files[k-2].size {
 				return 0, errRewritten
 			}
 		}
@@ -97,6 +105,48 @@ func readOn(dir string, p *position, v *View, touched func(issue int, seq int64)
 		start = 0
 	}
 	return read, nil
+}
+
+// trailFiles lists the trail's files in the chain's order: the order p
+// read them in when the directory holds the same files (a call costs one
+// directory read, not a sort of every rotated file's name), else
+// audit.Files's.
+func trailFiles(dir string, p *position) ([]string, error) {
+	d, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", dir, err)
+	}
+	names, err := d.Readdirnames(-1)
+	_ = d.Close() // read-only
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", dir, err)
+	}
+	known := make(map[string]bool, len(p.files))
+	for _, f := range p.files {
+		known[f.name] = true
+	}
+	n := 0
+	same := true
+	for _, name := range names {
+		if !audit.IsFileName(name) {
+			continue
+		}
+		n++
+		if !known[name] {
+			same = false
+		}
+	}
+	if !same || n != len(p.files) {
+		return audit.Files(dir)
+	}
+	out := make([]string, len(p.files))
+	for i, f := range p.files {
+		out[i] = filepath.Join(dir, f.name)
+	}
+	return out, nil
 }
 
 // checkLast checks that the line the index read last ends at off in path
