@@ -3,9 +3,16 @@ package hookcmd
 import (
 	"context"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/validate"
+	"github.com/agentx-dev/agentx/internal/core/verify"
 )
 
 // benchNoAnchors is the benchmark knob that leaves the read paths'
@@ -52,6 +59,50 @@ func (a *App) anchorMarks(ctx context.Context, issues []int) *memanchor.Report {
 	return rep
 }
 
+// recordMarks are verify's checks of the ledgers that hold recs (the
+// record hash, the comparison with the checkpoint verify compares with,
+// named by the anchors index's reading of the trail): record id -> why
+// it is not to be believed. Nil under the benchmark knob.
+func (a *App) recordMarks(ctx context.Context, recs []ledger.Record) map[string]string {
+	x := a.anchors(false)
+	if x == nil || len(recs) == 0 {
+		return nil
+	}
+	var id, tree string
+	if rep, err := x.Check(ctx, nil); err == nil {
+		id, tree = rep.BaselineID, rep.BaselineTree
+	}
+	m := verify.OpenRecordMarks(a.Workspace().Root, id, tree)
+	shown := map[string]bool{}
+	var issues []int
+	for _, r := range recs {
+		shown[r.ID] = true
+		if n, err := validate.ClarificationID(r.ID); err == nil && !slices.Contains(issues, n) {
+			issues = append(issues, n)
+		}
+	}
+	out := map[string]string{}
+	for _, n := range issues {
+		data, err := os.ReadFile(a.Workspace().LedgerFile(n))
+		if err != nil {
+			continue
+		}
+		l, err := ledger.Decode(data)
+		if err != nil {
+			continue
+		}
+		for rid, why := range m.Of(n, data, l) {
+			if shown[rid] {
+				out[rid] = why
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
 // rowIssues are the issues rows come from.
 func rowIssues(rows []memory.Row) []int {
 	out := make([]int, 0, len(rows))
@@ -65,4 +116,14 @@ func rowIssues(rows []memory.Row) []int {
 // account for.
 func untrustedLine(m *memory.Mark) string {
 	return fmt.Sprintf("[UNTRUSTED: %s: %s]", m.Code, m.Reason)
+}
+
+// untrustedWarning names the records shown marked [UNTRUSTED] ("" for none).
+func untrustedWarning(marks map[string]string) string {
+	if len(marks) == 0 {
+		return ""
+	}
+	ids := slices.Sorted(maps.Keys(marks))
+	return fmt.Sprintf("%d record(s) rewritten past agentx (%s): shown marked [UNTRUSTED]; `agentx-hook verify` names what changed, `agentx-hook checkpoint restore ID` brings back the recorded version",
+		len(ids), strings.Join(ids, ", "))
 }

@@ -72,6 +72,9 @@ type Verdict struct {
 type Report struct {
 	bad     map[string]Finding
 	Deleted []Finding
+	// BaselineID and BaselineTree name the checkpoint verify compares the
+	// ledgers with (View.Baseline; "" for none).
+	BaselineID, BaselineTree string
 }
 
 // Of is the finding against observation id, if any.
@@ -182,7 +185,7 @@ type stored struct {
 // The magics name the format and the rule: a state judged under an older
 // rule is not believed (its verdicts are made again).
 const (
-	stateMagic = "AXANS002"
+	stateMagic = "AXANS003"
 	baseMagic  = "AXANB001"
 )
 
@@ -204,6 +207,9 @@ func (x *Index) Check(ctx context.Context, issues []int) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{bad: map[string]Finding{}}
+	if id, tree, ok := st.view.Baseline(); ok {
+		rep.BaselineID, rep.BaselineTree = id, tree
+	}
 	slices.Sort(issues)
 	issues = slices.Compact(issues)
 	var base *baseReader
@@ -516,6 +522,11 @@ func (x *Index) loadState() *state {
 	v := st.view
 	v.HasRestore, v.Restore, v.Cut = d.bool(), d.key(), d.bool()
 	v.Lines, v.First, v.Last = d.i(), d.s(), d.s()
+	v.LastCreate, v.LastCreateID, v.RestoreTarget = d.key(), d.s(), d.s()
+	for n := d.count(); n > 0 && d.err == nil; n-- {
+		id := d.s()
+		v.Checkpoints[id] = d.s()
+	}
 	st.tailBytes = d.i()
 	for n := d.count(); n > 0 && d.err == nil; n-- {
 		id := d.s()
@@ -554,6 +565,14 @@ func (x *Index) saveState(st *state) error {
 	e.i(v.Lines)
 	e.s(v.First)
 	e.s(v.Last)
+	e.key(v.LastCreate)
+	e.s(v.LastCreateID)
+	e.s(v.RestoreTarget)
+	e.u(uint64(len(v.Checkpoints)))
+	for _, id := range slices.Sorted(maps.Keys(v.Checkpoints)) {
+		e.s(id)
+		e.s(v.Checkpoints[id])
+	}
 	e.i(st.tailBytes)
 	e.u(uint64(len(v.Obs)))
 	for id, a := range v.Obs {

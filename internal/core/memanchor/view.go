@@ -18,6 +18,7 @@ package memanchor
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/memory"
@@ -37,6 +38,9 @@ const (
 // RestoreOp is the trail's checkpoint restore, which brings observations
 // back without a line each.
 const RestoreOp = "checkpoint.restore"
+
+// CreateOp is the trail's checkpoint made (its id and tree).
+const CreateOp = "checkpoint.create"
 
 // Ops are the trail's operations that store or remove observations.
 var Ops = map[string]bool{
@@ -82,10 +86,30 @@ type View struct {
 	// latest times.
 	Lines       int64
 	First, Last string
+	// Checkpoints are the trees of the checkpoints the trail says agentx
+	// made (checkpoint.create: id -> tree), the last one made, and the
+	// one the last restore put back: what verify compares the ledgers
+	// with (Baseline).
+	Checkpoints   map[string]string
+	LastCreate    Key
+	LastCreateID  string
+	RestoreTarget string
 }
 
 // NewView is the view of an empty trail.
-func NewView() *View { return &View{Obs: map[string]Anchor{}} }
+func NewView() *View { return &View{Obs: map[string]Anchor{}, Checkpoints: map[string]string{}} }
+
+// Baseline is the checkpoint verify compares the ledgers with: the last
+// one agentx made, or the one a later restore put back (ok false: none
+// the trail names).
+func (v *View) Baseline() (id, tree string, ok bool) {
+	id = v.LastCreateID
+	if v.HasRestore && v.RestoreTarget != "" && (id == "" || v.Restore.After(v.LastCreate)) {
+		id = v.RestoreTarget
+	}
+	tree, ok = v.Checkpoints[id]
+	return id, tree, ok && id != ""
+}
 
 // Fold adds the trail's line e at position seq of the chain, in any
 // order: an observation's anchor is its latest line by Key. touched, when
@@ -102,6 +126,20 @@ func (v *View) Fold(seq int64, e *audit.Entry, touched func(issue int)) {
 	if e.Op == RestoreOp {
 		if !v.HasRestore || at.After(v.Restore) {
 			v.Restore, v.HasRestore = at, true
+			if len(e.IDs) > 0 {
+				v.RestoreTarget = e.IDs[0]
+			}
+		}
+		return
+	}
+	if e.Op == CreateOp {
+		for id, val := range e.After {
+			if tree, ok := strings.CutPrefix(val, "tree:"); ok {
+				v.Checkpoints[id] = tree
+				if v.LastCreateID == "" || at.After(v.LastCreate) {
+					v.LastCreate, v.LastCreateID = at, id
+				}
+			}
 		}
 		return
 	}
