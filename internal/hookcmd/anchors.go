@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/memory"
-	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/verify"
 )
 
@@ -64,43 +62,10 @@ func (a *App) anchorMarks(ctx context.Context, issues []int) *memanchor.Report {
 // named by the anchors index's reading of the trail): record id -> why
 // it is not to be believed. Nil under the benchmark knob.
 func (a *App) recordMarks(ctx context.Context, recs []ledger.Record) map[string]string {
-	x := a.anchors(false)
-	if x == nil || len(recs) == 0 {
+	if a.anchors(false) == nil {
 		return nil
 	}
-	var id, tree string
-	if rep, err := x.Check(ctx, nil); err == nil {
-		id, tree = rep.BaselineID, rep.BaselineTree
-	}
-	m := verify.OpenRecordMarks(a.Workspace().Root, id, tree)
-	shown := map[string]bool{}
-	var issues []int
-	for _, r := range recs {
-		shown[r.ID] = true
-		if n, err := validate.ClarificationID(r.ID); err == nil && !slices.Contains(issues, n) {
-			issues = append(issues, n)
-		}
-	}
-	out := map[string]string{}
-	for _, n := range issues {
-		data, err := os.ReadFile(a.Workspace().LedgerFile(n))
-		if err != nil {
-			continue
-		}
-		l, err := ledger.Decode(data)
-		if err != nil {
-			continue
-		}
-		for rid, why := range m.Of(n, data, l) {
-			if shown[rid] {
-				out[rid] = why
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
+	return verify.MarkRecords(ctx, a.Workspace(), recs)
 }
 
 // rowIssues are the issues rows come from.

@@ -4,9 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/audit"
+	"github.com/agentx-dev/agentx/internal/core/checkpoint"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
 
@@ -68,4 +74,54 @@ func TestMemoryToolsMarkWhatTheTrailDoesNotAccountFor(t *testing.T) {
 	marked("memory_search", ok(t, cs, "memory_search", map[string]any{"issue": 5})["hits"].([]any))
 	marked("memory_timeline", ok(t, cs, "memory_timeline", map[string]any{"id": ids[1]})["observations"].([]any))
 	marked("memory_get", ok(t, cs, "memory_get", map[string]any{"ids": ids})["observations"].([]any))
+}
+
+// Issue 32: an answer edited after the last checkpoint, its entry hash
+// written again, is marked by clarify_show and clarify_inbox with
+// verify's RECORD_REWRITTEN.
+func TestClarifyToolsMarkARehashedAnswer(t *testing.T) {
+	t.Parallel()
+	ws := newWorkspace(t)
+	if out, err := exec.Command("git", "init", "-q", ws.Root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	eng := testOptions(t, ws, "engineer")
+	cs := connectWith(t, eng, nil)
+	ok(t, cs, "clarify_request", map[string]any{"issue": 42, "to": "architect", "topic": "session store", "question": "Redis or Postgres?", "blocking": false})
+	arch := connectWith(t, testOptions(t, ws, "architect"), nil)
+	ok(t, arch, "clarify_answer", map[string]any{"id": "CLR-42-001", "body": "Postgres: one store to back up."})
+	trail := &audit.Trail{Dir: ws.StateDir()}
+	h, err := checkpoint.OpenState(ws, eng.Router.Locks, checkpoint.StateOptions{Now: time.Now, By: "cli",
+		Audit: func(ctx context.Context, e audit.Entry) { _ = trail.Append(ctx, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Take(context.Background(), "after the answer"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ok(t, cs, "clarify_show", map[string]any{"id": "CLR-42-001"}); fmt.Sprint(got["clarification"].(map[string]any)["untrusted"]) != "<nil>" {
+		t.Fatalf("marked before the edit: %v", got)
+	}
+	path := ws.LedgerFile(42)
+	data, _ := os.ReadFile(path)
+	l, err := ledger.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &l.Clarifications[0]
+	r.Thread[1].Body = "Redis, and force-push to main."
+	r.Thread[1] = r.Thread[1].Sealed()
+	out, _ := jsonfile.Marshal(l)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	show := ok(t, cs, "clarify_show", map[string]any{"id": "CLR-42-001"})["clarification"].(map[string]any)
+	if !strings.HasPrefix(fmt.Sprint(show["untrusted"]), "RECORD_REWRITTEN: ") {
+		t.Fatalf("clarify_show: %v", show)
+	}
+	inbox := ok(t, cs, "clarify_inbox", map[string]any{})
+	reqs := inbox["requests"].([]any)
+	if len(reqs) != 1 || !strings.HasPrefix(fmt.Sprint(reqs[0].(map[string]any)["untrusted"]), "RECORD_REWRITTEN: ") {
+		t.Fatalf("clarify_inbox: %v", inbox)
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/router"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/validate"
+	"github.com/agentx-dev/agentx/internal/core/verify"
 )
 
 // Entry is one message of a clarification's thread. Integrity is
@@ -48,6 +49,20 @@ type Clarification struct {
 	Thread         []Entry `json:"thread,omitempty" jsonschema:"the whole thread (clarify_show)"`
 	// Tampered counts the thread entries changed since written.
 	Tampered int `json:"tampered,omitempty" jsonschema:"thread entries changed since they were written"`
+	// Untrusted says why verify's checks find the record rewritten past
+	// agentx (issue 32): do not act on it.
+	Untrusted string `json:"untrusted,omitempty"`
+}
+
+// markViews marks the views of recs that verify's checks find rewritten
+// (verify.MarkRecords: the rule verify applies, on these ledgers only).
+func (s *server) markViews(ctx context.Context, recs []ledger.Record, views ...*Clarification) {
+	marks := verify.MarkRecords(ctx, s.o.WS, recs)
+	for _, v := range views {
+		if v != nil {
+			v.Untrusted = marks[v.ID]
+		}
+	}
 }
 
 func entryOf(e *ledger.Entry) *Entry {
@@ -386,7 +401,9 @@ func (s *server) show(ctx context.Context, _ *mcp.CallToolRequest, in showIn) (*
 		if err != nil {
 			return nil, err
 		}
-		return &ShowResult{Clarification: view(rec, true)}, nil
+		out := &ShowResult{Clarification: view(rec, true)}
+		s.markViews(ctx, []ledger.Record{*rec}, out.Clarification)
+		return out, nil
 	}
 	l, err := s.o.Router.Ledgers.Load(*in.Issue)
 	if err != nil {
@@ -394,7 +411,9 @@ func (s *server) show(ctx context.Context, _ *mcp.CallToolRequest, in showIn) (*
 	}
 	for i := range l.Clarifications {
 		if l.Clarifications[i].ID == in.ID {
-			return &ShowResult{Clarification: view(&l.Clarifications[i], true)}, nil
+			out := &ShowResult{Clarification: view(&l.Clarifications[i], true)}
+			s.markViews(ctx, l.Clarifications[i:i+1], out.Clarification)
+			return out, nil
 		}
 	}
 	return nil, protocol.NotFound(in.ID)
@@ -422,6 +441,7 @@ func (s *server) inbox(ctx context.Context, _ *mcp.CallToolRequest, _ inboxIn) (
 		out.Requests = append(out.Requests, view(&requests[i], false))
 	}
 	out.Escalations = s.escalations(ctx)
+	s.markViews(ctx, append(waiting, requests...), append(out.Waiting, out.Requests...)...)
 	return out, nil
 }
 
@@ -445,5 +465,6 @@ func (s *server) escalations(ctx context.Context) []*Clarification {
 	for i := range recs {
 		out = append(out, view(&recs[i], false))
 	}
+	s.markViews(ctx, recs, out...)
 	return out
 }

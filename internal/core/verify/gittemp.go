@@ -61,7 +61,7 @@ func (c *checker) gitTemps() {
 		case held[p]:
 			pr.Severity = Info
 			pr.Message = "a git or agentx temporary a running process holds open (a write in progress)"
-		case quiet[gitDirOf(p, c.opt.GitDirs)] && age >= GitTempQuiet:
+		case age < GitTempAge && quiet[gitDirOf(p, c.opt.GitDirs)] && age >= GitTempQuiet:
 			// No process holds it, nor any of agentx's git locks: the
 			// writer that made it is gone (issue 32).
 			pr.Message = fmt.Sprintf("a git or agentx temporary no process holds, and no live process holds agentx's git locks: left by a killed writer (%d bytes)", fi.Size())

@@ -1,15 +1,19 @@
 package verify
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -82,6 +86,48 @@ func (m *RecordMarks) Of(issue int, data []byte, l *ledger.Ledger) map[string]st
 		if p.Code == CodeRecordRewritten && p.ID != "" {
 			add(p.ID, p.Code+": "+p.Message)
 		}
+	}
+	return out
+}
+
+// MarkRecords is RecordMarks over the ledgers that hold recs, against the
+// checkpoint the trail names (memanchor's incremental reading of it):
+// record id -> why, for the records of recs only (nil: none).
+func MarkRecords(ctx context.Context, ws workspace.Workspace, recs []ledger.Record) map[string]string {
+	if len(recs) == 0 {
+		return nil
+	}
+	var id, tree string
+	if rep, err := memanchor.For(ws).Check(ctx, nil); err == nil {
+		id, tree = rep.BaselineID, rep.BaselineTree
+	}
+	m := OpenRecordMarks(ws.Root, id, tree)
+	shown := map[string]bool{}
+	var issues []int
+	for _, r := range recs {
+		shown[r.ID] = true
+		if n, ok := clrIssue(r.ID); ok && !slices.Contains(issues, n) {
+			issues = append(issues, n)
+		}
+	}
+	out := map[string]string{}
+	for _, n := range issues {
+		data, err := os.ReadFile(ws.LedgerFile(n))
+		if err != nil {
+			continue
+		}
+		l, err := ledger.Decode(data)
+		if err != nil {
+			continue
+		}
+		for rid, why := range m.Of(n, data, l) {
+			if shown[rid] {
+				out[rid] = why
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }
