@@ -61,11 +61,15 @@ func (a *App) anchorMarks(ctx context.Context, issues []int) *memanchor.Report {
 // record hash, the comparison with the checkpoint verify compares with,
 // named by the anchors index's reading of the trail): record id -> why
 // it is not to be believed. Nil under the benchmark knob.
+//
+// The clarify commands and hook start write anyway (the monitor runs):
+// the index they bring up to date is saved.
 func (a *App) recordMarks(ctx context.Context, recs []ledger.Record) map[string]string {
-	if a.anchors(false) == nil {
+	x := a.anchors(true)
+	if x == nil {
 		return nil
 	}
-	return verify.MarkRecords(ctx, a.Workspace(), recs)
+	return verify.MarkRecords(ctx, x, a.Workspace(), recs)
 }
 
 // rowIssues are the issues rows come from.

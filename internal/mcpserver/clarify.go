@@ -12,6 +12,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/router"
@@ -57,7 +58,9 @@ type Clarification struct {
 // markViews marks the views of recs that verify's checks find rewritten
 // (verify.MarkRecords: the rule verify applies, on these ledgers only).
 func (s *server) markViews(ctx context.Context, recs []ledger.Record, views ...*Clarification) {
-	marks := verify.MarkRecords(ctx, s.o.WS, recs)
+	x := memanchor.For(s.o.WS)
+	x.Write = true // the clarify tools write anyway (the monitor runs)
+	marks := verify.MarkRecords(ctx, x, s.o.WS, recs)
 	for _, v := range views {
 		if v != nil {
 			v.Untrusted = marks[v.ID]

@@ -91,14 +91,18 @@ func (m *RecordMarks) Of(issue int, data []byte, l *ledger.Ledger) map[string]st
 }
 
 // MarkRecords is RecordMarks over the ledgers that hold recs, against the
-// checkpoint the trail names (memanchor's incremental reading of it):
+// checkpoint the trail names (x, the anchors index: its incremental
+// reading of the trail; nil for memanchor.For(ws), which saves nothing):
 // record id -> why, for the records of recs only (nil: none).
-func MarkRecords(ctx context.Context, ws workspace.Workspace, recs []ledger.Record) map[string]string {
+func MarkRecords(ctx context.Context, x *memanchor.Index, ws workspace.Workspace, recs []ledger.Record) map[string]string {
 	if len(recs) == 0 {
 		return nil
 	}
+	if x == nil {
+		x = memanchor.For(ws)
+	}
 	var id, tree string
-	if rep, err := memanchor.For(ws).Check(ctx, nil); err == nil {
+	if rep, err := x.Check(ctx, nil); err == nil {
 		id, tree = rep.BaselineID, rep.BaselineTree
 	}
 	m := OpenRecordMarks(ws.Root, id, tree)
