@@ -126,8 +126,9 @@ func TestTransplantedNoteWithheldAndMarked(t *testing.T) {
 	}
 }
 
-// The same with no index made before the attack, and read-only commands
-// write none (issue 14): they judge in memory.
+// The same with no index made before the attack. A read-only command
+// (issue 14) then makes it from the whole trail and saves it, once; the
+// next one only reads it, writing nothing.
 func TestTransplantCaughtWithoutAnIndex(t *testing.T) {
 	t.Parallel()
 	w := newAnchorWS(t)
@@ -139,8 +140,14 @@ func TestTransplantCaughtWithoutAnIndex(t *testing.T) {
 	if !strings.Contains(out, "[UNTRUSTED: OBSERVATION_REHASHED") {
 		t.Fatalf("search not marked:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(w.root, ".agentx", "memory", "anchors.state")); err == nil {
-		t.Fatal("memory search wrote the anchors index")
+	state := filepath.Join(w.root, ".agentx", "memory", "anchors.state")
+	before, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatalf("the index made from the whole trail was not saved: %v", err)
+	}
+	w.ok("memory", "search", "instructions")
+	if after, _ := os.ReadFile(state); !bytes.Equal(before, after) {
+		t.Fatal("a read-only command rewrote the anchors index")
 	}
 	out, _ = w.ok("hook", "start", "--agent", "engineer", "--issue", "5")
 	if strings.Contains(out, "IGNORE ALL") || !strings.Contains(out, "1 observation withheld") {

@@ -45,9 +45,11 @@ type Index struct {
 	// before they are merged into the base (0: DefaultTailLimit).
 	TailLimit int64
 	// Write lets Check save what it brought up to date. Only commands
-	// that write anyway set it (`hook start`, a recall that counts,
-	// `memory add`, `memory rebuild`): readers never write (issue 14),
-	// and work from the files as they are, in memory.
+	// that write anyway set it (`hook start`, a recall that counts, the
+	// clarify commands, `memory rebuild`): readers (issue 14) work from
+	// the files as they are, in memory, and write only when no usable
+	// index exists and the trail has lines: then the index made from the
+	// whole trail is saved, once, rather than made again by every call.
 	Write bool
 }
 
@@ -122,6 +124,9 @@ type state struct {
 	// inMemory: the view holds every anchor and no base is read (a
 	// reader's rebuild, never saved).
 	inMemory bool
+	// built: this call made the base from the whole trail; its state is
+	// saved, by a reader too.
+	built bool
 }
 
 type issueAt struct {
@@ -242,7 +247,7 @@ func (x *Index) Check(ctx context.Context, issues []int) (*Report, error) {
 		}
 		rep.Deleted = append(rep.Deleted, sv.v.Deleted...)
 	}
-	if dirty && x.Write {
+	if dirty && (x.Write || st.built) {
 		// Derived and local: a read-only workspace only loses the saving.
 		_ = x.saveState(st)
 	}
@@ -305,16 +310,22 @@ func (x *Index) rebuild(st *state) error {
 		return fmt.Errorf("read the audit trail: %w", err)
 	}
 	st.view = all
-	if !x.Write {
-		// A reader keeps the whole trail's anchors as its tail, in memory.
+	if !x.Write && all.Lines == 0 {
+		// Nothing to keep: a reader of a workspace without a trail (the
+		// old tools') writes nothing.
 		st.baseGen, st.inMemory = 0, true
 		return nil
 	}
+	// The one write a reader makes: the index made from the whole trail
+	// (none was usable), which would otherwise cost every later call the
+	// same reading (0.5 s at 100K observations).
 	gen, err := x.writeBase(all.Obs)
 	if err != nil {
-		return err
+		// A read-only workspace: kept in memory for this call.
+		st.baseGen, st.inMemory = 0, true
+		return nil //nolint:nilerr // derived: the call goes on without it
 	}
-	st.baseGen = gen
+	st.baseGen, st.built = gen, true
 	st.view.Obs = map[string]Anchor{}
 	return nil
 }
