@@ -247,6 +247,14 @@ func (x *Index) Check(ctx context.Context, issues []int) (*Report, error) {
 		}
 		rep.Deleted = append(rep.Deleted, sv.v.Deleted...)
 	}
+	if st.built {
+		// Made from the whole trail (a first run, an upgrade): every issue
+		// file judged now, once, so the readers that follow (which save
+		// nothing) find each verdict made.
+		if err := x.judgeAll(ctx, st); err != nil {
+			return nil, err
+		}
+	}
 	if dirty && (x.Write || st.built) {
 		// Derived and local: a read-only workspace only loses the saving.
 		_ = x.saveState(st)
@@ -258,9 +266,21 @@ func (x *Index) Check(ctx context.Context, issues []int) (*Report, error) {
 // writer after a rebuild, or a bulk import): the readers that follow
 // find them current and read no issue file.
 func (x *Index) Refresh(ctx context.Context) error {
-	ents, err := os.ReadDir(x.MemDir)
+	issues, err := x.issueFiles()
 	if err != nil {
 		return err
+	}
+	w := *x
+	w.Write = true
+	_, err = w.Check(ctx, issues)
+	return err
+}
+
+// issueFiles are the issues of the store's issue files.
+func (x *Index) issueFiles() ([]int, error) {
+	ents, err := os.ReadDir(x.MemDir)
+	if err != nil {
+		return nil, err
 	}
 	var issues []int
 	for _, e := range ents {
@@ -268,10 +288,26 @@ func (x *Index) Refresh(ctx context.Context) error {
 			issues = append(issues, n)
 		}
 	}
-	w := *x
-	w.Write = true
-	_, err = w.Check(ctx, issues)
-	return err
+	return issues, nil
+}
+
+// judgeAll makes the verdict of every issue file st has none for.
+func (x *Index) judgeAll(ctx context.Context, st *state) error {
+	issues, err := x.issueFiles()
+	if err != nil {
+		return nil //nolint:nilerr // no directory: nothing to judge
+	}
+	var base *baseReader
+	defer func() { base.close() }()
+	for _, n := range issues {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, _, err := x.verdict(st, n, &base); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // catchUp brings st in line with the trail: the lines appended since
