@@ -52,6 +52,7 @@ var egresses = map[string]struct {
 	"internal/core/cursor/cursor.go":                               {1, "transcript offsets"},
 	"internal/core/memory/store.go":                                {3, "Observation.sanitized in groupByIssue, before every write"},
 	"internal/core/memory/filestamps.go":                           {2, "issue files' sizes, times and checksums"},
+	"internal/core/memanchor/index.go":                             {2, "the derived anchors index: ids, hashes, times, file stamps and verdicts of our own wording"},
 	"internal/core/retention/retention.go":                         {1, "an issue cursor and a date"},
 	"internal/core/metrics/weekly.go":                              {1, "counters, a writer id and times"},
 	"internal/core/memory/manifest.go":                             {2, "rows of sanitised observations"},
