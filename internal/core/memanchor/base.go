@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"sort"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 )
@@ -89,4 +90,52 @@ func (b *baseReader) all() (map[string]Anchor, error) {
 		}
 	}
 	return out, nil
+}
+
+// writeBase writes anchors as the base, under a new generation.
+func (x *Index) writeBase(anchors map[string]Anchor) (uint64, error) {
+	byIssue := map[int][]string{}
+	for id, a := range anchors {
+		byIssue[a.Issue] = append(byIssue[a.Issue], id)
+	}
+	issues := make([]int, 0, len(byIssue))
+	for n := range byIssue {
+		issues = append(issues, n)
+	}
+	sort.Ints(issues)
+	var body enc
+	var table enc
+	table.u(uint64(len(issues)))
+	for _, n := range issues {
+		off := len(body.b)
+		ids := byIssue[n]
+		body.u(uint64(len(ids)))
+		for _, id := range ids {
+			a := anchors[id]
+			body.s(id)
+			body.s(a.Hash)
+			body.key(a.At)
+		}
+		table.i(int64(n))
+		table.u(uint64(off))
+		table.u(uint64(len(body.b) - off))
+	}
+	var genb [8]byte
+	if _, err := randRead(genb[:]); err != nil {
+		return 0, err
+	}
+	gen := binary.LittleEndian.Uint64(genb[:])
+	out := make([]byte, 0, 20+len(table.b)+len(body.b))
+	out = append(out, baseMagic...)
+	out = binary.LittleEndian.AppendUint64(out, gen)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(table.b)))
+	out = append(out, table.b...)
+	out = append(out, body.b...)
+	if err := os.MkdirAll(x.MemDir, 0o755); err != nil {
+		return 0, err
+	}
+	if err := atomicfile.Write(x.basePath(), out, atomicfile.Options{NoSync: true}); err != nil {
+		return 0, err
+	}
+	return gen, nil
 }

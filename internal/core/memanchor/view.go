@@ -123,24 +123,12 @@ func (v *View) Fold(seq int64, e *audit.Entry, touched func(issue int)) {
 	if e.Time > v.Last {
 		v.Last = e.Time
 	}
-	if e.Op == RestoreOp {
-		if !v.HasRestore || at.After(v.Restore) {
-			v.Restore, v.HasRestore = at, true
-			if len(e.IDs) > 0 {
-				v.RestoreTarget = e.IDs[0]
-			}
-		}
+	switch e.Op {
+	case RestoreOp:
+		v.foldRestore(at, e)
 		return
-	}
-	if e.Op == CreateOp {
-		for id, val := range e.After {
-			if tree, ok := strings.CutPrefix(val, "tree:"); ok {
-				v.Checkpoints[id] = tree
-				if v.LastCreateID == "" || at.After(v.LastCreate) {
-					v.LastCreate, v.LastCreateID = at, id
-				}
-			}
-		}
+	case CreateOp:
+		v.foldCreate(at, e)
 		return
 	}
 	if !Ops[e.Op] {
@@ -169,6 +157,26 @@ func (v *View) Fold(seq int64, e *audit.Entry, touched func(issue int)) {
 	}
 	for id, h := range e.After {
 		set(id, h)
+	}
+}
+
+func (v *View) foldRestore(at Key, e *audit.Entry) {
+	if !v.HasRestore || at.After(v.Restore) {
+		v.Restore, v.HasRestore = at, true
+		if len(e.IDs) > 0 {
+			v.RestoreTarget = e.IDs[0]
+		}
+	}
+}
+
+func (v *View) foldCreate(at Key, e *audit.Entry) {
+	for id, val := range e.After {
+		if tree, ok := strings.CutPrefix(val, "tree:"); ok {
+			v.Checkpoints[id] = tree
+			if v.LastCreateID == "" || at.After(v.LastCreate) {
+				v.LastCreate, v.LastCreateID = at, id
+			}
+		}
 	}
 }
 

@@ -78,7 +78,6 @@ func anchorsOf(entries []audit.Entry) *memanchor.View {
 // has stored but not yet written its line for is then a lag, not a
 // finding.
 func (c *checker) anchored(live, archived map[string]seenObs, busy bool) {
-	dir := c.ws.StateDir()
 	if len(c.trail) == 0 {
 		return // no trail read (or none written): nothing to anchor on
 	}
@@ -91,30 +90,7 @@ func (c *checker) anchored(live, archived map[string]seenObs, busy bool) {
 	}
 	findings := c.anchorFindings(live, archived, v)
 	if len(findings) > 0 {
-		// A writer appends its line just after its write: read the trail
-		// again once before judging.
-		if c.opt.beforeRecheck != nil {
-			c.opt.beforeRecheck()
-		} else {
-			time.Sleep(recheckDelay)
-		}
-		if again, err := readAnchors(dir); err == nil {
-			if v.HasRestore && (!again.HasRestore || v.Restore.After(again.Restore)) {
-				again.Restore, again.HasRestore = v.Restore, true
-			}
-			// The trail read again is newer than the files: a note stored
-			// since shows in it but not in them. A deletion is one the
-			// first reading, older than the files, saw too.
-			deleted := map[string]bool{}
-			for _, p := range findings {
-				if p.Code == CodeObsDeleted {
-					deleted[p.ID] = true
-				}
-			}
-			findings = slices.DeleteFunc(c.anchorFindings(live, archived, again), func(p Problem) bool {
-				return p.Code == CodeObsDeleted && !deleted[p.ID]
-			})
-		}
+		findings = c.recheckAnchors(live, archived, v, findings)
 	}
 	damaged := c.trailDamaged()
 	for _, p := range findings {
@@ -131,6 +107,35 @@ func (c *checker) anchored(live, archived map[string]seenObs, busy bool) {
 		}
 		c.add(p)
 	}
+}
+
+// recheckAnchors reads the trail once more before findings are believed:
+// a writer appends its line just after its write.
+func (c *checker) recheckAnchors(live, archived map[string]seenObs, v *memanchor.View, findings []Problem) []Problem {
+	if c.opt.beforeRecheck != nil {
+		c.opt.beforeRecheck()
+	} else {
+		time.Sleep(recheckDelay)
+	}
+	again, err := readAnchors(c.ws.StateDir())
+	if err != nil {
+		return findings
+	}
+	if v.HasRestore && (!again.HasRestore || v.Restore.After(again.Restore)) {
+		again.Restore, again.HasRestore = v.Restore, true
+	}
+	// The trail read again is newer than the files: a note stored since
+	// shows in it but not in them. A deletion is one the first reading,
+	// older than the files, saw too.
+	deleted := map[string]bool{}
+	for _, p := range findings {
+		if p.Code == CodeObsDeleted {
+			deleted[p.ID] = true
+		}
+	}
+	return slices.DeleteFunc(c.anchorFindings(live, archived, again), func(p Problem) bool {
+		return p.Code == CodeObsDeleted && !deleted[p.ID]
+	})
 }
 
 func (c *checker) anchorFindings(live, archived map[string]seenObs, v *memanchor.View) []Problem {
