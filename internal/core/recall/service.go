@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/recalljournal"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -168,13 +169,16 @@ func (s *Service) anchored(ctx context.Context, cands []Candidate, tampered *[]s
 	for _, c := range cands {
 		issues = append(issues, c.Obs.IssueNumber)
 	}
-	missing := 0
+	missing, unchecked := 0, ""
 	if s.Anchors != nil && len(issues) > 0 {
 		x := *s.Anchors
 		x.Write = x.Write && !req.Preview // a preview writes nothing
 		rep, err := x.Check(ctx, issues)
 		if err != nil {
+			// An unreadable trail (a FIFO or a link put in its place) must
+			// not pass for a clean one: the agent is told too.
 			s.warn("agentx memory: recall not checked against the audit trail: %v (`agentx-hook verify` checks it)", err)
+			unchecked = fmt.Sprintf("[agentx: these notes were not checked against the audit trail (%s); `%s verify` says why]", shorten.Line(err.Error(), 160), cliName(s.CLI))
 		} else {
 			kept := cands[:0]
 			for _, c := range cands {
@@ -192,7 +196,7 @@ func (s *Service) anchored(ctx context.Context, cands []Candidate, tampered *[]s
 		}
 	}
 	if len(withheld) == 0 && missing == 0 {
-		return cands, ""
+		return cands, unchecked
 	}
 	return cands, Notice(len(withheld), codes, missing, s.CLI)
 }
@@ -200,9 +204,7 @@ func (s *Service) anchored(ctx context.Context, cands []Candidate, tampered *[]s
 // Notice is the one line a recall shows when it withheld observations or
 // the trail names some that are missing.
 func Notice(withheld int, codes map[string]bool, missing int, cli string) string {
-	if cli == "" {
-		cli = "agentx-hook"
-	}
+	cli = cliName(cli)
 	var parts []string
 	if withheld > 0 {
 		list := make([]string, 0, len(codes))
@@ -216,6 +218,13 @@ func Notice(withheld int, codes map[string]bool, missing int, cli string) string
 		parts = append(parts, fmt.Sprintf("%s the audit trail recorded %s missing (%s)", countNoun(missing, "observation"), map[bool]string{true: "is", false: "are"}[missing == 1], memanchor.CodeDeleted))
 	}
 	return fmt.Sprintf("[agentx: %s; `%s verify` names them]", strings.Join(parts, "; "), cli)
+}
+
+func cliName(cli string) string {
+	if cli == "" {
+		return "agentx-hook"
+	}
+	return cli
 }
 
 // Fold folds the recall journal into the store's recall counts; a failure
