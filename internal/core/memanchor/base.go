@@ -94,12 +94,52 @@ func (b *baseReader) all() (map[string]Anchor, error) {
 
 // writeBase writes anchors as the base, under a new generation.
 func (x *Index) writeBase(anchors map[string]Anchor) (uint64, error) {
-	byIssue := map[int][]string{}
+	byIssue := map[int]map[string]Anchor{}
 	for id, a := range anchors {
-		byIssue[a.Issue] = append(byIssue[a.Issue], id)
+		m := byIssue[a.Issue]
+		if m == nil {
+			m = map[string]Anchor{}
+			byIssue[a.Issue] = m
+		}
+		m[id] = a
 	}
-	issues := make([]int, 0, len(byIssue))
-	for n := range byIssue {
+	sections := make(map[int][]byte, len(byIssue))
+	for n, m := range byIssue {
+		sections[n] = encodeSection(m)
+	}
+	return x.writeSections(sections)
+}
+
+// encodeSection is one issue's section of the base.
+func encodeSection(anchors map[string]Anchor) []byte {
+	var e enc
+	e.u(uint64(len(anchors)))
+	for id, a := range anchors {
+		e.s(id)
+		e.s(a.Hash)
+		e.key(a.At)
+	}
+	return e.b
+}
+
+// bodyBytes are all the sections as stored, in one read.
+func (b *baseReader) bodyBytes() ([]byte, error) {
+	info, err := b.f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, max(0, info.Size()-b.body))
+	if _, err := b.f.ReadAt(buf, b.body); err != nil && len(buf) > 0 {
+		return nil, fmt.Errorf("read the anchors index: %w", errShort)
+	}
+	return buf, nil
+}
+
+// writeSections writes the base of the encoded sections, under a new
+// generation.
+func (x *Index) writeSections(sections map[int][]byte) (uint64, error) {
+	issues := make([]int, 0, len(sections))
+	for n := range sections {
 		issues = append(issues, n)
 	}
 	sort.Ints(issues)
@@ -108,14 +148,7 @@ func (x *Index) writeBase(anchors map[string]Anchor) (uint64, error) {
 	table.u(uint64(len(issues)))
 	for _, n := range issues {
 		off := len(body.b)
-		ids := byIssue[n]
-		body.u(uint64(len(ids)))
-		for _, id := range ids {
-			a := anchors[id]
-			body.s(id)
-			body.s(a.Hash)
-			body.key(a.At)
-		}
+		body.b = append(body.b, sections[n]...)
 		table.i(int64(n))
 		table.u(uint64(off))
 		table.u(uint64(len(body.b) - off))
