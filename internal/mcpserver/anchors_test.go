@@ -124,4 +124,8 @@ func TestClarifyToolsMarkARehashedAnswer(t *testing.T) {
 	if len(reqs) != 1 || !strings.HasPrefix(fmt.Sprint(reqs[0].(map[string]any)["untrusted"]), "RECORD_REWRITTEN: ") {
 		t.Fatalf("clarify_inbox: %v", inbox)
 	}
+	res := ok(t, cs, "clarify_resolve", map[string]any{"id": "CLR-42-001", "body": "Going with it."})
+	if c, _ := res["clarification"].(map[string]any); !strings.HasPrefix(fmt.Sprint(c["untrusted"]), "RECORD_REWRITTEN: ") {
+		t.Fatalf("clarify_resolve's result: %v", res)
+	}
 }

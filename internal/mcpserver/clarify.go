@@ -374,7 +374,10 @@ func (s *server) do(ctx context.Context, verb protocol.Verb, in opIn, text strin
 	if err != nil {
 		return nil, landed(res, err)
 	}
-	return result(res), nil
+	out := result(res)
+	// The record acted on may have been rewritten before (issue 32).
+	s.markViews(ctx, []ledger.Record{res.Record}, out.Clarification)
+	return out, nil
 }
 
 func (s *server) answer(ctx context.Context, _ *mcp.CallToolRequest, in answerIn) (*ClarifyResult, error) {
