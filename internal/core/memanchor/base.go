@@ -81,16 +81,6 @@ func (b *baseReader) section(issue int, into map[string]Anchor) error {
 	return d.err
 }
 
-// all reads every section.
-func (b *baseReader) all() (map[string]Anchor, error) {
-	out := map[string]Anchor{}
-	for issue := range b.table {
-		if err := b.section(issue, out); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
 
 // writeBase writes anchors as the base, under a new generation.
 func (x *Index) writeBase(anchors map[string]Anchor) (uint64, error) {
