@@ -81,7 +81,6 @@ func (b *baseReader) section(issue int, into map[string]Anchor) error {
 	return d.err
 }
 
-
 // writeBase writes anchors as the base, under a new generation.
 func (x *Index) writeBase(anchors map[string]Anchor) (uint64, error) {
 	byIssue := map[int]map[string]Anchor{}
