@@ -348,8 +348,19 @@ func (x *Index) verdict(st *state, n int, base **baseReader) (*stored, bool, err
 	if *base == nil {
 		b, err := x.openBase(st)
 		if err != nil {
-			// Gone or not ours (another process made a newer one): made
-			// again from the trail.
+			// Another process made a newer base since st was read: its
+			// state goes with it (read again, brought up to date).
+			if fresh := x.loadState(); fresh.baseGen != st.baseGen && fresh.baseGen != 0 {
+				if _, cerr := x.catchUp(fresh); cerr == nil {
+					if b2, oerr := x.openBase(fresh); oerr == nil {
+						*st, b, err = *fresh, b2, nil
+						gen = st.view.summary()
+					}
+				}
+			}
+		}
+		if err != nil {
+			// Gone: made again from the trail.
 			if err := x.rebuild(st); err != nil {
 				return nil, false, err
 			}

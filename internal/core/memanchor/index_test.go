@@ -279,3 +279,39 @@ func TestReaderWritesOnlyAMissingIndex(t *testing.T) {
 		t.Fatalf("reader: state changed %v, %d bad (want 2) %v", !bytes.Equal(before, after), rep.Bad(), ids)
 	}
 }
+
+// A process whose state predates a base another process wrote since reads
+// that process's state again instead of making the index again from the
+// whole trail (1.5 s at 100K observations).
+func TestNewerBaseOfAnotherProcessIsTakenUp(t *testing.T) {
+	t.Parallel()
+	f := newFix(t)
+	x := For(f.ws)
+	x.TailLimit, x.Write = 1, true // every new line merges
+	if _, err := x.Check(context.Background(), []int{5}); err != nil {
+		t.Fatal(err)
+	}
+	old := x.loadState() // the other process's reading
+	f.add(t, 5, "A note that makes the first process merge")
+	if _, err := x.Check(context.Background(), []int{5}); err != nil {
+		t.Fatal(err)
+	}
+	gen := func() string {
+		data, _ := os.ReadFile(x.basePath())
+		return string(data[:len(baseMagic)+8])
+	}
+	merged := gen()
+	old.dropVerdicts()
+	var b *baseReader
+	defer func() { b.close() }()
+	sv, _, err := x.verdict(old, 5, &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gen() != merged {
+		t.Fatal("the index was made again from the whole trail")
+	}
+	if len(sv.v.Bad) != 0 || old.pos.seq != x.loadState().pos.seq {
+		t.Fatalf("verdict %v; position %d, want %d", sv.v, old.pos.seq, x.loadState().pos.seq)
+	}
+}
