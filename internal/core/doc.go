@@ -51,6 +51,10 @@
 //   - memory: the observation store (issue files, manifest, crash repair,
 //     search, statistics). memory/synth: synthetic observations.
 //   - memindex: the terms, BM25 ranking and binary index behind search.
+//   - memanchor: observations anchored on the audit trail: the rule
+//     (rehashed, unanchored, deleted) verify and the read paths share, and
+//     the derived index (extended from the trail's tail) that lets recall,
+//     search and the MCP tools apply it per issue.
 //   - recall: which observations a new session is reminded of, in budget;
 //     Service runs one recall end to end (keywords, gather, select, and
 //     the recall recorded unless it is a preview).

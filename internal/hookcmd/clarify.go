@@ -123,7 +123,8 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 		}
 	}
 	doc := ledger.NewListDoc(issue, recs)
-	a.warnEach(doc.TamperedWarning())
+	doc.Untrusted = a.recordMarks(ctx, recs)
+	a.warnEach(doc.TamperedWarning(), untrustedWarning(doc.Untrusted))
 	outdated := a.outdatedLines(recs)
 	switch {
 	case o.JSON:
@@ -133,7 +134,7 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 		if len(recs) == 0 {
 			fmt.Fprintf(a.Stdout, "No clarifications on issue #%d.\n", *issue)
 		}
-		render.Threads(a.Stdout, a.Style(), recs)
+		render.ThreadsMarked(a.Stdout, a.Style(), recs, doc.Untrusted)
 		for _, l := range outdated {
 			fmt.Fprintln(a.Stdout, "  "+a.Style().Yellow("[MAY BE OUTDATED]")+" "+l)
 		}

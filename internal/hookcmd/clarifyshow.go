@@ -45,6 +45,8 @@ func parseClarifyShow(a *App, args []string) (*clarifyShowOptions, error) {
 type clarifyShowDoc struct {
 	Clarification ledger.Record `json:"clarification"`
 	Tampered      []string      `json:"tampered,omitempty"`
+	// Untrusted says why verify's checks find the record rewritten.
+	Untrusted string `json:"untrusted,omitempty"`
 	schemaVersion
 }
 
@@ -65,10 +67,11 @@ func runClarifyShow(ctx context.Context, a *App, o *clarifyShowOptions) error {
 	}
 	recs := []ledger.Record{*rec}
 	list := ledger.NewListDoc(&issue, recs)
+	marks := a.recordMarks(ctx, recs)
 	if o.JSON {
-		return a.writeDoc(&clarifyShowDoc{Clarification: *rec, Tampered: list.Tampered})
+		return a.writeDoc(&clarifyShowDoc{Clarification: *rec, Tampered: list.Tampered, Untrusted: marks[rec.ID]})
 	}
-	a.warnEach(list.TamperedWarning())
-	render.Threads(a.Stdout, a.Style(), recs)
+	a.warnEach(list.TamperedWarning(), untrustedWarning(marks))
+	render.ThreadsMarked(a.Stdout, a.Style(), recs, marks)
 	return nil
 }

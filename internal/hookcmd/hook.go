@@ -12,6 +12,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/hooklog"
+	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/session"
 	"github.com/agentx-dev/agentx/internal/core/statemerge"
@@ -296,6 +297,9 @@ func (a *App) sessionDeps() *session.Deps {
 		Retain:       a.retainSlice, StoreAlerts: a.storeAlerts, // retention.go
 		Metrics: a.recordMetrics,    // metrics.go
 		Settle:  a.catchUpDecisions, // settled.go
+		RecordMarks: func(recs []ledger.Record) map[string]string {
+			return a.recordMarks(context.Background(), recs) // anchors.go
+		},
 	}
 	return d
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/metrics"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
@@ -158,8 +159,16 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 			return err
 		}
 	}
+	var marks *memanchor.Report
+	if !o.Archived {
+		marks = a.anchorMarks(ctx, rowIssues(rows))
+	}
 	if o.JSON {
-		return a.writeDoc(memory.NewSearchDoc(q.Text, rows))
+		doc := memory.NewSearchDoc(q.Text, rows)
+		for i := range doc.Results {
+			doc.Results[i].Untrusted = marks.Mark(doc.Results[i].ID)
+		}
+		return a.writeDoc(doc)
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(a.Stdout, "No matching observations.")
@@ -170,6 +179,9 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 	fmt.Fprintln(a.Stdout, sanitize.NotesLine)
 	for _, r := range rows {
 		fmt.Fprintf(a.Stdout, "%s  #%d  %s  %s  %s  (%d tokens)\n", st.Bold(r.ID), r.IssueNumber, r.Agent, r.Category, r.Date(), r.Tokens)
+		if m := marks.Mark(r.ID); m != nil {
+			fmt.Fprintf(a.Stdout, "    %s\n", st.Red(untrustedLine(m)))
+		}
 		fmt.Fprintf(a.Stdout, "    %s\n", sanitize.Quote(shorten.Flatten(sanitize.Neutralize(r.Summary))))
 	}
 	next := "`agentx-hook memory get ID` shows one in full"
@@ -212,13 +224,20 @@ func runMemoryGet(ctx context.Context, a *App, opts *idOptions) error {
 	if integrity == contenthash.Tampered {
 		a.warn("%s changed since it was stored: `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored version; recall leaves it out", o.ID)
 	}
+	mark := a.anchorMarks(ctx, []int{o.IssueNumber}).Mark(o.ID)
+	if mark != nil && integrity != contenthash.Tampered {
+		a.warn("%s: %s; `agentx-hook verify` names it, recall leaves it out", o.ID, mark.Reason)
+	}
 	if opts.JSON {
-		return a.writeDoc(&memory.ObservationDoc{Observation: o, Integrity: integrity})
+		return a.writeDoc(&memory.ObservationDoc{Observation: o, Integrity: integrity, Untrusted: mark})
 	}
 	st := a.Style()
 	fmt.Fprintf(a.Stdout, "%s\n", st.Bold(o.ID))
-	if integrity == contenthash.Tampered {
+	switch {
+	case integrity == contenthash.Tampered:
 		fmt.Fprintln(a.Stdout, st.Red("[TAMPERED: changed since it was stored]"))
+	case mark != nil:
+		fmt.Fprintln(a.Stdout, st.Red(untrustedLine(mark)))
 	}
 	fmt.Fprintln(a.Stdout, o.Header())
 	// The content is stored text: framed and quoted as data (issue 32).
@@ -321,6 +340,7 @@ func runMemoryRebuild(ctx context.Context, a *App, o *memoryRebuildOptions) erro
 	if o.AfterSync {
 		a.indexRebuild().Done()
 	}
+	a.refreshAnchors(ctx)
 	return a.emit(o.JSON, &memory.RebuildDoc{Rebuild: rep}, rep.Text())
 }
 

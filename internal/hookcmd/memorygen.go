@@ -76,6 +76,9 @@ func runMemoryGenerate(ctx context.Context, a *App, o *memoryGenerateOptions) er
 	if err != nil {
 		return err
 	}
+	if o.Dir == "" {
+		a.refreshAnchors(ctx)
+	}
 	if o.JSON {
 		return a.writeDoc(g.Doc(s.Dir))
 	}

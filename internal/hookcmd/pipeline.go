@@ -115,7 +115,7 @@ func (a *App) recallService() *recall.Service {
 		Store: a.Memory(), Journal: recalljournal.New(a.Workspace().RecallJournalFile(), a.Locks()),
 		Events: a.Events(), Clock: a.Clock, Root: a.Workspace().Root,
 		MaxTokens: a.settings().Memory.Budget(), CLI: a.cliName(), Warn: a.warn,
-		IssueTexts: a.openClarificationTexts,
+		IssueTexts: a.openClarificationTexts, Anchors: a.anchors(true),
 	}
 }
 

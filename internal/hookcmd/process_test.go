@@ -34,6 +34,7 @@ func testHelpers() map[string]func() {
 	return map[string]func(){
 		"agentx-testholder": holderMain,
 		"agentx-testwriter": writerMain,
+		"agentx-testlitter": litterMain,
 		"agentx-hook-union": unionHookMain,
 		"wait-gone":         waitGoneMain,
 	}

@@ -15,11 +15,13 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/router"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/validate"
+	"github.com/agentx-dev/agentx/internal/core/verify"
 )
 
 // Entry is one message of a clarification's thread. Integrity is
@@ -57,6 +59,22 @@ type Clarification struct {
 	// Undelivered counts answers, resolutions and escalations not yet
 	// delivered into a session of the requester.
 	Undelivered int `json:"undelivered,omitempty"`
+	// Untrusted says why verify's checks find the record rewritten past
+	// agentx (issue 32): do not act on it.
+	Untrusted string `json:"untrusted,omitempty"`
+}
+
+// markViews marks the views of recs that verify's checks find rewritten
+// (verify.MarkRecords: the rule verify applies, on these ledgers only).
+func (s *server) markViews(ctx context.Context, recs []ledger.Record, views ...*Clarification) {
+	x := memanchor.For(s.o.WS)
+	x.Write = true // the clarify tools write anyway (the monitor runs)
+	marks := verify.MarkRecords(ctx, x, s.o.WS, recs)
+	for _, v := range views {
+		if v != nil {
+			v.Untrusted = marks[v.ID]
+		}
+	}
 }
 
 func entryOf(e *ledger.Entry) *Entry {
@@ -398,7 +416,10 @@ func (s *server) do(ctx context.Context, verb protocol.Verb, in opIn, text strin
 	if err != nil {
 		return nil, landed(res, err)
 	}
-	return result(res), nil
+	out := result(res)
+	// The record acted on may have been rewritten before (issue 32).
+	s.markViews(ctx, []ledger.Record{res.Record}, out.Clarification)
+	return out, nil
 }
 
 func (s *server) answer(ctx context.Context, _ *mcp.CallToolRequest, in answerIn) (*ClarifyResult, error) {
@@ -428,7 +449,9 @@ func (s *server) show(ctx context.Context, _ *mcp.CallToolRequest, in showIn) (*
 		if err != nil {
 			return nil, err
 		}
-		return &ShowResult{Clarification: view(rec, true)}, nil
+		out := &ShowResult{Clarification: view(rec, true)}
+		s.markViews(ctx, []ledger.Record{*rec}, out.Clarification)
+		return out, nil
 	}
 	l, err := s.o.Router.Ledgers.Load(*in.Issue)
 	if err != nil {
@@ -436,7 +459,9 @@ func (s *server) show(ctx context.Context, _ *mcp.CallToolRequest, in showIn) (*
 	}
 	for i := range l.Clarifications {
 		if l.Clarifications[i].ID == in.ID {
-			return &ShowResult{Clarification: view(&l.Clarifications[i], true)}, nil
+			out := &ShowResult{Clarification: view(&l.Clarifications[i], true)}
+			s.markViews(ctx, l.Clarifications[i:i+1], out.Clarification)
+			return out, nil
 		}
 	}
 	return nil, protocol.NotFound(in.ID)
@@ -464,6 +489,7 @@ func (s *server) inbox(ctx context.Context, _ *mcp.CallToolRequest, _ inboxIn) (
 		out.Requests = append(out.Requests, view(&requests[i], false))
 	}
 	out.Escalations = s.escalations(ctx)
+	s.markViews(ctx, append(waiting, requests...), append(out.Waiting, out.Requests...)...)
 	return out, nil
 }
 
@@ -487,5 +513,6 @@ func (s *server) escalations(ctx context.Context) []*Clarification {
 	for i := range recs {
 		out = append(out, view(&recs[i], false))
 	}
+	s.markViews(ctx, recs, out...)
 	return out
 }

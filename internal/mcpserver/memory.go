@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/ready"
@@ -29,6 +30,9 @@ type Hit struct {
 	Agent     string  `json:"agent"`
 	Category  string  `json:"category"`
 	Timestamp string  `json:"timestamp"`
+	// Untrusted: the audit trail does not account for it (verify's code
+	// and why); do not act on it.
+	Untrusted *memory.Mark `json:"untrusted,omitempty"`
 }
 
 type searchIn struct {
@@ -67,6 +71,8 @@ type Observation struct {
 	SessionID   string `json:"sessionId,omitempty"`
 	RecallCount int    `json:"recallCount,omitempty"`
 	Integrity   string `json:"integrity"`
+	// Untrusted: the audit trail does not account for it.
+	Untrusted *memory.Mark `json:"untrusted,omitempty"`
 	// Hit marks the observation a timeline was asked around.
 	Hit bool `json:"hit,omitempty"`
 }
@@ -196,10 +202,14 @@ func (s *server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 		rows = rows[:offset+limit]
 	}
 	rows = rows[min(offset, len(rows)):]
+	var marks *memanchor.Report
+	if !in.Archived {
+		marks = s.marks(ctx, rows...)
+	}
 	for _, r := range rows {
 		score, _ := strconv.ParseFloat(strconv.FormatFloat(r.Score, 'f', 4, 64), 64)
 		out.Hits = append(out.Hits, Hit{ID: r.ID, Summary: sanitize.Neutralize(r.Summary), Score: score, Tokens: r.Tokens, Issue: r.IssueNumber,
-			Agent: r.Agent, Category: string(r.Category), Timestamp: r.Timestamp})
+			Agent: r.Agent, Category: string(r.Category), Timestamp: r.Timestamp, Untrusted: marks.Mark(r.ID)})
 	}
 	switch {
 	case in.Archived && len(rows) > 0:
@@ -211,6 +221,29 @@ func (s *server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 		out.Next += fmt.Sprintf("; more with offset %d", out.NextOffset)
 	}
 	return out, nil
+}
+
+// marks checks the issues of rows against the audit trail.
+func (s *server) marks(ctx context.Context, rows ...memory.Row) *memanchor.Report {
+	issues := make([]int, 0, len(rows))
+	for _, r := range rows {
+		issues = append(issues, r.IssueNumber)
+	}
+	return s.marksOf(ctx, issues)
+}
+
+// marksOf checks issues against the audit trail (memanchor, the rule
+// verify applies); a failure is a warning and marks nothing.
+func (s *server) marksOf(ctx context.Context, issues []int) *memanchor.Report {
+	if len(issues) == 0 {
+		return nil
+	}
+	rep, err := memanchor.For(s.o.WS).Check(ctx, issues)
+	if err != nil {
+		s.o.Warn("memory not checked against the audit trail: %v", err)
+		return nil
+	}
+	return rep
 }
 
 // window is n bounded to 0..50, def when unset.
@@ -227,8 +260,14 @@ func (s *server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in timeli
 		return nil, err
 	}
 	out := &ObservationsResult{Observations: make([]Observation, 0, len(tl.Observations))}
+	var issues []int
+	for i := range tl.Observations {
+		issues = append(issues, tl.Observations[i].IssueNumber)
+	}
+	marks := s.marksOf(ctx, issues)
 	for i := range tl.Observations {
 		o := observationOf(&tl.Observations[i], false)
+		o.Untrusted = marks.Mark(o.ID)
 		o.Hit = i == tl.At
 		out.Observations = append(out.Observations, o)
 	}
@@ -249,7 +288,9 @@ func (s *server) get(ctx context.Context, _ *mcp.CallToolRequest, in getIn) (*Ob
 		if err != nil {
 			return nil, err
 		}
-		out.Observations = append(out.Observations, observationOf(o, true))
+		ob := observationOf(o, true)
+		ob.Untrusted = s.marksOf(ctx, []int{o.IssueNumber}).Mark(o.ID)
+		out.Observations = append(out.Observations, ob)
 	}
 	if len(out.Observations) == 0 {
 		return nil, errcode.New(errcode.NotFound, "no observation with id %s", strings.Join(out.NotFound, ", ")).

@@ -14,6 +14,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -77,7 +79,7 @@ func Write(path string, data []byte, opt Options) (err error) {
 // createTemp creates path's temporary beside it, creating the directory
 // when it is missing.
 func createTemp(path string) (*os.File, error) {
-	dir, pattern := filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"
+	dir, pattern := filepath.Dir(path), TempPattern(filepath.Base(path))
 	tmp, err := os.CreateTemp(dir, pattern)
 	if errors.Is(err, fs.ErrNotExist) {
 		if mkErr := os.MkdirAll(dir, 0o755); mkErr != nil {
@@ -89,6 +91,29 @@ func createTemp(path string) (*os.File, error) {
 		return nil, fmt.Errorf("create temporary file for %s: %w", path, err)
 	}
 	return tmp, nil
+}
+
+// TempPattern is the os.CreateTemp pattern of a temporary for the file
+// named base: `.BASE.tmp-PID-*`. The writer's process id in the name lets
+// `verify --repair` remove the temporary of a killed writer at once, its
+// death proven (TempPID), instead of waiting for it to age.
+func TempPattern(base string) string {
+	return "." + base + ".tmp-" + strconv.Itoa(os.Getpid()) + "-*"
+}
+
+// TempPID is the process id a temporary's name carries (ok false for one
+// written by an older agentx or another tool: `.BASE.tmp-RANDOM`).
+func TempPID(name string) (int, bool) {
+	i := strings.LastIndex(name, ".tmp-")
+	if i < 0 {
+		return 0, false
+	}
+	pid, _, ok := strings.Cut(name[i+len(".tmp-"):], "-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(pid)
+	return n, err == nil && n > 0
 }
 
 // fill writes data to the temporary, makes it durable and closes it. On a

@@ -217,6 +217,42 @@ func (r *Repo) Files(h Hash) (map[string]Entry, error) {
 	return out, walk("", h, 0)
 }
 
+// FileAt is the entry at slash-separated path p in tree h, reading only
+// the trees on its way (ok false when there is none): one ledger of a
+// checkpoint without listing the thousands of files beside it.
+func (r *Repo) FileAt(h Hash, p string) (e Entry, ok bool, err error) {
+	parts := strings.Split(p, "/")
+	for i, name := range parts {
+		data, err := r.read(plumbing.TreeObject, h)
+		if err != nil {
+			return Entry{}, false, err
+		}
+		entries, err := decodeTree(data)
+		if err != nil {
+			return Entry{}, false, fmt.Errorf("read tree %s: %w", h, err)
+		}
+		found := false
+		for _, te := range entries {
+			if te.name != name {
+				continue
+			}
+			last := i == len(parts)-1
+			if last != (te.mode != ModeDir) {
+				return Entry{}, false, nil
+			}
+			if last {
+				return Entry{Hash: te.hash, Mode: te.mode}, true, nil
+			}
+			h, found = te.hash, true
+			break
+		}
+		if !found {
+			return Entry{}, false, nil
+		}
+	}
+	return Entry{}, false, nil
+}
+
 // WriteTree stores the nested trees of a flat path -> entry map and
 // returns the root's hash (git mktree, once per directory); trees already
 // stored are not written again.

@@ -15,6 +15,9 @@ type ListDoc struct {
 	// Tampered names the thread entries whose text changed since they
 	// were written ("CLR-42-001#2": the record and the entry's index).
 	Tampered []string `json:"tampered,omitempty"`
+	// Untrusted marks the records verify's checks find rewritten past
+	// agentx (record id -> why; issue 32).
+	Untrusted map[string]string `json:"untrusted,omitempty"`
 	jsonfile.Versioned
 }
 

@@ -80,6 +80,17 @@ type RowDoc struct {
 	Summary     string   `json:"summary"`
 	Timestamp   string   `json:"timestamp"`
 	Tokens      int      `json:"tokens"`
+	// Untrusted is set when the audit trail does not account for the
+	// observation (package memanchor): do not believe it.
+	Untrusted *Mark `json:"untrusted,omitempty"`
+}
+
+// Mark says why an observation shown is not to be believed: a code of
+// verify's (OBSERVATION_REHASHED, OBSERVATION_UNANCHORED,
+// OBSERVATION_HASH_MISMATCH) and one line of reason.
+type Mark struct {
+	Code   string `json:"code"`
+	Reason string `json:"reason"`
 }
 
 // RowDocs lists rows for a document (never null).

@@ -29,6 +29,8 @@ type ObservationDoc struct {
 	// Integrity is "intact", "unhashed" (stored by the old tools) or
 	// "tampered" (changed since it was stored).
 	Integrity contenthash.Integrity `json:"integrity"`
+	// Untrusted is set when the audit trail does not account for it.
+	Untrusted *Mark `json:"untrusted,omitempty"`
 	jsonfile.Versioned
 }
 

@@ -577,6 +577,9 @@ func (s *Store) Issues() ([]int, error) {
 	return out, nil
 }
 
+// IssueFileNumber is the issue of an issue file's name (issue-N.json).
+func IssueFileNumber(name string) (int, bool) { return issueFileNumber(name) }
+
 func issueFileNumber(name string) (int, bool) {
 	rest, ok := strings.CutPrefix(name, "issue-")
 	if !ok {

@@ -264,6 +264,10 @@ type Result struct {
 	Searches      int
 	SearchTime    time.Duration
 	SearchResults int
+	// Withheld is the notice of what the audit trail does not account
+	// for, left out of the recall ("" when nothing was); Body begins with
+	// it.
+	Withheld string
 }
 
 // IDs returns the recalled observation IDs in order.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -12,8 +13,10 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
+	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/recalljournal"
+	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -40,6 +43,11 @@ type Service struct {
 	IssueTexts func(issue int) []string
 	// Warn receives what a recall could not do but went on without.
 	Warn func(format string, args ...any)
+	// Anchors, when set, checks every issue a recall draws from against
+	// the audit trail (memanchor): what it finds wanting is withheld,
+	// with one notice line saying how many and why. Nil only in
+	// benchmarks (AGENTX_BENCH_NO_ANCHORS) and tests.
+	Anchors *memanchor.Index
 }
 
 // Request is one recall.
@@ -105,6 +113,7 @@ func (s *Service) Recall(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	cands, notice := s.anchored(ctx, cands, &tampered, req)
 	if len(tampered) > 0 {
 		s.warn("agentx memory: %s changed since stored and left out of recall (%s): `agentx-hook verify` says what changed, `agentx-hook checkpoint restore ID` brings back the stored version",
 			countNoun(len(tampered), "observation"), listSome(tampered, 5))
@@ -113,9 +122,16 @@ func (s *Service) Recall(ctx context.Context, req Request) (Result, error) {
 	for _, st := range req.FavorSteps {
 		favor[st] = true
 	}
+	if notice != "" {
+		budget -= len(notice) + 1
+	}
 	res := Select(Favor(Rank(cands, kw, now), favor), Options{
 		Agent: req.Agent, Issue: req.Issue, HasIssue: req.HasIssue, Query: req.Query,
 		MaxChars: budget, CLI: s.CLI})
+	if notice != "" {
+		res.Body = notice + "\n" + res.Body
+		res.Withheld = notice
+	}
 	res.Searches, res.SearchTime, res.SearchResults = timed.searches, timed.took, timed.results
 	if len(res.Shown) == 0 || req.Preview {
 		return res, nil
@@ -132,6 +148,83 @@ func (s *Service) Recall(ctx context.Context, req Request) (Result, error) {
 		s.warn("agentx memory: memory-recalled event not logged: %v", err)
 	}
 	return res, nil
+}
+
+// anchored withholds the candidates the audit trail does not account for
+// (memanchor: re-hashed, planted, edited), checking every issue the
+// candidates come from, and returns the notice that says so ("" when
+// nothing is withheld or missing). The ids withheld are added to
+// tampered, which the warning lists.
+func (s *Service) anchored(ctx context.Context, cands []Candidate, tampered *[]string, req Request) ([]Candidate, string) {
+	codes := map[string]bool{}
+	withheld := map[string]bool{}
+	for _, id := range *tampered {
+		// Left out by Gather already: their content hash.
+		withheld[id], codes[memanchor.CodeHash] = true, true
+	}
+	issues := make([]int, 0, 8)
+	if req.HasIssue {
+		issues = append(issues, req.Issue) // what it lacks is said too
+	}
+	for _, c := range cands {
+		issues = append(issues, c.Obs.IssueNumber)
+	}
+	missing, unchecked := 0, ""
+	if s.Anchors != nil && len(issues) > 0 {
+		x := *s.Anchors
+		x.Write = x.Write && !req.Preview // a preview writes nothing
+		rep, err := x.Check(ctx, issues)
+		if err != nil {
+			// An unreadable trail (a FIFO or a link put in its place) must
+			// not pass for a clean one: the agent is told too.
+			s.warn("agentx memory: recall not checked against the audit trail: %v (`agentx-hook verify` checks it)", err)
+			unchecked = fmt.Sprintf("[agentx: these notes were not checked against the audit trail (%s); `%s verify` says why]", shorten.Line(err.Error(), 160), cliName(s.CLI))
+		} else {
+			kept := cands[:0]
+			for _, c := range cands {
+				if f, ok := rep.Of(c.Obs.ID); ok {
+					codes[f.Code] = true
+					if !withheld[c.Obs.ID] {
+						withheld[c.Obs.ID] = true
+						*tampered = append(*tampered, c.Obs.ID)
+					}
+					continue
+				}
+				kept = append(kept, c)
+			}
+			cands, missing = kept, len(rep.Deleted)
+		}
+	}
+	if len(withheld) == 0 && missing == 0 {
+		return cands, unchecked
+	}
+	return cands, Notice(len(withheld), codes, missing, s.CLI)
+}
+
+// Notice is the one line a recall shows when it withheld observations or
+// the trail names some that are missing.
+func Notice(withheld int, codes map[string]bool, missing int, cli string) string {
+	cli = cliName(cli)
+	var parts []string
+	if withheld > 0 {
+		list := make([]string, 0, len(codes))
+		for c := range codes {
+			list = append(list, c)
+		}
+		sort.Strings(list)
+		parts = append(parts, fmt.Sprintf("%s withheld: not what the audit trail recorded (%s)", countNoun(withheld, "observation"), strings.Join(list, ", ")))
+	}
+	if missing > 0 {
+		parts = append(parts, fmt.Sprintf("%s the audit trail recorded %s missing (%s)", countNoun(missing, "observation"), map[bool]string{true: "is", false: "are"}[missing == 1], memanchor.CodeDeleted))
+	}
+	return fmt.Sprintf("[agentx: %s; `%s verify` names them]", strings.Join(parts, "; "), cli)
+}
+
+func cliName(cli string) string {
+	if cli == "" {
+		return "agentx-hook"
+	}
+	return cli
 }
 
 // Fold folds the recall journal into the store's recall counts; a failure

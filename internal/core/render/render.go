@@ -109,13 +109,20 @@ func List(w io.Writer, st Style, recs []ledger.Record, now time.Time) {
 
 // Threads renders every record of recs by Thread, a blank line between,
 // under the line that frames their bodies as recorded data (issue 32).
-func Threads(w io.Writer, st Style, recs []ledger.Record) {
+func Threads(w io.Writer, st Style, recs []ledger.Record) { ThreadsMarked(w, st, recs, nil) }
+
+// ThreadsMarked is Threads with the records verify's checks find
+// rewritten marked (record id -> why, issue 32).
+func ThreadsMarked(w io.Writer, st Style, recs []ledger.Record, marks map[string]string) {
 	if len(recs) > 0 {
 		fmt.Fprintln(w, st.Dim(sanitize.NotesLine))
 	}
 	for i := range recs {
 		if i > 0 {
 			fmt.Fprintln(w)
+		}
+		if why := marks[recs[i].ID]; why != "" {
+			fmt.Fprintln(w, "  "+st.Red("[UNTRUSTED: "+tty(why)+"; `agentx-hook verify` says more]"))
 		}
 		Thread(w, st, &recs[i])
 	}

@@ -20,10 +20,13 @@ type Doc struct {
 	Monitor     []monitor.Action `json:"monitor"`
 	Requests    []ledger.Record  `json:"requests"`
 	jsonfile.Versioned
-	Sections []Section       `json:"sections"`
-	Status   string          `json:"status"`
-	Text     string          `json:"text"`
-	Waiting  []ledger.Record `json:"waiting"`
+	Sections []Section `json:"sections"`
+	Status   string    `json:"status"`
+	Text     string    `json:"text"`
+	// Untrusted: records shown that verify's checks find rewritten (id ->
+	// why).
+	Untrusted map[string]string `json:"untrusted,omitempty"`
+	Waiting   []ledger.Record   `json:"waiting"`
 }
 
 // Doc is r as `hook --json` prints it; strict says the verdict stops the
@@ -43,7 +46,7 @@ func (r *Result) Doc(strict bool) *Doc {
 	}
 	return &Doc{Hook: r.Event, Agent: r.Agent, Blocked: blocked,
 		Issue: issue, Status: r.Status, Waiting: jsonfile.List(r.Waiting), Requests: jsonfile.List(r.Requests),
-		Escalations: jsonfile.List(r.Escalations), Monitor: jsonfile.List(actions), Sections: jsonfile.List(r.Sections), Text: r.Text}
+		Escalations: jsonfile.List(r.Escalations), Monitor: jsonfile.List(actions), Sections: jsonfile.List(r.Sections), Text: r.Text, Untrusted: r.Untrusted}
 }
 
 // SkippedDoc is a hook's --json document when it did nothing: exit 0,

@@ -19,10 +19,10 @@ func (s *session) clarificationSections() []Section {
 	cli, res := s.d.CLI, s.res
 	var out []Section
 	if len(res.Waiting) > 0 {
-		out = append(out, waitingSection(res.Waiting, cli))
+		out = append(out, waitingSection(res.Waiting, cli, res.Untrusted))
 	}
 	if len(res.Requests) > 0 {
-		out = append(out, requestsSection(res.Requests, cli))
+		out = append(out, requestsSection(res.Requests, cli, res.Untrusted))
 	}
 	if len(res.Escalations) > 0 {
 		var b strings.Builder
@@ -43,7 +43,14 @@ func (s *session) clarificationSections() []Section {
 	return out
 }
 
-func requestsSection(recs []ledger.Record, cli string) Section {
+// untrustedLine marks a record verify's checks find rewritten (issue 32).
+func untrustedLine(b *strings.Builder, marks map[string]string, id, cli string) {
+	if why := marks[id]; why != "" {
+		fmt.Fprintf(b, "  [UNTRUSTED: %s; `%s verify` says more]\n", oneLine(why, 400), cli)
+	}
+}
+
+func requestsSection(recs []ledger.Record, cli string, marks map[string]string) Section {
 	var b strings.Builder
 	for _, r := range recs {
 		tag := ""
@@ -51,6 +58,7 @@ func requestsSection(recs []ledger.Record, cli string) Section {
 			tag = ", BLOCKING"
 		}
 		fmt.Fprintf(&b, "- %s to %s (round %d/%d, %s%s): %s\n", r.ID, r.To, r.Round, r.MaxRounds, r.Status, tag, oneLine(r.Topic, 200))
+		untrustedLine(&b, marks, r.ID, cli)
 		if ans := r.LastOf(ledger.Answer); ans != nil {
 			fmt.Fprintf(&b, "  Latest answer (%s):\n  %s\n", ans.From, sanitize.Quote(oneLine(ans.Body, 600)))
 		}
@@ -68,7 +76,7 @@ func requestsSection(recs []ledger.Record, cli string) Section {
 // them, so a flood of questions cannot crowd out everything else.
 const maxWaitingShown = 10
 
-func waitingSection(recs []ledger.Record, cli string) Section {
+func waitingSection(recs []ledger.Record, cli string, marks map[string]string) Section {
 	var b strings.Builder
 	recs = append([]ledger.Record(nil), recs...)
 	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Blocking && !recs[j].Blocking })
@@ -83,6 +91,7 @@ func waitingSection(recs []ledger.Record, cli string) Section {
 			tag = ", BLOCKING: " + r.From + " cannot go on without it"
 		}
 		fmt.Fprintf(&b, "- %s from %s (round %d/%d, %s%s): %s\n", r.ID, r.From, r.Round, r.MaxRounds, r.Status, tag, oneLine(r.Topic, 200))
+		untrustedLine(&b, marks, r.ID, cli)
 		if q := r.LastOf(ledger.Question); q != nil {
 			fmt.Fprintf(&b, "  Question:\n  %s\n", sanitize.Quote(oneLine(q.Body, 600)))
 		}

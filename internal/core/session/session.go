@@ -76,6 +76,10 @@ type Deps struct {
 	// Warn receives every warning; it decides where they go (stderr, with
 	// the deadline's swallowing: Run.Swallow).
 	Warn func(format string, args ...any)
+	// RecordMarks, when set, says which of the records hook start shows
+	// verify's checks find rewritten (record id -> why): they are shown
+	// marked (issue 32).
+	RecordMarks func(recs []ledger.Record) map[string]string
 	// MonitorWarnings reports what the monitor's scan found unreadable.
 	MonitorWarnings func(*monitor.Report)
 	// CLI is the command the sections tell the agent to run.
@@ -132,7 +136,10 @@ type Result struct {
 	Waiting     []ledger.Record // waiting for the agent's answer
 	Requests    []ledger.Record // the agent's own open requests
 	Escalations []ledger.Record // escalated records on the agent's issue
-	Sections    []Section
+	// Untrusted marks the records shown that verify's checks find
+	// rewritten past agentx (record id -> why; Deps.RecordMarks).
+	Untrusted map[string]string
+	Sections  []Section
 	// Text is the sections as one markdown document (cut to the host's
 	// limit for claude and codex).
 	Text string
@@ -286,7 +293,7 @@ func Finish(d *Deps, run *Run, in Input) *Result {
 			"- %s to %s (%s): %s\n  %s stays blocked-clarification until it is answered.", r.ID, r.To, r.Status, r.Topic, in.Agent)})
 	}
 	if len(s.res.Waiting) > 0 {
-		sections = append(sections, waitingSection(s.res.Waiting, d.CLI))
+		sections = append(sections, waitingSection(s.res.Waiting, d.CLI, s.res.Untrusted))
 	}
 	if sec, ok := monitorSection(s.res.Report); ok {
 		sections = append(sections, sec)

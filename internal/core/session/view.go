@@ -41,6 +41,9 @@ func (s *session) view(ctx context.Context) {
 		}
 	}
 	res.Waiting, res.Requests = ledger.Inbox(open, s.in.Agent)
+	if s.d.RecordMarks != nil && len(res.Waiting)+len(res.Requests) > 0 {
+		res.Untrusted = s.d.RecordMarks(append(append([]ledger.Record(nil), res.Waiting...), res.Requests...))
+	}
 	if s.in.HasIssue {
 		l, err := s.d.Ledgers.Load(s.in.Issue)
 		if err != nil {

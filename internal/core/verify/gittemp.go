@@ -2,6 +2,9 @@ package verify
 
 import (
 	"fmt"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -43,6 +46,10 @@ func (c *checker) gitTemps() {
 	}
 	held := openFiles()
 	now := c.opt.Now()
+	quiet := map[string]bool{}
+	for _, dir := range c.opt.GitDirs {
+		quiet[dir] = !liveWriterLock(dir, c.host)
+	}
 	for _, p := range found {
 		fi, err := os.Lstat(p)
 		if err != nil {
@@ -54,6 +61,11 @@ func (c *checker) gitTemps() {
 		case held[p]:
 			pr.Severity = Info
 			pr.Message = "a git or agentx temporary a running process holds open (a write in progress)"
+		case age < GitTempAge && quiet[gitDirOf(p, c.opt.GitDirs)] && age >= GitTempQuiet:
+			// No process holds it, nor any of agentx's git locks: the
+			// writer that made it is gone (issue 32).
+			pr.Message = fmt.Sprintf("a git or agentx temporary no process holds, and no live process holds agentx's git locks: left by a killed writer (%d bytes)", fi.Size())
+			pr.Repair = "remove it"
 		case age < GitTempAge:
 			pr.Severity = Info
 			pr.Message = fmt.Sprintf("a git or agentx temporary %s old: a write in progress, or one killed a moment ago", age.Round(time.Second))
@@ -65,14 +77,21 @@ func (c *checker) gitTemps() {
 	}
 }
 
-// removableGitTemp checks again, at repair time, that p is old and held
-// by no process.
-func removableGitTemp(p string, now time.Time) error {
+// GitTempQuiet is how old a temporary held by no process must be, when no
+// live process holds agentx's git locks, to be a killed writer's: more
+// than the moment between a writer's close and its rename.
+const GitTempQuiet = 2 * time.Second
+
+// removableGitTemp checks again, at repair time, that p is held by no
+// process and old, or its writer provably gone.
+func removableGitTemp(p string, now time.Time, gitDirs []string, host string) error {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return err
 	}
-	if !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) < GitTempAge {
+	age := now.Sub(fi.ModTime())
+	quiet := age >= GitTempQuiet && !liveWriterLock(gitDirOf(p, gitDirs), host)
+	if !fi.Mode().IsRegular() || (age < GitTempAge && !quiet) {
 		return fmt.Errorf("not removed: no longer an old regular file")
 	}
 	if openFiles()[p] {
@@ -108,4 +127,40 @@ func openFiles() map[string]bool {
 		}
 	}
 	return out
+}
+
+// gitDirOf is the git directory of dirs p is in ("" for none).
+func gitDirOf(p string, dirs []string) string {
+	for _, d := range dirs {
+		if strings.HasPrefix(p, d+string(filepath.Separator)) {
+			return d
+		}
+	}
+	return ""
+}
+
+// liveWriterLock reports whether a process that runs (or one on another
+// host, which cannot be told) holds one of agentx's locks in the git
+// directory dir (`agentx/*.lock`: the checkpoints' history, the state
+// branch): agentx writes its git objects under them. The owner is read
+// from the lock's own content (lock.ParseContent).
+func liveWriterLock(dir, host string) bool {
+	if dir == "" {
+		return true
+	}
+	locks, _ := filepath.Glob(filepath.Join(dir, "agentx", "*.lock"))
+	for _, p := range locks {
+		if filepath.Base(p) == guardFile {
+			continue // the lock package's guard of the directory, empty
+		}
+		data, err := atomicfile.ReadRegular(p, 4096)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		content, _, ok := lock.ParseContent(data)
+		if !ok || content.Host != host || content.PID <= 0 || alive(content.PID) {
+			return true
+		}
+	}
+	return false
 }

@@ -65,7 +65,8 @@ func Repair(ctx context.Context, ws workspace.Workspace, locks *lock.Locker, rep
 				err = cs.RecordLost(ctx, p.ID, &audit.Trail{Dir: ws.StateDir(), Locks: locks})
 			}
 		case CodeGitTemp:
-			if err = removableGitTemp(abs, time.Now()); err == nil {
+			host, _ := os.Hostname()
+			if err = removableGitTemp(abs, time.Now(), GitDirs(ws.Root), host); err == nil {
 				err = os.Remove(abs)
 			}
 		case CodeDeadLock:
@@ -75,14 +76,10 @@ func Repair(ctx context.Context, ws workspace.Workspace, locks *lock.Locker, rep
 				err = lk.Release()
 			}
 		case CodeDeadTemp:
-			target, ok := tempTarget(abs)
-			if !ok {
+			var ok bool
+			if ok, err = removeDeadTemp(ctx, locks, abs); !ok {
 				continue
 			}
-			err = atomicfile.WithLock(ctx, locks, target, func(*lock.Lock) error {
-				atomicfile.RemoveTemps(target)
-				return nil
-			})
 		default: // the manifest and the search index
 			if rebuilt {
 				continue
@@ -101,6 +98,30 @@ func Repair(ctx context.Context, ws workspace.Workspace, locks *lock.Locker, rep
 		out = append(out, d)
 	}
 	return out
+}
+
+// removeDeadTemp removes an atomic write's temporary left by a dead
+// writer: alone when its name carries the writer's pid (its death checked
+// again), else with the others of its file under the file's lock; ok is
+// false for a name that is no temporary's.
+func removeDeadTemp(ctx context.Context, locks *lock.Locker, abs string) (ok bool, err error) {
+	if pid, named := atomicfile.TempPID(filepath.Base(abs)); named {
+		if alive(pid) {
+			return true, fmt.Errorf("not removed: process %d runs again", pid)
+		}
+		if err := os.Remove(abs); err != nil && !os.IsNotExist(err) {
+			return true, err
+		}
+		return true, nil
+	}
+	target, ok := tempTarget(abs)
+	if !ok {
+		return false, nil
+	}
+	return true, atomicfile.WithLock(ctx, locks, target, func(*lock.Lock) error {
+		atomicfile.RemoveTemps(target)
+		return nil
+	})
 }
 
 // tempTarget is the file an atomic write's temporary `.NAME.tmp-XXXX` was

@@ -374,12 +374,20 @@ func (c *checker) lockFile(path string) {
 	}
 }
 
-// tempFile reports a temporary of an atomic write older than the lock
-// threshold: its writer held the file's lock, which would have been taken
-// over by now, so the writer is gone.
+// tempFile reports a temporary of an atomic write left by a writer that is
+// gone: at once when its name carries the writer's process id and that
+// process no longer runs (agentx names its temporaries so, issue 32),
+// else once it is older than the lock threshold (its writer held the
+// file's lock, which would have been taken over by now).
 func (c *checker) tempFile(path string) {
 	fi, err := os.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	if pid, ok := atomicfile.TempPID(filepath.Base(path)); ok && !alive(pid) {
+		c.add(Problem{Code: CodeDeadTemp, Severity: Error, Path: c.rel(path), Offset: -1,
+			Message: fmt.Sprintf("temporary of an atomic write left by process %d, which is no longer running", pid),
+			Repair:  "remove it"})
 		return
 	}
 	if age := c.opt.Now().Sub(fi.ModTime()); age > c.opt.StaleAfter {

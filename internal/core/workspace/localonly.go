@@ -34,6 +34,11 @@ const (
 	// observations written since search.idx and manifest.json were) inside
 	// `.agentx/memory/` (package memory writes it).
 	SearchDeltaName = "search.delta"
+	// AnchorsBaseName and AnchorsStateName are the derived index of the
+	// audit trail's anchors of observations inside `.agentx/memory/`
+	// (package memanchor writes them).
+	AnchorsBaseName  = "anchors.idx"
+	AnchorsStateName = "anchors.state"
 	// IndexRebuildName is the marker (and, with ".log", the output) of a
 	// memory index rebuild a hook left running in the background inside
 	// `.agentx/memory/` (package hookcmd writes it).
@@ -89,6 +94,8 @@ func LocalOnly() []Pattern {
 		{Glob: SearchIndexName, Derived: true},
 		{Glob: SearchFilesName, Derived: true},
 		{Glob: SearchDeltaName, Derived: true},
+		{Glob: AnchorsBaseName, Derived: true},
+		{Glob: AnchorsStateName, Derived: true},
 	}
 }
 

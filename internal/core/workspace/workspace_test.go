@@ -70,7 +70,7 @@ func TestGitBranch(t *testing.T) {
 func TestGitignoreContent(t *testing.T) {
 	t.Parallel()
 	want := "# local: locks, temporaries, spools, crash markers, this clone's writer id\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\nmemory/spool\ncursors/\nmemory/pending/\nindex-rebuild*\nrecall-pending.jsonl*\nhook-log.jsonl*\nstate/writer-id\nmemory/retention.json\nstate/inbox/\n" +
-		"# derived: rebuilt from the JSON files when missing\n.monitor-index\n.artifact-index\nsearch.idx\nsearch.files\nsearch.delta\n" +
+		"# derived: rebuilt from the JSON files when missing\n.monitor-index\n.artifact-index\nsearch.idx\nsearch.files\nsearch.delta\nanchors.idx\nanchors.state\n" +
 		"# per machine: rewritten by every hook here (status, events, audit trail, metrics); checkpoints keep them\n" +
 		"state/agent-status.json\nstate/events.jsonl\nstate/audit*.jsonl\nstate/metrics/\n"
 	if got := string(Gitignore()); got != want {
