@@ -1,9 +1,7 @@
 package memindex
 
 import (
-	"container/heap"
 	"math"
-	"sort"
 	"strings"
 )
 
@@ -53,7 +51,7 @@ func (ix *Index) Search(q Query) ([]Hit, error) {
 		return nil, nil // an agent or category no document has
 	}
 	terms := Terms(q.Text)
-	top := &topK{ix: ix, k: q.limit()}
+	top := newTopK(ix, q.limit())
 	if len(terms) == 0 && strings.TrimSpace(q.Text) != "" {
 		return nil, nil // only stop words or punctuation: nothing to rank by
 	}
@@ -179,7 +177,7 @@ func (sc *scores) add(d int, s float64) {
 	sc.sparse[d] += s
 }
 
-func (sc *scores) offerTo(top *topK) {
+func (sc *scores) offerTo(top *best[Hit]) {
 	for _, d := range sc.touched {
 		s := sc.sparse[d]
 		if sc.dense != nil {
@@ -198,47 +196,17 @@ func indexOf(ss []string, s string) int {
 	return -1
 }
 
-// topK keeps the best k hits in a min-heap (k < 0: all).
-type topK struct {
-	ix   *Index
-	k    int
-	hits []Hit
-}
-
-// better orders hits: higher score, then newer, then stored later.
-func (t *topK) better(a, b Hit) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	ta, tb := t.ix.time(a.Doc), t.ix.time(b.Doc)
-	if ta != tb {
-		return ta > tb
-	}
-	return a.Doc > b.Doc
-}
-
-func (t *topK) Len() int           { return len(t.hits) }
-func (t *topK) Less(i, j int) bool { return t.better(t.hits[j], t.hits[i]) }
-func (t *topK) Swap(i, j int)      { t.hits[i], t.hits[j] = t.hits[j], t.hits[i] }
-func (t *topK) Push(x any)         { t.hits = append(t.hits, x.(Hit)) }
-func (t *topK) Pop() any {
-	h := t.hits[len(t.hits)-1]
-	t.hits = t.hits[:len(t.hits)-1]
-	return h
-}
-
-func (t *topK) offer(h Hit) {
-	if t.k < 0 || len(t.hits) < t.k {
-		heap.Push(t, h)
-		return
-	}
-	if t.better(h, t.hits[0]) {
-		t.hits[0] = h
-		heap.Fix(t, 0)
-	}
-}
-
-func (t *topK) sorted() []Hit {
-	sort.Slice(t.hits, func(i, j int) bool { return t.better(t.hits[i], t.hits[j]) })
-	return t.hits
+// newTopK keeps the best k hits of one index (k < 0: all): higher score,
+// then newer, then stored later.
+func newTopK(ix *Index, k int) *best[Hit] {
+	return &best[Hit]{k: k, better: func(a, b Hit) bool {
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		ta, tb := ix.time(a.Doc), ix.time(b.Doc)
+		if ta != tb {
+			return ta > tb
+		}
+		return a.Doc > b.Doc
+	}}
 }

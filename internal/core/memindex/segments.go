@@ -1,9 +1,7 @@
 package memindex
 
 import (
-	"container/heap"
 	"math"
-	"sort"
 	"strings"
 )
 
@@ -33,7 +31,7 @@ func SearchSegs(segs []Seg, q Query) ([]SegHit, error) {
 	if len(terms) == 0 && strings.TrimSpace(q.Text) != "" {
 		return nil, nil
 	}
-	ss := &segSearch{segs: segs, top: &segTop{segs: segs, k: q.limit()}}
+	ss := &segSearch{segs: segs, top: newSegTop(segs, q.limit())}
 	for i, sg := range segs {
 		ss.n += sg.Ix.n
 		ss.total += sg.Ix.totalLen
@@ -146,12 +144,27 @@ func (ss *segSearch) offerScored() {
 	}
 }
 
-// segTop is topK over segments, with each segment's scores.
+// segTop is the best hits over segments, with each segment's scores.
 type segTop struct {
+	best[SegHit]
 	segs []Seg
 	sc   []*scores
-	k    int
-	hits []SegHit
+}
+
+func newSegTop(segs []Seg, k int) *segTop {
+	return &segTop{segs: segs, best: best[SegHit]{k: k, better: func(a, b SegHit) bool {
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		ta, tb := segs[a.Seg].Ix.time(a.Doc), segs[b.Seg].Ix.time(b.Doc)
+		if ta != tb {
+			return ta > tb
+		}
+		if a.Seg != b.Seg {
+			return a.Seg > b.Seg
+		}
+		return a.Doc > b.Doc
+	}}}
 }
 
 func (t *segTop) scoresOf(i int) *scores {
@@ -162,46 +175,6 @@ func (t *segTop) scoresOf(i int) *scores {
 		t.sc[i] = &scores{sparse: map[int]float64{}}
 	}
 	return t.sc[i]
-}
-
-func (t *segTop) better(a, b SegHit) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	ta, tb := t.segs[a.Seg].Ix.time(a.Doc), t.segs[b.Seg].Ix.time(b.Doc)
-	if ta != tb {
-		return ta > tb
-	}
-	if a.Seg != b.Seg {
-		return a.Seg > b.Seg
-	}
-	return a.Doc > b.Doc
-}
-
-func (t *segTop) Len() int           { return len(t.hits) }
-func (t *segTop) Less(i, j int) bool { return t.better(t.hits[j], t.hits[i]) }
-func (t *segTop) Swap(i, j int)      { t.hits[i], t.hits[j] = t.hits[j], t.hits[i] }
-func (t *segTop) Push(x any)         { t.hits = append(t.hits, x.(SegHit)) }
-func (t *segTop) Pop() any {
-	h := t.hits[len(t.hits)-1]
-	t.hits = t.hits[:len(t.hits)-1]
-	return h
-}
-
-func (t *segTop) offer(h SegHit) {
-	if t.k < 0 || len(t.hits) < t.k {
-		heap.Push(t, h)
-		return
-	}
-	if t.better(h, t.hits[0]) {
-		t.hits[0] = h
-		heap.Fix(t, 0)
-	}
-}
-
-func (t *segTop) sorted() []SegHit {
-	sort.Slice(t.hits, func(i, j int) bool { return t.better(t.hits[i], t.hits[j]) })
-	return t.hits
 }
 
 // IssueOf is document d's issue (cheaper than Doc when only it is needed).
