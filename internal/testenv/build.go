@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -93,7 +94,7 @@ func sharedBuildDir() string {
 // buildKey hashes what SharedBinary's key is made of.
 func buildKey(root, name, how string) (string, error) {
 	h := sha256.New()
-	out, err := exec.Command("go", "env", "GOVERSION", "GOFLAGS", "CGO_ENABLED", "GOOS", "GOARCH", "GOEXPERIMENT", "GOAMD64").Output()
+	out, err := exec.CommandContext(context.Background(), "go", "env", "GOVERSION", "GOFLAGS", "CGO_ENABLED", "GOOS", "GOARCH", "GOEXPERIMENT", "GOAMD64").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env: %w", err)
 	}
@@ -171,7 +172,7 @@ func pruneShared(root, keep string) {
 // and the package), the command's output on stderr.
 func GoBuild(args ...string) func(out string) error {
 	return func(out string) error {
-		cmd := exec.Command("go", append([]string{"build", "-o", out}, args...)...)
+		cmd := exec.CommandContext(context.Background(), "go", append([]string{"build", "-o", out}, args...)...)
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		return cmd.Run()
 	}
