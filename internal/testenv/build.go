@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -33,7 +34,7 @@ import (
 // build writes the binary to the path it is given; SharedBinary renames
 // it into place, so two test binaries building the same key at once each
 // build and the last rename wins with identical content, and a reader
-// never sees half a file. Entries not used for a week are removed.
+// never sees half a file. Old entries are pruned (pruneShared).
 func SharedBinary(name, how string, build func(out string) error) (string, error) {
 	mod, err := moduleRoot()
 	if err != nil {
@@ -149,24 +150,41 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// pruneShared removes the cache's entries other than keep not used for
-// a week (best effort: another test binary may be using one right now,
-// and a week-old key is code nobody builds any more).
+// pruneShared removes the cache's entries other than keep that were not
+// used for a day, and all but the sharedKeep most recently used: every
+// edit of the module is a new key (about 10 MB each for the two
+// binaries), and a day of commits made 130 MB. Best effort: another test
+// binary may be using an entry right now; it then builds it again.
 func pruneShared(root, keep string) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return
 	}
+	type entry struct {
+		path string
+		used time.Time
+	}
+	var old []entry
 	for _, e := range entries {
 		p := filepath.Join(root, e.Name())
 		if p == keep || !e.IsDir() {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > 7*24*time.Hour {
-			_ = os.RemoveAll(p)
+		if fi, err := e.Info(); err == nil {
+			old = append(old, entry{p, fi.ModTime()})
+		}
+	}
+	sort.Slice(old, func(i, j int) bool { return old[i].used.After(old[j].used) })
+	for i, e := range old {
+		if i >= sharedKeep || time.Since(e.used) > 24*time.Hour {
+			_ = os.RemoveAll(e.path)
 		}
 	}
 }
+
+// sharedKeep is how many other keys pruneShared keeps: a second checkout
+// or a branch switched back to finds its binary.
+const sharedKeep = 4
 
 // GoBuild is a SharedBinary build step: go build -o out with args (flags
 // and the package), the command's output on stderr.

@@ -1,9 +1,12 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // A binary is built once per content of the module: test files and
@@ -59,5 +62,42 @@ func TestSharedBinaryBuildsOncePerContent(t *testing.T) {
 	get("go build")
 	if builds != 4 {
 		t.Fatalf("a new non-Go file (an embed) served from the cache (%d builds)", builds)
+	}
+}
+
+// The cache keeps the entry in use and the sharedKeep most recently used
+// others, none unused for a day.
+func TestPruneSharedKeepsTheRecent(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	now := time.Now()
+	mk := func(name string, age time.Duration) string {
+		t.Helper()
+		p := filepath.Join(root, name)
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	keep := mk("current", 48*time.Hour)
+	for i := range 6 {
+		mk(fmt.Sprintf("recent%d", i), time.Duration(i+1)*time.Minute)
+	}
+	mk("stale", 25*time.Hour)
+	pruneShared(root, keep)
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	want := []string{"current", "recent0", "recent1", "recent2", "recent3"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("left %v, want %v", got, want)
 	}
 }
