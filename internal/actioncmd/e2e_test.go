@@ -40,7 +40,6 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	binary = filepath.Join(dir, "agentx-action")
 	coverDir = filepath.Join(dir, "cover")
 	if err := os.Mkdir(coverDir, 0o755); err != nil {
 		panic(err)
@@ -48,13 +47,22 @@ func TestMain(m *testing.M) {
 	keep := os.Getenv("AGENTX_E2E_COVER")
 	_, file, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(file), "..", "..", "cmd", "agentx-action", "build.sh")
-	cmd := exec.Command("sh", script, binary, "e2e")
-	if keep != "" {
-		cmd.Env = append(os.Environ(), "GOFLAGS=-cover -coverpkg=github.com/agentx-dev/agentx/...")
+	build := func(out string) error {
+		cmd := exec.Command("sh", script, out, "e2e")
+		if keep != "" {
+			cmd.Env = append(os.Environ(), "GOFLAGS=-cover -coverpkg=github.com/agentx-dev/agentx/...")
+		}
+		cmd.Stderr = os.Stderr
+		return cmd.Run()
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build agentx-action:", err)
+	// Built once per content of the module (the script is part of it),
+	// shared with later runs and a second copy of the suite (issue 37).
+	how := "build.sh e2e"
+	if keep != "" {
+		how += " with coverage"
+	}
+	if binary, err = testenv.SharedBinary("agentx-action", how, build); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	// Most tests here wait on the agentx-action processes they start (and

@@ -177,8 +177,15 @@ func (a *App) forwardJSONFilter(ctx context.Context, args []string) int {
 	}
 	exe, err := findCompanion(mcpBinary, "the MCP server")
 	if err != nil {
+		// Why not in agentx-hook: gojq and text/template cost every start
+		// 0.35 ms of CPU (+20%) and the binary 2.7 MB (docs/PERFORMANCE.md,
+		// issue 37), and every hook and git hook starts agentx-hook.
+		dir := ""
+		if self, err := os.Executable(); err == nil {
+			dir = filepath.Dir(self)
+		}
 		return a.fail(errcode.New(errcode.NotFound, "--jq and --template run in %s, which is neither beside agentx-hook nor on $PATH", mcpBinary).
-			WithHint("install it beside agentx-hook: from a clone, go install ./cmd/agentx-hook ./cmd/agentx-mcp; or use --json with jq"))
+			WithHint(companionInstallHint(mcpBinary, dir, buildVersion().Version) + "; or pipe --json into jq"))
 	}
 	if a.rootFlag != "" {
 		args = append([]string{"--root", a.rootFlag}, args...)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentx-dev/agentx/internal/testbin"
 )
 
 // gh's conventions on every --json command (issue 37): --json=FIELD,...
@@ -88,5 +90,39 @@ func TestJQRunsThroughAgentxMCP(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, ".agentx")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Without agentx-mcp, --jq says exactly what to install and where: the
+// same tagged version from the module proxy, else the clone's cmd/.
+func TestJQWithoutAgentxMCPSaysWhatToInstall(t *testing.T) {
+	t.Parallel()
+	root, alone := t.TempDir(), t.TempDir()
+	if _, e, code := runApp(t, root, nil, "", "init"); code != 0 {
+		t.Fatalf("init: %s", e)
+	}
+	if err := testbin.InstallSelf(filepath.Join(alone, "agentx-hook")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(alone, "agentx-hook"), "--root", root, "state", "--jq", ".schemaVersion")
+	cmd.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+	out, _ := cmd.CombinedOutput()
+	want := "GOBIN=" + alone + " go install ./cmd/agentx-mcp"
+	if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(string(out), "NOT_FOUND") || !strings.Contains(string(out), want) {
+		t.Fatalf("--jq without agentx-mcp: exit %d, want NOT_FOUND naming %q:\n%s", cmd.ProcessState.ExitCode(), want, out)
+	}
+	for _, tt := range []struct{ version, want string }{
+		{"v1.2.3", "GOBIN=/opt/bin go install github.com/agentx-dev/agentx/cmd/agentx-mcp@v1.2.3"},
+		{"v0.0.0-20261128123456-abcdef123456", "GOBIN=/opt/bin go install ./cmd/agentx-mcp"},
+		{"v1.2.4-0.20261128123456-abcdef123456", "GOBIN=/opt/bin go install ./cmd/agentx-mcp"},
+		{"v1.2.3+dirty", "GOBIN=/opt/bin go install ./cmd/agentx-mcp"},
+		{"dev", "GOBIN=/opt/bin go install ./cmd/agentx-mcp"},
+	} {
+		if got := companionInstallHint("agentx-mcp", "/opt/bin", tt.version); !strings.Contains(got, tt.want) {
+			t.Errorf("version %s: %q, want %q in it", tt.version, got, tt.want)
+		}
+	}
+	if got := companionInstallHint("agentx-mcp", "/my tools", "dev"); !strings.Contains(got, "GOBIN='/my tools' go") {
+		t.Errorf("a directory with a space: %q", got)
 	}
 }

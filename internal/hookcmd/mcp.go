@@ -56,8 +56,10 @@ const mcpBinary = "agentx-mcp"
 // this executable (a release archive and `go install ./cmd/...` put them
 // together), else on $PATH.
 func findCompanion(binary, what string) (string, error) {
+	dir := ""
 	if self, err := os.Executable(); err == nil {
-		if p := execpath.Find(filepath.Dir(self), binary); p != "" {
+		dir = filepath.Dir(self)
+		if p := execpath.Find(dir, binary); p != "" {
 			return p, nil
 		}
 	}
@@ -65,7 +67,48 @@ func findCompanion(binary, what string) (string, error) {
 		return p, nil
 	}
 	return "", errcode.New(errcode.NotFound, "%s is the separate binary %s, and it is neither beside %s nor on $PATH", what, binary, "agentx-hook").
-		WithHint("install it beside agentx-hook: from a clone, go install ./cmd/agentx-hook ./cmd/" + binary + "; release archives carry both")
+		WithHint(companionInstallHint(binary, dir, buildVersion().Version))
+}
+
+// companionInstallHint is the exact command that puts binary beside the
+// agentx-hook in dir: the same tagged version from the module proxy, or,
+// for a build from a clone (version "dev" or a pseudo-version), the
+// clone's own cmd/ directory.
+func companionInstallHint(binary, dir, version string) string {
+	gobin := ""
+	if dir != "" {
+		gobin = "GOBIN=" + shellQuote(dir) + " "
+	}
+	if strings.HasPrefix(version, "v") && !isPseudoVersion(version) {
+		return fmt.Sprintf("install it beside agentx-hook: %sgo install github.com/agentx-dev/agentx/cmd/%s@%s (this agentx-hook's version); release archives carry both", gobin, binary, version)
+	}
+	return fmt.Sprintf("install it beside agentx-hook: in the clone this agentx-hook was built from, %sgo install ./cmd/%s; release archives carry both", gobin, binary)
+}
+
+// isPseudoVersion reports a version go made up for an untagged commit
+// (v0.0.0-20261128123456-abcdef123456, v1.2.4-0.20261128123456-abcdef123456),
+// or a build with local changes (+dirty): no tag to install it from.
+func isPseudoVersion(v string) bool {
+	if strings.Contains(v, "+") {
+		return true
+	}
+	parts := strings.Split(v, "-")
+	if len(parts) < 3 {
+		return false
+	}
+	hash, stamp := parts[len(parts)-1], parts[len(parts)-2]
+	stamp = stamp[strings.LastIndexByte(stamp, '.')+1:]
+	return len(hash) == 12 && len(stamp) == 14 && strings.Trim(stamp, "0123456789") == ""
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // forwardMCP runs `agentx-mcp [--root R] mcp [--agent A]` on this

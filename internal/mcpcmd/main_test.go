@@ -81,7 +81,7 @@ func TestAgentxHookWithoutMCPBinary(t *testing.T) {
 	if err == nil {
 		t.Fatalf("served without agentx-mcp:\n%s", out)
 	}
-	if got := string(out); !strings.Contains(got, "error: NOT_FOUND: the MCP server is the separate binary agentx-mcp") || !strings.Contains(got, "go install ./cmd/agentx-hook ./cmd/agentx-mcp") {
+	if got := string(out); !strings.Contains(got, "error: NOT_FOUND: the MCP server is the separate binary agentx-mcp") || !strings.Contains(got, "GOBIN="+dir+" go install ./cmd/agentx-mcp") {
 		t.Fatalf("%v, output:\n%s", err, got)
 	}
 }

@@ -2,7 +2,9 @@ package memory
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,5 +87,39 @@ func TestWritesAreAuditedWithHashes(t *testing.T) {
 		if h, ok := o.StoredHash(); !ok || h != o.ComputeHash() {
 			t.Fatalf("archived %s: hash %q", o.ID, h)
 		}
+	}
+}
+
+// What an issue file holds is anchored on the trail before the store's
+// pending marker goes (issue 37): a reader that finds no marker finds the
+// line. Once the manifest write fails the issue file's observations stand
+// (the next command repairs the manifest), so their line must be there;
+// it was appended only after the manifest, and verify beside writers saw
+// a stored observation with neither marker nor line.
+func TestStoredObservationIsAnchoredBeforeItsMarkerGoes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	s := New(filepath.Join(dir, "memory"), lock.New(lock.Options{}), clk)
+	s.NoSync = true
+	s.Audit = &audit.Trail{Dir: filepath.Join(dir, "state"), Clock: clk}
+	ctx := context.Background()
+	// The manifest cannot be replaced: a directory stands in its place.
+	if err := os.MkdirAll(filepath.Join(dir, "memory", "manifest.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Store(ctx, []Observation{{Agent: "engineer", IssueNumber: 5, Category: Decision, Content: "a decision the manifest never heard of"}}); err == nil {
+		t.Fatal("stored with no manifest to write")
+	}
+	f, err := os.ReadFile(filepath.Join(dir, "memory", "issue-5.json"))
+	if err != nil {
+		t.Fatalf("the issue file was not written first: %v", err)
+	}
+	h, err := audit.History(s.Audit.Dir, audit.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h) != 1 || len(h[0].IDs) != 1 || !strings.Contains(string(f), h[0].IDs[0]) {
+		t.Fatalf("the issue file holds an observation its trail does not name: %d lines %+v\n%s", len(h), h, f)
 	}
 }

@@ -371,12 +371,17 @@ func (s *Store) StoreReport(ctx context.Context, obs []Observation) (stored []Ob
 		if err != nil {
 			return stored, dups, err
 		}
+		// The trail's line before finish removes the pending marker: the
+		// issue file holds them now (a failed manifest write is repaired
+		// from it), and verify, reading beside writers, treats what a
+		// marker covers as in progress but what neither a marker nor a
+		// line covers as planted (issue 37).
+		s.auditStored(ctx, issue, added)
 		if err := s.finish(ctx, issue, marker); err != nil {
 			return stored, dups, err
 		}
 		stored = append(stored, added...)
 		s.emitStored(ctx, issue, added)
-		s.auditStored(ctx, issue, added)
 	}
 	return stored, dups, nil
 }

@@ -220,15 +220,27 @@ func TestRespondLeavesNoDescendants(t *testing.T) {
 	}
 	dir := t.TempDir()
 	pidFile := func(name string) string { return dir + "/" + name + ".pid" }
+	setsidTimeout := func(d time.Duration) config.Responder {
+		return config.Responder{Command: []string{"sh", "-c", `setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $! >"$0"; sleep 300`, pidFile("a")},
+			Timeout: config.Duration{Duration: d}}
+	}
 	e := &Exec{Dir: dir, Responders: map[string]config.Responder{
-		"setsid-timeout": {Command: []string{"sh", "-c", `setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $! >"$0"; sleep 300`, pidFile("a")},
-			Timeout: config.Duration{Duration: 300 * time.Millisecond}},
+		"setsid-timeout": setsidTimeout(300 * time.Millisecond),
 		"background": {Command: []string{"sh", "-c", `sleep 300 >/dev/null 2>&1 & echo $! >"$0"; setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $! >"$1"; echo answered`,
 			pidFile("b"), pidFile("c")}},
 	}}
 	req := Request{Issue: 4, ID: "CLR-4-001", Question: "Why?", Round: 1}
-	if _, err := e.Respond(context.Background(), "setsid-timeout", req); err == nil || !strings.Contains(err.Error(), "timed out") {
-		t.Fatalf("setsid-timeout: %v", err)
+	// The timeout must come after the shell started its grandchild and
+	// wrote its pid: on a loaded machine 300 ms did not always reach that
+	// line (no a.pid). Then again with twice the time, until it has.
+	for d := 300 * time.Millisecond; ; d *= 2 {
+		e.Responders["setsid-timeout"] = setsidTimeout(d)
+		if _, err := e.Respond(context.Background(), "setsid-timeout", req); err == nil || !strings.Contains(err.Error(), "timed out") {
+			t.Fatalf("setsid-timeout: %v", err)
+		}
+		if _, err := os.Stat(pidFile("a")); err == nil || d > time.Minute {
+			break
+		}
 	}
 	if got, err := e.Respond(context.Background(), "background", req); err != nil || got != "answered" {
 		t.Fatalf("background: %q %v", got, err)

@@ -2,6 +2,7 @@ package workpool
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -21,19 +22,34 @@ func TestRunCallsEachIndexOnce(t *testing.T) {
 	}
 }
 
-// A cancelled context starts no new call and is the error.
+// A cancelled context starts no new call and is the error. The worker
+// that cancels is held back until another worker is past it, as a thread
+// the OS preempts between the call and cancel() would be (on a loaded
+// machine the other workers then ran all 1,000 calls, Run returned nil
+// and the test failed); a call begun before the cancel lands waits for it.
 func TestRunStopsWhenCancelled(t *testing.T) {
 	t.Parallel()
 	for _, workers := range []int{1, 4} {
 		ctx, cancel := context.WithCancel(context.Background())
 		var calls atomic.Int32
-		err := Run(ctx, 1000, workers, func(i int) {
-			if calls.Add(1) == 10 {
+		past := make(chan struct{})
+		var once sync.Once
+		err := Run(ctx, 1000, workers, func(int) {
+			switch n := calls.Add(1); {
+			case n == 10:
+				if workers > 1 {
+					<-past
+				}
 				cancel()
+			case n > 10:
+				once.Do(func() { close(past) })
+				<-ctx.Done()
 			}
 		})
-		if err != context.Canceled || calls.Load() >= 1000 {
-			t.Errorf("workers=%d: err %v after %d calls", workers, err, calls.Load())
+		// At most one call per other worker after the tenth: each had
+		// begun before the cancel and none began after.
+		if err != context.Canceled || calls.Load() > int32(10+workers-1) {
+			t.Errorf("workers=%d: err %v after %d calls, want context.Canceled after at most %d", workers, err, calls.Load(), 10+workers-1)
 		}
 	}
 }

@@ -25,9 +25,10 @@ import (
 	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
-// agentxBin is the agentx-hook binary TestMain builds once (without the
-// race detector: it starts several times faster, and the code under test
-// is the binary's behaviour, not its data races).
+// agentxBin is the agentx-hook binary TestMain builds or finds built
+// (testenv.SharedBinary), without the race detector: it starts several
+// times faster, and the code under test is the binary's behaviour, not
+// its data races.
 var agentxBin string
 
 // modelEnv keeps the AGENTX_MODEL_ settings of the test's environment,
@@ -48,11 +49,12 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	scratch = dir
-	agentxBin = filepath.Join(dir, "agentx-hook")
-	build := exec.Command("go", "build", "-o", agentxBin, "github.com/agentx-dev/agentx/cmd/agentx-hook")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build agentx-hook:", err)
+	// Built once per content of the module, shared with later runs and a
+	// second copy of the suite (issue 37).
+	agentxBin, err = testenv.SharedBinary("agentx-hook", "go build ./cmd/agentx-hook",
+		testenv.GoBuild("github.com/agentx-dev/agentx/cmd/agentx-hook"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	if err := gitEnv(dir); err != nil {
