@@ -15,28 +15,97 @@ import (
 
 // Refs lists the refs whose names start with one of prefixes (all refs
 // when none is given), resolved to the object they name
-// (git for-each-ref PREFIX...).
+// (git for-each-ref PREFIX...). Read as git reads them, not through
+// go-git's iterator: that reads every file under refs/, so one NAME.lock
+// a killed update left empty ("ref file is empty") failed the whole
+// listing, and with it `sync --recover`, the command for after a crash.
+// A lock, an empty or unparsable loose ref is skipped, as git skips it
+// ("ignoring broken ref"); a loose ref wins over its packed copy.
 func (r *Repo) Refs(prefixes ...string) (map[string]Hash, error) {
 	if err := r.regularRefs(); err != nil {
 		return nil, err
 	}
-	iter, err := r.st.IterReferences()
-	if err != nil {
+	out := map[string]Hash{}
+	if err := r.packedRefs(prefixes, out); err != nil {
 		return nil, fmt.Errorf("list refs: %w", err)
 	}
-	out := map[string]Hash{}
-	err = iter.ForEach(func(ref *plumbing.Reference) error {
-		name := ref.Name().String()
-		if ref.Type() != plumbing.HashReference || !hasPrefix(name, prefixes) {
+	refs := filepath.Join(r.CommonDir, "refs")
+	err := filepath.WalkDir(refs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasSuffix(p, ".lock") {
 			return nil
 		}
-		out[name] = ref.Hash()
+		rel, err := filepath.Rel(r.CommonDir, p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		if !hasPrefix(name, prefixes) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed while listed
+			}
+			return err
+		}
+		if h, ok := hashLine(bytes.TrimSpace(data)); ok {
+			out[name] = h
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list refs: %w", err)
 	}
 	return out, nil
+}
+
+// packedRefs adds the refs of packed-refs under prefixes to out.
+func (r *Repo) packedRefs(prefixes []string, out map[string]Hash) error {
+	f, err := os.Open(filepath.Join(r.CommonDir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) == 0 || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		hash, name, ok := bytes.Cut(line, []byte(" "))
+		if !ok || !hasPrefix(string(name), prefixes) {
+			continue
+		}
+		if h, ok := hashLine(hash); ok {
+			out[string(name)] = h
+		}
+	}
+	return sc.Err()
+}
+
+// hashLine is a loose ref's or packed line's object id; a symbolic ref
+// ("ref: ...") or anything else is not one.
+func hashLine(b []byte) (Hash, bool) {
+	if len(b) != 40 {
+		return Hash{}, false
+	}
+	for _, c := range b {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return Hash{}, false
+		}
+	}
+	return plumbing.NewHash(string(b)), true
 }
 
 func hasPrefix(name string, prefixes []string) bool {

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -372,19 +373,22 @@ func userState(dir string) (string, error) {
 		return "", err
 	}
 	fmt.Fprintf(&b, "HEAD %s", head)
-	common := openStore(commonDir)
-	refs, err := common.IterReferences()
+	// Listed as git lists them (gitstore.Refs): go-git's iterator fails on
+	// the empty NAME.lock a sync killed mid-update leaves under refs/.
+	repo, err := gitstore.Open(dir)
+	if err != nil {
+		return "", err
+	}
+	refs, err := repo.Refs("refs/heads/", "refs/tags/", "refs/stash")
 	if err != nil {
 		return "", err
 	}
 	var names []string
-	_ = refs.ForEach(func(r *plumbing.Reference) error {
-		n := r.Name().String()
-		if strings.HasPrefix(n, "refs/heads/") || strings.HasPrefix(n, "refs/tags/") || n == "refs/stash" {
-			names = append(names, r.String())
+	for n, h := range refs {
+		if n == "refs/stash" || !strings.HasPrefix(n, "refs/stash") {
+			names = append(names, h.String()+" "+n)
 		}
-		return nil
-	})
+	}
 	sort.Strings(names)
 	fmt.Fprintf(&b, "refs %s\n", strings.Join(names, "; "))
 	idx, err := openStore(gitDir).Index()
