@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -223,7 +224,7 @@ func TestRehashedAnswerMarked(t *testing.T) {
 		"--question", "Redis or Postgres?", "--non-blocking")
 	w.ok("clarify", "answer", "CLR-42-001", "--body", "Postgres: one store to back up.", "--as", "architect")
 	w.ok("checkpoint", "create", "--message", "after the answer")
-	for _, args := range [][]string{{"clarify", "show", "CLR-42-001"}, {"clarify", "--issue", "42"}} {
+	for _, args := range [][]string{{"clarify", "show", "CLR-42-001"}, {"clarify", "--issue", "42"}, {"clarify", "--all"}} {
 		if out, errs := w.ok(args...); strings.Contains(out+errs, "UNTRUSTED") {
 			t.Fatalf("%v before the edit:\n%s%s", args, out, errs)
 		}
@@ -258,6 +259,14 @@ func TestRehashedAnswerMarked(t *testing.T) {
 	}
 	if js, _ := w.ok("clarify", "--issue", "42", "--json"); !strings.Contains(js, `"CLR-42-001": "RECORD_REWRITTEN: `) {
 		t.Fatalf("clarify --issue --json:\n%s", js)
+	}
+	// The cross-issue list marks it too, under the record's line (its
+	// --json carried the mark, its table did not).
+	if text, _ := w.ok("clarify", "--all"); !regexp.MustCompile(`CLR-42-001 .*\n.*\n +\[UNTRUSTED: RECORD_REWRITTEN: the answer of round 1 from architect`).MatchString(text) {
+		t.Fatalf("clarify --all:\n%s", text)
+	}
+	if js, _ := w.ok("clarify", "--all", "--json"); !strings.Contains(js, `"CLR-42-001": "RECORD_REWRITTEN: `) {
+		t.Fatalf("clarify --all --json:\n%s", js)
 	}
 	text, _ = w.ok("hook", "start", "--agent", "engineer", "--issue", "42")
 	if !strings.Contains(text, "CLR-42-001 to architect") || !strings.Contains(text, "[UNTRUSTED: RECORD_REWRITTEN") {

@@ -141,7 +141,7 @@ func runClarifyList(ctx context.Context, a *App, o *clarifyListOptions) error {
 	case len(recs) == 0:
 		fmt.Fprintln(a.Stdout, "No active clarifications.")
 	default:
-		render.List(a.Stdout, a.Style(), recs, a.Clock.Now())
+		render.ListMarked(a.Stdout, a.Style(), recs, a.Clock.Now(), doc.Untrusted)
 		for _, l := range outdated {
 			fmt.Fprintln(a.Stdout, "  "+a.Style().Yellow("[MAY BE OUTDATED]")+" "+l)
 		}

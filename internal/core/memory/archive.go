@@ -89,12 +89,13 @@ func (s *Store) Archive(ctx context.Context, issue int, pick func(obs []Observat
 	if err != nil {
 		return nil, err
 	}
-	if err := s.finish(ctx, issue, marker); err != nil {
-		return gone, err
-	}
+	// The line before the marker goes, as Remove's.
 	if len(gone) > 0 {
 		ids, before := hashes(gone)
 		s.audit(ctx, audit.Entry{Op: OpArchive, Issue: issue, IDs: ids, Before: before})
+	}
+	if err := s.finish(ctx, issue, marker); err != nil {
+		return gone, err
 	}
 	return gone, nil
 }
@@ -292,10 +293,11 @@ func (s *Store) restore(ctx context.Context, issue int, o Observation) (*Observa
 	if present {
 		return nil, errcode.New(errcode.InvalidInput, "observation %s is in issue #%d already, not archived", o.ID, issue)
 	}
+	// The line before the marker goes, as Remove's.
+	ids, after := hashes([]Observation{o})
+	s.audit(ctx, audit.Entry{Op: OpRestore, Issue: issue, IDs: ids, After: after})
 	if err := s.finish(ctx, issue, marker); err != nil {
 		return &o, err
 	}
-	ids, after := hashes([]Observation{o})
-	s.audit(ctx, audit.Entry{Op: OpRestore, Issue: issue, IDs: ids, After: after})
 	return &o, nil
 }

@@ -10,7 +10,9 @@ import (
 
 // Each write of the store that lands (observations stored, one removed, an
 // issue compacted, the manifest rebuilt) is one line of the audit trail
-// when Store.Audit is set, appended after the write; a failed append is a
+// when Store.Audit is set, appended once the issue file is written and
+// before its pending marker goes (a reader that finds no marker finds the
+// line; a crash between leaves the marker for repair); a failed append is a
 // warning, the write stands.
 
 // Audit names of the store's operations.

@@ -2,8 +2,10 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +123,76 @@ func TestStoredObservationIsAnchoredBeforeItsMarkerGoes(t *testing.T) {
 	}
 	if len(h) != 1 || len(h[0].IDs) != 1 || !strings.Contains(string(f), h[0].IDs[0]) {
 		t.Fatalf("the issue file holds an observation its trail does not name: %d lines %+v\n%s", len(h), h, f)
+	}
+}
+
+// Remove, compact, archive and restore append their lines before their
+// pending markers go, as a store does (issue 32): a reader beside them
+// that finds no marker finds the line. The hook between the issue file's
+// write and the marker's removal reads the trail there; on the old order
+// (line after the marker) it found the operation's line missing, and
+// verify beside writers could call a removed observation deleted unseen.
+func TestEveryWriteIsAnchoredBeforeItsMarkerGoes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	s := New(filepath.Join(dir, "memory"), lock.New(lock.Options{}), clk)
+	s.NoSync = true
+	s.Audit = &audit.Trail{Dir: filepath.Join(dir, "state"), Clock: clk}
+	ctx := context.Background()
+	stored, err := s.Store(ctx, []Observation{
+		{Agent: "engineer", IssueNumber: 5, Category: Decision, Content: "first decision about the parser"},
+		{Agent: "engineer", IssueNumber: 5, Category: Decision, Content: "second decision about the lexer"},
+		{Agent: "engineer", IssueNumber: 5, Category: KeyFact, Content: "a fact to remove later on"},
+		{Agent: "engineer", IssueNumber: 5, Category: KeyFact, Content: "a fact to archive and restore"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// expect is the op and id the trail's last line must name when the
+	// hook runs; the hook reports what it found.
+	var expect struct{ op, id string }
+	var problems []string
+	s.afterIssueWrite = func() error {
+		h, err := audit.History(s.Audit.Dir, audit.Filter{})
+		if err != nil {
+			return err
+		}
+		last := h[len(h)-1]
+		if last.Op != expect.op || !slices.Contains(last.IDs, expect.id) {
+			problems = append(problems, fmt.Sprintf("%s of %s: the trail's last line is %s %v while its marker stands", expect.op, expect.id, last.Op, last.IDs))
+		}
+		return nil
+	}
+	expect.op, expect.id = OpRemove, stored[2].ID
+	if ok, err := s.Remove(ctx, stored[2].ID); !ok || err != nil {
+		t.Fatalf("remove: %v %v", ok, err)
+	}
+	expect.op, expect.id = OpArchive, stored[3].ID
+	if got, err := s.Archive(ctx, 5, func([]Observation) []string { return []string{stored[3].ID} }); len(got) != 1 || err != nil {
+		t.Fatalf("archive: %d %v", len(got), err)
+	}
+	expect.op, expect.id = OpRestore, stored[3].ID
+	if _, err := s.Restore(ctx, stored[3].ID); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	expect.op, expect.id = OpCompact, stored[0].ID
+	if _, n, err := s.Compact(ctx, 5, func(obs []Observation) ([]Observation, []Observation, error) {
+		sum := Observation{Agent: "engineer", IssueNumber: 5, Category: Decision, Content: "both decisions"}
+		sum.setExtra(FieldCompactedFrom, []byte(`["`+stored[0].ID+`","`+stored[1].ID+`"]`))
+		var keep, arch []Observation
+		for _, o := range obs {
+			if o.ID == stored[0].ID || o.ID == stored[1].ID {
+				arch = append(arch, o)
+			} else {
+				keep = append(keep, o)
+			}
+		}
+		return append(keep, sum), arch, nil
+	}); n != 2 || err != nil {
+		t.Fatalf("compact: %d %v", n, err)
+	}
+	if len(problems) > 0 {
+		t.Fatal(strings.Join(problems, "\n"))
 	}
 }

@@ -634,11 +634,15 @@ func (s *Store) Remove(ctx context.Context, id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := s.finish(ctx, issue, marker); err != nil {
-		return found, err
-	}
+	// The line before finish removes the marker (as StoreReport's): verify
+	// beside writers takes what a marker covers as in progress, and an
+	// observation gone from its file with neither a marker nor a line as
+	// deleted unseen.
 	if found {
 		s.auditRemoved(ctx, issue, gone)
+	}
+	if err := s.finish(ctx, issue, marker); err != nil {
+		return found, err
 	}
 	return found, nil
 }
@@ -777,10 +781,11 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 	if stale {
 		return kept, 0, nil
 	}
+	// The line before the marker goes, as Remove's.
+	s.auditCompacted(ctx, issue, arch, kept)
 	if err := s.finish(ctx, issue, marker); err != nil {
 		return kept, len(arch), err
 	}
-	s.auditCompacted(ctx, issue, arch, kept)
 	return kept, len(arch), nil
 }
 

@@ -83,6 +83,13 @@ func (s Style) StatusTag(st ledger.Status) string {
 //	[PENDING] CLR-42-001 [BLOCKING]
 //	  engineer -> architect: authentication flow
 func List(w io.Writer, st Style, recs []ledger.Record, now time.Time) {
+	ListMarked(w, st, recs, now, nil)
+}
+
+// ListMarked is List with the records verify's checks find rewritten
+// marked under their lines (record id -> why, issue 32), as ThreadsMarked
+// marks them.
+func ListMarked(w io.Writer, st Style, recs []ledger.Record, now time.Time, marks map[string]string) {
 	sorted := append([]ledger.Record(nil), recs...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].IssueNumber < sorted[j].IssueNumber })
 	issue := -1
@@ -104,6 +111,9 @@ func List(w io.Writer, st Style, recs []ledger.Record, now time.Time) {
 		}
 		fmt.Fprintln(w, line)
 		fmt.Fprintf(w, "    %s -> %s: %s\n", tty(r.From), tty(r.To), tty(topic(r.Topic)))
+		if why := marks[r.ID]; why != "" {
+			fmt.Fprintln(w, "    "+st.Red("[UNTRUSTED: "+tty(why)+"; `agentx-hook verify` says more]"))
+		}
 	}
 }
 

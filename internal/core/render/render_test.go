@@ -89,3 +89,20 @@ func TestThreadQuotesBodies(t *testing.T) {
 		t.Fatalf("not framed:\n%s", out)
 	}
 }
+
+// The cross-issue list marks a record verify's checks find rewritten under
+// its lines (issue 32), its reason made safe for a terminal like the rest.
+func TestListMarked(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	other := rec
+	other.ID = "CLR-42-002"
+	ListMarked(&b, Style{}, []ledger.Record{rec, other}, time.Date(2026, 3, 1, 17, 16, 0, 0, time.UTC),
+		map[string]string{"CLR-42-002": "RECORD_REWRITTEN: the answer\x1b[2J was edited"})
+	want := "  Issue #42\n  [PENDING] CLR-42-001 [BLOCKING]  round 1/5, 11m\n    engineer -> architect: authentication flow\n" +
+		"  [PENDING] CLR-42-002 [BLOCKING]  round 1/5, 11m\n    engineer -> architect: authentication flow\n" +
+		"    [UNTRUSTED: RECORD_REWRITTEN: the answer"
+	if !strings.HasPrefix(b.String(), want) || strings.Contains(b.String(), "\x1b") || !strings.HasSuffix(b.String(), "was edited; `agentx-hook verify` says more]\n") {
+		t.Errorf("list:\n%q\nwant it to begin\n%q", b.String(), want)
+	}
+}

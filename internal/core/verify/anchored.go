@@ -125,16 +125,22 @@ func (c *checker) recheckAnchors(live, archived map[string]seenObs, v *memanchor
 		again.Restore, again.HasRestore = v.Restore, true
 	}
 	// The trail read again is newer than the files: a note stored since
-	// shows in it but not in them. A deletion is one the first reading,
-	// older than the files, saw too.
-	deleted := map[string]bool{}
+	// shows in it but not in them, and one removed since is removed in it
+	// but still in them. So the second reading only clears: a finding
+	// stands when the first reading, older than the files, had one for the
+	// same note too, and a removal only the second reading holds accuses
+	// nothing (a writer stored and removed the note while verify read).
+	first := map[string]bool{}
 	for _, p := range findings {
-		if p.Code == CodeObsDeleted {
-			deleted[p.ID] = true
-		}
+		first[p.ID] = true
 	}
 	return slices.DeleteFunc(c.anchorFindings(live, archived, again), func(p Problem) bool {
-		return p.Code == CodeObsDeleted && !deleted[p.ID]
+		if !first[p.ID] {
+			return true
+		}
+		now, removed := again.Obs[p.ID]
+		then, known := v.Obs[p.ID]
+		return p.Code == CodeObsUnanchored && removed && now.Hash == "" && (!known || then.Hash != "")
 	})
 }
 

@@ -119,3 +119,50 @@ func TestAnchoredOnTheTrail(t *testing.T) {
 func fixtureTrail(ws workspace.Workspace) *audit.Trail {
 	return &audit.Trail{Dir: ws.StateDir(), Clock: clock.NewFake(t0)}
 }
+
+// Issue 32: verify reads the trail, then the files, then (when the
+// anchoring found something) the trail again. An observation stored and
+// removed by a writer between the first reading of the trail and the
+// second is in the files read, unknown to the first trail and removed in
+// the second: "removed, yet it is here" was reported as an error though
+// nothing was written back. What only the newer trail accuses is the
+// writers' progress, as a deletion only it shows is.
+func TestRecheckDoesNotAccuseWhatWasRemovedSince(t *testing.T) {
+	t.Parallel()
+	ws := fixture(t)
+	ctx := context.Background()
+	// A note in the files whose line is not on the trail yet (as a writer
+	// is between its issue write and its line, the first time verify
+	// reads).
+	past := memory.New(ws.MemoryDir(), lock.New(lock.Options{}), clock.NewFake(t0))
+	res, err := past.Store(ctx, []memory.Observation{{Agent: "engineer", IssueNumber: 5, Category: memory.KeyFact, Content: "A fact stored and removed while verify reads"}})
+	if err != nil || len(res) != 1 {
+		t.Fatalf("%v %v", res, err)
+	}
+	id := res[0].ID
+	hash, _ := res[0].StoredHash()
+	rechecks := 0
+	rep, err := Run(ws, Options{beforeRecheck: func() {
+		rechecks++
+		// Its line lands, then a removal (line and file) before the trail
+		// is read again.
+		if err := fixtureTrail(ws).Append(ctx, audit.Entry{Actor: "engineer", Op: memory.OpAdd, Issue: 5, IDs: []string{id}, After: map[string]string{id: hash}}); err != nil {
+			t.Fatal(err)
+		}
+		s := memory.New(ws.MemoryDir(), lock.New(lock.Options{}), clock.NewFake(t0))
+		s.Audit = fixtureTrail(ws)
+		if ok, err := s.Remove(ctx, id); !ok || err != nil {
+			t.Fatalf("remove: %v %v", ok, err)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rechecks != 1 {
+		t.Fatalf("read the trail again %d times, want once (the first reading found the note unanchored)", rechecks)
+	}
+	if got := errorsOf(rep, Error); len(got) > 0 {
+		t.Fatalf("verify beside a writer that stored and removed a note: %v", got)
+	}
+	onlyErrors(t, ws) // and read again afterwards, all is in order
+}
