@@ -261,58 +261,28 @@ func readIndex(path string) map[string]indexEntry {
 	if err != nil {
 		return nil
 	}
-	line, rest, _ := bytes.Cut(data, []byte("\n"))
-	if string(line) != indexHeader {
+	idx, err := fileid.ParseIndex(data, indexHeader, func(name string, id fileid.ID, summary []byte) (indexEntry, error) {
+		if _, ok := workspace.LedgerIssue(name); !ok || len(summary) == 0 || (summary[0] != '{' && summary[0] != '=') {
+			return indexEntry{}, errBadIndex
+		}
+		return indexEntry{id: id, summary: summary}, nil
+	})
+	if err != nil {
 		return nil
 	}
-	out := make(map[string]indexEntry, bytes.Count(rest, []byte("\n")))
-	for len(rest) > 0 {
-		line, rest, _ = bytes.Cut(rest, []byte("\n"))
-		f := bytes.SplitN(line, []byte(" "), 6)
-		if len(f) != 6 || len(f[5]) == 0 || (f[5][0] != '{' && f[5][0] != '=') {
-			return nil
-		}
-		name := string(f[0])
-		if _, ok := workspace.LedgerIssue(name); !ok {
-			return nil
-		}
-		var n [4]int64
-		for i := range n {
-			v, err := strconv.ParseInt(string(f[i+1]), 10, 64)
-			if err != nil {
-				return nil
-			}
-			n[i] = v
-		}
-		out[name] = indexEntry{id: fileid.ID{Ino: n[0], Size: n[1], Mtime: n[2], Ctime: n[3]}, summary: f[5]}
-	}
-	return out
+	return idx
 }
 
-// formatIndex writes lines `name ino size mtime ctime summary`, sorted.
+var errBadIndex = errors.New("bad artifact index line")
+
+// indexLine is what an entry's index line holds: `name ino size mtime
+// ctime summary`.
+func indexLine(ie indexEntry) (fileid.ID, []byte) { return ie.id, ie.summary }
+
 func formatIndex(idx map[string]indexEntry) []byte {
-	names := make([]string, 0, len(idx))
-	for n := range idx {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	var b bytes.Buffer
-	b.WriteString(indexHeader + "\n")
-	for _, n := range names {
-		ie := idx[n]
-		fmt.Fprintf(&b, "%s %d %d %d %d %s\n", n, ie.id.Ino, ie.id.Size, ie.id.Mtime, ie.id.Ctime, ie.summary)
-	}
-	return b.Bytes()
+	return fileid.FormatIndex(indexHeader, idx, indexLine)
 }
 
 func sameIndex(a, b map[string]indexEntry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w.id != v.id || !bytes.Equal(w.summary, v.summary) {
-			return false
-		}
-	}
-	return true
+	return fileid.SameIndex(a, b, indexLine)
 }

@@ -3,7 +3,7 @@
 // fstatat relative to an open directory, and whether it was old enough
 // when read to stand for the content next time. A derived index keyed by
 // identities lets a scan skip the files nobody wrote since (the artifact
-// ledgers' scan).
+// ledgers' and the monitor's scans, which share its line format here).
 //
 // No writer can keep all four parts: an atomic rename changes the inode,
 // an in-place rewrite the change time, which no user-level tool can set

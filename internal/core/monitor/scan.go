@@ -370,86 +370,31 @@ func readIndex(path string) map[string]indexEntry {
 // parseIndex reads lines `name ino size mtime ctime open`, where open is
 // "-" or a one-line ledger document holding the open records.
 func parseIndex(data []byte) (map[string]indexEntry, error) {
-	line, rest, _ := bytes.Cut(data, []byte("\n"))
-	if string(line) != indexHeader {
-		return nil, errors.New("no index header")
-	}
-	out := make(map[string]indexEntry, bytes.Count(rest, []byte("\n")))
-	for len(rest) > 0 {
-		line, rest, _ = bytes.Cut(rest, []byte("\n"))
-		f := bytes.SplitN(line, []byte(" "), 6)
-		if len(f) != 6 {
-			return nil, fmt.Errorf("bad index line %q", line)
-		}
-		name := string(f[0])
+	return fileid.ParseIndex(data, indexHeader, func(name string, id fileid.ID, open []byte) (indexEntry, error) {
 		if _, ok := ledger.FileIssue(name); !ok {
-			return nil, fmt.Errorf("bad index name %q", name)
+			return indexEntry{}, fmt.Errorf("bad index name %q", name)
 		}
-		var n [4]int64
-		for i := range n {
-			v, ok := atoi64(f[i+1])
-			if !ok {
-				return nil, fmt.Errorf("bad index number %q", f[i+1])
-			}
-			n[i] = v
-		}
-		ie := indexEntry{id: identity{Ino: n[0], Size: n[1], Mtime: n[2], Ctime: n[3]}}
-		if open := f[5]; string(open) != "-" {
+		ie := indexEntry{id: id}
+		if string(open) != "-" {
 			if len(open) == 0 || open[0] != '{' {
-				return nil, fmt.Errorf("bad index records for %s", name)
+				return indexEntry{}, fmt.Errorf("bad index records for %s", name)
 			}
 			ie.open = append([]byte(nil), open...)
 		}
-		out[name] = ie
-	}
-	return out, nil
+		return ie, nil
+	})
 }
 
-// atoi64 parses a decimal int64 without allocating (the index has tens of
-// thousands of them and is read on every hook).
-func atoi64(b []byte) (int64, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
+// indexLine is what an entry's index line holds.
+func indexLine(ie indexEntry) (fileid.ID, []byte) {
+	if ie.open == nil {
+		return ie.id, []byte("-")
 	}
-	if len(b) == 0 || len(b) > 19 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	if n < 0 {
-		return 0, false
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
+	return ie.id, ie.open
 }
 
 func formatIndex(idx map[string]indexEntry) []byte {
-	names := make([]string, 0, len(idx))
-	for n := range idx {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var b bytes.Buffer
-	b.WriteString(indexHeader + "\n")
-	for _, n := range names {
-		ie := idx[n]
-		fmt.Fprintf(&b, "%s %d %d %d %d ", n, ie.id.Ino, ie.id.Size, ie.id.Mtime, ie.id.Ctime)
-		if ie.open == nil {
-			b.WriteString("-")
-		} else {
-			b.Write(ie.open)
-		}
-		b.WriteString("\n")
-	}
-	return b.Bytes()
+	return fileid.FormatIndex(indexHeader, idx, indexLine)
 }
 
 func writeIndex(path string, idx map[string]indexEntry) error {
@@ -458,13 +403,5 @@ func writeIndex(path string, idx map[string]indexEntry) error {
 }
 
 func sameIndex(a, b map[string]indexEntry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w.id != v.id || !bytes.Equal(w.open, v.open) {
-			return false
-		}
-	}
-	return true
+	return fileid.SameIndex(a, b, indexLine)
 }
