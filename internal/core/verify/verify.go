@@ -416,12 +416,24 @@ func (c *checker) stateFiles() {
 	}
 	// One reading of the trail serves the requests' check and the
 	// observations' anchoring (anchored.go).
-	made, findings, lines, err := audit.CheckOps(dir, append([]string{"clarify.request", "clarify.ask", "checkpoint.restore"}, anchorOpNames()...), c.opt.AuditAnchors...)
+	// The lines are folded into the anchors as they are read, never held
+	// all at once (issue 35); only the requests' and restores' are kept.
+	view := memanchor.NewView()
+	var made []audit.Entry
+	var seq int64
+	findings, lines, err := audit.CheckOpsEach(dir, append([]string{"clarify.request", "clarify.ask", "checkpoint.restore"}, anchorOpNames()...), func(e *audit.Entry) {
+		view.Fold(seq, e, nil)
+		seq++
+		switch e.Op {
+		case "clarify.request", "clarify.ask", "checkpoint.restore":
+			made = append(made, *e)
+		}
+	}, c.opt.AuditAnchors...)
 	c.rep.Counts.AuditLines = lines
 	c.addTrail(dir, findings, err, c.rel)
 	c.requestsGone(made)
-	if err == nil && len(made) > 0 {
-		c.view = anchorsOf(made)
+	if err == nil && seq > 0 {
+		c.view = view
 	}
 }
 
