@@ -98,9 +98,18 @@ func Check(dir string, anchors ...Anchor) (findings []Finding, lines int, err er
 // of the operations ops, in the trail's order (verify looks for the
 // records the trail says were made).
 func CheckOps(dir string, ops []string, anchors ...Anchor) (entries []Entry, findings []Finding, lines int, err error) {
+	findings, lines, err = CheckOpsEach(dir, ops, func(e *Entry) { entries = append(entries, *e) }, anchors...)
+	return entries, findings, lines, err
+}
+
+// CheckOpsEach is CheckOps handing each line of ops to fn, in the
+// chain's order, instead of returning them all: a trail of a million
+// observations' lines need not be held decoded at once (issue 35). e is
+// fn's to keep.
+func CheckOpsEach(dir string, ops []string, fn func(e *Entry), anchors ...Anchor) (findings []Finding, lines int, err error) {
 	files, err := Files(dir)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
 	ld := load(files, readFile)
 	findings, lines = checkLoaded(ld, anchors)
@@ -108,7 +117,8 @@ func CheckOps(dir string, ops []string, anchors ...Anchor) (entries []Entry, fin
 	for i, op := range ops {
 		pats[i] = []byte(`"op":` + strconv.Quote(op) + `,`)
 	}
-	for _, f := range ld {
+	for i := range ld {
+		f := &ld[i]
 		if f.err != nil {
 			continue
 		}
@@ -116,14 +126,15 @@ func CheckOps(dir string, ops []string, anchors ...Anchor) (entries []Entry, fin
 			for _, p := range pats {
 				if bytes.Contains(raw, p) {
 					if e, err := Decode(raw); err == nil && terminated {
-						entries = append(entries, e)
+						fn(&e)
 					}
 					return
 				}
 			}
 		})
+		f.data = nil // folded: it can go while the next files are read
 	}
-	return entries, findings, lines, nil
+	return findings, lines, nil
 }
 
 // CheckFS is Check of the trail in directory dir of fsys (a commit of the

@@ -77,11 +77,11 @@ func anchorsOf(entries []audit.Entry) *memanchor.View {
 // busy says writers were at work while the files were read: what a writer
 // has stored but not yet written its line for is then a lag, not a
 // finding.
-func (c *checker) anchored(live, archived map[string]seenObs, busy bool) {
-	if len(c.trail) == 0 {
+func (c *checker) anchored(live, archived *obsSet, busy bool) {
+	v := c.view
+	if v == nil || v.Lines == 0 {
 		return // no trail read (or none written): nothing to anchor on
 	}
-	v := anchorsOf(c.trail)
 	for _, p := range c.opt.Extra {
 		if p.Code == CodeRestoreLost {
 			// A restore cut off before its line accounts for anything.
@@ -111,7 +111,7 @@ func (c *checker) anchored(live, archived map[string]seenObs, busy bool) {
 
 // recheckAnchors reads the trail once more before findings are believed:
 // a writer appends its line just after its write.
-func (c *checker) recheckAnchors(live, archived map[string]seenObs, v *memanchor.View, findings []Problem) []Problem {
+func (c *checker) recheckAnchors(live, archived *obsSet, v *memanchor.View, findings []Problem) []Problem {
 	if c.opt.beforeRecheck != nil {
 		c.opt.beforeRecheck()
 	} else {
@@ -144,7 +144,7 @@ func (c *checker) recheckAnchors(live, archived map[string]seenObs, v *memanchor
 	})
 }
 
-func (c *checker) anchorFindings(live, archived map[string]seenObs, v *memanchor.View) []Problem {
+func (c *checker) anchorFindings(live, archived *obsSet, v *memanchor.View) []Problem {
 	var out []Problem
 	add := func(path string, f memanchor.Finding) {
 		p := Problem{Code: f.Code, Severity: Error, Path: c.rel(path), ID: f.ID, Offset: -1, Message: f.Message}
@@ -153,16 +153,17 @@ func (c *checker) anchorFindings(live, archived map[string]seenObs, v *memanchor
 		}
 		out = append(out, p)
 	}
-	for _, s := range live {
-		if f, ok := v.Judge(&s.obs, archived[s.obs.ID].path != ""); ok {
-			add(s.path, f)
+	for i := range live.rows {
+		if !live.rows[i].hashed {
+			continue // the rule judges only what carries a hash
+		}
+		o := live.observation(int32(i))
+		if f, ok := v.Judge(&o, archived.has(o.ID)); ok {
+			add(live.path(int32(i)), f)
 		}
 	}
 	for id, a := range v.Obs {
-		if _, ok := live[id]; ok {
-			continue
-		}
-		if _, ok := archived[id]; ok {
+		if live.has(id) || archived.has(id) {
 			continue
 		}
 		f, ok := v.Deleted(id, a)

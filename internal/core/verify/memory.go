@@ -15,42 +15,41 @@ import (
 
 const compactedFrom = memory.FieldCompactedFrom
 
-// seenObs is where an observation was found first.
-type seenObs struct {
-	path string
-	obs  memory.Observation
+// compaction is a summary's list of the observations it moved.
+type compaction struct {
+	path, id string
+	from     json.RawMessage
 }
 
 func (c *checker) memoryFiles(store *memory.Store) {
 	dir := c.ws.MemoryDir()
-	live := map[string]seenObs{}
-	var order []string
-	var summaries []seenObs
+	live := newObsSet()
+	var summaries []compaction
 	c.parseAll(dir, "issue-", ".json", false, func(f parsedFile) {
 		c.rep.Counts.IssueFiles++
-		for _, s := range c.dedupe(f, live, &order) {
-			if _, ok := extra(s.obs, compactedFrom); ok {
-				summaries = append(summaries, s)
+		for _, k := range c.dedupe(f, live) {
+			o := &f.obs[k].obs
+			if raw, ok := extra(*o, compactedFrom); ok {
+				summaries = append(summaries, compaction{path: f.path, id: o.ID, from: raw})
 			}
 		}
 	})
 	archived := c.archive(filepath.Join(dir, "archive"), live)
 	c.live, c.archived = live, archived
 	for _, s := range summaries {
-		raw, _ := extra(s.obs, compactedFrom)
 		var ids []string
-		if json.Unmarshal(raw, &ids) != nil {
+		if json.Unmarshal(s.from, &ids) != nil {
 			continue
 		}
 		for _, id := range ids {
-			if _, ok := archived[id]; !ok {
-				c.add(Problem{Code: CodeArchiveMissing, Severity: Error, Path: c.rel(s.path), ID: s.obs.ID, Offset: -1,
+			if !archived.has(id) {
+				c.add(Problem{Code: CodeArchiveMissing, Severity: Error, Path: c.rel(s.path), ID: s.id, Offset: -1,
 					Message: fmt.Sprintf("compaction says it moved %s to the archive, which does not hold it", id)})
 			}
 		}
 	}
 	if c.fsys == nil {
-		c.manifest(store, live, order)
+		c.manifest(store, live)
 	}
 }
 
@@ -145,36 +144,35 @@ func (c *checker) observations(path string, issue int, data []byte, isArchive bo
 }
 
 // dedupe records f's observations in seen, reporting an id seen before
-// (in this file or an earlier one), and returns those it recorded.
-func (c *checker) dedupe(f parsedFile, seen map[string]seenObs, order *[]string) []seenObs {
-	var out []seenObs
-	for _, a := range f.obs {
-		if first, dup := seen[a.obs.ID]; dup {
+// (in this file or an earlier one), and returns the positions in f.obs of
+// those it recorded.
+func (c *checker) dedupe(f parsedFile, seen *obsSet) []int {
+	var out []int
+	for k := range f.obs {
+		a := &f.obs[k]
+		if first, dup := seen.lookup(a.obs.ID); dup {
 			where := "earlier in this file"
-			if first.path != f.path {
-				where = "in " + c.rel(first.path)
+			if p := seen.path(first); p != f.path {
+				where = "in " + c.rel(p)
 			}
 			c.add(Problem{Code: CodeObsDuplicate, Severity: Error, Path: c.rel(f.path), ID: a.obs.ID, Offset: a.off,
 				Message: fmt.Sprintf("observation %s is stored twice (also %s)", a.obs.ID, where)})
 			continue
 		}
-		s := seenObs{path: f.path, obs: a.obs}
-		seen[a.obs.ID] = s
-		if order != nil {
-			*order = append(*order, a.obs.ID)
-		}
-		out = append(out, s)
+		seen.add(f.path, &a.obs)
+		out = append(out, k)
 	}
 	return out
 }
 
-// archive checks the archive files and returns the ids they hold.
-func (c *checker) archive(dir string, live map[string]seenObs) map[string]seenObs {
-	held := map[string]seenObs{}
+// archive checks the archive files and returns the observations they hold.
+func (c *checker) archive(dir string, live *obsSet) *obsSet {
+	held := newObsSet()
 	c.parseAll(dir, "issue-", "-archived.json", true, func(f parsedFile) {
-		for _, s := range c.dedupe(f, held, nil) {
-			if l, ok := live[s.obs.ID]; ok {
-				c.add(Problem{Code: CodeArchiveLive, Severity: Info, Path: c.rel(l.path), ID: s.obs.ID, Offset: -1,
+		for _, k := range c.dedupe(f, held) {
+			id := f.obs[k].obs.ID
+			if l, ok := live.lookup(id); ok {
+				c.add(Problem{Code: CodeArchiveLive, Severity: Info, Path: c.rel(live.path(l)), ID: id, Offset: -1,
 					Message: "archived and still in its issue file (a compaction cut short; the next compaction finishes it)"})
 			}
 		}
@@ -186,14 +184,14 @@ func (c *checker) archive(dir string, live map[string]seenObs) map[string]seenOb
 // what each says, and that its counts and token sums are the files'. The
 // manifest is read one entry at a time (a million entries are 350 MB);
 // one that does not read so is read whole for its precise complaint.
-func (c *checker) manifest(store *memory.Store, live map[string]seenObs, order []string) {
+func (c *checker) manifest(store *memory.Store, live *obsSet) {
 	path := store.ManifestPath()
 	rel := c.rel(path)
 	const rebuild = "rebuild the manifest from the issue files"
 	if !c.exists(path) {
-		if len(live) > 0 {
+		if len(live.rows) > 0 {
 			c.add(Problem{Code: CodeManifestMissing, Severity: Error, Path: rel, Offset: -1,
-				Message: fmt.Sprintf("manifest.json is missing; %d observations are unlisted", len(live)), Repair: rebuild})
+				Message: fmt.Sprintf("manifest.json is missing; %d observations are unlisted", len(live.rows)), Repair: rebuild})
 		}
 		return
 	}
@@ -227,15 +225,15 @@ func (c *checker) manifest(store *memory.Store, live map[string]seenObs, order [
 		}
 	}
 	fileTokens, liveRows := 0, 0
-	for _, id := range order {
-		s := live[id]
-		if held[s.obs.IssueNumber] {
+	for i := range live.rows {
+		r := &live.rows[i]
+		if held[r.issue] {
 			continue
 		}
 		liveRows++
-		fileTokens += s.obs.Tokens
-		if !rows.listed[id] {
-			c.add(Problem{Code: CodeManifestMissing, Severity: Error, Path: c.rel(s.path), ID: id, Offset: -1,
+		fileTokens += r.tokens
+		if rows.listed == nil || !rows.listed[i] {
+			c.add(Problem{Code: CodeManifestMissing, Severity: Error, Path: c.rel(live.path(int32(i))), ID: r.id, Offset: -1,
 				Message: "stored in the issue file but not listed in manifest.json", Repair: rebuild})
 		}
 	}
@@ -248,18 +246,18 @@ func (c *checker) manifest(store *memory.Store, live map[string]seenObs, order [
 
 // manifestRows is what the manifest's rows said, as they were checked.
 type manifestRows struct {
-	listed    map[string]bool
+	// listed marks the live rows listed (by row); other are the ids
+	// listed that no issue file holds.
+	listed    []bool
+	other     map[string]bool
 	n, tokens int
 	problems  []Problem
 }
 
 // check compares one manifest row with the issue files' observation.
-func (r *manifestRows) check(c *checker, rel string, e *memory.Entry, off int64, held map[int]bool, live map[string]seenObs) {
+func (r *manifestRows) check(c *checker, rel string, e *memory.Entry, off int64, held map[int]bool, live *obsSet) {
 	if held[e.IssueNumber] {
 		return
-	}
-	if r.listed == nil {
-		r.listed = map[string]bool{}
 	}
 	r.n++
 	r.tokens += e.Tokens
@@ -267,21 +265,32 @@ func (r *manifestRows) check(c *checker, rel string, e *memory.Entry, off int64,
 		r.problems = append(r.problems, Problem{Code: code, Severity: Error, Path: rel, ID: e.ID, Offset: off,
 			Message: fmt.Sprintf(format, args...), Repair: "rebuild the manifest from the issue files"})
 	}
-	if r.listed[e.ID] {
-		p(CodeManifestDuplicate, "%s is listed twice", e.ID)
-		return
-	}
-	r.listed[e.ID] = true
-	s, ok := live[e.ID]
+	i, ok := live.lookup(e.ID)
 	if !ok {
+		if r.other[e.ID] {
+			p(CodeManifestDuplicate, "%s is listed twice", e.ID)
+			return
+		}
+		if r.other == nil {
+			r.other = map[string]bool{}
+		}
+		r.other[e.ID] = true
 		p(CodeManifestOrphan, "%s is listed but no issue file holds it", e.ID)
 		return
 	}
-	o := s.obs
+	if r.listed == nil {
+		r.listed = make([]bool, len(live.rows))
+	}
+	if r.listed[i] {
+		p(CodeManifestDuplicate, "%s is listed twice", e.ID)
+		return
+	}
+	r.listed[i] = true
+	o := &live.rows[i]
 	switch {
-	case e.IssueNumber != o.IssueNumber, e.Agent != o.Agent, e.Category != o.Category, e.Tokens != o.Tokens,
-		e.Summary != o.Summary, e.Timestamp != o.Timestamp:
-		p(CodeManifestDiffers, "the row of %s does not say what %s says", e.ID, c.rel(s.path))
+	case e.IssueNumber != o.issue, e.Tokens != o.tokens, e.Timestamp != o.ts,
+		metaHash(e.Agent, e.Category, e.Summary) != o.meta:
+		p(CodeManifestDiffers, "the row of %s does not say what %s says", e.ID, c.rel(live.path(i)))
 	}
 }
 

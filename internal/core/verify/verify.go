@@ -25,6 +25,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
 	"github.com/agentx-dev/agentx/internal/core/workpool"
@@ -141,9 +142,11 @@ type checker struct {
 	records map[string]bool
 	// live and archived are the observations memoryFiles read (by id),
 	// for the audit trail's anchoring check (anchored.go).
-	live, archived map[string]seenObs
-	// trail are the trail's lines stateFiles read (nil: none or unread).
-	trail []audit.Entry
+	live, archived *obsSet
+	// view is what the trail's lines stateFiles read say of the
+	// observations (nil: none or unread). The lines themselves are not
+	// kept: at a million observations they were hundreds of MB.
+	view *memanchor.View
 	// fsys, when set, is what is checked instead of the disk: a tree laid
 	// out like `.agentx/` (RunFS); ws is then rooted at "" and paths are
 	// mapped onto fsys by fsName.
@@ -413,13 +416,25 @@ func (c *checker) stateFiles() {
 	}
 	// One reading of the trail serves the requests' check and the
 	// observations' anchoring (anchored.go).
-	made, findings, lines, err := audit.CheckOps(dir, append([]string{"clarify.request", "clarify.ask", "checkpoint.restore"}, anchorOpNames()...), c.opt.AuditAnchors...)
+	// The lines are folded into the anchors as they are read, never held
+	// all at once (issue 35); only the requests' and restores' are kept.
+	view := memanchor.NewView()
+	var made []audit.Entry
+	var seq int64
+	findings, lines, err := audit.CheckOpsEach(dir, append([]string{"clarify.request", "clarify.ask", "checkpoint.restore"}, anchorOpNames()...), func(e *audit.Entry) {
+		view.Fold(seq, e, nil)
+		seq++
+		switch e.Op {
+		case "clarify.request", "clarify.ask", "checkpoint.restore":
+			made = append(made, *e)
+		}
+	}, c.opt.AuditAnchors...)
 	c.rep.Counts.AuditLines = lines
 	c.addTrail(dir, findings, err, c.rel)
-	if err == nil {
-		c.trail = made
-	}
 	c.requestsGone(made)
+	if err == nil && seq > 0 {
+		c.view = view
+	}
 }
 
 // addTrail reports what checking the audit trail in dir found (err: the

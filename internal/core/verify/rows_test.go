@@ -1,0 +1,49 @@
+package verify
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/memory"
+	"github.com/agentx-dev/agentx/internal/core/memory/synth"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// What verify holds of each observation for its cross-checks is a compact
+// row, not the parsed observation (issue 35: a million of those were
+// 2.5 GB). Measured as the live heap memoryFiles leaves behind, after a
+// collection, on a store of n observations; the bound is per observation,
+// so it holds at any size. The parsed observations held before were about
+// 680 bytes each on this corpus, the rows are about 225.
+func TestHeldBytesPerObservationAreBounded(t *testing.T) {
+	ws := workspace.Workspace{Root: t.TempDir()}
+	if err := os.MkdirAll(ws.MemoryDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const n = 20000
+	if _, err := synth.Generate(context.Background(), memory.New(ws.MemoryDir(), lock.New(lock.Options{}), nil), n, n/50, 1,
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	c := &checker{ws: ws, opt: Options{Now: time.Now}, rep: &Report{Problems: []Problem{}}}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c.memoryFiles(memory.New(ws.MemoryDir(), nil, nil))
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if c.rep.Counts.Observations != n || len(c.rep.Problems) != 0 {
+		t.Fatalf("read %d observations with problems %+v, want %d and none", c.rep.Counts.Observations, c.rep.Problems, n)
+	}
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+	runtime.KeepAlive(c)
+	t.Logf("%d bytes held per observation", per)
+	const limit = 300
+	if per > limit {
+		t.Fatalf("verify holds %d bytes per observation read, over the bound of %d", per, limit)
+	}
+}
