@@ -37,7 +37,7 @@ func FuzzParseManifest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, _, _ := renderManifest(m, 1)
+		out, _, _ := renderManifest(m, 1, referenceRows)
 		again, err := ParseManifest("manifest.json", out)
 		if err != nil || len(again.Entries) != len(m.Entries) {
 			t.Fatalf("round trip: %v\n%s", err, out)
