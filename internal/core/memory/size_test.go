@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -77,4 +78,52 @@ func TestStoreSizeBudget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A store switched to `[memory] manifest = "reference"` (DeltaLimit < 0)
+// renders a compact manifest again in the old tools' layout at its next
+// write, entries and all; switched back, the next rebuild makes it compact.
+func TestManifestLayoutFollowsTheMode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 17, 0, 0, 0, time.UTC))
+	st := memory.New(filepath.Join(t.TempDir(), ".agentx", "memory"), lock.New(lock.Options{Clock: clk}), clk)
+	st.NoSync = true
+	if _, err := synth.Generate(ctx, st, 40, 4, 0, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	layout := func(want string, entries int) {
+		t.Helper()
+		data, err := os.ReadFile(st.ManifestPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := memory.ParseManifest("m", data)
+		if err != nil || len(m.Entries) != entries {
+			t.Fatalf("%v, %d entries, want %d", err, len(m.Entries), entries)
+		}
+		compact := bytes.Count(data, []byte("\n{\"id\":"))
+		indented := bytes.Count(data, []byte("\n    {\n      \"id\": "))
+		got := "mixed"
+		switch {
+		case compact == entries && indented == 0:
+			got = "compact"
+		case indented == entries && compact == 0:
+			got = "reference"
+		}
+		if got != want {
+			t.Fatalf("layout %s (%d compact rows, %d indented), want %s", got, compact, indented, want)
+		}
+	}
+	layout("compact", 40)
+	st.DeltaLimit = -1
+	if _, err := st.Store(ctx, []memory.Observation{{Agent: "engineer", IssueNumber: 2, Category: memory.KeyFact, Content: "switched to the reference layout"}}); err != nil {
+		t.Fatal(err)
+	}
+	layout("reference", 41)
+	st.DeltaLimit = 0
+	if _, err := st.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	layout("compact", 41)
 }
