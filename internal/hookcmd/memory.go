@@ -25,7 +25,7 @@ const memoryUsage = `memory search QUERY [--limit N] [--agent A] [--issue N] [--
        agentx-hook memory add --file F      (a JSON array of observations, or an issue file)
        agentx-hook memory remove ID [--json]
        agentx-hook memory restore ID [--json]   (an archived observation back into its issue)
-       agentx-hook memory rebuild [--after-sync [--pull-first]] [--json]
+       agentx-hook memory rebuild [--reference] [--after-sync [--pull-first]] [--json]
        agentx-hook memory generate --observations N --issues M [--seed S] [--json] (DIR | --into-store)
        agentx-hook memory capture --agent A --issue N [--file F]
        agentx-hook memory recall --agent A --issue N [--query Q] [--budget TOKENS] [--format text|claude|codex|json] [--write-instructions] [--json]
@@ -277,12 +277,19 @@ func runMemoryRemove(ctx context.Context, a *App, o *idOptions) error {
 	return a.emit(o.JSON, &memory.RemovedDoc{Removed: o.ID}, "Removed "+o.ID+".\n")
 }
 
-const memoryRebuildUsage = `memory rebuild [--after-sync [--pull-first]] [--json]
+const memoryRebuildUsage = `memory rebuild [--reference] [--after-sync [--pull-first]] [--json]
 
 Rebuilds manifest.json and the search index from the issue files, taking
 in the delta (search.delta: what writes stored since the manifest was last
 rendered), so manifest.json lists every observation for the old tools. A
 checkpoint is taken first.
+
+manifest.json is written one entry a line (the compact layout, a fifth
+smaller), which any JSON reader, the old tools included, reads as the
+reference format. --reference writes it in the old tools' exact layout
+(2-space indent) instead, for a tool that compares bytes; it stays so
+until the next compaction of the delta. [memory] manifest = "reference"
+in agentx.toml keeps it so at every write.
 
 --after-sync is the rebuild a hook starts in the background when its state
 branch pull wrote more memory files than it can index within its budget (a
@@ -295,6 +302,8 @@ the hook's sync_budget cut short (within [github] sync_timeout).`
 // memoryRebuildOptions is `memory rebuild`'s command line.
 type memoryRebuildOptions struct {
 	AfterSync, PullFirst bool
+	// Reference renders manifest.json in the reference tools' layout.
+	Reference bool
 	jsonFlag
 }
 
@@ -303,6 +312,7 @@ func parseMemoryRebuild(a *App, args []string) (*memoryRebuildOptions, error) {
 	flags := newFlags(a, "memory rebuild", memoryRebuildUsage)
 	flags.BoolVar(&o.AfterSync, "after-sync", false, "the background rebuild after a hook's state branch pull (no checkpoint; clears the hook's marker)")
 	flags.BoolVar(&o.PullFirst, "pull-first", false, "with --after-sync: first complete the state pull a hook's budget cut short")
+	flags.BoolVar(&o.Reference, "reference", false, "write manifest.json in the old tools' exact layout (2-space indent), not one entry a line")
 	o.register(flags)
 	_, err := parse(flags, args) // positionals are ignored, as they always were
 	if err == nil && o.PullFirst && !o.AfterSync {
@@ -333,7 +343,9 @@ func runMemoryRebuild(ctx context.Context, a *App, o *memoryRebuildOptions) erro
 	} else {
 		autoCheckpoint(ctx, a, "before memory rebuild")
 	}
-	rep, err := a.Memory().Rebuild(ctx)
+	st := a.Memory()
+	st.ReferenceManifest = st.ReferenceManifest || o.Reference
+	rep, err := st.Rebuild(ctx)
 	if err != nil {
 		return err
 	}

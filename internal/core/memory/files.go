@@ -100,9 +100,10 @@ func decodeDoc[T any](data []byte, fields *jsonfile.Lazy[T], dst *T) error {
 }
 
 // renderManifest lays the manifest out exactly as JSON.stringify(m, null, 2)
-// would, followed by our stamp, and returns where each entry's object sits
+// would (or its entries one a line, in the compact layout l), followed by
+// our stamp, and returns where each entry's object sits
 // in the file so the index can point at rows.
-func renderManifest(m *Manifest, gen uint64) (data []byte, refs []memindex.Ref, st memindex.Stamp) {
+func renderManifest(m *Manifest, gen uint64, l rowLayout) (data []byte, refs []memindex.Ref, st memindex.Stamp) {
 	b := make([]byte, 0, 64+len(m.Entries)*300)
 	b = append(b, "{\n  \"version\": "...)
 	b = strconv.AppendInt(b, int64(max(m.Version, 1)), 10)
@@ -114,9 +115,9 @@ func renderManifest(m *Manifest, gen uint64) (data []byte, refs []memindex.Ref, 
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, "\n    "...)
+		b = append(b, l.sep()...)
 		start := len(b)
-		b = appendEntry(b, &m.Entries[i])
+		b = l.appendEntry(b, &m.Entries[i])
 		refs[i] = memindex.Ref{Off: uint32(start), Len: uint32(len(b) - start)}
 	}
 	if len(m.Entries) > 0 {

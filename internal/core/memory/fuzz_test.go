@@ -37,13 +37,26 @@ func FuzzParseManifest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, _, _ := renderManifest(m, 1)
-		again, err := ParseManifest("manifest.json", out)
-		if err != nil || len(again.Entries) != len(m.Entries) {
-			t.Fatalf("round trip: %v\n%s", err, out)
-		}
-		if _, _, ok := readStamp(out, int64(len(out)), true); !ok {
-			t.Fatalf("own stamp does not verify:\n%s", out)
+		for _, l := range []rowLayout{referenceRows, compactRows} {
+			out, refs, _ := renderManifest(m, 1, l)
+			again, err := ParseManifest("manifest.json", out)
+			if err != nil || len(again.Entries) != len(m.Entries) {
+				t.Fatalf("round trip (%+v): %v\n%s", l, err, out)
+			}
+			if _, _, ok := readStamp(out, int64(len(out)), true); !ok {
+				t.Fatalf("own stamp does not verify (%+v):\n%s", l, out)
+			}
+			// Every row the index would point at decodes to its entry, and
+			// sits as its layout lays rows out.
+			for i, r := range refs {
+				e, err := entryAt(out, r)
+				if err != nil || e.ID != m.Entries[i].ID || e.Summary != m.Entries[i].Summary || len(e.Extra) != len(m.Entries[i].Extra) {
+					t.Fatalf("row %d (%+v): %v %+v", i, l, err, e)
+				}
+				if !l.laidOut(out, int(r.Off)) {
+					t.Fatalf("row %d (%+v) not laid out as its layout says", i, l)
+				}
+			}
 		}
 	})
 }

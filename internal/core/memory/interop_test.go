@@ -241,7 +241,7 @@ func TestStaleIndexNeverFailsASearch(t *testing.T) {
 	}
 	m, _ := os.ReadFile(s.ManifestPath())
 	// Same size, same stamp, same head: the row bytes are garbage.
-	i := bytes.Index(m, []byte(`"id": `))
+	i := bytes.Index(m, []byte(`"id":`))
 	copy(m[i:], bytes.Repeat([]byte(" "), 40))
 	writeFiles(t, s.Dir, map[string]string{"manifest.json": string(m)})
 	rows, err := s.Search(ctx, Query{Text: "redis"})

@@ -232,7 +232,7 @@ func (s *Store) reconcileLoaded(m *Manifest, gen uint64, ld *issueLoad, start ti
 	rendered := make(chan struct{})
 	go func() {
 		defer close(rendered)
-		data, refs, stamp = renderManifest(out, gen+1)
+		data, refs, stamp = renderManifest(out, gen+1, s.rowLayout())
 	}()
 	texts := func(i int) (string, string) {
 		e := &out.Entries[i]
@@ -434,16 +434,22 @@ func (s *Store) syncIssue(st *state, n int) error {
 // false when the manifest's shape does not allow it.
 func (s *Store) appendEntries(st *state, add []Observation) bool {
 	_, prefixLen, ok := readStamp(st.data, int64(len(st.data)), false)
-	if !ok {
+	n := st.ix.Len()
+	if !ok || n == 0 {
 		return false
 	}
-	const tail = "\n    }\n  ]"
+	// The last row must end just before the closing bracket and sit as
+	// this store lays rows out (layout.go), or it is rendered again.
+	const tail = "\n  ]"
+	l := s.rowLayout()
+	last := st.ix.Doc(n - 1).Ref
+	if int(last.Off)+int(last.Len) != prefixLen-len(tail) || !l.laidOut(st.data, int(last.Off)) ||
+		string(st.data[prefixLen-len(tail):prefixLen]) != tail {
+		return false
+	}
 	prefix := st.data[:prefixLen]
-	if !bytes.HasSuffix(prefix, []byte(tail)) {
-		return false
-	}
 	body := make([]byte, 0, len(prefix)+len(add)*320+64)
-	body = append(body, prefix[:len(prefix)-len("\n  ]")]...)
+	body = append(body, prefix[:len(prefix)-len(tail)]...)
 	if !replaceUpdatedAt(body, clock.Format(s.now())) {
 		return false
 	}
@@ -453,12 +459,13 @@ func (s *Store) appendEntries(st *state, add []Observation) bool {
 	}
 	for i := range add {
 		e := add[i].Entry()
-		body = append(body, ",\n    "...)
+		body = append(body, ',')
+		body = append(body, l.sep()...)
 		off := len(body)
-		body = appendEntry(body, &e)
+		body = l.appendEntry(body, &e)
 		b.Add(docOf(&e, memindex.Ref{Off: uint32(off), Len: uint32(len(body) - off)}), e.Summary, add[i].Content)
 	}
-	body = append(body, "\n  ]"...)
+	body = append(body, tail...)
 	data, stamp := seal(body, st.stamp.Generation+1)
 	return st.replace(b, data, stamp) == nil
 }
@@ -502,14 +509,15 @@ func (s *Store) rerender(st *state, n int, want []Observation) error {
 	for i, r := range refs {
 		b.SetRef(i, r)
 	}
+	l := s.rowLayout()
 	for i := range want {
 		e := want[i].Entry()
 		if len(refs) > 0 || i > 0 {
 			body = append(body, ',')
 		}
-		body = append(body, "\n    "...)
+		body = append(body, l.sep()...)
 		off := len(body)
-		body = appendEntry(body, &e)
+		body = l.appendEntry(body, &e)
 		b.Add(docOf(&e, memindex.Ref{Off: uint32(off), Len: uint32(len(body) - off)}), e.Summary, want[i].Content)
 	}
 	body = append(body, tail...)
@@ -527,9 +535,10 @@ func (s *Store) copyRows(st *state, keep func(d int) bool) (body []byte, refs []
 	if !ok || n == 0 {
 		return nil, nil, nil, false
 	}
-	const sep = "\n    "
+	l := s.rowLayout()
+	sep := l.sep()
 	first, last := st.ix.Doc(0).Ref, st.ix.Doc(n-1).Ref
-	if int(first.Off) < len(sep) || int(last.Off+last.Len) > prefixLen {
+	if !l.laidOut(st.data, int(first.Off)) || int(last.Off+last.Len) > prefixLen {
 		return nil, nil, nil, false
 	}
 	head := st.data[:int(first.Off)-len(sep)]
@@ -594,7 +603,7 @@ func (s *Store) rerenderParsed(st *state, n int, want []Observation) error {
 		b.Add(docOf(&e, memindex.Ref{}), e.Summary, want[i].Content)
 	}
 	m.UpdatedAt = clock.Format(s.now())
-	data, refs, stamp := renderManifest(m, st.stamp.Generation+1)
+	data, refs, stamp := renderManifest(m, st.stamp.Generation+1, s.rowLayout())
 	for i, r := range refs {
 		b.SetRef(i, r)
 	}

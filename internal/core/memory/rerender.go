@@ -41,15 +41,16 @@ func (s *Store) rerenderMany(st *state, want map[int][]Observation) (bool, error
 	}
 	analysed := analyseAll(len(all), func(i int) (string, string) { return all[i].Summary, all[i].Content })
 	rows := len(refs)
+	l := s.rowLayout()
 	for _, o := range all {
 		e := o.Entry()
 		if rows > 0 {
 			body = append(body, ',')
 		}
 		rows++
-		body = append(body, "\n    "...)
+		body = append(body, l.sep()...)
 		off := len(body)
-		body = appendEntry(body, &e)
+		body = l.appendEntry(body, &e)
 		b.AddAnalysed(docOf(&e, memindex.Ref{Off: uint32(off), Len: uint32(len(body) - off)}), <-analysed)
 	}
 	body = append(body, tail...)

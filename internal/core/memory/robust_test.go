@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,12 +37,23 @@ func copyOld(t *testing.T, s *Store) {
 }
 
 // The old implementation's files load, search, and survive our rewrite:
-// reference key order, unknown keys kept, the old manifest shape plus only
-// our stamp.
+// reference key order, unknown keys kept; in the reference layout the old
+// manifest shape plus only our stamp, in the compact one (the default) the
+// same entries, each on one line.
 func TestOldImplementationFiles(t *testing.T) {
 	t.Parallel()
+	for _, reference := range []bool{true, false} {
+		t.Run(fmt.Sprintf("reference=%v", reference), func(t *testing.T) {
+			t.Parallel()
+			testOldImplementationFiles(t, reference)
+		})
+	}
+}
+
+func testOldImplementationFiles(t *testing.T, reference bool) {
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
+	s.ReferenceManifest = reference
 	copyOld(t, s)
 	rows, err := s.Search(ctx, Query{Text: "leveldb"})
 	if err != nil || len(rows) != 1 || rows[0].ID != "obs-engineer-29-1709035200000-a1b2c3" {
@@ -61,10 +73,25 @@ func TestOldImplementationFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	old, _ := os.ReadFile("testdata/old/manifest.json")
-	// Our manifest is the old one, one entry longer, plus the stamp.
-	oldBody := strings.TrimSuffix(string(old), "\n  ]\n}\n")
-	if !strings.HasPrefix(string(m[60:]), oldBody[60:]) {
-		t.Fatalf("manifest layout drifted:\n%s", m)
+	if reference {
+		// Our manifest is the old one, one entry longer, plus the stamp.
+		oldBody := strings.TrimSuffix(string(old), "\n  ]\n}\n")
+		if !strings.HasPrefix(string(m[60:]), oldBody[60:]) {
+			t.Fatalf("manifest layout drifted:\n%s", m)
+		}
+	} else {
+		// The same entries as the old one, then ours, one a line.
+		om, err := ParseManifest("old", old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nm, err := ParseManifest("m", m)
+		if err != nil || len(nm.Entries) != len(om.Entries)+1 || !reflect.DeepEqual(nm.Entries[:len(om.Entries)], om.Entries) {
+			t.Fatalf("compact manifest lost the old entries (%v):\n%s", err, m)
+		}
+		if n := bytes.Count(m, []byte("\n{\"id\":")); n != len(nm.Entries) {
+			t.Fatalf("%d compact rows, want %d:\n%s", n, len(nm.Entries), m)
+		}
 	}
 	if _, err := ParseManifest("m", m); err != nil {
 		t.Fatal(err)
@@ -345,7 +372,7 @@ func TestRenderingMatchesReferenceLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, refs, _ := renderManifest(m, 1)
+	out, refs, _ := renderManifest(m, 1, referenceRows)
 	_, prefixLen, ok := readStamp(out, int64(len(out)), true)
 	if !ok || string(out[:prefixLen])+"\n}\n" != string(data) {
 		t.Errorf("manifest rewrite differs:\n%s", out)
@@ -467,8 +494,18 @@ func TestListsAndDateFilters(t *testing.T) {
 // both the append path and the re-render path.
 func TestManifestExtraKeysSurviveRewrites(t *testing.T) {
 	t.Parallel()
+	for _, reference := range []bool{true, false} {
+		t.Run(fmt.Sprintf("reference=%v", reference), func(t *testing.T) {
+			t.Parallel()
+			testManifestExtraKeysSurviveRewrites(t, reference)
+		})
+	}
+}
+
+func testManifestExtraKeysSurviveRewrites(t *testing.T, reference bool) {
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
+	s.ReferenceManifest = reference
 	copyOld(t, s)
 	data, _ := os.ReadFile(s.ManifestPath())
 	data = bytes.Replace(data, []byte(`"timestamp": "2026-02-27T10:00:00.000Z"
@@ -487,7 +524,11 @@ func TestManifestExtraKeysSurviveRewrites(t *testing.T) {
 		t.Fatal(ok, err)
 	}
 	out, _ := os.ReadFile(s.ManifestPath())
-	if !bytes.Contains(out, []byte(`"pinned": true`)) || !bytes.Contains(out, []byte("\"note\": {\n    \"by\": \"powershell\"\n  }")) {
+	pinned := `"pinned": true`
+	if !reference {
+		pinned = `"pinned":true`
+	}
+	if !bytes.Contains(out, []byte(pinned)) || !bytes.Contains(out, []byte("\"note\": {\n    \"by\": \"powershell\"\n  }")) {
 		t.Fatalf("extra keys lost:\n%s", out)
 	}
 	checkAgree(t, s)

@@ -63,6 +63,12 @@ type Store struct {
 	// renders the whole manifest as the reference tools expect it
 	// (`[memory] manifest = "reference"`).
 	DeltaLimit int
+	// ReferenceManifest renders manifest.json in the reference tools'
+	// exact layout (2-space indent, about 350 bytes an entry) whenever it
+	// is written, as a negative DeltaLimit does; otherwise it is written in
+	// the compact layout (layout.go), which every JSON reader, the old
+	// tools included, reads the same (`memory rebuild --reference`).
+	ReferenceManifest bool
 	// Audit, when set, gets one line per write that landed (audit.go);
 	// Actor is who the line names for removals, compactions and rebuilds
 	// (stores name the observations' agents), AuditOp how stores are
