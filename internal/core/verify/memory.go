@@ -232,7 +232,7 @@ func (c *checker) manifest(store *memory.Store, live *obsSet) {
 		}
 		liveRows++
 		fileTokens += r.tokens
-		if rows.listed == nil || !rows.listed[i] {
+		if i >= len(rows.listed) || !rows.listed[i] {
 			c.add(Problem{Code: CodeManifestMissing, Severity: Error, Path: c.rel(live.path(int32(i))), ID: r.id, Offset: -1,
 				Message: "stored in the issue file but not listed in manifest.json", Repair: rebuild})
 		}
