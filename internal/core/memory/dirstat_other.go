@@ -2,7 +2,10 @@
 
 package memory
 
-import "os"
+import (
+	"os"
+	"time"
+)
 
 // eachIssueFile calls fn with the number, size and modification time (ns)
 // of every issue file in dir.
@@ -24,4 +27,10 @@ func eachIssueFile(dir string, fn func(n int, size, mod int64, err error)) error
 		fn(n, info.Size(), info.ModTime().UnixNano(), nil)
 	}
 	return nil
+}
+
+// freshKey: without change times the gate is off (every search stats
+// every issue file, as before).
+func freshKey(dir, manifest string, now time.Time, margin time.Duration) (key string, racy, ok bool) {
+	return "", false, false
 }

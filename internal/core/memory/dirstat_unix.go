@@ -3,7 +3,10 @@
 package memory
 
 import (
+	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,4 +42,25 @@ func eachIssueFile(dir string, fn func(n int, size, mod int64, err error)) error
 		fn(n, st.Size, st.Mtim.Nano(), nil)
 	}
 	return nil
+}
+
+// freshKey is the stat data the freshness gate (fresh.go) compares: the
+// store's directory and manifest.json (size, modification and change
+// times, inode), and whether either changed within margin before now
+// (racy: a coarse clock could hide a second change). ok is false when
+// they cannot be stat'ed.
+func freshKey(dir, manifest string, now time.Time, margin time.Duration) (key string, racy, ok bool) {
+	limit := now.Add(-margin).UnixNano()
+	var b strings.Builder
+	for _, p := range []string{dir, manifest} {
+		var st unix.Stat_t
+		if err := unix.Stat(p, &st); err != nil {
+			return "", false, false
+		}
+		if st.Mtim.Nano() >= limit || st.Ctim.Nano() >= limit {
+			racy = true
+		}
+		fmt.Fprintf(&b, "%d %d %d %d %d;", st.Size, st.Mtim.Nano(), st.Ctim.Nano(), st.Ino, st.Dev)
+	}
+	return b.String(), racy, true
 }

@@ -278,7 +278,7 @@ func (s *Store) viewOf(f *os.File) *view {
 		return nil
 	}
 	d := s.readDelta(st.Generation)
-	if changed, known := s.changedIssues(st.Generation, d); known && len(changed) > 0 {
+	if changed, known := s.changedIssues(st.Generation, d, true); known && len(changed) > 0 {
 		// Issue files changed behind the store (a hand edit, a checkout):
 		// up to a few, they are indexed in memory into the delta, at the
 		// cost of those files; more, and the slow path reconciles.
