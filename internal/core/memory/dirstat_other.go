@@ -2,10 +2,7 @@
 
 package memory
 
-import (
-	"os"
-	"time"
-)
+import "os"
 
 // eachIssueFile calls fn with the number, size and modification time (ns)
 // of every issue file in dir.
@@ -31,6 +28,6 @@ func eachIssueFile(dir string, fn func(n int, size, mod int64, err error)) error
 
 // freshKey: without change times the gate is off (every search stats
 // every issue file, as before).
-func freshKey(dir, manifest string, now time.Time, margin time.Duration) (key string, racy, ok bool) {
-	return "", false, false
+func freshKey(dir, manifest string) (key string, newest int64, fine, ok bool) {
+	return "", 0, false, false
 }

@@ -30,8 +30,9 @@ import (
 // file (a checkout, a merge, `git clean`) changes the directory's change
 // time, which nobody can set back; the reference tools rewrite
 // manifest.json at every write they make, in place, which changes its
-// times. A record taken within freshRacy of a change to either is not
-// written (a coarse clock could hide a second change in the same tick).
+// times. A record taken within freshRacy (freshRacyFine on file systems
+// with sub-second times) of a change to either is not written (a coarse
+// clock could hide a second change in the same tick).
 // What neither shows is an issue file rewritten in place by a tool that
 // neither renames nor rewrites the manifest (an editor that truncates and
 // writes): such an edit is seen once the record is older than freshAge,
@@ -41,9 +42,12 @@ const (
 	freshName  = "search.fresh"
 	freshMagic = "agentx-fresh 1"
 	// freshRacy: a change this shortly before the sweep could be followed
-	// by another within the same timestamp (2 s covers file systems with
-	// a 1-2 s granularity).
-	freshRacy = 2 * time.Second
+	// by another within the same timestamp. File systems with sub-second
+	// times stamp with the kernel's coarse clock (a tick: 1-10 ms), so
+	// freshRacyFine is ten of the coarsest ticks; the others get 2 s (1-2 s
+	// granularity). A hook that runs just after a write only sweeps.
+	freshRacy     = 2 * time.Second
+	freshRacyFine = 100 * time.Millisecond
 	// freshAge bounds how long a record stands in for a sweep: a bare
 	// in-place rewrite of an issue file is searched within this time.
 	freshAge = 5 * time.Minute
@@ -111,14 +115,18 @@ func (s *Store) checkFresh(gen uint64, busy map[int]bool) (changed []int, ok boo
 		return nil, false, nil // a writer between its steps: sweep
 	}
 	now := time.Now() // file system times are compared: the real clock
-	margin := freshRacy
-	if s.freshNotRacy {
-		margin = 0
-	}
-	key, racy, kok := freshKey(s.Dir, s.ManifestPath(), now, margin)
+	key, newest, fine, kok := freshKey(s.Dir, s.ManifestPath())
 	if !kok {
 		return nil, false, nil
 	}
+	margin := freshRacy
+	switch {
+	case s.freshMargin != 0:
+		margin = max(s.freshMargin, 0)
+	case fine:
+		margin = freshRacyFine
+	}
+	racy := newest >= now.Add(-margin).UnixNano()
 	if r, rok := s.readFresh(); rok && r.gen == gen && r.key == key {
 		if age := now.UnixNano() - r.at; age >= 0 && age < int64(freshAge) {
 			return slices.Clone(r.changed), true, nil

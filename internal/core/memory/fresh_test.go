@@ -20,7 +20,7 @@ func freshStore(t *testing.T, base bool) (*Store, func(word string) int) {
 	t.Helper()
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
-	s.freshNotRacy = true
+	s.freshMargin = -1
 	if base {
 		s.DeltaLimit = -1
 	}
@@ -209,7 +209,7 @@ func TestFreshGateKeepsChangedIssues(t *testing.T) {
 // second change in the same clock tick would stat the same.
 func TestFreshGateNotRecordedWhenRacy(t *testing.T) {
 	bothLayouts(t, func(t *testing.T, s *Store, found func(string) int) {
-		s.freshNotRacy = false
+		s.freshMargin = time.Hour // every change is within it
 		if err := os.Remove(s.freshPath()); err != nil {
 			t.Fatal(err)
 		}
