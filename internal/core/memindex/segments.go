@@ -122,25 +122,7 @@ func (ss *segSearch) scoreMerged(terms []string) error {
 	if ss.n > 0 && ss.total > 0 {
 		avgdl = float64(ss.total) / float64(ss.n)
 	}
-	idfs := make([]float64, len(terms))
-	found := make([][]int, len(ss.segs))
-	for _, i := range ss.live {
-		found[i] = make([]int, len(terms))
-	}
-	for t, term := range terms {
-		df := 0.0
-		for _, i := range ss.live {
-			found[i][t] = ss.segs[i].Ix.findTerm(term)
-			if found[i][t] >= 0 {
-				df += float64(ss.segs[i].Ix.u32(secDF, found[i][t]))
-			}
-		}
-		if df == 0 {
-			idfs[t] = -1 // no document holds it
-			continue
-		}
-		idfs[t] = math.Log(1 + (float64(ss.n)-df+0.5)/(df+0.5))
-	}
+	idfs, found := ss.termFigures(terms)
 	for _, i := range ss.live {
 		ix := ss.segs[i].Ix
 		var cs []cursor
@@ -156,40 +138,74 @@ func (ss *segSearch) scoreMerged(terms []string) error {
 				cs = append(cs, c)
 			}
 		}
-		for {
-			d := -1
-			for k := range cs {
-				if !cs[k].done && (d < 0 || cs[k].doc < d) {
-					d = cs[k].doc
-				}
-			}
-			if d < 0 {
-				break
-			}
-			ok := ss.pass(i, d)
-			score := 0.0
-			for k := range cs {
-				c := &cs[k]
-				if c.done || c.doc != d {
-					continue
-				}
-				if ok {
-					tfs := float64(c.tf)
-					score += c.idf * tfs * (k1 + 1) / (tfs + k1*(1-bb+bb*ix.docLen(d)/avgdl))
-				}
-				if err := c.next(ix.n); err != nil {
-					return err
-				}
-			}
-			if ok {
-				ss.top.offer(SegHit{Seg: i, Doc: d, Score: score})
-			}
+		if err := ss.merge(i, cs, avgdl); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// segTop is the best hits over segments, with each segment's scores.
+// termFigures are each term's idf over all segments (-1: no document
+// holds it) and its number in each live segment (-1: absent).
+func (ss *segSearch) termFigures(terms []string) (idfs []float64, found [][]int) {
+	idfs = make([]float64, len(terms))
+	found = make([][]int, len(ss.segs))
+	for _, i := range ss.live {
+		found[i] = make([]int, len(terms))
+	}
+	for t, term := range terms {
+		df := 0.0
+		for _, i := range ss.live {
+			found[i][t] = ss.segs[i].Ix.findTerm(term)
+			if found[i][t] >= 0 {
+				df += float64(ss.segs[i].Ix.u32(secDF, found[i][t]))
+			}
+		}
+		if df == 0 {
+			idfs[t] = -1
+			continue
+		}
+		idfs[t] = math.Log(1 + (float64(ss.n)-df+0.5)/(df+0.5))
+	}
+	return idfs, found
+}
+
+// merge walks segment i's cursors (in the terms' order) by document and
+// offers each passing document with its summed score.
+func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
+	ix := ss.segs[i].Ix
+	for {
+		d := -1
+		for k := range cs {
+			if !cs[k].done && (d < 0 || cs[k].doc < d) {
+				d = cs[k].doc
+			}
+		}
+		if d < 0 {
+			return nil
+		}
+		ok := ss.pass(i, d)
+		score := 0.0
+		for k := range cs {
+			c := &cs[k]
+			if c.done || c.doc != d {
+				continue
+			}
+			if ok {
+				tfs := float64(c.tf)
+				score += c.idf * tfs * (k1 + 1) / (tfs + k1*(1-bb+bb*ix.docLen(d)/avgdl))
+			}
+			if err := c.next(ix.n); err != nil {
+				return err
+			}
+		}
+		if ok {
+			ss.top.offer(SegHit{Seg: i, Doc: d, Score: score})
+		}
+	}
+}
+
+// segTop is the best hits over segments.
 type segTop struct {
 	best[SegHit]
 	segs []Seg
