@@ -25,3 +25,9 @@ func eachIssueFile(dir string, fn func(n int, size, mod int64, err error)) error
 	}
 	return nil
 }
+
+// freshKey: without change times the gate is off (every search stats
+// every issue file, as before).
+func freshKey(dir, manifest string) (key string, newest int64, fine, ok bool) {
+	return "", 0, false, false
+}

@@ -3,7 +3,10 @@
 package memory
 
 import (
+	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,4 +42,25 @@ func eachIssueFile(dir string, fn func(n int, size, mod int64, err error)) error
 		fn(n, st.Size, st.Mtim.Nano(), nil)
 	}
 	return nil
+}
+
+// freshKey is the stat data the freshness gate (fresh.go) compares: the
+// store's directory and manifest.json (size, modification and change
+// times, inode); newest is the latest of those times (ns) and fine says
+// the file system keeps sub-second times (one of them has a fraction).
+// ok is false when they cannot be stat'ed.
+func freshKey(dir, manifest string) (key string, newest int64, fine, ok bool) {
+	var b strings.Builder
+	for _, p := range []string{dir, manifest} {
+		var st unix.Stat_t
+		if err := unix.Stat(p, &st); err != nil {
+			return "", 0, false, false
+		}
+		for _, t := range []int64{st.Mtim.Nano(), st.Ctim.Nano()} {
+			newest = max(newest, t)
+			fine = fine || t%int64(time.Second) != 0
+		}
+		fmt.Fprintf(&b, "%d %d %d %d %d;", st.Size, st.Mtim.Nano(), st.Ctim.Nano(), st.Ino, st.Dev)
+	}
+	return b.String(), newest, fine, true
 }

@@ -119,8 +119,18 @@ func (s *Store) stampOf(n int) (fileStamp, error) {
 // changedIssues compares the issue files with the record of the index of
 // generation gen: the issues whose content is not what the index holds
 // (changed, new, or gone). known is false when there is no record for gen
-// (nothing can be said; the index is trusted as before).
-func (s *Store) changedIssues(gen uint64, d *delta) (changed []int, known bool) {
+// (nothing can be said; the index is trusted as before). The freshness
+// gate (fresh.go) answers instead of the sweep when nothing a writer
+// touches changed since a sweep recorded its answer; record says this
+// sweep may record one.
+func (s *Store) changedIssues(gen uint64, d *delta, record bool) (changed []int, known bool) {
+	busy := s.markedIssues()
+	// The gate is taken before the record is read, as the sweep's answer
+	// holds for the store as it was then.
+	prev, fresh, gate := s.checkFresh(gen, busy)
+	if fresh {
+		return prev, true
+	}
 	rec, ok := s.readStamps()
 	if !ok || rec.Generation != gen {
 		return nil, false
@@ -129,7 +139,6 @@ func (s *Store) changedIssues(gen uint64, d *delta) (changed []int, known bool) 
 		// The delta's issues are compared with the files as it indexed them.
 		maps.Copy(rec.Files, d.files)
 	}
-	busy := s.markedIssues()
 	seen := 0
 	err := eachIssueFile(s.Dir, func(n int, size, mod int64, err error) {
 		was, had := rec.Files[n]
@@ -160,6 +169,9 @@ func (s *Store) changedIssues(gen uint64, d *delta) (changed []int, known bool) 
 				changed = append(changed, n)
 			}
 		}
+	}
+	if record {
+		s.recordFresh(gate, gen, changed)
 	}
 	return changed, true
 }
@@ -258,7 +270,7 @@ func (s *Store) restamp(ctx context.Context, files []restamped) {
 // refreshChanged indexes again, in st, the issue files whose content
 // changed since st's index was written; it reports whether st changed.
 func (s *Store) refreshChanged(st *state) (bool, error) {
-	changed, known := s.changedIssues(st.stamp.Generation, nil)
+	changed, known := s.changedIssues(st.stamp.Generation, nil, false)
 	// The delta's issues are changed behind the base by design: a state
 	// built from the base takes them in (idempotent when it holds them).
 	if d := s.readDelta(st.stamp.Generation); d != nil {

@@ -75,8 +75,9 @@ func (v *view) eachDoc(fn func(memindex.Doc)) {
 // the stamp of. The reader falls back to the files.
 var errStale = errors.New("the search index does not describe manifest.json")
 
-// open returns a read-only view. Readers never write (not the manifest,
-// not the index, no lock file): when the index on disk is intact and
+// open returns a read-only view. Readers never write the store (not the
+// manifest, not the index, no lock file; only the freshness gate's local
+// record in pending/, fresh.go, which no reader needs): when the index on disk is intact and
 // matches the manifest (stamp, size and the head checksum, one small read
 // at each end), it is used as is; otherwise the view is built in memory
 // from the issue files, the source of truth, and the repair is left to
@@ -278,7 +279,7 @@ func (s *Store) viewOf(f *os.File) *view {
 		return nil
 	}
 	d := s.readDelta(st.Generation)
-	if changed, known := s.changedIssues(st.Generation, d); known && len(changed) > 0 {
+	if changed, known := s.changedIssues(st.Generation, d, true); known && len(changed) > 0 {
 		// Issue files changed behind the store (a hand edit, a checkout):
 		// up to a few, they are indexed in memory into the delta, at the
 		// cost of those files; more, and the slow path reconciles.

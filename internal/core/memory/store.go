@@ -77,6 +77,9 @@ type Store struct {
 	Actor   string
 	AuditOp string
 
+	// freshMargin replaces the freshness gate's racy margin (fresh.go) in
+	// tests: negative records right after a write, large never does.
+	freshMargin time.Duration
 	// afterIssueWrite simulates a crash between steps 1 and 2 in tests.
 	afterIssueWrite func() error
 	// slow is the last view readers built from the files (openSlow); nil

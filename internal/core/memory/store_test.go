@@ -19,6 +19,10 @@ func newTestStore(t *testing.T) (*Store, *clock.Fake, *[]string) {
 	clk := clock.NewFake(time.Date(2026, 3, 1, 17, 0, 0, 0, time.UTC))
 	s := New(filepath.Join(t.TempDir(), ".agentx", "memory"), lock.New(lock.Options{Clock: clk}), clk)
 	s.NoSync = true
+	// The freshness gate records nothing: tests that edit an issue file
+	// in place after a search see the edit whatever the load (fresh_test
+	// tests the gate).
+	s.freshMargin = time.Hour
 	var warns []string
 	s.Warn = func(f string, a ...any) { warns = append(warns, fmt.Sprintf(f, a...)) }
 	return s, clk, &warns

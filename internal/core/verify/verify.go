@@ -574,6 +574,11 @@ func (c *checker) writing() bool {
 	}
 	now := c.opt.Now()
 	for _, e := range ents {
+		// Markers are issue-N-*; the search's freshness record
+		// (search.fresh) lives beside them and is no write.
+		if !strings.HasPrefix(e.Name(), "issue-") {
+			continue
+		}
 		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) < c.opt.StaleAfter {
 			return true
 		}

@@ -1,0 +1,152 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+)
+
+// The freshness gate (issue 35). changedIssues stats every issue file to
+// catch files changed behind the index: 20,000 fstatat at 1M observations,
+// half of a search's CPU. A search whose stat sweep ran to the end
+// records, in the pending directory (local-only, beside the crash
+// markers, so writing it changes neither the store's directory nor
+// anything the gate compares), what it found (the issues changed behind
+// the index, usually none) with the stat data of the store's directory and
+// of manifest.json taken before the sweep. The next search that finds
+// both stat the same, no writer's marker, and the record younger than
+// freshAge takes the record's answer instead of sweeping.
+//
+// Why that suffices (as statebranch's clean record argues): every agentx
+// write renames into the directory, and a new, deleted or renamed issue
+// file (a checkout, a merge, `git clean`) changes the directory's change
+// time, which nobody can set back; the reference tools rewrite
+// manifest.json at every write they make, in place, which changes its
+// times. A record taken within freshRacy (freshRacyFine on file systems
+// with sub-second times) of a change to either is not written (a coarse
+// clock could hide a second change in the same tick).
+// What neither shows is an issue file rewritten in place by a tool that
+// neither renames nor rewrites the manifest (an editor that truncates and
+// writes): such an edit is seen once the record is older than freshAge,
+// when the next search sweeps again, and at once by any write.
+
+const (
+	freshName  = "search.fresh"
+	freshMagic = "agentx-fresh 1"
+	// freshRacy: a change this shortly before the sweep could be followed
+	// by another within the same timestamp. File systems with sub-second
+	// times stamp with the kernel's coarse clock (a tick: 1-10 ms), so
+	// freshRacyFine is ten of the coarsest ticks; the others get 2 s (1-2 s
+	// granularity). A hook that runs just after a write only sweeps.
+	freshRacy     = 2 * time.Second
+	freshRacyFine = 100 * time.Millisecond
+	// freshAge bounds how long a record stands in for a sweep: a bare
+	// in-place rewrite of an issue file is searched within this time.
+	freshAge = 5 * time.Minute
+)
+
+// freshRecord is what the last complete sweep found.
+type freshRecord struct {
+	gen     uint64
+	at      int64 // Unix ns, when the key was taken
+	key     string
+	changed []int
+}
+
+func (s *Store) freshPath() string { return filepath.Join(s.pendingDir(), freshName) }
+
+func (r *freshRecord) encode() []byte {
+	nums := make([]string, len(r.changed))
+	for i, n := range r.changed {
+		nums[i] = strconv.Itoa(n)
+	}
+	return fmt.Appendf(nil, "%s\n%d\n%d\n%s\n%s\n", freshMagic, r.gen, r.at, r.key, strings.Join(nums, ","))
+}
+
+func (s *Store) readFresh() (*freshRecord, bool) {
+	data, err := atomicfile.ReadRegular(s.freshPath(), 1<<20)
+	if err != nil {
+		return nil, false
+	}
+	lines := strings.Split(string(data), "\n")
+	if len(lines) != 6 || lines[0] != freshMagic || lines[5] != "" {
+		return nil, false
+	}
+	r := &freshRecord{key: lines[3]}
+	var err1, err2 error
+	r.gen, err1 = strconv.ParseUint(lines[1], 10, 64)
+	r.at, err2 = strconv.ParseInt(lines[2], 10, 64)
+	if err1 != nil || err2 != nil {
+		return nil, false
+	}
+	if lines[4] != "" {
+		for f := range strings.SplitSeq(lines[4], ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				return nil, false
+			}
+			r.changed = append(r.changed, n)
+		}
+	}
+	return r, true
+}
+
+// freshGate is taken before a sweep: the key to compare, and whether a
+// record may be written from the sweep that follows.
+type freshGate struct {
+	key      string
+	at       time.Time
+	writable bool
+}
+
+// checkFresh returns the recorded answer for the base of generation gen
+// when the gate says nothing changed since it was recorded; otherwise the
+// gate to record the coming sweep with (nil when none may be).
+func (s *Store) checkFresh(gen uint64, busy map[int]bool) (changed []int, ok bool, g *freshGate) {
+	if len(busy) > 0 {
+		return nil, false, nil // a writer between its steps: sweep
+	}
+	now := time.Now() // file system times are compared: the real clock
+	key, newest, fine, kok := freshKey(s.Dir, s.ManifestPath())
+	if !kok {
+		return nil, false, nil
+	}
+	margin := freshRacy
+	switch {
+	case s.freshMargin != 0:
+		margin = max(s.freshMargin, 0)
+	case fine:
+		margin = freshRacyFine
+	}
+	racy := newest >= now.Add(-margin).UnixNano()
+	if r, rok := s.readFresh(); rok && r.gen == gen && r.key == key {
+		if age := now.UnixNano() - r.at; age >= 0 && age < int64(freshAge) {
+			return slices.Clone(r.changed), true, nil
+		}
+	}
+	return nil, false, &freshGate{key: key, at: now, writable: !racy}
+}
+
+// recordFresh writes what a complete sweep under g found. A failure (a
+// read-only store) costs the next search its sweep, nothing else.
+func (s *Store) recordFresh(g *freshGate, gen uint64, changed []int) {
+	if g == nil || !g.writable {
+		return
+	}
+	if err := os.Mkdir(s.pendingDir(), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return
+	}
+	// Creating the pending directory changed the store's directory: the
+	// key taken before it no longer matches, and the next search records
+	// again.
+	r := freshRecord{gen: gen, at: g.at.UnixNano(), key: g.key, changed: slices.Sorted(slices.Values(changed))}
+	_ = atomicfile.Write(s.freshPath(), r.encode(), atomicfile.Options{NoSync: true})
+}
