@@ -37,7 +37,7 @@ var egresses = map[string]struct {
 	"internal/core/gitstore/statcache.go":                          {1, "file stats"},
 	"internal/core/responder/long.go":                              {1, "a responder's long answer: router passes sanitize.Clean(answer)"},
 	"internal/core/statebranch/recover.go":                         {1, "merge of sanitised state files"},
-	"internal/core/statebranch/statebranch.go":                     {1, "merge of sanitised state files"},
+	"internal/core/statebranch/merge.go":                           {1, "merge of sanitised state files"},
 	"internal/core/statebranch/trail.go":                           {1, "a commit id"},
 	"internal/core/statebranch/statebranchtest/statebranchtest.go": {2, "test helper (files of test repositories, the tests' git config)"},
 	"internal/core/statebranch/divergence.go":                      {1, "a commit id"},
