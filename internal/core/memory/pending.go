@@ -1,0 +1,143 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/process"
+)
+
+func (s *Store) leaveMarker(issue int) (string, error) {
+	dir := s.pendingDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "issue-"+strconv.Itoa(issue)+"-*")
+	if err != nil {
+		return "", fmt.Errorf("create pending marker: %w", err)
+	}
+	host, _ := os.Hostname()
+	_, werr := fmt.Fprintf(f, "%s\n%d %s\n", clock.Format(s.now()), os.Getpid(), host)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		_ = os.Remove(f.Name())
+		return "", fmt.Errorf("write pending marker: %w", err)
+	}
+	return f.Name(), nil
+}
+
+// writerDead reports a marker whose writer ("pid host") was a process of
+// this host that no longer exists: its write will never finish, so the
+// repair need not wait for the marker to age. A reused pid only delays the
+// repair to the age rule.
+func writerDead(owner string) bool {
+	pidText, host, ok := strings.Cut(owner, " ")
+	pid, err := strconv.Atoi(pidText)
+	if !ok || err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	if h, _ := os.Hostname(); h == "" || h != host {
+		return false
+	}
+	return !process.Alive(pid)
+}
+
+// finish is steps 2 and 3.
+func (s *Store) finish(ctx context.Context, issue int, marker string) error {
+	if marker == "" {
+		return nil
+	}
+	if s.batch != nil {
+		s.batch.issues[issue] = true
+		s.batch.markers = append(s.batch.markers, marker)
+		return nil
+	}
+	if s.afterIssueWrite != nil {
+		if err := s.afterIssueWrite(); err != nil {
+			return err
+		}
+	}
+	if err := s.syncIssues(ctx, []int{issue}); err != nil {
+		return err
+	}
+	_ = os.Remove(marker)
+	return nil
+}
+
+// repairPending finds markers left by writers that did not finish (a
+// crash between the issue write and the manifest write) and redoes their
+// step 2. It is cheap when there are none: one failed directory open.
+func (s *Store) repairPending(ctx context.Context) error {
+	issues, markers := s.stalePending()
+	if len(issues) == 0 {
+		return nil
+	}
+	s.warn("repairing the manifest for %d issue(s) left unfinished by an interrupted write: %v", len(issues), issues)
+	// A marker is written under the issue lock, in the same hold as the
+	// issue file; taking that lock once (and letting go before the
+	// manifest's) guarantees a slow but live writer has finished its
+	// issue write before we read the file.
+	for _, n := range issues {
+		if err := s.withLock(ctx, s.IssuePath(n), func(*lock.Lock) error { return nil }); err != nil {
+			return err
+		}
+	}
+	if err := s.syncIssues(ctx, issues); err != nil {
+		return err
+	}
+	for _, m := range markers {
+		_ = os.Remove(m)
+	}
+	return nil
+}
+
+// stalePending lists the markers of writers that will not finish step 2
+// themselves (dead, or older than markerStale) and their issues.
+func (s *Store) stalePending() (issues []int, markers []string) {
+	ents, err := os.ReadDir(s.pendingDir())
+	if err != nil || len(ents) == 0 {
+		return nil, nil
+	}
+	now := s.now()
+	seen := map[int]bool{}
+	for _, e := range ents {
+		name := e.Name()
+		rest, ok := strings.CutPrefix(name, "issue-")
+		if !ok {
+			continue
+		}
+		num, _, _ := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 0 {
+			continue
+		}
+		path := filepath.Join(s.pendingDir(), name)
+		data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
+		if err != nil {
+			continue
+		}
+		stamp, owner, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+		t, perr := clock.Parse(stamp)
+		if perr != nil {
+			if info, err := e.Info(); err == nil {
+				t = info.ModTime()
+			}
+		}
+		if now.Sub(t) < markerStale && !writerDead(owner) {
+			continue
+		}
+		markers = append(markers, path)
+		if !seen[n] {
+			seen[n] = true
+			issues = append(issues, n)
+		}
+	}
+	return issues, markers
+}
