@@ -2,7 +2,7 @@
 # Issue 33 item 6: hook start and the post-commit hook of this tree against
 # a base binary (main), interleaved, on seed 004's large project: 2,000
 # artifacts over 500 issues beside 20,000 observations
-# (docs/PERFORMANCE.md, "Stage artifacts (issue 33)").
+# (docs/performance-history.md, "Stage artifacts (issue 33)").
 #   (cd /work/main && go build -o /tmp/base-agentx-hook ./cmd/agentx-hook)
 #   scripts/bench-artifacts.sh /tmp/base-agentx-hook [RUNS]
 # Prints, per command, the median wall time and the median CPU time

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Old and new agentx-hook side by side, one hyperfine run per command
-# (docs/PERFORMANCE.md, "Round 2: the same commands before and after").
+# (docs/performance-history.md, "Round 2: the same commands before and after").
 # Needs hyperfine.
 #   git worktree add --detach /tmp/old 83b9911 && (cd /tmp/old && go build -o /tmp/old-agentx-hook ./cmd/agentx-hook)
 #   scripts/bench-compare.sh /tmp/old-agentx-hook [WORKDIR]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The mid-session deliver hook with nothing new against `agentx-hook
-# version` (issue 34; docs/PERFORMANCE.md, "Answers delivered mid-session"):
+# version` (issue 34; docs/performance-history.md, "Answers delivered mid-session"):
 # one interleaved run (every command once per round, shuffled), wall and CPU
 # medians, ratios to `version`. The hook gets a Claude Code payload on
 # stdin, as the host gives it: a UserPromptSubmit, and a PostToolUse whose

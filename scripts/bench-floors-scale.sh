@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scaling rows of `sync` (nothing changed) and `monitor` at 10, 100, 1,000
-# and 10,000 ledgers (issue 35; docs/PERFORMANCE.md, "Everyday commands on
+# and 10,000 ledgers (issue 35; docs/performance-history.md, "Everyday commands on
 # their floors"): CPU (user + system), wall and peak memory (maxrss) of
 # each, medians of RUNS interleaved rounds (default 21), `sync` beside git
 # moving the same branch (`git fetch` + `git push` of the state branch,

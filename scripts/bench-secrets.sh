@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 26 item 1's figures, old and new binaries interleaved in one
-# hyperfine run each (docs/PERFORMANCE.md, "gitleaks' rules"):
+# hyperfine run each (docs/performance-history.md, "gitleaks' rules"):
 #   1. process start: agentx-hook version;
 #   2. hook finish on a 2 MB Claude Code transcript over a 10K store (the
 #      whole capture, as scripts/bench-pipeline.sh 1b).

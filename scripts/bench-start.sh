@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Process start against a Go hello-world built the same way (issue 25 item
-# 4; docs/PERFORMANCE.md, "Process start against a hello-world"): `version`
+# 4; docs/performance-history.md, "Process start against a hello-world"): `version`
 # and `monitor` over 5 issues, as ratios of medians in one interleaved run,
 # then the package initialisers by cost (GODEBUG=inittrace=1, median of
 # RUNS_INIT runs). Needs python3.

@@ -10,7 +10,7 @@ import (
 // that write nothing and take no lock (version, help, completion): a
 // signal may end those at once, as it ends any program, so they skip
 // setting up the handler. os/signal starts a thread to receive signals,
-// 0.2 ms, a fifth of a whole Go hello-world's run (docs/PERFORMANCE.md,
+// 0.2 ms, a fifth of a whole Go hello-world's run (docs/performance-history.md,
 // "Process start against a hello-world").
 func signalsUnlessQuick(args []string, grace time.Duration) (context.Context, func()) {
 	if len(args) > 0 {

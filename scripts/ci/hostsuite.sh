@@ -14,7 +14,7 @@
 # A host that cannot be installed or found fails the suite; nothing skips.
 # Time on the 2-core machine (other jobs running): about 20 s to install the
 # three hosts cold (about 480 MB), 0.1 s warm; the tests about 60-70 s with
-# 5 sessions per host (docs/PERFORMANCE.md, "Real hosts"), and issue 34's
+# 5 sessions per host (docs/performance-history.md, "Real hosts"), and issue 34's
 # two delivery sessions per host beside them (20-25 s run alone).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
