@@ -36,7 +36,10 @@ restored from the branch; nothing leaves the shared state unless a command
 that removes it (memory remove, memory compact) left a tombstone saying so.
 A branch that was force-pushed, deleted or renamed is merged as a union and
 the union pushed back. A file that does not parse is never pushed nor
-copied over a valid one; sync names it and exits 1.
+copied over a valid one; sync names it and exits 1. After a clean sync, a
+file rewritten in place by hand (no rename, no lock) is seen by the first
+sync 5 minutes on or by one with other work (docs/merge.md); verify sees
+it at once.
 
 --recover reads the state branch's history, the reflogs of its
 remote-tracking ref, the sync bases and the checkpoints, lists every record
