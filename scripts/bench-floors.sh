@@ -14,6 +14,7 @@
 # and new run interleaved. RUNS rounds (default 300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+lib=$PWD/scripts/lib # interleave.py: the interleaved timing loop
 old=${1:-}
 work=${2:-$(mktemp -d)}
 runs=${RUNS:-300}
@@ -100,9 +101,9 @@ for b in "${bins[@]}"; do
 done
 uptime
 cat >bench.py <<'PY'
-import os, random, shutil, statistics, sys, time
+import shutil, statistics, sys
+from interleave import measure
 runs, cmds = int(sys.argv[1]), sys.argv[2:]
-null = os.open(os.devnull, os.O_WRONLY)
 def prepare(cmd):
     # Every run that rewrites the ledger starts from the same 120 records
     # (not timed).
@@ -111,27 +112,7 @@ def prepare(cmd):
         shutil.copyfile("ledger120.json", argv[argv.index("--root") + 1] + "/.agentx/state/clarifications/issue-7.json")
     elif "rewrite-file" in argv[0]:
         shutil.copyfile("ledger120.json", argv[1])
-def run(cmd):
-    prepare(cmd)
-    argv = cmd.split()
-    t0 = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
-    _, status, ru = os.wait4(pid, 0)
-    wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("%s failed" % cmd)
-    return wall, ru.ru_utime + ru.ru_stime
-for c in cmds * 10:  # warm-up
-    run(c)
-wall = {c: [] for c in cmds}
-cpu = {c: [] for c in cmds}
-for _ in range(runs):
-    order = cmds[:]
-    random.shuffle(order)
-    for c in order:
-        w, u = run(c)
-        wall[c].append(w)
-        cpu[c].append(u)
+wall, cpu = measure(cmds, runs, 10, prepare)
 def base(c):
     return cmds[1] if "clarify" in c else cmds[0]
 print("| command | wall, median | ratio | CPU (user + system), median | ratio | against |")
@@ -141,5 +122,5 @@ for c in cmds:
     bw, bu = statistics.median(wall[base(c)]), statistics.median(cpu[base(c)])
     print("| `%s` | %.2f ms | %.2f | %.2f ms | %.2f | %s |" % (c, w * 1e3, w / bw, u * 1e3, u / bu, base(c).split()[0]))
 PY
-python3 bench.py "$runs" "${cmds[@]}"
+PYTHONPATH="$lib" python3 bench.py "$runs" "${cmds[@]}"
 uptime

@@ -9,6 +9,7 @@
 # old and new run interleaved in the same run. RUNS rounds (default 1000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+lib=$PWD/scripts/lib # interleave.py: the interleaved timing loop
 old=${1:-}
 work=${2:-$(mktemp -d)}
 runs=${RUNS:-1000}
@@ -47,29 +48,10 @@ uptime
 # so that a change of load hits all alike; wall time and CPU time (user +
 # system, from wait4) of each run, medians.
 cat >bench.py <<'PY'
-import os, random, statistics, sys, time
+import statistics, sys
+from interleave import measure
 runs, cmds = int(sys.argv[1]), sys.argv[2:]
-null = os.open(os.devnull, os.O_WRONLY)
-def run(cmd):
-    argv = cmd.split()
-    t0 = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
-    _, status, ru = os.wait4(pid, 0)
-    wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("%s failed" % cmd)
-    return wall, ru.ru_utime + ru.ru_stime
-for c in cmds * 20:  # warm-up
-    run(c)
-wall = {c: [] for c in cmds}
-cpu = {c: [] for c in cmds}
-for _ in range(runs):
-    order = cmds[:]
-    random.shuffle(order)
-    for c in order:
-        w, u = run(c)
-        wall[c].append(w)
-        cpu[c].append(u)
+wall, cpu = measure(cmds, runs, 20)
 base_w, base_c = statistics.median(wall[cmds[0]]), statistics.median(cpu[cmds[0]])
 print("| command | wall, median | ratio | CPU (user + system), median | ratio |")
 print("|---|---:|---:|---:|---:|")
@@ -77,7 +59,7 @@ for c in cmds:
     w, u = statistics.median(wall[c]), statistics.median(cpu[c])
     print("| `%s` | %.2f ms | %.2f | %.2f ms | %.2f |" % (c, w * 1e3, w / base_w, u * 1e3, u / base_c))
 PY
-python3 bench.py "$runs" "${cmds[@]}"
+PYTHONPATH="$lib" python3 bench.py "$runs" "${cmds[@]}"
 uptime
 for b in hello-world "${bins[@]}"; do
   echo "== package initialisers of $b (median of ${RUNS_INIT:-21} runs)"
