@@ -25,11 +25,13 @@ type dec struct {
 	err error
 }
 
-func (d *dec) u() uint64 {
+// varint reads one varint with read (binary.Uvarint or binary.Varint);
+// after the first error every read yields the zero value.
+func varint[T uint64 | int64](d *dec, read func([]byte) (T, int)) T {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Uvarint(d.b)
+	v, n := read(d.b)
 	if n <= 0 {
 		d.err = errShort
 		return 0
@@ -38,18 +40,8 @@ func (d *dec) u() uint64 {
 	return v
 }
 
-func (d *dec) i() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errShort
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *dec) u() uint64 { return varint(d, binary.Uvarint) }
+func (d *dec) i() int64  { return varint(d, binary.Varint) }
 
 func (d *dec) s() string {
 	n := d.u()
