@@ -10,10 +10,16 @@ import (
 
 type enc struct{ b []byte }
 
-func (e *enc) u(v uint64)  { e.b = binary.AppendUvarint(e.b, v) }
-func (e *enc) i(v int64)   { e.b = binary.AppendVarint(e.b, v) }
-func (e *enc) s(v string)  { e.u(uint64(len(v))); e.b = append(e.b, v...) }
-func (e *enc) bool(v bool) { e.u(map[bool]uint64{false: 0, true: 1}[v]) }
+func (e *enc) u(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) i(v int64)  { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) s(v string) { e.u(uint64(len(v))); e.b = append(e.b, v...) }
+func (e *enc) bool(v bool) {
+	if v {
+		e.u(1)
+	} else {
+		e.u(0)
+	}
+}
 
 func (e *enc) key(k Key) { e.s(k.Time); e.i(k.Seq) }
 
