@@ -10,10 +10,16 @@ import (
 
 type enc struct{ b []byte }
 
-func (e *enc) u(v uint64)  { e.b = binary.AppendUvarint(e.b, v) }
-func (e *enc) i(v int64)   { e.b = binary.AppendVarint(e.b, v) }
-func (e *enc) s(v string)  { e.u(uint64(len(v))); e.b = append(e.b, v...) }
-func (e *enc) bool(v bool) { e.u(map[bool]uint64{false: 0, true: 1}[v]) }
+func (e *enc) u(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) i(v int64)  { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) s(v string) { e.u(uint64(len(v))); e.b = append(e.b, v...) }
+func (e *enc) bool(v bool) {
+	if v {
+		e.u(1)
+	} else {
+		e.u(0)
+	}
+}
 
 func (e *enc) key(k Key) { e.s(k.Time); e.i(k.Seq) }
 
@@ -25,11 +31,13 @@ type dec struct {
 	err error
 }
 
-func (d *dec) u() uint64 {
+// varint reads one varint with read (binary.Uvarint or binary.Varint);
+// after the first error every read yields the zero value.
+func varint[T uint64 | int64](d *dec, read func([]byte) (T, int)) T {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Uvarint(d.b)
+	v, n := read(d.b)
 	if n <= 0 {
 		d.err = errShort
 		return 0
@@ -38,18 +46,8 @@ func (d *dec) u() uint64 {
 	return v
 }
 
-func (d *dec) i() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errShort
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *dec) u() uint64 { return varint(d, binary.Uvarint) }
+func (d *dec) i() int64  { return varint(d, binary.Varint) }
 
 func (d *dec) s() string {
 	n := d.u()

@@ -15,17 +15,26 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
+// auditedStore is a store under a fresh temp dir (memory/ beside state/,
+// as in a workspace) whose writes append to the audit trail in state/,
+// on a fake clock; dir is that temp dir.
+func auditedStore(t *testing.T) (s *Store, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	s = New(filepath.Join(dir, "memory"), lock.New(lock.Options{}), clk)
+	s.NoSync = true
+	s.Audit = &audit.Trail{Dir: filepath.Join(dir, "state"), Clock: clk}
+	return s, dir
+}
+
 // TestWritesAreAuditedWithHashes: a store, a removal, a compaction and a
 // rebuild each leave one line naming the ids and their hashes, and the
 // hashes are those stored with the observations.
 func TestWritesAreAuditedWithHashes(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	s := New(filepath.Join(dir, "memory"), lock.New(lock.Options{}), clk)
-	s.NoSync = true
+	s, _ := auditedStore(t)
 	s.Actor = "ada"
-	s.Audit = &audit.Trail{Dir: filepath.Join(dir, "state"), Clock: clk}
 	ctx := context.Background()
 	stored, err := s.Store(ctx, []Observation{
 		{Agent: "engineer", IssueNumber: 5, Category: Decision, Content: "first decision about the parser"},
@@ -100,11 +109,7 @@ func TestWritesAreAuditedWithHashes(t *testing.T) {
 // a stored observation with neither marker nor line.
 func TestStoredObservationIsAnchoredBeforeItsMarkerGoes(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	s := New(filepath.Join(dir, "memory"), lock.New(lock.Options{}), clk)
-	s.NoSync = true
-	s.Audit = &audit.Trail{Dir: filepath.Join(dir, "state"), Clock: clk}
+	s, dir := auditedStore(t)
 	ctx := context.Background()
 	// The manifest cannot be replaced: a directory stands in its place.
 	if err := os.MkdirAll(filepath.Join(dir, "memory", "manifest.json"), 0o755); err != nil {
@@ -134,11 +139,7 @@ func TestStoredObservationIsAnchoredBeforeItsMarkerGoes(t *testing.T) {
 // verify beside writers could call a removed observation deleted unseen.
 func TestEveryWriteIsAnchoredBeforeItsMarkerGoes(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	s := New(filepath.Join(dir, "memory"), lock.New(lock.Options{}), clk)
-	s.NoSync = true
-	s.Audit = &audit.Trail{Dir: filepath.Join(dir, "state"), Clock: clk}
+	s, _ := auditedStore(t)
 	ctx := context.Background()
 	stored, err := s.Store(ctx, []Observation{
 		{Agent: "engineer", IssueNumber: 5, Category: Decision, Content: "first decision about the parser"},

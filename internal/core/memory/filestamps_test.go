@@ -7,6 +7,28 @@ import (
 	"testing"
 )
 
+// storeRedisAndExport stores a decision on issue 7 (redis) and a key fact
+// on issue 8 (the nightly export) in s, and returns found: how many rows
+// s's search for word finds.
+func storeRedisAndExport(t *testing.T, s *Store) func(word string) int {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := s.Store(ctx, []Observation{
+		obs("engineer", 7, Decision, "Sessions are kept in redis with a sliding expiry"),
+		obs("engineer", 8, KeyFact, "The export runs nightly at two"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return func(word string) int {
+		t.Helper()
+		rows, err := s.Search(ctx, Query{Text: word})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(rows)
+	}
+}
+
 // An issue file changed behind the manifest (a hand edit, another tool, a
 // git checkout or merge of memory files) is searched as it is now: by a
 // reader at once, and after a later `memory add` to that issue too, which
@@ -15,20 +37,7 @@ func TestSearchFollowsAnIssueFileEditedByHand(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newTestStore(t)
-	if _, err := s.Store(ctx, []Observation{
-		obs("engineer", 7, Decision, "Sessions are kept in redis with a sliding expiry"),
-		obs("engineer", 8, KeyFact, "The export runs nightly at two"),
-	}); err != nil {
-		t.Fatal(err)
-	}
-	found := func(word string) int {
-		t.Helper()
-		rows, err := s.Search(ctx, Query{Text: word})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(rows)
-	}
+	found := storeRedisAndExport(t, s)
 	if found("redis") != 1 || found("memcached") != 0 {
 		t.Fatal("before the edit")
 	}

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,26 +17,12 @@ import (
 // their issue files).
 func freshStore(t *testing.T, base bool) (*Store, func(word string) int) {
 	t.Helper()
-	ctx := context.Background()
 	s, _, _ := newTestStore(t)
 	s.freshMargin = -1
 	if base {
 		s.DeltaLimit = -1
 	}
-	if _, err := s.Store(ctx, []Observation{
-		obs("engineer", 7, Decision, "Sessions are kept in redis with a sliding expiry"),
-		obs("engineer", 8, KeyFact, "The export runs nightly at two"),
-	}); err != nil {
-		t.Fatal(err)
-	}
-	found := func(word string) int {
-		t.Helper()
-		rows, err := s.Search(ctx, Query{Text: word})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(rows)
-	}
+	found := storeRedisAndExport(t, s)
 	if found("redis") != 1 || found("export") != 1 {
 		t.Fatal("before the change")
 	}
