@@ -2,10 +2,10 @@ package hookcmd
 
 import (
 	"context"
-	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/render"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
@@ -82,10 +82,6 @@ func (a *App) checkPerson(name string) error {
 	if _, ok := cfg.Person(name); ok {
 		return nil
 	}
-	names := strings.Join(cfg.PersonNames(), ", ")
-	if names == "" {
-		names = "none"
-	}
-	return errcode.New(errcode.InvalidInput, "--person: unknown person %q (configured: %s)", name, names).
+	return errcode.New(errcode.InvalidInput, "--person: unknown person %q (configured: %s)", name, protocol.PeopleList(cfg)).
 		WithHint("people are named in [people] of .agentx/agentx.toml: lead = \"@their-github-handle\"")
 }

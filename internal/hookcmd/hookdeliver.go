@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -90,9 +89,9 @@ func runHookDeliver(ctx context.Context, a *App, o *hookDeliverOptions) error {
 	if p.Event == "" {
 		p.Event = o.Event
 	}
-	if a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil && filepath.IsAbs(p.Cwd) {
-		if fi, err := os.Stat(p.Cwd); err == nil && fi.IsDir() {
-			a.Cwd = p.Cwd // the agent's project, wherever the hook runs from
+	if a.rootFlag == "" && a.Getenv("AGENTX_ROOT") == "" && a.ws == nil {
+		if dir, ok := session.ProjectDirOf(p.Cwd); ok {
+			a.Cwd = dir // the agent's project, wherever the hook runs from
 		}
 	}
 	stop := isStopEvent(p.Event)

@@ -96,12 +96,7 @@ func (p Person) Mention() string {
 // (names are agent names: they become the record's target), the reserved
 // name human, a handle GitHub would not mention, an SLA out of range.
 func checkPeople(path string, c *Config) error {
-	names := make([]string, 0, len(c.People))
-	for n := range c.People {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range c.People.Names() {
 		p := c.People[n]
 		key := "[people] " + n
 		if err := checkAgent(path, key, n); err != nil {
@@ -137,12 +132,7 @@ func checkSLA(path, key string, d Duration) error {
 func peopleWarnings(path string, data []byte, c Config) []Warning {
 	var out []Warning
 	var lines map[string]int
-	names := make([]string, 0, len(c.People))
-	for n := range c.People {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range c.People.Names() {
 		for _, k := range c.People[n].unknown {
 			if lines == nil {
 				lines = keyLines(data)
@@ -166,9 +156,13 @@ func (s *Set) Person(name string) (Person, bool) {
 }
 
 // PersonNames is every configured person, sorted.
-func (s *Set) PersonNames() []string {
-	names := make([]string, 0, len(s.Config.People))
-	for n := range s.Config.People {
+func (s *Set) PersonNames() []string { return s.Config.People.Names() }
+
+// Names is every person's name, sorted: checks, warnings and messages
+// list them in one order.
+func (p People) Names() []string {
+	names := make([]string, 0, len(p))
+	for n := range p {
 		names = append(names, n)
 	}
 	sort.Strings(names)

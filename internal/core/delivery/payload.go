@@ -21,7 +21,7 @@ type Payload struct {
 	AgentType string
 }
 
-// wanted maps the keys read (both the snake_case of Claude Code and Codex
+// field maps the keys read (both the snake_case of Claude Code and Codex
 // and Copilot CLI's camelCase) to their field.
 func (p *Payload) field(key string) *string {
 	switch key {

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -45,19 +46,15 @@ const maxStamp = 4096
 // the ledgers changed, so it is not synced: a crash that loses it delays a
 // delivery until the next bump or the next session.
 func Bump(ws workspace.Workspace) error {
-	dir := ws.InboxDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("inbox stamp: %w", err)
-	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	token := strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + hex.EncodeToString(rnd[:])
-	return writeSmall(filepath.Join(dir, generationName), []byte(token+"\n"))
+	return writeStamp(filepath.Join(ws.InboxDir(), generationName), []byte(token+"\n"))
 }
 
 // Generation reads the inbox generation ("" when nothing was ever bumped).
 func Generation(ws workspace.Workspace) string {
-	data, err := readSmall(filepath.Join(ws.InboxDir(), generationName))
+	data, err := readStamp(filepath.Join(ws.InboxDir(), generationName))
 	if err != nil {
 		return ""
 	}
@@ -103,7 +100,7 @@ func ReadSeen(ws workspace.Workspace, session string) (Seen, bool) {
 	if !validSession(session) {
 		return Seen{}, false
 	}
-	data, err := readSmall(sessionFile(ws, session))
+	data, err := readStamp(sessionFile(ws, session))
 	if err != nil {
 		return Seen{}, false
 	}
@@ -119,12 +116,8 @@ func WriteSeen(ws workspace.Workspace, session string, s Seen) error {
 	if !validSession(session) {
 		return ErrSession
 	}
-	dir := filepath.Join(ws.InboxDir(), sessionsName)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("session stamp: %w", err)
-	}
 	data, _ := json.Marshal(s) // strings only
-	return writeSmall(sessionFile(ws, session), append(data, '\n'))
+	return writeStamp(sessionFile(ws, session), append(data, '\n'))
 }
 
 // Begin marks a session's start (`hook start`): what arrives from now on
@@ -180,43 +173,19 @@ func News(ws workspace.Workspace, session string) (gen string, seen Seen, hasSee
 	return gen, seen, true, gen != seen.Generation
 }
 
-// readSmall reads a stamp, refusing anything but a small regular file.
-func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	buf := make([]byte, maxStamp+1)
-	n, err := f.Read(buf)
-	if err != nil && n == 0 {
-		return nil, err
-	}
-	if n > maxStamp {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxStamp)
-	}
-	return buf[:n], nil
+// readStamp reads a stamp through atomicfile, which refuses anything but
+// a small regular file: a FIFO planted there must not hang a hook that
+// runs on every prompt and tool call.
+func readStamp(path string) ([]byte, error) {
+	return atomicfile.ReadRegular(path, maxStamp)
 }
 
-// writeSmall replaces path with data through a temporary file and a
-// rename, so a reader sees one whole stamp or the other.
-func writeSmall(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("stamp %s: %w", path, err)
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(name, path)
-	}
-	if werr != nil {
-		_ = os.Remove(name)
-		return fmt.Errorf("stamp %s: %w", path, werr)
+// writeStamp replaces a stamp whole (a reader sees one stamp or the
+// other), creating its directory when missing. Not synced: a stamp is a
+// hint, and a crash that loses it only delays a delivery (Bump).
+func writeStamp(path string, data []byte) error {
+	if err := atomicfile.Write(path, data, atomicfile.Options{NoSync: true}); err != nil {
+		return fmt.Errorf("stamp: %w", err)
 	}
 	return nil
 }

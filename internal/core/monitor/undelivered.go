@@ -1,14 +1,13 @@
 package monitor
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
-	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 )
 
 // UndeliveredItem is an answer (resolution, escalation) that no session
@@ -35,7 +34,7 @@ func Undelivered(open []ledger.Record, now time.Time) []UndeliveredItem {
 		if !rec.Status.Open() {
 			continue
 		}
-		sla := recordSLA(rec)
+		sla := protocol.SLA(rec)
 		for _, j := range rec.Undelivered() {
 			e := &rec.Thread[j]
 			at, err := clock.Parse(e.Timestamp)
@@ -47,16 +46,6 @@ func Undelivered(open []ledger.Record, now time.Time) []UndeliveredItem {
 		}
 	}
 	return out
-}
-
-// recordSLA is the SLA the record was requested under (its slaMinutes),
-// else the default.
-func recordSLA(rec *ledger.Record) time.Duration {
-	var m int
-	if raw := rec.ExtraValue("slaMinutes"); raw != nil && json.Unmarshal(raw, &m) == nil && m > 0 {
-		return time.Duration(m) * time.Minute
-	}
-	return config.DefaultSLAMinutes * time.Minute
 }
 
 // UndeliveredLines is the finding as text, one line per entry.

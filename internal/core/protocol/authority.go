@@ -27,8 +27,10 @@ import (
 // verb's default party, as it always was: the terminal's user. A refusal
 // is SCOPE_VIOLATION and says who may act.
 
-// PersonPrefix marks a person acting by name: `--as human:alice`.
-const PersonPrefix = "human:"
+// PersonPrefix marks a person acting by name: `--as human:alice`. It is
+// the prefix of a record's person target (ledger.PersonTargetPrefix), so
+// that the person asked and the person answering read the same.
+const PersonPrefix = ledger.PersonTargetPrefix
 
 // CLIActor is who the CLI names when no --as is given (VerbInfo.DefaultBy).
 const CLIActor = "cli"

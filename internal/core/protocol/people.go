@@ -23,7 +23,7 @@ func personTarget(to string, cfg *config.Set) (string, bool, error) {
 			return "", false, err
 		}
 		if _, known := cfg.Person(name); !known {
-			return "", false, errcode.New(errcode.InvalidInput, "--to: unknown person %q (configured: %s)", name, peopleList(cfg)).
+			return "", false, errcode.New(errcode.InvalidInput, "--to: unknown person %q (configured: %s)", name, PeopleList(cfg)).
 				WithHint("name people in [people] of .agentx/agentx.toml (lead = \"@their-handle\"), or ask anyone: --to human")
 		}
 		return ledger.PersonTargetPrefix + name, true, nil
@@ -34,7 +34,9 @@ func personTarget(to string, cfg *config.Set) (string, bool, error) {
 	return to, false, nil
 }
 
-func peopleList(cfg *config.Set) string {
+// PeopleList names the configured people for a message about an unknown
+// one ("none" when [people] is empty).
+func PeopleList(cfg *config.Set) string {
 	if names := cfg.PersonNames(); len(names) > 0 {
 		return strings.Join(names, ", ")
 	}

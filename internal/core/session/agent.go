@@ -33,8 +33,11 @@ func PickAgent(named, payloadAgent string, load func() (*config.Set, error)) str
 // ProjectDir is the agent's project directory the payload names (its
 // cwd), when it is an absolute path to a directory: the workspace is
 // found from there, wherever the host runs the hook from.
-func ProjectDir(in capture.Input) (string, bool) {
-	cwd := in.Payload.Cwd
+func ProjectDir(in capture.Input) (string, bool) { return ProjectDirOf(in.Payload.Cwd) }
+
+// ProjectDirOf is ProjectDir for a payload's cwd read without a
+// capture.Input (hook deliver scans the payload itself).
+func ProjectDirOf(cwd string) (string, bool) {
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		return "", false
 	}

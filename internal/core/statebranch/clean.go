@@ -175,11 +175,8 @@ func (s *syncer) saveClean(tip gitstore.Hash, rd *round) {
 		return
 	}
 	data := fmt.Sprintf("%s\nkey %s\ntip %s\nat %d\n\n%s", cleanHeader, s.cleanKey(), tip, s.snap.at.UnixNano(), s.snap.lines)
-	if err := os.MkdirAll(filepath.Dir(s.cleanPath()), 0o755); err != nil {
-		return
-	}
 	// A cache: a crash may lose it (the next sync scans), never leave
-	// half of it (it would not parse).
+	// half of it (it would not parse). Write creates its directory.
 	_ = atomicfile.Write(s.cleanPath(), []byte(data), atomicfile.Options{NoSync: true})
 }
 
