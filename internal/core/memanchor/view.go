@@ -77,6 +77,12 @@ type Anchor struct {
 // what softens the rule (a restore, a line that listed only some ids).
 type View struct {
 	Obs map[string]Anchor
+	// Keep, when set, is handed each anchor a line sets instead of Obs,
+	// which stays empty: it keeps a, unless the one it holds for id is
+	// later by Key, and reports whether it did. verify keeps a million
+	// anchors so, in fixed-size rows rather than a map of strings
+	// (issue 35).
+	Keep func(id string, a Anchor) bool
 	// Restore is the last checkpoint.restore (HasRestore false: none).
 	Restore    Key
 	HasRestore bool
@@ -142,10 +148,17 @@ func (v *View) Fold(seq int64, e *audit.Entry, touched func(issue int)) {
 		if !ok {
 			return
 		}
-		if old, had := v.Obs[id]; had && old.At.After(at) {
-			return
+		a := Anchor{Hash: hash, At: at, Issue: n}
+		if v.Keep != nil {
+			if !v.Keep(id, a) {
+				return
+			}
+		} else {
+			if old, had := v.Obs[id]; had && old.At.After(at) {
+				return
+			}
+			v.Obs[id] = a
 		}
-		v.Obs[id] = Anchor{Hash: hash, At: at, Issue: n}
 		if touched != nil {
 			touched(n)
 		}
@@ -224,11 +237,17 @@ type Finding struct {
 // when the trail has nothing against it (or does not judge it: unhashed,
 // older than the trail, an empty trail).
 func (v *View) Judge(o *memory.Observation, archived bool) (Finding, bool) {
+	a, known := v.Obs[o.ID]
+	return v.JudgeAnchor(o, a, known, archived)
+}
+
+// JudgeAnchor is Judge with o's anchor given (known false: the trail
+// holds none), for a view whose anchors are kept elsewhere (Keep).
+func (v *View) JudgeAnchor(o *memory.Observation, a Anchor, known, archived bool) (Finding, bool) {
 	stored, hashed := o.StoredHash()
 	if v.Lines == 0 || !hashed {
 		return Finding{}, false
 	}
-	a, known := v.Obs[o.ID]
 	if !known && o.Timestamp != "" && o.Timestamp < v.First {
 		// Older than the trail (a workspace upgraded): not judged. One the
 		// trail names is, whatever its time (the first note of a

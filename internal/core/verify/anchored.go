@@ -1,7 +1,9 @@
 package verify
 
 import (
+	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/memory"
@@ -45,14 +48,6 @@ const (
 // The rule itself (what an anchor is, what each finding means, what
 // softens it) is package memanchor's, which the read paths apply too.
 
-func readAnchors(dir string) (*memanchor.View, error) {
-	entries, err := audit.History(dir, audit.Filter{})
-	if err != nil {
-		return nil, err
-	}
-	return anchorsOf(entries), nil
-}
-
 // anchorOpNames are the operations the anchoring reads, for CheckOps.
 func anchorOpNames() []string {
 	out := make([]string, 0, len(memanchor.Ops))
@@ -63,38 +58,80 @@ func anchorOpNames() []string {
 	return out
 }
 
-// anchorsOf is the view of entries (lines of one time in their order, as
-// History gives them; their position is their order).
-func anchorsOf(entries []audit.Entry) *memanchor.View {
-	v := memanchor.NewView()
-	for i := range entries {
-		v.Fold(int64(i), &entries[i], nil)
-	}
-	return v
+// anchorHit is what the rule found against an observation memoryFiles
+// read, with what judging it again needs.
+type anchorHit struct {
+	f    memanchor.Finding
+	path string
+	// obs is the observation (its id, time and stored hash; its text
+	// dropped).
+	obs memory.Observation
+	// removed says its anchor's line removed it: no finding when the
+	// archive holds it too (a move cut short, ARCHIVE_STILL_LIVE's).
+	removed bool
 }
 
-// anchored checks live (and archived) observations against the trail.
-// busy says writers were at work while the files were read: what a writer
-// has stored but not yet written its line for is then a lag, not a
-// finding.
-func (c *checker) anchored(live, archived *obsSet, busy bool) {
+// judgeRead applies the rule to an observation as memoryFiles reads it
+// from path (the trail was read before the store): only what it finds is
+// kept, so the observations need not be held for it.
+func (c *checker) judgeRead(path string, o *memory.Observation) {
+	v := c.view
+	if c.fsys != nil || v == nil || v.Lines == 0 {
+		return
+	}
+	stored, hashed := o.StoredHash()
+	if !hashed {
+		return // the rule judges only what carries a hash
+	}
+	i, known := c.anchors.lookup(o.ID)
+	if known && c.anchors.holds(i, stored) {
+		return // the trail stored it as it is: the common case
+	}
+	var a memanchor.Anchor
+	if known {
+		a = c.anchors.anchor(i)
+	}
+	if f, ok := v.JudgeAnchor(o, a, known, false); ok {
+		kept := *o
+		kept.Summary, kept.Agent, kept.SessionID = "", "", ""
+		c.hits = append(c.hits, anchorHit{f: f, path: path, obs: kept, removed: known && a.Hash == ""})
+	}
+}
+
+// archivedHits drops the hits the archive accounts for.
+func (c *checker) archivedHits(archived *obsSet) {
+	c.hits = slices.DeleteFunc(c.hits, func(h anchorHit) bool { return h.removed && archived.has(h.obs.ID) })
+}
+
+// restoreCut makes a restore cut off before its line (found by the
+// caller) the last thing the trail did: it accounts for anything.
+func (c *checker) restoreCut() {
+	if c.fsys != nil || c.view == nil || c.view.Lines == 0 {
+		return
+	}
+	for _, p := range c.opt.Extra {
+		if p.Code == CodeRestoreLost {
+			c.view.RestoreAtEnd()
+		}
+	}
+}
+
+// anchored reports what the rule found against the observations sub read
+// (live and archived) and the anchors no file holds. busy says writers
+// were at work while the files were read: what a writer has stored but
+// not yet written its line for is then a lag, not a finding.
+func (c *checker) anchored(sub *checker, busy bool) {
 	v := c.view
 	if v == nil || v.Lines == 0 {
 		return // no trail read (or none written): nothing to anchor on
 	}
-	for _, p := range c.opt.Extra {
-		if p.Code == CodeRestoreLost {
-			// A restore cut off before its line accounts for anything.
-			v.RestoreAtEnd()
-		}
-	}
-	findings := c.anchorFindings(live, archived, v)
+	findings := c.anchorFindings(sub.hits, sub.live, sub.archived)
 	if len(findings) > 0 {
-		findings = c.recheckAnchors(live, archived, v, findings)
+		findings = c.recheckAnchors(sub, findings)
 	}
 	damaged := c.trailDamaged()
 	for _, p := range findings {
-		if p.Code == CodeObsDeleted && c.corruptFile(p.ID, v) {
+		if p.Code == CodeObsDeleted && c.corruptFile(p.ID) {
 			continue // its file does not parse: MEMORY_FILE_CORRUPT says so
 		}
 		if damaged && p.Severity == Error {
@@ -109,15 +146,155 @@ func (c *checker) anchored(live, archived *obsSet, busy bool) {
 	}
 }
 
+// anchorProblem is finding f as a problem of path.
+func (c *checker) anchorProblem(path string, f memanchor.Finding) Problem {
+	p := Problem{Code: f.Code, Severity: Error, Path: c.rel(path), ID: f.ID, Offset: -1, Message: f.Message}
+	if f.Soft {
+		p.Severity = Info
+	}
+	return p
+}
+
+// deletedAt is where the observation of an anchor of issue n was.
+func (c *checker) deletedAt(n int) string {
+	if n > 0 {
+		return filepath.Join(c.ws.MemoryDir(), fmt.Sprintf("issue-%d.json", n))
+	}
+	return c.ws.MemoryDir()
+}
+
+// anchorFindings are the hits, then the anchors no issue or archive file
+// holds (by id).
+func (c *checker) anchorFindings(hits []anchorHit, live, archived *obsSet) []Problem {
+	var out []Problem
+	for _, h := range hits {
+		out = append(out, c.anchorProblem(h.path, h.f))
+	}
+	s := c.anchors
+	var lost []int32
+	for i := range int32(s.rows.len()) {
+		r := s.rows.at(i)
+		if r.flags&anchorRemoved != 0 {
+			continue
+		}
+		if _, ok := live.lookupKey(r.key); ok {
+			continue
+		}
+		if _, ok := archived.lookupKey(r.key); ok {
+			continue
+		}
+		lost = append(lost, i)
+	}
+	if len(lost) == 0 {
+		return out
+	}
+	ids := c.anchorIDs(lost)
+	nHits := len(out)
+	for _, i := range lost {
+		id, ok := ids[i]
+		if !ok {
+			continue // the trail no longer names it: read again below
+		}
+		a := s.anchor(i)
+		if f, ok := c.view.Deleted(id, a); ok {
+			out = append(out, c.anchorProblem(c.deletedAt(a.Issue), f))
+		}
+	}
+	// A line names its ids in no set order: by id, the report is the
+	// same every time.
+	slices.SortFunc(out[nHits:], func(p, q Problem) int { return strings.Compare(p.ID, q.ID) })
+	return out
+}
+
+// anchorIDs are the ids of the anchors of rows, read again from the
+// trail: the rows keep only their keys.
+func (c *checker) anchorIDs(rows []int32) map[int32]string {
+	want := make(map[idKey]int32, len(rows))
+	for _, i := range rows {
+		want[c.anchors.rows.at(i).key] = i
+	}
+	ids := make(map[int32]string, len(rows))
+	look := func(id string) {
+		if i, ok := want[keyOf(id)]; ok {
+			ids[i] = id
+		}
+	}
+	_ = eachEntry(c.ws.StateDir(), func(_ int64, e *audit.Entry) {
+		for id := range e.Before {
+			look(id)
+		}
+		for id := range e.After {
+			look(id)
+		}
+	})
+	return ids
+}
+
+// eachEntry hands fn every line of the trail in dir that decodes, in the
+// chain's order, with its position, one file held at a time: the lines
+// History returns (which sorts them by time; the rule orders lines by
+// time first, then position, which for lines of one time is this order).
+func eachEntry(dir string, fn func(seq int64, e *audit.Entry)) error {
+	files, err := audit.Files(dir)
+	if err != nil {
+		return err
+	}
+	var seq int64
+	for _, p := range files {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symlink; the audit trail is read only from regular files", p)
+		}
+		data, err := atomicfile.ReadRegular(p, atomicfile.StateLimit)
+		if err != nil {
+			return err
+		}
+		for _, raw := range bytes.Split(data, []byte{'\n'}) {
+			if len(raw) == 0 {
+				continue
+			}
+			if e, err := audit.Decode(raw); err == nil {
+				fn(seq, &e)
+				seq++
+			}
+		}
+	}
+	return nil
+}
+
+// readAnchorsOf reads the trail in dir again, keeping the anchors of the
+// ids only.
+func readAnchorsOf(dir string, only map[string]bool) (*memanchor.View, error) {
+	v := memanchor.NewView()
+	v.Keep = func(id string, a memanchor.Anchor) bool {
+		if !only[id] {
+			return false
+		}
+		if old, had := v.Obs[id]; had && old.At.After(a.At) {
+			return false
+		}
+		v.Obs[id] = a
+		return true
+	}
+	if err := eachEntry(dir, func(seq int64, e *audit.Entry) { v.Fold(seq, e, nil) }); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
 // recheckAnchors reads the trail once more before findings are believed:
 // a writer appends its line just after its write.
-func (c *checker) recheckAnchors(live, archived *obsSet, v *memanchor.View, findings []Problem) []Problem {
+func (c *checker) recheckAnchors(sub *checker, findings []Problem) []Problem {
 	if c.opt.beforeRecheck != nil {
 		c.opt.beforeRecheck()
 	} else {
 		time.Sleep(recheckDelay)
 	}
-	again, err := readAnchors(c.ws.StateDir())
+	v := c.view
+	first := map[string]bool{}
+	for _, p := range findings {
+		first[p.ID] = true
+	}
+	again, err := readAnchorsOf(c.ws.StateDir(), first)
 	if err != nil {
 		return findings
 	}
@@ -130,53 +307,28 @@ func (c *checker) recheckAnchors(live, archived *obsSet, v *memanchor.View, find
 	// stands when the first reading, older than the files, had one for the
 	// same note too, and a removal only the second reading holds accuses
 	// nothing (a writer stored and removed the note while verify read).
-	first := map[string]bool{}
-	for _, p := range findings {
-		first[p.ID] = true
-	}
-	return slices.DeleteFunc(c.anchorFindings(live, archived, again), func(p Problem) bool {
-		if !first[p.ID] {
-			return true
-		}
-		now, removed := again.Obs[p.ID]
-		then, known := v.Obs[p.ID]
-		return p.Code == CodeObsUnanchored && removed && now.Hash == "" && (!known || then.Hash != "")
-	})
-}
-
-func (c *checker) anchorFindings(live, archived *obsSet, v *memanchor.View) []Problem {
+	// Only the ids of the first reading's findings are judged again: the
+	// others could only be cleared.
 	var out []Problem
-	add := func(path string, f memanchor.Finding) {
-		p := Problem{Code: f.Code, Severity: Error, Path: c.rel(path), ID: f.ID, Offset: -1, Message: f.Message}
-		if f.Soft {
-			p.Severity = Info
-		}
-		out = append(out, p)
-	}
-	for i := range live.rows {
-		if !live.rows[i].hashed {
-			continue // the rule judges only what carries a hash
-		}
-		o := live.observation(int32(i))
-		if f, ok := v.Judge(&o, archived.has(o.ID)); ok {
-			add(live.path(int32(i)), f)
+	for _, h := range sub.hits {
+		if f, ok := again.Judge(&h.obs, sub.archived.has(h.obs.ID)); ok {
+			out = append(out, c.anchorProblem(h.path, f))
 		}
 	}
-	for id, a := range v.Obs {
-		if live.has(id) || archived.has(id) {
+	for _, p := range findings {
+		a, ok := again.Obs[p.ID]
+		if !ok || sub.live.has(p.ID) || sub.archived.has(p.ID) {
 			continue
 		}
-		f, ok := v.Deleted(id, a)
-		if !ok {
-			continue
+		if f, ok := again.Deleted(p.ID, a); ok {
+			out = append(out, c.anchorProblem(c.deletedAt(a.Issue), f))
 		}
-		where := c.ws.MemoryDir()
-		if a.Issue > 0 {
-			where = filepath.Join(where, fmt.Sprintf("issue-%d.json", a.Issue))
-		}
-		add(where, f)
 	}
-	return out
+	return slices.DeleteFunc(out, func(p Problem) bool {
+		now, removed := again.Obs[p.ID]
+		i, known := c.anchors.lookup(p.ID)
+		return p.Code == CodeObsUnanchored && removed && now.Hash == "" && (!known || !c.anchors.removed(i))
+	})
 }
 
 // trailDamaged reports whether checking the trail found an error (a line
@@ -193,12 +345,16 @@ func (c *checker) trailDamaged() bool {
 // corruptFile reports whether the issue file the trail says holds id does
 // not parse (reported as MEMORY_FILE_CORRUPT, by the sub-checker not yet
 // merged or by c).
-func (c *checker) corruptFile(id string, v *memanchor.View) bool {
-	a := v.Obs[id]
-	if a.Issue == 0 {
+func (c *checker) corruptFile(id string) bool {
+	i, ok := c.anchors.lookup(id)
+	if !ok {
 		return false
 	}
-	data, err := os.ReadFile(filepath.Join(c.ws.MemoryDir(), fmt.Sprintf("issue-%d.json", a.Issue)))
+	n := c.anchors.anchor(i).Issue
+	if n == 0 {
+		return false
+	}
+	data, err := os.ReadFile(filepath.Join(c.ws.MemoryDir(), fmt.Sprintf("issue-%d.json", n)))
 	if err != nil {
 		return false
 	}

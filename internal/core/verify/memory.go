@@ -32,10 +32,12 @@ func (c *checker) memoryFiles(store *memory.Store) {
 			if raw, ok := extra(*o, compactedFrom); ok {
 				summaries = append(summaries, compaction{path: f.path, id: o.ID, from: raw})
 			}
+			c.judgeRead(f.path, o)
 		}
 	})
 	archived := c.archive(filepath.Join(dir, "archive"), live)
 	c.live, c.archived = live, archived
+	c.archivedHits(archived)
 	for _, s := range summaries {
 		var ids []string
 		if json.Unmarshal(s.from, &ids) != nil {
@@ -189,9 +191,9 @@ func (c *checker) manifest(store *memory.Store, live *obsSet) {
 	rel := c.rel(path)
 	const rebuild = "rebuild the manifest from the issue files"
 	if !c.exists(path) {
-		if len(live.rows) > 0 {
+		if live.len() > 0 {
 			c.add(Problem{Code: CodeManifestMissing, Severity: Error, Path: rel, Offset: -1,
-				Message: fmt.Sprintf("manifest.json is missing; %d observations are unlisted", len(live.rows)), Repair: rebuild})
+				Message: fmt.Sprintf("manifest.json is missing; %d observations are unlisted", live.len()), Repair: rebuild})
 		}
 		return
 	}
@@ -225,17 +227,22 @@ func (c *checker) manifest(store *memory.Store, live *obsSet) {
 		}
 	}
 	fileTokens, liveRows := 0, 0
-	for i := range live.rows {
-		r := &live.rows[i]
-		if held[r.issue] {
-			continue
+	for issue, sum := range live.sums {
+		if !held[issue] {
+			liveRows += sum.n
+			fileTokens += sum.tokens
 		}
-		liveRows++
-		fileTokens += r.tokens
-		if i >= len(rows.listed) || !rows.listed[i] {
-			c.add(Problem{Code: CodeManifestMissing, Severity: Error, Path: c.rel(live.path(int32(i))), ID: r.id, Offset: -1,
-				Message: "stored in the issue file but not listed in manifest.json", Repair: rebuild})
+	}
+	var unlisted []int32
+	for i := range int32(live.len()) {
+		if !held[live.issue(i)] && (int(i) >= len(rows.listed) || !rows.listed[i]) {
+			unlisted = append(unlisted, i)
 		}
+	}
+	ids := c.idsOf(live, unlisted)
+	for _, i := range unlisted {
+		c.add(Problem{Code: CodeManifestMissing, Severity: Error, Path: c.rel(live.path(i)), ID: ids[i], Offset: -1,
+			Message: "stored in the issue file but not listed in manifest.json", Repair: rebuild})
 	}
 	if rows.n != liveRows || rows.tokens != fileTokens {
 		c.add(Problem{Code: CodeManifestTotals, Severity: Error, Path: rel, Offset: -1, Repair: rebuild,
@@ -279,19 +286,47 @@ func (r *manifestRows) check(c *checker, rel string, e *memory.Entry, off int64,
 		return
 	}
 	if r.listed == nil {
-		r.listed = make([]bool, len(live.rows))
+		r.listed = make([]bool, live.len())
 	}
 	if r.listed[i] {
 		p(CodeManifestDuplicate, "%s is listed twice", e.ID)
 		return
 	}
 	r.listed[i] = true
-	o := &live.rows[i]
-	switch {
-	case e.IssueNumber != o.issue, e.Tokens != o.tokens, e.Timestamp != o.ts,
-		metaHash(e.Agent, e.Category, e.Summary) != o.meta:
+	if e.IssueNumber != live.issue(i) || manifestFP(e.Tokens, e.Timestamp, e.Agent, e.Category, e.Summary) != live.row(i).fp {
 		p(CodeManifestDiffers, "the row of %s does not say what %s says", e.ID, c.rel(live.path(i)))
 	}
+}
+
+// idsOf are the ids of rows of set, read again from their files: the rows
+// keep only their keys. A row whose file no longer holds it (a writer
+// replaced the file since) has none.
+func (c *checker) idsOf(set *obsSet, rows []int32) map[int32]string {
+	ids := make(map[int32]string, len(rows))
+	byFile := map[int32]bool{}
+	for _, i := range rows {
+		byFile[set.row(i).file] = true
+	}
+	want := make(map[int32]bool, len(rows))
+	for _, i := range rows {
+		want[i] = true
+	}
+	for file := range byFile {
+		data, ok := c.sub().read(set.paths[file])
+		if !ok {
+			continue
+		}
+		f, err := memory.ParseIssueFile(set.paths[file], data)
+		if err != nil {
+			continue
+		}
+		for _, o := range f.Observations {
+			if i, ok := set.lookup(o.ID); ok && want[i] && set.row(i).file == file {
+				ids[i] = o.ID
+			}
+		}
+	}
+	return ids
 }
 
 // streamManifest reads the manifest entry by entry into fn and reports

@@ -13,6 +13,7 @@ import (
 // memory checks the store: issue files, manifest, archive, search index.
 func (c *checker) memory() {
 	store := memory.New(c.ws.MemoryDir(), nil, nil)
+	c.restoreCut()
 	sub := c.sub()
 	// A writer stores an observation in its issue file, then lists it in
 	// the manifest, with a pending marker in memory/pending/ from before
@@ -48,7 +49,7 @@ func (c *checker) memory() {
 		lagging(sub.rep)
 	}
 	if c.fsys == nil {
-		c.anchored(sub.live, sub.archived, busy)
+		c.anchored(sub, busy)
 	}
 	c.merge(sub)
 	if why := store.IndexStale(); why != "" && c.exists(store.ManifestPath()) {

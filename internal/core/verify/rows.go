@@ -1,74 +1,91 @@
 package verify
 
 import (
-	"encoding/hex"
-	"encoding/json"
+	"encoding/binary"
 	"hash/maphash"
-	"strings"
+	"math"
 
-	"github.com/agentx-dev/agentx/internal/core/contenthash"
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
 
 // obsRow is what verify keeps of one observation it read, for the
-// cross-checks (manifest, archive, the trail's anchors): a fixed-size row
-// but for its id and time. A million observations held whole (their text,
-// summaries, extra fields) were 2.5 GB (issue 35); as rows they are about
-// 225 bytes each (rows_test.go).
+// cross-checks (duplicates, manifest, archive, the trail's anchors): a
+// fixed-size row with no pointer in it. Its id is kept as its key, its
+// manifest fields as one keyed hash; what a finding needs besides (the id
+// itself) is read again from the file in the rare case there is one. A
+// million observations held whole were 2.5 GB, as rows of strings 217 MB
+// (issue 35); as these rows 32 bytes each (rows_test.go).
 type obsRow struct {
-	id string
-	ts string
-	// meta is a keyed hash of what a manifest row repeats besides the
-	// id, issue, tokens and time (agent, category, summary): the row
+	key idKey
+	// fp is a keyed hash of what a manifest row repeats besides the id
+	// and issue (tokens, time, agent, category, summary): the row
 	// differs when the hashes do.
-	meta   uint64
-	tokens int
-	issue  int
-	file   int32 // index in obsSet.paths
-	// hash is the stored content hash when it has the form agentx
-	// writes ("sha256:" and 64 lowercase hex digits); one of another
-	// form is kept whole in obsSet.oddHash.
-	hash   [32]byte
-	hashed bool
+	fp uint64
+	// issue is the observation's issue number; one outside int32 is
+	// bigIssue here and kept in obsSet.big.
+	issue int32
+	file  int32 // index in obsSet.paths
 }
+
+const bigIssue = math.MinInt32
+
+// issueSum is what the observations of one issue number add up to, for
+// the manifest's totals.
+type issueSum struct{ n, tokens int }
 
 // obsSet is the observations read, in the order they were first found.
 type obsSet struct {
-	rows  []obsRow
-	at    map[string]int32
+	rows  chunked[obsRow]
+	index keyTable
 	paths []string
-	// oddHash are the stored hashes not of agentx's form, by row.
-	oddHash map[int32]string
+	// sums are the rows' counts and tokens by issue number.
+	sums map[int]issueSum
+	// big are the issue numbers outside int32, by row.
+	big map[int32]int
 }
 
-func newObsSet() *obsSet {
-	return &obsSet{at: map[string]int32{}, oddHash: map[int32]string{}}
-}
+func newObsSet() *obsSet { return &obsSet{sums: map[int]issueSum{}, big: map[int32]int{}} }
 
-// metaSeed keys the rows' meta hashes: one per process, so a manifest row
+// metaSeed keys the rows' hashes: one per process, so a manifest row
 // cannot be made to collide on purpose.
 var metaSeed = maphash.MakeSeed()
 
-func metaHash(agent string, category memory.Category, summary string) uint64 {
+// manifestFP is the hash of what a manifest row says of an observation
+// besides its id and issue. Each field is preceded by its length, so no
+// two different rows write the same bytes.
+func manifestFP(tokens int, ts, agent string, category memory.Category, summary string) uint64 {
 	var h maphash.Hash
 	h.SetSeed(metaSeed)
-	_, _ = h.WriteString(agent)
-	_ = h.WriteByte(0)
-	_, _ = h.WriteString(string(category))
-	_ = h.WriteByte(0)
-	_, _ = h.WriteString(summary)
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(tokens))
+	_, _ = h.Write(b[:])
+	for _, s := range []string{ts, agent, string(category), summary} {
+		binary.LittleEndian.PutUint64(b[:], uint64(len(s)))
+		_, _ = h.Write(b[:])
+		_, _ = h.WriteString(s)
+	}
 	return h.Sum64()
 }
+
+// len counts the rows.
+func (s *obsSet) len() int { return s.rows.len() }
 
 // lookup is the row of id (ok false: none).
 func (s *obsSet) lookup(id string) (int32, bool) {
 	if s == nil {
 		return 0, false
 	}
-	i, ok := s.at[id]
-	return i, ok
+	return s.lookupKey(keyOf(id))
 }
+
+func (s *obsSet) lookupKey(k idKey) (int32, bool) {
+	if s == nil {
+		return 0, false
+	}
+	return s.index.find(k, s.keyAt)
+}
+
+func (s *obsSet) keyAt(i int32) *idKey { return &s.rows.at(i).key }
 
 // has reports whether id was read.
 func (s *obsSet) has(id string) bool {
@@ -76,8 +93,19 @@ func (s *obsSet) has(id string) bool {
 	return ok
 }
 
+// row is row i.
+func (s *obsSet) row(i int32) *obsRow { return s.rows.at(i) }
+
+// issue is row i's issue number.
+func (s *obsSet) issue(i int32) int {
+	if n := s.rows.at(i).issue; n != bigIssue {
+		return int(n)
+	}
+	return s.big[i]
+}
+
 // path is the file row i was read from.
-func (s *obsSet) path(i int32) string { return s.paths[s.rows[i].file] }
+func (s *obsSet) path(i int32) string { return s.paths[s.rows.at(i).file] }
 
 // fileIndex is path's index in s.paths, adding it when it is not the last
 // one (files are read one after another).
@@ -89,56 +117,21 @@ func (s *obsSet) fileIndex(path string) int32 {
 	return int32(len(s.paths) - 1)
 }
 
-// add records o, read from path.
+// add records o, read from path, whose id is not in s yet.
 func (s *obsSet) add(path string, o *memory.Observation) int32 {
-	r := obsRow{id: o.ID, ts: o.Timestamp, meta: metaHash(o.Agent, o.Category, o.Summary),
-		tokens: o.Tokens, issue: o.IssueNumber, file: s.fileIndex(path)}
-	i := int32(len(s.rows))
-	if h, ok := o.StoredHash(); ok {
-		r.hashed = true
-		hexed, isHex := strings.CutPrefix(h, "sha256:")
-		if !isHex || !lowerHex64(hexed) {
-			r.hash = [32]byte{}
-			s.oddHash[i] = h
-		} else {
-			_, _ = hex.Decode(r.hash[:], []byte(hexed)) // checked: 64 hex digits
-		}
+	r := obsRow{key: keyOf(o.ID), fp: manifestFP(o.Tokens, o.Timestamp, o.Agent, o.Category, o.Summary),
+		issue: bigIssue, file: s.fileIndex(path)}
+	if o.IssueNumber > math.MinInt32 && o.IssueNumber <= math.MaxInt32 {
+		r.issue = int32(o.IssueNumber)
 	}
-	s.rows = append(s.rows, r)
-	s.at[o.ID] = i
+	i := s.rows.add(r)
+	if r.issue == bigIssue {
+		s.big[i] = o.IssueNumber
+	}
+	s.index.insert(r.key, i, s.keyAt)
+	sum := s.sums[o.IssueNumber]
+	sum.n++
+	sum.tokens += o.Tokens
+	s.sums[o.IssueNumber] = sum
 	return i
-}
-
-// storedHash is row i's stored content hash as the file had it.
-func (s *obsSet) storedHash(i int32) string {
-	if h, ok := s.oddHash[i]; ok {
-		return h
-	}
-	return "sha256:" + hex.EncodeToString(s.rows[i].hash[:])
-}
-
-// observation is row i as the anchoring rule reads an observation: its
-// id, time and stored hash.
-func (s *obsSet) observation(i int32) memory.Observation {
-	r := &s.rows[i]
-	o := memory.Observation{ID: r.id, IssueNumber: r.issue, Timestamp: r.ts}
-	if r.hashed {
-		raw, _ := json.Marshal(s.storedHash(i)) // a string always marshals
-		o.Extra = []jsonfile.Field{{Key: contenthash.Key, Value: raw}}
-	}
-	return o
-}
-
-// lowerHex64 reports whether h is 64 lowercase hex digits (the form that
-// round-trips through [32]byte).
-func lowerHex64(h string) bool {
-	if len(h) != 64 {
-		return false
-	}
-	for i := 0; i < len(h); i++ {
-		if c := h[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -30,10 +30,14 @@ func (c *checker) stateFiles() {
 	// observations' anchoring (anchored.go).
 	// The lines are folded into the anchors as they are read, never held
 	// all at once (issue 35); only the requests' and restores' are kept.
-	view := memanchor.NewView()
+	// The anchors are kept in fixed-size rows (anchorset.go), not the
+	// view's map of strings.
+	view, anchors := memanchor.NewView(), newAnchorSet()
+	view.Keep = anchors.keep
 	var made []audit.Entry
 	var seq int64
 	findings, lines, err := audit.CheckOpsEach(dir, append([]string{"clarify.request", "clarify.ask", "checkpoint.restore"}, anchorOpNames()...), func(e *audit.Entry) {
+		anchors.times.set(seq, e.Time)
 		view.Fold(seq, e, nil)
 		seq++
 		switch e.Op {
@@ -45,7 +49,7 @@ func (c *checker) stateFiles() {
 	c.addTrail(dir, findings, err, c.rel)
 	c.requestsGone(made)
 	if err == nil && seq > 0 {
-		c.view = view
+		c.view, c.anchors = view, anchors
 	}
 }
 

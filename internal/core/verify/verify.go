@@ -132,9 +132,14 @@ type checker struct {
 	// for the audit trail's anchoring check (anchored.go).
 	live, archived *obsSet
 	// view is what the trail's lines stateFiles read say of the
-	// observations (nil: none or unread). The lines themselves are not
-	// kept: at a million observations they were hundreds of MB.
-	view *memanchor.View
+	// observations (nil: none or unread), anchors their anchors (the
+	// view's Keep). The lines themselves are not kept: at a million
+	// observations they were hundreds of MB.
+	view    *memanchor.View
+	anchors *anchorSet
+	// hits are what the anchoring rule found against the observations
+	// memoryFiles read, as it read them (anchored.go).
+	hits []anchorHit
 	// fsys, when set, is what is checked instead of the disk: a tree laid
 	// out like `.agentx/` (RunFS); ws is then rooted at "" and paths are
 	// mapped onto fsys by fsName.
@@ -189,7 +194,7 @@ func (c *checker) add(p Problem) { c.rep.Problems = append(c.rep.Problems, p) }
 // sub is a checker for one file checked in parallel with others; merge
 // adds what it found.
 func (c *checker) sub() *checker {
-	return &checker{ws: c.ws, opt: c.opt, rep: &Report{}, host: c.host, fsys: c.fsys}
+	return &checker{ws: c.ws, opt: c.opt, rep: &Report{}, host: c.host, fsys: c.fsys, view: c.view, anchors: c.anchors}
 }
 
 func (c *checker) merge(sub *checker) {
