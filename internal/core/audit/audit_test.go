@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -226,6 +227,29 @@ func TestHistoryFilters(t *testing.T) {
 		if err != nil || len(got) != tt.want {
 			t.Errorf("History(%+v) = %d entries (%v), want %d", tt.f, len(got), err, tt.want)
 		}
+	}
+}
+
+// Each hands on what History returns, in the chain's order (issue 35:
+// verify reads the trail again without holding it decoded).
+func TestEachIsHistoryInChainOrder(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(t0.Add(time.Hour))
+	tr := trail(t, clk)
+	ctx := context.Background()
+	_ = tr.Append(ctx, Entry{Actor: "engineer", Op: "memory.add", Issue: 7, IDs: []string{"late"}})
+	clk.Set(t0) // a line stamped before the one before it (another clock)
+	_ = tr.Append(ctx, Entry{Actor: "engineer", Op: "memory.add", Issue: 7, IDs: []string{"early"}})
+	var got []string
+	if err := Each(tr.Dir, func(e *Entry) { got = append(got, e.IDs[0]) }); err != nil {
+		t.Fatal(err)
+	}
+	h, err := History(tr.Dir, Filter{})
+	if err != nil || len(h) != 2 || h[0].IDs[0] != "early" {
+		t.Fatalf("history %+v %v", h, err)
+	}
+	if strings.Join(got, ",") != "late,early" {
+		t.Fatalf("Each handed %v, want the chain's order late,early", got)
 	}
 }
 

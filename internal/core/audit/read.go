@@ -66,6 +66,33 @@ func CheckedHistory(dir string, f Filter) ([]Entry, []Finding, error) {
 	return out, findings, err
 }
 
+// Each hands fn each entry of the trail in dir that History would return
+// (every line that decodes), in the chain's order rather than by time,
+// one file held at a time: for a reader that needs the whole trail but
+// not all of it decoded at once (verify's second reading, issue 35). e is
+// fn's to keep. A file that cannot be read is the error, as for History.
+func Each(dir string, fn func(e *Entry)) error {
+	files, err := Files(dir)
+	if err != nil {
+		return err
+	}
+	for _, p := range files {
+		data, err := readFile(p)
+		if err != nil {
+			return err
+		}
+		for _, raw := range bytes.Split(data, []byte{'\n'}) {
+			if len(raw) == 0 {
+				continue
+			}
+			if e, err := Decode(raw); err == nil {
+				fn(&e)
+			}
+		}
+	}
+	return nil
+}
+
 // HistoryFS is History of the trail in directory dir of fsys (a commit of
 // the state branch).
 func HistoryFS(fsys fs.FS, dir string, f Filter) ([]Entry, error) {

@@ -1,9 +1,7 @@
 package verify
 
 import (
-	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/memanchor"
 	"github.com/agentx-dev/agentx/internal/core/memory"
@@ -230,35 +227,16 @@ func (c *checker) anchorIDs(rows []int32) map[int32]string {
 	return ids
 }
 
-// eachEntry hands fn every line of the trail in dir that decodes, in the
-// chain's order, with its position, one file held at a time: the lines
-// History returns (which sorts them by time; the rule orders lines by
-// time first, then position, which for lines of one time is this order).
+// eachEntry hands fn each entry of the trail in dir with its position:
+// the lines History returns, in the chain's order (History sorts them by
+// time; the rule orders lines by time first, then position, which for
+// lines of one time is this order), one file held at a time.
 func eachEntry(dir string, fn func(seq int64, e *audit.Entry)) error {
-	files, err := audit.Files(dir)
-	if err != nil {
-		return err
-	}
 	var seq int64
-	for _, p := range files {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s is a symlink; the audit trail is read only from regular files", p)
-		}
-		data, err := atomicfile.ReadRegular(p, atomicfile.StateLimit)
-		if err != nil {
-			return err
-		}
-		for _, raw := range bytes.Split(data, []byte{'\n'}) {
-			if len(raw) == 0 {
-				continue
-			}
-			if e, err := audit.Decode(raw); err == nil {
-				fn(seq, &e)
-				seq++
-			}
-		}
-	}
-	return nil
+	return audit.Each(dir, func(e *audit.Entry) {
+		fn(seq, e)
+		seq++
+	})
 }
 
 // readAnchorsOf reads the trail in dir again, keeping the anchors of the
