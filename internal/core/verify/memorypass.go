@@ -35,6 +35,9 @@ func (c *checker) memory() {
 		} else {
 			time.Sleep(recheckDelay)
 		}
+		// Only the reading's problems are compared with the next one's:
+		// its rows go first, so two readings' are never held at once.
+		sub.live, sub.archived, sub.hits = nil, nil, nil
 		again := c.sub()
 		m0 := c.manifestInfo(store)
 		before := c.writing()
