@@ -43,7 +43,7 @@ func TestHeldBytesPerObservationAreBounded(t *testing.T) {
 	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
 	runtime.KeepAlive(c)
 	t.Logf("%d bytes held per observation", per)
-	const limit = 300
+	const limit = 100
 	if per > limit {
 		t.Fatalf("verify holds %d bytes per observation read, over the bound of %d", per, limit)
 	}
