@@ -350,7 +350,9 @@ func runMemoryRebuild(ctx context.Context, a *App, o *memoryRebuildOptions) erro
 		return err
 	}
 	if o.AfterSync {
-		a.indexRebuild().Done()
+		// After the report: whoever waits for the marker to go (a hook, a
+		// reader of the rebuild's log) then finds the log complete.
+		defer a.indexRebuild().Done()
 	}
 	a.refreshAnchors(ctx)
 	return a.emit(o.JSON, &memory.RebuildDoc{Rebuild: rep}, rep.Text())

@@ -32,9 +32,11 @@ import (
 // is a new key, so a cached binary never stands in for changed code.
 //
 // build writes the binary to the path it is given; SharedBinary renames
-// it into place, so two test binaries building the same key at once each
-// build and the last rename wins with identical content, and a reader
-// never sees half a file. Old entries are pruned (pruneShared).
+// it into place, so a reader never sees half a file. Test binaries that
+// need the same key at once build it once: the others wait on the key's
+// lock and take its binary (where there is no lock, each builds and the
+// last rename wins with identical content). Old entries are pruned
+// (pruneShared).
 func SharedBinary(name, how string, build func(out string) error) (string, error) {
 	mod, err := moduleRoot()
 	if err != nil {
@@ -59,6 +61,14 @@ func sharedBinary(mod, root, name, how string, build func(out string) error) (st
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("shared build of %s: %w", name, err)
 	}
+	// One build per key at a time: a test binary that finds another
+	// building it waits, then takes its binary.
+	if unlock, err := lockBuild(filepath.Join(dir, ".build.lock")); err == nil {
+		defer unlock()
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+			return path, nil
+		}
+	}
 	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%d.tmp", name, os.Getpid()))
 	if err := build(tmp); err != nil {
 		_ = os.Remove(tmp)
@@ -71,6 +81,10 @@ func sharedBinary(mod, root, name, how string, build func(out string) error) (st
 	pruneShared(root, dir)
 	return path, nil
 }
+
+// buildWaits, when set, is called by a caller that found another build
+// of the same key under way and waits for it (a test's hook).
+var buildWaits func()
 
 // SharedBuildEnv names a directory for SharedBinary's cache (default: the
 // user's cache directory, as GOCACHE's, else the temporary directory).

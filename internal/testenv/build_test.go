@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -99,5 +100,53 @@ func TestPruneSharedKeepsTheRecent(t *testing.T) {
 	want := []string{"current", "recent0", "recent1", "recent2", "recent3"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("left %v, want %v", got, want)
+	}
+}
+
+// Two test binaries that need the same binary at once build it once: the
+// second waits for the first's build and takes its binary (a second copy
+// of the suite linked agentx-hook and agentx-action twice after every
+// edit).
+func TestSharedBinaryConcurrentBuildsOnce(t *testing.T) {
+	mod, cache := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var builds atomic.Int32
+	second := make(chan error, 1)
+	waiting := make(chan struct{})
+	defer func() { buildWaits = nil }()
+	buildWaits = func() { close(waiting) }
+	build := func(out string) error {
+		if builds.Add(1) == 1 {
+			// While this build runs, another binary asks for the same one.
+			go func() {
+				_, err := sharedBinary(mod, cache, "tool", "go build", func(out string) error {
+					builds.Add(1)
+					return os.WriteFile(out, []byte("second"), 0o755)
+				})
+				second <- err
+			}()
+			select {
+			case <-waiting:
+			case err := <-second:
+				t.Errorf("the second asker returned during the first build (err %v): it built its own", err)
+				second <- err
+			}
+		}
+		return os.WriteFile(out, []byte("first"), 0o755)
+	}
+	p, err := sharedBinary(mod, cache, "tool", "go build", build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	if n := builds.Load(); n != 1 {
+		t.Errorf("built %d times", n)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != "first" {
+		t.Errorf("%s: %q %v", p, b, err)
 	}
 }

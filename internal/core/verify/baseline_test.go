@@ -170,8 +170,15 @@ func TestVerifyBesideWriters(t *testing.T) {
 	t.Parallel()
 	ws := fixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
+	// The writers write beside each verify, a bounded number of writes
+	// each time (the CPU is bounded, not the time): unpaced, they stored
+	// about 700 observations in the 15 verifies, and every verify read
+	// all of them again (issue 37). A round's writes are granted just
+	// before its verify starts, so they land while it reads.
+	const writers, perRound, rounds = 2, 8, 15
+	grant := make(chan struct{}, writers*perRound)
 	var wg sync.WaitGroup
-	for w := range 2 {
+	for w := range writers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -179,7 +186,12 @@ func TestVerifyBesideWriters(t *testing.T) {
 			// As every agentx writer: each write has its trail line, so the
 			// anchoring check (issue 32) runs beside them too.
 			store.NoSync, store.Audit = true, &audit.Trail{Dir: ws.StateDir()}
-			for i := 0; ctx.Err() == nil; i++ {
+			for i := 0; ; i++ {
+				select {
+				case <-grant:
+				case <-ctx.Done():
+					return
+				}
 				_, err := store.Store(ctx, []memory.Observation{{Agent: "engineer", IssueNumber: 5 + 2*w, Category: memory.KeyFact,
 					Content: fmt.Sprintf("writer %d stored fact number %d about the cache layer", w, i)}})
 				if err != nil && ctx.Err() == nil {
@@ -190,7 +202,13 @@ func TestVerifyBesideWriters(t *testing.T) {
 		}()
 	}
 	defer func() { cancel(); wg.Wait() }()
-	for range 15 {
+	for range rounds {
+		for range writers * perRound {
+			select {
+			case grant <- struct{}{}:
+			default: // the writers are behind: what is left is theirs
+			}
+		}
 		rep, err := Run(ws, Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -296,18 +296,8 @@ func makeWorld(dir string) (*world, error) {
 	if templateErr != nil {
 		return nil, fmt.Errorf("world template: %w", templateErr)
 	}
-	if err := copyTree(templateDir, dir); err != nil {
+	if err := copyWorld(templateDir, dir); err != nil {
 		return nil, err
-	}
-	// The worktree's links are absolute paths: point them at the copy.
-	for _, f := range []string{filepath.Join(dir, "w", ".git"), filepath.Join(dir, "a", ".git", "worktrees", "w", "gitdir")} {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(f, bytes.ReplaceAll(data, []byte(templateDir), []byte(dir)), 0o644); err != nil {
-			return nil, err
-		}
 	}
 	w := openWorld(dir)
 	data, err := os.ReadFile(filepath.Join(w.tree("a"), ".agentx", "agentx.toml"))
@@ -316,6 +306,26 @@ func makeWorld(dir string) (*world, error) {
 	}
 	w.toml = string(data)
 	return w, nil
+}
+
+// copyWorld copies the world at src to dst, a directory that does not
+// exist or is empty.
+func copyWorld(src, dst string) error {
+	if err := copyTree(src, dst); err != nil {
+		return err
+	}
+	// The worktree's links are absolute paths (the only ones a world
+	// holds): point them at the copy.
+	for _, f := range []string{filepath.Join(dst, "w", ".git"), filepath.Join(dst, "a", ".git", "worktrees", "w", "gitdir")} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(f, bytes.ReplaceAll(data, []byte(src), []byte(dst)), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func openWorld(dir string) *world {

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,27 +113,137 @@ func TryGit(ctx context.Context, dir string, args ...string) (string, error) {
 }
 
 // Remote creates a bare repository with one commit on main and returns
-// its path.
+// its path. It is a copy of one made once per test binary (template):
+// making it takes eight git processes and cloning it five, and the state
+// branch tests make about 140 of them (issue 37).
 func Remote(t testing.TB) string {
 	t.Helper()
-	base := t.TempDir()
-	bare := filepath.Join(base, "remote.git")
-	Git(t, base, "init", "--quiet", "--bare", "-b", "main", bare)
-	seed := filepath.Join(base, "seed")
-	Git(t, base, "init", "--quiet", "-b", "main", seed)
-	WriteFile(t, filepath.Join(seed, "README.md"), "code\n")
-	Git(t, seed, "add", "README.md")
-	Git(t, seed, "commit", "--quiet", "-m", "first")
-	Git(t, seed, "push", "--quiet", bare, "main")
+	tm := template(t)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	if err := os.CopyFS(bare, os.DirFS(tm.bare)); err != nil {
+		t.Fatalf("copy the template remote: %v", err)
+	}
 	return bare
 }
 
-// Clone clones remote into a new directory and returns it.
+// Clone clones remote into a new directory and returns it. A remote as
+// Remote made it (refs and HEAD as the template's) is cloned by copying
+// the template's clone, with origin pointed at remote: what git clone
+// would make of it, less the hard links a local clone makes to the
+// remote's objects. Any other remote is cloned by git.
 func Clone(t testing.TB, remote string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clone")
+	if tm := template(t); sameRefs(tm.bare, remote) {
+		if err := copyClone(tm, remote, dir); err != nil {
+			t.Fatalf("copy the template clone: %v", err)
+		}
+		return dir
+	}
 	Git(t, filepath.Dir(dir), "clone", "--quiet", remote, dir)
 	return dir
+}
+
+// templateRepos is the remote and clone Remote and Clone copy.
+type templateRepos struct {
+	bare, clone string
+}
+
+var (
+	templateOnce sync.Once
+	templateVal  templateRepos
+	templateErr  error
+)
+
+// template makes the template once per process, with git as Remote
+// always made its repositories (the environment of Env).
+func template(t testing.TB) templateRepos {
+	t.Helper()
+	templateOnce.Do(func() {
+		base, err := os.MkdirTemp("", "sbt-template-")
+		if err != nil {
+			templateErr = err
+			return
+		}
+		templateVal, templateErr = makeTemplate(context.Background(), base)
+	})
+	if templateErr != nil {
+		t.Fatalf("template repositories: %v", templateErr)
+	}
+	return templateVal
+}
+
+func makeTemplate(ctx context.Context, base string) (templateRepos, error) {
+	tm := templateRepos{bare: filepath.Join(base, "remote.git"), clone: filepath.Join(base, "clone")}
+	seed := filepath.Join(base, "seed")
+	steps := []struct {
+		dir  string
+		args []string
+	}{
+		{base, []string{"init", "--quiet", "--bare", "-b", "main", tm.bare}},
+		{base, []string{"init", "--quiet", "-b", "main", seed}},
+		{seed, []string{"add", "README.md"}},
+		{seed, []string{"commit", "--quiet", "-m", "first"}},
+		{seed, []string{"push", "--quiet", tm.bare, "main"}},
+		{base, []string{"clone", "--quiet", tm.bare, tm.clone}},
+	}
+	for i, s := range steps {
+		if i == 2 {
+			if err := os.WriteFile(filepath.Join(seed, "README.md"), []byte("code\n"), 0o644); err != nil {
+				return tm, err
+			}
+		}
+		if _, err := TryGit(ctx, s.dir, s.args...); err != nil {
+			return tm, fmt.Errorf("git %s: %w", strings.Join(s.args, " "), err)
+		}
+	}
+	return tm, nil
+}
+
+// sameRefs says whether remote's HEAD and refs are the template remote's
+// (byte for byte; packed-refs included), so that a clone of it is a
+// clone of the template.
+func sameRefs(template, remote string) bool {
+	files := func(root string) map[string]string {
+		m := map[string]string{}
+		for _, f := range []string{"HEAD", "packed-refs"} {
+			if data, err := os.ReadFile(filepath.Join(root, f)); err == nil {
+				m[f] = string(data)
+			}
+		}
+		err := filepath.WalkDir(filepath.Join(root, "refs"), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(root, p)
+			m[filepath.ToSlash(rel)] = string(data)
+			return err
+		})
+		if err != nil {
+			return nil
+		}
+		return m
+	}
+	a, b := files(template), files(remote)
+	return a != nil && b != nil && maps.Equal(a, b)
+}
+
+// copyClone copies the template's clone to dir with its origin at remote.
+func copyClone(tm templateRepos, remote, dir string) error {
+	if err := os.CopyFS(dir, os.DirFS(tm.clone)); err != nil {
+		return err
+	}
+	cfg := filepath.Join(dir, ".git", "config")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		return err
+	}
+	from := []byte("url = " + tm.bare + "\n")
+	if !bytes.Contains(data, from) {
+		return fmt.Errorf("%s has no %q", cfg, from)
+	}
+	return os.WriteFile(cfg, bytes.Replace(data, from, []byte("url = "+remote+"\n"), 1), 0o644)
 }
 
 // WriteFile writes content, creating directories.
