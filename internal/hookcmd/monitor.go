@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -44,7 +45,20 @@ func (a *App) monitorSideEffect(ctx context.Context) {
 	if _, err := a.Router(); err != nil {
 		return // the command reports the configuration error itself
 	}
-	rep, err := a.checkMonitor(ctx)
+	rt, _ := a.Router()
+	m := monitor.New(rt)
+	if rt.Ledgers != nil {
+		// After this command's own writes, only what it wrote is checked
+		// against the index; the rest is the index's (Scanner.Changed):
+		// the work follows what changed, not the number of ledgers. A
+		// command that wrote nothing runs the full check.
+		for _, p := range rt.Ledgers.WrittenPaths() {
+			if filepath.Dir(p) == filepath.Clean(m.Scanner.Dir) {
+				m.Scanner.Changed = append(m.Scanner.Changed, filepath.Base(p))
+			}
+		}
+	}
+	rep, err := m.Check(ctx)
 	if err != nil {
 		a.warn("monitor: %v", err)
 		return
