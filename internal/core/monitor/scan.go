@@ -428,7 +428,8 @@ func parseIndex(data []byte) (map[string]indexEntry, error) {
 			if len(open) == 0 || open[0] != '{' {
 				return indexEntry{}, fmt.Errorf("bad index records for %s", name)
 			}
-			ie.open = append([]byte(nil), open...)
+			// The index's own buffer, read for this scan alone: no copy.
+			ie.open = open[:len(open):len(open)]
 		}
 		return ie, nil
 	})
