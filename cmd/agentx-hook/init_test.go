@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +48,26 @@ func TestStartAllocatesLittle(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatalf("no initialiser of ours in the trace:\n%s", stderr.Bytes())
+	}
+}
+
+// TestLinksNoGitConfigParser holds agentx-hook to go-git's object and
+// pack formats: its storage/filesystem links go-git's config parser
+// (gcfg, and with it encoding/gob) and URL regexps, whose initialisers
+// cost every process a quarter of a millisecond at start (issue 35;
+// gitstore/odb.go reads packs without them).
+func TestLinksNoGitConfigParser(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for dep := range strings.SplitSeq(string(out), "\n") {
+		switch {
+		case dep == "encoding/gob", strings.HasPrefix(dep, "github.com/go-git/gcfg"),
+			dep == "github.com/go-git/go-git/v5/config", strings.HasPrefix(dep, "github.com/go-git/go-git/v5/storage"),
+			dep == "github.com/go-git/go-git/v5/internal/url":
+			t.Errorf("agentx-hook links %s", dep)
+		}
 	}
 }

@@ -465,5 +465,7 @@ func (a *App) Router() (*router.Router, error) {
 var parseVersion = parseJSONOnly("version", "version [--json]")
 
 func runVersion(_ context.Context, a *App, o *jsonOnlyOptions) error {
-	return a.emit(o.JSON, buildVersion().Doc(), "agentx-hook "+versionLine()+"\n")
+	// The build stamp is read once (debug.ReadBuildInfo parses it).
+	v := buildVersion()
+	return a.emit(o.JSON, v.Doc(), "agentx-hook "+v.Line()+"\n")
 }

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/monitor"
+	"github.com/agentx-dev/agentx/internal/core/router"
 )
 
 // applyTestClock honours $AGENTX_NOW (RFC 3339) so end-to-end tests and
@@ -41,15 +43,35 @@ func (a *App) checkMonitor(ctx context.Context) (*monitor.Report, error) {
 // to stderr, so stdout (and --json documents) stay the command's own.
 // Unreadable ledgers are left to the command itself to report.
 func (a *App) monitorSideEffect(ctx context.Context) {
-	if _, err := a.Router(); err != nil {
+	rt, err := a.Router()
+	if err != nil {
 		return // the command reports the configuration error itself
 	}
-	rep, err := a.checkMonitor(ctx)
+	rep, err := sideEffectMonitor(rt).Check(ctx)
 	if err != nil {
 		a.warn("monitor: %v", err)
 		return
 	}
 	a.printActions(rep, false)
+}
+
+// sideEffectMonitor is the monitor of a clarify command's check. After
+// the command's own writes only what it wrote is checked against the
+// index, the rest is the index's (Scanner.Changed): the work follows what
+// changed, not the number of ledgers. A command that wrote nothing runs
+// the full check.
+func sideEffectMonitor(rt *router.Router) *monitor.Monitor {
+	m := monitor.New(rt)
+	if rt.Ledgers == nil {
+		return m
+	}
+	dir := filepath.Clean(m.Scanner.Dir)
+	for _, p := range rt.Ledgers.WrittenPaths() {
+		if filepath.Dir(p) == dir {
+			m.Scanner.Changed = append(m.Scanner.Changed, filepath.Base(p))
+		}
+	}
+	return m
 }
 
 // printActions prints what a check did, one line each, to stderr.

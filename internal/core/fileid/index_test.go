@@ -2,6 +2,7 @@ package fileid
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -49,5 +50,26 @@ func TestIndexRoundTripAndRefusal(t *testing.T) {
 	changed := map[string]kept{"issue-2.json": idx["issue-2.json"], "issue-10.json": {idx["issue-10.json"].id, []byte("{}")}}
 	if SameIndex(idx, changed, keptLine) {
 		t.Error("SameIndex missed a changed kept line")
+	}
+}
+
+// Reading an index costs its map and one string per line (the name), not
+// a split of every line: the monitor reads one of 10,000 lines after
+// every clarify command at that size.
+func TestParseIndexAllocatesPerLineOnlyTheName(t *testing.T) {
+	const n = 1000
+	idx := make(map[string]kept, n)
+	for i := range n {
+		idx[fmt.Sprintf("issue-%d.json", i)] = kept{ID{Ino: int64(i), Size: 10, Mtime: 1, Ctime: 2}, []byte(`{"open": "records with spaces"}`)}
+	}
+	data := FormatIndex("hdr 1", idx, keptLine)
+	allocs := testing.AllocsPerRun(5, func() {
+		if _, err := ParseIndex(data, "hdr 1", keepAll); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// n names, and the map's own allocations (a few dozen for n entries).
+	if allocs > n+100 {
+		t.Fatalf("ParseIndex of %d lines allocated %.0f times, want at most %d", n, allocs, n+100)
 	}
 }

@@ -1,7 +1,7 @@
 // Package gitstore owns the objects and refs agentx writes into the user's
 // git repository itself: blobs, trees and commits put straight into the
 // object database and refs under refs/agentx/, through go-git's storage
-// layer only. Nothing here reads or writes the user's index, work tree,
+// formats only (odb.go). Nothing here reads or writes the user's index, work tree,
 // HEAD, branches or stash.
 //
 // Trees, commits and tags are encoded and decoded here rather than with
@@ -24,21 +24,18 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 )
 
 // Repo is the object and ref store of the user's repository.
 type Repo struct {
-	// mu serialises go-git's storage, which is not safe for concurrent
-	// use: Has and the reads may be called from several goroutines.
+	// mu serialises the object database's reads, which are not safe for
+	// concurrent use (go-git's pack reader and caches): Has and the reads
+	// may be called from several goroutines.
 	mu sync.Mutex
-	st *filesystem.Storage
+	db *odb
 	// GitDir is the repository's (or linked worktree's) own git
 	// directory, where its HEAD lives; CommonDir holds objects and refs.
 	GitDir, CommonDir string
@@ -132,8 +129,7 @@ func Open(dir string) (*Repo, error) {
 	if _, err := os.Stat(filepath.Join(commonDir, "objects")); err != nil {
 		return nil, errcode.Wrap(errcode.InvalidInput, ErrNotRepository, "%s has no object database", commonDir)
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(commonDir), cache.NewObjectLRUDefault(), filesystem.Options{})
-	return &Repo{st: st, GitDir: gitDir, CommonDir: commonDir, Top: top}, nil
+	return &Repo{db: newODB(commonDir), GitDir: gitDir, CommonDir: commonDir, Top: top}, nil
 }
 
 // Shallow reports whether the repository is a shallow clone: its history
@@ -152,14 +148,11 @@ func (r *Repo) Ref(name string) (Hash, error) {
 	if err := r.regularRef(name); err != nil {
 		return ZeroHash, err
 	}
-	ref, err := storer.ResolveReference(r.st, plumbing.ReferenceName(name))
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return ZeroHash, nil
-	}
+	h, err := r.resolveRef(name)
 	if err != nil {
 		return ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
 	}
-	return ref.Hash(), nil
+	return h, nil
 }
 
 // SetRef points name at h (git update-ref NAME H), atomically and with a
@@ -179,7 +172,7 @@ func (r *Repo) SwapRef(name string, h, old Hash) error {
 
 // RemoveRef deletes name (git update-ref -d NAME); a missing ref is fine.
 func (r *Repo) RemoveRef(name string) error {
-	if err := r.st.RemoveReference(plumbing.ReferenceName(name)); err != nil {
+	if err := r.removeRef(name); err != nil {
 		return fmt.Errorf("remove %s: %w", name, err)
 	}
 	return nil
@@ -195,7 +188,8 @@ func (r *Repo) Has(h Hash) bool {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.st.HasEncodedObject(h) == nil
+	ok, err := r.db.hasPacked(h)
+	return ok && err == nil
 }
 
 // read returns the content of object h of type t.
@@ -205,7 +199,7 @@ func (r *Repo) read(t plumbing.ObjectType, h Hash) ([]byte, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	o, err := r.st.EncodedObject(t, h)
+	o, err := r.db.object(t, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && r.Missing != nil && !r.missingDone {
 		r.missingDone = true
 		if ferr := r.Missing(); ferr != nil {
@@ -213,11 +207,11 @@ func (r *Repo) read(t plumbing.ObjectType, h Hash) ([]byte, error) {
 		}
 		// go-git lists the packs once: open the storage again to see
 		// the ones git just wrote.
-		r.st = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(), filesystem.Options{})
+		r.db = newODB(r.CommonDir)
 		if data, ok, lerr := r.readLoose(t, h); ok || lerr != nil {
 			return data, lerr
 		}
-		o, err = r.st.EncodedObject(t, h)
+		o, err = r.db.object(t, h)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s %s: %w", t, h, err)
@@ -406,7 +400,9 @@ func (r *Repo) lookup(rev string) (Hash, error) {
 // rev-parse REV^{commit}).
 func (r *Repo) peel(rev string, h Hash) (Hash, error) {
 	for range 8 {
-		o, err := r.st.EncodedObject(plumbing.AnyObject, h)
+		r.mu.Lock()
+		o, err := r.db.object(plumbing.AnyObject, h)
+		r.mu.Unlock()
 		if err != nil {
 			return h, errcode.Wrap(errcode.NotFound, err, "revision %q", rev)
 		}

@@ -13,6 +13,9 @@ import "sync"
 type written struct {
 	mu    sync.Mutex
 	files map[string]writtenFile
+	// paths is every ledger this Store wrote, never forgotten (WrittenPaths):
+	// one string per ledger, where files keeps only the last few.
+	paths map[string]struct{}
 }
 
 type writtenFile struct {
@@ -35,7 +38,9 @@ func (w *written) remember(path string, data []byte, l *Ledger) {
 	defer w.mu.Unlock()
 	if w.files == nil {
 		w.files = make(map[string]writtenFile)
+		w.paths = make(map[string]struct{})
 	}
+	w.paths[path] = struct{}{}
 	if _, ok := w.files[path]; !ok && len(w.files) >= maxWritten {
 		for k := range w.files {
 			delete(w.files, k)
@@ -60,6 +65,17 @@ func (s *Store) OpenWritten(path string, data []byte) ([]Record, bool) {
 		out[i] = f.open[i].clone()
 	}
 	return out, true
+}
+
+// WrittenPaths is every ledger file this Store wrote, in no order.
+func (s *Store) WrittenPaths() []string {
+	s.written.mu.Lock()
+	defer s.written.mu.Unlock()
+	out := make([]string, 0, len(s.written.paths))
+	for p := range s.written.paths {
+		out = append(out, p)
+	}
+	return out
 }
 
 // clone copies r with its own thread, so a copy handed out cannot change
