@@ -285,6 +285,9 @@ func (s *Store) refreshChanged(st *state) (bool, error) {
 	if !known || len(changed) == 0 {
 		return false, nil
 	}
+	if st.files {
+		return true, s.reindexFiles(st, changed)
+	}
 	if len(changed) > batchRebuildOver {
 		// Many files (a checkout, a merge, the delta's issues at a
 		// compaction): one pass over the manifest's rows for all of them,

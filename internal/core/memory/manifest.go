@@ -20,6 +20,9 @@ type state struct {
 	ix    *memindex.Index
 	idx   []byte
 	dirty bool
+	// files: a file base (filebase.go), whose rows are in the issue
+	// files; data is then empty.
+	files bool
 }
 
 // RebuildReport describes a rebuild of the manifest and index.
@@ -42,6 +45,12 @@ func (s *Store) syncIssues(ctx context.Context, issues []int) error {
 		st, err := s.loadState()
 		if err != nil {
 			return err
+		}
+		if st.files {
+			if err := s.reindexFiles(st, issues); err != nil {
+				return err
+			}
+			return s.writeState(lk, st)
 		}
 		for _, n := range issues {
 			if err := s.syncIssue(st, n); err != nil {
@@ -67,6 +76,9 @@ func (s *Store) Reindex(ctx context.Context, issues []int) error {
 // index, an index of another generation, a manifest written by another
 // tool, a corrupt manifest) it reconciles them from the issue files.
 func (s *Store) loadState() (*state, error) {
+	if s.FileBase {
+		return s.loadFileState()
+	}
 	path := s.ManifestPath()
 	data, err := atomicfile.ReadRegular(path, atomicfile.LimitOf(path))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -123,6 +135,9 @@ func docOf(e *Entry, ref memindex.Ref) memindex.Doc {
 func (s *Store) writeState(lk *lock.Lock, st *state) error {
 	if !st.dirty {
 		return nil
+	}
+	if st.files {
+		return s.writeFileState(lk, st)
 	}
 	if err := s.checkStoreLimit(st); err != nil {
 		return err

@@ -26,6 +26,14 @@ func (s *Store) Rebuild(ctx context.Context) (rep RebuildReport, err error) {
 		start := time.Now()
 		loading := make(chan *issueLoad, 1)
 		go func() { loading <- s.loadAll() }()
+		if s.FileBase {
+			st, r, err := s.reconcileFiles(<-loading, s.lastGeneration(), start)
+			if err != nil {
+				return err
+			}
+			rep = r
+			return s.writeState(lk, st)
+		}
 		m, gen, perr := s.readManifestForRebuild()
 		ld := <-loading
 		var st *state

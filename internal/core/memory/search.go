@@ -106,6 +106,9 @@ func (s *Store) openSlow(ctx context.Context) (*view, error) {
 		}
 		s.slow.put(key, st)
 	}
+	if st.files {
+		return oneSeg(st.ix, s.issueRows(), func() {}), nil
+	}
 	data := st.data
 	return oneSeg(st.ix, func(d memindex.Doc) (Entry, error) { return entryAt(data, d.Ref) }, func() {}), nil
 }
@@ -143,6 +146,9 @@ func (c *slowCache) put(key string, st *state) {
 // when it cannot tell, which disables the cache.
 func (s *Store) slowKey() string {
 	m, err1 := os.Stat(s.ManifestPath())
+	if errors.Is(err1, fs.ErrNotExist) {
+		m, err1 = os.Stat(s.IndexPath()) // a file base: its index is what a write replaces
+	}
 	d, err2 := os.Stat(s.Dir)
 	p, err3 := os.Stat(s.pendingDir())
 	if err1 != nil || err2 != nil {
@@ -161,6 +167,16 @@ func (s *Store) slowKey() string {
 func (s *Store) readState(ctx context.Context) (*state, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if !s.unfinishedWrites() {
+		if st := s.loadFileBase(); st != nil {
+			// Issue files changed behind the base are indexed again, in
+			// memory only.
+			if _, err := s.refreshChanged(st); err != nil {
+				return nil, err
+			}
+			return st, nil
+		}
 	}
 	path := s.ManifestPath()
 	data, err := atomicfile.ReadState(path)
@@ -207,8 +223,10 @@ func (s *Store) readState(ctx context.Context) (*state, error) {
 	switch {
 	case m != nil && !sameEntries(m.Entries, st):
 		s.warn("%s disagrees with the issue files; used the issue files (the next write or `agentx-hook memory rebuild` repairs it)", path)
-	case missing:
+	case missing && !s.FileBase:
 		s.warn("%s is missing; used the issue files (the next write or `agentx-hook memory rebuild` writes it)", path)
+	case missing:
+		s.warn("the search index is missing or out of date; searched the issue files (the next write or `agentx-hook memory rebuild` restores fast searches)")
 	case m != nil:
 		s.warn("the search index is out of date (another tool wrote %s); searched without it (the next write or `agentx-hook memory rebuild` restores fast searches)", path)
 	}
@@ -247,6 +265,9 @@ func emptyState() *state {
 }
 
 func (s *Store) openFast() *view {
+	if v := s.openFileBase(); v != nil {
+		return v
+	}
 	f, err := atomicfile.OpenRegular(s.ManifestPath())
 	if err != nil {
 		return nil
@@ -278,23 +299,6 @@ func (s *Store) viewOf(f *os.File) *view {
 		unmap()
 		return nil
 	}
-	d := s.readDelta(st.Generation)
-	if changed, known := s.changedIssues(st.Generation, d, true); known && len(changed) > 0 {
-		// Issue files changed behind the store (a hand edit, a checkout):
-		// up to a few, they are indexed in memory into the delta, at the
-		// cost of those files; more, and the slow path reconciles.
-		if len(changed) > overlayMax {
-			unmap()
-			return nil
-		}
-		if d == nil {
-			d = emptyDelta(st.Generation)
-		}
-		if d, _, err = s.withIssues(d, changed); err != nil {
-			unmap()
-			return nil
-		}
-	}
 	base := func(doc memindex.Doc) (Entry, error) {
 		r := doc.Ref
 		if int64(r.Off)+int64(r.Len) > size {
@@ -310,11 +314,44 @@ func (s *Store) viewOf(f *os.File) *view {
 		}
 		return e, nil
 	}
-	v := oneSeg(ix, base, func() { unmap(); _ = f.Close() })
+	return s.segView(ix, unmap, st.Generation, false, base, s.issueRows(), func() { unmap(); _ = f.Close() })
+}
+
+// segView is the view of the base ix of generation gen (rows read by
+// base) and its delta (rows read by deltaRows), with the issue files
+// changed behind both indexed in memory into the delta; nil, having
+// called unmap, when more changed than that is worth, or when needRecord
+// and there is no record of the issue files for gen (a file base is only
+// as good as that record). closeFn is the view's close.
+func (s *Store) segView(ix *memindex.Index, unmap func(), gen uint64, needRecord bool, base, deltaRows func(memindex.Doc) (Entry, error), closeFn func()) *view {
+	d := s.readDelta(gen)
+	changed, known := s.changedIssues(gen, d, true)
+	if needRecord && !known {
+		unmap()
+		return nil
+	}
+	if known && len(changed) > 0 {
+		// Issue files changed behind the store (a hand edit, a checkout):
+		// up to a few, they are indexed in memory into the delta, at the
+		// cost of those files; more, and the slow path reconciles.
+		if len(changed) > overlayMax {
+			unmap()
+			return nil
+		}
+		if d == nil {
+			d = emptyDelta(gen)
+		}
+		var err error
+		if d, _, err = s.withIssues(d, changed); err != nil {
+			unmap()
+			return nil
+		}
+	}
+	v := oneSeg(ix, base, closeFn)
 	if d != nil && len(d.files) > 0 {
 		v.segs[0].Dead = deadIssues(d.files)
 		v.segs = append(v.segs, memindex.Seg{Ix: d.ix})
-		v.rows = append(v.rows, s.issueRows())
+		v.rows = append(v.rows, deltaRows)
 	}
 	return v
 }

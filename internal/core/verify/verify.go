@@ -523,7 +523,7 @@ func (c *checker) memory() {
 		c.anchored(sub.live, sub.archived, busy)
 	}
 	c.merge(sub)
-	if why := store.IndexStale(); why != "" && c.exists(store.ManifestPath()) {
+	if why := store.IndexStale(); why != "" && (c.exists(store.ManifestPath()) || c.exists(store.IndexPath())) {
 		c.add(Problem{Code: CodeSearchIndexStale, Severity: Stale, Path: c.rel(store.IndexPath()), Offset: -1,
 			Message: "the search index is stale: " + why + " (searches read the issue files until the next write)",
 			Repair:  "rebuild the manifest and the index"})
