@@ -46,8 +46,7 @@ func (s *Store) openFileBase() *view {
 		unmap()
 		return nil
 	}
-	rows := s.issueRows()
-	return s.segView(ix, unmap, ix.Stamp().Generation, true, rows, rows, unmap)
+	return s.segView(ix, unmap, ix.Stamp().Generation, true, s.fileRows(), s.issueRows(), unmap)
 }
 
 // loadFileBase reads a file base whose record matches it, whole and
@@ -95,17 +94,17 @@ func (s *Store) reconcileFiles(ld *issueLoad, gen uint64, start time.Time) (*sta
 	if ld.err != nil {
 		return nil, rep, ld.err
 	}
-	rep.IssueFiles, rep.Skipped = len(ld.issues), ld.skipped
+	rep.IssueFiles, rep.Skipped, rep.IndexOnly = len(ld.issues), ld.skipped, true
 	if rep.Skipped == nil {
 		rep.Skipped = []string{}
 	}
 	var all []*Observation
-	var pos []uint32
+	var refs []memindex.Ref
 	for _, n := range ld.issues {
 		if f := ld.files[n]; f != nil {
 			for i := range f.Observations {
 				all = append(all, &f.Observations[i])
-				pos = append(pos, uint32(i))
+				refs = append(refs, fileRef(ld.offsets[n], i))
 			}
 		}
 	}
@@ -113,7 +112,7 @@ func (s *Store) reconcileFiles(ld *issueLoad, gen uint64, start time.Time) (*sta
 	b := memindex.NewBuilder()
 	for i, o := range all {
 		e := o.Entry()
-		b.AddAnalysed(docOf(&e, memindex.Ref{Off: pos[i]}), <-analysed)
+		b.AddAnalysed(docOf(&e, refs[i]), <-analysed)
 	}
 	st := &state{}
 	if err := st.replaceFiles(b, gen+1); err != nil {
@@ -138,22 +137,22 @@ func (s *Store) reindexFiles(st *state, issues []int) error {
 		return err
 	}
 	var all []*Observation
-	var pos []uint32
+	var refs []memindex.Ref
 	for _, n := range issues {
-		f, err := s.readIssue(n)
+		f, offsets, err := s.readIssueOffsets(n)
 		if err != nil {
 			s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
 			continue
 		}
 		for i := range f.Observations {
 			all = append(all, &f.Observations[i])
-			pos = append(pos, uint32(i))
+			refs = append(refs, fileRef(offsets, i))
 		}
 	}
 	analysed := analyseAll(len(all), func(i int) (string, string) { return all[i].Summary, all[i].Content })
 	for i, o := range all {
 		e := o.Entry()
-		b.AddAnalysed(docOf(&e, memindex.Ref{Off: pos[i]}), <-analysed)
+		b.AddAnalysed(docOf(&e, refs[i]), <-analysed)
 	}
 	return st.replaceFiles(b, st.stamp.Generation+1)
 }

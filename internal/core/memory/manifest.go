@@ -32,6 +32,8 @@ type RebuildReport struct {
 	Skipped    []string      `json:"skipped"`
 	Duration   time.Duration `json:"-"`
 	Millis     int64         `json:"durationMs"`
+	// IndexOnly: no manifest.json was written (a file base).
+	IndexOnly bool `json:"indexOnly"`
 }
 
 // syncIssues is step 2 for each issue, under the manifest lock.

@@ -108,6 +108,7 @@ func (s *Store) reconcile(m *Manifest, gen uint64) (*state, RebuildReport, error
 type issueLoad struct {
 	issues  []int
 	files   map[int]*IssueFile
+	offsets map[int][]uint32 // a file base's (filerows.go); nil otherwise
 	corrupt map[int]bool
 	skipped []string
 	err     error
@@ -118,7 +119,7 @@ func (s *Store) loadAll() *issueLoad {
 	ld := &issueLoad{}
 	if ld.issues, ld.err = s.Issues(); ld.err == nil {
 		var rep RebuildReport
-		ld.files, ld.corrupt = s.loadIssues(ld.issues, &rep)
+		ld.files, ld.offsets, ld.corrupt = s.loadIssues(ld.issues, &rep)
 		ld.skipped = rep.Skipped
 	}
 	return ld
@@ -209,8 +210,11 @@ func analyseAll(n int, texts func(i int) (string, string)) <-chan memindex.Analy
 
 // loadIssues reads the issue files; those that do not parse are reported
 // in rep.Skipped and marked corrupt, and left untouched.
-func (s *Store) loadIssues(issues []int, rep *RebuildReport) (files map[int]*IssueFile, corrupt map[int]bool) {
+func (s *Store) loadIssues(issues []int, rep *RebuildReport) (files map[int]*IssueFile, offsets map[int][]uint32, corrupt map[int]bool) {
 	files, corrupt = map[int]*IssueFile{}, map[int]bool{}
+	if s.FileBase {
+		offsets = map[int][]uint32{}
+	}
 	loaded := s.readIssues(issues)
 	for i, n := range issues {
 		if err := loaded[i].err; err != nil {
@@ -220,8 +224,11 @@ func (s *Store) loadIssues(issues []int, rep *RebuildReport) (files map[int]*Iss
 			continue
 		}
 		files[n] = loaded[i].f
+		if offsets != nil {
+			offsets[n] = loaded[i].offsets
+		}
 	}
-	return files, corrupt
+	return files, offsets, corrupt
 }
 
 // mergeEntries lists the manifest entries: first those of m (when not nil)
@@ -263,8 +270,9 @@ func mergeEntries(m *Manifest, issues []int, files map[int]*IssueFile, corrupt m
 }
 
 type loadedIssue struct {
-	f   *IssueFile
-	err error
+	f       *IssueFile
+	offsets []uint32 // a file base's
+	err     error
 }
 
 // readIssues parses issue files on all cores (a rebuild at 100K
@@ -275,8 +283,13 @@ func (s *Store) readIssues(issues []int) []loadedIssue {
 	var mu sync.Mutex
 	finished := 0
 	_ = workpool.Run(context.Background(), len(issues), workers, func(i int) {
-		f, err := s.readIssue(issues[i])
-		out[i] = loadedIssue{f: f, err: err}
+		var l loadedIssue
+		if s.FileBase {
+			l.f, l.offsets, l.err = s.readIssueOffsets(issues[i])
+		} else {
+			l.f, l.err = s.readIssue(issues[i])
+		}
+		out[i] = l
 		if s.Progress != nil {
 			mu.Lock()
 			finished++

@@ -73,7 +73,7 @@ func (v *view) eachDoc(fn func(memindex.Doc)) {
 // errStale says a row read through the index is not the row the index
 // describes: another writer changed the manifest under an index it kept
 // the stamp of. The reader falls back to the files.
-var errStale = errors.New("the search index does not describe manifest.json")
+var errStale = errors.New("the search index does not describe manifest.json or the issue files")
 
 // open returns a read-only view. Readers never write the store (not the
 // manifest, not the index, no lock file; only the freshness gate's local
@@ -107,7 +107,7 @@ func (s *Store) openSlow(ctx context.Context) (*view, error) {
 		s.slow.put(key, st)
 	}
 	if st.files {
-		return oneSeg(st.ix, s.issueRows(), func() {}), nil
+		return oneSeg(st.ix, s.fileRows(), func() {}), nil
 	}
 	data := st.data
 	return oneSeg(st.ix, func(d memindex.Doc) (Entry, error) { return entryAt(data, d.Ref) }, func() {}), nil

@@ -162,6 +162,11 @@ func readIssueAt(path string, issue int) (*IssueFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	return issueFromData(path, data, issue)
+}
+
+// issueFromData is readIssueAt on the file's bytes.
+func issueFromData(path string, data []byte, issue int) (*IssueFile, error) {
 	f, err := ParseIssueFile(path, data)
 	if err != nil {
 		return nil, err
