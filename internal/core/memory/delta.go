@@ -282,7 +282,7 @@ func (s *Store) manifestBaseGeneration() (uint64, bool) {
 	}
 	same := ix.Stamp() == st
 	unmap()
-	if rec, ok := s.readStamps(); !same || !ok || rec.Generation != st.Generation {
+	if gen, ok := s.stampsGeneration(); !same || !ok || gen != st.Generation {
 		return 0, false
 	}
 	return st.Generation, true

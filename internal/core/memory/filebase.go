@@ -234,6 +234,6 @@ func (s *Store) fileBaseGeneration() (gen uint64, files, ok bool) {
 	if !isFileBase(st) {
 		return 0, false, false
 	}
-	rec, rok := s.readStamps()
-	return st.Generation, true, rok && rec.Generation == st.Generation
+	gen, rok := s.stampsGeneration()
+	return st.Generation, true, rok && gen == st.Generation
 }

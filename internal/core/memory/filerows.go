@@ -153,14 +153,16 @@ func (s *Store) rowAt(doc memindex.Doc) (Entry, bool) {
 			}
 			continue
 		}
-		o, err := decodeObservation(buf[:end])
+		// Only the row's keys are decoded; the observation's others
+		// (content above all) are kept aside by the decoder, and dropped.
+		e, err := decodeEntry(buf[:end])
 		if err != nil {
 			return Entry{}, false
 		}
-		if o.IssueNumber == 0 {
-			o.IssueNumber = doc.Issue
+		e.Extra = nil
+		if e.IssueNumber == 0 {
+			e.IssueNumber = doc.Issue
 		}
-		e := o.Entry()
 		return e, describes(doc, &e)
 	}
 	return Entry{}, false
