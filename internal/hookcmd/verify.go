@@ -26,8 +26,8 @@ indexes and files from before hashes are reported but are not errors.
 
 --repair first takes a checkpoint, then fixes only what follows from the
 files without guessing: the search index (and manifest, where one is kept)
-rebuilt from the issue files, a stale monitor index deleted, dead writers' temporaries and dead
-processes' locks removed. Ledger records and observations are never changed.
+rebuilt from the issue files, a stale monitor index deleted, dead writers'
+temporaries and dead processes' locks removed. Ledger records and observations are never changed.
 
 --state-branch checks the state branch (GitHub Mode) as this repository has
 it, read from its object database: nothing is checked out and the index and
