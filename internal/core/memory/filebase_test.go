@@ -2,9 +2,11 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"os"
 	"slices"
 	"testing"
+	"time"
 )
 
 // fileBaseStore is a test store that writes the file base.
@@ -200,5 +202,52 @@ func TestFileBaseWithoutItsRecordIsNotTrusted(t *testing.T) {
 		t.Fatal("the next write did not restore the fast path")
 	} else {
 		v.close()
+	}
+}
+
+// A crash between the issue write and the index write (step 1 and 2 of
+// the write protocol) in a file base: a reader finds the observation from
+// the issue file once the marker is stale, writes nothing, and the next
+// writer repairs the index.
+func TestFileBaseCrashBetweenIssueAndIndexWrite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, clk, _ := newTestStore(t)
+	s.FileBase = true
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 5, Decision, "first decision about caching")}); err != nil {
+		t.Fatal(err)
+	}
+	crash := errors.New("crash")
+	s.afterIssueWrite = func() error { return crash }
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 5, Decision, "second decision about invalidation")}); !errors.Is(err, crash) {
+		t.Fatalf("want simulated crash, got %v", err)
+	}
+	s.afterIssueWrite = nil
+	if ids := searchIDs(t, s, "invalidation"); len(ids) != 0 {
+		t.Fatalf("a live writer's marker must not be repaired yet: %v", ids)
+	}
+	clk.Advance(3 * time.Second)
+	if ids := searchIDs(t, s, "invalidation"); len(ids) != 1 {
+		t.Fatalf("not found from the issue file: %v", ids)
+	}
+	if m, _ := os.ReadDir(s.pendingDir()); len(m) != 1 {
+		t.Fatalf("a reader repaired: %v", m)
+	}
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 6, Decision, "a later write elsewhere about invalidation")}); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := os.ReadDir(s.pendingDir()); len(m) != 0 {
+		t.Fatalf("marker left: %v", m)
+	}
+	if v := s.openFast(); v == nil {
+		t.Fatal("the repaired file base is not read on the fast path")
+	} else {
+		v.close()
+	}
+	if ids := searchIDs(t, s, "invalidation"); len(ids) != 2 {
+		t.Fatalf("after the repair: %v", ids)
+	}
+	if _, err := os.Stat(s.ManifestPath()); !os.IsNotExist(err) {
+		t.Fatalf("manifest.json: %v", err)
 	}
 }
