@@ -140,8 +140,15 @@ func TestManifestBaseConvertsToAFileBase(t *testing.T) {
 	if ids := searchIDs(t, s, "redis"); len(ids) != 3 {
 		t.Fatalf("over the manifest base: %v", ids)
 	}
+	gen0, _ := s.baseGeneration()
 	if _, err := s.Rebuild(ctx); err != nil {
 		t.Fatal(err)
+	}
+	// A conversion never reuses a generation (a record or delta of the
+	// other base would pass for this one's).
+	gen1, ok := s.baseGeneration()
+	if !ok || gen1 <= gen0 {
+		t.Fatalf("generation %d after the conversion, %d before", gen1, gen0)
 	}
 	if _, err := os.Stat(s.ManifestPath()); !os.IsNotExist(err) {
 		t.Fatalf("agentx's own manifest was not removed: %v", err)
@@ -157,6 +164,9 @@ func TestManifestBaseConvertsToAFileBase(t *testing.T) {
 	s.FileBase, s.DeltaLimit = false, -1
 	if _, err := s.Store(ctx, []Observation{obs("tester", 9, Error, "redis timed out once")}); err != nil {
 		t.Fatal(err)
+	}
+	if gen2, ok := s.baseGeneration(); !ok || gen2 <= gen1 {
+		t.Fatalf("generation %d after the conversion back, %d before", gen2, gen1)
 	}
 	data, err := os.ReadFile(s.ManifestPath())
 	if err != nil {

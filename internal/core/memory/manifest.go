@@ -99,6 +99,9 @@ func (s *Store) loadState() (*state, error) {
 			}
 		}
 	}
+	if gen == 0 {
+		gen = s.lastGeneration() // a file base's, converted
+	}
 	var m *Manifest
 	if err == nil {
 		var perr error

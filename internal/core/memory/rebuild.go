@@ -63,7 +63,7 @@ func (s *Store) Rebuild(ctx context.Context) (rep RebuildReport, err error) {
 func (s *Store) readManifestForRebuild() (*Manifest, uint64, error) {
 	data, err := atomicfile.ReadRegular(s.ManifestPath(), atomicfile.LimitOf(s.ManifestPath()))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
+		return nil, s.lastGeneration(), nil // a file base's, converted
 	}
 	if err != nil {
 		return nil, 0, err
