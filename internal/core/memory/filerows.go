@@ -134,6 +134,9 @@ func (s *Store) fileRows() func(doc memindex.Doc) (Entry, error) {
 // rowAt reads the observation at doc's offset in its issue file; false
 // when it is not there (or not the one doc describes).
 func (s *Store) rowAt(doc memindex.Doc) (Entry, bool) {
+	if doc.Ref.Off == 0 {
+		return Entry{}, false // no offset known (an observation never starts a file)
+	}
 	f, err := atomicfile.OpenRegular(s.IssuePath(doc.Issue))
 	if err != nil {
 		return Entry{}, false
