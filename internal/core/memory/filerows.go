@@ -166,7 +166,8 @@ func (s *Store) rowAt(doc memindex.Doc) (Entry, bool) {
 		if e.IssueNumber == 0 {
 			e.IssueNumber = doc.Issue
 		}
-		return e, describes(doc, &e)
+		ok := describes(doc, &e)
+		return e, ok
 	}
 	return Entry{}, false
 }

@@ -168,15 +168,8 @@ func (s *Store) readState(ctx context.Context) (*state, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if !s.unfinishedWrites() {
-		if st := s.loadFileBase(); st != nil {
-			// Issue files changed behind the base are indexed again, in
-			// memory only.
-			if _, err := s.refreshChanged(st); err != nil {
-				return nil, err
-			}
-			return st, nil
-		}
+	if st, err := s.readFileState(); st != nil || err != nil {
+		return st, err
 	}
 	path := s.ManifestPath()
 	data, err := atomicfile.ReadState(path)
@@ -220,6 +213,14 @@ func (s *Store) readState(ctx context.Context) (*state, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.warnReconciled(m, st, missing)
+	return st, nil
+}
+
+// warnReconciled says why a reader searched the issue files (st, built
+// from them) rather than the index: m is the manifest found, if any.
+func (s *Store) warnReconciled(m *Manifest, st *state, missing bool) {
+	path := s.ManifestPath()
 	switch {
 	case m != nil && !sameEntries(m.Entries, st):
 		s.warn("%s disagrees with the issue files; used the issue files (the next write or `agentx-hook memory rebuild` repairs it)", path)
@@ -229,6 +230,21 @@ func (s *Store) readState(ctx context.Context) (*state, error) {
 		s.warn("the search index is missing or out of date; searched the issue files (the next write or `agentx-hook memory rebuild` restores fast searches)")
 	case m != nil:
 		s.warn("the search index is out of date (another tool wrote %s); searched without it (the next write or `agentx-hook memory rebuild` restores fast searches)", path)
+	}
+}
+
+// readFileState is readState's file base, with the issue files changed
+// behind it indexed again in memory only; nil when there is none to trust.
+func (s *Store) readFileState() (*state, error) {
+	if s.unfinishedWrites() {
+		return nil, nil
+	}
+	st := s.loadFileBase()
+	if st == nil {
+		return nil, nil
+	}
+	if _, err := s.refreshChanged(st); err != nil {
+		return nil, err
 	}
 	return st, nil
 }
