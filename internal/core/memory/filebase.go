@@ -237,3 +237,9 @@ func (s *Store) fileBaseGeneration() (gen uint64, files, ok bool) {
 	gen, rok := s.stampsGeneration()
 	return st.Generation, true, rok && gen == st.Generation
 }
+
+// baseIsFiles reports whether the index on disk is a file base.
+func (s *Store) baseIsFiles() bool {
+	_, files, _ := s.fileBaseGeneration()
+	return files
+}

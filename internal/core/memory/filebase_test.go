@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -259,5 +260,51 @@ func TestFileBaseCrashBetweenIssueAndIndexWrite(t *testing.T) {
 	}
 	if _, err := os.Stat(s.ManifestPath()); !os.IsNotExist(err) {
 		t.Fatalf("manifest.json: %v", err)
+	}
+}
+
+// An issue file changed behind a file base so that its size and time look
+// unchanged (a tool that restores the time): the rows read through the
+// index no longer say what it says, and the search answers from the files
+// instead of failing.
+func TestFileBaseStaleRowsNeverFailASearch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := fileBaseStore(t)
+	if _, err := s.Store(ctx, []Observation{
+		obs("engineer", 7, Decision, "Sessions are kept in redis with a sliding expiry"),
+		obs("architect", 7, KeyFact, "The redis cluster has three nodes"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	path := s.IssuePath(7)
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The two observations' agents swapped, same size: the rows at their
+	// offsets and positions no longer match the index.
+	swapped := bytes.ReplaceAll(data, []byte(`"engineer"`), []byte(`"xrchitect"`))
+	swapped = bytes.ReplaceAll(swapped, []byte(`"architect"`), []byte(`"engineer"`))
+	swapped = bytes.ReplaceAll(swapped, []byte(`"xrchitect"`), []byte(`"architect"`))
+	if len(swapped) != len(data) || bytes.Equal(swapped, data) {
+		t.Fatal("the edit must keep the size and change the bytes")
+	}
+	if err := os.WriteFile(path, swapped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := New(s.Dir, s.Locks, s.Clock).Search(ctx, Query{Text: "sliding expiry"})
+	if err != nil || len(rows) != 1 || rows[0].Agent != "architect" {
+		t.Fatalf("%+v %v", rows, err)
 	}
 }

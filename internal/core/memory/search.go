@@ -101,7 +101,7 @@ func (s *Store) openSlow(ctx context.Context) (*view, error) {
 	st := s.slow.get(key)
 	if st == nil {
 		var err error
-		if st, err = s.readState(ctx); err != nil {
+		if st, err = s.readState(ctx, true); err != nil {
 			return nil, err
 		}
 		s.slow.put(key, st)
@@ -163,10 +163,19 @@ func (s *Store) slowKey() string {
 
 // readState is loadState for readers: the same reconciliation from the
 // issue files, in memory only. A manifest that disagrees with the issue
-// files (or does not parse) is reported, never repaired here.
-func (s *Store) readState(ctx context.Context) (*state, error) {
+// files (or does not parse) is reported, never repaired here. Without
+// trustFiles neither a file base nor a manifest is read: the state is
+// built from the issue files alone (a file base whose rows were found
+// stale; it stays so until an issue file's size or time changes or
+// `memory rebuild` runs, each search paying this reconcile meanwhile).
+func (s *Store) readState(ctx context.Context, trustFiles bool) (*state, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if !trustFiles {
+		// Built from the issue files alone: no index, no manifest.
+		st, _, err := s.reconcile(nil, 0)
+		return st, err
 	}
 	if st, err := s.readFileState(); st != nil || err != nil {
 		return st, err
@@ -441,13 +450,29 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Row, error) {
 	rows, err := s.searchView(v, q)
 	v.close()
 	if errors.Is(err, errStale) {
-		if v, err = s.openSlow(ctx); err != nil {
+		if v, err = s.openFiles(ctx); err != nil {
 			return nil, err
 		}
 		defer v.close()
 		return s.searchView(v, q)
 	}
 	return rows, err
+}
+
+// openFiles is openSlow for a view whose rows were found stale: a file
+// base is not trusted again (its record said the issue files were those
+// it indexed, and a row said otherwise), so the view is built from the
+// issue files, and not kept for the next read.
+func (s *Store) openFiles(ctx context.Context) (*view, error) {
+	if !s.baseIsFiles() {
+		return s.openSlow(ctx)
+	}
+	st, err := s.readState(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	data := st.data
+	return oneSeg(st.ix, func(d memindex.Doc) (Entry, error) { return entryAt(data, d.Ref) }, func() {}), nil
 }
 
 func (s *Store) searchView(v *view, q Query) ([]Row, error) {
