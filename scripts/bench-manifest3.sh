@@ -8,22 +8,29 @@
 # /tmp/store-bench/ws100000, as scripts/bench-scale.sh makes it); it is
 # never written: each binary works on a hard-linked copy (agentx replaces
 # files by rename) with a real copy of .agentx/state (appended in place).
-# The new binary's copy is converted to its layout first (`memory rebuild`,
-# untimed); then each copy is warmed by one search and one hook start.
+# Each copy is rebuilt by its binary first (`memory rebuild`, untimed: the
+# new one's is converted to its layout), then warmed by one search and one
+# hook start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=${1:?usage: bench-manifest3.sh OLD_AGENTX_HOOK [STORE] [WORKDIR]}
 ws=${2:-/tmp/store-bench/ws100000}
 work=${3:-$(mktemp -d)}
 runs=${RUNS:-15}
-go build -trimpath -o "$work/ax-new" ./cmd/agentx-hook
+# Both binaries run from copies made with cp: a file the linker wrote
+# starts 0.3-0.5 ms slower than the same bytes written by cp
+# (scripts/bench-start.sh), which would favour the old one.
+go build -trimpath -o "$work/ax-new.built" ./cmd/agentx-hook
+cp "$work/ax-new.built" "$work/ax-new"
 cp "$old" "$work/ax-old"
 for b in old new; do
   rm -rf "$work/run-$b"; cp -al "$ws" "$work/run-$b"
   rm -rf "$work/run-$b/.agentx/state"; cp -a "$ws/.agentx/state" "$work/run-$b/.agentx/state"
   for f in "$ws"/.agentx/*.jsonl; do [ -e "$f" ] && { rm -f "$work/run-$b/.agentx/${f##*/}"; cp -a "$f" "$work/run-$b/.agentx/"; }; done
 done
-"$work/ax-new" --root "$work/run-new" memory rebuild >/dev/null 2>&1
+# Each copy rebuilt by its own binary (untimed): the new one converted to
+# its layout, and both bases freshly written alike (page cache, layout).
+for b in old new; do "$work/ax-$b" --root "$work/run-$b" memory rebuild >/dev/null 2>&1; done
 for b in old new; do
   "$work/ax-$b" --root "$work/run-$b" memory search "token refresh" >/dev/null 2>&1 || true
   "$work/ax-$b" --root "$work/run-$b" hook start --agent engineer --issue 7 --deadline 60s >/dev/null 2>&1 || true

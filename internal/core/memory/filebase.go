@@ -46,7 +46,8 @@ func (s *Store) openFileBase() *view {
 		unmap()
 		return nil
 	}
-	return s.segView(ix, unmap, ix.Stamp().Generation, true, s.fileRows(), s.issueRows(), unmap)
+	rows := s.fileRows()
+	return s.segView(ix, unmap, ix.Stamp().Generation, true, rows.row, s.issueRows(), func() { unmap(); rows.close() })
 }
 
 // loadFileBase reads a file base whose record matches it, whole and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -103,47 +104,72 @@ func objectEnd(b []byte) int {
 // rowWindow is the first read of a row: most observations fit.
 const rowWindow = 2048
 
-// fileRows reads a file base's rows from their issue files; a file parsed
-// for its positions is parsed once per view.
-func (s *Store) fileRows() func(doc memindex.Doc) (Entry, error) {
-	parsed := map[int]*IssueFile{}
-	return func(doc memindex.Doc) (Entry, error) {
-		if e, ok := s.rowAt(doc); ok {
-			return e, nil
+// fileRows reads a file base's rows from their issue files: each file is
+// opened once per view (a recall lists many rows of one issue) and parsed
+// at most once, for its positions. close releases the files.
+type fileRows struct {
+	s      *Store
+	open   map[int]*os.File
+	parsed map[int]*IssueFile
+	buf    []byte
+}
+
+func (s *Store) fileRows() *fileRows {
+	return &fileRows{s: s, open: map[int]*os.File{}, parsed: map[int]*IssueFile{}}
+}
+
+func (r *fileRows) close() {
+	for _, f := range r.open {
+		if f != nil {
+			_ = f.Close() // read-only
 		}
-		f := parsed[doc.Issue]
-		if f == nil {
-			var err error
-			if f, err = s.readIssue(doc.Issue); err != nil {
-				return Entry{}, errStale
-			}
-			parsed[doc.Issue] = f
-		}
-		i := int(doc.Ref.Len)
-		if i >= len(f.Observations) {
-			return Entry{}, errStale
-		}
-		e := f.Observations[i].Entry()
-		if !describes(doc, &e) {
-			return Entry{}, errStale
-		}
+	}
+	clear(r.open)
+}
+
+// row is the view's row reader.
+func (r *fileRows) row(doc memindex.Doc) (Entry, error) {
+	if e, ok := r.rowAt(doc); ok {
 		return e, nil
 	}
+	f := r.parsed[doc.Issue]
+	if f == nil {
+		var err error
+		if f, err = r.s.readIssue(doc.Issue); err != nil {
+			return Entry{}, errStale
+		}
+		r.parsed[doc.Issue] = f
+	}
+	i := int(doc.Ref.Len)
+	if i >= len(f.Observations) {
+		return Entry{}, errStale
+	}
+	e := f.Observations[i].Entry()
+	if !describes(doc, &e) {
+		return Entry{}, errStale
+	}
+	return e, nil
 }
 
 // rowAt reads the observation at doc's offset in its issue file; false
 // when it is not there (or not the one doc describes).
-func (s *Store) rowAt(doc memindex.Doc) (Entry, bool) {
+func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
 	if doc.Ref.Off == 0 {
 		return Entry{}, false // no offset known (an observation never starts a file)
 	}
-	f, err := atomicfile.OpenRegular(s.IssuePath(doc.Issue))
-	if err != nil {
+	f, seen := r.open[doc.Issue]
+	if !seen {
+		f, _ = atomicfile.OpenRegular(r.s.IssuePath(doc.Issue))
+		r.open[doc.Issue] = f // nil when it cannot be opened: not tried again
+	}
+	if f == nil {
 		return Entry{}, false
 	}
-	defer func() { _ = f.Close() }() // read-only
 	for size := rowWindow; size <= int(atomicfile.StateLimit); size *= 8 {
-		buf := make([]byte, size)
+		if cap(r.buf) < size {
+			r.buf = make([]byte, size)
+		}
+		buf := r.buf[:size]
 		k, err := f.ReadAt(buf, int64(doc.Ref.Off))
 		if err != nil && !errors.Is(err, io.EOF) {
 			return Entry{}, false

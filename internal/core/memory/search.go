@@ -107,7 +107,8 @@ func (s *Store) openSlow(ctx context.Context) (*view, error) {
 		s.slow.put(key, st)
 	}
 	if st.files {
-		return oneSeg(st.ix, s.fileRows(), func() {}), nil
+		rows := s.fileRows()
+		return oneSeg(st.ix, rows.row, rows.close), nil
 	}
 	data := st.data
 	return oneSeg(st.ix, func(d memindex.Doc) (Entry, error) { return entryAt(data, d.Ref) }, func() {}), nil
