@@ -213,6 +213,10 @@ func TestReferenceToolsStoreStaysReadable(t *testing.T) {
 			t.Fatalf("%v: want one row:\n%s%s", args, out, stderr)
 		}
 	}
+	// verify says the manifest is theirs and not kept, without failing.
+	if code, out, _ := run("verify"); code != 0 || !strings.Contains(out, "warning MANIFEST_NOT_KEPT .agentx/memory/manifest.json") {
+		t.Fatalf("verify: exit %d\n%s", code, out)
+	}
 	if now, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err != nil || !bytes.Equal(now, theirs) {
 		t.Fatalf("the old tools' manifest.json was changed or removed: %v\n%s", err, now)
 	}
