@@ -217,6 +217,16 @@ func (s *Store) removeOwnManifest() {
 	if !ours {
 		return
 	}
+	// The whole file is checked before it goes (once: it is then gone):
+	// the stamp's checksum covers every byte, so a manifest another tool
+	// rewrote keeping our key and head is kept.
+	data, err := atomicfile.ReadRegular(s.ManifestPath(), atomicfile.LimitOf(s.ManifestPath()))
+	if err != nil {
+		return
+	}
+	if _, _, ok := readStamp(data, int64(len(data)), true); !ok {
+		return
+	}
 	if err := os.Remove(s.ManifestPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		s.warn("%v", fmt.Errorf("manifest.json (no longer written) not removed: %w", err))
 	}

@@ -308,3 +308,34 @@ func TestFileBaseStaleRowsNeverFailASearch(t *testing.T) {
 		t.Fatalf("%+v %v", rows, err)
 	}
 }
+
+// A manifest that carries our stamp but was changed since (another tool
+// kept our key and head and edited a row) is not agentx's own any more:
+// the file base leaves it where it is.
+func TestFileBaseKeepsAManifestAnotherToolChanged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	if _, err := s.Store(ctx, []Observation{
+		obs("engineer", 7, Decision, "Sessions are kept in redis with a sliding expiry"),
+		obs("architect", 8, KeyFact, "The export runs nightly as parquet"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(s.ManifestPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(data, []byte("sliding"), []byte("rolling"), 1)
+	if bytes.Equal(edited, data) || !bytes.Equal(edited[:128], data[:128]) {
+		t.Fatalf("the edit must change a row and keep the head:\n%s", data)
+	}
+	writeFiles(t, s.Dir, map[string]string{"manifest.json": string(edited)})
+	s.FileBase = true
+	if _, err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if now, err := os.ReadFile(s.ManifestPath()); err != nil || !bytes.Equal(now, edited) {
+		t.Fatalf("the changed manifest was not kept as it was: %v", err)
+	}
+}
