@@ -48,8 +48,9 @@
 //     observation of a commit.
 //   - spool: the durable hand-off from a hook that must return quickly.
 //   - cursor: how far each session's transcript has been captured.
-//   - memory: the observation store (issue files, manifest, crash repair,
-//     search, statistics). memory/synth: synthetic observations.
+//   - memory: the observation store (issue files, the search index
+//     pointing into them, the old tools' manifest where kept, crash
+//     repair, search, statistics). memory/synth: synthetic observations.
 //   - memindex: the terms, BM25 ranking and binary index behind search.
 //   - memanchor: observations anchored on the audit trail: the rule
 //     (rehashed, unanchored, deleted) verify and the read paths share, and

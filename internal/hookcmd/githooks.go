@@ -27,7 +27,7 @@ as lefthook, husky and pre-commit setups do; else .git/hooks):
                and the stage artifacts it wrote (docs/artifacts.md)
   pre-push     runs the clarification monitor
   post-merge   records the stage artifacts the merge brought in, brings the
-               memory manifest in line with the memory files the merge
+               memory search index in line with the memory files the merge
                changed, and runs the monitor
 Each hook file is a small sh shim marked "# agentx-hook managed" that runs
 ` + "`agentx-hook git-hook NAME`" + ` (found on PATH, or $AGENTX_HOOK_BIN). A hook

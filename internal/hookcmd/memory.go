@@ -72,9 +72,14 @@ func (a *App) Memory() *memory.Store {
 	s.Progress = a.progress("rebuilding the memory index")
 	s.Audit, s.Actor = a.AuditTrail(), a.actor()
 	// A configuration that does not load is reported by the command that
-	// needs it; the store then keeps its default layout.
-	if set, err := a.Config(); err == nil && set.Config.Memory.ReferenceManifest() {
+	// needs it; the store then keeps its default: no manifest.json.
+	set, err := a.Config()
+	switch {
+	case err == nil && set.Config.Memory.ReferenceManifest():
 		s.DeltaLimit = -1
+	case err == nil && !set.Config.Memory.NoManifest(): // "delta"
+	default:
+		s.FileBase = true
 	}
 	return s
 }
@@ -279,17 +284,18 @@ func runMemoryRemove(ctx context.Context, a *App, o *idOptions) error {
 
 const memoryRebuildUsage = `memory rebuild [--reference] [--after-sync [--pull-first]] [--json]
 
-Rebuilds manifest.json and the search index from the issue files, taking
-in the delta (search.delta: what writes stored since the manifest was last
-rendered), so manifest.json lists every observation for the old tools. A
-checkpoint is taken first.
+Rebuilds the search index from the issue files, taking in the delta
+(search.delta: what writes stored since the index was last written whole).
+A checkpoint is taken first.
 
-manifest.json is written one entry a line (the compact layout, a fifth
-smaller), which any JSON reader, the old tools included, reads as the
-reference format. --reference writes it in the old tools' exact layout
-(2-space indent) instead, for a tool that compares bytes; it stays so
-until the next compaction of the delta. [memory] manifest = "reference"
-in agentx.toml keeps it so at every write.
+By default ([memory] manifest = "index") no manifest.json is written: the
+search index points into the issue files, and a manifest.json only agentx
+wrote is removed (one the old tools rewrote is left as it is).
+--reference writes manifest.json in the old tools' exact layout (2-space
+indent, every observation listed) for the reference TypeScript and
+PowerShell tools; it stays until the next compaction of the delta.
+[memory] manifest = "reference" in agentx.toml keeps it current at every
+write; "delta" writes it one entry a line at each compaction.
 
 --after-sync is the rebuild a hook starts in the background when its state
 branch pull wrote more memory files than it can index within its budget (a
@@ -312,7 +318,7 @@ func parseMemoryRebuild(a *App, args []string) (*memoryRebuildOptions, error) {
 	flags := newFlags(a, "memory rebuild", memoryRebuildUsage)
 	flags.BoolVar(&o.AfterSync, "after-sync", false, "the background rebuild after a hook's state branch pull (no checkpoint; clears the hook's marker)")
 	flags.BoolVar(&o.PullFirst, "pull-first", false, "with --after-sync: first complete the state pull a hook's budget cut short")
-	flags.BoolVar(&o.Reference, "reference", false, "write manifest.json in the old tools' exact layout (2-space indent), not one entry a line")
+	flags.BoolVar(&o.Reference, "reference", false, "write manifest.json in the old tools' exact layout (2-space indent), for the reference tools")
 	o.register(flags)
 	_, err := parse(flags, args) // positionals are ignored, as they always were
 	if err == nil && o.PullFirst && !o.AfterSync {
@@ -344,7 +350,9 @@ func runMemoryRebuild(ctx context.Context, a *App, o *memoryRebuildOptions) erro
 		autoCheckpoint(ctx, a, "before memory rebuild")
 	}
 	st := a.Memory()
-	st.ReferenceManifest = st.ReferenceManifest || o.Reference
+	if o.Reference {
+		st.ReferenceManifest, st.FileBase = true, false
+	}
 	rep, err := st.Rebuild(ctx)
 	if err != nil {
 		return err

@@ -69,8 +69,10 @@ func runMemoryGenerate(ctx context.Context, a *App, o *memoryGenerateOptions) er
 		if target.Root == a.Workspace().Root {
 			return usagef("memory generate: %s is this workspace; pass --into-store to add synthetic observations to its real store", o.Dir)
 		}
+		mine := a.Memory()
 		s = memory.New(target.MemoryDir(), a.Locks(), a.Clock)
-		s.Warn = a.Memory().Warn
+		// Laid out as this workspace's own store ([memory] manifest).
+		s.Warn, s.FileBase, s.DeltaLimit = mine.Warn, mine.FileBase, mine.DeltaLimit
 	}
 	g, err := synth.Generate(ctx, s, o.Observations, o.Issues, o.Seed, a.Clock.Now())
 	if err != nil {

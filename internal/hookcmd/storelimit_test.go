@@ -3,6 +3,7 @@ package hookcmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -32,6 +33,23 @@ func limitWorkspace(t *testing.T) (string, func(args ...string) (int, string, st
 		t.Fatalf("init: exit %d: %s", code, stderr)
 	}
 	return root, run
+}
+
+// manifestMode sets [memory] manifest in the workspace's agentx.toml.
+func manifestMode(t *testing.T, root, mode string) {
+	t.Helper()
+	path := filepath.Join(root, ".agentx", "agentx.toml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := bytes.Replace(data, []byte("[memory]\n"), []byte("[memory]\nmanifest = \""+mode+"\"\n"), 1)
+	if bytes.Equal(out, data) {
+		t.Fatal("agentx.toml has no [memory] section")
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // lowerLimits sets the read limits for one test: tests that change them
@@ -69,8 +87,11 @@ func readable(t *testing.T, root string) {
 // leaves the store usable. Before, `memory add` failed on it (CORRUPT_STATE),
 // `search` missed what was added, `checkpoint create` failed (IO_ERROR),
 // `verify` called the manifest unreadable and `rebuild` took no checkpoint.
+// The manifest is kept only where asked for ("delta" here; the default
+// writes none, and nothing in its store grows past the state limit).
 func TestStorePastTheStateLimitStaysUsable(t *testing.T) {
 	root, run := limitWorkspace(t)
+	manifestMode(t, root, "delta")
 	lowerLimits(t, 64<<10, atomicfile.StoreLimit)
 	if code, _, stderr := run("memory", "generate", "--observations", "400", "--issues", "40", "--into-store"); code != 0 {
 		t.Fatalf("generate: exit %d: %s", code, stderr)
@@ -108,19 +129,81 @@ func TestStorePastTheStateLimitStaysUsable(t *testing.T) {
 }
 
 // The limit the manifest and search index are read with is the limit they
-// are written with: `memory generate` (and every store write) refuses to
-// pass it, naming it, rather than leave a store no command can read.
+// are written with: `memory generate` and `memory rebuild` (and every store
+// write) refuse to pass it, naming it, rather than leave a store no command
+// can read. Without a manifest (the default) the index is the one file that
+// grows with the store; with one ("delta"), the manifest passes first.
 func TestStoreWritesStopAtTheirReadLimit(t *testing.T) {
-	root, run := limitWorkspace(t)
-	lowerLimits(t, 16<<10, 48<<10)
-	code, _, stderr := run("memory", "generate", "--observations", "400", "--issues", "40", "--into-store")
-	if code == 0 || !strings.Contains(stderr, "over the limit of 49152 bytes") {
-		t.Fatalf("generate past the store limit: exit %d: %s", code, stderr)
+	for _, tc := range []struct {
+		mode  string
+		limit int64 // under the largest derived file at 400 observations
+	}{{"index", 16 << 10}, {"delta", 48 << 10}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			root, run := limitWorkspace(t)
+			manifestMode(t, root, tc.mode)
+			lowerLimits(t, 16<<10, tc.limit)
+			want := fmt.Sprintf("over the limit of %d bytes", tc.limit)
+			code, _, stderr := run("memory", "generate", "--observations", "400", "--issues", "40", "--into-store")
+			if code == 0 || !strings.Contains(stderr, want) {
+				t.Fatalf("generate past the store limit: exit %d: %s", code, stderr)
+			}
+			readable(t, root)
+			if code, _, stderr := run("memory", "rebuild"); code == 0 || !strings.Contains(stderr, want) {
+				t.Fatalf("rebuild past the store limit: exit %d: %s", code, stderr)
+			}
+			readable(t, root)
+			// What stays is usable: the issue files hold the observations
+			// and a search finds them, though the index could not be written.
+			if code, out, stderr := run("memory", "search", "token refresh"); code != 0 || out == "" {
+				t.Fatalf("search: exit %d: %s%s", code, out, stderr)
+			}
+		})
 	}
-	readable(t, root)
-	// What stays is usable: the issue files hold the observations and a
-	// search finds them, though the manifest could not be written.
-	if code, out, stderr := run("memory", "search", "token refresh"); code != 0 || out == "" {
-		t.Fatalf("search: exit %d: %s%s", code, out, stderr)
+}
+
+// Seed 000 §7.1 at scale (issue 35): at 50K observations the manifest (or
+// what replaces it) under 3 MB and the store under 50 MB, 60 and 1,000
+// bytes an observation, every file of .agentx/memory counted (anchors.idx
+// included), scaled down to 2,000 observations at the bench's density (50
+// an issue), after generate, a write and a rebuild. Before, the default
+// wrote a manifest of 283 bytes an entry.
+func TestStoreSizeAtTheSeedsBound(t *testing.T) {
+	t.Parallel()
+	const n = 2000
+	root, run := limitWorkspace(t)
+	dir := filepath.Join(root, ".agentx", "memory")
+	for _, args := range [][]string{
+		{"memory", "generate", "--observations", "2000", "--issues", "40", "--into-store"},
+		{"memory", "add", "--agent", "engineer", "--issue", "7", "--category", "decision", "chose the ring buffer for the eviction cache layer"},
+		{"memory", "rebuild"},
+	} {
+		if code, _, stderr := run(args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var total, manifest int64
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			total += fi.Size()
+			if d.Name() == "manifest.json" {
+				manifest = fi.Size()
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("after %v: manifest.json %d bytes, store %d bytes (%d an observation)", args[:2], manifest, total, total/n)
+		if manifest > 60*n {
+			t.Errorf("after %v: manifest.json %d bytes, over 60 an observation (3 MB at 50K)", args[:2], manifest)
+		}
+		if total > 1000*n {
+			t.Errorf("after %v: the store is %d bytes, over 1,000 an observation (50 MB at 50K)", args[:2], total)
+		}
 	}
 }

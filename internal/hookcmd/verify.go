@@ -17,7 +17,7 @@ Check everything agentx keeps under .agentx/: the configuration (agentx.toml
 and workflows/*.toml load; unknown keys are warnings), ledgers (parse, issue numbers,
 ids, rounds and statuses against the protocol, timestamps, entry hashes),
 agent-status.json, the event log, the audit trail's chain, the memory store
-(manifest against the issue files, observation hashes, the archive), derived
+(observation hashes, the archive, the manifest where one is kept), derived
 indexes, and leftovers of crashed writers. Each problem is printed with its
 code, path, id and byte offset; the codes are listed at
 https://github.com/agentx-dev/agentx/blob/main/docs/verify.md. Exit 1 when
@@ -25,9 +25,9 @@ anything is wrong, 0 with a one-line summary otherwise; stale derived
 indexes and files from before hashes are reported but are not errors.
 
 --repair first takes a checkpoint, then fixes only what follows from the
-files without guessing: the manifest and search index rebuilt from the issue
-files, a stale monitor index deleted, dead writers' temporaries and dead
-processes' locks removed. Ledger records and observations are never changed.
+files without guessing: the search index (and manifest, where one is kept)
+rebuilt from the issue files, a stale monitor index deleted, dead writers'
+temporaries and dead processes' locks removed. Ledger records and observations are never changed.
 
 --state-branch checks the state branch (GitHub Mode) as this repository has
 it, read from its object database: nothing is checked out and the index and

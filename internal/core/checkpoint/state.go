@@ -198,9 +198,10 @@ func RebuildDerived(ctx context.Context, ws workspace.Workspace, store *memory.S
 	// A manifest that differs from the checkpoint's while no issue file was
 	// restored still describes the issue files there are: only one that is
 	// gone needs the rebuild (a restore of ledgers alone cost a whole
-	// rebuild of the memory index otherwise, 1.5 s over 100K observations).
+	// rebuild of the memory index otherwise, 1.5 s over 100K observations),
+	// and only in a store that keeps one (a file base has none).
 	_, statErr := os.Stat(store.ManifestPath())
-	if len(issues) > 0 || len(res.Derived) > 0 && statErr != nil {
+	if len(issues) > 0 || len(res.Derived) > 0 && statErr != nil && !store.FileBase {
 		var err error
 		if len(issues) > reindexMax || len(issues) == 0 {
 			_, err = store.Rebuild(ctx)

@@ -79,22 +79,27 @@ type Responder struct {
 type MemorySettings struct {
 	Enabled   *bool `toml:"enabled"`
 	MaxTokens *int  `toml:"max_tokens"`
-	// Manifest is how manifest.json is kept: "delta" (default) writes go
-	// to the store's delta segment and manifest.json is rendered when the
-	// delta is compacted; "reference" renders it at every write, complete
-	// for the reference tools at the cost of a write in proportion to the
-	// store (docs/formats.md).
+	// Manifest is how manifest.json is kept: "index" (default) writes
+	// none, the store being its issue files and the search index (whose
+	// rows point into them); "delta" renders it (one entry a line) when
+	// the store's delta is compacted; "reference" renders it at every
+	// write in the reference tools' layout, complete for them at the cost
+	// of a write in proportion to the store (docs/formats.md).
 	Manifest string `toml:"manifest"`
 }
 
-// Manifest layouts of [memory] manifest.
+// Manifest modes of [memory] manifest.
 const (
+	ManifestIndex     = "index"
 	ManifestDelta     = "delta"
 	ManifestReference = "reference"
 )
 
 // ReferenceManifest reports whether every write renders manifest.json.
 func (m MemorySettings) ReferenceManifest() bool { return m.Manifest == ManifestReference }
+
+// NoManifest reports whether no manifest.json is written (the default).
+func (m MemorySettings) NoManifest() bool { return m.Manifest == "" || m.Manifest == ManifestIndex }
 
 // IsEnabled reports whether memory is on (default true).
 func (m MemorySettings) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }

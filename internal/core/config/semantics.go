@@ -64,8 +64,8 @@ func checkConfig(path string, c *Config) error {
 	if c.Memory.MaxTokens != nil && *c.Memory.MaxTokens < 0 {
 		return invalid(path, "[memory] max_tokens", "is negative (%d); 0 turns recall off", *c.Memory.MaxTokens)
 	}
-	if m := c.Memory.Manifest; m != "" && m != ManifestDelta && m != ManifestReference {
-		return invalid(path, "[memory] manifest", "is %q; it is %q (the default) or %q", m, ManifestDelta, ManifestReference)
+	if m := c.Memory.Manifest; m != "" && m != ManifestIndex && m != ManifestDelta && m != ManifestReference {
+		return invalid(path, "[memory] manifest", "is %q; it is %q (the default), %q or %q", m, ManifestIndex, ManifestDelta, ManifestReference)
 	}
 	if err := checkRetention(path, c.Retention); err != nil {
 		return err

@@ -107,7 +107,7 @@ func (s *Store) auditCompacted(ctx context.Context, issue int, archived, kept []
 
 func (s *Store) auditRebuilt(ctx context.Context, rep RebuildReport) {
 	s.audit(ctx, audit.Entry{Op: OpRebuild,
-		Detail: fmt.Sprintf("manifest rebuilt: %d entries from %d issue files", rep.Entries, rep.IssueFiles)})
+		Detail: fmt.Sprintf("%s rebuilt: %d entries from %d issue files", map[bool]string{false: "manifest", true: "search index"}[rep.IndexOnly], rep.Entries, rep.IssueFiles)})
 }
 
 func contains(list []string, s string) bool {

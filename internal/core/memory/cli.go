@@ -138,7 +138,11 @@ func (s *Stats) Text() string {
 // files it left untouched.
 func (r *RebuildReport) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Manifest rebuilt: %d observations from %d issue files in %s.\n", r.Entries, r.IssueFiles, r.Duration.Round(time.Millisecond))
+	what := "Manifest"
+	if r.IndexOnly {
+		what = "Search index" // a file base: no manifest.json
+	}
+	fmt.Fprintf(&b, "%s rebuilt: %d observations from %d issue files in %s.\n", what, r.Entries, r.IssueFiles, r.Duration.Round(time.Millisecond))
 	for _, f := range r.Skipped {
 		fmt.Fprintf(&b, "skipped (corrupt, left untouched): %s\n", f)
 	}

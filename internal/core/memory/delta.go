@@ -226,6 +226,9 @@ func (s *Store) syncDelta(ctx context.Context, lk *lock.Lock, issues []int) (boo
 		// deadline (memory add, rebuild, compact) to compact.
 		limit *= hookDeltaFactor
 	}
+	// A base of the other mode (a switch of [memory] manifest, `memory
+	// rebuild --reference`) takes a delta as well: the compaction that
+	// follows converts it, not this write.
 	gen, ok := s.baseGeneration()
 	if !ok {
 		return false, nil
@@ -249,6 +252,21 @@ func (s *Store) syncDelta(ctx context.Context, lk *lock.Lock, issues []int) (boo
 // is of that generation too, so readers can tell the delta's issues from
 // foreign edits; false otherwise.
 func (s *Store) baseGeneration() (uint64, bool) {
+	gen, _, ok := s.baseOf()
+	return gen, ok
+}
+
+// baseOf is baseGeneration, and whether the base is a file base (files).
+func (s *Store) baseOf() (gen uint64, files, ok bool) {
+	if gen, files, ok := s.fileBaseGeneration(); files {
+		return gen, true, ok
+	}
+	gen, ok = s.manifestBaseGeneration()
+	return gen, false, ok
+}
+
+// manifestBaseGeneration is baseGeneration for a manifest base.
+func (s *Store) manifestBaseGeneration() (uint64, bool) {
 	f, err := atomicfile.OpenRegular(s.ManifestPath())
 	if err != nil {
 		return 0, false
@@ -264,7 +282,7 @@ func (s *Store) baseGeneration() (uint64, bool) {
 	}
 	same := ix.Stamp() == st
 	unmap()
-	if rec, ok := s.readStamps(); !same || !ok || rec.Generation != st.Generation {
+	if gen, ok := s.stampsGeneration(); !same || !ok || gen != st.Generation {
 		return 0, false
 	}
 	return st.Generation, true

@@ -3,6 +3,7 @@
 package memory
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -48,12 +49,18 @@ func eachIssueFile(dir string, fn func(n int, size, mod int64, err error)) error
 // store's directory and manifest.json (size, modification and change
 // times, inode); newest is the latest of those times (ns) and fine says
 // the file system keeps sub-second times (one of them has a fraction).
-// ok is false when they cannot be stat'ed.
+// ok is false when they cannot be stat'ed. A missing manifest (a file
+// base writes none) is part of the key as such: one the old tools create
+// changes the directory.
 func freshKey(dir, manifest string) (key string, newest int64, fine, ok bool) {
 	var b strings.Builder
 	for _, p := range []string{dir, manifest} {
 		var st unix.Stat_t
 		if err := unix.Stat(p, &st); err != nil {
+			if p == manifest && errors.Is(err, unix.ENOENT) {
+				b.WriteString("-;")
+				continue
+			}
 			return "", 0, false, false
 		}
 		for _, t := range []int64{st.Mtim.Nano(), st.Ctim.Nano()} {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -76,6 +77,25 @@ func (s *Store) readStamps() (*fileStamps, bool) {
 		rec.Files[int(le.Uint32(b))] = fileStamp{Size: int64(le.Uint64(b[4:])), Mod: int64(le.Uint64(b[12:])), CRC: le.Uint32(b[20:])}
 	}
 	return rec, true
+}
+
+// stampsGeneration is the generation the record is of, read from its
+// head alone (a base's check needs no more).
+func (s *Store) stampsGeneration() (uint64, bool) {
+	f, err := atomicfile.OpenRegular(s.FilesPath())
+	if err != nil {
+		return 0, false
+	}
+	defer func() { _ = f.Close() }() // read-only
+	info, err := f.Stat()
+	if err != nil || info.Size() < int64(len(stampsMagic)+8) || (info.Size()-int64(len(stampsMagic))-8)%stampLen != 0 {
+		return 0, false
+	}
+	head := make([]byte, len(stampsMagic)+8)
+	if _, err := io.ReadFull(f, head); err != nil || string(head[:len(stampsMagic)]) != stampsMagic {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(head[len(stampsMagic):]), true
 }
 
 func (rec *fileStamps) encode() []byte {
@@ -284,6 +304,9 @@ func (s *Store) refreshChanged(st *state) (bool, error) {
 	}
 	if !known || len(changed) == 0 {
 		return false, nil
+	}
+	if st.files {
+		return true, s.reindexFiles(st, changed)
 	}
 	if len(changed) > batchRebuildOver {
 		// Many files (a checkout, a merge, the delta's issues at a

@@ -12,15 +12,19 @@ import (
 // the freshness gate, and a check that the next search would take the
 // gate's answer instead of stat'ing the issue files (so each test below
 // shows the change it makes is what turns the gate off).
-// base puts the observations in the base (manifest.json and search.idx,
-// rows read from the manifest), otherwise in the delta (rows read from
-// their issue files).
-func freshStore(t *testing.T, base bool) (*Store, func(word string) int) {
+// layout "base" puts the observations in the base (manifest.json and
+// search.idx, rows read from the manifest), "delta" in the delta (rows
+// read from their issue files), "file base" in a base without a manifest
+// (filebase.go: rows read from the issue files, agentx-hook's default).
+func freshStore(t *testing.T, layout string) (*Store, func(word string) int) {
 	t.Helper()
 	s, _, _ := newTestStore(t)
 	s.freshMargin = -1
-	if base {
+	switch layout {
+	case "base":
 		s.DeltaLimit = -1
+	case "file base":
+		s.FileBase, s.DeltaLimit = true, -1
 	}
 	found := storeRedisAndExport(t, s)
 	if found("redis") != 1 || found("export") != 1 {
@@ -39,14 +43,10 @@ func freshStore(t *testing.T, base bool) (*Store, func(word string) int) {
 // bothLayouts runs fn on a store of each layout.
 func bothLayouts(t *testing.T, fn func(t *testing.T, s *Store, found func(string) int)) {
 	t.Parallel()
-	for _, base := range []bool{true, false} {
-		name := "delta"
-		if base {
-			name = "base"
-		}
+	for _, name := range []string{"base", "delta", "file base"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s, found := freshStore(t, base)
+			s, found := freshStore(t, name)
 			fn(t, s, found)
 		})
 	}
@@ -70,19 +70,29 @@ func sameSizeEdit(t *testing.T, s *Store, n int, from, to string) {
 	}
 }
 
+// rewriteManifest writes manifest.json as the reference tools do after an
+// issue file: in place, or, in a store without one (a file base), anew.
+func rewriteManifest(t *testing.T, s *Store) {
+	t.Helper()
+	data, err := os.ReadFile(s.ManifestPath())
+	if os.IsNotExist(err) {
+		data, err = []byte(`{"version": 1, "entries": []}`+"\n"), nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.ManifestPath(), data, 0o644); err != nil { // in place
+		t.Fatal(err)
+	}
+}
+
 // The reference tools rewrite an issue file in place, same size, within
 // the same second, then rewrite manifest.json in place: the manifest's
 // times turn the gate off and the next search sees the edit.
 func TestFreshGateSeesInPlaceRewriteWithManifest(t *testing.T) {
 	bothLayouts(t, func(t *testing.T, s *Store, found func(string) int) {
 		sameSizeEdit(t, s, 7, "redis", "mysql")
-		data, err := os.ReadFile(s.ManifestPath())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(s.ManifestPath(), data, 0o644); err != nil { // in place
-			t.Fatal(err)
-		}
+		rewriteManifest(t, s)
 		if found("mysql") != 1 || found("redis") != 0 {
 			t.Fatalf("after the edit: mysql %d, redis %d", found("mysql"), found("redis"))
 		}
@@ -171,13 +181,7 @@ func TestFreshGateBareInPlaceRewriteSeenAfterBound(t *testing.T) {
 func TestFreshGateKeepsChangedIssues(t *testing.T) {
 	bothLayouts(t, func(t *testing.T, s *Store, found func(string) int) {
 		sameSizeEdit(t, s, 7, "redis", "mysql")
-		data, err := os.ReadFile(s.ManifestPath())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(s.ManifestPath(), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		rewriteManifest(t, s)
 		for range 3 {
 			if found("mysql") != 1 || found("redis") != 0 {
 				t.Fatalf("mysql %d, redis %d", found("mysql"), found("redis"))

@@ -3,12 +3,10 @@ package memory
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -73,7 +71,7 @@ func (v *view) eachDoc(fn func(memindex.Doc)) {
 // errStale says a row read through the index is not the row the index
 // describes: another writer changed the manifest under an index it kept
 // the stamp of. The reader falls back to the files.
-var errStale = errors.New("the search index does not describe manifest.json")
+var errStale = errors.New("the search index does not describe manifest.json or the issue files")
 
 // open returns a read-only view. Readers never write the store (not the
 // manifest, not the index, no lock file; only the freshness gate's local
@@ -91,162 +89,10 @@ func (s *Store) open(ctx context.Context) (*view, error) {
 	return s.openSlow(ctx)
 }
 
-// openSlow builds the view from the files without writing anything. The
-// state built is kept for the next read by this Store while the manifest
-// and the directory look unchanged (size and modification times): a hook
-// searches twice for its recall, and after another tool wrote the store a
-// rebuild in memory costs a second at 100K observations.
-func (s *Store) openSlow(ctx context.Context) (*view, error) {
-	key := s.slowKey()
-	st := s.slow.get(key)
-	if st == nil {
-		var err error
-		if st, err = s.readState(ctx); err != nil {
-			return nil, err
-		}
-		s.slow.put(key, st)
-	}
-	data := st.data
-	return oneSeg(st.ix, func(d memindex.Doc) (Entry, error) { return entryAt(data, d.Ref) }, func() {}), nil
-}
-
-// slowCache holds the last state openSlow built; safe for concurrent use.
-type slowCache struct {
-	mu  sync.Mutex
-	key string
-	st  *state
-}
-
-func (c *slowCache) get(key string) *state {
-	if c == nil || key == "" {
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.key == key {
-		return c.st
-	}
-	return nil
-}
-
-func (c *slowCache) put(key string, st *state) {
-	if c == nil || key == "" {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.key, c.st = key, st
-}
-
-// slowKey fingerprints what openSlow read by size and modification times
-// (every atomic write renames into the directory, changing its time); ""
-// when it cannot tell, which disables the cache.
-func (s *Store) slowKey() string {
-	m, err1 := os.Stat(s.ManifestPath())
-	d, err2 := os.Stat(s.Dir)
-	p, err3 := os.Stat(s.pendingDir())
-	if err1 != nil || err2 != nil {
-		return ""
-	}
-	key := fmt.Sprintf("%d/%d/%d", m.Size(), m.ModTime().UnixNano(), d.ModTime().UnixNano())
-	if err3 == nil {
-		key += fmt.Sprintf("/%d", p.ModTime().UnixNano())
-	}
-	return key
-}
-
-// readState is loadState for readers: the same reconciliation from the
-// issue files, in memory only. A manifest that disagrees with the issue
-// files (or does not parse) is reported, never repaired here.
-func (s *Store) readState(ctx context.Context) (*state, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	path := s.ManifestPath()
-	data, err := atomicfile.ReadState(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	missing := errors.Is(err, fs.ErrNotExist)
-	var gen uint64
-	if err == nil {
-		if st, _, ok := readStamp(data, int64(len(data)), true); ok {
-			gen = st.Generation
-			if idx, err := atomicfile.ReadState(s.IndexPath()); err == nil && !s.unfinishedWrites() {
-				if ix, err := memindex.Decode(idx, true); err == nil && ix.Stamp() == st {
-					cur := &state{data: data, stamp: st, ix: ix, idx: idx}
-					// Issue files changed behind the manifest are indexed
-					// again, in memory only.
-					if _, err := s.refreshChanged(cur); err != nil {
-						return nil, err
-					}
-					return cur, nil
-				}
-			}
-		}
-	}
-	issues, ierr := s.Issues()
-	if ierr != nil {
-		return nil, ierr
-	}
-	if missing && len(issues) == 0 {
-		return emptyState(), nil
-	}
-	var m *Manifest
-	if err == nil {
-		var perr error
-		if m, perr = ParseManifest(path, data); perr != nil {
-			s.warn("%v; searched the issue files instead (`agentx-hook memory rebuild` keeps it aside and rebuilds it)", perr)
-			m = nil
-		}
-	}
-	st, _, err := s.reconcile(m, gen)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case m != nil && !sameEntries(m.Entries, st):
-		s.warn("%s disagrees with the issue files; used the issue files (the next write or `agentx-hook memory rebuild` repairs it)", path)
-	case missing:
-		s.warn("%s is missing; used the issue files (the next write or `agentx-hook memory rebuild` writes it)", path)
-	case m != nil:
-		s.warn("the search index is out of date (another tool wrote %s); searched without it (the next write or `agentx-hook memory rebuild` restores fast searches)", path)
-	}
-	return st, nil
-}
-
-// sameEntries reports whether the manifest's entries are those the issue
-// files give, in st's order.
-func sameEntries(entries []Entry, st *state) bool {
-	if len(entries) != st.ix.Len() {
-		return false
-	}
-	for d := range entries {
-		e, err := entryAt(st.data, st.ix.Doc(d).Ref)
-		w := &entries[d]
-		if err != nil || e.ID != w.ID || e.Agent != w.Agent || e.IssueNumber != w.IssueNumber ||
-			e.Category != w.Category || e.Summary != w.Summary || e.Tokens != w.Tokens || e.Timestamp != w.Timestamp {
-			return false
-		}
-	}
-	return true
-}
-
-// unfinishedWrites reports pending markers that a writer will not clear
-// itself (dead, or older than markerStale): the manifest may be behind its
-// issue files, so readers must not trust it alone.
-func (s *Store) unfinishedWrites() bool {
-	issues, _ := s.stalePending()
-	return len(issues) > 0
-}
-
-func emptyState() *state {
-	idx := memindex.NewBuilder().Encode(memindex.Stamp{})
-	ix, _ := memindex.Decode(idx, false)
-	return &state{ix: ix, idx: idx}
-}
-
 func (s *Store) openFast() *view {
+	if v := s.openFileBase(); v != nil {
+		return v
+	}
 	f, err := atomicfile.OpenRegular(s.ManifestPath())
 	if err != nil {
 		return nil
@@ -278,23 +124,6 @@ func (s *Store) viewOf(f *os.File) *view {
 		unmap()
 		return nil
 	}
-	d := s.readDelta(st.Generation)
-	if changed, known := s.changedIssues(st.Generation, d, true); known && len(changed) > 0 {
-		// Issue files changed behind the store (a hand edit, a checkout):
-		// up to a few, they are indexed in memory into the delta, at the
-		// cost of those files; more, and the slow path reconciles.
-		if len(changed) > overlayMax {
-			unmap()
-			return nil
-		}
-		if d == nil {
-			d = emptyDelta(st.Generation)
-		}
-		if d, _, err = s.withIssues(d, changed); err != nil {
-			unmap()
-			return nil
-		}
-	}
 	base := func(doc memindex.Doc) (Entry, error) {
 		r := doc.Ref
 		if int64(r.Off)+int64(r.Len) > size {
@@ -310,11 +139,44 @@ func (s *Store) viewOf(f *os.File) *view {
 		}
 		return e, nil
 	}
-	v := oneSeg(ix, base, func() { unmap(); _ = f.Close() })
+	return s.segView(ix, unmap, st.Generation, false, base, s.issueRows(), func() { unmap(); _ = f.Close() })
+}
+
+// segView is the view of the base ix of generation gen (rows read by
+// base) and its delta (rows read by deltaRows), with the issue files
+// changed behind both indexed in memory into the delta; nil, having
+// called unmap, when more changed than that is worth, or when needRecord
+// and there is no record of the issue files for gen (a file base is only
+// as good as that record). closeFn is the view's close.
+func (s *Store) segView(ix *memindex.Index, unmap func(), gen uint64, needRecord bool, base, deltaRows func(memindex.Doc) (Entry, error), closeFn func()) *view {
+	d := s.readDelta(gen)
+	changed, known := s.changedIssues(gen, d, true)
+	if needRecord && !known {
+		unmap()
+		return nil
+	}
+	if known && len(changed) > 0 {
+		// Issue files changed behind the store (a hand edit, a checkout):
+		// up to a few, they are indexed in memory into the delta, at the
+		// cost of those files; more, and the slow path reconciles.
+		if len(changed) > overlayMax {
+			unmap()
+			return nil
+		}
+		if d == nil {
+			d = emptyDelta(gen)
+		}
+		var err error
+		if d, _, err = s.withIssues(d, changed); err != nil {
+			unmap()
+			return nil
+		}
+	}
+	v := oneSeg(ix, base, closeFn)
 	if d != nil && len(d.files) > 0 {
 		v.segs[0].Dead = deadIssues(d.files)
 		v.segs = append(v.segs, memindex.Seg{Ix: d.ix})
-		v.rows = append(v.rows, s.issueRows())
+		v.rows = append(v.rows, deltaRows)
 	}
 	return v
 }
@@ -388,7 +250,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Row, error) {
 	rows, err := s.searchView(v, q)
 	v.close()
 	if errors.Is(err, errStale) {
-		if v, err = s.openSlow(ctx); err != nil {
+		if v, err = s.openFiles(ctx); err != nil {
 			return nil, err
 		}
 		defer v.close()

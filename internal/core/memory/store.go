@@ -65,6 +65,10 @@ type Store struct {
 	// the compact layout (layout.go), which every JSON reader, the old
 	// tools included, reads the same (`memory rebuild --reference`).
 	ReferenceManifest bool
+	// FileBase writes no manifest.json: the base is search.idx alone, its
+	// rows in the issue files (filebase.go; `[memory] manifest = "index"`,
+	// agentx-hook's default). Readers read either base whatever it says.
+	FileBase bool
 	// Audit, when set, gets one line per write that landed (audit.go);
 	// Actor is who the line names for removals, compactions and rebuilds
 	// (stores name the observations' agents), AuditOp how stores are
@@ -158,6 +162,11 @@ func readIssueAt(path string, issue int) (*IssueFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	return issueFromData(path, data, issue)
+}
+
+// issueFromData is readIssueAt on the file's bytes.
+func issueFromData(path string, data []byte, issue int) (*IssueFile, error) {
 	f, err := ParseIssueFile(path, data)
 	if err != nil {
 		return nil, err

@@ -57,6 +57,7 @@ const (
 	CodeManifestDuplicate = "MANIFEST_DUPLICATE_ENTRY"
 	CodeManifestDiffers   = "MANIFEST_ENTRY_DIFFERS" // a row that does not say what its observation says
 	CodeManifestTotals    = "MANIFEST_TOTALS"        // counts or token sums differ
+	CodeManifestNotKept   = "MANIFEST_NOT_KEPT"      // the old tools' manifest beside a store that keeps none (warning)
 	CodeArchiveMissing    = "ARCHIVE_MISSING"        // a summary's original is not in the archive
 	CodeArchiveLive       = "ARCHIVE_STILL_LIVE"     // archived and still in the issue file (info: a compaction cut short)
 

@@ -190,6 +190,17 @@ func (c *checker) manifest(store *memory.Store, live *obsSet) {
 	path := store.ManifestPath()
 	rel := c.rel(path)
 	const rebuild = "rebuild the manifest from the issue files"
+	if !store.ManifestBase() {
+		// A file base (`[memory] manifest = "index"`, the default):
+		// agentx keeps no manifest in line, and one there is the old
+		// tools' (agentx removes its own): they search it, and miss what
+		// agentx stored since their last write.
+		if c.exists(path) {
+			c.add(Problem{Code: CodeManifestNotKept, Severity: Warning, Path: rel, Offset: -1,
+				Message: "manifest.json is not kept by agentx ([memory] manifest = \"index\", the default): the old tools that search it miss what agentx stored since their last write; `manifest = \"reference\"` in agentx.toml keeps it current, or delete it if they are no longer used"})
+		}
+		return
+	}
 	if !c.exists(path) {
 		if live.len() > 0 {
 			c.add(Problem{Code: CodeManifestMissing, Severity: Error, Path: rel, Offset: -1,

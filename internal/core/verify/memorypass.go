@@ -55,7 +55,7 @@ func (c *checker) memory() {
 		c.anchored(sub, busy)
 	}
 	c.merge(sub)
-	if why := store.IndexStale(); why != "" && c.exists(store.ManifestPath()) {
+	if why := store.IndexStale(); why != "" && c.hasMemory(store) {
 		c.add(Problem{Code: CodeSearchIndexStale, Severity: Stale, Path: c.rel(store.IndexPath()), Offset: -1,
 			Message: "the search index is stale: " + why + " (searches read the issue files until the next write)",
 			Repair:  "rebuild the manifest and the index"})
@@ -65,6 +65,16 @@ func (c *checker) memory() {
 			Message: "the monitor's index is stale: " + why + " (the next scan reads what changed)",
 			Repair:  "delete it"})
 	}
+}
+
+// hasMemory reports whether the store holds anything a search index would
+// describe (a manifest, an index, an issue file): an empty store needs none.
+func (c *checker) hasMemory(store *memory.Store) bool {
+	if c.exists(store.ManifestPath()) || c.exists(store.IndexPath()) {
+		return true
+	}
+	issues, err := store.Issues()
+	return err == nil && len(issues) > 0
 }
 
 // manifestInfo is the manifest as it is now (nil when it cannot be read,

@@ -87,7 +87,10 @@ func Repair(ctx context.Context, ws workspace.Workspace, locks *lock.Locker, rep
 			rebuilt = true
 			d.Path, d.Action = workspace.Dir+"/memory/manifest.json", "rebuilt the manifest and the search index from the issue files"
 			var rr memory.RebuildReport
-			rr, err = memory.New(ws.MemoryDir(), locks, nil).Rebuild(ctx)
+			// Rebuilt as it is: a store without a manifest stays so.
+			st := memory.New(ws.MemoryDir(), locks, nil)
+			st.FileBase = !st.ManifestBase()
+			rr, err = st.Rebuild(ctx)
 			if err == nil {
 				d.Action = fmt.Sprintf("%s (%d entries from %d issue files)", d.Action, rr.Entries, rr.IssueFiles)
 			}

@@ -1,0 +1,199 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/memindex"
+)
+
+// A file base's row (filebase.go) is located in its issue file twice
+// over: Ref.Off is the byte offset of the observation's object, Ref.Len
+// its position in the observations array. A search reads the object at the
+// offset (a few hundred bytes, as it read a manifest row); when that is no
+// longer the row (a recall count folded in since, which restamps the file
+// without indexing it again and shifts what follows), the file is parsed
+// and the observation taken by its position, which no such rewrite moves.
+
+// readIssueOffsets is readIssue with where each observation's object
+// starts in the file (nil when they cannot be told: rows are then found
+// by position).
+func (s *Store) readIssueOffsets(n int) (*IssueFile, []uint32, error) {
+	path := s.IssuePath(n)
+	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &IssueFile{Version: 1, IssueNumber: n}, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	f, err := issueFromData(path, data, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, observationOffsets(data, len(f.Observations)), nil
+}
+
+// observationOffsets lists where each of the want observations of an
+// issue file that parsed starts in data; nil when the count differs.
+func observationOffsets(data []byte, want int) []uint32 {
+	fields, err := jsonfile.SplitValidObject(data)
+	if err != nil {
+		return nil
+	}
+	for _, f := range fields {
+		if f.Key != "observations" {
+			continue
+		}
+		out := make([]uint32, 0, want)
+		// Raw values alias data: an element's offset is how much shorter
+		// its capacity is.
+		err := jsonfile.EachValidElement(f.Value, func(raw []byte) error {
+			out = append(out, uint32(cap(data)-cap(raw)))
+			return nil
+		})
+		if err != nil || len(out) != want {
+			return nil
+		}
+		return out
+	}
+	return nil
+}
+
+// fileRef is the Ref of observation i of a file base: at off when known.
+func fileRef(offsets []uint32, i int) memindex.Ref {
+	if i < len(offsets) {
+		return memindex.Ref{Off: offsets[i], Len: uint32(i)}
+	}
+	return memindex.Ref{Len: uint32(i)}
+}
+
+// objectEnd is the length of the JSON object at the start of b, or -1 when
+// b ends first.
+func objectEnd(b []byte) int {
+	depth, inStr, esc := 0, false, false
+	for i, c := range b {
+		switch {
+		case esc:
+			esc = false
+		case inStr:
+			if c == '\\' {
+				esc = true
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
+// rowWindow is the first read of a row: most observations fit.
+const rowWindow = 2048
+
+// fileRows reads a file base's rows from their issue files: each file is
+// opened once per view (a recall lists many rows of one issue) and parsed
+// at most once, for its positions. close releases the files.
+type fileRows struct {
+	s      *Store
+	open   map[int]*os.File
+	parsed map[int]*IssueFile
+	buf    []byte
+}
+
+func (s *Store) fileRows() *fileRows {
+	return &fileRows{s: s, open: map[int]*os.File{}, parsed: map[int]*IssueFile{}}
+}
+
+func (r *fileRows) close() {
+	for _, f := range r.open {
+		if f != nil {
+			_ = f.Close() // read-only
+		}
+	}
+	clear(r.open)
+}
+
+// row is the view's row reader.
+func (r *fileRows) row(doc memindex.Doc) (Entry, error) {
+	if e, ok := r.rowAt(doc); ok {
+		return e, nil
+	}
+	f := r.parsed[doc.Issue]
+	if f == nil {
+		var err error
+		if f, err = r.s.readIssue(doc.Issue); err != nil {
+			return Entry{}, errStale
+		}
+		r.parsed[doc.Issue] = f
+	}
+	i := int(doc.Ref.Len)
+	if i >= len(f.Observations) {
+		return Entry{}, errStale
+	}
+	e := f.Observations[i].Entry()
+	if !describes(doc, &e) {
+		return Entry{}, errStale
+	}
+	return e, nil
+}
+
+// rowAt reads the observation at doc's offset in its issue file; false
+// when it is not there (or not the one doc describes).
+func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
+	if doc.Ref.Off == 0 {
+		return Entry{}, false // no offset known (an observation never starts a file)
+	}
+	f, seen := r.open[doc.Issue]
+	if !seen {
+		f, _ = atomicfile.OpenRegular(r.s.IssuePath(doc.Issue))
+		r.open[doc.Issue] = f // nil when it cannot be opened: not tried again
+	}
+	if f == nil {
+		return Entry{}, false
+	}
+	for size := rowWindow; size <= int(atomicfile.StateLimit); size *= 8 {
+		if cap(r.buf) < size {
+			r.buf = make([]byte, size)
+		}
+		buf := r.buf[:size]
+		k, err := f.ReadAt(buf, int64(doc.Ref.Off))
+		if err != nil && !errors.Is(err, io.EOF) {
+			return Entry{}, false
+		}
+		buf = buf[:k]
+		end := objectEnd(buf)
+		if end < 0 {
+			if k < size {
+				return Entry{}, false // the file ends first
+			}
+			continue
+		}
+		// Only the row's keys are decoded; the observation's others
+		// (content above all) are kept aside by the decoder, and dropped.
+		e, err := decodeEntry(buf[:end])
+		if err != nil {
+			return Entry{}, false
+		}
+		e.Extra = nil
+		if e.IssueNumber == 0 {
+			e.IssueNumber = doc.Issue
+		}
+		ok := describes(doc, &e)
+		return e, ok
+	}
+	return Entry{}, false
+}
