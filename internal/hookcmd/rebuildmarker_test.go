@@ -50,7 +50,7 @@ func TestAfterSyncRebuildReportsBeforeItsMarkerGoes(t *testing.T) {
 	if code := a.Run(context.Background(), []string{"memory", "rebuild", "--after-sync"}); code != 0 {
 		t.Fatalf("memory rebuild --after-sync: exit %d: %s", code, errb.String())
 	}
-	if !strings.Contains(log.text.String(), "Manifest rebuilt") {
+	if !strings.Contains(log.text.String(), "Search index rebuilt") {
 		t.Fatalf("report %q", log.text.String())
 	}
 	if log.gone {
