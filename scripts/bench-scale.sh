@@ -75,6 +75,10 @@ for n in $sizes; do
       "$work/ax-$b" --root "$work/run-$b" memory search "token refresh" >/dev/null 2>&1 || true
       "$work/ax-$b" --root "$work/run-$b" hook start --agent engineer --issue 7 --deadline 60s >/dev/null 2>&1 || true
     done
+    # A search within 100 ms of a write sweeps the issue files (the
+    # freshness gate's racy window, memory/fresh.go): measured apart, by
+    # scripts/bench-search-after-write.sh, not here by accident.
+    sleep 1
   fi
   r=$runs; [ "$n" -ge 1000000 ] && r=3
   IFS='|' read -r -a cmds <<<"${CMDS:-search|hook start|capture|verify}"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `memory search` right after a write (within the freshness gate's racy
+# window, memory/fresh.go: 100 ms on file systems with sub-second times)
+# against the same search a second later, on a store from
+# scripts/bench-scale.sh. CPU (user+sys) medians of RUNS pairs.
+#   scripts/bench-search-after-write.sh WORKDIR [SIZE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=${1:?usage: bench-search-after-write.sh WORKDIR [SIZE]}
+n=${2:-1000000}
+runs=${RUNS:-5}
+ws="$work/ws$n"
+[ -f "$ws/.agentx/memory/search.idx" ] || { echo "no $ws: run scripts/bench-scale.sh $work first"; exit 1; }
+go build -trimpath -o "$work/ax-aw.built" ./cmd/agentx-hook
+cp "$work/ax-aw.built" "$work/ax-aw"
+d="$work/run-aw"
+rm -rf "$d"; cp -al "$ws" "$d"
+rm -rf "$d/.agentx/state"; cp -a "$ws/.agentx/state" "$d/.agentx/state"
+for f in "$ws"/.agentx/*.jsonl; do [ -e "$f" ] && { rm -f "$d/.agentx/${f##*/}"; cp -a "$f" "$d/.agentx/"; }; done
+"$work/ax-aw" --root "$d" memory rebuild >/dev/null 2>&1
+rm -f "$d/.agentx/memory/anchors.state" "$d/.agentx/memory/anchors.idx"
+"$work/ax-aw" --root "$d" memory search "token refresh" >/dev/null 2>&1 || true
+python3 - "$work/ax-aw" "$d" "$runs" <<'PY'
+import os, statistics, sys, time
+ax, root, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+null = os.open(os.devnull, os.O_WRONLY)
+def cpu(argv):
+    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)])
+    _, st, ru = os.wait4(pid, 0)
+    if os.waitstatus_to_exitcode(st) != 0:
+        sys.exit("%s failed" % argv)
+    return (ru.ru_utime + ru.ru_stime) * 1e3
+search = [ax, "--root", root, "memory", "search", "token refresh"]
+right, later = [], []
+for i in range(runs):
+    cpu([ax, "--root", root, "memory", "add", "--agent", "engineer", "--issue", str(1 + i), "--category", "key-fact", "probe %d: the cache layer retries" % i])
+    right.append(cpu(search))
+    time.sleep(1)
+    later.append(cpu(search))
+print("search right after a write: %.1f ms CPU; a second later: %.1f ms (medians of %d)" % (statistics.median(right), statistics.median(later), runs))
+PY
