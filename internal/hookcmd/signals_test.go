@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
 )
 
 // A process blocked outside context-aware code (here: reading a stdin pipe
@@ -176,4 +179,69 @@ func TestSignalDuringResponder(t *testing.T) {
 	if st, _ := os.ReadFile(status); strings.Contains(string(st), `"clarifying"`) {
 		t.Errorf("status not restored:\n%s", st)
 	}
+}
+
+// `monitor` arms its signal handler on demand: not at the start (a check
+// with nothing to act on ends before it would), before the first lock
+// (so a locked write is never cut by a signal), or after armSignalsAfter.
+// Every other command but the quick ones arms it at once.
+func TestSignalsArmedOnDemand(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args     []string
+		onDemand bool
+	}{
+		{[]string{"monitor"}, true},
+		{[]string{"--root", "x", "monitor", "--json"}, true},
+		{[]string{"--root=x", "monitor"}, true},
+		{[]string{"clarify", "list"}, false},
+		{[]string{"--root", "monitor", "clarify", "list"}, false},
+	} {
+		readied := make(chan struct{}, 1)
+		ctx, stop, arm := signalsFor(tt.args, time.Minute, func(context.Context) { readied <- struct{}{} })
+		if got := arm != nil; got != tt.onDemand {
+			t.Fatalf("%q: armed on demand = %v, want %v", tt.args, got, tt.onDemand)
+		}
+		if !tt.onDemand {
+			select {
+			case <-readied:
+			default:
+				t.Fatalf("%q: the handler is not in place at the start", tt.args)
+			}
+			stop()
+			continue
+		}
+		// Not armed yet: no ready. Then the Locker arms it.
+		select {
+		case <-readied:
+			t.Fatalf("%q: armed at the start", tt.args)
+		default:
+		}
+		a := &App{Getenv: func(string) string { return "" }, Clock: clock.Real{}, armSignals: arm}
+		lk, err := a.Locks().Acquire(ctx, filepath.Join(t.TempDir(), "target"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-readied:
+		default:
+			t.Fatalf("%q: a lock was taken before the handler was armed", tt.args)
+		}
+		_ = lk.Release()
+		arm() // a second arm does nothing
+		select {
+		case <-readied:
+			t.Fatalf("%q: armed twice", tt.args)
+		default:
+		}
+		stop()
+		if ctx.Err() == nil {
+			t.Fatalf("%q: stop left the context running", tt.args)
+		}
+	}
+	// The timer arms a command that runs long without a lock.
+	readied := make(chan struct{}, 1)
+	_, stop, _ := signalsFor([]string{"monitor"}, time.Minute, func(context.Context) { readied <- struct{}{} })
+	defer stop()
+	<-readied
 }
