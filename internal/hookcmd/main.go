@@ -406,7 +406,9 @@ func (a *App) Config() (*config.Set, error) {
 		if err := a.checkWorkspace(); err != nil {
 			return nil, err
 		}
-		set, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
+		// Through the derived cache: a configuration nobody changed is
+		// decoded, not parsed again (config.LoadCached).
+		set, err := config.LoadCached(ws.ConfigFile(), ws.WorkflowsDir(), ws.ConfigCacheFile(), Version)
 		if err != nil {
 			return nil, err
 		}
