@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// signalsFor sets up the signal handling of a command line (withSignals,
+// signalsFor sets up the signal handling of a command line (signalGuard,
 // signalGuard): none for the few commands that write nothing and take no
 // lock (version, help, completion) and for `hook deliver`: a signal may
 // end those at once, as it ends any program. os/signal starts a thread to

@@ -16,23 +16,16 @@ import (
 // or Ctrl-C would not work.
 const signalGrace = 2 * time.Second
 
-// withSignals returns a context cancelled by the first SIGINT or SIGTERM;
-// a second signal, or the grace after the first, calls exit with the
-// shell's status for the first signal (128 + its number). stop releases the
-// signals.
-func withSignals(parent context.Context, grace time.Duration, exit func(code int)) (context.Context, func()) {
-	g := newSignalGuard(parent, grace, exit, nil)
-	g.arm()
-	return g.ctx, g.stop
-}
-
 // armSignalsAfter is how long a command whose handler is armed on demand
 // (signalsFor) runs before the handler is armed anyway: longer than such a
 // command takes when it has nothing to act on (monitor over a few issues:
 // 2-4 ms), shorter than anyone reacts to a command that hangs.
 const armSignalsAfter = 50 * time.Millisecond
 
-// signalGuard is the signal handler of one command line. Arming it
+// signalGuard is the signal handler of one command line: once armed, the
+// first SIGINT or SIGTERM cancels its context; a second signal, or the
+// grace after the first, calls exit with the shell's status for the first
+// signal (128 + its number). Arming it
 // (signal.Notify) costs about 0.25 ms of CPU, a fifth of a Go
 // hello-world's run: os/signal starts a goroutine locked to a thread of
 // its own, and a second thread waits for signals. A command that arms it

@@ -30,63 +30,82 @@ func (e *cacheEncoder) value(v reflect.Value) error {
 		e.uvarint(uint64(v.Len()))
 		e.b = append(e.b, v.String()...)
 	case reflect.Bool:
-		if v.Bool() {
-			e.b = append(e.b, 1)
-		} else {
-			e.b = append(e.b, 0)
-		}
+		e.b = append(e.b, boolByte(v.Bool()))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		e.b = binary.AppendVarint(e.b, v.Int())
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		e.uvarint(v.Uint())
 	case reflect.Pointer:
-		if v.IsNil() {
-			e.b = append(e.b, 0)
-			return nil
+		e.b = append(e.b, boolByte(!v.IsNil()))
+		if !v.IsNil() {
+			return e.value(v.Elem())
 		}
-		e.b = append(e.b, 1)
-		return e.value(v.Elem())
 	case reflect.Slice:
-		if v.IsNil() {
-			e.uvarint(0)
-			return nil
-		}
-		e.uvarint(uint64(v.Len()) + 1)
-		for i := range v.Len() {
-			if err := e.value(v.Index(i)); err != nil {
-				return err
-			}
-		}
+		return e.slice(v)
 	case reflect.Map:
-		if v.IsNil() {
-			e.uvarint(0)
-			return nil
-		}
-		if v.Type().Key().Kind() != reflect.String {
-			return fmt.Errorf("configuration cache: map key %s", v.Type().Key())
-		}
-		keys := v.MapKeys()
-		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-		e.uvarint(uint64(len(keys)) + 1)
-		for _, k := range keys {
-			if err := e.value(k); err != nil {
-				return err
-			}
-			if err := e.value(v.MapIndex(k)); err != nil {
-				return err
-			}
-		}
+		return e.mapping(v)
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			if t.Field(i).IsExported() {
-				if err := e.value(v.Field(i)); err != nil {
-					return err
-				}
-			}
-		}
+		return e.fields(v)
 	default:
 		return fmt.Errorf("configuration cache: cannot encode a %s", v.Type())
+	}
+	return nil
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// slice writes 0 for nil, else the length + 1 and the elements.
+func (e *cacheEncoder) slice(v reflect.Value) error {
+	if v.IsNil() {
+		e.uvarint(0)
+		return nil
+	}
+	e.uvarint(uint64(v.Len()) + 1)
+	for i := range v.Len() {
+		if err := e.value(v.Index(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mapping writes 0 for nil, else the length + 1 and the entries by key.
+func (e *cacheEncoder) mapping(v reflect.Value) error {
+	if v.IsNil() {
+		e.uvarint(0)
+		return nil
+	}
+	if v.Type().Key().Kind() != reflect.String {
+		return fmt.Errorf("configuration cache: map key %s", v.Type().Key())
+	}
+	keys := v.MapKeys()
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	e.uvarint(uint64(len(keys)) + 1)
+	for _, k := range keys {
+		if err := e.value(k); err != nil {
+			return err
+		}
+		if err := e.value(v.MapIndex(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fields writes the exported fields in declaration order.
+func (e *cacheEncoder) fields(v reflect.Value) error {
+	t := v.Type()
+	for i := range t.NumField() {
+		if t.Field(i).IsExported() {
+			if err := e.value(v.Field(i)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -112,13 +131,14 @@ func (d *cacheDecoder) count() (int, error) {
 	return int(u), nil
 }
 
-func (d *cacheDecoder) byte() (byte, error) {
-	if len(d.b) == 0 {
-		return 0, errCacheCodec
+// flag reads a byte that is 0 or 1.
+func (d *cacheDecoder) flag() (bool, error) {
+	if len(d.b) == 0 || d.b[0] > 1 {
+		return false, errCacheCodec
 	}
 	c := d.b[0]
 	d.b = d.b[1:]
-	return c, nil
+	return c == 1, nil
 }
 
 func (d *cacheDecoder) value(v reflect.Value) error {
@@ -131,11 +151,11 @@ func (d *cacheDecoder) value(v reflect.Value) error {
 		v.SetString(string(d.b[:n]))
 		d.b = d.b[n:]
 	case reflect.Bool:
-		c, err := d.byte()
-		if err != nil || c > 1 {
-			return errCacheCodec
+		b, err := d.flag()
+		if err != nil {
+			return err
 		}
-		v.SetBool(c == 1)
+		v.SetBool(b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		i, n := binary.Varint(d.b)
 		if n <= 0 || v.OverflowInt(i) {
@@ -150,64 +170,76 @@ func (d *cacheDecoder) value(v reflect.Value) error {
 		}
 		v.SetUint(u)
 	case reflect.Pointer:
-		c, err := d.byte()
-		if err != nil || c > 1 {
-			return errCacheCodec
-		}
-		if c == 1 {
-			p := reflect.New(v.Type().Elem())
-			if err := d.value(p.Elem()); err != nil {
-				return err
-			}
-			v.Set(p)
-		}
+		return d.pointer(v)
 	case reflect.Slice:
-		n, err := d.count()
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return nil
-		}
-		s := reflect.MakeSlice(v.Type(), n-1, n-1)
-		for i := range n - 1 {
-			if err := d.value(s.Index(i)); err != nil {
-				return err
-			}
-		}
-		v.Set(s)
+		return d.slice(v)
 	case reflect.Map:
-		n, err := d.count()
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return nil
-		}
-		t := v.Type()
-		m := reflect.MakeMapWithSize(t, n-1)
-		for range n - 1 {
-			k, e := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
-			if err := d.value(k); err != nil {
-				return err
-			}
-			if err := d.value(e); err != nil {
-				return err
-			}
-			m.SetMapIndex(k, e)
-		}
-		v.Set(m)
+		return d.mapping(v)
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			if t.Field(i).IsExported() {
-				if err := d.value(v.Field(i)); err != nil {
-					return err
-				}
-			}
-		}
+		return d.fields(v)
 	default:
 		return errCacheCodec
+	}
+	return nil
+}
+
+func (d *cacheDecoder) pointer(v reflect.Value) error {
+	set, err := d.flag()
+	if err != nil || !set {
+		return err
+	}
+	p := reflect.New(v.Type().Elem())
+	if err := d.value(p.Elem()); err != nil {
+		return err
+	}
+	v.Set(p)
+	return nil
+}
+
+func (d *cacheDecoder) slice(v reflect.Value) error {
+	n, err := d.count()
+	if err != nil || n == 0 {
+		return err
+	}
+	s := reflect.MakeSlice(v.Type(), n-1, n-1)
+	for i := range n - 1 {
+		if err := d.value(s.Index(i)); err != nil {
+			return err
+		}
+	}
+	v.Set(s)
+	return nil
+}
+
+func (d *cacheDecoder) mapping(v reflect.Value) error {
+	n, err := d.count()
+	if err != nil || n == 0 {
+		return err
+	}
+	t := v.Type()
+	m := reflect.MakeMapWithSize(t, n-1)
+	for range n - 1 {
+		k, e := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
+		if err := d.value(k); err != nil {
+			return err
+		}
+		if err := d.value(e); err != nil {
+			return err
+		}
+		m.SetMapIndex(k, e)
+	}
+	v.Set(m)
+	return nil
+}
+
+func (d *cacheDecoder) fields(v reflect.Value) error {
+	t := v.Type()
+	for i := range t.NumField() {
+		if t.Field(i).IsExported() {
+			if err := d.value(v.Field(i)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

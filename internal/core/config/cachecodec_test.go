@@ -61,7 +61,7 @@ func TestCacheCodecRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out cacheBody
-	d := cacheDecoder{b: e.b}
+	d := cacheDecoder(e)
 	if err := d.value(reflect.ValueOf(&out).Elem()); err != nil || len(d.b) != 0 {
 		t.Fatalf("decode: %v (%d bytes left)", err, len(d.b))
 	}
