@@ -92,6 +92,10 @@ type App struct {
 	// liveStderr is stderr while failFirst holds a command's own: what
 	// must be seen as it happens (a wait's progress) goes there.
 	liveStderr io.Writer
+	// armSignals arms a signal handler set up on demand (signalsFor); the
+	// Locker calls it before every lock, so no locked write runs without
+	// it (nil: armed at the start, or none).
+	armSignals func()
 }
 
 // command is one top-level command.
@@ -142,15 +146,13 @@ func Main(args []string) int { return mainGrace(args, signalGrace, nil) }
 // process that handles signals, and send a second signal only once the
 // first was taken, without guessing how long either takes).
 func mainGrace(args []string, grace time.Duration, signalsReady func(ctx context.Context)) int {
-	ctx, stop := signalsUnlessQuick(args, grace)
+	ctx, stop, arm := signalsFor(args, grace, signalsReady) // quickstart.go
 	defer stop()
-	if signalsReady != nil {
-		signalsReady(ctx)
-	}
 	cwd, _ := os.Getwd()
 	a := &App{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Cwd: cwd,
 		Clock: clock.Real{}, StdoutTTY: iostreams.IsTerminal(os.Stdout), StderrTTY: iostreams.IsTerminal(os.Stderr),
+		armSignals: arm,
 	}
 	return a.Run(ctx, args)
 }
@@ -404,7 +406,9 @@ func (a *App) Config() (*config.Set, error) {
 		if err := a.checkWorkspace(); err != nil {
 			return nil, err
 		}
-		set, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir())
+		// Through the derived cache: a configuration nobody changed is
+		// decoded, not parsed again (config.LoadCached).
+		set, err := config.LoadCached(ws.ConfigFile(), ws.WorkflowsDir(), ws.ConfigCacheFile(), Version)
 		if err != nil {
 			return nil, err
 		}
@@ -429,7 +433,7 @@ func (a *App) lockOptions() lock.Options {
 	if a.cfg != nil {
 		stale = a.cfg.Config.Clarify.LockStaleSeconds
 	}
-	return lock.Options{Clock: a.Clock, Agent: a.Getenv("AGENTX_AGENT")}.WithEnv(a.Getenv, stale)
+	return lock.Options{Clock: a.Clock, Agent: a.Getenv("AGENTX_AGENT"), BeforeAcquire: a.armSignals}.WithEnv(a.Getenv, stale)
 }
 
 // Ledgers returns the ledger store.

@@ -3,29 +3,68 @@ package hookcmd
 import (
 	"context"
 	"os"
+	"strings"
 	"time"
 )
 
-// signalsUnlessQuick is withSignals for every command line but the few
-// that write nothing and take no lock (version, help, completion): a
-// signal may end those at once, as it ends any program, so they skip
-// setting up the handler. os/signal starts a thread to receive signals,
-// 0.2 ms, a fifth of a whole Go hello-world's run (docs/performance-history.md,
-// "Process start against a hello-world").
-func signalsUnlessQuick(args []string, grace time.Duration) (context.Context, func()) {
+// signalsFor sets up the signal handling of a command line (signalGuard,
+// signalGuard): none for the few commands that write nothing and take no
+// lock (version, help, completion) and for `hook deliver`: a signal may
+// end those at once, as it ends any program. os/signal starts a thread to
+// receive signals, 0.2 ms, a fifth of a whole Go hello-world's run
+// (docs/performance-history.md, "Process start against a hello-world").
+// `monitor` arms it on demand: before its first lock (the returned arm,
+// which the command's Locker calls) or after armSignalsAfter, so a check
+// with nothing to act on never pays for it, and one that acts (a stale
+// record marked, a responder re-invoked, an escalation) does so under
+// the handler as before. Every other command arms it at once. ready,
+// when set, is called once the handler is in place (at once when there
+// is none).
+func signalsFor(args []string, grace time.Duration, ready func(context.Context)) (ctx context.Context, stop, arm func()) {
+	none := func() (context.Context, func(), func()) {
+		ctx := context.Background()
+		if ready != nil {
+			ready(ctx)
+		}
+		return ctx, func() {}, nil
+	}
 	if len(args) > 0 {
 		switch args[0] {
 		case "version", "--version", "help", "-h", "--help", "completion":
-			return context.Background(), func() {}
+			return none()
 		case "hook":
 			// The deliver hook runs on every prompt and tool call and
 			// takes milliseconds; a signal ends it as it would any
 			// process (a ledger lock it held is taken over as a dead
 			// process's).
 			if len(args) > 1 && args[1] == "deliver" {
-				return context.Background(), func() {}
+				return none()
 			}
 		}
 	}
-	return withSignals(context.Background(), grace, os.Exit)
+	g := newSignalGuard(context.Background(), grace, os.Exit, ready)
+	if cmd := commandOf(args); len(cmd) > 0 && cmd[0] == "monitor" {
+		g.armLater(armSignalsAfter)
+		return g.ctx, g.stop, g.arm
+	}
+	g.arm()
+	return g.ctx, g.stop, nil
+}
+
+// commandOf is args past the global --root flag (App.Run).
+func commandOf(args []string) []string {
+	for len(args) > 0 {
+		switch {
+		case args[0] == "--root" || args[0] == "-root":
+			if len(args) < 2 {
+				return nil
+			}
+			args = args[2:]
+		case strings.HasPrefix(args[0], "--root="):
+			args = args[1:]
+		default:
+			return args
+		}
+	}
+	return args
 }

@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/clock"
 )
 
 // A process blocked outside context-aware code (here: reading a stdin pipe
@@ -175,5 +178,134 @@ func TestSignalDuringResponder(t *testing.T) {
 	}
 	if st, _ := os.ReadFile(status); strings.Contains(string(st), `"clarifying"`) {
 		t.Errorf("status not restored:\n%s", st)
+	}
+}
+
+// `monitor` arms its signal handler on demand: not at the start (a check
+// with nothing to act on ends before it would), before the first lock
+// (so a locked write is never cut by a signal), or after armSignalsAfter.
+// Every other command but the quick ones arms it at once.
+func TestSignalsArmedOnDemand(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args     []string
+		onDemand bool
+	}{
+		{[]string{"monitor"}, true},
+		{[]string{"--root", "x", "monitor", "--json"}, true},
+		{[]string{"--root=x", "monitor"}, true},
+		{[]string{"clarify", "list"}, false},
+		{[]string{"--root", "monitor", "clarify", "list"}, false},
+	} {
+		readied := make(chan struct{}, 1)
+		ctx, stop, arm := signalsFor(tt.args, time.Minute, func(context.Context) { readied <- struct{}{} })
+		if got := arm != nil; got != tt.onDemand {
+			t.Fatalf("%q: armed on demand = %v, want %v", tt.args, got, tt.onDemand)
+		}
+		if !tt.onDemand {
+			select {
+			case <-readied:
+			default:
+				t.Fatalf("%q: the handler is not in place at the start", tt.args)
+			}
+			stop()
+			continue
+		}
+		// Not armed yet: no ready. Then the Locker arms it.
+		select {
+		case <-readied:
+			t.Fatalf("%q: armed at the start", tt.args)
+		default:
+		}
+		a := &App{Getenv: func(string) string { return "" }, Clock: clock.Real{}, armSignals: arm}
+		lk, err := a.Locks().Acquire(ctx, filepath.Join(t.TempDir(), "target"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-readied:
+		default:
+			t.Fatalf("%q: a lock was taken before the handler was armed", tt.args)
+		}
+		_ = lk.Release()
+		arm() // a second arm does nothing
+		select {
+		case <-readied:
+			t.Fatalf("%q: armed twice", tt.args)
+		default:
+		}
+		stop()
+		if ctx.Err() == nil {
+			t.Fatalf("%q: stop left the context running", tt.args)
+		}
+	}
+	// The timer arms a command that runs long without a lock.
+	readied := make(chan struct{}, 1)
+	_, stop, _ := signalsFor([]string{"monitor"}, time.Minute, func(context.Context) { readied <- struct{}{} })
+	defer stop()
+	<-readied
+}
+
+// `monitor` arms its handler on demand, and still a Ctrl-C while the
+// responder it re-invoked for a stale record runs kills the responder's
+// group and lets the check wind down, as a clarify command's does
+// (TestSignalDuringResponder): without the handler the process would die
+// at once and leave the responder running.
+func TestSignalDuringMonitorResponder(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if out, err := exec.Command("agentx-hook", "--root", root, "init").CombinedOutput(); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	// A request to an agent with no responder stays pending.
+	req := exec.Command("agentx-hook", "--root", root, "clarify", "request", "--issue", "8", "--from", "engineer",
+		"--to", "architect", "--non-blocking", "--topic", "t", "--question", "q")
+	req.Env = append(os.Environ(), "AGENTX_NOW=2030-01-01T09:00:00Z")
+	if out, err := req.CombinedOutput(); err != nil {
+		t.Fatalf("request: %v\n%s", err, out)
+	}
+	// Then the architect gets a responder that says it started and waits
+	// a minute.
+	started := filepath.Join(root, "started")
+	f, err := os.OpenFile(filepath.Join(root, ".agentx", "agentx.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = fmt.Fprintf(f, "\n[responders.architect]\ncommand = [\"sh\", \"-c\", \"echo $$ > %s.tmp && mv %s.tmp %s; sleep 60 & wait\"]\ntimeout = \"60s\"\n", started, started, started)
+	_ = f.Close()
+	cmd := exec.Command("agentx-hook", "--root", root, "monitor")
+	cmd.Env = append(os.Environ(), "AGENTX_NOW=2030-01-01T12:00:00Z") // past the SLA: stale, responder re-invoked
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var pid int
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if data, err := os.ReadFile(started); err == nil {
+			if _, err := fmt.Sscan(string(data), &pid); err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatal("the monitor never re-invoked the responder")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-done:
+	case <-time.After(signalGrace + 5*time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("monitor ignored SIGINT")
+	}
+	// The responder's shell was killed with its group before the monitor
+	// ended (it is not our child: once gone, kill -0 fails).
+	if err := syscall.Kill(pid, 0); err == nil {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatal("the responder outlived the interrupted monitor")
 	}
 }

@@ -27,6 +27,20 @@ func StatAt(dir *os.File, name string) (ID, bool) {
 	return ID{Ino: int64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true
 }
 
+// Stat returns the identity of the regular file at path, without
+// following a final symbolic link; absent reports that nothing is there
+// (ok is false for anything else that is not a regular file).
+func Stat(path string) (id ID, ok, absent bool) {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		return ID{}, false, errors.Is(err, unix.ENOENT)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return ID{}, false, false
+	}
+	return ID{Ino: int64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true, false
+}
+
 // Read reads the regular file at path like atomicfile.ReadRegular (the
 // same refusals and limit) and returns the identity of the open file
 // taken before reading (one open, one fstat, reads, one close): a write

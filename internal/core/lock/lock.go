@@ -53,6 +53,10 @@ type Options struct {
 	Agent string
 	// Clock is used for lock timestamps and ages (default: wall clock).
 	Clock clock.Clock
+	// BeforeAcquire, when set, is called before every acquisition: the
+	// CLI arms its signal handler there when it sets it up on demand, so
+	// that a signal lets a locked write finish and release its lock.
+	BeforeAcquire func()
 }
 
 // Locker hands out locks. One Locker should serve a whole process: its
@@ -169,6 +173,9 @@ func (l *Locker) Acquire(ctx context.Context, target string) (*Lock, error) {
 }
 
 func (l *Locker) acquire(ctx context.Context, target string, b *Batch) (lk *Lock, err error) {
+	if l.opt.BeforeAcquire != nil {
+		l.opt.BeforeAcquire()
+	}
 	began := time.Now()
 	defer func() {
 		l.waited.Add(int64(time.Since(began)))

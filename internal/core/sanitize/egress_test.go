@@ -46,6 +46,7 @@ var egresses = map[string]struct {
 	"internal/core/events/events.go":                               {1, "events carry ids and sanitised ledger text (protocol.sanitized)"},
 	"internal/core/ledger/store.go":                                {1, "ledgers: protocol.sanitized on every op (text, topic, reason, detail, --as)"},
 	"internal/core/monitor/scan.go":                                {1, "an index of ids and times"},
+	"internal/core/config/cache.go":                                {1, "the configuration cache: agentx.toml and the workflows as parsed, the user's own files, local and git-ignored"},
 	"internal/core/delivery/stamp.go":                              {1, "inbox stamps: a generation token; a session's generation, start time and agent name"},
 	"internal/core/monitor/synth/synth.go":                         {1, "synthetic test data"},
 	"internal/core/checkpoint/restore.go":                          {1, "files restored from a checkpoint (sanitised when first written); create sanitises its message"},

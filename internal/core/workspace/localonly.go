@@ -49,6 +49,9 @@ const (
 	// RetentionName is the hooks' retention bookkeeping inside
 	// `.agentx/memory/` (package retention writes it).
 	RetentionName = "retention.json"
+	// ConfigCacheName is the derived cache of the loaded configuration
+	// inside `.agentx/` (package config writes it).
+	ConfigCacheName = ".config-cache"
 	// InboxName is the delivery stamps inside `.agentx/state/` (package
 	// delivery writes them): when an answer last arrived, and what each
 	// running session has seen of it.
@@ -96,6 +99,7 @@ func LocalOnly() []Pattern {
 		{Glob: SearchDeltaName, Derived: true},
 		{Glob: AnchorsBaseName, Derived: true},
 		{Glob: AnchorsStateName, Derived: true},
+		{Glob: ConfigCacheName, Derived: true},
 	}
 }
 

@@ -95,6 +95,10 @@ func (w Workspace) AgentxDir() string { return filepath.Join(w.Root, Dir) }
 // ConfigFile is `.agentx/agentx.toml`.
 func (w Workspace) ConfigFile() string { return filepath.Join(w.Root, Dir, "agentx.toml") }
 
+// ConfigCacheFile is `.agentx/.config-cache`, the derived cache of the
+// configuration (config.LoadCached).
+func (w Workspace) ConfigCacheFile() string { return filepath.Join(w.Root, Dir, ConfigCacheName) }
+
 // WorkflowsDir is `.agentx/workflows/`.
 func (w Workspace) WorkflowsDir() string { return filepath.Join(w.Root, Dir, "workflows") }
 

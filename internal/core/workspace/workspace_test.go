@@ -66,11 +66,12 @@ func TestGitBranch(t *testing.T) {
 // moved here, plus the writer id (issue 13): repositories initialised by
 // older versions keep theirs, and a state-branch mirror skips exactly these;
 // then the marker of a background index rebuild (issue 20), then the log of
-// the last hook runs (issue 21), then the per-machine files (issue 37).
+// the last hook runs (issue 21), then the per-machine files (issue 37),
+// then the configuration cache (issue 35).
 func TestGitignoreContent(t *testing.T) {
 	t.Parallel()
 	want := "# local: locks, temporaries, spools, crash markers, this clone's writer id\n*.lock\n*.lock.*\n.*.tmp-*\nspool/\nmemory/spool\ncursors/\nmemory/pending/\nindex-rebuild*\nrecall-pending.jsonl*\nhook-log.jsonl*\nstate/writer-id\nmemory/retention.json\nstate/inbox/\n" +
-		"# derived: rebuilt from the JSON files when missing\n.monitor-index\n.artifact-index\nsearch.idx\nsearch.files\nsearch.delta\nanchors.idx\nanchors.state\n" +
+		"# derived: rebuilt from the JSON files when missing\n.monitor-index\n.artifact-index\nsearch.idx\nsearch.files\nsearch.delta\nanchors.idx\nanchors.state\n.config-cache\n" +
 		"# per machine: rewritten by every hook here (status, events, audit trail, metrics); checkpoints keep them\n" +
 		"state/agent-status.json\nstate/events.jsonl\nstate/audit*.jsonl\nstate/metrics/\n"
 	if got := string(Gitignore()); got != want {
