@@ -241,11 +241,33 @@ func writeCache(cacheFile string, key cacheKey, set *Set) {
 	if fi, err := os.Stat(filepath.Dir(cacheFile)); err != nil || !fi.IsDir() {
 		return
 	}
+	if !listedInGitignore(cacheFile) {
+		return
+	}
 	data, err := encodeCache(key, set)
 	if err != nil || len(data) > maxCacheBytes {
 		return
 	}
 	_ = atomicfile.Write(cacheFile, data, atomicfile.Options{NoSync: true}) // derived: the checksum catches a torn file
+}
+
+// listedInGitignore reports whether the .gitignore beside cacheFile names
+// it. A workspace made before the cache existed keeps its own .gitignore
+// until `doctor`'s fix is applied, and a cache written there would show in
+// every `git status` (issue 37): such a workspace parses every time. Read
+// only when a cache is about to be written, which is rare.
+func listedInGitignore(cacheFile string) bool {
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(cacheFile), ".gitignore"))
+	if err != nil {
+		return false
+	}
+	name := filepath.Base(cacheFile)
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if l := strings.TrimSpace(line); l == name || l == "/"+name {
+			return true
+		}
+	}
+	return false
 }
 
 // checksum is the FNV-1a (64 bits) of a cache's body: it tells a torn or

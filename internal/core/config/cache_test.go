@@ -50,6 +50,7 @@ func cacheWorkspace(t *testing.T) (cfg, wfDir, cache string) {
 	writeFile(t, cfg, cacheTestConfig)
 	writeFile(t, filepath.Join(wfDir, "feature.toml"), referenceWorkflow)
 	writeFile(t, filepath.Join(wfDir, "bug.toml"), cacheTestWorkflow)
+	writeFile(t, filepath.Join(dir, ".gitignore"), "*.lock\n.config-cache\n")
 	return cfg, wfDir, filepath.Join(dir, ".config-cache")
 }
 
@@ -324,5 +325,38 @@ func TestConfigCacheWritesNothingElse(t *testing.T) {
 	}
 	if _, err := os.Stat(cache); err == nil || *hits != 0 {
 		t.Fatalf("an invalid configuration was cached (hits %d)", *hits)
+	}
+}
+
+// A workspace whose .agentx/.gitignore predates the cache (it does not
+// list it) gets none: the file would show in every `git status` there.
+// Once the line is added (doctor's fix), the cache is written.
+func TestConfigCacheOnlyWhereGitignoreListsIt(t *testing.T) {
+	if !fileid.Supported {
+		t.Skip("no file identities on this system: LoadCached is Load")
+	}
+	hits, _ := cacheClock(t)
+	cfg, wfDir, cache := cacheWorkspace(t)
+	gi := filepath.Join(filepath.Dir(cache), ".gitignore")
+	for _, old := range []string{"*.lock\nsearch.idx\n", ""} {
+		if old == "" {
+			if err := os.Remove(gi); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			writeFile(t, gi, old)
+		}
+		for range 2 {
+			loadBoth(t, cfg, wfDir, cache, "v1")
+		}
+		if _, err := os.Stat(cache); err == nil || *hits != 0 {
+			t.Fatalf(".gitignore %q: a cache was written (hits %d)", old, *hits)
+		}
+	}
+	writeFile(t, gi, "*.lock\n.config-cache\n")
+	loadBoth(t, cfg, wfDir, cache, "v1")
+	loadBoth(t, cfg, wfDir, cache, "v1")
+	if *hits != 1 {
+		t.Fatalf("with .config-cache listed: %d hits, want 1", *hits)
 	}
 }
