@@ -165,9 +165,18 @@ func (w Workspace) CursorsDir() string { return filepath.Join(w.MemoryDir(), cur
 // shown (local only).
 func (w Workspace) RetentionFile() string { return filepath.Join(w.MemoryDir(), RetentionName) }
 
-// RecallJournalFile is `.agentx/memory/recall-pending.jsonl`: recalls not
-// yet folded into the store's recall counts (local only).
+// RecallJournalFile is `.agentx/memory/pending/recall-pending.jsonl`:
+// recalls not yet folded into the store's recall counts (local only; in
+// the pending directory so that a hook start creating it leaves the
+// memory directory, which the search's freshness gate keys on, as it was).
 func (w Workspace) RecallJournalFile() string {
+	return filepath.Join(w.MemoryDir(), MemoryPendingName, recallJournalName)
+}
+
+// OldRecallJournalFile is where agentx kept the recall journal before
+// issue 35, `.agentx/memory/recall-pending.jsonl`: read and folded, never
+// written.
+func (w Workspace) OldRecallJournalFile() string {
 	return filepath.Join(w.MemoryDir(), recallJournalName)
 }
 
