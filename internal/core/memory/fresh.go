@@ -20,7 +20,9 @@ import (
 // half of a search's CPU. A search whose stat sweep ran to the end
 // records, in the pending directory (local-only, beside the crash
 // markers, so writing it changes neither the store's directory nor
-// anything the gate compares), what it found (the issues changed behind
+// anything the gate compares; the hooks' files written at every run live
+// there for the same reason: memanchor's index, the recall journal,
+// retention's state), what it found (the issues changed behind
 // the index, usually none) with the stat data of the store's directory and
 // of manifest.json taken before the sweep. The next search that finds
 // both stat the same, no writer's marker, and the record younger than
