@@ -238,28 +238,11 @@ func (s *Store) keepFresh(h *freshHold, wrote []int) {
 	if !ok || gen != h.gen {
 		return // a new base: the record's answer is of the old one
 	}
-	changed := slices.Clone(h.rec.changed)
-	if len(wrote) > 0 {
-		d := s.readDelta(gen)
-		var base *fileStamps
-		for _, n := range wrote {
-			was, ok := fileStamp{}, false
-			if d != nil {
-				was, ok = d.files[n]
-			}
-			if !ok {
-				if base == nil {
-					if base, ok = s.readStamps(); !ok || base.Generation != gen {
-						return
-					}
-				}
-				was, ok = base.Files[n]
-			}
-			if !ok || !s.fileIs(n, was) {
-				changed = append(changed, n)
-			}
-		}
+	behind, ok := s.notIndexed(gen, wrote)
+	if !ok {
+		return
 	}
+	changed := append(slices.Clone(h.rec.changed), behind...)
 	key, _, fine, kok := freshKey(s.Dir, s.ManifestPath())
 	if !kok || !fine {
 		return
@@ -267,6 +250,35 @@ func (s *Store) keepFresh(h *freshHold, wrote []int) {
 	slices.Sort(changed)
 	r := freshRecord{gen: gen, at: h.rec.at, key: key, changed: slices.Compact(changed)}
 	_ = atomicfile.Write(s.freshPath(), r.encode(), atomicfile.Options{NoSync: true})
+}
+
+// notIndexed are the issues of wrote whose files the index of generation
+// gen (its delta, else its record of the base) does not hold as they are
+// now; ok is false when that cannot be told.
+func (s *Store) notIndexed(gen uint64, wrote []int) (out []int, ok bool) {
+	if len(wrote) == 0 {
+		return nil, true
+	}
+	d := s.readDelta(gen)
+	var base *fileStamps
+	for _, n := range wrote {
+		was, held := fileStamp{}, false
+		if d != nil {
+			was, held = d.files[n]
+		}
+		if !held {
+			if base == nil {
+				if base, ok = s.readStamps(); !ok || base.Generation != gen {
+					return nil, false
+				}
+			}
+			was, held = base.Files[n]
+		}
+		if !held || !s.fileIs(n, was) {
+			out = append(out, n)
+		}
+	}
+	return out, true
 }
 
 // fileIs reports whether issue file n is as the index recorded it (size
