@@ -2,7 +2,8 @@
 # `memory search` right after a write (within the freshness gate's racy
 # window, memory/fresh.go: 100 ms on file systems with sub-second times)
 # against the same search a second later, and `hook start` right after a
-# write and the hook start after it, on a store from
+# write and the hook start after it, and after a session's hook finish,
+# on a store from
 # scripts/bench-scale.sh. CPU (user+sys) medians of RUNS rounds.
 #   scripts/bench-search-after-write.sh WORKDIR [SIZE]
 # TAG (default aw) names the binary and the run copy under WORKDIR, so two
@@ -53,7 +54,18 @@ for i in range(runs):
     hright.append(cpu(start))
     hnext.append(cpu(start))
     hthird.append(cpu(start))
+finish = [ax, "--root", root, "hook", "finish", "--agent", "engineer", "--issue", "7"]
+sfirst, snext = [], []
+for i in range(runs):
+    # A session: start, finish (recall journal folded, retention's slice),
+    # then the next session's starts.
+    cpu(start)
+    cpu(finish)
+    time.sleep(1)
+    sfirst.append(cpu(start))
+    snext.append(cpu(start))
 m = statistics.median
 print("search right after a write: %.1f ms CPU; a second later: %.1f ms; the next: %.1f ms (medians of %d)" % (m(right), m(later), m(steady), runs))
 print("hook start a second after a write: %.1f ms CPU; the next: %.1f ms; the third: %.1f ms (medians of %d)" % (m(hright), m(hnext), m(hthird), runs))
+print("hook start a second after a session's hook finish: %.1f ms CPU; the next: %.1f ms (medians of %d)" % (m(sfirst), m(snext), runs))
 PY
