@@ -136,13 +136,13 @@ func TestTransplantCaughtWithoutAnIndex(t *testing.T) {
 	w := newAnchorWS(t)
 	w.transplant(5, planted)
 	for _, name := range []string{"anchors.idx", "anchors.state"} {
-		_ = os.Remove(filepath.Join(w.root, ".agentx", "memory", name))
+		_ = os.Remove(filepath.Join(w.root, ".agentx", "memory", "pending", name))
 	}
 	out, _ := w.ok("memory", "search", "instructions")
 	if !strings.Contains(out, "[UNTRUSTED: OBSERVATION_REHASHED") {
 		t.Fatalf("search not marked:\n%s", out)
 	}
-	state := filepath.Join(w.root, ".agentx", "memory", "anchors.state")
+	state := filepath.Join(w.root, ".agentx", "memory", "pending", "anchors.state")
 	before, err := os.ReadFile(state)
 	if err != nil {
 		t.Fatalf("the index made from the whole trail was not saved: %v", err)

@@ -111,8 +111,10 @@ type recallRequest = recall.Request
 // recallService wires recall to this workspace: its store, journal, event
 // log and git, and the open clarifications of an issue for keywords.
 func (a *App) recallService() *recall.Service {
+	journal := recalljournal.New(a.Workspace().RecallJournalFile(), a.Locks())
+	journal.Old = a.Workspace().OldRecallJournalFile()
 	return &recall.Service{
-		Store: a.Memory(), Journal: recalljournal.New(a.Workspace().RecallJournalFile(), a.Locks()),
+		Store: a.Memory(), Journal: journal,
 		Events: a.Events(), Clock: a.Clock, Root: a.Workspace().Root,
 		MaxTokens: a.settings().Memory.Budget(), CLI: a.cliName(), Warn: a.warn,
 		IssueTexts: a.openClarificationTexts, Anchors: a.anchors(true),

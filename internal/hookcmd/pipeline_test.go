@@ -218,7 +218,7 @@ func TestRecallCountsJournalled(t *testing.T) {
 			t.Fatal(e)
 		}
 	}
-	journal := filepath.Join(root, ".agentx", "memory", "recall-pending.jsonl")
+	journal := filepath.Join(root, ".agentx", "memory", "pending", "recall-pending.jsonl")
 	pending := recalljournal.New(journal, nil).Pending()
 	newest := memory.NewID("engineer", 42, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC).Add(149*time.Hour))
 	var id string

@@ -20,7 +20,8 @@ func (a *App) retentionHooks() *retention.Hooks {
 	if cfg, err := a.Config(); err == nil && cfg != nil {
 		p = retention.FromConfig(cfg.Config.Retention)
 	}
-	return &retention.Hooks{Store: a.Memory(), Policy: p, Now: a.Clock.Now(), StateFile: a.Workspace().RetentionFile(), Warn: a.warn,
+	return &retention.Hooks{Store: a.Memory(), Policy: p, Now: a.Clock.Now(), StateFile: a.Workspace().RetentionFile(),
+		OldStateFile: a.Workspace().OldRetentionFile(), Warn: a.warn,
 		Changed: func(ctx context.Context, r retention.Result) {
 			// Its own line: retention runs after the session's line and push
 			// (the next session's end folds it into the weekly file).

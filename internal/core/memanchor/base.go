@@ -153,7 +153,7 @@ func (x *Index) writeSections(sections map[int][]byte) (uint64, error) {
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(table.b)))
 	out = append(out, table.b...)
 	out = append(out, body.b...)
-	if err := os.MkdirAll(x.MemDir, 0o755); err != nil {
+	if err := x.mkdir(); err != nil {
 		return 0, err
 	}
 	if err := atomicfile.Write(x.basePath(), out, atomicfile.Options{NoSync: true}); err != nil {

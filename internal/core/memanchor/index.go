@@ -100,8 +100,27 @@ func (r *Report) Bad() int {
 	return len(r.bad)
 }
 
-func (x *Index) statePath() string { return filepath.Join(x.MemDir, workspace.AnchorsStateName) }
-func (x *Index) basePath() string  { return filepath.Join(x.MemDir, workspace.AnchorsBaseName) }
+// dir holds the two files: the store's local-only pending directory, not
+// the memory directory itself. A read path (`hook start`) writes them, and
+// a rename into the memory directory would change the stat the search's
+// freshness gate keys on (memory/fresh.go), so that the next search and
+// hook start swept every issue file again (20,000 stats at 1M
+// observations).
+func (x *Index) dir() string       { return filepath.Join(x.MemDir, workspace.MemoryPendingName) }
+func (x *Index) statePath() string { return filepath.Join(x.dir(), workspace.AnchorsStateName) }
+func (x *Index) basePath() string  { return filepath.Join(x.dir(), workspace.AnchorsBaseName) }
+
+// mkdir makes dir for a write and removes the files of the old layout
+// (in the memory directory itself): derived, they are made again here.
+func (x *Index) mkdir() error {
+	if err := os.MkdirAll(x.dir(), 0o755); err != nil {
+		return err
+	}
+	for _, name := range []string{workspace.AnchorsBaseName, workspace.AnchorsStateName} {
+		_ = os.Remove(filepath.Join(x.MemDir, name)) // absent but once
+	}
+	return nil
+}
 
 func (x *Index) tailLimit() int64 {
 	if x.TailLimit > 0 {

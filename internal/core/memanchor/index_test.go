@@ -227,7 +227,7 @@ func TestIndexExtendedAsFromScratch(t *testing.T) {
 		}
 	}
 	got := findings(t, f.ws, 5, 6, 7)
-	if err := os.Remove(filepath.Join(f.ws.MemoryDir(), workspace.AnchorsStateName)); err != nil {
+	if err := os.Remove(filepath.Join(f.ws.MemoryDir(), workspace.MemoryPendingName, workspace.AnchorsStateName)); err != nil {
 		t.Fatal(err)
 	}
 	fresh := findings(t, f.ws, 5, 6, 7)
@@ -261,20 +261,20 @@ func TestReaderWritesOnlyAMissingIndex(t *testing.T) {
 		t.Fatalf("reader: %v %v", got, ok)
 	}
 	for _, name := range []string{workspace.AnchorsBaseName, workspace.AnchorsStateName} {
-		if _, err := os.Stat(filepath.Join(f.ws.MemoryDir(), name)); err != nil {
+		if _, err := os.Stat(filepath.Join(f.ws.MemoryDir(), workspace.MemoryPendingName, name)); err != nil {
 			t.Fatalf("a reader did not save the index it made from the whole trail: %v", err)
 		}
 	}
 	// Then from a writer's state, the trail grown since, still nothing written.
 	_ = findings(t, f.ws, 5)
-	before, _ := os.ReadFile(filepath.Join(f.ws.MemoryDir(), workspace.AnchorsStateName))
+	before, _ := os.ReadFile(filepath.Join(f.ws.MemoryDir(), workspace.MemoryPendingName, workspace.AnchorsStateName))
 	ids := f.add(t, 7, "One more note")
 	rehash(t, f.ws, 7, "Planted again")
 	rep, err = For(f.ws).Check(context.Background(), []int{5, 7})
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, _ := os.ReadFile(filepath.Join(f.ws.MemoryDir(), workspace.AnchorsStateName))
+	after, _ := os.ReadFile(filepath.Join(f.ws.MemoryDir(), workspace.MemoryPendingName, workspace.AnchorsStateName))
 	if !bytes.Equal(before, after) || rep.Bad() != 2 {
 		t.Fatalf("reader: state changed %v, %d bad (want 2) %v", !bytes.Equal(before, after), rep.Bad(), ids)
 	}

@@ -219,6 +219,9 @@ func (x *Index) saveState(st *state) error {
 		e.u(uint64(len(raws[n])))
 		e.b = append(e.b, raws[n]...)
 	}
+	if err := x.mkdir(); err != nil {
+		return err
+	}
 	return atomicfile.Write(x.statePath(), e.b, atomicfile.Options{NoSync: true})
 }
 

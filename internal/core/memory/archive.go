@@ -64,6 +64,7 @@ func (s *Store) Archive(ctx context.Context, issue int, pick func(obs []Observat
 	if len(arch) == 0 {
 		return nil, nil
 	}
+	hold := s.holdFresh()
 	if err := s.archive(ctx, issue, arch); err != nil {
 		return nil, err
 	}
@@ -97,6 +98,7 @@ func (s *Store) Archive(ctx context.Context, issue int, pick func(obs []Observat
 	if err := s.finish(ctx, issue, marker); err != nil {
 		return gone, err
 	}
+	s.keepFresh(hold, []int{issue})
 	return gone, nil
 }
 
@@ -261,6 +263,7 @@ func (s *Store) Restore(ctx context.Context, id string) (*Observation, error) {
 
 func (s *Store) restore(ctx context.Context, issue int, o Observation) (*Observation, error) {
 	present := false
+	hold := s.holdFresh()
 	marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
 		for _, have := range f.Observations {
 			if have.ID == o.ID {
@@ -299,5 +302,6 @@ func (s *Store) restore(ctx context.Context, issue int, o Observation) (*Observa
 	if err := s.finish(ctx, issue, marker); err != nil {
 		return &o, err
 	}
+	s.keepFresh(hold, []int{issue})
 	return &o, nil
 }

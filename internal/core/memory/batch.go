@@ -30,11 +30,13 @@ func (s *Store) Batch(ctx context.Context, fn func() error) error {
 	if s.batch != nil {
 		return fn()
 	}
+	hold := s.holdFresh()
 	s.batch = &batch{issues: map[int]bool{}}
 	err := fn()
 	b := s.batch
 	s.batch = nil
 	if len(b.issues) == 0 {
+		s.keepFresh(hold, nil)
 		return err
 	}
 	var serr error
@@ -47,6 +49,7 @@ func (s *Store) Batch(ctx context.Context, fn func() error) error {
 		for _, m := range b.markers {
 			_ = os.Remove(m) // its write is in the manifest now
 		}
+		s.keepFresh(hold, slices.Sorted(maps.Keys(b.issues)))
 	}
 	return errors.Join(err, serr)
 }

@@ -25,6 +25,7 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 	if err != nil {
 		return nil, 0, err
 	}
+	hold := s.holdFresh()
 	if err := s.archive(ctx, issue, arch); err != nil {
 		return nil, 0, err
 	}
@@ -54,6 +55,7 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 	if err := s.finish(ctx, issue, marker); err != nil {
 		return kept, len(arch), err
 	}
+	s.keepFresh(hold, []int{issue})
 	return kept, len(arch), nil
 }
 

@@ -160,6 +160,9 @@ func (s *Store) changedIssues(gen uint64, d *delta, record bool) (changed []int,
 		maps.Copy(rec.Files, d.files)
 	}
 	seen := 0
+	if s.onSweep != nil {
+		s.onSweep()
+	}
 	err := eachIssueFile(s.Dir, func(n int, size, mod int64, err error) {
 		was, had := rec.Files[n]
 		if had {

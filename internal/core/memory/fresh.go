@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,7 +20,9 @@ import (
 // half of a search's CPU. A search whose stat sweep ran to the end
 // records, in the pending directory (local-only, beside the crash
 // markers, so writing it changes neither the store's directory nor
-// anything the gate compares), what it found (the issues changed behind
+// anything the gate compares; the hooks' files written at every run live
+// there for the same reason: memanchor's index, the recall journal,
+// retention's state), what it found (the issues changed behind
 // the index, usually none) with the stat data of the store's directory and
 // of manifest.json taken before the sweep. The next search that finds
 // both stat the same, no writer's marker, and the record younger than
@@ -36,7 +39,27 @@ import (
 // What neither shows is an issue file rewritten in place by a tool that
 // neither renames nor rewrites the manifest (an editor that truncates and
 // writes): such an edit is seen once the record is older than freshAge,
-// when the next search sweeps again, and at once by any write.
+// when the next search sweeps again.
+//
+// agentx's own writes keep the record (holdFresh, keepFresh): every
+// session ends with a capture and the next begins with a search, and
+// without this the first search and hook start after each write swept all
+// the issue files (1M observations: 55 ms of a 12 ms search). A writer
+// that finds the record valid before its first write (same key, base and
+// generation, no pending marker, younger than freshAge) records it again
+// after its last one, under the key its writes left, with the same at
+// (freshAge still runs from the last full sweep) and the same changed set
+// plus any issue it wrote that the delta does not hold as it is now (what
+// a writer syncs is indexed, not changed behind the index). It does so
+// only when the record is still byte for byte the one it read (a reader
+// that recorded meanwhile may have seen a foreign change: its record
+// stands, and the next search sweeps), and only on file systems with
+// sub-second times. What this can miss: a foreign rename, creation or
+// deletion of an issue file inside the writer's own window (between its
+// check and its re-record, a few milliseconds) or within the same clock
+// tick after it. Such a change is seen at the latest at the next full
+// sweep, when the record is older than freshAge: the bound the gate
+// already accepts for in-place edits.
 
 const (
 	freshName  = "search.fresh"
@@ -72,10 +95,21 @@ func (r *freshRecord) encode() []byte {
 }
 
 func (s *Store) readFresh() (*freshRecord, bool) {
+	r, _, ok := s.readFreshRaw()
+	return r, ok
+}
+
+// readFreshRaw is readFresh, and the record's bytes.
+func (s *Store) readFreshRaw() (*freshRecord, []byte, bool) {
 	data, err := atomicfile.ReadRegular(s.freshPath(), 1<<20)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
+	r, ok := decodeFresh(data)
+	return r, data, ok
+}
+
+func decodeFresh(data []byte) (*freshRecord, bool) {
 	lines := strings.Split(string(data), "\n")
 	if len(lines) != 6 || lines[0] != freshMagic || lines[5] != "" {
 		return nil, false
@@ -149,4 +183,111 @@ func (s *Store) recordFresh(g *freshGate, gen uint64, changed []int) {
 	// again.
 	r := freshRecord{gen: gen, at: g.at.UnixNano(), key: g.key, changed: slices.Sorted(slices.Values(changed))}
 	_ = atomicfile.Write(s.freshPath(), r.encode(), atomicfile.Options{NoSync: true})
+}
+
+// freshHold is the record a writer found valid before its first write.
+type freshHold struct {
+	gen uint64
+	raw []byte
+	rec *freshRecord
+}
+
+// holdFresh is called by a writer before its first write to the store's
+// directory: the record, when it stands for a sweep now (nil otherwise,
+// and inside a Batch, whose end holds for all its writes).
+func (s *Store) holdFresh() *freshHold {
+	if s.batch != nil || s.Dir == "" || len(s.markedIssues()) > 0 {
+		return nil
+	}
+	r, raw, ok := s.readFreshRaw()
+	if !ok {
+		return nil
+	}
+	key, _, fine, kok := freshKey(s.Dir, s.ManifestPath())
+	if !kok || !fine || r.key != key {
+		return nil
+	}
+	if age := time.Now().UnixNano() - r.at; age < 0 || age >= int64(freshAge) {
+		return nil
+	}
+	gen, ok := s.baseGeneration()
+	if !ok || gen != r.gen {
+		return nil
+	}
+	return &freshHold{gen: gen, raw: raw, rec: r}
+}
+
+// keepFresh records h's answer again after the writer's last write (see
+// the comment at the top): wrote are the issues it wrote; those the delta
+// does not hold as their files are now join the changed set. Best effort:
+// any doubt leaves the record as it is, and the next search sweeps.
+func (s *Store) keepFresh(h *freshHold, wrote []int) {
+	if h == nil || s.batch != nil {
+		return
+	}
+	if s.beforeKeepFresh != nil {
+		s.beforeKeepFresh()
+	}
+	if len(s.markedIssues()) > 0 {
+		return // a writer between its steps (or one that died there)
+	}
+	if _, raw, ok := s.readFreshRaw(); !ok || !bytes.Equal(raw, h.raw) {
+		return // recorded (or removed) since: that record stands
+	}
+	gen, ok := s.baseGeneration()
+	if !ok || gen != h.gen {
+		return // a new base: the record's answer is of the old one
+	}
+	behind, ok := s.notIndexed(gen, wrote)
+	if !ok {
+		return
+	}
+	changed := append(slices.Clone(h.rec.changed), behind...)
+	key, _, fine, kok := freshKey(s.Dir, s.ManifestPath())
+	if !kok || !fine {
+		return
+	}
+	slices.Sort(changed)
+	r := freshRecord{gen: gen, at: h.rec.at, key: key, changed: slices.Compact(changed)}
+	_ = atomicfile.Write(s.freshPath(), r.encode(), atomicfile.Options{NoSync: true})
+}
+
+// notIndexed are the issues of wrote whose files the index of generation
+// gen (its delta, else its record of the base) does not hold as they are
+// now; ok is false when that cannot be told.
+func (s *Store) notIndexed(gen uint64, wrote []int) (out []int, ok bool) {
+	if len(wrote) == 0 {
+		return nil, true
+	}
+	d := s.readDelta(gen)
+	var base *fileStamps
+	for _, n := range wrote {
+		was, held := fileStamp{}, false
+		if d != nil {
+			was, held = d.files[n]
+		}
+		if !held {
+			if base == nil {
+				if base, ok = s.readStamps(); !ok || base.Generation != gen {
+					return nil, false
+				}
+			}
+			was, held = base.Files[n]
+		}
+		if !held || !s.fileIs(n, was) {
+			out = append(out, n)
+		}
+	}
+	return out, true
+}
+
+// fileIs reports whether issue file n is as the index recorded it (size
+// and modification time, as the sweep compares them; a negative size for
+// a file indexed as missing).
+func (s *Store) fileIs(n int, was fileStamp) bool {
+	info, err := os.Lstat(s.IssuePath(n))
+	if err != nil {
+		return was.Size < 0 && errors.Is(err, fs.ErrNotExist)
+	}
+	return info.Mode().IsRegular() && info.Size() == was.Size && info.ModTime().UnixNano() == was.Mod
 }

@@ -25,6 +25,8 @@ func freshStore(t *testing.T, layout string) (*Store, func(word string) int) {
 		s.DeltaLimit = -1
 	case "file base":
 		s.FileBase, s.DeltaLimit = true, -1
+	case "file base, delta": // agentx-hook's default
+		s.FileBase = true
 	}
 	found := storeRedisAndExport(t, s)
 	if found("redis") != 1 || found("export") != 1 {

@@ -49,6 +49,7 @@ func (s *Store) AddRecallCounts(ctx context.Context, counts map[string]int) erro
 		}
 		byIssue[n][id] = counts[id]
 	}
+	hold := s.holdFresh()
 	var restamp []restamped
 	for _, n := range order {
 		r, err := s.addRecallCounts(ctx, n, byIssue[n])
@@ -61,6 +62,7 @@ func (s *Store) AddRecallCounts(ctx context.Context, counts map[string]int) erro
 		}
 	}
 	s.restamp(ctx, restamp)
+	s.keepFresh(hold, order)
 	return nil
 }
 

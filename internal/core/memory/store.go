@@ -80,6 +80,10 @@ type Store struct {
 	// freshMargin replaces the freshness gate's racy margin (fresh.go) in
 	// tests: negative records right after a write, large never does.
 	freshMargin time.Duration
+	// beforeKeepFresh runs in keepFresh before it looks (tests: a foreign
+	// change inside a writer's window); onSweep at each stat sweep of
+	// the issue files a search makes (tests count them).
+	beforeKeepFresh, onSweep func()
 	// afterIssueWrite simulates a crash between steps 1 and 2 in tests.
 	afterIssueWrite func() error
 	// slow is the last view readers built from the files (openSlow); nil
@@ -247,6 +251,8 @@ func (s *Store) StoreReport(ctx context.Context, obs []Observation) (stored []Ob
 	if err := s.repairPending(ctx); err != nil {
 		return nil, nil, err
 	}
+	hold := s.holdFresh()
+	var wrote []int
 	for _, issue := range order {
 		var added []Observation
 		var skipped []Duplicate // set by the last attempt: the update may be retried
@@ -267,9 +273,13 @@ func (s *Store) StoreReport(ctx context.Context, obs []Observation) (stored []Ob
 		if err := s.finish(ctx, issue, marker); err != nil {
 			return stored, dups, err
 		}
+		if marker != "" {
+			wrote = append(wrote, issue)
+		}
 		stored = append(stored, added...)
 		s.emitStored(ctx, issue, added)
 	}
+	s.keepFresh(hold, wrote)
 	return stored, dups, nil
 }
 
@@ -371,6 +381,7 @@ func (s *Store) Remove(ctx context.Context, id string) (bool, error) {
 	}
 	found := false
 	var gone Observation
+	hold := s.holdFresh()
 	marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
 		kept := f.Observations[:0]
 		found = false
@@ -402,6 +413,7 @@ func (s *Store) Remove(ctx context.Context, id string) (bool, error) {
 	if err := s.finish(ctx, issue, marker); err != nil {
 		return found, err
 	}
+	s.keepFresh(hold, []int{issue})
 	return found, nil
 }
 

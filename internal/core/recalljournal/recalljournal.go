@@ -1,6 +1,6 @@
 // Package recalljournal owns the recall-count journal of the memory
-// pipeline: `.agentx/memory/recall-pending.jsonl`, one JSON array of
-// observation IDs per recall.
+// pipeline: `.agentx/memory/pending/recall-pending.jsonl`, one JSON array
+// of observation IDs per recall.
 //
 // Why a journal: `hook start` must answer in tens of milliseconds, and
 // rewriting every recalled observation's issue file (fsynced) would cost
@@ -9,6 +9,13 @@
 // finish` (which has time once its capture is spooled) or `memory compact`
 // folds them into the store. A crash may lose or repeat an increment:
 // recall counts are a soft ranking signal, never data.
+//
+// Why in the pending directory: `hook start` creates the journal, and the
+// fold renames and removes it (with its lock file); in the memory
+// directory itself each of these changed the stat the search's freshness
+// gate keys on (memory/fresh.go), so the next search and hook start swept
+// every issue file (20,000 stats at 1M observations). The journal of the
+// old layout (Old) is still counted and folded, never written.
 package recalljournal
 
 import (
@@ -38,6 +45,9 @@ const asideSuffix = ".applying"
 type Journal struct {
 	Path  string
 	Locks *lock.Locker
+	// Old is where an earlier agentx kept the journal ("": nowhere): its
+	// recalls count, and the next fold takes them in and removes it.
+	Old string
 }
 
 // New returns the journal at path; locks guards folding (appends need no
@@ -71,7 +81,10 @@ func (j *Journal) Append(ids []string) error {
 // being folded in right now. Lines that do not parse are skipped.
 func (j *Journal) Pending() map[string]int {
 	counts := map[string]int{}
-	for _, p := range []string{j.Path, j.Path + asideSuffix} {
+	for _, p := range []string{j.Path, j.Path + asideSuffix, j.Old, j.Old + asideSuffix} {
+		if p == "" || p == asideSuffix {
+			continue
+		}
 		if data, err := atomicfile.ReadRegular(p, atomicfile.StateLimit); err == nil {
 			count(data, counts)
 		}
@@ -105,10 +118,28 @@ type Counter interface {
 // aside under its lock, applied, then removed. A batch left aside by a
 // crash is applied first. On failure the batch stays for the next fold.
 func (j *Journal) Fold(ctx context.Context, store Counter) error {
-	aside := j.Path + asideSuffix
-	err := j.Locks.With(ctx, j.Path, func(*lock.Lock) error {
+	if j.Old != "" && (exists(j.Old) || exists(j.Old+asideSuffix)) {
+		if err := fold(ctx, j.Locks, j.Old, store); err != nil {
+			return err
+		}
+	}
+	return fold(ctx, j.Locks, j.Path, store)
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// fold is Fold of the journal at path.
+func fold(ctx context.Context, locks *lock.Locker, path string, store Counter) error {
+	aside := path + asideSuffix
+	if !exists(path) && !exists(aside) {
+		return nil // nothing to fold (nor, maybe, a directory to lock in)
+	}
+	err := locks.With(ctx, path, func(*lock.Lock) error {
 		if _, err := os.Stat(aside); errors.Is(err, fs.ErrNotExist) {
-			if err := os.Rename(j.Path, aside); errors.Is(err, fs.ErrNotExist) {
+			if err := os.Rename(path, aside); errors.Is(err, fs.ErrNotExist) {
 				return nil
 			} else if err != nil {
 				return err

@@ -82,3 +82,50 @@ func TestFoldOnceAndRetry(t *testing.T) {
 		t.Fatalf("after folding all = %v, pending %v", c.got, j.Pending())
 	}
 }
+
+// The journal an earlier agentx kept in the memory directory (Old) is
+// counted, and folded once by the next fold, which removes it; new
+// recalls go to Path only. Folding an empty journal whose directory does
+// not exist yet is no error.
+func TestOldJournalCountedAndFolded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old := New(filepath.Join(dir, "recall-pending.jsonl"), lock.New(lock.Options{}))
+	if err := old.Append([]string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	j := New(filepath.Join(dir, "pending", "recall-pending.jsonl"), lock.New(lock.Options{}))
+	j.Old = old.Path
+	ctx := context.Background()
+	c := &counter{got: map[string]int{}}
+	if err := j.Fold(ctx, c); err != nil || !reflect.DeepEqual(c.got, map[string]int{"a": 1, "b": 1}) {
+		t.Fatalf("fold: %v %v", err, c.got)
+	}
+	// An older binary still running appends there again.
+	if err := old.Append([]string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append([]string{"b"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := j.Pending(); !reflect.DeepEqual(got, map[string]int{"a": 1, "b": 1}) {
+		t.Fatalf("pending = %v", got)
+	}
+	c = &counter{got: map[string]int{}}
+	if err := j.Fold(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.got, map[string]int{"a": 1, "b": 1}) {
+		t.Fatalf("fold = %v", c.got)
+	}
+	if _, err := os.Stat(old.Path); !os.IsNotExist(err) {
+		t.Fatalf("the old journal is still there: %v", err)
+	}
+	if got := j.Pending(); len(got) != 0 {
+		t.Fatalf("pending after the fold = %v", got)
+	}
+	empty := New(filepath.Join(dir, "none", "recall-pending.jsonl"), lock.New(lock.Options{}))
+	if err := empty.Fold(ctx, c); err != nil {
+		t.Fatalf("empty fold: %v", err)
+	}
+}

@@ -2,6 +2,10 @@ package retention
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
@@ -16,7 +20,10 @@ type Hooks struct {
 	Policy    Policy // the zero policy (a config that does not load) is off
 	Now       time.Time
 	StateFile string
-	Warn      func(format string, args ...any)
+	// OldStateFile is where an earlier agentx kept the state ("": none):
+	// moved to StateFile when that is missing.
+	OldStateFile string
+	Warn         func(format string, args ...any)
 	// Changed is told of a slice that changed an issue file, for its
 	// metrics line.
 	Changed func(ctx context.Context, r Result)
@@ -27,6 +34,7 @@ func (h *Hooks) Slice(ctx context.Context) {
 	if h.Policy.Off() {
 		return
 	}
+	h.migrate()
 	res, _, err := Slice(ctx, h.Store, h.Policy, h.Now, h.StateFile)
 	if err != nil && ctx.Err() == nil {
 		h.Warn("agentx hook finish: memory retention on issue #%d: %v", res.Issue, err)
@@ -38,9 +46,27 @@ func (h *Hooks) Slice(ctx context.Context) {
 
 // Alerts is `hook start`'s daily look at the store's size.
 func (h *Hooks) Alerts(ctx context.Context) []string {
+	h.migrate()
 	warnings, err := DueAlerts(ctx, h.Store, h.Now, h.StateFile)
 	if err != nil && ctx.Err() == nil {
 		h.Warn("agentx hook start: memory alerts: %v", err)
 	}
 	return warnings
+}
+
+// migrate moves the state of the old layout (in the memory directory,
+// where writing it at every hook finish changed the stat the search's
+// freshness gate keys on) to StateFile, once. One failed stat when done.
+func (h *Hooks) migrate() {
+	if h.OldStateFile == "" {
+		return
+	}
+	if _, err := os.Lstat(h.StateFile); !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if _, err := os.Lstat(h.OldStateFile); err != nil {
+		return
+	}
+	_ = os.Mkdir(filepath.Dir(h.StateFile), 0o755)
+	_ = os.Rename(h.OldStateFile, h.StateFile) // bookkeeping: lost, it is rebuilt by use
 }

@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -194,9 +196,14 @@ func LoadState(path string) State {
 	return s
 }
 
-// SaveState writes path atomically.
+// SaveState writes path atomically. Its directory (the store's pending
+// directory) is made when its parent exists: a workspace without a memory
+// directory gets none.
 func SaveState(path string, s State) error {
 	data, _ := json.Marshal(s) // two plain fields always marshal
+	if err := os.Mkdir(filepath.Dir(path), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
 	return atomicfile.Write(path, append(data, '\n'), atomicfile.Options{})
 }
 

@@ -216,3 +216,24 @@ func TestHooksFailOpen(t *testing.T) {
 		t.Fatal("the first look of the day returned nothing")
 	}
 }
+
+// The state of the old layout (in the memory directory) is moved to the
+// new place (the pending directory, made for it) at the next hook, and
+// kept: the alerts already shown today are not shown again.
+func TestHooksMoveTheOldState(t *testing.T) {
+	t.Parallel()
+	st, _, dir := newStore(t)
+	old := filepath.Join(dir, "retention.json")
+	must(t, SaveState(old, State{Cursor: 4, AlertsShown: t0.UTC().Format(time.DateOnly)}))
+	h := &Hooks{Store: st, Now: t0, StateFile: filepath.Join(dir, "pending", "retention.json"), OldStateFile: old,
+		Warn: func(format string, args ...any) { t.Errorf(format, args...) }}
+	if got := h.Alerts(context.Background()); got != nil {
+		t.Fatalf("alerts shown twice in a day: %v", got)
+	}
+	if s := LoadState(h.StateFile); s.Cursor != 4 {
+		t.Fatalf("moved state %+v", s)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Fatalf("the old state is still there: %v", err)
+	}
+}

@@ -35,8 +35,9 @@ const (
 	// `.agentx/memory/` (package memory writes it).
 	SearchDeltaName = "search.delta"
 	// AnchorsBaseName and AnchorsStateName are the derived index of the
-	// audit trail's anchors of observations inside `.agentx/memory/`
-	// (package memanchor writes them).
+	// audit trail's anchors of observations inside `.agentx/memory/pending/`
+	// (package memanchor writes them; before issue 35 they were in
+	// `.agentx/memory/`, where their names stay ignored).
 	AnchorsBaseName  = "anchors.idx"
 	AnchorsStateName = "anchors.state"
 	// IndexRebuildName is the marker (and, with ".log", the output) of a

@@ -164,14 +164,31 @@ func (w Workspace) IndexRebuildFile() string { return filepath.Join(w.MemoryDir(
 // transcript was captured (local only).
 func (w Workspace) CursorsDir() string { return filepath.Join(w.MemoryDir(), cursorsName) }
 
-// RetentionFile is `.agentx/memory/retention.json`: which issue the
-// hooks' retention visited last and the day the store's alerts were last
-// shown (local only).
-func (w Workspace) RetentionFile() string { return filepath.Join(w.MemoryDir(), RetentionName) }
+// RetentionFile is `.agentx/memory/pending/retention.json`: which issue
+// the hooks' retention visited last and the day the store's alerts were
+// last shown (local only; in the pending directory because every hook
+// finish rewrites it, and a rename into the memory directory changes the
+// stat the search's freshness gate keys on).
+func (w Workspace) RetentionFile() string {
+	return filepath.Join(w.MemoryDir(), MemoryPendingName, RetentionName)
+}
 
-// RecallJournalFile is `.agentx/memory/recall-pending.jsonl`: recalls not
-// yet folded into the store's recall counts (local only).
+// OldRetentionFile is where agentx kept RetentionFile before issue 35,
+// `.agentx/memory/retention.json` (moved at the next hook).
+func (w Workspace) OldRetentionFile() string { return filepath.Join(w.MemoryDir(), RetentionName) }
+
+// RecallJournalFile is `.agentx/memory/pending/recall-pending.jsonl`:
+// recalls not yet folded into the store's recall counts (local only; in
+// the pending directory so that a hook start creating it leaves the
+// memory directory, which the search's freshness gate keys on, as it was).
 func (w Workspace) RecallJournalFile() string {
+	return filepath.Join(w.MemoryDir(), MemoryPendingName, recallJournalName)
+}
+
+// OldRecallJournalFile is where agentx kept the recall journal before
+// issue 35, `.agentx/memory/recall-pending.jsonl`: read and folded, never
+// written.
+func (w Workspace) OldRecallJournalFile() string {
 	return filepath.Join(w.MemoryDir(), recallJournalName)
 }
 
