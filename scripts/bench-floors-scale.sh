@@ -9,6 +9,9 @@
 # SIZES overrides the ledger counts ("10 100 1000 10000"). Each size is a
 # bare remote and a clone whose state branch holds N ledgers (5 records
 # each, genledgers); the generated state is kept in WORKDIR and reused.
+# Both binaries run on the same clone, so a sync by one invalidates the
+# other's clean record (.git/agentx/clean-*): with OLD the syncs of both
+# are full checks; measure the clean path without OLD.
 # Needs git, python3, a C compiler (cc) and the Go toolchain. Peak memory
 # is read by a small C spawner: a child spawned by python itself would
 # report python's own resident size (maxrss survives exec).
