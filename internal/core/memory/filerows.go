@@ -132,23 +132,7 @@ func (r *fileRows) row(doc memindex.Doc) (Entry, error) {
 	if e, ok := r.rowAt(doc); ok {
 		return e, nil
 	}
-	f := r.parsed[doc.Issue]
-	if f == nil {
-		var err error
-		if f, err = r.s.readIssue(doc.Issue); err != nil {
-			return Entry{}, errStale
-		}
-		r.parsed[doc.Issue] = f
-	}
-	i := int(doc.Ref.Len)
-	if i >= len(f.Observations) {
-		return Entry{}, errStale
-	}
-	e := f.Observations[i].Entry()
-	if !describes(doc, &e) {
-		return Entry{}, errStale
-	}
-	return e, nil
+	return r.s.entryAt(r.parsed, doc, int(doc.Ref.Len))
 }
 
 // rowAt reads the observation at doc's offset in its issue file; false

@@ -208,24 +208,30 @@ const overlayMax = 64
 func (s *Store) issueRows() func(doc memindex.Doc) (Entry, error) {
 	files := map[int]*IssueFile{}
 	return func(doc memindex.Doc) (Entry, error) {
-		f := files[doc.Issue]
-		if f == nil {
-			var err error
-			if f, err = s.readIssue(doc.Issue); err != nil {
-				return Entry{}, errStale
-			}
-			files[doc.Issue] = f
-		}
-		i := int(doc.Ref.Off)
-		if i >= len(f.Observations) {
-			return Entry{}, errStale
-		}
-		e := f.Observations[i].Entry()
-		if !describes(doc, &e) {
-			return Entry{}, errStale
-		}
-		return e, nil
+		return s.entryAt(files, doc, int(doc.Ref.Off))
 	}
+}
+
+// entryAt is the observation at position i of doc's issue file (parsed
+// once into files), errStale when it is not there or not the one doc
+// describes.
+func (s *Store) entryAt(files map[int]*IssueFile, doc memindex.Doc, i int) (Entry, error) {
+	f := files[doc.Issue]
+	if f == nil {
+		var err error
+		if f, err = s.readIssue(doc.Issue); err != nil {
+			return Entry{}, errStale
+		}
+		files[doc.Issue] = f
+	}
+	if i >= len(f.Observations) {
+		return Entry{}, errStale
+	}
+	e := f.Observations[i].Entry()
+	if !describes(doc, &e) {
+		return Entry{}, errStale
+	}
+	return e, nil
 }
 
 // describes reports whether doc is the index's account of row e: a cheap
