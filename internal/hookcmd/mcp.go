@@ -156,18 +156,7 @@ func forwardCompanion(ctx context.Context, a *App, binary, what string, args []s
 // global flags, or flags of that command): a companion binary run alone,
 // or as `agentx-mcp --agent NAME`, does its one job.
 func WithDefaultCommand(args []string, name string) []string {
-	i := 0
-	for i < len(args) {
-		switch {
-		case args[i] == "--root" || args[i] == "-root":
-			i += 2
-			continue
-		case strings.HasPrefix(args[i], "--root="):
-			i++
-			continue
-		}
-		break
-	}
+	i := afterRootFlags(args)
 	if i > len(args) || (i < len(args) && args[i] != "" && args[i][0] != '-') {
 		return args // a command: mcp, view, version, ...
 	}

@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// signalsFor sets up the signal handling of a command line (signalGuard,
-// signalGuard): none for the few commands that write nothing and take no
-// lock (version, help, completion) and for `hook deliver`: a signal may
+// signalsFor sets up the signal handling of a command line (signalGuard):
+// none for the few commands that write nothing and take no lock (version,
+// help, completion) and for `hook deliver`: a signal may
 // end those at once, as it ends any program. os/signal starts a thread to
 // receive signals, 0.2 ms, a fifth of a whole Go hello-world's run
 // (docs/performance-history.md, "Process start against a hello-world").
@@ -51,20 +51,28 @@ func signalsFor(args []string, grace time.Duration, ready func(context.Context))
 	return g.ctx, g.stop, nil
 }
 
-// commandOf is args past the global --root flag (App.Run).
+// commandOf is args past the global --root flags (App.Run); nil when the
+// last --root lacks its value.
 func commandOf(args []string) []string {
-	for len(args) > 0 {
+	if i := afterRootFlags(args); i <= len(args) {
+		return args[i:]
+	}
+	return nil
+}
+
+// afterRootFlags is the index in args past the global --root flags
+// (App.Run): past len(args) when the last one lacks its value.
+func afterRootFlags(args []string) int {
+	i := 0
+	for i < len(args) {
 		switch {
-		case args[0] == "--root" || args[0] == "-root":
-			if len(args) < 2 {
-				return nil
-			}
-			args = args[2:]
-		case strings.HasPrefix(args[0], "--root="):
-			args = args[1:]
+		case args[i] == "--root" || args[i] == "-root":
+			i += 2
+		case strings.HasPrefix(args[i], "--root="):
+			i++
 		default:
-			return args
+			return i
 		}
 	}
-	return args
+	return i
 }

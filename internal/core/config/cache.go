@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -152,15 +153,7 @@ func input(path string) (cacheInput, bool) {
 }
 
 func sameKey(a, b cacheKey) bool {
-	if a.Stamp != b.Stamp || a.Binary != b.Binary || a.Config != b.Config || a.Workflows != b.Workflows || len(a.Files) != len(b.Files) {
-		return false
-	}
-	for i := range a.Files {
-		if a.Files[i] != b.Files[i] {
-			return false
-		}
-	}
-	return true
+	return a.Stamp == b.Stamp && a.Binary == b.Binary && a.Config == b.Config && a.Workflows == b.Workflows && slices.Equal(a.Files, b.Files)
 }
 
 // racyFree reports whether every configuration file was older than the
@@ -216,8 +209,8 @@ func readCache(cacheFile string, key cacheKey) (*Set, bool) {
 	return set, true
 }
 
-// checkCache returns the JSON body of a cache file whose header and
-// checksum hold.
+// checkCache returns the encoded body (cachecodec.go) of a cache file
+// whose header and checksum hold.
 func checkCache(data []byte) ([]byte, bool) {
 	head, body, ok := bytes.Cut(data, []byte("\n"))
 	if !ok {

@@ -144,6 +144,9 @@ func (d *odb) packed(h Hash) (o plumbing.EncodedObject, err error) {
 // loose reads the loose object h (plumbing.ErrObjectNotFound when there
 // is none), as go-git's storage did.
 func (d *odb) loose(h Hash) (o plumbing.EncodedObject, err error) {
+	if o, ok := d.cache.Get(h); ok {
+		return o, nil // an object's content never changes under its id
+	}
 	hx := h.String()
 	f, err := os.Open(filepath.Join(d.root, "objects", hx[:2], hx[2:]))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -153,9 +156,6 @@ func (d *odb) loose(h Hash) (o plumbing.EncodedObject, err error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }() // read-only
-	if o, ok := d.cache.Get(h); ok {
-		return o, nil
-	}
 	r, err := objfile.NewReader(f)
 	if err != nil {
 		return nil, err

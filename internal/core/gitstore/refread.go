@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -87,30 +86,23 @@ func (r *Repo) readRef(name string) (*plumbing.Reference, error) {
 // holds (nil for a comment or a peeled line) until each returns false. A
 // missing packed-refs has no lines.
 func (r *Repo) scanPacked(each func(line string, ref *plumbing.Reference) bool) error {
-	f, err := os.Open(filepath.Join(r.CommonDir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer func() { _ = f.Close() }() // read-only
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
+	var bad bool
+	err := r.eachPackedLine(func(line string) bool {
 		var ref *plumbing.Reference
 		if line != "" && line[0] != '#' && line[0] != '^' {
 			hash, name, ok := strings.Cut(line, " ")
 			if !ok || strings.Contains(name, " ") {
-				return errPackedRefsFormat
+				bad = true
+				return false
 			}
 			ref = plumbing.NewReferenceFromStrings(name, hash)
 		}
-		if !each(line, ref) {
-			return nil
-		}
+		return each(line, ref)
+	})
+	if bad {
+		return errPackedRefsFormat
 	}
-	return sc.Err()
+	return err
 }
 
 // removeRef deletes the loose ref name and its line in packed-refs (with

@@ -67,7 +67,26 @@ func (r *Repo) Refs(prefixes ...string) (map[string]Hash, error) {
 }
 
 // packedRefs adds the refs of packed-refs under prefixes to out.
+// A malformed line is passed over (git lists the others).
 func (r *Repo) packedRefs(prefixes []string, out map[string]Hash) error {
+	return r.eachPackedLine(func(line string) bool {
+		if line == "" || line[0] == '#' || line[0] == '^' {
+			return true
+		}
+		hash, name, ok := strings.Cut(line, " ")
+		if !ok || !hasPrefix(name, prefixes) {
+			return true
+		}
+		if h, ok := hashLine([]byte(hash)); ok {
+			out[name] = h
+		}
+		return true
+	})
+}
+
+// eachPackedLine calls each with every line of packed-refs until it
+// returns false; a missing packed-refs has no lines.
+func (r *Repo) eachPackedLine(each func(line string) bool) error {
 	f, err := os.Open(filepath.Join(r.CommonDir, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -75,20 +94,12 @@ func (r *Repo) packedRefs(prefixes []string, out map[string]Hash) error {
 	if err != nil {
 		return err
 	}
-	defer func() { _ = f.Close() }()
+	defer func() { _ = f.Close() }() // read-only
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 0 || line[0] == '#' || line[0] == '^' {
-			continue
-		}
-		hash, name, ok := bytes.Cut(line, []byte(" "))
-		if !ok || !hasPrefix(string(name), prefixes) {
-			continue
-		}
-		if h, ok := hashLine(hash); ok {
-			out[string(name)] = h
+		if !each(sc.Text()) {
+			return nil
 		}
 	}
 	return sc.Err()
