@@ -84,6 +84,13 @@ type freshRecord struct {
 	changed []int
 }
 
+// standsAt reports whether the record may stand for a sweep at now: taken
+// less than freshAge before it (and not after it: a clock set back).
+func (r *freshRecord) standsAt(now time.Time) bool {
+	age := now.UnixNano() - r.at
+	return age >= 0 && age < int64(freshAge)
+}
+
 func (s *Store) freshPath() string { return filepath.Join(s.pendingDir(), freshName) }
 
 func (r *freshRecord) encode() []byte {
@@ -162,7 +169,7 @@ func (s *Store) checkFresh(gen uint64, busy map[int]bool) (changed []int, ok boo
 	}
 	racy := newest >= now.Add(-margin).UnixNano()
 	if r, rok := s.readFresh(); rok && r.gen == gen && r.key == key {
-		if age := now.UnixNano() - r.at; age >= 0 && age < int64(freshAge) {
+		if r.standsAt(now) {
 			return slices.Clone(r.changed), true, nil
 		}
 	}
@@ -207,7 +214,7 @@ func (s *Store) holdFresh() *freshHold {
 	if !kok || !fine || r.key != key {
 		return nil
 	}
-	if age := time.Now().UnixNano() - r.at; age < 0 || age >= int64(freshAge) {
+	if !r.standsAt(time.Now()) {
 		return nil
 	}
 	gen, ok := s.baseGeneration()
