@@ -99,27 +99,20 @@ func (s *Store) reconcileFiles(ld *issueLoad, gen uint64, start time.Time) (*sta
 	if rep.Skipped == nil {
 		rep.Skipped = []string{}
 	}
-	var all []*Observation
-	var refs []memindex.Ref
+	var files []*IssueFile
+	var offsets [][]uint32
 	for _, n := range ld.issues {
 		if f := ld.files[n]; f != nil {
-			for i := range f.Observations {
-				all = append(all, &f.Observations[i])
-				refs = append(refs, fileRef(ld.offsets[n], i))
-			}
+			files, offsets = append(files, f), append(offsets, ld.offsets[n])
 		}
 	}
-	analysed := analyseAll(len(all), func(i int) (string, string) { return all[i].Summary, all[i].Content })
 	b := memindex.NewBuilder()
-	for i, o := range all {
-		e := o.Entry()
-		b.AddAnalysed(docOf(&e, refs[i]), <-analysed)
-	}
+	entries := addFileRows(b, files, offsets)
 	st := &state{}
 	if err := st.replaceFiles(b, gen+1); err != nil {
 		return nil, rep, err
 	}
-	rep.Entries = len(all)
+	rep.Entries = entries
 	rep.Duration = time.Since(start)
 	rep.Millis = rep.Duration.Milliseconds()
 	return st, rep, nil
@@ -137,17 +130,30 @@ func (s *Store) reindexFiles(st *state, issues []int) error {
 	if err != nil {
 		return err
 	}
-	var all []*Observation
-	var refs []memindex.Ref
+	var files []*IssueFile
+	var offsets [][]uint32
 	for _, n := range issues {
-		f, offsets, err := s.readIssueOffsets(n)
+		f, off, err := s.readIssueOffsets(n)
 		if err != nil {
 			s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
 			continue
 		}
+		files, offsets = append(files, f), append(offsets, off)
+	}
+	addFileRows(b, files, offsets)
+	return st.replaceFiles(b, st.stamp.Generation+1)
+}
+
+// addFileRows adds the observations of files to b as rows pointing into
+// their files (offsets[k] are files[k]'s), analysed in parallel, and
+// returns how many it added.
+func addFileRows(b *memindex.Builder, files []*IssueFile, offsets [][]uint32) int {
+	var all []*Observation
+	var refs []memindex.Ref
+	for k, f := range files {
 		for i := range f.Observations {
 			all = append(all, &f.Observations[i])
-			refs = append(refs, fileRef(offsets, i))
+			refs = append(refs, fileRef(offsets[k], i))
 		}
 	}
 	analysed := analyseAll(len(all), func(i int) (string, string) { return all[i].Summary, all[i].Content })
@@ -155,7 +161,7 @@ func (s *Store) reindexFiles(st *state, issues []int) error {
 		e := o.Entry()
 		b.AddAnalysed(docOf(&e, refs[i]), <-analysed)
 	}
-	return st.replaceFiles(b, st.stamp.Generation+1)
+	return len(all)
 }
 
 // replaceFiles makes st the file base of generation gen that b describes.
