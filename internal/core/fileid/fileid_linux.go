@@ -24,7 +24,7 @@ func StatAt(dir *os.File, name string) (ID, bool) {
 	if err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return ID{}, false
 	}
-	return ID{Ino: int64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true
+	return idOf(&st), true
 }
 
 // Stat returns the identity of the regular file at path, without
@@ -38,7 +38,7 @@ func Stat(path string) (id ID, ok, absent bool) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return ID{}, false, false
 	}
-	return ID{Ino: int64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true, false
+	return idOf(&st), true, false
 }
 
 // Read reads the regular file at path like atomicfile.ReadRegular (the
@@ -56,8 +56,8 @@ func Read(path string, limit int64) (data []byte, id ID, ok bool, err error) {
 		return nil, ID{}, false, err
 	}
 	defer func() { _ = f.Close() }() // opened read-only: a close error loses nothing
-	var st syscall.Stat_t
-	ok = syscall.Fstat(int(f.Fd()), &st) == nil
+	var st unix.Stat_t
+	ok = unix.Fstat(int(f.Fd()), &st) == nil
 	data, err = atomicfile.ReadAllLimited(f, limit)
 	if err != nil {
 		if errors.Is(err, atomicfile.ErrTooLarge) {
@@ -68,5 +68,10 @@ func Read(path string, limit int64) (data []byte, id ID, ok bool, err error) {
 	if !ok {
 		return data, ID{}, false, nil
 	}
-	return data, ID{Ino: int64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true, nil
+	return data, idOf(&st), true, nil
+}
+
+// idOf is the identity a stat reports.
+func idOf(st *unix.Stat_t) ID {
+	return ID{Ino: int64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}
 }
