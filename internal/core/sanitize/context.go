@@ -7,9 +7,10 @@ import (
 )
 
 // The rules where context matters: what the value of a `name = value`
-// looks like (here), and which command a flag belongs to (cliflags.go). gitleaks' generic rule
-// looks for an entropy above 3.5, which lets `DB_PASS=letmein` through and
-// a long identifier in; these read the shape of the code instead.
+// looks like (here), and which command a flag belongs to (cliflags.go).
+// gitleaks' generic rule looks for an entropy above 3.5, which lets
+// `DB_PASS=letmein` through and a long identifier in; these read the
+// shape of the code instead.
 
 // assignmentHints are lower-case literals one of which every key the
 // assignment rule matches holds.
