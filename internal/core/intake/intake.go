@@ -25,7 +25,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/capture"
 	"github.com/agentx-dev/agentx/internal/core/cursor"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/gitcmd"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/spool"
@@ -205,107 +204,6 @@ func (x *Intake) Durably(ctx context.Context, c Capture) (*Report, error) {
 	}
 	done.Spooled = true
 	return done, cl.Done()
-}
-
-// Leftovers finishes what earlier hooks spooled but did not process,
-// within LeftoverLimit and LeftoverTime.
-func (x *Intake) Leftovers(ctx context.Context) []*Report {
-	pending, err := x.Spool.Pending()
-	if err != nil {
-		x.warn("agentx memory: spool: %v", err)
-		return nil
-	}
-	var out []*Report
-	start := time.Now() // real time: this bounds real work, whatever the clock says
-	for i, p := range pending {
-		if i == LeftoverLimit || time.Since(start) > LeftoverTime {
-			break
-		}
-		if rep := x.leftover(ctx, p.Key); rep != nil {
-			out = append(out, rep)
-		}
-	}
-	return out
-}
-
-// leftover finishes one spooled capture; nil when it is not finished now.
-func (x *Intake) leftover(ctx context.Context, key string) *Report {
-	cl, err := x.Spool.Claim(ctx, key)
-	var qe *spool.QuarantinedError
-	if errors.As(err, &qe) {
-		x.warn("agentx memory: %v", qe)
-		return nil
-	}
-	if err != nil {
-		return nil // done meanwhile, or another process works on it
-	}
-	var e Entry
-	if err := json.Unmarshal(cl.Payload(), &e); err != nil || e.Agent == "" || e.Issue <= 0 {
-		// Unreadable: nothing could ever process it; keep it out of the
-		// way without losing it.
-		x.giveUp(cl, fmt.Sprintf("spooled capture %s is unreadable", key))
-		return nil
-	}
-	source := "session summary"
-	var payload *capture.Payload
-	if len(e.Payload) > 0 {
-		source = "hook payload"
-		if p, err := capture.ParsePayload(e.Payload); err == nil {
-			source = string(p.Host) + " hook payload"
-			payload = &p
-		}
-	}
-	// A leftover has half of what remains of the hook's deadline: the
-	// session's recall comes after it.
-	lctx := ctx
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		lctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
-		defer cancel()
-	}
-	rep, err := x.process(lctx, e, payload, source)
-	if err != nil {
-		what := fmt.Sprintf("spooled capture for issue #%d: %v", e.Issue, err)
-		if lctx.Err() != nil && cl.Attempt() > 1 {
-			// Cut off by this hook's deadline after an earlier process
-			// died on it (the host's kill): it cannot finish within a
-			// hook. Moved aside now, not after two more starts each
-			// spent on it.
-			x.giveUpNow(cl, what)
-			return nil
-		}
-		x.giveUp(cl, what)
-		return nil
-	}
-	if err := cl.Done(); err != nil {
-		x.warn("agentx memory: spool: %v", err)
-	}
-	rep.Leftover = true
-	return rep
-}
-
-// giveUp records a failed attempt at a spooled capture; after
-// spool.MaxAttempts it is moved aside and the warning says where.
-func (x *Intake) giveUp(cl *spool.Claim, what string) {
-	moved, err := cl.Fail()
-	switch {
-	case err != nil:
-		x.warn("agentx memory: %s (kept for the next hook start; %v)", what, err)
-	case moved != "":
-		x.warn("agentx memory: %s; given up after %d attempts and moved to %s", what, spool.MaxAttempts, moved)
-	default:
-		x.warn("agentx memory: %s (kept for the next hook start)", what)
-	}
-}
-
-// giveUpNow moves a claimed spooled capture aside at once, saying where.
-func (x *Intake) giveUpNow(cl *spool.Claim, what string) {
-	moved, err := cl.GiveUp()
-	if err != nil {
-		x.warn("agentx memory: %s (kept for the next hook start; %v)", what, err)
-		return
-	}
-	x.warn("agentx memory: %s; it was cut off in %d hooks in a row and was moved to %s", what, cl.Attempt(), moved)
 }
 
 // process extracts, filters and stores one capture. payload is e.Payload
@@ -505,40 +403,6 @@ func Observation(agent string, issue int, session string, c capture.Candidate) m
 	o.SetSourceBytes(c.SourceBytes)
 	o.SetFiles(c.Files)
 	return o
-}
-
-// RecordCommit stores HEAD of the repository git runs in as a code-change
-// observation of issue. Shelled out, not go-git: the post-commit hook runs
-// with git's own environment (GIT_INDEX_FILE during `git commit -a`,
-// GIT_DIR in worktrees).
-func (x *Intake) RecordCommit(ctx context.Context, git gitcmd.Runner, agent string, issue int) error {
-	out, err := ShowHead(ctx, git)
-	if err != nil {
-		return err
-	}
-	return x.RecordShown(ctx, out, agent, issue)
-}
-
-// ShowHead is what the post-commit hook reads of HEAD, once: its short
-// hash, subject and changed paths.
-func ShowHead(ctx context.Context, git gitcmd.Runner) (string, error) {
-	// git show --no-color --no-ext-diff -m --first-parent
-	//   --name-status --format='%h %s' HEAD
-	// (-m --first-parent: a merge commit lists what it brought in, on
-	// every git version; --diff-merges would need 2.31.)
-	return git.Git(ctx, "show", "--no-color", "--no-ext-diff", "-m", "--first-parent",
-		"--name-status", "--format=%h %s", "HEAD")
-}
-
-// RecordShown stores ShowHead's output as a code-change observation of
-// issue by agent.
-func (x *Intake) RecordShown(ctx context.Context, out, agent string, issue int) error {
-	c, ok := capture.FromCommit(out)
-	if !ok {
-		return nil
-	}
-	_, err := x.Store.Store(ctx, []memory.Observation{x.withStep(Observation(agent, issue, "", c))})
-	return err
 }
 
 // Doc is `memory capture --json`.
