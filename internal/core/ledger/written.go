@@ -28,11 +28,22 @@ type writtenFile struct {
 const maxWritten = 8
 
 func (w *written) remember(path string, data []byte, l *Ledger) {
-	var open []Record
+	n := 0
+	for i := range l.Clarifications {
+		if l.Clarifications[i].Status.Open() {
+			n++
+		}
+	}
+	// Sized at once: grown by doubling, the slice of a ledger with a few
+	// hundred open records cost twice its size in fresh pages.
+	open := make([]Record, 0, n)
 	for i := range l.Clarifications {
 		if l.Clarifications[i].Status.Open() {
 			open = append(open, l.Clarifications[i].clone())
 		}
+	}
+	if n == 0 {
+		open = nil // as decoding gives: no open record, no slice
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
