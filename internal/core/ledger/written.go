@@ -78,6 +78,17 @@ func (s *Store) OpenWritten(path string, data []byte) ([]Record, bool) {
 	return out, true
 }
 
+// WrittenBytes is what this Store last wrote at path, when it remembers
+// it: a reader that expects those bytes compares the file with them
+// instead of reading a copy (fileid.ReadExpect). The caller must not
+// change them.
+func (s *Store) WrittenBytes(path string) ([]byte, bool) {
+	s.written.mu.Lock()
+	defer s.written.mu.Unlock()
+	f, ok := s.written.files[path]
+	return f.data, ok
+}
+
 // WrittenPaths is every ledger file this Store wrote, in no order.
 func (s *Store) WrittenPaths() []string {
 	s.written.mu.Lock()
