@@ -256,7 +256,7 @@ func (l *Locker) acquireFile(ctx context.Context, target string, b *Batch) (*Loc
 			if b != nil {
 				content, ok, err = b.link(path)
 			} else if content, err = l.newContent(); err == nil {
-				ok, err = createExclusive(path, content, l.opt.StaleAfter)
+				ok, err = createExclusive(path, content)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -300,14 +300,10 @@ func (l *Locker) acquireFile(ctx context.Context, target string, b *Batch) (*Loc
 // content is written to a temporary file first and hard-linked into
 // place, which fails like O_EXCL when the lock exists. Where hard links
 // are not supported, it falls back to O_EXCL and write.
-func createExclusive(path string, content []byte, staleAfter time.Duration) (bool, error) {
-	dir, base := filepath.Dir(path), filepath.Base(path)
-	tmp := claimSpare(dir, base, content, staleAfter) // the last released lock's file, if any
-	var err error
-	if tmp == "" {
-		if tmp, err = stageLockContent(dir, base, content); err != nil {
-			return false, err
-		}
+func createExclusive(path string, content []byte) (bool, error) {
+	tmp, err := stageLockContent(filepath.Dir(path), filepath.Base(path), content)
+	if err != nil {
+		return false, err
 	}
 	// After the link the temporary is a second name for the lock file, so
 	// it goes whatever happened; failing to remove it costs a stray file.
@@ -561,9 +557,6 @@ func (lk *Lock) Release() error {
 	}
 	if !bytes.Equal(data, lk.content) {
 		return fmt.Errorf("%s: %w", lk.path, ErrLost)
-	}
-	if keepSpare(lk.path) {
-		return nil
 	}
 	if err := os.Remove(lk.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("release %s: %w", lk.path, err)
