@@ -101,42 +101,41 @@ func (l *Log) Append(ctx context.Context, typ string, payload any) error {
 		return err
 	}
 	line = append(line, '\n')
-	return atomicfile.WithLock(ctx, l.Locks, l.Path, func(lk *lock.Lock) error {
-		f, err := atomicfile.OpenAppend(l.Path)
-		if errors.Is(err, fs.ErrNotExist) {
-			if err := os.MkdirAll(dirOf(l.Path), 0o755); err != nil {
-				return err
-			}
-			f, err = atomicfile.OpenAppend(l.Path)
+	return l.appendLine(ctx, line)
+}
+
+// write appends line to the open log f (its last line terminated first)
+// and reports whether the log may now be over its bound. Counting lines
+// means reading the whole log, so it is done only when the size says the
+// log might be over its bound, and then only on the append that crosses
+// an 8 KiB boundary (one in about 40), or at once when even long lines
+// could not explain the size.
+func write(f *os.File, line []byte) (trim bool, err error) {
+	if _, err := f.Write(atomicfile.Terminated(f, line)); err != nil {
+		return false, fmt.Errorf("append event log: %w", err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return false, nil // the event is in; the trim waits for the next append
+	}
+	size := info.Size()
+	crossed := (size-int64(len(line)))/8192 != size/8192
+	return size > int64(MaxEvents)*150 && (crossed || size > int64(MaxEvents)*600), nil
+}
+
+// openLog opens the log for appending, creating it and its directory.
+func (l *Log) openLog() (*os.File, error) {
+	f, err := atomicfile.OpenAppend(l.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dirOf(l.Path), 0o755); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return fmt.Errorf("open event log: %w", err)
-		}
-		_, werr := f.Write(atomicfile.Terminated(f, line))
-		info, serr := f.Stat()
-		cerr := f.Close()
-		if err := errors.Join(werr, cerr); err != nil {
-			return fmt.Errorf("append event log: %w", err)
-		}
-		// Counting lines means reading the whole log, so it is done only
-		// when the size says the log might be over its bound, and then
-		// only on the append that crosses an 8 KiB boundary (one in about
-		// 40), or at once when even long lines could not explain the size.
-		size := int64(0)
-		if serr == nil {
-			size = info.Size()
-		}
-		crossed := (size-int64(len(line)))/8192 != size/8192
-		if size > int64(MaxEvents)*150 && (crossed || size > int64(MaxEvents)*600) {
-			// The event is in; a trim refused because our lock was taken
-			// over is left to the next writer (running this hold again
-			// would append the event twice).
-			if err := l.trim(lk); err != nil && !errors.Is(err, lock.ErrLost) {
-				return err
-			}
-		}
-		return nil
-	})
+		f, err = atomicfile.OpenAppend(l.Path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open event log: %w", err)
+	}
+	return f, nil
 }
 
 func (l *Log) trim(lk *lock.Lock) error {

@@ -3,8 +3,10 @@
 package fileid
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -49,6 +51,55 @@ func TestIdentityFollowsWrites(t *testing.T) {
 		t.Fatal("a directory has an identity")
 	}
 	if _, _, _, err := Read(path, 3); err == nil {
+		t.Fatal("a file over the limit was read")
+	}
+}
+
+// ReadExpect gives the bytes expected, without a copy, only when the file
+// holds exactly them, and otherwise what Read gives; the identity is
+// Read's either way.
+func TestReadExpect(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "issue-1.json")
+	big := []byte(strings.Repeat("0123456789abcdef", 5000)) // past the compare buffer
+	for _, c := range []struct {
+		name       string
+		file, want []byte
+	}{
+		{"same", big, big},
+		{"same, empty", []byte{}, []byte{}},
+		{"same size, last byte differs", big, append(append([]byte(nil), big[:len(big)-1]...), 'x')},
+		{"same size, first byte differs", big, append([]byte{'x'}, big[1:]...)},
+		{"file longer", big, big[:len(big)-1]},
+		{"file shorter", big[:len(big)-1], big},
+		{"want nil", []byte("x"), nil},
+	} {
+		if err := os.WriteFile(path, c.file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, wantID, _, err := Read(path, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append([]byte(nil), c.want...)
+		data, id, ok, err := ReadExpect(path, 1<<20, want)
+		if err != nil || !ok || id != wantID {
+			t.Fatalf("%s: id %+v (want %+v) ok %v err %v", c.name, id, wantID, ok, err)
+		}
+		if !bytes.Equal(data, c.file) {
+			t.Fatalf("%s: got %d bytes, the file holds %d", c.name, len(data), len(c.file))
+		}
+		handedBack := len(data) > 0 && len(want) > 0 && &data[0] == &want[0]
+		if same := len(c.file) > 0 && c.want != nil && bytes.Equal(c.file, c.want); handedBack != same {
+			t.Fatalf("%s: the expected bytes handed back: %v, want %v", c.name, handedBack, same)
+		}
+	}
+	// Over the limit: refused as Read refuses it, whatever was expected.
+	if err := os.WriteFile(path, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := ReadExpect(path, 10, big); err == nil {
 		t.Fatal("a file over the limit was read")
 	}
 }

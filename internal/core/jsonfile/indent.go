@@ -14,7 +14,7 @@ import (
 // encoding/json's Indent(dst, src, "", "  ") with a trailing newline,
 // byte for byte (FuzzIndentMatchesEncodingJSON).
 func marshalIndented(m json.Marshaler) ([]byte, bool, error) {
-	if rv := reflect.ValueOf(m); rv.Kind() == reflect.Pointer && rv.IsNil() {
+	if isNilPointer(m) {
 		return nil, false, nil // encoding/json writes null for it
 	}
 	raw, err := m.MarshalJSON()
@@ -31,19 +31,7 @@ func marshalIndented(m json.Marshaler) ([]byte, bool, error) {
 // indent appends the single JSON value in src to dst, two spaces per level,
 // whitespace outside strings dropped, and fails as our scanner does on
 // anything that is not one valid JSON value.
-func indent(dst, src []byte) ([]byte, error) {
-	s := scanner{data: src}
-	s.ws()
-	dst, err := s.indentValue(dst, 0)
-	if err != nil {
-		return nil, err
-	}
-	s.ws()
-	if s.pos != len(s.data) {
-		return nil, s.errf("trailing data after value")
-	}
-	return dst, nil
-}
+func indent(dst, src []byte) ([]byte, error) { return AppendIndented(dst, src, 0) }
 
 func (s *scanner) indentValue(dst []byte, depth int) ([]byte, error) {
 	if depth > maxDepth {
@@ -116,3 +104,38 @@ func newline(dst []byte, depth int) []byte {
 	}
 	return dst
 }
+
+func isNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
+// IndentAppender is a value that lays itself out as Marshal would lay out
+// its MarshalJSON (encoding/json's Indent with two spaces, no trailing
+// newline), straight into dst: the ledger, rewritten whole by every
+// clarify command, then costs one buffer and one pass instead of a
+// compact copy, a scan of it and the indented copy.
+type IndentAppender interface {
+	AppendIndentedJSON(dst []byte) ([]byte, error)
+}
+
+// AppendIndented appends the single JSON value in raw laid out as it
+// would be at depth levels of nesting (a kept unknown key's value inside
+// an IndentAppender's output), and fails as Marshal does on anything
+// that is not one valid JSON value.
+func AppendIndented(dst, raw []byte, depth int) ([]byte, error) {
+	s := scanner{data: raw}
+	s.ws()
+	dst, err := s.indentValue(dst, depth)
+	if err != nil {
+		return nil, err
+	}
+	s.ws()
+	if s.pos != len(s.data) {
+		return nil, s.errf("trailing data after value")
+	}
+	return dst, nil
+}
+
+// Newline appends a line break and the indentation of depth.
+func Newline(dst []byte, depth int) []byte { return newline(dst, depth) }

@@ -19,6 +19,13 @@ import (
 
 // Marshal renders v as the reference implementation lays files out.
 func Marshal(v any) ([]byte, error) {
+	if a, ok := v.(IndentAppender); ok && !isNilPointer(v) {
+		out, err := a.AppendIndentedJSON(nil)
+		if err != nil {
+			return nil, err
+		}
+		return append(out, '\n'), nil
+	}
 	if m, ok := v.(json.Marshaler); ok {
 		if out, done, err := marshalIndented(m); done {
 			return out, err

@@ -28,11 +28,22 @@ type writtenFile struct {
 const maxWritten = 8
 
 func (w *written) remember(path string, data []byte, l *Ledger) {
-	var open []Record
+	n := 0
+	for i := range l.Clarifications {
+		if l.Clarifications[i].Status.Open() {
+			n++
+		}
+	}
+	// Sized at once: grown by doubling, the slice of a ledger with a few
+	// hundred open records cost twice its size in fresh pages.
+	open := make([]Record, 0, n)
 	for i := range l.Clarifications {
 		if l.Clarifications[i].Status.Open() {
 			open = append(open, l.Clarifications[i].clone())
 		}
+	}
+	if n == 0 {
+		open = nil // as decoding gives: no open record, no slice
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -65,6 +76,17 @@ func (s *Store) OpenWritten(path string, data []byte) ([]Record, bool) {
 		out[i] = f.open[i].clone()
 	}
 	return out, true
+}
+
+// WrittenBytes is what this Store last wrote at path, when it remembers
+// it: a reader that expects those bytes compares the file with them
+// instead of reading a copy (fileid.ReadExpect). The caller must not
+// change them.
+func (s *Store) WrittenBytes(path string) ([]byte, bool) {
+	s.written.mu.Lock()
+	defer s.written.mu.Unlock()
+	f, ok := s.written.files[path]
+	return f.data, ok
 }
 
 // WrittenPaths is every ledger file this Store wrote, in no order.

@@ -153,11 +153,20 @@ func detectStuck(open []ledger.Record) []StuckFinding {
 // flips finds, among the open records of one issue, the later record of
 // each pair between the same two agents in opposite directions on the same
 // topic.
+// Only records in the opposite direction are compared (byPair): every
+// pair was compared before, 14,000 of them for an issue of 120 open
+// requests in one direction, none of which can flip.
 func flips(same []ledger.Record, seen map[string]bool, out []StuckFinding) []StuckFinding {
+	type pair struct{ from, to string }
+	byPair := make(map[pair][]int)
+	for j := range same {
+		k := pair{same[j].From, same[j].To}
+		byPair[k] = append(byPair[k], j)
+	}
 	for i := range same {
-		for j := range same {
+		for _, j := range byPair[pair{same[i].To, same[i].From}] {
 			a, b := &same[i], &same[j]
-			if a.From != b.To || a.To != b.From || !older(a, b) || seen[b.ID] {
+			if !older(a, b) || seen[b.ID] {
 				continue
 			}
 			if !sameTopic(a.Topic, b.Topic) {

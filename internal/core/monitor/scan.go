@@ -293,7 +293,7 @@ func (s *Scanner) readLedger(j ledgerFile, start time.Time) readResult {
 	// The identity comes from the open file before its content is read: a
 	// write after that changes the identity, so the next scan reads the
 	// file again.
-	data, id, idOK, err := fileid.Read(path, atomicfile.StateLimit)
+	data, id, idOK, err := s.read(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			r.err = fmt.Errorf("read ledger %s: %w", path, err)
@@ -342,6 +342,24 @@ func (s *Scanner) readLedger(j ledgerFile, start time.Time) readResult {
 // scan started.
 func (s *Scanner) racyFree(id identity, start time.Time) bool {
 	return id.RacyFree(start)
+}
+
+// writtenBytes is a WrittenLedgers that also gives the bytes it wrote
+// (ledger.Store).
+type writtenBytes interface {
+	WrittenBytes(path string) ([]byte, bool)
+}
+
+// read reads the ledger at path; one this process wrote is compared with
+// the bytes it wrote rather than copied (fileid.ReadExpect): a clarify
+// command's check after its write reads nothing new.
+func (s *Scanner) read(path string) ([]byte, identity, bool, error) {
+	if wb, ok := s.Written.(writtenBytes); ok {
+		if want, ok := wb.WrittenBytes(path); ok {
+			return fileid.ReadExpect(path, atomicfile.StateLimit, want)
+		}
+	}
+	return fileid.Read(path, atomicfile.StateLimit)
 }
 
 // lookupWritten is Written's answer for path, when there is a Written.

@@ -179,6 +179,28 @@ func TestScannerTakesWhatThisProcessWroteAndDecodesAnyOtherBytes(t *testing.T) {
 		t.Fatalf("open records from the store differ from decoding:\n%+v\n%+v", scan.Open, plain.Open)
 	}
 
+	// Another writer changes the file in place to bytes of the same size
+	// (the first record goes stale): compared, not taken for ours.
+	path := ws.LedgerFile(7)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(data, []byte(`"status": "pending"`), []byte(`"status": "stale"  `), 1)
+	if len(edited) != len(data) || bytes.Equal(edited, data) {
+		t.Fatal("the fixture has no pending record to edit")
+	}
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	same, err := s.Scan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.Decoded != 1 || len(same.Open) != 2 || same.Open[0].Status != ledger.Stale {
+		t.Fatalf("after a same-size edit: decoded %d open %+v, want it decoded with CLR-7-001 stale", same.Decoded, same.Open)
+	}
+
 	// Another writer (here: by hand) resolves one: its bytes are decoded.
 	writeLedger(t, ws.ClarificationsDir(), 7, rec(7, 1, "engineer", "architect", true, ledger.Resolved),
 		rec(7, 2, "engineer", "architect", true, ledger.Resolved), rec(7, 3, "engineer", "architect", true, ledger.Answered))

@@ -56,20 +56,6 @@ type allowCompiled struct {
 var (
 	glCompiledRules = sync.OnceValue(func() []glCompiled { return make([]glCompiled, len(gitleaksRules)) })
 	glGlobal        = sync.OnceValue(func() []allowCompiled { return compileAllow(gitleaksGlobal) })
-	// glKeywords maps every keyword to the rules that name it, in table
-	// order.
-	glKeywords = sync.OnceValue(func() map[string][]int {
-		m := map[string][]int{}
-		for i, r := range gitleaksRules {
-			for _, k := range r.Keywords {
-				k = strings.ToLower(k)
-				if l := m[k]; len(l) == 0 || l[len(l)-1] != i {
-					m[k] = append(m[k], i)
-				}
-			}
-		}
-		return m
-	})
 )
 
 func (c *glCompiled) compile(r *glRule) {
@@ -132,15 +118,9 @@ type keyword struct {
 	rules []int
 }
 
-// glKeywordList is glKeywords as a list.
-var glKeywordList = sync.OnceValue(func() []keyword {
-	m := glKeywords()
-	out := make([]keyword, 0, len(m))
-	for w, rs := range m {
-		out = append(out, keyword{w, rs})
-	}
-	return out
-})
+// glKeywordList is every keyword with the rules that name it: the
+// generated gitleaksKeywords, a static table (nothing built at run time).
+func glKeywordList() []keyword { return gitleaksKeywords }
 
 // bigrams is the set of the byte pairs of a text.
 type bigrams [1 << 16 / 64]uint64

@@ -3,6 +3,7 @@ package sanitize
 import (
 	"encoding/json"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -151,5 +152,30 @@ func BenchmarkGenericMinifiedJSON(b *testing.B) {
 	b.SetBytes(int64(len(line)))
 	for b.Loop() {
 		genericReplace(line, r, c)
+	}
+}
+
+// The generated keyword index is the rules' keywords, lowercased, each
+// with every rule that names it, sorted by keyword, with nothing else.
+func TestKeywordIndexIsTheRulesKeywords(t *testing.T) {
+	t.Parallel()
+	want := map[string][]int{}
+	for i, r := range gitleaksRules {
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			if l := want[k]; len(l) == 0 || l[len(l)-1] != i {
+				want[k] = append(want[k], i)
+			}
+		}
+	}
+	got := map[string][]int{}
+	for i, kw := range glKeywordList() {
+		if i > 0 && glKeywordList()[i-1].word >= kw.word {
+			t.Fatalf("keyword %q after %q: not sorted", kw.word, glKeywordList()[i-1].word)
+		}
+		got[kw.word] = kw.rules
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("gitleaksKeywords is not the rules' keywords: run go generate ./internal/core/sanitize")
 	}
 }

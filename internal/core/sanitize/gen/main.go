@@ -184,11 +184,44 @@ const GitleaksVersion = %q
 	}
 	b.WriteString("}\n\n")
 	fmt.Fprintf(&b, "// gitleaksSkipped are the rules of %s that only apply to files of a\n// given path (or only match paths): text has no path.\nvar gitleaksSkipped = %#v\n", Version, skipped)
+	writeKeywords(&b, cfg)
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		log.Fatalf("format: %v\n%s", err, b.Bytes())
 	}
 	return src, kept
+}
+
+// writeKeywords writes the keyword index of the kept rules: every
+// keyword, lowercased, with the rules that name it (their indexes in
+// gitleaksRules, ascending), sorted by keyword. A static table is laid
+// out by the linker: built at run time it was a 50 KB map and list made
+// on the first text sanitised, in every command that records one.
+func writeKeywords(b *bytes.Buffer, cfg config) {
+	index := map[string][]int{}
+	i := 0
+	for _, r := range cfg.Rules {
+		if r.Regex == "" || r.Path != "" {
+			continue
+		}
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			if l := index[k]; len(l) == 0 || l[len(l)-1] != i {
+				index[k] = append(index[k], i)
+			}
+		}
+		i++
+	}
+	words := make([]string, 0, len(index))
+	for w := range index {
+		words = append(words, w)
+	}
+	sort.Strings(words)
+	b.WriteString("\n// gitleaksKeywords is every keyword of gitleaksRules, lowercased, with\n// the rules that name it (indexes in gitleaksRules, ascending), by keyword.\nvar gitleaksKeywords = []keyword{\n")
+	for _, w := range words {
+		fmt.Fprintf(b, "{%q, %#v},\n", w, index[w])
+	}
+	b.WriteString("}\n")
 }
 
 func writeAllow(b *bytes.Buffer, a allow) {

@@ -1,0 +1,99 @@
+//go:build unix
+
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+)
+
+// appendLine appends one line under an exclusive flock(2) of the log file
+// itself, as audit.jsonl is appended. The log is agentx's alone (the old
+// tools keep their events in memory), so its appends need no lock file the
+// old tools understand: package lock's file cost an inode created and
+// removed on every event (with the ledger's own lock and temporary, a
+// third of a clarify command's system time), while a flock costs nothing
+// on disk and dies with its holder, so it is never stale.
+//
+// A trim replaces the log (atomic rename) while holding its flock: an
+// appender that waited on the old file finds it is no longer the log and
+// starts over on the new one. The trim also takes the log's lock file,
+// which a checkpoint restore and agentx releases before this one hold
+// while they replace or append to the log: it never rewrites the log
+// under them. An append racing a restore lands before or after it, as
+// with the lock file (a restore replaces the log whatever was in it).
+func (l *Log) appendLine(ctx context.Context, line []byte) error {
+	for {
+		done, err := l.tryAppend(ctx, line)
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// tryAppend is one attempt: false when the file locked was no longer the
+// log (trimmed or replaced while we waited) and nothing was written.
+func (l *Log) tryAppend(ctx context.Context, line []byte) (bool, error) {
+	f, err := l.openLog()
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = f.Close() }() // the write's error is what matters
+	unlock, err := flockWait(ctx, f)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	info, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("append event log: %w", err)
+	}
+	if now, err := os.Lstat(l.Path); err != nil || !os.SameFile(info, now) {
+		return false, nil
+	}
+	trim, err := write(f, line)
+	if err != nil || !trim {
+		return true, err
+	}
+	// The event is in; a trim refused because its lock was taken over is
+	// left to the next writer.
+	err = atomicfile.WithLock(ctx, l.Locks, l.Path, func(lk *lock.Lock) error { return l.trim(lk) })
+	if errors.Is(err, lock.ErrLost) {
+		err = nil
+	}
+	return true, err
+}
+
+// lockWait bounds the wait for another appender's flock: one holds it for
+// a write, or a trim of a few hundred KB.
+const lockWait = 10 * time.Second
+
+// flockWait takes an exclusive flock on f, polling so ctx (and lockWait)
+// bound the wait.
+func flockWait(ctx context.Context, f *os.File) (unlock func(), err error) {
+	ctx, cancel := context.WithTimeout(ctx, lockWait)
+	defer cancel()
+	delay := 50 * time.Microsecond
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("lock %s: another process held it for %s", f.Name(), lockWait)
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 10*time.Millisecond)
+	}
+}
