@@ -84,6 +84,10 @@ type Store struct {
 	// change inside a writer's window); onSweep at each stat sweep of
 	// the issue files a search makes (tests count them).
 	beforeKeepFresh, onSweep func()
+	// onOverlay is told, at each search that indexes files changed behind
+	// the index, whether it took a reader's overlay (overlay.go) or
+	// indexed them (tests).
+	onOverlay func(reused bool)
 	// afterIssueWrite simulates a crash between steps 1 and 2 in tests.
 	afterIssueWrite func() error
 	// slow is the last view readers built from the files (openSlow); nil
