@@ -199,7 +199,7 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 				return err
 			}
 		}
-		if ok {
+		if ok && !ss.top.below(score) {
 			ss.top.offer(SegHit{Seg: i, Doc: d, Score: score})
 		}
 	}
@@ -209,6 +209,13 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 type segTop struct {
 	best[SegHit]
 	segs []Seg
+}
+
+// below reports whether a hit of this score cannot enter the top: the
+// top is full and its worst scores higher (most documents of a common
+// term, turned away here without the comparison's reads of their times).
+func (t *segTop) below(score float64) bool {
+	return t.k > 0 && len(t.hits) == t.k && score < t.hits[0].Score
 }
 
 func newSegTop(segs []Seg, k int) *segTop {
