@@ -184,7 +184,22 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 		if d < 0 {
 			return nil
 		}
-		ok := ss.pass(i, d)
+		ok := true
+		if ss.top.full() {
+			// A document whose terms' bounds sum under the top's worst
+			// cannot enter it: not scored (nor filtered). A term gives at
+			// most idf·(k1+1), strictly more than any score it gives
+			// (k1·(1-bb) > 0 in the denominator), so the ranking is the
+			// same as scoring every one.
+			bound := 0.0
+			for k := range cs {
+				if !cs[k].done && cs[k].doc == d {
+					bound += cs[k].idf * (k1 + 1)
+				}
+			}
+			ok = !ss.top.below(bound)
+		}
+		ok = ok && ss.pass(i, d)
 		score := 0.0
 		for k := range cs {
 			c := &cs[k]
@@ -215,8 +230,11 @@ type segTop struct {
 // top is full and its worst scores higher (most documents of a common
 // term, turned away here without the comparison's reads of their times).
 func (t *segTop) below(score float64) bool {
-	return t.k > 0 && len(t.hits) == t.k && score < t.hits[0].Score
+	return t.full() && score < t.hits[0].Score
 }
+
+// full reports whether the top holds all it keeps.
+func (t *segTop) full() bool { return t.k > 0 && len(t.hits) == t.k }
 
 func newSegTop(segs []Seg, k int) *segTop {
 	return &segTop{segs: segs, best: best[SegHit]{k: k, better: func(a, b SegHit) bool {
