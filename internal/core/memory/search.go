@@ -116,7 +116,7 @@ func (s *Store) viewOf(f *os.File) *view {
 		return nil
 	}
 	size := st.Size
-	ix, unmap, err := memindex.Open(s.IndexPath(), false)
+	ix, unmap, err := s.maps.Open(s.IndexPath())
 	if err != nil {
 		return nil
 	}
