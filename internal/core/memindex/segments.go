@@ -19,6 +19,10 @@ type Seg struct {
 type SegHit struct {
 	Seg, Doc int
 	Score    float64
+	// time is the document's, read once when it is offered: ties are
+	// decided by it, and a common term's documents tie by the thousand
+	// (each comparison of the heap read both times again).
+	time int64
 }
 
 // SearchSegs ranks the documents of segs for q as Search ranks one index.
@@ -233,6 +237,12 @@ func (t *segTop) below(score float64) bool {
 	return t.full() && score < t.hits[0].Score
 }
 
+// offer is best's, with the hit's time read first.
+func (t *segTop) offer(h SegHit) {
+	h.time = t.segs[h.Seg].Ix.time(h.Doc)
+	t.best.offer(h)
+}
+
 // full reports whether the top holds all it keeps.
 func (t *segTop) full() bool { return t.k > 0 && len(t.hits) == t.k }
 
@@ -241,9 +251,8 @@ func newSegTop(segs []Seg, k int) *segTop {
 		if a.Score != b.Score {
 			return a.Score > b.Score
 		}
-		ta, tb := segs[a.Seg].Ix.time(a.Doc), segs[b.Seg].Ix.time(b.Doc)
-		if ta != tb {
-			return ta > tb
+		if a.time != b.time {
+			return a.time > b.time
 		}
 		if a.Seg != b.Seg {
 			return a.Seg > b.Seg
