@@ -179,31 +179,11 @@ func (ss *segSearch) termFigures(terms []string) (idfs []float64, found [][]int)
 func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 	ix := ss.segs[i].Ix
 	for {
-		d := -1
-		for k := range cs {
-			if !cs[k].done && (d < 0 || cs[k].doc < d) {
-				d = cs[k].doc
-			}
-		}
+		d := firstDoc(cs)
 		if d < 0 {
 			return nil
 		}
-		ok := true
-		if ss.top.full() {
-			// A document whose terms' bounds sum under the top's worst
-			// cannot enter it: not scored (nor filtered). A term gives at
-			// most idf·(k1+1), strictly more than any score it gives
-			// (k1·(1-bb) > 0 in the denominator), so the ranking is the
-			// same as scoring every one.
-			bound := 0.0
-			for k := range cs {
-				if !cs[k].done && cs[k].doc == d {
-					bound += cs[k].idf * (k1 + 1)
-				}
-			}
-			ok = !ss.top.below(bound)
-		}
-		ok = ok && ss.pass(i, d)
+		ok := ss.reachable(cs, d) && ss.pass(i, d)
 		score := 0.0
 		for k := range cs {
 			c := &cs[k]
@@ -222,6 +202,35 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 			ss.top.offer(SegHit{Seg: i, Doc: d, Score: score})
 		}
 	}
+}
+
+// firstDoc is the lowest document the cursors are on (-1: all done).
+func firstDoc(cs []cursor) int {
+	d := -1
+	for k := range cs {
+		if !cs[k].done && (d < 0 || cs[k].doc < d) {
+			d = cs[k].doc
+		}
+	}
+	return d
+}
+
+// reachable reports whether document d, on the cursors at d, could enter
+// the top. Once the top is full, a document whose terms' bounds sum under
+// its worst cannot: it is not scored (nor filtered). A term gives at most
+// idf·(k1+1), strictly more than any score it gives (k1·(1-bb) > 0 in the
+// denominator), so the ranking is the same as scoring every one.
+func (ss *segSearch) reachable(cs []cursor, d int) bool {
+	if !ss.top.full() {
+		return true
+	}
+	bound := 0.0
+	for k := range cs {
+		if !cs[k].done && cs[k].doc == d {
+			bound += cs[k].idf * (k1 + 1)
+		}
+	}
+	return !ss.top.below(bound)
 }
 
 // segTop is the best hits over segments.
