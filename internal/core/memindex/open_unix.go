@@ -5,6 +5,8 @@ package memindex
 import (
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 )
 
@@ -36,8 +38,8 @@ func openMapped(path string, verify bool, known func(fileKey) (*Index, bool)) (*
 	}
 	// The mapping outlives the descriptor; a read-only close loses nothing.
 	defer func() { _ = f.Close() }()
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 		return nil, nil, fileKey{}, err
 	}
 	id := fileKey{ok: true, dev: uint64(st.Dev), ino: uint64(st.Ino), size: st.Size,
