@@ -70,10 +70,13 @@ type segSearch struct {
 // pass reports whether document d of segment i passes the filters and is
 // not hidden.
 func (ss *segSearch) pass(i, d int) bool {
-	if !ss.filters[i].pass(d) {
-		return false
-	}
-	return ss.segs[i].Dead == nil || !ss.segs[i].Dead(ss.segs[i].Ix.issueOf(d))
+	return ss.filters[i].pass(d) && !ss.hidden(i, d)
+}
+
+// hidden reports whether document d of segment i is hidden (a later
+// segment holds its issue).
+func (ss *segSearch) hidden(i, d int) bool {
+	return ss.segs[i].Dead != nil && ss.segs[i].Dead(ss.segs[i].Ix.issueOf(d))
 }
 
 // list offers every passing document (a query without terms).
@@ -183,7 +186,10 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 		if d < 0 {
 			return nil
 		}
-		ok := ss.reachable(cs, d) && ss.pass(i, d)
+		// Hidden documents are told last, of those that would enter the
+		// top: the test reads each one's issue (a page of the index
+		// apart from the rest), for the few documents of a few issues.
+		ok := ss.reachable(cs, d) && ss.filters[i].pass(d)
 		score := 0.0
 		for k := range cs {
 			c := &cs[k]
@@ -198,7 +204,7 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 				return err
 			}
 		}
-		if ok && !ss.top.below(score) {
+		if ok && !ss.top.below(score) && !ss.hidden(i, d) {
 			ss.top.offer(SegHit{Seg: i, Doc: d, Score: score})
 		}
 	}
