@@ -1,6 +1,7 @@
 package hookcmd
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"runtime/debug"
@@ -180,20 +181,24 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 		return nil
 	}
 	st := a.Style()
+	// One write for the listing, not three a row (issue 35: 40 system
+	// calls of a 4 ms search).
+	out := bufio.NewWriter(a.Stdout)
 	// Summaries are stored text: framed and quoted as data (issue 32).
-	fmt.Fprintln(a.Stdout, sanitize.NotesLine)
+	fmt.Fprintln(out, sanitize.NotesLine)
 	for _, r := range rows {
-		fmt.Fprintf(a.Stdout, "%s  #%d  %s  %s  %s  (%d tokens)\n", st.Bold(r.ID), r.IssueNumber, r.Agent, r.Category, r.Date(), r.Tokens)
+		fmt.Fprintf(out, "%s  #%d  %s  %s  %s  (%d tokens)\n", st.Bold(r.ID), r.IssueNumber, r.Agent, r.Category, r.Date(), r.Tokens)
 		if m := marks.Mark(r.ID); m != nil {
-			fmt.Fprintf(a.Stdout, "    %s\n", st.Red(untrustedLine(m)))
+			fmt.Fprintf(out, "    %s\n", st.Red(untrustedLine(m)))
 		}
-		fmt.Fprintf(a.Stdout, "    %s\n", sanitize.Quote(shorten.Flatten(sanitize.Neutralize(r.Summary))))
+		fmt.Fprintf(out, "    %s\n", sanitize.Quote(shorten.Flatten(sanitize.Neutralize(r.Summary))))
 	}
 	next := "`agentx-hook memory get ID` shows one in full"
 	if o.Archived {
 		next = "archived; `agentx-hook memory restore ID` brings one back"
 	}
-	fmt.Fprintf(a.Stdout, "%s\n", st.Dim(fmt.Sprintf("%d result(s); %s", len(rows), next)))
+	fmt.Fprintf(out, "%s\n", st.Dim(fmt.Sprintf("%d result(s); %s", len(rows), next)))
+	_ = out.Flush() // as the writes it gathers: stdout's errors are not the search's
 	return nil
 }
 

@@ -77,6 +77,7 @@ type Index struct {
 	n        int
 	nTerms   int
 	totalLen uint64
+	sum      uint32 // the header's checksum of the body
 	sec      [nSections + 1]uint64
 	agents   []string
 	cats     []string
@@ -110,6 +111,7 @@ func Decode(data []byte, verify bool) (*Index, error) {
 		ix.sec[i] = u64()
 	}
 	sum := u32()
+	ix.sum = sum
 	if ix.sec[0] != headerSize || ix.sec[nSections] != uint64(len(data)) {
 		return nil, ErrFormat
 	}
@@ -207,6 +209,11 @@ func (ix *Index) issueOf(i int) int    { return int(ix.u32(secIssue, i)) }
 
 // Stamp is the manifest fingerprint the index was built from.
 func (ix *Index) Stamp() Stamp { return ix.stamp }
+
+// Sum is the checksum of the body the header carries (checked by Decode
+// only with verify): with the stamp, what tells two encodings apart
+// without reading them.
+func (ix *Index) Sum() uint32 { return ix.sum }
 
 // Len is the number of documents.
 func (ix *Index) Len() int { return ix.n }

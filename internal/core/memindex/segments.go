@@ -19,6 +19,10 @@ type Seg struct {
 type SegHit struct {
 	Seg, Doc int
 	Score    float64
+	// time is the document's, read once when it is offered: ties are
+	// decided by it, and a common term's documents tie by the thousand
+	// (each comparison of the heap read both times again).
+	time int64
 }
 
 // SearchSegs ranks the documents of segs for q as Search ranks one index.
@@ -66,10 +70,13 @@ type segSearch struct {
 // pass reports whether document d of segment i passes the filters and is
 // not hidden.
 func (ss *segSearch) pass(i, d int) bool {
-	if !ss.filters[i].pass(d) {
-		return false
-	}
-	return ss.segs[i].Dead == nil || !ss.segs[i].Dead(ss.segs[i].Ix.issueOf(d))
+	return ss.filters[i].pass(d) && !ss.hidden(i, d)
+}
+
+// hidden reports whether document d of segment i is hidden (a later
+// segment holds its issue).
+func (ss *segSearch) hidden(i, d int) bool {
+	return ss.segs[i].Dead != nil && ss.segs[i].Dead(ss.segs[i].Ix.issueOf(d))
 }
 
 // list offers every passing document (a query without terms).
@@ -175,16 +182,14 @@ func (ss *segSearch) termFigures(terms []string) (idfs []float64, found [][]int)
 func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 	ix := ss.segs[i].Ix
 	for {
-		d := -1
-		for k := range cs {
-			if !cs[k].done && (d < 0 || cs[k].doc < d) {
-				d = cs[k].doc
-			}
-		}
+		d := firstDoc(cs)
 		if d < 0 {
 			return nil
 		}
-		ok := ss.pass(i, d)
+		// Hidden documents are told last, of those that would enter the
+		// top: the test reads each one's issue (a page of the index
+		// apart from the rest), for the few documents of a few issues.
+		ok := ss.reachable(cs, d) && ss.filters[i].pass(d)
 		score := 0.0
 		for k := range cs {
 			c := &cs[k]
@@ -199,10 +204,39 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 				return err
 			}
 		}
-		if ok {
+		if ok && !ss.top.below(score) && !ss.hidden(i, d) {
 			ss.top.offer(SegHit{Seg: i, Doc: d, Score: score})
 		}
 	}
+}
+
+// firstDoc is the lowest document the cursors are on (-1: all done).
+func firstDoc(cs []cursor) int {
+	d := -1
+	for k := range cs {
+		if !cs[k].done && (d < 0 || cs[k].doc < d) {
+			d = cs[k].doc
+		}
+	}
+	return d
+}
+
+// reachable reports whether document d, on the cursors at d, could enter
+// the top. Once the top is full, a document whose terms' bounds sum under
+// its worst cannot: it is not scored (nor filtered). A term gives at most
+// idf·(k1+1), strictly more than any score it gives (k1·(1-bb) > 0 in the
+// denominator), so the ranking is the same as scoring every one.
+func (ss *segSearch) reachable(cs []cursor, d int) bool {
+	if !ss.top.full() {
+		return true
+	}
+	bound := 0.0
+	for k := range cs {
+		if !cs[k].done && cs[k].doc == d {
+			bound += cs[k].idf * (k1 + 1)
+		}
+	}
+	return !ss.top.below(bound)
 }
 
 // segTop is the best hits over segments.
@@ -211,14 +245,29 @@ type segTop struct {
 	segs []Seg
 }
 
+// below reports whether a hit of this score cannot enter the top: the
+// top is full and its worst scores higher (most documents of a common
+// term, turned away here without the comparison's reads of their times).
+func (t *segTop) below(score float64) bool {
+	return t.full() && score < t.hits[0].Score
+}
+
+// offer is best's, with the hit's time read first.
+func (t *segTop) offer(h SegHit) {
+	h.time = t.segs[h.Seg].Ix.time(h.Doc)
+	t.best.offer(h)
+}
+
+// full reports whether the top holds all it keeps.
+func (t *segTop) full() bool { return t.k > 0 && len(t.hits) == t.k }
+
 func newSegTop(segs []Seg, k int) *segTop {
 	return &segTop{segs: segs, best: best[SegHit]{k: k, better: func(a, b SegHit) bool {
 		if a.Score != b.Score {
 			return a.Score > b.Score
 		}
-		ta, tb := segs[a.Seg].Ix.time(a.Doc), segs[b.Seg].Ix.time(b.Doc)
-		if ta != tb {
-			return ta > tb
+		if a.time != b.time {
+			return a.time > b.time
 		}
 		if a.Seg != b.Seg {
 			return a.Seg > b.Seg

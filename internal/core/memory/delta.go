@@ -47,6 +47,9 @@ type delta struct {
 	base  uint64            // the generation of the base it applies to
 	files map[int]fileStamp // the issues it holds, as their files were indexed
 	ix    *memindex.Index
+	// key tells this encoding from another (its head's and its index's
+	// checksums): what a reader's overlay (overlay.go) was built on.
+	key uint64
 }
 
 const deltaMagic = "AXDELTA1"
@@ -80,7 +83,11 @@ func (d *delta) encode(idx []byte) []byte {
 	return append(out, idx...)
 }
 
-func decodeDelta(data []byte) (*delta, error) {
+func decodeDelta(data []byte) (*delta, error) { return decodeDeltaChecked(data, true) }
+
+// decodeDeltaChecked is decodeDelta; without check the checksums are not
+// computed (the caller checked the bytes otherwise: a reader's overlay).
+func decodeDeltaChecked(data []byte, check bool) (*delta, error) {
 	le := binary.LittleEndian
 	head := len(deltaMagic) + 12
 	if len(data) < head || string(data[:len(deltaMagic)]) != deltaMagic {
@@ -89,18 +96,19 @@ func decodeDelta(data []byte) (*delta, error) {
 	d := &delta{base: le.Uint64(data[len(deltaMagic):])}
 	nf := int(le.Uint32(data[len(deltaMagic)+8:]))
 	end := head + nf*stampLen
-	if nf < 0 || end+4 > len(data) || le.Uint32(data[end:]) != crc32.Checksum(data[:end], castagnoli()) {
+	if nf < 0 || end+4 > len(data) || (check && le.Uint32(data[end:]) != crc32.Checksum(data[:end], castagnoli())) {
 		return nil, memindex.ErrFormat
 	}
 	d.files = make(map[int]fileStamp, nf)
 	for b := data[head:end]; len(b) >= stampLen; b = b[stampLen:] {
 		d.files[int(le.Uint32(b))] = fileStamp{Size: int64(le.Uint64(b[4:])), Mod: int64(le.Uint64(b[12:])), CRC: le.Uint32(b[20:])}
 	}
-	ix, err := memindex.Decode(data[end+4:], true) // small: checked whole
+	ix, err := memindex.Decode(data[end+4:], check) // small: checked whole
 	if err != nil {
 		return nil, err
 	}
 	d.ix = ix
+	d.key = uint64(le.Uint32(data[end:]))<<32 | uint64(ix.Sum())
 	return d, nil
 }
 

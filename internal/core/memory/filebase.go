@@ -38,7 +38,7 @@ func fileBaseStamp(gen uint64) memindex.Stamp { return memindex.Stamp{Generation
 // between the two writes): without the record nothing says the issue
 // files are those indexed, and the slow path reconciles.
 func (s *Store) openFileBase() *view {
-	ix, unmap, err := memindex.Open(s.IndexPath(), false)
+	ix, unmap, err := s.maps.Open(s.IndexPath())
 	if err != nil {
 		return nil
 	}

@@ -3,9 +3,7 @@ package memory
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -109,19 +107,19 @@ const rowWindow = 2048
 // at most once, for its positions. close releases the files.
 type fileRows struct {
 	s      *Store
-	open   map[int]*os.File
+	open   map[int]*rowFile
 	parsed map[int]*IssueFile
 	buf    []byte
 }
 
 func (s *Store) fileRows() *fileRows {
-	return &fileRows{s: s, open: map[int]*os.File{}, parsed: map[int]*IssueFile{}}
+	return &fileRows{s: s, open: map[int]*rowFile{}, parsed: map[int]*IssueFile{}}
 }
 
 func (r *fileRows) close() {
 	for _, f := range r.open {
 		if f != nil {
-			_ = f.Close() // read-only
+			f.close()
 		}
 	}
 	clear(r.open)
@@ -143,7 +141,7 @@ func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
 	}
 	f, seen := r.open[doc.Issue]
 	if !seen {
-		f, _ = atomicfile.OpenRegular(r.s.IssuePath(doc.Issue))
+		f = openRowFile(r.s.IssuePath(doc.Issue))
 		r.open[doc.Issue] = f // nil when it cannot be opened: not tried again
 	}
 	if f == nil {
@@ -154,8 +152,8 @@ func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
 			r.buf = make([]byte, size)
 		}
 		buf := r.buf[:size]
-		k, err := f.ReadAt(buf, int64(doc.Ref.Off))
-		if err != nil && !errors.Is(err, io.EOF) {
+		k, err := f.readAt(buf, int64(doc.Ref.Off))
+		if err != nil {
 			return Entry{}, false
 		}
 		buf = buf[:k]

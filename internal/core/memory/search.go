@@ -116,7 +116,7 @@ func (s *Store) viewOf(f *os.File) *view {
 		return nil
 	}
 	size := st.Size
-	ix, unmap, err := memindex.Open(s.IndexPath(), false)
+	ix, unmap, err := s.maps.Open(s.IndexPath())
 	if err != nil {
 		return nil
 	}
@@ -163,13 +163,25 @@ func (s *Store) segView(ix *memindex.Index, unmap func(), gen uint64, needRecord
 			unmap()
 			return nil
 		}
-		if d == nil {
-			d = emptyDelta(gen)
+		// A reader before this one may have done it (overlay.go).
+		od := s.readOverlay(gen, d, changed)
+		if s.onOverlay != nil {
+			s.onOverlay(od != nil)
 		}
-		var err error
-		if d, _, err = s.withIssues(d, changed); err != nil {
-			unmap()
-			return nil
+		if od != nil {
+			d = od
+		} else {
+			on := d
+			if on == nil {
+				on = emptyDelta(gen)
+			}
+			nd, idx, err := s.withIssues(on, changed)
+			if err != nil {
+				unmap()
+				return nil
+			}
+			s.writeOverlay(gen, d, changed, nd, idx)
+			d = nd
 		}
 	}
 	v := oneSeg(ix, base, closeFn)

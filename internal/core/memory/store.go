@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/memindex"
 )
 
 // EventSink receives memory events (events.Log in the CLI).
@@ -84,18 +85,25 @@ type Store struct {
 	// change inside a writer's window); onSweep at each stat sweep of
 	// the issue files a search makes (tests count them).
 	beforeKeepFresh, onSweep func()
+	// onOverlay is told, at each search that indexes files changed behind
+	// the index, whether it took a reader's overlay (overlay.go) or
+	// indexed them (tests).
+	onOverlay func(reused bool)
 	// afterIssueWrite simulates a crash between steps 1 and 2 in tests.
 	afterIssueWrite func() error
 	// slow is the last view readers built from the files (openSlow); nil
 	// (a Store made without New) disables it.
 	slow *slowCache
+	// maps keeps the index mapped from one search to the next (nil: a
+	// Store made without New maps it at each search).
+	maps *memindex.Maps
 	// batch, inside Batch, defers step 2 of every write to Batch's end.
 	batch *batch
 }
 
 // New returns the store rooted at dir.
 func New(dir string, locks *lock.Locker, clk clock.Clock) *Store {
-	return &Store{Dir: dir, Locks: locks, Clock: clk, slow: &slowCache{}}
+	return &Store{Dir: dir, Locks: locks, Clock: clk, slow: &slowCache{}, maps: &memindex.Maps{}}
 }
 
 // markerStale is how old a pending marker must be before another process

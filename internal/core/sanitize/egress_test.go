@@ -60,6 +60,7 @@ var egresses = map[string]struct {
 	"internal/core/memory/delta.go":                                {1, "the delta segment: issue files' stamps and the index of sanitised observations"},
 	"internal/core/memory/filebase.go":                             {1, "the file base: the index of sanitised observations (positions in their issue files)"},
 	"internal/core/memory/fresh.go":                                {2, "the freshness record and a writer's re-record of it: numbers and stat data only"},
+	"internal/core/memory/overlay.go":                              {1, "a reader's overlay: the delta's encoding of issue files' stamps and the index of their sanitised observations"},
 	"internal/core/memanchor/base.go":                              {1, "the derived anchors index: ids, hashes and times from the audit trail"},
 	"internal/core/memanchor/state.go":                             {1, "the anchors index's state: trail position, file stamps, verdicts of our own wording"},
 	"internal/core/retention/retention.go":                         {1, "an issue cursor and a date"},

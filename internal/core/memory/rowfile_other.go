@@ -1,0 +1,33 @@
+//go:build !unix
+
+package memory
+
+import (
+	"errors"
+	"io"
+	"os"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+)
+
+// rowFile is an issue file opened to read rows at their offsets.
+type rowFile struct{ f *os.File }
+
+func openRowFile(path string) *rowFile {
+	f, err := atomicfile.OpenRegular(path)
+	if err != nil {
+		return nil
+	}
+	return &rowFile{f: f}
+}
+
+// readAt reads len(buf) bytes at off, fewer only where the file ends.
+func (f *rowFile) readAt(buf []byte, off int64) (int, error) {
+	k, err := f.f.ReadAt(buf, off)
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return k, err
+}
+
+func (f *rowFile) close() { _ = f.f.Close() } // read-only
