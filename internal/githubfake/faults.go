@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Answers GitHub gives that a workflow token meets in real repositories,
@@ -75,4 +77,51 @@ func (s *Server) SetFault(f func(Call) *Response) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.Fault = f
+}
+
+// SecondaryLimit is the 403 GitHub sends past its secondary rate limits.
+func SecondaryLimit(retryAfter int) *Response {
+	h := http.Header{}
+	h.Set("Retry-After", strconv.Itoa(retryAfter))
+	return &Response{Status: 403, Header: h, Body: `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`}
+}
+
+// TooManyRequests is a 429 with Retry-After.
+func TooManyRequests(retryAfter int) *Response {
+	h := http.Header{}
+	h.Set("Retry-After", strconv.Itoa(retryAfter))
+	return &Response{Status: 429, Header: h, Body: `{"message":"Too Many Requests"}`}
+}
+
+// PrimaryLimit is the 403 of an exhausted primary quota: remaining 0 and
+// the reset time in epoch seconds.
+func PrimaryLimit(reset time.Time) *Response {
+	h := http.Header{}
+	h.Set("X-RateLimit-Limit", "5000")
+	h.Set("X-RateLimit-Remaining", "0")
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
+	return &Response{Status: 403, Header: h, Body: `{"message":"API rate limit exceeded for installation."}`}
+}
+
+// Dropped, as a FaultAfter answer, closes the connection once the call
+// was carried out, before any answer: the client sees a network error
+// (EOF) and cannot tell whether its write landed.
+func Dropped() *Response { return &Response{Status: statusDropped} }
+
+const statusDropped = -1
+
+func dropConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic("githubfake: the server's ResponseWriter cannot be hijacked")
+	}
+	conn, _, err := hj.Hijack()
+	if err == nil {
+		_ = conn.Close() // closing is the fault; nothing to report
+	}
+}
+
+// BadGateway is a 502.
+func BadGateway() *Response {
+	return &Response{Status: 502, Body: `{"message":"Server Error"}`}
 }
