@@ -16,26 +16,18 @@ package audit
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
-	"slices"
-	"sort"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
-	"github.com/agentx-dev/agentx/internal/core/contenthash"
 	"github.com/agentx-dev/agentx/internal/core/lock"
-	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
 // FileName is the current file of the trail inside `.agentx/state/`.
@@ -341,231 +333,6 @@ func monthOf(ts string) string {
 		return ""
 	}
 	return ts[:7]
-}
-
-// Head returns the hash of the trail's last complete line in dir (the
-// chain's head), "" when the trail has none. A checkpoint records it, so
-// that a trail rewritten as a whole chain is told from one that grew.
-func Head(dir string) (string, error) {
-	files, err := Files(dir)
-	if err != nil {
-		return "", err
-	}
-	return headOf(files)
-}
-
-// lastRotatedHash is the hash of the last line of the newest rotated file,
-// where a fresh audit.jsonl continues the chain.
-func lastRotatedHash(dir string) (string, error) {
-	files, err := Files(dir)
-	if err != nil {
-		return "", err
-	}
-	if n := len(files); n > 0 && filepath.Base(files[n-1]) == FileName {
-		files = files[:n-1]
-	}
-	return headOf(files)
-}
-
-// headOf is the hash of the last complete line of the newest of files
-// (oldest first) that has one.
-func headOf(files []string) (string, error) {
-	for i := len(files) - 1; i >= 0; i-- {
-		f, err := atomicfile.OpenRegular(files[i])
-		if err != nil {
-			return "", fmt.Errorf("open %s: %w", files[i], err)
-		}
-		info, err := f.Stat()
-		if err != nil {
-			_ = f.Close()
-			return "", err
-		}
-		_, head, err := ends(f, info.Size())
-		_ = f.Close()
-		if err != nil || head != "" {
-			return head, err
-		}
-	}
-	return "", nil
-}
-
-// Files lists the trail's files oldest first: the rotated ones by month,
-// then audit.jsonl.
-func Files(dir string) ([]string, error) {
-	return listTrail(dir, os.ReadDir, filepath.Join)
-}
-
-// listTrail lists the trail's files in dir, read with readDir and named
-// with join (the disk's or an fs.FS's), in the chain's order; none when
-// dir does not exist.
-func listTrail(dir string, readDir func(string) ([]fs.DirEntry, error), join func(...string) string) ([]string, error) {
-	entries, err := readDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", dir, err)
-	}
-	names := ordered(entries)
-	for i, name := range names {
-		names[i] = join(dir, name)
-	}
-	return names, nil
-}
-
-// ordered is the names of the trail's files among entries in the chain's
-// order: the rotated ones by month, then audit.jsonl.
-func ordered(entries []fs.DirEntry) []string {
-	var rotated []string
-	current := false
-	for _, e := range entries {
-		name := e.Name()
-		switch {
-		case name == FileName:
-			current = true
-		case IsFileName(name):
-			rotated = append(rotated, name)
-		}
-	}
-	sort.Slice(rotated, func(i, j int) bool { return rotatedKey(rotated[i]) < rotatedKey(rotated[j]) })
-	if current {
-		rotated = append(rotated, FileName)
-	}
-	return rotated
-}
-
-// WritersDir is where a state branch keeps each writer's trail, one
-// directory per clone (WritersDir/WRITER-ID/audit[-YYYY-MM].jsonl); the
-// Action's own trail is state/audit*.jsonl beside it.
-const WritersDir = "state/audit.d"
-
-// IsFileName reports whether name is one of a trail's files: audit.jsonl
-// or a rotated audit-YYYY-MM[.N].jsonl.
-func IsFileName(name string) bool {
-	return name == FileName ||
-		strings.HasPrefix(name, "audit-") && strings.HasSuffix(name, ".jsonl") && monthOf(name[len("audit-"):]) != ""
-}
-
-// rotatedKey orders audit-2026-03.jsonl before audit-2026-03.2.jsonl.
-func rotatedKey(p string) string {
-	name := strings.TrimSuffix(filepath.Base(p), ".jsonl")
-	month, n, _ := strings.Cut(strings.TrimPrefix(name, "audit-"), ".")
-	return month + fmt.Sprintf("%08s", n)
-}
-
-var hashSep = []byte(`,"hash":"`)
-
-// Encode returns e's line (without the newline), its hash computed.
-func Encode(e Entry) ([]byte, error) {
-	e.Hash = ""
-	body, err := json.Marshal(e)
-	if err != nil {
-		return nil, fmt.Errorf("encode audit entry: %w", err)
-	}
-	// json.Marshal writes the members in field order: hash is last.
-	i := bytes.LastIndex(body, hashSep)
-	if i < 0 {
-		return nil, fmt.Errorf("encode audit entry: no hash member")
-	}
-	prefix := body[:i]
-	h := contenthash.Of(prefix)
-	out := make([]byte, 0, len(prefix)+len(hashSep)+len(h)+2)
-	out = append(out, prefix...)
-	out = append(out, hashSep...)
-	out = append(out, h...)
-	return append(out, '"', '}'), nil
-}
-
-// hashField returns the hash a line states for itself, when it ends the
-// way Encode ends lines.
-func hashField(line []byte) (string, bool) {
-	line = bytes.TrimRight(line, "\r")
-	n := len(hashSep) + len(contenthash.Prefix) + 64 + 2
-	if len(line) < n || !bytes.HasSuffix(line, []byte(`"}`)) || !bytes.Equal(line[len(line)-n:len(line)-n+len(hashSep)], hashSep) {
-		return "", false
-	}
-	h := string(line[len(line)-n+len(hashSep) : len(line)-2])
-	return h, contenthash.Valid(h)
-}
-
-// LineHash recomputes the hash of a line from its bytes (ok false when the
-// line does not end the way Encode ends lines).
-func LineHash(line []byte) (computed, stated string, ok bool) {
-	stated, ok = hashField(line)
-	if !ok {
-		return "", "", false
-	}
-	line = bytes.TrimRight(line, "\r")
-	prefix := line[:len(line)-(len(hashSep)+len(stated)+2)]
-	return contenthash.Of(prefix), stated, true
-}
-
-// Decode parses one line.
-func Decode(line []byte) (Entry, error) {
-	var e Entry
-	if err := json.Unmarshal(line, &e); err != nil {
-		return Entry{}, err
-	}
-	return e, nil
-}
-
-func clip(e *Entry) {
-	// The one egress sanitiser on what a caller wrote as free text: an
-	// actor may be a name given on the command line (--as), a detail a
-	// reason or a checkpoint's message.
-	e.Actor = sanitize.Clean(e.Actor)
-	e.Detail = sanitize.Clean(e.Detail)
-	if len(e.IDs) > MaxIDs {
-		e.MoreIDs += len(e.IDs) - MaxIDs
-		e.IDs = e.IDs[:MaxIDs:MaxIDs]
-	}
-	e.Before = clipMap(e.Before)
-	e.After = clipMap(e.After)
-	if len(e.Detail) > MaxDetail {
-		cut := MaxDetail
-		for cut > 0 && (e.Detail[cut]&0xC0) == 0x80 {
-			cut--
-		}
-		e.Detail = e.Detail[:cut] + "…"
-	}
-}
-
-func clipMap(m map[string]string) map[string]string {
-	if len(m) <= MaxIDs {
-		return m
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	out := make(map[string]string, MaxIDs)
-	for _, k := range keys[:MaxIDs] {
-		out[k] = m[k]
-	}
-	return out
-}
-
-var (
-	buildOnce            sync.Once
-	buildTool, buildVers string
-)
-
-// fillTool names the program and its version when the caller did not.
-func fillTool(e *Entry) {
-	buildOnce.Do(func() {
-		buildTool = filepath.Base(os.Args[0])
-		buildVers = "devel"
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-			buildVers = bi.Main.Version
-		}
-	})
-	if e.Tool == "" {
-		e.Tool = buildTool
-	}
-	if e.Version == "" {
-		e.Version = buildVers
-	}
 }
 
 // AppendTo returns data, the content of a trail kept where no file lock
