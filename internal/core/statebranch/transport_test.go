@@ -19,7 +19,9 @@ import (
 
 // hangingGit is a `git` that ignores SIGTERM and leaves a child holding
 // its stdout and stderr, as an ssh transport stuck on a dead network can:
-// it records the child's pid in $1/child.pid and never answers.
+// it records the child's pid in $HANGING_DIR/child.pid (the directory is
+// written into the script, not the environment, so that tests using it
+// run in parallel) and never answers.
 const hangingGit = `#!/bin/sh
 trap '' TERM
 sleep 30 &
@@ -31,13 +33,7 @@ sleep 30
 // and a child of it holds the pipes: the whole process group is killed at
 // the deadline, and nothing of it is left running.
 func TestTransportKillsHangingGitAtTheDeadline(t *testing.T) {
-	dir := t.TempDir()
-	fake := filepath.Join(dir, "git")
-	if err := os.WriteFile(fake, []byte(hangingGit), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("HANGING_DIR", dir)
-	g := statebranch.GitCLI{Dir: dir, Git: fake}
+	t.Parallel()
 	const budget = 400 * time.Millisecond
 	// The margin covers process start and a loaded machine; the transport
 	// before process groups waited a whole second for the child's pipes.
@@ -45,7 +41,15 @@ func TestTransportKillsHangingGitAtTheDeadline(t *testing.T) {
 
 	for _, op := range []string{"fetch", "push"} {
 		t.Run(op, func(t *testing.T) {
-			_ = os.Remove(filepath.Join(dir, "child.pid"))
+			// Each waits out its budget: beside the other.
+			t.Parallel()
+			dir := t.TempDir()
+			fake := filepath.Join(dir, "git")
+			script := strings.Replace(hangingGit, "#!/bin/sh\n", "#!/bin/sh\nHANGING_DIR='"+dir+"'\n", 1)
+			if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			g := statebranch.GitCLI{Dir: dir, Git: fake}
 			ctx, cancel := context.WithTimeout(context.Background(), budget)
 			defer cancel()
 			start := time.Now()
