@@ -61,6 +61,10 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// The scenarios mostly wait for git and agentx-hook processes: with
+	// only GOMAXPROCS of them at once, beside the model test they ran one
+	// after another (issue 37).
+	testenv.RaiseParallel(4)
 	return m.Run()
 }
 
