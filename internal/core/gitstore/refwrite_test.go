@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -94,7 +95,11 @@ func TestRefUpdateIsGitsProtocol(t *testing.T) {
 
 // A writer SIGKILLed at any instant leaves the ref naming one of the
 // commits it was given, never an empty or torn file (go-git's own write
-// truncated the file first: a kill between left it empty).
+// truncated the file first: a kill between left it empty). Each kill
+// lands while the writer loops: it says when it has moved the ref once,
+// and is killed 0-1.9 ms later (a write is tens of microseconds), not at
+// a fixed time after its start, which on a loaded machine fell before
+// its first write.
 func TestRefSurvivesSIGKILL(t *testing.T) {
 	t.Parallel()
 	if dir := os.Getenv("AGENTX_REFWRITER"); dir != "" {
@@ -118,10 +123,20 @@ func TestRefSurvivesSIGKILL(t *testing.T) {
 	for i := range kills {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestRefSurvivesSIGKILL$")
 		cmd.Env = append(os.Environ(), "AGENTX_REFWRITER="+r.Top)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(5+i%20) * time.Millisecond)
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if line != refWriterReady {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("kill %d: the writer did not start writing: %q %v", i, line, err)
+		}
+		time.Sleep(time.Duration(i%20) * 100 * time.Microsecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 		_ = os.Remove(filepath.Join(r.CommonDir, name+".lock")) // as the stale-lock takeover would, later
@@ -135,6 +150,9 @@ func TestRefSurvivesSIGKILL(t *testing.T) {
 		}
 	}
 }
+
+// refWriterReady is what the writer prints once it has moved the ref.
+const refWriterReady = "writing\n"
 
 // refWriterChild moves the ref through the commits the parent made, for
 // ever, until it is killed.
@@ -151,10 +169,13 @@ func refWriterChild(dir string) {
 	for _, l := range strings.Fields(string(out)) {
 		commits = append(commits, plumbing.NewHash(l))
 	}
+	if len(commits) == 0 {
+		os.Exit(4)
+	}
 	for i := 0; ; i++ {
-		if len(commits) == 0 {
-			os.Exit(4)
-		}
 		_ = r.SetRef("refs/agentx/checkpoints", commits[i%len(commits)])
+		if i == 0 {
+			_, _ = os.Stdout.WriteString(refWriterReady)
+		}
 	}
 }

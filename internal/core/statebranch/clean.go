@@ -46,11 +46,28 @@ const cleanHeader = "agentx-clean 1"
 // racyMargin: a directory or trail file changed this shortly before the
 // snapshot may change again within the same timestamp; the record is not
 // trusted then (git's "racy" entries; 2 s covers file systems with a
-// 1-2 s granularity).
-var racyMargin = 2 * time.Second
+// 1-2 s granularity). Options.racyMargin replaces it in tests.
+const racyMargin = 2 * time.Second
 
 // fullScanAge bounds how long a record stands in for a full scan.
-var fullScanAge = 5 * time.Minute
+// Options.fullScanAge replaces it in tests.
+const fullScanAge = 5 * time.Minute
+
+// racyMargin is the sync's racy margin (see the constant).
+func (s *syncer) racyMargin() time.Duration {
+	if s.opt.racyMargin > 0 {
+		return s.opt.racyMargin
+	}
+	return racyMargin
+}
+
+// fullScanAge is the sync's full-scan age (see the constant).
+func (s *syncer) fullScanAge() time.Duration {
+	if s.opt.fullScanAge > 0 {
+		return s.opt.fullScanAge
+	}
+	return fullScanAge
+}
 
 // cleanRecord is what the last clean sync saw.
 type cleanRecord struct {
@@ -79,7 +96,7 @@ func (s *syncer) cleanKey() string {
 // changed within racyMargin before now.
 func (s *syncer) snapshot(now time.Time) (snap string, racy bool, err error) {
 	var b strings.Builder
-	limit := now.Add(-racyMargin).UnixNano()
+	limit := now.Add(-s.racyMargin()).UnixNano()
 	line := func(kind, name string, fi fs.FileInfo) {
 		if fi == nil {
 			fmt.Fprintf(&b, "%s - %s\n", kind, name)
@@ -205,7 +222,7 @@ func (s *syncer) unchanged(rec *cleanRecord, baseTip gitstore.Hash) (bool, error
 		return false, nil
 	}
 	now := time.Now()
-	if now.Sub(time.Unix(0, rec.at)) > fullScanAge || time.Unix(0, rec.at).After(now) {
+	if now.Sub(time.Unix(0, rec.at)) > s.fullScanAge() || time.Unix(0, rec.at).After(now) {
 		return false, nil
 	}
 	snap, _, err := s.snapshot(now)

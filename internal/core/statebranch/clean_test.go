@@ -22,12 +22,22 @@ const cleanMargin = 40 * time.Millisecond
 // margin (the clean record of the next sync is then not racy).
 func settle() { time.Sleep(cleanMargin + 20*time.Millisecond) }
 
-// cleanAgent is an agent whose state is on the branch and whose last
-// sync wrote a clean record: its next sync, with nothing changed, scans
-// nothing.
-func cleanAgent(t *testing.T, remote string) *agent {
+// timedAgent is an agent whose syncs take cleanMargin as the racy margin
+// and age as the full-scan age. The timing is the agent's own, not the
+// package's, so the tests that shorten it run in parallel with the rest.
+func timedAgent(t *testing.T, remote string, age time.Duration) *agent {
 	t.Helper()
 	a := newAgent(t, remote)
+	statebranch.SetCleanTiming(&a.opts, cleanMargin, age)
+	return a
+}
+
+// cleanAgent is an agent (timedAgent) whose state is on the branch and
+// whose last sync wrote a clean record: its next sync, with nothing
+// changed, scans nothing.
+func cleanAgent(t *testing.T, remote string, age time.Duration) *agent {
+	t.Helper()
+	a := timedAgent(t, remote, age)
 	a.write(ledger1, `{"records":[{"id":"CLR-1-001","v":"a"}]}`+"\n")
 	a.write("memory/issue-1.json", sbt.Records("obs-1"))
 	a.write("memory/archive/issue-1-archived.json", sbt.Records("obs-0"))
@@ -63,9 +73,8 @@ func (a *agent) replace(rel, content string) {
 // clean, every kind of change made after it is seen by the next sync,
 // including a same-size rewrite within the same second (the directory's
 // times, not the file's size, tell) and one made right after the record.
-// Not parallel: it shortens the package's racy margin.
 func TestUnchangedSyncMissesNoChange(t *testing.T) {
-	defer statebranch.SetCleanTiming(cleanMargin, time.Hour)()
+	t.Parallel()
 	sbt.Env(t)
 	for _, tc := range []struct {
 		name   string
@@ -133,7 +142,7 @@ func TestUnchangedSyncMissesNoChange(t *testing.T) {
 			}
 		}},
 		{"remote changed by another clone", func(t *testing.T, a *agent, remote string) {
-			b := newAgent(t, remote)
+			b := timedAgent(t, remote, time.Hour)
 			b.sync()
 			b.replace("state/clarifications/issue-5.json", sbt.Records("CLR-5-001", "CLR-5-002"))
 			b.sync()
@@ -144,8 +153,10 @@ func TestUnchangedSyncMissesNoChange(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Each case waits out the margin twice: beside the others.
+			t.Parallel()
 			remote := sbt.Remote(t)
-			a := cleanAgent(t, remote)
+			a := cleanAgent(t, remote, time.Hour)
 			if tc.name != "ledger replaced at once, no settling" {
 				settle()
 			}
@@ -184,10 +195,15 @@ func restored(rel string) func(t *testing.T, a *agent, remote string, res *state
 // write, same size) changes no directory; it is pushed by the first sync
 // once the clean record is older than the full-scan age.
 func TestUnchangedSyncRewriteInPlace(t *testing.T) {
-	defer statebranch.SetCleanTiming(cleanMargin, 200*time.Millisecond)()
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
-	a := cleanAgent(t, remote)
+	// The record's age is checked against a short full-scan age only
+	// once it has been outlived for sure: cleanAgent's own check that a
+	// sync right after the record takes the fast path must not depend on
+	// how quickly a loaded machine gets to it.
+	a := cleanAgent(t, remote, time.Hour)
+	statebranch.SetCleanTiming(&a.opts, cleanMargin, 200*time.Millisecond)
 	settle()
 	f, err := os.OpenFile(a.path(ledger1), os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
@@ -210,10 +226,10 @@ func TestUnchangedSyncRewriteInPlace(t *testing.T) {
 // ledgers looks at no state file (the scan's stat of every file was 6.8x
 // git's fetch and push at 10,000 ledgers).
 func TestUnchangedSyncIsConstant(t *testing.T) {
-	defer statebranch.SetCleanTiming(cleanMargin, time.Hour)()
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
-	a := cleanAgent(t, remote)
+	a := cleanAgent(t, remote, time.Hour)
 	for i := 41; i <= 400; i++ {
 		a.write(fmt.Sprintf("state/clarifications/issue-%d.json", i), sbt.Records(fmt.Sprintf("CLR-%d-001", i)))
 	}
@@ -232,10 +248,10 @@ func TestUnchangedSyncIsConstant(t *testing.T) {
 // fast path, and a pull that brings a change still invalidates the
 // other's record (the synced ref moved).
 func TestUnchangedPullKeepsTheSyncRecord(t *testing.T) {
-	defer statebranch.SetCleanTiming(cleanMargin, time.Hour)()
+	t.Parallel()
 	sbt.Env(t)
 	remote := sbt.Remote(t)
-	a := cleanAgent(t, remote)
+	a := cleanAgent(t, remote, time.Hour)
 	pull := func(o *statebranch.Options) { o.PullOnly = true }
 	a.sync(pull)
 	settle()
@@ -246,7 +262,7 @@ func TestUnchangedPullKeepsTheSyncRecord(t *testing.T) {
 	if res := a.sync(); !res.Unchanged {
 		t.Fatalf("sync after a pull, nothing changed: %+v", res)
 	}
-	b := newAgent(t, remote)
+	b := timedAgent(t, remote, time.Hour)
 	b.sync()
 	b.replace("state/clarifications/issue-5.json", sbt.Records("CLR-5-001", "CLR-5-009"))
 	b.sync()

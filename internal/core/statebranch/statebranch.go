@@ -98,6 +98,12 @@ type Options struct {
 	// did not exist); rel is relative to .agentx/. The audit trail records
 	// it. It runs under the file's lock: it must be quick.
 	Wrote func(rel string, before, after []byte)
+
+	// racyMargin and fullScanAge, when non-zero, replace the clean
+	// record's timing (clean.go) for this sync: tests, which must not
+	// wait seconds, shorten them per sync (export_test.go), not for the
+	// whole package, so that they still run in parallel.
+	racyMargin, fullScanAge time.Duration
 }
 
 // Conflict is a file that could not be merged: it stays as it is locally

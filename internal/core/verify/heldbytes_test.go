@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,18 +26,8 @@ import (
 // bytes that does not depend on timing or load. The bound is per
 // observation, so it holds at any size.
 func TestVerifyHoldsFewBytesPerObservation(t *testing.T) {
-	ws := workspace.Workspace{Root: t.TempDir()}
-	for _, d := range []string{ws.MemoryDir(), ws.StateDir()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const n = 20000
-	store := memory.New(ws.MemoryDir(), lock.New(lock.Options{}), nil)
-	store.Audit = &audit.Trail{Dir: ws.StateDir()}
-	if _, err := synth.Generate(context.Background(), store, n, n/50, 1, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
-		t.Fatal(err)
-	}
+	ws := heldWorkspace(t)
+	const n = heldObservations
 	c := &checker{ws: ws, opt: Options{Now: time.Now}, rep: &Report{Problems: []Problem{}}}
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -55,4 +46,44 @@ func TestVerifyHoldsFewBytesPerObservation(t *testing.T) {
 	if per > limit {
 		t.Fatalf("verify holds %d bytes per observation (its anchor and its row), over the bound of %d", per, limit)
 	}
+}
+
+// heldObservations is the size of the store the held-bytes tests read.
+const heldObservations = 20000
+
+var (
+	heldOnce sync.Once
+	heldWS   workspace.Workspace
+	heldErr  error
+	// heldDir is the directory of heldWS, removed by TestMain.
+	heldDir string
+)
+
+// heldWorkspace is a store of heldObservations synthetic observations and
+// its audit trail, generated once for both held-bytes tests (each took
+// about half a second to generate the same store, before every parallel
+// test, since they measure the heap and run alone; issue 37). The tests
+// only read it.
+func heldWorkspace(t *testing.T) workspace.Workspace {
+	t.Helper()
+	heldOnce.Do(func() {
+		heldDir, heldErr = os.MkdirTemp("", "verify-held-")
+		if heldErr != nil {
+			return
+		}
+		ws := workspace.Workspace{Root: heldDir}
+		for _, d := range []string{ws.MemoryDir(), ws.StateDir()} {
+			if heldErr = os.MkdirAll(d, 0o755); heldErr != nil {
+				return
+			}
+		}
+		store := memory.New(ws.MemoryDir(), lock.New(lock.Options{}), nil)
+		store.Audit = &audit.Trail{Dir: ws.StateDir()}
+		_, heldErr = synth.Generate(context.Background(), store, heldObservations, heldObservations/50, 1, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		heldWS = ws
+	})
+	if heldErr != nil {
+		t.Fatalf("the held-bytes store: %v", heldErr)
+	}
+	return heldWS
 }

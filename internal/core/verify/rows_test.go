@@ -1,16 +1,11 @@
 package verify
 
 import (
-	"context"
-	"os"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/memory"
-	"github.com/agentx-dev/agentx/internal/core/memory/synth"
-	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 // What verify holds of each observation for its cross-checks is a compact
@@ -21,15 +16,10 @@ import (
 // 680 bytes each on this corpus, rows of strings about 225, keyed rows
 // (rows.go) about 50.
 func TestHeldBytesPerObservationAreBounded(t *testing.T) {
-	ws := workspace.Workspace{Root: t.TempDir()}
-	if err := os.MkdirAll(ws.MemoryDir(), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	const n = 20000
-	if _, err := synth.Generate(context.Background(), memory.New(ws.MemoryDir(), lock.New(lock.Options{}), nil), n, n/50, 1,
-		time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
-		t.Fatal(err)
-	}
+	// The store of TestVerifyHoldsFewBytesPerObservation: its audit trail
+	// is not read here (memoryFiles reads the memory files alone).
+	ws := heldWorkspace(t)
+	const n = heldObservations
 	c := &checker{ws: ws, opt: Options{Now: time.Now}, rep: &Report{Problems: []Problem{}}}
 	var before, after runtime.MemStats
 	runtime.GC()

@@ -61,6 +61,10 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// The scenarios mostly wait for git and agentx-hook processes: with
+	// only GOMAXPROCS of them at once, beside the model test they ran one
+	// after another (issue 37).
+	testenv.RaiseParallel(4)
 	return m.Run()
 }
 
@@ -426,7 +430,11 @@ func userWork(dir string, stash bool) error {
 }
 
 // copyTree copies the regular files, directories and symlinks under src
-// into dst.
+// into dst. Git's object files are hard-linked instead, as git clone
+// --local does: git and agentx never change one in place (a new object or
+// pack is written aside and renamed over), so the copies cannot reach
+// each other through them, and a world is copied by every sequence and
+// scenario (issue 37).
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -448,6 +456,9 @@ func copyTree(src, dst string) error {
 			}
 			return os.Symlink(link, target)
 		default:
+			if immutableObject(rel) && os.Link(p, target) == nil {
+				return nil
+			}
 			data, err := os.ReadFile(p)
 			if err != nil {
 				return err
@@ -455,6 +466,22 @@ func copyTree(src, dst string) error {
 			return os.WriteFile(target, data, info.Mode().Perm())
 		}
 	})
+}
+
+// immutableObject says whether rel, a path under a world, is a loose
+// object (objects/XX/HASH) or a pack file (objects/pack/pack-*) of one of
+// its repositories: files git writes once and never changes.
+func immutableObject(rel string) bool {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	n := len(parts)
+	if n < 3 || parts[n-3] != "objects" {
+		return false
+	}
+	if parts[n-2] == "pack" {
+		return strings.HasPrefix(parts[n-1], "pack-")
+	}
+	return len(parts[n-2]) == 2 && strings.Trim(parts[n-2], "0123456789abcdef") == "" &&
+		len(parts[n-1]) >= 38 && strings.Trim(parts[n-1], "0123456789abcdef") == ""
 }
 
 // setStateBranch makes tree dir's settings those of the template with
