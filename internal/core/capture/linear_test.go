@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // oneSentenceTranscript is a Claude Code transcript of n assistant
@@ -36,39 +36,20 @@ func oneSentenceTranscript(n int) []byte {
 	return []byte(b.String())
 }
 
-// threadCPU is the CPU time this OS thread has used (the caller locks
-// itself to the thread): what the code under test did, whatever the
-// machine's load or the other tests running beside it.
-func threadCPU(t *testing.T) time.Duration {
-	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // TestCaptureOfTenThousandMessagesIsLinear: capture of a 10,000-message
 // transcript costs under 0.5 s of CPU (the bound is 10x that in a
 // race-built test, which is that much slower); it was quadratic.
 func TestCaptureOfTenThousandMessagesIsLinear(t *testing.T) {
 	data := oneSentenceTranscript(10000)
-	lockThread(t)
-	before := threadCPU(t)
-	res := Extract(data, Options{})
-	cpu := threadCPU(t) - before
+	var res Result
+	cpu := testenv.CPUOf(t, func() { res = Extract(data, Options{}) })
 	t.Logf("%d lines, %d candidates, %s of CPU", res.Lines, len(res.Candidates), cpu)
 	if res.Lines != 10000 || len(res.Candidates) != MaxPerCapture {
 		t.Fatalf("%d lines, %d candidates", res.Lines, len(res.Candidates))
 	}
-	if limit := 500 * time.Millisecond * raceSlowdown; cpu > limit {
+	if limit := 500 * time.Millisecond * testenv.RaceSlowdown; cpu > limit {
 		t.Errorf("capture of 10,000 messages took %s of CPU, over %s", cpu, limit)
 	}
-}
-
-func lockThread(t *testing.T) {
-	runtime.LockOSThread()
-	t.Cleanup(runtime.UnlockOSThread)
 }
 
 // A capture stops when its context is done: what the hook's deadline cut

@@ -2,23 +2,12 @@ package config
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// threadCPU is the CPU time this OS thread has used (the caller locks
-// itself to it): the work done, whatever the machine's load.
-func threadCPU(t *testing.T) time.Duration {
-	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/agentx-dev/agentx/internal/testenv"
+)
 
 // An agentx.toml with 2,000 unknown sections (it can arrive in a pull
 // request) loads in linear time, and warns about the first few and a
@@ -30,16 +19,14 @@ func TestTwoThousandUnknownSections(t *testing.T) {
 		fmt.Fprintf(&b, "\n[unknown%d]\nx = %d\n[memory%d.sub]\ny = 1\n", i, i, i)
 	}
 	b.WriteString("[hooks]\nmystery = 1\n")
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	before := threadCPU(t)
-	c, err := ParseConfig("a.toml", []byte(b.String()))
-	cpu := threadCPU(t) - before
+	var c Config
+	var err error
+	cpu := testenv.CPUOf(t, func() { c, err = ParseConfig("a.toml", []byte(b.String())) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%s of CPU, warnings %q", cpu, c.Warnings)
-	if limit := 200 * time.Millisecond * raceSlowdown; cpu > limit {
+	if limit := 200 * time.Millisecond * testenv.RaceSlowdown; cpu > limit {
 		t.Errorf("loading took %s of CPU, over %s", cpu, limit)
 	}
 	want := []string{

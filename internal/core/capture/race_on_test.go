@@ -1,6 +1,0 @@
-//go:build race
-
-package capture
-
-// raceSlowdown scales the CPU bounds of tests run with -race.
-const raceSlowdown = 10
