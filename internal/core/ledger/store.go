@@ -61,6 +61,9 @@ func LoadFile(path string, issue int) (*Ledger, error) {
 			return l, err
 		}
 		if held {
+			if onTornWait != nil {
+				onTornWait(path)
+			}
 			time.Sleep(5 * time.Millisecond) // a writer is at it: wait it out
 		}
 		// A lock seen gone may have been released after this read, by a
@@ -89,6 +92,11 @@ func loadLocked(path string, issue int) (*Ledger, error) {
 // TornWait bounds how long a read waits for a writer that holds the lock
 // of a ledger that does not parse.
 const TornWait = 2 * time.Second
+
+// onTornWait, when set (by tests, before any runs), is told of every
+// pause LoadFile makes for a writer holding path's lock: what a test
+// checks, instead of the time a read took.
+var onTornWait func(path string)
 
 // lockHeld reports whether the ledger at path has a lock file (any
 // process's: ours write atomically, the old tools in place).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,22 +26,32 @@ func TestLoadWaitsOutATornRewriteUnderLock(t *testing.T) {
 	if err := os.WriteFile(lockPath, []byte(`{"pid":1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		_ = os.WriteFile(path, full, 0o644)
-		_ = os.Remove(lockPath)
-	}()
+	// The writer finishes once the reader has paused for its lock (an
+	// event, not a time: the reader waits for it up to TornWait).
+	var finish sync.Once
+	onTornWaitAt(path, func() {
+		finish.Do(func() {
+			_ = os.WriteFile(path, full, 0o644)
+			_ = os.Remove(lockPath)
+		})
+	})
 	l, err := LoadFile(path, 7)
 	if err != nil || l.IssueNumber != 7 {
 		t.Fatalf("%v %+v", err, l)
+	}
+	paused := tornWaitsAt(path)
+	if paused == 0 {
+		t.Fatal("the reader did not wait for the writer's lock")
 	}
 	// No lock held: a file that does not parse is reported at once.
 	if err := os.WriteFile(path, full[:10], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	if _, err := LoadFile(path, 7); err == nil || time.Since(start) > time.Second {
-		t.Fatalf("unlocked corrupt file: %v after %s", err, time.Since(start))
+	if _, err := LoadFile(path, 7); err == nil {
+		t.Fatal("unlocked corrupt file: no error")
+	}
+	if n := tornWaitsAt(path) - paused; n != 0 {
+		t.Fatalf("unlocked corrupt file: the reader paused %d times", n)
 	}
 }
 
