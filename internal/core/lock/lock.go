@@ -73,6 +73,7 @@ type Locker struct {
 	// (the metrics of a hook or command, read once at its end).
 	waited   atomic.Int64
 	timeouts atomic.Int64
+	polls    atomic.Int64 // pauses for a lock another holder had
 }
 
 // Stats returns how long this Locker's acquisitions waited in all and how
@@ -80,6 +81,11 @@ type Locker struct {
 func (l *Locker) Stats() (waited time.Duration, timeouts int) {
 	return time.Duration(l.waited.Load()), int(l.timeouts.Load())
 }
+
+// Polls returns how many times this Locker's acquisitions paused because
+// another holder had the lock: zero means no acquisition waited at all,
+// however long the machine took (what tests check instead of time).
+func (l *Locker) Polls() int { return int(l.polls.Load()) }
 
 type pathMutex struct {
 	ch   chan struct{} // capacity 1: a mutex that a context can abandon
@@ -284,6 +290,7 @@ func (l *Locker) acquireFile(ctx context.Context, target string, b *Batch) (*Loc
 		// millisecond or two), growing to at most 50 ms, so contended writers
 		// are served quickly and do not march in lockstep.
 		d := delay/2 + time.Duration(l.randNano(int64(delay)))
+		l.polls.Add(1)
 		if err := l.sleep(ctx, d); err != nil {
 			return nil, l.timeoutError(target, last)
 		}
