@@ -27,6 +27,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
+	"github.com/agentx-dev/agentx/internal/testbin"
 )
 
 // testHelpers are extra programs for TestMain.
@@ -181,6 +182,13 @@ func checkLedger(t *testing.T, root string, issue, n int) {
 
 func concurrentRequests(t *testing.T, workers, perWorker int, issues []int) {
 	root := initWorkspace(t)
+	// Each request is the real agentx-hook: at 8x50 processes a test, the
+	// start of the larger test binary standing in for it was most of the
+	// package's CPU (issue 37).
+	hook, err := testbin.SharedHook()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
 	errs := make(chan string, workers*perWorker)
 	for w := 0; w < workers; w++ {
@@ -189,7 +197,7 @@ func concurrentRequests(t *testing.T, workers, perWorker int, issues []int) {
 			defer wg.Done()
 			for i := 0; i < perWorker; i++ {
 				issue := issues[(w+i)%len(issues)]
-				cmd := exec.Command("agentx-hook", "--root", root, "clarify", "request", "--issue", strconv.Itoa(issue),
+				cmd := exec.Command(hook, "--root", root, "clarify", "request", "--issue", strconv.Itoa(issue),
 					"--from", "engineer", "--to", "architect", "--topic", fmt.Sprintf("w%d-%d", w, i), "--question", "q?", "--non-blocking")
 				// What is checked is that no request is lost or applied
 				// twice, not the lock's default 5 s wait: on a shared 2-core
