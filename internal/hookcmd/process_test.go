@@ -185,7 +185,7 @@ func concurrentRequests(t *testing.T, workers, perWorker int, issues []int) {
 	// Each request is the real agentx-hook: at 8x50 processes a test, the
 	// start of the larger test binary standing in for it was most of the
 	// package's CPU (issue 37).
-	hook, err := testbin.SharedHook()
+	hook, err := testbin.SharedHook() // built by TestMain
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,9 @@ import (
 // about two thirds of the CPU of a test binary standing in for it
 // (smaller, without the test's packages to initialise). Built at the
 // first call of a test binary only, so packages that never start it
-// never build it.
+// never build it. Call it first before anything moves $HOME (as
+// statebranchtest.Env does): the shared cache and go build's own cache
+// are found through it, and a moved $HOME is a cold build of everything.
 func SharedHook() (string, error) { return sharedHook() }
 
 var sharedHook = sync.OnceValues(func() (string, error) {
