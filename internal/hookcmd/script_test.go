@@ -88,12 +88,6 @@ func TestMain(m *testing.M) {
 		}
 	}
 	_ = os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	// The real agentx-hook the concurrency tests start, found or built
-	// now: later, a test's git environment (statebranchtest.Env) has moved
-	// $HOME, and with it the shared cache and go build's own cache, which
-	// made a cold build of everything (26 s). An error is the test's to
-	// report (SharedHook returns it again).
-	_, _ = testbin.SharedHook()
 	// After bin: a hard link to this binary needs bin on its filesystem
 	// (doctor_healthy checks that the agentx-hook on PATH is this one).
 	ramTmp := testenv.UseRAMTempDir()
