@@ -80,7 +80,18 @@ func TestNoSecretReachesAgentxFiles(t *testing.T) {
 		// A deadline no load reaches: this hook must store, not spool for
 		// later (the default 10 s was passed on a loaded machine, and the
 		// count of spooled entries below was one too many).
-		must("", "hook", "finish", "--agent", "reviewer", "--issue", issue, "--summary-file", summary, "--deadline", "10m")
+		finished, e, code := runApp(t, root, nil, "", "hook", "finish", "--agent", "reviewer", "--issue", issue, "--summary-file", summary, "--deadline", "10m")
+		if code != 0 {
+			t.Fatalf("%s hook finish: %d\n%s%s", p.kind, code, finished, e)
+		}
+		if e != "" {
+			hookWarnings = append(hookWarnings, fmt.Sprintf("%s hook finish: %s", p.kind, e))
+		}
+		// The full hook stores what it spooled: only the earlier
+		// spool-only hooks' entries are left. What it printed says why not.
+		if spooled, _ := filepath.Glob(filepath.Join(root, ".agentx", "memory", "spool", "*.spool")); len(spooled) != i {
+			t.Fatalf("%s: after the full hook finish, %d entries in the spool, want %d; it printed:\n%s%s", p.kind, len(spooled), i, finished, e)
+		}
 		// A hook killed right after its spool write leaves the entry on disk.
 		appendTo(t, summary, "- Spooled only.\n")
 		if out, e, code := runApp(t, root, map[string]string{envSpoolOnly: "1"}, "", "hook", "finish", "--agent", "reviewer",

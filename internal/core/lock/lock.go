@@ -197,11 +197,19 @@ func (l *Locker) acquire(ctx context.Context, target string, b *Batch) (lk *Lock
 	defer cancel()
 
 	pm := l.pathMutex(key)
+	// A free turn is taken whatever the deadline, as acquireFile's first
+	// attempt is: one select with both ready picks at random, and a
+	// goroutine descheduled past a short deadline (spool.Claim waits
+	// 100 ms) would be refused a free lock every other time.
 	select {
 	case pm.ch <- struct{}{}:
-	case <-ctx.Done():
-		l.dropPathMutex(key, pm)
-		return nil, l.timeoutError(target, nil)
+	default:
+		select {
+		case pm.ch <- struct{}{}:
+		case <-ctx.Done():
+			l.dropPathMutex(key, pm)
+			return nil, l.timeoutError(target, nil)
+		}
 	}
 	lk, err = l.acquireFile(ctx, target, b)
 	if err != nil {

@@ -307,6 +307,29 @@ func TestContextCancel(t *testing.T) {
 	}
 }
 
+// A free lock is taken even when the caller's deadline passed before
+// Acquire got to it (a goroutine descheduled that long on a loaded
+// machine): the lock file's first attempt never looks at the deadline, and
+// the in-process turn must not either. Taking the turn raced the expired
+// deadline in one select, so a free lock was refused about every other
+// time, and spool.Claim's 100 ms wait turned that into a capture left
+// spooled with no word (issue 37).
+func TestFreeLockTakenPastTheDeadline(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "x")
+	l := New(Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 64 {
+		lk, err := l.Acquire(ctx, target)
+		if err != nil {
+			t.Fatalf("attempt %d: a free lock refused past the deadline: %v", i, err)
+		}
+		if err := lk.Release(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func FuzzParseContent(f *testing.F) {
 	f.Add([]byte(`{"pid":123,"timestamp":"2026-03-01T17:04:15.123Z","agent":"engineer"}`))
 	f.Add([]byte(`{"pid":123,"created":"2026-03-01T17:04:15.1234567Z"}`))
