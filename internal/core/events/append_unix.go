@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -46,7 +45,7 @@ func (l *Log) tryAppend(ctx context.Context, line []byte) (bool, error) {
 		return false, err
 	}
 	defer func() { _ = f.Close() }() // the write's error is what matters
-	unlock, err := flockWait(ctx, f)
+	unlock, err := atomicfile.FlockWait(ctx, f, lockWait)
 	if err != nil {
 		return false, err
 	}
@@ -74,26 +73,3 @@ func (l *Log) tryAppend(ctx context.Context, line []byte) (bool, error) {
 // lockWait bounds the wait for another appender's flock: one holds it for
 // a write, or a trim of a few hundred KB.
 const lockWait = 10 * time.Second
-
-// flockWait takes an exclusive flock on f, polling so ctx (and lockWait)
-// bound the wait.
-func flockWait(ctx context.Context, f *os.File) (unlock func(), err error) {
-	ctx, cancel := context.WithTimeout(ctx, lockWait)
-	defer cancel()
-	delay := 50 * time.Microsecond
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("lock %s: another process held it for %s", f.Name(), lockWait)
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, 10*time.Millisecond)
-	}
-}
