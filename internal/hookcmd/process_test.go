@@ -24,6 +24,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/ledger/ledgertest"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
@@ -156,28 +157,6 @@ func run(t *testing.T, root string, env []string, name string, args ...string) s
 	return string(out)
 }
 
-// checkLedger asserts the ledger of issue holds exactly ids 001..n once.
-func checkLedger(t *testing.T, root string, issue, n int) {
-	t.Helper()
-	l, err := ledger.LoadFile(workspace.Workspace{Root: root}.LedgerFile(issue), issue)
-	if err != nil {
-		t.Fatalf("ledger %d: %v", issue, err)
-	}
-	seen := map[string]int{}
-	for _, r := range l.Clarifications {
-		seen[r.ID]++
-	}
-	for i := 1; i <= n; i++ {
-		id := fmt.Sprintf("CLR-%d-%03d", issue, i)
-		if seen[id] != 1 {
-			t.Errorf("%s appears %d times", id, seen[id])
-		}
-	}
-	if len(l.Clarifications) != n {
-		t.Errorf("issue %d: %d records, want %d", issue, len(l.Clarifications), n)
-	}
-}
-
 type proc struct {
 	cmd   *exec.Cmd
 	lines chan string
@@ -263,7 +242,7 @@ func TestSIGKILLedHolderIsTakenOver(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("takeover of a dead pid's lock took %s", d)
 	}
-	checkLedger(t, root, 5, 2)
+	ledgertest.CheckIDs(t, root, 5, 2)
 
 	// A lock from a holder on another machine (same shared directory) is
 	// only taken after the threshold.
@@ -286,7 +265,7 @@ func TestSIGKILLedHolderIsTakenOver(t *testing.T) {
 	if d := time.Since(start); d < 500*time.Millisecond {
 		t.Errorf("a live remote lock was taken after %s, before the 700ms threshold", d)
 	}
-	checkLedger(t, root, 5, 3)
+	ledgertest.CheckIDs(t, root, 5, 3)
 }
 
 func TestSIGSTOPpedHolderLosesNothing(t *testing.T) {
@@ -345,7 +324,7 @@ func TestSIGSTOPpedHolderLosesNothing(t *testing.T) {
 	if strings.Join(topics, ",") != "B,A" {
 		t.Fatalf("records = %v, want B then A (A re-applied on the fresh ledger)", topics)
 	}
-	checkLedger(t, root, 6, 2)
+	ledgertest.CheckIDs(t, root, 6, 2)
 }
 
 func TestWritersKilledAtRandomLeaveValidLedgers(t *testing.T) {
@@ -381,7 +360,7 @@ func TestWritersKilledAtRandomLeaveValidLedgers(t *testing.T) {
 		} else {
 			prev = n
 		}
-		checkLedger(t, root, 8, prev)
+		ledgertest.CheckIDs(t, root, 8, prev)
 	}
 	if prev == 0 {
 		t.Fatal("no writer ever committed a record")
@@ -391,7 +370,7 @@ func TestWritersKilledAtRandomLeaveValidLedgers(t *testing.T) {
 	if temps, _ := filepath.Glob(filepath.Join(ws.ClarificationsDir(), ".issue-8.json.tmp-*")); len(temps) > 0 && prev > 0 {
 		t.Logf("temporaries left after the last crash: %d (cleaned by the next takeover)", len(temps))
 	}
-	checkLedger(t, root, 8, prev+1)
+	ledgertest.CheckIDs(t, root, 8, prev+1)
 }
 
 func jsonMarshal(v any) ([]byte, error) { return jsonfile.Marshal(v) }

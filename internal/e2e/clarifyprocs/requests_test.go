@@ -8,8 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentx-dev/agentx/internal/core/ledger"
-	"github.com/agentx-dev/agentx/internal/core/workspace"
+	"github.com/agentx-dev/agentx/internal/core/ledger/ledgertest"
 	"github.com/agentx-dev/agentx/internal/testbin"
 	"github.com/agentx-dev/agentx/internal/testenv"
 )
@@ -77,28 +76,6 @@ func concurrentRequests(t *testing.T, workers, perWorker int, issues []int) {
 	}
 	total := workers * perWorker
 	for _, issue := range issues {
-		checkLedger(t, root, issue, total/len(issues))
-	}
-}
-
-// checkLedger asserts the ledger of issue holds exactly ids 001..n once.
-func checkLedger(t *testing.T, root string, issue, n int) {
-	t.Helper()
-	l, err := ledger.LoadFile(workspace.Workspace{Root: root}.LedgerFile(issue), issue)
-	if err != nil {
-		t.Fatalf("ledger %d: %v", issue, err)
-	}
-	seen := map[string]int{}
-	for _, r := range l.Clarifications {
-		seen[r.ID]++
-	}
-	for i := 1; i <= n; i++ {
-		id := fmt.Sprintf("CLR-%d-%03d", issue, i)
-		if seen[id] != 1 {
-			t.Errorf("%s appears %d times", id, seen[id])
-		}
-	}
-	if len(l.Clarifications) != n {
-		t.Errorf("issue %d: %d records, want %d", issue, len(l.Clarifications), n)
+		ledgertest.CheckIDs(t, root, issue, total/len(issues))
 	}
 }
