@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,6 +56,9 @@ func (c *checker) lockFile(path string) {
 	age := c.opt.Now().Sub(at)
 	switch {
 	case ok && content.Host != "" && content.Host == c.host && content.PID > 0 && !alive(content.PID):
+		if !stillThere(path, fi, data) {
+			return // released as its holder exited, after the read above
+		}
 		c.add(Problem{Code: CodeDeadLock, Severity: Error, Path: c.rel(path), Offset: -1,
 			Message: fmt.Sprintf("lock of process %d (%s), which is no longer running", content.PID, content.Agent),
 			Repair:  "take the lock over and release it"})
@@ -75,6 +79,9 @@ func (c *checker) tempFile(path string) {
 		return
 	}
 	if pid, ok := atomicfile.TempPID(filepath.Base(path)); ok && !alive(pid) {
+		if !stillThere(path, fi, nil) {
+			return // renamed into place as its writer exited, after the look above
+		}
 		c.add(Problem{Code: CodeDeadTemp, Severity: Error, Path: c.rel(path), Offset: -1,
 			Message: fmt.Sprintf("temporary of an atomic write left by process %d, which is no longer running", pid),
 			Repair:  "remove it"})
@@ -85,4 +92,22 @@ func (c *checker) tempFile(path string) {
 			Message: fmt.Sprintf("temporary of an atomic write left %s ago by a writer that is gone", age.Round(time.Second)),
 			Repair:  "remove it"})
 	}
+}
+
+// stillThere reports whether the file at path is still the one seen
+// before its writer was found dead (the same file, and the same bytes
+// when they were read). The look must come after the liveness check: a
+// writer releases its lock or renames its temporary and then exits, so
+// one found dead can no longer remove what is still there, while one
+// that finished between the first look and the check had.
+func stillThere(path string, seen os.FileInfo, data []byte) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !os.SameFile(seen, fi) {
+		return false
+	}
+	if data == nil {
+		return true
+	}
+	now, err := atomicfile.ReadRegular(path, 4096)
+	return err == nil && bytes.Equal(now, data)
 }
