@@ -47,7 +47,11 @@ func litterMain() {
 	}
 	_, _ = obj.WriteString("x\x9c")
 	fmt.Println("ready")
-	select {}
+	// Wait for the kill. Not `select {}`: with no timer left, the runtime
+	// calls that a deadlock and ends the process itself (it did once,
+	// under load, before the test's SIGKILL came).
+	time.Sleep(time.Hour)
+	os.Exit(1)
 }
 
 // Issue 32: what a SIGKILLed writer leaves (a lock, an atomic write's
