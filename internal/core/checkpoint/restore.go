@@ -63,6 +63,13 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 	if dryRun || !res.Changed() {
 		return res, nil
 	}
+	// The flock of the event log first, as an appender takes it before
+	// the log's lock file to trim: the other order could deadlock.
+	release, err := s.holdAppended(ctx, append(append([]string{}, res.Written...), res.Removed...))
+	defer release()
+	if err != nil {
+		return nil, err
+	}
 	held, err := s.lockAll(ctx, append(append([]string{}, res.Written...), res.Removed...))
 	defer func() {
 		for _, lk := range held {

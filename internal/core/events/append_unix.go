@@ -26,8 +26,10 @@ import (
 // starts over on the new one. The trim also takes the log's lock file,
 // which a checkpoint restore and agentx releases before this one hold
 // while they replace or append to the log: it never rewrites the log
-// under them. An append racing a restore lands before or after it, as
-// with the lock file (a restore replaces the log whatever was in it).
+// under them. A checkpoint restore also holds the log's flock while it
+// replaces the log (checkpoint's flockAppended): an append racing it
+// lands before or after it, as with the lock file, never in the file it
+// renames away.
 func (l *Log) appendLine(ctx context.Context, line []byte) error {
 	for {
 		done, err := l.tryAppend(ctx, line)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -50,6 +51,10 @@ type delta struct {
 	// key tells this encoding from another (its head's and its index's
 	// checksums): what a reader's overlay (overlay.go) was built on.
 	key uint64
+	// read is when withIssues began reading the files it indexed (zero
+	// for a delta decoded from disk): the racy margin of a reader's
+	// overlay is measured from it.
+	read time.Time
 }
 
 const deltaMagic = "AXDELTA1"
@@ -149,7 +154,7 @@ func (s *Store) withIssues(d *delta, issues []int) (*delta, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	nd := &delta{base: d.base, files: maps.Clone(d.files)}
+	nd := &delta{base: d.base, files: maps.Clone(d.files), read: time.Now()} // file times are compared: the real clock
 	for _, n := range issues {
 		f, stamp, err := s.readIssueStamped(n)
 		if err != nil {

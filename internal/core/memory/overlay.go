@@ -178,7 +178,13 @@ func (s *Store) writeOverlay(gen uint64, d *delta, changed []int, nd *delta, idx
 	if _, err := os.Stat(s.pendingDir()); err != nil {
 		return
 	}
-	now := time.Now() // file times are compared: the real clock
+	// The margin counts back from when the files were read, not from now:
+	// a file read within it may have changed again, in the same tick,
+	// after the read however long the indexing took.
+	now := nd.read
+	if now.IsZero() {
+		now = time.Now() // file times are compared: the real clock
+	}
 	for _, n := range changed {
 		st, held := nd.files[n]
 		if !held {

@@ -254,3 +254,48 @@ func TestOverlayDeletedFile(t *testing.T) {
 		}
 	})
 }
+
+// The racy margin is measured from when the changed files were read, not
+// from when the overlay is written: indexing that outlasts the rest of
+// the margin must not turn a file read within it into one trusted by its
+// size and time. A second write in the same clock tick after the read
+// (other bytes, same size, same time) would otherwise be hidden behind
+// the overlay of the first until the next agentx write.
+func TestOverlayRacyWhenReadNotWhenWritten(t *testing.T) {
+	t.Parallel()
+	s, _ := overlayStore(t, "base")
+	s.freshMargin = time.Hour
+	path := s.IssuePath(7)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Changed 2 s inside the margin of now: racy when read right below.
+	mod := time.Now().Add(-time.Hour + 2*time.Second)
+	if err := os.Chtimes(path, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	const gen = 1
+	nd, idx, err := s.withIssues(emptyDelta(gen), []int{7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Indexing slow enough that the file has left the margin by the time
+	// the overlay is written.
+	time.Sleep(time.Until(mod.Add(time.Hour)) + 20*time.Millisecond)
+	s.writeOverlay(gen, nil, []int{7}, nd, idx)
+	// The second write of the same tick, after the read.
+	edited := strings.ReplaceAll(string(data), "redis", "mysql")
+	if len(edited) != len(data) || edited == string(data) {
+		t.Fatal("the edit must keep the size")
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	if od := s.readOverlay(gen, nil, []int{7}); od != nil {
+		t.Fatal("the overlay of the bytes before a same-tick second write is taken: the file was within the racy margin when read")
+	}
+}
