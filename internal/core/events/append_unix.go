@@ -36,6 +36,12 @@ func (l *Log) appendLine(ctx context.Context, line []byte) error {
 		if done || err != nil {
 			return err
 		}
+		// The log was replaced while we waited: again, on the new one,
+		// unless the caller gave up meanwhile (a path that never names
+		// the file opened would otherwise spin).
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("append event log: %w", err)
+		}
 	}
 }
 
