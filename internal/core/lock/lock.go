@@ -19,21 +19,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
-	"github.com/agentx-dev/agentx/internal/core/process"
 )
 
 // Defaults of the reference implementation (SPEC section 9.5).
@@ -308,211 +304,6 @@ func (l *Locker) acquireFile(ctx context.Context, target string, b *Batch) (*Loc
 	}
 }
 
-// createExclusive creates path with content; ok=false when it exists.
-// The lock must appear with its content already in it: PowerShell deletes
-// a lock file it cannot parse, so an empty one (between an O_EXCL create
-// and the write) would be deleted under its holder and taken twice. The
-// content is written to a temporary file first and hard-linked into
-// place, which fails like O_EXCL when the lock exists. Where hard links
-// are not supported, it falls back to O_EXCL and write.
-func createExclusive(path string, content []byte) (bool, error) {
-	tmp, err := stageLockContent(filepath.Dir(path), filepath.Base(path), content)
-	if err != nil {
-		return false, err
-	}
-	// After the link the temporary is a second name for the lock file, so
-	// it goes whatever happened; failing to remove it costs a stray file.
-	defer func() { _ = os.Remove(tmp) }()
-	err = os.Link(tmp, path)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, fs.ErrExist):
-		return false, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return false, err
-	}
-	return createOpenExclusive(path, content)
-}
-
-// stageLockContent writes content to a new temporary `.<base>.tmp-*` in
-// dir (made if missing), the name removeStaleStaging sweeps when a writer
-// dies before removing it, and returns its path.
-func stageLockContent(dir, base string, content []byte) (string, error) {
-	pattern := "." + base + ".tmp-*"
-	tmp, err := os.CreateTemp(dir, pattern)
-	if errors.Is(err, fs.ErrNotExist) {
-		if mkErr := os.MkdirAll(dir, 0o755); mkErr != nil {
-			return "", mkErr
-		}
-		tmp, err = os.CreateTemp(dir, pattern)
-	}
-	if err != nil {
-		return "", err
-	}
-	_, werr := tmp.Write(content)
-	merr := tmp.Chmod(0o644)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, merr, cerr); err != nil {
-		_ = os.Remove(tmp.Name())
-		return "", err
-	}
-	return tmp.Name(), nil
-}
-
-// removeStaleStaging removes the staging temporaries of the locks in
-// path's directory (`.X.lock.tmp-*`) that a writer killed between staging
-// and clean-up left behind. A live staging file exists for microseconds;
-// one older than the lock's stale threshold belongs to a dead process.
-// The directory is swept once per process: a command that takes thousands
-// of locks in one directory (a checkpoint restore, a rebuild) would
-// otherwise read the whole directory at every lock.
-func removeStaleStaging(path string, staleAfter time.Duration) {
-	dir, base := filepath.Split(path)
-	pattern := "." + globEscape(base) + ".tmp-*"
-	if strings.HasSuffix(base, lockSuffix) {
-		if _, done := stagingSwept.LoadOrStore(dir, true); done {
-			return
-		}
-		pattern = ".*" + lockSuffix + ".tmp-*"
-	}
-	matches, err := filepath.Glob(filepath.Join(dir, pattern))
-	if err != nil {
-		return
-	}
-	for _, m := range matches {
-		if info, err := os.Lstat(m); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) > staleAfter {
-			_ = os.Remove(m)
-		}
-	}
-}
-
-// lockSuffix ends every lock file's name (issue-3.json.lock).
-const lockSuffix = ".lock"
-
-// stagingSwept holds the directories whose staging temporaries this
-// process has swept.
-var stagingSwept sync.Map
-
-// globEscape quotes the pattern characters of a file name for filepath.Glob.
-func globEscape(name string) string {
-	r := strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`)
-	return r.Replace(name)
-}
-
-// createOpenExclusive is createExclusive without hard links.
-func createOpenExclusive(path string, content []byte) (bool, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return false, nil
-		}
-		return false, err
-	}
-	_, werr := f.Write(content)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		_ = os.Remove(path)
-		return false, errors.Join(werr, cerr)
-	}
-	return true, nil
-}
-
-// holder describes the current lock file as judged at one instant.
-type holder struct {
-	data    []byte
-	info    fs.FileInfo
-	content Content
-	parsed  bool
-	age     time.Duration
-	stale   bool
-	reason  string
-}
-
-func (l *Locker) inspect(path string) (*holder, error) {
-	data, info, err := readLockFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if errors.Is(err, errNotLock) && info != nil {
-		// A FIFO, a symlink or a directory where a lock file belongs was
-		// made by no writer of the protocol (reading a FIFO would block
-		// for ever): judged stale at once and taken over.
-		return &holder{info: info, stale: true, reason: err.Error()}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	h := &holder{data: data, info: info}
-	now := l.opt.Clock.Now()
-	c, at, ok := ParseContent(h.data)
-	h.content, h.parsed = c, ok
-	if ok {
-		h.age = now.Sub(at)
-	} else {
-		// Empty or junk: a crash between create and write. Age by mtime so
-		// it can never block writers for ever, yet a live lock whose owner
-		// is still writing its content is not stolen.
-		h.age = now.Sub(info.ModTime())
-	}
-	switch {
-	case h.age > l.opt.StaleAfter:
-		h.stale, h.reason = true, "older than "+l.opt.StaleAfter.String()
-	case ok && c.Host != "" && c.Host == l.host && c.PID > 0 && c.PID != l.pid && !process.Alive(c.PID):
-		h.stale, h.reason = true, "holder pid "+strconv.Itoa(c.PID)+" is dead"
-	}
-	return h, nil
-}
-
-// takeOver removes the stale lock h so that exactly one process creates the
-// next one. Under the directory's guard it re-reads the lock file and
-// removes it only if it is still the very lock judged stale (same inode,
-// same bytes); a lock that changed meanwhile is left alone and judged again.
-// (Renaming the stale file aside without a guard is not enough: a second
-// taker can move the first taker's fresh lock aside, and a third process
-// can create one in the gap.)
-func (l *Locker) takeOver(ctx context.Context, path string, h *holder) bool {
-	g, err := lockGuard(ctx, filepath.Dir(path))
-	if err != nil {
-		return false
-	}
-	defer g.unlock()
-	info, err := os.Lstat(path)
-	if err != nil || !os.SameFile(info, h.info) {
-		return false
-	}
-	if info.Mode().IsRegular() {
-		data, _, err := readLockFile(path)
-		if err != nil || !bytes.Equal(data, h.data) {
-			return false
-		}
-	} else if info.IsDir() {
-		return false // never removed: a person must look at it
-	}
-	return os.Remove(path) == nil
-}
-
-func (l *Locker) timeoutError(target string, h *holder) error {
-	path := PathFor(target)
-	msg := fmt.Sprintf("could not lock %s within %s", path, l.opt.Wait)
-	if h != nil {
-		who := h.content.Agent
-		if who == "" {
-			who = "unknown agent"
-		}
-		if h.parsed {
-			msg += fmt.Sprintf(": held by %s (pid %d) for %s", who, h.content.PID, h.age.Round(time.Millisecond))
-		} else {
-			msg += fmt.Sprintf(": lock file unreadable, %s old", h.age.Round(time.Millisecond))
-		}
-	} else {
-		msg += ": busy in this process"
-	}
-	e := errcode.New(errcode.LockTimeout, "%s", msg)
-	e.Hint = fmt.Sprintf("retry; a lock older than %s is taken over automatically", l.opt.StaleAfter)
-	return e
-}
-
 // ErrLost reports that a lock was taken over while we held it (we were
 // paused past the stale threshold). The write it guarded must not happen.
 var ErrLost = errors.New("lock was taken over by another process")
@@ -606,41 +397,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// errNotLock marks a lock path that holds something other than a regular
-// file.
-var errNotLock = errors.New("not a regular file")
-
-// readLockFile reads a lock file without following a symlink and without
-// blocking on a FIFO (O_NONBLOCK makes the open return at once; the fstat
-// then tells what was opened). A lock file is tiny: more than 64 KB is
-// not one. info is set for errNotLock.
-func readLockFile(path string) ([]byte, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|oNoFollow, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENXIO) {
-			info, lerr := os.Lstat(path)
-			if lerr != nil {
-				return nil, nil, lerr
-			}
-			return nil, info, fmt.Errorf("%s: %w (%s)", path, errNotLock, info.Mode().Type())
-		}
-		return nil, nil, err
-	}
-	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
-	info, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, info, fmt.Errorf("%s: %w (%s)", path, errNotLock, info.Mode().Type())
-	}
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(f, 64<<10)); err != nil {
-		return nil, nil, err
-	}
-	return buf.Bytes(), info, nil
 }
 
 // WithEnv is o with the environment's test and tuning overrides:
