@@ -26,26 +26,37 @@ import (
 // bytes that does not depend on timing or load. The bound is per
 // observation, so it holds at any size.
 func TestVerifyHoldsFewBytesPerObservation(t *testing.T) {
-	ws := heldWorkspace(t)
 	const n = heldObservations
-	c := &checker{ws: ws, opt: Options{Now: time.Now}, rep: &Report{Problems: []Problem{}}}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	c.stateFiles()
-	c.memoryFiles(memory.New(ws.MemoryDir(), nil, nil))
-	runtime.GC()
-	runtime.ReadMemStats(&after)
+	c, per := heldPerObservation(t, func(c *checker) {
+		c.stateFiles()
+		c.memoryFiles(memory.New(c.ws.MemoryDir(), nil, nil))
+	})
 	if c.view == nil || c.view.Lines == 0 || c.rep.Counts.Observations != n || len(c.rep.Problems) != 0 {
 		t.Fatalf("read %d observations and a trail (%v) with problems %+v, want %d, a trail and none", c.rep.Counts.Observations, c.view != nil, c.rep.Problems, n)
 	}
-	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
-	runtime.KeepAlive(c)
-	t.Logf("%d bytes held per observation", per)
 	const limit = 150
 	if per > limit {
 		t.Fatalf("verify holds %d bytes per observation (its anchor and its row), over the bound of %d", per, limit)
 	}
+}
+
+// heldPerObservation runs read on a checker of the held-bytes store and
+// returns the checker and the live heap it leaves behind per observation,
+// after a collection: a count of bytes that does not depend on timing or
+// load.
+func heldPerObservation(t *testing.T, read func(c *checker)) (*checker, int64) {
+	t.Helper()
+	c := &checker{ws: heldWorkspace(t), opt: Options{Now: time.Now}, rep: &Report{Problems: []Problem{}}}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	read(c)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / heldObservations
+	runtime.KeepAlive(c)
+	t.Logf("%d bytes held per observation", per)
+	return c, per
 }
 
 // heldObservations is the size of the store the held-bytes tests read.

@@ -1,9 +1,7 @@
 package verify
 
 import (
-	"runtime"
 	"testing"
-	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
@@ -18,21 +16,11 @@ import (
 func TestHeldBytesPerObservationAreBounded(t *testing.T) {
 	// The store of TestVerifyHoldsFewBytesPerObservation: its audit trail
 	// is not read here (memoryFiles reads the memory files alone).
-	ws := heldWorkspace(t)
 	const n = heldObservations
-	c := &checker{ws: ws, opt: Options{Now: time.Now}, rep: &Report{Problems: []Problem{}}}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	c.memoryFiles(memory.New(ws.MemoryDir(), nil, nil))
-	runtime.GC()
-	runtime.ReadMemStats(&after)
+	c, per := heldPerObservation(t, func(c *checker) { c.memoryFiles(memory.New(c.ws.MemoryDir(), nil, nil)) })
 	if c.rep.Counts.Observations != n || len(c.rep.Problems) != 0 {
 		t.Fatalf("read %d observations with problems %+v, want %d and none", c.rep.Counts.Observations, c.rep.Problems, n)
 	}
-	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
-	runtime.KeepAlive(c)
-	t.Logf("%d bytes held per observation", per)
 	const limit = 100
 	if per > limit {
 		t.Fatalf("verify holds %d bytes per observation read, over the bound of %d", per, limit)
