@@ -105,15 +105,7 @@ func TestFreshKeptRecordSeesLaterForeignChanges(t *testing.T) {
 			t.Fatalf("after the delete: export %d", found("export"))
 		}
 		addKafka(t, s, 10)
-		data, err := os.ReadFile(s.IssuePath(10))
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := strings.ReplaceAll(string(data), "kafka", "rabbitmq")
-		text = strings.ReplaceAll(text, `"issueNumber": 10`, `"issueNumber": 11`)
-		if err := os.WriteFile(s.IssuePath(11), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		copyIssueAs(t, s, 10, 11, "kafka", "rabbitmq")
 		if found("rabbitmq") != 1 {
 			t.Fatalf("after the new file: rabbitmq %d", found("rabbitmq"))
 		}

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,21 @@ func bothLayouts(t *testing.T, fn func(t *testing.T, s *Store, found func(string
 			s, found := freshStore(t, name)
 			fn(t, s, found)
 		})
+	}
+}
+
+// copyIssueAs writes a new issue file to (a merge, another clone's
+// checkout): issue file from's text, renumbered, with old replaced by new.
+func copyIssueAs(t *testing.T, s *Store, from, to int, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(s.IssuePath(from))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(data), old, new)
+	text = strings.ReplaceAll(text, fmt.Sprintf(`"issueNumber": %d`, from), fmt.Sprintf(`"issueNumber": %d`, to))
+	if err := os.WriteFile(s.IssuePath(to), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -138,15 +154,7 @@ func TestFreshGateSeesDelete(t *testing.T) {
 // A new issue file (a merge, another clone's checkout) is searched.
 func TestFreshGateSeesNewFile(t *testing.T) {
 	bothLayouts(t, func(t *testing.T, s *Store, found func(string) int) {
-		data, err := os.ReadFile(s.IssuePath(8))
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := strings.ReplaceAll(string(data), "export runs nightly", "backup runs hourly")
-		text = strings.ReplaceAll(text, `"issueNumber": 8`, `"issueNumber": 9`)
-		if err := os.WriteFile(s.IssuePath(9), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		copyIssueAs(t, s, 8, 9, "export runs nightly", "backup runs hourly")
 		if found("backup") != 1 {
 			t.Fatalf("after the new file: backup %d", found("backup"))
 		}
