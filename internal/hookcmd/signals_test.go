@@ -150,18 +150,9 @@ func TestSignalDuringResponder(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	status := filepath.Join(root, ".agentx", "state", "agent-status.json")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		data, _ := os.ReadFile(status)
-		if strings.Contains(string(data), `"clarifying"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatal("the responder never started")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForFile(t, cmd, status, "the responder never started", func(data []byte) bool {
+		return strings.Contains(string(data), `"clarifying"`)
+	})
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case <-done:
@@ -281,19 +272,10 @@ func TestSignalDuringMonitorResponder(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var pid int
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if data, err := os.ReadFile(started); err == nil {
-			if _, err := fmt.Sscan(string(data), &pid); err == nil {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatal("the monitor never re-invoked the responder")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForFile(t, cmd, started, "the monitor never re-invoked the responder", func(data []byte) bool {
+		_, err := fmt.Sscan(string(data), &pid)
+		return err == nil
+	})
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case <-done:
@@ -307,5 +289,23 @@ func TestSignalDuringMonitorResponder(t *testing.T) {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatal("the responder outlived the interrupted monitor")
+	}
+}
+
+// waitForFile waits until the file at path holds what ready looks for,
+// written by cmd or a process it started; past 20 s (a process that never
+// gets there) it kills cmd and fails with why.
+func waitForFile(t *testing.T, cmd *exec.Cmd, path, why string, ready func([]byte) bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if data, err := os.ReadFile(path); err == nil && ready(data) {
+			return
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatal(why)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
