@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/memindex"
 )
 
 // rowLayout is how manifest.json's entries are laid out. The reference
@@ -39,6 +40,19 @@ func (l rowLayout) sep() string {
 		return "\n"
 	}
 	return "\n    "
+}
+
+// appendRow appends e to the entries array's body as its next row (a
+// comma first unless it is the array's first row) and returns the body
+// and the row's place in it, what the search index's reference holds.
+func (l rowLayout) appendRow(body []byte, e *Entry, first bool) ([]byte, memindex.Ref) {
+	if !first {
+		body = append(body, ',')
+	}
+	body = append(body, l.sep()...)
+	off := len(body)
+	body = l.appendEntry(body, e)
+	return body, memindex.Ref{Off: uint32(off), Len: uint32(len(body) - off)}
 }
 
 // appendEntry renders e as the entries array holds it.

@@ -44,14 +44,10 @@ func (s *Store) rerenderMany(st *state, want map[int][]Observation) (bool, error
 	l := s.rowLayout()
 	for _, o := range all {
 		e := o.Entry()
-		if rows > 0 {
-			body = append(body, ',')
-		}
+		var ref memindex.Ref
+		body, ref = l.appendRow(body, &e, rows == 0)
 		rows++
-		body = append(body, l.sep()...)
-		off := len(body)
-		body = l.appendEntry(body, &e)
-		b.AddAnalysed(docOf(&e, memindex.Ref{Off: uint32(off), Len: uint32(len(body) - off)}), <-analysed)
+		b.AddAnalysed(docOf(&e, ref), <-analysed)
 	}
 	body = append(body, tail...)
 	data, stamp := seal(body, st.stamp.Generation+1)

@@ -84,11 +84,9 @@ func (s *Store) appendEntries(st *state, add []Observation) bool {
 	}
 	for i := range add {
 		e := add[i].Entry()
-		body = append(body, ',')
-		body = append(body, l.sep()...)
-		off := len(body)
-		body = l.appendEntry(body, &e)
-		b.Add(docOf(&e, memindex.Ref{Off: uint32(off), Len: uint32(len(body) - off)}), e.Summary, add[i].Content)
+		var ref memindex.Ref
+		body, ref = l.appendRow(body, &e, false)
+		b.Add(docOf(&e, ref), e.Summary, add[i].Content)
 	}
 	body = append(body, tail...)
 	data, stamp := seal(body, st.stamp.Generation+1)
@@ -137,13 +135,9 @@ func (s *Store) rerender(st *state, n int, want []Observation) error {
 	l := s.rowLayout()
 	for i := range want {
 		e := want[i].Entry()
-		if len(refs) > 0 || i > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, l.sep()...)
-		off := len(body)
-		body = l.appendEntry(body, &e)
-		b.Add(docOf(&e, memindex.Ref{Off: uint32(off), Len: uint32(len(body) - off)}), e.Summary, want[i].Content)
+		var ref memindex.Ref
+		body, ref = l.appendRow(body, &e, len(refs) == 0 && i == 0)
+		b.Add(docOf(&e, ref), e.Summary, want[i].Content)
 	}
 	body = append(body, tail...)
 	data, stamp := seal(body, st.stamp.Generation+1)
