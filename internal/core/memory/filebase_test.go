@@ -3,7 +3,6 @@ package memory
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"slices"
 	"testing"
@@ -225,15 +224,7 @@ func TestFileBaseCrashBetweenIssueAndIndexWrite(t *testing.T) {
 	ctx := context.Background()
 	s, clk, _ := newTestStore(t)
 	s.FileBase = true
-	if _, err := s.Store(ctx, []Observation{obs("engineer", 5, Decision, "first decision about caching")}); err != nil {
-		t.Fatal(err)
-	}
-	crash := errors.New("crash")
-	s.afterIssueWrite = func() error { return crash }
-	if _, err := s.Store(ctx, []Observation{obs("engineer", 5, Decision, "second decision about invalidation")}); !errors.Is(err, crash) {
-		t.Fatalf("want simulated crash, got %v", err)
-	}
-	s.afterIssueWrite = nil
+	crashAfterIssueWrite(t, s)
 	if ids := searchIDs(t, s, "invalidation"); len(ids) != 0 {
 		t.Fatalf("a live writer's marker must not be repaired yet: %v", ids)
 	}

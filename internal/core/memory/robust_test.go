@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentx-dev/agentx/internal/core/memindex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/memindex"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -183,12 +184,12 @@ func TestCorruptIssueFileIsSkippedAndKept(t *testing.T) {
 	}
 }
 
-// A crash after the issue write and before the manifest write leaves a
-// marker; the next access repairs the manifest.
-func TestCrashBetweenIssueAndManifestWrite(t *testing.T) {
-	t.Parallel()
+// crashAfterIssueWrite stores a first decision on issue 5, then a second
+// ("invalidation") whose write stops, as a crash would, after its issue
+// file is written and before the manifest or index is.
+func crashAfterIssueWrite(t *testing.T, s *Store) {
+	t.Helper()
 	ctx := context.Background()
-	s, clk, _ := newTestStore(t)
 	if _, err := s.Store(ctx, []Observation{obs("engineer", 5, Decision, "first decision about caching")}); err != nil {
 		t.Fatal(err)
 	}
@@ -198,6 +199,15 @@ func TestCrashBetweenIssueAndManifestWrite(t *testing.T) {
 		t.Fatalf("want simulated crash, got %v", err)
 	}
 	s.afterIssueWrite = nil
+}
+
+// A crash after the issue write and before the manifest write leaves a
+// marker; the next access repairs the manifest.
+func TestCrashBetweenIssueAndManifestWrite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, clk, _ := newTestStore(t)
+	crashAfterIssueWrite(t, s)
 	if rows, _ := s.Search(ctx, Query{Text: "invalidation"}); len(rows) != 0 {
 		t.Fatalf("a live writer's marker must not be repaired yet: %+v", rows)
 	}
