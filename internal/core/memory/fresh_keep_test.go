@@ -13,16 +13,12 @@ import (
 // delta (those whose record a write keeps), with a counter of the stat
 // sweeps of the issue files the searches make.
 func deltaLayouts(t *testing.T, fn func(t *testing.T, s *Store, found func(string) int, sweeps *int)) {
-	t.Parallel()
-	for _, name := range []string{"delta", "file base, delta"} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			s, found := freshStore(t, name)
-			sweeps := 0
-			s.onSweep = func() { sweeps++ }
-			fn(t, s, found, &sweeps)
-		})
-	}
+	eachLayout(t, []string{"delta", "file base, delta"}, func(t *testing.T, name string) {
+		s, found := freshStore(t, name)
+		sweeps := 0
+		s.onSweep = func() { sweeps++ }
+		fn(t, s, found, &sweeps)
+	})
 }
 
 func addKafka(t *testing.T, s *Store, issue int) {

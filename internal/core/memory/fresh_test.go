@@ -45,12 +45,19 @@ func freshStore(t *testing.T, layout string) (*Store, func(word string) int) {
 
 // bothLayouts runs fn on a store of each layout.
 func bothLayouts(t *testing.T, fn func(t *testing.T, s *Store, found func(string) int)) {
+	eachLayout(t, []string{"base", "delta", "file base"}, func(t *testing.T, name string) {
+		s, found := freshStore(t, name)
+		fn(t, s, found)
+	})
+}
+
+// eachLayout runs fn as a parallel subtest for each named store layout.
+func eachLayout(t *testing.T, names []string, fn func(t *testing.T, name string)) {
 	t.Parallel()
-	for _, name := range []string{"base", "delta", "file base"} {
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s, found := freshStore(t, name)
-			fn(t, s, found)
+			fn(t, name)
 		})
 	}
 }

@@ -41,14 +41,10 @@ func overlayStore(t *testing.T, layout string) (*Store, func(word string) ([]Row
 }
 
 func eachOverlayLayout(t *testing.T, fn func(t *testing.T, s *Store, search func(string) ([]Row, *bool))) {
-	t.Parallel()
-	for _, name := range []string{"base", "delta", "file base", "file base, delta"} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			s, search := overlayStore(t, name)
-			fn(t, s, search)
-		})
-	}
+	eachLayout(t, []string{"base", "delta", "file base", "file base, delta"}, func(t *testing.T, name string) {
+		s, search := overlayStore(t, name)
+		fn(t, s, search)
+	})
 }
 
 // renameEdit replaces issue file n by a renamed new file (sed -i, most
