@@ -160,20 +160,26 @@ func (s *Store) checkFresh(gen uint64, busy map[int]bool) (changed []int, ok boo
 	if !kok {
 		return nil, false, nil
 	}
-	margin := freshRacy
-	switch {
-	case s.freshMargin != 0:
-		margin = max(s.freshMargin, 0)
-	case fine:
-		margin = freshRacyFine
-	}
-	racy := newest >= now.Add(-margin).UnixNano()
+	racy := newest >= now.Add(-s.racyMargin(fine)).UnixNano()
 	if r, rok := s.readFresh(); rok && r.gen == gen && r.key == key {
 		if r.standsAt(now) {
 			return slices.Clone(r.changed), true, nil
 		}
 	}
 	return nil, false, &freshGate{key: key, at: now, writable: !racy}
+}
+
+// racyMargin is how recent a file time must be for a change in the same
+// tick to go unseen: freshRacyFine where the times have sub-second parts
+// (fine), freshRacy otherwise; the tests' freshMargin overrides.
+func (s *Store) racyMargin(fine bool) time.Duration {
+	switch {
+	case s.freshMargin != 0:
+		return max(s.freshMargin, 0)
+	case fine:
+		return freshRacyFine
+	}
+	return freshRacy
 }
 
 // recordFresh writes what a complete sweep under g found. A failure (a

@@ -2,9 +2,7 @@ package memory
 
 import (
 	"encoding/binary"
-	"errors"
 	"hash/crc32"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -154,21 +152,11 @@ func (s *Store) readOverlay(gen uint64, d *delta, changed []int) *delta {
 	}
 	for _, n := range k.changed {
 		st, held := od.files[n]
-		if !held || !s.stillIs(n, st) {
+		if !held || !s.fileIs(n, st) {
 			return nil
 		}
 	}
 	return od
-}
-
-// stillIs reports whether issue file n has the size and modification time
-// of st (or, for st of a missing file, is still missing).
-func (s *Store) stillIs(n int, st fileStamp) bool {
-	info, err := os.Lstat(s.IssuePath(n))
-	if err != nil {
-		return st.Size < 0 && errors.Is(err, fs.ErrNotExist)
-	}
-	return info.Mode().IsRegular() && info.Size() == st.Size && info.ModTime().UnixNano() == st.Mod
 }
 
 // writeOverlay keeps nd, the delta a reader built from d (nil: none) and
@@ -190,7 +178,7 @@ func (s *Store) writeOverlay(gen uint64, d *delta, changed []int, nd *delta, idx
 		if !held {
 			return // unreadable: left for repair, and warned of again
 		}
-		if st.Size >= 0 && st.Mod >= now.Add(-s.overlayMargin(st.Mod)).UnixNano() {
+		if st.Size >= 0 && st.Mod >= now.Add(-s.racyMargin(st.Mod%int64(time.Second) != 0)).UnixNano() {
 			return
 		}
 	}
@@ -199,17 +187,4 @@ func (s *Store) writeOverlay(gen uint64, d *delta, changed []int, nd *delta, idx
 		return
 	}
 	_ = atomicfile.Write(s.overlayPath(), data, atomicfile.Options{NoSync: true})
-}
-
-// overlayMargin is the racy margin for a file of modification time mod:
-// freshRacyFine where the times have sub-second parts, as the freshness
-// gate takes it, freshRacy otherwise; the tests' freshMargin overrides.
-func (s *Store) overlayMargin(mod int64) time.Duration {
-	switch {
-	case s.freshMargin != 0:
-		return max(s.freshMargin, 0)
-	case mod%int64(time.Second) != 0:
-		return freshRacyFine
-	}
-	return freshRacy
 }
