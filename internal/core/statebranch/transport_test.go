@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,10 +39,11 @@ sleep 30
 // half a second failed on a machine loaded by a second copy of the suite,
 // issue 37); a transport that kept waiting a while for a pipe after the
 // kill (a WaitDelay) has pipes, which TestTransportReadsGitsOutputFromFiles
-// rules out.
+// rules out. The deadline passes once the fake has started its child (an
+// event): a fixed budget passed, on a loaded machine, before the fake had
+// a child to leave behind.
 func TestTransportKillsHangingGitAtTheDeadline(t *testing.T) {
 	t.Parallel()
-	const budget = 400 * time.Millisecond
 	// hangGuard is how long after its start a transport that has not
 	// returned is taken to wait for the hanging git: far from any
 	// scheduling delay, short of the fake's 30 s.
@@ -58,8 +60,8 @@ func TestTransportKillsHangingGitAtTheDeadline(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := statebranch.GitCLI{Dir: dir, Git: fake}
-			ctx, cancel := context.WithTimeout(context.Background(), budget)
-			defer cancel()
+			ctx := newDeadline()
+			defer ctx.pass()
 			start := time.Now()
 			done := make(chan error, 1)
 			go func() {
@@ -70,22 +72,62 @@ func TestTransportKillsHangingGitAtTheDeadline(t *testing.T) {
 				}
 				done <- g.Push(ctx, "origin", "agentx/state", strings.Repeat("a", 40))
 			}()
+			childPID := filepath.Join(dir, "child.pid")
+			for !hasContent(childPID) {
+				if time.Since(start) > hangGuard {
+					t.Fatalf("the fake git did not start its child in %s", hangGuard)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			ctx.pass()
+			passed := time.Now()
 			var err error
 			select {
 			case err = <-done:
 			case <-time.After(hangGuard):
-				t.Fatalf("%s has not returned %s after its start (budget %s): it waits for the hanging git", op, hangGuard, budget)
+				t.Fatalf("%s has not returned %s after its deadline: it waits for the hanging git", op, hangGuard)
 			}
-			t.Logf("%s returned after %s (budget %s)", op, time.Since(start).Round(time.Millisecond), budget)
+			t.Logf("%s returned %s after its deadline", op, time.Since(passed).Round(time.Millisecond))
 			if err == nil || !errors.Is(err, statebranch.ErrTransport) {
 				t.Fatalf("%s: want a transport error, got %v", op, err)
 			}
 			if !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "deadline exceeded") {
 				t.Errorf("%s: the error does not say the deadline passed: %v", op, err)
 			}
-			assertGone(t, filepath.Join(dir, "child.pid"))
+			assertGone(t, childPID)
 		})
 	}
+}
+
+// deadline is a context whose deadline passes when the test says so
+// (pass): its Err is then context.DeadlineExceeded, as a timeout's is.
+type deadline struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newDeadline() *deadline {
+	return &deadline{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (d *deadline) Done() <-chan struct{} { return d.done }
+
+func (d *deadline) Err() error {
+	select {
+	case <-d.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+func (d *deadline) pass() { d.once.Do(func() { close(d.done) }) }
+
+// hasContent reports whether the file at path exists and is not empty.
+func hasContent(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && len(data) > 0
 }
 
 // assertGone checks that the process whose pid is in file has exited
