@@ -78,15 +78,23 @@ func LoadFile(path string, issue int) (*Ledger, error) {
 // rewrite included, holds the lock), so a file that does not parse is
 // CORRUPT_STATE at once: LoadFile's wait for the lock to go would wait on
 // the caller itself, for the whole TornWait.
-func loadLocked(path string, issue int) (*Ledger, error) {
+//
+// A file in the canonical layout (decodeCanonical) is decoded by the fast
+// path and comes with where its records end; any other goes through
+// Parse, which reports what is wrong with it.
+func loadLocked(path string, issue int) (*Ledger, *canonical, error) {
 	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return &Ledger{IssueNumber: issue}, nil
+			return &Ledger{IssueNumber: issue}, nil, nil
 		}
-		return nil, fmt.Errorf("read ledger %s: %w", path, err)
+		return nil, nil, fmt.Errorf("read ledger %s: %w", path, err)
 	}
-	return Parse(path, data, issue)
+	if l, c, ok := decodeCanonical(data, issue); ok {
+		return l, c, nil
+	}
+	l, err := Parse(path, data, issue)
+	return l, nil, err
 }
 
 // TornWait bounds how long a read waits for a writer that holds the lock
@@ -148,6 +156,22 @@ func (s *Store) Issues() ([]int, error) {
 // paused past the stale threshold), the write is refused and the whole
 // read-modify-write is retried on the fresh ledger, so no update is lost.
 func (s *Store) Update(ctx context.Context, issue int, fn func(*Ledger) error) (*Ledger, error) {
+	return s.update(ctx, issue, fn, false)
+}
+
+// Append is Update for a change that only adds records at the end of the
+// ledger (a new clarification) and changes nothing that was there. When
+// the file was in the canonical layout, the new records are laid out
+// alone and spliced in before the end of the array: the bytes written are
+// the ones Update writes (TestAppendWritesWhatUpdateWrites), without
+// laying out the records already there again. A change that turns out
+// to touch more (the records or the keys that were there no longer the
+// same) is written whole, as Update writes it.
+func (s *Store) Append(ctx context.Context, issue int, fn func(*Ledger) error) (*Ledger, error) {
+	return s.update(ctx, issue, fn, true)
+}
+
+func (s *Store) update(ctx context.Context, issue int, fn func(*Ledger) error, appendOnly bool) (*Ledger, error) {
 	path := s.WS.LedgerFile(issue)
 	var out *Ledger
 	lockCtx := ctx
@@ -158,16 +182,22 @@ func (s *Store) Update(ctx context.Context, issue int, fn func(*Ledger) error) (
 	}
 	err := atomicfile.WithLock(lockCtx, s.Locks, path, func(lk *lock.Lock) error {
 		out = nil
-		l, err := loadLocked(path, issue)
+		l, canon, err := loadLocked(path, issue)
 		if err != nil {
 			return err
+		}
+		var before *appendBase
+		if appendOnly && canon != nil {
+			before = canon.base(l)
 		}
 		if err := fn(l); err != nil {
 			return err
 		}
-		data, err := jsonfile.Marshal(l)
-		if err != nil {
-			return fmt.Errorf("encode ledger %s: %w", path, err)
+		data, ok := before.splice(l)
+		if !ok {
+			if data, err = jsonfile.Marshal(l); err != nil {
+				return fmt.Errorf("encode ledger %s: %w", path, err)
+			}
 		}
 		if err := atomicfile.Write(path, data, atomicfile.Options{Commit: lk.Commit, NoSync: s.NoSync}); err != nil {
 			return err

@@ -235,7 +235,13 @@ func (r *Router) Apply(ctx context.Context, op protocol.Op) (*protocol.Effects, 
 	var opErr error
 	var beforeHash string
 	var beforeLen int
-	_, err = r.Ledgers.Update(ctx, issue, func(l *ledger.Ledger) error {
+	update := r.Ledgers.Update
+	if op.Verb == protocol.Request {
+		// A request only appends its record (protocol.Apply): the records
+		// already there keep their bytes (ledger.Store.Append).
+		update = r.Ledgers.Append
+	}
+	_, err = update(ctx, issue, func(l *ledger.Ledger) error {
 		if op.Verb != protocol.Request {
 			env.Now = r.Clock.Now() // the time the record is changed, inside the lock
 		}

@@ -1,0 +1,294 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
+)
+
+// canonLedgers are ledgers in every shape the canonical layout has: none
+// or many records, threads empty or long, closed records, unknown keys of
+// every scalar kind at each level (the high-water mark among them),
+// non-ASCII text; and some it leaves to the general decoder (escapes,
+// U+2028, an object under an unknown key).
+func canonLedgers() []*Ledger {
+	resolved := "2026-03-01T17:06:02.020Z"
+	out := []*Ledger{{IssueNumber: 1}}
+	for _, n := range []int{1, 3, 40} {
+		l := &Ledger{IssueNumber: 42}
+		for i := 0; i < n; i++ {
+			r := Record{ID: l.NextID(), IssueNumber: 42, From: "engineer", To: "architect", Topic: fmt.Sprintf("topic %d", i),
+				Blocking: i%2 == 0, Status: Pending, Round: 1 + i%3, MaxRounds: 5, Created: "2026-03-01T17:04:15.123Z",
+				StaleAfter: "2026-03-01T17:34:15.123Z"}
+			for j := 0; j < i%4; j++ {
+				r.Thread = append(r.Thread, Entry{Round: 1 + j, From: "engineer", Type: Question,
+					Body: fmt.Sprintf("Question %d, round %d: é ü 日本 <a> & {x} [y]?", i, j), Timestamp: "2026-03-01T17:04:15.123Z"}.Sealed())
+			}
+			switch i % 5 {
+			case 1:
+				r.Status, r.ResolvedAt = Resolved, &resolved
+			case 2:
+				r.SetExtra("slaMinutes", json.RawMessage("30"))
+				r.Seal()
+			case 3:
+				r.SetExtra("n", json.RawMessage("-1.5e3"))
+				r.SetExtra("t", json.RawMessage("true"))
+				r.SetExtra("f", json.RawMessage("false"))
+				r.SetExtra("z", json.RawMessage("null"))
+				r.SetExtra("s", json.RawMessage(`"x y"`))
+			case 4:
+				r.Status = Escalated
+				r.Round = -3
+			}
+			l.Clarifications = append(l.Clarifications, r)
+		}
+		out = append(out, l)
+	}
+	hw := &Ledger{IssueNumber: 9, Clarifications: []Record{out[2].Clarifications[0].clone()}}
+	hw.Clarifications[0].IssueNumber = 9
+	hw.SetHighWater(12)
+	hw.Extra = append(hw.Extra, jsonfile.Field{Key: "other", Value: json.RawMessage(`"kept"`)})
+	out = append(out, hw)
+	// Left to the general decoder.
+	esc := &Ledger{IssueNumber: 5, Clarifications: []Record{{ID: "CLR-5-001", IssueNumber: 5, Topic: "a \"quoted\" topic\n"}}}
+	sep := &Ledger{IssueNumber: 5, Clarifications: []Record{{ID: "CLR-5-001", IssueNumber: 5, Topic: "line\u2028separator"}}}
+	obj := &Ledger{IssueNumber: 5, Clarifications: []Record{{ID: "CLR-5-001", IssueNumber: 5,
+		Extra: []jsonfile.Field{{Key: "o", Value: json.RawMessage(`{"a":[1]}`)}}}}}
+	return append(out, esc, sep, obj)
+}
+
+// checkCanonical requires of data what the fast path promises: when it
+// accepts data for issue, the ledger is the one Parse gives and lays out
+// to data again, and the splice point is the end of the last record.
+func checkCanonical(t *testing.T, data []byte, issue int) bool {
+	t.Helper()
+	l, c, ok := decodeCanonical(data, issue)
+	if !ok {
+		return false
+	}
+	want, err := Parse("ledger", data, issue)
+	if err != nil {
+		t.Fatalf("fast path accepted what Parse refuses (%v):\n%s", err, data)
+	}
+	if !reflect.DeepEqual(l, want) {
+		t.Fatalf("fast path decoded\n%+v\nParse\n%+v\nfrom\n%s", l, want, data)
+	}
+	out, err := jsonfile.Marshal(l)
+	if err != nil || !bytes.Equal(out, data) {
+		t.Fatalf("fast path accepted bytes that do not lay out again (%v):\n%s\nlaid out:\n%s", err, data, out)
+	}
+	if c.n != len(l.Clarifications) || (c.n > 0) != (c.tail >= 0) || (c.tail >= 0 && !bytes.HasPrefix(data[c.tail:], []byte("\n  ]"))) {
+		t.Fatalf("splice point %d of %d records wrong in\n%s", c.tail, c.n, data)
+	}
+	return true
+}
+
+func TestCanonicalMatchesParse(t *testing.T) {
+	t.Parallel()
+	ls := canonLedgers()
+	for i, l := range ls {
+		data, err := jsonfile.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fallback := i >= len(ls)-3
+		if got := checkCanonical(t, data, l.IssueNumber); got == fallback {
+			t.Errorf("ledger %d: fast path %v, want %v:\n%s", i, got, !fallback, data)
+		}
+		// Another issue's file, or bytes that are not the layout: the
+		// general decoder's.
+		if checkCanonical(t, data, l.IssueNumber+1) {
+			t.Errorf("ledger %d accepted as another issue's", i)
+		}
+		for _, variant := range canonVariants(data) {
+			checkCanonical(t, variant, l.IssueNumber)
+		}
+	}
+	for _, p := range []string{"testdata/reference.json", "testdata/typescript-no-record-issue.json"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for issue := 0; issue < 100; issue++ {
+			checkCanonical(t, data, issue)
+		}
+	}
+}
+
+// canonVariants are data changed in the ways another writer differs: no
+// final newline, CRLF, compact, one byte dropped or doubled here and
+// there, a known key repeated, a record's issue left out.
+func canonVariants(data []byte) [][]byte {
+	s := string(data)
+	out := [][]byte{
+		bytes.TrimSuffix(data, []byte("\n")),
+		[]byte(strings.ReplaceAll(s, "\n", "\r\n")),
+		[]byte(s + " "),
+		[]byte(strings.Replace(s, `"id": `, `"id": "dup", "id": `, 1)),
+		[]byte(strings.Replace(s, "\n      \"issueNumber\": 42,", "", 1)),
+		[]byte(strings.Replace(s, "\"issueNumber\": 42,\n      \"from\"", "\"issueNumber\": 0,\n      \"from\"", 1)),
+		[]byte(strings.Replace(s, `"round": 1,`, `"round": 1.0,`, 1)),
+		[]byte(strings.Replace(s, `"round": 1,`, `"round": 01,`, 1)),
+		[]byte(strings.Replace(s, `"blocking": false`, `"blocking": null`, 1)),
+		[]byte(strings.Replace(s, `"thread": []`, `"thread": null`, 1)),
+		[]byte(strings.Replace(s, "\n      \"slaMinutes\"", "\n      \"status\": \"x\",\n      \"slaMinutes\"", 1)),
+	}
+	if compact, err := Decode(data); err == nil {
+		raw, _ := compact.MarshalJSON()
+		out = append(out, raw)
+	}
+	for i := 0; i < len(data); i += 1 + len(data)/97 {
+		out = append(out, append(append([]byte(nil), data[:i]...), data[i+1:]...))
+		out = append(out, append(append([]byte(nil), data[:i+1]...), data[i:]...))
+	}
+	return out
+}
+
+func FuzzCanonicalMatchesParse(f *testing.F) {
+	for _, l := range canonLedgers() {
+		data, _ := jsonfile.Marshal(l)
+		f.Add(data, l.IssueNumber)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, issue int) { checkCanonical(t, data, issue) })
+}
+
+// Store.Append writes, byte for byte, what Store.Update writes for the
+// same change, whatever the file held (canonical or not) and whatever
+// the change turned out to touch.
+func TestAppendWritesWhatUpdateWrites(t *testing.T) {
+	t.Parallel()
+	var files [][]byte
+	for _, l := range canonLedgers() {
+		data, err := jsonfile.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, data)
+		if compact, err := l.MarshalJSON(); err == nil {
+			files = append(files, compact)
+		}
+	}
+	ref, err := os.ReadFile("testdata/reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, ref, nil) // nil: no file yet
+	changes := map[string]func(*Ledger) error{
+		"append one": func(l *Ledger) error {
+			l.Clarifications = append(l.Clarifications, newRecord(l, "é"))
+			return nil
+		},
+		"append two": func(l *Ledger) error {
+			l.Clarifications = append(l.Clarifications, newRecord(l, "a"), newRecord(l, "b\n"))
+			return nil
+		},
+		"change the first too": func(l *Ledger) error {
+			if len(l.Clarifications) > 0 {
+				l.Clarifications[0].Status = Abandoned
+			}
+			l.Clarifications = append(l.Clarifications, newRecord(l, "c"))
+			return nil
+		},
+		"drop the last": func(l *Ledger) error {
+			if n := len(l.Clarifications); n > 0 {
+				l.Clarifications = l.Clarifications[:n-1]
+			}
+			return nil
+		},
+		"raise the high water": func(l *Ledger) error {
+			l.SetHighWater(l.MaxSeq() + 5)
+			l.Clarifications = append(l.Clarifications, newRecord(l, "d"))
+			return nil
+		},
+		"extend a thread": func(l *Ledger) error {
+			if len(l.Clarifications) > 0 {
+				r := &l.Clarifications[0]
+				r.Thread = append(r.Thread, Entry{Round: 1, From: "x", Type: Answer, Body: "yes"}.Sealed())
+			}
+			l.Clarifications = append(l.Clarifications, newRecord(l, "e"))
+			return nil
+		},
+	}
+	spliced := 0
+	for i, data := range files {
+		if l, c, ok := decodeCanonical(data, 42); ok && len(l.Clarifications) > 0 {
+			// The fast path is taken where it can be.
+			b := c.base(l)
+			if err := changes["append one"](l); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := b.splice(l); !ok {
+				t.Errorf("file %d: an appended record was not spliced in", i)
+			}
+			spliced++
+		}
+		for name, fn := range changes {
+			var issue int
+			if l, err := Decode(data); err == nil && l.IssueNumber > 0 {
+				issue = l.IssueNumber
+			} else {
+				issue = 77
+			}
+			got := writeWith(t, data, issue, fn, true)
+			want := writeWith(t, data, issue, fn, false)
+			if !bytes.Equal(got, want) {
+				t.Errorf("file %d, %s: Append wrote\n%s\nUpdate\n%s", i, name, got, want)
+			}
+		}
+	}
+	if spliced < 3 {
+		t.Errorf("%d files took the fast path, want 3", spliced)
+	}
+}
+
+// newRecord is a request's record as the protocol makes it.
+func newRecord(l *Ledger, topic string) Record {
+	r := Record{ID: l.NextID(), IssueNumber: l.IssueNumber, From: "engineer", To: "architect", Topic: topic, Status: Pending,
+		Round: 1, MaxRounds: 5, Created: "2026-11-29T06:53:50.140Z", StaleAfter: "2026-11-29T07:23:50.140Z",
+		Thread: []Entry{Entry{Round: 1, From: "engineer", Type: Question, Body: "Why " + topic + "?", Timestamp: "2026-11-29T06:53:50.140Z"}.Sealed()}}
+	r.SetExtra("slaMinutes", json.RawMessage("30"))
+	r.Seal()
+	if n := len(l.Clarifications); n > 0 {
+		r.ID = fmt.Sprintf("%s-%d", l.NextID(), n) // two appended in one change differ
+	}
+	return r
+}
+
+// writeWith runs fn on a ledger file holding data (none when nil) through
+// Append or Update and returns what was written.
+func writeWith(t *testing.T, data []byte, issue int, fn func(*Ledger) error, appendOnly bool) []byte {
+	t.Helper()
+	ws := workspace.Workspace{Root: t.TempDir()}
+	s := &Store{WS: ws, Locks: lock.New(lock.Options{}), NoSync: true}
+	path := ws.LedgerFile(issue)
+	if data != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update := s.Update
+	if appendOnly {
+		update = s.Append
+	}
+	if _, err := update(context.Background(), issue, fn); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
