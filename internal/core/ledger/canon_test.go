@@ -54,7 +54,7 @@ func canonLedgers() []*Ledger {
 		}
 		out = append(out, l)
 	}
-	hw := &Ledger{IssueNumber: 9, Clarifications: []Record{out[2].Clarifications[0].clone()}}
+	hw := &Ledger{IssueNumber: 9, Clarifications: cloneOpen(out[2].Clarifications[:1])}
 	hw.Clarifications[0].IssueNumber = 9
 	hw.SetHighWater(12)
 	hw.Extra = append(hw.Extra, jsonfile.Field{Key: "other", Value: json.RawMessage(`"kept"`)})

@@ -152,6 +152,8 @@ func (s *Store) Issues() ([]int, error) {
 
 // Update runs fn on the ledger of issue under its lock and writes the result
 // atomically. An error from fn aborts without writing and is returned.
+// The ledger it returns is the one written, which the Store remembers
+// (OpenWritten): the caller reads it and does not change it.
 // When the lock turns out to have been taken over while we held it (we were
 // paused past the stale threshold), the write is refused and the whole
 // read-modify-write is retried on the fresh ledger, so no update is lost.

@@ -1,6 +1,10 @@
 package ledger
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+)
 
 // written remembers, per ledger file, the bytes this Store last wrote and
 // the open records they hold. Every clarify command writes a ledger and
@@ -20,7 +24,11 @@ type written struct {
 
 type writtenFile struct {
 	data []byte
-	open []Record
+	// l is the ledger as written, kept as it is: the Store's caller does
+	// not change a ledger after Update returns it (the open records are
+	// picked and copied when asked for, so a command that writes a ledger
+	// and then checks it copies them once, not twice).
+	l *Ledger
 }
 
 // maxWritten bounds the memory: a command writes one or two ledgers, a
@@ -28,23 +36,6 @@ type writtenFile struct {
 const maxWritten = 8
 
 func (w *written) remember(path string, data []byte, l *Ledger) {
-	n := 0
-	for i := range l.Clarifications {
-		if l.Clarifications[i].Status.Open() {
-			n++
-		}
-	}
-	// Sized at once: grown by doubling, the slice of a ledger with a few
-	// hundred open records cost twice its size in fresh pages.
-	open := make([]Record, 0, n)
-	for i := range l.Clarifications {
-		if l.Clarifications[i].Status.Open() {
-			open = append(open, l.Clarifications[i].clone())
-		}
-	}
-	if n == 0 {
-		open = nil // as decoding gives: no open record, no slice
-	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.files == nil {
@@ -58,7 +49,7 @@ func (w *written) remember(path string, data []byte, l *Ledger) {
 			break
 		}
 	}
-	w.files[path] = writtenFile{data: data, open: open}
+	w.files[path] = writtenFile{data: data, l: l}
 }
 
 // OpenWritten returns the open records of the ledger at path when data is
@@ -71,11 +62,63 @@ func (s *Store) OpenWritten(path string, data []byte) ([]Record, bool) {
 	if !ok || string(f.data) != string(data) {
 		return nil, false
 	}
-	out := make([]Record, len(f.open))
-	for i := range f.open {
-		out[i] = f.open[i].clone()
+	return cloneOpen(f.l.Clarifications), true
+}
+
+// cloneOpen copies the open records of recs (nil when there is none, as
+// decoding gives), each with its own thread and keys: three allocations
+// in all, every slice capped so that an append to it copies.
+func cloneOpen(recs []Record) []Record {
+	n, ne, nf := 0, 0, 0
+	for i := range recs {
+		r := &recs[i]
+		if !r.Status.Open() {
+			continue
+		}
+		n++
+		ne += len(r.Thread)
+		nf += len(r.Extra)
+		for j := range r.Thread {
+			nf += len(r.Thread[j].Extra)
+		}
 	}
-	return out, true
+	if n == 0 {
+		return nil
+	}
+	out := make([]Record, 0, n)
+	entries := make([]Entry, 0, ne)
+	fields := make([]jsonfile.Field, 0, nf)
+	carve := func(extra []jsonfile.Field) []jsonfile.Field {
+		if len(extra) == 0 {
+			return extra[:0:0]
+		}
+		first := len(fields)
+		fields = append(fields, extra...)
+		return fields[first:len(fields):len(fields)]
+	}
+	for i := range recs {
+		if !recs[i].Status.Open() {
+			continue
+		}
+		r := recs[i]
+		if len(r.Thread) > 0 {
+			first := len(entries)
+			entries = append(entries, r.Thread...)
+			r.Thread = entries[first:len(entries):len(entries)]
+			for j := range r.Thread {
+				r.Thread[j].Extra = carve(r.Thread[j].Extra)
+			}
+		} else {
+			r.Thread = r.Thread[:0:0]
+		}
+		r.Extra = carve(r.Extra)
+		if r.ResolvedAt != nil {
+			v := *r.ResolvedAt
+			r.ResolvedAt = &v
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // WrittenBytes is what this Store last wrote at path, when it remembers
@@ -98,16 +141,4 @@ func (s *Store) WrittenPaths() []string {
 		out = append(out, p)
 	}
 	return out
-}
-
-// clone copies r with its own thread, so a copy handed out cannot change
-// the one remembered, nor the other way round.
-func (r Record) clone() Record {
-	r.Thread = append(r.Thread[:0:0], r.Thread...)
-	r.Extra = append(r.Extra[:0:0], r.Extra...)
-	if r.ResolvedAt != nil {
-		v := *r.ResolvedAt
-		r.ResolvedAt = &v
-	}
-	return r
 }
