@@ -48,6 +48,17 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 	return data, err
 }
 
+// ReadRegularRoom is ReadRegular into a buffer with room bytes of capacity
+// past the content: a caller that appends to what it read (a ledger with
+// a new record spliced in) does so in place, not in a second copy.
+func ReadRegularRoom(path string, limit int64, room int) ([]byte, error) {
+	data, err := readLimitedRoom(path, limit, room)
+	if err != nil && (errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge)) {
+		return nil, errcode.Wrap(errcode.CorruptState, err, "cannot read %s", path)
+	}
+	return data, err
+}
+
 // ReadInput reads a file named on the command line or in a payload. A
 // non-regular file, a file over the limit and any other read failure are
 // INVALID_INPUT naming what (flag or field) the path came from.
@@ -62,6 +73,10 @@ func ReadInput(what, path string, limit int64) ([]byte, error) {
 // ReadAllLimited reads r to its end, failing with ErrTooLarge (naming the
 // limit) past limit bytes: stdin and pipes get the same bound as files.
 func ReadAllLimited(r io.Reader, limit int64) ([]byte, error) {
+	return readAllLimited(r, limit, 0)
+}
+
+func readAllLimited(r io.Reader, limit int64, room int) ([]byte, error) {
 	if limit <= 0 {
 		limit = DefaultInputLimit
 	}
@@ -73,7 +88,7 @@ func ReadAllLimited(r io.Reader, limit int64) ([]byte, error) {
 		// see the end) instead of io.ReadAll's doublings, each zeroed and
 		// copied (a 10 MB manifest cost 40% of a search in clearing them).
 		if info, serr := f.Stat(); serr == nil && info.Mode().IsRegular() && info.Size() > 0 {
-			buf := bytes.NewBuffer(make([]byte, 0, min(info.Size(), limit)+bytes.MinRead+1))
+			buf := bytes.NewBuffer(make([]byte, 0, min(info.Size(), limit)+bytes.MinRead+1+int64(room)))
 			_, err = buf.ReadFrom(lr)
 			data = buf.Bytes()
 		} else {
@@ -92,6 +107,10 @@ func ReadAllLimited(r io.Reader, limit int64) ([]byte, error) {
 }
 
 func readLimited(path string, limit int64) ([]byte, error) {
+	return readLimitedRoom(path, limit, 0)
+}
+
+func readLimitedRoom(path string, limit int64, room int) ([]byte, error) {
 	if limit <= 0 {
 		limit = DefaultInputLimit
 	}
@@ -100,7 +119,7 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
-	data, err := ReadAllLimited(f, limit)
+	data, err := readAllLimited(f, limit, room)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -89,7 +89,12 @@ func decodeCanonical(data []byte, issue int) (*Ledger, *canonical, bool) {
 		c.lit("\n  ")
 	}
 	c.lit("]")
+	// The ledger's own unknown keys are copied: a splice writes over the
+	// bytes after the records (appendBase.splice).
 	l.Extra = c.extras(1, ledgerKeys, nil)
+	for i := range l.Extra {
+		l.Extra[i].Value = append([]byte(nil), l.Extra[i].Value...)
+	}
 	c.lit("\n}\n")
 	if !c.ok || c.pos != len(data) {
 		return nil, nil, false

@@ -192,6 +192,12 @@ func TestAppendWritesWhatUpdateWrites(t *testing.T) {
 			l.Clarifications = append(l.Clarifications, newRecord(l, "a"), newRecord(l, "b\n"))
 			return nil
 		},
+		"append one past the room": func(l *Ledger) error {
+			r := newRecord(l, "long")
+			r.Thread[0].Body = strings.Repeat("Why is it so? ", 2*spliceRoom/14)
+			l.Clarifications = append(l.Clarifications, r)
+			return nil
+		},
 		"change the first too": func(l *Ledger) error {
 			if len(l.Clarifications) > 0 {
 				l.Clarifications[0].Status = Abandoned
@@ -221,7 +227,8 @@ func TestAppendWritesWhatUpdateWrites(t *testing.T) {
 	}
 	spliced := 0
 	for i, data := range files {
-		if l, c, ok := decodeCanonical(data, 42); ok && len(l.Clarifications) > 0 {
+		// A copy: a splice writes into the buffer it was read into.
+		if l, c, ok := decodeCanonical(append([]byte(nil), data...), 42); ok && len(l.Clarifications) > 0 {
 			// The fast path is taken where it can be.
 			b := c.base(l)
 			if err := changes["append one"](l); err != nil {

@@ -50,13 +50,21 @@ func (b *appendBase) splice(l *Ledger) ([]byte, bool) {
 		return nil, false
 	}
 	added := l.Clarifications[len(b.recs):]
-	n := len(b.c.data)
-	for i := range added {
-		n += 2*added[i].sizeHint() + indentPerRecord
-	}
 	data := b.c.data
-	out := make([]byte, 0, n)
-	out = append(out, data[:b.c.tail]...)
+	// The records go where the array closes, in the buffer the file was
+	// read into when it has the room (spliceRoom: one request's record),
+	// else in a new one; what followed them is put back after. Nothing
+	// aliases those last bytes (decodeCanonical copied the ledger's own
+	// unknown keys), and nothing before them is touched.
+	tail := append([]byte(nil), data[b.c.tail:]...)
+	out := data[:b.c.tail]
+	need := len(tail)
+	for i := range added {
+		need += 2*added[i].sizeHint() + indentPerRecord
+	}
+	if cap(out)-len(out) < need {
+		out = append(make([]byte, 0, len(out)+need), out...)
+	}
 	for i := range added {
 		out = jsonfile.Newline(append(out, ','), 2)
 		var err error
@@ -64,8 +72,14 @@ func (b *appendBase) splice(l *Ledger) ([]byte, bool) {
 			return nil, false
 		}
 	}
-	return append(out, data[b.c.tail:]...), true
+	return append(out, tail...), true
 }
+
+// spliceRoom is the capacity a ledger is read with past its bytes, so
+// that a request's record is spliced in place: a record with a question
+// of validate.MaxBody bytes, escaped, would not fit and takes a new
+// buffer.
+const spliceRoom = 8 << 10
 
 // unchanged reports whether l holds the base's records and keys as they
 // were: every field the same (a string or raw value the same one), in

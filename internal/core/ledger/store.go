@@ -83,7 +83,7 @@ func LoadFile(path string, issue int) (*Ledger, error) {
 // path and comes with where its records end; any other goes through
 // Parse, which reports what is wrong with it.
 func loadLocked(path string, issue int) (*Ledger, *canonical, error) {
-	data, err := atomicfile.ReadRegular(path, atomicfile.StateLimit)
+	data, err := atomicfile.ReadRegularRoom(path, atomicfile.StateLimit, spliceRoom)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return &Ledger{IssueNumber: issue}, nil, nil
