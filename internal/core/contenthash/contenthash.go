@@ -104,6 +104,14 @@ func (o *Object) Raw(key string, v []byte) *Object {
 	return o.add(key, start)
 }
 
+// Value adds a member whose value is already in canonical form (an
+// object's Canonical, an array of such): it is written as it is.
+func (o *Object) Value(key string, canonical []byte) *Object {
+	start := len(o.buf)
+	o.buf = append(o.buf, canonical...)
+	return o.add(key, start)
+}
+
 // isDigits reports whether v is a non-negative integer without leading
 // zeros.
 func isDigits(v []byte) bool {

@@ -299,3 +299,51 @@ func writeWith(t *testing.T, data []byte, issue int, fn func(*Ledger) error, app
 	}
 	return out
 }
+
+// Record.Hash from the fields is the hash of the record's JSON decoded and
+// written canonically, for every record shape, unknown keys of any kind
+// included (those it cannot vouch for go the JSON way).
+func TestRecordHashMatchesCanonicalJSON(t *testing.T) {
+	t.Parallel()
+	var recs []Record
+	for _, l := range canonLedgers() {
+		recs = append(recs, l.Clarifications...)
+	}
+	for _, p := range []string{"testdata/reference.json", "testdata/typescript-no-record-issue.json"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, l.Clarifications...)
+	}
+	odd := []string{`1.5`, `-3`, `007`, `1e2`, `{"b":1,"a":[true,null,"\u00e9"]}`, `"tab\there"`, `"é"`, `"\u2028<>&"`, `[]`, `"x\\y"`,
+		`12345678901234567890`, `"dup"`}
+	for i, v := range odd {
+		r := recs[i%len(recs)]
+		r.Extra = append(append([]jsonfile.Field(nil), r.Extra...), jsonfile.Field{Key: fmt.Sprintf("k%d", i), Value: json.RawMessage(v)})
+		if v == `"dup"` {
+			r.Extra = append(r.Extra, jsonfile.Field{Key: fmt.Sprintf("k%d", i), Value: json.RawMessage(`2`)},
+				jsonfile.Field{Key: "status", Value: json.RawMessage(`"x"`)})
+		}
+		recs = append(recs, r)
+	}
+	weird := recs[0]
+	weird.Topic, weird.From = "ctl\x01 \"q\" \\ é \u2028 \xff", "ü"
+	recs = append(recs, weird)
+	fast := 0
+	for i := range recs {
+		if _, ok := recs[i].recordHash(); ok {
+			fast++
+		}
+		if got, want := recs[i].Hash(), recs[i].hashOfJSON(); got != want {
+			t.Errorf("record %d (%s): Hash %s, from its JSON %s", i, recs[i].ID, got, want)
+		}
+	}
+	if fast < len(recs)/2 {
+		t.Errorf("%d of %d records hashed from their fields", fast, len(recs))
+	}
+}

@@ -58,7 +58,21 @@ func (e Entry) Sealed() Entry {
 // Hash returns the content hash of the whole record as the ledger codec
 // writes it (canonical form): what the audit trail names as a record's
 // state before and after an operation.
+//
+// It is computed from the fields (recordHash), as decoding the record's
+// JSON into a generic value and writing that canonically gave it, which
+// it still does for a record the fields cannot vouch for (a number that
+// is not an integer, or the same key twice, under an unknown key):
+// TestRecordHashMatchesCanonicalJSON.
 func (r *Record) Hash() string {
+	if h, ok := r.recordHash(); ok {
+		return h
+	}
+	return r.hashOfJSON()
+}
+
+// hashOfJSON is Hash by way of the record's JSON.
+func (r *Record) hashOfJSON() string {
 	data, _ := r.MarshalJSON()
 	h, err := contenthash.OfJSON(data)
 	if err != nil {
@@ -137,4 +151,97 @@ func (r *Record) Seal() {
 func (r *Record) RecordIntegrity() contenthash.Integrity {
 	h, ok := r.StoredRecordHash()
 	return contenthash.Check(h, ok, r.ComputeRecordHash)
+}
+
+// recordHash is the canonical hash of the record's JSON built from its
+// fields, without writing and decoding that JSON (the audit trail hashes
+// the record before and after every operation); false when an unknown
+// key's value has no canonical form or a key repeats.
+func (r *Record) recordHash() (string, bool) {
+	var o contenthash.Object
+	o.Grow(len(r.Created) + len(r.From) + len(r.ID) + len(r.To) + len(r.Topic) + len(r.Status) + len(r.StaleAfter) + 128)
+	o.Bool("blocking", r.Blocking).String("created", r.Created).String("from", r.From).String("id", r.ID).
+		Int("issueNumber", r.IssueNumber).Int("maxRounds", r.MaxRounds)
+	if r.ResolvedAt == nil {
+		o.Value("resolvedAt", []byte("null"))
+	} else {
+		o.String("resolvedAt", *r.ResolvedAt)
+	}
+	o.Int("round", r.Round).String("staleAfter", r.StaleAfter).String("status", string(r.Status))
+	thread := []byte{'['}
+	for i := range r.Thread {
+		e := &r.Thread[i]
+		if i > 0 {
+			thread = append(thread, ',')
+		}
+		var eo contenthash.Object
+		eo.String("body", e.Body).String("from", e.From).Int("round", e.Round).
+			String("timestamp", e.Timestamp).String("type", string(e.Type))
+		if !addExtra(&eo, e.Extra, entryKeys) {
+			return "", false
+		}
+		thread = append(thread, eo.Canonical()...)
+	}
+	o.Value("thread", append(thread, ']'))
+	o.String("to", r.To).String("topic", r.Topic)
+	if !addExtra(&o, r.Extra, recordKeys) {
+		return "", false
+	}
+	return o.Sum(), true
+}
+
+// addExtra adds the unknown keys of an object whose own keys are known,
+// each value in its canonical form; false when one has none, or when a
+// key is known or repeats (decoding keeps the last of a repeated key:
+// left to the generic path).
+func addExtra(o *contenthash.Object, extra []jsonfile.Field, known []string) bool {
+	for i, f := range extra {
+		if jsonfile.Known(f.Key, known) {
+			return false
+		}
+		for _, g := range extra[:i] {
+			if g.Key == f.Key {
+				return false
+			}
+		}
+		if v, ok := canonicalPlain(f.Value); ok {
+			o.Value(f.Key, v)
+			continue
+		}
+		c, err := contenthash.CanonicalJSON(f.Value)
+		if err != nil {
+			return false
+		}
+		o.Value(f.Key, c)
+	}
+	return true
+}
+
+// canonicalPlain returns v when it is already canonical as it stands: a
+// non-negative integer without leading zeros, or a string of printable
+// ASCII without an escape (the hashes and SLAs agentx keeps).
+func canonicalPlain(v []byte) ([]byte, bool) {
+	if len(v) == 0 {
+		return nil, false
+	}
+	if v[0] >= '0' && v[0] <= '9' {
+		if len(v) > 1 && v[0] == '0' || len(v) > 18 {
+			return nil, false
+		}
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				return nil, false
+			}
+		}
+		return v, true
+	}
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return nil, false
+		}
+	}
+	return v, true
 }

@@ -198,6 +198,11 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("encoding is not stable:\n%s\n%s", out, out2)
 		}
 		checkOpenStable(t, l, out)
+		for i := range l.Clarifications {
+			if got, want := l.Clarifications[i].Hash(), l.Clarifications[i].hashOfJSON(); got != want {
+				t.Fatalf("record %d: Hash %s, from its JSON %s", i, got, want)
+			}
+		}
 	})
 }
 
