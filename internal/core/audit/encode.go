@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/agentx-dev/agentx/internal/core/contenthash"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
@@ -23,11 +25,9 @@ var hashSep = []byte(`,"hash":"`)
 // Encode returns e's line (without the newline), its hash computed.
 func Encode(e Entry) ([]byte, error) {
 	e.Hash = ""
-	body, err := json.Marshal(e)
-	if err != nil {
-		return nil, fmt.Errorf("encode audit entry: %w", err)
-	}
-	// json.Marshal writes the members in field order: hash is last.
+	body := e.appendJSON(nil)
+	// The members are in field order, as json.Marshal writes them: hash
+	// is last.
 	i := bytes.LastIndex(body, hashSep)
 	if i < 0 {
 		return nil, fmt.Errorf("encode audit entry: no hash member")
@@ -39,6 +39,76 @@ func Encode(e Entry) ([]byte, error) {
 	out = append(out, hashSep...)
 	out = append(out, h...)
 	return append(out, '"', '}'), nil
+}
+
+// appendJSON appends e as json.Marshal writes it (TestEncodeIsMarshal),
+// without the reflection Marshal pays on a type's first use: every
+// command that writes appends one line.
+func (e *Entry) appendJSON(b []byte) []byte {
+	str := jsonfile.AppendMarshalString
+	b = append(b, `{"time":`...)
+	b = str(b, e.Time)
+	b = append(b, `,"actor":`...)
+	b = str(b, e.Actor)
+	b = append(b, `,"op":`...)
+	b = str(b, e.Op)
+	if e.Issue != 0 {
+		b = append(b, `,"issue":`...)
+		b = strconv.AppendInt(b, int64(e.Issue), 10)
+	}
+	if len(e.IDs) > 0 {
+		b = append(b, `,"ids":[`...)
+		for i, id := range e.IDs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = str(b, id)
+		}
+		b = append(b, ']')
+	}
+	if e.MoreIDs != 0 {
+		b = append(b, `,"moreIds":`...)
+		b = strconv.AppendInt(b, int64(e.MoreIDs), 10)
+	}
+	b = appendHashes(b, `,"before":`, e.Before)
+	b = appendHashes(b, `,"after":`, e.After)
+	if e.Detail != "" {
+		b = append(b, `,"detail":`...)
+		b = str(b, e.Detail)
+	}
+	b = append(b, `,"tool":`...)
+	b = str(b, e.Tool)
+	b = append(b, `,"version":`...)
+	b = str(b, e.Version)
+	b = append(b, `,"prev":`...)
+	b = str(b, e.Prev)
+	b = append(b, `,"hash":`...)
+	b = str(b, e.Hash)
+	return append(b, '}')
+}
+
+// appendHashes appends a map member (omitted when empty), its keys sorted
+// as json.Marshal sorts them.
+func appendHashes(b []byte, member string, m map[string]string) []byte {
+	if len(m) == 0 {
+		return b
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, member...)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonfile.AppendMarshalString(b, k)
+		b = append(b, ':')
+		b = jsonfile.AppendMarshalString(b, m[k])
+	}
+	return append(b, '}')
 }
 
 // hashField returns the hash a line states for itself, when it ends the

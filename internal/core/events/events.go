@@ -13,10 +13,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 )
 
@@ -92,16 +94,55 @@ type Log struct {
 // it grows past 1.5x that, so an append is usually one O_APPEND write and
 // the trim (a locked rewrite) is paid once every 500 events.
 func (l *Log) Append(ctx context.Context, typ string, payload any) error {
-	raw, err := json.Marshal(payload)
+	line, err := encodeLine(typ, clock.Format(l.Clock.Now()), payload)
 	if err != nil {
 		return err
 	}
-	line, err := json.Marshal(Event{Type: typ, Time: clock.Format(l.Clock.Now()), Payload: raw})
-	if err != nil {
-		return err
-	}
-	line = append(line, '\n')
 	return l.appendLine(ctx, line)
+}
+
+// encodeLine is an event's line as json.Marshal writes the Event. The
+// clarification payloads every clarify command logs are written by hand
+// (TestEncodeLineIsMarshal), without the reflection json.Marshal pays on
+// a type's first use; any other goes through json.Marshal.
+func encodeLine(typ, now string, payload any) ([]byte, error) {
+	p, ok := payload.(ClarificationPayload)
+	if !ok {
+		raw, err := json.Marshal(payload)
+		if err != nil {
+			return nil, err
+		}
+		line, err := json.Marshal(Event{Type: typ, Time: now, Payload: raw})
+		if err != nil {
+			return nil, err
+		}
+		return append(line, '\n'), nil
+	}
+	str := jsonfile.AppendMarshalString
+	b := make([]byte, 0, 192+len(typ)+len(p.ClarificationID)+len(p.FromAgent)+len(p.ToAgent)+len(p.Topic))
+	b = append(b, `{"type":`...)
+	b = str(b, typ)
+	b = append(b, `,"time":`...)
+	b = str(b, now)
+	b = append(b, `,"payload":{"clarificationId":`...)
+	b = str(b, p.ClarificationID)
+	b = append(b, `,"issueNumber":`...)
+	b = strconv.AppendInt(b, int64(p.IssueNumber), 10)
+	b = append(b, `,"fromAgent":`...)
+	b = str(b, p.FromAgent)
+	b = append(b, `,"toAgent":`...)
+	b = str(b, p.ToAgent)
+	b = append(b, `,"topic":`...)
+	b = str(b, p.Topic)
+	b = append(b, `,"blocking":`...)
+	b = strconv.AppendBool(b, p.Blocking)
+	if p.Round != 0 {
+		b = append(b, `,"round":`...)
+		b = strconv.AppendInt(b, int64(p.Round), 10)
+	}
+	b = append(b, `,"timestamp":`...)
+	b = strconv.AppendInt(b, p.Timestamp, 10)
+	return append(b, "}}\n"...), nil
 }
 
 // write appends line to the open log f (its last line terminated first)

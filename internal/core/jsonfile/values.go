@@ -79,6 +79,24 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// AppendMarshalString appends s as encoding/json's Marshal writes it (with
+// its HTML escapes): the files whose lines json.Marshal wrote (the audit
+// trail, the event log, lock files) are written the same by hand-written
+// encoders, without the reflection Marshal pays on a type's first use.
+// Anything but printable ASCII free of `"`, `\`, `<`, `>` and `&` goes
+// through Marshal itself.
+func AppendMarshalString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
 // EachElement calls fn with each raw element of the JSON array v, in one
 // validating pass and without copying (null is an empty array).
 func EachElement(v []byte, fn func([]byte) error) error {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
 
 // Defaults of the reference implementation (SPEC section 9.5).
@@ -244,10 +245,28 @@ func (l *Locker) newContent() ([]byte, error) {
 		return nil, err
 	}
 	now := clock.Format(l.opt.Clock.Now())
-	return json.Marshal(Content{
+	return Content{
 		PID: l.pid, Timestamp: now, Created: now, Agent: l.opt.Agent,
 		Host: l.host, Nonce: hex.EncodeToString(nb[:]),
-	})
+	}.appendJSON(nil), nil
+}
+
+// appendJSON appends c as json.Marshal writes it (TestContentIsMarshal),
+// without the reflection Marshal pays on a type's first use: every
+// command that writes takes a lock.
+func (c Content) appendJSON(b []byte) []byte {
+	b = append(b, `{"pid":`...)
+	b = strconv.AppendInt(b, int64(c.PID), 10)
+	for _, m := range [...]struct{ key, v string }{
+		{`,"timestamp":`, c.Timestamp}, {`,"created":`, c.Created}, {`,"agent":`, c.Agent},
+		{`,"host":`, c.Host}, {`,"nonce":`, c.Nonce},
+	} {
+		if m.v != "" {
+			b = append(b, m.key...)
+			b = jsonfile.AppendMarshalString(b, m.v)
+		}
+	}
+	return append(b, '}')
 }
 
 func (l *Locker) acquireFile(ctx context.Context, target string, b *Batch) (*Lock, error) {
