@@ -69,7 +69,8 @@ func decodeCanonical(data []byte, issue int) (*Ledger, *canonical, bool) {
 		// one byte costs little next to growing the slices.
 		nrec := max(bytes.Count(data, []byte("["))-1, 1)
 		nent := max(bytes.Count(data, []byte("{"))-1-nrec, 0)
-		l.Clarifications = make([]Record, 0, nrec)
+		// One more: a request appends its record.
+		l.Clarifications = make([]Record, 0, nrec+1)
 		entries := make([]Entry, 0, nent)
 		extras := make([]jsonfile.Field, 0, 2*nrec+nent)
 		for c.ok {

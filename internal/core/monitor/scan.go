@@ -181,7 +181,7 @@ func (s *Scanner) Scan() (*Scan, error) {
 			next[r.name] = ie
 		}
 	}
-	sort.SliceStable(out.Open, func(i, j int) bool { return less(&out.Open[i], &out.Open[j]) })
+	sortRecords(out.Open, true)
 	if !s.NoIndex && !sameIndex(old, next) {
 		// Derived data: a failed write only costs the next scan some reads.
 		_ = writeIndex(filepath.Join(s.Dir, IndexName), next)
