@@ -347,3 +347,59 @@ func TestRecordHashMatchesCanonicalJSON(t *testing.T) {
 		t.Errorf("%d of %d records hashed from their fields", fast, len(recs))
 	}
 }
+
+// cloneOpen copies the open records of recs (a test's own copy) (nil when there is none, as
+// decoding gives), each with its own thread and keys: three allocations
+// in all, every slice capped so that an append to it copies.
+func cloneOpen(recs []Record) []Record {
+	n, ne, nf := 0, 0, 0
+	for i := range recs {
+		r := &recs[i]
+		if !r.Status.Open() {
+			continue
+		}
+		n++
+		ne += len(r.Thread)
+		nf += len(r.Extra)
+		for j := range r.Thread {
+			nf += len(r.Thread[j].Extra)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Record, 0, n)
+	entries := make([]Entry, 0, ne)
+	fields := make([]jsonfile.Field, 0, nf)
+	carve := func(extra []jsonfile.Field) []jsonfile.Field {
+		if len(extra) == 0 {
+			return extra[:0:0]
+		}
+		first := len(fields)
+		fields = append(fields, extra...)
+		return fields[first:len(fields):len(fields)]
+	}
+	for i := range recs {
+		if !recs[i].Status.Open() {
+			continue
+		}
+		r := recs[i]
+		if len(r.Thread) > 0 {
+			first := len(entries)
+			entries = append(entries, r.Thread...)
+			r.Thread = entries[first:len(entries):len(entries)]
+			for j := range r.Thread {
+				r.Thread[j].Extra = carve(r.Thread[j].Extra)
+			}
+		} else {
+			r.Thread = r.Thread[:0:0]
+		}
+		r.Extra = carve(r.Extra)
+		if r.ResolvedAt != nil {
+			v := *r.ResolvedAt
+			r.ResolvedAt = &v
+		}
+		out = append(out, r)
+	}
+	return out
+}

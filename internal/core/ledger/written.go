@@ -1,10 +1,6 @@
 package ledger
 
-import (
-	"sync"
-
-	"github.com/agentx-dev/agentx/internal/core/jsonfile"
-)
+import "sync"
 
 // written remembers, per ledger file, the bytes this Store last wrote and
 // the open records they hold. Every clarify command writes a ledger and
@@ -53,70 +49,44 @@ func (w *written) remember(path string, data []byte, l *Ledger) {
 }
 
 // OpenWritten returns the open records of the ledger at path when data is
-// exactly what this Store last wrote there (a copy the caller may keep and
-// change), and false otherwise.
+// exactly what this Store last wrote there, and false otherwise. They are
+// handed over: the caller may keep and change them, and the Store forgets
+// them (a later call for the same bytes says false, and the caller decodes
+// the file), so they are not copied: a command that writes a ledger and
+// then checks it copies nothing.
 func (s *Store) OpenWritten(path string, data []byte) ([]Record, bool) {
 	s.written.mu.Lock()
 	f, ok := s.written.files[path]
+	if ok && f.l != nil && string(f.data) == string(data) {
+		s.written.files[path] = writtenFile{data: f.data}
+	}
 	s.written.mu.Unlock()
-	if !ok || string(f.data) != string(data) {
+	if !ok || f.l == nil || string(f.data) != string(data) {
 		return nil, false
 	}
-	return cloneOpen(f.l.Clarifications), true
+	return openRecords(f.l.Clarifications), true
 }
 
-// cloneOpen copies the open records of recs (nil when there is none, as
-// decoding gives), each with its own thread and keys: three allocations
-// in all, every slice capped so that an append to it copies.
-func cloneOpen(recs []Record) []Record {
-	n, ne, nf := 0, 0, 0
+// openRecords is the open records of recs (nil when there is none, as
+// decoding gives): recs itself when every record is open.
+func openRecords(recs []Record) []Record {
+	n := 0
 	for i := range recs {
-		r := &recs[i]
-		if !r.Status.Open() {
-			continue
-		}
-		n++
-		ne += len(r.Thread)
-		nf += len(r.Extra)
-		for j := range r.Thread {
-			nf += len(r.Thread[j].Extra)
+		if recs[i].Status.Open() {
+			n++
 		}
 	}
-	if n == 0 {
+	switch n {
+	case 0:
 		return nil
+	case len(recs):
+		return recs[:n:n]
 	}
 	out := make([]Record, 0, n)
-	entries := make([]Entry, 0, ne)
-	fields := make([]jsonfile.Field, 0, nf)
-	carve := func(extra []jsonfile.Field) []jsonfile.Field {
-		if len(extra) == 0 {
-			return extra[:0:0]
-		}
-		first := len(fields)
-		fields = append(fields, extra...)
-		return fields[first:len(fields):len(fields)]
-	}
 	for i := range recs {
-		if !recs[i].Status.Open() {
-			continue
+		if recs[i].Status.Open() {
+			out = append(out, recs[i])
 		}
-		r := recs[i]
-		if len(r.Thread) > 0 {
-			first := len(entries)
-			entries = append(entries, r.Thread...)
-			r.Thread = entries[first:len(entries):len(entries)]
-			for j := range r.Thread {
-				r.Thread[j].Extra = carve(r.Thread[j].Extra)
-			}
-		} else {
-			r.Thread = r.Thread[:0:0]
-		}
-		r.Extra = carve(r.Extra)
-		if r.ResolvedAt != nil {
-			v := *r.ResolvedAt
-			r.ResolvedAt = &v
-		}
-		out = append(out, r)
 	}
 	return out
 }
