@@ -3,7 +3,7 @@ package ledger
 import (
 	"bytes"
 	"encoding/binary"
-	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -36,12 +36,14 @@ type canonical struct {
 	n int
 }
 
-// canonReader walks the bytes of a canonical ledger. s is one string
-// copy of the whole file: the strings of the records are slices of it,
-// so a record costs no allocation per field.
+// canonReader walks the bytes of a canonical ledger. The strings it
+// decodes are copied one after another into one buffer (strs, grown once
+// to the file's size: the pages past what it holds are never touched), so
+// a record costs no allocation per field, and the keys, spaces and
+// punctuation between the strings are not copied.
 type canonReader struct {
 	data []byte
-	s    string
+	strs strings.Builder
 	pos  int
 	ok   bool
 }
@@ -53,7 +55,8 @@ func decodeCanonical(data []byte, issue int) (*Ledger, *canonical, bool) {
 	if issue <= 0 || len(data) == 0 {
 		return nil, nil, false
 	}
-	c := &canonReader{data: data, s: string(data), ok: true}
+	c := &canonReader{data: data, ok: true}
+	c.strs.Grow(len(data))
 	l := &Ledger{}
 	c.lit("{\n  \"issueNumber\": ")
 	l.IssueNumber = c.int()
@@ -241,7 +244,7 @@ func (c *canonReader) peek() byte {
 
 // lit consumes p, which must be next.
 func (c *canonReader) lit(p string) {
-	if !c.ok || len(c.data)-c.pos < len(p) || c.s[c.pos:c.pos+len(p)] != p {
+	if !c.ok || len(c.data)-c.pos < len(p) || string(c.data[c.pos:c.pos+len(p)]) != p {
 		c.ok = false
 		return
 	}
@@ -274,7 +277,11 @@ func (c *canonReader) str() string {
 		return ""
 	}
 	c.pos = end + 1
-	return c.s[start:end]
+	// Bytes written to a Builder stay where they are (it only appends, and
+	// it was grown to hold them all), so each string is a slice of it.
+	at := c.strs.Len()
+	c.strs.Write(inner)
+	return c.strs.String()[at:]
 }
 
 // int reads an integer as strconv writes it: no sign but a minus, no
@@ -297,10 +304,12 @@ func (c *canonReader) int() int {
 		c.ok = false
 		return 0
 	}
-	n, err := strconv.Atoi(c.s[start:i])
-	if err != nil {
-		c.ok = false
-		return 0
+	n := 0
+	for _, d := range c.data[digits:i] {
+		n = n*10 + int(d-'0') // at most 18 digits: no overflow
+	}
+	if digits > start {
+		n = -n
 	}
 	c.pos = i
 	return n
