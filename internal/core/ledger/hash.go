@@ -43,7 +43,7 @@ func (e *Entry) StoredHash() (hash string, ok bool) {
 // Sealed returns the entry with its content hash recorded: every writer
 // that appends an entry stores it sealed.
 func (e Entry) Sealed() Entry {
-	raw, _ := json.Marshal(e.ComputeHash()) // a plain ASCII string always marshals
+	raw := jsonfile.AppendMarshalString(nil, e.ComputeHash())
 	extra := make([]jsonfile.Field, 0, len(e.Extra)+1)
 	for _, f := range e.Extra {
 		if f.Key != contenthash.Key {
@@ -142,8 +142,7 @@ func (r *Record) StoredRecordHash() (hash string, ok bool) {
 // Seal records the hash of the record's lifelong fields: done when a
 // record is made, and when a merge renames it.
 func (r *Record) Seal() {
-	raw, _ := json.Marshal(r.ComputeRecordHash())
-	r.SetExtra(RecordHashKey, raw)
+	r.SetExtra(RecordHashKey, jsonfile.AppendMarshalString(nil, r.ComputeRecordHash()))
 }
 
 // RecordIntegrity checks the record's lifelong fields against its
