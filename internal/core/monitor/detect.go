@@ -78,13 +78,18 @@ func (p *Plan) Empty() bool { return len(p.Stale) == 0 && len(p.Stuck) == 0 && l
 // records neither escalates. priority is the deadlock-break order (lower
 // index wins; agents not listed rank last).
 func Detect(recs []ledger.Record, now time.Time, priority []string) Plan {
-	open := make([]ledger.Record, 0, len(recs))
-	for _, r := range recs {
-		if r.Status.Open() {
-			open = append(open, r)
+	// The scan's records are open and in order already: they are read
+	// as they are, not copied.
+	open := recs
+	if !allOpen(recs) || !inOrder(recs) {
+		open = make([]ledger.Record, 0, len(recs))
+		for _, r := range recs {
+			if r.Status.Open() {
+				open = append(open, r)
+			}
 		}
+		sortRecords(open, false)
 	}
-	sortRecords(open, false)
 
 	var p Plan
 	taken := map[string]bool{}
@@ -115,32 +120,51 @@ func Detect(recs []ledger.Record, now time.Time, priority []string) Plan {
 // parsed two for every comparison. Records that less finds equal (the same
 // issue, time and id) keep their order then, as a stable sort keeps them.
 func sortRecords(recs []ledger.Record, stable bool) {
-	if n := len(recs); n > 1 {
-		t := make([]time.Time, n)
-		for i := range recs {
-			t[i] = recs[i].CreatedTime()
-		}
-		sorted := true
-		for i := 1; i < n && sorted; i++ {
-			a, b := &recs[i], &recs[i-1]
-			switch {
-			case a.IssueNumber != b.IssueNumber:
-				sorted = a.IssueNumber > b.IssueNumber
-			case !t[i].Equal(t[i-1]):
-				sorted = t[i].After(t[i-1])
-			default:
-				sorted = a.ID >= b.ID
-			}
-		}
-		if sorted {
-			return
-		}
+	if inOrder(recs) {
+		return
 	}
 	if stable {
 		sort.SliceStable(recs, func(i, j int) bool { return less(&recs[i], &recs[j]) })
 	} else {
 		sort.Slice(recs, func(i, j int) bool { return less(&recs[i], &recs[j]) })
 	}
+}
+
+// inOrder reports whether no record is less than the one before it, each
+// creation time parsed once.
+func inOrder(recs []ledger.Record) bool {
+	if len(recs) < 2 {
+		return true
+	}
+	prev := recs[0].CreatedTime()
+	for i := 1; i < len(recs); i++ {
+		a, b := &recs[i], &recs[i-1]
+		t := a.CreatedTime()
+		switch {
+		case a.IssueNumber != b.IssueNumber:
+			if a.IssueNumber < b.IssueNumber {
+				return false
+			}
+		case !t.Equal(prev):
+			if t.Before(prev) {
+				return false
+			}
+		case a.ID < b.ID:
+			return false
+		}
+		prev = t
+	}
+	return true
+}
+
+// allOpen reports whether every record is open.
+func allOpen(recs []ledger.Record) bool {
+	for i := range recs {
+		if !recs[i].Status.Open() {
+			return false
+		}
+	}
+	return true
 }
 
 // less orders records by issue, then creation, then id.

@@ -150,7 +150,7 @@ func (s *Scanner) Scan() (*Scan, error) {
 		}
 		out.Issues = append(out.Issues, k.issue)
 		if k.hit {
-			out.Open = append(out.Open, k.recs...)
+			out.Open = appendOwned(out.Open, k.recs)
 			next[names[i]] = old[names[i]]
 			continue
 		}
@@ -167,7 +167,7 @@ func (s *Scanner) Scan() (*Scan, error) {
 			out.Warnings = append(out.Warnings, r.err)
 			continue
 		}
-		out.Open = append(out.Open, r.open...)
+		out.Open = appendOwned(out.Open, r.open)
 		if r.trusted && !s.NoIndex {
 			if ie, ok := r.indexEntry(); ok {
 				next[r.name] = ie
@@ -187,6 +187,17 @@ func (s *Scanner) Scan() (*Scan, error) {
 		_ = writeIndex(filepath.Join(s.Dir, IndexName), next)
 	}
 	return out, nil
+}
+
+// appendOwned appends recs, which the scan owns (decoded for it, or handed
+// over by the Store that wrote them), to dst: the first ledger's records
+// are taken as they are rather than copied (the usual check after a write
+// has one).
+func appendOwned(dst, recs []ledger.Record) []ledger.Record {
+	if len(dst) == 0 {
+		return recs
+	}
+	return append(dst, recs...)
 }
 
 // ledgerFile is a ledger the scan must read.
