@@ -79,12 +79,14 @@ func stageLockContent(dir, base string, content []byte) (string, error) {
 // otherwise read the whole directory at every lock.
 func removeStaleStaging(path string, staleAfter time.Duration) {
 	dir, base := filepath.Split(path)
-	pattern := "." + globEscape(base) + ".tmp-*"
+	var pattern string
 	if strings.HasSuffix(base, lockSuffix) {
 		if _, done := stagingSwept.LoadOrStore(dir, true); done {
 			return
 		}
 		pattern = ".*" + lockSuffix + ".tmp-*"
+	} else {
+		pattern = "." + globEscape(base) + ".tmp-*"
 	}
 	matches, err := filepath.Glob(filepath.Join(dir, pattern))
 	if err != nil {
@@ -106,8 +108,17 @@ var stagingSwept sync.Map
 
 // globEscape quotes the pattern characters of a file name for filepath.Glob.
 func globEscape(name string) string {
-	r := strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`)
-	return r.Replace(name)
+	if !strings.ContainsAny(name, `\*?[`) {
+		return name
+	}
+	var b strings.Builder
+	for _, c := range []byte(name) {
+		if c == '\\' || c == '*' || c == '?' || c == '[' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // createOpenExclusive is createExclusive without hard links.
