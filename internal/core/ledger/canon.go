@@ -20,7 +20,7 @@ import (
 // It accepts only what it can vouch for: a file for which it says ok is
 // one whose Ledger (what Parse gives, FuzzCanonicalMatchesParse) lays out
 // to the very same bytes, so a change that appends records can be written
-// by splicing them in (canonical.splice). Anything else, valid or not (an
+// by splicing them in (appendBase.splice). Anything else, valid or not (an
 // escape in a string, a key out of place, an object kept under an unknown
 // key, another tool's layout), is left to the general decoder, which
 // also reports every error: the fast path reports none.
