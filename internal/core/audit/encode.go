@@ -188,6 +188,9 @@ var (
 
 // fillTool names the program and its version when the caller did not.
 func fillTool(e *Entry) {
+	if e.Tool != "" && e.Version != "" {
+		return // the caller's own (agentx-hook names its build): nothing to parse
+	}
 	buildOnce.Do(func() {
 		buildTool = filepath.Base(os.Args[0])
 		buildVers = "devel"
