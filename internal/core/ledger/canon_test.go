@@ -403,3 +403,77 @@ func cloneOpen(recs []Record) []Record {
 	}
 	return out
 }
+
+// Whatever a ledger file holds (here: a canonical one changed in the ways
+// canonVariants knows, many no longer JSON), Append reports what Update
+// reports and writes what it writes: the fast path never hides an error.
+func TestAppendReportsWhatUpdateReports(t *testing.T) {
+	t.Parallel()
+	l := canonLedgers()[2]
+	data, err := jsonfile.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := func(l *Ledger) error {
+		l.Clarifications = append(l.Clarifications, newRecord(l, "x"))
+		return nil
+	}
+	failed := 0
+	for i, v := range canonVariants(data) {
+		got, gerr := writeOrErr(t, v, l.IssueNumber, fn, true)
+		want, werr := writeOrErr(t, v, l.IssueNumber, fn, false)
+		if (gerr == nil) != (werr == nil) || (gerr != nil && !sameError(gerr, werr)) {
+			t.Fatalf("variant %d: Append said %v, Update %v", i, gerr, werr)
+		}
+		if werr != nil {
+			if failed == 0 {
+				t.Logf("variant %d: both said %v", i, gerr)
+			}
+			failed++
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("variant %d: Append left\n%s\nUpdate\n%s", i, got, want)
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no variant was refused: the test checks no error")
+	}
+}
+
+// sameError compares two errors naming files in different directories.
+func sameError(a, b error) bool {
+	strip := func(err error) string {
+		s := err.Error()
+		if i := strings.Index(s, "issue-"); i >= 0 {
+			j := strings.LastIndex(s[:i], " ")
+			s = s[:j+1] + s[i:]
+		}
+		return s
+	}
+	return strip(a) == strip(b)
+}
+
+// writeOrErr is writeWith that returns the store's error and the file as
+// it is then.
+func writeOrErr(t *testing.T, data []byte, issue int, fn func(*Ledger) error, appendOnly bool) ([]byte, error) {
+	t.Helper()
+	ws := workspace.Workspace{Root: t.TempDir()}
+	s := &Store{WS: ws, Locks: lock.New(lock.Options{}), NoSync: true}
+	path := ws.LedgerFile(issue)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	update := s.Update
+	if appendOnly {
+		update = s.Append
+	}
+	_, err := update(context.Background(), issue, fn)
+	out, rerr := os.ReadFile(path)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	return out, err
+}
