@@ -74,13 +74,11 @@ func TestStartAllocatesLittle(t *testing.T) {
 // what it computes, an initialiser's first call faults in a page of its
 // code, a few microseconds each (issue 35: `version` 1.40x -> 1.35x a
 // hello-world when eight went). memory's and memindex's are the search
-// engine's CRC-32C table, built on first use; jsonfile's is its byte
-// table (no allocation).
+// engine's CRC-32C table, built on first use (sync.OnceValue).
 var withInitialiser = map[string]bool{
 	"github.com/agentx-dev/agentx/cmd/agentx-hook":        true, // this test binary's own
 	"github.com/agentx-dev/agentx/internal/core/memory":   true,
 	"github.com/agentx-dev/agentx/internal/core/memindex": true,
-	"github.com/agentx-dev/agentx/internal/core/jsonfile": true,
 }
 
 // TestFewInitialisers holds our packages to static data: a package-level
