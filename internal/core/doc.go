@@ -118,6 +118,8 @@
 //     line quoted under one framing line: Neutralize, Quote, Framed).
 //   - workpool: the one way independent work (reading and parsing many
 //     state files) is spread over processors.
+//   - lazy: a package-level value built on first use, declared as static
+//     data so that a package needs no initialiser (process start).
 //   - wordset: the one notion of "the same words" (memory's duplicates,
 //     the monitor's circular conversations).
 //   - gitcmd: the one runner for the git program.

@@ -135,7 +135,9 @@ func runCheckpointCreate(ctx context.Context, a *App, o *checkpointCreateOptions
 	return a.emit(o.JSON, &checkpoint.CreateDoc{Result: res, Ref: s.RefName()}, res.Line(), res.Warnings()...)
 }
 
-var parseCheckpointList = parseNoArgs("checkpoint list", "checkpoint list [--json]")
+func parseCheckpointList(a *App, args []string) (*jsonOnlyOptions, error) {
+	return parseNoArgs("checkpoint list", "checkpoint list [--json]")(a, args)
+}
 
 func runCheckpointList(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	s, err := a.checkpoints(0)
@@ -179,7 +181,9 @@ func parseCheckpointID(name, usage string, dryRun bool) func(*App, []string) (*c
 	}
 }
 
-var parseCheckpointShow = parseCheckpointID("show", "checkpoint show ID [--json]", false)
+func parseCheckpointShow(a *App, args []string) (*checkpointIDOptions, error) {
+	return parseCheckpointID("show", "checkpoint show ID [--json]", false)(a, args)
+}
 
 func runCheckpointShow(ctx context.Context, a *App, o *checkpointIDOptions) error {
 	s, err := a.checkpoints(0)
@@ -193,7 +197,9 @@ func runCheckpointShow(ctx context.Context, a *App, o *checkpointIDOptions) erro
 	return a.emit(o.JSON, &checkpoint.ShowDoc{Diff: d}, d.Text(), d.Warnings()...)
 }
 
-var parseCheckpointRestore = parseCheckpointID("restore", "checkpoint restore ID [--dry-run] [--force] [--json]", true)
+func parseCheckpointRestore(a *App, args []string) (*checkpointIDOptions, error) {
+	return parseCheckpointID("restore", "checkpoint restore ID [--dry-run] [--force] [--json]", true)(a, args)
+}
 
 // restoreLockWait is how long restore waits for each lock: long enough
 // to win a lock between two quick writes, short enough that a write in

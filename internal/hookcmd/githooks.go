@@ -94,7 +94,9 @@ func runHooksChange(ctx context.Context, a *App, o *hooksChangeOptions) error {
 	return nil
 }
 
-var parseHooksStatus = parseNoArgs("hooks status", hooksUsage)
+func parseHooksStatus(a *App, args []string) (*jsonOnlyOptions, error) {
+	return parseNoArgs("hooks status", hooksUsage)(a, args)
+}
 
 func runHooksStatus(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	loc, snap, err := githooks.Open(ctx, a.Workspace().Root)

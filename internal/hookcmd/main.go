@@ -466,7 +466,9 @@ func (a *App) Router() (*router.Router, error) {
 	return a.rt, nil
 }
 
-var parseVersion = parseJSONOnly("version", "version [--json]")
+func parseVersion(a *App, args []string) (*jsonOnlyOptions, error) {
+	return parseJSONOnly("version", "version [--json]")(a, args)
+}
 
 func runVersion(_ context.Context, a *App, o *jsonOnlyOptions) error {
 	// The build stamp is read once (debug.ReadBuildInfo parses it).

@@ -223,7 +223,9 @@ func parseID(name, usage string) func(*App, []string) (*idOptions, error) {
 	}
 }
 
-var parseMemoryGet = parseID("get", "memory get ID [--json]")
+func parseMemoryGet(a *App, args []string) (*idOptions, error) {
+	return parseID("get", "memory get ID [--json]")(a, args)
+}
 
 func runMemoryGet(ctx context.Context, a *App, opts *idOptions) error {
 	o, err := a.Memory().GetByID(ctx, opts.ID)
@@ -255,7 +257,9 @@ func runMemoryGet(ctx context.Context, a *App, opts *idOptions) error {
 	return nil
 }
 
-var parseMemoryStats = parseJSONOnly("memory stats", "memory stats [--json]")
+func parseMemoryStats(a *App, args []string) (*jsonOnlyOptions, error) {
+	return parseJSONOnly("memory stats", "memory stats [--json]")(a, args)
+}
 
 // metricsDays is the window of `memory stats`'s metrics.
 const metricsDays = 7
@@ -273,7 +277,9 @@ func runMemoryStats(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	return a.emit(o.JSON, &memory.StatsDoc{Stats: s, Metrics: m}, s.Text()+m.Section(metricsDays), s.Warnings...)
 }
 
-var parseMemoryRemove = parseID("remove", "memory remove ID [--json]")
+func parseMemoryRemove(a *App, args []string) (*idOptions, error) {
+	return parseID("remove", "memory remove ID [--json]")(a, args)
+}
 
 func runMemoryRemove(ctx context.Context, a *App, o *idOptions) error {
 	autoCheckpoint(ctx, a, "before memory remove "+o.ID)

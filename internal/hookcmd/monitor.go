@@ -182,7 +182,9 @@ func monitorAfter(err error) bool {
 // lists what is stale and what is stuck: records waiting past their SLA or
 // marked stale, and records the monitor escalated as stuck (with those the
 // check found still open, should its escalation have failed).
-var parseClarifyStale = parseNoArgs("clarify stale", "clarify stale [--json]\n\nStale clarifications (the target owes an answer past the SLA) and stuck ones\n(the same question asked again), after one monitor check.")
+func parseClarifyStale(a *App, args []string) (*jsonOnlyOptions, error) {
+	return parseNoArgs("clarify stale", "clarify stale [--json]\n\nStale clarifications (the target owes an answer past the SLA) and stuck ones\n(the same question asked again), after one monitor check.")(a, args)
+}
 
 func runClarifyStale(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	rep, err := a.checkMonitor(ctx)

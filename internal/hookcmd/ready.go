@@ -7,7 +7,9 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/ready"
 )
 
-var parseReady = parseNoArgs("ready", "ready [--json]\n\nIssues known locally (clarification ledgers, memory, .agentx/issues/*.json), with\n[BLOCKED: Clarification pending] where a blocking clarification waits for an answer\nand [WAITING FOR A PERSON] where a blocking one was escalated.")
+func parseReady(a *App, args []string) (*jsonOnlyOptions, error) {
+	return parseNoArgs("ready", "ready [--json]\n\nIssues known locally (clarification ledgers, memory, .agentx/issues/*.json), with\n[BLOCKED: Clarification pending] where a blocking clarification waits for an answer\nand [WAITING FOR A PERSON] where a blocking one was escalated.")(a, args)
+}
 
 func runReady(ctx context.Context, a *App, o *jsonOnlyOptions) error {
 	rt, err := a.Router()

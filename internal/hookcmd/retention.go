@@ -67,7 +67,9 @@ func (a *App) searchStoreOrArchive(ctx context.Context, q memory.Query, archived
 	return a.Memory().Search(ctx, q)
 }
 
-var parseMemoryRestore = parseID("restore", "memory restore ID [--json]\n\nBrings an archived observation (memory search --archived lists them) back into its issue file.")
+func parseMemoryRestore(a *App, args []string) (*idOptions, error) {
+	return parseID("restore", "memory restore ID [--json]\n\nBrings an archived observation (memory search --archived lists them) back into its issue file.")(a, args)
+}
 
 func runMemoryRestore(ctx context.Context, a *App, o *idOptions) error {
 	autoCheckpoint(ctx, a, "before memory restore "+o.ID)

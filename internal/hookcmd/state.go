@@ -10,7 +10,9 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/render"
 )
 
-var parseState = parseJSONOnly("state", "state [--json]\n\nAgent statuses from .agentx/state/agent-status.json.")
+func parseState(a *App, args []string) (*jsonOnlyOptions, error) {
+	return parseJSONOnly("state", "state [--json]\n\nAgent statuses from .agentx/state/agent-status.json.")(a, args)
+}
 
 func runState(_ context.Context, a *App, o *jsonOnlyOptions) error {
 	f, err := agentstatus.Load(a.Workspace().AgentStatusFile())

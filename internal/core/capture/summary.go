@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
@@ -14,10 +14,10 @@ import (
 // The old pipeline's section headers (docs/memory-pipeline.md, "What is
 // captured"): `#` to `###`, case-insensitive.
 var (
-	headerRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s{0,3}(#{1,3})\s+(.*?)\s*#*\s*$`) })
-	compactedRe = sync.OnceValue(func() *regexp.Regexp {
+	headerRe    = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^\s{0,3}(#{1,3})\s+(.*?)\s*#*\s*$`) }}
+	compactedRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)compacted from \d+ messages? \(~?(\d+) tokens?\)`)
-	})
+	}}
 )
 
 func sectionCategory(title string) (memory.Category, bool) {
@@ -62,7 +62,7 @@ func ParseSummaryContext(ctx context.Context, text string) (Result, error) {
 			}
 		}
 		line = strings.TrimRight(line, "\r")
-		if m := headerRe().FindStringSubmatch(line); m != nil {
+		if m := headerRe.Get().FindStringSubmatch(line); m != nil {
 			cat, inSection = sectionCategory(m[2])
 			continue
 		}
@@ -86,7 +86,7 @@ func ParseSummaryContext(ctx context.Context, text string) (Result, error) {
 	// "Compacted from 10 messages (~500 tokens)" says how much conversation
 	// the summary stands for: share it out, so recall can report what it
 	// displaced rather than the summary's own few bytes.
-	if m := compactedRe().FindStringSubmatch(text); m != nil {
+	if m := compactedRe.Get().FindStringSubmatch(text); m != nil {
 		if tokens, err := strconv.Atoi(m[1]); err == nil && tokens > 0 && tokens < 1<<30 {
 			per := tokens * 4 / len(cands)
 			for i := range cands {

@@ -3,8 +3,8 @@ package capture
 import (
 	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
@@ -15,7 +15,7 @@ import (
 // skip the narration of their own tool use ("Let me read ...", "I'll check
 // ..."), which is most of what agents say and is worth nothing a week later.
 var (
-	decisionRes = sync.OnceValue(func() []*regexp.Regexp {
+	decisionRes = lazy.Value[[]*regexp.Regexp]{New: func() []*regexp.Regexp {
 		return []*regexp.Regexp{
 			regexp.MustCompile(`(?i)^(?:so,? |ok,? |okay,? )?(?:i|we)(?:'ll| will|'m going to| am going to| are going to|'re going to) (?:use|go with|adopt|switch to|keep|store|implement|choose|rely on|stick with|move to|replace)\b`),
 			regexp.MustCompile(`(?i)^(?:so,? )?(?:i|we)(?: have| 've)? (?:decided|chose|opted|settled on|picked|went with|'m going with|am going with|are going with|'re going with)\b`),
@@ -23,16 +23,16 @@ var (
 			regexp.MustCompile(`(?i)^(?:decision|approach|chosen approach|plan)\s*:`),
 			regexp.MustCompile(`(?i)^(?:use|using|prefer|keep)\b.{3,}\b(?:instead of|rather than|over)\b`),
 		}
-	})
-	factRes = sync.OnceValue(func() []*regexp.Regexp {
+	}}
+	factRes = lazy.Value[[]*regexp.Regexp]{New: func() []*regexp.Regexp {
 		return []*regexp.Regexp{
 			regexp.MustCompile(`(?i)^(?:note|important|key fact|caveat|warning|gotcha|remember|fyi|n\.?b\.?)\s*[:\-–]\s*\S`),
 			regexp.MustCompile("(?i)^(?:the|this|our|its|each|every) [\\w./`'\"-]+(?: [\\w./`'\"-]+){0,4} (?:requires|must|needs|expects|only works|always|never|cannot|can't|doesn't support|does not support|depends on|is stored|are stored|is configured|is limited to|is capped|are capped|defaults to|lives in|live in|is written|are written|is read|runs on|is keyed)\\b"),
 		}
-	})
-	chatterRe = sync.OnceValue(func() *regexp.Regexp {
+	}}
+	chatterRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(?:let me|let's|now,? |first,? |next,? |great|perfect|done|sure|(?:i|we)(?:'ll| will)(?: now| first| also)? (?:read|check|look|run|search|open|examine|start|try|take|verify|inspect|explore|view|see|fix|update|add|create|write|make|test|investigate|review|find|go ahead)\b)|\b(?:let me|todo list|the \w+ tool)\b`)
-	})
+	}}
 )
 
 // triggers are lower-case words one of which every pattern above needs: a
@@ -64,15 +64,15 @@ func classify(sentence string) (memory.Category, bool) {
 	if !hit {
 		return "", false
 	}
-	for _, re := range factRes() {
+	for _, re := range factRes.Get() {
 		if re.MatchString(sentence) {
 			return memory.KeyFact, true
 		}
 	}
-	if chatterRe().MatchString(sentence) {
+	if chatterRe.Get().MatchString(sentence) {
 		return "", false
 	}
-	for _, re := range decisionRes() {
+	for _, re := range decisionRes.Get() {
 		if re.MatchString(sentence) {
 			return memory.Decision, true
 		}
@@ -134,10 +134,10 @@ func abbreviation(before string) bool {
 	return strings.HasSuffix(l, "e.g") || strings.HasSuffix(l, "i.e") || strings.HasSuffix(l, "etc") || strings.HasSuffix(l, "vs")
 }
 
-var markerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+)+`) })
+var markerRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+)+`) }}
 
 func stripMarkers(t string) string {
-	t = markerRe().ReplaceAllString(t, "")
+	t = markerRe.Get().ReplaceAllString(t, "")
 	// **Decision:** x -> Decision: x
 	if strings.HasPrefix(t, "**") {
 		if end := strings.Index(t[2:], "**"); end >= 0 {

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
 
@@ -150,9 +150,9 @@ func (x *extractor) codex(p codexPayload, typ string, n int) {
 	}
 }
 
-var exitCodeRe = sync.OnceValue(func() *regexp.Regexp {
+var exitCodeRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`(?m)^(?:Exit code:?|Process exited with code)\s*(-?\d+)`)
-})
+}}
 
 // codexOutcome reads a Codex tool output: `{"output":..., "metadata":
 // {"exit_code": N}}`, or text starting "Exit code: N".
@@ -166,7 +166,7 @@ func codexOutcome(out string) (failed bool, text string) {
 	if strings.HasPrefix(out, "{") && json.Unmarshal([]byte(out), &o) == nil && o.Metadata.ExitCode != nil {
 		return *o.Metadata.ExitCode != 0, o.Output
 	}
-	if m := exitCodeRe().FindStringSubmatch(out); m != nil {
+	if m := exitCodeRe.Get().FindStringSubmatch(out); m != nil {
 		code, _ := strconv.Atoi(m[1])
 		return code != 0, out
 	}

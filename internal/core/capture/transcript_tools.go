@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
@@ -14,17 +14,26 @@ import (
 
 // Tool calls and their results, read alike from the three hosts.
 
-// Tools that write files, by lower-case name across hosts.
-var editTools = map[string]bool{
-	"edit": true, "multiedit": true, "write": true, "notebookedit": true, // Claude Code
-	"create": true, "str_replace_editor": true, "str_replace": true, "insert": true, // Copilot CLI
-	"apply_patch": true, "write_file": true, "edit_file": true, "create_file": true, "replace": true,
+// editTool reports whether a tool writes files, by lower-case name across
+// hosts. A switch, not a map literal: a map is built at process start.
+func editTool(name string) bool {
+	switch name {
+	case "edit", "multiedit", "write", "notebookedit", // Claude Code
+		"create", "str_replace_editor", "str_replace", "insert", // Copilot CLI
+		"apply_patch", "write_file", "edit_file", "create_file", "replace":
+		return true
+	}
+	return false
 }
 
-// Tools that run shell commands.
-var shellTools = map[string]bool{
-	"bash": true, "shell": true, "shell_command": true, "exec_command": true, "local_shell": true,
-	"run_shell_command": true, "powershell": true, "run_in_terminal": true,
+// shellTool reports whether a tool runs shell commands.
+func shellTool(name string) bool {
+	switch name {
+	case "bash", "shell", "shell_command", "exec_command", "local_shell",
+		"run_shell_command", "powershell", "run_in_terminal":
+		return true
+	}
+	return false
 }
 
 type toolInput struct {
@@ -50,7 +59,7 @@ func (x *extractor) toolCall(id, name string, input json.RawMessage, n int) {
 		cmd = commandText(in.Cmd)
 	}
 	switch {
-	case editTools[tool]:
+	case editTool(tool):
 		if tool == "str_replace_editor" && (cmd == "view" || cmd == "") {
 			break // Copilot's editor tool also views files
 		}
@@ -61,7 +70,7 @@ func (x *extractor) toolCall(id, name string, input json.RawMessage, n int) {
 		if tool == "apply_patch" && in.Input != "" {
 			c.files = patchFiles(in.Input)
 		}
-	case shellTools[tool]:
+	case shellTool(tool):
 		c.command = cmd
 		// Codex may run apply_patch through its shell tool.
 		if strings.Contains(cmd, "*** Begin Patch") {
@@ -138,9 +147,9 @@ func (x *extractor) toolResult(id string, failed bool, text string, n int) {
 	x.errs = append(x.errs, Candidate{Category: memory.Error, Content: content, Files: x.rels(c.files), SourceBytes: c.bytes})
 }
 
-var errorLineRe = sync.OnceValue(func() *regexp.Regexp {
+var errorLineRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)error|fail|panic|exception|fatal|denied|not found|cannot|undefined|no such|refused|timed? ?out`)
-})
+}}
 
 // cleanLine is line cut to n characters with its secrets redacted first,
 // so a secret straddling the cut is never half-kept. Only the first 4n
@@ -161,7 +170,7 @@ func errorExcerpt(text string) string {
 		if len(firsts) < 3 {
 			firsts = append(firsts, cleanLine(l, 200))
 		}
-		if len(picked) < 3 && errorLineRe().MatchString(l) {
+		if len(picked) < 3 && errorLineRe.Get().MatchString(l) {
 			picked = append(picked, cleanLine(l, 200))
 		}
 		if len(picked) == 3 {

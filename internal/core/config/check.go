@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/BurntSushi/toml"
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 )
 
 // Kinds of Warning.
@@ -132,10 +132,10 @@ func topUndecoded(used map[string]bool, k toml.Key) toml.Key {
 // The line patterns of keyLines, compiled on first use: only a file with a
 // key to warn about needs them, and every process loads the configuration.
 var (
-	tomlHeader = sync.OnceValue(func() *regexp.Regexp {
+	tomlHeader = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 		return regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$`)
-	})
-	tomlKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z0-9_."' -]+?)\s*=`) })
+	}}
+	tomlKey = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z0-9_."' -]+?)\s*=`) }}
 )
 
 // keyLines maps each key path, and each of its prefixes, to the first
@@ -148,10 +148,10 @@ func keyLines(data []byte) map[string]int {
 	table := ""
 	for i, line := range strings.Split(string(data), "\n") {
 		var path string
-		if m := tomlHeader().FindStringSubmatch(line); m != nil {
+		if m := tomlHeader.Get().FindStringSubmatch(line); m != nil {
 			table = normKey(m[1])
 			path = table
-		} else if m := tomlKey().FindStringSubmatch(line); m != nil {
+		} else if m := tomlKey.Get().FindStringSubmatch(line); m != nil {
 			path = normKey(m[1])
 			if table != "" {
 				path = table + "." + path

@@ -5,8 +5,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 )
 
 // People are the persons a clarification may be addressed to (issue 34):
@@ -46,9 +47,9 @@ const DefaultPersonSLA = 4 * time.Hour
 // githubHandle is a login (alphanumerics and single hyphens, at most 39)
 // or an org/team slug: what GitHub turns into a mention. Compiled on first
 // use: every process loads the configuration, few name people.
-var githubHandle = sync.OnceValue(func() *regexp.Regexp {
+var githubHandle = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}(?:/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$`)
-})
+}}
 
 // UnmarshalTOML takes a handle string or a table {github, sla}.
 func (p *Person) UnmarshalTOML(v any) error {
@@ -105,7 +106,7 @@ func checkPeople(path string, c *Config) error {
 		if n == Anyone {
 			return invalid(path, key, "is reserved: `--to human` asks anyone; name the person")
 		}
-		if p.GitHub != "" && !githubHandle().MatchString(p.GitHub) {
+		if p.GitHub != "" && !githubHandle.Get().MatchString(p.GitHub) {
 			return invalid(path, key, "handle %q is not a GitHub login or org/team (such as \"@octo-lead\")", p.GitHub)
 		}
 		if err := checkSLA(path, key+" sla", p.SLA); err != nil {

@@ -2,9 +2,20 @@ package digest
 
 import (
 	"fmt"
-	"html"
 	"strings"
+
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 )
+
+// htmlEscaper is html.EscapeString's: the html package's initialiser
+// builds its replacer and entity tables at every agentx-hook start, for
+// the one command that writes HTML.
+var htmlEscaper = lazy.Value[*strings.Replacer]{New: func() *strings.Replacer {
+	return strings.NewReplacer(`&`, "&amp;", `'`, "&#39;", `<`, "&lt;", `>`, "&gt;", `"`, "&#34;")
+}}
+
+// escapeHTML escapes s as html.EscapeString does.
+func escapeHTML(s string) string { return htmlEscaper.Get().Replace(s) }
 
 // Chart is one of the digest's charts drawn as inline SVG: a page shows
 // it without a script or a renderer from elsewhere (the Markdown's mermaid
@@ -61,8 +72,8 @@ func barsSVG(bars []bar) string {
 	for i, b := range bars {
 		y := 4 + i*rowH
 		w := b.n * plotW / top
-		fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end">%s</text>`, labelW-8, y+17, html.EscapeString(b.label))
-		fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"><title>%s: %d</title></rect>`, labelW, y+3, w, rowH-8, chartColors[i%len(chartColors)], html.EscapeString(b.label), b.n)
+		fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end">%s</text>`, labelW-8, y+17, escapeHTML(b.label))
+		fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"><title>%s: %d</title></rect>`, labelW, y+3, w, rowH-8, chartColors[i%len(chartColors)], escapeHTML(b.label), b.n)
 		fmt.Fprintf(&s, `<text x="%d" y="%d">%d</text>`, labelW+w+6, y+17, b.n)
 	}
 	s.WriteString(`</svg>`)
@@ -96,13 +107,13 @@ func trendSVG(rep *Report) string {
 		for j, v := range []int{w.opened, w.settled} {
 			bh := v * plotH / top
 			fmt.Fprintf(&s, `<rect x="%d" y="%d" width="20" height="%d" fill="%s"><title>%s %s: %d</title></rect>`,
-				x+j*22, plotH+10-bh, bh, chartColors[j+1], html.EscapeString(w.name), []string{"opened", "settled"}[j], v)
+				x+j*22, plotH+10-bh, bh, chartColors[j+1], escapeHTML(w.name), []string{"opened", "settled"}[j], v)
 		}
 		name := w.name
 		if k := strings.LastIndex(name, "-"); k >= 0 {
 			name = name[k+1:] // the week ("W47"): the year is in the title
 		}
-		fmt.Fprintf(&s, `<text x="%d" y="%d">%s</text>`, x, plotH+26, html.EscapeString(name))
+		fmt.Fprintf(&s, `<text x="%d" y="%d">%s</text>`, x, plotH+26, escapeHTML(name))
 	}
 	fmt.Fprintf(&s, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">opened</text>`, left, plotH+38, chartColors[1], left+14, plotH+47)
 	fmt.Fprintf(&s, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">settled</text>`, left+70, plotH+38, chartColors[2], left+84, plotH+47)
@@ -124,7 +135,7 @@ td.n,th.n{text-align:right}.met{color:#2e7d32}.missed{color:#c62828;font-weight:
 // anywhere.
 func HTML(rep *Report) string {
 	var b strings.Builder
-	title := html.EscapeString(Title(rep.Window))
+	title := escapeHTML(Title(rep.Window))
 	fmt.Fprintf(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s</style></head><body>\n", title, HTMLStyle)
 	fmt.Fprintf(&b, "<h1>%s</h1>\n", title)
 	b.WriteString(HTMLBody(rep))
@@ -136,7 +147,7 @@ func HTML(rep *Report) string {
 // around them (the web view puts its own around them).
 func HTMLBody(rep *Report) string {
 	var b strings.Builder
-	e := html.EscapeString
+	e := escapeHTML
 	cur, prev := &rep.Current, &rep.Prior
 	fmt.Fprintf(&b, "<p class=\"muted\">Window: %s to %s (%s), beside the previous %s.</p>\n", e(day(rep.Window.Since)), e(day(rep.Window.Until)), e(span(rep.Window)), e(span(rep.Previous)))
 

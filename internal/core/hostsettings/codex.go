@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/BurntSushi/toml"
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 )
 
 // codexHost is Codex: .codex/hooks.json, SessionStart (hook start
@@ -41,34 +41,34 @@ const CodexSessionEndTimeout = 3
 // that never edits one pays nothing at start (issue 25).
 var (
 	// codexFeatures is the table header Codex reads its feature flags from.
-	codexFeatures = sync.OnceValue(func() *regexp.Regexp {
+	codexFeatures = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 		return regexp.MustCompile(`(?m)^[ \t]*\[features\][ \t]*(#.*)?$`)
-	})
+	}}
 	// hooksLine is a hooks line (in the [features] table).
-	hooksLine = sync.OnceValue(func() *regexp.Regexp {
+	hooksLine = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 		return regexp.MustCompile(`(?m)^([ \t]*)hooks[ \t]*=[^\n]*$`)
-	})
+	}}
 	// hooksOnLine and legacyOnLine are the lines setup writes (and an
 	// older setup wrote), with their newline.
-	hooksOnLine = sync.OnceValue(func() *regexp.Regexp {
+	hooksOnLine = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 		return regexp.MustCompile(`(?m)^[ \t]*hooks[ \t]*=[ \t]*true[ \t]*(#[^\n]*)?(\n|$)`)
-	})
-	legacyOnLine = sync.OnceValue(func() *regexp.Regexp {
+	}}
+	legacyOnLine = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 		return regexp.MustCompile(`(?m)^[ \t]*codex_hooks[ \t]*=[ \t]*true[ \t]*(#[^\n]*)?(\n|$)`)
-	})
+	}}
 	// nextTable is a table header at the start of a line.
-	nextTable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[`) })
+	nextTable = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[`) }}
 )
 
 // featuresSpan is where the [features] table's body is in data: from the
 // end of its header line to the next table (ok false: no such header).
 func featuresSpan(data []byte) (start, end int, ok bool) {
-	loc := codexFeatures().FindIndex(data)
+	loc := codexFeatures.Get().FindIndex(data)
 	if loc == nil {
 		return 0, 0, false
 	}
 	end = len(data)
-	if m := nextTable().FindIndex(data[loc[1]:]); m != nil {
+	if m := nextTable.Get().FindIndex(data[loc[1]:]); m != nil {
 		end = loc[1] + m[0]
 	}
 	return loc[1], end, true
@@ -119,7 +119,7 @@ func enableCodexHooks(old []byte, _ bool) ([]byte, error) {
 	}
 	out := old
 	if on, _ := cfg.Features["codex_hooks"].(bool); on {
-		out = inFeatures(out, func(body []byte) []byte { return legacyOnLine().ReplaceAll(body, nil) })
+		out = inFeatures(out, func(body []byte) []byte { return legacyOnLine.Get().ReplaceAll(body, nil) })
 	}
 	v, set := cfg.Features["hooks"]
 	if on, _ := v.(bool); on {
@@ -127,7 +127,7 @@ func enableCodexHooks(old []byte, _ bool) ([]byte, error) {
 	}
 	if set {
 		replaced := inFeatures(out, func(body []byte) []byte {
-			return hooksLine().ReplaceAll(body, []byte("${1}hooks = true"))
+			return hooksLine.Get().ReplaceAll(body, []byte("${1}hooks = true"))
 		})
 		if bytes.Equal(replaced, out) {
 			return nil, errors.New("[features] hooks is set in a form setup does not rewrite; set [features] hooks = true by hand")
@@ -155,12 +155,12 @@ func enableCodexHooks(old []byte, _ bool) ([]byte, error) {
 // dropEmptyFeatures removes a [features] table holding no key (only blank
 // lines up to the next table or the end), with the blank line before it.
 func dropEmptyFeatures(data []byte) []byte {
-	loc := codexFeatures().FindIndex(data)
+	loc := codexFeatures.Get().FindIndex(data)
 	if loc == nil {
 		return data
 	}
 	end := len(data)
-	if m := nextTable().FindIndex(data[loc[1]:]); m != nil {
+	if m := nextTable.Get().FindIndex(data[loc[1]:]); m != nil {
 		end = loc[1] + m[0]
 	}
 	if strings.TrimSpace(string(data[loc[1]:end])) != "" {
@@ -183,11 +183,11 @@ func disableCodexHooks(old []byte) (out []byte, empty bool, err error) {
 		return nil, false, err
 	}
 	out = old
-	for key, line := range map[string]func() *regexp.Regexp{"hooks": hooksOnLine, "codex_hooks": legacyOnLine} {
+	for key, line := range map[string]*lazy.Value[*regexp.Regexp]{"hooks": &hooksOnLine, "codex_hooks": &legacyOnLine} {
 		if on, _ := cfg.Features[key].(bool); !on {
 			continue
 		}
-		next := inFeatures(out, func(body []byte) []byte { return line().ReplaceAll(body, nil) })
+		next := inFeatures(out, func(body []byte) []byte { return line.Get().ReplaceAll(body, nil) })
 		if bytes.Equal(next, out) {
 			return nil, false, fmt.Errorf("%s is set in a form remove does not rewrite; take it out of [features] by hand", key)
 		}

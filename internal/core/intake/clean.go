@@ -8,13 +8,19 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 )
 
-// verbatimKeys are the payload fields the intake reads as identifiers and
-// paths: they are spooled as given (a transcript path that changed would
-// not be found). Every other string in a payload is text a host copied
-// from the session (compact_summary, last_assistant_message, a prompt).
-var verbatimKeys = map[string]bool{
-	"session_id": true, "sessionId": true, "transcript_path": true, "transcriptPath": true,
-	"hook_event_name": true, "hookEventName": true, "cwd": true, "turn_id": true, "timestamp": true,
+// verbatimKey reports whether k is a payload field the intake reads as an
+// identifier or a path: those are spooled as given (a transcript path that
+// changed would not be found). Every other string in a payload is text a
+// host copied from the session (compact_summary, last_assistant_message, a
+// prompt). A switch, not a map literal: a map is built at every process
+// start.
+func verbatimKey(k string) bool {
+	switch k {
+	case "session_id", "sessionId", "transcript_path", "transcriptPath",
+		"hook_event_name", "hookEventName", "cwd", "turn_id", "timestamp":
+		return true
+	}
+	return false
 }
 
 // Sanitized is the entry as it may be written to disk: the summary and
@@ -49,7 +55,7 @@ func (e Entry) Sanitized() (Entry, error) {
 }
 
 // cleanValue sanitises the strings of a decoded JSON value, but for the
-// values of verbatimKeys at the top level.
+// values of the verbatim keys (verbatimKey) at the top level.
 func cleanValue(v any, nested bool) (any, bool) {
 	switch x := v.(type) {
 	case string:
@@ -66,7 +72,7 @@ func cleanValue(v any, nested bool) (any, bool) {
 	case map[string]any:
 		changed := false
 		for k, val := range x {
-			if !nested && verbatimKeys[k] {
+			if !nested && verbatimKey(k) {
 				continue
 			}
 			var ch bool

@@ -147,7 +147,7 @@ func (s *scanner) str() error {
 		// The plain bytes of a string are most of a file (observation
 		// texts): skip them with one table load each.
 		data, i := s.data, s.pos
-		for i < len(data) && plainStringByte[data[i]] {
+		for i < len(data) && !stringStop[data[i]] {
 			i++
 		}
 		s.pos = i
@@ -215,14 +215,17 @@ func (s *scanner) skipValidString() error {
 	}
 }
 
-// plainStringByte marks the bytes a JSON string holds as they are: all
-// but the quote, the backslash and control characters.
-var plainStringByte = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
+// stringStop marks the bytes a JSON string does not hold as they are:
+// the quote, the backslash and control characters. A literal, laid out at
+// build time (a table computed by a function is initialiser work at every
+// process start).
+var stringStop = [256]bool{
+	0x00: true, 0x01: true, 0x02: true, 0x03: true, 0x04: true, 0x05: true, 0x06: true, 0x07: true,
+	0x08: true, 0x09: true, 0x0a: true, 0x0b: true, 0x0c: true, 0x0d: true, 0x0e: true, 0x0f: true,
+	0x10: true, 0x11: true, 0x12: true, 0x13: true, 0x14: true, 0x15: true, 0x16: true, 0x17: true,
+	0x18: true, 0x19: true, 0x1a: true, 0x1b: true, 0x1c: true, 0x1d: true, 0x1e: true, 0x1f: true,
+	'"': true, '\\': true,
+}
 
 func isHex(c byte) bool {
 	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')

@@ -223,7 +223,7 @@ func fold(line []byte, p *position, v *View, touched func(issue int, seq int64))
 		return // not a line of ours: verify reports it
 	}
 	seq := p.seq
-	if string(op) != RestoreOp && string(op) != CreateOp && !Ops[string(op)] {
+	if string(op) != RestoreOp && string(op) != CreateOp && !IsOp(string(op)) {
 		t, _ := member(line, timeKey)
 		if !bytes.HasPrefix(line, timeKey) {
 			t = nil

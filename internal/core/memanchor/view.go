@@ -18,6 +18,7 @@ package memanchor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/audit"
@@ -42,11 +43,15 @@ const RestoreOp = "checkpoint.restore"
 // CreateOp is the trail's checkpoint made (its id and tree).
 const CreateOp = "checkpoint.create"
 
-// Ops are the trail's operations that store or remove observations.
-var Ops = map[string]bool{
-	memory.OpCapture: true, memory.OpAdd: true, memory.OpCompact: true, memory.OpRemove: true,
-	memory.OpArchive: true, memory.OpRestore: true, memory.OpImport: true, "sync.merge": true,
+// Ops are the trail's operations that store or remove observations (a
+// slice, laid out at build time: a map is built at every process start).
+var Ops = []string{
+	memory.OpCapture, memory.OpAdd, memory.OpCompact, memory.OpRemove,
+	memory.OpArchive, memory.OpRestore, memory.OpImport, "sync.merge",
 }
+
+// IsOp reports whether op is one of Ops.
+func IsOp(op string) bool { return slices.Contains(Ops, op) }
 
 // Key orders the trail's lines as verify reads them: by time, lines of
 // one time in the chain's order (Seq, the line's position in it).
@@ -137,7 +142,7 @@ func (v *View) Fold(seq int64, e *audit.Entry, touched func(issue int)) {
 		v.foldCreate(at, e)
 		return
 	}
-	if !Ops[e.Op] {
+	if !IsOp(e.Op) {
 		return
 	}
 	if e.MoreIDs > 0 {

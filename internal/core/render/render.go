@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/contenthash"
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
@@ -175,7 +176,7 @@ func Thread(w io.Writer, st Style, r *ledger.Record) {
 		head += receiptTag(st, r, &e)
 		fmt.Fprintf(w, "  %s\n", head)
 		// The body is stored text: quoted as data, every line (issue 32).
-		for _, line := range strings.Split(sanitize.Quote(tty(lineBreaks.Replace(e.Body))), "\n") {
+		for _, line := range strings.Split(sanitize.Quote(tty(lineBreaks.Get().Replace(e.Body))), "\n") {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
@@ -219,7 +220,9 @@ func topic(s string) string { return strings.Join(strings.Fields(sanitize.Neutra
 // '\n' before tty, which would drop them (a role line after one must
 // still start its own quoted line), and tty runs before the quote so an
 // escape sequence goes whole, not just its ESC byte.
-var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\v", "\n", "\f", "\n", "\u0085", "\n", "\u2028", "\n", "\u2029", "\n")
+var lineBreaks = lazy.Value[*strings.Replacer]{New: func() *strings.Replacer {
+	return strings.NewReplacer("\r\n", "\n", "\r", "\n", "\v", "\n", "\f", "\n", "\u0085", "\n", "\u2028", "\n", "\u2029", "\n")
+}}
 
 // tty strips what a terminal would obey in text read from a ledger (any
 // process, person or branch may have written it): escape sequences,

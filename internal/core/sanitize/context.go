@@ -26,13 +26,20 @@ var assignmentKeywords = []string{"password", "passwd", "passphrase", "pass", "p
 var keyPrefixes = []string{"api", "access", "private", "secret", "auth", "encryption", "signing", "master",
 	"session", "refresh", "client", "bot"}
 
-// typeWords are values that name a type or a constant, not a secret
-// (`password: string`, `token = None`).
-var typeWords = map[string]bool{"string": true, "str": true, "int": true, "bool": true, "boolean": true,
-	"number": true, "bytes": true, "byte": true, "[]byte": true, "any": true, "unknown": true, "none": true,
-	"null": true, "nil": true, "undefined": true, "true": true, "false": true, "object": true,
-	"optional": true, "required": true, "text": true, "char": true, "varchar": true, "secretstr": true,
-	"string[]": true, "str,": true, "void": true, "redacted": true, "hidden": true}
+// typeWord reports whether w is a value that names a type or a constant,
+// not a secret (`password: string`, `token = None`). A switch, not a map
+// literal: a map is built at every process start.
+func typeWord(w string) bool {
+	switch w {
+	case "string", "str", "int", "bool", "boolean",
+		"number", "bytes", "byte", "[]byte", "any", "unknown", "none",
+		"null", "nil", "undefined", "true", "false", "object",
+		"optional", "required", "text", "char", "varchar", "secretstr",
+		"string[]", "str,", "void", "redacted", "hidden":
+		return true
+	}
+	return false
+}
 
 // codePrefixes start values that refer to a secret kept elsewhere.
 var codePrefixes = []string{"$", "%", "{{", "<", "#{", "process.env", "os.environ", "os.getenv", "env.",
@@ -141,7 +148,7 @@ func assignmentAt(s string, at int, kw string) []int {
 			return nil
 		}
 		inner := s[v:e]
-		if typeWords[strings.ToLower(strings.TrimSuffix(inner, "?"))] {
+		if typeWord(strings.ToLower(strings.TrimSuffix(inner, "?"))) {
 			// `password: str = "x"`: the type, then perhaps the value.
 			k := skipBlank(s, next)
 			if k < n && s[k] == '=' && (k+1 >= n || s[k+1] != '=') {

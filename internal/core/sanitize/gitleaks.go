@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 )
 
 // glRule is one rule of gitleaks' default rule set (gitleaks_rules.go,
@@ -54,8 +56,8 @@ type allowCompiled struct {
 }
 
 var (
-	glCompiledRules = sync.OnceValue(func() []glCompiled { return make([]glCompiled, len(gitleaksRules)) })
-	glGlobal        = sync.OnceValue(func() []allowCompiled { return compileAllow(gitleaksGlobal) })
+	glCompiledRules = lazy.Value[[]glCompiled]{New: func() []glCompiled { return make([]glCompiled, len(gitleaksRules)) }}
+	glGlobal        = lazy.Value[[]allowCompiled]{New: func() []allowCompiled { return compileAllow(gitleaksGlobal) }}
 )
 
 func (c *glCompiled) compile(r *glRule) {
@@ -156,7 +158,7 @@ func gitleaksSecrets(s string, generic bool) string {
 	if len(cands) == 0 {
 		return s
 	}
-	rules := glCompiledRules()
+	rules := glCompiledRules.Get()
 	for _, i := range cands {
 		if (gitleaksRules[i].ID == genericRule) == generic {
 			s = glApply(s, i, &rules[i])
@@ -278,7 +280,7 @@ func glFinding(secret, match, line string, r *glRule, c *glCompiled, lv *lineVer
 	if r.Entropy != 0 && entropy(secret) <= r.Entropy {
 		return false
 	}
-	return !allowed(glGlobal(), secret, match, line, lv) && !allowed(c.allow, secret, match, line, lv)
+	return !allowed(glGlobal.Get(), secret, match, line, lv) && !allowed(c.allow, secret, match, line, lv)
 }
 
 // lineVerdicts remembers, for the one line all of a replacement's findings

@@ -34,7 +34,7 @@ func TestGitleaksExamples(t *testing.T) {
 	for i, r := range gitleaksRules {
 		index[r.ID] = i
 	}
-	compiled := glCompiledRules()
+	compiled := glCompiledRules.Get()
 	tps, fps := 0, 0
 	for id, e := range ex {
 		i, ok := index[id]
@@ -135,7 +135,7 @@ func FuzzGenericWindows(f *testing.F) {
 func genericCompiled() (*glRule, *glCompiled) {
 	for i := range gitleaksRules {
 		if gitleaksRules[i].ID == genericRule {
-			c := &glCompiledRules()[i]
+			c := &glCompiledRules.Get()[i]
 			c.compile(&gitleaksRules[i])
 			return &gitleaksRules[i], c
 		}

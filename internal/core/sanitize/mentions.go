@@ -3,7 +3,8 @@ package sanitize
 import (
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 )
 
 // ZeroWidthSpace goes between `@` and a name so GitHub renders the text
@@ -14,9 +15,9 @@ const ZeroWidthSpace = "\u200b"
 // mentionRe finds `@login` and `@org/team` where GitHub would link them:
 // not after a word character (an e-mail address), a login of letters,
 // digits and inner hyphens.
-var mentionRe = sync.OnceValue(func() *regexp.Regexp {
+var mentionRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`(^|[^A-Za-z0-9_\x60/@.-])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9_.-]+)?)`)
-})
+}}
 
 // Mentions neutralises @mentions for GitHub egress: `@user` becomes
 // `@<U+200B>user`, so text copied from an agent's session (which may quote
@@ -81,7 +82,7 @@ func neutralise(s string) string {
 	}
 	var b strings.Builder
 	last := 0
-	for _, loc := range mentionRe().FindAllStringSubmatchIndex(s, -1) {
+	for _, loc := range mentionRe.Get().FindAllStringSubmatchIndex(s, -1) {
 		at := loc[3] // end of the character before '@'
 		b.WriteString(s[last : at+1])
 		b.WriteString(ZeroWidthSpace)

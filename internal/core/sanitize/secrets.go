@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 )
 
 // Redaction marks.
@@ -68,7 +70,7 @@ func whole(kind string) func(string, []string) string {
 // service's kind and an assignment keeps ours. Rules compile on first use,
 // not at start-up: every agentx-hook process links this package, and most
 // never sanitise anything.
-var table = sync.OnceValue(newTable)
+var table = lazy.Value[[]rule]{New: newTable}
 
 func newTable() []rule {
 	return []rule{
@@ -76,7 +78,7 @@ func newTable() []rule {
 			id: "private-key", gitleaks: "private-key (ours also hides an unterminated block)",
 			hints:     []string{"private key"},
 			multiline: true,
-			re:        lazy(`(?s)-----BEGIN[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----|\z)`),
+			re:        lazyRe(`(?s)-----BEGIN[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----|\z)`),
 			replace:   whole("private-key"),
 			examples: []Example{
 				{"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----", "[REDACTED:private-key]"},
@@ -91,7 +93,7 @@ func newTable() []rule {
 			// The public lines go too: a block is one thing.
 			hints:     []string{"putty-user-key-file-"},
 			multiline: true,
-			re:        lazy(`(?s)PuTTY-User-Key-File-[0-9]+:.*?(?:Private-MAC:[ \t]*[0-9A-Fa-f]+|\z)`),
+			re:        lazyRe(`(?s)PuTTY-User-Key-File-[0-9]+:.*?(?:Private-MAC:[ \t]*[0-9A-Fa-f]+|\z)`),
 			replace:   whole("putty-private-key"),
 			examples: []Example{
 				{"key:\nPuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: ed25519-key-20240101\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIOq7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk3Lm5Np7\nPrivate-Lines: 1\nAAAAIFhq7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk3Lm5Np7Qr9St\nPrivate-MAC: 6c2f4e1a9b3d7f0c5e8a2b6d9f1c4e7a0b3d6f9c2e5a8b1d4f7a0c3e6b9d2f5a\ndone",
@@ -113,7 +115,7 @@ func newTable() []rule {
 		{
 			id: "discord-webhook", gitleaks: "none (discord-api-token covers bot tokens)", stage: 1,
 			hints:    []string{"/api/webhooks/"},
-			re:       lazy(`(discord(?:app)?\.com/api/webhooks/[0-9]{5,25}/)[A-Za-z0-9_-]{40,100}`),
+			re:       lazyRe(`(discord(?:app)?\.com/api/webhooks/[0-9]{5,25}/)[A-Za-z0-9_-]{40,100}`),
 			replace:  func(_ string, sub []string) string { return sub[1] + Mark("discord-webhook") },
 			examples: []Example{{"https://discord.com/api/webhooks/1234567890123456789/Xk2f9QbW7pLmN4vR8tY1zA6cD3eF5gH0jK9sT2uV4wXabcdEFGHq7Lm2Np4Rs6Tu8", "https://discord.com/api/webhooks/1234567890123456789/[REDACTED:discord-webhook]"}},
 			nearMiss: []string{"https://discord.com/api/webhooks/{id}/{token}"},
@@ -121,7 +123,7 @@ func newTable() []rule {
 		{
 			id: "telegram-bot-token", gitleaks: "telegram-bot-api-token (ours without a telegram name beside it)", stage: 1,
 			hints:    []string{":aa"},
-			re:       lazy(`\b[0-9]{6,12}:AA[A-Za-z0-9_-]{30,}`),
+			re:       lazyRe(`\b[0-9]{6,12}:AA[A-Za-z0-9_-]{30,}`),
 			replace:  whole("telegram-bot-token"),
 			examples: []Example{{"bot 5729364810:AAq7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk3", "bot [REDACTED:telegram-bot-token]"}},
 			nearMiss: []string{"12:30:AA meeting"},
@@ -129,7 +131,7 @@ func newTable() []rule {
 		{
 			id: "stripe-webhook-secret", gitleaks: "none (stripe-access-token covers keys)", stage: 1,
 			hints:    []string{"whsec_"},
-			re:       lazy(`\bwhsec_[A-Za-z0-9+/]{24,}`),
+			re:       lazyRe(`\bwhsec_[A-Za-z0-9+/]{24,}`),
 			replace:  whole("stripe-webhook-secret"),
 			examples: []Example{{"whsec_q7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1J", "[REDACTED:stripe-webhook-secret]"}},
 			nearMiss: []string{"whsec_..."},
@@ -137,7 +139,7 @@ func newTable() []rule {
 		{
 			id: "google-oauth-secret", gitleaks: "none (gcp-api-key covers API keys)", stage: 1,
 			hints:    []string{"gocspx-"},
-			re:       lazy(`\bGOCSPX-[A-Za-z0-9_-]{20,}`),
+			re:       lazyRe(`\bGOCSPX-[A-Za-z0-9_-]{20,}`),
 			replace:  whole("google-oauth-secret"),
 			examples: []Example{{"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", "[REDACTED:google-oauth-secret]"}},
 			nearMiss: []string{"GOCSPX-xxx"},
@@ -145,7 +147,7 @@ func newTable() []rule {
 		{
 			id: "google-access-token", gitleaks: "none", stage: 1,
 			hints:    []string{"ya29."},
-			re:       lazy(`\bya29\.[0-9A-Za-z_-]{20,}`),
+			re:       lazyRe(`\bya29\.[0-9A-Za-z_-]{20,}`),
 			replace:  whole("google-access-token"),
 			examples: []Example{{"ya29.a0AfB_q7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk3Lm5Np7Qr9St1Uv3", "[REDACTED:google-access-token]"}},
 			nearMiss: []string{"ya29.short"},
@@ -153,7 +155,7 @@ func newTable() []rule {
 		{
 			id: "azure-sas", gitleaks: "none (the sig= of a shared access signature)", stage: 1,
 			hints:    []string{"sig="},
-			re:       lazy(`([?&;]sig=)[A-Za-z0-9%+/=]{20,}`),
+			re:       lazyRe(`([?&;]sig=)[A-Za-z0-9%+/=]{20,}`),
 			replace:  func(_ string, sub []string) string { return sub[1] + Mark("azure-sas") },
 			examples: []Example{{"https://acct.blob.core.windows.net/c/f?sv=2022-11-02&se=2026-01-01&sr=b&sp=r&sig=q7Lm2Np4Rs6Tu8Vw0Xy3Zb5Cd7Ef9Gh1Jk%3D", "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&se=2026-01-01&sr=b&sp=r&sig=[REDACTED:azure-sas]"}},
 			nearMiss: []string{"?sig=short"},
@@ -169,7 +171,7 @@ func newTable() []rule {
 		{
 			id: "aws-access-key", gitleaks: "aws-access-token (ours keeps AWS's documentation examples out too)", stage: 1,
 			hints:    awsKeyHints,
-			re:       &lazyRegexp{get: awsKeyRe},
+			re:       &lazyRegexp{get: awsKeyRe.Get},
 			replace:  whole("aws-access-key"),
 			examples: []Example{{"id AKIAIOSFODNN7EXAMPLE region", "id [REDACTED:aws-access-key] region"}},
 			nearMiss: []string{"AKIA-not-a-key"},
@@ -177,7 +179,7 @@ func newTable() []rule {
 		{
 			id: "azure-key", gitleaks: "none (the AccountKey= of connection strings)", stage: 1,
 			hints: []string{"accesskey", "accountkey"},
-			re:    lazy(`(?i)\b((?:Account|SharedAccess)Key["']?\s*[:=]\s*["']?)[A-Za-z0-9+/]{16,}={0,2}`),
+			re:    lazyRe(`(?i)\b((?:Account|SharedAccess)Key["']?\s*[:=]\s*["']?)[A-Za-z0-9+/]{16,}={0,2}`),
 			replace: func(_ string, sub []string) string {
 				return sub[1] + Mark("azure-key")
 			},
@@ -195,7 +197,7 @@ func newTable() []rule {
 			hints: []string{"://"},
 			// A '#' belongs to the password (issue 32: `p#ss` was kept):
 			// before the host, no fragment can start.
-			re: lazy(`(\b[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/?#@\[\]]*:)([^\s/?\[][^\s/?]*)@`),
+			re: lazyRe(`(\b[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/?#@\[\]]*:)([^\s/?\[][^\s/?]*)@`),
 			replace: func(m string, sub []string) string {
 				if codeShaped(sub[2]) {
 					return m
@@ -215,7 +217,7 @@ func newTable() []rule {
 			// Authorization: Bearer <token>. Prose ("Bearer authentication")
 			// is left alone: a real token has a digit or is long.
 			hints: []string{"bearer"},
-			re:    lazy(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/-]{8,}=*)`),
+			re:    lazyRe(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/-]{8,}=*)`),
 			replace: func(m string, sub []string) string {
 				if !strings.ContainsAny(sub[2], "0123456789") && len(sub[2]) < 24 {
 					return m
@@ -231,7 +233,7 @@ func newTable() []rule {
 			// authentication") is left alone: the credential must decode to
 			// user:password or sit in an Authorization header.
 			hints: []string{"basic"},
-			re:    lazy(`(?i)\b(basic\s+)([A-Za-z0-9+/]{6,}={0,2})`),
+			re:    lazyRe(`(?i)\b(basic\s+)([A-Za-z0-9+/]{6,}={0,2})`),
 			replace: func(m string, sub []string) string {
 				if !basicCredential(sub[2]) {
 					return m
@@ -279,25 +281,25 @@ func newTable() []rule {
 // (0.3 ms of `clarify request`'s 8).
 type lazyRegexp struct{ get func() *regexp.Regexp }
 
-func lazy(expr string) *lazyRegexp {
+func lazyRe(expr string) *lazyRegexp {
 	return &lazyRegexp{get: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
 }
 
 // rules is the table (the name the matching code uses).
-func rules() []rule { return table() }
+func rules() []rule { return table.Get() }
 
 var (
 	awsKeyHints = []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka"}
-	awsKeyRe    = sync.OnceValue(func() *regexp.Regexp {
+	awsKeyRe    = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 		return regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}`)
-	})
+	}}
 )
 
 // findAWSSecrets finds, on a line that holds an AWS access key id, the
 // 40-character runs of base64 that mix upper case, lower case and digits
 // (a git object id is lower-case hex and stays).
 func findAWSSecrets(line string) [][]int {
-	if !awsKeyRe().MatchString(line) {
+	if !awsKeyRe.Get().MatchString(line) {
 		return nil
 	}
 	var out [][]int
@@ -362,8 +364,8 @@ type Kind struct {
 // Kinds lists our own table of secrets, in the order it applies them,
 // then examples of the gitleaks rules issue 26 found missing.
 func Kinds() []Kind {
-	out := make([]Kind, 0, len(table())+len(gitleaksKinds))
-	for _, r := range table() {
+	out := make([]Kind, 0, len(table.Get())+len(gitleaksKinds))
+	for _, r := range table.Get() {
 		out = append(out, Kind{ID: r.id, Gitleaks: r.gitleaks, Examples: r.examples, NearMiss: r.nearMiss})
 	}
 	return append(out, gitleaksKinds...)

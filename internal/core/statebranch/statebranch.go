@@ -164,11 +164,9 @@ func validBranch(name string) bool {
 		!strings.Contains(name, "..") && !strings.HasSuffix(name, "/") && !strings.HasSuffix(name, ".lock")
 }
 
-// ErrNotRepository is returned when root is not inside a git work tree.
-var ErrNotRepository = gitstore.ErrNotRepository
-
 // openRepo opens the git repository of the workspace at root and returns
-// its work tree's top.
+// its work tree's top; gitstore.ErrNotRepository when root is not inside a
+// git work tree.
 func openRepo(root string) (string, *gitstore.Repo, error) {
 	top, err := gitTop(root)
 	if err != nil {

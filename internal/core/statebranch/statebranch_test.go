@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
 	sbt "github.com/agentx-dev/agentx/internal/core/statebranch/statebranchtest"
@@ -452,7 +453,7 @@ func TestErrors(t *testing.T) {
 	sbt.Env(t)
 	dir := t.TempDir()
 	_, err := statebranch.Sync(context.Background(), statebranch.Options{Root: dir, Merge: sbt.UnionMerge, Valid: sbt.Valid, Lost: sbt.Lost, Locks: lock.New(lock.Options{})})
-	if !errors.Is(err, statebranch.ErrNotRepository) {
+	if !errors.Is(err, gitstore.ErrNotRepository) {
 		t.Errorf("not a repo: %v", err)
 	}
 	sbt.Git(t, dir, "init", "--quiet")

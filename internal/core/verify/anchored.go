@@ -47,10 +47,7 @@ const (
 
 // anchorOpNames are the operations the anchoring reads, for CheckOps.
 func anchorOpNames() []string {
-	out := make([]string, 0, len(memanchor.Ops))
-	for op := range memanchor.Ops {
-		out = append(out, op)
-	}
+	out := slices.Clone(memanchor.Ops)
 	sort.Strings(out)
 	return out
 }

@@ -3,6 +3,8 @@ package verify
 import (
 	"encoding/binary"
 	"hash/maphash"
+
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 )
 
 // idKey is an id as verify keeps it across the whole store: two 64-bit
@@ -13,12 +15,17 @@ import (
 // million id strings was a quarter of verify's memory (issue 35).
 type idKey [16]byte
 
-var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+// keySeeds are drawn on first use, not at process start (every command
+// links verify).
+var keySeeds = lazy.Value[[2]maphash.Seed]{New: func() [2]maphash.Seed {
+	return [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+}}
 
 func keyOf(id string) idKey {
 	var k idKey
-	binary.LittleEndian.PutUint64(k[:8], maphash.String(keySeeds[0], id))
-	binary.LittleEndian.PutUint64(k[8:], maphash.String(keySeeds[1], id))
+	seeds := keySeeds.Get()
+	binary.LittleEndian.PutUint64(k[:8], maphash.String(seeds[0], id))
+	binary.LittleEndian.PutUint64(k[8:], maphash.String(seeds[1], id))
 	return k
 }
 

@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"math"
 
+	"github.com/agentx-dev/agentx/internal/core/lazy"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
 
@@ -48,14 +49,14 @@ func newObsSet() *obsSet { return &obsSet{sums: map[int]issueSum{}, big: map[int
 
 // metaSeed keys the rows' hashes: one per process, so a manifest row
 // cannot be made to collide on purpose.
-var metaSeed = maphash.MakeSeed()
+var metaSeed = lazy.Value[maphash.Seed]{New: maphash.MakeSeed}
 
 // manifestFP is the hash of what a manifest row says of an observation
 // besides its id and issue. Each field is preceded by its length, so no
 // two different rows write the same bytes.
 func manifestFP(tokens int, ts, agent string, category memory.Category, summary string) uint64 {
 	var h maphash.Hash
-	h.SetSeed(metaSeed)
+	h.SetSeed(metaSeed.Get())
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], uint64(tokens))
 	_, _ = h.Write(b[:])
