@@ -17,7 +17,8 @@ import (
 // which the command's Locker calls) or after armSignalsAfter, so a check
 // with nothing to act on never pays for it, and one that acts (a stale
 // record marked, a responder re-invoked, an escalation) does so under
-// the handler as before. Every other command arms it at once. ready,
+// the handler as before. `memory search` too (armsOnDemand), also before
+// any file it writes. Every other command arms it at once. ready,
 // when set, is called once the handler is in place (at once when there
 // is none).
 func signalsFor(args []string, grace time.Duration, ready func(context.Context)) (ctx context.Context, stop, arm func()) {
@@ -43,12 +44,29 @@ func signalsFor(args []string, grace time.Duration, ready func(context.Context))
 		}
 	}
 	g := newSignalGuard(context.Background(), grace, os.Exit, ready)
-	if cmd := commandOf(args); len(cmd) > 0 && cmd[0] == "monitor" {
+	if armsOnDemand(commandOf(args)) {
 		g.armLater(armSignalsAfter)
 		return g.ctx, g.stop, g.arm
 	}
 	g.arm()
 	return g.ctx, g.stop, nil
+}
+
+// armsOnDemand reports whether the command line cmd arms its signal
+// handler on demand: `monitor`, and `memory search`, a reader whose only
+// writes are the derived records it leaves in the store's pending
+// directory (the freshness record, the overlay of a foreign edit, the
+// anchors' state), each through atomicfile, whose hook arms the handler
+// before the write's temporary exists (mainGrace). The handler was 0.25
+// ms of a 4.5 ms search (issue 35).
+func armsOnDemand(cmd []string) bool {
+	switch {
+	case len(cmd) > 0 && cmd[0] == "monitor":
+		return true
+	case len(cmd) > 1 && cmd[0] == "memory" && cmd[1] == "search":
+		return true
+	}
+	return false
 }
 
 // commandOf is args past the global --root flags (App.Run); nil when the
