@@ -131,7 +131,16 @@ func (x *Index) tailLimit() int64 {
 
 // Check judges the issue files of issues against the trail.
 func (x *Index) Check(ctx context.Context, issues []int) (*Report, error) {
-	st := x.loadState()
+	issues = slices.Compact(slices.Sorted(slices.Values(issues)))
+	var st *state
+	if x.Write {
+		st = x.loadState()
+	} else {
+		// A reader saves nothing (unless it made the base, from a new
+		// state): the issues it asks about are all it needs of the saved
+		// ones.
+		st = x.loadStateOf(issues)
+	}
 	dirty, err := x.catchUp(st)
 	if err != nil {
 		return nil, err
@@ -140,8 +149,6 @@ func (x *Index) Check(ctx context.Context, issues []int) (*Report, error) {
 	if id, tree, ok := st.view.Baseline(); ok {
 		rep.BaselineID, rep.BaselineTree = id, tree
 	}
-	slices.Sort(issues)
-	issues = slices.Compact(issues)
 	var base *baseReader
 	defer func() { base.close() }()
 	recheck := true
