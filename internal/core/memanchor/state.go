@@ -1,6 +1,7 @@
 package memanchor
 
 import (
+	"bytes"
 	"errors"
 	"hash/fnv"
 	"maps"
@@ -133,7 +134,18 @@ func (x *Index) loadState() *state { return x.loadStateOf(nil) }
 // undecoded. A search asks about its hits' issues, twenty at most (issue
 // 35: the whole decode was a fifth of the anchors' check).
 func (x *Index) loadStateOf(only []int) *state {
-	data, err := atomicfile.ReadRegular(x.statePath(), atomicfile.StateLimit)
+	var data []byte
+	var err error
+	if only != nil {
+		// Mapped: what is kept is copied out (the strings by the decoder,
+		// the few verdicts here) before the mapping is released.
+		var release func()
+		if data, release, err = readMapped(x.statePath()); err == nil {
+			defer release()
+		}
+	} else {
+		data, err = atomicfile.ReadRegular(x.statePath(), atomicfile.StateLimit)
+	}
 	if err != nil || len(data) < len(stateMagic) || string(data[:len(stateMagic)]) != stateMagic {
 		return newState()
 	}
@@ -182,7 +194,11 @@ func (x *Index) loadStateOf(only []int) *state {
 			break
 		}
 		if keep(issue) {
-			st.raw = append(st.raw, rawVerdict{issue: issue, data: d.b[:size]})
+			raw := d.b[:size]
+			if only != nil {
+				raw = bytes.Clone(raw) // the mapping goes
+			}
+			st.raw = append(st.raw, rawVerdict{issue: issue, data: raw})
 		}
 		d.b = d.b[size:]
 	}

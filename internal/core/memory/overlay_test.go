@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -293,5 +294,16 @@ func TestOverlayRacyWhenReadNotWhenWritten(t *testing.T) {
 	}
 	if od := s.readOverlay(gen, nil, []int{7}); od != nil {
 		t.Fatal("the overlay of the bytes before a same-tick second write is taken: the file was within the racy margin when read")
+	}
+}
+
+// The overlay's checksum is CRC-32 (IEEE) as before, computed byte by
+// byte: overlays written by either are read by the other.
+func TestOverlaySumIsCRC32IEEE(t *testing.T) {
+	t.Parallel()
+	for _, b := range [][]byte{nil, []byte("a"), []byte(overlayMagic + "some overlay body of a few bytes"), make([]byte, 9000)} {
+		if got, want := overlaySum(b), crc32.ChecksumIEEE(b); got != want {
+			t.Fatalf("%d bytes: %08x, want %08x", len(b), got, want)
+		}
 	}
 }
