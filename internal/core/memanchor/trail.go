@@ -68,6 +68,7 @@ func readOn(dir string, p *position, v *View, touched func(issue int, seq int64)
 		return 0, errRewritten
 	}
 	start := int64(0)
+	check := false // the first file read is the one read last: its last line is checked first
 	if k > 0 {
 		// Rotated files never change (verify checks their chain): their
 		// names must be the ones read, and the newest one its size; the
@@ -89,15 +90,12 @@ func readOn(dir string, p *position, v *View, touched func(issue int, seq int64)
 		if name != last.name && last.name != audit.FileName {
 			return 0, errRewritten
 		}
-		if err := p.checkLast(paths[k-1], last.size); err != nil {
-			return 0, err
-		}
-		start = last.size
+		start, check = last.size, true
 		p.files = p.files[:k-1]
 		k--
 	}
 	for i := k; i < len(paths); i++ {
-		n, err := p.readFile(paths[i], start, v, touched)
+		n, err := p.readOne(paths[i], start, check && i == k, v, touched)
 		read += n
 		if err != nil {
 			return read, err
@@ -105,6 +103,25 @@ func readOn(dir string, p *position, v *View, touched func(issue int, seq int64)
 		start = 0
 	}
 	return read, nil
+}
+
+// readOne is readFile of path from off, after checkLast when check (the
+// file the index read last): one open for both.
+func (p *position) readOne(path string, off int64, check bool, v *View, touched func(issue int, seq int64)) (int64, error) {
+	if check && !p.lastOK(off) {
+		return 0, errRewritten
+	}
+	f, err := atomicfile.OpenRegular(path)
+	if err != nil {
+		return 0, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer func() { _ = f.Close() }() // read-only
+	if check {
+		if err := p.checkLast(f, off); err != nil {
+			return 0, err
+		}
+	}
+	return p.readFile(f, path, off, v, touched)
 }
 
 // trailFiles lists the trail's files in the chain's order: the order p
@@ -149,23 +166,12 @@ func trailFiles(dir string, p *position) ([]string, error) {
 	return out, nil
 }
 
-// checkLast checks that the line the index read last ends at off in path
-// as it did.
-func (p *position) checkLast(path string, off int64) error {
+// checkLast checks that the line the index read last ends at off in f
+// as it did (after lastOK).
+func (p *position) checkLast(f *os.File, off int64) error {
 	if p.lastLen == 0 {
-		if off == 0 {
-			return nil
-		}
-		return errRewritten
+		return nil
 	}
-	if p.lastLen > off {
-		return errRewritten
-	}
-	f, err := atomicfile.OpenRegular(path)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	defer func() { _ = f.Close() }() // read-only
 	buf := make([]byte, p.lastLen)
 	if _, err := f.ReadAt(buf, off-p.lastLen); err != nil {
 		return errRewritten // shorter than it was
@@ -176,13 +182,17 @@ func (p *position) checkLast(path string, off int64) error {
 	return nil
 }
 
-// readFile folds the complete lines of path from off on.
-func (p *position) readFile(path string, off int64, v *View, touched func(issue int, seq int64)) (int64, error) {
-	f, err := atomicfile.OpenRegular(path)
-	if err != nil {
-		return 0, fmt.Errorf("open %s: %w", path, err)
+// lastOK is checkLast's part that reads nothing: whether a last line of
+// the recorded length can end at off.
+func (p *position) lastOK(off int64) bool {
+	if p.lastLen == 0 {
+		return off == 0
 	}
-	defer func() { _ = f.Close() }() // read-only
+	return p.lastLen <= off
+}
+
+// readFile folds the complete lines of f (at path) from off on.
+func (p *position) readFile(f *os.File, path string, off int64, v *View, touched func(issue int, seq int64)) (int64, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return 0, fmt.Errorf("stat %s: %w", path, err)
