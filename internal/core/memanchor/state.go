@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/fnv"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -167,9 +168,22 @@ func (x *Index) loadStateOf(only []int) *state {
 		v.Obs[id] = Anchor{Hash: d.s(), At: d.key(), Issue: int(d.i())}
 	}
 	st.partial = only != nil
+	// The entries are sorted by issue, as only is: a walk, with a search
+	// where an entry is out of order (a state not of saveState's making).
+	j, prev := 0, math.MinInt
 	keep := func(issue int) bool {
-		_, ok := slices.BinarySearch(only, issue)
-		return only == nil || ok
+		if only == nil {
+			return true
+		}
+		if issue < prev {
+			_, ok := slices.BinarySearch(only, issue)
+			return ok
+		}
+		prev = issue
+		for j < len(only) && only[j] < issue {
+			j++
+		}
+		return j < len(only) && only[j] == issue
 	}
 	capOf := func(n int) int {
 		if only != nil {
@@ -186,6 +200,7 @@ func (x *Index) loadStateOf(only []int) *state {
 		}
 	}
 	n = d.count()
+	j, prev = 0, math.MinInt
 	st.raw = make([]rawVerdict, 0, capOf(n))
 	for ; n > 0 && d.err == nil; n-- {
 		issue := int(d.i())
