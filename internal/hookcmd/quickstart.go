@@ -44,8 +44,10 @@ func signalsFor(args []string, grace time.Duration, ready func(context.Context))
 		}
 	}
 	g := newSignalGuard(context.Background(), grace, os.Exit, ready)
-	if armsOnDemand(commandOf(args)) {
-		g.armLater(armSignalsAfter)
+	if onDemand, after := armsOnDemand(commandOf(args)); onDemand {
+		if after > 0 {
+			g.armLater(after)
+		}
 		return g.ctx, g.stop, g.arm
 	}
 	g.arm()
@@ -53,20 +55,24 @@ func signalsFor(args []string, grace time.Duration, ready func(context.Context))
 }
 
 // armsOnDemand reports whether the command line cmd arms its signal
-// handler on demand: `monitor`, and `memory search`, a reader whose only
+// handler on demand, and after how long it arms it anyway (0: never).
+// `monitor` arms it after armSignalsAfter: a check that acts may run
+// long. `memory search` only before it writes: a reader whose only
 // writes are the derived records it leaves in the store's pending
 // directory (the freshness record, the overlay of a foreign edit, the
-// anchors' state), each through atomicfile, whose hook arms the handler
-// before the write's temporary exists (mainGrace). The handler was 0.25
-// ms of a 4.5 ms search (issue 35).
-func armsOnDemand(cmd []string) bool {
+// anchors' state, the configuration cache), each through atomicfile,
+// whose hook arms the handler before the write's temporary exists
+// (mainGrace), and any lock through the Locker's; a signal before that
+// ends it at once, as it ends any reader. The handler was 0.25 ms of a
+// 4.5 ms search, the timer 0.02 ms (issue 35).
+func armsOnDemand(cmd []string) (onDemand bool, after time.Duration) {
 	switch {
 	case len(cmd) > 0 && cmd[0] == "monitor":
-		return true
+		return true, armSignalsAfter
 	case len(cmd) > 1 && cmd[0] == "memory" && cmd[1] == "search":
-		return true
+		return true, 0
 	}
-	return false
+	return false, 0
 }
 
 // commandOf is args past the global --root flags (App.Run); nil when the

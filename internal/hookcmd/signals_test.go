@@ -255,8 +255,14 @@ func TestMemorySearchArmsBeforeAWrite(t *testing.T) {
 	}
 	restore := armBeforeWrites(arm)
 	defer restore()
-	// (Not armed at the start: TestSignalsArmedOnDemand. Not asked again
-	// here: the timer may have armed it on a loaded machine.)
+	select {
+	case <-readied:
+		t.Fatal("armed before any write")
+	default:
+	}
+	if _, after := armsOnDemand([]string{"memory", "search", "q"}); after != 0 {
+		t.Fatalf("memory search arms its handler after %v without a write; want never", after)
+	}
 	dir := t.TempDir()
 	if err := atomicfile.Write(filepath.Join(dir, "search.fresh"), []byte("x"), atomicfile.Options{NoSync: true}); err != nil {
 		t.Fatal(err)
