@@ -17,8 +17,8 @@ import (
 // which the command's Locker calls) or after armSignalsAfter, so a check
 // with nothing to act on never pays for it, and one that acts (a stale
 // record marked, a responder re-invoked, an escalation) does so under
-// the handler as before. `memory search` too (armsOnDemand), also before
-// any file it writes. Every other command arms it at once. ready,
+// the handler as before. `memory search` arms it only before its first
+// lock or write (armsOnDemand). Every other command arms it at once. ready,
 // when set, is called once the handler is in place (at once when there
 // is none).
 func signalsFor(args []string, grace time.Duration, ready func(context.Context)) (ctx context.Context, stop, arm func()) {
