@@ -112,6 +112,20 @@ type fileRows struct {
 	buf    []byte
 }
 
+// stats are the files' stat data as opened (FileStats), by issue.
+func (r *fileRows) stats() FileStats {
+	var out FileStats
+	for n, f := range r.open {
+		if f != nil && f.stat.OK {
+			if out == nil {
+				out = FileStats{}
+			}
+			out[n] = f.stat
+		}
+	}
+	return out
+}
+
 func (s *Store) fileRows() *fileRows {
 	return &fileRows{s: s, open: map[int]*rowFile{}, parsed: map[int]*IssueFile{}}
 }
