@@ -112,11 +112,14 @@ type fileRows struct {
 	buf    []byte
 }
 
-// stats are the files' stat data as opened (FileStats), by issue.
+// stats are the files' stat data as opened (FileStats), by issue: of the
+// files every row was read from through the descriptor stat'ed (a row
+// read by position, entryAt, is read from the path again, which may be
+// another file by then).
 func (r *fileRows) stats() FileStats {
 	var out FileStats
 	for n, f := range r.open {
-		if f != nil && f.stat.OK {
+		if _, byPath := r.parsed[n]; f != nil && f.stat.OK && !byPath {
 			if out == nil {
 				out = FileStats{}
 			}
