@@ -59,12 +59,12 @@ var errRewritten = errors.New("the audit trail is not the one the index was made
 // whose anchors changed; p moves to the end of the last complete line.
 // errRewritten when the trail is not a continuation of what p read.
 func readOn(dir string, p *position, v *View, touched func(issue int, seq int64)) (read int64, err error) {
-	paths, err := trailFiles(dir, p)
+	names, err := trailFiles(dir, p)
 	if err != nil {
 		return 0, err
 	}
 	k := len(p.files)
-	if len(paths) < k {
+	if len(names) < k {
 		return 0, errRewritten
 	}
 	start := int64(0)
@@ -75,18 +75,18 @@ func readOn(dir string, p *position, v *View, touched func(issue int, seq int64)
 		// last one read is the current file, or the rotated file it
 		// became.
 		for i := range k - 1 {
-			if filepath.Base(paths[i]) != p.files[i].name {
+			if names[i] != p.files[i].name {
 				return 0, errRewritten
 			}
 		}
 		if k >= 2 {
-			info, err := os.Lstat(paths[k-2])
+			info, err := os.Lstat(filepath.Join(dir, names[k-2]))
 			if err != nil || info.Size() != p.files[k-2].size {
 				return 0, errRewritten
 			}
 		}
 		last := p.files[k-1]
-		name := filepath.Base(paths[k-1])
+		name := names[k-1]
 		if name != last.name && last.name != audit.FileName {
 			return 0, errRewritten
 		}
@@ -94,8 +94,8 @@ func readOn(dir string, p *position, v *View, touched func(issue int, seq int64)
 		p.files = p.files[:k-1]
 		k--
 	}
-	for i := k; i < len(paths); i++ {
-		n, err := p.readOne(paths[i], start, check && i == k, v, touched)
+	for i := k; i < len(names); i++ {
+		n, err := p.readOne(filepath.Join(dir, names[i]), start, check && i == k, v, touched)
 		read += n
 		if err != nil {
 			return read, err
@@ -124,9 +124,10 @@ func (p *position) readOne(path string, off int64, check bool, v *View, touched 
 	return p.readFile(f, path, off, v, touched)
 }
 
-// trailFiles lists the trail's files in the chain's order: the order p
-// read them in when the directory holds the same files (a call costs one
-// directory read, not a sort of every rotated file's name), else
+// trailFiles lists the names of the trail's files in dir in the chain's
+// order: the order p read them in when the directory holds the same files
+// (a call costs one directory read, not a sort of every rotated file's
+// name, nor a path made for each: readOn opens one or two), else
 // audit.Files's.
 func trailFiles(dir string, p *position) ([]string, error) {
 	d, err := os.Open(dir)
@@ -157,11 +158,15 @@ func trailFiles(dir string, p *position) ([]string, error) {
 		}
 	}
 	if !same || n != len(p.files) {
-		return audit.Files(dir)
+		paths, err := audit.Files(dir)
+		for i := range paths {
+			paths[i] = filepath.Base(paths[i])
+		}
+		return paths, err
 	}
 	out := make([]string, len(p.files))
 	for i, f := range p.files {
-		out[i] = filepath.Join(dir, f.name)
+		out[i] = f.name
 	}
 	return out, nil
 }

@@ -121,7 +121,7 @@ func (r *fileRows) stats() FileStats {
 	for n, f := range r.open {
 		if _, byPath := r.parsed[n]; f != nil && f.stat.OK && !byPath {
 			if out == nil {
-				out = FileStats{}
+				out = make(FileStats, len(r.open))
 			}
 			out[n] = f.stat
 		}
