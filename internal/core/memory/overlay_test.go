@@ -2,13 +2,17 @@ package memory
 
 import (
 	"context"
+	"encoding/binary"
 	"hash/crc32"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/memindex"
 )
 
 // overlayStore is a store of the given layout (as freshStore's) with
@@ -297,13 +301,27 @@ func TestOverlayRacyWhenReadNotWhenWritten(t *testing.T) {
 	}
 }
 
-// The overlay's checksum is CRC-32 (IEEE) as before, computed byte by
-// byte: overlays written by either are read by the other.
-func TestOverlaySumIsCRC32IEEE(t *testing.T) {
+// The overlay's checksum is FNV-1a (32 bits); an overlay of the format
+// before (CRC-32, AXOVLY01) is not taken: the next search indexes the
+// changed files again and writes it anew.
+func TestOverlaySumIsFNV1a(t *testing.T) {
 	t.Parallel()
 	for _, b := range [][]byte{nil, []byte("a"), []byte(overlayMagic + "some overlay body of a few bytes"), make([]byte, 9000)} {
-		if got, want := overlaySum(b), crc32.ChecksumIEEE(b); got != want {
+		h := fnv.New32a()
+		h.Write(b)
+		if got, want := overlaySum(b), h.Sum32(); got != want {
 			t.Fatalf("%d bytes: %08x, want %08x", len(b), got, want)
 		}
+	}
+	idx := memindex.NewBuilder().Encode(memindex.Stamp{Generation: 3})
+	old := encodeOverlay(overlayKey{gen: 3}, emptyDelta(3), idx)
+	copy(old, "AXOVLY01")
+	le := binary.LittleEndian
+	le.PutUint32(old[len(old)-4:], crc32.ChecksumIEEE(old[:len(old)-4]))
+	if _, _, ok := decodeOverlay(old); ok {
+		t.Fatal("an overlay of the format before was taken")
+	}
+	if _, _, ok := decodeOverlay(encodeOverlay(overlayKey{gen: 3}, emptyDelta(3), idx)); !ok {
+		t.Fatal("an overlay just encoded was not taken")
 	}
 }
