@@ -182,12 +182,11 @@ func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
 			continue
 		}
 		// Only the row's keys are decoded; the observation's others
-		// (content above all) are kept aside by the decoder, and dropped.
-		e, err := decodeEntry(buf[:end])
+		// (content above all) are stepped over.
+		e, err := decodeRow(buf[:end])
 		if err != nil {
 			return Entry{}, false
 		}
-		e.Extra = nil
 		if e.IssueNumber == 0 {
 			e.IssueNumber = doc.Issue
 		}
