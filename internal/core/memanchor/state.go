@@ -168,47 +168,37 @@ func (x *Index) loadStateOf(only []int) *state {
 		v.Obs[id] = Anchor{Hash: d.s(), At: d.key(), Issue: int(d.i())}
 	}
 	st.partial = only != nil
-	// The entries are sorted by issue, as only is: a walk, with a search
-	// where an entry is out of order (a state not of saveState's making).
-	j, prev := 0, math.MinInt
-	keep := func(issue int) bool {
-		if only == nil {
-			return true
-		}
-		if issue < prev {
-			_, ok := slices.BinarySearch(only, issue)
-			return ok
-		}
-		prev = issue
-		for j < len(only) && only[j] < issue {
-			j++
-		}
-		return j < len(only) && only[j] == issue
+	st.decodeIssues(d, only)
+	if d.err != nil {
+		return newState()
 	}
-	capOf := func(n int) int {
-		if only != nil {
-			return min(n, len(only))
-		}
-		return n
-	}
+	return st
+}
+
+// decodeIssues decodes the per-issue entries of the state (each issue's
+// last line, its saved verdict) into st, only those of the issues in
+// only when it is not nil; a verdict kept is copied out of d when only is
+// set (its reading is mapped).
+func (st *state) decodeIssues(d *dec, only []int) {
 	n := d.count()
-	st.seqSaved = make([]issueAt, 0, capOf(n))
+	keep := newIssueFilter(only)
+	st.seqSaved = make([]issueAt, 0, keep.capOf(n))
 	for ; n > 0 && d.err == nil; n-- {
 		a := issueAt{issue: int(d.i()), seq: d.i()}
-		if keep(a.issue) {
+		if keep.has(a.issue) {
 			st.seqSaved = append(st.seqSaved, a)
 		}
 	}
 	n = d.count()
-	j, prev = 0, math.MinInt
-	st.raw = make([]rawVerdict, 0, capOf(n))
+	keep = newIssueFilter(only)
+	st.raw = make([]rawVerdict, 0, keep.capOf(n))
 	for ; n > 0 && d.err == nil; n-- {
 		issue := int(d.i())
 		size := d.count()
 		if d.err != nil {
-			break
+			return
 		}
-		if keep(issue) {
+		if keep.has(issue) {
 			raw := d.b[:size]
 			if only != nil {
 				raw = bytes.Clone(raw) // the mapping goes
@@ -217,10 +207,39 @@ func (x *Index) loadStateOf(only []int) *state {
 		}
 		d.b = d.b[size:]
 	}
-	if d.err != nil {
-		return newState()
+}
+
+// issueFilter tells the issues of a sorted list (nil: every issue) in a
+// run of entries sorted by issue, as saveState writes them: a walk, with
+// a search for an entry out of order (a state not of its making).
+type issueFilter struct {
+	only    []int
+	j, prev int
+}
+
+func newIssueFilter(only []int) *issueFilter { return &issueFilter{only: only, prev: math.MinInt} }
+
+func (f *issueFilter) has(issue int) bool {
+	if f.only == nil {
+		return true
 	}
-	return st
+	if issue < f.prev {
+		_, ok := slices.BinarySearch(f.only, issue)
+		return ok
+	}
+	f.prev = issue
+	for f.j < len(f.only) && f.only[f.j] < issue {
+		f.j++
+	}
+	return f.j < len(f.only) && f.only[f.j] == issue
+}
+
+// capOf is the room n entries need once filtered.
+func (f *issueFilter) capOf(n int) int {
+	if f.only != nil {
+		return min(n, len(f.only))
+	}
+	return n
 }
 
 func (x *Index) saveState(st *state) error {
