@@ -45,10 +45,18 @@ func (a *App) refreshAnchors(ctx context.Context) {
 // anchorMarks checks issues' files against the audit trail; a failure is
 // a warning and marks nothing (verify reports the trail itself).
 func (a *App) anchorMarks(ctx context.Context, issues []int) *memanchor.Report {
+	return a.anchorMarksOf(ctx, issues, nil)
+}
+
+// anchorMarksOf is anchorMarks with the stat data of issue files the
+// caller read its rows from (memory.Store.SearchFiles; nil: none), which
+// the check takes instead of stat'ing those files again.
+func (a *App) anchorMarksOf(ctx context.Context, issues []int, known memory.FileStats) *memanchor.Report {
 	x := a.anchors(false)
 	if x == nil || len(issues) == 0 {
 		return nil
 	}
+	x.Known = known
 	rep, err := x.Check(ctx, issues)
 	if err != nil {
 		a.warn("not checked against the audit trail: %v (`agentx-hook verify` checks it)", err)

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -148,6 +149,7 @@ func Main(args []string) int { return mainGrace(args, signalGrace, nil) }
 func mainGrace(args []string, grace time.Duration, signalsReady func(ctx context.Context)) int {
 	ctx, stop, arm := signalsFor(args, grace, signalsReady) // quickstart.go
 	defer stop()
+	defer armBeforeWrites(arm)()
 	cwd, _ := os.Getwd()
 	a := &App{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Cwd: cwd,
@@ -155,6 +157,16 @@ func mainGrace(args []string, grace time.Duration, signalsReady func(ctx context
 		armSignals: arm,
 	}
 	return a.Run(ctx, args)
+}
+
+// armBeforeWrites makes a handler armed on demand (arm, nil: none) armed
+// before every atomic write's temporary too (atomicfile.SetBeforeCreate),
+// as the Locker arms it before every lock; it returns the undoing.
+func armBeforeWrites(arm func()) (restore func()) {
+	if arm == nil {
+		return func() {}
+	}
+	return atomicfile.SetBeforeCreate(arm)
 }
 
 // usageError is a mistake in the command line (exit 2).

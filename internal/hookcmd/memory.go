@@ -156,7 +156,7 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 	if o.Step != "" {
 		q.Limit = -1 // the step filter comes after the ranking
 	}
-	rows, err := a.searchStoreOrArchive(ctx, q, o.Archived)
+	rows, stats, err := a.searchStoreOrArchive(ctx, q, o.Archived)
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 	}
 	var marks *memanchor.Report
 	if !o.Archived {
-		marks = a.anchorMarks(ctx, rowIssues(rows))
+		marks = a.anchorMarksOf(ctx, rowIssues(rows), stats)
 	}
 	if o.JSON {
 		doc := memory.NewSearchDoc(q.Text, rows)

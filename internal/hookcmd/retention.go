@@ -59,12 +59,14 @@ func runRetentionAll(ctx context.Context, a *App, o *memoryCompactOptions) error
 }
 
 // searchStoreOrArchive is `memory search`, or with --archived the search
-// of the archive.
-func (a *App) searchStoreOrArchive(ctx context.Context, q memory.Query, archived bool) ([]memory.Row, error) {
+// of the archive; with the stat data of the issue files the store's rows
+// were read from (SearchFiles).
+func (a *App) searchStoreOrArchive(ctx context.Context, q memory.Query, archived bool) ([]memory.Row, memory.FileStats, error) {
 	if archived {
-		return a.Memory().SearchArchived(ctx, q)
+		rows, err := a.Memory().SearchArchived(ctx, q)
+		return rows, nil, err
 	}
-	return a.Memory().Search(ctx, q)
+	return a.Memory().SearchFiles(ctx, q)
 }
 
 func parseMemoryRestore(a *App, args []string) (*idOptions, error) {

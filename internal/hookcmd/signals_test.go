@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 )
 
@@ -185,6 +186,10 @@ func TestSignalsArmedOnDemand(t *testing.T) {
 		{[]string{"monitor"}, true},
 		{[]string{"--root", "x", "monitor", "--json"}, true},
 		{[]string{"--root=x", "monitor"}, true},
+		{[]string{"memory", "search", "token refresh"}, true},
+		{[]string{"--root", "x", "memory", "search", "q", "--json"}, true},
+		{[]string{"memory", "stats"}, false},
+		{[]string{"memory"}, false},
 		{[]string{"clarify", "list"}, false},
 		{[]string{"--root", "monitor", "clarify", "list"}, false},
 	} {
@@ -235,6 +240,40 @@ func TestSignalsArmedOnDemand(t *testing.T) {
 	_, stop, _ := signalsFor([]string{"monitor"}, time.Minute, func(context.Context) { readied <- struct{}{} })
 	defer stop()
 	<-readied
+}
+
+// `memory search` arms its handler on demand, and before any atomic
+// write's temporary exists (the derived records a search leaves): a
+// signal then cannot leave a temporary behind. Not parallel: the hook
+// is the process's.
+func TestMemorySearchArmsBeforeAWrite(t *testing.T) {
+	readied := make(chan struct{}, 1)
+	_, stop, arm := signalsFor([]string{"memory", "search", "q"}, time.Minute, func(context.Context) { readied <- struct{}{} })
+	defer stop()
+	if arm == nil {
+		t.Fatal("memory search arms its handler at the start")
+	}
+	restore := armBeforeWrites(arm)
+	defer restore()
+	select {
+	case <-readied:
+		t.Fatal("armed before any write")
+	default:
+	}
+	if _, after := armsOnDemand([]string{"memory", "search", "q"}); after != 0 {
+		t.Fatalf("memory search arms its handler after %v without a write; want never", after)
+	}
+	dir := t.TempDir()
+	if err := atomicfile.Write(filepath.Join(dir, "search.fresh"), []byte("x"), atomicfile.Options{NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-readied:
+	default:
+		t.Fatal("a write ran before the handler was armed")
+	}
+	restore()
+	armBeforeWrites(nil)() // none: nothing to undo
 }
 
 // `monitor` arms its handler on demand, and still a Ctrl-C while the

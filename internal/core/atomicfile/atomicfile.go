@@ -79,6 +79,7 @@ func Write(path string, data []byte, opt Options) (err error) {
 // createTemp creates path's temporary beside it, creating the directory
 // when it is missing.
 func createTemp(path string) (*os.File, error) {
+	announceCreate()
 	dir, pattern := filepath.Dir(path), TempPattern(filepath.Base(path))
 	tmp, err := os.CreateTemp(dir, pattern)
 	if errors.Is(err, fs.ErrNotExist) {

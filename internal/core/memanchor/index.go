@@ -46,6 +46,11 @@ type Index struct {
 	// index exists and the trail has lines: then the index made from the
 	// whole trail is saved, once, rather than made again by every call.
 	Write bool
+	// Known, when set, are issue files' stat data a caller took as it
+	// read them (memory.Store.SearchFiles): a file's verdict is matched
+	// against them instead of an lstat of the file. Taken moments before,
+	// they describe the content the caller showed.
+	Known memory.FileStats
 }
 
 // DefaultTailLimit keeps the state small (a read path decodes it every
@@ -131,7 +136,16 @@ func (x *Index) tailLimit() int64 {
 
 // Check judges the issue files of issues against the trail.
 func (x *Index) Check(ctx context.Context, issues []int) (*Report, error) {
-	st := x.loadState()
+	issues = slices.Compact(slices.Sorted(slices.Values(issues)))
+	var st *state
+	if x.Write {
+		st = x.loadState()
+	} else {
+		// A reader saves nothing (unless it made the base, from a new
+		// state): the issues it asks about are all it needs of the saved
+		// ones.
+		st = x.loadStateOf(issues)
+	}
 	dirty, err := x.catchUp(st)
 	if err != nil {
 		return nil, err
@@ -140,8 +154,6 @@ func (x *Index) Check(ctx context.Context, issues []int) (*Report, error) {
 	if id, tree, ok := st.view.Baseline(); ok {
 		rep.BaselineID, rep.BaselineTree = id, tree
 	}
-	slices.Sort(issues)
-	issues = slices.Compact(issues)
 	var base *baseReader
 	defer func() { base.close() }()
 	recheck := true
@@ -346,7 +358,7 @@ func (x *Index) merge(st *state) error {
 // changed since the one kept (changed true).
 func (x *Index) verdict(st *state, n int, base **baseReader) (*stored, bool, error) {
 	path := filepath.Join(x.MemDir, fmt.Sprintf("issue-%d.json", n))
-	stamp := stampOf(path)
+	stamp := x.stampOf(n, path)
 	gen := st.view.summary()
 	if sv := st.verdictOf(n); sv != nil && sv.stamp == stamp && sv.seq == st.seqOf(n) && sv.gen == gen {
 		return sv, false, nil
@@ -397,6 +409,15 @@ func (x *Index) verdict(st *state, n int, base **baseReader) (*stored, bool, err
 	sv := &stored{stamp: stamp, seq: st.seqOf(n), gen: gen, v: v}
 	st.verdicts[n] = sv
 	return sv, true, nil
+}
+
+// stampOf is issue n's file's stamp: from Known when the caller took it,
+// else an lstat of path.
+func (x *Index) stampOf(n int, path string) stamp {
+	if st, ok := x.Known[n]; ok && st.OK {
+		return stamp{size: st.Size, mod: st.Mod, change: st.Change, ino: st.Ino, exists: true}
+	}
+	return stampOf(path)
 }
 
 // openBase opens the base st describes (none when st holds every anchor).

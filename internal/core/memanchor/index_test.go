@@ -315,3 +315,42 @@ func TestNewerBaseOfAnotherProcessIsTakenUp(t *testing.T) {
 		t.Fatalf("verdict %v; position %d, want %d", sv.v, old.pos.seq, x.loadState().pos.seq)
 	}
 }
+
+// A reader keeps of the saved per-issue entries only the issues it asks
+// about (the search's hits: twenty of thousands), judges them as a full
+// reading does, and never saves such a reading.
+func TestReaderKeepsOnlyTheIssuesItAsksAbout(t *testing.T) {
+	t.Parallel()
+	f := newFix(t)
+	f.add(t, 9, "The cache holds sessions for an hour")
+	id := rehash(t, f.ws, 7, "Planted text")
+	want := findings(t, f.ws, 5, 7, 9) // a writer's: every verdict saved
+	x := For(f.ws)
+	full, part := x.loadState(), x.loadStateOf([]int{7, 9})
+	if len(full.raw) != 3 || len(full.seqSaved) != 3 || full.partial {
+		t.Fatalf("full reading: %d verdicts, %d issues' lines, partial %v; want 3, 3, false", len(full.raw), len(full.seqSaved), full.partial)
+	}
+	if len(part.raw) != 2 || len(part.seqSaved) != 2 || !part.partial {
+		t.Fatalf("reading for 7 and 9: %d verdicts, %d issues' lines, partial %v; want 2, 2, true", len(part.raw), len(part.seqSaved), part.partial)
+	}
+	for _, n := range []int{7, 9} {
+		if part.seqOf(n) != full.seqOf(n) || part.verdictOf(n) == nil {
+			t.Fatalf("issue %d: line %d, want %d; verdict %v", n, part.seqOf(n), full.seqOf(n), part.verdictOf(n))
+		}
+	}
+	if err := x.saveState(part); err == nil {
+		t.Fatal("a partial reading was saved")
+	}
+	before, _ := os.ReadFile(filepath.Join(f.ws.MemoryDir(), workspace.MemoryPendingName, workspace.AnchorsStateName))
+	rep, err := x.Check(context.Background(), []int{9, 7, 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := rep.Of(id); !ok || got.Code != CodeRehashed || rep.Bad() != 1 {
+		t.Fatalf("reader: %v %v, %d bad (want the one re-hashed of %q)", got, ok, rep.Bad(), want)
+	}
+	after, _ := os.ReadFile(filepath.Join(f.ws.MemoryDir(), workspace.MemoryPendingName, workspace.AnchorsStateName))
+	if !bytes.Equal(before, after) {
+		t.Fatal("a reader saved the state")
+	}
+}

@@ -1,8 +1,11 @@
 package memanchor
 
 import (
+	"bytes"
+	"errors"
 	"hash/fnv"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -30,6 +33,9 @@ type state struct {
 	// built: this call made the base from the whole trail; its state is
 	// saved, by a reader too.
 	built bool
+	// partial: seqSaved and raw hold only the issues a reader asked about
+	// (loadStateOf); such a state is never saved.
+	partial bool
 }
 
 type issueAt struct {
@@ -82,6 +88,9 @@ func (st *state) dropVerdicts() {
 	st.raw, st.verdicts = nil, map[int]*stored{}
 }
 
+// errPartial refuses to save a state read for a few issues.
+var errPartial = errors.New("memanchor: a state read for some issues is not saved")
+
 // stored is one issue file's verdict as the state keeps it.
 type stored struct {
 	stamp stamp
@@ -117,8 +126,27 @@ func newState() *state {
 
 // loadState reads the state; a missing or malformed one is empty (the
 // base is then made again).
-func (x *Index) loadState() *state {
-	data, err := atomicfile.ReadRegular(x.statePath(), atomicfile.StateLimit)
+func (x *Index) loadState() *state { return x.loadStateOf(nil) }
+
+// loadStateOf is loadState for a reader that asks about the issues only
+// (sorted; nil: all): of the per-issue entries (each issue's last line,
+// its saved verdict: two of each of the store's issues, 2,000 at 100K
+// observations) only theirs are kept, the others are stepped over
+// undecoded. A search asks about its hits' issues, twenty at most (issue
+// 35: the whole decode was a fifth of the anchors' check).
+func (x *Index) loadStateOf(only []int) *state {
+	var data []byte
+	var err error
+	if only != nil {
+		// Mapped: what is kept is copied out (the strings by the decoder,
+		// the few verdicts here) before the mapping is released.
+		var release func()
+		if data, release, err = readMapped(x.statePath()); err == nil {
+			defer release()
+		}
+	} else {
+		data, err = atomicfile.ReadRegular(x.statePath(), atomicfile.StateLimit)
+	}
 	if err != nil || len(data) < len(stateMagic) || string(data[:len(stateMagic)]) != stateMagic {
 		return newState()
 	}
@@ -139,29 +167,86 @@ func (x *Index) loadState() *state {
 		id := d.s()
 		v.Obs[id] = Anchor{Hash: d.s(), At: d.key(), Issue: int(d.i())}
 	}
-	n := d.count()
-	st.seqSaved = make([]issueAt, 0, n)
-	for ; n > 0 && d.err == nil; n-- {
-		st.seqSaved = append(st.seqSaved, issueAt{issue: int(d.i()), seq: d.i()})
-	}
-	n = d.count()
-	st.raw = make([]rawVerdict, 0, n)
-	for ; n > 0 && d.err == nil; n-- {
-		issue := int(d.i())
-		size := d.count()
-		if d.err != nil {
-			break
-		}
-		st.raw = append(st.raw, rawVerdict{issue: issue, data: d.b[:size]})
-		d.b = d.b[size:]
-	}
+	st.partial = only != nil
+	st.decodeIssues(d, only)
 	if d.err != nil {
 		return newState()
 	}
 	return st
 }
 
+// decodeIssues decodes the per-issue entries of the state (each issue's
+// last line, its saved verdict) into st, only those of the issues in
+// only when it is not nil; a verdict kept is copied out of d when only is
+// set (its reading is mapped).
+func (st *state) decodeIssues(d *dec, only []int) {
+	n := d.count()
+	keep := newIssueFilter(only)
+	st.seqSaved = make([]issueAt, 0, keep.capOf(n))
+	for ; n > 0 && d.err == nil; n-- {
+		a := issueAt{issue: int(d.i()), seq: d.i()}
+		if keep.has(a.issue) {
+			st.seqSaved = append(st.seqSaved, a)
+		}
+	}
+	n = d.count()
+	keep = newIssueFilter(only)
+	st.raw = make([]rawVerdict, 0, keep.capOf(n))
+	for ; n > 0 && d.err == nil; n-- {
+		issue := int(d.i())
+		size := d.count()
+		if d.err != nil {
+			return
+		}
+		if keep.has(issue) {
+			raw := d.b[:size]
+			if only != nil {
+				raw = bytes.Clone(raw) // the mapping goes
+			}
+			st.raw = append(st.raw, rawVerdict{issue: issue, data: raw})
+		}
+		d.b = d.b[size:]
+	}
+}
+
+// issueFilter tells the issues of a sorted list (nil: every issue) in a
+// run of entries sorted by issue, as saveState writes them: a walk, with
+// a search for an entry out of order (a state not of its making).
+type issueFilter struct {
+	only    []int
+	j, prev int
+}
+
+func newIssueFilter(only []int) *issueFilter { return &issueFilter{only: only, prev: math.MinInt} }
+
+func (f *issueFilter) has(issue int) bool {
+	if f.only == nil {
+		return true
+	}
+	if issue < f.prev {
+		_, ok := slices.BinarySearch(f.only, issue)
+		return ok
+	}
+	f.prev = issue
+	for f.j < len(f.only) && f.only[f.j] < issue {
+		f.j++
+	}
+	return f.j < len(f.only) && f.only[f.j] == issue
+}
+
+// capOf is the room n entries need once filtered.
+func (f *issueFilter) capOf(n int) int {
+	if f.only != nil {
+		return min(n, len(f.only))
+	}
+	return n
+}
+
 func (x *Index) saveState(st *state) error {
+	if st.partial {
+		// A reader's reading: the other issues' entries were not kept.
+		return errPartial
+	}
 	e := &enc{b: append(make([]byte, 0, 4096), stateMagic...)}
 	e.u(st.baseGen)
 	st.pos.encode(e)

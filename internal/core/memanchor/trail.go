@@ -59,45 +59,43 @@ var errRewritten = errors.New("the audit trail is not the one the index was made
 // whose anchors changed; p moves to the end of the last complete line.
 // errRewritten when the trail is not a continuation of what p read.
 func readOn(dir string, p *position, v *View, touched func(issue int, seq int64)) (read int64, err error) {
-	paths, err := trailFiles(dir, p)
+	names, err := trailFiles(dir, p)
 	if err != nil {
 		return 0, err
 	}
 	k := len(p.files)
-	if len(paths) < k {
+	if len(names) < k {
 		return 0, errRewritten
 	}
 	start := int64(0)
+	check := false // the first file read is the one read last: its last line is checked first
 	if k > 0 {
 		// Rotated files never change (verify checks their chain): their
 		// names must be the ones read, and the newest one its size; the
 		// last one read is the current file, or the rotated file it
 		// became.
 		for i := range k - 1 {
-			if filepath.Base(paths[i]) != p.files[i].name {
+			if names[i] != p.files[i].name {
 				return 0, errRewritten
 			}
 		}
 		if k >= 2 {
-			info, err := os.Lstat(paths[k-2])
+			info, err := os.Lstat(filepath.Join(dir, names[k-2]))
 			if err != nil || info.Size() != p.files[k-2].size {
 				return 0, errRewritten
 			}
 		}
 		last := p.files[k-1]
-		name := filepath.Base(paths[k-1])
+		name := names[k-1]
 		if name != last.name && last.name != audit.FileName {
 			return 0, errRewritten
 		}
-		if err := p.checkLast(paths[k-1], last.size); err != nil {
-			return 0, err
-		}
-		start = last.size
+		start, check = last.size, true
 		p.files = p.files[:k-1]
 		k--
 	}
-	for i := k; i < len(paths); i++ {
-		n, err := p.readFile(paths[i], start, v, touched)
+	for i := k; i < len(names); i++ {
+		n, err := p.readOne(filepath.Join(dir, names[i]), start, check && i == k, v, touched)
 		read += n
 		if err != nil {
 			return read, err
@@ -107,9 +105,29 @@ func readOn(dir string, p *position, v *View, touched func(issue int, seq int64)
 	return read, nil
 }
 
-// trailFiles lists the trail's files in the chain's order: the order p
-// read them in when the directory holds the same files (a call costs one
-// directory read, not a sort of every rotated file's name), else
+// readOne is readFile of path from off, after checkLast when check (the
+// file the index read last): one open for both.
+func (p *position) readOne(path string, off int64, check bool, v *View, touched func(issue int, seq int64)) (int64, error) {
+	if check && !p.lastOK(off) {
+		return 0, errRewritten
+	}
+	f, err := atomicfile.OpenRegular(path)
+	if err != nil {
+		return 0, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer func() { _ = f.Close() }() // read-only
+	if check {
+		if err := p.checkLast(f, off); err != nil {
+			return 0, err
+		}
+	}
+	return p.readFile(f, path, off, v, touched)
+}
+
+// trailFiles lists the names of the trail's files in dir in the chain's
+// order: the order p read them in when the directory holds the same files
+// (a call costs one directory read, not a sort of every rotated file's
+// name, nor a path made for each: readOn opens one or two), else
 // audit.Files's.
 func trailFiles(dir string, p *position) ([]string, error) {
 	d, err := os.Open(dir)
@@ -140,32 +158,25 @@ func trailFiles(dir string, p *position) ([]string, error) {
 		}
 	}
 	if !same || n != len(p.files) {
-		return audit.Files(dir)
+		paths, err := audit.Files(dir)
+		for i := range paths {
+			paths[i] = filepath.Base(paths[i])
+		}
+		return paths, err
 	}
 	out := make([]string, len(p.files))
 	for i, f := range p.files {
-		out[i] = filepath.Join(dir, f.name)
+		out[i] = f.name
 	}
 	return out, nil
 }
 
-// checkLast checks that the line the index read last ends at off in path
-// as it did.
-func (p *position) checkLast(path string, off int64) error {
+// checkLast checks that the line the index read last ends at off in f
+// as it did (after lastOK).
+func (p *position) checkLast(f *os.File, off int64) error {
 	if p.lastLen == 0 {
-		if off == 0 {
-			return nil
-		}
-		return errRewritten
+		return nil
 	}
-	if p.lastLen > off {
-		return errRewritten
-	}
-	f, err := atomicfile.OpenRegular(path)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	defer func() { _ = f.Close() }() // read-only
 	buf := make([]byte, p.lastLen)
 	if _, err := f.ReadAt(buf, off-p.lastLen); err != nil {
 		return errRewritten // shorter than it was
@@ -176,13 +187,17 @@ func (p *position) checkLast(path string, off int64) error {
 	return nil
 }
 
-// readFile folds the complete lines of path from off on.
-func (p *position) readFile(path string, off int64, v *View, touched func(issue int, seq int64)) (int64, error) {
-	f, err := atomicfile.OpenRegular(path)
-	if err != nil {
-		return 0, fmt.Errorf("open %s: %w", path, err)
+// lastOK is checkLast's part that reads nothing: whether a last line of
+// the recorded length can end at off.
+func (p *position) lastOK(off int64) bool {
+	if p.lastLen == 0 {
+		return off == 0
 	}
-	defer func() { _ = f.Close() }() // read-only
+	return p.lastLen <= off
+}
+
+// readFile folds the complete lines of f (at path) from off on.
+func (p *position) readFile(f *os.File, path string, off int64, v *View, touched func(issue int, seq int64)) (int64, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return 0, fmt.Errorf("stat %s: %w", path, err)

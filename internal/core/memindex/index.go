@@ -124,11 +124,14 @@ func Decode(data []byte, verify bool) (*Index, error) {
 		return nil, ErrFormat
 	}
 	n, t := uint64(ix.n), uint64(ix.nTerms)
-	want := map[int]uint64{secIssue: 4 * n, secTime: 8 * n, secDocLen: 2 * n, secAgent: 2 * n, secCat: n,
-		secTokens: 4 * n, secRefOff: 4 * n, secRefLen: 4 * n, secTermOff: 4 * (t + 1), secPostOff: 4 * (t + 1),
-		secDF: 4 * t, secLast: 4 * t}
-	for s, size := range want {
-		if ix.size(s) != size {
+	// An array, not a map: Decode runs once a search process.
+	for _, w := range [...]struct {
+		sec  int
+		size uint64
+	}{{secIssue, 4 * n}, {secTime, 8 * n}, {secDocLen, 2 * n}, {secAgent, 2 * n}, {secCat, n},
+		{secTokens, 4 * n}, {secRefOff, 4 * n}, {secRefLen, 4 * n}, {secTermOff, 4 * (t + 1)}, {secPostOff, 4 * (t + 1)},
+		{secDF, 4 * t}, {secLast, 4 * t}} {
+		if ix.size(w.sec) != w.size {
 			return nil, ErrFormat
 		}
 	}

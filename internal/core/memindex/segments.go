@@ -204,8 +204,15 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 				return err
 			}
 		}
-		if ok && !ss.top.below(score) && !ss.hidden(i, d) {
-			ss.top.offer(SegHit{Seg: i, Doc: d, Score: score})
+		if ok && !ss.top.below(score) {
+			// Hidden is asked only of a hit the top takes: most of a
+			// common term's documents that reach the worst score tie
+			// with it and are older (ties go to the newer), and each
+			// question reads the document's issue, a column of the
+			// index apart from the times (a page fault a few hundred
+			// documents, in a process that maps the index to search
+			// once).
+			ss.top.offerLive(SegHit{Seg: i, Doc: d, Score: score})
 		}
 	}
 }
@@ -255,6 +262,22 @@ func (t *segTop) below(score float64) bool {
 // offer is best's, with the hit's time read first.
 func (t *segTop) offer(h SegHit) {
 	h.time = t.segs[h.Seg].Ix.time(h.Doc)
+	t.best.offer(h)
+}
+
+// offerLive is offer for a hit that is not hidden (its segment's Dead
+// holds its issue); hidden is asked only when the top would take the hit
+// (one it turns away is turned away either way, and the question costs a
+// read).
+func (t *segTop) offerLive(h SegHit) {
+	sg := &t.segs[h.Seg]
+	h.time = sg.Ix.time(h.Doc)
+	if t.full() && !t.better(h, t.hits[0]) {
+		return
+	}
+	if sg.Dead != nil && sg.Dead(sg.Ix.issueOf(h.Doc)) {
+		return
+	}
 	t.best.offer(h)
 }
 

@@ -47,7 +47,11 @@ func (s *Store) openFileBase() *view {
 		return nil
 	}
 	rows := s.fileRows()
-	return s.segView(ix, unmap, ix.Stamp().Generation, true, rows.row, s.issueRows(), func() { unmap(); rows.close() })
+	v := s.segView(ix, unmap, ix.Stamp().Generation, true, rows.row, s.issueRows(), func() { unmap(); rows.close() })
+	if v != nil {
+		v.stats = rows.stats
+	}
+	return v
 }
 
 // loadFileBase reads a file base whose record matches it, whole and

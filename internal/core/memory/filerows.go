@@ -112,6 +112,23 @@ type fileRows struct {
 	buf    []byte
 }
 
+// stats are the files' stat data as opened (FileStats), by issue: of the
+// files every row was read from through the descriptor stat'ed (a row
+// read by position, entryAt, is read from the path again, which may be
+// another file by then).
+func (r *fileRows) stats() FileStats {
+	var out FileStats
+	for n, f := range r.open {
+		if _, byPath := r.parsed[n]; f != nil && f.stat.OK && !byPath {
+			if out == nil {
+				out = make(FileStats, len(r.open))
+			}
+			out[n] = f.stat
+		}
+	}
+	return out
+}
+
 func (s *Store) fileRows() *fileRows {
 	return &fileRows{s: s, open: map[int]*rowFile{}, parsed: map[int]*IssueFile{}}
 }
@@ -165,12 +182,11 @@ func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
 			continue
 		}
 		// Only the row's keys are decoded; the observation's others
-		// (content above all) are kept aside by the decoder, and dropped.
-		e, err := decodeEntry(buf[:end])
+		// (content above all) are stepped over.
+		e, err := decodeRow(buf[:end])
 		if err != nil {
 			return Entry{}, false
 		}
-		e.Extra = nil
 		if e.IssueNumber == 0 {
 			e.IssueNumber = doc.Issue
 		}

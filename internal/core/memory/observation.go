@@ -339,6 +339,22 @@ func decodeEntry(data []byte) (Entry, error) {
 
 func decodeEntryInto(data []byte, e *Entry) error { return entryFields.Decode(data, e) }
 
+// rowFields are entryFields for a row shown and dropped: the keys a row
+// has no field for (the content above all) are stepped over, not copied
+// into Extra.
+var rowFields = jsonfile.Lazy[Entry]{Build: func() *jsonfile.Object[Entry] {
+	o := *entryFields.Build()
+	o.Extra = nil
+	return &o
+}}
+
+// decodeRow is decodeEntry without Extra (nil): a file base's row.
+func decodeRow(data []byte) (Entry, error) {
+	var e Entry
+	err := rowFields.Decode(data, &e)
+	return e, err
+}
+
 // CheckInput validates an observation that came from outside (a file given
 // to `memory add --file`) as strictly as the command line validates its
 // arguments: an agent name of [a-z0-9-], an issue in range, a known

@@ -2,12 +2,17 @@ package memory
 
 import (
 	"context"
+	"encoding/binary"
+	"hash/crc32"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/core/memindex"
 )
 
 // overlayStore is a store of the given layout (as freshStore's) with
@@ -293,5 +298,30 @@ func TestOverlayRacyWhenReadNotWhenWritten(t *testing.T) {
 	}
 	if od := s.readOverlay(gen, nil, []int{7}); od != nil {
 		t.Fatal("the overlay of the bytes before a same-tick second write is taken: the file was within the racy margin when read")
+	}
+}
+
+// The overlay's checksum is FNV-1a (32 bits); an overlay of the format
+// before (CRC-32, AXOVLY01) is not taken: the next search indexes the
+// changed files again and writes it anew.
+func TestOverlaySumIsFNV1a(t *testing.T) {
+	t.Parallel()
+	for _, b := range [][]byte{nil, []byte("a"), []byte(overlayMagic + "some overlay body of a few bytes"), make([]byte, 9000)} {
+		h := fnv.New32a()
+		h.Write(b)
+		if got, want := overlaySum(b), h.Sum32(); got != want {
+			t.Fatalf("%d bytes: %08x, want %08x", len(b), got, want)
+		}
+	}
+	idx := memindex.NewBuilder().Encode(memindex.Stamp{Generation: 3})
+	old := encodeOverlay(overlayKey{gen: 3}, emptyDelta(3), idx)
+	copy(old, "AXOVLY01")
+	le := binary.LittleEndian
+	le.PutUint32(old[len(old)-4:], crc32.ChecksumIEEE(old[:len(old)-4]))
+	if _, _, ok := decodeOverlay(old); ok {
+		t.Fatal("an overlay of the format before was taken")
+	}
+	if _, _, ok := decodeOverlay(encodeOverlay(overlayKey{gen: 3}, emptyDelta(3), idx)); !ok {
+		t.Fatal("an overlay just encoded was not taken")
 	}
 }

@@ -10,12 +10,18 @@ import "golang.org/x/sys/unix"
 // registration, which a regular file refuses, and ReadAt's second pread
 // to learn that a row at the end of the file ended it). A search reads
 // twenty rows from as many files.
-type rowFile struct{ fd int }
+type rowFile struct {
+	fd   int
+	stat FileStat
+}
 
 // openRowFile opens path for reading if it is a regular file (as
-// atomicfile.OpenRegular: O_NONBLOCK, so a FIFO put there does not block).
+// atomicfile.OpenRegular: O_NONBLOCK, so a FIFO put there does not block)
+// and not a symlink (O_NOFOLLOW: the stat taken is then the file's own,
+// what an lstat of path gives, FileStats; a symlinked issue file's rows
+// are read by position, entryAt, as an unreadable file's are).
 func openRowFile(path string) *rowFile {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil
 	}
@@ -24,7 +30,7 @@ func openRowFile(path string) *rowFile {
 		_ = unix.Close(fd) // read-only
 		return nil
 	}
-	return &rowFile{fd: fd}
+	return &rowFile{fd: fd, stat: FileStat{Size: st.Size, Mod: st.Mtim.Nano(), Change: st.Ctim.Nano(), Ino: uint64(st.Ino), OK: true}}
 }
 
 // readAt reads len(buf) bytes at off, fewer only where the file ends (a
