@@ -80,14 +80,23 @@ func TestFilesTableMatchesTheGitignore(t *testing.T) {
 	for _, mode := range []string{"local", "github"} {
 		repo := filepath.Join(dir, mode)
 		must(dir, "git init -q "+mode+" && cd "+mode+" && agentx-hook init --mode "+mode+" >/dev/null")
+		// Every path of the table in one git check-ignore (--stdin prints
+		// each path it ignores, as -q's exit status says of one path; a
+		// process per path was 78 of them, issue 37).
+		var paths []string
+		for _, r := range rows {
+			for _, p := range r.paths {
+				paths = append(paths, concrete(p))
+			}
+		}
+		ignoredSet := checkIgnored(t, repo, env, paths)
 		for _, r := range rows {
 			want := r.local
 			if mode == "github" {
 				want = r.github
 			}
 			for _, p := range r.paths {
-				_, err := sh(repo, "git check-ignore -q --no-index '"+concrete(p)+"'")
-				ignored := err == nil
+				ignored := ignoredSet[concrete(p)]
 				switch {
 				case want == "ignored" && !ignored:
 					t.Errorf("%s mode: the table says %s is ignored; .agentx/.gitignore does not ignore it", mode, p)
@@ -134,4 +143,29 @@ rm start.json summary.md`)
 	if !strings.Contains(status, ".agentx/state/clarifications/issue-3.json") {
 		t.Errorf("the session left no ledger to commit:\n%s", status)
 	}
+}
+
+// checkIgnored asks one git check-ignore --no-index --stdin in repo which
+// of paths .gitignore files ignore: the set of those it prints. Without
+// --verbose it prints exactly the paths that `git check-ignore -q PATH`
+// would exit 0 for (a negated pattern's match is not ignored); exit
+// status 1 means none is.
+func checkIgnored(t *testing.T, repo string, env, paths []string) map[string]bool {
+	t.Helper()
+	cmd := exec.Command("git", "check-ignore", "--no-index", "--stdin", "-z")
+	cmd.Dir, cmd.Env = repo, env
+	cmd.Stdin = strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 1 && stderr.Len() == 0) {
+		t.Fatalf("git check-ignore --stdin: %v\n%s", err, stderr.String())
+	}
+	set := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			set[p] = true
+		}
+	}
+	return set
 }

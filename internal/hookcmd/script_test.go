@@ -88,10 +88,44 @@ func TestMain(m *testing.M) {
 		}
 	}
 	_ = os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if err := writeQuietGitConfig(filepath.Join(bin, "gitconfig")); err != nil {
+		panic(err)
+	}
 	// After bin: a hard link to this binary needs bin on its filesystem
 	// (doctor_healthy checks that the agentx-hook on PATH is this one).
 	ramTmp := testenv.UseRAMTempDir()
 	testscript.Main(cleanupM{m, bin, ramTmp}, testHelpers())
+}
+
+// quietGitConfig is the global git configuration of every git the tests
+// here start (GIT_CONFIG_GLOBAL, set for the test binary and each
+// script): no automatic gc or maintenance, not even on the remote a push
+// reaches. After each commit, fetch and push git started `git
+// maintenance run --auto` or `git gc --auto` (86 processes a run, each
+// finding nothing to do in repositories of a few dozen objects, issue
+// 37). It holds nothing else: identity and the rest stay each test's.
+const quietGitConfig = `[gc]
+	auto = 0
+[receive]
+	autogc = false
+[maintenance]
+	auto = false
+`
+
+// quietGitConfigFile is where TestMain wrote quietGitConfig. The scripts
+// take this path, not the process's GIT_CONFIG_GLOBAL: the state branch
+// tests here point that at a configuration of their own
+// (statebranchtest.Env), with an empty template directory.
+var quietGitConfigFile string
+
+// writeQuietGitConfig writes quietGitConfig at path and points the test
+// binary's git (and so every process it starts) at it.
+func writeQuietGitConfig(path string) error {
+	if err := os.WriteFile(path, []byte(quietGitConfig), 0o644); err != nil {
+		return err
+	}
+	quietGitConfigFile = path
+	return os.Setenv("GIT_CONFIG_GLOBAL", path)
 }
 
 // testSignalGraceEnv shortens, for one agentx-hook process of a test, the
@@ -196,7 +230,7 @@ var scriptEnvNames = sync.OnceValue(func() []string {
 		}
 	}
 	// The scripts' own Setup sets these too.
-	names["NO_COLOR"], names["AGENTX_ROOT"] = true, true
+	names["NO_COLOR"], names["AGENTX_ROOT"], names["GIT_CONFIG_GLOBAL"] = true, true, true
 	return slices.Sorted(maps.Keys(names))
 })
 
@@ -237,6 +271,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("AGENTX_ROOT", "")
+			env.Setenv("GIT_CONFIG_GLOBAL", quietGitConfigFile)
 			return nil
 		},
 	})

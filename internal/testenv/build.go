@@ -197,8 +197,15 @@ func pruneShared(root, keep string) {
 }
 
 // sharedKeep is how many other keys pruneShared keeps: a second checkout
-// or a branch switched back to finds its binary.
-const sharedKeep = 4
+// or a branch switched back to finds its binary. Each content of the
+// module is two keys (agentx-hook and agentx-action), and a machine with
+// several checkouts testing at once (a second copy of the suite, or
+// worktrees of other branches) uses two per checkout: with 4, five
+// checkouts evicted each other's binaries and every run linked them
+// again (agentx-action's package took 12 s instead of 2, issue 37).
+// Twelve is six checkouts, about 120 MB at most, and none stays unused
+// past a day.
+const sharedKeep = 12
 
 // GoBuild is a SharedBinary build step: go build -o out with args (flags
 // and the package), the command's output on stderr.

@@ -84,8 +84,8 @@ func TestPruneSharedKeepsTheRecent(t *testing.T) {
 		return p
 	}
 	keep := mk("current", 48*time.Hour)
-	for i := range 6 {
-		mk(fmt.Sprintf("recent%d", i), time.Duration(i+1)*time.Minute)
+	for i := range sharedKeep + 2 {
+		mk(fmt.Sprintf("recent%02d", i), time.Duration(i+1)*time.Minute)
 	}
 	mk("stale", 25*time.Hour)
 	pruneShared(root, keep)
@@ -97,7 +97,10 @@ func TestPruneSharedKeepsTheRecent(t *testing.T) {
 	for _, e := range ents {
 		got = append(got, e.Name())
 	}
-	want := []string{"current", "recent0", "recent1", "recent2", "recent3"}
+	want := []string{"current"}
+	for i := range sharedKeep {
+		want = append(want, fmt.Sprintf("recent%02d", i))
+	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("left %v, want %v", got, want)
 	}
