@@ -99,6 +99,11 @@ for b in "${bins[@]}"; do
   cmds+=("./$b version" "./$b --root ws5-$b monitor"
     "./$b --root ws120-$b clarify request --issue 7 --from engineer --to architect --non-blocking --topic bench --question q?")
 done
+# A workspace in use has a configuration older than the racy window of
+# the configuration cache (fileid.RacyWindow, 2 s): the copies above are
+# new, and a command started within 2 s of them parses agentx.toml and
+# the workflows again instead of reading the cache.
+sleep 2.1
 uptime
 cat >bench.py <<'PY'
 import shutil, statistics, sys

@@ -79,6 +79,13 @@ func runClarify(ctx context.Context, a *App, args []string) error {
 			return err
 		}, true
 	}
+	// A known subcommand runs without the group's usage and list of names:
+	// building them (fmt, the verbs' arguments) is only for a mistake.
+	if len(args) > 0 && args[0] != "" && !strings.HasPrefix(args[0], "-") {
+		if run, ok := withMonitor(args[0]); ok {
+			return run(ctx, a, args[1:])
+		}
+	}
 	return a.dispatch(ctx, "clarify", clarifyUsage(), clarifySubNames(), withMonitor, wire(parseClarifyList, runClarifyList), args)
 }
 

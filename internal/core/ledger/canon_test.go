@@ -477,3 +477,42 @@ func writeOrErr(t *testing.T, data []byte, issue int, fn func(*Ledger) error, ap
 	}
 	return out, err
 }
+
+// The fast path's strings are the bytes the file was read into
+// (canonReader): a splice into that buffer must leave every one of them,
+// and the ledger's own unknown keys, as they were decoded.
+func TestSpliceLeavesDecodedStrings(t *testing.T) {
+	t.Parallel()
+	spliced := 0
+	for i, l := range canonLedgers() {
+		data, err := jsonfile.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Read as loadLocked reads it: with the room to splice in place.
+		buf := append(make([]byte, 0, len(data)+spliceRoom), data...)
+		got, c, ok := decodeCanonical(buf, l.IssueNumber)
+		if !ok || len(got.Clarifications) == 0 {
+			continue
+		}
+		b := c.base(got)
+		got.Clarifications = append(got.Clarifications, newRecord(got, strings.Repeat("overwrite ", 20)))
+		if _, ok := b.splice(got); !ok {
+			t.Fatalf("ledger %d: not spliced", i)
+		}
+		spliced++
+		want, err := Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Clarifications[:len(want.Clarifications)], want.Clarifications) {
+			t.Errorf("ledger %d: records after the splice\n%+v\nwant\n%+v", i, got.Clarifications[:len(want.Clarifications)], want.Clarifications)
+		}
+		if !reflect.DeepEqual(got.Extra, want.Extra) {
+			t.Errorf("ledger %d: keys after the splice %q, want %q", i, got.Extra, want.Extra)
+		}
+	}
+	if spliced < 3 {
+		t.Errorf("%d ledgers spliced, want 3", spliced)
+	}
+}

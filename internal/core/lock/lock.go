@@ -14,7 +14,7 @@ package lock
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -239,11 +239,15 @@ func (l *Locker) dropPathMutex(key string, pm *pathMutex) {
 	}
 }
 
+// newContent is the content of a lock this process stages. The nonce only
+// has to differ between locks (docs/formats.md): it comes from the
+// runtime's generator (ChaCha8, seeded from the kernel's randomness at
+// start), not crypto/rand, whose first use in a process maps the vDSO
+// getrandom state and calls getrandom, about 0.02 ms of a clarify
+// request's 3.5 ms for 8 bytes no one has to fail to guess.
 func (l *Locker) newContent() ([]byte, error) {
 	var nb [8]byte
-	if _, err := rand.Read(nb[:]); err != nil {
-		return nil, err
-	}
+	binary.LittleEndian.PutUint64(nb[:], mrand.Uint64())
 	now := clock.Format(l.opt.Clock.Now())
 	return Content{
 		PID: l.pid, Timestamp: now, Created: now, Agent: l.opt.Agent,

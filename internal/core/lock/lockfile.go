@@ -88,11 +88,20 @@ func removeStaleStaging(path string, staleAfter time.Duration) {
 	} else {
 		pattern = "." + globEscape(base) + ".tmp-*"
 	}
-	matches, err := filepath.Glob(filepath.Join(dir, pattern))
+	// os.ReadDir and Match, as filepath.Glob does, without Glob's stat of
+	// the directory and the poller's fcntl pairs its os.Open pays.
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	for _, m := range matches {
+	for _, e := range entries {
+		if ok, err := filepath.Match(pattern, e.Name()); err != nil || !ok {
+			continue
+		}
+		m := filepath.Join(dir, e.Name())
 		if info, err := os.Lstat(m); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) > staleAfter {
 			_ = os.Remove(m)
 		}
