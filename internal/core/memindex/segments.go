@@ -105,7 +105,12 @@ func (c *cursor) next(n int) error {
 		c.done = true
 		return nil
 	}
-	d, k := binary.Uvarint(c.p)
+	// Most gaps of a common term fit one byte: read it without the
+	// general decoder (the same value, checked the same).
+	d, k := uint64(c.p[0]), 1
+	if d >= 0x80 {
+		d, k = binary.Uvarint(c.p)
+	}
 	if k <= 0 || len(c.p) < k+1 {
 		return ErrFormat
 	}
@@ -181,6 +186,7 @@ func (ss *segSearch) termFigures(terms []string) (idfs []float64, found [][]int)
 // offers each passing document with its summed score.
 func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 	ix := ss.segs[i].Ix
+	memo := newContribMemo(cs)
 	for {
 		d := firstDoc(cs)
 		if d < 0 {
@@ -191,14 +197,17 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 		// apart from the rest), for the few documents of a few issues.
 		ok := ss.reachable(cs, d) && ss.filters[i].pass(d)
 		score := 0.0
+		var dl uint16
+		if ok {
+			dl = ix.u16(secDocLen, d)
+		}
 		for k := range cs {
 			c := &cs[k]
 			if c.done || c.doc != d {
 				continue
 			}
 			if ok {
-				tfs := float64(c.tf)
-				score += c.idf * tfs * (k1 + 1) / (tfs + k1*(1-bb+bb*ix.docLen(d)/avgdl))
+				score += memo.contrib(k, c, dl, avgdl)
 			}
 			if err := c.next(ix.n); err != nil {
 				return err
@@ -215,6 +224,39 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 			ss.top.offerLive(SegHit{Seg: i, Doc: d, Score: score})
 		}
 	}
+}
+
+// contribMemo keeps each term's BM25 contribution by document length for
+// a frequency of 1, the usual one: a common term's documents have a few
+// dozen lengths, and the ties that fill the top's last places (a
+// thousand documents of one score for "deadlock queue" at 100K) are the
+// same few sums again. A kept value is the one the expression gives, so
+// the scores are the same to the bit.
+type contribMemo struct {
+	byLen [][memoLens]float64 // by cursor; 0: not computed yet (a contribution is > 0)
+}
+
+const memoLens = 128
+
+func newContribMemo(cs []cursor) contribMemo {
+	return contribMemo{byLen: make([][memoLens]float64, len(cs))}
+}
+
+func (m contribMemo) contrib(k int, c *cursor, dl uint16, avgdl float64) float64 {
+	if c.tf != 1 || int(dl) >= memoLens {
+		return bm25(c.idf, c.tf, dl, avgdl)
+	}
+	v := &m.byLen[k][dl]
+	if *v == 0 {
+		*v = bm25(c.idf, 1, dl, avgdl)
+	}
+	return *v
+}
+
+// bm25 is one term's contribution to a document's score.
+func bm25(idf float64, tf int, dl uint16, avgdl float64) float64 {
+	tfs := float64(tf)
+	return idf * tfs * (k1 + 1) / (tfs + k1*(1-bb+bb*float64(dl)/avgdl))
 }
 
 // firstDoc is the lowest document the cursors are on (-1: all done).
@@ -272,31 +314,64 @@ func (t *segTop) offer(h SegHit) {
 func (t *segTop) offerLive(h SegHit) {
 	sg := &t.segs[h.Seg]
 	h.time = sg.Ix.time(h.Doc)
-	if t.full() && !t.better(h, t.hits[0]) {
+	full := t.full()
+	if full && !segBetter(h, t.hits[0]) {
 		return
 	}
 	if sg.Dead != nil && sg.Dead(sg.Ix.issueOf(h.Doc)) {
 		return
 	}
-	t.best.offer(h)
+	if !full {
+		t.best.offer(h)
+		return
+	}
+	t.replaceWorst(h)
+}
+
+// replaceWorst puts h, better than the worst, in the worst's place and
+// sifts it down as container/heap's Fix would (the same places), with the
+// comparison inline: the ties of a common term replace the worst hundreds
+// of times a search, each a few comparisons through best's interface.
+func (t *segTop) replaceWorst(h SegHit) {
+	hs := t.hits
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= len(hs) {
+			break
+		}
+		if r := c + 1; r < len(hs) && segBetter(hs[c], hs[r]) {
+			c = r // the worse child
+		}
+		if !segBetter(h, hs[c]) {
+			break
+		}
+		hs[i] = hs[c]
+		i = c
+	}
+	hs[i] = h
 }
 
 // full reports whether the top holds all it keeps.
 func (t *segTop) full() bool { return t.k > 0 && len(t.hits) == t.k }
 
+// segBetter is the segments' ranking: higher score, then newer, then the
+// later segment, then the later document.
+func segBetter(a, b SegHit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	if a.time != b.time {
+		return a.time > b.time
+	}
+	if a.Seg != b.Seg {
+		return a.Seg > b.Seg
+	}
+	return a.Doc > b.Doc
+}
+
 func newSegTop(segs []Seg, k int) *segTop {
-	return &segTop{segs: segs, best: best[SegHit]{k: k, better: func(a, b SegHit) bool {
-		if a.Score != b.Score {
-			return a.Score > b.Score
-		}
-		if a.time != b.time {
-			return a.time > b.time
-		}
-		if a.Seg != b.Seg {
-			return a.Seg > b.Seg
-		}
-		return a.Doc > b.Doc
-	}}}
+	return &segTop{segs: segs, best: best[SegHit]{k: k, better: segBetter}}
 }
 
 // IssueOf is document d's issue (cheaper than Doc when only it is needed).
