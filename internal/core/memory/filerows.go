@@ -110,6 +110,7 @@ type fileRows struct {
 	open   map[int]*rowFile
 	parsed map[int]*IssueFile
 	buf    []byte
+	dir    rowDir
 }
 
 // stats are the files' stat data as opened (FileStats), by issue: of the
@@ -140,6 +141,7 @@ func (r *fileRows) close() {
 		}
 	}
 	clear(r.open)
+	r.dir.close()
 }
 
 // row is the view's row reader.
@@ -158,7 +160,7 @@ func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
 	}
 	f, seen := r.open[doc.Issue]
 	if !seen {
-		f = openRowFile(r.s.IssuePath(doc.Issue))
+		f = r.dir.openIssue(r.s.Dir, issueFileName(doc.Issue))
 		r.open[doc.Issue] = f // nil when it cannot be opened: not tried again
 	}
 	if f == nil {
