@@ -183,37 +183,66 @@ func (ss *segSearch) termFigures(terms []string) (idfs []float64, found [][]int)
 }
 
 // merge walks segment i's cursors (in the terms' order) by document and
-// offers each passing document with its summed score.
+// offers each passing document with its summed score. It is the one
+// loop every matching document goes through (1,900 for "deadlock queue"
+// at 100K, most of them as good as the top's worst): the lowest document,
+// the bound, the score and the next lowest are found in two passes over
+// the cursors, the filters skipped when there are none.
 func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 	ix := ss.segs[i].Ix
+	f := &ss.filters[i]
+	filtered := f.filters()
 	memo := newContribMemo(cs)
-	for {
-		d := firstDoc(cs)
-		if d < 0 {
-			return nil
+	top := ss.top
+	for d := firstDoc(cs); d >= 0; {
+		// Once the top is full, a document whose terms' bounds sum under
+		// its worst cannot enter it: it is not scored (nor filtered). A
+		// term gives at most idf·(k1+1), strictly more than any score it
+		// gives (k1·(1-bb) > 0 in the denominator), so the ranking is the
+		// same as scoring every one.
+		ok := true
+		if top.full() {
+			bound := 0.0
+			for k := range cs {
+				if !cs[k].done && cs[k].doc == d {
+					bound += cs[k].idf * (k1 + 1)
+				}
+			}
+			ok = !top.below(bound)
 		}
 		// Hidden documents are told last, of those that would enter the
 		// top: the test reads each one's issue (a page of the index
 		// apart from the rest), for the few documents of a few issues.
-		ok := ss.reachable(cs, d) && ss.filters[i].pass(d)
+		if ok && filtered {
+			ok = f.pass(d)
+		}
 		score := 0.0
 		var dl uint16
 		if ok {
 			dl = ix.u16(secDocLen, d)
 		}
+		next := -1
 		for k := range cs {
 			c := &cs[k]
-			if c.done || c.doc != d {
+			if c.done {
 				continue
 			}
-			if ok {
-				score += memo.contrib(k, c, dl, avgdl)
+			if c.doc == d {
+				if ok {
+					score += memo.contrib(k, c, dl, avgdl)
+				}
+				if err := c.next(ix.n); err != nil {
+					return err
+				}
+				if c.done {
+					continue
+				}
 			}
-			if err := c.next(ix.n); err != nil {
-				return err
+			if next < 0 || c.doc < next {
+				next = c.doc
 			}
 		}
-		if ok && !ss.top.below(score) {
+		if ok && !top.below(score) {
 			// Hidden is asked only of a hit the top takes: most of a
 			// common term's documents that reach the worst score tie
 			// with it and are older (ties go to the newer), and each
@@ -221,34 +250,38 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 			// index apart from the times (a page fault a few hundred
 			// documents, in a process that maps the index to search
 			// once).
-			ss.top.offerLive(SegHit{Seg: i, Doc: d, Score: score})
+			top.offerLive(SegHit{Seg: i, Doc: d, Score: score})
 		}
+		d = next
 	}
+	return nil
 }
 
-// contribMemo keeps each term's BM25 contribution by document length for
-// a frequency of 1, the usual one: a common term's documents have a few
+// contribMemo keeps each term's BM25 contribution by frequency (up to
+// memoTFs: a term of the summary is in the content too, so 2 is the
+// usual one) and document length: a common term's documents have a few
 // dozen lengths, and the ties that fill the top's last places (a
 // thousand documents of one score for "deadlock queue" at 100K) are the
 // same few sums again. A kept value is the one the expression gives, so
 // the scores are the same to the bit.
-type contribMemo struct {
-	byLen [][memoLens]float64 // by cursor; 0: not computed yet (a contribution is > 0)
-}
+type contribMemo []float64 // by cursor, frequency, length; 0: not computed yet (a contribution is > 0)
 
-const memoLens = 128
+const (
+	memoTFs  = 4
+	memoLens = 128
+)
 
 func newContribMemo(cs []cursor) contribMemo {
-	return contribMemo{byLen: make([][memoLens]float64, len(cs))}
+	return make(contribMemo, len(cs)*memoTFs*memoLens)
 }
 
 func (m contribMemo) contrib(k int, c *cursor, dl uint16, avgdl float64) float64 {
-	if c.tf != 1 || int(dl) >= memoLens {
+	if c.tf < 1 || c.tf > memoTFs || int(dl) >= memoLens {
 		return bm25(c.idf, c.tf, dl, avgdl)
 	}
-	v := &m.byLen[k][dl]
+	v := &m[(k*memoTFs+c.tf-1)*memoLens+int(dl)]
 	if *v == 0 {
-		*v = bm25(c.idf, 1, dl, avgdl)
+		*v = bm25(c.idf, c.tf, dl, avgdl)
 	}
 	return *v
 }
@@ -268,24 +301,6 @@ func firstDoc(cs []cursor) int {
 		}
 	}
 	return d
-}
-
-// reachable reports whether document d, on the cursors at d, could enter
-// the top. Once the top is full, a document whose terms' bounds sum under
-// its worst cannot: it is not scored (nor filtered). A term gives at most
-// idf·(k1+1), strictly more than any score it gives (k1·(1-bb) > 0 in the
-// denominator), so the ranking is the same as scoring every one.
-func (ss *segSearch) reachable(cs []cursor, d int) bool {
-	if !ss.top.full() {
-		return true
-	}
-	bound := 0.0
-	for k := range cs {
-		if !cs[k].done && cs[k].doc == d {
-			bound += cs[k].idf * (k1 + 1)
-		}
-	}
-	return !ss.top.below(bound)
 }
 
 // segTop is the best hits over segments.
