@@ -229,7 +229,15 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 			}
 			if c.doc == d {
 				if ok {
-					score += memo.contrib(k, c, dl, avgdl)
+					if tf := c.tf; tf >= 1 && tf <= memoTFs && dl < memoLens {
+						v := &memo[(k*memoTFs+tf-1)*memoLens+int(dl)]
+						if *v == 0 {
+							*v = bm25(c.idf, tf, dl, avgdl)
+						}
+						score += *v
+					} else {
+						score += bm25(c.idf, tf, dl, avgdl)
+					}
 				}
 				if err := c.next(ix.n); err != nil {
 					return err
@@ -241,6 +249,9 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 			if next < 0 || c.doc < next {
 				next = c.doc
 			}
+		}
+		if ok && top.full() && score == top.hits[0].Score && !top.winsTie(i, d, ix.time(d)) {
+			ok = false // a tie the worst keeps: one read and a comparison
 		}
 		if ok && !top.below(score) {
 			// Hidden is asked only of a hit the top takes: most of a
@@ -273,17 +284,6 @@ const (
 
 func newContribMemo(cs []cursor) contribMemo {
 	return make(contribMemo, len(cs)*memoTFs*memoLens)
-}
-
-func (m contribMemo) contrib(k int, c *cursor, dl uint16, avgdl float64) float64 {
-	if c.tf < 1 || c.tf > memoTFs || int(dl) >= memoLens {
-		return bm25(c.idf, c.tf, dl, avgdl)
-	}
-	v := &m[(k*memoTFs+c.tf-1)*memoLens+int(dl)]
-	if *v == 0 {
-		*v = bm25(c.idf, c.tf, dl, avgdl)
-	}
-	return *v
 }
 
 // bm25 is one term's contribution to a document's score.
@@ -341,6 +341,20 @@ func (t *segTop) offerLive(h SegHit) {
 		return
 	}
 	t.replaceWorst(h)
+}
+
+// winsTie reports whether document d of segment i, of time t and the
+// worst's score, ranks before the worst (segBetter for a tie, without
+// building the hit): most of the ties of a common term do not.
+func (t *segTop) winsTie(i, d int, tm int64) bool {
+	w := &t.hits[0]
+	if tm != w.time {
+		return tm > w.time
+	}
+	if i != w.Seg {
+		return i > w.Seg
+	}
+	return d > w.Doc
 }
 
 // replaceWorst puts h, better than the worst, in the worst's place and
