@@ -185,9 +185,9 @@ func (ss *segSearch) termFigures(terms []string) (idfs []float64, found [][]int)
 // merge walks segment i's cursors (in the terms' order) by document and
 // offers each passing document with its summed score. It is the one
 // loop every matching document goes through (1,900 for "deadlock queue"
-// at 100K, most of them as good as the top's worst): the lowest document,
-// the bound, the score and the next lowest are found in two passes over
-// the cursors, the filters skipped when there are none.
+// at 100K, most of them as good as the top's worst): the bound, then the
+// score and the next lowest document in one pass over the cursors, the
+// filters skipped when there are none.
 func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 	ix := ss.segs[i].Ix
 	f := &ss.filters[i]
@@ -196,76 +196,77 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 	top := ss.top
 	for d := firstDoc(cs); d >= 0; {
 		// Once the top is full, a document whose terms' bounds sum under
-		// its worst cannot enter it: it is not scored (nor filtered). A
-		// term gives at most idf·(k1+1), strictly more than any score it
-		// gives (k1·(1-bb) > 0 in the denominator), so the ranking is the
-		// same as scoring every one.
-		ok := true
-		if top.full() {
-			bound := 0.0
-			for k := range cs {
-				if !cs[k].done && cs[k].doc == d {
-					bound += cs[k].idf * (k1 + 1)
-				}
-			}
-			ok = !top.below(bound)
-		}
+		// its worst cannot enter it: it is not scored (nor filtered).
 		// Hidden documents are told last, of those that would enter the
 		// top: the test reads each one's issue (a page of the index
 		// apart from the rest), for the few documents of a few issues.
-		if ok && filtered {
-			ok = f.pass(d)
-		}
-		score := 0.0
+		ok := (!top.full() || !top.below(boundAt(cs, d))) && (!filtered || f.pass(d))
 		var dl uint16
 		if ok {
 			dl = ix.u16(secDocLen, d)
 		}
-		next := -1
+		score, next := 0.0, -1
 		for k := range cs {
 			c := &cs[k]
-			if c.done {
-				continue
-			}
-			if c.doc == d {
+			if c.doc == d && !c.done {
 				if ok {
-					if tf := c.tf; tf >= 1 && tf <= memoTFs && dl < memoLens {
-						v := &memo[(k*memoTFs+tf-1)*memoLens+int(dl)]
-						if *v == 0 {
-							*v = bm25(c.idf, tf, dl, avgdl)
-						}
-						score += *v
-					} else {
-						score += bm25(c.idf, tf, dl, avgdl)
+					v := memo.kept(k, c.tf, dl)
+					if v == 0 {
+						v = memo.fill(k, c, dl, avgdl)
 					}
+					score += v
 				}
 				if err := c.next(ix.n); err != nil {
 					return err
 				}
-				if c.done {
-					continue
-				}
 			}
-			if next < 0 || c.doc < next {
-				next = c.doc
-			}
-		}
-		if ok && top.full() && score == top.hits[0].Score && !top.winsTie(i, d, ix.time(d)) {
-			ok = false // a tie the worst keeps: one read and a comparison
+			next = lowerDoc(next, c)
 		}
 		if ok && !top.below(score) {
-			// Hidden is asked only of a hit the top takes: most of a
-			// common term's documents that reach the worst score tie
-			// with it and are older (ties go to the newer), and each
-			// question reads the document's issue, a column of the
-			// index apart from the times (a page fault a few hundred
-			// documents, in a process that maps the index to search
-			// once).
-			top.offerLive(SegHit{Seg: i, Doc: d, Score: score})
+			ss.offerScored(i, d, score)
 		}
 		d = next
 	}
 	return nil
+}
+
+// offerScored offers document d of segment i, scored, passing the
+// filters and not under the top's worst, to the top. A tie the worst keeps (most of a common term's
+// documents at the worst score) is turned away by one read of its time
+// and a comparison. Hidden is asked only of a hit the top takes: those
+// that tie with the worst are mostly older (ties go to the newer), and
+// each question reads the document's issue, a column of the index apart
+// from the times (a page fault a few hundred documents, in a process
+// that maps the index to search once).
+func (ss *segSearch) offerScored(i, d int, score float64) {
+	top := ss.top
+	if top.full() && score == top.hits[0].Score && !top.winsTie(i, d, ss.segs[i].Ix.time(d)) {
+		return
+	}
+	top.offerLive(SegHit{Seg: i, Doc: d, Score: score})
+}
+
+// lowerDoc is the lower of next (-1: none yet) and c's document (none
+// when c is done).
+func lowerDoc(next int, c *cursor) int {
+	if c.done || (next >= 0 && next <= c.doc) {
+		return next
+	}
+	return c.doc
+}
+
+// boundAt is the most document d, on the cursors at d, can score: a term
+// gives at most idf·(k1+1), strictly more than any score it gives
+// (k1·(1-bb) > 0 in the denominator), so turning away a document under
+// the top's worst by it ranks as scoring every one.
+func boundAt(cs []cursor, d int) float64 {
+	bound := 0.0
+	for k := range cs {
+		if !cs[k].done && cs[k].doc == d {
+			bound += cs[k].idf * (k1 + 1)
+		}
+	}
+	return bound
 }
 
 // contribMemo keeps each term's BM25 contribution by frequency (up to
@@ -284,6 +285,25 @@ const (
 
 func newContribMemo(cs []cursor) contribMemo {
 	return make(contribMemo, len(cs)*memoTFs*memoLens)
+}
+
+// kept is the contribution kept for a term (cursor k) at frequency tf
+// and length dl; 0 when none is (then fill).
+func (m contribMemo) kept(k, tf int, dl uint16) float64 {
+	if t := uint(tf - 1); t < memoTFs && dl < memoLens {
+		return m[(uint(k)*memoTFs+t)*memoLens+uint(dl)]
+	}
+	return 0
+}
+
+// fill is the contribution kept does not have: computed, and kept where
+// it has a place.
+func (m contribMemo) fill(k int, c *cursor, dl uint16, avgdl float64) float64 {
+	v := bm25(c.idf, c.tf, dl, avgdl)
+	if c.tf >= 1 && c.tf <= memoTFs && dl < memoLens {
+		m[(k*memoTFs+c.tf-1)*memoLens+int(dl)] = v
+	}
+	return v
 }
 
 // bm25 is one term's contribution to a document's score.
