@@ -231,9 +231,9 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 }
 
 // offerScored offers document d of segment i, scored, passing the
-// filters and not under the top's worst, to the top. A tie the worst keeps (most of a common term's
-// documents at the worst score) is turned away by one read of its time
-// and a comparison. Hidden is asked only of a hit the top takes: those
+// filters and not under the top's worst, to the top. A tie the worst
+// keeps (most of a common term's documents at the worst score) is turned
+// away by one read of its time and a comparison. Hidden is asked only of a hit the top takes: those
 // that tie with the worst are mostly older (ties go to the newer), and
 // each question reads the document's issue, a column of the index apart
 // from the times (a page fault a few hundred documents, in a process
