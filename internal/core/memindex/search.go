@@ -99,6 +99,12 @@ func (ix *Index) filterFor(q Query) (f filter, ok bool) {
 	return f, true
 }
 
+// filters reports whether f filters at all (pass is true of every
+// document otherwise).
+func (f filter) filters() bool {
+	return f.issueSet || f.agent >= 0 || f.cat >= 0 || f.since != 0 || f.until != 0
+}
+
 // pass reports whether document d passes every filter.
 func (f filter) pass(d int) bool {
 	ix := f.ix

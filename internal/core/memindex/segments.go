@@ -105,7 +105,12 @@ func (c *cursor) next(n int) error {
 		c.done = true
 		return nil
 	}
-	d, k := binary.Uvarint(c.p)
+	// Most gaps of a common term fit one byte: read it without the
+	// general decoder (the same value, checked the same).
+	d, k := uint64(c.p[0]), 1
+	if d >= 0x80 {
+		d, k = binary.Uvarint(c.p)
+	}
 	if k <= 0 || len(c.p) < k+1 {
 		return ErrFormat
 	}
@@ -178,43 +183,133 @@ func (ss *segSearch) termFigures(terms []string) (idfs []float64, found [][]int)
 }
 
 // merge walks segment i's cursors (in the terms' order) by document and
-// offers each passing document with its summed score.
+// offers each passing document with its summed score. It is the one
+// loop every matching document goes through (1,900 for "deadlock queue"
+// at 100K, most of them as good as the top's worst): the bound, then the
+// score and the next lowest document in one pass over the cursors, the
+// filters skipped when there are none.
 func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 	ix := ss.segs[i].Ix
-	for {
-		d := firstDoc(cs)
-		if d < 0 {
-			return nil
-		}
+	f := &ss.filters[i]
+	filtered := f.filters()
+	memo := newContribMemo(cs)
+	top := ss.top
+	for d := firstDoc(cs); d >= 0; {
+		// Once the top is full, a document whose terms' bounds sum under
+		// its worst cannot enter it: it is not scored (nor filtered).
 		// Hidden documents are told last, of those that would enter the
 		// top: the test reads each one's issue (a page of the index
 		// apart from the rest), for the few documents of a few issues.
-		ok := ss.reachable(cs, d) && ss.filters[i].pass(d)
-		score := 0.0
+		ok := (!top.full() || !top.below(boundAt(cs, d))) && (!filtered || f.pass(d))
+		var dl uint16
+		if ok {
+			dl = ix.u16(secDocLen, d)
+		}
+		score, next := 0.0, -1
 		for k := range cs {
 			c := &cs[k]
-			if c.done || c.doc != d {
-				continue
+			if c.doc == d && !c.done {
+				if ok {
+					v := memo.kept(k, c.tf, dl)
+					if v == 0 {
+						v = memo.fill(k, c, dl, avgdl)
+					}
+					score += v
+				}
+				if err := c.next(ix.n); err != nil {
+					return err
+				}
 			}
-			if ok {
-				tfs := float64(c.tf)
-				score += c.idf * tfs * (k1 + 1) / (tfs + k1*(1-bb+bb*ix.docLen(d)/avgdl))
-			}
-			if err := c.next(ix.n); err != nil {
-				return err
-			}
+			next = lowerDoc(next, c)
 		}
-		if ok && !ss.top.below(score) {
-			// Hidden is asked only of a hit the top takes: most of a
-			// common term's documents that reach the worst score tie
-			// with it and are older (ties go to the newer), and each
-			// question reads the document's issue, a column of the
-			// index apart from the times (a page fault a few hundred
-			// documents, in a process that maps the index to search
-			// once).
-			ss.top.offerLive(SegHit{Seg: i, Doc: d, Score: score})
+		if ok && !top.below(score) {
+			ss.offerScored(i, d, score)
+		}
+		d = next
+	}
+	return nil
+}
+
+// offerScored offers document d of segment i, scored, passing the
+// filters and not under the top's worst, to the top. A tie the worst
+// keeps (most of a common term's documents at the worst score) is turned
+// away by one read of its time and a comparison. Hidden is asked only of a hit the top takes: those
+// that tie with the worst are mostly older (ties go to the newer), and
+// each question reads the document's issue, a column of the index apart
+// from the times (a page fault a few hundred documents, in a process
+// that maps the index to search once).
+func (ss *segSearch) offerScored(i, d int, score float64) {
+	top := ss.top
+	if top.full() && score == top.hits[0].Score && !top.winsTie(i, d, ss.segs[i].Ix.time(d)) {
+		return
+	}
+	top.offerLive(SegHit{Seg: i, Doc: d, Score: score})
+}
+
+// lowerDoc is the lower of next (-1: none yet) and c's document (none
+// when c is done).
+func lowerDoc(next int, c *cursor) int {
+	if c.done || (next >= 0 && next <= c.doc) {
+		return next
+	}
+	return c.doc
+}
+
+// boundAt is the most document d, on the cursors at d, can score: a term
+// gives at most idf·(k1+1), strictly more than any score it gives
+// (k1·(1-bb) > 0 in the denominator), so turning away a document under
+// the top's worst by it ranks as scoring every one.
+func boundAt(cs []cursor, d int) float64 {
+	bound := 0.0
+	for k := range cs {
+		if !cs[k].done && cs[k].doc == d {
+			bound += cs[k].idf * (k1 + 1)
 		}
 	}
+	return bound
+}
+
+// contribMemo keeps each term's BM25 contribution by frequency (up to
+// memoTFs: a term of the summary is in the content too, so 2 is the
+// usual one) and document length: a common term's documents have a few
+// dozen lengths, and the ties that fill the top's last places (a
+// thousand documents of one score for "deadlock queue" at 100K) are the
+// same few sums again. A kept value is the one the expression gives, so
+// the scores are the same to the bit.
+type contribMemo []float64 // by cursor, frequency, length; 0: not computed yet (a contribution is > 0)
+
+const (
+	memoTFs  = 4
+	memoLens = 128
+)
+
+func newContribMemo(cs []cursor) contribMemo {
+	return make(contribMemo, len(cs)*memoTFs*memoLens)
+}
+
+// kept is the contribution kept for a term (cursor k) at frequency tf
+// and length dl; 0 when none is (then fill).
+func (m contribMemo) kept(k, tf int, dl uint16) float64 {
+	if t := uint(tf - 1); t < memoTFs && dl < memoLens {
+		return m[(uint(k)*memoTFs+t)*memoLens+uint(dl)]
+	}
+	return 0
+}
+
+// fill is the contribution kept does not have: computed, and kept where
+// it has a place.
+func (m contribMemo) fill(k int, c *cursor, dl uint16, avgdl float64) float64 {
+	v := bm25(c.idf, c.tf, dl, avgdl)
+	if c.tf >= 1 && c.tf <= memoTFs && dl < memoLens {
+		m[(k*memoTFs+c.tf-1)*memoLens+int(dl)] = v
+	}
+	return v
+}
+
+// bm25 is one term's contribution to a document's score.
+func bm25(idf float64, tf int, dl uint16, avgdl float64) float64 {
+	tfs := float64(tf)
+	return idf * tfs * (k1 + 1) / (tfs + k1*(1-bb+bb*float64(dl)/avgdl))
 }
 
 // firstDoc is the lowest document the cursors are on (-1: all done).
@@ -226,24 +321,6 @@ func firstDoc(cs []cursor) int {
 		}
 	}
 	return d
-}
-
-// reachable reports whether document d, on the cursors at d, could enter
-// the top. Once the top is full, a document whose terms' bounds sum under
-// its worst cannot: it is not scored (nor filtered). A term gives at most
-// idf·(k1+1), strictly more than any score it gives (k1·(1-bb) > 0 in the
-// denominator), so the ranking is the same as scoring every one.
-func (ss *segSearch) reachable(cs []cursor, d int) bool {
-	if !ss.top.full() {
-		return true
-	}
-	bound := 0.0
-	for k := range cs {
-		if !cs[k].done && cs[k].doc == d {
-			bound += cs[k].idf * (k1 + 1)
-		}
-	}
-	return !ss.top.below(bound)
 }
 
 // segTop is the best hits over segments.
@@ -272,31 +349,78 @@ func (t *segTop) offer(h SegHit) {
 func (t *segTop) offerLive(h SegHit) {
 	sg := &t.segs[h.Seg]
 	h.time = sg.Ix.time(h.Doc)
-	if t.full() && !t.better(h, t.hits[0]) {
+	full := t.full()
+	if full && !segBetter(h, t.hits[0]) {
 		return
 	}
 	if sg.Dead != nil && sg.Dead(sg.Ix.issueOf(h.Doc)) {
 		return
 	}
-	t.best.offer(h)
+	if !full {
+		t.best.offer(h)
+		return
+	}
+	t.replaceWorst(h)
+}
+
+// winsTie reports whether document d of segment i, of time t and the
+// worst's score, ranks before the worst (segBetter for a tie, without
+// building the hit): most of the ties of a common term do not.
+func (t *segTop) winsTie(i, d int, tm int64) bool {
+	w := &t.hits[0]
+	if tm != w.time {
+		return tm > w.time
+	}
+	if i != w.Seg {
+		return i > w.Seg
+	}
+	return d > w.Doc
+}
+
+// replaceWorst puts h, better than the worst, in the worst's place and
+// sifts it down as container/heap's Fix would (the same places), with the
+// comparison inline: the ties of a common term replace the worst hundreds
+// of times a search, each a few comparisons through best's interface.
+func (t *segTop) replaceWorst(h SegHit) {
+	hs := t.hits
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= len(hs) {
+			break
+		}
+		if r := c + 1; r < len(hs) && segBetter(hs[c], hs[r]) {
+			c = r // the worse child
+		}
+		if !segBetter(h, hs[c]) {
+			break
+		}
+		hs[i] = hs[c]
+		i = c
+	}
+	hs[i] = h
 }
 
 // full reports whether the top holds all it keeps.
 func (t *segTop) full() bool { return t.k > 0 && len(t.hits) == t.k }
 
+// segBetter is the segments' ranking: higher score, then newer, then the
+// later segment, then the later document.
+func segBetter(a, b SegHit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	if a.time != b.time {
+		return a.time > b.time
+	}
+	if a.Seg != b.Seg {
+		return a.Seg > b.Seg
+	}
+	return a.Doc > b.Doc
+}
+
 func newSegTop(segs []Seg, k int) *segTop {
-	return &segTop{segs: segs, best: best[SegHit]{k: k, better: func(a, b SegHit) bool {
-		if a.Score != b.Score {
-			return a.Score > b.Score
-		}
-		if a.time != b.time {
-			return a.time > b.time
-		}
-		if a.Seg != b.Seg {
-			return a.Seg > b.Seg
-		}
-		return a.Doc > b.Doc
-	}}}
+	return &segTop{segs: segs, best: best[SegHit]{k: k, better: segBetter}}
 }
 
 // IssueOf is document d's issue (cheaper than Doc when only it is needed).

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -72,24 +73,31 @@ func fileRef(offsets []uint32, i int) memindex.Ref {
 }
 
 // objectEnd is the length of the JSON object at the start of b, or -1 when
-// b ends first.
+// b ends first. Inside a string it jumps to the next quote (most of a row
+// is its content, a string) and counts the backslashes before it: an odd
+// run escapes it.
 func objectEnd(b []byte) int {
-	depth, inStr, esc := 0, false, false
-	for i, c := range b {
-		switch {
-		case esc:
-			esc = false
-		case inStr:
-			if c == '\\' {
-				esc = true
-			} else if c == '"' {
-				inStr = false
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for {
+				q := bytes.IndexByte(b[i+1:], '"')
+				if q < 0 {
+					return -1
+				}
+				i += 1 + q
+				k := i - 1
+				for b[k] == '\\' {
+					k--
+				}
+				if (i-1-k)%2 == 0 {
+					break // not escaped: the string ends here
+				}
 			}
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
+		case '{', '[':
 			depth++
-		case c == '}' || c == ']':
+		case '}', ']':
 			depth--
 			if depth == 0 {
 				return i + 1
@@ -110,6 +118,7 @@ type fileRows struct {
 	open   map[int]*rowFile
 	parsed map[int]*IssueFile
 	buf    []byte
+	dir    rowDir
 }
 
 // stats are the files' stat data as opened (FileStats), by issue: of the
@@ -140,6 +149,7 @@ func (r *fileRows) close() {
 		}
 	}
 	clear(r.open)
+	r.dir.close()
 }
 
 // row is the view's row reader.
@@ -158,7 +168,7 @@ func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
 	}
 	f, seen := r.open[doc.Issue]
 	if !seen {
-		f = openRowFile(r.s.IssuePath(doc.Issue))
+		f = r.dir.openIssue(r.s.Dir, issueFileName(doc.Issue))
 		r.open[doc.Issue] = f // nil when it cannot be opened: not tried again
 	}
 	if f == nil {

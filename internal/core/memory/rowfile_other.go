@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 )
@@ -34,3 +35,12 @@ func (f *rowFile) readAt(buf []byte, off int64) (int, error) {
 }
 
 func (f *rowFile) close() { _ = f.f.Close() } // read-only
+
+// rowDir opens issue files by path here.
+type rowDir struct{}
+
+func (d *rowDir) openIssue(dir, name string) *rowFile {
+	return openRowFile(filepath.Join(dir, name))
+}
+
+func (d *rowDir) close() {}

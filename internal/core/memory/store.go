@@ -116,8 +116,11 @@ func (s *Store) ManifestPath() string { return filepath.Join(s.Dir, "manifest.js
 
 // IssuePath is issue-N.json.
 func (s *Store) IssuePath(issue int) string {
-	return filepath.Join(s.Dir, "issue-"+strconv.Itoa(issue)+".json")
+	return filepath.Join(s.Dir, issueFileName(issue))
 }
+
+// issueFileName is issue N's file's name in the store's directory.
+func issueFileName(issue int) string { return "issue-" + strconv.Itoa(issue) + ".json" }
 
 // IndexPath is the derived search index; deleting it loses nothing.
 func (s *Store) IndexPath() string { return filepath.Join(s.Dir, "search.idx") }
