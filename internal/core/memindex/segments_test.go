@@ -2,7 +2,6 @@ package memindex
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -93,50 +92,12 @@ func TestSearchSegsMatchesBruteForce(t *testing.T) {
 	}
 }
 
+// bruteSegs offers every scored document (scoreEvery) to the engine's
+// own top.
 func bruteSegs(segs []Seg, q Query) []SegHit {
-	terms := Terms(q.Text)
-	n, total := 0, uint64(0)
-	for _, sg := range segs {
-		n += sg.Ix.n
-		total += sg.Ix.totalLen
-	}
-	avgdl := float64(total) / float64(n)
 	top := newSegTop(segs, q.limit())
-	for i, sg := range segs {
-		ix := sg.Ix
-		f, ok := ix.filterFor(q)
-		if !ok {
-			continue
-		}
-		for d := range ix.n {
-			if !f.pass(d) || (sg.Dead != nil && sg.Dead(ix.issueOf(d))) {
-				continue
-			}
-			score, hit := 0.0, false
-			for _, term := range terms {
-				df := 0.0
-				for _, s2 := range segs {
-					if tn := s2.Ix.findTerm(term); tn >= 0 {
-						df += float64(s2.Ix.u32(secDF, tn))
-					}
-				}
-				tn := ix.findTerm(term)
-				if tn < 0 {
-					continue
-				}
-				idf := math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
-				_ = eachPosting(ix.postings(tn), ix.n, func(doc, tf int) {
-					if doc == d {
-						tfs := float64(tf)
-						score += idf * tfs * (k1 + 1) / (tfs + k1*(1-bb+bb*ix.docLen(d)/avgdl))
-						hit = true
-					}
-				})
-			}
-			if hit {
-				top.offer(SegHit{Seg: i, Doc: d, Score: score})
-			}
-		}
+	for _, h := range scoreEvery(segs, q) {
+		top.offer(SegHit{Seg: h.Seg, Doc: h.Doc, Score: h.Score})
 	}
 	return top.sorted()
 }

@@ -39,11 +39,10 @@ func tiedIndex(r *rand.Rand, n int, rising bool) *Index {
 	return ix
 }
 
-// wholeRanking is every passing, visible document of segs that holds a
-// term of q, scored as SearchSegs scores and sorted by the ranking's
-// order written out (score, then newer, then later segment, then later
-// document) with no top-k: the reference the ties test compares with.
-func wholeRanking(segs []Seg, q Query) []SegHit {
+// scoreEvery is every passing, visible document of segs that holds a
+// term of q, scored as SearchSegs scores (BM25 over the segments' joint
+// statistics), in segment and document order, without any top.
+func scoreEvery(segs []Seg, q Query) []SegHit {
 	terms := Terms(q.Text)
 	n, total := 0, uint64(0)
 	for _, sg := range segs {
@@ -84,6 +83,14 @@ func wholeRanking(segs []Seg, q Query) []SegHit {
 			}
 		}
 	}
+	return all
+}
+
+// wholeRanking is scoreEvery sorted by the ranking's order written out
+// (score, then newer, then later segment, then later document) with no
+// top-k: the reference the ties test compares with.
+func wholeRanking(segs []Seg, q Query) []SegHit {
+	all := scoreEvery(segs, q)
 	sort.Slice(all, func(a, b int) bool {
 		x, y := all[a], all[b]
 		switch {
