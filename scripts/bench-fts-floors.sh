@@ -20,18 +20,7 @@ printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' 
 printf 'module hello\n\ngo 1.26\n' >"$work/hello/go.mod"
 (cd "$work/hello" && go build -trimpath -o "$work/hello.built" .)
 cp "$work/hello.built" "$work/hello-go" # a file the linker wrote starts slower
-measure() {
-  python3 - "$@" <<'PY'
-import os, sys
-pid = os.fork()
-if pid == 0:
-    fd = os.open(os.devnull, os.O_RDWR)
-    os.dup2(fd, 1); os.dup2(fd, 2)
-    os.execv(sys.argv[1], sys.argv[1:])
-_, _, ru = os.wait4(pid, 0)
-print("%.2f" % ((ru.ru_utime + ru.ru_stime) * 1000))
-PY
-}
+. scripts/lib/measure.sh # measure CMD ARGS: one run's CPU, ms
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 sqlite=$(command -v sqlite3)
 sql="SELECT id, issue, agent, category, substr(timestamp,1,10), summary, tokens FROM obs WHERE obs MATCH 'deadlock OR queue' ORDER BY bm25(obs) LIMIT 20"

@@ -59,18 +59,7 @@ for b in "${sides[@]}"; do sed -i 's/"content": "/"content": "Edited by hand: /'
 sleep 2.5
 for c in "${copies[@]}"; do "$work/ax-${c%%-*}" --root "$work/fts-$c" memory search warm >/dev/null 2>&1 || true; done
 
-measure() {
-  python3 - "$@" <<'PY'
-import os, sys
-pid = os.fork()
-if pid == 0:
-    fd = os.open(os.devnull, os.O_RDWR)
-    os.dup2(fd, 1); os.dup2(fd, 2)
-    os.execv(sys.argv[1], sys.argv[1:])
-_, _, ru = os.wait4(pid, 0)
-print("%.2f" % ((ru.ru_utime + ru.ru_stime) * 1000))
-PY
-}
+. scripts/lib/measure.sh # measure CMD ARGS: one run's CPU, ms
 median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 sqlite=$(command -v sqlite3)
 for q in "token refresh" "deadlock queue" "cache redis"; do
