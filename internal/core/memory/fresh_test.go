@@ -19,16 +19,7 @@ import (
 // (filebase.go: rows read from the issue files, agentx-hook's default).
 func freshStore(t *testing.T, layout string) (*Store, func(word string) int) {
 	t.Helper()
-	s, _, _ := newTestStore(t)
-	s.freshMargin = -1
-	switch layout {
-	case "base":
-		s.DeltaLimit = -1
-	case "file base":
-		s.FileBase, s.DeltaLimit = true, -1
-	case "file base, delta": // agentx-hook's default
-		s.FileBase = true
-	}
+	s := layoutStore(t, layout)
 	found := storeRedisAndExport(t, s)
 	if found("redis") != 1 || found("export") != 1 {
 		t.Fatal("before the change")
@@ -41,6 +32,23 @@ func freshStore(t *testing.T, layout string) (*Store, func(word string) int) {
 		t.Fatal("the search did not record the freshness gate")
 	}
 	return s, found
+}
+
+// layoutStore is a test store of the given layout (freshStore's) that
+// records the freshness gate at once (no racy margin).
+func layoutStore(t *testing.T, layout string) *Store {
+	t.Helper()
+	s, _, _ := newTestStore(t)
+	s.freshMargin = -1
+	switch layout {
+	case "base":
+		s.DeltaLimit = -1
+	case "file base":
+		s.FileBase, s.DeltaLimit = true, -1
+	case "file base, delta": // agentx-hook's default
+		s.FileBase = true
+	}
+	return s
 }
 
 // bothLayouts runs fn on a store of each layout.

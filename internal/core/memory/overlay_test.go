@@ -21,16 +21,7 @@ import (
 // took an overlay (nil: no file changed behind the index).
 func overlayStore(t *testing.T, layout string) (*Store, func(word string) ([]Row, *bool)) {
 	t.Helper()
-	s, _, _ := newTestStore(t)
-	s.freshMargin = -1
-	switch layout {
-	case "base":
-		s.DeltaLimit = -1
-	case "file base":
-		s.FileBase, s.DeltaLimit = true, -1
-	case "file base, delta":
-		s.FileBase = true
-	}
+	s := layoutStore(t, layout)
 	storeRedisAndExport(t, s)
 	var took *bool
 	s.onOverlay = func(reused bool) { took = &reused }
