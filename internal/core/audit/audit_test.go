@@ -5,12 +5,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/testenv"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -391,20 +392,8 @@ func TestConcurrentProcesses(t *testing.T) {
 		return
 	}
 	dir := filepath.Join(t.TempDir(), "state")
-	var cmds []*exec.Cmd
-	for i := 0; i < 4; i++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentProcesses$")
-		cmd.Env = append(os.Environ(), "AGENTX_AUDIT_CHILD_DIR="+dir)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds = append(cmds, cmd)
-	}
-	for _, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	env := []string{"AGENTX_AUDIT_CHILD_DIR=" + dir}
+	testenv.RunSelf(t, "^TestConcurrentProcesses$", env, env, env, env)
 	got, n, err := Check(dir)
 	if err != nil || len(got) != 0 || n != 200 {
 		t.Fatalf("findings %+v, %d lines, %v", got, n, err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -98,21 +97,11 @@ func TestPrune(t *testing.T) {
 // and SessionEnd, or overlapping turns) leave the furthest offset.
 func TestProcessesNeverMoveBack(t *testing.T) {
 	dir := t.TempDir()
-	var cmds []*exec.Cmd
+	var envs [][]string
 	for _, from := range []int{0, 10, 20, 5} {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "CURSOR_WORKER=1", "CURSOR_DIR="+dir, "CURSOR_FROM="+strconv.Itoa(from))
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds = append(cmds, cmd)
+		envs = append(envs, []string{"CURSOR_WORKER=1", "CURSOR_DIR=" + dir, "CURSOR_FROM=" + strconv.Itoa(from)})
 	}
-	for _, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.RunSelf(t, "^$", envs...)
 	if got := New(dir, lock.New(lock.Options{}), nil).Get("sess", "/t.jsonl"); got != 390 {
 		t.Fatalf("cursor at %d, want 390", got)
 	}

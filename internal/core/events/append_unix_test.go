@@ -8,12 +8,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/testenv"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -51,20 +52,11 @@ func TestConcurrentProcessesKeepEveryLine(t *testing.T) {
 	if err := os.WriteFile(path, seed.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var cmds []*exec.Cmd
+	var envs [][]string
 	for c := 0; c < children; c++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentProcessesKeepEveryLine$")
-		cmd.Env = append(os.Environ(), "AGENTX_EVENTS_CHILD_LOG="+path, "AGENTX_EVENTS_CHILD="+strconv.Itoa(c))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds = append(cmds, cmd)
+		envs = append(envs, []string{"AGENTX_EVENTS_CHILD_LOG=" + path, "AGENTX_EVENTS_CHILD=" + strconv.Itoa(c)})
 	}
-	for _, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.RunSelf(t, "^TestConcurrentProcessesKeepEveryLine$", envs...)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
