@@ -1,18 +1,4 @@
 package testenv
 
-import (
-	"syscall"
-	"testing"
-	"time"
-)
-
-// ThreadCPU is the CPU time (user + system) the calling OS thread has
-// used; lock the goroutine to it first (LockThread, CPUOf).
-func ThreadCPU(t testing.TB) time.Duration {
-	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+// rusageThread is RUSAGE_THREAD: the calling thread's own CPU.
+const rusageThread = 1
