@@ -23,23 +23,7 @@ cp "$work/ax-new.built" "$work/ax-new"
 bins=(new)
 [ -n "$old" ] && { [ "$old" -ef "$work/ax-old" ] || cp "$old" "$work/ax-old"; bins=(old new); }
 
-# measure CMD...: one run; prints "cpu_ms wall_ms rss_kb". The figures are
-# the child's rusage, what /usr/bin/time -v prints, read with wait4 in
-# microseconds (GNU time rounds CPU and wall to 10 ms).
-measure() {
-  python3 - "$@" <<'PY'
-import os, sys, time
-t0 = time.monotonic()
-pid = os.fork()
-if pid == 0:
-    fd = os.open(os.devnull, os.O_RDWR)
-    os.dup2(fd, 1); os.dup2(fd, 2)
-    os.execv(sys.argv[1], sys.argv[1:])
-_, _, ru = os.wait4(pid, 0)
-wall = (time.monotonic() - t0) * 1000
-print("%.1f %.1f %d" % ((ru.ru_utime + ru.ru_stime) * 1000, wall, ru.ru_maxrss))
-PY
-}
+. scripts/lib/measure.sh # measure_rusage CMD...: one run's "cpu_ms wall_ms rss_kb"
 median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
 printf '| observations | command | binary | CPU ms | wall ms | peak RSS MB |\n|---|---|---|---|---|---|\n'
@@ -94,7 +78,7 @@ for n in $sizes; do
           capture) set -- "$ax" --root "$root" memory add --agent engineer --issue $((1 + i % (n / 50))) --category key-fact "Bench capture $i of $b: the cache layer retries three times before failing over" ;;
           verify) set -- "$ax" --root "$root" verify ;;
         esac
-        read -r c w m < <(measure "$@")
+        read -r c w m < <(measure_rusage "$@")
         cpu[$b]+="$c "; wall[$b]+="$w "; rss[$b]+="$m "
       done
     done
