@@ -3,6 +3,7 @@ package ledger
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -351,42 +352,17 @@ func (c *canonReader) scalar() []byte {
 	return c.data[start:c.pos:c.pos]
 }
 
-// number reads a JSON number (RFC 8259's grammar).
+// number reads a JSON number: the bytes up to the next delimiter, valid
+// as JSON (encoding/json's grammar, as the general decoder's scanner
+// checks a literal) and starting as a number does.
 func (c *canonReader) number() {
 	d, i := c.data, c.pos
-	digits := func() int {
-		n := 0
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	if i < len(d) && d[i] == '-' {
+	for i < len(d) && !strings.ContainsRune(",}] \t\n\r", rune(d[i])) {
 		i++
 	}
-	if i < len(d) && d[i] == '0' {
-		i++
-	} else if digits() == 0 {
+	if lit := d[c.pos:i]; len(lit) == 0 || (lit[0] != '-' && (lit[0] < '0' || lit[0] > '9')) || !json.Valid(lit) {
 		c.ok = false
 		return
-	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if digits() == 0 {
-			c.ok = false
-			return
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			c.ok = false
-			return
-		}
 	}
 	c.pos = i
 }
