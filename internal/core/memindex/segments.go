@@ -70,13 +70,7 @@ type segSearch struct {
 // pass reports whether document d of segment i passes the filters and is
 // not hidden.
 func (ss *segSearch) pass(i, d int) bool {
-	return ss.filters[i].pass(d) && !ss.hidden(i, d)
-}
-
-// hidden reports whether document d of segment i is hidden (a later
-// segment holds its issue).
-func (ss *segSearch) hidden(i, d int) bool {
-	return ss.segs[i].Dead != nil && ss.segs[i].Dead(ss.segs[i].Ix.issueOf(d))
+	return ss.filters[i].pass(d) && (ss.segs[i].Dead == nil || !ss.segs[i].Dead(ss.segs[i].Ix.issueOf(d)))
 }
 
 // list offers every passing document (a query without terms).
@@ -210,11 +204,7 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 			c := &cs[k]
 			if c.doc == d && !c.done {
 				if ok {
-					v := memo.kept(k, c.tf, dl)
-					if v == 0 {
-						v = memo.fill(k, c, dl, avgdl)
-					}
-					score += v
+					score += memo.of(k, c, dl, avgdl)
 				}
 				if err := c.next(ix.n); err != nil {
 					return err
@@ -223,27 +213,11 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 			next = lowerDoc(next, c)
 		}
 		if ok && !top.below(score) {
-			ss.offerScored(i, d, score)
+			top.offerLive(SegHit{Seg: i, Doc: d, Score: score})
 		}
 		d = next
 	}
 	return nil
-}
-
-// offerScored offers document d of segment i, scored, passing the
-// filters and not under the top's worst, to the top. A tie the worst
-// keeps (most of a common term's documents at the worst score) is turned
-// away by one read of its time and a comparison. Hidden is asked only of a hit the top takes: those
-// that tie with the worst are mostly older (ties go to the newer), and
-// each question reads the document's issue, a column of the index apart
-// from the times (a page fault a few hundred documents, in a process
-// that maps the index to search once).
-func (ss *segSearch) offerScored(i, d int, score float64) {
-	top := ss.top
-	if top.full() && score == top.hits[0].Score && !top.winsTie(i, d, ss.segs[i].Ix.time(d)) {
-		return
-	}
-	top.offerLive(SegHit{Seg: i, Doc: d, Score: score})
 }
 
 // lowerDoc is the lower of next (-1: none yet) and c's document (none
@@ -287,23 +261,18 @@ func newContribMemo(cs []cursor) contribMemo {
 	return make(contribMemo, len(cs)*memoTFs*memoLens)
 }
 
-// kept is the contribution kept for a term (cursor k) at frequency tf
-// and length dl; 0 when none is (then fill).
-func (m contribMemo) kept(k, tf int, dl uint16) float64 {
-	if t := uint(tf - 1); t < memoTFs && dl < memoLens {
-		return m[(uint(k)*memoTFs+t)*memoLens+uint(dl)]
+// of is term k's (cursor c's) contribution at c's frequency and length
+// dl: the one kept, else computed (and kept where it has a place).
+func (m contribMemo) of(k int, c *cursor, dl uint16, avgdl float64) float64 {
+	t := uint(c.tf - 1)
+	if t >= memoTFs || dl >= memoLens {
+		return bm25(c.idf, c.tf, dl, avgdl)
 	}
-	return 0
-}
-
-// fill is the contribution kept does not have: computed, and kept where
-// it has a place.
-func (m contribMemo) fill(k int, c *cursor, dl uint16, avgdl float64) float64 {
-	v := bm25(c.idf, c.tf, dl, avgdl)
-	if c.tf >= 1 && c.tf <= memoTFs && dl < memoLens {
-		m[(k*memoTFs+c.tf-1)*memoLens+int(dl)] = v
+	slot := &m[(uint(k)*memoTFs+t)*memoLens+uint(dl)]
+	if *slot == 0 {
+		*slot = bm25(c.idf, c.tf, dl, avgdl)
 	}
-	return v
+	return *slot
 }
 
 // bm25 is one term's contribution to a document's score.
@@ -342,10 +311,14 @@ func (t *segTop) offer(h SegHit) {
 	t.best.offer(h)
 }
 
-// offerLive is offer for a hit that is not hidden (its segment's Dead
-// holds its issue); hidden is asked only when the top would take the hit
-// (one it turns away is turned away either way, and the question costs a
-// read).
+// offerLive is offer for a scored hit not under the top's worst, that is
+// not hidden (its segment's Dead holds its issue). A tie the worst keeps
+// (most of a common term's documents at the worst score) is turned away
+// by one read of its time and a comparison; hidden is asked only of a hit
+// the top takes: the question reads the document's issue, a column of
+// the index apart from the times (a page fault a few hundred documents,
+// in a process that maps the index to search once), and a hit the top
+// turns away is turned away either way.
 func (t *segTop) offerLive(h SegHit) {
 	sg := &t.segs[h.Seg]
 	h.time = sg.Ix.time(h.Doc)
@@ -361,20 +334,6 @@ func (t *segTop) offerLive(h SegHit) {
 		return
 	}
 	t.replaceWorst(h)
-}
-
-// winsTie reports whether document d of segment i, of time t and the
-// worst's score, ranks before the worst (segBetter for a tie, without
-// building the hit): most of the ties of a common term do not.
-func (t *segTop) winsTie(i, d int, tm int64) bool {
-	w := &t.hits[0]
-	if tm != w.time {
-		return tm > w.time
-	}
-	if i != w.Seg {
-		return i > w.Seg
-	}
-	return d > w.Doc
 }
 
 // replaceWorst puts h, better than the worst, in the worst's place and
