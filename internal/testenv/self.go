@@ -19,7 +19,7 @@ func RunSelf(t testing.TB, run string, envs ...[]string) {
 	}
 	children := make([]*child, len(envs))
 	for i, env := range envs {
-		c := &child{cmd: exec.Command(os.Args[0], "-test.run="+run)}
+		c := &child{cmd: exec.CommandContext(t.Context(), os.Args[0], "-test.run="+run)}
 		c.cmd.Env = append(os.Environ(), env...)
 		c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
 		if err := c.cmd.Start(); err != nil {
