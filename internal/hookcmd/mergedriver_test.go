@@ -19,23 +19,31 @@ import (
 )
 
 type gitRepo struct {
-	t   *testing.T
+	t   testing.TB
 	dir string
 	env []string
 }
 
-func newGitRepo(t *testing.T) *gitRepo {
+// gitRepoAt is the repository dir, with the environment every command of
+// these tests runs in (HOME, a fixed identity), and nothing made yet.
+func gitRepoAt(t testing.TB, home, dir string) *gitRepo {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatalf("git is needed: %v", err)
 	}
-	home := t.TempDir()
-	r := &gitRepo{t: t, dir: filepath.Join(home, "repo"), env: append(os.Environ(),
+	return &gitRepo{t: t, dir: dir, env: append(os.Environ(),
 		"HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com",
 		"GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com", "AGENTX_ROOT=", "NO_COLOR=1",
 		// The hooks' own work (the monitor after a merge, commit
 		// observations) is tested elsewhere; here it would only add changes.
 		"AGENTX=0")}
+}
+
+// newGitRepo makes a repository with agentx initialised and its git hooks
+// and merge driver installed.
+func newGitRepo(t testing.TB, home, dir string) *gitRepo {
+	t.Helper()
+	r := gitRepoAt(t, home, dir)
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -108,12 +116,34 @@ const (
 	memoryFile = ".agentx/memory/issue-42.json"
 )
 
-// divergedRepo builds the scenario of the issue: a base with one request,
+// divergedRepo is the scenario of the issue: a base with one request,
 // then two branches of one commit each that both allocate CLR-42-002 for
 // different questions, one resolving CLR-42-001 while the other answers
-// it, and both adding observations.
+// it, and both adding observations. It is built once (buildDiverged) and
+// copied into each test, with the test's own HOME.
 func divergedRepo(t *testing.T) *gitRepo {
-	r := newGitRepo(t)
+	t.Helper()
+	home := t.TempDir()
+	r := gitRepoAt(t, home, filepath.Join(home, "repo"))
+	divergedFixture.copyTo(t, r.dir)
+	return r
+}
+
+var divergedFixture = &fixture{name: "diverged", build: func(dir string) error {
+	return buildWith(func(tb testing.TB) {
+		// The copies are of the repository only: each test has its own HOME.
+		home := dir + ".home"
+		if err := os.Mkdir(home, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		buildDiverged(newGitRepo(tb, home, dir))
+	})
+}}
+
+// buildDiverged makes divergedRepo's two branches in r, made by newGitRepo.
+func buildDiverged(r *gitRepo) {
+	t := r.t
+	t.Helper()
 	r.agentx("10:00", "clarify", "request", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "auth", "--question", "Middleware or controller?")
 	r.agentx("10:00", "memory", "add", "--agent", "engineer", "--issue", "42", "Base: the login redirect loops on expired sessions")
 	r.commitAll("base")
@@ -133,7 +163,6 @@ func divergedRepo(t *testing.T) *gitRepo {
 	r.agentx("10:04", "clarify", "answer", "CLR-42-001", "--body", "Middleware.")
 	r.agentx("10:04", "memory", "add", "--agent", "reviewer", "--issue", "42", "Main: SSO question raised with the PM")
 	r.commitAll("main work")
-	return r
 }
 
 // outcome is the state files after an operation.

@@ -152,6 +152,7 @@ type cleanupM struct {
 
 func (c cleanupM) Run() int {
 	defer c.ramTmp()
+	defer removeFixtures()
 	defer func() { _ = os.RemoveAll(c.dir) }()
 	return c.m.Run()
 }
