@@ -31,6 +31,24 @@ var fixturesDir struct {
 // missing; any file already there is an error, as os.CopyFS has it).
 func (f *fixture) copyTo(t testing.TB, dst string) {
 	t.Helper()
+	if err := os.CopyFS(dst, os.DirFS(f.path(t))); err != nil {
+		t.Fatalf("copy fixture %s: %v", f.name, err)
+	}
+}
+
+// path is the fixture's directory, built on first use: read it, copy
+// from it, never change it.
+func (f *fixture) path(t testing.TB) string {
+	t.Helper()
+	dir, err := f.get()
+	if err != nil {
+		t.Fatalf("fixture %s: %v", f.name, err)
+	}
+	return dir
+}
+
+// get is path for a caller without a testing.TB (a script command).
+func (f *fixture) get() (string, error) {
 	f.once.Do(func() {
 		fixturesDir.Lock()
 		if fixturesDir.path == "" {
@@ -46,12 +64,7 @@ func (f *fixture) copyTo(t testing.TB, dst string) {
 			f.err = f.build(f.dir)
 		}
 	})
-	if f.err != nil {
-		t.Fatalf("fixture %s: %v", f.name, f.err)
-	}
-	if err := os.CopyFS(dst, os.DirFS(f.dir)); err != nil {
-		t.Fatalf("copy fixture %s: %v", f.name, err)
-	}
+	return f.dir, f.err
 }
 
 // removeFixtures removes every fixture built (from cleanupM, after the

@@ -267,8 +267,9 @@ func relativePathArg(args []string) string {
 func TestScripts(t *testing.T) {
 	t.Parallel()
 	testscript.Run(t, testscript.Params{
-		Dir:  "testdata/script",
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"agentx-hook": inProcess, "pipe": pipeCmd, "waitfor": waitForCmd},
+		Dir: "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"agentx-hook": inProcess, "pipe": pipeCmd, "waitfor": waitForCmd,
+			"seededremote": seededRemoteCmd},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("AGENTX_ROOT", "")
