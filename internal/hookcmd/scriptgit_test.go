@@ -17,8 +17,9 @@ import (
 // seededRemoteCmd is the script command `seededremote FILE BARE CLONE...`:
 // BARE is a bare repository whose main holds one commit, "first", adding
 // README.md with FILE's content, by Ada <ada@example.com>; each CLONE is a
-// clone of it, as `git clone -q BARE CLONE` makes one. It stands for the
-// lines the GitHub Mode scripts began with:
+// clone of it, as `git clone -q BARE CLONE` makes one. With FILE "-", BARE
+// is empty (`git init -q --bare -b main BARE`, then the clones). It stands
+// for the lines the GitHub Mode scripts began with:
 //
 //	exec git init -q --bare -b main BARE
 //	exec git init -q -b main seed
@@ -35,8 +36,12 @@ func seededRemoteCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: seededremote FILE BARE CLONE...")
 	}
-	content, err := os.ReadFile(ts.MkAbs(args[0]))
-	ts.Check(err)
+	var content []byte // nil: an empty remote
+	if args[0] != "-" {
+		var err error
+		content, err = os.ReadFile(ts.MkAbs(args[0]))
+		ts.Check(err)
+	}
 	fx := seededRemoteFixture(content)
 	tmpl, err := fx.get()
 	ts.Check(err)
@@ -61,9 +66,13 @@ var seededRemotes struct {
 	byContent map[[32]byte]*fixture
 }
 
-// seededRemoteFixture is the fixture of seededremote for one README.md.
+// seededRemoteFixture is the fixture of seededremote for one README.md
+// (nil: none, an empty remote).
 func seededRemoteFixture(content []byte) *fixture {
-	sum := sha256.Sum256(content)
+	var sum [32]byte // the empty remote's key
+	if content != nil {
+		sum = sha256.Sum256(content)
+	}
 	seededRemotes.Lock()
 	defer seededRemotes.Unlock()
 	if seededRemotes.byContent == nil {
@@ -72,15 +81,16 @@ func seededRemoteFixture(content []byte) *fixture {
 	if f := seededRemotes.byContent[sum]; f != nil {
 		return f
 	}
-	f := &fixture{name: fmt.Sprintf("seeded-remote-%x", sum[:6]), build: func(dir string) error {
+	f := &fixture{name: fmt.Sprintf("remote-%x", sum[:6]), build: func(dir string) error {
 		return buildSeededRemote(dir, content)
 	}}
 	seededRemotes.byContent[sum] = f
 	return f
 }
 
-// buildSeededRemote runs the lines seededRemoteCmd stands for in dir, as
-// the scripts ran them (their environment: HOME of their own, no system
+// buildSeededRemote runs the lines seededRemoteCmd stands for in dir (only
+// the bare repository's and the clone's for nil content), as the scripts
+// ran them (their environment: HOME of their own, no system
 // configuration, the quiet global one, Ada as author and committer).
 func buildSeededRemote(dir string, content []byte) error {
 	home := filepath.Join(dir, "home")
@@ -101,8 +111,14 @@ func buildSeededRemote(dir string, content []byte) error {
 		{seed, []string{"push", "-q", "../remote.git", "main"}},
 		{dir, []string{"clone", "-q", "remote.git", "clone"}},
 	}
+	if content == nil {
+		steps = []struct {
+			dir  string
+			args []string
+		}{steps[0], steps[5]}
+	}
 	for i, s := range steps {
-		if i == 2 {
+		if i == 2 && content != nil {
 			if err := os.WriteFile(filepath.Join(seed, "README.md"), content, 0o644); err != nil {
 				return err
 			}
