@@ -19,7 +19,7 @@ import (
 // checkpoint of the state before the restore exists.
 func TestCheckpointRestoreSIGKILL(t *testing.T) {
 	t.Parallel()
-	const files = 12
+	const files = restoreFiles
 	for round, killAfter := range []time.Duration{5 * time.Millisecond, 40 * time.Millisecond, 90 * time.Millisecond, 150 * time.Millisecond, 260 * time.Millisecond} {
 		t.Run(fmt.Sprint(round), func(t *testing.T) {
 			root := t.TempDir()
@@ -34,23 +34,12 @@ func TestCheckpointRestoreSIGKILL(t *testing.T) {
 				}
 				return string(out)
 			}
-			run("git", "init", "-q")
-			run("agentx-hook", "init")
-			path := func(i int) string {
-				return filepath.Join(root, ".agentx", "memory", "archive", fmt.Sprintf("issue-%d.json", i+1))
-			}
-			version := func(v string, i int) []byte {
-				return []byte(fmt.Sprintf("[%q]\n%s", v, strings.Repeat("x", 4096*(i+1))))
-			}
-			if err := os.MkdirAll(filepath.Dir(path(0)), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for i := range files {
-				if err := os.WriteFile(path(i), version("old", i), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			id := strings.Fields(run("agentx-hook", "checkpoint", "create", "-m", "old"))[0]
+			// The workspace of 12 files with a checkpoint "old" of them:
+			// made once (restoreFixture), copied for each round.
+			restoreFixture.copyTo(t, root)
+			id := restoreFixtureID
+			path := func(i int) string { return restoreFilePath(root, i) }
+			version := restoreFileVersion
 			for i := range files {
 				if err := os.WriteFile(path(i), version("new", i), 0o644); err != nil {
 					t.Fatal(err)
@@ -103,4 +92,56 @@ func TestCheckpointRestoreSIGKILL(t *testing.T) {
 			}
 		})
 	}
+}
+
+// restoreFixture is a git repository with agentx initialised, twelve
+// archive files in their "old" version and a checkpoint of them
+// (restoreFixtureID): what each round of TestCheckpointRestoreSIGKILL
+// made with git init, agentx-hook init and checkpoint create.
+var (
+	restoreFixtureID string
+	restoreFixture   = &fixture{name: "restore", build: func(dir string) error {
+		run := func(args ...string) (string, error) {
+			cmd := exec.Command(args[0], args[1:]...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1", "AGENTX_ROOT=")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				return "", fmt.Errorf("%v: %v\n%s", args, err, out)
+			}
+			return string(out), nil
+		}
+		if _, err := run("git", "init", "-q"); err != nil {
+			return err
+		}
+		if _, err := run("agentx-hook", "init"); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(restoreFilePath(dir, 0)), 0o755); err != nil {
+			return err
+		}
+		for i := range restoreFiles {
+			if err := os.WriteFile(restoreFilePath(dir, i), restoreFileVersion("old", i), 0o644); err != nil {
+				return err
+			}
+		}
+		out, err := run("agentx-hook", "checkpoint", "create", "-m", "old")
+		if err != nil {
+			return err
+		}
+		restoreFixtureID = strings.Fields(out)[0]
+		return nil
+	}}
+)
+
+// restoreFiles is how many files the restore of TestCheckpointRestoreSIGKILL
+// writes back.
+const restoreFiles = 12
+
+func restoreFilePath(root string, i int) string {
+	return filepath.Join(root, ".agentx", "memory", "archive", fmt.Sprintf("issue-%d.json", i+1))
+}
+
+func restoreFileVersion(v string, i int) []byte {
+	return []byte(fmt.Sprintf("[%q]\n%s", v, strings.Repeat("x", 4096*(i+1))))
 }

@@ -138,12 +138,23 @@ func writerMain() {
 	}
 }
 
+// initWorkspace is a new directory as `agentx-hook --root DIR init` makes
+// it: a copy of the one that command made once for the test binary.
 func initWorkspace(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	run(t, root, nil, "agentx-hook", "--root", root, "init")
+	initWorkspaceFixture.copyTo(t, root)
 	return root
 }
+
+var initWorkspaceFixture = &fixture{name: "init", build: func(dir string) error {
+	cmd := exec.Command("agentx-hook", "--root", dir, "init")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("agentx-hook init: %v\n%s", err, out)
+	}
+	return nil
+}}
 
 func run(t *testing.T, root string, env []string, name string, args ...string) string {
 	t.Helper()
