@@ -91,10 +91,12 @@ func TestMain(m *testing.M) {
 	if err := writeQuietGitConfig(filepath.Join(bin, "gitconfig")); err != nil {
 		panic(err)
 	}
-	// After bin: a hard link to this binary needs bin on its filesystem
-	// (doctor_healthy checks that the agentx-hook on PATH is this one).
-	ramTmp := testenv.UseRAMTempDir()
-	testscript.Main(cleanupM{m, bin, ramTmp}, testHelpers())
+	// The RAM temporary directory comes after bin and after testscript.Main
+	// put its helpers on $PATH (cleanupM.Run): both hard-link this binary,
+	// which needs a directory on its filesystem (doctor_healthy checks that
+	// the agentx-hook on PATH is this one); testscript copied it instead,
+	// 18 MB for each of its five helpers at every start (issue 37).
+	testscript.Main(cleanupM{m, bin}, testHelpers())
 }
 
 // quietGitConfig is the global git configuration of every git the tests
@@ -142,16 +144,16 @@ const (
 	signalTakenLine = "agentx-test: first signal taken"
 )
 
-// cleanupM removes the $PATH directory of agentx-hook after the tests
-// (testscript.Main ends the process itself).
+// cleanupM runs the tests in a RAM temporary directory and removes the
+// $PATH directory of agentx-hook after them (testscript.Main ends the
+// process itself).
 type cleanupM struct {
-	m      *testing.M
-	dir    string
-	ramTmp func()
+	m   *testing.M
+	dir string
 }
 
 func (c cleanupM) Run() int {
-	defer c.ramTmp()
+	defer testenv.UseRAMTempDir()()
 	defer removeFixtures()
 	defer func() { _ = os.RemoveAll(c.dir) }()
 	return c.m.Run()
