@@ -220,18 +220,25 @@ func syncedPair(t *testing.T) (remote string, a, b *agent) {
 			t.Fatalf("copy the synced pair: %v", err)
 		}
 	}
-	for _, d := range []string{"a", "b"} { // origin: this copy's remote
-		cfg := filepath.Join(dir, d, ".git", "config")
-		data, err := os.ReadFile(cfg)
-		from := []byte("url = " + filepath.Join(tm, "remote.git") + "\n")
-		if err != nil || !bytes.Contains(data, from) {
-			t.Fatalf("%s has no %q: %v", cfg, from, err)
-		}
-		if err := os.WriteFile(cfg, bytes.Replace(data, from, []byte("url = "+remote+"\n"), 1), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	for _, d := range []string{"a", "b"} {
+		pointOrigin(t, filepath.Join(dir, d), filepath.Join(tm, "remote.git"), remote)
 	}
 	return remote, agentAt(t, filepath.Join(dir, "a")), agentAt(t, filepath.Join(dir, "b"))
+}
+
+// pointOrigin points the origin of the copied clone at dir from the
+// template's remote at the copy's.
+func pointOrigin(t *testing.T, dir, from, to string) {
+	t.Helper()
+	cfg := filepath.Join(dir, ".git", "config")
+	data, err := os.ReadFile(cfg)
+	line := []byte("url = " + from + "\n")
+	if err != nil || !bytes.Contains(data, line) {
+		t.Fatalf("%s has no %q: %v", cfg, line, err)
+	}
+	if err := os.WriteFile(cfg, bytes.Replace(data, line, []byte("url = "+to+"\n"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 var (
