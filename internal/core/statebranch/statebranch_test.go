@@ -209,7 +209,8 @@ func TestNothingChangedFetchesOnceAndNeitherCommitsNorPushes(t *testing.T) {
 
 // syncedPair is two agents that both hold ledger 1 with CLR-1-001, synced.
 // It is a copy of a pair made so once per test binary (pairTemplate): its
-// two syncs are 25 git processes, and 13 tests start from it (issue 37).
+// two syncs start about 15 git processes, and 13 tests start from it
+// (issue 37).
 func syncedPair(t *testing.T) (remote string, a, b *agent) {
 	sbt.Env(t)
 	tm := pairTemplate(t)
