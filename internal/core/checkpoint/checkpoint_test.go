@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,14 +44,14 @@ const ledger1 = `{"issueNumber":1,"clarifications":[{"id":"CLR-1-001","issueNumb
 
 const ledger1b = `{"issueNumber":1,"clarifications":[{"id":"CLR-1-001","issueNumber":1,"from":"engineer","to":"architect","topic":"t","blocking":true,"status":"answered","round":1,"maxRounds":5,"created":"2026-01-01T00:00:00.000Z","staleAfter":"PT30M","resolvedAt":null,"thread":[{"round":1,"from":"engineer","type":"question","body":"q","timestamp":"2026-01-01T00:00:00.000Z"},{"round":1,"from":"architect","type":"answer","body":"a","timestamp":"2026-01-01T00:01:00.000Z"}]},{"id":"CLR-1-002","issueNumber":1,"from":"engineer","to":"architect","topic":"u","blocking":false,"status":"pending","round":1,"maxRounds":5,"created":"2026-01-01T00:00:00.000Z","staleAfter":"PT30M","resolvedAt":null,"thread":[]}]}`
 
-// newRepo makes a git repository with one commit and a workspace.
+// newRepo makes a git repository with one commit and a workspace. The
+// repository is a copy of one git made once per test binary (repoTemplate).
 func newRepo(t testing.TB) (string, *Store) {
 	t.Helper()
 	root := t.TempDir()
-	git(t, root, "init", "-q", "-b", "main")
-	write(t, root, "README", "hello\n")
-	git(t, root, "add", "README")
-	git(t, root, "commit", "-qm", "first")
+	if err := os.CopyFS(root, os.DirFS(repoTemplate(t))); err != nil {
+		t.Fatalf("copy the repository: %v", err)
+	}
 	write(t, root, ".agentx/agentx.toml", "mode = \"local\"\n")
 	write(t, root, ".agentx/state/clarifications/issue-1.json", ledger1)
 	write(t, root, ".agentx/memory/search.idx", "derived")
@@ -65,6 +66,33 @@ func newRepo(t testing.TB) (string, *Store) {
 	}
 	s.NoSync = true
 	return root, s
+}
+
+var (
+	repoOnce sync.Once
+	repoDir  string
+)
+
+// repoTemplate is the repository newRepo copies: git init, a README,
+// one commit (made once, not in each of a dozen tests: four git
+// processes each, a third of the package's; issue 37).
+func repoTemplate(t testing.TB) string {
+	t.Helper()
+	repoOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "checkpoint-repo-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		git(t, dir, "init", "-q", "-b", "main")
+		write(t, dir, "README", "hello\n")
+		git(t, dir, "add", "README")
+		git(t, dir, "commit", "-qm", "first")
+		repoDir = dir
+	})
+	if repoDir == "" {
+		t.Fatal("the template repository could not be made (see the first test that asked)")
+	}
+	return repoDir
 }
 
 // gitState is everything of the user's that a checkpoint must not touch.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -262,8 +263,7 @@ func TestOverlayRacyWhenReadNotWhenWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Changed 2 s inside the margin of now: racy when read right below.
-	mod := time.Now().Add(-time.Hour + 2*time.Second)
+	mod := time.Now().Add(-time.Minute)
 	if err := os.Chtimes(path, mod, mod); err != nil {
 		t.Fatal(err)
 	}
@@ -272,9 +272,22 @@ func TestOverlayRacyWhenReadNotWhenWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	read := time.Now() // not before the read
 	// Indexing slow enough that the file has left the margin by the time
-	// the overlay is written.
-	time.Sleep(time.Until(mod.Add(time.Hour)) + 20*time.Millisecond)
+	// the overlay is written: the margin reaches back from the end of the
+	// read exactly to the file's time, so the file was within it when
+	// read and is past it at any later instant. Waiting for the clock to
+	// pass the end of the read stands for the slow indexing; before, the
+	// test slept two seconds for the file to leave a real margin (issue
+	// 37).
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.freshMargin = read.Sub(st.ModTime())
+	for time.Now().UnixNano() <= read.UnixNano() { // the wall clock, as the store's times
+		runtime.Gosched()
+	}
 	s.writeOverlay(gen, nil, []int{7}, nd, idx)
 	// The second write of the same tick, after the read.
 	edited := strings.ReplaceAll(string(data), "redis", "mysql")

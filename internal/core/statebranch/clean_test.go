@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,26 +35,78 @@ func timedAgent(t *testing.T, remote string, age time.Duration) *agent {
 
 // cleanAgent is an agent (timedAgent) whose state is on the branch and
 // whose last sync wrote a clean record: its next sync, with nothing
-// changed, scans nothing.
-func cleanAgent(t *testing.T, remote string, age time.Duration) *agent {
+// changed, scans nothing. It starts from a copy of its remote and clone
+// as its first syncs left them (cleanTemplate): the first pushes 43 files,
+// and 16 tests start from it (issue 37). The copy's files are new to the
+// next sync, so it scans them all and records them clean.
+func cleanAgent(t *testing.T, age time.Duration) (remote string, a *agent) {
 	t.Helper()
-	a := timedAgent(t, remote, age)
-	a.write(ledger1, `{"records":[{"id":"CLR-1-001","v":"a"}]}`+"\n")
-	a.write("memory/issue-1.json", sbt.Records("obs-1"))
-	a.write("memory/archive/issue-1-archived.json", sbt.Records("obs-0"))
-	for i := 2; i <= 40; i++ {
-		a.write(fmt.Sprintf("state/clarifications/issue-%d.json", i), sbt.Records(fmt.Sprintf("CLR-%d-001", i)))
+	sbt.Env(t)
+	tm := cleanTemplate(t)
+	dir := t.TempDir()
+	remote = filepath.Join(dir, "remote.git")
+	for _, d := range []string{"remote.git", "clone"} {
+		if err := os.CopyFS(filepath.Join(dir, d), os.DirFS(filepath.Join(tm, d))); err != nil {
+			t.Fatalf("copy the clean agent: %v", err)
+		}
 	}
-	a.appendTrail("request", 2)
-	a.sync()
+	pointOrigin(t, filepath.Join(dir, "clone"), filepath.Join(tm, "remote.git"), remote)
+	a = agentAt(t, filepath.Join(dir, "clone"))
+	statebranch.SetCleanTiming(&a.opts, cleanMargin, age)
 	settle()
 	if res := a.sync(); res.Unchanged || res.Scanned == 0 {
-		t.Fatalf("a sync after files changed within the margin took the fast path: %+v", res)
+		t.Fatalf("a sync after the files were copied took the fast path: %+v", res)
 	}
 	if res := a.sync(); !res.Unchanged || res.Scanned != 0 || res.Fetches != 1 || res.Commit != "" {
 		t.Fatalf("nothing changed: want no file scanned and one fetch, got %+v", res)
 	}
-	return a
+	return remote, a
+}
+
+var (
+	cleanOnce sync.Once
+	cleanDir  string
+)
+
+// cleanTemplate makes, once per test binary, the remote and clone
+// cleanAgent starts from: the clone's state written and synced.
+func cleanTemplate(t *testing.T) string {
+	t.Helper()
+	cleanOnce.Do(func() {
+		base, err := os.MkdirTemp("", "sb-clean-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		remote := filepath.Join(base, "remote.git")
+		if err := os.CopyFS(remote, os.DirFS(sbt.Remote(t))); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.CopyFS(filepath.Join(base, "clone"), os.DirFS(sbt.Clone(t, remote))); err != nil {
+			t.Fatal(err)
+		}
+		a := agentAt(t, filepath.Join(base, "clone"))
+		statebranch.SetCleanTiming(&a.opts, cleanMargin, time.Hour)
+		a.write(ledger1, `{"records":[{"id":"CLR-1-001","v":"a"}]}`+"\n")
+		a.write("memory/issue-1.json", sbt.Records("obs-1"))
+		a.write("memory/archive/issue-1-archived.json", sbt.Records("obs-0"))
+		for i := 2; i <= 40; i++ {
+			a.write(fmt.Sprintf("state/clarifications/issue-%d.json", i), sbt.Records(fmt.Sprintf("CLR-%d-001", i)))
+		}
+		a.appendTrail("request", 2)
+		a.sync()
+		// The first sync's files changed within the margin: it left no
+		// record the next one takes (checked here once; each copy's next
+		// sync scans anyway, its files being new).
+		settle()
+		if res := a.sync(); res.Unchanged || res.Scanned == 0 {
+			t.Fatalf("a sync after files changed within the margin took the fast path: %+v", res)
+		}
+		cleanDir = base
+	})
+	if cleanDir == "" {
+		t.Fatal("the clean agent's template could not be made (see the first test that asked)")
+	}
+	return cleanDir
 }
 
 // replace writes content to rel the way agentx writers do: a new file
@@ -155,8 +208,7 @@ func TestUnchangedSyncMissesNoChange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// Each case waits out the margin twice: beside the others.
 			t.Parallel()
-			remote := sbt.Remote(t)
-			a := cleanAgent(t, remote, time.Hour)
+			remote, a := cleanAgent(t, time.Hour)
 			if tc.name != "ledger replaced at once, no settling" {
 				settle()
 			}
@@ -196,13 +248,11 @@ func restored(rel string) func(t *testing.T, a *agent, remote string, res *state
 // once the clean record is older than the full-scan age.
 func TestUnchangedSyncRewriteInPlace(t *testing.T) {
 	t.Parallel()
-	sbt.Env(t)
-	remote := sbt.Remote(t)
 	// The record's age is checked against a short full-scan age only
 	// once it has been outlived for sure: cleanAgent's own check that a
 	// sync right after the record takes the fast path must not depend on
 	// how quickly a loaded machine gets to it.
-	a := cleanAgent(t, remote, time.Hour)
+	remote, a := cleanAgent(t, time.Hour)
 	statebranch.SetCleanTiming(&a.opts, cleanMargin, 200*time.Millisecond)
 	settle()
 	f, err := os.OpenFile(a.path(ledger1), os.O_WRONLY|os.O_TRUNC, 0)
@@ -227,9 +277,7 @@ func TestUnchangedSyncRewriteInPlace(t *testing.T) {
 // git's fetch and push at 10,000 ledgers).
 func TestUnchangedSyncIsConstant(t *testing.T) {
 	t.Parallel()
-	sbt.Env(t)
-	remote := sbt.Remote(t)
-	a := cleanAgent(t, remote, time.Hour)
+	_, a := cleanAgent(t, time.Hour)
 	for i := 41; i <= 400; i++ {
 		a.write(fmt.Sprintf("state/clarifications/issue-%d.json", i), sbt.Records(fmt.Sprintf("CLR-%d-001", i)))
 	}
@@ -250,8 +298,7 @@ func TestUnchangedSyncIsConstant(t *testing.T) {
 func TestUnchangedPullKeepsTheSyncRecord(t *testing.T) {
 	t.Parallel()
 	sbt.Env(t)
-	remote := sbt.Remote(t)
-	a := cleanAgent(t, remote, time.Hour)
+	remote, a := cleanAgent(t, time.Hour)
 	pull := func(o *statebranch.Options) { o.PullOnly = true }
 	a.sync(pull)
 	settle()

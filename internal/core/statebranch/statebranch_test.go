@@ -1,6 +1,7 @@
 package statebranch_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,7 +55,11 @@ type agent struct {
 }
 
 func newAgent(t *testing.T, remote string) *agent {
-	dir := sbt.Clone(t, remote)
+	return agentAt(t, sbt.Clone(t, remote))
+}
+
+// agentAt is the agent of the clone at dir.
+func agentAt(t *testing.T, dir string) *agent {
 	return &agent{t: t, dir: dir, opts: statebranch.Options{
 		Root: dir, Merge: sbt.UnionMerge, Valid: sbt.Valid, Lost: sbt.Lost, NoSync: true,
 		Locks: lock.New(lock.Options{}),
@@ -202,14 +208,74 @@ func TestNothingChangedFetchesOnceAndNeitherCommitsNorPushes(t *testing.T) {
 }
 
 // syncedPair is two agents that both hold ledger 1 with CLR-1-001, synced.
+// It is a copy of a pair made so once per test binary (pairTemplate): its
+// two syncs start about 15 git processes, and 13 tests start from it
+// (issue 37).
 func syncedPair(t *testing.T) (remote string, a, b *agent) {
 	sbt.Env(t)
-	remote = sbt.Remote(t)
-	a, b = newAgent(t, remote), newAgent(t, remote)
-	a.write(ledger1, sbt.Records("CLR-1-001"))
-	a.sync()
-	b.sync()
-	return remote, a, b
+	tm := pairTemplate(t)
+	dir := t.TempDir()
+	remote = filepath.Join(dir, "remote.git")
+	for _, d := range []string{"remote.git", "a", "b"} {
+		if err := os.CopyFS(filepath.Join(dir, d), os.DirFS(filepath.Join(tm, d))); err != nil {
+			t.Fatalf("copy the synced pair: %v", err)
+		}
+	}
+	for _, d := range []string{"a", "b"} {
+		pointOrigin(t, filepath.Join(dir, d), filepath.Join(tm, "remote.git"), remote)
+	}
+	return remote, agentAt(t, filepath.Join(dir, "a")), agentAt(t, filepath.Join(dir, "b"))
+}
+
+// pointOrigin points the origin of the copied clone at dir from the
+// template's remote at the copy's.
+func pointOrigin(t *testing.T, dir, from, to string) {
+	t.Helper()
+	cfg := filepath.Join(dir, ".git", "config")
+	data, err := os.ReadFile(cfg)
+	line := []byte("url = " + from + "\n")
+	if err != nil || !bytes.Contains(data, line) {
+		t.Fatalf("%s has no %q: %v", cfg, line, err)
+	}
+	if err := os.WriteFile(cfg, bytes.Replace(data, line, []byte("url = "+to+"\n"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var (
+	pairOnce sync.Once
+	pairDir  string
+)
+
+// pairTemplate makes the synced pair once, by syncs as its doc says, in
+// a directory of the test binary's (remote.git, a and b), and returns it.
+func pairTemplate(t *testing.T) string {
+	t.Helper()
+	pairOnce.Do(func() {
+		base, err := os.MkdirTemp("", "sb-pair-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		remote := filepath.Join(base, "remote.git")
+		if err := os.CopyFS(remote, os.DirFS(sbt.Remote(t))); err != nil {
+			t.Fatal(err)
+		}
+		var agents []*agent
+		for _, d := range []string{"a", "b"} {
+			if err := os.CopyFS(filepath.Join(base, d), os.DirFS(sbt.Clone(t, remote))); err != nil {
+				t.Fatal(err)
+			}
+			agents = append(agents, agentAt(t, filepath.Join(base, d)))
+		}
+		agents[0].write(ledger1, sbt.Records("CLR-1-001"))
+		agents[0].sync()
+		agents[1].sync()
+		pairDir = base
+	})
+	if pairDir == "" {
+		t.Fatal("the synced pair could not be made (see the first test that asked)")
+	}
+	return pairDir
 }
 
 func TestPushRaceIsMergedAgain(t *testing.T) {

@@ -70,7 +70,7 @@ func TestBaselineCatchesEditsHashedAgain(t *testing.T) {
 				base[fmt.Sprintf("state/clarifications/issue-%d.json", issue)] = &fstest.MapFile{Data: data}
 			}
 			rewrite(t, ws, 7, tt.edit)
-			rep, err := Run(ws, Options{Now: func() time.Time { return t0.Add(time.Hour) }, Baseline: &Baseline{Source: "checkpoint abc", FS: base}})
+			rep, err := Run(ws, Options{Now: func() time.Time { return t0.Add(time.Hour) }, Baseline: &Baseline{Source: "checkpoint abc", FS: base}, beforeRecheck: alone().beforeRecheck})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func TestBaselineCatchesEditsHashedAgain(t *testing.T) {
 		if err := os.Remove(ws.LedgerFile(7)); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Run(ws, Options{Now: func() time.Time { return t0.Add(time.Hour) }, Baseline: &Baseline{Source: "checkpoint abc", FS: base}})
+		rep, err := Run(ws, Options{Now: func() time.Time { return t0.Add(time.Hour) }, Baseline: &Baseline{Source: "checkpoint abc", FS: base}, beforeRecheck: alone().beforeRecheck})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,6 +177,20 @@ func TestVerifyBesideWriters(t *testing.T) {
 	// before its verify starts, so they land while it reads.
 	const writers, perRound, rounds = 2, 8, 15
 	grant := make(chan struct{}, writers*perRound)
+	// A recheck waits until the writes in flight have ended, not for
+	// verify's 100 ms pause: the pause stands for a writer finishing its
+	// issue file and manifest writes, which on a loaded machine may take
+	// longer (a verdict on timing), and here it is the event itself; the
+	// writers go on with the round's other writes while verify reads
+	// again (issue 37: the 15 pauses were most of the test's time).
+	var writing [writers]sync.Mutex
+	settled := func() {
+		for i := range writing {
+			// Empty: taking the lock is waiting for the write in flight.
+			writing[i].Lock()
+			writing[i].Unlock()
+		}
+	}
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Add(1)
@@ -192,8 +206,10 @@ func TestVerifyBesideWriters(t *testing.T) {
 				case <-ctx.Done():
 					return
 				}
+				writing[w].Lock()
 				_, err := store.Store(ctx, []memory.Observation{{Agent: "engineer", IssueNumber: 5 + 2*w, Category: memory.KeyFact,
 					Content: fmt.Sprintf("writer %d stored fact number %d about the cache layer", w, i)}})
+				writing[w].Unlock()
 				if err != nil && ctx.Err() == nil {
 					t.Error(err)
 					return
@@ -209,7 +225,7 @@ func TestVerifyBesideWriters(t *testing.T) {
 			default: // the writers are behind: what is left is theirs
 			}
 		}
-		rep, err := Run(ws, Options{})
+		rep, err := Run(ws, Options{beforeRecheck: settled})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,7 +40,7 @@ func TestVerifyDeltaLayout(t *testing.T) {
 	if held := store.DeltaIssues(); !held[7] || !held[9] || held[5] {
 		t.Fatalf("delta holds %v, want issues 7 and 9 (5 made the base)", held)
 	}
-	rep, err := Run(ws, Options{})
+	rep, err := Run(ws, alone())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestVerifyDeltaLayout(t *testing.T) {
 		t.Fatalf("a store with a delta is not stale: %v", got)
 	}
 	edit(t, filepath.Join(ws.MemoryDir(), "manifest.json"), obsIDs(t, ws, 5)[0], "OBS-gone")
-	rep, err = Run(ws, Options{})
+	rep, err = Run(ws, alone())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,9 @@ import (
 // 680 bytes each on this corpus, rows of strings about 225, keyed rows
 // (rows.go) about 50.
 func TestHeldBytesPerObservationAreBounded(t *testing.T) {
+	if !measuredApart(t) {
+		return
+	}
 	// The store of TestVerifyHoldsFewBytesPerObservation: its audit trail
 	// is not read here (memoryFiles reads the memory files alone).
 	const n = heldObservations

@@ -93,12 +93,19 @@ func writeLedger(t *testing.T, ws workspace.Workspace, issue int, recs []ledger.
 
 func run(t *testing.T, ws workspace.Workspace) *Report {
 	t.Helper()
-	rep, err := Run(ws, Options{})
+	rep, err := Run(ws, alone())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep
 }
+
+// alone is the options of a check no writer runs beside: the pause
+// before the memory files and the trail are read again, which gives a
+// writer between its two writes the time to finish, waits for nothing
+// then, so it is left out (100 ms a recheck; the tampering tests read
+// again every time, issue 37). The rereading itself still happens.
+func alone() Options { return Options{beforeRecheck: func() {}} }
 
 // errorsOf lists the problems of severity sev as CODE path id.
 func errorsOf(rep *Report, sev Severity) []string {
@@ -387,7 +394,7 @@ func TestAttacks(t *testing.T) {
 			ws := fixture(t)
 			tt.setup(t, ws)
 			done := make(chan *Report, 1)
-			go func() { r, _ := Run(ws, Options{}); done <- r }()
+			go func() { r, _ := Run(ws, alone()); done <- r }()
 			select {
 			case rep := <-done:
 				if got := errorsOf(rep, Error); len(got) != 1 || got[0] != tt.want {

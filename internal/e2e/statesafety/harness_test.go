@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -203,9 +204,10 @@ func busy(dir string) bool {
 	if err != nil || len(procs) == 0 {
 		return false // no /proc: nothing to wait for that can be seen
 	}
+	isNew := sinceWorld(dir)
 	self := fmt.Sprint(os.Getpid())
 	for _, p := range procs {
-		if filepath.Base(p) == self {
+		if filepath.Base(p) == self || !isNew(filepath.Base(p)) {
 			continue
 		}
 		cwd, _ := os.Readlink(filepath.Join(p, "cwd"))
@@ -226,6 +228,73 @@ func busy(dir string) bool {
 		return true
 	}
 	return false
+}
+
+// pidMark is where the process ids of this process's namespace stood at
+// an instant: the last one handed out (/proc/loadavg) and the forks of
+// the whole system so far (/proc/stat), which bounds how many ids were
+// handed out since.
+type pidMark struct{ last, forks, max int64 }
+
+// readPidMark reads the mark now; false where it cannot be read, or
+// /proc is not of this process's namespace.
+func readPidMark() (pidMark, bool) {
+	var m pidMark
+	self, err := os.Readlink("/proc/self")
+	if err != nil || self != fmt.Sprint(os.Getpid()) {
+		return m, false
+	}
+	load, err1 := os.ReadFile("/proc/loadavg")
+	stat, err2 := os.ReadFile("/proc/stat")
+	pidMax, err3 := os.ReadFile("/proc/sys/kernel/pid_max")
+	if err1 != nil || err2 != nil || err3 != nil {
+		return m, false
+	}
+	f := strings.Fields(string(load))
+	_, forks, _ := strings.Cut(string(stat), "\nprocesses ")
+	forks, _, _ = strings.Cut(forks, "\n")
+	var e1, e2, e3 error
+	if len(f) == 5 {
+		m.last, e1 = strconv.ParseInt(f[4], 10, 64)
+	}
+	m.forks, e2 = strconv.ParseInt(forks, 10, 64)
+	m.max, e3 = strconv.ParseInt(strings.TrimSpace(string(pidMax)), 10, 64)
+	return m, len(f) == 5 && e1 == nil && e2 == nil && e3 == nil && m.max > 0
+}
+
+// worldMarks holds, by world directory, the pidMark taken just before
+// the world was made.
+var worldMarks sync.Map
+
+// sinceWorld returns what tells the process ids handed out since world
+// dir was made, as /proc names them, from those of processes older than
+// it, which cannot be working in it (nothing made before the world knew
+// its name): busy then reads nothing of the machine's other processes,
+// where it read two files of each, a third of the test binary's own CPU
+// (issue 37). Every id is new where that cannot be told: no mark, or so
+// many forks since that the ids may have come round again. Read after
+// /proc was listed, so that every process listed is older than the mark
+// now.
+func sinceWorld(dir string) func(pid string) bool {
+	all := func(string) bool { return true }
+	v, ok := worldMarks.Load(dir)
+	if !ok {
+		return all
+	}
+	then := v.(pidMark)
+	now, ok := readPidMark()
+	if !ok || now.max != then.max || now.forks-then.forks >= then.max {
+		return all
+	}
+	span := (now.last - then.last + then.max) % then.max
+	return func(pid string) bool {
+		n, err := strconv.ParseInt(pid, 10, 64)
+		if err != nil {
+			return true
+		}
+		d := (n - then.last + then.max) % then.max
+		return d > 0 && d <= span
+	}
 }
 
 // quiesce waits until nothing works in dir any more (busy), at most a
@@ -293,6 +362,9 @@ func newWorld(t testing.TB) *world {
 // makeWorld copies the world template (built once) into dir; it is safe
 // on any goroutine.
 func makeWorld(dir string) (*world, error) {
+	if m, ok := readPidMark(); ok {
+		worldMarks.Store(dir, m)
+	}
 	templateOnce.Do(func() {
 		templateDir = filepath.Join(scratch, "template")
 		templateErr = buildTemplate(templateDir)
