@@ -184,24 +184,26 @@ func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
 			return Entry{}, false
 		}
 		buf = buf[:k]
-		end := objectEnd(buf)
-		if end < 0 {
-			if k < size {
-				return Entry{}, false // the file ends first
+		e, _, ok := fastRow(buf)
+		if !ok {
+			end := objectEnd(buf)
+			if end < 0 {
+				if k < size {
+					return Entry{}, false // the file ends first
+				}
+				continue
 			}
-			continue
-		}
-		// Only the row's keys are decoded; the observation's others
-		// (content above all) are stepped over.
-		e, err := decodeRow(buf[:end])
-		if err != nil {
-			return Entry{}, false
+			// Only the row's keys are decoded; the observation's others
+			// (content above all) are stepped over.
+			var err error
+			if e, err = decodeRow(buf[:end]); err != nil {
+				return Entry{}, false
+			}
 		}
 		if e.IssueNumber == 0 {
 			e.IssueNumber = doc.Issue
 		}
-		ok := describes(doc, &e)
-		return e, ok
+		return e, describes(doc, &e)
 	}
 	return Entry{}, false
 }
