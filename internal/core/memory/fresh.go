@@ -108,7 +108,7 @@ func (s *Store) readFresh() (*freshRecord, bool) {
 
 // readFreshRaw is readFresh, and the record's bytes.
 func (s *Store) readFreshRaw() (*freshRecord, []byte, bool) {
-	data, err := atomicfile.ReadRegular(s.freshPath(), 1<<20)
+	data, err := readSmall(s.freshPath(), 1<<20)
 	if err != nil {
 		return nil, nil, false
 	}
