@@ -52,8 +52,7 @@ func openMapped(path string, verify bool, known func(fileKey) (*Index, bool)) (*
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, nil, fileKey{}, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (mode %#o)", atomicfile.ErrNotRegular, st.Mode&unix.S_IFMT)}
 	}
-	id := fileKey{ok: true, dev: uint64(st.Dev), ino: uint64(st.Ino), size: st.Size,
-		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+	id := keyOf(&st)
 	if known != nil {
 		if ix, ok := known(id); ok {
 			return ix, nil, id, nil
@@ -88,5 +87,27 @@ func openFd(path string) (int, error) {
 			return -1, &fs.PathError{Op: "open", Path: path, Err: err}
 		}
 		return fd, nil
+	}
+}
+
+// keyOf is the identity of the file st describes.
+func keyOf(st *unix.Stat_t) fileKey {
+	return fileKey{ok: true, dev: uint64(st.Dev), ino: uint64(st.Ino), size: st.Size,
+		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+}
+
+// statKey is the identity of the regular file at path, from a stat
+// (following a symlink, as the open does); false when it is not one.
+func statKey(path string) (fileKey, bool) {
+	var st unix.Stat_t
+	for {
+		err := unix.Stat(path, &st)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return fileKey{}, false
+		}
+		return keyOf(&st), true
 	}
 }
