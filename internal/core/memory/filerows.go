@@ -184,7 +184,7 @@ func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
 			return Entry{}, false
 		}
 		buf = buf[:k]
-		e, _, ok := fastRow(buf)
+		e, _, ok := fastRow(buf, doc.Agent, doc.Category)
 		if !ok {
 			end := objectEnd(buf)
 			if end < 0 {
@@ -203,7 +203,8 @@ func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
 		if e.IssueNumber == 0 {
 			e.IssueNumber = doc.Issue
 		}
-		return e, describes(doc, &e)
+		ok = describes(doc, &e)
+		return e, ok
 	}
 	return Entry{}, false
 }

@@ -209,8 +209,11 @@ func markedOf(names []string) map[int]bool {
 	var out map[int]bool
 	for _, name := range names {
 		rest, ok := strings.CutPrefix(name, "issue-")
+		if !ok {
+			continue // search.fresh, search.overlay
+		}
 		num, _, _ := strings.Cut(rest, "-")
-		if n, err := strconv.Atoi(num); ok && err == nil {
+		if n, err := strconv.Atoi(num); err == nil {
 			if out == nil {
 				out = map[int]bool{}
 			}
