@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"strings"
+	"sync"
 )
 
 // Seg is one segment of a store searched as one: a base index written at
@@ -201,7 +202,8 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 	ix := ss.segs[i].Ix
 	f := &ss.filters[i]
 	filtered := f.filters()
-	memo := newContribMemo(cs)
+	memo, release := newContribMemo(cs)
+	defer release()
 	top := ss.top
 	n := ix.n
 	for d := firstDoc(cs); d >= 0; {
@@ -290,8 +292,22 @@ const (
 	memoLens = 128
 )
 
-func newContribMemo(cs []cursor) contribMemo {
-	return make(contribMemo, len(cs)*memoTFs*memoLens)
+// memos keep the memos of finished merges for the next: 4 KB a term,
+// which a search allocated and left to the collector (a process that
+// searches many times collected every few hundred searches).
+var memos = sync.Pool{New: func() any { return new(contribMemo) }}
+
+// newContribMemo is a memo for the cursors cs, cleared; release gives it
+// back when the merge is done with it.
+func newContribMemo(cs []cursor) (m contribMemo, release func()) {
+	p := memos.Get().(*contribMemo)
+	if n := len(cs) * memoTFs * memoLens; cap(*p) >= n {
+		*p = (*p)[:n]
+		clear(*p)
+	} else {
+		*p = make(contribMemo, n)
+	}
+	return *p, func() { memos.Put(p) }
 }
 
 // kept is term k's contribution at frequency tf and length dl as kept (0:
