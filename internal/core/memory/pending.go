@@ -104,12 +104,10 @@ func (s *Store) repairPending(ctx context.Context) error {
 // that will not finish (staleOf) and those between their steps
 // (markedOf), where it read it once for each (issue 35).
 func (s *Store) pendingNames() []string {
-	d, err := os.Open(s.pendingDir())
+	names, err := listNames(s.pendingDir())
 	if err != nil {
 		return nil
 	}
-	names, _ := d.Readdirnames(-1)
-	_ = d.Close() // read-only
 	slices.Sort(names)
 	return names
 }
