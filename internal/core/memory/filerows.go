@@ -141,7 +141,8 @@ func (r *fileRows) stats() FileStats {
 }
 
 func (s *Store) fileRows() *fileRows {
-	return &fileRows{s: s, open: map[int]*rowFile{}, parsed: map[int]*IssueFile{}}
+	// Sized for a search's twenty rows: one allocation, not a growth.
+	return &fileRows{s: s, open: make(map[int]*rowFile, memindex.DefaultLimit), parsed: map[int]*IssueFile{}}
 }
 
 func (r *fileRows) close() {
