@@ -160,7 +160,11 @@ func (ss *segSearch) scoreMerged(terms []string) error {
 				cs = append(cs, c)
 			}
 		}
-		if err := ss.merge(i, cs, avgdl); err != nil {
+		merge := ss.merge
+		if len(cs) == 2 {
+			merge = ss.merge2
+		}
+		if err := merge(i, cs, avgdl); err != nil {
 			return err
 		}
 	}
@@ -245,6 +249,10 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 	}
 	return nil
 }
+
+// admits reports whether a document whose terms' bounds sum to bound
+// can enter the top: it is not full, or the sum is not under its worst.
+func (t *segTop) admits(bound float64) bool { return !t.full() || !t.below(bound) }
 
 // olderTie reports a document of segment ix that the full top turns
 // away for a tie with its worst: the same score, an older time. A common
