@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 	"unicode/utf8"
@@ -203,45 +204,58 @@ const (
 // scanString checks the JSON string whose bytes start at i (after the
 // opening quote) as jsonfile's scanner checks one: no control character,
 // only JSON's escapes. end is the index of the closing quote; ok is false
-// when the string is invalid or b ends first. Eight bytes are looked at
-// at once while none of them is a quote, a backslash or a control
-// character (the bytes of an observation's text nearly all).
+// when the string is invalid or b ends first. The next quote and any
+// backslash before it are found by bytes.IndexByte (vector searches),
+// and the bytes between are checked eight at a time for control
+// characters (an observation's text is most of a row).
 func scanString(b []byte, i int) (end int, flags strFlags, ok bool) {
-	for i < len(b) {
-		if i+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[i:])
-			q, s := x^('"'*lanes1), x^('\\'*lanes1)
-			// A lane is zero (q, s) or under 0x20 (x) exactly when one of
-			// these has its top bit set (the classic zero-byte test; exact
-			// as a whole, which is all that is asked).
-			if ((q-lanes1)&^q|(s-lanes1)&^s|(x-0x20*lanes1)&^x)&lanesTop == 0 {
-				if x&lanesTop != 0 {
-					flags |= strWide
-				}
-				i += 8
-				continue
-			}
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return 0, 0, false
 		}
-		switch c := b[i]; {
-		case c == '"':
-			return i, flags, true
-		case c == '\\':
-			k := escapeLen(b, i)
-			if k == 0 {
+		q += i
+		bs := bytes.IndexByte(b[i:q], '\\')
+		if bs < 0 {
+			if !plainRun(b[i:q], &flags) {
 				return 0, 0, false
 			}
-			flags |= strEscaped
-			i += k
-		case c < 0x20:
-			return 0, 0, false
-		default:
-			if c >= 0x80 {
-				flags |= strWide
-			}
-			i++
+			return q, flags, true
 		}
+		bs += i
+		k := escapeLen(b, bs)
+		if k == 0 || !plainRun(b[i:bs], &flags) {
+			return 0, 0, false
+		}
+		flags |= strEscaped
+		i = bs + k // past the escape (an escaped quote among them)
 	}
-	return 0, 0, false
+}
+
+// plainRun reports whether run holds no control character, noting in
+// flags a byte beyond ASCII.
+func plainRun(run []byte, flags *strFlags) bool {
+	var wide uint64
+	for len(run) >= 8 {
+		x := binary.LittleEndian.Uint64(run)
+		// A lane under 0x20 sets its top bit here (the classic test,
+		// exact as a whole).
+		if (x-0x20*lanes1)&^x&lanesTop != 0 {
+			return false
+		}
+		wide |= x
+		run = run[8:]
+	}
+	for _, c := range run {
+		if c < 0x20 {
+			return false
+		}
+		wide |= uint64(c)
+	}
+	if wide&lanesTop != 0 {
+		*flags |= strWide
+	}
+	return true
 }
 
 // escapeLen is the length of the valid escape at b[i] (a backslash), 0
