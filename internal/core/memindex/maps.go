@@ -33,7 +33,7 @@ func (m *Maps) Open(path string) (*Index, func(), error) {
 		return Open(path, false)
 	}
 	var held *mapping
-	ix, unmap, id, err := openKeyed(path, func(id fileKey) (*Index, bool) {
+	hold := func(id fileKey) (*Index, bool) {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if c := m.cur; c != nil && c.id == id {
@@ -42,7 +42,20 @@ func (m *Maps) Open(path string) (*Index, func(), error) {
 			return c.ix, true
 		}
 		return nil, false
-	})
+	}
+	// With a file mapped, its identity is asked of the path first: one
+	// stat, where opening the file to fstat it took three system calls
+	// (open, fstat, close) of every search. The stat follows a symlink as
+	// the open does, and tells the same file: the same inode on the same
+	// device, of the same size and times, a regular file.
+	if m.mapped() {
+		if id, ok := statKey(path); ok {
+			if ix, ok := hold(id); ok {
+				return ix, m.releaser(held), nil
+			}
+		}
+	}
+	ix, unmap, id, err := openKeyed(path, hold)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -80,4 +93,11 @@ func (m *Maps) drop(c *mapping) {
 	if c.refs == 0 {
 		c.unmap()
 	}
+}
+
+// mapped reports whether m holds a mapping.
+func (m *Maps) mapped() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cur != nil
 }

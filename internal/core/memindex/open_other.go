@@ -12,3 +12,6 @@ func openKeyed(path string, _ func(fileKey) (*Index, bool)) (*Index, func(), fil
 	ix, closeFn, err := openRead(path, false)
 	return ix, closeFn, fileKey{}, err
 }
+
+// statKey tells no identity here.
+func statKey(string) (fileKey, bool) { return fileKey{}, false }

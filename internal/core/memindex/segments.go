@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"strings"
+	"sync"
 )
 
 // Seg is one segment of a store searched as one: a base index written at
@@ -93,6 +94,21 @@ type cursor struct {
 	done bool
 }
 
+// skip is next's common case, small enough to be inlined into merge's
+// loop (a call for every posting otherwise): a one-byte gap, the
+// frequency after it, the document in range; false, having moved
+// nothing, for any other, which next reads (and checks).
+func (c *cursor) skip(n int) bool {
+	p := c.p
+	if len(p) < 2 || p[0] == 0 || p[0] >= 0x80 || c.doc+int(p[0]) >= n {
+		return false
+	}
+	c.doc += int(p[0])
+	c.tf = int(p[1])
+	c.p = p[2:]
+	return true
+}
+
 // next moves to the next posting (checked as eachPosting checks them).
 func (c *cursor) next(n int) error {
 	if len(c.p) == 0 {
@@ -144,7 +160,11 @@ func (ss *segSearch) scoreMerged(terms []string) error {
 				cs = append(cs, c)
 			}
 		}
-		if err := ss.merge(i, cs, avgdl); err != nil {
+		merge := ss.merge
+		if len(cs) == 2 {
+			merge = ss.merge2
+		}
+		if err := merge(i, cs, avgdl); err != nil {
 			return err
 		}
 	}
@@ -186,8 +206,10 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 	ix := ss.segs[i].Ix
 	f := &ss.filters[i]
 	filtered := f.filters()
-	memo := newContribMemo(cs)
+	memo, release := newContribMemo(cs)
+	defer release()
 	top := ss.top
+	n := ix.n
 	for d := firstDoc(cs); d >= 0; {
 		// Once the top is full, a document whose terms' bounds sum under
 		// its worst cannot enter it: it is not scored (nor filtered).
@@ -202,22 +224,43 @@ func (ss *segSearch) merge(i int, cs []cursor, avgdl float64) error {
 		score, next := 0.0, -1
 		for k := range cs {
 			c := &cs[k]
-			if c.doc == d && !c.done {
-				if ok {
-					score += memo.of(k, c, dl, avgdl)
+			if c.doc != d || c.done {
+				next = lowerDoc(next, c)
+				continue
+			}
+			if ok {
+				v := memo.kept(k, c.tf, dl)
+				if v == 0 {
+					v = memo.fill(k, c, dl, avgdl)
 				}
-				if err := c.next(ix.n); err != nil {
+				score += v
+			}
+			if !c.skip(n) {
+				if err := c.next(n); err != nil {
 					return err
 				}
 			}
 			next = lowerDoc(next, c)
 		}
-		if ok && !top.below(score) {
+		if ok && !top.below(score) && !top.olderTie(ix, score, d) {
 			top.offerLive(SegHit{Seg: i, Doc: d, Score: score})
 		}
 		d = next
 	}
 	return nil
+}
+
+// admits reports whether a document whose terms' bounds sum to bound
+// can enter the top: it is not full, or the sum is not under its worst.
+func (t *segTop) admits(bound float64) bool { return !t.full() || !t.below(bound) }
+
+// olderTie reports a document of segment ix that the full top turns
+// away for a tie with its worst: the same score, an older time. A common
+// term's documents tie by the thousand (most of "deadlock queue"'s at
+// 100K), each turned away here by one read of its time, without
+// offerLive's call.
+func (t *segTop) olderTie(ix *Index, score float64, d int) bool {
+	return t.full() && score == t.hits[0].Score && ix.time(d) < t.hits[0].time
 }
 
 // lowerDoc is the lower of next (-1: none yet) and c's document (none
@@ -257,22 +300,44 @@ const (
 	memoLens = 128
 )
 
-func newContribMemo(cs []cursor) contribMemo {
-	return make(contribMemo, len(cs)*memoTFs*memoLens)
+// memos keep the memos of finished merges for the next: 4 KB a term,
+// which a search allocated and left to the collector (a process that
+// searches many times collected every few hundred searches).
+var memos = sync.Pool{New: func() any { return new(contribMemo) }}
+
+// newContribMemo is a memo for the cursors cs, cleared; release gives it
+// back when the merge is done with it.
+func newContribMemo(cs []cursor) (m contribMemo, release func()) {
+	p := memos.Get().(*contribMemo)
+	if n := len(cs) * memoTFs * memoLens; cap(*p) >= n {
+		*p = (*p)[:n]
+		clear(*p)
+	} else {
+		*p = make(contribMemo, n)
+	}
+	return *p, func() { memos.Put(p) }
 }
 
-// of is term k's (cursor c's) contribution at c's frequency and length
-// dl: the one kept, else computed (and kept where it has a place).
-func (m contribMemo) of(k int, c *cursor, dl uint16, avgdl float64) float64 {
-	t := uint(c.tf - 1)
-	if t >= memoTFs || dl >= memoLens {
-		return bm25(c.idf, c.tf, dl, avgdl)
+// kept is term k's contribution at frequency tf and length dl as kept (0:
+// not computed yet, or no place for it). It and fill were one method,
+// which the compiler did not inline into merge's loop: a call for each
+// term of each document.
+func (m contribMemo) kept(k, tf int, dl uint16) float64 {
+	if t := uint(tf - 1); t < memoTFs && dl < memoLens {
+		return m[(uint(k)*memoTFs+t)*memoLens+uint(dl)]
 	}
-	slot := &m[(uint(k)*memoTFs+t)*memoLens+uint(dl)]
-	if *slot == 0 {
-		*slot = bm25(c.idf, c.tf, dl, avgdl)
+	return 0
+}
+
+// fill is term k's (cursor c's) contribution at c's frequency and length
+// dl when not kept: computed, and kept where it has a place (a few dozen
+// calls a search).
+func (m contribMemo) fill(k int, c *cursor, dl uint16, avgdl float64) float64 {
+	v := bm25(c.idf, c.tf, dl, avgdl)
+	if t := uint(c.tf - 1); t < memoTFs && dl < memoLens {
+		m[(uint(k)*memoTFs+t)*memoLens+uint(dl)] = v
 	}
-	return *slot
+	return v
 }
 
 // bm25 is one term's contribution to a document's score.
@@ -330,10 +395,27 @@ func (t *segTop) offerLive(h SegHit) {
 		return
 	}
 	if !full {
-		t.best.offer(h)
+		t.push(h)
 		return
 	}
 	t.replaceWorst(h)
+}
+
+// push adds h to the top, not full, and sifts it up as container/heap's
+// Push would (the same places), without Push's boxing of the hit (an
+// allocation for each of the first k hits of a search).
+func (t *segTop) push(h SegHit) {
+	t.hits = append(t.hits, h)
+	hs := t.hits
+	j := len(hs) - 1
+	for j > 0 {
+		i := (j - 1) / 2
+		if !segBetter(hs[i], hs[j]) {
+			break
+		}
+		hs[i], hs[j] = hs[j], hs[i]
+		j = i
+	}
 }
 
 // replaceWorst puts h, better than the worst, in the worst's place and
@@ -379,7 +461,11 @@ func segBetter(a, b SegHit) bool {
 }
 
 func newSegTop(segs []Seg, k int) *segTop {
-	return &segTop{segs: segs, best: best[SegHit]{k: k, better: segBetter}}
+	t := &segTop{segs: segs, best: best[SegHit]{k: k, better: segBetter}}
+	if k > 0 && k <= DefaultLimit*8 {
+		t.hits = make([]SegHit, 0, k) // one allocation, not one a doubling
+	}
+	return t
 }
 
 // IssueOf is document d's issue (cheaper than Doc when only it is needed).

@@ -37,7 +37,8 @@ func fileBaseStamp(gen uint64) memindex.Stamp { return memindex.Stamp{Generation
 // file base, or search.files does not record its generation (a crash
 // between the two writes): without the record nothing says the issue
 // files are those indexed, and the slow path reconciles.
-func (s *Store) openFileBase() *view {
+// busy are the issues of the pending markers (markedIssues).
+func (s *Store) openFileBase(busy map[int]bool) *view {
 	ix, unmap, err := s.maps.Open(s.IndexPath())
 	if err != nil {
 		return nil
@@ -47,7 +48,7 @@ func (s *Store) openFileBase() *view {
 		return nil
 	}
 	rows := s.fileRows()
-	v := s.segView(ix, unmap, ix.Stamp().Generation, true, rows.row, s.issueRows(), func() { unmap(); rows.close() })
+	v := s.segView(ix, unmap, ix.Stamp().Generation, true, busy, rows.row, s.issueRows(), func() { unmap(); rows.close() })
 	if v != nil {
 		v.stats = rows.stats
 	}

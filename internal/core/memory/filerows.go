@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
@@ -118,6 +119,7 @@ type fileRows struct {
 	open   map[int]*rowFile
 	parsed map[int]*IssueFile
 	buf    []byte
+	pooled *[rowWindow]byte // buf's first array, from rowBufs
 	dir    rowDir
 }
 
@@ -139,7 +141,8 @@ func (r *fileRows) stats() FileStats {
 }
 
 func (s *Store) fileRows() *fileRows {
-	return &fileRows{s: s, open: map[int]*rowFile{}, parsed: map[int]*IssueFile{}}
+	// Sized for a search's twenty rows: one allocation, not a growth.
+	return &fileRows{s: s, open: make(map[int]*rowFile, memindex.DefaultLimit), parsed: map[int]*IssueFile{}}
 }
 
 func (r *fileRows) close() {
@@ -150,6 +153,25 @@ func (r *fileRows) close() {
 	}
 	clear(r.open)
 	r.dir.close()
+	if r.pooled != nil {
+		// The rows decoded from it hold copies (fastRow, decodeRow).
+		rowBufs.Put(r.pooled)
+		r.pooled, r.buf = nil, nil
+	}
+}
+
+// rowBufs are first row windows: one a search, kept for the next rather
+// than left to the collector.
+var rowBufs = sync.Pool{New: func() any { return new([rowWindow]byte) }}
+
+// window is a buffer of size bytes for the row reads: the pooled first
+// window, a larger one made when a row is longer.
+func (r *fileRows) window(size int) []byte {
+	if size <= rowWindow && r.pooled == nil {
+		r.pooled = rowBufs.Get().(*[rowWindow]byte)
+		return r.pooled[:]
+	}
+	return make([]byte, size)
 }
 
 // row is the view's row reader.
@@ -176,7 +198,7 @@ func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
 	}
 	for size := rowWindow; size <= int(atomicfile.StateLimit); size *= 8 {
 		if cap(r.buf) < size {
-			r.buf = make([]byte, size)
+			r.buf = r.window(size)
 		}
 		buf := r.buf[:size]
 		k, err := f.readAt(buf, int64(doc.Ref.Off))
@@ -184,23 +206,26 @@ func (r *fileRows) rowAt(doc memindex.Doc) (Entry, bool) {
 			return Entry{}, false
 		}
 		buf = buf[:k]
-		end := objectEnd(buf)
-		if end < 0 {
-			if k < size {
-				return Entry{}, false // the file ends first
+		e, _, ok := fastRow(buf, doc.Agent, doc.Category)
+		if !ok {
+			end := objectEnd(buf)
+			if end < 0 {
+				if k < size {
+					return Entry{}, false // the file ends first
+				}
+				continue
 			}
-			continue
-		}
-		// Only the row's keys are decoded; the observation's others
-		// (content above all) are stepped over.
-		e, err := decodeRow(buf[:end])
-		if err != nil {
-			return Entry{}, false
+			// Only the row's keys are decoded; the observation's others
+			// (content above all) are stepped over.
+			var err error
+			if e, err = decodeRow(buf[:end]); err != nil {
+				return Entry{}, false
+			}
 		}
 		if e.IssueNumber == 0 {
 			e.IssueNumber = doc.Issue
 		}
-		ok := describes(doc, &e)
+		ok = describes(doc, &e)
 		return e, ok
 	}
 	return Entry{}, false

@@ -142,9 +142,9 @@ func (s *Store) stampOf(n int) (fileStamp, error) {
 // (nothing can be said; the index is trusted as before). The freshness
 // gate (fresh.go) answers instead of the sweep when nothing a writer
 // touches changed since a sweep recorded its answer; record says this
-// sweep may record one.
-func (s *Store) changedIssues(gen uint64, d *delta, record bool) (changed []int, known bool) {
-	busy := s.markedIssues()
+// sweep may record one; busy are the issues of the pending markers
+// (markedIssues).
+func (s *Store) changedIssues(gen uint64, d *delta, record bool, busy map[int]bool) (changed []int, known bool) {
 	// The gate is taken before the record is read, as the sweep's answer
 	// holds for the store as it was then.
 	prev, fresh, gate := s.checkFresh(gen, busy)
@@ -202,16 +202,21 @@ func (s *Store) changedIssues(gen uint64, d *delta, record bool) (changed []int,
 // markedIssues are the issues with a pending marker: a writer is between
 // its issue write and its manifest write (or died there, and the repair
 // of unfinished writes takes over).
-func (s *Store) markedIssues() map[int]bool {
-	ents, err := os.ReadDir(s.pendingDir())
-	if err != nil || len(ents) == 0 {
-		return nil
-	}
-	out := map[int]bool{}
-	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), "issue-")
+func (s *Store) markedIssues() map[int]bool { return markedOf(s.pendingNames()) }
+
+// markedOf is markedIssues of the pending directory's names.
+func markedOf(names []string) map[int]bool {
+	var out map[int]bool
+	for _, name := range names {
+		rest, ok := strings.CutPrefix(name, "issue-")
+		if !ok {
+			continue // search.fresh, search.overlay
+		}
 		num, _, _ := strings.Cut(rest, "-")
-		if n, err := strconv.Atoi(num); ok && err == nil {
+		if n, err := strconv.Atoi(num); err == nil {
+			if out == nil {
+				out = map[int]bool{}
+			}
 			out[n] = true
 		}
 	}
@@ -293,7 +298,7 @@ func (s *Store) restamp(ctx context.Context, files []restamped) {
 // refreshChanged indexes again, in st, the issue files whose content
 // changed since st's index was written; it reports whether st changed.
 func (s *Store) refreshChanged(st *state) (bool, error) {
-	changed, known := s.changedIssues(st.stamp.Generation, nil, false)
+	changed, known := s.changedIssues(st.stamp.Generation, nil, false, s.markedIssues())
 	// The delta's issues are changed behind the base by design: a state
 	// built from the base takes them in (idempotent when it holds them).
 	if d := s.readDelta(st.stamp.Generation); d != nil {

@@ -91,6 +91,14 @@ func (r *freshRecord) standsAt(now time.Time) bool {
 	return age >= 0 && age < int64(freshAge)
 }
 
+// keyOr is r's key, or none when there is no record.
+func (r *freshRecord) keyOr(none string) string {
+	if r == nil {
+		return none
+	}
+	return r.key
+}
+
 func (s *Store) freshPath() string { return filepath.Join(s.pendingDir(), freshName) }
 
 func (r *freshRecord) encode() []byte {
@@ -108,7 +116,7 @@ func (s *Store) readFresh() (*freshRecord, bool) {
 
 // readFreshRaw is readFresh, and the record's bytes.
 func (s *Store) readFreshRaw() (*freshRecord, []byte, bool) {
-	data, err := atomicfile.ReadRegular(s.freshPath(), 1<<20)
+	data, err := readSmall(s.freshPath(), 1<<20)
 	if err != nil {
 		return nil, nil, false
 	}
@@ -156,15 +164,23 @@ func (s *Store) checkFresh(gen uint64, busy map[int]bool) (changed []int, ok boo
 		return nil, false, nil // a writer between its steps: sweep
 	}
 	now := time.Now() // file system times are compared: the real clock
+	r, rok := s.readFresh()
+	rok = rok && r.gen == gen && r.standsAt(now)
+	// Recorded with no manifest (a file base writes none): the directory
+	// alone tells that none was created since (a new entry changes its
+	// times), one stat where the key took two (issue 35).
+	if dirPart, noManifest := strings.CutSuffix(r.keyOr(""), "-;"); rok && noManifest {
+		if dk, dok := freshDirKey(s.Dir); dok && dk == dirPart {
+			return slices.Clone(r.changed), true, nil
+		}
+	}
 	key, newest, fine, kok := freshKey(s.Dir, s.ManifestPath())
 	if !kok {
 		return nil, false, nil
 	}
 	racy := newest >= now.Add(-s.racyMargin(fine)).UnixNano()
-	if r, rok := s.readFresh(); rok && r.gen == gen && r.key == key {
-		if r.standsAt(now) {
-			return slices.Clone(r.changed), true, nil
-		}
+	if rok && r.key == key {
+		return slices.Clone(r.changed), true, nil
 	}
 	return nil, false, &freshGate{key: key, at: now, writable: !racy}
 }

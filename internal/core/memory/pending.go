@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,17 +99,33 @@ func (s *Store) repairPending(ctx context.Context) error {
 	return nil
 }
 
+// pendingNames lists the pending directory (sorted; nil when it is
+// missing or empty): a search reads it once, for the markers of writers
+// that will not finish (staleOf) and those between their steps
+// (markedOf), where it read it once for each (issue 35).
+func (s *Store) pendingNames() []string {
+	names, err := listNames(s.pendingDir())
+	if err != nil {
+		return nil
+	}
+	slices.Sort(names)
+	return names
+}
+
 // stalePending lists the markers of writers that will not finish step 2
 // themselves (dead, or older than markerStale) and their issues.
 func (s *Store) stalePending() (issues []int, markers []string) {
-	ents, err := os.ReadDir(s.pendingDir())
-	if err != nil || len(ents) == 0 {
+	return s.staleOf(s.pendingNames())
+}
+
+// staleOf is stalePending of the pending directory's names.
+func (s *Store) staleOf(names []string) (issues []int, markers []string) {
+	if len(names) == 0 {
 		return nil, nil
 	}
 	now := s.now()
 	seen := map[int]bool{}
-	for _, e := range ents {
-		name := e.Name()
+	for _, name := range names {
 		rest, ok := strings.CutPrefix(name, "issue-")
 		if !ok {
 			continue
@@ -126,7 +143,7 @@ func (s *Store) stalePending() (issues []int, markers []string) {
 		stamp, owner, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
 		t, perr := clock.Parse(stamp)
 		if perr != nil {
-			if info, err := e.Info(); err == nil {
+			if info, err := os.Lstat(path); err == nil {
 				t = info.ModTime()
 			}
 		}

@@ -44,3 +44,6 @@ func (d *rowDir) openIssue(dir, name string) *rowFile {
 }
 
 func (d *rowDir) close() {}
+
+// readSmall is atomicfile.ReadRegular here.
+func readSmall(path string, limit int64) ([]byte, error) { return atomicfile.ReadRegular(path, limit) }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 )
 
 // rowFile is an issue file opened to read rows at their offsets: on Unix
@@ -24,11 +26,19 @@ type rowFile struct {
 // and not a symlink (O_NOFOLLOW: the stat taken is then the file's own,
 // what an lstat of path gives, FileStats; a symlinked issue file's rows
 // are read by position, entryAt, as an unreadable file's are).
-func openRowFile(path string) *rowFile { return openRowFileAt(unix.AT_FDCWD, path) }
+func openRowFile(path string) *rowFile { return openRowFileAt(unix.AT_FDCWD, path, true) }
 
-// openRowFileAt is openRowFile of name in the directory dirfd.
-func openRowFileAt(dirfd int, name string) *rowFile {
-	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+// openRowFileAt is openRowFile of name in the directory dirfd; through a
+// symlink unless noFollow.
+func openRowFileAt(dirfd int, name string, noFollow bool) *rowFile {
+	flags := unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC
+	if noFollow {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Openat(dirfd, name, flags, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Openat(dirfd, name, flags, 0)
+	}
 	if err != nil {
 		return nil
 	}
@@ -74,7 +84,7 @@ func (d *rowDir) openIssue(dir, name string) *rowFile {
 	if d.fd < 0 {
 		return openRowFile(filepath.Join(dir, name))
 	}
-	return openRowFileAt(d.fd, name)
+	return openRowFileAt(d.fd, name, true)
 }
 
 func (d *rowDir) close() {
@@ -82,4 +92,29 @@ func (d *rowDir) close() {
 		_ = unix.Close(d.fd) // read-only
 	}
 	d.tried, d.fd = false, -1
+}
+
+// readSmall is atomicfile.ReadRegular (limit bytes at most) for the small
+// file every search reads (the freshness record, fresh.go): open, fstat,
+// one read and close, where an *os.File took seven system calls (its
+// poller's registration, two fstats, a second read to see the end). A
+// regular file's read returns all it asked for up to the file's end: one
+// of its size and a byte more reads it whole, or shows it grew since the
+// fstat (or read short: a network file system), and then the general
+// reader reads it.
+func readSmall(path string, limit int64) ([]byte, error) {
+	f := openRowFileAt(unix.AT_FDCWD, path, false)
+	if f == nil {
+		return atomicfile.ReadRegular(path, limit)
+	}
+	defer f.close()
+	if f.stat.Size > limit {
+		return atomicfile.ReadRegular(path, limit)
+	}
+	buf := make([]byte, f.stat.Size+1)
+	k, err := f.readAt(buf, 0)
+	if err != nil || int64(k) != f.stat.Size {
+		return atomicfile.ReadRegular(path, limit)
+	}
+	return buf[:k], nil
 }

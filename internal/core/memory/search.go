@@ -98,24 +98,31 @@ var errStale = errors.New("the search index does not describe manifest.json or t
 // at each end), it is used as is; otherwise the view is built in memory
 // from the issue files, the source of truth, and the repair is left to
 // the next writer or `memory rebuild`.
+// The pending directory is listed once for both questions it answers
+// (a writer that will not finish, writers between their steps).
 func (s *Store) open(ctx context.Context) (*view, error) {
-	if !s.unfinishedWrites() {
-		if v := s.openFast(); v != nil {
+	names := s.pendingNames()
+	if stale, _ := s.staleOf(names); len(stale) == 0 {
+		if v := s.openFastMarked(markedOf(names)); v != nil {
 			return v, nil
 		}
 	}
 	return s.openSlow(ctx)
 }
 
-func (s *Store) openFast() *view {
-	if v := s.openFileBase(); v != nil {
+func (s *Store) openFast() *view { return s.openFastMarked(s.markedIssues()) }
+
+// openFastMarked is openFast, busy being the issues of the pending
+// markers (markedIssues).
+func (s *Store) openFastMarked(busy map[int]bool) *view {
+	if v := s.openFileBase(busy); v != nil {
 		return v
 	}
 	f, err := atomicfile.OpenRegular(s.ManifestPath())
 	if err != nil {
 		return nil
 	}
-	v := s.viewOf(f)
+	v := s.viewOf(f, busy)
 	if v == nil {
 		_ = f.Close() // read-only: a close error loses nothing
 	}
@@ -128,7 +135,7 @@ func (s *Store) openFast() *view {
 // manifest by its stamp and head checksum. The view owns f from then on.
 // Nothing here is linear in the store but the issue files' stamps: the
 // index is mapped and checked as a search touches it.
-func (s *Store) viewOf(f *os.File) *view {
+func (s *Store) viewOf(f *os.File, busy map[int]bool) *view {
 	st, ok := s.baseStamp(f)
 	if !ok {
 		return nil
@@ -157,7 +164,7 @@ func (s *Store) viewOf(f *os.File) *view {
 		}
 		return e, nil
 	}
-	return s.segView(ix, unmap, st.Generation, false, base, s.issueRows(), func() { unmap(); _ = f.Close() })
+	return s.segView(ix, unmap, st.Generation, false, busy, base, s.issueRows(), func() { unmap(); _ = f.Close() })
 }
 
 // segView is the view of the base ix of generation gen (rows read by
@@ -165,10 +172,11 @@ func (s *Store) viewOf(f *os.File) *view {
 // changed behind both indexed in memory into the delta; nil, having
 // called unmap, when more changed than that is worth, or when needRecord
 // and there is no record of the issue files for gen (a file base is only
-// as good as that record). closeFn is the view's close.
-func (s *Store) segView(ix *memindex.Index, unmap func(), gen uint64, needRecord bool, base, deltaRows func(memindex.Doc) (Entry, error), closeFn func()) *view {
+// as good as that record). busy are the issues of the pending markers
+// (markedIssues). closeFn is the view's close.
+func (s *Store) segView(ix *memindex.Index, unmap func(), gen uint64, needRecord bool, busy map[int]bool, base, deltaRows func(memindex.Doc) (Entry, error), closeFn func()) *view {
 	d := s.readDelta(gen)
-	changed, known := s.changedIssues(gen, d, true)
+	changed, known := s.changedIssues(gen, d, true, busy)
 	if needRecord && !known {
 		unmap()
 		return nil
