@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -63,20 +62,12 @@ func cleanAgent(t *testing.T, age time.Duration) (remote string, a *agent) {
 	return remote, a
 }
 
-var (
-	cleanOnce sync.Once
-	cleanDir  string
-)
+var cleanOnce = &template{what: "the clean agent's template"}
 
 // cleanTemplate makes, once per test binary, the remote and clone
 // cleanAgent starts from: the clone's state written and synced.
 func cleanTemplate(t *testing.T) string {
-	t.Helper()
-	cleanOnce.Do(func() {
-		base, err := os.MkdirTemp("", "sb-clean-")
-		if err != nil {
-			t.Fatal(err)
-		}
+	return cleanOnce.dir(t, func(base string) {
 		remote := filepath.Join(base, "remote.git")
 		if err := os.CopyFS(remote, os.DirFS(sbt.Remote(t))); err != nil {
 			t.Fatal(err)
@@ -101,12 +92,7 @@ func cleanTemplate(t *testing.T) string {
 		if res := a.sync(); res.Unchanged || res.Scanned == 0 {
 			t.Fatalf("a sync after files changed within the margin took the fast path: %+v", res)
 		}
-		cleanDir = base
 	})
-	if cleanDir == "" {
-		t.Fatal("the clean agent's template could not be made (see the first test that asked)")
-	}
-	return cleanDir
 }
 
 // replace writes content to rel the way agentx writers do: a new file

@@ -242,20 +242,12 @@ func pointOrigin(t *testing.T, dir, from, to string) {
 	}
 }
 
-var (
-	pairOnce sync.Once
-	pairDir  string
-)
+var pairOnce = &template{what: "the synced pair"}
 
 // pairTemplate makes the synced pair once, by syncs as its doc says, in
 // a directory of the test binary's (remote.git, a and b), and returns it.
 func pairTemplate(t *testing.T) string {
-	t.Helper()
-	pairOnce.Do(func() {
-		base, err := os.MkdirTemp("", "sb-pair-")
-		if err != nil {
-			t.Fatal(err)
-		}
+	return pairOnce.dir(t, func(base string) {
 		remote := filepath.Join(base, "remote.git")
 		if err := os.CopyFS(remote, os.DirFS(sbt.Remote(t))); err != nil {
 			t.Fatal(err)
@@ -270,12 +262,34 @@ func pairTemplate(t *testing.T) string {
 		agents[0].write(ledger1, sbt.Records("CLR-1-001"))
 		agents[0].sync()
 		agents[1].sync()
-		pairDir = base
 	})
-	if pairDir == "" {
-		t.Fatal("the synced pair could not be made (see the first test that asked)")
+}
+
+// template is a directory made once per test binary, by the first test
+// that asks, and copied by every test that starts from it.
+type template struct {
+	what string
+	once sync.Once
+	base string
+}
+
+// dir returns the template's directory, made by build in a new directory
+// of the test binary's (removed with its temporary directory, testenv.Main)
+// the first time; a test after a failed build fails too.
+func (tp *template) dir(t *testing.T, build func(base string)) string {
+	t.Helper()
+	tp.once.Do(func() {
+		base, err := os.MkdirTemp("", "sb-template-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		build(base)
+		tp.base = base
+	})
+	if tp.base == "" {
+		t.Fatalf("%s could not be made (see the first test that asked)", tp.what)
 	}
-	return pairDir
+	return tp.base
 }
 
 func TestPushRaceIsMergedAgain(t *testing.T) {
