@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/agentx-dev/agentx/internal/core/agentstatus"
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -26,30 +27,61 @@ func (c *checker) stateFiles() {
 	if data, ok := c.read(c.ws.EventsFile()); ok {
 		c.jsonLines(c.ws.EventsFile(), data, CodeEventsCorrupt, CodeEventsTorn)
 	}
-	// One reading of the trail serves the requests' check and the
-	// observations' anchoring (anchored.go).
-	// The lines are folded into the anchors as they are read, never held
-	// all at once (issue 35); only the requests' and restores' are kept.
-	// The anchors are kept in fixed-size rows (anchorset.go), not the
-	// view's map of strings.
-	view, anchors := memanchor.NewView(), newAnchorSet()
-	view.Keep = anchors.keep
-	var made []audit.Entry
-	var seq int64
-	findings, lines, err := audit.CheckOpsEach(dir, append([]string{"clarify.request", "clarify.ask", "checkpoint.restore"}, anchorOpNames()...), func(e *audit.Entry) {
-		anchors.times.set(seq, e.Time)
-		view.Fold(seq, e, nil)
-		seq++
-		switch e.Op {
-		case "clarify.request", "clarify.ask", "checkpoint.restore":
-			made = append(made, *e)
+	c.trail(dir)
+}
+
+// trailReadings is how many times the trail is read at most when a
+// writer rotates it meanwhile (trail).
+const trailReadings = 3
+
+// trail checks the audit trail in dir. One reading serves the requests'
+// check and the observations' anchoring (anchored.go). The lines are
+// folded into the anchors as they are read, never held all at once
+// (issue 35); only the requests' and restores' are kept. The anchors are
+// kept in fixed-size rows (anchorset.go), not the view's map of strings.
+//
+// The files are read one after another with no lock, as writers append
+// under each file's own flock: a writer that rotates the trail (a new
+// month, or the current file full) between the listing and the reading
+// of the current file leaves that file's first line continuing a file
+// the listing did not hold, a broken chain that is not there. A reading
+// with findings whose listing changed while it read is taken again, from
+// a new listing; a rotation is monthly or every few megabytes, so a
+// second reading nearly always stands, and the last one's findings are
+// reported whatever they are.
+func (c *checker) trail(dir string) {
+	during := c.opt.duringTrail
+	for reading := 1; ; reading++ {
+		before, _ := audit.Files(dir)
+		view, anchors := memanchor.NewView(), newAnchorSet()
+		view.Keep = anchors.keep
+		var made []audit.Entry
+		var seq int64
+		findings, lines, err := audit.CheckOpsEach(dir, append([]string{"clarify.request", "clarify.ask", "checkpoint.restore"}, anchorOpNames()...), func(e *audit.Entry) {
+			if during != nil {
+				during()
+				during = nil
+			}
+			anchors.times.set(seq, e.Time)
+			view.Fold(seq, e, nil)
+			seq++
+			switch e.Op {
+			case "clarify.request", "clarify.ask", "checkpoint.restore":
+				made = append(made, *e)
+			}
+		}, c.opt.AuditAnchors...)
+		if len(findings) > 0 && err == nil && reading < trailReadings {
+			if after, _ := audit.Files(dir); !slices.Equal(before, after) {
+				continue
+			}
 		}
-	}, c.opt.AuditAnchors...)
-	c.rep.Counts.AuditLines = lines
-	c.addTrail(dir, findings, err, c.rel)
-	c.requestsGone(made)
-	if err == nil && seq > 0 {
-		c.view, c.anchors = view, anchors
+		c.rep.Counts.AuditLines = lines
+		c.addTrail(dir, findings, err, c.rel)
+		c.requestsGone(made)
+		if err == nil && seq > 0 {
+			c.view, c.anchors = view, anchors
+		}
+		return
 	}
 }
 

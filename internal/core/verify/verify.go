@@ -113,6 +113,9 @@ type Options struct {
 	// beforeRecheck, when set, runs instead of the pause before the
 	// memory files are read again (tests).
 	beforeRecheck func()
+	// duringTrail, when set, runs once as the trail's first line is
+	// read (tests: a writer rotating the trail meanwhile).
+	duringTrail func()
 	// Extra are problems found by the caller (checkpoints agentx did not
 	// make), reported with the others.
 	Extra []Problem
