@@ -50,6 +50,10 @@ func (p *position) decode(d *dec) {
 	p.seq, p.lastSum, p.lastLen = d.i(), d.s(), d.i()
 }
 
+// afterList, when set, runs as readOn has listed the trail (tests: a
+// writer rotating it meanwhile).
+var afterList func()
+
 // errRewritten says the trail is not the one the index read: it is read
 // again from its first line.
 var errRewritten = errors.New("the audit trail is not the one the index was made from")
@@ -62,6 +66,9 @@ func readOn(dir string, p *position, v *View, touched func(issue int, seq int64)
 	names, err := trailFiles(dir, p)
 	if err != nil {
 		return 0, err
+	}
+	if afterList != nil {
+		afterList()
 	}
 	k := len(p.files)
 	if len(names) < k {
