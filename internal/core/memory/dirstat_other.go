@@ -31,6 +31,3 @@ func eachIssueFile(dir string, fn func(n int, size, mod int64, err error)) error
 func freshKey(dir, manifest string) (key string, newest int64, fine, ok bool) {
 	return "", 0, false, false
 }
-
-// freshDirKey: none here (freshKey's).
-func freshDirKey(dir string) (key string, ok bool) { return "", false }

@@ -50,20 +50,8 @@ func eachIssueFile(dir string, fn func(n int, size, mod int64, err error)) error
 // the file system keeps sub-second times (one of them has a fraction).
 // ok is false when they cannot be stat'ed. A missing manifest (a file
 // base writes none) is part of the key as such: one the old tools create
-// changes the directory.
+// changes the directory. manifest "" leaves the manifest's part out.
 func freshKey(dir, manifest string) (key string, newest int64, fine, ok bool) {
-	return statKeys(dir, manifest)
-}
-
-// freshDirKey is the directory's part of freshKey (what it gives for
-// dir alone, the manifest's part after it).
-func freshDirKey(dir string) (key string, ok bool) {
-	key, _, _, ok = statKeys(dir, "")
-	return key, ok
-}
-
-// statKeys is freshKey of dir and, unless "", manifest.
-func statKeys(dir, manifest string) (key string, newest int64, fine, ok bool) {
 	b := make([]byte, 0, 128)
 	for _, p := range []string{dir, manifest} {
 		if p == "" {

@@ -170,7 +170,7 @@ func (s *Store) checkFresh(gen uint64, busy map[int]bool) (changed []int, ok boo
 	// alone tells that none was created since (a new entry changes its
 	// times), one stat where the key took two (issue 35).
 	if dirPart, noManifest := strings.CutSuffix(r.keyOr(""), "-;"); rok && noManifest {
-		if dk, dok := freshDirKey(s.Dir); dok && dk == dirPart {
+		if dk, _, _, dok := freshKey(s.Dir, ""); dok && dk == dirPart {
 			return slices.Clone(r.changed), true, nil
 		}
 	}
