@@ -6,16 +6,10 @@ import "golang.org/x/sys/unix"
 
 // syncDir makes the rename durable. Errors are ignored: some filesystems
 // refuse fsync on directories, and the rename itself has already happened.
-// The directory is opened with open(2), not os.Open: an *os.File tries the
-// descriptor with the poller (two fcntl pairs and an epoll_ctl that fails)
-// and gets a finalizer, for a descriptor that is synced and closed at once
-// (every write of a ledger, issue 35).
+// The directory is opened with OpenFd, not os.Open: its descriptor is
+// synced and closed at once (every write of a ledger, issue 35).
 func syncDir(dir string) {
-	var fd int
-	var err error = unix.EINTR
-	for err == unix.EINTR {
-		fd, err = unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	}
+	fd, err := OpenFd(unix.AT_FDCWD, dir, unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
 		return
 	}

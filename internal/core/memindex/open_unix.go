@@ -78,16 +78,11 @@ func openMapped(path string, verify bool, known func(fileKey) (*Index, bool)) (*
 
 // openFd opens path read-only, not blocking on a FIFO.
 func openFd(path string) (int, error) {
-	for {
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return -1, &fs.PathError{Op: "open", Path: path, Err: err}
-		}
-		return fd, nil
+	fd, err := atomicfile.OpenFd(unix.AT_FDCWD, path, unix.O_RDONLY|unix.O_NONBLOCK)
+	if err != nil {
+		return -1, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
+	return fd, nil
 }
 
 // keyOf is the identity of the file st describes.

@@ -5,6 +5,7 @@ package memory
 import (
 	"sync"
 
+	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -17,10 +18,7 @@ var direntBufs = sync.Pool{New: func() any { return new([4096]byte) }}
 // bare descriptor: an *os.File cost a search its allocation, its cleanup's
 // registration and the buffer Readdirnames makes (issue 35).
 func listNames(dir string) ([]string, error) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	for err == unix.EINTR {
-		fd, err = unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	}
+	fd, err := atomicfile.OpenFd(unix.AT_FDCWD, dir, unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
 		return nil, err
 	}

@@ -31,14 +31,11 @@ func openRowFile(path string) *rowFile { return openRowFileAt(unix.AT_FDCWD, pat
 // openRowFileAt is openRowFile of name in the directory dirfd; through a
 // symlink unless noFollow.
 func openRowFileAt(dirfd int, name string, noFollow bool) *rowFile {
-	flags := unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC
+	flags := unix.O_RDONLY | unix.O_NONBLOCK
 	if noFollow {
 		flags |= unix.O_NOFOLLOW
 	}
-	fd, err := unix.Openat(dirfd, name, flags, 0)
-	for err == unix.EINTR {
-		fd, err = unix.Openat(dirfd, name, flags, 0)
-	}
+	fd, err := atomicfile.OpenFd(dirfd, name, flags)
 	if err != nil {
 		return nil
 	}
@@ -77,7 +74,7 @@ type rowDir struct {
 func (d *rowDir) openIssue(dir, name string) *rowFile {
 	if !d.tried {
 		d.tried, d.fd = true, -1
-		if fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+		if fd, err := atomicfile.OpenFd(unix.AT_FDCWD, dir, unix.O_RDONLY|unix.O_DIRECTORY); err == nil {
 			d.fd = fd
 		}
 	}
