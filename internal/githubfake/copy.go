@@ -21,26 +21,9 @@ func (s *Server) CopyFrom(src *Server) {
 	defer src.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.issues = map[int]map[string]bool{}
-	for n, set := range src.issues {
-		s.issues[n] = maps.Clone(set)
-	}
-	s.comments = map[int64]*Comment{}
-	for id, c := range src.comments {
-		c2 := *c
-		c2.Reactions = slices.Clone(c.Reactions)
-		s.comments[id] = &c2
-	}
-	s.nextID = src.nextID
-	s.labels = map[string]*Label{}
-	for k, l := range src.labels {
-		l2 := *l
-		s.labels[k] = &l2
-	}
-	s.files = map[string][]byte{}
-	for k, f := range src.files {
-		s.files[k] = slices.Clone(f)
-	}
+	// Issues, comments, labels, files, the next id and the clock, as
+	// Snapshot and Restore copy them.
+	s.restoreLocked(src.snapshotLocked())
 	s.texts = nil
 	if src.texts != nil {
 		s.texts = map[int]*IssueText{}
@@ -50,7 +33,6 @@ func (s *Server) CopyFrom(src *Server) {
 			s.texts[n] = &x2
 		}
 	}
-	s.tick = src.tick
 	s.gitdata = nil
 	if g := src.gitdata; g != nil {
 		c := newGitData()

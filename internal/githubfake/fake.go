@@ -252,6 +252,11 @@ type Snapshot struct {
 func (s *Server) Snapshot() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.snapshotLocked()
+}
+
+// snapshotLocked is Snapshot under s.mu.
+func (s *Server) snapshotLocked() Snapshot {
 	snap := Snapshot{issues: map[int]map[string]bool{}, comments: map[int64]Comment{}, labels: map[string]Label{},
 		files: map[string][]byte{}, nextID: s.nextID, tick: s.tick}
 	for n, set := range s.issues {
@@ -278,6 +283,11 @@ func (s *Server) Snapshot() Snapshot {
 func (s *Server) Restore(snap Snapshot) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.restoreLocked(snap)
+}
+
+// restoreLocked is Restore under s.mu.
+func (s *Server) restoreLocked(snap Snapshot) {
 	s.issues, s.comments, s.labels, s.files = map[int]map[string]bool{}, map[int64]*Comment{}, map[string]*Label{}, map[string][]byte{}
 	for n, set := range snap.issues {
 		s.issues[n] = map[string]bool{}
