@@ -1,18 +1,20 @@
+// The sync of the state branch between agents: which paths are state, the
+// first sync (with state or none), two agents' changes landing on both
+// sides, push races, a missing file against a tombstone, a file that does
+// not parse, seeding from committed ledgers, push-only and pull-only syncs,
+// errors, and the files the local side does not manage. The agents and
+// templates the tests start from are in agents_test.go.
+
 package statebranch_test
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -45,61 +47,6 @@ func TestIsStatePath(t *testing.T) {
 			t.Errorf("IsStatePath(%q) = %v, want %v", p, got, want)
 		}
 	}
-}
-
-// agent is one clone standing for one machine.
-type agent struct {
-	t    *testing.T
-	dir  string
-	opts statebranch.Options
-}
-
-func newAgent(t *testing.T, remote string) *agent {
-	return agentAt(t, sbt.Clone(t, remote))
-}
-
-// agentAt is the agent of the clone at dir.
-func agentAt(t *testing.T, dir string) *agent {
-	return &agent{t: t, dir: dir, opts: statebranch.Options{
-		Root: dir, Merge: sbt.UnionMerge, Valid: sbt.Valid, Lost: sbt.Lost, NoSync: true,
-		Locks: lock.New(lock.Options{}),
-		Now:   func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
-	}}
-}
-
-func (a *agent) path(rel string) string {
-	return filepath.Join(a.dir, ".agentx", filepath.FromSlash(rel))
-}
-
-func (a *agent) write(rel, content string) { sbt.WriteFile(a.t, a.path(rel), content) }
-
-func (a *agent) read(rel string) []byte {
-	data, err := os.ReadFile(a.path(rel))
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	return data
-}
-
-func (a *agent) sync(mod ...func(*statebranch.Options)) *statebranch.Result {
-	a.t.Helper()
-	o := a.opts
-	for _, m := range mod {
-		m(&o)
-	}
-	res, err := statebranch.Sync(context.Background(), o)
-	if err != nil {
-		a.t.Fatalf("sync in %s: %v", a.dir, err)
-	}
-	return res
-}
-
-const ledger1 = "state/clarifications/issue-1.json"
-
-// remoteFile reads a file of the state branch in the bare remote.
-func remoteFile(t *testing.T, remote, rel string) []byte {
-	t.Helper()
-	return []byte(sbt.Git(t, remote, "show", "refs/heads/agentx/state:"+rel) + "\n")
 }
 
 func TestFirstSyncCreatesOrphanBranchOfStateFilesOnly(t *testing.T) {
@@ -163,28 +110,6 @@ func TestTwoAgentsLandBothSides(t *testing.T) {
 	}
 }
 
-// countingTransport counts transfers and can run something before a push.
-type countingTransport struct {
-	statebranch.GitCLI
-	fetches, pushes int
-	beforePush      func()
-}
-
-func (c *countingTransport) Fetch(ctx context.Context, remote, branch, tracking string) (bool, error) {
-	c.fetches++
-	return c.GitCLI.Fetch(ctx, remote, branch, tracking)
-}
-
-func (c *countingTransport) Push(ctx context.Context, remote, branch, commit string) error {
-	c.pushes++
-	if c.beforePush != nil {
-		f := c.beforePush
-		c.beforePush = nil
-		f()
-	}
-	return c.GitCLI.Push(ctx, remote, branch, commit)
-}
-
 func TestNothingChangedFetchesOnceAndNeitherCommitsNorPushes(t *testing.T) {
 	t.Parallel()
 	sbt.Env(t)
@@ -205,91 +130,6 @@ func TestNothingChangedFetchesOnceAndNeitherCommitsNorPushes(t *testing.T) {
 	if got := sbt.Git(t, a.dir, "count-objects"); got != objects {
 		t.Errorf("objects written: %s -> %s", objects, got)
 	}
-}
-
-// syncedPair is two agents that both hold ledger 1 with CLR-1-001, synced.
-// It is a copy of a pair made so once per test binary (pairTemplate): its
-// two syncs start about 15 git processes, and 13 tests start from it
-// (issue 37).
-func syncedPair(t *testing.T) (remote string, a, b *agent) {
-	sbt.Env(t)
-	tm := pairTemplate(t)
-	dir := t.TempDir()
-	remote = filepath.Join(dir, "remote.git")
-	for _, d := range []string{"remote.git", "a", "b"} {
-		if err := os.CopyFS(filepath.Join(dir, d), os.DirFS(filepath.Join(tm, d))); err != nil {
-			t.Fatalf("copy the synced pair: %v", err)
-		}
-	}
-	for _, d := range []string{"a", "b"} {
-		pointOrigin(t, filepath.Join(dir, d), filepath.Join(tm, "remote.git"), remote)
-	}
-	return remote, agentAt(t, filepath.Join(dir, "a")), agentAt(t, filepath.Join(dir, "b"))
-}
-
-// pointOrigin points the origin of the copied clone at dir from the
-// template's remote at the copy's.
-func pointOrigin(t *testing.T, dir, from, to string) {
-	t.Helper()
-	cfg := filepath.Join(dir, ".git", "config")
-	data, err := os.ReadFile(cfg)
-	line := []byte("url = " + from + "\n")
-	if err != nil || !bytes.Contains(data, line) {
-		t.Fatalf("%s has no %q: %v", cfg, line, err)
-	}
-	if err := os.WriteFile(cfg, bytes.Replace(data, line, []byte("url = "+to+"\n"), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-var pairOnce = &template{what: "the synced pair"}
-
-// pairTemplate makes the synced pair once, by syncs as its doc says, in
-// a directory of the test binary's (remote.git, a and b), and returns it.
-func pairTemplate(t *testing.T) string {
-	return pairOnce.dir(t, func(base string) {
-		remote := filepath.Join(base, "remote.git")
-		if err := os.CopyFS(remote, os.DirFS(sbt.Remote(t))); err != nil {
-			t.Fatal(err)
-		}
-		var agents []*agent
-		for _, d := range []string{"a", "b"} {
-			if err := os.CopyFS(filepath.Join(base, d), os.DirFS(sbt.Clone(t, remote))); err != nil {
-				t.Fatal(err)
-			}
-			agents = append(agents, agentAt(t, filepath.Join(base, d)))
-		}
-		agents[0].write(ledger1, sbt.Records("CLR-1-001"))
-		agents[0].sync()
-		agents[1].sync()
-	})
-}
-
-// template is a directory made once per test binary, by the first test
-// that asks, and copied by every test that starts from it.
-type template struct {
-	what string
-	once sync.Once
-	base string
-}
-
-// dir returns the template's directory, made by build in a new directory
-// of the test binary's (removed with its temporary directory, testenv.Main)
-// the first time; a test after a failed build fails too.
-func (tp *template) dir(t *testing.T, build func(base string)) string {
-	t.Helper()
-	tp.once.Do(func() {
-		base, err := os.MkdirTemp("", "sb-template-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		build(base)
-		tp.base = base
-	})
-	if tp.base == "" {
-		t.Fatalf("%s could not be made (see the first test that asked)", tp.what)
-	}
-	return tp.base
 }
 
 func TestPushRaceIsMergedAgain(t *testing.T) {
@@ -381,67 +221,6 @@ func TestUnmergeableFileStaysLocalAndIsNotPushed(t *testing.T) {
 	}
 	if got := sbt.IDs(t, remoteFile(t, remote, ledger1)); len(got) != 3 {
 		t.Errorf("remote %v", got)
-	}
-}
-
-func fileHash(t *testing.T, path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "absent"
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
-}
-
-// snapshot is what a sync must never change in the user's repository.
-func snapshot(t *testing.T, dir string) string {
-	return strings.Join([]string{
-		fileHash(t, filepath.Join(dir, ".git", "HEAD")),
-		fileHash(t, filepath.Join(dir, ".git", "index")),
-		fileHash(t, filepath.Join(dir, ".git", "FETCH_HEAD")),
-		fileHash(t, filepath.Join(dir, ".git", "config")),
-		sbt.Git(t, dir, "rev-parse", "HEAD"),
-		sbt.Git(t, dir, "for-each-ref", "refs/heads", "refs/tags", "refs/stash"),
-		sbt.Git(t, dir, "stash", "list"),
-		sbt.Git(t, dir, "status", "--porcelain", "--untracked-files=all"),
-		fileHash(t, filepath.Join(dir, "README.md")),
-		fileHash(t, filepath.Join(dir, "staged.txt")),
-		fileHash(t, filepath.Join(dir, "untracked.txt")),
-		fileHash(t, filepath.Join(dir, ".agentx", "memory", "manifest.json")),
-		fileHash(t, filepath.Join(dir, ".agentx", "state", "agent-status.json")),
-	}, "\n")
-}
-
-func TestUserRepositoryUntouched(t *testing.T) {
-	t.Parallel()
-	sbt.Env(t)
-	remote := sbt.Remote(t)
-	a, b := newAgent(t, remote), newAgent(t, remote)
-	// GitHub Mode: the state files are ignored on code branches.
-	sbt.WriteFile(t, filepath.Join(a.dir, ".git", "info", "exclude"), ".agentx/\n")
-	sbt.Git(t, a.dir, "checkout", "--quiet", "-b", "42-fix-login")
-	sbt.WriteFile(t, filepath.Join(a.dir, "stashed.txt"), "x\n")
-	sbt.Git(t, a.dir, "add", "stashed.txt")
-	sbt.Git(t, a.dir, "stash", "--quiet")
-	sbt.WriteFile(t, filepath.Join(a.dir, "staged.txt"), "staged\n")
-	sbt.Git(t, a.dir, "add", "staged.txt")
-	sbt.WriteFile(t, filepath.Join(a.dir, "README.md"), "edited, not staged\n")
-	sbt.WriteFile(t, filepath.Join(a.dir, "untracked.txt"), "u\n")
-	a.write("memory/manifest.json", "{}\n")
-	a.write("state/agent-status.json", "{}\n")
-	a.write(ledger1, sbt.Records("CLR-1-001"))
-	b.write(ledger1, sbt.Records("CLR-1-002"))
-	b.sync()
-
-	before := snapshot(t, a.dir)
-	a.sync()                                                     // merge, commit, push
-	a.sync(func(o *statebranch.Options) { o.PullOnly = true })   // pull
-	a.sync(func(o *statebranch.Options) { o.InitFrom = "HEAD" }) // seed from a commit
-	if after := snapshot(t, a.dir); after != before {
-		t.Errorf("user state changed:\nbefore:\n%s\nafter:\n%s", before, after)
-	}
-	if got := sbt.IDs(t, a.read(ledger1)); len(got) != 2 {
-		t.Errorf("ledger %v", got)
 	}
 }
 
@@ -543,17 +322,6 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// alwaysRejected loses every push race.
-type alwaysRejected struct {
-	statebranch.GitCLI
-	pushes int
-}
-
-func (r *alwaysRejected) Push(context.Context, string, string, string) error {
-	r.pushes++
-	return statebranch.ErrNonFastForward
-}
-
 func TestLosingEveryRaceGivesUpAfterTheRetries(t *testing.T) {
 	t.Parallel()
 	sbt.Env(t)
@@ -569,33 +337,6 @@ func TestLosingEveryRaceGivesUpAfterTheRetries(t *testing.T) {
 	}
 	if tr.pushes != 3 || res.Retries != 2 {
 		t.Errorf("pushes %d retries %d", tr.pushes, res.Retries)
-	}
-}
-
-func TestLinkedWorktreeHasItsOwnBase(t *testing.T) {
-	t.Parallel()
-	sbt.Env(t)
-	remote := sbt.Remote(t)
-	a := newAgent(t, remote)
-	wtDir := filepath.Join(t.TempDir(), "wt")
-	sbt.Git(t, a.dir, "worktree", "add", "--quiet", "-b", "7-other", wtDir)
-	w := &agent{t: t, dir: wtDir, opts: a.opts}
-	w.opts.Root = wtDir
-	w.write("memory/issue-7.json", sbt.Records("from-worktree"))
-	w.sync()
-	firstBase := worktreeBases(t, a.dir)
-	if len(firstBase) != 1 || !strings.HasPrefix(firstBase[0], "refs/agentx/worktrees/wt-") {
-		t.Fatalf("worktree base refs %v", firstBase)
-	}
-	if _, err := sbt.TryGit(t.Context(), a.dir, "rev-parse", "--verify", "-q", statebranch.SyncedRef); err == nil {
-		t.Fatal("the worktree's sync set the main work tree's base")
-	}
-	a.sync()
-	if got := sbt.IDs(t, a.read("memory/issue-7.json")); !slices.Equal(got, []string{"from-worktree"}) {
-		t.Errorf("main work tree: %v", got)
-	}
-	if got := sbt.Git(t, wtDir, "rev-parse", "--abbrev-ref", "HEAD"); got != "7-other" {
-		t.Errorf("worktree HEAD %s", got)
 	}
 }
 
@@ -628,46 +369,6 @@ func TestFilesTheLocalSideDoesNotManageStayOnTheBranch(t *testing.T) {
 	}
 	if got := sbt.IDs(t, remoteFile(t, remote, ledger1)); len(got) != 2 {
 		t.Errorf("remote ledger %v", got)
-	}
-}
-
-func worktreeBases(t *testing.T, dir string) []string {
-	out := sbt.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/agentx/worktrees/")
-	if out == "" {
-		return nil
-	}
-	return strings.Split(out, "\n")
-}
-
-// A worktree removed and added again under the same name must not inherit
-// the old one's sync base: its first sync would read every file the old
-// worktree had as removed here.
-func TestReaddedWorktreeStartsWithoutTheOldBase(t *testing.T) {
-	t.Parallel()
-	sbt.Env(t)
-	remote := sbt.Remote(t)
-	a := newAgent(t, remote)
-	a.write("memory/issue-7.json", sbt.Records("o1", "o2"))
-	a.sync()
-	wtDir := filepath.Join(t.TempDir(), "wt")
-	sbt.Git(t, a.dir, "worktree", "add", "--quiet", "-b", "7-other", wtDir)
-	w := &agent{t: t, dir: wtDir, opts: a.opts}
-	w.opts.Root = wtDir
-	w.sync()
-	if got := sbt.IDs(t, w.read("memory/issue-7.json")); len(got) != 2 {
-		t.Fatalf("worktree after its first sync: %v", got)
-	}
-	sbt.Git(t, a.dir, "worktree", "remove", "--force", wtDir)
-	sbt.Git(t, a.dir, "worktree", "add", "--quiet", wtDir, "7-other")
-	res := w.sync()
-	if res.Pushed {
-		t.Errorf("the re-added worktree pushed %+v", res)
-	}
-	if got := sbt.IDs(t, remoteFile(t, remote, "memory/issue-7.json")); len(got) != 2 {
-		t.Errorf("remote after the re-added worktree synced: %v", got)
-	}
-	if got := worktreeBases(t, a.dir); len(got) != 2 {
-		t.Errorf("base refs %v: want one per worktree incarnation", got)
 	}
 }
 
