@@ -110,3 +110,32 @@ func TestStoreSearchGetRemove(t *testing.T) {
 		t.Fatalf("recall count after a fold of 12: %d", o.RecallCount)
 	}
 }
+
+func TestListsAndDateFilters(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, clk, _ := newTestStore(t)
+	if _, err := s.Store(ctx, []Observation{obs("engineer", 1, Decision, "early decision")}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(48 * time.Hour)
+	if _, err := s.Store(ctx, []Observation{obs("architect", 1, Decision, "late decision"), obs("engineer", 2, Error, "late error")}); err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := s.Search(ctx, Query{Agent: "engineer", Limit: -1}); len(rows) != 2 || rows[0].Summary != "late error" {
+		t.Fatalf("by agent, newest first: %+v", rows)
+	}
+	if rows, _ := s.Search(ctx, Query{Category: Decision, Limit: -1}); len(rows) != 2 {
+		t.Fatalf("by category: %+v", rows)
+	}
+	since := clk.Now().Add(-time.Hour)
+	if rows, _ := s.Search(ctx, Query{Text: "decision", Since: since}); len(rows) != 1 || rows[0].Agent != "architect" {
+		t.Fatalf("since: %+v", rows)
+	}
+	if rows, _ := s.Search(ctx, Query{Text: "decision", Until: since}); len(rows) != 1 || rows[0].Agent != "engineer" {
+		t.Fatalf("until: %+v", rows)
+	}
+	if _, err := s.Store(ctx, []Observation{{Agent: "x", IssueNumber: 1, Category: "opinion", Content: "c"}}); !errcode.Is(err, errcode.InvalidInput) {
+		t.Fatalf("unknown category: %v", err)
+	}
+}
