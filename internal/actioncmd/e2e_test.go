@@ -1,7 +1,8 @@
 // The end-to-end tests' build of agentx-action (TestMain, shared with a
 // second copy of the suite, with coverage when AGENTX_E2E_COVER asks) and
 // the test of that build's size. The simulated runner is in
-// e2e_runner_test.go; the runs are in the *_e2e_test.go files.
+// e2e_runner_test.go; the runs are in the files that use it
+// (statebranch_e2e_test.go, guards_e2e_test.go, e2e_ops_test.go, ...).
 
 package actioncmd
 
