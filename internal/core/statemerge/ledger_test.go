@@ -1,9 +1,13 @@
+// The ledger merge's rules, case by case (TestMergeLedgerRules), each
+// checked for symmetry and idempotence, and the helpers that compare
+// merges which renumbered different sides. The records the cases are built
+// from are in records_test.go; MergeFile's other cases in mergefile_test.go.
+
 package statemerge
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
@@ -11,135 +15,6 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 )
-
-const ledgerPath = "state/clarifications/issue-42.json"
-
-// ts is a timestamp minutes after a fixed start.
-func ts(min int) string {
-	return "2026-03-01T17:" + twoDigits(min) + ":00.000Z"
-}
-
-func twoDigits(n int) string { return string([]byte{byte('0' + n/10), byte('0' + n%10)}) }
-
-// req is a fresh request as the router writes it, created at minute min.
-func req(id string, min int, question string) ledger.Record {
-	r := ledger.Record{ID: id, IssueNumber: 42, From: "engineer", To: "architect", Topic: "auth flow",
-		Blocking: true, Status: ledger.Pending, Round: 1, MaxRounds: 5, Created: ts(min), StaleAfter: ts(min + 30),
-		Thread: []ledger.Entry{{Round: 1, From: "engineer", Type: ledger.Question, Body: question, Timestamp: ts(min)}}}
-	r.SetExtra("slaMinutes", json.RawMessage("30"))
-	return r
-}
-
-// Transitions as the router and the monitor make them.
-func answer(r ledger.Record, min int, body string) ledger.Record {
-	r = clone(r)
-	r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: r.To, Type: ledger.Answer, Body: body, Timestamp: ts(min)})
-	r.Status = ledger.Answered
-	return r
-}
-
-func ask(r ledger.Record, min int, body string) ledger.Record {
-	r = clone(r)
-	r.Round++
-	r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: r.From, Type: ledger.Question, Body: body, Timestamp: ts(min)})
-	r.Status = ledger.Pending
-	r.StaleAfter = ts(min + 30)
-	return r
-}
-
-func resolve(r ledger.Record, min int) ledger.Record {
-	r = clone(r)
-	at := ts(min)
-	r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: r.From, Type: ledger.Resolution, Body: "Going with it.", Timestamp: at})
-	r.Status, r.ResolvedAt = ledger.Resolved, &at
-	return r
-}
-
-func abandon(r ledger.Record, min int) ledger.Record {
-	r = clone(r)
-	r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: r.From, Type: ledger.Resolution, Body: "Abandoned: moot.", Timestamp: ts(min)})
-	r.Status = ledger.Abandoned
-	return r
-}
-
-func escalate(r ledger.Record, min int) ledger.Record {
-	r = clone(r)
-	body := "[ESCALATED] Clarification \"auth flow\" (" + r.ID + ") could not be resolved.\n  On GitHub: /clarify resolve " + r.ID + " <decision>"
-	r.Thread = append(r.Thread, ledger.Entry{Round: r.Round, From: ledger.HubName, Type: ledger.Escalation, Body: body, Timestamp: ts(min)})
-	r.Status = ledger.Escalated
-	return r
-}
-
-// markStale is the monitor's first timeout.
-func markStale(r ledger.Record, min int) ledger.Record {
-	r = clone(r)
-	r.Status = ledger.Stale
-	r.StaleAfter = ts(min + 30)
-	r.SetExtra("staleRound", json.RawMessage(itoa(r.Round)))
-	return r
-}
-
-func withExtra(r ledger.Record, key, value string) ledger.Record {
-	r = clone(r)
-	r.SetExtra(key, json.RawMessage(value))
-	return r
-}
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
-
-// clone deep-copies r, so a transition never changes the record it starts from.
-func clone(r ledger.Record) ledger.Record {
-	r.Thread = append([]ledger.Entry(nil), r.Thread...)
-	for i := range r.Thread {
-		r.Thread[i].Extra = append([]jsonfile.Field(nil), r.Thread[i].Extra...)
-	}
-	r.Extra = append([]jsonfile.Field(nil), r.Extra...)
-	return r
-}
-
-// file renders a ledger of issue 42 holding recs (nil recs: no file).
-func file(t testing.TB, recs ...ledger.Record) []byte {
-	t.Helper()
-	data, err := jsonfile.Marshal(&ledger.Ledger{IssueNumber: 42, Clarifications: recs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
-func decode(t testing.TB, data []byte) *ledger.Ledger {
-	t.Helper()
-	l, err := ledger.Parse(ledgerPath, data, 42)
-	if err != nil {
-		t.Fatalf("merged ledger does not parse: %v\n%s", err, data)
-	}
-	return l
-}
-
-func find(t testing.TB, l *ledger.Ledger, id string) *ledger.Record {
-	t.Helper()
-	r := l.Find(id)
-	if r == nil {
-		t.Fatalf("no record %s in merged ledger", id)
-	}
-	return r
-}
-
-func types(r *ledger.Record) string {
-	var s []string
-	for _, e := range r.Thread {
-		s = append(s, string(e.Type))
-	}
-	return strings.Join(s, ",")
-}
-
-func ids(l *ledger.Ledger) string {
-	var s []string
-	for _, r := range l.Clarifications {
-		s = append(s, r.ID)
-	}
-	return strings.Join(s, ",")
-}
 
 func TestMergeLedgerRules(t *testing.T) {
 	t.Parallel()
@@ -512,117 +387,5 @@ func sortStrings(s []string) {
 		for j := i; j > 0 && s[j] < s[j-1]; j-- {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
-	}
-}
-
-func TestMergeFileWholeFiles(t *testing.T) {
-	t.Parallel()
-	q1 := req("CLR-42-001", 0, "Middleware or controller?")
-	q2 := req("CLR-42-002", 5, "Which session store?")
-	indented := []byte("{\n    \"issueNumber\": 42,\n    \"clarifications\": []\n}\n") // another tool's layout
-	tests := []struct {
-		name               string
-		base, ours, theirs []byte
-		want               []byte
-	}{
-		{"ours and theirs equal: ours, byte for byte", file(t, q1), indented, indented, indented},
-		{"only theirs changed: theirs, byte for byte", indented, indented, file(t, q1), file(t, q1)},
-		{"only ours changed: ours, byte for byte", indented, file(t, q1), indented, file(t, q1)},
-		{"added on one side", nil, nil, file(t, q1), file(t, q1)},
-		// Absence is never a deletion: a missing file is "not here yet".
-		{"missing on one side, untouched on the other", file(t, q1), nil, file(t, q1), file(t, q1)},
-		{"missing on both, the base holds it", file(t, q1), nil, nil, file(t, q1)},
-		{"missing on one side, a record added on the other", file(t, q1), nil, file(t, q1, q2), file(t, q1, q2)},
-		{"deleted on one side, a record answered on the other", file(t, q1), file(t, answer(q1, 2, "M.")), nil, file(t, answer(q1, 2, "M."))},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, _, err := MergeFile(ledgerPath, tc.base, tc.ours, tc.theirs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if (got == nil) != (tc.want == nil) || string(got) != string(tc.want) {
-				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestMergeFileUnmergeable(t *testing.T) {
-	t.Parallel()
-	q1 := file(t, req("CLR-42-001", 0, "Q?"))
-	q1a := file(t, answer(req("CLR-42-001", 0, "Q?"), 2, "A."))
-	tests := []struct {
-		name, path         string
-		base, ours, theirs []byte
-	}{
-		{"not a state file", "agentx.toml", q1, q1a, nil},
-		{"agent status is local", "state/agent-status.json", q1, q1a, nil},
-		{"the manifest is derived", "memory/manifest.json", q1, q1a, nil},
-		{"ours is not JSON", ledgerPath, q1, []byte("<<<<<<< HEAD\n{"), q1a},
-		{"theirs is empty", ledgerPath, q1, q1a, []byte{}},
-		{"base has the wrong shape", ledgerPath, []byte(`{"clarifications": 3}`), q1, q1a},
-		{"a memory file that does not parse", "memory/issue-42.json", nil, []byte(`{"observations": [1]}`), []byte(`{}`)},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, _, err := MergeFile(tc.path, tc.base, tc.ours, tc.theirs)
-			if !errors.Is(err, ErrUnmergeable) || got != nil {
-				t.Errorf("got %q, %v; want ErrUnmergeable", got, err)
-			}
-		})
-	}
-}
-
-func TestClassify(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		path  string
-		kind  kind
-		issue int
-	}{
-		{"state/clarifications/issue-42.json", kindLedger, 42},
-		{"./state/clarifications/issue-7.json", kindLedger, 7},
-		{"state/clarifications/issue-x.json", kindUnknown, 0},
-		{"state/clarifications/issue-0.json", kindUnknown, 0},
-		{"memory/issue-42.json", kindMemory, 42},
-		{"memory/manifest.json", kindUnknown, 0},
-		{"memory/archive/issue-42-archived.json", kindArchive, 42},
-		{"memory/archive/other.json", kindArchive, 0},
-		{"memory/archive/x/issue-1-archived.json", kindUnknown, 0},
-		{"state/agent-status.json", kindUnknown, 0},
-	}
-	for _, tc := range tests {
-		k, n := classify(tc.path)
-		if k != tc.kind || n != tc.issue {
-			t.Errorf("classify(%q) = %v, %d; want %v, %d", tc.path, k, n, tc.kind, tc.issue)
-		}
-	}
-}
-
-func TestReplaceID(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"(CLR-42-002) and CLR-42-002.", "(CLR-42-009) and CLR-42-009."},
-		{"CLR-42-0021 xCLR-42-002 CLR-42-002-b", "CLR-42-0021 xCLR-42-002 CLR-42-002-b"},
-		{"resolve CLR-42-002", "resolve CLR-42-009"},
-	}
-	for _, tc := range tests {
-		if got := replaceID(tc.in, "CLR-42-002", "CLR-42-009"); got != tc.want {
-			t.Errorf("replaceID(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-// The guard names a thread entry a result lost, not only a record.
-func TestLostNamesADroppedEntry(t *testing.T) {
-	q := req("CLR-42-001", 0, "Q?")
-	a := answer(q, 2, "A.")
-	lost, err := Lost(ledgerPath, file(t, q), file(t, a))
-	if err != nil || len(lost) != 1 || !strings.Contains(lost[0], "CLR-42-001 entry 1 (answer)") {
-		t.Fatalf("%v %v", lost, err)
-	}
-	if lost, err := Lost(ledgerPath, file(t, a), file(t, q), file(t, a)); err != nil || len(lost) != 0 {
-		t.Fatalf("%v %v", lost, err)
 	}
 }
