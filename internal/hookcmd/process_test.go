@@ -27,6 +27,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/ledger/ledgertest"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // testHelpers are extra programs for TestMain.
@@ -216,7 +217,7 @@ func startCmd(t *testing.T, cmd *exec.Cmd, env []string) *proc {
 // fails the test instead of hanging it).
 func (p *proc) expect(t *testing.T, prefix string) string {
 	t.Helper()
-	timeout := time.After(30 * time.Second)
+	timeout := time.After(testenv.HangGuard)
 	for {
 		select {
 		case line, ok := <-p.lines:

@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // rawMCP speaks JSON-RPC to `agentx-hook mcp` as a process, without the
@@ -149,7 +150,7 @@ func TestMCPStdioWire(t *testing.T) {
 		if err != nil {
 			t.Fatalf("mcp exited with %v after stdin closed", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.HangGuard):
 		t.Fatal("mcp did not exit after stdin closed")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentx-dev/agentx/internal/testenv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -53,7 +54,7 @@ func TestResourcesWithUpdates(t *testing.T) {
 		select {
 		case uri := <-updated:
 			got[uri] = true
-		case <-time.After(30 * time.Second):
+		case <-time.After(testenv.HangGuard):
 			t.Fatalf("updates heard: %v", got)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/events"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // stdioSession is a server on the stdio transport driven line by line,
@@ -81,8 +82,8 @@ func (s *stdioSession) next() map[string]any {
 				continue // a notification
 			}
 			return m
-		case <-time.After(30 * time.Second):
-			s.t.Fatal("no answer in 30 s")
+		case <-time.After(testenv.HangGuard):
+			s.t.Fatalf("no answer in %s", testenv.HangGuard)
 		}
 	}
 }
@@ -114,7 +115,7 @@ func (s *stdioSession) ended() {
 		if err != nil && err != io.EOF {
 			s.t.Fatalf("Run: %v", err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testenv.HangGuard):
 		s.t.Fatal("the server did not end after its input closed")
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/verify"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 var t0 = time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
@@ -275,7 +276,7 @@ func TestLiveStreamAndLastTab(t *testing.T) {
 			t.Errorf("Serve: %v", err)
 		}
 		done <- nil
-	case <-time.After(20 * time.Second):
-		t.Fatal("the server still runs 20 s after its last page closed (grace 50 ms)")
+	case <-time.After(testenv.HangGuard):
+		t.Fatalf("the server still runs %s after its last page closed (grace 50 ms)", testenv.HangGuard)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // within fails the test instead of hanging when fn blocks (a FIFO open
@@ -23,8 +24,8 @@ func within(t *testing.T, fn func()) {
 	go func() { defer close(done); fn() }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("read blocked for 5 s")
+	case <-time.After(testenv.HangGuard):
+		t.Fatalf("read blocked for %s", testenv.HangGuard)
 	}
 }
 

@@ -308,7 +308,7 @@ func TestRefusesSymlinkAndFIFO(t *testing.T) {
 				if err == nil {
 					t.Fatal("append through a " + kind + " succeeded")
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(testenv.HangGuard):
 				t.Fatal("append hung")
 			}
 			if got, _, _ := Check(tr.Dir); len(got) != 1 || got[0].Code != CodeUnreadable {

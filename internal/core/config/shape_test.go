@@ -67,7 +67,7 @@ func TestLoadRefusesFIFOConfig(t *testing.T) {
 		if !errcode.Is(err, errcode.CorruptState) {
 			t.Fatalf("err = %v, want CORRUPT_STATE", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testenv.HangGuard):
 		t.Fatal("Load blocked on a FIFO agentx.toml")
 	}
 	_ = os.Remove(cfg)

@@ -12,6 +12,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // A symlink or a FIFO planted at the event log (a cloned repository can
@@ -40,7 +41,7 @@ func TestPlantedLinkOrFIFOAtTheLogIsNotWrittenThrough(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := &Log{Path: path, Locks: lock.New(lock.Options{Wait: time.Second}), Clock: clock.Real{}}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testenv.HangGuard)
 			defer cancel()
 			err = l.Append(ctx, "test", map[string]string{"x": "echo pwned"})
 			if !errors.Is(err, atomicfile.ErrNotRegular) {

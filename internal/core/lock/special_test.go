@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // A FIFO or a symlink where a lock file belongs was made by no writer of
@@ -37,7 +39,7 @@ func TestSpecialFileAtLockPathIsTakenOver(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := New(Options{Wait: 2 * time.Second})
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testenv.HangGuard)
 			defer cancel()
 			done := make(chan error, 1)
 			go func() {
@@ -52,7 +54,7 @@ func TestSpecialFileAtLockPathIsTakenOver(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-			case <-time.After(4 * time.Second):
+			case <-time.After(testenv.HangGuard + time.Minute):
 				t.Fatal("Acquire hung on the special file")
 			}
 			if data, err := os.ReadFile(outside); err != nil || string(data) != "keep me\n" {

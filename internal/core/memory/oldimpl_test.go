@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 func copyOld(t *testing.T, s *Store) {
@@ -166,7 +167,7 @@ func TestNoDeadlockAgainstOldLockOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.HangGuard):
 		t.Fatal("store did not finish")
 	}
 	checkAgree(t, s)

@@ -22,6 +22,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 func TestTamperingIsReportedPrecisely(t *testing.T) {
@@ -232,7 +233,7 @@ func TestAttacks(t *testing.T) {
 				if got := errorsOf(rep, Error); len(got) != 1 || got[0] != tt.want {
 					t.Fatalf("errors = %v, want [%s]", got, tt.want)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(testenv.HangGuard):
 				t.Fatal("verify hung")
 			}
 		})
