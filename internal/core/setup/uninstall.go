@@ -40,9 +40,10 @@ type Manual struct {
 type Uninstalled struct {
 	Removed []Removal
 	Manual  []Manual
-	// Tracked are the files it removed that the branch tracks (under
-	// .agentx/, and AGENTS.md when nothing but agentx's section was in
-	// it): the user commits their deletion.
+	// Tracked are the files it removed or changed that git tracks (under
+	// .agentx/, AGENTS.md, CLAUDE.md, the hosts' settings and MCP files,
+	// .gitattributes): the user commits that change, so the command that
+	// does must name every one.
 	Tracked []string
 }
 
@@ -80,8 +81,23 @@ func Uninstall(ctx context.Context, ws workspace.Workspace, planOnly bool) (*Uni
 			return nil, err
 		}
 	}
+	u.tracked()
 	u.manual()
 	return u.out, nil
+}
+
+// tracked names the files it removed or changed outside .agentx/ that git
+// tracks (the index still lists a file removed from the work tree).
+func (u *uninstall) tracked() {
+	if len(u.touched) == 0 {
+		return
+	}
+	ls, err := (gitcmd.Exec{Dir: u.root}).Git(u.ctx, append([]string{"ls-files", "--"}, u.touched...)...)
+	if err != nil {
+		return // not a repository: nothing to commit
+	}
+	u.out.Tracked = append(u.out.Tracked, gitcmd.Lines(ls)...)
+	sort.Strings(u.out.Tracked)
 }
 
 // uninstall is one Uninstall run, step by step.
@@ -94,6 +110,7 @@ type uninstall struct {
 	remote, branch string
 	github         bool
 	labels         []string // the workflows' status labels
+	touched        []string // files outside .agentx/ removed or changed, relative to root
 }
 
 // hosts: the hosts' wiring and the git hooks, through setup --remove's
@@ -107,6 +124,7 @@ func (u *uninstall) hosts() error {
 	for _, f := range r.Files {
 		if f.Action != string(hostsettings.Unchanged) {
 			u.out.Removed = append(u.out.Removed, Removal{What: f.Path, Action: f.Action})
+			u.touched = append(u.touched, f.Path)
 		}
 	}
 	for _, st := range r.GitHooks {
@@ -119,6 +137,7 @@ func (u *uninstall) hosts() error {
 	}
 	if md, err := githooks.MergeDriverAt(u.ctx, u.root); err == nil && (md.Driver != "" || len(md.Missing) < len(githooks.MergeAttributes())) {
 		u.out.Removed = append(u.out.Removed, Removal{What: "merge driver (git config merge.agentx, .gitattributes lines)", Action: "removed"})
+		u.touched = append(u.touched, ".gitattributes")
 		if !u.planOnly {
 			if _, err := githooks.ChangeMergeDriver(u.ctx, u.root, false, false); err != nil {
 				return err
@@ -147,11 +166,7 @@ func (u *uninstall) agentsMD() error {
 		action = "removed"
 	}
 	u.out.Removed = append(u.out.Removed, Removal{What: hostsettings.AgentsFile + " (agentx's section)", Action: action})
-	if action == "removed" {
-		if ls, err := (gitcmd.Exec{Dir: u.root}).Git(u.ctx, "ls-files", "--", hostsettings.AgentsFile); err == nil {
-			u.out.Tracked = append(u.out.Tracked, gitcmd.Lines(ls)...)
-		}
-	}
+	u.touched = append(u.touched, hostsettings.AgentsFile)
 	if u.planOnly {
 		return nil
 	}
