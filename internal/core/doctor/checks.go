@@ -237,6 +237,17 @@ func (d *run) codex(files hostsettings.Files) {
 	d.codexHooksTrust(files)
 }
 
+// mkdirFirst is what a fix appending to file runs first: `mkdir -p DIR && `
+// while file's directory does not exist (~/.codex before Codex first ran,
+// which is when the README's quickstart runs doctor), else nothing.
+func mkdirFirst(file string) string {
+	dir := filepath.Dir(file)
+	if _, err := os.Stat(dir); err == nil {
+		return ""
+	}
+	return "mkdir -p " + dir + " && "
+}
+
 // codexTrust reads the user's Codex config ($CODEX_HOME, else ~/.codex).
 func (d *run) codexTrust() {
 	home := d.in.Getenv("CODEX_HOME")
@@ -247,7 +258,7 @@ func (d *run) codexTrust() {
 	}
 	root := d.in.Workspace.Root
 	file := filepath.Join(home, "config.toml")
-	fix := fmt.Sprintf(`printf '\n[projects.%q]\ntrust_level = "trusted"\n' >> %s`, root, file)
+	fix := mkdirFirst(file) + fmt.Sprintf(`printf '\n[projects.%q]\ntrust_level = "trusted"\n' >> %s`, root, file)
 	data, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		d.add("codex-trust", StatusWarn, "", "%s: %v", file, err)

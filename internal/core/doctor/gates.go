@@ -76,7 +76,7 @@ func (d *run) codexHooksTrust(files hostsettings.Files) {
 		}
 		d.add("codex-hook-trust", StatusFail, review, "Codex skips agentx's hooks %s: %s", "until reviewed again in /hooks", strings.Join(what, "; "))
 	case len(untrusted) > 0:
-		d.add("codex-hook-trust", StatusFail, fmt.Sprintf("printf '\\n%s' >> %s   # what trusting them in Codex's /hooks writes", strings.Join(appends, `\n`), userFile),
+		d.add("codex-hook-trust", StatusFail, mkdirFirst(userFile)+fmt.Sprintf("printf '\\n%s' >> %s   # what trusting them in Codex's /hooks writes", strings.Join(appends, `\n`), userFile),
 			"Codex has not reviewed agentx's %s hook%s, and runs a project's hooks only once reviewed (/hooks), silently skipping them before", strings.Join(untrusted, ", "), plural(len(untrusted)))
 	case len(hooks) > 0:
 		d.add("codex-hook-trust", StatusOK, "", "Codex trusts agentx's hooks as they are now (%s)", userFile)
