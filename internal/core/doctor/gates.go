@@ -148,15 +148,31 @@ func (d *run) loginPath(ctx context.Context) {
 	case errors.Is(err, ErrNoShell):
 		return
 	case err != nil || path == "":
-		fix := `echo 'export PATH="$HOME/go/bin:$PATH"' >> ~/.profile`
+		profile := d.loginProfile()
+		fix := `echo 'export PATH="$HOME/go/bin:$PATH"' >> ` + profile
 		if self := d.in.Self; self != "" && strings.TrimSuffix(filepath.Base(self), ".exe") == "agentx-hook" {
-			fix = fmt.Sprintf(`echo 'export PATH="%s:$PATH"' >> ~/.profile`, filepath.Dir(self))
+			fix = fmt.Sprintf(`echo 'export PATH="%s:$PATH"' >> %s`, filepath.Dir(self), profile)
 		}
 		d.add("login-path", StatusFail, fix,
 			"`bash -lc` does not find agentx-hook: Codex runs the agent's shell commands (`agentx-hook clarify request ...`) in a login shell, whose PATH comes from the login profile, so they fail there")
 	default:
 		d.add("login-path", StatusOK, "", "`bash -lc` finds agentx-hook at %s", path)
 	}
+}
+
+// loginProfile is the file a login bash reads: the first of
+// ~/.bash_profile, ~/.bash_login and ~/.profile that exists (a line
+// appended to ~/.profile beside a ~/.bash_profile is never read), else
+// ~/.profile.
+func (d *run) loginProfile() string {
+	if home := d.in.Getenv("HOME"); home != "" {
+		for _, name := range []string{".bash_profile", ".bash_login", ".profile"} {
+			if _, err := os.Stat(filepath.Join(home, name)); err == nil {
+				return "~/" + name
+			}
+		}
+	}
+	return "~/.profile"
 }
 
 // ErrNoShell is a Probe's LoginShell when there is no bash to ask.
