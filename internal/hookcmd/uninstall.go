@@ -18,8 +18,8 @@ Takes out of this repository everything agentx added to it: the hooks and
 MCP registrations of every host (setup --remove for Claude Code, Codex and
 Copilot; the user's own entries stay), the git hooks and the merge driver,
 agentx's section of AGENTS.md (the user's text stays), refs/agentx/
-(checkpoints, sync bases) and the state branch's remote-tracking ref, and
-.agentx/ with everything in it, the ledgers and memory included. It then
+(checkpoints, sync bases), the state branch's remote-tracking ref and
+.git/agentx/ (caches), and .agentx/ with everything in it, the ledgers and memory included. It then
 prints what it cannot remove, with the command that does: the state
 branch on the remote, the Action's labels, the workflows you copied.
 

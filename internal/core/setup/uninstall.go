@@ -55,7 +55,8 @@ var actionLabels = []string{"clarification-blocked", "clarification-escalated", 
 // there: the hosts' wiring (setup --remove for every host, MCP
 // registrations included), the git hooks and the merge driver, agentx's
 // section of AGENTS.md, refs/agentx/ (checkpoints, sync bases) and the
-// state branch's remote-tracking ref, and .agentx/ itself (ledgers and
+// state branch's remote-tracking ref, agentx's caches in the git directory,
+// and .agentx/ itself (ledgers and
 // memory too: the caller asks first). planOnly changes nothing. What lies
 // outside (the remote's state branch, labels, workflows the user copied)
 // comes back as Manual.
@@ -209,6 +210,29 @@ func (u *uninstall) refs() error {
 	}
 	if slices.Contains(names, tracking) {
 		u.github = true
+	}
+	return u.gitCaches(repo.GitDir)
+}
+
+// gitCaches: agentx's directory in this clone's (or linked worktree's) git
+// directory: the checkpoint and sync stat caches, the audit lines a
+// checkpoint has not written yet. Derived or about .agentx/, which goes
+// too; another worktree's own stays with it.
+func (u *uninstall) gitCaches(gitDir string) error {
+	dir := filepath.Join(gitDir, "agentx")
+	if _, err := os.Lstat(dir); err != nil {
+		return nil
+	}
+	what := dir
+	if rel, err := filepath.Rel(u.root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		what = filepath.ToSlash(rel)
+	}
+	u.out.Removed = append(u.out.Removed, Removal{What: what + "/", Action: "removed"})
+	if u.planOnly {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("uninstall: %w", err)
 	}
 	return nil
 }
