@@ -21,7 +21,7 @@ type memoryAddOptions struct {
 	jsonFlag
 }
 
-const memoryAddUsage = "memory add --agent A --issue N --category C [--session S] TEXT\n       agentx-hook memory add --file F\n\nStores one observation by hand, or a batch from F (a JSON array of observations\n{agent, issueNumber, category, content, ...} as docs/formats.md lists them, or an\nissue file); captures normally come from `hook finish`."
+const memoryAddUsage = "memory add --agent A --issue N --category C [--session S] TEXT\n       agentx-hook memory add --file F\n\nStores one observation by hand, or a batch from F (a JSON array of observations\nlike [{\"agent\": \"engineer\", \"issueNumber\": 42, \"category\": \"decision\", \"content\": \"...\"}],\nor a memory issue file); captures normally come from `hook finish`."
 
 func parseMemoryAdd(a *App, args []string) (*memoryAddOptions, error) {
 	o := &memoryAddOptions{}
