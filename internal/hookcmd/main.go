@@ -87,6 +87,9 @@ type App struct {
 	// flagSets collects the flag sets a command line makes, when set
 	// (completionflags.go: completion reads the flags they define).
 	flagSets *[]*flag.FlagSet
+	// flagsName is the name of the last flag set made ("ready", "clarify
+	// show"): a usage error's hint names its --help.
+	flagsName string
 	// waitPoll and waitProgress pace a request's wait for its answer
 	// (clarifywait.go; zero: the defaults).
 	waitPoll, waitProgress time.Duration
@@ -321,8 +324,12 @@ func (a *App) fail(err error) int {
 		if jsonMode {
 			// A script that asked for JSON pipes stdout to a parser: it
 			// gets one document here too, never an empty stream.
+			cmd := a.flagsName
+			if cmd == "" {
+				cmd = "COMMAND"
+			}
 			_ = a.writeDoc(&failureDoc{Error: errorBody{Code: "USAGE", Message: ue.msg,
-				Hint: "run `agentx-hook COMMAND --help` for the flags"}})
+				Hint: "run `agentx-hook " + cmd + " --help` for the flags"}})
 		}
 		return 2
 	}
