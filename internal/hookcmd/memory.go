@@ -106,7 +106,7 @@ func parseMemorySearch(a *App, args []string) (*memorySearchOptions, error) {
 	flags.IntVar(&o.Query.Limit, "limit", 20, "at most `N` rows (0: all)")
 	flags.StringVar(&o.Query.Agent, "agent", "", "only observations by agent `A`")
 	issueFlag := flags.String("issue", "", "only observations of issue `N`")
-	cat := flags.String("category", "", "only category `C` (decision, code-change, error, key-fact, compaction-summary)")
+	cat := flags.String("category", "", "only category `C`, one of decision, code-change, error, key-fact or compaction-summary")
 	flags.StringVar(&o.Since, "since", "", "only observations at or after `T` (ISO 8601, or a duration such as 7d or 12h)")
 	flags.StringVar(&o.Until, "until", "", "only observations at or before `T` (ISO 8601)")
 	o.register(flags)

@@ -29,7 +29,7 @@ func parseMemoryAdd(a *App, args []string) (*memoryAddOptions, error) {
 	flags.StringVar(&o.File, "file", "", "store the observations in JSON file `F` (- for stdin)")
 	flags.StringVar(&o.Agent, "agent", "", "the observing agent `A`")
 	flags.StringVar(&o.Issue, "issue", "", "issue `N`")
-	flags.StringVar(&o.Category, "category", "key-fact", "category `C`")
+	flags.StringVar(&o.Category, "category", "key-fact", "category `C`, one of decision, code-change, error, key-fact or compaction-summary")
 	flags.StringVar(&o.Session, "session", "", "session ID `S`")
 	flags.StringVar(&o.ID, "id", "", "use this observation `ID` instead of a new one (imports, scripted demos)")
 	o.register(flags)
