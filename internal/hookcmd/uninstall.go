@@ -91,12 +91,12 @@ func runUninstall(ctx context.Context, a *App, o *uninstallOptions) error {
 			len(u.Tracked), were, strings.Join(commitPaths(u.Tracked), " "))
 	}
 	if len(u.Manual) > 0 {
-		b.WriteString("\nOutside this repository, not removed (run these to):\n")
+		b.WriteString("\nNot removed (each with the command that removes it):\n")
 		for _, m := range u.Manual {
 			fmt.Fprintf(&b, "  %s\n    %s\n", m.What, m.Command)
 		}
 	}
-	b.WriteString("\nThe binaries stay: rm \"$(command -v agentx-hook)\" \"$(command -v agentx-mcp)\"\n")
+	b.WriteString("\nThe binaries stay: rm \"$(command -v agentx-hook)\" \"$(command -v agentx-mcp)\" \"$(command -v agentx-view)\"\n")
 	return a.emit(o.JSON, doc, b.String())
 }
 
