@@ -80,9 +80,9 @@ func companionInstallHint(binary, dir, version string) string {
 		gobin = "GOBIN=" + shellQuote(dir) + " "
 	}
 	if strings.HasPrefix(version, "v") && !isPseudoVersion(version) {
-		return fmt.Sprintf("install it beside agentx-hook: %sgo install github.com/agentx-dev/agentx/cmd/%s@%s (this agentx-hook's version); release archives carry both", gobin, binary, version)
+		return fmt.Sprintf("install it beside agentx-hook: %sgo install github.com/agentx-dev/agentx/cmd/%s@%s (this agentx-hook's version); each release archive carries it", gobin, binary, version)
 	}
-	return fmt.Sprintf("install it beside agentx-hook: in the clone this agentx-hook was built from, %sgo install ./cmd/%s; release archives carry both", gobin, binary)
+	return fmt.Sprintf("install it beside agentx-hook: in the clone this agentx-hook was built from, %sgo install ./cmd/%s; each release archive carries it", gobin, binary)
 }
 
 // isPseudoVersion reports a version go made up for an untagged commit
