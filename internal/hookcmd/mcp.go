@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/execpath"
@@ -138,10 +139,28 @@ func forwardCompanion(ctx context.Context, a *App, binary, what string, args []s
 	if a.rootFlag != "" {
 		args = append([]string{"--root", a.rootFlag}, args...)
 	}
+	return runCompanion(ctx, a, exe, args)
+}
+
+// runCompanion runs exe with args on a's streams. When ctx ends (the first
+// Ctrl-C or SIGTERM) the companion is interrupted, not killed: it stops
+// as it does run alone (agentx-view exits 0), and is killed only if it has
+// not within companionStopDelay.
+func runCompanion(ctx context.Context, a *App, exe string, args []string) error {
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.Stdin, iostreams.Raw(a.Stdout), iostreams.Raw(a.Stderr)
 	cmd.Dir = a.Cwd
-	err = cmd.Run()
+	cmd.Cancel = func() error {
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			return cmd.Process.Kill() // no interrupt to send (Windows)
+		}
+		return nil
+	}
+	cmd.WaitDelay = companionStopDelay
+	err := cmd.Run()
+	if ctx.Err() != nil && (err == nil || errors.Is(err, ctx.Err())) {
+		return nil // stopped as asked, and cleanly
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() > 0 {
 		return &exitCode{ee.ExitCode()} // the companion said why on stderr
@@ -162,6 +181,10 @@ func WithDefaultCommand(args []string, name string) []string {
 	}
 	return append(append(append([]string(nil), args[:i]...), name), args[i:]...)
 }
+
+// companionStopDelay is how long an interrupted companion may take to
+// end before it is killed.
+const companionStopDelay = 5 * time.Second
 
 // exitCode is a status another process chose and already explained.
 type exitCode struct{ code int }
