@@ -268,7 +268,7 @@ func (a *App) runCommand(ctx context.Context, c command, args []string) int {
 		// they say goes out at once (hooks exit 0 anyway).
 		return a.fail(c.run(ctx, a, args))
 	}
-	return a.failFirst(func() error { return c.run(ctx, a, args) })
+	return a.failFirst(func() error { return jsonFieldsHint(c.run(ctx, a, args), args) })
 }
 
 func (a *App) usage(w io.Writer) {
