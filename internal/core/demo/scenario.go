@@ -143,7 +143,7 @@ func Pipeline() []Step {
 			Args: []string{"memory", "recall", "--agent", "engineer", "--issue", "57", "--query", "lockout redis", "--budget", "300", "--format", "claude"}},
 		{Title: "Copilot reads instructions files instead of hook output",
 			Args: []string{"memory", "recall", "--agent", "engineer", "--issue", "57", "--write-instructions"}},
-		{Title: "An old issue: compaction merges overlapping observations, archives the originals",
+		{Title: "An old issue: compaction merges overlapping observations, archives the originals (and, in a git repository, takes a checkpoint first: this workspace is none, so it warns)",
 			Args: []string{"memory", "compact", "--issue", "12"}},
 		{Title: "Decisions stay findable after compaction",
 			Args: []string{"memory", "search", "decision", "--issue", "12", "--category", "decision", "--limit", "2"}},
