@@ -216,11 +216,12 @@ func StateDirs() []string {
 
 // UntrackCommands are the commands that stop a code branch tracking the
 // state files, once `sync --init-from HEAD` carried them to the state
-// branch; git keeps them on disk.
+// branch; git keeps them on disk. The commit takes agentx.toml too: a
+// Local Mode workspace's switch (its mode line) must reach every clone.
 func UntrackCommands() []string {
 	return []string{
 		"git rm -r --cached --quiet -- " + strings.Join(StateDirs(), " "),
-		"git add " + filepath.ToSlash(filepath.Join(workspace.Dir, ".gitignore")),
+		"git add " + filepath.ToSlash(filepath.Join(workspace.Dir, ".gitignore")) + " " + filepath.ToSlash(filepath.Join(workspace.Dir, "agentx.toml")),
 		`git commit -m "agentx: the state moves to the agentx/state branch"`,
 	}
 }
