@@ -61,7 +61,7 @@ func runMemory(ctx context.Context, a *App, args []string) error {
 	// runs only if the heap passes 512 MB (far above a 100K store's needs).
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(512 << 20))
-	return a.dispatch(ctx, "memory", memoryUsage, "search, get, stats, add, remove, rebuild, generate, capture, recall, compact",
+	return a.dispatch(ctx, "memory", memoryUsage, "search, get, stats, add, remove, restore, rebuild, generate, capture, recall, compact",
 		inMap(memorySubs()), nil, args)
 }
 
