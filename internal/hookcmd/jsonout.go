@@ -218,6 +218,7 @@ func (a *App) forwardJSONFilter(ctx context.Context, args []string) int {
 	if a.Environ != nil {
 		cmd.Env = a.Environ()
 	}
+	interruptOnCancel(cmd) // it may be writing: a request with --jq
 	err = cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

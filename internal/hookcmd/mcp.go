@@ -150,13 +150,7 @@ func runCompanion(ctx context.Context, a *App, exe string, args []string) error 
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.Stdin, iostreams.Raw(a.Stdout), iostreams.Raw(a.Stderr)
 	cmd.Dir = a.Cwd
-	cmd.Cancel = func() error {
-		if err := cmd.Process.Signal(os.Interrupt); err != nil {
-			return cmd.Process.Kill() // no interrupt to send (Windows)
-		}
-		return nil
-	}
-	cmd.WaitDelay = companionStopDelay
+	interruptOnCancel(cmd)
 	err := cmd.Run()
 	if ctx.Err() != nil && (err == nil || errors.Is(err, ctx.Err())) {
 		return nil // stopped as asked, and cleanly
@@ -185,6 +179,20 @@ func WithDefaultCommand(args []string, name string) []string {
 // companionStopDelay is how long an interrupted companion may take to
 // end before it is killed.
 const companionStopDelay = 5 * time.Second
+
+// interruptOnCancel makes cmd (made by exec.CommandContext) get an
+// interrupt when its context ends, as a companion run alone gets Ctrl-C, so
+// it finishes a write and lets its locks go; it is killed only after
+// companionStopDelay, or at once where there is no interrupt (Windows).
+func interruptOnCancel(cmd *exec.Cmd) {
+	cmd.Cancel = func() error {
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			return cmd.Process.Kill()
+		}
+		return nil
+	}
+	cmd.WaitDelay = companionStopDelay
+}
 
 // exitCode is a status another process chose and already explained.
 type exitCode struct{ code int }
