@@ -402,6 +402,22 @@ func (d *run) gitignore() {
 			missing = append(missing, p)
 		}
 	}
+	// GitHub Mode keeps the state on the state branch, off code branches;
+	// a mode line switched by hand (not by init --mode github) leaves
+	// these out, and the ledgers and memory would be committed.
+	if cfg := d.config(); cfg != nil && cfg.Config.Mode == "github" {
+		var state []string
+		for _, p := range workspace.OnStateBranch() {
+			if !have[p] {
+				state = append(state, p)
+			}
+		}
+		if len(state) > 0 {
+			d.add("gitignore", StatusWarn, "agentx-hook init --mode github",
+				".agentx/.gitignore lacks %s: in GitHub Mode the ledgers and memory would be committed on code branches", strings.Join(state, ", "))
+			return
+		}
+	}
 	if len(missing) > 0 {
 		d.add("gitignore", StatusWarn, fmt.Sprintf("printf '%%s\\n' '%s' >> .agentx/.gitignore", strings.Join(missing, "' '")),
 			".agentx/.gitignore lacks %s: git would show those local or per-machine files", strings.Join(missing, ", "))
