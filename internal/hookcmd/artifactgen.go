@@ -14,8 +14,8 @@ const artifactGenerateUsage = `artifact generate --issues N [--per-issue K] [--j
 Writes synthetic artifact ledgers for issues 1..N (K of PRD, UX, ADR, SPEC
 each, at most 4; every fifth issue's PRD changed since its downstream
 artifacts were written, so they are stale), for benchmarks and for trying
-agentx at scale (seed 004's large project: --issues 500 --per-issue 4 is
-2,000 artifacts). It refuses a workspace that already has artifact
+agentx at scale (a large project: --issues 500 --per-issue 4 is 2,000
+artifacts). It refuses a workspace that already has artifact
 ledgers: synthetic data never mixes with real artifacts.
   agentx-hook --root /tmp/big artifact generate --issues 500`
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/core/protocol"
 	"github.com/agentx-dev/agentx/internal/core/render"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
@@ -63,7 +64,7 @@ func runClarifyShow(ctx context.Context, a *App, o *clarifyShowOptions) error {
 	rec := l.Find(o.ID)
 	if rec == nil {
 		return errcode.New(errcode.NotFound, "Clarification %s not found in ledger", o.ID).
-			WithHint("list the issue's clarifications with `clarify --issue N`")
+			WithHint(protocol.ListHint(o.ID))
 	}
 	recs := []ledger.Record{*rec}
 	list := ledger.NewListDoc(&issue, recs)

@@ -13,7 +13,7 @@ import (
 const digestUsage = `digest [--days 7] [--since DATE --until DATE] [--format md|json|html] [--json] [--save | --out FILE]
 
 The weekly digest: clarifications opened, settled (resolved without a person,
-resolved with one, escalated, abandoned) and still open, the SPEC's targets
+resolved with one, escalated, abandoned) and still open, agentx's targets
 (auto-resolution > 80%, escalation < 20%, 2-3 average rounds, no stale, no
 deadlocks), by agent pair and by issue, recurring topics and memory figures,
 each beside the previous window of the same length.

@@ -15,6 +15,7 @@ import (
 // become usage errors.
 func newFlags(a *App, name, usage string) *flag.FlagSet {
 	flags := flag.NewFlagSet(name, flag.ContinueOnError)
+	a.flagsName = name
 	if a.flagSets != nil {
 		*a.flagSets = append(*a.flagSets, flags) // completion reads them (completionflags.go)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/statesync"
 )
 
-const hooksUsage = `hooks install [--force] [--json]
+const hooksUsage = `hooks install [--force] [--merge-driver] [--json]
        agentx-hook hooks uninstall [--json]
        agentx-hook hooks status [--json]
 

@@ -85,14 +85,10 @@ func (e jsonExpr) Set(v string) error {
 // check refuses settings that contradict each other, before the command
 // runs.
 func (j *jsonFlag) check() error {
-	n := 0
-	for _, set := range []bool{len(j.Fields) > 0, j.JQ != "", j.Template != ""} {
-		if set {
-			n++
-		}
-	}
-	if n > 1 {
-		return usagef("--json=FIELDS, --jq and --template go one at a time")
+	// --json=FIELDS picks the keys --jq or --template then read, as gh's
+	// --json FIELDS --jq EXPR does; the two formats exclude each other.
+	if j.JQ != "" && j.Template != "" {
+		return usagef("--jq and --template go one at a time")
 	}
 	if (j.JQ != "" || j.Template != "") && JSONFilterCheck != nil {
 		if err := JSONFilterCheck(j.JQ, j.Template); err != nil {
@@ -102,42 +98,17 @@ func (j *jsonFlag) check() error {
 	return nil
 }
 
-// write writes the document data as the settings ask: whole, its chosen
-// keys (with schemaVersion), or through JSONFilter.
+// write writes the document data as the settings ask: whole or its
+// chosen keys (with schemaVersion), through JSONFilter when asked.
 func (j *jsonFlag) write(data []byte, w io.Writer) error {
-	switch {
-	case len(j.Fields) > 0:
-		var doc map[string]json.RawMessage
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return err
-		}
-		keys := make([]string, 0, len(doc))
-		for k := range doc {
-			if k != "schemaVersion" {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		picked := map[string]json.RawMessage{"schemaVersion": doc["schemaVersion"]}
-		var unknown []string
-		for _, f := range j.Fields {
-			v, ok := doc[f]
-			if !ok {
-				unknown = append(unknown, f)
-				continue
-			}
-			picked[f] = v
-		}
-		if len(unknown) > 0 {
-			return usagef("--json: unknown field %s; this command's fields: %s", strings.Join(unknown, ", "), strings.Join(keys, ", "))
-		}
-		out, err := jsonfile.Marshal(picked)
+	if len(j.Fields) > 0 {
+		picked, err := j.pick(data)
 		if err != nil {
 			return err
 		}
-		_, err = w.Write(out)
-		return err
-	case j.JQ != "" || j.Template != "":
+		data = picked
+	}
+	if j.JQ != "" || j.Template != "" {
 		if JSONFilter == nil {
 			return errcode.New(errcode.AgentError, "--jq and --template need agentx-mcp, and this binary did not hand the command to it")
 		}
@@ -149,6 +120,57 @@ func (j *jsonFlag) write(data []byte, w io.Writer) error {
 		return err
 	}
 	_, err := w.Write(data)
+	return err
+}
+
+// pick is the document data with only the keys --json=FIELDS names (and
+// schemaVersion).
+func (j *jsonFlag) pick(data []byte) ([]byte, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(doc))
+	for k := range doc {
+		if k != "schemaVersion" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	picked := map[string]json.RawMessage{"schemaVersion": doc["schemaVersion"]}
+	var unknown []string
+	for _, f := range j.Fields {
+		v, ok := doc[f]
+		if !ok {
+			unknown = append(unknown, f)
+			continue
+		}
+		picked[f] = v
+	}
+	if len(unknown) > 0 {
+		return nil, usagef("--json: unknown field %s; this command's fields: %s", strings.Join(unknown, ", "), strings.Join(keys, ", "))
+	}
+	return jsonfile.Marshal(picked)
+}
+
+// jsonFieldsHint adds to a usage error of a command line holding `--json
+// WORD` (gh's way of naming fields) how to write that here: --json is a
+// switch, so WORD was read as an argument.
+func jsonFieldsHint(err error, args []string) error {
+	var ue *usageError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	for i, arg := range args[:max(len(args)-1, 0)] {
+		if arg == "--" {
+			break
+		}
+		if next := args[i+1]; (arg == "--json" || arg == "-json") && next != "" && strings.Trim(next, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ,") == "" {
+			// In place: a wrapper (the --json failure document) stays.
+			ue.msg += fmt.Sprintf(" (for only some fields of the JSON, write --json=%s: --json alone is a switch)", next)
+			break
+		}
+	}
 	return err
 }
 
@@ -196,6 +218,7 @@ func (a *App) forwardJSONFilter(ctx context.Context, args []string) int {
 	if a.Environ != nil {
 		cmd.Env = a.Environ()
 	}
+	interruptOnCancel(cmd) // it may be writing: a request with --jq
 	err = cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

@@ -87,6 +87,9 @@ type App struct {
 	// flagSets collects the flag sets a command line makes, when set
 	// (completionflags.go: completion reads the flags they define).
 	flagSets *[]*flag.FlagSet
+	// flagsName is the name of the last flag set made ("ready", "clarify
+	// show"): a usage error's hint names its --help.
+	flagsName string
 	// waitPoll and waitProgress pace a request's wait for its answer
 	// (clarifywait.go; zero: the defaults).
 	waitPoll, waitProgress time.Duration
@@ -265,7 +268,7 @@ func (a *App) runCommand(ctx context.Context, c command, args []string) int {
 		// they say goes out at once (hooks exit 0 anyway).
 		return a.fail(c.run(ctx, a, args))
 	}
-	return a.failFirst(func() error { return c.run(ctx, a, args) })
+	return a.failFirst(func() error { return jsonFieldsHint(c.run(ctx, a, args), args) })
 }
 
 func (a *App) usage(w io.Writer) {
@@ -321,8 +324,12 @@ func (a *App) fail(err error) int {
 		if jsonMode {
 			// A script that asked for JSON pipes stdout to a parser: it
 			// gets one document here too, never an empty stream.
+			cmd := a.flagsName
+			if cmd == "" {
+				cmd = "COMMAND"
+			}
 			_ = a.writeDoc(&failureDoc{Error: errorBody{Code: "USAGE", Message: ue.msg,
-				Hint: "run `agentx-hook COMMAND --help` for the flags"}})
+				Hint: "run `agentx-hook " + cmd + " --help` for the flags"}})
 		}
 		return 2
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/execpath"
@@ -80,9 +81,9 @@ func companionInstallHint(binary, dir, version string) string {
 		gobin = "GOBIN=" + shellQuote(dir) + " "
 	}
 	if strings.HasPrefix(version, "v") && !isPseudoVersion(version) {
-		return fmt.Sprintf("install it beside agentx-hook: %sgo install github.com/agentx-dev/agentx/cmd/%s@%s (this agentx-hook's version); release archives carry both", gobin, binary, version)
+		return fmt.Sprintf("install it beside agentx-hook: %sgo install github.com/agentx-dev/agentx/cmd/%s@%s (this agentx-hook's version); each release archive carries it", gobin, binary, version)
 	}
-	return fmt.Sprintf("install it beside agentx-hook: in the clone this agentx-hook was built from, %sgo install ./cmd/%s; release archives carry both", gobin, binary)
+	return fmt.Sprintf("install it beside agentx-hook: in the clone this agentx-hook was built from, %sgo install ./cmd/%s; each release archive carries it", gobin, binary)
 }
 
 // isPseudoVersion reports a version go made up for an untagged commit
@@ -138,10 +139,22 @@ func forwardCompanion(ctx context.Context, a *App, binary, what string, args []s
 	if a.rootFlag != "" {
 		args = append([]string{"--root", a.rootFlag}, args...)
 	}
+	return runCompanion(ctx, a, exe, args)
+}
+
+// runCompanion runs exe with args on a's streams. When ctx ends (the first
+// Ctrl-C or SIGTERM) the companion is interrupted, not killed: it stops
+// as it does run alone (agentx-view exits 0), and is killed only if it has
+// not within companionStopDelay.
+func runCompanion(ctx context.Context, a *App, exe string, args []string) error {
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.Stdin, iostreams.Raw(a.Stdout), iostreams.Raw(a.Stderr)
 	cmd.Dir = a.Cwd
-	err = cmd.Run()
+	interruptOnCancel(cmd)
+	err := cmd.Run()
+	if ctx.Err() != nil && (err == nil || errors.Is(err, ctx.Err())) {
+		return nil // stopped as asked, and cleanly
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() > 0 {
 		return &exitCode{ee.ExitCode()} // the companion said why on stderr
@@ -161,6 +174,24 @@ func WithDefaultCommand(args []string, name string) []string {
 		return args // a command: mcp, view, version, ...
 	}
 	return append(append(append([]string(nil), args[:i]...), name), args[i:]...)
+}
+
+// companionStopDelay is how long an interrupted companion may take to
+// end before it is killed.
+const companionStopDelay = 5 * time.Second
+
+// interruptOnCancel makes cmd (made by exec.CommandContext) get an
+// interrupt when its context ends, as a companion run alone gets Ctrl-C, so
+// it finishes a write and lets its locks go; it is killed only after
+// companionStopDelay, or at once where there is no interrupt (Windows).
+func interruptOnCancel(cmd *exec.Cmd) {
+	cmd.Cancel = func() error {
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			return cmd.Process.Kill()
+		}
+		return nil
+	}
+	cmd.WaitDelay = companionStopDelay
 }
 
 // exitCode is a status another process chose and already explained.

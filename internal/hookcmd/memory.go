@@ -61,7 +61,7 @@ func runMemory(ctx context.Context, a *App, args []string) error {
 	// runs only if the heap passes 512 MB (far above a 100K store's needs).
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(512 << 20))
-	return a.dispatch(ctx, "memory", memoryUsage, "search, get, stats, add, remove, rebuild, generate, capture, recall, compact",
+	return a.dispatch(ctx, "memory", memoryUsage, "search, get, stats, add, remove, restore, rebuild, generate, capture, recall, compact",
 		inMap(memorySubs()), nil, args)
 }
 
@@ -106,7 +106,7 @@ func parseMemorySearch(a *App, args []string) (*memorySearchOptions, error) {
 	flags.IntVar(&o.Query.Limit, "limit", 20, "at most `N` rows (0: all)")
 	flags.StringVar(&o.Query.Agent, "agent", "", "only observations by agent `A`")
 	issueFlag := flags.String("issue", "", "only observations of issue `N`")
-	cat := flags.String("category", "", "only category `C` (decision, code-change, error, key-fact, compaction-summary)")
+	cat := flags.String("category", "", "only category `C`, one of decision, code-change, error, key-fact or compaction-summary")
 	flags.StringVar(&o.Since, "since", "", "only observations at or after `T` (ISO 8601, or a duration such as 7d or 12h)")
 	flags.StringVar(&o.Until, "until", "", "only observations at or before `T` (ISO 8601)")
 	o.register(flags)

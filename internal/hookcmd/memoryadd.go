@@ -21,7 +21,7 @@ type memoryAddOptions struct {
 	jsonFlag
 }
 
-const memoryAddUsage = "memory add --agent A --issue N --category C [--session S] TEXT\n       agentx-hook memory add --file F\n\nStores one observation by hand, or a batch from F (a JSON array of observations\nwith the reference fields, or an issue file); captures normally come from `hook finish`."
+const memoryAddUsage = "memory add --agent A --issue N --category C [--session S] TEXT\n       agentx-hook memory add --file F\n\nStores one observation by hand, or a batch from F (a JSON array of observations\nlike [{\"agent\": \"engineer\", \"issueNumber\": 42, \"category\": \"decision\", \"content\": \"...\"}],\nor a memory issue file); captures normally come from `hook finish`."
 
 func parseMemoryAdd(a *App, args []string) (*memoryAddOptions, error) {
 	o := &memoryAddOptions{}
@@ -29,7 +29,7 @@ func parseMemoryAdd(a *App, args []string) (*memoryAddOptions, error) {
 	flags.StringVar(&o.File, "file", "", "store the observations in JSON file `F` (- for stdin)")
 	flags.StringVar(&o.Agent, "agent", "", "the observing agent `A`")
 	flags.StringVar(&o.Issue, "issue", "", "issue `N`")
-	flags.StringVar(&o.Category, "category", "key-fact", "category `C`")
+	flags.StringVar(&o.Category, "category", "key-fact", "category `C`, one of decision, code-change, error, key-fact or compaction-summary")
 	flags.StringVar(&o.Session, "session", "", "session ID `S`")
 	flags.StringVar(&o.ID, "id", "", "use this observation `ID` instead of a new one (imports, scripted demos)")
 	o.register(flags)

@@ -114,7 +114,7 @@ func parseMonitor(a *App, args []string) (*monitorOptions, error) {
 	o := &monitorOptions{}
 	flags := newFlags(a, "monitor", monitorUsage)
 	o.register(flags)
-	flags.StringVar(&o.Graph, "graph", "", "print the wait-for graph as `FORMAT` (mermaid or dot) and act on nothing")
+	flags.StringVar(&o.Graph, "graph", "", "print the wait-for graph and act on nothing; `FORMAT`, one of mermaid or dot")
 	if err := parseFlagsOnly(flags, args); err != nil {
 		return o, err
 	}

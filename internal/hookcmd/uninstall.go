@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/setup"
+	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
 const uninstallUsage = `uninstall [--dry-run] [--yes] [--json]
@@ -16,14 +18,15 @@ Takes out of this repository everything agentx added to it: the hooks and
 MCP registrations of every host (setup --remove for Claude Code, Codex and
 Copilot; the user's own entries stay), the git hooks and the merge driver,
 agentx's section of AGENTS.md (the user's text stays), refs/agentx/
-(checkpoints, sync bases) and the state branch's remote-tracking ref, and
-.agentx/ with everything in it, the ledgers and memory included. It then
+(checkpoints, sync bases), the state branch's remote-tracking ref and
+.git/agentx/ (caches), and .agentx/ with everything in it, the ledgers and memory included. It then
 prints what it cannot remove, with the command that does: the state
 branch on the remote, the Action's labels, the workflows you copied.
 
 --dry-run lists all of it and changes nothing; the removal itself needs
---yes. Files the branch tracks (.agentx/agentx.toml, AGENTS.md) are
-removed from the work tree: commit their deletion.
+--yes. Files git tracks (.agentx/agentx.toml, AGENTS.md, the hosts'
+settings) are removed or changed in the work tree only: it prints the
+git add and git commit that record that.
 
 Examples:
   agentx-hook uninstall --dry-run
@@ -80,18 +83,41 @@ func runUninstall(ctx context.Context, a *App, o *uninstallOptions) error {
 		fmt.Fprintf(&b, "%-17s %s\n", verb+r.Action, r.What)
 	}
 	if len(u.Tracked) > 0 {
-		paths := ".agentx"
-		if slices.Contains(u.Tracked, "AGENTS.md") {
-			paths += " AGENTS.md"
+		were := "were"
+		if o.DryRun {
+			were = "would be"
 		}
-		fmt.Fprintf(&b, "\n%d removed files are tracked by git: commit their deletion:\n  git add -A -- %s && git commit -m \"Remove agentx\"\n", len(u.Tracked), paths)
+		fmt.Fprintf(&b, "\n%d files git tracks %s removed or changed: commit that:\n  git add -A -- %s && git commit -m \"Remove agentx\"\n",
+			len(u.Tracked), were, strings.Join(commitPaths(u.Tracked), " "))
 	}
 	if len(u.Manual) > 0 {
-		b.WriteString("\nOutside this repository, not removed (run these to):\n")
+		b.WriteString("\nNot removed (each with the command that removes it):\n")
 		for _, m := range u.Manual {
 			fmt.Fprintf(&b, "  %s\n    %s\n", m.What, m.Command)
 		}
 	}
-	b.WriteString("\nThe binaries stay: rm \"$(command -v agentx-hook)\" \"$(command -v agentx-mcp)\"\n")
+	b.WriteString("\nThe binaries stay: rm \"$(command -v agentx-hook)\" \"$(command -v agentx-mcp)\" \"$(command -v agentx-view)\"\n")
 	return a.emit(o.JSON, doc, b.String())
+}
+
+// commitPaths are the pathspecs of git add for the tracked files uninstall
+// removed or changed: .agentx for all under it, each other file by name
+// (quoted for the shell where it needs it), sorted.
+func commitPaths(tracked []string) []string {
+	var paths []string
+	for _, p := range tracked {
+		if p == workspace.Dir || strings.HasPrefix(p, workspace.Dir+"/") {
+			p = workspace.Dir
+		}
+		if strings.ContainsFunc(p, func(r rune) bool {
+			return !(r == '.' || r == '/' || r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r))
+		}) {
+			p = "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+		}
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	return paths
 }

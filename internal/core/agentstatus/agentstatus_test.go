@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -50,7 +51,10 @@ func TestConcurrentUpdatesAreNotLost(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			// Separate lockers contend through the lock file like processes.
-			err := Update(context.Background(), lock.New(lock.Options{}), path, func(f *File) error {
+			// The verdict is whether an update is lost, not how fast twenty
+			// contenders get through: the wait is one only a hang exceeds
+			// (the default 5 s ran out on a machine at load 14).
+			err := Update(context.Background(), lock.New(lock.Options{Wait: 2 * time.Minute}), path, func(f *File) error {
 				f.Ensure(fmt.Sprintf("agent-%d", i)).Status = Working
 				return nil
 			})

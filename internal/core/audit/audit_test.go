@@ -194,8 +194,10 @@ func TestConcurrentAppendsKeepOneChain(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			// A Locker of its own: the file lock, not the in-process
-			// mutex, is what serialises the writers.
-			tr := &Trail{Dir: dir, Locks: lock.New(lock.Options{})}
+			// mutex, is what serialises the writers. The verdict is one
+			// unbroken chain, not speed: a wait only a hang exceeds (the
+			// default 5 s is what a loaded machine can run out of).
+			tr := &Trail{Dir: dir, Locks: lock.New(lock.Options{Wait: 2 * time.Minute})}
 			for i := 0; i < 25; i++ {
 				if err := tr.Append(context.Background(), Entry{Actor: "a", Op: "memory.add"}); err != nil {
 					t.Error(err)

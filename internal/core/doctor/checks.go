@@ -237,6 +237,17 @@ func (d *run) codex(files hostsettings.Files) {
 	d.codexHooksTrust(files)
 }
 
+// mkdirFirst is what a fix appending to file runs first: `mkdir -p DIR && `
+// while file's directory does not exist (~/.codex before Codex first ran,
+// which is when the README's quickstart runs doctor), else nothing.
+func mkdirFirst(file string) string {
+	dir := filepath.Dir(file)
+	if _, err := os.Stat(dir); err == nil {
+		return ""
+	}
+	return "mkdir -p " + dir + " && "
+}
+
 // codexTrust reads the user's Codex config ($CODEX_HOME, else ~/.codex).
 func (d *run) codexTrust() {
 	home := d.in.Getenv("CODEX_HOME")
@@ -247,7 +258,7 @@ func (d *run) codexTrust() {
 	}
 	root := d.in.Workspace.Root
 	file := filepath.Join(home, "config.toml")
-	fix := fmt.Sprintf(`printf '\n[projects.%q]\ntrust_level = "trusted"\n' >> %s`, root, file)
+	fix := mkdirFirst(file) + fmt.Sprintf(`printf '\n[projects.%q]\ntrust_level = "trusted"\n' >> %s`, root, file)
 	data, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		d.add("codex-trust", StatusWarn, "", "%s: %v", file, err)
@@ -389,6 +400,22 @@ func (d *run) gitignore() {
 	for _, p := range workspace.PerMachine() {
 		if !have[p] && !have["state/"] {
 			missing = append(missing, p)
+		}
+	}
+	// GitHub Mode keeps the state on the state branch, off code branches;
+	// a mode line switched by hand (not by init --mode github) leaves
+	// these out, and the ledgers and memory would be committed.
+	if cfg := d.config(); cfg != nil && cfg.Config.Mode == "github" {
+		var state []string
+		for _, p := range workspace.OnStateBranch() {
+			if !have[p] {
+				state = append(state, p)
+			}
+		}
+		if len(state) > 0 {
+			d.add("gitignore", StatusWarn, "agentx-hook init --mode github",
+				".agentx/.gitignore lacks %s: in GitHub Mode the ledgers and memory would be committed on code branches", strings.Join(state, ", "))
+			return
 		}
 	}
 	if len(missing) > 0 {

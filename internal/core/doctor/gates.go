@@ -76,7 +76,7 @@ func (d *run) codexHooksTrust(files hostsettings.Files) {
 		}
 		d.add("codex-hook-trust", StatusFail, review, "Codex skips agentx's hooks %s: %s", "until reviewed again in /hooks", strings.Join(what, "; "))
 	case len(untrusted) > 0:
-		d.add("codex-hook-trust", StatusFail, fmt.Sprintf("printf '\\n%s' >> %s   # what trusting them in Codex's /hooks writes", strings.Join(appends, `\n`), userFile),
+		d.add("codex-hook-trust", StatusFail, mkdirFirst(userFile)+fmt.Sprintf("printf '\\n%s' >> %s   # what trusting them in Codex's /hooks writes", strings.Join(appends, `\n`), userFile),
 			"Codex has not reviewed agentx's %s hook%s, and runs a project's hooks only once reviewed (/hooks), silently skipping them before", strings.Join(untrusted, ", "), plural(len(untrusted)))
 	case len(hooks) > 0:
 		d.add("codex-hook-trust", StatusOK, "", "Codex trusts agentx's hooks as they are now (%s)", userFile)
@@ -148,15 +148,31 @@ func (d *run) loginPath(ctx context.Context) {
 	case errors.Is(err, ErrNoShell):
 		return
 	case err != nil || path == "":
-		fix := `echo 'export PATH="$HOME/go/bin:$PATH"' >> ~/.profile`
+		profile := d.loginProfile()
+		fix := `echo 'export PATH="$HOME/go/bin:$PATH"' >> ` + profile
 		if self := d.in.Self; self != "" && strings.TrimSuffix(filepath.Base(self), ".exe") == "agentx-hook" {
-			fix = fmt.Sprintf(`echo 'export PATH="%s:$PATH"' >> ~/.profile`, filepath.Dir(self))
+			fix = fmt.Sprintf(`echo 'export PATH="%s:$PATH"' >> %s`, filepath.Dir(self), profile)
 		}
 		d.add("login-path", StatusFail, fix,
 			"`bash -lc` does not find agentx-hook: Codex runs the agent's shell commands (`agentx-hook clarify request ...`) in a login shell, whose PATH comes from the login profile, so they fail there")
 	default:
 		d.add("login-path", StatusOK, "", "`bash -lc` finds agentx-hook at %s", path)
 	}
+}
+
+// loginProfile is the file a login bash reads: the first of
+// ~/.bash_profile, ~/.bash_login and ~/.profile that exists (a line
+// appended to ~/.profile beside a ~/.bash_profile is never read), else
+// ~/.profile.
+func (d *run) loginProfile() string {
+	if home := d.in.Getenv("HOME"); home != "" {
+		for _, name := range []string{".bash_profile", ".bash_login", ".profile"} {
+			if _, err := os.Stat(filepath.Join(home, name)); err == nil {
+				return "~/" + name
+			}
+		}
+	}
+	return "~/.profile"
 }
 
 // ErrNoShell is a Probe's LoginShell when there is no bash to ask.

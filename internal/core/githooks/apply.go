@@ -167,6 +167,10 @@ func Open(ctx context.Context, root string) (Location, *Snapshot, error) {
 	git := gitcmd.Exec{Dir: root}
 	loc, err := Locate(ctx, git, root)
 	if err != nil {
+		if strings.Contains(err.Error(), "not a git repository") {
+			// git's own words add only its plumbing (rev-parse, exit 128).
+			return loc, nil, errcode.New(errcode.NotFound, "%s is not in a git repository", root)
+		}
 		return loc, nil, errcode.Wrap(errcode.NotFound, err, "%s is not in a git repository", root)
 	}
 	snap, err := Read(loc.Dir)

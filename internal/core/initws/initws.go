@@ -57,7 +57,17 @@ func Run(ws workspace.Workspace, o Options, report Report) (string, error) {
 			return "", fmt.Errorf("create %s: %w", dir, err)
 		}
 	}
-	if err := writeDefaults(ws, files, names, o.Force, report); err != nil {
+	// A kept agentx.toml is reported once the mode is settled: a switch
+	// reports it updated instead, never both.
+	configKept := false
+	defaults := func(action, path string) {
+		if action == "kept" && path == ws.ConfigFile() {
+			configKept = true
+			return
+		}
+		report(action, path)
+	}
+	if err := writeDefaults(ws, files, names, o.Force, defaults); err != nil {
 		return "", err
 	}
 	// The mode of the config as it is now (kept, or just written). An
@@ -73,7 +83,11 @@ func Run(ws workspace.Workspace, o Options, report Report) (string, error) {
 				return "", err
 			}
 			report("updated", ws.ConfigFile())
+			configKept = false
 		}
+	}
+	if configKept {
+		report("kept", ws.ConfigFile())
 	}
 	if err := writeGitignore(ws, mode, report); err != nil {
 		return "", err
@@ -216,11 +230,12 @@ func StateDirs() []string {
 
 // UntrackCommands are the commands that stop a code branch tracking the
 // state files, once `sync --init-from HEAD` carried them to the state
-// branch; git keeps them on disk.
+// branch; git keeps them on disk. The commit takes agentx.toml too: a
+// Local Mode workspace's switch (its mode line) must reach every clone.
 func UntrackCommands() []string {
 	return []string{
 		"git rm -r --cached --quiet -- " + strings.Join(StateDirs(), " "),
-		"git add " + filepath.ToSlash(filepath.Join(workspace.Dir, ".gitignore")),
+		"git add " + filepath.ToSlash(filepath.Join(workspace.Dir, ".gitignore")) + " " + filepath.ToSlash(filepath.Join(workspace.Dir, "agentx.toml")),
 		`git commit -m "agentx: the state moves to the agentx/state branch"`,
 	}
 }

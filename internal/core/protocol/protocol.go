@@ -457,10 +457,20 @@ func monitorEscalate(rec *ledger.Record, op Op, env Env, now string) (*Effects, 
 	return &Effects{Record: *rec, Events: []string{events.ClarificationEscalated}, Release: true, Escalated: true}, nil
 }
 
-// NotFound is the error for an id the ledger does not hold.
+// NotFound is the error for an id the ledger does not hold; its hint is
+// the command that lists the id's issue, runnable as printed.
 func NotFound(id string) error {
 	return errcode.New(errcode.NotFound, "Clarification %s not found in ledger", id).
-		WithHint("list open clarifications with `clarify --issue N`")
+		WithHint(ListHint(id))
+}
+
+// ListHint is the hint of an id no ledger holds: list the clarifications of
+// its issue (all open ones when the id names none).
+func ListHint(id string) string {
+	if issue, err := validate.ClarificationID(id); err == nil {
+		return fmt.Sprintf("list issue %d's clarifications with `agentx-hook clarify --issue %d`", issue, issue)
+	}
+	return "list the open clarifications with `agentx-hook clarify`"
 }
 
 func badTransition(rec *ledger.Record, verb, want string) error {

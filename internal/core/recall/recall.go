@@ -369,10 +369,15 @@ func statement(o *memory.Observation) string {
 }
 
 // detail is the full content under a statement, indented, when it says more
-// than the summary.
+// than the summary; a first line that is the summary is on the statement's
+// line already.
 func detail(o *memory.Observation) string {
 	c := strings.TrimSpace(o.Content)
-	if c == "" || c == strings.TrimSpace(o.Summary) {
+	summary := strings.TrimSpace(o.Summary)
+	if first, rest, ok := strings.Cut(c, "\n"); ok && summary != "" && strings.TrimSpace(first) == summary {
+		c = strings.TrimSpace(rest)
+	}
+	if c == "" || c == summary {
 		return ""
 	}
 	var b strings.Builder

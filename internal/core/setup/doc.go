@@ -63,17 +63,21 @@ func (r *Result) Lines(o Options) []string {
 		}
 		out = append(out, fmt.Sprintf("%-9s %s\n", action, f.Path))
 	}
-	verb := "git hook"
-	if !o.Writes() {
-		verb = "would git hook"
-	}
 	for _, st := range r.GitHooks {
 		if st.Changes() || st.Kind == githooks.Conflict || st.Kind == githooks.Managed {
-			out = append(out, fmt.Sprintf("%s %s: %s\n", verb, st.Hook, st.Kind))
+			kind := string(st.Kind)
+			if !o.Writes() && st.Changes() {
+				kind = "would " + kind // "git hook post-commit: would create"
+			}
+			out = append(out, fmt.Sprintf("git hook %s: %s\n", st.Hook, kind))
 		}
 	}
 	if o.Check && r.Pending() == 0 {
-		out = append(out, "everything is in place\n")
+		if o.Remove {
+			out = append(out, "nothing of agentx's to remove\n")
+		} else {
+			out = append(out, "everything is in place\n")
+		}
 	}
 	return out
 }

@@ -40,9 +40,10 @@ type Manual struct {
 type Uninstalled struct {
 	Removed []Removal
 	Manual  []Manual
-	// Tracked are the files it removed that the branch tracks (under
-	// .agentx/, and AGENTS.md when nothing but agentx's section was in
-	// it): the user commits their deletion.
+	// Tracked are the files it removed or changed that git tracks (under
+	// .agentx/, AGENTS.md, CLAUDE.md, the hosts' settings and MCP files,
+	// .gitattributes): the user commits that change, so the command that
+	// does must name every one.
 	Tracked []string
 }
 
@@ -54,7 +55,8 @@ var actionLabels = []string{"clarification-blocked", "clarification-escalated", 
 // there: the hosts' wiring (setup --remove for every host, MCP
 // registrations included), the git hooks and the merge driver, agentx's
 // section of AGENTS.md, refs/agentx/ (checkpoints, sync bases) and the
-// state branch's remote-tracking ref, and .agentx/ itself (ledgers and
+// state branch's remote-tracking ref, agentx's caches in the git directory,
+// and .agentx/ itself (ledgers and
 // memory too: the caller asks first). planOnly changes nothing. What lies
 // outside (the remote's state branch, labels, workflows the user copied)
 // comes back as Manual.
@@ -80,8 +82,23 @@ func Uninstall(ctx context.Context, ws workspace.Workspace, planOnly bool) (*Uni
 			return nil, err
 		}
 	}
+	u.tracked()
 	u.manual()
 	return u.out, nil
+}
+
+// tracked names the files it removed or changed outside .agentx/ that git
+// tracks (the index still lists a file removed from the work tree).
+func (u *uninstall) tracked() {
+	if len(u.touched) == 0 {
+		return
+	}
+	ls, err := (gitcmd.Exec{Dir: u.root}).Git(u.ctx, append([]string{"ls-files", "--"}, u.touched...)...)
+	if err != nil {
+		return // not a repository: nothing to commit
+	}
+	u.out.Tracked = append(u.out.Tracked, gitcmd.Lines(ls)...)
+	sort.Strings(u.out.Tracked)
 }
 
 // uninstall is one Uninstall run, step by step.
@@ -94,6 +111,7 @@ type uninstall struct {
 	remote, branch string
 	github         bool
 	labels         []string // the workflows' status labels
+	touched        []string // files outside .agentx/ removed or changed, relative to root
 }
 
 // hosts: the hosts' wiring and the git hooks, through setup --remove's
@@ -107,6 +125,7 @@ func (u *uninstall) hosts() error {
 	for _, f := range r.Files {
 		if f.Action != string(hostsettings.Unchanged) {
 			u.out.Removed = append(u.out.Removed, Removal{What: f.Path, Action: f.Action})
+			u.touched = append(u.touched, f.Path)
 		}
 	}
 	for _, st := range r.GitHooks {
@@ -119,6 +138,7 @@ func (u *uninstall) hosts() error {
 	}
 	if md, err := githooks.MergeDriverAt(u.ctx, u.root); err == nil && (md.Driver != "" || len(md.Missing) < len(githooks.MergeAttributes())) {
 		u.out.Removed = append(u.out.Removed, Removal{What: "merge driver (git config merge.agentx, .gitattributes lines)", Action: "removed"})
+		u.touched = append(u.touched, ".gitattributes")
 		if !u.planOnly {
 			if _, err := githooks.ChangeMergeDriver(u.ctx, u.root, false, false); err != nil {
 				return err
@@ -147,11 +167,7 @@ func (u *uninstall) agentsMD() error {
 		action = "removed"
 	}
 	u.out.Removed = append(u.out.Removed, Removal{What: hostsettings.AgentsFile + " (agentx's section)", Action: action})
-	if action == "removed" {
-		if ls, err := (gitcmd.Exec{Dir: u.root}).Git(u.ctx, "ls-files", "--", hostsettings.AgentsFile); err == nil {
-			u.out.Tracked = append(u.out.Tracked, gitcmd.Lines(ls)...)
-		}
-	}
+	u.touched = append(u.touched, hostsettings.AgentsFile)
 	if u.planOnly {
 		return nil
 	}
@@ -194,6 +210,29 @@ func (u *uninstall) refs() error {
 	}
 	if slices.Contains(names, tracking) {
 		u.github = true
+	}
+	return u.gitCaches(repo.GitDir)
+}
+
+// gitCaches: agentx's directory in this clone's (or linked worktree's) git
+// directory: the checkpoint and sync stat caches, the audit lines a
+// checkpoint has not written yet. Derived or about .agentx/, which goes
+// too; another worktree's own stays with it.
+func (u *uninstall) gitCaches(gitDir string) error {
+	dir := filepath.Join(gitDir, "agentx")
+	if _, err := os.Lstat(dir); err != nil {
+		return nil
+	}
+	what := dir
+	if rel, err := filepath.Rel(u.root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		what = filepath.ToSlash(rel)
+	}
+	u.out.Removed = append(u.out.Removed, Removal{What: what + "/", Action: "removed"})
+	if u.planOnly {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("uninstall: %w", err)
 	}
 	return nil
 }

@@ -84,7 +84,9 @@ func (s *Syncer) Options() (statebranch.Options, *MergeLog, error) {
 		}
 		return statebranch.Options{}, mlog, errcode.New(errcode.InvalidInput,
 			"sync works in GitHub Mode only; this workspace is in %s mode", mode).
-			WithHint(`set mode = "github" in .agentx/agentx.toml to share the state on the state branch`)
+			// init switches the mode line and keeps the state out of code
+			// branches (.agentx/.gitignore); the mode line alone would not.
+			WithHint("switch with `agentx-hook init --mode github` (it also keeps the state out of code branches), then commit .agentx/agentx.toml and .agentx/.gitignore and run sync")
 	}
 	gh := s.Config.Config.GitHub
 	if gh.Remote == "" {
