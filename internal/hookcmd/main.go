@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -369,53 +368,6 @@ func (a *App) Workspace() workspace.Workspace {
 		a.ws = &ws
 	}
 	return *a.ws
-}
-
-// checkContained refuses, once and before the command runs, a workspace
-// whose .agentx/, state, clarifications, memory or workflows directory is
-// a symlink leading outside it: commands that never load the
-// configuration (memory search, state, events, ready) would otherwise
-// read and write through it. Hooks check it themselves (inWorkspace) and
-// fail open; commands that do not touch .agentx/ are not stopped by it.
-func (a *App) checkContained(name string, args []string) error {
-	switch name {
-	case "hook", "git-hook", "hooks", "merge-driver", "demo", "version", "completion":
-		return nil
-	}
-	for _, arg := range args {
-		if arg == "--help" || arg == "-h" || arg == "-help" {
-			return nil
-		}
-	}
-	if err := a.checkWorkspace(); err != nil {
-		return err
-	}
-	switch name {
-	case "init", "setup", "doctor", "uninstall": // doctor reports a missing workspace as a finding; uninstall removes what is there
-		return nil
-	}
-	if err := a.Workspace().CheckExists(); err != nil { // only init creates .agentx/
-		if slices.Contains(args, "--json") {
-			return &jsonFailure{err}
-		}
-		return err
-	}
-	return nil
-
-}
-
-// checkWorkspace refuses a .agentx/ (or its state or memory directory)
-// symlinked outside the workspace. Once it holds, it is not checked again
-// in this process: the command's check and Config's are one.
-func (a *App) checkWorkspace() error {
-	if a.contained {
-		return nil
-	}
-	if err := a.Workspace().CheckContained(); err != nil {
-		return err
-	}
-	a.contained = true
-	return nil
 }
 
 // Config returns the workspace configuration.

@@ -24,7 +24,7 @@ func TestNoCommandButInitCreatesAWorkspace(t *testing.T) {
 	cmds := [][]string{
 		{"memory", "add", "--agent", "engineer", "--issue", "1", "a fact"},
 		{"clarify", "request", "--issue", "1", "--from", "engineer", "--to", "architect", "--topic", "t", "--question", "q"},
-		{"clarify", "list"},
+		{"clarify"}, {"clarify", "--issue", "1"},
 		{"checkpoint", "create", "-m", "x"},
 		{"state"}, {"events"}, {"monitor"}, {"digest"}, {"verify"}, {"audit"}, {"memory", "search", "x"},
 	}
@@ -87,4 +87,21 @@ func runAppIn(t *testing.T, cwd string, env map[string]string, args ...string) (
 		Getenv: func(k string) string { return env[k] }}
 	code := a.Run(context.Background(), args)
 	return out.String(), errb.String(), code
+}
+
+// A subcommand a group does not have is a usage error listing the group's
+// subcommands, outside a workspace too: a typo is a typo (it said "no
+// workspace", issue 37).
+func TestUnknownSubcommandOutsideAWorkspace(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	for _, args := range [][]string{{"checkpoint", "nosuch"}, {"memory", "nosuch"}, {"clarify", "list"}, {"artifact", "nosuch", "--json"}} {
+		out, e, code := runAt(t, outside, outside, nil, args...)
+		if code != 2 || !strings.Contains(e, "unknown "+args[0]+" subcommand \""+args[1]+"\"") || strings.Contains(e, "no workspace") {
+			t.Errorf("%v: exit %d, want 2 and the usage error\n%s%s", args, code, out, e)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, ".agentx")); err == nil {
+		t.Fatal("a usage error created .agentx/")
+	}
 }
