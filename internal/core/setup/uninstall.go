@@ -274,6 +274,35 @@ func (u *uninstall) manual() {
 			rel = append(rel, filepath.ToSlash(p))
 		}
 		u.out.Manual = append(u.out.Manual, Manual{What: "the workflows you copied (" + strings.Join(rel, ", ") + "), and agentx-sync.yml on the state branch",
-			Command: "git rm " + strings.Join(rel, " ")})
+			Command: u.removeFiles(rel)})
 	}
+}
+
+// removeFiles is the command that removes the files rel (relative to the
+// root): git rm for those git tracks, rm for the others (git rm refuses a
+// file it does not track, and the command failed for workflows copied and
+// not yet committed).
+func (u *uninstall) removeFiles(rel []string) string {
+	tracked := map[string]bool{}
+	if ls, err := (gitcmd.Exec{Dir: u.root}).Git(u.ctx, append([]string{"ls-files", "--"}, rel...)...); err == nil {
+		for _, l := range gitcmd.Lines(ls) {
+			tracked[l] = true
+		}
+	}
+	var inGit, other []string
+	for _, r := range rel {
+		if tracked[r] {
+			inGit = append(inGit, r)
+		} else {
+			other = append(other, r)
+		}
+	}
+	var cmds []string
+	if len(inGit) > 0 {
+		cmds = append(cmds, "git rm -q -- "+strings.Join(inGit, " "))
+	}
+	if len(other) > 0 {
+		cmds = append(cmds, "rm -- "+strings.Join(other, " "))
+	}
+	return strings.Join(cmds, " && ")
 }
