@@ -31,7 +31,7 @@ func NewDoc(root string, findings []Finding) (*Doc, *errcode.Error) {
 	if doc.OK {
 		return doc, nil
 	}
-	failure := errcode.New(errcode.InvalidInput, "doctor: %d finding%s failed", doc.Fails, plural(doc.Fails)).
+	failure := errcode.New(errcode.ChecksFailed, "doctor: %d finding%s failed", doc.Fails, plural(doc.Fails)).
 		WithHint("run each fix listed, then `agentx-hook doctor` again")
 	doc.Error = errcode.BodyOf(failure)
 	return doc, failure

@@ -31,6 +31,10 @@ const (
 	// hint names makes the changes. Ours, like IO_ERROR; it was NOT_FOUND,
 	// which said something was missing when a removal was pending.
 	ChangesPending Code = "CHANGES_PENDING"
+	// ChecksFailed is `doctor` finding the setup broken: each failed
+	// finding names the command that fixes it. Ours; it was
+	// INVALID_INPUT, which blamed the command line.
+	ChecksFailed Code = "CHECKS_FAILED"
 )
 
 // Error is a protocol error. Hint, when set, tells an agent what to do next.
