@@ -45,22 +45,7 @@ func TestGitHubModeDocFromZero(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dir := t.TempDir()
-	env := firstSessionEnv(dir)
-	env = append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com",
-		"GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com", "NO_COLOR=1")
-	run := func(where, script string) string {
-		t.Helper()
-		cmd := exec.Command("sh", "-ec", script)
-		cmd.Dir, cmd.Env = where, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s\nin %s: %v\n%s", script, where, err, out)
-		}
-		return string(out)
-	}
-	run(dir, "git init -q --bare -b main remote.git && git clone -q remote.git repo 2>/dev/null && git -C repo commit -q --allow-empty -m start && git -C repo push -q origin HEAD")
-	repo := filepath.Join(dir, "repo")
+	repo, run := docShell(t)
 
 	// Step 1: init, commit the settings, push, and the first sync, which
 	// creates the state branch with no state yet; nothing of agentx's is
@@ -73,13 +58,13 @@ func TestGitHubModeDocFromZero(t *testing.T) {
 	}
 	// Step 4, as written.
 	run(repo, strings.ReplaceAll(blocks[1], "path/to/agentx", checkout))
-	files := run(dir, "git -C remote.git ls-tree -r --name-only agentx/state")
+	files := run(repo, "git -C ../remote.git ls-tree -r --name-only agentx/state")
 	if !strings.Contains(files, ".github/workflows/agentx-sync.yml") {
 		t.Errorf("the state branch after step 4 holds:\n%s", files)
 	}
 	// Syncs keep the workflow file, and doctor is content.
 	run(repo, "agentx-hook clarify request --issue 7 --from engineer --to architect --topic api --question 'REST or gRPC?' --non-blocking && agentx-hook sync")
-	files = run(dir, "git -C remote.git ls-tree -r --name-only agentx/state")
+	files = run(repo, "git -C ../remote.git ls-tree -r --name-only agentx/state")
 	for _, f := range []string{".github/workflows/agentx-sync.yml", "state/clarifications/issue-7.json"} {
 		if !strings.Contains(files, f) {
 			t.Errorf("the state branch after a sync lacks %s:\n%s", f, files)
@@ -91,4 +76,26 @@ func TestGitHubModeDocFromZero(t *testing.T) {
 	if st := run(repo, "git status --porcelain"); st != "" {
 		t.Errorf("after the setup, git status shows:\n%s", st)
 	}
+}
+
+// docShell is what the docs' GitHub Mode blocks run in: a clone of a bare
+// origin holding one commit, and a runner of shell scripts with a first
+// session's environment that fails the test when a script fails.
+func docShell(t *testing.T) (repo string, run func(where, script string) string) {
+	t.Helper()
+	dir := t.TempDir()
+	env := append(firstSessionEnv(dir), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com",
+		"GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com", "NO_COLOR=1")
+	run = func(where, script string) string {
+		t.Helper()
+		cmd := exec.Command("sh", "-ec", script)
+		cmd.Dir, cmd.Env = where, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s\nin %s: %v\n%s", script, where, err, out)
+		}
+		return string(out)
+	}
+	run(dir, "git init -q --bare -b main remote.git && git clone -q remote.git repo 2>/dev/null && git -C repo commit -q --allow-empty -m start && git -C repo push -q origin HEAD")
+	return filepath.Join(dir, "repo"), run
 }

@@ -2,7 +2,6 @@ package hookcmd
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -29,21 +28,7 @@ func TestReadmeGitHubModeBlock(t *testing.T) {
 	if m == nil {
 		t.Fatal(`README.md's "## GitHub Mode" has no shell block`)
 	}
-	dir := t.TempDir()
-	env := append(firstSessionEnv(dir), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com",
-		"GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com", "NO_COLOR=1")
-	run := func(where, script string) string {
-		t.Helper()
-		cmd := exec.Command("sh", "-ec", script)
-		cmd.Dir, cmd.Env = where, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s\nin %s: %v\n%s", script, where, err, out)
-		}
-		return string(out)
-	}
-	run(dir, "git init -q --bare -b main remote.git && git clone -q remote.git repo 2>/dev/null && git -C repo commit -q --allow-empty -m start && git -C repo push -q origin HEAD")
-	repo := filepath.Join(dir, "repo")
+	repo, run := docShell(t) // githubmode_doc_test.go
 	if out := run(repo, m[1]); !strings.Contains(out, "created agentx/state") {
 		t.Errorf("the README's sync did not create the state branch:\n%s", out)
 	}
