@@ -124,6 +124,8 @@
 //     the monitor's circular conversations).
 //   - gitcmd: the one runner for the git program.
 //   - githooks: installing and removing agentx's git hook shims.
+//   - gitexclude: agentx's lines in a clone's .git/info/exclude (files it
+//     writes into the work tree for that clone alone).
 //   - hooklog: the bounded, local-only log of the last hook runs and their
 //     warnings, which doctor reads.
 //   - hostsettings: the agent hosts' settings files (Claude Code, Codex,

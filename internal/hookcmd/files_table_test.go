@@ -116,6 +116,8 @@ printf '## Decisions\n- Use gRPC for telemetry streaming.\n' > summary.md
 agentx-hook hook start --agent engineer --issue 3 < start.json >/dev/null
 agentx-hook clarify request --issue 3 --from engineer --to architect --topic t --question 'Q?' --non-blocking >/dev/null
 agentx-hook hook finish --agent engineer --issue 3 < summary.md >/dev/null
+agentx-hook memory recall --agent engineer --issue 3 --write-instructions >/dev/null
+test -s .github/instructions/agentx-memory.instructions.md
 agentx-hook checkpoint create >/dev/null
 agentx-hook hook start --agent engineer --issue 3 < /dev/null >/dev/null
 rm start.json summary.md`)

@@ -3,9 +3,12 @@ package hookcmd
 import (
 	"context"
 	"fmt"
-	"github.com/agentx-dev/agentx/internal/core/artifact"
 	"io"
 	"path/filepath"
+
+	"github.com/agentx-dev/agentx/internal/core/artifact"
+	"github.com/agentx-dev/agentx/internal/core/gitexclude"
+	"github.com/agentx-dev/agentx/internal/core/gitstore"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/cursor"
@@ -285,6 +288,9 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 		line, err := recall.WriteInstructionsLine(a.Workspace().Root, opts.req, text, off)
 		if err == nil {
 			fmt.Fprintln(a.Stdout, line)
+			if off == "" {
+				a.excludeInstructions()
+			}
 		}
 		return err
 	}
@@ -300,4 +306,20 @@ func runMemoryRecall(ctx context.Context, a *App, opts *recallOptions) error {
 	}
 	_, err = io.WriteString(a.Stdout, text)
 	return err
+}
+
+// excludeInstructions keeps Copilot's instructions file out of git status
+// in this clone: it is one agent's recall from this clone's memory,
+// rewritten at every Copilot session end, so committing it put a change
+// in every session (issue 37). The line goes in .git/info/exclude, which
+// no commit carries; a file the branch already tracks stays tracked until
+// someone runs `git rm --cached` on it.
+func (a *App) excludeInstructions() {
+	repo, err := gitstore.Open(a.Workspace().Root)
+	if err != nil {
+		return // not a git repository: nothing shows it
+	}
+	if _, err := gitexclude.Ensure(repo.CommonDir, "/"+instructionsFile); err != nil {
+		a.warn("%s may show in git status: %v", instructionsFile, err)
+	}
 }

@@ -2,6 +2,12 @@ package hostsettings
 
 import "encoding/json"
 
+// CopilotInstructionsFile is where Copilot's sessionEnd command writes the
+// agent's recall (`memory recall --write-instructions`), relative to the
+// workspace root: Copilot reads it, and ignores what a hook prints. One
+// clone's, excluded from git status in that clone (gitexclude).
+const CopilotInstructionsFile = ".github/instructions/agentx-memory.instructions.md"
+
 // copilotHost is GitHub Copilot CLI: .github/hooks/agentx.json, version
 // 1, sessionStart (hook start --format copilot: 1.0.102 injects its
 // additionalContext), sessionEnd and agentStop (hook finish --event E:

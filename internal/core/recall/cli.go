@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/hostsettings"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 )
@@ -18,7 +19,7 @@ import (
 
 // InstructionsFile is where Copilot reads recall (it ignores what a
 // sessionStart hook prints), relative to the workspace root.
-const InstructionsFile = ".github/instructions/agentx-memory.instructions.md"
+const InstructionsFile = hostsettings.CopilotInstructionsFile
 
 // MinBudget is the smallest budget a recall may be given: below it the
 // section holds no observation, only a clipped footer.

@@ -34,6 +34,7 @@ var egresses = map[string]struct {
 	"internal/core/atomicfile/atomicfiletest/crash.go":             {1, "test helper"},
 	"internal/core/githooks/apply.go":                              {1, "git hook scripts: our templates"},
 	"internal/core/githooks/mergedriver.go":                        {2, ".gitattributes: our lines"},
+	"internal/core/gitexclude/gitexclude.go":                       {2, ".git/info/exclude: our one pattern, the user's lines kept as they were"},
 	"internal/core/gitstore/statcache.go":                          {1, "file stats"},
 	"internal/core/responder/long.go":                              {1, "a responder's long answer: router passes sanitize.Clean(answer)"},
 	"internal/core/statebranch/recover.go":                         {1, "merge of sanitised state files"},

@@ -15,6 +15,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/gitcmd"
+	"github.com/agentx-dev/agentx/internal/core/gitexclude"
 	"github.com/agentx-dev/agentx/internal/core/githooks"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/hostsettings"
@@ -77,7 +78,7 @@ func Uninstall(ctx context.Context, ws workspace.Workspace, planOnly bool) (*Uni
 			u.labels = append(u.labels, "status: "+st)
 		}
 	}
-	for _, step := range []func() error{u.hosts, u.agentsMD, u.refs, u.agentxDir} {
+	for _, step := range []func() error{u.hosts, u.agentsMD, u.refs, u.instructions, u.agentxDir} {
 		if err := step(); err != nil {
 			return nil, err
 		}
@@ -232,6 +233,36 @@ func (u *uninstall) gitCaches(gitDir string) error {
 		return nil
 	}
 	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("uninstall: %w", err)
+	}
+	return nil
+}
+
+// instructions: Copilot's recall file, which its sessionEnd command writes
+// (a tracked one is named for the commit), and the line that keeps it
+// out of this clone's git status.
+func (u *uninstall) instructions() error {
+	rel := hostsettings.CopilotInstructionsFile
+	p := filepath.Join(u.root, filepath.FromSlash(rel))
+	if _, err := os.Lstat(p); err == nil {
+		u.out.Removed = append(u.out.Removed, Removal{What: rel, Action: "removed"})
+		u.touched = append(u.touched, rel)
+		if !u.planOnly {
+			if err := os.Remove(p); err != nil {
+				return fmt.Errorf("uninstall: %w", err)
+			}
+			_ = os.Remove(filepath.Dir(p)) // .github/instructions/, when it held only ours
+		}
+	}
+	repo, err := gitstore.Open(u.root)
+	if err != nil || !gitexclude.Has(repo.CommonDir, "/"+rel) {
+		return nil
+	}
+	u.out.Removed = append(u.out.Removed, Removal{What: rel + " in .git/info/exclude", Action: "removed"})
+	if u.planOnly {
+		return nil
+	}
+	if _, err := gitexclude.Remove(repo.CommonDir, "/"+rel); err != nil {
 		return fmt.Errorf("uninstall: %w", err)
 	}
 	return nil
