@@ -25,10 +25,13 @@ func (a *App) checkContained(name string, args []string) error {
 			return nil
 		}
 	}
-	if unknownSubcommand(name, args) {
-		return nil // the dispatcher's usage error: a typo is a typo, in a workspace or not
-	}
+	// A subcommand the group does not have is the dispatcher's usage
+	// error, in a workspace or not: a typo is a typo. Looked at only when
+	// a check failed, so a command that runs pays nothing for it.
 	if err := a.checkWorkspace(); err != nil {
+		if unknownSubcommand(name, args) {
+			return nil
+		}
 		return err
 	}
 	switch name {
@@ -36,13 +39,15 @@ func (a *App) checkContained(name string, args []string) error {
 		return nil
 	}
 	if err := a.Workspace().CheckExists(); err != nil { // only init creates .agentx/
-		if slices.Contains(args, "--json") {
+		switch {
+		case unknownSubcommand(name, args):
+			return nil
+		case slices.Contains(args, "--json"):
 			return &jsonFailure{err}
 		}
 		return err
 	}
 	return nil
-
 }
 
 // unknownSubcommand says whether args start with a subcommand the group

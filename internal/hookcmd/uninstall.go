@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/setup"
@@ -109,11 +108,7 @@ func commitPaths(tracked []string) []string {
 		if p == workspace.Dir || strings.HasPrefix(p, workspace.Dir+"/") {
 			p = workspace.Dir
 		}
-		if strings.ContainsFunc(p, func(r rune) bool {
-			return !(r == '.' || r == '/' || r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r))
-		}) {
-			p = "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
-		}
+		p = shellQuote(p) // mcp.go
 		if !slices.Contains(paths, p) {
 			paths = append(paths, p)
 		}

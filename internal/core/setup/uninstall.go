@@ -64,6 +64,7 @@ var actionLabels = []string{"clarification-blocked", "clarification-escalated", 
 func Uninstall(ctx context.Context, ws workspace.Workspace, planOnly bool) (*Uninstalled, error) {
 	u := &uninstall{ctx: ctx, ws: ws, root: ws.Root, planOnly: planOnly, out: &Uninstalled{},
 		remote: "origin", branch: "agentx/state"}
+	u.repo, _ = gitstore.Open(ws.Root) // nil: not a repository, no refs, caches or exclude line
 	// The settings, read before .agentx/ goes: the remote and branch.
 	if set, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir()); err == nil {
 		u.github = set.Config.Mode == "github"
@@ -91,15 +92,21 @@ func Uninstall(ctx context.Context, ws workspace.Workspace, planOnly bool) (*Uni
 // tracked names the files it removed or changed outside .agentx/ that git
 // tracks (the index still lists a file removed from the work tree).
 func (u *uninstall) tracked() {
-	if len(u.touched) == 0 {
-		return
-	}
-	ls, err := (gitcmd.Exec{Dir: u.root}).Git(u.ctx, append([]string{"ls-files", "--"}, u.touched...)...)
-	if err != nil {
-		return // not a repository: nothing to commit
-	}
-	u.out.Tracked = append(u.out.Tracked, gitcmd.Lines(ls)...)
+	u.out.Tracked = append(u.out.Tracked, u.lsFiles(u.touched)...)
 	sort.Strings(u.out.Tracked)
+}
+
+// lsFiles is which of paths (relative to the root) git tracks; none when
+// there are none or this is no repository.
+func (u *uninstall) lsFiles(paths []string) []string {
+	if len(paths) == 0 {
+		return nil
+	}
+	ls, err := (gitcmd.Exec{Dir: u.root}).Git(u.ctx, append([]string{"ls-files", "--"}, paths...)...)
+	if err != nil {
+		return nil
+	}
+	return gitcmd.Lines(ls)
 }
 
 // uninstall is one Uninstall run, step by step.
@@ -111,8 +118,9 @@ type uninstall struct {
 	out            *Uninstalled
 	remote, branch string
 	github         bool
-	labels         []string // the workflows' status labels
-	touched        []string // files outside .agentx/ removed or changed, relative to root
+	labels         []string       // the workflows' status labels
+	repo           *gitstore.Repo // nil outside a git repository
+	touched        []string       // files outside .agentx/ removed or changed, relative to root
 }
 
 // hosts: the hosts' wiring and the git hooks, through setup --remove's
@@ -186,8 +194,8 @@ func (u *uninstall) agentsMD() error {
 // refs: refs/agentx/ and the state branch's remote-tracking ref.
 func (u *uninstall) refs() error {
 	tracking := "refs/remotes/" + u.remote + "/" + u.branch
-	repo, err := gitstore.Open(u.root)
-	if err != nil {
+	repo := u.repo
+	if repo == nil {
 		return nil // not a repository: no refs
 	}
 	refs, err := repo.Refs("refs/agentx/", tracking)
@@ -254,15 +262,14 @@ func (u *uninstall) instructions() error {
 			_ = os.Remove(filepath.Dir(p)) // .github/instructions/, when it held only ours
 		}
 	}
-	repo, err := gitstore.Open(u.root)
-	if err != nil || !gitexclude.Has(repo.CommonDir, "/"+rel) {
+	if u.repo == nil || !gitexclude.Has(u.repo.CommonDir, "/"+rel) {
 		return nil
 	}
 	u.out.Removed = append(u.out.Removed, Removal{What: rel + " in .git/info/exclude", Action: "removed"})
 	if u.planOnly {
 		return nil
 	}
-	if _, err := gitexclude.Remove(repo.CommonDir, "/"+rel); err != nil {
+	if _, err := gitexclude.Remove(u.repo.CommonDir, "/"+rel); err != nil {
 		return fmt.Errorf("uninstall: %w", err)
 	}
 	return nil
@@ -314,15 +321,10 @@ func (u *uninstall) manual() {
 // file it does not track, and the command failed for workflows copied and
 // not yet committed).
 func (u *uninstall) removeFiles(rel []string) string {
-	tracked := map[string]bool{}
-	if ls, err := (gitcmd.Exec{Dir: u.root}).Git(u.ctx, append([]string{"ls-files", "--"}, rel...)...); err == nil {
-		for _, l := range gitcmd.Lines(ls) {
-			tracked[l] = true
-		}
-	}
+	tracked := u.lsFiles(rel)
 	var inGit, other []string
 	for _, r := range rel {
-		if tracked[r] {
+		if slices.Contains(tracked, r) {
 			inGit = append(inGit, r)
 		} else {
 			other = append(other, r)
