@@ -8,8 +8,10 @@
 # `//go:build unix` files beside the tests). The build tags of the suites
 # of their own (realhost, browser) are on, so their files are checked too.
 # Each target runs even after one fails; the summary names every one.
-# Wall time on the 2-core machine: about 4 s warm (go vet caches its
-# results per package), about 100 s from a cold build cache.
+# Wall time on the 2-core machine: about 5 s warm (4.1, 4.7, 6.1 s; go
+# vet caches its results per package); from a cold build cache each target
+# compiles the module's dependencies once (darwin/arm64 67 s, linux/arm64
+# 26 s measured), under 2 min in all.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
