@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -385,32 +383,4 @@ func actionInputs(path string) (map[string]string, error) {
 		return nil, fmt.Errorf("%s: no input named command (the parser or the file changed shape)", path)
 	}
 	return inputs, nil
-}
-
-func chownTree(root string, uid int) error {
-	return filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, uid, uid)
-	})
-}
-
-// ownedByRunner fails on any file the action left under root that the
-// runner's user does not own (a root-owned file in the workspace breaks
-// the next job's checkout on a self-hosted runner).
-func ownedByRunner(root string) error {
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != RunnerUID {
-			return fmt.Errorf("%s is owned by uid %d, not the runner's %d", p, st.Uid, RunnerUID)
-		}
-		return nil
-	})
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
@@ -271,24 +270,5 @@ func TestRehashedAnswerMarked(t *testing.T) {
 	text, _ = w.ok("hook", "start", "--agent", "engineer", "--issue", "42")
 	if !strings.Contains(text, "CLR-42-001 to architect") || !strings.Contains(text, "[UNTRUSTED: RECORD_REWRITTEN") {
 		t.Fatalf("hook start:\n%s", text)
-	}
-}
-
-// A trail that cannot be read (a FIFO put in its place) does not pass for
-// a clean one: recall says its notes were not checked, and hangs on
-// nothing.
-func TestUnreadableTrailSaidInRecall(t *testing.T) {
-	t.Parallel()
-	w := newAnchorWS(t)
-	path := filepath.Join(w.root, ".agentx", "state", "audit.jsonl")
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := w.ok("memory", "recall", "--agent", "engineer", "--issue", "5")
-	if !strings.Contains(out, "[agentx: these notes were not checked against the audit trail (") {
-		t.Fatalf("recall over a FIFO trail:\n%s", out)
 	}
 }

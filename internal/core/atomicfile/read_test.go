@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,26 +25,6 @@ func within(t *testing.T, fn func()) {
 	case <-done:
 	case <-time.After(testenv.HangGuard):
 		t.Fatalf("read blocked for %s", testenv.HangGuard)
-	}
-}
-
-func TestReadRegularRefusesFIFOWithoutBlocking(t *testing.T) {
-	t.Parallel()
-	p := filepath.Join(t.TempDir(), "ledger.json")
-	if err := syscall.Mkfifo(p, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var err error
-	within(t, func() { _, err = atomicfile.ReadRegular(p, 0) })
-	if !errors.Is(err, atomicfile.ErrNotRegular) || !errcode.Is(err, errcode.CorruptState) {
-		t.Fatalf("err = %v, want CORRUPT_STATE not a regular file", err)
-	}
-	if !strings.Contains(err.Error(), "FIFO") || !strings.Contains(err.Error(), p) {
-		t.Errorf("error does not name the path and kind: %v", err)
-	}
-	within(t, func() { _, err = atomicfile.ReadInput("--summary-file", p, 0) })
-	if !errcode.Is(err, errcode.InvalidInput) || !strings.Contains(err.Error(), "--summary-file") {
-		t.Fatalf("input err = %v", err)
 	}
 }
 

@@ -1,10 +1,7 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -51,26 +48,6 @@ func TestParseConfigRefusesDeepNestingQuickly(t *testing.T) {
 	if limit := time.Second * testenv.RaceSlowdown; cpu > limit {
 		t.Fatalf("refusal took %v of CPU, over %v", cpu, limit)
 	}
-}
-
-func TestLoadRefusesFIFOConfig(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "agentx.toml")
-	if err := syscall.Mkfifo(cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { _, err := Load(cfg, filepath.Join(dir, "workflows")); done <- err }()
-	select {
-	case err := <-done:
-		if !errcode.Is(err, errcode.CorruptState) {
-			t.Fatalf("err = %v, want CORRUPT_STATE", err)
-		}
-	case <-time.After(testenv.HangGuard):
-		t.Fatal("Load blocked on a FIFO agentx.toml")
-	}
-	_ = os.Remove(cfg)
 }
 
 // A dotted key or table header of thousands of parts is refused before

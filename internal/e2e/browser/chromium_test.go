@@ -1,4 +1,4 @@
-//go:build browser
+//go:build browser && unix
 
 // The headless Chromium the view tests drive through chromedp: what its
 // pages logged (errors, warnings, exceptions, failed loads, the bytes each

@@ -1,4 +1,4 @@
-//go:build browser
+//go:build browser && unix
 
 // Package browser drives `agentx-hook view` in a real headless Chromium
 // (the distribution's, through chromedp): the pages load without a console
