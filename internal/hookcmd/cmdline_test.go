@@ -138,7 +138,7 @@ func TestParse(t *testing.T) {
 		{name: "memory generate needs a target", parse: parser(parseMemoryGenerate), args: []string{"--observations", "5"},
 			wantErr: "memory generate needs a target directory (memory generate [flags] DIR) or --into-store to add synthetic observations to this workspace's real store"},
 		{name: "memory generate nothing", parse: parser(parseMemoryGenerate), args: []string{"--observations", "0"},
-			wantErr: "--observations and --issues must be positive"},
+			wantErr: "--observations must be 1 to 10000000 (got 0)"},
 		{name: "memory capture", parse: parser(parseMemoryCapture), args: []string{"--agent", "engineer", "--issue", "3", "--file", "f", "--session", "s"},
 			want: &memoryCaptureOptions{Agent: "engineer", Issue: "3", File: "f", Session: "s"}},
 		{name: "memory recall", parse: parser(parseRecall), args: []string{"--agent", "engineer", "--issue", "3", "--budget", "150", "--format", "codex", "--query", "redis"},
