@@ -45,6 +45,13 @@ func parseMemoryAdd(a *App, args []string) (*memoryAddOptions, error) {
 }
 
 func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
+	// A configuration that does not parse stops the write, as it stops
+	// clarify request: without it the agent is checked against no
+	// workflow (a typo would be stored for good) and the store's layout
+	// ([memory] manifest) is guessed.
+	if _, err := a.Config(); err != nil {
+		return err
+	}
 	if o.File != "" {
 		return addFromFile(ctx, a, o.File, o.JSON)
 	}
