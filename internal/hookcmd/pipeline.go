@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/recall"
 	"github.com/agentx-dev/agentx/internal/core/recalljournal"
 	"github.com/agentx-dev/agentx/internal/core/spool"
+	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 // The memory pipeline's commands: `hook finish` captures (package intake),
@@ -186,6 +187,9 @@ func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) erro
 	}
 	if !ok {
 		return usagef("memory capture needs --issue (or $AGENTX_ISSUE, or a branch named like 42-fix-login)")
+	}
+	if err := validate.Session("--session", o.Session); err != nil {
+		return err
 	}
 	data, err := intake.ReadInput(o.File, a.Stdin, a.readInputFile)
 	if err != nil {

@@ -46,6 +46,9 @@ func ByHand(id, agent, issue, category, session, text string, checkAgent func(st
 	if err != nil {
 		return o, false, err
 	}
+	if err := validate.Session("--session", session); err != nil {
+		return o, false, err
+	}
 	if text == "" {
 		return o, false, ErrNoText
 	}
