@@ -45,13 +45,6 @@ func parseMemoryAdd(a *App, args []string) (*memoryAddOptions, error) {
 }
 
 func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
-	// A configuration that does not parse stops the write, as it stops
-	// clarify request: without it the agent is checked against no
-	// workflow (a typo would be stored for good) and the store's layout
-	// ([memory] manifest) is guessed.
-	if _, err := a.Config(); err != nil {
-		return err
-	}
 	if o.File != "" {
 		return addFromFile(ctx, a, o.File, o.JSON)
 	}
@@ -61,6 +54,9 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 		return usagef("memory add needs the observation TEXT")
 	}
 	if err != nil {
+		return err
+	}
+	if err := a.configForWrite(); err != nil {
 		return err
 	}
 	if redacted {
@@ -101,6 +97,9 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	if err := a.configForWrite(); err != nil {
+		return err
+	}
 	if len(obs) == 0 {
 		if asJSON {
 			return a.writeDoc(memory.NewStoredDoc(nil, nil))
@@ -120,4 +119,13 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 		fmt.Fprintf(a.Stdout, "already stored: %s (%s, issue #%d)\n", d.Existing, d.Agent, d.Issue)
 	}
 	return nil
+}
+
+// configForWrite stops memory add, once its input is checked, when the
+// configuration does not parse, as it stops clarify request: without it
+// the agent was checked against no workflow (a typo would be stored for
+// good) and the store's layout ([memory] manifest) would be guessed.
+func (a *App) configForWrite() error {
+	_, err := a.Config()
+	return err
 }
