@@ -85,6 +85,7 @@ func (h *helpText) Write(p []byte) (int, error) { return h.buf.Write(p) }
 func parse(flags *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	var first error
+	onlyOnce(flags)
 	for {
 		err := flags.Parse(args)
 		rest := flags.Args()
