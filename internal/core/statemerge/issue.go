@@ -13,5 +13,5 @@ func checkIssue(path string, want, got int) error {
 	if want == 0 || got == want {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: issueNumber is %d in the file of issue %d", path, ErrUnmergeable, got, want)
+	return fmt.Errorf("%s: issueNumber is %d in the file of issue %d", path, got, want)
 }
