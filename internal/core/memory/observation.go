@@ -392,5 +392,8 @@ func CheckInput(o Observation) error {
 			return field("id", err)
 		}
 	}
+	if err := validate.Session("sessionId", o.SessionID); err != nil {
+		return field("sessionId", errors.New(strings.TrimPrefix(err.Error(), "sessionId: ")))
+	}
 	return nil
 }
