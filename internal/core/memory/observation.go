@@ -389,7 +389,8 @@ func CheckInput(o Observation) error {
 	}
 	if o.ID != "" {
 		if err := validate.RecordID(o.ID); err != nil {
-			return field("id", err)
+			// RecordID words a clarification's id; this is an observation's.
+			return field("id", errors.New(strings.Replace(err.Error(), "clarification id", "observation id", 1)))
 		}
 	}
 	if err := validate.Session("sessionId", o.SessionID); err != nil {
