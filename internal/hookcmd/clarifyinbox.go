@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"context"
+	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -47,7 +48,8 @@ func parseClarifyInbox(a *App, args []string) (*clarifyInboxOptions, error) {
 	}
 	if o.Person != "" {
 		if err := validate.Agent("--person", o.Person); err != nil {
-			return o, err
+			// The rule of agent names, worded for a person.
+			return o, errcode.New(errcode.InvalidInput, "%s", strings.Replace(err.Error(), "agent name", "person name", 1))
 		}
 	}
 	return o, nil
