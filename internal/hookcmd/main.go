@@ -197,8 +197,14 @@ func (a *App) Run(ctx context.Context, args []string) int {
 				return a.fail(usagef("--root needs a directory"))
 			}
 			a.rootFlag, args = args[1], args[2:]
+			if a.rootFlag == "" { // --root "$UNSET": never the current directory's
+				return a.fail(usagef("--root is empty: name the workspace's directory"))
+			}
 		case strings.HasPrefix(arg, "--root="):
 			a.rootFlag, args = strings.TrimPrefix(arg, "--root="), args[1:]
+			if a.rootFlag == "" {
+				return a.fail(usagef("--root is empty: name the workspace's directory"))
+			}
 		case arg == "-h" || arg == "--help" || arg == "help":
 			if arg == "help" && len(args) > 1 {
 				return a.Run(ctx, []string{args[1], "--help"})
