@@ -21,8 +21,7 @@ func parseDemo(a *App, args []string) (*demoOptions, error) {
 	flags := newFlags(a, "demo", "demo [--keep] [--dir DIR]\n\nRuns a scripted tour of agentx in a temporary workspace and prints every\ncommand with its real output. Nothing outside the temporary directory changes.")
 	flags.BoolVar(&o.Keep, "keep", false, "keep the temporary workspace and print its path")
 	flags.StringVar(&o.Dir, "dir", "", "use this (new or empty) directory instead of a temporary one")
-	_, err := parse(flags, args)
-	return o, err
+	return o, parseFlagsOnly(flags, args)
 }
 
 func runDemo(ctx context.Context, a *App, o *demoOptions) (err error) {
