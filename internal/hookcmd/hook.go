@@ -56,6 +56,7 @@ a bad command line.`
 type hookOptions struct {
 	Event       string // start or finish
 	Agent       string // --agent, else $AGENTX_AGENT
+	agentFlag   bool   // Agent came from --agent (a bad one is a bad command line)
 	Issue       string // --issue as given (resolved when run)
 	formatFlag         // text, json, claude or codex
 	Strict      bool
@@ -178,6 +179,7 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	if o.Deadline < 0 {
 		return o, usagef("--deadline must be positive (got %s)", o.Deadline)
 	}
+	o.agentFlag = o.Agent != ""
 	if o.Agent == "" {
 		o.Agent = a.Getenv("AGENTX_AGENT")
 	}
@@ -201,9 +203,16 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 		}
 	}
 	why, ok := a.inWorkspace("hook " + event)
+	badAgent := false
 	if ok {
 		cfg, _ := a.Config() // a broken config is reported by the hook body
 		why, ok = session.AgentAccepted(in.Agent, cfg)
+		badAgent = !ok
+	}
+	if badAgent && o.Strict && o.agentFlag && in.Agent == o.Agent {
+		// --strict asked for exit 2 on a bad command line, and --agent
+		// is on it (an agent from the environment or the payload is not).
+		return usagef("--agent: %s", strings.TrimPrefix(why, "agent: "))
 	}
 	if !ok {
 		a.hookSkipped(o.jsonMode(), event, why)
