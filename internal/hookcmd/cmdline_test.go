@@ -95,7 +95,7 @@ func TestParse(t *testing.T) {
 		{name: "monitor argument", parse: parser(parseMonitor), args: []string{"now"}, wantErr: `monitor takes no arguments (got "now")`},
 		{name: "ready", parse: parser(parseReady), args: []string{"--json"}, want: &jsonOnlyOptions{j}},
 		{name: "hook start", parse: parser(parseHook), args: []string{"start", "--agent", "engineer", "--issue", "3", "--format", "claude", "--strict"},
-			want: &hookOptions{Event: "start", Agent: "engineer", Issue: "3", formatFlag: formatFlag{Format: "claude"}, Strict: true}},
+			want: &hookOptions{Event: "start", Agent: "engineer", agentFlag: true, Issue: "3", formatFlag: formatFlag{Format: "claude"}, Strict: true}},
 		{name: "hook finish agent from the environment", parse: parser(parseHook), args: []string{"finish", "--json", "--summary-file", "s.md"},
 			env:  map[string]string{"AGENTX_AGENT": "reviewer"},
 			want: &hookOptions{Event: "finish", Agent: "reviewer", formatFlag: formatFlag{Format: "json"}, SummaryFile: "s.md"}},
