@@ -386,8 +386,8 @@ func (r *Repo) lookup(rev string) (Hash, error) {
 		return plumbing.NewHash(s), nil
 	}
 	for _, name := range []string{rev, "refs/" + rev, "refs/tags/" + rev, "refs/heads/" + rev, "refs/remotes/" + rev, "refs/remotes/" + rev + "/HEAD"} {
-		if !strings.HasPrefix(name, "refs/") {
-			continue
+		if !strings.HasPrefix(name, "refs/") || checkRefName(name) != nil {
+			continue // no ref can have that name (../../x): not found, no I/O error
 		}
 		if h, err := r.Ref(name); err != nil || !h.IsZero() {
 			return h, err
