@@ -164,6 +164,10 @@ func (r *Repo) SetRef(name string, h Hash) error {
 // ErrRefMoved is returned by SwapRef when the ref no longer holds old.
 var ErrRefMoved = errors.New("ref moved meanwhile")
 
+// ErrObjectNotFound is an object the repository does not hold (go-git's,
+// which every read wraps).
+var ErrObjectNotFound = plumbing.ErrObjectNotFound
+
 // SwapRef points name at h only while it still points at old (ZeroHash:
 // does not exist) (git update-ref NAME H OLD).
 func (r *Repo) SwapRef(name string, h, old Hash) error {
