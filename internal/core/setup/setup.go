@@ -226,7 +226,7 @@ func Plan(root string, o Options) ([]File, error) {
 		var fe *hostsettings.FileError
 		if errors.As(err, &fe) {
 			return nil, errcode.Wrap(errcode.InvalidInput, fe.Err, "%s", fe.Path).
-				WithHint("fix or move the file by hand; setup left it untouched and wrote nothing")
+				WithHint("fix or move the file by hand; it was left untouched and nothing was written")
 		}
 		if err != nil {
 			return nil, err
