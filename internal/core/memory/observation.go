@@ -16,10 +16,12 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
@@ -375,6 +377,10 @@ func CheckInput(o Observation) error {
 	}
 	if strings.TrimSpace(o.Content) == "" {
 		return field("content", errors.New("content is empty"))
+	}
+	// As memory add TEXT: cut to the limit, the rest would be lost unsaid.
+	if n := utf8.RuneCountInString(o.Content); n > sanitize.MaxChars {
+		return field("content", fmt.Errorf("content is %d characters, the limit is %d", n, sanitize.MaxChars))
 	}
 	if o.Timestamp != "" {
 		if _, err := clock.Parse(o.Timestamp); err != nil {
