@@ -2,7 +2,6 @@ package hookcmd
 
 import (
 	"context"
-	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
@@ -47,9 +46,8 @@ func parseClarifyInbox(a *App, args []string) (*clarifyInboxOptions, error) {
 		return o, usagef("clarify inbox needs --human (an agent's inbox is `agentx-hook hook start` or the MCP tool clarify_inbox)")
 	}
 	if o.Person != "" {
-		if err := validate.Agent("--person", o.Person); err != nil {
-			// The rule of agent names, worded for a person.
-			return o, errcode.New(errcode.InvalidInput, "%s", strings.Replace(err.Error(), "agent name", "person name", 1))
+		if err := validate.Person("--person", o.Person); err != nil {
+			return o, err
 		}
 	}
 	return o, nil

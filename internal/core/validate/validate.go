@@ -47,6 +47,15 @@ func Agent(field, name string) error {
 	return nil
 }
 
+// Person checks a person's name (a key of [people], --to human:NAME,
+// --person): the rule of agent names, worded for a person.
+func Person(field, name string) error {
+	if err := Agent(field, name); err != nil {
+		return errcode.New(errcode.InvalidInput, "%s", strings.Replace(err.Error(), "agent name", "person name", 1))
+	}
+	return nil
+}
+
 // Session checks a session id given by hand (memory add and memory
 // capture --session; empty is none): it is stored in every observation
 // of the session in the shared issue files and printed in listings, so
