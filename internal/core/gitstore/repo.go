@@ -164,9 +164,11 @@ func (r *Repo) SetRef(name string, h Hash) error {
 // ErrRefMoved is returned by SwapRef when the ref no longer holds old.
 var ErrRefMoved = errors.New("ref moved meanwhile")
 
-// ErrObjectNotFound is an object the repository does not hold (go-git's,
-// which every read wraps).
-var ErrObjectNotFound = plumbing.ErrObjectNotFound
+// IsObjectNotFound reports an object the repository does not hold
+// (go-git's error, which every read wraps). A function, not an exported
+// error value: a package-level value would be an initialiser at every
+// start of agentx-hook (cmd/agentx-hook's TestFewInitialisers).
+func IsObjectNotFound(err error) bool { return errors.Is(err, plumbing.ErrObjectNotFound) }
 
 // SwapRef points name at h only while it still points at old (ZeroHash:
 // does not exist) (git update-ref NAME H OLD).

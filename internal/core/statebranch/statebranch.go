@@ -337,7 +337,7 @@ func (s *syncer) prepare(ctx context.Context) (gitstore.Hash, error) {
 	if err == nil {
 		return base, nil
 	}
-	if errors.Is(err, gitstore.ErrObjectNotFound) {
+	if gitstore.IsObjectNotFound(err) {
 		// git's own fetch stops at a ref naming no object ("bad object"):
 		// the ref goes (this sync writes it anew), or no sync could run.
 		if rerr := s.r.RemoveRef(s.syncedRef()); rerr != nil {
