@@ -63,10 +63,8 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 	if dryRun {
 		// What the restore would refuse (a file that does not parse in the
 		// checkpoint) is refused here too, not listed as "would restore".
-		for _, p := range res.Written {
-			if _, err := s.content(want, p); err != nil {
-				return nil, err
-			}
+		if err := s.prepared(want, res.Written); err != nil {
+			return nil, err
 		}
 		return res, nil
 	}
@@ -216,6 +214,16 @@ func (s *Store) write(want map[string]gitstore.Entry, paths []string, held map[s
 		}
 	}
 	return staged, nil
+}
+
+// prepared checks that every path of paths can be restored (content).
+func (s *Store) prepared(want map[string]gitstore.Entry, paths []string) error {
+	for _, p := range paths {
+		if _, err := s.content(want, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // content is what restoring p writes: the checkpoint's blob, through
