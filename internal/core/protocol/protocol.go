@@ -228,18 +228,6 @@ func Apply(l *ledger.Ledger, op Op, env Env) (*Effects, error) {
 	}
 }
 
-// roundsValid refuses to act on a record whose round is past its
-// maxRounds or negative (verify's ROUND_INVALID: a hand edit, a tool
-// gone wrong): any verb would write on top of a record that needs a
-// person, and round arithmetic past the limit means nothing.
-func roundsValid(r *ledger.Record) error {
-	if r.Round < 0 || r.MaxRounds > 0 && r.Round > r.MaxRounds {
-		return errcode.New(errcode.CorruptState, "%s is at round %d past its maxRounds %d: left untouched", r.ID, r.Round, r.MaxRounds).
-			WithHint("`agentx-hook verify` says what changed (ROUND_INVALID); repair the ledger by hand or restore a checkpoint (`agentx-hook checkpoint list`)")
-	}
-	return nil
-}
-
 // checkRequest validates a new clarification against the workflow scope
 // and returns the record's target as it is stored: a person's as
 // "human:NAME" (people.go).
