@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -225,6 +226,11 @@ func parseClarifyRequest(a *App, args []string) (*clarifyRequestOptions, error) 
 	o.Blocking = *blocking && !*nonBlocking
 	if err != nil {
 		return o, err
+	}
+	given := map[string]bool{}
+	flags.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if given["blocking"] && *blocking && *nonBlocking {
+		return o, usagef("clarify request: --blocking and --non-blocking exclude each other")
 	}
 	if o.Wait, err = parseWait(*wait); err != nil {
 		return o, err

@@ -46,7 +46,7 @@ func parseClarifyInbox(a *App, args []string) (*clarifyInboxOptions, error) {
 		return o, usagef("clarify inbox needs --human (an agent's inbox is `agentx-hook hook start` or the MCP tool clarify_inbox)")
 	}
 	if o.Person != "" {
-		if err := validate.Agent("--person", o.Person); err != nil {
+		if err := validate.Person("--person", o.Person); err != nil {
 			return o, err
 		}
 	}

@@ -43,7 +43,7 @@ func parseMemoryCompact(a *App, args []string) (*memoryCompactOptions, error) {
 	flags.BoolVar(&o.DryRun, "dry-run", false, "print the plan, change nothing")
 	flags.BoolVar(&o.Auto, "auto", false, "apply the [retention] policy to every issue")
 	o.register(flags)
-	if _, err := parse(flags, args); err != nil {
+	if err := parseFlagsOnly(flags, args); err != nil {
 		return o, err
 	}
 	if o.Auto {

@@ -2,9 +2,11 @@ package hookcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/demo"
@@ -20,13 +22,23 @@ func parseDemo(a *App, args []string) (*demoOptions, error) {
 	o := &demoOptions{}
 	flags := newFlags(a, "demo", "demo [--keep] [--dir DIR]\n\nRuns a scripted tour of agentx in a temporary workspace and prints every\ncommand with its real output. Nothing outside the temporary directory changes.")
 	flags.BoolVar(&o.Keep, "keep", false, "keep the temporary workspace and print its path")
-	flags.StringVar(&o.Dir, "dir", "", "use this (new or empty) directory instead of a temporary one")
-	_, err := parse(flags, args)
-	return o, err
+	flags.StringVar(&o.Dir, "dir", "", "use this new or empty directory instead of a temporary one (one that holds anything is refused)")
+	return o, parseFlagsOnly(flags, args)
 }
 
 func runDemo(ctx context.Context, a *App, o *demoOptions) (err error) {
-	root, done, err := demo.Root(o.Dir, o.Keep)
+	dir := o.Dir
+	if dir != "" {
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(a.Cwd, dir)
+		}
+		if err := demo.CheckDir(dir); errors.Is(err, demo.ErrDirNotEmpty) {
+			return usagef("demo --dir %s: %v (the demo needs a new or empty one; without --dir it uses a temporary one)", o.Dir, err)
+		} else if err != nil {
+			return err
+		}
+	}
+	root, done, err := demo.Root(dir, o.Keep)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/suggest"
 )
@@ -83,6 +85,7 @@ func (h *helpText) Write(p []byte) (int, error) { return h.buf.Write(p) }
 func parse(flags *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	var first error
+	onlyOnce(flags)
 	for {
 		err := flags.Parse(args)
 		rest := flags.Args()
@@ -114,17 +117,87 @@ func parse(flags *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // flagError words a flag error in the style flags are shown in (--name;
-// Go's flag echoes -name), with "did you mean" for a misspelt flag.
+// Go's flag echoes -name), with "did you mean" for a misspelt flag, and
+// names the kind of value a flag takes where Go says only "parse error".
 func flagError(flags *flag.FlagSet, err error) string {
 	const undefined = "flag provided but not defined: -"
 	msg := err.Error()
-	if !strings.HasPrefix(msg, undefined) {
-		return msg
+	if name, ok := strings.CutPrefix(msg, undefined); ok {
+		got := "--" + name
+		var names []string
+		flags.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+		return "unknown flag " + got + suggest.DidYouMean(got, names)
 	}
-	got := "--" + strings.TrimPrefix(msg, undefined)
-	var names []string
-	flags.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
-	return "unknown flag " + got + suggest.DidYouMean(got, names)
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return dashed(name) + " needs a value"
+	}
+	if value, name, why, ok := badValue(msg); ok {
+		return valueError(flags.Lookup(name), value, why)
+	}
+	return msg
+}
+
+// badValue splits Go's `invalid value "V" for flag -NAME: WHY` (and its
+// boolean form, `invalid boolean value "V" for -NAME: WHY`).
+func badValue(msg string) (value, name, why string, ok bool) {
+	rest, ok := strings.CutPrefix(msg, "invalid value ")
+	if !ok {
+		if rest, ok = strings.CutPrefix(msg, "invalid boolean value "); !ok {
+			return "", "", "", false
+		}
+	}
+	quoted, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return "", "", "", false
+	}
+	if value, err = strconv.Unquote(quoted); err != nil {
+		return "", "", "", false
+	}
+	rest = strings.TrimPrefix(strings.TrimPrefix(rest[len(quoted):], " for flag -"), " for -")
+	name, why, ok = strings.Cut(rest, ": ")
+	return value, name, why, ok
+}
+
+// valueError words a value a flag refused: the flag's own reason when it
+// gave one, else the kind of value it takes (from its type).
+func valueError(f *flag.Flag, value, why string) string {
+	if f == nil {
+		return fmt.Sprintf("invalid value %q: %s", value, why)
+	}
+	name := dashed(f.Name)
+	if why != "parse error" && why != "value out of range" {
+		if strings.Contains(why, name) {
+			return why // the flag's own message names it (--json="" names no field)
+		}
+		return fmt.Sprintf("%s %q: %s", name, value, why)
+	}
+	if why == "value out of range" {
+		return fmt.Sprintf("%s %q is out of range", name, value)
+	}
+	kind := "a value of another form"
+	if g, ok := f.Value.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case bool:
+			kind = "true or false (or no value)"
+		case int, int64:
+			kind = "a whole number"
+		case uint, uint64:
+			kind = "a whole number of 0 or more"
+		case float64:
+			kind = "a number"
+		case time.Duration:
+			kind = "a duration such as 10s or 2m"
+		}
+	}
+	return fmt.Sprintf("%s takes %s, not %q", name, kind, value)
+}
+
+// dashed spells a flag as help shows it: --name, or -m for one letter.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // parseFlagsOnly is parse for a command that takes flags only: a

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,7 +141,10 @@ type gitHookOptions struct {
 // parseGitHook never fails: a hook shim must not block git, so even a
 // missing name is only a warning (runGitHook).
 func parseGitHook(a *App, args []string) (*gitHookOptions, error) {
-	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
+	// --help before or after the hook's name (git passes no such argument
+	// to any of the three hooks: pre-push's are a remote and its URL,
+	// post-merge's a 0 or 1).
+	if slices.ContainsFunc(args, func(s string) bool { return s == "--help" || s == "-h" }) {
 		fmt.Fprintf(a.Stdout, "Usage: agentx-hook %s\n", gitHookUsage)
 		printExamples(a.Stdout, "git-hook")
 		return nil, errHelp

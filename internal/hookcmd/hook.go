@@ -56,6 +56,7 @@ a bad command line.`
 type hookOptions struct {
 	Event       string // start or finish
 	Agent       string // --agent, else $AGENTX_AGENT
+	agentFlag   bool   // Agent came from --agent (a bad one is a bad command line)
 	Issue       string // --issue as given (resolved when run)
 	formatFlag         // text, json, claude or codex
 	Strict      bool
@@ -93,6 +94,27 @@ func runHook(ctx context.Context, a *App, args []string) error {
 		event = args[0]
 	}
 	return a.hookMisconfigured(event, err, hasStrict(args))
+}
+
+// hookAccepts checks that the hook runs in a workspace and for an agent
+// the workflows know; bad says the agent was refused (not the workspace).
+func (a *App) hookAccepts(event, agent string) (why string, ok, bad bool) {
+	if why, ok = a.inWorkspace("hook " + event); !ok {
+		return why, false, false
+	}
+	cfg, _ := a.Config() // a broken config is reported by the hook body
+	why, ok = session.AgentAccepted(agent, cfg)
+	return why, ok, !ok
+}
+
+// strictAgent is the usage error of an agent refused (bad) when --strict
+// asked for exit 2 on a bad command line and the agent came from --agent
+// (one from the environment or the payload is not the command line's).
+func (o *hookOptions) strictAgent(bad bool, agent, why string) error {
+	if bad && o.Strict && o.agentFlag && agent == o.Agent {
+		return usagef("--agent: %s", strings.TrimPrefix(why, "agent: "))
+	}
+	return nil
 }
 
 // hasStrict reports whether a hook's command line asks for --strict.
@@ -178,6 +200,7 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	if o.Deadline < 0 {
 		return o, usagef("--deadline must be positive (got %s)", o.Deadline)
 	}
+	o.agentFlag = o.Agent != ""
 	if o.Agent == "" {
 		o.Agent = a.Getenv("AGENTX_AGENT")
 	}
@@ -200,10 +223,9 @@ func runHookEvent(ctx context.Context, a *App, o *hookOptions) error {
 			a.Cwd = dir // the agent's project, wherever the hook runs from
 		}
 	}
-	why, ok := a.inWorkspace("hook " + event)
-	if ok {
-		cfg, _ := a.Config() // a broken config is reported by the hook body
-		why, ok = session.AgentAccepted(in.Agent, cfg)
+	why, ok, badAgent := a.hookAccepts(event, in.Agent)
+	if err := o.strictAgent(badAgent, in.Agent, why); err != nil {
+		return err
 	}
 	if !ok {
 		a.hookSkipped(o.jsonMode(), event, why)

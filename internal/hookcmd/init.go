@@ -24,7 +24,7 @@ func parseInit(a *App, args []string) (*initOptions, error) {
 	flags.BoolVar(&o.NoAgentsMD, "no-agents-md", false, "do not write agentx's section into AGENTS.md")
 	flags.StringVar(&o.Mode, "mode", "", "`local` or github (default: the mode in an existing agentx.toml, else local)")
 	o.register(flags)
-	if _, err := parse(flags, args); err != nil {
+	if err := parseFlagsOnly(flags, args); err != nil {
 		return o, err
 	}
 	switch o.Mode {

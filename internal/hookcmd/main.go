@@ -189,6 +189,7 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	}
 	a.applyTestClock() // $AGENTX_NOW: tests and the demo step past SLAs (monitor.go)
 	// Global flags come before the command.
+	rootGiven := false
 	for len(args) > 0 {
 		arg := args[0]
 		switch {
@@ -196,9 +197,9 @@ func (a *App) Run(ctx context.Context, args []string) int {
 			if len(args) < 2 {
 				return a.fail(usagef("--root needs a directory"))
 			}
-			a.rootFlag, args = args[1], args[2:]
+			a.rootFlag, args, rootGiven = args[1], args[2:], true
 		case strings.HasPrefix(arg, "--root="):
-			a.rootFlag, args = strings.TrimPrefix(arg, "--root="), args[1:]
+			a.rootFlag, args, rootGiven = strings.TrimPrefix(arg, "--root="), args[1:], true
 		case arg == "-h" || arg == "--help" || arg == "help":
 			if arg == "help" && len(args) > 1 {
 				return a.Run(ctx, []string{args[1], "--help"})
@@ -213,6 +214,9 @@ func (a *App) Run(ctx context.Context, args []string) int {
 		}
 	}
 dispatch:
+	if rootGiven && a.rootFlag == "" { // --root "$UNSET": never the current directory's
+		return a.fail(usagef("--root is empty: name the workspace's directory"))
+	}
 	if JSONFilter == nil && wantsJSONFilter(args) { // jsonout.go
 		return a.forwardJSONFilter(ctx, args)
 	}

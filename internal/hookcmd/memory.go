@@ -331,7 +331,7 @@ func parseMemoryRebuild(a *App, args []string) (*memoryRebuildOptions, error) {
 	flags.BoolVar(&o.PullFirst, "pull-first", false, "with --after-sync: first complete the state pull a hook's budget cut short")
 	flags.BoolVar(&o.Reference, "reference", false, "write manifest.json in the old tools' exact layout (2-space indent), for the reference tools")
 	o.register(flags)
-	_, err := parse(flags, args) // positionals are ignored, as they always were
+	err := parseFlagsOnly(flags, args)
 	if err == nil && o.PullFirst && !o.AfterSync {
 		err = usagef("--pull-first goes with --after-sync")
 	}

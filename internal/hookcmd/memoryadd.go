@@ -56,6 +56,9 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := a.configForWrite(); err != nil {
+		return err
+	}
 	if redacted {
 		a.warn("removed private parts or secrets before storing")
 	}
@@ -94,6 +97,9 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	if err := a.configForWrite(); err != nil {
+		return err
+	}
 	if len(obs) == 0 {
 		if asJSON {
 			return a.writeDoc(memory.NewStoredDoc(nil, nil))
@@ -113,4 +119,13 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 		fmt.Fprintf(a.Stdout, "already stored: %s (%s, issue #%d)\n", d.Existing, d.Agent, d.Issue)
 	}
 	return nil
+}
+
+// configForWrite stops memory add, once its input is checked, when the
+// configuration does not parse, as it stops clarify request: without it
+// the agent was checked against no workflow (a typo would be stored for
+// good) and the store's layout ([memory] manifest) would be guessed.
+func (a *App) configForWrite() error {
+	_, err := a.Config()
+	return err
 }

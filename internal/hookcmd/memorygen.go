@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/memory/synth"
+	"github.com/agentx-dev/agentx/internal/core/validate"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
 )
 
@@ -30,6 +31,9 @@ scale, to the memory store of the workspace at DIR (created if missing):
 Synthetic data never mixes with real observations by accident: only
 --into-store adds it to this workspace's own store.`
 
+// maxGenerated is the most observations one memory generate adds.
+const maxGenerated = 10_000_000
+
 func parseMemoryGenerate(a *App, args []string) (*memoryGenerateOptions, error) {
 	o := &memoryGenerateOptions{}
 	flags := newFlags(a, "memory generate", memoryGenerateUsage)
@@ -42,8 +46,13 @@ func parseMemoryGenerate(a *App, args []string) (*memoryGenerateOptions, error) 
 	if err != nil {
 		return o, err
 	}
-	if o.Observations <= 0 || o.Issues <= 0 || o.Observations > 10_000_000 {
-		return o, usagef("--observations and --issues must be positive")
+	// Each limit named with the value: an issue past validate.MaxIssue
+	// would be a file no other command accepts.
+	if o.Observations <= 0 || o.Observations > maxGenerated {
+		return o, usagef("--observations must be 1 to %d (got %d)", maxGenerated, o.Observations)
+	}
+	if o.Issues <= 0 || o.Issues > validate.MaxIssue {
+		return o, usagef("--issues must be 1 to %d (got %d)", validate.MaxIssue, o.Issues)
 	}
 	switch {
 	case len(pos) > 1:

@@ -45,9 +45,10 @@ func (j *jsonFlag) jsonOutput() *jsonFlag { return j }
 type jsonOnlyOptions struct{ jsonFlag }
 
 // parseJSONOnly returns the parser of a command that takes --json and
-// nothing else; positionals are ignored, as they always were.
+// nothing else: a positional is refused, never ignored (`state engineer`
+// is not a filter).
 func parseJSONOnly(name, usage string) func(*App, []string) (*jsonOnlyOptions, error) {
-	return jsonOnlyParser(name, usage, func(flags *flag.FlagSet, args []string) error { _, err := parse(flags, args); return err })
+	return jsonOnlyParser(name, usage, parseFlagsOnly)
 }
 
 // parseNoArgs returns the parser of a command that takes --json and no

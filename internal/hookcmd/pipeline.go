@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/recall"
 	"github.com/agentx-dev/agentx/internal/core/recalljournal"
 	"github.com/agentx-dev/agentx/internal/core/spool"
+	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 // The memory pipeline's commands: `hook finish` captures (package intake),
@@ -174,8 +175,7 @@ func parseMemoryCapture(a *App, args []string) (*memoryCaptureOptions, error) {
 	flags.StringVar(&o.File, "file", "", "read the payload or summary from `F` instead of stdin")
 	flags.StringVar(&o.Session, "session", "", "session ID `S` for a summary")
 	o.register(flags)
-	_, err := parse(flags, args)
-	return o, err
+	return o, parseFlagsOnly(flags, args)
 }
 
 func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) error {
@@ -186,6 +186,9 @@ func runMemoryCapture(ctx context.Context, a *App, o *memoryCaptureOptions) erro
 	}
 	if !ok {
 		return usagef("memory capture needs --issue (or $AGENTX_ISSUE, or a branch named like 42-fix-login)")
+	}
+	if err := validate.Session("--session", o.Session); err != nil {
+		return err
 	}
 	data, err := intake.ReadInput(o.File, a.Stdin, a.readInputFile)
 	if err != nil {
@@ -247,7 +250,10 @@ func parseRecall(a *App, args []string) (*recallOptions, error) {
 	var f formatFlag
 	f.register(flags, "text", "output `form`: text, claude, codex or json")
 	write := flags.Bool("write-instructions", false, "write "+instructionsFile+" (Copilot) instead of printing")
-	_, err := f.parse(flags, args)
+	pos, err := f.parse(flags, args)
+	if err == nil && len(pos) > 0 { // `recall ... redis` meant --query redis
+		err = usagef("%s takes no arguments (got %q)", flags.Name(), pos[0])
+	}
 	format := &f.Format
 	opts := &recallOptions{format: *format, write: *write}
 	if err != nil {

@@ -42,8 +42,7 @@ func parseEvents(a *App, args []string) (*eventsOptions, error) {
 	flags := newFlags(a, "events", "events [--since DURATION] [--json]\n\nThe event log (.agentx/state/events.jsonl), oldest first.")
 	flags.StringVar(&o.Since, "since", "", "only events newer than `DURATION` (7d, 12h, 30m) or at/after a date (2026-03-01, ISO 8601)")
 	o.register(flags)
-	_, err := parse(flags, args)
-	return o, err
+	return o, parseFlagsOnly(flags, args)
 }
 
 func runEvents(_ context.Context, a *App, o *eventsOptions) error {

@@ -198,6 +198,10 @@ type InboxResult struct {
 	// Escalations are the records of the session's issue that wait for a
 	// person, as hook start lists them.
 	Escalations []*Clarification `json:"escalations" jsonschema:"clarifications of your issue escalated to a person"`
+	// Warnings name the ledgers that could not be read (left untouched):
+	// what they hold is missing above, so an empty inbox is not "nothing
+	// waits".
+	Warnings []string `json:"warnings,omitempty" jsonschema:"unreadable ledgers, left out"`
 }
 
 func (s *server) addClarifyTools(srv *mcp.Server) {
@@ -334,6 +338,10 @@ func (s *server) inbox(ctx context.Context, _ *mcp.CallToolRequest, _ inboxIn) (
 	}
 	waiting, requests := ledger.Inbox(mon.OpenNow(rep), s.o.Agent)
 	out := &InboxResult{Agent: s.o.Agent, Waiting: []*Clarification{}, Requests: []*Clarification{}}
+	for _, w := range rep.Warnings {
+		s.o.Warn("monitor: %v", w)
+		out.Warnings = append(out.Warnings, w.Error())
+	}
 	for i := range waiting {
 		if waiting[i].Blocking {
 			out.Waiting = append(out.Waiting, view(&waiting[i], false))

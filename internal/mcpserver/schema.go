@@ -125,13 +125,14 @@ func fullSchema[Out any]() *jsonschema.Schema {
 // No field of a result is ever null (a field not set is left out), so no
 // type says "null". The error object every result may carry is left out
 // too: a failed call is a tool error (isError) whose text says
-// `error: CODE: message`, and an undeclared field still validates.
+// `error: CODE: message`, and an undeclared field still validates; so are
+// the warnings a result carries only when something could not be read.
 func leanOutput[Out any]() *jsonschema.Schema {
 	full := fullSchema[Out]()
 	out := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
 	for name, p := range full.Properties {
-		if name == "error" {
-			continue
+		if name == "error" || name == "warnings" {
+			continue // present only when something went wrong (as error is): kept out of tools/list's budget
 		}
 		lean := &jsonschema.Schema{Type: p.Type, Types: p.Types}
 		unnull(lean)

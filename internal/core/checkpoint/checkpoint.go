@@ -242,7 +242,7 @@ func (s *Store) create(ctx context.Context, message string) (*Result, error) {
 	known := map[gitstore.Hash]bool{}
 	if !tip.IsZero() {
 		if parent, err = s.repo.ReadCommit(tip); err != nil {
-			return nil, err
+			return nil, s.damaged(err)
 		}
 		if parentFiles, err = s.repo.Files(parent.Tree); err != nil {
 			return nil, err
@@ -361,7 +361,7 @@ func (s *Store) walk(fn func(gitstore.Hash, gitstore.Commit) bool) error {
 		seen[h] = true
 		c, err := s.repo.ReadCommit(h)
 		if err != nil {
-			return err
+			return s.damaged(err)
 		}
 		if !fn(h, c) {
 			return nil
@@ -372,6 +372,14 @@ func (s *Store) walk(fn func(gitstore.Hash, gitstore.Commit) bool) error {
 		h = c.Parents[0]
 	}
 	return nil
+}
+
+// damaged is a commit of the history that cannot be read (the ref set by
+// hand to a blob, an object gone): named with the ref, never repaired by
+// replacing it (the history before it may be worth finding).
+func (s *Store) damaged(err error) error {
+	return errcode.Wrap(errcode.CorruptState, err, "%s: %v", s.ref, err).
+		WithHint(fmt.Sprintf("the checkpoint history is damaged and was left as it is: point %s at a checkpoint commit with `git update-ref %s COMMIT`, or remove it (`git update-ref -d %s`) to start a new history", s.ref, s.ref, s.ref))
 }
 
 // Get returns the checkpoint id names: a hexadecimal prefix (ParseID) of

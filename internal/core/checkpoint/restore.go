@@ -60,7 +60,15 @@ func (s *Store) Restore(ctx context.Context, id string, dryRun bool, before stri
 	if res.Written, res.Removed, res.Derived, err = s.plan(ctx, want); err != nil {
 		return nil, err
 	}
-	if dryRun || !res.Changed() {
+	if dryRun {
+		// What the restore would refuse (a file that does not parse in the
+		// checkpoint) is refused here too, not listed as "would restore".
+		if err := s.prepared(want, res.Written); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	if !res.Changed() {
 		return res, nil
 	}
 	// The flock of the event log first, as an appender takes it before
@@ -174,21 +182,9 @@ func (s *Store) write(want map[string]gitstore.Entry, paths []string, held map[s
 		}
 	}
 	err := parallel(context.Background(), len(paths), func(i int) error {
-		data, err := s.repo.Blob(want[paths[i]].Hash)
+		data, err := s.content(want, paths[i])
 		if err != nil {
 			return err
-		}
-		if s.Adjust != nil {
-			cur, err := atomicfile.ReadState(s.abs(paths[i]))
-			if errors.Is(err, atomicfile.ErrNotRegular) {
-				cur, err = nil, nil // replaced by the restore, never read through
-			}
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("restore %s: %w", paths[i], err)
-			}
-			if data, err = s.Adjust(paths[i], data, cur); err != nil {
-				return fmt.Errorf("restore %s: %w", paths[i], err)
-			}
 		}
 		mu := dirLocks[path.Dir(paths[i])]
 		mu.Lock()
@@ -218,6 +214,39 @@ func (s *Store) write(want map[string]gitstore.Entry, paths []string, held map[s
 		}
 	}
 	return staged, nil
+}
+
+// prepared checks that every path of paths can be restored (content).
+func (s *Store) prepared(want map[string]gitstore.Entry, paths []string) error {
+	for _, p := range paths {
+		if _, err := s.content(want, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// content is what restoring p writes: the checkpoint's blob, through
+// Adjust (which refuses a blob that does not parse).
+func (s *Store) content(want map[string]gitstore.Entry, p string) ([]byte, error) {
+	data, err := s.repo.Blob(want[p].Hash)
+	if err != nil {
+		return nil, err
+	}
+	if s.Adjust == nil {
+		return data, nil
+	}
+	cur, err := atomicfile.ReadState(s.abs(p))
+	if errors.Is(err, atomicfile.ErrNotRegular) {
+		cur, err = nil, nil // replaced by the restore, never read through
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("restore %s: %w", p, err)
+	}
+	if data, err = s.Adjust(p, data, cur); err != nil {
+		return nil, fmt.Errorf("restore %s: %w", p, err)
+	}
+	return data, nil
 }
 
 func (s *Store) abs(rel string) string {

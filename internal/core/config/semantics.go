@@ -135,6 +135,15 @@ func checkStep(path, at string, st *Step) error {
 	if m := st.ClarifySLAMinutes; m != nil && *m < 1 {
 		return invalid(path, at+" clarify_sla_minutes", "is %d; the SLA is at least 1 minute", *m)
 	}
+	// Past the limit is refused as below it is (Step.Scope still clamps,
+	// for a Step that did not come through here): cut without a word, the
+	// value asked for was not the one used.
+	if r := st.ClarifyMaxRounds; r != nil && *r > MaxRoundsLimit {
+		return invalid(path, at+" clarify_max_rounds", "is %d; it is 1 to %d", *r, MaxRoundsLimit)
+	}
+	if m := st.ClarifySLAMinutes; m != nil && *m > MaxSLAMinutes {
+		return invalid(path, at+" clarify_sla_minutes", "is %d; it is 1 to %d minutes", *m, MaxSLAMinutes)
+	}
 	return checkOutputs(path, at, st)
 }
 

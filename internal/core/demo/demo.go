@@ -2,7 +2,9 @@ package demo
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +32,9 @@ func NeedsResponder(section []Step, i int) bool {
 func Root(dir string, keep bool) (root string, done func() error, err error) {
 	none := func() error { return nil }
 	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", none, err
+		}
 		return dir, none, nil
 	}
 	tmp, err := os.MkdirTemp("", "agentx-demo-")
@@ -45,6 +50,26 @@ func Root(dir string, keep bool) (root string, done func() error, err error) {
 		}
 		return nil
 	}, nil
+}
+
+// ErrDirNotEmpty is a --dir that holds anything: the demo writes a
+// workspace of its own (ledgers, synthetic memory, a responder in
+// agentx.toml, AGENTS.md), never among someone's files.
+var ErrDirNotEmpty = errors.New("the directory is not empty")
+
+// CheckDir accepts a directory the demo may use: one that does not exist
+// yet, or an empty one.
+func CheckDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case len(entries) > 0:
+		return ErrDirNotEmpty
+	}
+	return nil
 }
 
 // AddResponder gives the architect of the workspace at root a responder:

@@ -164,6 +164,12 @@ func (r *Repo) SetRef(name string, h Hash) error {
 // ErrRefMoved is returned by SwapRef when the ref no longer holds old.
 var ErrRefMoved = errors.New("ref moved meanwhile")
 
+// IsObjectNotFound reports an object the repository does not hold
+// (go-git's error, which every read wraps). A function, not an exported
+// error value: a package-level value would be an initialiser at every
+// start of agentx-hook (cmd/agentx-hook's TestFewInitialisers).
+func IsObjectNotFound(err error) bool { return errors.Is(err, plumbing.ErrObjectNotFound) }
+
 // SwapRef points name at h only while it still points at old (ZeroHash:
 // does not exist) (git update-ref NAME H OLD).
 func (r *Repo) SwapRef(name string, h, old Hash) error {
@@ -386,8 +392,8 @@ func (r *Repo) lookup(rev string) (Hash, error) {
 		return plumbing.NewHash(s), nil
 	}
 	for _, name := range []string{rev, "refs/" + rev, "refs/tags/" + rev, "refs/heads/" + rev, "refs/remotes/" + rev, "refs/remotes/" + rev + "/HEAD"} {
-		if !strings.HasPrefix(name, "refs/") {
-			continue
+		if !strings.HasPrefix(name, "refs/") || checkRefName(name) != nil {
+			continue // no ref can have that name (../../x): not found, no I/O error
 		}
 		if h, err := r.Ref(name); err != nil || !h.IsZero() {
 			return h, err

@@ -52,6 +52,9 @@ func Run(ws workspace.Workspace, o Options, report Report) (string, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	if err := checkExisting(ws, o.Force); err != nil {
+		return "", err
+	}
 	for _, dir := range []string{ws.AgentxDir(), ws.WorkflowsDir(), ws.ClarificationsDir(), ws.MemoryDir()} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return "", fmt.Errorf("create %s: %w", dir, err)
@@ -98,6 +101,25 @@ func Run(ws workspace.Workspace, o Options, report Report) (string, error) {
 		}
 	}
 	return mode, nil
+}
+
+// checkExisting refuses, before anything is written, a configuration
+// that is there and does not load (unless force writes the defaults over
+// it): kept unread, its mode was unknown, yet init went on to switch
+// .gitignore and report the mode it was asked for.
+func checkExisting(ws workspace.Workspace, force bool) error {
+	if force {
+		return nil
+	}
+	if _, err := os.Stat(ws.ConfigFile()); err != nil {
+		return nil // none yet: init writes it
+	}
+	if _, err := config.Load(ws.ConfigFile(), ws.WorkflowsDir()); err != nil {
+		code, _ := errcode.Classify(err)
+		return errcode.Wrap(code, err, "%v", err).
+			WithHint("nothing was written: fix the file, or `agentx-hook init --force` writes the defaults over the configuration and workflows (their settings are lost)")
+	}
+	return nil
 }
 
 // writeDefaults writes the default config and workflows, keeping files

@@ -28,6 +28,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/memory"
 	"github.com/agentx-dev/agentx/internal/core/spool"
+	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 const (
@@ -223,6 +224,13 @@ func (x *Intake) process(ctx context.Context, e Entry, payload *capture.Payload,
 	if payload != nil {
 		if session == "" {
 			session = payload.SessionID
+			// Stored in every observation of the session: one that is
+			// no host's id (a line break, an escape, kilobytes) is left
+			// out, and the capture goes on.
+			if err := validate.Session("session_id", session); err != nil {
+				x.warn("%v; stored without a session id", err)
+				session = ""
+			}
 		}
 		var err error
 		res, saveOffset, err = x.extract(ctx, *payload)

@@ -5,6 +5,7 @@ package issueref
 import (
 	"strings"
 
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
@@ -58,8 +59,11 @@ func Resolve(flag, env, branch string) (n int, ok bool, err error) {
 		return n, err == nil, err
 	}
 	if env != "" {
-		n, err = validate.Issue(env)
-		return n, err == nil, err
+		// Named: the command line holds no such number to look for.
+		if n, err = validate.Issue(env); err != nil {
+			return 0, false, errcode.New(errcode.InvalidInput, "$AGENTX_ISSUE: %v", err)
+		}
+		return n, true, nil
 	}
 	if n, ok := FromBranch(branch); ok {
 		return n, true, nil

@@ -18,6 +18,11 @@ func ByHandText(text string) (clean string, redacted bool, err error) {
 	if n := utf8.RuneCountInString(text); n > sanitize.MaxChars {
 		return "", false, errcode.New(errcode.InvalidInput, "observation is %d characters, the limit is %d", n, sanitize.MaxChars)
 	}
+	if !utf8.ValidString(text) {
+		// As a clarify topic or body: the sanitiser would store U+FFFD
+		// in place of the bytes, and call that a redaction.
+		return "", false, errcode.New(errcode.InvalidInput, "observation is not valid UTF-8")
+	}
 	clean = strings.TrimSpace(sanitize.Text(text))
 	if clean == text {
 		return text, false, nil
@@ -44,6 +49,9 @@ func ByHand(id, agent, issue, category, session, text string, checkAgent func(st
 	}
 	n, err := validate.Issue(issue)
 	if err != nil {
+		return o, false, err
+	}
+	if err := validate.Session("--session", session); err != nil {
 		return o, false, err
 	}
 	if text == "" {

@@ -16,10 +16,12 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
+	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
 	"github.com/agentx-dev/agentx/internal/core/validate"
 )
@@ -376,6 +378,10 @@ func CheckInput(o Observation) error {
 	if strings.TrimSpace(o.Content) == "" {
 		return field("content", errors.New("content is empty"))
 	}
+	// As memory add TEXT: cut to the limit, the rest would be lost unsaid.
+	if n := utf8.RuneCountInString(o.Content); n > sanitize.MaxChars {
+		return field("content", fmt.Errorf("content is %d characters, the limit is %d", n, sanitize.MaxChars))
+	}
 	if o.Timestamp != "" {
 		if _, err := clock.Parse(o.Timestamp); err != nil {
 			return field("timestamp", err)
@@ -389,8 +395,12 @@ func CheckInput(o Observation) error {
 	}
 	if o.ID != "" {
 		if err := validate.RecordID(o.ID); err != nil {
-			return field("id", err)
+			// RecordID words a clarification's id; this is an observation's.
+			return field("id", errors.New(strings.Replace(err.Error(), "clarification id", "observation id", 1)))
 		}
+	}
+	if err := validate.Session("sessionId", o.SessionID); err != nil {
+		return field("sessionId", errors.New(strings.TrimPrefix(err.Error(), "sessionId: ")))
 	}
 	return nil
 }

@@ -114,6 +114,20 @@ func Detect(recs []ledger.Record, now time.Time, priority []string) Plan {
 	return p
 }
 
+// unreadableSLAs names the waiting records whose staleAfter is no time
+// (a hand edit; verify's TIMESTAMP_INVALID): protocol.Timeout never fires
+// for them, so their SLA would go unenforced without a word.
+func unreadableSLAs(open []ledger.Record) []error {
+	var out []error
+	for i := range open {
+		r := &open[i]
+		if r.Status.Waiting() && r.StaleAfterTime().IsZero() {
+			out = append(out, fmt.Errorf("%s: staleAfter %q is not a time, so the record never goes stale (`agentx-hook verify`: TIMESTAMP_INVALID)", r.ID, r.StaleAfter))
+		}
+	}
+	return out
+}
+
 // sortRecords sorts recs by less (stably when stable). Records usually
 // come in order already (a ledger's in creation order, ledgers by issue):
 // that is checked first, each creation time parsed once, where the sort

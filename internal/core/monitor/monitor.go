@@ -96,6 +96,7 @@ func (m *Monitor) Check(ctx context.Context) (*Report, error) {
 	now := m.Router.Clock.Now()
 	rep := &Report{Issues: scan.Issues, Open: scan.Open, Warnings: scan.Warnings, Scanned: scan.Read, CheckedAt: now}
 	rep.Plan = Detect(scan.Open, now, m.Router.Config.Priority())
+	rep.Warnings = append(rep.Warnings, unreadableSLAs(scan.Open)...)
 	rep.Undelivered = Undelivered(scan.Open, now)
 	m.Act(ctx, rep)
 	return rep, nil

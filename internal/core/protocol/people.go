@@ -19,7 +19,7 @@ func personTarget(to string, cfg *config.Set) (string, bool, error) {
 		return to, true, nil
 	}
 	if name, ok := strings.CutPrefix(to, PersonPrefix); ok {
-		if err := validate.Agent("--to "+PersonPrefix+"NAME", name); err != nil {
+		if err := validate.Person("--to "+PersonPrefix+"NAME", name); err != nil {
 			return "", false, err
 		}
 		if _, known := cfg.Person(name); !known {

@@ -59,7 +59,7 @@ func TestRequestToPerson(t *testing.T) {
 	}
 	for _, tc := range []struct{ to, want string }{
 		{"human:nobody", `--to: unknown person "nobody" (configured: architect, lead, qa)`},
-		{"human:", "--to human:NAME: agent name is empty"},
+		{"human:", "--to human:NAME: person name is empty"},
 		{"nobody", `unknown agent "nobody"`},
 	} {
 		_, err := Apply(&ledger.Ledger{IssueNumber: 42}, Op{Verb: Request, Issue: 42, From: "engineer", To: tc.to, Topic: "t", Text: "q"}, Env{Now: t0, Config: cfg})

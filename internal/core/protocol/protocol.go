@@ -205,6 +205,9 @@ func Apply(l *ledger.Ledger, op Op, env Env) (*Effects, error) {
 	if rec == nil {
 		return nil, NotFound(op.ID)
 	}
+	if err := roundsValid(rec); err != nil {
+		return nil, err
+	}
 	if err := Authorize(rec, op); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/config"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	"github.com/agentx-dev/agentx/internal/core/sanitize"
 	"github.com/agentx-dev/agentx/internal/core/shorten"
@@ -150,4 +151,16 @@ func EscalationSummary(rec *ledger.Record, reason, cli string) string {
 	fmt.Fprintf(&b, "  2. Drop the question: %s clarify %s %s --body \"<why>\"\n", cli, Abandon, rec.ID)
 	fmt.Fprintf(&b, "  On GitHub: /clarify %s %s <decision>", Resolve, rec.ID)
 	return b.String()
+}
+
+// roundsValid refuses to act on a record whose round is past its
+// maxRounds or negative (verify's ROUND_INVALID: a hand edit, a tool
+// gone wrong): any verb would write on top of a record that needs a
+// person, and round arithmetic past the limit means nothing.
+func roundsValid(r *ledger.Record) error {
+	if r.Round < 0 || r.MaxRounds > 0 && r.Round > r.MaxRounds {
+		return errcode.New(errcode.CorruptState, "%s is at round %d past its maxRounds %d: left untouched", r.ID, r.Round, r.MaxRounds).
+			WithHint("`agentx-hook verify` says what changed (ROUND_INVALID); repair the ledger by hand or restore a checkpoint (`agentx-hook checkpoint list`)")
+	}
+	return nil
 }

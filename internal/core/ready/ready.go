@@ -30,6 +30,9 @@ type Issue struct {
 	Pending    []string `json:"pendingClarifications"`
 	Escalated  []string `json:"escalatedClarifications"`
 	Sources    []string `json:"sources"`
+	// Unreadable is an issue whose ledger does not parse: its blocking
+	// clarifications cannot be read, so it is never called ready.
+	Unreadable bool `json:"unreadable,omitempty"`
 	// Waits and EscalatedLines say who waits on whom, one line per
 	// record, as the text output shows them.
 	Waits          []string `json:"-"`
@@ -99,6 +102,7 @@ func Load(ctx context.Context, mon *monitor.Monitor, ws workspace.Workspace) (*R
 	}
 	for _, l := range loaded {
 		if l.Err != nil {
+			get(l.Issue, "ledger").Unreadable = true // the check above warned
 			continue
 		}
 		for _, r := range l.Ledger.Clarifications {

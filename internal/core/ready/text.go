@@ -26,7 +26,10 @@ func (ri *Issue) Line(st render.Style) string {
 	} else if len(ri.Waits) > 0 {
 		line += " " + st.Red("[BLOCKED: Clarification pending]") + " " + strings.Join(ri.Waits, "; ")
 	}
-	if !ri.Blocked {
+	switch {
+	case ri.Unreadable:
+		line += " " + st.Red("[UNREADABLE: its ledger does not parse]")
+	case !ri.Blocked:
 		line += " " + st.Green("ready")
 	}
 	for _, f := range ri.StaleArtifacts {

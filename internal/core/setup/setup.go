@@ -165,9 +165,15 @@ func notes(ws workspace.Workspace, cfg func() (*config.Set, error), o Options) [
 	if o.Copilot {
 		notes = append(notes, "Copilot CLI (1.0.102) loads a repository's hooks in `copilot -p` only in a trusted folder (start `copilot` here once and trust it); `agentx-hook doctor` checks it")
 	}
+	set, cerr := cfg()
+	if cerr != nil {
+		if _, err := os.Stat(ws.ConfigFile()); err == nil {
+			return append(notes, ".agentx/agentx.toml does not load, so every hook warns and does nothing until it is fixed (`agentx-hook doctor` says why)")
+		}
+	}
 	if o.Agent == "" {
 		agent := config.FallbackAgent
-		if set, err := cfg(); err == nil {
+		if cerr == nil {
 			agent = set.Config.Hooks.DefaultAgentOr()
 		}
 		how := "set $AGENTX_AGENT for a session to run it as another role"
@@ -226,7 +232,7 @@ func Plan(root string, o Options) ([]File, error) {
 		var fe *hostsettings.FileError
 		if errors.As(err, &fe) {
 			return nil, errcode.Wrap(errcode.InvalidInput, fe.Err, "%s", fe.Path).
-				WithHint("fix or move the file by hand; setup left it untouched and wrote nothing")
+				WithHint("fix or move the file by hand; it was left untouched and nothing was written")
 		}
 		if err != nil {
 			return nil, err

@@ -194,6 +194,17 @@ func (s *syncer) settle(p string, ours []byte, base, theirs map[string]gitstore.
 	if err != nil {
 		return nil, false, err
 	}
+	if inTheirs && tData == nil && bData != nil {
+		// The branch's copy does not parse (reported): it stands for no
+		// change since the base. Merged as absent, it read as the branch
+		// emptying the file, and a three-way merge took that for a change
+		// of every field the local copy still had as the base did (a
+		// memory file's updatedAt blanked, other tools' keys dropped).
+		if ours == nil {
+			return bData, true, nil // missing here too: the base's copy
+		}
+		tData = bData
+	}
 	switch {
 	case ours == nil && tData == nil && bData == nil:
 		return nil, false, nil // nothing that parses anywhere: left as it is

@@ -324,7 +324,29 @@ func (s *syncer) prepare(ctx context.Context) (gitstore.Hash, error) {
 			return gitstore.ZeroHash, err
 		}
 	}
-	return s.r.Ref(s.syncedRef())
+	base, err := s.r.Ref(s.syncedRef())
+	if err != nil || base.IsZero() {
+		return base, err
+	}
+	// The base is derived (this clone's last sync): one that names no
+	// readable commit (a hand edit, a pruned object) would fail every sync
+	// for good. Merged without it, as after a deleted branch, nothing is
+	// lost (what was removed on purpose has its tombstone), and the sync
+	// sets it anew.
+	_, err = s.r.CommitTree(base)
+	if err == nil {
+		return base, nil
+	}
+	if gitstore.IsObjectNotFound(err) {
+		// git's own fetch stops at a ref naming no object ("bad object"):
+		// the ref goes (this sync writes it anew), or no sync could run.
+		if rerr := s.r.RemoveRef(s.syncedRef()); rerr != nil {
+			return gitstore.ZeroHash, rerr
+		}
+	}
+	s.res.Notes = append(s.res.Notes, fmt.Sprintf("the last merge base %s (%.10s) cannot be read (%v): merged as a union this time; this sync sets it anew",
+		s.syncedRef(), base.String(), err))
+	return gitstore.ZeroHash, nil
 }
 
 // publish commits rd on theirsTip and pushes it; retry is true when the

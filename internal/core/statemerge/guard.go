@@ -22,6 +22,9 @@ func Valid(path string, data []byte) error {
 		if err != nil {
 			return err
 		}
+		if err := checkIssue(path, issue, l.IssueNumber); err != nil {
+			return err
+		}
 		_, err = tombstone.FromExtra(path, l.Extra)
 		return err
 	case kindMemory, kindArchive:
@@ -29,14 +32,22 @@ func Valid(path string, data []byte) error {
 		if err != nil {
 			return err
 		}
+		if f.IssueNumber != 0 { // none: the file name's (parseIssueFile)
+			if err := checkIssue(path, issue, f.IssueNumber); err != nil {
+				return err
+			}
+		}
 		_, err = f.Tombstones(path)
 		return err
 	case kindMetrics:
 		_, err := metrics.ParseWeek(data)
 		return err
 	case kindArtifacts:
-		_, err := artifact.Parse(path, data, issue)
-		return err
+		f, err := artifact.Parse(path, data, issue)
+		if err != nil {
+			return err
+		}
+		return checkIssue(path, issue, f.IssueNumber)
 	}
 	return fmt.Errorf("%s: %w: not a ledger, artifact ledger, memory issue file or archive", path, ErrUnmergeable)
 }

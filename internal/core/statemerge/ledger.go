@@ -53,6 +53,9 @@ func parseLedger(path, side string, issue int, data []byte) (*ledger.Ledger, err
 	if err != nil {
 		return nil, unmergeable(side, err)
 	}
+	if err := checkIssue(path, issue, l.IssueNumber); err != nil {
+		return nil, unmergeable(side, err)
+	}
 	l.Extra = compactFields(l.Extra)
 	for i := range l.Clarifications {
 		r := &l.Clarifications[i]

@@ -17,11 +17,14 @@ import (
 
 // Limits of SPEC section 6.3.
 const (
-	MaxTopic  = 200
-	MaxBody   = 2000
-	MaxIssue  = 1_000_000_000
-	MaxAgent  = 64
-	minIDDigs = 3
+	MaxTopic = 200
+	MaxBody  = 2000
+	MaxIssue = 1_000_000_000
+	MaxAgent = 64
+	// MaxSession bounds a session id (the hosts' are UUIDs): it is stored
+	// in every observation of the session.
+	MaxSession = 128
+	minIDDigs  = 3
 )
 
 // Agent checks an agent name: [a-z0-9][a-z0-9-]*. The error names the
@@ -39,6 +42,35 @@ func Agent(field, name string) error {
 		if !ok {
 			return errcode.New(errcode.InvalidInput, "%s: agent name %q must match [a-z0-9][a-z0-9-]* (%s at position %d)",
 				field, name, Describe(r), i+1)
+		}
+	}
+	return nil
+}
+
+// Person checks a person's name (a key of [people], --to human:NAME,
+// --person): the rule of agent names, worded for a person.
+func Person(field, name string) error {
+	if err := Agent(field, name); err != nil {
+		return errcode.New(errcode.InvalidInput, "%s", strings.Replace(err.Error(), "agent name", "person name", 1))
+	}
+	return nil
+}
+
+// Session checks a session id given by hand (memory add and memory
+// capture --session; empty is none): it is stored in every observation
+// of the session in the shared issue files and printed in listings, so
+// one word of at most MaxSession characters, no control or invisible
+// character, no space.
+func Session(field, s string) error {
+	if !utf8.ValidString(s) {
+		return errcode.New(errcode.InvalidInput, "%s: session id is not valid UTF-8", field)
+	}
+	if n := utf8.RuneCountInString(s); n > MaxSession {
+		return errcode.New(errcode.InvalidInput, "%s: session id is %d characters, the limit is %d", field, n, MaxSession)
+	}
+	for i, r := range []rune(s) {
+		if sanitize.Invisible(r) || unicode.IsSpace(r) || zeroWidth(r) {
+			return errcode.New(errcode.InvalidInput, "%s: session id %q holds %s at position %d", field, s, Describe(r), i+1)
 		}
 	}
 	return nil
