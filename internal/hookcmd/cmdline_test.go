@@ -169,6 +169,12 @@ func TestParse(t *testing.T) {
 		{name: "sync pull and push only", parse: parser(parseSync), args: []string{"--pull-only", "--push-only"},
 			wantErr: "--pull-only and --push-only exclude each other"},
 		{name: "digest", parse: parser(parseDigest), args: []string{"--days", "3", "--json"}, want: &digestOptions{Days: 3, formatFlag: formatFlag{Format: "json"}}},
+		{name: "checkpoint create message past the limit", parse: parser(parseCheckpointCreate), args: []string{"-m", strings.Repeat("é", 2001)},
+			wantErr: "checkpoint create: -m/--message is 2001 characters, the limit is 2000"},
+		{name: "checkpoint create message at the limit", parse: parser(parseCheckpointCreate), args: []string{"--message", strings.Repeat("é", 2000)},
+			want: &checkpointCreateOptions{Message: strings.Repeat("é", 2000)}},
+		{name: "hook deadline past the limit", parse: parser(parseHook), args: []string{"start", "--deadline", "10m1s"},
+			wantErr: "--deadline must be at most 10m0s (got 10m1s)"},
 		{name: "digest bad format", parse: parser(parseDigest), args: []string{"--format", "xml"}, wantErr: `digest: --format is md, json or html, not "xml"`},
 		{name: "demo", parse: parser(parseDemo), args: []string{"--keep", "--dir", "d"}, want: &demoOptions{Keep: true, Dir: "d"}},
 	} {

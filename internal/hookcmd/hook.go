@@ -200,6 +200,9 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	if o.Deadline < 0 {
 		return o, usagef("--deadline must be positive (got %s)", o.Deadline)
 	}
+	if o.Deadline > config.MaxHookDeadline {
+		return o, usagef("--deadline must be at most %s (got %s)", config.MaxHookDeadline, o.Deadline)
+	}
 	o.agentFlag = o.Agent != ""
 	if o.Agent == "" {
 		o.Agent = a.Getenv("AGENTX_AGENT")

@@ -17,6 +17,8 @@ func TestWindowFor(t *testing.T) {
 		{"last days", "", "", 7, LastDays(now, 7), nil},
 		{"last days to until", "", "2026-11-10", 3, LastDays(time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), 3), nil},
 		{"no days", "", "", 0, Window{}, ErrDays},
+		{"the most days", "", "", MaxDays, LastDays(now, MaxDays), nil},
+		{"past the most days", "", "", MaxDays + 1, Window{}, ErrDays},
 		{"since, read against now", "2d", "2026-11-19T12:00:00Z", 0,
 			Window{Since: now.Add(-48 * time.Hour), Until: now.Add(-24 * time.Hour)}, nil},
 	} {
