@@ -48,7 +48,7 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 	if o.File != "" {
 		return addFromFile(ctx, a, o.File, o.JSON)
 	}
-	obs, redacted, err := memory.ByHand(o.ID, o.Agent, o.Issue, o.Category, o.Session, o.Text,
+	obs, changed, err := memory.ByHand(o.ID, o.Agent, o.Issue, o.Category, o.Session, o.Text,
 		func(agent string) error { return config.CheckAgentName("--agent", agent, a.Config) })
 	if errors.Is(err, memory.ErrNoText) {
 		return usagef("memory add needs the observation TEXT")
@@ -59,8 +59,8 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 	if err := a.configForWrite(); err != nil {
 		return err
 	}
-	if redacted {
-		a.warn("removed private parts or secrets before storing")
+	if changed != 0 {
+		a.warn("%s before storing", changed)
 	}
 	st := a.Memory()
 	st.AuditOp = memory.OpAdd

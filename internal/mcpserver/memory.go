@@ -330,7 +330,8 @@ func (s *server) remember(ctx context.Context, _ *mcp.CallToolRequest, in rememb
 	if text == "" {
 		return nil, errcode.New(errcode.InvalidInput, "memory_remember needs the content")
 	}
-	text, redacted, err := memory.ByHandText(text)
+	text, changed, err := memory.ByHandText(text)
+	redacted := changed != 0
 	if err != nil {
 		return nil, err
 	}
