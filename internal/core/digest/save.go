@@ -1,6 +1,7 @@
 package digest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,8 +28,10 @@ func Between(since, until time.Time) (Window, error) {
 // view's digest page allows (a longer one only makes every series long).
 const MaxDays = 3660
 
-// ErrDays is a window asked for by a day count below one or past MaxDays.
-var ErrDays = fmt.Errorf("digest: --days must be 1 to %d", MaxDays)
+// ErrDays is a window asked for by a day count below one or past MaxDays
+// (spelt out: a package-level value is static data, not an initialiser;
+// TestWindowFor checks the two agree).
+var ErrDays = errors.New("digest: --days must be 1 to 3660")
 
 // WindowFor is the window a command line asks for, against now: since
 // and until as `--since`/`--until` give them (dates, timestamps or

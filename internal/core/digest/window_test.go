@@ -2,11 +2,16 @@ package digest
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
 func TestWindowFor(t *testing.T) {
+	if want := "1 to " + strconv.Itoa(MaxDays); !strings.HasSuffix(ErrDays.Error(), want) {
+		t.Errorf("ErrDays %q does not say %s", ErrDays, want)
+	}
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		name, since, until string
