@@ -111,8 +111,8 @@ type checkpointCreateOptions struct {
 func parseCheckpointCreate(a *App, args []string) (*checkpointCreateOptions, error) {
 	o := &checkpointCreateOptions{}
 	flags := newFlags(a, "checkpoint create", "checkpoint create [-m MESSAGE] [--json]")
-	flags.StringVar(&o.Message, "m", "", "the checkpoint's `message`")
-	flags.StringVar(&o.Message, "message", "", "the checkpoint's `message`")
+	flags.StringVar(&o.Message, "m", "", "the checkpoint's `message` (at most 2,000 characters)")
+	flags.StringVar(&o.Message, "message", "", "the checkpoint's `message` (at most 2,000 characters)")
 	o.register(flags)
 	pos, err := parse(flags, args)
 	if err == nil && len(pos) > 0 {
