@@ -62,7 +62,7 @@ func runRetentionAll(ctx context.Context, a *App, o *memoryCompactOptions) error
 // of the archive; with the stat data of the issue files the store's rows
 // were read from (SearchFiles). skipped hears of each file left out
 // because it could not be read (also warned of).
-func (a *App) searchStoreOrArchive(ctx context.Context, q memory.Query, archived bool, skipped func(string)) ([]memory.Row, memory.FileStats, error) {
+func (a *App) searchStoreOrArchive(ctx context.Context, q memory.Query, archived bool, skipped func(string) bool) ([]memory.Row, memory.FileStats, error) {
 	st := a.Memory()
 	st.Skipped = skipped
 	if archived {

@@ -11,11 +11,11 @@ func (s *Store) skip(n int, err error) {
 	s.leftOut(fmt.Sprintf("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err))
 }
 
-// leftOut warns of a file left out because it could not be read.
+// leftOut warns of a file left out because it could not be read; once
+// per Skipped's gathering (one search may read a broken file twice).
 func (s *Store) leftOut(msg string) {
-	s.warn("%s", msg)
-	if s.Skipped != nil {
-		s.Skipped(msg)
+	if s.Skipped == nil || s.Skipped(msg) {
+		s.warn("%s", msg)
 	}
 }
 
@@ -27,18 +27,19 @@ type LeftOut struct {
 	list []string
 }
 
-// Add is a Store's Skipped.
-func (l *LeftOut) Add(warning string) {
+// Add is a Store's Skipped: false when it heard warning already.
+func (l *LeftOut) Add(warning string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.seen[warning] {
-		return
+		return false
 	}
 	if l.seen == nil {
 		l.seen = map[string]bool{}
 	}
 	l.seen[warning] = true
 	l.list = append(l.list, warning)
+	return true
 }
 
 // List is the warnings heard, in order; nil when none.
