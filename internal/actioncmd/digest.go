@@ -34,8 +34,8 @@ func (a *App) runDigest(ctx context.Context, gha *githubactions.Action) int {
 	}
 	days := 7
 	if v := gha.GetInput("days"); v != "" {
-		if days, err = strconv.Atoi(v); err != nil || days < 1 {
-			gha.Errorf("input days: %q is not a whole number of days (1 or more)", v)
+		if days, err = strconv.Atoi(v); err != nil || days < 1 || days > digest.MaxDays {
+			gha.Errorf("input days: %q is not a whole number of days from 1 to %d", v, digest.MaxDays)
 			return 2
 		}
 	}

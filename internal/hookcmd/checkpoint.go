@@ -7,10 +7,12 @@ import (
 	"os"
 	"runtime/debug"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentx-dev/agentx/internal/core/checkpoint"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/validate"
 )
 
 const checkpointUsage = `checkpoint create [-m MESSAGE] [--json]
@@ -109,12 +111,18 @@ type checkpointCreateOptions struct {
 func parseCheckpointCreate(a *App, args []string) (*checkpointCreateOptions, error) {
 	o := &checkpointCreateOptions{}
 	flags := newFlags(a, "checkpoint create", "checkpoint create [-m MESSAGE] [--json]")
-	flags.StringVar(&o.Message, "m", "", "the checkpoint's `message`")
-	flags.StringVar(&o.Message, "message", "", "the checkpoint's `message`")
+	flags.StringVar(&o.Message, "m", "", "the checkpoint's `message` (at most 2,000 characters)")
+	flags.StringVar(&o.Message, "message", "", "the checkpoint's `message` (at most 2,000 characters)")
 	o.register(flags)
 	pos, err := parse(flags, args)
 	if err == nil && len(pos) > 0 {
 		err = usagef("checkpoint create takes no arguments (got %q; the message goes in -m)", pos[0])
+	}
+	// A message is a note a person reads in checkpoint list, bounded as a
+	// clarification's body is (it had no bound: megabytes went into the
+	// commit and the audit trail).
+	if n := utf8.RuneCountInString(o.Message); err == nil && n > validate.MaxBody {
+		err = usagef("checkpoint create: -m/--message is %d characters, the limit is %d", n, validate.MaxBody)
 	}
 	return o, err
 }

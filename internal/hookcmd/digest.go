@@ -40,7 +40,7 @@ type digestOptions struct {
 func parseDigest(a *App, args []string) (*digestOptions, error) {
 	o := &digestOptions{}
 	flags := newFlags(a, "digest", digestUsage)
-	flags.IntVar(&o.Days, "days", 7, "the last `N` days")
+	flags.IntVar(&o.Days, "days", 7, "the last `N` days (1 to 3660)")
 	flags.StringVar(&o.Since, "since", "", "window start: a `DATE` (2026-11-16) or ISO timestamp")
 	flags.StringVar(&o.Until, "until", "", "window end, exclusive: a `DATE` or ISO timestamp (default now)")
 	o.register(flags, "md", "output `form`: md, json or html")

@@ -184,7 +184,7 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	flags.BoolVar(&o.Strict, "strict", false, "exit 1 while a blocking clarification of the agent is open (and 2 for a bad command line)")
 	flags.StringVar(&o.SummaryFile, "summary-file", "", "finish: a session summary `file` for memory capture")
 	flags.StringVar(&o.HostEvent, "event", "", "the host `event` the hook runs for, when its payload names none (Copilot: agentStop, sessionEnd)")
-	flags.DurationVar(&o.Deadline, "deadline", 0, "the hook's overall `deadline` (default: [hooks] deadline, else 10s); steps not done by then are skipped and named")
+	flags.DurationVar(&o.Deadline, "deadline", 0, "the hook's overall `deadline`, at most 10m (default: [hooks] deadline, else 10s); steps not done by then are skipped and named")
 	pos, err := o.parse(flags, args[1:])
 	if err != nil {
 		return o, err
@@ -199,6 +199,9 @@ func parseHook(a *App, args []string) (*hookOptions, error) {
 	}
 	if o.Deadline < 0 {
 		return o, usagef("--deadline must be positive (got %s)", o.Deadline)
+	}
+	if o.Deadline > config.MaxHookDeadline {
+		return o, usagef("--deadline must be at most %s (got %s)", config.MaxHookDeadline, o.Deadline)
 	}
 	o.agentFlag = o.Agent != ""
 	if o.Agent == "" {

@@ -156,7 +156,8 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 	if o.Step != "" {
 		q.Limit = -1 // the step filter comes after the ranking
 	}
-	rows, stats, err := a.searchStoreOrArchive(ctx, q, o.Archived)
+	var skipped memory.LeftOut
+	rows, stats, err := a.searchStoreOrArchive(ctx, q, o.Archived, skipped.Add)
 	if err != nil {
 		return err
 	}
@@ -171,6 +172,7 @@ func runMemorySearch(ctx context.Context, a *App, o *memorySearchOptions) error 
 	}
 	if o.JSON {
 		doc := memory.NewSearchDoc(q.Text, rows)
+		doc.Warnings = skipped.List()
 		for i := range doc.Results {
 			doc.Results[i].Untrusted = marks.Mark(doc.Results[i].ID)
 		}

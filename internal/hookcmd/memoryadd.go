@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -48,7 +50,7 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 	if o.File != "" {
 		return addFromFile(ctx, a, o.File, o.JSON)
 	}
-	obs, redacted, err := memory.ByHand(o.ID, o.Agent, o.Issue, o.Category, o.Session, o.Text,
+	obs, changed, err := memory.ByHand(o.ID, o.Agent, o.Issue, o.Category, o.Session, o.Text,
 		func(agent string) error { return config.CheckAgentName("--agent", agent, a.Config) })
 	if errors.Is(err, memory.ErrNoText) {
 		return usagef("memory add needs the observation TEXT")
@@ -59,8 +61,8 @@ func runMemoryAdd(ctx context.Context, a *App, o *memoryAddOptions) error {
 	if err := a.configForWrite(); err != nil {
 		return err
 	}
-	if redacted {
-		a.warn("removed private parts or secrets before storing")
+	if changed != 0 {
+		a.warn("%s before storing", changed)
 	}
 	st := a.Memory()
 	st.AuditOp = memory.OpAdd
@@ -100,6 +102,7 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	if err := a.configForWrite(); err != nil {
 		return err
 	}
+	a.warnUnknownAgents(path, obs)
 	if len(obs) == 0 {
 		if asJSON {
 			return a.writeDoc(memory.NewStoredDoc(nil, nil))
@@ -120,6 +123,41 @@ func addFromFile(ctx context.Context, a *App, path string, asJSON bool) error {
 	}
 	return nil
 }
+
+// warnUnknownAgents names, in one warning, the agents of an import that
+// no workflow of this repository knows. They are stored all the same: an
+// import comes from another repository, whose workflows may differ, and
+// memory add TEXT's refusal of an unknown --agent would lose the rest of
+// a batch over one name; but a typo must not go in unseen.
+func (a *App) warnUnknownAgents(path string, obs []memory.Observation) {
+	cfg, err := a.Config()
+	if err != nil {
+		return
+	}
+	known := cfg.KnownAgents()
+	if len(known) == 0 {
+		return // as CheckAgent: no workflow names any agent
+	}
+	unknown := map[string]bool{}
+	for i := range obs {
+		if !known[obs[i].Agent] {
+			unknown[obs[i].Agent] = true
+		}
+	}
+	if len(unknown) == 0 {
+		return
+	}
+	names := slices.Sorted(maps.Keys(unknown))
+	if len(names) > maxNamedAgents {
+		names = append(names[:maxNamedAgents], fmt.Sprintf("and %d more", len(unknown)-maxNamedAgents))
+	}
+	a.warn("memory add --file: %s: agents no workflow here knows: %s (stored as they are; agents come from .agentx/workflows/ and [agents] or [responders] in .agentx/agentx.toml)",
+		path, strings.Join(names, ", "))
+}
+
+// maxNamedAgents is how many unknown agents the import's warning names;
+// the others are counted.
+const maxNamedAgents = 5
 
 // configForWrite stops memory add, once its input is checked, when the
 // configuration does not parse, as it stops clarify request: without it

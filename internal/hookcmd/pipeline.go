@@ -224,7 +224,7 @@ overlap with the query, the branch name, open clarifications and recent
 commits), within [memory] max_tokens and the host's own ceiling (claude:
 10,000 characters, codex: about 2,500 tokens). --write-instructions writes
 it to ` + instructionsFile + ` for GitHub Copilot, which ignores what a
-sessionStart hook prints. Text and --json are a preview: they do not count
+sessionStart hook prints (in Copilot's form: no --format beside it). Text and --json are a preview: they do not count
 as a recall; --format claude|codex and --write-instructions inject it, and
 count.`
 
@@ -263,6 +263,12 @@ func parseRecall(a *App, args []string) (*recallOptions, error) {
 	case "text", "claude", "codex", "json":
 	default:
 		return opts, usagef("--format must be text, claude, codex or json (got %q)", *format)
+	}
+	// The instructions file holds Copilot's form of the recall (its
+	// ceiling, its wording) and stdout gets one line saying where it went:
+	// another form asked for beside it would be ignored without a word.
+	if *write && *format != "text" {
+		return opts, usagef("memory recall: --write-instructions writes Copilot's form of the recall, not --format %s (drop one of them)", *format)
 	}
 	if err := recall.CheckBudget(*budget); err != nil {
 		return opts, usagef("%s", err.Error())

@@ -60,13 +60,16 @@ func runRetentionAll(ctx context.Context, a *App, o *memoryCompactOptions) error
 
 // searchStoreOrArchive is `memory search`, or with --archived the search
 // of the archive; with the stat data of the issue files the store's rows
-// were read from (SearchFiles).
-func (a *App) searchStoreOrArchive(ctx context.Context, q memory.Query, archived bool) ([]memory.Row, memory.FileStats, error) {
+// were read from (SearchFiles). skipped hears of each file left out
+// because it could not be read (also warned of).
+func (a *App) searchStoreOrArchive(ctx context.Context, q memory.Query, archived bool, skipped func(string) bool) ([]memory.Row, memory.FileStats, error) {
+	st := a.Memory()
+	st.Skipped = skipped
 	if archived {
-		rows, err := a.Memory().SearchArchived(ctx, q)
+		rows, err := st.SearchArchived(ctx, q)
 		return rows, nil, err
 	}
-	return a.Memory().SearchFiles(ctx, q)
+	return st.SearchFiles(ctx, q)
 }
 
 func parseMemoryRestore(a *App, args []string) (*idOptions, error) {

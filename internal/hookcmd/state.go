@@ -51,12 +51,12 @@ func runEvents(_ context.Context, a *App, o *eventsOptions) error {
 	if err != nil {
 		return err
 	}
-	evs, skipped, err := a.Events().Read(from)
+	evs, skipped, err := a.Events().ReadSkipped(from)
 	if err != nil {
 		return err
 	}
-	if skipped > 0 {
-		a.warn("skipped %d unreadable line(s) in %s", skipped, a.Workspace().EventsFile())
+	if skipped.Count > 0 {
+		a.warn("skipped %d unreadable line(s) in %s: %s", skipped.Count, a.Workspace().EventsFile(), skipped)
 	}
 	doc := events.NewDoc(evs)
 	return a.emit(o.JSON, doc, doc.Text())

@@ -54,6 +54,10 @@ type SearchResult struct {
 	// NextOffset is the offset of the next page; 0: this is the last.
 	NextOffset int    `json:"nextOffset,omitempty"`
 	Next       string `json:"next,omitempty"`
+	// Warnings name the issue files that could not be read (left
+	// untouched): what they hold is missing from the hits, so no hits is
+	// not "nothing stored".
+	Warnings []string `json:"warnings,omitempty" jsonschema:"unreadable issue files, left out"`
 }
 
 // Observation is one stored observation in full. Integrity is "intact",
@@ -187,16 +191,21 @@ func (s *server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	if strings.TrimSpace(q.Text) == "" && q.Agent == "" && !q.IssueSet && q.Category == "" && in.Since == "" && in.Until == "" {
 		return nil, errcode.New(errcode.InvalidInput, "memory_search needs a query or a filter (agent, issue, category, since, until)")
 	}
+	// A copy of the store hears of the issue files this search leaves
+	// out (the store's Warn still says them on stderr).
+	st := *s.o.Memory
+	var skipped memory.LeftOut
+	st.Skipped = skipped.Add
 	var rows []memory.Row
 	if in.Archived {
-		rows, err = s.o.Memory.SearchArchived(ctx, q)
+		rows, err = st.SearchArchived(ctx, q)
 	} else {
-		rows, err = s.o.Memory.Search(ctx, q)
+		rows, err = st.Search(ctx, q)
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := &SearchResult{Hits: []Hit{}}
+	out := &SearchResult{Hits: []Hit{}, Warnings: skipped.List()}
 	if len(rows) > offset+limit {
 		out.NextOffset = offset + limit
 		rows = rows[:offset+limit]
@@ -321,7 +330,8 @@ func (s *server) remember(ctx context.Context, _ *mcp.CallToolRequest, in rememb
 	if text == "" {
 		return nil, errcode.New(errcode.InvalidInput, "memory_remember needs the content")
 	}
-	text, redacted, err := memory.ByHandText(text)
+	text, changed, err := memory.ByHandText(text)
+	redacted := changed != 0
 	if err != nil {
 		return nil, err
 	}

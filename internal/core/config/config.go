@@ -231,6 +231,11 @@ func (h HooksSettings) DefaultAgentOr() string {
 // with room for the host itself.
 const DefaultHookDeadline = 10 * time.Second
 
+// MaxHookDeadline is the longest deadline `hook --deadline` takes: a hook
+// runs while its host waits (Claude Code and Codex give one 60 s by
+// default, configurable), so a longer one is a typo, not a wish.
+const MaxHookDeadline = 10 * time.Minute
+
 // DeadlineOr is [hooks] deadline, or the default.
 func (h HooksSettings) DeadlineOr() time.Duration {
 	if h.Deadline.Duration <= 0 {

@@ -24,13 +24,19 @@ func Between(since, until time.Time) (Window, error) {
 	return Window{Since: since.UTC(), Until: until}, nil
 }
 
-// ErrDays is a window asked for by a day count below one.
-var ErrDays = errors.New("digest: --days must be at least 1")
+// MaxDays is the longest window a day count asks for: ten years, as the
+// view's digest page allows (a longer one only makes every series long).
+const MaxDays = 3660
+
+// ErrDays is a window asked for by a day count below one or past MaxDays
+// (spelt out: a package-level value is static data, not an initialiser;
+// TestWindowFor checks the two agree).
+var ErrDays = errors.New("digest: --days must be 1 to 3660")
 
 // WindowFor is the window a command line asks for, against now: since
 // and until as `--since`/`--until` give them (dates, timestamps or
 // durations, both read against now; until defaults to now), else the
-// last days days up to until (ErrDays below one).
+// last days days up to until (ErrDays below one or past MaxDays).
 func WindowFor(now time.Time, since, until string, days int) (Window, error) {
 	end := now
 	if until != "" {
@@ -41,8 +47,8 @@ func WindowFor(now time.Time, since, until string, days int) (Window, error) {
 		end = t
 	}
 	if since == "" {
-		if days < 1 {
-			return Window{}, ErrDays
+		if days < 1 || days > MaxDays {
+			return Window{}, fmt.Errorf("%w (got %d)", ErrDays, days)
 		}
 		return LastDays(end, days), nil
 	}

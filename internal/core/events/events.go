@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -199,25 +200,68 @@ func (l *Log) trim(lk *lock.Lock) error {
 // at most the last MaxEvents. Lines that do not parse are skipped and
 // counted: a torn last line from a crash must not hide the rest.
 func (l *Log) Read(since time.Time) (evs []Event, skipped int, err error) {
+	evs, sk, err := l.ReadSkipped(since)
+	return evs, sk.Count, err
+}
+
+// MaxSkippedLines is how many skipped lines Skipped names by number; the
+// others are counted.
+const MaxSkippedLines = 5
+
+// Skipped is what Read left out: how many lines, and the first
+// MaxSkippedLines of them by number (1-based), so they can be found.
+type Skipped struct {
+	Count int
+	Lines []int
+}
+
+func (s *Skipped) add(line int) {
+	s.Count++
+	if len(s.Lines) < MaxSkippedLines {
+		s.Lines = append(s.Lines, line)
+	}
+}
+
+// String names the lines: "line 4", "lines 2, 3 and 9", "lines 2, 3, 4,
+// 5, 6 and 3 more".
+func (s Skipped) String() string {
+	if s.Count == 0 {
+		return "no line"
+	}
+	nums := make([]string, len(s.Lines))
+	for i, n := range s.Lines {
+		nums[i] = strconv.Itoa(n)
+	}
+	if len(nums) == 1 && s.Count == 1 {
+		return "line " + nums[0]
+	}
+	if more := s.Count - len(nums); more > 0 {
+		return "lines " + strings.Join(nums, ", ") + " and " + strconv.Itoa(more) + " more"
+	}
+	return "lines " + strings.Join(nums[:len(nums)-1], ", ") + " and " + nums[len(nums)-1]
+}
+
+// ReadSkipped is Read, naming the lines it skipped.
+func (l *Log) ReadSkipped(since time.Time) (evs []Event, skipped Skipped, err error) {
 	f, err := atomicfile.OpenRegular(l.Path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, 0, nil
+			return nil, skipped, nil
 		}
-		return nil, 0, err
+		return nil, skipped, err
 	}
 	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
 	r := bufio.NewReaderSize(f, 64*1024)
-	for {
+	for n := 1; ; n++ {
 		line, rerr := readLine(r)
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return nil, 0, fmt.Errorf("read event log %s: %w", l.Path, rerr)
+			return nil, Skipped{}, fmt.Errorf("read event log %s: %w", l.Path, rerr)
 		}
 		if line == nil && rerr != nil {
 			break
 		}
 		if line == nil {
-			skipped++ // longer than any event: junk
+			skipped.add(n) // longer than any event: junk
 			continue
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -225,7 +269,7 @@ func (l *Log) Read(since time.Time) (evs []Event, skipped int, err error) {
 		}
 		var e Event
 		if err := json.Unmarshal(line, &e); err != nil || e.Type == "" {
-			skipped++
+			skipped.add(n)
 			continue
 		}
 		if !since.IsZero() {

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -193,7 +194,7 @@ func (s *Store) SearchArchived(ctx context.Context, q Query) ([]Row, error) {
 func (s *Store) archivedRows(n int, q Query, want map[string]bool) []Row {
 	arch, err := s.GetArchived(n)
 	if err != nil {
-		s.warn("%v; searched the other archives", err)
+		s.leftOut(fmt.Sprintf("%v; searched the other archives", err))
 		return nil
 	}
 	var rows []Row

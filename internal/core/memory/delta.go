@@ -160,7 +160,7 @@ func (s *Store) withIssues(d *delta, issues []int) (*delta, []byte, error) {
 		if err != nil {
 			// Left as the base or the delta had it, for repair (the
 			// write path warns the same way).
-			s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
+			s.skip(n, err)
 			if _, held := d.files[n]; held {
 				return nil, nil, fmt.Errorf("%s: %w", s.IssuePath(n), err)
 			}

@@ -14,6 +14,9 @@ type SearchDoc struct {
 	Count   int      `json:"count"`
 	Query   string   `json:"query"`
 	Results []RowDoc `json:"results"`
+	// Warnings name the files left out because they could not be read
+	// (also said on stderr); absent when none.
+	Warnings []string `json:"warnings,omitempty"`
 	jsonfile.Versioned
 }
 

@@ -140,7 +140,7 @@ func (s *Store) reindexFiles(st *state, issues []int) error {
 	for _, n := range issues {
 		f, off, err := s.readIssueOffsets(n)
 		if err != nil {
-			s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
+			s.skip(n, err)
 			continue
 		}
 		files, offsets = append(files, f), append(offsets, off)

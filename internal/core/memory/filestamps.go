@@ -324,7 +324,7 @@ func (s *Store) refreshChanged(st *state) (bool, error) {
 		for _, n := range changed {
 			f, err := s.readIssue(n)
 			if err != nil {
-				s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
+				s.skip(n, err)
 				continue
 			}
 			want[n] = f.Observations
@@ -348,7 +348,7 @@ func (s *Store) refreshChanged(st *state) (bool, error) {
 	for _, n := range changed {
 		f, err := s.readIssue(n)
 		if err != nil {
-			s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
+			s.skip(n, err)
 			continue
 		}
 		if err := s.rerender(st, n, f.Observations); err != nil {

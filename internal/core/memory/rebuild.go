@@ -220,7 +220,7 @@ func (s *Store) loadIssues(issues []int, rep *RebuildReport) (files map[int]*Iss
 		if err := loaded[i].err; err != nil {
 			corrupt[n] = true
 			rep.Skipped = append(rep.Skipped, s.IssuePath(n))
-			s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
+			s.skip(n, err)
 			continue
 		}
 		files[n] = loaded[i].f

@@ -26,7 +26,7 @@ func entryAt(data []byte, ref memindex.Ref) (Entry, error) {
 func (s *Store) syncIssue(st *state, n int) error {
 	f, err := s.readIssue(n)
 	if err != nil {
-		s.warn("skipping %s: %v (left untouched for repair)", s.IssuePath(n), err)
+		s.skip(n, err)
 		return nil
 	}
 	var cur []int

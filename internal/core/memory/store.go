@@ -49,6 +49,12 @@ type Store struct {
 	// Warn, when set, receives warnings (corrupt files skipped, rebuilds),
 	// printf-style like every Warn hook of the commands that wire it.
 	Warn func(format string, args ...any)
+	// Skipped, when set, is told of each issue or archive file left out
+	// because it could not be read, in Warn's words: a caller that answers
+	// with what it found (the MCP server's memory_search) names it beside
+	// the answer. Warn hears it too, unless Skipped says it heard those
+	// words already (false).
+	Skipped func(warning string) bool
 	// Progress, when set, is told how far a rebuild over many issue files
 	// has come.
 	Progress func(done, total int)

@@ -16,6 +16,7 @@ package sanitize
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -42,17 +43,72 @@ const MaxChars = 2000
 // Like Clean, Text drops invisible characters first and neutralises
 // host-reserved tags and role lines last (Neutralize), on each pass.
 func Text(s string) string {
-	out := Neutralize(Secrets(shorten.Runes(private(dropInvisible(s), scanLimit), scanLimit)))
-	for range 4 {
-		cut := shorten.Runes(out, MaxChars)
-		if cut == out {
-			return out
-		}
-		if out = Neutralize(Secrets(cut)); out == cut {
-			return out
+	out, _ := TextChanges(s)
+	return out
+}
+
+// Changes say what Text did to a text, a bit each.
+type Changes uint8
+
+const (
+	// ChangedInvisible: control or invisible characters were removed.
+	ChangedInvisible Changes = 1 << iota
+	// ChangedPrivate: private regions were removed.
+	ChangedPrivate
+	// ChangedSecret: secrets were replaced by [REDACTED:<kind>].
+	ChangedSecret
+	// ChangedMarkup: host-reserved tags or role lines were defused.
+	ChangedMarkup
+	// ChangedCut: the text was cut to MaxChars characters.
+	ChangedCut
+)
+
+// String says what was done, for a warning: "removed private parts and
+// redacted secrets"; "" when nothing was.
+func (c Changes) String() string {
+	var done []string
+	for _, p := range []struct {
+		bit  Changes
+		said string
+	}{
+		{ChangedPrivate, "removed private parts"}, {ChangedSecret, "redacted secrets"}, {ChangedInvisible, "removed control characters"},
+		{ChangedMarkup, "defused text posing as a host's tags or a conversation's turns"}, {ChangedCut, "cut it to " + strconv.Itoa(MaxChars) + " characters"},
+	} {
+		if c&p.bit != 0 {
+			done = append(done, p.said)
 		}
 	}
-	return shorten.Runes(out, MaxChars)
+	if len(done) < 2 {
+		return strings.Join(done, "")
+	}
+	return strings.Join(done[:len(done)-1], ", ") + " and " + done[len(done)-1]
+}
+
+// TextChanges is Text, saying what it changed (a caller that warns names
+// what was done, not "secrets" for a dropped control character).
+func TextChanges(s string) (string, Changes) {
+	var ch Changes
+	step := func(in, out string, bit Changes) string {
+		if out != in {
+			ch |= bit
+		}
+		return out
+	}
+	out := step(s, dropInvisible(s), ChangedInvisible)
+	out = step(out, private(out, scanLimit), ChangedPrivate)
+	out = step(out, shorten.Runes(out, scanLimit), ChangedCut)
+	out = step(out, Secrets(out), ChangedSecret)
+	out = step(out, Neutralize(out), ChangedMarkup)
+	for range 4 {
+		cut := step(out, shorten.Runes(out, MaxChars), ChangedCut)
+		if cut == out {
+			return out, ch
+		}
+		if out = step(cut, Neutralize(step(cut, Secrets(cut), ChangedSecret)), ChangedMarkup); out == cut {
+			return out, ch
+		}
+	}
+	return step(out, shorten.Runes(out, MaxChars), ChangedCut), ch
 }
 
 const scanLimit = 8 * MaxChars
