@@ -1,0 +1,263 @@
+//go:build linux && (amd64 || arm64)
+
+// The kill points of each writing command and the invariant checked after
+// each kill.
+
+package crashpoints
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// scenario is one writing command and the workspace it runs in.
+type scenario struct {
+	// prepare builds the workspace in dir (a new directory); the command
+	// runs in dir/work when work is set.
+	prepare func(t *testing.T, dir string)
+	work    string
+	args    []string
+	// stdin is the command's standard input in the workspace copy at
+	// root (its work tree), "" for none.
+	stdin func(root string) string
+	// target is the clarification whose thread the command extends.
+	target string
+	// refusesWhenDone: a second run of the command is refused (exit 1,
+	// INVALID_INPUT) once the change it makes is there (answer, resolve).
+	refusesWhenDone bool
+	// rerunAddsAgain: a second run adds its records again (a request or
+	// an observation a person stores twice) instead of finding them done.
+	rerunAddsAgain bool
+}
+
+// acked matches what a command prints of the records it stored.
+var acked = regexp.MustCompile(`\b(CLR-\d+-\d{3}|obs-[a-z0-9-]+-\d+-\d+-[a-z0-9]+)\b`)
+
+// ackedKeys returns the snapshot keys of the ids out names.
+func ackedKeys(out string) []string {
+	var keys []string
+	for _, id := range acked.FindAllString(out, -1) {
+		if strings.HasPrefix(id, "CLR-") {
+			keys = append(keys, "clr:"+id)
+		} else {
+			keys = append(keys, "obs:"+id)
+		}
+	}
+	return keys
+}
+
+// points is where a command with m mutating calls is killed: every point
+// under AGENTX_CRASH_ALL=1, else the first four, the last four and an
+// even spread of 16 between (all of them when m is at most 24).
+func points(m int) []int {
+	if os.Getenv("AGENTX_CRASH_ALL") == "1" || m <= 24 {
+		out := make([]int, m)
+		for i := range out {
+			out[i] = i + 1
+		}
+		return out
+	}
+	set := map[int]bool{}
+	for i := 1; i <= 4; i++ {
+		set[i], set[m+1-i] = true, true
+	}
+	for i := 1; i <= 16; i++ {
+		set[4+i*(m-8)/17] = true
+	}
+	var out []int
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// crash runs sc's command once under the tracer to count its mutating
+// calls M, then once per kill point in a fresh copy of its workspace, and
+// checks the invariant after each.
+func crash(t *testing.T, sc scenario) {
+	base := t.TempDir()
+	tmpl := filepath.Join(base, "template")
+	if err := os.MkdirAll(tmpl, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sc.prepare(t, tmpl)
+	workOf := func(root string) string { return filepath.Join(root, sc.work) }
+	stdinOf := func(root string) string {
+		if sc.stdin == nil {
+			return ""
+		}
+		return sc.stdin(workOf(root))
+	}
+	fresh := func(name string) string {
+		root := filepath.Join(base, name)
+		if err := copyTree(tmpl, root); err != nil {
+			t.Fatal(err)
+		}
+		return root
+	}
+	before, err := readSnapshot(workOf(tmpl))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The count: the whole command, its calls named.
+	root := fresh("count")
+	rep, res, err := traced(workOf(root), stdinOf(root), 0, sc.args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.code != 0 {
+		t.Fatalf("agentx-hook %s under the tracer: %s", strings.Join(sc.args, " "), res)
+	}
+	after, err := readSnapshot(workOf(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad := keptAll(before, after); len(bad) > 0 {
+		t.Fatalf("a complete run lost or changed records: %v", bad)
+	}
+	newRecords, growth := len(added(before, after)), threadGrowth(before, after, sc.target)
+	m := rep.Count
+	for i, c := range rep.Calls {
+		rep.Calls[i] = strings.ReplaceAll(c, root, "$WS")
+	}
+	pts := points(m)
+	t.Logf("agentx-hook %s: M = %d mutating calls, %d new records, thread +%d; killing at %d points", strings.Join(sc.args, " "), m, newRecords, growth, len(pts))
+	if testing.Verbose() {
+		t.Logf("the calls:\n  %s", strings.Join(rep.Calls, "\n  "))
+	}
+	if m == 0 {
+		t.Fatal("the command made no mutating call: the tracer saw nothing")
+	}
+
+	failures := 0
+	for _, n := range pts {
+		if err := killAt(sc, fresh(fmt.Sprintf("kill-%d", n)), workOf, stdinOf, n, before, newRecords, growth, rep.Calls); err != nil {
+			t.Errorf("killed at call %d of %d: %v", n, m, err)
+			if failures++; failures == 5 {
+				t.Fatal("five kill points failed; stopping")
+			}
+		}
+		if !t.Failed() {
+			_ = os.RemoveAll(filepath.Join(base, fmt.Sprintf("kill-%d", n)))
+		}
+	}
+}
+
+// killAt runs sc's command in the copy at root killed at call n and
+// checks the invariant.
+func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int, before snapshot, newRecords, growth int, calls []string) error {
+	work := workOf(root)
+	rep, res, err := traced(work, stdinOf(root), n, sc.args...)
+	if err != nil {
+		return err
+	}
+	at := strings.ReplaceAll(rep.At, root, "$WS")
+	if !rep.Killed {
+		// Fewer calls than counted: the command took another path.
+		at = fmt.Sprintf("(not killed: %d calls, exit %d)", rep.Count, res.code)
+	} else if n <= len(calls) && calls[n-1] != at && !sameCall(calls[n-1], at) {
+		at += fmt.Sprintf(" (the count's call %d was %s)", n, calls[n-1])
+	}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("at %s: %s\nkilled run: %s", at, fmt.Sprintf(format, args...), res)
+	}
+
+	// Right after the kill: every record readable, none lost, everything
+	// the command said it stored there, the new ones whole (verify checks
+	// their hashes below) and not doubled.
+	s1, err := readSnapshot(work)
+	if err != nil {
+		return fail("unreadable after the kill: %v", err)
+	}
+	if bad := keptAll(before, s1); len(bad) > 0 {
+		return fail("records lost or changed: %v", bad)
+	}
+	for _, k := range ackedKeys(res.stdout) {
+		if _, ok := s1[k]; !ok {
+			return fail("%s was printed as stored but is not there", k)
+		}
+	}
+	if a := added(before, s1); len(a) > newRecords {
+		return fail("%d new records where a complete run adds %d: %v", len(a), newRecords, a)
+	}
+	if g := threadGrowth(before, s1, sc.target); g > growth {
+		return fail("%s's thread grew by %d where a complete run adds %d", sc.target, g, growth)
+	}
+
+	// verify clean, or clean after --repair.
+	v, err := hook(work, "verify")
+	if err != nil {
+		return fail("%v", err)
+	}
+	repaired := ""
+	if v.code != 0 {
+		r, err := hook(work, "verify", "--repair")
+		if err != nil {
+			return fail("%v", err)
+		}
+		v2, err := hook(work, "verify")
+		if err != nil {
+			return fail("%v", err)
+		}
+		if v2.code != 0 {
+			return fail("verify is not clean after verify --repair:\nverify: %s\nrepair: %s\nverify again: %s", v, r, v2)
+		}
+		repaired = v.stdout
+	}
+	s2, err := readSnapshot(work)
+	if err != nil {
+		return fail("unreadable after verify: %v", err)
+	}
+	if bad := keptAll(s1, s2); len(bad) > 0 || len(added(s1, s2)) > 0 {
+		return fail("verify --repair changed records: %v %v (verify said %s)", bad, added(s1, s2), repaired)
+	}
+
+	// The next run of the same command succeeds and completes the change.
+	landed := len(added(before, s1)) == newRecords && threadGrowth(before, s1, sc.target) == growth
+	next, err := run(work, stdinOf(root), hookBin, sc.args...)
+	if err != nil {
+		return fail("the next run: %v", err)
+	}
+	switch {
+	case next.code == 0:
+	case sc.refusesWhenDone && landed && next.code == 1 && strings.Contains(next.stderr, "INVALID_INPUT"):
+	default:
+		return fail("the next run failed (verify before it: %s): %s", strings.TrimSpace(repaired), next)
+	}
+	if v, err := hook(work, "verify"); err != nil || v.code != 0 {
+		return fail("verify after the next run: %v %s", err, v)
+	}
+	s3, err := readSnapshot(work)
+	if err != nil {
+		return fail("unreadable after the next run: %v", err)
+	}
+	if bad := keptAll(before, s3); len(bad) > 0 {
+		return fail("records lost or changed after the next run: %v", bad)
+	}
+	if g := threadGrowth(before, s3, sc.target); g != growth {
+		return fail("after the next run %s's thread grew by %d, a complete run's %d", sc.target, g, growth)
+	}
+	a := len(added(before, s3))
+	most := newRecords
+	if sc.rerunAddsAgain {
+		most = 2 * newRecords
+	}
+	if a < newRecords || a > most {
+		return fail("after the next run %d new records (a complete run adds %d): %v", a, newRecords, added(before, s3))
+	}
+	return nil
+}
+
+// sameCall says whether two call names differ only in a temporary's
+// random part (digits and letters after "tmp").
+func sameCall(a, b string) bool {
+	strip := regexp.MustCompile(`[0-9a-f]{6,}|\d+`)
+	return strip.ReplaceAllString(a, "#") == strip.ReplaceAllString(b, "#")
+}

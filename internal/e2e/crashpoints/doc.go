@@ -1,0 +1,29 @@
+// Package crashpoints proves, with real processes, that a writing command
+// of agentx-hook killed at any point loses nothing already stored and
+// leaves nothing half-written. Each writing command (clarify request,
+// answer and resolve; memory add, rebuild and compact; hook start; hook
+// finish capturing a transcript; checkpoint create; sync in GitHub Mode
+// against a bare remote) is first run under a ptrace(2) tracer that
+// counts the system calls it enters that can change a file (M: opens for
+// writing, writes, renames, unlinks, syncs, truncations...), then run
+// again in a fresh copy of its prepared workspace once per kill point N,
+// killed with SIGKILL (its whole process group) on entry to its Nth such
+// call. After each kill: `agentx-hook verify` is clean, or `verify
+// --repair` makes it clean; every record (clarification, observation)
+// stored before is there with the same content (a record the command
+// changes keeps its thread as a prefix; an observation compacted away is
+// in the archive); everything the killed command printed as stored is
+// there; a new record is whole or absent, never doubled; and the next run
+// of the same command succeeds (or, for answer and resolve, refuses only
+// because the killed run's change is already there).
+//
+// The kill point is a count of system calls, not a time: the verdict does
+// not depend on load. strace's --inject counts each thread's calls apart,
+// which in a Go program makes "the Nth call" the scheduler's choice, so
+// the tracer is the test's own (tracer_test.go).
+//
+// By default each command is killed at a deterministic sample of its
+// points (the first ones, the last ones and an even spread between);
+// AGENTX_CRASH_ALL=1 kills it at every point (scripts/ci/crashpoints.sh).
+// Linux only (ptrace); the package holds tests only.
+package crashpoints

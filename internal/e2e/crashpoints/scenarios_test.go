@@ -1,0 +1,132 @@
+//go:build linux && (amd64 || arm64)
+
+// The writing commands killed at every point, each in a workspace that
+// already holds records of every kind.
+
+package crashpoints
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// localWorkspace makes a Local Mode workspace in dir holding two
+// ledgers (a pending, an answered and another issue's pending
+// clarification), observations on two issues and an agent's session.
+func localWorkspace(t *testing.T, dir string) {
+	git(t, dir, "init", "-q", "-b", "main")
+	mustHook(t, dir, "init")
+	records(t, dir)
+}
+
+// records stores the records every workspace starts with.
+func records(t *testing.T, dir string) {
+	mustHook(t, dir, "clarify", "request", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "api", "--question", "REST or gRPC?")
+	mustHook(t, dir, "clarify", "request", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "db", "--question", "Postgres?")
+	mustHook(t, dir, "clarify", "answer", "CLR-42-002", "--body", "Yes, Postgres.", "--as", "architect")
+	mustHook(t, dir, "clarify", "request", "--issue", "7", "--from", "reviewer", "--to", "engineer", "--topic", "tests", "--question", "Which suite?", "--non-blocking")
+	mustHook(t, dir, "memory", "add", "--agent", "engineer", "--issue", "42", "--category", "decision", "Chose gRPC for the public API")
+	mustHook(t, dir, "memory", "add", "--agent", "architect", "--issue", "7", "--category", "key-fact", "Note: the cache defaults to five minutes")
+	mustHook(t, dir, "memory", "add", "--agent", "engineer", "--issue", "42", "--category", "error", "go test failed: missing go.sum entry")
+	mustHook(t, dir, "hook", "start", "--agent", "engineer", "--issue", "42", "--deadline", "10m")
+}
+
+// transcript is a Claude Code transcript whose capture stores a
+// decision and a key fact.
+const transcript = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"We decided to keep the session cache in memory."}]}}
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Important: the token endpoint requires mutual TLS."}]}}
+`
+
+// finishPayload is hook finish's SessionEnd payload for the workspace at
+// root, its transcript there.
+func finishPayload(root string) string {
+	return `{"session_id":"crash-1","hook_event_name":"SessionEnd","cwd":"` + root + `","transcript_path":"` + filepath.Join(root, "transcript.jsonl") + `"}`
+}
+
+func withTranscript(t *testing.T, dir string) {
+	localWorkspace(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "transcript.jsonl"), []byte(transcript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestClarifyRequest(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, rerunAddsAgain: true,
+		args: []string{"clarify", "request", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "auth", "--question", "Tokens or sessions?"}})
+}
+
+func TestClarifyAnswer(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-42-001", refusesWhenDone: true,
+		args: []string{"clarify", "answer", "CLR-42-001", "--body", "gRPC, with REST at the edge.", "--as", "architect"}})
+}
+
+func TestClarifyResolve(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-42-002", refusesWhenDone: true,
+		args: []string{"clarify", "resolve", "CLR-42-002", "--body", "Thanks.", "--as", "engineer"}})
+}
+
+func TestMemoryAdd(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, rerunAddsAgain: true,
+		args: []string{"memory", "add", "--agent", "engineer", "--issue", "42", "--category", "decision", "Going with JWT access tokens"}})
+}
+
+func TestHookStart(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace,
+		args: []string{"hook", "start", "--agent", "reviewer", "--issue", "7", "--deadline", "10m"}})
+}
+
+func TestHookFinishCapture(t *testing.T) {
+	crash(t, scenario{prepare: withTranscript, stdin: finishPayload,
+		args: []string{"hook", "finish", "--agent", "engineer", "--issue", "42", "--deadline", "10m"}})
+}
+
+func TestCheckpointCreate(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace,
+		args: []string{"checkpoint", "create", "-m", "before the crash"}})
+}
+
+func TestMemoryRebuild(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, args: []string{"memory", "rebuild"}})
+}
+
+func TestMemoryCompact(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, args: []string{"memory", "compact", "--issue", "42"}})
+}
+
+// githubWorkspace makes, in dir, a bare remote and two clones of it in
+// GitHub Mode, a and b: both synced, then each with records of its own
+// the other lacks, so that a's sync fetches, merges, writes its files,
+// commits and pushes.
+func githubWorkspace(t *testing.T, dir string) {
+	git(t, dir, "init", "-q", "--bare", "-b", "main", "remote.git")
+	a := filepath.Join(dir, "a")
+	git(t, dir, "init", "-q", "-b", "main", "a")
+	if err := os.WriteFile(filepath.Join(a, "README.md"), []byte("code\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustHook(t, a, "init", "--mode", "github")
+	git(t, a, "add", "README.md", "AGENTS.md", ".agentx/agentx.toml", ".agentx/workflows", ".agentx/.gitignore")
+	git(t, a, "commit", "-q", "-m", "agentx: GitHub Mode")
+	git(t, a, "remote", "add", "origin", "../remote.git")
+	git(t, a, "push", "-q", "-u", "origin", "main")
+	records(t, a)
+	mustHook(t, a, "sync")
+	git(t, dir, "clone", "-q", "remote.git", "b")
+	b := filepath.Join(dir, "b")
+	git(t, b, "remote", "set-url", "origin", "../remote.git")
+	mustHook(t, b, "sync")
+	mustHook(t, b, "clarify", "answer", "CLR-42-001", "--body", "gRPC.", "--as", "architect")
+	mustHook(t, b, "memory", "add", "--agent", "reviewer", "--issue", "7", "--category", "decision", "Going with the integration suite")
+	mustHook(t, b, "sync")
+	mustHook(t, a, "clarify", "request", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "auth", "--question", "Tokens or sessions?")
+	mustHook(t, a, "memory", "add", "--agent", "engineer", "--issue", "42", "--category", "decision", "Going with JWT access tokens")
+}
+
+func TestSyncGitHubMode(t *testing.T) {
+	crash(t, scenario{prepare: githubWorkspace, work: "a", target: "clr:CLR-42-001",
+		args: []string{"sync"}})
+}
+
+var _ = strings.TrimSpace
