@@ -64,6 +64,7 @@ func TestClarifyAnswer(t *testing.T) {
 
 func TestClarifyResolve(t *testing.T) {
 	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-42-002", refusesWhenDone: true,
+		recover: []string{"hook", "start", "--agent", "engineer", "--issue", "42", "--deadline", "10m"},
 		args: []string{"clarify", "resolve", "CLR-42-002", "--body", "Thanks.", "--as", "engineer"}})
 }
 
