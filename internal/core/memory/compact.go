@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/tombstone"
@@ -31,7 +32,7 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 	}
 	c := compaction{issue: issue, planned: idSet(cur.Observations), keep: keep, gone: idSet(arch)}
 	stale := false
-	marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
+	marker, err := s.updateIssueLogged(ctx, issue, func(f *IssueFile) (bool, error) {
 		var err error
 		kept, stale, err = c.apply(f.Observations, s.now())
 		if stale || err != nil {
@@ -43,7 +44,7 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 			dead = append(dead, s.tombstoneOf(o, "compacted", summaryOf(kept, o.ID)))
 		}
 		return true, s.bury(f, dead...)
-	})
+	}, func() (audit.Entry, bool) { return s.compactedEntry(issue, arch, kept), true })
 	if err != nil {
 		return nil, 0, err
 	}
