@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -50,7 +52,14 @@ func (s *Store) settleIntent(ctx context.Context, marker string) bool {
 		s.warn("pending marker %s: its audit line does not parse: %v", marker, err)
 		return true
 	}
-	f, err := s.readIssue(e.Issue)
+	// The issue is the marker's (issue-N-XXXX): a sync's line names
+	// files, not always an issue.
+	num, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(marker), "issue-"), "-")
+	issue, err := strconv.Atoi(num)
+	if err != nil {
+		return true
+	}
+	f, err := s.readIssue(issue)
 	if err != nil || !landed(f, &e) {
 		return true
 	}
@@ -132,4 +141,22 @@ func subset(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// MarkWrite leaves the pending marker of a write of issue's file made past
+// the store (a sync's merge writes issue files itself), carrying the audit
+// line e the write owes. Left before the write, removed by ClearMark once
+// the line is on the trail: a kill between the write and the line leaves
+// it to the repair (settleIntent) instead of leaving observations no line
+// stored. The marker also tells searches the issue file is between its
+// write and the index's, as a store write's does.
+func (s *Store) MarkWrite(issue int, e audit.Entry) (string, error) {
+	return s.leaveMarker(issue, &e)
+}
+
+// ClearMark removes a marker MarkWrite left.
+func (s *Store) ClearMark(marker string) {
+	if marker != "" {
+		_ = os.Remove(marker)
+	}
 }

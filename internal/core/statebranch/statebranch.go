@@ -98,6 +98,11 @@ type Options struct {
 	// did not exist); rel is relative to .agentx/. The audit trail records
 	// it. It runs under the file's lock: it must be quick.
 	Wrote func(rel string, before, after []byte)
+	// Writing, when set, is told of each local write just before it is
+	// made (the same arguments as Wrote, under the same lock): a write
+	// the process does not live to audit is then known to its repair
+	// (statesync marks memory issue files with their audit line).
+	Writing func(rel string, before, after []byte)
 
 	// racyMargin and fullScanAge, when non-zero, replace the clean
 	// record's timing (clean.go) for this sync: tests, which must not

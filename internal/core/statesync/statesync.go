@@ -157,7 +157,10 @@ func (e *BudgetError) Unwrap() error { return e.Err }
 func (s *Syncer) Sync(ctx context.Context, opt statebranch.Options, mode Mode) (*statebranch.Result, time.Duration, error) {
 	inHook := mode == InHook
 	writes := &Writes{}
-	opt.Wrote = writes.Wrote
+	if s.Memory != nil && s.Audit != nil {
+		writes.Mark, writes.Unmark = s.Memory.MarkWrite, s.Memory.ClearMark
+	}
+	opt.Wrote, opt.Writing = writes.Wrote, writes.Writing
 	sctx := ctx
 	if deadline, ok := ctx.Deadline(); ok && inHook {
 		// The budget covers what follows the transfer and merge too: the
@@ -215,6 +218,7 @@ func (s *Syncer) Sync(ctx context.Context, opt statebranch.Options, mode Mode) (
 
 // AuditWrites appends the audit lines of what a sync wrote locally.
 func (s *Syncer) AuditWrites(ctx context.Context, w *Writes, detail string) {
+	defer w.unmark() // the lines their markers carry are appended
 	if s.Audit == nil {
 		return
 	}
