@@ -33,6 +33,13 @@ type scenario struct {
 	// rerunAddsAgain: a second run adds its records again (a request or
 	// an observation a person stores twice) instead of finding them done.
 	rerunAddsAgain bool
+	// argsFrom, when set, makes args and removes from the prepared
+	// workspace at dir (its work tree): an id the preparation made.
+	argsFrom func(t *testing.T, dir string) (args []string, removes string)
+	// removes is the record the command removes, saying so (memory
+	// remove): it may be gone after a kill, and a next run then refuses
+	// with NOT_FOUND.
+	removes string
 	// recover is the command that completes, after the next run, what a
 	// killed run left undone and the next run does not redo (resolve's
 	// decision in memory: the next hook start on the issue stores it).
@@ -56,10 +63,11 @@ func ackedKeys(out string) []string {
 }
 
 // points is where a command with m mutating calls is killed: every point
-// under AGENTX_CRASH_ALL=1, else the first four, the last four and an
-// even spread of 16 between (all of them when m is at most 24).
+// under AGENTX_CRASH_ALL=1, else the first three, the last three and an
+// even spread of 10 between (all of them when m is at most 16).
 func points(m int) []int {
-	if os.Getenv("AGENTX_CRASH_ALL") == "1" || m <= 24 {
+	const ends, spread = 3, 10
+	if os.Getenv("AGENTX_CRASH_ALL") == "1" || m <= 2*ends+spread {
 		out := make([]int, m)
 		for i := range out {
 			out[i] = i + 1
@@ -67,11 +75,11 @@ func points(m int) []int {
 		return out
 	}
 	set := map[int]bool{}
-	for i := 1; i <= 4; i++ {
+	for i := 1; i <= ends; i++ {
 		set[i], set[m+1-i] = true, true
 	}
-	for i := 1; i <= 16; i++ {
-		set[4+i*(m-8)/17] = true
+	for i := 1; i <= spread; i++ {
+		set[ends+i*(m-2*ends)/(spread+1)] = true
 	}
 	var out []int
 	for n := range set {
@@ -85,6 +93,9 @@ func points(m int) []int {
 // calls M, then once per kill point in a fresh copy of its workspace, and
 // checks the invariant after each.
 func crash(t *testing.T, sc scenario) {
+	// The commands run side by side: each kill is a process tree of its
+	// own in a copy of its own.
+	t.Parallel()
 	base := t.TempDir()
 	tmpl := filepath.Join(base, "template")
 	if err := os.MkdirAll(tmpl, 0o755); err != nil {
@@ -92,6 +103,9 @@ func crash(t *testing.T, sc scenario) {
 	}
 	sc.prepare(t, tmpl)
 	workOf := func(root string) string { return filepath.Join(root, sc.work) }
+	if sc.argsFrom != nil {
+		sc.args, sc.removes = sc.argsFrom(t, workOf(tmpl))
+	}
 	stdinOf := func(root string) string {
 		if sc.stdin == nil {
 			return ""
@@ -123,7 +137,7 @@ func crash(t *testing.T, sc scenario) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bad := keptAll(before, after); len(bad) > 0 {
+	if bad := keptAll(without(before, sc.removes), after); len(bad) > 0 {
 		t.Fatalf("a complete run lost or changed records: %v", bad)
 	}
 	newRecords, growth := len(added(before, after)), threadGrowth(before, after, sc.target)
@@ -180,12 +194,18 @@ func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int
 	if err != nil {
 		return fail("unreadable after the kill: %v", err)
 	}
-	if bad := keptAll(before, s1); len(bad) > 0 {
+	kept := without(before, sc.removes)
+	if bad := keptAll(kept, s1); len(bad) > 0 {
 		return fail("records lost or changed: %v", bad)
 	}
 	for _, k := range ackedKeys(res.stdout) {
-		if _, ok := s1[k]; !ok {
+		if _, ok := s1[k]; !ok && k != sc.removes { // "Removed ID." names no record stored
 			return fail("%s was printed as stored but is not there", k)
+		}
+	}
+	if sc.removes != "" && strings.Contains(res.stdout, strings.TrimPrefix(sc.removes, "obs:")) {
+		if _, ok := s1[sc.removes]; ok {
+			return fail("%s was printed as removed but is still there", sc.removes)
 		}
 	}
 	if a := added(before, s1); len(a) > newRecords {
@@ -232,6 +252,7 @@ func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int
 	switch {
 	case next.code == 0:
 	case sc.refusesWhenDone && landed && next.code == 1 && strings.Contains(next.stderr, "INVALID_INPUT"):
+	case sc.removes != "" && s2[sc.removes] == nil && next.code == 1 && strings.Contains(next.stderr, "NOT_FOUND"):
 	default:
 		return fail("the next run failed (verify before it: %s): %s", strings.TrimSpace(repaired), next)
 	}
@@ -247,7 +268,7 @@ func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int
 	if err != nil {
 		return fail("unreadable after the next run: %v", err)
 	}
-	if bad := keptAll(before, s3); len(bad) > 0 {
+	if bad := keptAll(kept, s3); len(bad) > 0 {
 		return fail("records lost or changed after the next run: %v", bad)
 	}
 	if g := threadGrowth(before, s3, sc.target); g != growth {
@@ -269,4 +290,18 @@ func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int
 func sameCall(a, b string) bool {
 	strip := regexp.MustCompile(`[0-9a-f]{6,}|\d+`)
 	return strip.ReplaceAllString(a, "#") == strip.ReplaceAllString(b, "#")
+}
+
+// without is s less key (s itself when key is "").
+func without(s snapshot, key string) snapshot {
+	if key == "" {
+		return s
+	}
+	out := make(snapshot, len(s))
+	for k, v := range s {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
 }

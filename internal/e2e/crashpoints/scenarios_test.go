@@ -65,12 +65,31 @@ func TestClarifyAnswer(t *testing.T) {
 func TestClarifyResolve(t *testing.T) {
 	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-42-002", refusesWhenDone: true,
 		recover: []string{"hook", "start", "--agent", "engineer", "--issue", "42", "--deadline", "10m"},
-		args: []string{"clarify", "resolve", "CLR-42-002", "--body", "Thanks.", "--as", "engineer"}})
+		args:    []string{"clarify", "resolve", "CLR-42-002", "--body", "Thanks.", "--as", "engineer"}})
 }
 
 func TestMemoryAdd(t *testing.T) {
 	crash(t, scenario{prepare: localWorkspace, rerunAddsAgain: true,
 		args: []string{"memory", "add", "--agent", "engineer", "--issue", "42", "--category", "decision", "Going with JWT access tokens"}})
+}
+
+// removedObs is the observation TestMemoryRemove removes.
+const removedObs = "go test failed: missing go.sum entry"
+
+func TestMemoryRemove(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, argsFrom: func(t *testing.T, dir string) ([]string, string) {
+		s, err := readSnapshot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, r := range s {
+			if r["content"] == removedObs {
+				return []string{"memory", "remove", strings.TrimPrefix(k, "obs:")}, k
+			}
+		}
+		t.Fatalf("no observation %q in %v", removedObs, s)
+		return nil, ""
+	}})
 }
 
 func TestHookStart(t *testing.T) {
@@ -130,4 +149,32 @@ func TestSyncGitHubMode(t *testing.T) {
 		args: []string{"sync"}})
 }
 
-var _ = strings.TrimSpace
+
+// githubSession is githubWorkspace with a transcript in a and the hooks'
+// sync budget past any load (a budget spent would skip the pull, and the
+// verdict must not depend on time).
+func githubSession(t *testing.T, dir string) {
+	githubWorkspace(t, dir)
+	a := filepath.Join(dir, "a")
+	toml := filepath.Join(a, ".agentx", "agentx.toml")
+	f, err := os.OpenFile(toml, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("\n[github]\nsync_budget = \"10m\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(a, "transcript.jsonl"), []byte(transcript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The session end in GitHub Mode: capture, then the hook's sync (pull
+// and push) within its budget.
+func TestHookFinishGitHubMode(t *testing.T) {
+	crash(t, scenario{prepare: githubSession, work: "a", stdin: finishPayload, target: "clr:CLR-42-001",
+		args: []string{"hook", "finish", "--agent", "engineer", "--issue", "42", "--deadline", "10m"}})
+}
