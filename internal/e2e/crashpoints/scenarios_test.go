@@ -149,7 +149,6 @@ func TestSyncGitHubMode(t *testing.T) {
 		args: []string{"sync"}})
 }
 
-
 // githubSession is githubWorkspace with a transcript in a and the hooks'
 // sync budget past any load (a budget spent would skip the pull, and the
 // verdict must not depend on time).
