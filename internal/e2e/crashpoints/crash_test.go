@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -40,6 +41,9 @@ type scenario struct {
 	// remove): it may be gone after a kill, and a next run then refuses
 	// with NOT_FOUND.
 	removes string
+	// children: the git processes the command starts are traced too,
+	// their calls kill points as well.
+	children bool
 	// recover is the command that completes, after the next run, what a
 	// killed run left undone and the next run does not redo (resolve's
 	// decision in memory: the next hook start on the issue stores it).
@@ -66,6 +70,16 @@ func ackedKeys(out string) []string {
 // under AGENTX_CRASH_ALL=1, else the first three, the last three and an
 // even spread of 10 between (all of them when m is at most 16).
 func points(m int) []int {
+	if only := os.Getenv("AGENTX_CRASH_POINTS"); only != "" {
+		// Reproduction: the points a failure named, comma-separated.
+		var out []int
+		for f := range strings.SplitSeq(only, ",") {
+			if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n >= 1 && n <= m {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
 	const ends, spread = 3, 10
 	if os.Getenv("AGENTX_CRASH_ALL") == "1" || m <= 2*ends+spread {
 		out := make([]int, m)
@@ -126,7 +140,7 @@ func crash(t *testing.T, sc scenario) {
 
 	// The count: the whole command, its calls named.
 	root := fresh("count")
-	rep, res, err := traced(workOf(root), stdinOf(root), 0, sc.args...)
+	rep, res, err := tracedEnv(workOf(root), stdinOf(root), 0, sc.env(), sc.args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +171,7 @@ func crash(t *testing.T, sc scenario) {
 	failures := 0
 	for _, n := range pts {
 		if err := killAt(sc, fresh(fmt.Sprintf("kill-%d", n)), workOf, stdinOf, n, before, newRecords, growth, rep.Calls); err != nil {
-			t.Errorf("killed at call %d of %d: %v", n, m, err)
+			t.Errorf("killed at call %d of %d (AGENTX_CRASH_POINTS=%d go test -run '^%s$' reruns it): %v", n, m, n, t.Name(), err)
 			if failures++; failures == 5 {
 				t.Fatal("five kill points failed; stopping")
 			}
@@ -172,7 +186,7 @@ func crash(t *testing.T, sc scenario) {
 // checks the invariant.
 func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int, before snapshot, newRecords, growth int, calls []string) error {
 	work := workOf(root)
-	rep, res, err := traced(work, stdinOf(root), n, sc.args...)
+	rep, res, err := tracedEnv(work, stdinOf(root), n, sc.env(), sc.args...)
 	if err != nil {
 		return err
 	}
@@ -304,4 +318,12 @@ func without(s snapshot, key string) snapshot {
 		}
 	}
 	return out
+}
+
+// env is the tracer's environment for sc.
+func (sc scenario) env() []string {
+	if sc.children {
+		return []string{envChildren + "=1"}
+	}
+	return nil
 }

@@ -1,14 +1,17 @@
 // Package crashpoints proves, with real processes, that a writing command
 // of agentx-hook killed at any point loses nothing already stored and
 // leaves nothing half-written. Each writing command (clarify request,
-// answer and resolve; memory add, rebuild and compact; hook start; hook
-// finish capturing a transcript; checkpoint create; sync in GitHub Mode
-// against a bare remote) is first run under a ptrace(2) tracer that
-// counts the system calls it enters that can change a file (M: opens for
-// writing, writes, renames, unlinks, syncs, truncations...), then run
-// again in a fresh copy of its prepared workspace once per kill point N,
-// killed with SIGKILL (its whole process group) on entry to its Nth such
-// call. After each kill: `agentx-hook verify` is clean, or `verify
+// answer and resolve; memory add, remove, rebuild and compact; hook
+// start; hook finish capturing a transcript, in Local and in GitHub Mode;
+// checkpoint create; sync in GitHub Mode against a bare remote) is first
+// run under a ptrace(2) tracer that counts the system calls it enters
+// that can change a file (M: opens for writing, writes, renames, unlinks,
+// syncs, truncations...), then run again in a fresh copy of its prepared
+// workspace once per kill point N, killed with SIGKILL on entry to its
+// Nth such call: its process group, as a host kills a hook (the git it
+// runs in a group of its own lives on, as it would); and, for sync once
+// more with git's calls counted too, every process at once, as a crash
+// would. After each kill: `agentx-hook verify` is clean, or `verify
 // --repair` makes it clean; every record (clarification, observation)
 // stored before is there with the same content (a record the command
 // changes keeps its thread as a prefix; an observation compacted away is
@@ -24,6 +27,11 @@
 //
 // By default each command is killed at a deterministic sample of its
 // points (the first ones, the last ones and an even spread between);
-// AGENTX_CRASH_ALL=1 kills it at every point (scripts/ci/crashpoints.sh).
+// AGENTX_CRASH_ALL=1 kills it at every point (scripts/ci/crashpoints.sh);
+// AGENTX_CRASH_POINTS=N[,N...] at those alone (a failure names its N). The
+// count M may differ by a call or two between runs of a command that
+// writes git objects (whether an object's fan-out directory exists
+// depends on hashes of timestamped content); a kill whose call is not the
+// count's names both.
 // Linux only (ptrace); the package holds tests only.
 package crashpoints

@@ -56,7 +56,7 @@ func testMain(m *testing.M) int {
 	scratch = dir
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "AGENTX_") && k != "AGENTX_TESTENV_DIR" && k != "AGENTX_CRASH_ALL" || strings.HasPrefix(k, "GIT_") {
+		if strings.HasPrefix(k, "AGENTX_") && k != "AGENTX_TESTENV_DIR" && !strings.HasPrefix(k, "AGENTX_CRASH_") || strings.HasPrefix(k, "GIT_") {
 			os.Unsetenv(k)
 		}
 	}
@@ -129,15 +129,21 @@ func mustHook(t testing.TB, dir string, args ...string) string {
 // as given. The tracer returns once the command and every process it
 // left have ended.
 func traced(dir, stdin string, killAt int, args ...string) (report, result, error) {
+	return tracedEnv(dir, stdin, killAt, nil, args...)
+}
+
+// tracedEnv is traced with variables added to the tracer's environment
+// (envChildren).
+func tracedEnv(dir, stdin string, killAt int, env []string, args ...string) (report, result, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return report{}, result{}, err
 	}
 	argv, _ := json.Marshal(append([]string{hookBin}, args...))
 	repFile := filepath.Join(dir, "..", fmt.Sprintf("tracer-%d.json", killAt))
-	res, err := runEnv(dir, stdin, []string{
+	res, err := runEnv(dir, stdin, append([]string{
 		envTrace + "=" + fmt.Sprint(killAt), envArgv + "=" + string(argv), envReport + "=" + repFile,
-	}, self)
+	}, env...), self)
 	if err != nil {
 		return report{}, res, err
 	}

@@ -149,6 +149,13 @@ func TestSyncGitHubMode(t *testing.T) {
 		args: []string{"sync"}})
 }
 
+// The same sync with git's own calls as kill points: a fetch killed while
+// it writes objects or its ref, a push killed on either side.
+func TestSyncGitHubModeWithGit(t *testing.T) {
+	crash(t, scenario{prepare: githubWorkspace, work: "a", target: "clr:CLR-42-001", children: true,
+		args: []string{"sync"}})
+}
+
 // githubSession is githubWorkspace with a transcript in a and the hooks'
 // sync budget past any load (a budget spent would skip the pull, and the
 // verdict must not depend on time).

@@ -37,6 +37,9 @@ const (
 	envTrace  = "AGENTX_CRASHPOINTS_TRACE"  // the kill point N, 0 to count only
 	envArgv   = "AGENTX_CRASHPOINTS_ARGV"   // the command, a JSON array
 	envReport = "AGENTX_CRASHPOINTS_REPORT" // where the JSON report goes
+	// envChildren, when 1, counts the calls of the processes the command
+	// starts (git) too, in one count with its own.
+	envChildren = "AGENTX_CRASHPOINTS_CHILDREN"
 )
 
 // report is what one traced run did.
@@ -115,15 +118,25 @@ func trace(killAt int, argv []string) (report, error) {
 	if !ws.Stopped() {
 		return rep, fmt.Errorf("the traced command did not stop at its start: %v", ws)
 	}
-	// Threads (clone) are followed; the processes it starts (git) are
-	// not: their calls are theirs, and run beside the command's.
+	// Threads (clone) are followed; the processes it starts (git) only
+	// with envChildren: their calls then count too, git's own writes
+	// (a fetch's objects and refs, a push's remote side) become kill
+	// points, and the order of two processes' calls may differ from run
+	// to run (the verdict may not).
 	opts := syscall.PTRACE_O_TRACESYSGOOD | syscall.PTRACE_O_TRACECLONE | 0x100000 /* PTRACE_O_EXITKILL */
+	if os.Getenv(envChildren) == "1" {
+		opts |= syscall.PTRACE_O_TRACEFORK | syscall.PTRACE_O_TRACEVFORK | syscall.PTRACE_O_TRACEEXEC
+	}
 	if err := syscall.PtraceSetOptions(pid, opts); err != nil {
 		return rep, fmt.Errorf("ptrace(SETOPTIONS): %w", err)
 	}
 	if err := syscall.PtraceSyscall(pid, 0); err != nil {
 		return rep, fmt.Errorf("ptrace(SYSCALL): %w", err)
 	}
+	// seen are the tracees (threads and, with envChildren, processes): a
+	// kill in a git process, which agentx starts in a process group of
+	// its own, takes every one of them.
+	seen := map[int]bool{pid: true}
 	for {
 		wpid, err := syscall.Wait4(-1, &ws, syscall.WALL, nil)
 		if errors.Is(err, syscall.EINTR) {
@@ -146,6 +159,7 @@ func trace(killAt int, argv []string) (report, error) {
 		case !ws.Stopped():
 			continue
 		}
+		seen[wpid] = true
 		inject := 0
 		switch sig := ws.StopSignal(); {
 		case sig == syscall.SIGTRAP|0x80: // a system call's entry or exit
@@ -163,9 +177,19 @@ func trace(killAt int, argv []string) (report, error) {
 			}
 			if rep.Count == killAt {
 				rep.Killed, rep.At = true, name
-				// On entry: the call is never made. The whole group, as
-				// the command's git children run in it.
+				// On entry: the call is never made. The command's
+				// process group (what it starts in it), and with
+				// envChildren every process traced and its group: the
+				// whole session dies at once, as on a crash.
 				_ = syscall.Kill(-pid, syscall.SIGKILL)
+				if os.Getenv(envChildren) == "1" {
+					for t := range seen {
+						if pg, err := syscall.Getpgid(t); err == nil {
+							_ = syscall.Kill(-pg, syscall.SIGKILL)
+						}
+						_ = syscall.Kill(t, syscall.SIGKILL)
+					}
+				}
 				continue
 			}
 		case sig == syscall.SIGTRAP, sig == syscall.SIGSTOP:
