@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"os/exec"
 	"strings"
 
@@ -169,11 +170,31 @@ func (g GitCLI) Push(ctx context.Context, remote, branch, commit string) error {
 	}
 	out := string(stdout) + "\n" + string(stderr)
 	if lostRace(out) {
+		if m := remoteLock.FindStringSubmatch(out); m != nil {
+			// A push landing at this instant holds it, or one killed on
+			// the remote's side left it: only the give-up can tell.
+			return &lockedError{lock: m[1]}
+		}
 		return ErrNonFastForward
 	}
 	msg := strings.TrimSpace(string(stderr) + "\n" + out)
 	return transportErr("push", remote, branch, msg, err)
 }
+
+// remoteLock finds the ref lock git's receive-pack could not create
+// ("cannot lock ref '...': Unable to create '/srv/r.git/./refs/heads/B.lock':
+// File exists.").
+var remoteLock = regexp.MustCompile(`Unable to create '([^']+\.lock)': File exists`)
+
+// lockedError is a push rejected because the branch's ref lock exists on
+// the remote: a lost race (ErrNonFastForward) that names the lock.
+type lockedError struct{ lock string }
+
+func (e *lockedError) Error() string {
+	return fmt.Sprintf("%v: the remote's %s exists", ErrNonFastForward, e.lock)
+}
+
+func (e *lockedError) Unwrap() error { return ErrNonFastForward }
 
 // lostRace reads git push --porcelain: "!<TAB>src:dst<TAB>[rejected]
 // (fetch first)" when the remote has commits we lack, "(non-fast-forward)"

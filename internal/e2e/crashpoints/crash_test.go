@@ -263,6 +263,17 @@ func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int
 	if err != nil {
 		return fail("the next run: %v", err)
 	}
+	if lock := staleRemoteLock(next, root); sc.children && lock != "" {
+		// A kill inside the remote's own git (receive-pack) left its ref
+		// lock there: git's, not agentx's, to leave. The sync must name
+		// it and say to remove it; a person does, then syncs again.
+		if err := os.Remove(lock); err != nil {
+			return fail("remove the remote's stale lock %s: %v", lock, err)
+		}
+		if next, err = run(work, stdinOf(root), hookBin, sc.args...); err != nil {
+			return fail("the run after the lock's removal: %v", err)
+		}
+	}
 	switch {
 	case next.code == 0:
 	case sc.refusesWhenDone && landed && next.code == 1 && strings.Contains(next.stderr, "INVALID_INPUT"):
@@ -326,4 +337,22 @@ func (sc scenario) env() []string {
 		return []string{envChildren + "=1"}
 	}
 	return nil
+}
+
+// remoteLockHint is how a sync names a ref lock a push killed on the
+// remote's side left (statebranch's lockedError).
+var remoteLockHint = regexp.MustCompile(`the remote's ref lock (\S+\.lock) stayed through every retry`)
+
+// staleRemoteLock is the lock res names, when it is in the bare remote
+// under root, else "".
+func staleRemoteLock(res result, root string) string {
+	m := remoteLockHint.FindStringSubmatch(res.stderr)
+	if res.code == 0 || m == nil {
+		return ""
+	}
+	lock := filepath.Clean(m[1])
+	if !strings.HasPrefix(lock, filepath.Join(root, "remote.git")+string(filepath.Separator)) {
+		return ""
+	}
+	return lock
 }
