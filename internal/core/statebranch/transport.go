@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"os/exec"
+	"regexp"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
