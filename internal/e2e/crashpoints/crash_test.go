@@ -44,6 +44,9 @@ type scenario struct {
 	// children: the git processes the command starts are traced too,
 	// their calls kill points as well.
 	children bool
+	// allStep, above 1, thins AGENTX_CRASH_ALL=1's points to every
+	// allStep-th (the CI step's time: see points).
+	allStep int
 	// recover is the command that completes, after the next run, what a
 	// killed run left undone and the next run does not redo (resolve's
 	// decision in memory: the next hook start on the issue stores it).
@@ -67,9 +70,11 @@ func ackedKeys(out string) []string {
 }
 
 // points is where a command with m mutating calls is killed: every point
-// under AGENTX_CRASH_ALL=1, else the first three, the last three and an
-// even spread of 10 between (all of them when m is at most 16).
-func points(m int) []int {
+// under AGENTX_CRASH_ALL=1 (every step-th and the last three when step is
+// above 1; AGENTX_CRASH_ALL=every: every point whatever step), else the
+// first three, the last three and an even spread of 10 between (all of
+// them when m is at most 16).
+func points(m, step int) []int {
 	if only := os.Getenv("AGENTX_CRASH_POINTS"); only != "" {
 		// Reproduction: the points a failure named, comma-separated.
 		var out []int
@@ -81,10 +86,22 @@ func points(m int) []int {
 		return out
 	}
 	const ends, spread = 3, 10
-	if os.Getenv("AGENTX_CRASH_ALL") == "1" || m <= 2*ends+spread {
+	all := os.Getenv("AGENTX_CRASH_ALL")
+	if all == "every" || all == "1" && step <= 1 || m <= 2*ends+spread {
 		out := make([]int, m)
 		for i := range out {
 			out[i] = i + 1
+		}
+		return out
+	}
+	if all == "1" {
+		// Every step-th point, the last ones too.
+		var out []int
+		for n := 1; n <= m; n += step {
+			out = append(out, n)
+		}
+		for n := max(m-ends+1, out[len(out)-1]+1); n <= m; n++ {
+			out = append(out, n)
 		}
 		return out
 	}
@@ -159,7 +176,7 @@ func crash(t *testing.T, sc scenario) {
 	for i, c := range rep.Calls {
 		rep.Calls[i] = strings.ReplaceAll(c, root, "$WS")
 	}
-	pts := points(m)
+	pts := points(m, sc.allStep)
 	t.Logf("agentx-hook %s: M = %d mutating calls, %d new records, thread +%d; killing at %d points", strings.Join(sc.args, " "), m, newRecords, growth, len(pts))
 	if testing.Verbose() {
 		t.Logf("the calls:\n  %s", strings.Join(rep.Calls, "\n  "))

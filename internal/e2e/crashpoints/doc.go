@@ -27,7 +27,9 @@
 //
 // By default each command is killed at a deterministic sample of its
 // points (the first ones, the last ones and an even spread between);
-// AGENTX_CRASH_ALL=1 kills it at every point (scripts/ci/crashpoints.sh);
+// AGENTX_CRASH_ALL=1 kills it at every point (scripts/ci/crashpoints.sh;
+// the sync with git's calls, about 480 of them, at every third, and
+// AGENTX_CRASH_ALL=every at every one);
 // AGENTX_CRASH_POINTS=N[,N...] at those alone (a failure names its N). The
 // count M may differ by a call or two between runs of a command that
 // writes git objects (whether an object's fan-out directory exists

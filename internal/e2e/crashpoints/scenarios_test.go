@@ -152,7 +152,7 @@ func TestSyncGitHubMode(t *testing.T) {
 // The same sync with git's own calls as kill points: a fetch killed while
 // it writes objects or its ref, a push killed on either side.
 func TestSyncGitHubModeWithGit(t *testing.T) {
-	crash(t, scenario{prepare: githubWorkspace, work: "a", target: "clr:CLR-42-001", children: true,
+	crash(t, scenario{prepare: githubWorkspace, work: "a", target: "clr:CLR-42-001", children: true, allStep: 3,
 		args: []string{"sync"}})
 }
 
