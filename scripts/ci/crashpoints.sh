@@ -10,11 +10,12 @@
 # program makes a call is the scheduler's choice (see the package doc).
 # Nothing is installed: ptrace must be allowed (it is in a default Docker
 # container and on a CI runner); where it is not, the test FAILS, it never
-# skips. The default `go test ./...` runs the same test on a sample of 24
-# points per command.
+# skips. The default `go test ./...` runs the same test on a sample of 16
+# points per command (15 s).
 #
 # Wall time on the 2-core machine with three other engineers' work
-# running: about 2.5 min (1,400 kills); docs/PERFORMANCE.md.
+# running (load 3-9): 198 s (about 2,270 kills; 220 s of CPU, so about
+# two minutes on an idle 2-core runner); docs/PERFORMANCE.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/go/bin:$PATH"
