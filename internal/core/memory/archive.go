@@ -69,7 +69,7 @@ func (s *Store) Archive(ctx context.Context, issue int, pick func(obs []Observat
 		return nil, err
 	}
 	var gone []Observation
-	marker, err := s.updateIssueLogged(ctx, issue, func(f *IssueFile) (bool, error) {
+	marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
 		gone = gone[:0]
 		kept := f.Observations[:0]
 		var dead []tombstone.Tombstone
@@ -263,7 +263,7 @@ func (s *Store) Restore(ctx context.Context, id string) (*Observation, error) {
 func (s *Store) restore(ctx context.Context, issue int, o Observation) (*Observation, error) {
 	present := false
 	hold := s.holdFresh()
-	marker, err := s.updateIssueLogged(ctx, issue, func(f *IssueFile) (bool, error) {
+	marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
 		for _, have := range f.Observations {
 			if have.ID == o.ID {
 				present = true

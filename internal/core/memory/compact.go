@@ -32,7 +32,7 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 	}
 	c := compaction{issue: issue, planned: idSet(cur.Observations), keep: keep, gone: idSet(arch)}
 	stale := false
-	marker, err := s.updateIssueLogged(ctx, issue, func(f *IssueFile) (bool, error) {
+	marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
 		var err error
 		kept, stale, err = c.apply(f.Observations, s.now())
 		if stale || err != nil {

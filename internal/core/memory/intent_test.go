@@ -45,7 +45,7 @@ func TestRepairAppendsTheLineADeadWriterOwed(t *testing.T) {
 			var marker string
 			var err error
 			if c.landed {
-				marker, err = s.updateIssueLogged(ctx, 42, fn, entry)
+				marker, err = s.updateIssue(ctx, 42, fn, entry)
 			} else {
 				// The marker of a write whose rename never came.
 				f, rerr := s.readIssue(42)

@@ -199,19 +199,14 @@ func issueFromData(path string, data []byte, issue int) (*IssueFile, error) {
 
 // updateIssue is step 1: fn changes the issue file under its lock and
 // reports whether it changed; a corrupt file is never rewritten. It returns
-// the pending marker left for step 2 ("" when nothing changed).
-func (s *Store) updateIssue(ctx context.Context, issue int, fn func(f *IssueFile) (bool, error)) (marker string, err error) {
-	return s.updateIssueLogged(ctx, issue, fn, nil)
-}
-
-// updateIssueLogged is updateIssue for a write whose audit line, made by
-// intent once fn has run, the pending marker carries: a writer killed
-// after its issue write but before its line leaves the line to the repair
-// of its marker (repairPending), which appends it when the file shows the
-// write landed and the trail lacks it. Without it the observation would
-// stay in its file with no line (OBSERVATION_UNANCHORED, an error only a
-// person could clear) although agentx wrote it.
-func (s *Store) updateIssueLogged(ctx context.Context, issue int, fn func(f *IssueFile) (bool, error), intent func() (audit.Entry, bool)) (marker string, err error) {
+// the pending marker left for step 2 ("" when nothing changed). The
+// marker carries the audit line intent makes once fn has run (nil: none):
+// a writer killed after its issue write but before its line leaves the
+// line to the repair of its marker (repairPending), which appends it when
+// the file shows the write landed and the trail lacks it. Without it the
+// observation would stay in its file with no line (OBSERVATION_UNANCHORED,
+// an error only a person could clear) although agentx wrote it.
+func (s *Store) updateIssue(ctx context.Context, issue int, fn func(f *IssueFile) (bool, error), intent func() (audit.Entry, bool)) (marker string, err error) {
 	path := s.IssuePath(issue)
 	err = s.withLock(ctx, path, func(lk *lock.Lock) error {
 		marker = ""
@@ -284,7 +279,7 @@ func (s *Store) StoreReport(ctx context.Context, obs []Observation) (stored []Ob
 	for _, issue := range order {
 		var added []Observation
 		var skipped []Duplicate // set by the last attempt: the update may be retried
-		marker, err := s.updateIssueLogged(ctx, issue, func(f *IssueFile) (bool, error) {
+		marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
 			added, skipped = appendNew(f, issue, groups[issue], s.now())
 			return len(added) > 0, nil
 		}, func() (audit.Entry, bool) { return s.storedEntry(issue, added) })
@@ -410,7 +405,7 @@ func (s *Store) Remove(ctx context.Context, id string) (bool, error) {
 	found := false
 	var gone Observation
 	hold := s.holdFresh()
-	marker, err := s.updateIssueLogged(ctx, issue, func(f *IssueFile) (bool, error) {
+	marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
 		kept := f.Observations[:0]
 		found = false
 		for _, o := range f.Observations {
