@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-
 	"os"
 	"path/filepath"
 	"strconv"
