@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
@@ -170,10 +169,10 @@ func (g GitCLI) Push(ctx context.Context, remote, branch, commit string) error {
 	}
 	out := string(stdout) + "\n" + string(stderr)
 	if lostRace(out) {
-		if m := remoteLock.FindStringSubmatch(out); m != nil {
+		if lock := remoteLock(out); lock != "" {
 			// A push landing at this instant holds it, or one killed on
 			// the remote's side left it: only the give-up can tell.
-			return &lockedError{lock: m[1]}
+			return &lockedError{lock: lock}
 		}
 		return ErrNonFastForward
 	}
@@ -183,8 +182,20 @@ func (g GitCLI) Push(ctx context.Context, remote, branch, commit string) error {
 
 // remoteLock finds the ref lock git's receive-pack could not create
 // ("cannot lock ref '...': Unable to create '/srv/r.git/./refs/heads/B.lock':
-// File exists.").
-var remoteLock = regexp.MustCompile(`Unable to create '([^']+\.lock)': File exists`)
+// File exists."), "" when out names none. (No regexp: a package-level one
+// is an initialiser every agentx-hook start pays for.)
+func remoteLock(out string) string {
+	const before, after = "Unable to create '", ".lock': File exists"
+	_, rest, ok := strings.Cut(out, before)
+	if !ok {
+		return ""
+	}
+	path, _, ok := strings.Cut(rest, after)
+	if !ok || strings.ContainsAny(path, "'\n") {
+		return ""
+	}
+	return path + ".lock"
+}
 
 // lockedError is a push rejected because the branch's ref lock exists on
 // the remote: a lost race (ErrNonFastForward) that names the lock.
