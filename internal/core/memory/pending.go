@@ -29,11 +29,11 @@ func (s *Store) leaveMarker(issue int, line *audit.Entry) (string, error) {
 	}
 	var intent []byte
 	if line != nil {
-		data, err := json.Marshal(line)
-		if err != nil {
+		var err error
+		if intent, err = json.Marshal(line); err != nil {
 			return "", fmt.Errorf("encode the pending marker's audit line: %w", err)
 		}
-		intent = append(data, '\n')
+		intent = append(intent, '\n')
 	}
 	f, err := os.CreateTemp(dir, "issue-"+strconv.Itoa(issue)+"-*")
 	if err != nil {
