@@ -1,7 +1,8 @@
 // Package crashpoints proves, with real processes, that a writing command
 // of agentx-hook killed at any point loses nothing already stored and
 // leaves nothing half-written. Each writing command (clarify request,
-// answer and resolve; memory add, remove, rebuild and compact; hook
+// answer, ask and resolve; memory add, capture, remove, rebuild and
+// compact; hook
 // start; hook finish capturing a transcript, in Local and in GitHub Mode;
 // checkpoint create; sync in GitHub Mode against a bare remote) is first
 // run under a ptrace(2) tracer that counts the system calls it enters

@@ -68,6 +68,28 @@ func TestClarifyResolve(t *testing.T) {
 		args:    []string{"clarify", "resolve", "CLR-42-002", "--body", "Thanks.", "--as", "engineer"}})
 }
 
+func TestClarifyAsk(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-42-002", refusesWhenDone: true,
+		args: []string{"clarify", "ask", "CLR-42-002", "--body", "Which version?", "--as", "engineer"}})
+}
+
+// summary is what an agent hands `memory capture --file`: the old
+// summary format, one observation a bullet.
+const summary = `## Decisions
+- Going with Postgres 16 for the event store
+## Key Facts
+- The migration runs before the deploy
+`
+
+func TestMemoryCapture(t *testing.T) {
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		localWorkspace(t, dir)
+		if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(summary), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, args: []string{"memory", "capture", "--agent", "engineer", "--issue", "42", "--file", "summary.md"}})
+}
+
 func TestMemoryAdd(t *testing.T) {
 	crash(t, scenario{prepare: localWorkspace, rerunAddsAgain: true,
 		args: []string{"memory", "add", "--agent", "engineer", "--issue", "42", "--category", "decision", "Going with JWT access tokens"}})
