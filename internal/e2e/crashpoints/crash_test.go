@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,13 +35,13 @@ type scenario struct {
 	// rerunAddsAgain: a second run adds its records again (a request or
 	// an observation a person stores twice) instead of finding them done.
 	rerunAddsAgain bool
-	// argsFrom, when set, makes args and removes from the prepared
-	// workspace at dir (its work tree): an id the preparation made.
-	argsFrom func(t *testing.T, dir string) (args []string, removes string)
-	// removes is the record the command removes, saying so (memory
-	// remove): it may be gone after a kill, and a next run then refuses
-	// with NOT_FOUND.
-	removes string
+	// argsFrom, when set, makes args and gone from the prepared
+	// workspace at dir (its work tree): ids the preparation made.
+	argsFrom func(t *testing.T, dir string) (args []string, gone []string)
+	// gone are the records the command removes, saying so (memory
+	// remove, checkpoint restore): they may be gone after a kill, and a
+	// next run may then refuse with NOT_FOUND.
+	gone []string
 	// children: the git processes the command starts are traced too,
 	// their calls kill points as well.
 	children bool
@@ -135,7 +136,7 @@ func crash(t *testing.T, sc scenario) {
 	sc.prepare(t, tmpl)
 	workOf := func(root string) string { return filepath.Join(root, sc.work) }
 	if sc.argsFrom != nil {
-		sc.args, sc.removes = sc.argsFrom(t, workOf(tmpl))
+		sc.args, sc.gone = sc.argsFrom(t, workOf(tmpl))
 	}
 	stdinOf := func(root string) string {
 		if sc.stdin == nil {
@@ -168,8 +169,13 @@ func crash(t *testing.T, sc scenario) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bad := keptAll(without(before, sc.removes), after); len(bad) > 0 {
+	if bad := keptAll(without(before, sc.gone), after); len(bad) > 0 {
 		t.Fatalf("a complete run lost or changed records: %v", bad)
+	}
+	for _, k := range sc.gone {
+		if after[k] != nil {
+			t.Fatalf("a complete run left %s, which it removes", k)
+		}
 	}
 	newRecords, growth := len(added(before, after)), threadGrowth(before, after, sc.target)
 	m := rep.Count
@@ -225,18 +231,18 @@ func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int
 	if err != nil {
 		return fail("unreadable after the kill: %v", err)
 	}
-	kept := without(before, sc.removes)
+	kept := without(before, sc.gone)
 	if bad := keptAll(kept, s1); len(bad) > 0 {
 		return fail("records lost or changed: %v", bad)
 	}
 	for _, k := range ackedKeys(res.stdout) {
-		if _, ok := s1[k]; !ok && k != sc.removes { // "Removed ID." names no record stored
+		if _, ok := s1[k]; !ok && !slices.Contains(sc.gone, k) { // "Removed ID." names no record stored
 			return fail("%s was printed as stored but is not there", k)
 		}
 	}
-	if sc.removes != "" && strings.Contains(res.stdout, strings.TrimPrefix(sc.removes, "obs:")) {
-		if _, ok := s1[sc.removes]; ok {
-			return fail("%s was printed as removed but is still there", sc.removes)
+	for _, k := range sc.gone {
+		if _, ok := s1[k]; ok && strings.Contains(res.stdout, "Removed "+strings.TrimPrefix(k, "obs:")) {
+			return fail("%s was printed as removed but is still there", k)
 		}
 	}
 	if a := added(before, s1); len(a) > newRecords {
@@ -294,7 +300,7 @@ func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int
 	switch {
 	case next.code == 0:
 	case sc.refusesWhenDone && landed && next.code == 1 && strings.Contains(next.stderr, "INVALID_INPUT"):
-	case sc.removes != "" && s2[sc.removes] == nil && next.code == 1 && strings.Contains(next.stderr, "NOT_FOUND"):
+	case len(sc.gone) > 0 && len(keptAll(snapshotOf(sc.gone, s2), s2)) == len(sc.gone) && next.code == 1 && strings.Contains(next.stderr, "NOT_FOUND"):
 	default:
 		return fail("the next run failed (verify before it: %s): %s", strings.TrimSpace(repaired), next)
 	}
@@ -312,6 +318,11 @@ func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int
 	}
 	if bad := keptAll(kept, s3); len(bad) > 0 {
 		return fail("records lost or changed after the next run: %v", bad)
+	}
+	for _, k := range sc.gone {
+		if s3[k] != nil {
+			return fail("after the next run %s, which the command removes, is still there", k)
+		}
 	}
 	if g := threadGrowth(before, s3, sc.target); g != growth {
 		return fail("after the next run %s's thread grew by %d, a complete run's %d", sc.target, g, growth)
@@ -334,16 +345,23 @@ func sameCall(a, b string) bool {
 	return strip.ReplaceAllString(a, "#") == strip.ReplaceAllString(b, "#")
 }
 
-// without is s less key (s itself when key is "").
-func without(s snapshot, key string) snapshot {
-	if key == "" {
-		return s
-	}
+// without is s less keys.
+func without(s snapshot, keys []string) snapshot {
 	out := make(snapshot, len(s))
 	for k, v := range s {
-		if k != key {
+		if !slices.Contains(keys, k) {
 			out[k] = v
 		}
+	}
+	return out
+}
+
+// snapshotOf is a snapshot naming keys (empty records), for keptAll to
+// count which of them s lacks.
+func snapshotOf(keys []string, s snapshot) snapshot {
+	out := snapshot{}
+	for _, k := range keys {
+		out[k] = s[k]
 	}
 	return out
 }

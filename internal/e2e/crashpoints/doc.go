@@ -4,7 +4,8 @@
 // answer, ask and resolve; memory add, capture, remove, rebuild and
 // compact; hook
 // start; hook finish capturing a transcript, in Local and in GitHub Mode;
-// checkpoint create; sync in GitHub Mode against a bare remote) is first
+// checkpoint create and restore; sync in GitHub Mode against a bare
+// remote) is first
 // run under a ptrace(2) tracer that counts the system calls it enters
 // that can change a file (M: opens for writing, writes, renames, unlinks,
 // syncs, truncations...), then run again in a fresh copy of its prepared

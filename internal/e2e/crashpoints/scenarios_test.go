@@ -6,6 +6,7 @@
 package crashpoints
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,18 +100,18 @@ func TestMemoryAdd(t *testing.T) {
 const removedObs = "go test failed: missing go.sum entry"
 
 func TestMemoryRemove(t *testing.T) {
-	crash(t, scenario{prepare: localWorkspace, argsFrom: func(t *testing.T, dir string) ([]string, string) {
+	crash(t, scenario{prepare: localWorkspace, argsFrom: func(t *testing.T, dir string) ([]string, []string) {
 		s, err := readSnapshot(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for k, r := range s {
 			if r["content"] == removedObs {
-				return []string{"memory", "remove", strings.TrimPrefix(k, "obs:")}, k
+				return []string{"memory", "remove", strings.TrimPrefix(k, "obs:")}, []string{k}
 			}
 		}
 		t.Fatalf("no observation %q in %v", removedObs, s)
-		return nil, ""
+		return nil, nil
 	}})
 }
 
@@ -205,4 +206,36 @@ func githubSession(t *testing.T, dir string) {
 func TestHookFinishGitHubMode(t *testing.T) {
 	crash(t, scenario{prepare: githubSession, work: "a", stdin: finishPayload, target: "clr:CLR-42-001",
 		args: []string{"hook", "finish", "--agent", "engineer", "--issue", "42", "--deadline", "10m"}})
+}
+
+// A restore takes the state back to a checkpoint: what was stored after
+// it goes (the restore says so, after checkpointing the present state),
+// everything else stays, each file whole.
+func TestCheckpointRestore(t *testing.T) {
+	var id string
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		localWorkspace(t, dir)
+		var c struct{ Short string }
+		if err := json.Unmarshal([]byte(mustHook(t, dir, "checkpoint", "create", "-m", "the base", "--json")), &c); err != nil {
+			t.Fatal(err)
+		}
+		id = c.Short
+		mustHook(t, dir, "clarify", "request", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "later", "--question", "After the checkpoint?")
+		mustHook(t, dir, "memory", "add", "--agent", "engineer", "--issue", "7", "--category", "decision", "Going with the later plan")
+	}, argsFrom: func(t *testing.T, dir string) ([]string, []string) {
+		s, err := readSnapshot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone := []string{"clr:CLR-42-003"}
+		for k, r := range s {
+			if r["content"] == "Going with the later plan" {
+				gone = append(gone, k)
+			}
+		}
+		if len(gone) != 2 || s[gone[0]] == nil || id == "" {
+			t.Fatalf("the records after the checkpoint %s: %v", id, gone)
+		}
+		return []string{"checkpoint", "restore", id}, gone
+	}})
 }
