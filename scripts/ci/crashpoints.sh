@@ -11,11 +11,11 @@
 # Nothing is installed: ptrace must be allowed (it is in a default Docker
 # container and on a CI runner); where it is not, the test FAILS, it never
 # skips. The default `go test ./...` runs the same test on a sample of 16
-# points per command (15 s).
+# points per command (about 20 s).
 #
 # Wall time on the 2-core machine with three other engineers' work
-# running (load 3-9): 198 s (about 2,270 kills; 220 s of CPU, so about
-# two minutes on an idle 2-core runner); docs/PERFORMANCE.md.
+# running (load 4.5-6): 258 s (about 2,600 kills; 264 s of CPU, so a
+# little over two minutes on an idle 2-core runner); docs/PERFORMANCE.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/go/bin:$PATH"
