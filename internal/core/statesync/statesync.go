@@ -156,10 +156,7 @@ func (e *BudgetError) Unwrap() error { return e.Err }
 // index took.
 func (s *Syncer) Sync(ctx context.Context, opt statebranch.Options, mode Mode) (*statebranch.Result, time.Duration, error) {
 	inHook := mode == InHook
-	writes := &Writes{}
-	if s.Memory != nil && s.Audit != nil {
-		writes.Mark, writes.Unmark = s.Memory.MarkWrite, s.Memory.ClearMark
-	}
+	writes := s.newWrites()
 	opt.Wrote, opt.Writing = writes.Wrote, writes.Writing
 	sctx := ctx
 	if deadline, ok := ctx.Deadline(); ok && inHook {
@@ -214,6 +211,16 @@ func (s *Syncer) Sync(ctx context.Context, opt statebranch.Options, mode Mode) (
 		return res, time.Since(start), err
 	}
 	return res, 0, err
+}
+
+// newWrites collects a sync's (or a recovery's) local writes, marking the
+// memory issue files among them when there is a trail to owe lines to.
+func (s *Syncer) newWrites() *Writes {
+	w := &Writes{}
+	if s.Memory != nil && s.Audit != nil {
+		w.Mark, w.Unmark = s.Memory.MarkWrite, s.Memory.ClearMark
+	}
+	return w
 }
 
 // AuditWrites appends the audit lines of what a sync wrote locally.
