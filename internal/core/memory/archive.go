@@ -87,14 +87,13 @@ func (s *Store) Archive(ctx context.Context, issue int, pick func(obs []Observat
 			return false, nil
 		}
 		return true, s.bury(f, dead...)
-	})
+	}, func() (audit.Entry, bool) { return s.archivedEntry(issue, gone), true })
 	if err != nil {
 		return nil, err
 	}
 	// The line before the marker goes, as Remove's.
 	if len(gone) > 0 {
-		ids, before := hashes(gone)
-		s.audit(ctx, audit.Entry{Op: OpArchive, Issue: issue, IDs: ids, Before: before})
+		s.audit(ctx, s.archivedEntry(issue, gone))
 	}
 	if err := s.finish(ctx, issue, marker); err != nil {
 		return gone, err
@@ -290,7 +289,7 @@ func (s *Store) restore(ctx context.Context, issue int, o Observation) (*Observa
 			}
 		}
 		return true, s.bury(f, back)
-	})
+	}, func() (audit.Entry, bool) { return s.restoredEntry(issue, o), true })
 	if err != nil {
 		return nil, err
 	}
@@ -298,11 +297,23 @@ func (s *Store) restore(ctx context.Context, issue int, o Observation) (*Observa
 		return nil, errcode.New(errcode.InvalidInput, "observation %s is in issue #%d already, not archived", o.ID, issue)
 	}
 	// The line before the marker goes, as Remove's.
-	ids, after := hashes([]Observation{o})
-	s.audit(ctx, audit.Entry{Op: OpRestore, Issue: issue, IDs: ids, After: after})
+	s.audit(ctx, s.restoredEntry(issue, o))
 	if err := s.finish(ctx, issue, marker); err != nil {
 		return &o, err
 	}
 	s.keepFresh(hold, []int{issue})
 	return &o, nil
+}
+
+// archivedEntry is the line of observations gone moved from issue's file
+// to its archive.
+func (s *Store) archivedEntry(issue int, gone []Observation) audit.Entry {
+	ids, before := hashes(gone)
+	return s.withActor(audit.Entry{Op: OpArchive, Issue: issue, IDs: ids, Before: before})
+}
+
+// restoredEntry is the line of observation o brought back into issue.
+func (s *Store) restoredEntry(issue int, o Observation) audit.Entry {
+	ids, after := hashes([]Observation{o})
+	return s.withActor(audit.Entry{Op: OpRestore, Issue: issue, IDs: ids, After: after})
 }

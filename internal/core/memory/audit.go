@@ -38,20 +38,34 @@ func (s *Store) audit(ctx context.Context, e audit.Entry) {
 	if s.Audit == nil {
 		return
 	}
+	if err := s.Audit.Append(ctx, s.withActor(e)); err != nil {
+		s.warn("audit trail: %v", err)
+	}
+}
+
+// withActor is e naming the store's actor when it names none (cli by
+// default): a line a repair appends for a dead writer names that
+// writer's actor, which its marker kept.
+func (s *Store) withActor(e audit.Entry) audit.Entry {
 	if e.Actor == "" {
 		e.Actor = s.Actor
 	}
 	if e.Actor == "" {
 		e.Actor = "cli"
 	}
-	if err := s.Audit.Append(ctx, e); err != nil {
-		s.warn("audit trail: %v", err)
-	}
+	return e
 }
 
 func (s *Store) auditStored(ctx context.Context, issue int, added []Observation) {
+	if e, ok := s.storedEntry(issue, added); ok {
+		s.audit(ctx, e)
+	}
+}
+
+// storedEntry is the line of observations stored in issue (false: none).
+func (s *Store) storedEntry(issue int, added []Observation) (audit.Entry, bool) {
 	if len(added) == 0 {
-		return
+		return audit.Entry{}, false
 	}
 	op := s.AuditOp
 	if op == "" {
@@ -64,7 +78,7 @@ func (s *Store) auditStored(ctx context.Context, issue int, added []Observation)
 		}
 	}
 	ids, after := hashes(added)
-	s.audit(ctx, audit.Entry{Actor: strings.Join(agents, ","), Op: op, Issue: issue, IDs: ids, After: after})
+	return audit.Entry{Actor: strings.Join(agents, ","), Op: op, Issue: issue, IDs: ids, After: after}, true
 }
 
 // auditImported is the line of observations Import wrote (sealed as
@@ -84,11 +98,22 @@ func (s *Store) auditImported(ctx context.Context, issue int, obs []Observation)
 }
 
 func (s *Store) auditRemoved(ctx context.Context, issue int, gone Observation) {
+	s.audit(ctx, s.removedEntry(issue, gone))
+}
+
+// removedEntry is the line of observation gone removed from issue.
+func (s *Store) removedEntry(issue int, gone Observation) audit.Entry {
 	ids, before := hashes([]Observation{gone})
-	s.audit(ctx, audit.Entry{Op: OpRemove, Issue: issue, IDs: ids, Before: before})
+	return s.withActor(audit.Entry{Op: OpRemove, Issue: issue, IDs: ids, Before: before})
 }
 
 func (s *Store) auditCompacted(ctx context.Context, issue int, archived, kept []Observation) {
+	s.audit(ctx, s.compactedEntry(issue, archived, kept))
+}
+
+// compactedEntry is the line of issue's compaction: the originals
+// archived, the summaries kept.
+func (s *Store) compactedEntry(issue int, archived, kept []Observation) audit.Entry {
 	ids, before := hashes(archived)
 	var fresh []Observation
 	old := map[string]bool{}
@@ -101,7 +126,7 @@ func (s *Store) auditCompacted(ctx context.Context, issue int, archived, kept []
 		}
 	}
 	newIDs, after := hashes(fresh)
-	s.audit(ctx, audit.Entry{Op: OpCompact, Issue: issue, IDs: append(ids, newIDs...), Before: before, After: after,
+	return s.withActor(audit.Entry{Op: OpCompact, Issue: issue, IDs: append(ids, newIDs...), Before: before, After: after,
 		Detail: fmt.Sprintf("%d observations archived into %d summaries", len(archived), len(fresh))})
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/tombstone"
@@ -43,7 +44,7 @@ func (s *Store) Compact(ctx context.Context, issue int, plan func(obs []Observat
 			dead = append(dead, s.tombstoneOf(o, "compacted", summaryOf(kept, o.ID)))
 		}
 		return true, s.bury(f, dead...)
-	})
+	}, func() (audit.Entry, bool) { return s.compactedEntry(issue, arch, kept), true })
 	if err != nil {
 		return nil, 0, err
 	}

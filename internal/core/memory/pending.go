@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,22 +12,37 @@ import (
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/audit"
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/process"
 )
 
-func (s *Store) leaveMarker(issue int) (string, error) {
+// leaveMarker writes the pending marker of a write of issue's file (step
+// 1 of a write; finish removes it after step 2): its time, its writer
+// ("pid host") and, when line is set, the audit line the write owes, for
+// the repair of a writer that dies before appending it (settleIntent).
+func (s *Store) leaveMarker(issue int, line *audit.Entry) (string, error) {
 	dir := s.pendingDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	var intent []byte
+	if line != nil {
+		var err error
+		if intent, err = json.Marshal(line); err != nil {
+			return "", fmt.Errorf("encode the pending marker's audit line: %w", err)
+		}
+		intent = append(intent, '\n')
 	}
 	f, err := os.CreateTemp(dir, "issue-"+strconv.Itoa(issue)+"-*")
 	if err != nil {
 		return "", fmt.Errorf("create pending marker: %w", err)
 	}
 	host, _ := os.Hostname()
-	_, werr := fmt.Fprintf(f, "%s\n%d %s\n", clock.Format(s.now()), os.Getpid(), host)
+	// One write: a marker is whole or empty (an empty one, its writer
+	// dead, is repaired as one without a line).
+	_, werr := f.Write(append([]byte(fmt.Sprintf("%s\n%d %s\n", clock.Format(s.now()), os.Getpid(), host)), intent...))
 	if err := errors.Join(werr, f.Close()); err != nil {
 		_ = os.Remove(f.Name())
 		return "", fmt.Errorf("write pending marker: %w", err)
@@ -94,7 +110,9 @@ func (s *Store) repairPending(ctx context.Context) error {
 		return err
 	}
 	for _, m := range markers {
-		_ = os.Remove(m)
+		if s.settleIntent(ctx, m) {
+			_ = os.Remove(m)
+		}
 	}
 	return nil
 }
@@ -141,6 +159,7 @@ func (s *Store) staleOf(names []string) (issues []int, markers []string) {
 			continue
 		}
 		stamp, owner, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+		owner, _, _ = strings.Cut(owner, "\n") // the audit line follows
 		t, perr := clock.Parse(stamp)
 		if perr != nil {
 			if info, err := os.Lstat(path); err == nil {

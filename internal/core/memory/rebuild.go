@@ -20,6 +20,12 @@ import (
 // Rebuild reconciles the manifest and the search index with the issue
 // files (`memory rebuild`).
 func (s *Store) Rebuild(ctx context.Context) (rep RebuildReport, err error) {
+	// Dead writers' markers first (verify --repair rebuilds after a
+	// crash): their audit lines appended, the markers gone, so that the
+	// index is not still reported stale for them after the rebuild.
+	if err := s.repairPending(ctx); err != nil {
+		return rep, err
+	}
 	err = s.withLock(ctx, s.ManifestPath(), func(lk *lock.Lock) error {
 		// The issue files are read while the manifest parses: neither
 		// needs the other, and each is a third of a rebuild's time.

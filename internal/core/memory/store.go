@@ -205,8 +205,14 @@ func issueFromData(path string, data []byte, issue int) (*IssueFile, error) {
 
 // updateIssue is step 1: fn changes the issue file under its lock and
 // reports whether it changed; a corrupt file is never rewritten. It returns
-// the pending marker left for step 2 ("" when nothing changed).
-func (s *Store) updateIssue(ctx context.Context, issue int, fn func(f *IssueFile) (bool, error)) (marker string, err error) {
+// the pending marker left for step 2 ("" when nothing changed). The
+// marker carries the audit line intent makes once fn has run (nil: none):
+// a writer killed after its issue write but before its line leaves the
+// line to the repair of its marker (repairPending), which appends it when
+// the file shows the write landed and the trail lacks it. Without it the
+// observation would stay in its file with no line (OBSERVATION_UNANCHORED,
+// an error only a person could clear) although agentx wrote it.
+func (s *Store) updateIssue(ctx context.Context, issue int, fn func(f *IssueFile) (bool, error), intent func() (audit.Entry, bool)) (marker string, err error) {
 	path := s.IssuePath(issue)
 	err = s.withLock(ctx, path, func(lk *lock.Lock) error {
 		marker = ""
@@ -223,7 +229,13 @@ func (s *Store) updateIssue(ctx context.Context, issue int, fn func(f *IssueFile
 		if err != nil {
 			return fmt.Errorf("encode %s: %w", path, err)
 		}
-		if marker, err = s.leaveMarker(issue); err != nil {
+		var line *audit.Entry
+		if intent != nil && s.Audit != nil {
+			if e, ok := intent(); ok {
+				line = &e
+			}
+		}
+		if marker, err = s.leaveMarker(issue, line); err != nil {
 			return err
 		}
 		return atomicfile.Write(path, data, s.writeOpts(lk))
@@ -276,7 +288,7 @@ func (s *Store) StoreReport(ctx context.Context, obs []Observation) (stored []Ob
 		marker, err := s.updateIssue(ctx, issue, func(f *IssueFile) (bool, error) {
 			added, skipped = appendNew(f, issue, groups[issue], s.now())
 			return len(added) > 0, nil
-		})
+		}, func() (audit.Entry, bool) { return s.storedEntry(issue, added) })
 		dups = append(dups, skipped...)
 		if err != nil {
 			return stored, dups, err
@@ -416,7 +428,7 @@ func (s *Store) Remove(ctx context.Context, id string) (bool, error) {
 			return true, s.bury(f, s.tombstoneOf(gone, "removed", ""))
 		}
 		return false, nil
-	})
+	}, func() (audit.Entry, bool) { return s.removedEntry(issue, gone), true })
 	if err != nil {
 		return false, err
 	}

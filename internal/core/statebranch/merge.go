@@ -163,6 +163,7 @@ func (s *syncer) mergeFile(ctx context.Context, p string, base, theirs map[strin
 		if err != nil || !ok {
 			return err
 		}
+		s.telling(p, cur, inLocal, result)
 		wrote, err := s.writeLocal(abs, lk, cur, inLocal, result)
 		if err != nil {
 			return err
@@ -313,6 +314,18 @@ func (s *syncer) told(rel string, cur []byte, inLocal bool, result []byte) {
 		cur = nil
 	}
 	s.opt.Wrote(rel, cur, result)
+}
+
+// telling passes a local write writeLocal is about to make to
+// Options.Writing (nothing when it will write nothing).
+func (s *syncer) telling(rel string, cur []byte, inLocal bool, result []byte) {
+	if s.opt.Writing == nil || (result == nil && !inLocal) || (result != nil && inLocal && bytes.Equal(cur, result)) {
+		return
+	}
+	if !inLocal {
+		cur = nil
+	}
+	s.opt.Writing(rel, cur, result)
 }
 
 // writeLocal replaces (or removes, result nil) the local file under lk,

@@ -42,6 +42,9 @@ type RecoverOptions struct {
 	Progress func(done, total int)
 	// Wrote is told of each local file written (see Options.Wrote).
 	Wrote func(rel string, before, after []byte)
+	// Writing is told of each just before it is written (see
+	// Options.Writing).
+	Writing func(rel string, before, after []byte)
 }
 
 // Recovered is what came back in one file.
@@ -270,6 +273,9 @@ func recoverFile(ctx context.Context, r *gitstore.Repo, opt *RecoverOptions, age
 		res.Recovered = append(res.Recovered, *rec)
 		if opt.DryRun {
 			return nil
+		}
+		if opt.Writing != nil {
+			opt.Writing(p, cur, merged)
 		}
 		if err := atomicfile.Write(abs, merged, atomicfile.Options{Commit: lk.Commit, NoSync: opt.NoSync}); err != nil {
 			return err

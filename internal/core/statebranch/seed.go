@@ -69,6 +69,7 @@ func (s *syncer) seedFile(ctx context.Context, rel string, e gitstore.Entry) err
 				return nil
 			}
 		}
+		s.telling(rel, cur, inLocal, result)
 		wrote, err := s.writeLocal(abs, lk, cur, inLocal, result)
 		if wrote && err == nil {
 			s.res.Seeded = append(s.res.Seeded, rel)

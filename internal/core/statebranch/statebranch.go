@@ -98,6 +98,11 @@ type Options struct {
 	// did not exist); rel is relative to .agentx/. The audit trail records
 	// it. It runs under the file's lock: it must be quick.
 	Wrote func(rel string, before, after []byte)
+	// Writing, when set, is told of each local write just before it is
+	// made (the same arguments as Wrote, under the same lock): a write
+	// the process does not live to audit is then known to its repair
+	// (statesync marks memory issue files with their audit line).
+	Writing func(rel string, before, after []byte)
 
 	// racyMargin and fullScanAge, when non-zero, replace the clean
 	// record's timing (clean.go) for this sync: tests, which must not
@@ -361,8 +366,16 @@ func (s *syncer) publish(ctx context.Context, theirsTip gitstore.Hash, rd *round
 		if attempt < s.opt.Retries {
 			return true, nil
 		}
-		return false, errcode.Wrap(errcode.AgentError, err, "push %s to %s: lost %d races in a row", s.opt.Branch, s.opt.Remote, attempt+1).
+		e := errcode.Wrap(errcode.AgentError, err, "push %s to %s: lost %d races in a row", s.opt.Branch, s.opt.Remote, attempt+1).
 			WithHint("other agents are pushing the state branch right now; the local files hold everything merged so far, run `agentx-hook sync` again")
+		if le := (*lockedError)(nil); errors.As(err, &le) {
+			// Every retry found the lock: more likely one a push killed
+			// on the remote's side left (a crash of a machine serving a
+			// bare repository) than a push landing each time. Syncing
+			// again cannot help while it stays.
+			e.Hint = fmt.Sprintf("the remote's ref lock %s stayed through every retry: a push killed on the remote's side leaves it. If no push to %s is running there, remove that file on the remote, then run `agentx-hook sync` again; the local files hold everything merged so far", le.lock, s.opt.Branch)
+		}
+		return false, e
 	}
 	if err != nil {
 		return false, err

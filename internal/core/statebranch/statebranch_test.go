@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/gitstore"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
@@ -403,4 +404,38 @@ func TestFirstSyncWithNoStateCreatesTheBranch(t *testing.T) {
 		t.Errorf("a pull-only sync pushed: %+v", res)
 	}
 	sbt.Git(t, a.dir, "fsck", "--no-progress", "--strict")
+}
+
+// A push killed on the remote's side (a crash of the machine serving a
+// bare repository by path or ssh) leaves the branch's ref lock there, and
+// every later push is rejected with "cannot lock ref": found by
+// internal/e2e/crashpoints. Retrying is right (a push landing at that
+// instant says the same), but the sync that gives up names the lock file
+// and what to do, instead of telling the user to sync again, which can
+// never succeed while the lock stays.
+func TestStaleRemoteLockIsNamed(t *testing.T) {
+	t.Parallel()
+	sbt.Env(t)
+	remote := sbt.Remote(t)
+	a := newAgent(t, remote)
+	a.write(ledger1, sbt.Records("CLR-1-001"))
+	a.sync()
+	a.write(ledger1, sbt.Records("CLR-1-001", "CLR-1-002"))
+	lockFile := filepath.Join(remote, "refs", "heads", "agentx", "state.lock")
+	if err := os.WriteFile(lockFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := a.opts
+	o.Retries = 1
+	_, err := statebranch.Sync(context.Background(), o)
+	var e *errcode.Error
+	if !errors.As(err, &e) || !strings.Contains(err.Error(), "state.lock") || !strings.Contains(e.Hint, "remove") {
+		t.Fatalf("a stale lock on the remote: %v (hint %q), want the lock named and its removal advised", err, e.Hint)
+	}
+	if err := os.Remove(lockFile); err != nil {
+		t.Fatal(err)
+	}
+	if res := a.sync(); !res.Pushed {
+		t.Errorf("after the lock's removal: %+v", res)
+	}
 }

@@ -169,11 +169,43 @@ func (g GitCLI) Push(ctx context.Context, remote, branch, commit string) error {
 	}
 	out := string(stdout) + "\n" + string(stderr)
 	if lostRace(out) {
+		if lock := remoteLock(out); lock != "" {
+			// A push landing at this instant holds it, or one killed on
+			// the remote's side left it: only the give-up can tell.
+			return &lockedError{lock: lock}
+		}
 		return ErrNonFastForward
 	}
 	msg := strings.TrimSpace(string(stderr) + "\n" + out)
 	return transportErr("push", remote, branch, msg, err)
 }
+
+// remoteLock finds the ref lock git's receive-pack could not create
+// ("cannot lock ref '...': Unable to create '/srv/r.git/./refs/heads/B.lock':
+// File exists."), "" when out names none. (No regexp: a package-level one
+// is an initialiser every agentx-hook start pays for.)
+func remoteLock(out string) string {
+	const before, after = "Unable to create '", ".lock': File exists"
+	_, rest, ok := strings.Cut(out, before)
+	if !ok {
+		return ""
+	}
+	path, _, ok := strings.Cut(rest, after)
+	if !ok || strings.ContainsAny(path, "'\n") {
+		return ""
+	}
+	return path + ".lock"
+}
+
+// lockedError is a push rejected because the branch's ref lock exists on
+// the remote: a lost race (ErrNonFastForward) that names the lock.
+type lockedError struct{ lock string }
+
+func (e *lockedError) Error() string {
+	return fmt.Sprintf("%v: the remote's %s exists", ErrNonFastForward, e.lock)
+}
+
+func (e *lockedError) Unwrap() error { return ErrNonFastForward }
 
 // lostRace reads git push --porcelain: "!<TAB>src:dst<TAB>[rejected]
 // (fetch first)" when the remote has commits we lack, "(non-fast-forward)"

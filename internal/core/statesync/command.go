@@ -124,10 +124,10 @@ func (s *Syncer) Command(ctx context.Context, o CommandOptions) (*Outcome, error
 // audits the writes and brings the memory index in line with the issue
 // files it wrote. The sync that follows pushes it.
 func (s *Syncer) Recover(ctx context.Context, opt statebranch.Options, since time.Time, dryRun bool, progress func(done, total int)) (*statebranch.RecoverResult, error) {
-	writes := &Writes{}
+	writes := s.newWrites()
 	rec, err := statebranch.Recover(ctx, statebranch.RecoverOptions{Root: opt.Root, Branch: opt.Branch,
 		Merge: opt.Merge, Valid: opt.Valid, Live: statemerge.Live, Locks: opt.Locks, DryRun: dryRun,
-		Since: since, Progress: progress, Wrote: writes.Wrote})
+		Since: since, Progress: progress, Wrote: writes.Wrote, Writing: writes.Writing})
 	s.AuditWrites(context.WithoutCancel(ctx), writes, "recovered from the history of "+opt.Remote+"/"+opt.Branch)
 	if err != nil {
 		return rec, err

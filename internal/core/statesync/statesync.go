@@ -156,8 +156,8 @@ func (e *BudgetError) Unwrap() error { return e.Err }
 // index took.
 func (s *Syncer) Sync(ctx context.Context, opt statebranch.Options, mode Mode) (*statebranch.Result, time.Duration, error) {
 	inHook := mode == InHook
-	writes := &Writes{}
-	opt.Wrote = writes.Wrote
+	writes := s.newWrites()
+	opt.Wrote, opt.Writing = writes.Wrote, writes.Writing
 	sctx := ctx
 	if deadline, ok := ctx.Deadline(); ok && inHook {
 		// The budget covers what follows the transfer and merge too: the
@@ -213,8 +213,19 @@ func (s *Syncer) Sync(ctx context.Context, opt statebranch.Options, mode Mode) (
 	return res, 0, err
 }
 
+// newWrites collects a sync's (or a recovery's) local writes, marking the
+// memory issue files among them when there is a trail to owe lines to.
+func (s *Syncer) newWrites() *Writes {
+	w := &Writes{}
+	if s.Memory != nil && s.Audit != nil {
+		w.Mark, w.Unmark = s.Memory.MarkWrite, s.Memory.ClearMark
+	}
+	return w
+}
+
 // AuditWrites appends the audit lines of what a sync wrote locally.
 func (s *Syncer) AuditWrites(ctx context.Context, w *Writes, detail string) {
+	defer w.unmark() // the lines their markers carry are appended
 	if s.Audit == nil {
 		return
 	}

@@ -1,9 +1,13 @@
 package statesync
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/agentx-dev/agentx/internal/core/audit"
 )
 
 func TestSyncWritesAuditEntries(t *testing.T) {
@@ -57,5 +61,44 @@ func TestOwnIssueFirst(t *testing.T) {
 	}
 	if OwnIssueFirst(0) != nil {
 		t.Error("no issue: a preference")
+	}
+}
+
+// A memory issue file is marked, with the line its write owes, before the
+// sync writes it (a sync killed before its lines at the end left
+// observations no line stored: internal/e2e/crashpoints); the line is the
+// one the marker carries, and the markers go once the lines are appended.
+func TestSyncWritesMarkMemoryFiles(t *testing.T) {
+	t.Parallel()
+	mem := []byte(`{"version":1,"issueNumber":7,"observations":[{"id":"obs-engineer-7-1-abcdef","agent":"engineer","issueNumber":7,"category":"decision","content":"x","summary":"x","tokens":1,"timestamp":"2026-01-01T00:00:00.000Z"}]}`)
+	marked := map[string]string{}
+	var removed []string
+	w := &Writes{
+		Mark: func(issue int, e audit.Entry) (string, error) {
+			name := fmt.Sprintf("issue-%d-%d", issue, len(marked))
+			marked[name] = strings.Join(e.IDs, ",")
+			return name, nil
+		},
+		Unmark: func(m string) { removed = append(removed, m) },
+	}
+	for _, p := range []string{"memory/issue-7.json", "memory/archive/issue-7-archived.json", "state/clarifications/issue-7.json"} {
+		w.Writing(p, nil, mem)
+		w.Wrote(p, nil, mem)
+	}
+	if len(marked) != 1 || marked["issue-7-0"] != "obs-engineer-7-1-abcdef" {
+		t.Fatalf("marked %v, want the memory issue file alone, with its observation", marked)
+	}
+	got := w.Entries("merged")
+	if len(got) != 3 || got[0].Detail != "merged: memory/issue-7.json" || got[0].After["obs-engineer-7-1-abcdef"] == "" {
+		t.Fatalf("entries %+v", got)
+	}
+	s := &Syncer{Audit: func(context.Context, audit.Entry) {
+		if len(removed) > 0 {
+			t.Error("a marker went before the lines were appended")
+		}
+	}}
+	s.AuditWrites(context.Background(), w, "merged")
+	if strings.Join(removed, ",") != "issue-7-0" {
+		t.Errorf("markers removed: %v", removed)
 	}
 }

@@ -90,6 +90,9 @@ func Repair(ctx context.Context, ws workspace.Workspace, locks *lock.Locker, rep
 			// Rebuilt as it is: a store without a manifest stays so.
 			st := memory.New(ws.MemoryDir(), locks, nil)
 			st.FileBase = !st.ManifestBase()
+			// With the trail: a dead writer's pending marker the rebuild
+			// settles may owe its audit line (memory's settleIntent).
+			st.Audit = &audit.Trail{Dir: ws.StateDir(), Locks: locks}
 			rr, err = st.Rebuild(ctx)
 			if err == nil {
 				d.Action = fmt.Sprintf("%s (%d entries from %d issue files)", d.Action, rr.Entries, rr.IssueFiles)

@@ -1,0 +1,43 @@
+// Package crashpoints proves, with real processes, that a writing command
+// of agentx-hook killed at any point loses nothing already stored and
+// leaves nothing half-written. Each writing command (clarify request,
+// answer, ask and resolve; memory add, capture, remove, rebuild and
+// compact; hook start; hook finish capturing a transcript, in Local and
+// in GitHub Mode; checkpoint create and restore; sync in GitHub Mode
+// against a bare remote) is first run under a ptrace(2) tracer that
+// counts the system calls it enters that can change a file (M: opens for
+// writing, writes, renames, unlinks, syncs, truncations...), then run
+// again in a fresh copy of its prepared workspace once per kill point N,
+// killed with SIGKILL on entry to its Nth such call: its process group,
+// as a host kills a hook (the git it runs in a group of its own lives on,
+// as it would); and, for sync once more with git's calls counted too,
+// every process at once, as a crash would. After each kill: `agentx-hook verify` is clean, or `verify
+// --repair` makes it clean; every record (clarification, observation)
+// stored before is there with the same content (a record the command
+// changes keeps its thread as a prefix; an observation compacted away is
+// in the archive); everything the killed command printed as stored is
+// there; a new record is whole or absent, never doubled; and the next run
+// of the same command succeeds (or, for answer, ask and resolve, refuses
+// only because the killed run's change is already there; resolve's
+// decision in memory is then stored by the next hook start, as the
+// router documents; a ref lock a kill left on the bare remote is named by
+// the sync, and the test removes it as a person would).
+//
+// The kill point is a count of system calls, not a time: the verdict does
+// not depend on load. strace's --inject counts each thread's calls apart,
+// which in a Go program makes "the Nth call" the scheduler's choice, so
+// the tracer is the test's own (tracer_test.go).
+//
+// By default each command is killed at a deterministic sample of its
+// points (the first three, the last three and an even spread of ten
+// between). AGENTX_CRASH_ALL=1 kills it at every point
+// (scripts/ci/crashpoints.sh; the sync with git's calls, about 480 of
+// them, at every third, AGENTX_CRASH_ALL=every at every one);
+// AGENTX_CRASH_POINTS=N[,N...] at those alone (a failure names its N).
+// The count M may differ by a call or two between runs of a command that
+// writes git objects (whether an object's fan-out directory exists
+// depends on hashes of timestamped content); a kill whose call is not the
+// count's names both.
+//
+// Linux only (ptrace); the package holds tests only.
+package crashpoints

@@ -1,0 +1,241 @@
+//go:build linux && (amd64 || arm64)
+
+// The writing commands killed at every point, each in a workspace that
+// already holds records of every kind.
+
+package crashpoints
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// localWorkspace makes a Local Mode workspace in dir holding two
+// ledgers (a pending, an answered and another issue's pending
+// clarification), observations on two issues and an agent's session.
+func localWorkspace(t *testing.T, dir string) {
+	git(t, dir, "init", "-q", "-b", "main")
+	mustHook(t, dir, "init")
+	records(t, dir)
+}
+
+// records stores the records every workspace starts with.
+func records(t *testing.T, dir string) {
+	mustHook(t, dir, "clarify", "request", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "api", "--question", "REST or gRPC?")
+	mustHook(t, dir, "clarify", "request", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "db", "--question", "Postgres?")
+	mustHook(t, dir, "clarify", "answer", "CLR-42-002", "--body", "Yes, Postgres.", "--as", "architect")
+	mustHook(t, dir, "clarify", "request", "--issue", "7", "--from", "reviewer", "--to", "engineer", "--topic", "tests", "--question", "Which suite?", "--non-blocking")
+	mustHook(t, dir, "memory", "add", "--agent", "engineer", "--issue", "42", "--category", "decision", "Chose gRPC for the public API")
+	mustHook(t, dir, "memory", "add", "--agent", "architect", "--issue", "7", "--category", "key-fact", "Note: the cache defaults to five minutes")
+	mustHook(t, dir, "memory", "add", "--agent", "engineer", "--issue", "42", "--category", "error", "go test failed: missing go.sum entry")
+	mustHook(t, dir, "hook", "start", "--agent", "engineer", "--issue", "42", "--deadline", "10m")
+}
+
+// transcript is a Claude Code transcript whose capture stores a
+// decision and a key fact.
+const transcript = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"We decided to keep the session cache in memory."}]}}
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Important: the token endpoint requires mutual TLS."}]}}
+`
+
+// finishPayload is hook finish's SessionEnd payload for the workspace at
+// root, its transcript there.
+func finishPayload(root string) string {
+	return `{"session_id":"crash-1","hook_event_name":"SessionEnd","cwd":"` + root + `","transcript_path":"` + filepath.Join(root, "transcript.jsonl") + `"}`
+}
+
+func withTranscript(t *testing.T, dir string) {
+	localWorkspace(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "transcript.jsonl"), []byte(transcript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestClarifyRequest(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, rerunAddsAgain: true,
+		args: []string{"clarify", "request", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "auth", "--question", "Tokens or sessions?"}})
+}
+
+func TestClarifyAnswer(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-42-001", refusesWhenDone: true,
+		args: []string{"clarify", "answer", "CLR-42-001", "--body", "gRPC, with REST at the edge.", "--as", "architect"}})
+}
+
+func TestClarifyResolve(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-42-002", refusesWhenDone: true,
+		recover: []string{"hook", "start", "--agent", "engineer", "--issue", "42", "--deadline", "10m"},
+		args:    []string{"clarify", "resolve", "CLR-42-002", "--body", "Thanks.", "--as", "engineer"}})
+}
+
+func TestClarifyAsk(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-42-002", refusesWhenDone: true,
+		args: []string{"clarify", "ask", "CLR-42-002", "--body", "Which version?", "--as", "engineer"}})
+}
+
+// summary is what an agent hands `memory capture --file`: the old
+// summary format, one observation a bullet.
+const summary = `## Decisions
+- Going with Postgres 16 for the event store
+## Key Facts
+- The migration runs before the deploy
+`
+
+func TestMemoryCapture(t *testing.T) {
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		localWorkspace(t, dir)
+		if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(summary), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, args: []string{"memory", "capture", "--agent", "engineer", "--issue", "42", "--file", "summary.md"}})
+}
+
+func TestMemoryAdd(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, rerunAddsAgain: true,
+		args: []string{"memory", "add", "--agent", "engineer", "--issue", "42", "--category", "decision", "Going with JWT access tokens"}})
+}
+
+// removedObs is the observation TestMemoryRemove removes.
+const removedObs = "go test failed: missing go.sum entry"
+
+func TestMemoryRemove(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, argsFrom: func(t *testing.T, dir string) ([]string, []string) {
+		s, err := readSnapshot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, r := range s {
+			if r["content"] == removedObs {
+				return []string{"memory", "remove", strings.TrimPrefix(k, "obs:")}, []string{k}
+			}
+		}
+		t.Fatalf("no observation %q in %v", removedObs, s)
+		return nil, nil
+	}})
+}
+
+func TestHookStart(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace,
+		args: []string{"hook", "start", "--agent", "reviewer", "--issue", "7", "--deadline", "10m"}})
+}
+
+func TestHookFinishCapture(t *testing.T) {
+	crash(t, scenario{prepare: withTranscript, stdin: finishPayload,
+		args: []string{"hook", "finish", "--agent", "engineer", "--issue", "42", "--deadline", "10m"}})
+}
+
+func TestCheckpointCreate(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace,
+		args: []string{"checkpoint", "create", "-m", "before the crash"}})
+}
+
+func TestMemoryRebuild(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, args: []string{"memory", "rebuild"}})
+}
+
+func TestMemoryCompact(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, args: []string{"memory", "compact", "--issue", "42"}})
+}
+
+// githubWorkspace makes, in dir, a bare remote and two clones of it in
+// GitHub Mode, a and b: both synced, then each with records of its own
+// the other lacks, so that a's sync fetches, merges, writes its files,
+// commits and pushes.
+func githubWorkspace(t *testing.T, dir string) {
+	git(t, dir, "init", "-q", "--bare", "-b", "main", "remote.git")
+	a := filepath.Join(dir, "a")
+	git(t, dir, "init", "-q", "-b", "main", "a")
+	if err := os.WriteFile(filepath.Join(a, "README.md"), []byte("code\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustHook(t, a, "init", "--mode", "github")
+	git(t, a, "add", "README.md", "AGENTS.md", ".agentx/agentx.toml", ".agentx/workflows", ".agentx/.gitignore")
+	git(t, a, "commit", "-q", "-m", "agentx: GitHub Mode")
+	git(t, a, "remote", "add", "origin", "../remote.git")
+	git(t, a, "push", "-q", "-u", "origin", "main")
+	records(t, a)
+	mustHook(t, a, "sync")
+	git(t, dir, "clone", "-q", "remote.git", "b")
+	b := filepath.Join(dir, "b")
+	git(t, b, "remote", "set-url", "origin", "../remote.git")
+	mustHook(t, b, "sync")
+	mustHook(t, b, "clarify", "answer", "CLR-42-001", "--body", "gRPC.", "--as", "architect")
+	mustHook(t, b, "memory", "add", "--agent", "reviewer", "--issue", "7", "--category", "decision", "Going with the integration suite")
+	mustHook(t, b, "sync")
+	mustHook(t, a, "clarify", "request", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "auth", "--question", "Tokens or sessions?")
+	mustHook(t, a, "memory", "add", "--agent", "engineer", "--issue", "42", "--category", "decision", "Going with JWT access tokens")
+}
+
+func TestSyncGitHubMode(t *testing.T) {
+	crash(t, scenario{prepare: githubWorkspace, work: "a", target: "clr:CLR-42-001",
+		args: []string{"sync"}})
+}
+
+// The same sync with git's own calls as kill points: a fetch killed while
+// it writes objects or its ref, a push killed on either side.
+func TestSyncGitHubModeWithGit(t *testing.T) {
+	crash(t, scenario{prepare: githubWorkspace, work: "a", target: "clr:CLR-42-001", children: true, allStep: 3,
+		args: []string{"sync"}})
+}
+
+// githubSession is githubWorkspace with a transcript in a and the hooks'
+// sync budget past any load (a budget spent would skip the pull, and the
+// verdict must not depend on time).
+func githubSession(t *testing.T, dir string) {
+	githubWorkspace(t, dir)
+	a := filepath.Join(dir, "a")
+	toml := filepath.Join(a, ".agentx", "agentx.toml")
+	f, err := os.OpenFile(toml, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("\n[github]\nsync_budget = \"10m\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(a, "transcript.jsonl"), []byte(transcript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The session end in GitHub Mode: capture, then the hook's sync (pull
+// and push) within its budget.
+func TestHookFinishGitHubMode(t *testing.T) {
+	crash(t, scenario{prepare: githubSession, work: "a", stdin: finishPayload, target: "clr:CLR-42-001",
+		args: []string{"hook", "finish", "--agent", "engineer", "--issue", "42", "--deadline", "10m"}})
+}
+
+// A restore takes the state back to a checkpoint: what was stored after
+// it goes (the restore says so, after checkpointing the present state),
+// everything else stays, each file whole.
+func TestCheckpointRestore(t *testing.T) {
+	var id string
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		localWorkspace(t, dir)
+		var c struct{ Short string }
+		if err := json.Unmarshal([]byte(mustHook(t, dir, "checkpoint", "create", "-m", "the base", "--json")), &c); err != nil {
+			t.Fatal(err)
+		}
+		id = c.Short
+		mustHook(t, dir, "clarify", "request", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "later", "--question", "After the checkpoint?")
+		mustHook(t, dir, "memory", "add", "--agent", "engineer", "--issue", "7", "--category", "decision", "Going with the later plan")
+	}, argsFrom: func(t *testing.T, dir string) ([]string, []string) {
+		s, err := readSnapshot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone := []string{"clr:CLR-42-003"}
+		for k, r := range s {
+			if r["content"] == "Going with the later plan" {
+				gone = append(gone, k)
+			}
+		}
+		if len(gone) != 2 || s[gone[0]] == nil || id == "" {
+			t.Fatalf("the records after the checkpoint %s: %v", id, gone)
+		}
+		return []string{"checkpoint", "restore", id}, gone
+	}})
+}
