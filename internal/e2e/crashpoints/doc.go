@@ -26,11 +26,13 @@
 // The kill point is a count of system calls, not a time: the verdict does
 // not depend on load. strace's --inject counts each thread's calls apart,
 // which in a Go program makes "the Nth call" the scheduler's choice, so
-// the tracer is the test's own (tracer_test.go).
+// the tracer is the test's own (tracer_test.go); a seccomp filter the
+// command is started under stops it only at those calls
+// (seccomp_test.go), not twice at each of its thousands of others.
 //
 // By default each command is killed at a deterministic sample of its
-// points (the first three, the last three and an even spread of ten
-// between). AGENTX_CRASH_ALL=1 kills it at every point
+// points (the first two, the last two and an even spread of three
+// between; a few seconds of CPU in `go test ./...`). AGENTX_CRASH_ALL=1 kills it at every point
 // (scripts/ci/crashpoints.sh; the sync with git's calls, about 480 of
 // them, at every third, AGENTX_CRASH_ALL=every at every one);
 // AGENTX_CRASH_POINTS=N[,N...] at those alone (a failure names its N).

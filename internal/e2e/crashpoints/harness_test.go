@@ -34,6 +34,9 @@ var hookBin string
 var scratch string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(envFilterExec) == "1" {
+		os.Exit(filterExecMain()) // this process installs the filter and execs the command
+	}
 	if os.Getenv(envTrace) != "" {
 		os.Exit(tracerMain()) // this process is a tracer (traced)
 	}

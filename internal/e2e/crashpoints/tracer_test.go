@@ -96,13 +96,25 @@ func trace(killAt int, argv []string) (report, error) {
 	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
 		return rep, fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", e)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	// The test binary again, as filterExecMain: it installs the filter
+	// that stops the command at the calls of callKinds only, then execs
+	// it (seccomp_test.go).
+	self, err := os.Executable()
+	if err != nil {
+		return rep, err
+	}
+	cmd := exec.Command(self)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "AGENTX_CRASHPOINTS_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	argvJSON, err := json.Marshal(argv)
+	if err != nil {
+		return rep, err
+	}
+	cmd.Env = append(cmd.Env, envFilterExec+"=1", envArgv+"="+string(argvJSON))
 	// Its own process group: the kill takes the git processes it runs
 	// with it, as a closed terminal or a killed session would.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true, Setpgid: true}
@@ -118,20 +130,20 @@ func trace(killAt int, argv []string) (report, error) {
 	if !ws.Stopped() {
 		return rep, fmt.Errorf("the traced command did not stop at its start: %v", ws)
 	}
-	// Threads (clone) are followed; the processes it starts (git) only
-	// with envChildren: their calls then count too, git's own writes
+	// Threads (clone) are followed, and the processes it starts (git):
+	// they inherit the filter, and a filtered call with no tracer fails
+	// (ENOSYS). Their calls count only with envChildren: git's own writes
 	// (a fetch's objects and refs, a push's remote side) become kill
 	// points, and the order of two processes' calls may differ from run
 	// to run (the verdict may not).
-	opts := syscall.PTRACE_O_TRACESYSGOOD | syscall.PTRACE_O_TRACECLONE | 0x100000 /* PTRACE_O_EXITKILL */
-	if os.Getenv(envChildren) == "1" {
-		opts |= syscall.PTRACE_O_TRACEFORK | syscall.PTRACE_O_TRACEVFORK | syscall.PTRACE_O_TRACEEXEC
-	}
+	children := os.Getenv(envChildren) == "1"
+	opts := syscall.PTRACE_O_TRACECLONE | syscall.PTRACE_O_TRACEFORK | syscall.PTRACE_O_TRACEVFORK |
+		syscall.PTRACE_O_TRACEEXEC | ptraceOTraceSeccomp | 0x100000 /* PTRACE_O_EXITKILL */
 	if err := syscall.PtraceSetOptions(pid, opts); err != nil {
 		return rep, fmt.Errorf("ptrace(SETOPTIONS): %w", err)
 	}
-	if err := syscall.PtraceSyscall(pid, 0); err != nil {
-		return rep, fmt.Errorf("ptrace(SYSCALL): %w", err)
+	if err := syscall.PtraceCont(pid, 0); err != nil {
+		return rep, fmt.Errorf("ptrace(CONT): %w", err)
 	}
 	// seen are the tracees (threads and, with envChildren, processes): a
 	// kill in a git process, which agentx starts in a process group of
@@ -162,8 +174,9 @@ func trace(killAt int, argv []string) (report, error) {
 		seen[wpid] = true
 		inject := 0
 		switch sig := ws.StopSignal(); {
-		case sig == syscall.SIGTRAP|0x80: // a system call's entry or exit
-			if rep.Killed {
+		case sig == syscall.SIGTRAP && ws.TrapCause() == ptraceEventSeccomp:
+			// The entry of a call of callKinds (the filter's stop).
+			if rep.Killed || !children && !threadOf(pid, wpid) {
 				break
 			}
 			name, ok := mutating(wpid)
@@ -182,7 +195,7 @@ func trace(killAt int, argv []string) (report, error) {
 				// envChildren every process traced and its group: the
 				// whole session dies at once, as on a crash.
 				_ = syscall.Kill(-pid, syscall.SIGKILL)
-				if os.Getenv(envChildren) == "1" {
+				if children {
 					for t := range seen {
 						if pg, err := syscall.Getpgid(t); err == nil {
 							_ = syscall.Kill(-pg, syscall.SIGKILL)
@@ -198,7 +211,7 @@ func trace(killAt int, argv []string) (report, error) {
 			inject = int(sig) // the command's own signal (SIGURG, SIGCHLD...)
 		}
 		// A thread may be gone (killed) meanwhile: ESRCH is no error.
-		_ = syscall.PtraceSyscall(wpid, inject)
+		_ = syscall.PtraceCont(wpid, inject)
 	}
 }
 
@@ -212,7 +225,7 @@ func mutating(tid int) (string, bool) {
 		uintptr(len(info)), uintptr(unsafe.Pointer(&info[0])), 0, 0); e != 0 {
 		return "", false
 	}
-	if info[0] != syscallInfoEntry {
+	if info[0] != syscallInfoEntry && info[0] != syscallInfoSeccomp {
 		return "", false
 	}
 	nr := binary.LittleEndian.Uint64(info[24:])
@@ -239,6 +252,13 @@ func mutating(tid int) (string, bool) {
 		parts = append(parts, target)
 	}
 	return k.name + "(" + strings.Join(parts, ", ") + ")", true
+}
+
+// threadOf says whether tid is a thread of process pid (not of a process
+// it started).
+func threadOf(pid, tid int) bool {
+	_, err := os.Stat(fmt.Sprintf("/proc/%d/task/%d", pid, tid))
+	return err == nil
 }
 
 // callKind says how to read one system call: its name, the argument that
