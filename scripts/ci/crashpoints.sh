@@ -10,12 +10,11 @@
 # program makes a call is the scheduler's choice (see the package doc).
 # Nothing is installed: ptrace must be allowed (it is in a default Docker
 # container and on a CI runner); where it is not, the test FAILS, it never
-# skips. The default `go test ./...` runs the same test on a sample of 16
-# points per command (about 20 s).
+# skips. The default `go test ./...` runs the same test on a sample of 7
+# points per command (about 7 s, 8.5 s of CPU).
 #
-# Wall time on the 2-core machine with three other engineers' work
-# running (load 4.5-6): 258 s (about 2,600 kills; 264 s of CPU, so a
-# little over two minutes on an idle 2-core runner); docs/PERFORMANCE.md.
+# Wall time on the quiet 2-core machine: 170 s (about 2,600 kills; 171 s
+# of CPU); docs/PERFORMANCE.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/go/bin:$PATH"
