@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // scenario is one writing command and the workspace it runs in.
@@ -147,7 +149,7 @@ func crash(t *testing.T, sc scenario) {
 	}
 	fresh := func(name string) string {
 		root := filepath.Join(base, name)
-		if err := copyTree(tmpl, root); err != nil {
+		if err := testenv.CopyTree(tmpl, root); err != nil {
 			t.Fatal(err)
 		}
 		return root

@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,32 +85,7 @@ func (r result) String() string {
 // that could not start, or ran past two minutes, is an error, a non-zero
 // exit is not.
 func run(dir, stdin, name string, args ...string) (result, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if stdin != "" {
-		r, err := testbin.FilledPipe([]byte(stdin))
-		if err != nil {
-			return result{}, err
-		}
-		defer r.Close()
-		cmd.Stdin = r
-	}
-	err := cmd.Run()
-	res := result{stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		return res, fmt.Errorf("%s %s: still running after two minutes: %s", name, strings.Join(args, " "), res)
-	case errors.As(err, &ee):
-		res.code = ee.ExitCode()
-	case err != nil:
-		return res, fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
-	}
-	return res, nil
+	return runEnv(dir, stdin, nil, name, args...)
 }
 
 // hook runs agentx-hook in dir.
@@ -187,11 +161,11 @@ func runEnv(dir, stdin string, env []string, name string, args ...string) (resul
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return res, fmt.Errorf("%s: still running after two minutes: %s", name, res)
+		return res, fmt.Errorf("%s %s: still running after two minutes: %s", name, strings.Join(args, " "), res)
 	case errors.As(err, &ee):
 		res.code = ee.ExitCode()
 	case err != nil:
-		return res, err
+		return res, fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
 	}
 	return res, nil
 }
@@ -205,41 +179,4 @@ func git(t testing.TB, dir string, args ...string) string {
 		t.Fatalf("git %s in %s: %v %s", strings.Join(args, " "), dir, err, res)
 	}
 	return strings.TrimSpace(res.stdout)
-}
-
-// copyTree copies the directories, regular files and symlinks under src
-// into dst (which must not exist), modes kept.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, info.Mode().Perm()|0o700)
-		case info.Mode()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		default:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(target, data, info.Mode().Perm()); err != nil {
-				return err
-			}
-			// The same times: a cache keyed on them (the config cache,
-			// the search index's file records) holds in the copy too.
-			return os.Chtimes(target, info.ModTime(), info.ModTime())
-		}
-	})
 }

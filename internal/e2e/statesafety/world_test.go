@@ -11,13 +11,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
+	"github.com/agentx-dev/agentx/internal/testenv"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -98,7 +97,7 @@ func makeWorld(dir string) (*world, error) {
 // copyWorld copies the world at src to dst, a directory that does not
 // exist or is empty.
 func copyWorld(src, dst string) error {
-	if err := copyTree(src, dst); err != nil {
+	if err := testenv.CopyTree(src, dst); err != nil {
 		return err
 	}
 	// The worktree's links are absolute paths (the only ones a world
@@ -210,61 +209,6 @@ func userWork(dir string, stash bool) error {
 		return err
 	}
 	return appendTo("README.md", "unstaged")
-}
-
-// copyTree copies the regular files, directories and symlinks under src
-// into dst. Git's object files are hard-linked instead, as git clone
-// --local does: git and agentx never change one in place (a new object or
-// pack is written aside and renamed over), so the copies cannot reach
-// each other through them, and a world is copied by every sequence and
-// scenario (issue 37).
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, info.Mode().Perm()|0o700)
-		case info.Mode()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		default:
-			if immutableObject(rel) && os.Link(p, target) == nil {
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(target, data, info.Mode().Perm())
-		}
-	})
-}
-
-// immutableObject says whether rel, a path under a world, is a loose
-// object (objects/XX/HASH) or a pack file (objects/pack/pack-*) of one of
-// its repositories: files git writes once and never changes.
-func immutableObject(rel string) bool {
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	n := len(parts)
-	if n < 3 || parts[n-3] != "objects" {
-		return false
-	}
-	if parts[n-2] == "pack" {
-		return strings.HasPrefix(parts[n-1], "pack-")
-	}
-	return len(parts[n-2]) == 2 && strings.Trim(parts[n-2], "0123456789abcdef") == "" &&
-		len(parts[n-1]) >= 38 && strings.Trim(parts[n-1], "0123456789abcdef") == ""
 }
 
 // setStateBranch makes tree dir's settings those of the template with
