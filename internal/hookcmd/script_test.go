@@ -167,6 +167,11 @@ func (c cleanupM) Run() int {
 // as its tool (audit_trail.txtar, which checks the name, runs processes),
 // and a hook never starts the test binary as its background index rebuild.
 func inProcess(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) > 0 && args[0] == "demo" && !slices.Contains(args, "--help") && !slices.Contains(args, "-h") {
+		// The demo starts os.Args[0] again: in process that is this test
+		// binary, which runs for seconds doing something else entirely.
+		ts.Fatalf("agentx-hook %s: the demo starts itself again: run it with exec", strings.Join(args, " "))
+	}
 	if p := relativePathArg(args); p != "" {
 		ts.Fatalf("agentx-hook %s: %s is opened relative to the process's directory, not the script's: run it with exec", strings.Join(args, " "), p)
 	}
