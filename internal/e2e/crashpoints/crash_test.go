@@ -75,9 +75,9 @@ func ackedKeys(out string) []string {
 // points is where a command with m mutating calls is killed: every point
 // under AGENTX_CRASH_ALL=1 (every step-th and the last three when step is
 // above 1; AGENTX_CRASH_ALL=every: every point whatever step), else the
-// first two, the last two and an even spread of three between (all of
-// them when m is at most 7): the default suite's share, a few seconds of
-// CPU, while the CI step sweeps every point.
+// first, the middle and the last (all of them when m is at most 3): the
+// default suite's share, about 3 s of CPU, while the CI step sweeps every
+// point.
 func points(m, step int) []int {
 	if only := os.Getenv("AGENTX_CRASH_POINTS"); only != "" {
 		// Reproduction: the points a failure named, comma-separated.
@@ -89,7 +89,7 @@ func points(m, step int) []int {
 		}
 		return out
 	}
-	const ends, spread = 2, 3
+	const ends, spread = 1, 1
 	all := os.Getenv("AGENTX_CRASH_ALL")
 	if all == "every" || all == "1" && step <= 1 || m <= 2*ends+spread {
 		out := make([]int, m)

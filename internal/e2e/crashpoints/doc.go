@@ -31,8 +31,8 @@
 // (seccomp_test.go), not twice at each of its thousands of others.
 //
 // By default each command is killed at a deterministic sample of its
-// points (the first two, the last two and an even spread of three
-// between; a few seconds of CPU in `go test ./...`). AGENTX_CRASH_ALL=1 kills it at every point
+// points (the first, the middle and the last: about 3 s of CPU in `go
+// test ./...`). AGENTX_CRASH_ALL=1 kills it at every point
 // (scripts/ci/crashpoints.sh; the sync with git's calls, about 480 of
 // them, at every third, AGENTX_CRASH_ALL=every at every one);
 // AGENTX_CRASH_POINTS=N[,N...] at those alone (a failure names its N).
