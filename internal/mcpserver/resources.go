@@ -26,6 +26,10 @@ type watch struct {
 	mu      sync.Mutex
 	seen    map[string]string // URI -> content at the last look
 	running bool
+	// loops is the watcher goroutine: whoever ends the session (Run, a
+	// test's cleanup) waits for it after closing done, so that nothing
+	// reads (or writes a derived cache) in a workspace being removed.
+	loops sync.WaitGroup
 }
 
 func (s *server) addResources(srv *mcp.Server) {
@@ -91,7 +95,7 @@ func (s *server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 	s.watch.seen[uri] = text
 	if !s.watch.running {
 		s.watch.running = true
-		go s.watchLoop(context.WithoutCancel(ctx))
+		s.watch.loops.Go(func() { s.watchLoop(context.WithoutCancel(ctx)) })
 	}
 	return nil
 }

@@ -122,12 +122,13 @@ func Run(ctx context.Context, o Options, t mcp.Transport) error {
 		o.Gone = g.Gone()
 	}
 	done := make(chan struct{})
-	defer close(done) // the resource watcher ends with the session
 	o.done = done
-	srv, err := New(o)
+	s, srv, err := newServer(o)
 	if err != nil {
 		return err
 	}
+	defer s.watch.loops.Wait() // the resource watcher ends with the session
+	defer close(done)
 	return srv.Run(ctx, t)
 }
 

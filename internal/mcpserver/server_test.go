@@ -61,6 +61,8 @@ func connectWith(t *testing.T, o Options, opts *mcp.ClientOptions) *mcp.ClientSe
 // connectServer is connectWith that also returns the server's handlers.
 func connectServer(t *testing.T, o Options, opts *mcp.ClientOptions) (*server, *mcp.ClientSession) {
 	t.Helper()
+	done := make(chan struct{})
+	o.done = done
 	s, srv, err := newServer(o)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +77,10 @@ func connectServer(t *testing.T, o Options, opts *mcp.ClientOptions) (*server, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait(); cancel() })
+	// As Run: the session's end stops the resource watcher, and nothing
+	// of the server runs on in the workspace t.TempDir is removing (the
+	// watcher did, and the removal failed: directory not empty).
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait(); close(done); s.watch.loops.Wait(); cancel() })
 	return s, cs
 }
 
