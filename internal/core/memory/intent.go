@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
@@ -39,23 +38,22 @@ func (s *Store) settleIntent(ctx context.Context, marker string) bool {
 	if err != nil {
 		return true
 	}
-	parts := strings.SplitN(string(data), "\n", 3)
-	if len(parts) < 3 || strings.TrimSpace(parts[2]) == "" {
+	_, _, line := markerFields(data)
+	if line == "" {
 		return true
 	}
 	if s.Audit == nil {
 		return false
 	}
 	var e audit.Entry
-	if err := json.Unmarshal([]byte(strings.TrimSpace(parts[2])), &e); err != nil || e.Op == "" {
+	if err := json.Unmarshal([]byte(line), &e); err != nil || e.Op == "" {
 		s.warn("pending marker %s: its audit line does not parse: %v", marker, err)
 		return true
 	}
 	// The issue is the marker's (issue-N-XXXX): a sync's line names
 	// files, not always an issue.
-	num, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(marker), "issue-"), "-")
-	issue, err := strconv.Atoi(num)
-	if err != nil {
+	issue, ok := markerIssue(filepath.Base(marker))
+	if !ok {
 		return true
 	}
 	f, err := s.readIssue(issue)

@@ -22,6 +22,25 @@ import (
 // 1 of a write; finish removes it after step 2): its time, its writer
 // ("pid host") and, when line is set, the audit line the write owes, for
 // the repair of a writer that dies before appending it (settleIntent).
+// markerIssue is the issue a marker's file name (issue-N-XXXX) names.
+func markerIssue(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "issue-")
+	if !ok {
+		return 0, false
+	}
+	num, _, _ := strings.Cut(rest, "-")
+	n, err := strconv.Atoi(num)
+	return n, err == nil && n >= 0
+}
+
+// markerFields splits what leaveMarker wrote: the time, the writer ("pid
+// host") and the audit line the write owes ("" when none).
+func markerFields(data []byte) (stamp, owner, line string) {
+	stamp, rest, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+	owner, line, _ = strings.Cut(rest, "\n")
+	return stamp, owner, strings.TrimSpace(line)
+}
+
 func (s *Store) leaveMarker(issue int, line *audit.Entry) (string, error) {
 	dir := s.pendingDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -144,13 +163,8 @@ func (s *Store) staleOf(names []string) (issues []int, markers []string) {
 	now := s.now()
 	seen := map[int]bool{}
 	for _, name := range names {
-		rest, ok := strings.CutPrefix(name, "issue-")
+		n, ok := markerIssue(name)
 		if !ok {
-			continue
-		}
-		num, _, _ := strings.Cut(rest, "-")
-		n, err := strconv.Atoi(num)
-		if err != nil || n < 0 {
 			continue
 		}
 		path := filepath.Join(s.pendingDir(), name)
@@ -158,8 +172,7 @@ func (s *Store) staleOf(names []string) (issues []int, markers []string) {
 		if err != nil {
 			continue
 		}
-		stamp, owner, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
-		owner, _, _ = strings.Cut(owner, "\n") // the audit line follows
+		stamp, owner, _ := markerFields(data)
 		t, perr := clock.Parse(stamp)
 		if perr != nil {
 			if info, err := os.Lstat(path); err == nil {

@@ -32,10 +32,8 @@ func Valid(path string, data []byte) error {
 		if err != nil {
 			return err
 		}
-		if f.IssueNumber != 0 { // none: the file name's (parseIssueFile)
-			if err := checkIssue(path, issue, f.IssueNumber); err != nil {
-				return err
-			}
+		if err := checkIssue(path, issue, f.IssueNumber); err != nil {
+			return err
 		}
 		_, err = f.Tombstones(path)
 		return err

@@ -18,11 +18,11 @@ func parseIssueFile(path, side string, issue int, data []byte) (*memory.IssueFil
 	if err != nil {
 		return nil, unmergeable(side, err)
 	}
-	if f.IssueNumber == 0 {
-		f.IssueNumber = issue // as ledger.Parse reads a ledger without one
-	}
 	if err := checkIssue(path, issue, f.IssueNumber); err != nil {
 		return nil, unmergeable(side, err)
+	}
+	if f.IssueNumber == 0 {
+		f.IssueNumber = issue // as ledger.Parse reads a ledger without one
 	}
 	f.Extra = compactFields(f.Extra)
 	for i := range f.Observations {
