@@ -30,28 +30,26 @@ const (
 // Agent checks an agent name: [a-z0-9][a-z0-9-]*. The error names the
 // first character that does not fit and its position, escaped, so a name
 // made of escape codes is shown, not obeyed.
-func Agent(field, name string) error {
+func Agent(field, name string) error { return nameRule(field, "agent name", name) }
+
+// Person checks a person's name (a key of [people], --to human:NAME,
+// --person): the rule of agent names, worded for a person.
+func Person(field, name string) error { return nameRule(field, "person name", name) }
+
+// name_ is Agent's and Person's rule; what says which is checked.
+func nameRule(field, what, name string) error {
 	if name == "" {
-		return errcode.New(errcode.InvalidInput, "%s: agent name is empty", field)
+		return errcode.New(errcode.InvalidInput, "%s: %s is empty", field, what)
 	}
 	if len(name) > MaxAgent {
-		return errcode.New(errcode.InvalidInput, "%s: agent name is %d characters, the limit is %d", field, len(name), MaxAgent)
+		return errcode.New(errcode.InvalidInput, "%s: %s is %d characters, the limit is %d", field, what, len(name), MaxAgent)
 	}
 	for i, r := range []rune(name) {
 		ok := ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') || (r == '-' && i > 0)
 		if !ok {
-			return errcode.New(errcode.InvalidInput, "%s: agent name %q must match [a-z0-9][a-z0-9-]* (%s at position %d)",
-				field, name, Describe(r), i+1)
+			return errcode.New(errcode.InvalidInput, "%s: %s %q must match [a-z0-9][a-z0-9-]* (%s at position %d)",
+				field, what, name, Describe(r), i+1)
 		}
-	}
-	return nil
-}
-
-// Person checks a person's name (a key of [people], --to human:NAME,
-// --person): the rule of agent names, worded for a person.
-func Person(field, name string) error {
-	if err := Agent(field, name); err != nil {
-		return errcode.New(errcode.InvalidInput, "%s", strings.Replace(err.Error(), "agent name", "person name", 1))
 	}
 	return nil
 }
