@@ -54,6 +54,10 @@ type scenario struct {
 	// killed run left undone and the next run does not redo (resolve's
 	// decision in memory: the next hook start on the issue stores it).
 	recover []string
+	// done, when set, checks what the next run must also have completed
+	// outside the workspace's files (a recovery's push), in the copy at
+	// root.
+	done func(root string) error
 }
 
 // acked matches what a command prints of the records it stored.
@@ -337,6 +341,11 @@ func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int
 	}
 	if a < newRecords || a > most {
 		return fail("after the next run %d new records (a complete run adds %d): %v", a, newRecords, added(before, s3))
+	}
+	if sc.done != nil {
+		if err := sc.done(root); err != nil {
+			return fail("after the next run: %v", err)
+		}
 	}
 	return nil
 }

@@ -4,7 +4,8 @@
 // answer, ask and resolve; memory add, capture, remove, rebuild and
 // compact; hook start; hook finish capturing a transcript, in Local and
 // in GitHub Mode; checkpoint create and restore; sync in GitHub Mode
-// against a bare remote) is first run under a ptrace(2) tracer that
+// against a bare remote; sync --recover bringing back what a stripped
+// state branch lost) is first run under a ptrace(2) tracer that
 // counts the system calls it enters that can change a file (M: opens for
 // writing, writes, renames, unlinks, syncs, truncations...), then run
 // again in a fresh copy of its prepared workspace once per kill point N,
@@ -21,7 +22,8 @@
 // only because the killed run's change is already there; resolve's
 // decision in memory is then stored by the next hook start, as the
 // router documents; a ref lock a kill left on the bare remote is named by
-// the sync, and the test removes it as a person would).
+// the sync, and the test removes it as a person would; a recovery's next
+// run has also pushed what it recovered).
 //
 // The kill point is a count of system calls, not a time: the verdict does
 // not depend on load. strace's --inject counts each thread's calls apart,
@@ -34,7 +36,8 @@
 // points (the first, the middle and the last: about 3 s of CPU in `go
 // test ./...`). AGENTX_CRASH_ALL=1 kills it at every point
 // (scripts/ci/crashpoints.sh; the sync with git's calls, about 480 of
-// them, at every third, AGENTX_CRASH_ALL=every at every one);
+// them, at every third, the recovery at every second and, with git's
+// calls, every fourth; AGENTX_CRASH_ALL=every at every one);
 // AGENTX_CRASH_POINTS=N[,N...] at those alone (a failure names its N).
 // The count M may differ by a call or two between runs of a command that
 // writes git objects (whether an object's fan-out directory exists

@@ -7,6 +7,7 @@ package crashpoints
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -238,4 +239,62 @@ func TestCheckpointRestore(t *testing.T) {
 		}
 		return []string{"checkpoint", "restore", id}, gone
 	}})
+}
+
+// lostWorkspace is the loss sync --recover undoes (the script
+// sync_recover.txtar): in dir, a bare remote whose state branch a plain-git
+// commit stripped of a ledger (issue 8's) and a memory file (issue 42's),
+// and b, a fresh GitHub Mode clone that pulled the stripped branch and so
+// never saw them.
+func lostWorkspace(t *testing.T, dir string) {
+	githubWorkspace(t, dir)
+	a := filepath.Join(dir, "a")
+	mustHook(t, a, "clarify", "request", "--issue", "8", "--from", "engineer", "--to", "architect", "--topic", "db", "--question", "Postgres or SQLite?")
+	mustHook(t, a, "sync")
+	git(t, dir, "clone", "-q", "-b", "agentx/state", "remote.git", "damage")
+	damage := filepath.Join(dir, "damage")
+	git(t, damage, "rm", "-q", "state/clarifications/issue-8.json", "memory/issue-42.json")
+	git(t, damage, "-c", "user.name=Ada", "-c", "user.email=ada@example.com", "commit", "-q", "-m", "lost by a buggy sync")
+	git(t, damage, "push", "-q", "origin", "agentx/state")
+	git(t, dir, "clone", "-q", "remote.git", "c")
+	c := filepath.Join(dir, "c")
+	git(t, c, "remote", "set-url", "origin", "../remote.git")
+	mustHook(t, c, "init", "--mode", "github")
+	mustHook(t, c, "sync", "--pull-only")
+	for _, f := range []string{".agentx/state/clarifications/issue-8.json", ".agentx/memory/issue-42.json"} {
+		if _, err := os.Stat(filepath.Join(c, f)); err == nil {
+			t.Fatalf("c has %s before the recovery", f)
+		}
+	}
+}
+
+// The recovery: records read back from the branch's history into the
+// local files, then synced. A kill leaves each file whole, every record
+// it printed as recovered there, and the next run completes the rest,
+// the push included.
+func TestSyncRecover(t *testing.T) {
+	crash(t, scenario{prepare: lostWorkspace, work: "c", allStep: 2, done: recoveredOnTheBranch, args: []string{"sync", "--recover"}})
+}
+
+// The recovery with git's calls as kill points too (its fetch and push).
+func TestSyncRecoverWithGit(t *testing.T) {
+	crash(t, scenario{prepare: lostWorkspace, work: "c", children: true, allStep: 4, done: recoveredOnTheBranch, args: []string{"sync", "--recover"}})
+}
+
+// recoveredOnTheBranch says whether the remote's state branch in the
+// copy at root holds again what lostWorkspace's commit stripped.
+func recoveredOnTheBranch(root string) error {
+	for path, want := range map[string]string{
+		"state/clarifications/issue-8.json": "Postgres or SQLite?",
+		"memory/issue-42.json":              "Going with JWT access tokens",
+	} {
+		res, err := run(filepath.Join(root, "remote.git"), "", "git", "show", "agentx/state:"+path)
+		if err != nil || res.code != 0 {
+			return fmt.Errorf("the remote's state branch has no %s: %v %s", path, err, res)
+		}
+		if !strings.Contains(res.stdout, want) {
+			return fmt.Errorf("the remote's %s lacks %q", path, want)
+		}
+	}
+	return nil
 }
