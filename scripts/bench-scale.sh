@@ -6,10 +6,11 @@
 #   scripts/bench-scale.sh WORKDIR [OLD_BINARY] [SIZES]
 # CMDS="search|capture" measures only those. WARMUP=1 makes each copy's
 # anchors index current and runs each binary once before timing.
-# WORKDIR keeps the generated stores (1M takes about 15 minutes to make on
-# a loaded 2-core machine; they are reused). Each binary works on its own
-# hard-linked copy of a store: every write agentx makes replaces files by
-# rename, so the copies never share a changed file.
+# WORKDIR keeps the generated stores (1M takes about 3 minutes to make on
+# the quiet 2-core machine, about 15 on a loaded one; they are reused).
+# Each binary works on its own hard-linked copy of a store: every write
+# agentx makes replaces files by rename, so the copies never share a
+# changed file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:?usage: bench-scale.sh WORKDIR [OLD_BINARY] [SIZES]}
