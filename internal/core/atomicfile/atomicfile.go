@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/lock"
+	"github.com/agentx-dev/agentx/internal/core/process"
 )
 
 // Options tunes Write.
@@ -34,6 +35,12 @@ type Options struct {
 	Commit func(rename func() error) error
 	// NoSync skips the fsyncs (tests and throwaway files only).
 	NoSync bool
+	// ClearDead first removes the temporaries of path that killed writers
+	// left (RemoveDeadTemps). It reads the directory, so it is for files
+	// written rarely and outside .agentx/ (host settings, git hooks), where
+	// no verify --repair comes by: a killed setup would otherwise leave
+	// `.settings.json.tmp-…` in the user's repository for good.
+	ClearDead bool
 }
 
 // Write replaces path with data so that a reader sees either the old or the
@@ -42,6 +49,9 @@ func Write(path string, data []byte, opt Options) (err error) {
 	dir := filepath.Dir(path)
 	if opt.Perm == 0 {
 		opt.Perm = 0o644
+	}
+	if opt.ClearDead {
+		RemoveDeadTemps(path)
 	}
 	tmp, err := createTemp(path)
 	if err != nil {
@@ -180,6 +190,24 @@ func RemoveTemps(path string) {
 		_ = os.Remove(m)
 	}
 }
+
+// RemoveDeadTemps deletes the temporaries of path whose name carries the
+// process id of a writer that no longer runs (TempPattern): a live
+// writer's, and any without a process id (an older agentx's, another
+// tool's), stay. Unlike RemoveTemps it needs no lock, so a file written
+// without one can be cleared. Errors are ignored: what cannot be removed
+// is tried again by the next write.
+func RemoveDeadTemps(path string) {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
+	for _, m := range matches {
+		if pid, ok := TempPID(filepath.Base(m)); ok && pid != os.Getpid() && !alive(pid) {
+			_ = os.Remove(m)
+		}
+	}
+}
+
+// alive is process.Alive (a variable for tests).
+var alive = process.Alive
 
 // Terminated returns line (f must be open for reading too), preceded by a
 // newline when the log's last line was cut short (a crash or a full disk

@@ -42,7 +42,7 @@ func Ensure(commonDir, pattern string) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return false, fmt.Errorf("create %s: %w", filepath.Dir(p), err)
 	}
-	if err := atomicfile.Write(p, data, atomicfile.Options{}); err != nil {
+	if err := atomicfile.Write(p, data, atomicfile.Options{ClearDead: true}); err != nil {
 		return false, fmt.Errorf("write %s: %w", p, err)
 	}
 	return true, nil
@@ -74,7 +74,7 @@ func Remove(commonDir, pattern string) (bool, error) {
 			out = append(out, line...)
 		}
 	}
-	if err := atomicfile.Write(p, out, atomicfile.Options{}); err != nil {
+	if err := atomicfile.Write(p, out, atomicfile.Options{ClearDead: true}); err != nil {
 		return false, fmt.Errorf("write %s: %w", p, err)
 	}
 	return true, nil

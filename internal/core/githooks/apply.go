@@ -157,7 +157,7 @@ func undo(dir string, done []Op) {
 // writeShim writes through atomicfile.Write (temporary file, fsync,
 // rename): the helper is about atomic files, not JSON.
 func writeShim(path, text string) error {
-	return atomicfile.Write(path, []byte(text), atomicfile.Options{Perm: 0o755})
+	return atomicfile.Write(path, []byte(text), atomicfile.Options{Perm: 0o755, ClearDead: true})
 }
 
 // Open asks git where the hooks of the repository at root go and reads

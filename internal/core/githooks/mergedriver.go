@@ -166,7 +166,7 @@ func InstallMergeDriver(ctx context.Context, r gitcmd.Runner, attributesFile str
 		return st, err
 	}
 	if out, added := AddAttributes(data); len(added) > 0 {
-		if err := atomicfile.Write(attributesFile, out, atomicfile.Options{Perm: 0o644}); err != nil {
+		if err := atomicfile.Write(attributesFile, out, atomicfile.Options{Perm: 0o644, ClearDead: true}); err != nil {
 			return st, fmt.Errorf("write %s: %w", attributesFile, err)
 		}
 		st.Changes = append(st.Changes, fmt.Sprintf("added %d line(s) to %s", len(added), attributesFile))
@@ -199,7 +199,7 @@ func UninstallMergeDriver(ctx context.Context, r gitcmd.Runner, attributesFile s
 		if len(bytes.TrimSpace(out)) == 0 {
 			err = os.Remove(attributesFile)
 		} else {
-			err = atomicfile.Write(attributesFile, out, atomicfile.Options{Perm: 0o644})
+			err = atomicfile.Write(attributesFile, out, atomicfile.Options{Perm: 0o644, ClearDead: true})
 		}
 		if err != nil {
 			return st, fmt.Errorf("rewrite %s: %w", attributesFile, err)

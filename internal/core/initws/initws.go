@@ -133,7 +133,7 @@ func writeDefaults(ws workspace.Workspace, files map[string][]byte, names []stri
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		if err := atomicfile.Write(path, files[n], atomicfile.Options{}); err != nil {
+		if err := atomicfile.Write(path, files[n], atomicfile.Options{ClearDead: true}); err != nil {
 			return err
 		}
 		report("created", path)
@@ -162,7 +162,7 @@ func writeAgentsMD(root string, report Report) error {
 	default:
 		report("updated", path)
 	}
-	return atomicfile.Write(path, next, atomicfile.Options{})
+	return atomicfile.Write(path, next, atomicfile.Options{ClearDead: true})
 }
 
 // modeLine is a top-level `mode = ...` line of agentx.toml. Compiled
@@ -192,7 +192,7 @@ func switchMode(path, mode string) error {
 	if _, err := config.ParseConfig(path, next); err != nil {
 		return fmt.Errorf("switch %s to mode %q: %w", path, mode, err)
 	}
-	return atomicfile.Write(path, next, atomicfile.Options{})
+	return atomicfile.Write(path, next, atomicfile.Options{ClearDead: true})
 }
 
 // Tracked is, in GitHub Mode, the state files the current branch still
@@ -271,7 +271,7 @@ func writeGitignore(ws workspace.Workspace, mode string, report Report) error {
 	case errors.Is(err, fs.ErrNotExist):
 		// What stays local (locks, spools, crash markers, derived indexes)
 		// is workspace's knowledge: never committed.
-		if err := atomicfile.Write(gi, workspace.GitignoreForMode(mode), atomicfile.Options{}); err != nil {
+		if err := atomicfile.Write(gi, workspace.GitignoreForMode(mode), atomicfile.Options{ClearDead: true}); err != nil {
 			return err
 		}
 		report("created", gi)
@@ -283,7 +283,7 @@ func writeGitignore(ws workspace.Workspace, mode string, report Report) error {
 		if bytes.Equal(next, current) {
 			return nil
 		}
-		if err := atomicfile.Write(gi, next, atomicfile.Options{}); err != nil {
+		if err := atomicfile.Write(gi, next, atomicfile.Options{ClearDead: true}); err != nil {
 			return err
 		}
 		report("updated", gi)

@@ -124,7 +124,7 @@ func WriteInstructions(root string, req Request, section string) (int, error) {
 	}
 	doc := "---\napplyTo: \"**\"\n---\n<!-- Written by `agentx-hook memory recall --write-instructions`; rewritten at every session end. -->\n" +
 		"# What agentx remembers for " + who + "\n\n" + section
-	if err := atomicfile.Write(path, []byte(doc), atomicfile.Options{}); err != nil {
+	if err := atomicfile.Write(path, []byte(doc), atomicfile.Options{ClearDead: true}); err != nil {
 		return 0, err
 	}
 	return len(doc), nil

@@ -266,7 +266,7 @@ func Write(root string, plans []File) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}
-		if err := atomicfile.Write(path, f.new, atomicfile.Options{}); err != nil {
+		if err := atomicfile.Write(path, f.new, atomicfile.Options{ClearDead: true}); err != nil {
 			return fmt.Errorf("setup: %s: %w", f.Path, err)
 		}
 	}

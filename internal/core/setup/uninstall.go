@@ -183,7 +183,7 @@ func (u *uninstall) agentsMD() error {
 	if action == "removed" {
 		err = os.Remove(agentsPath)
 	} else {
-		err = atomicfile.Write(agentsPath, next, atomicfile.Options{})
+		err = atomicfile.Write(agentsPath, next, atomicfile.Options{ClearDead: true})
 	}
 	if err != nil {
 		return fmt.Errorf("uninstall: %w", err)

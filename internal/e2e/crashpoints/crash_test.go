@@ -58,6 +58,14 @@ type scenario struct {
 	// outside the workspace's files (a recovery's push), in the copy at
 	// root.
 	done func(root string) error
+	// whole, when set, checks files outside the records (a user's host
+	// settings) in the work tree right after the kill and after the next
+	// run: each as it was or as a complete run leaves it, never between.
+	whole func(work string) error
+	// makesWorkspace: the command creates the workspace (init), so
+	// verify has nothing to check until a run completes; the next run's
+	// verify is the one that counts.
+	makesWorkspace bool
 }
 
 // acked matches what a command prints of the records it stored.
@@ -238,6 +246,11 @@ func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int
 	if err != nil {
 		return fail("unreadable after the kill: %v", err)
 	}
+	if sc.whole != nil {
+		if err := sc.whole(work); err != nil {
+			return fail("right after the kill: %v", err)
+		}
+	}
 	kept := without(before, sc.gone)
 	if bad := keptAll(kept, s1); len(bad) > 0 {
 		return fail("records lost or changed: %v", bad)
@@ -265,6 +278,9 @@ func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int
 		return fail("%v", err)
 	}
 	repaired := ""
+	if sc.makesWorkspace {
+		v.code = 0
+	}
 	if v.code != 0 {
 		r, err := hook(work, "verify", "--repair")
 		if err != nil {
@@ -341,6 +357,11 @@ func killAt(sc scenario, root string, workOf, stdinOf func(string) string, n int
 	}
 	if a < newRecords || a > most {
 		return fail("after the next run %d new records (a complete run adds %d): %v", a, newRecords, added(before, s3))
+	}
+	if sc.whole != nil {
+		if err := sc.whole(work); err != nil {
+			return fail("after the next run: %v", err)
+		}
 	}
 	if sc.done != nil {
 		if err := sc.done(root); err != nil {

@@ -1,7 +1,10 @@
 // Package crashpoints proves, with real processes, that a writing command
 // of agentx-hook killed at any point loses nothing already stored and
 // leaves nothing half-written. Each writing command (clarify request,
-// answer, ask and resolve; memory add, capture, remove, rebuild and
+// answer, ask, resolve, escalate and abandon, and a request whose check
+// breaks a deadlock in two ledgers; init; setup --claude over a user's
+// own settings; memory recall --write-instructions; memory add, capture,
+// remove, rebuild and
 // compact; hook start; hook finish capturing a transcript, in Local and
 // in GitHub Mode; checkpoint create and restore; sync in GitHub Mode
 // against a bare remote; sync --recover bringing back what a stripped
@@ -21,7 +24,9 @@
 // of the same command succeeds (or, for answer, ask and resolve, refuses
 // only because the killed run's change is already there; resolve's
 // decision in memory is then stored by the next hook start, as the
-// router documents; a ref lock a kill left on the bare remote is named by
+// router documents; outside .agentx/ no temporary a killed write left
+// survives the next run, and a user's files are each as before or as a
+// complete run leaves them; a ref lock a kill left on the bare remote is named by
 // the sync, and the test removes it as a person would; a recovery's next
 // run has also pushed what it recovered).
 //

@@ -8,8 +8,10 @@ package crashpoints
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -73,6 +75,63 @@ func TestClarifyResolve(t *testing.T) {
 func TestClarifyAsk(t *testing.T) {
 	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-42-002", refusesWhenDone: true,
 		args: []string{"clarify", "ask", "CLR-42-002", "--body", "Which version?", "--as", "engineer"}})
+}
+
+func TestClarifyEscalate(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-42-001", refusesWhenDone: true,
+		args: []string{"clarify", "escalate", "CLR-42-001", "--as", "engineer", "--summary", "Architect unavailable; blocks the release"}})
+}
+
+func TestClarifyAbandon(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-7-001", refusesWhenDone: true,
+		args: []string{"clarify", "abandon", "CLR-7-001", "--as", "reviewer", "--body", "The suite was chosen elsewhere."}})
+}
+
+// pairWorkflow lets three agents clarify with each other, blocking
+// (monitor_deadlock.txtar's).
+const pairWorkflow = `name = "pair"
+
+[[steps]]
+id = "design"
+agent = "architect"
+can_clarify = ["engineer", "reviewer"]
+
+[[steps]]
+id = "build"
+agent = "engineer"
+can_clarify = ["architect", "reviewer"]
+
+[[steps]]
+id = "review"
+agent = "reviewer"
+can_clarify = ["architect", "engineer"]
+clarify_blocking_allowed = true
+`
+
+// A request that closes a cycle of blocking clarifications escalates the
+// others in the same run, in two ledgers (issues 1 and 2): a kill between
+// them leaves each ledger whole, and the next request's check sees the
+// cycle it left.
+func TestClarifyRequestBreaksADeadlock(t *testing.T) {
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		localWorkspace(t, dir)
+		if err := os.WriteFile(filepath.Join(dir, ".agentx", "workflows", "pair.toml"), []byte(pairWorkflow), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mustHook(t, dir, "clarify", "request", "--workflow", "pair", "--issue", "1", "--from", "engineer", "--to", "reviewer", "--topic", "test plan", "--question", "Which suites gate the merge?")
+		mustHook(t, dir, "clarify", "request", "--workflow", "pair", "--issue", "2", "--from", "reviewer", "--to", "architect", "--topic", "api review", "--question", "Is the v2 API frozen?")
+	}, rerunAddsAgain: true, allStep: 2, done: deadlockBroken,
+		args: []string{"clarify", "request", "--workflow", "pair", "--issue", "1", "--from", "architect", "--to", "engineer", "--topic", "feasibility", "--question", "Can the cache ship this sprint?"}})
+}
+
+// deadlockBroken says whether the workspace in the copy at root holds
+// no cycle any more: monitor finds nothing to do.
+func deadlockBroken(root string) error {
+	res, err := hook(root, "monitor")
+	if err != nil || res.code != 0 || !strings.Contains(res.stdout, "No stale, stuck or deadlocked") {
+		return fmt.Errorf("monitor after the next run: %v %s", err, res)
+	}
+	return nil
 }
 
 // summary is what an agent hands `memory capture --file`: the old
@@ -297,4 +356,120 @@ func recoveredOnTheBranch(root string) error {
 		}
 	}
 	return nil
+}
+
+// userSettings are a user's own Claude Code settings and MCP servers,
+// there before setup: setup merges into them.
+var userSettings = map[string]string{
+	".claude/settings.json": `{
+  "permissions": {"allow": ["Bash(go test:*)"]},
+  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./scripts/guard.sh"}]}]}
+}
+`,
+	".mcp.json": `{"mcpServers": {"docs": {"command": "docs-mcp", "args": ["--stdio"]}}}
+`,
+}
+
+// The wiring of a host: the user's settings files are merged into, each
+// replaced whole, and the git hooks installed. A kill leaves every file
+// the user had parsing and holding the user's own entries, and the next
+// run leaves the setup complete (setup --check: nothing to change).
+func TestSetupClaude(t *testing.T) {
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		localWorkspace(t, dir)
+		for name, body := range userSettings {
+			path := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, whole: userSettingsKept, done: func(root string) error {
+		res, err := hook(root, "setup", "--claude", "--check")
+		if err != nil || res.code != 0 {
+			return fmt.Errorf("setup --claude --check: %v %s", err, res)
+		}
+		return noTemporaries(root)
+	}, args: []string{"setup", "--claude"}})
+}
+
+// userSettingsKept says whether every file of userSettings in the work
+// tree parses and still holds the user's entries.
+func userSettingsKept(work string) error {
+	for name, want := range map[string]string{".claude/settings.json": "./scripts/guard.sh", ".mcp.json": "docs-mcp"} {
+		data, err := os.ReadFile(filepath.Join(work, name))
+		if err != nil {
+			return fmt.Errorf("the user's %s: %w", name, err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return fmt.Errorf("the user's %s does not parse (%d bytes): %w", name, len(data), err)
+		}
+		if !strings.Contains(string(data), want) {
+			return fmt.Errorf("the user's %s lost %q:\n%s", name, want, data)
+		}
+	}
+	return nil
+}
+
+// temporary matches the name of an atomic write's temporary file.
+var temporary = regexp.MustCompile(`\.tmp-\d+-\d+$`)
+
+// noTemporaries says whether the tree at root, .git included, holds no
+// temporary a killed write left outside .agentx/: the next run clears
+// what it owns. (Under .agentx/ they are git-ignored and verify --repair
+// removes a dead writer's.)
+func noTemporaries(root string) error {
+	var left []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".agentx" {
+			return filepath.SkipDir
+		}
+		if temporary.MatchString(d.Name()) {
+			left = append(left, strings.TrimPrefix(path, root+"/"))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("temporaries left after the next run: %v", left)
+	}
+	return nil
+}
+
+// userAgentsMD is a repository's own AGENTS.md, there before init: init
+// adds its section between markers and keeps the rest.
+const userAgentsMD = "# Agents\n\nRun `make lint` before every commit.\n"
+
+// The first init in a repository with its own AGENTS.md: a kill leaves
+// the user's text whole, and the next init completes the workspace.
+func TestInit(t *testing.T) {
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		git(t, dir, "init", "-q", "-b", "main")
+		if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte(userAgentsMD), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, whole: func(work string) error {
+		data, err := os.ReadFile(filepath.Join(work, "AGENTS.md"))
+		if err != nil || !strings.HasPrefix(string(data), userAgentsMD) {
+			return fmt.Errorf("the user's AGENTS.md: %v %q", err, data)
+		}
+		return nil
+	}, makesWorkspace: true, done: noTemporaries, args: []string{"init"}})
+}
+
+// Copilot's instructions file, rewritten at every session end: a kill
+// leaves the last one whole and no temporary in .github/.
+func TestRecallWriteInstructions(t *testing.T) {
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		localWorkspace(t, dir)
+		mustHook(t, dir, "memory", "recall", "--agent", "engineer", "--issue", "42", "--write-instructions")
+	}, done: noTemporaries, args: []string{"memory", "recall", "--agent", "architect", "--issue", "7", "--write-instructions"}})
 }
