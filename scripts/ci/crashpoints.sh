@@ -11,9 +11,10 @@
 # Nothing is installed: ptrace must be allowed (it is in a default Docker
 # container and on a CI runner); where it is not, the test FAILS, it never
 # skips. The default `go test ./...` runs the same test at 3 points per
-# command, the first, the middle and the last (3.4 s, 5.0 s of CPU).
+# command, the first, the middle and the last, or the middle alone for
+# the light ones (3.5 s, 5.1 s of CPU).
 #
-# Wall time on the quiet 2-core machine: 194 s (about 2,800 kills; 188 s
+# Wall time on the quiet 2-core machine: 194 s (about 3,200 kills; 207 s
 # of CPU); docs/PERFORMANCE.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

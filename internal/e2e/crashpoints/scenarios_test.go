@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 // localWorkspace makes a Local Mode workspace in dir holding two
@@ -78,12 +80,12 @@ func TestClarifyAsk(t *testing.T) {
 }
 
 func TestClarifyEscalate(t *testing.T) {
-	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-42-001", refusesWhenDone: true,
+	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-42-001", refusesWhenDone: true, light: true,
 		args: []string{"clarify", "escalate", "CLR-42-001", "--as", "engineer", "--summary", "Architect unavailable; blocks the release"}})
 }
 
 func TestClarifyAbandon(t *testing.T) {
-	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-7-001", refusesWhenDone: true,
+	crash(t, scenario{prepare: localWorkspace, target: "clr:CLR-7-001", refusesWhenDone: true, light: true,
 		args: []string{"clarify", "abandon", "CLR-7-001", "--as", "reviewer", "--body", "The suite was chosen elsewhere."}})
 }
 
@@ -120,7 +122,7 @@ func TestClarifyRequestBreaksADeadlock(t *testing.T) {
 		}
 		mustHook(t, dir, "clarify", "request", "--workflow", "pair", "--issue", "1", "--from", "engineer", "--to", "reviewer", "--topic", "test plan", "--question", "Which suites gate the merge?")
 		mustHook(t, dir, "clarify", "request", "--workflow", "pair", "--issue", "2", "--from", "reviewer", "--to", "architect", "--topic", "api review", "--question", "Is the v2 API frozen?")
-	}, rerunAddsAgain: true, allStep: 2, done: deadlockBroken,
+	}, rerunAddsAgain: true, allStep: 2, light: true, done: deadlockBroken,
 		args: []string{"clarify", "request", "--workflow", "pair", "--issue", "1", "--from", "architect", "--to", "engineer", "--topic", "feasibility", "--question", "Can the cache ship this sprint?"}})
 }
 
@@ -332,12 +334,12 @@ func lostWorkspace(t *testing.T, dir string) {
 // it printed as recovered there, and the next run completes the rest,
 // the push included.
 func TestSyncRecover(t *testing.T) {
-	crash(t, scenario{prepare: lostWorkspace, work: "c", allStep: 2, done: recoveredOnTheBranch, args: []string{"sync", "--recover"}})
+	crash(t, scenario{prepare: lostWorkspace, work: "c", allStep: 2, light: true, done: recoveredOnTheBranch, args: []string{"sync", "--recover"}})
 }
 
 // The recovery with git's calls as kill points too (its fetch and push).
 func TestSyncRecoverWithGit(t *testing.T) {
-	crash(t, scenario{prepare: lostWorkspace, work: "c", children: true, allStep: 4, done: recoveredOnTheBranch, args: []string{"sync", "--recover"}})
+	crash(t, scenario{prepare: lostWorkspace, work: "c", children: true, allStep: 4, light: true, done: recoveredOnTheBranch, args: []string{"sync", "--recover"}})
 }
 
 // recoveredOnTheBranch says whether the remote's state branch in the
@@ -353,62 +355,6 @@ func recoveredOnTheBranch(root string) error {
 		}
 		if !strings.Contains(res.stdout, want) {
 			return fmt.Errorf("the remote's %s lacks %q", path, want)
-		}
-	}
-	return nil
-}
-
-// userSettings are a user's own Claude Code settings and MCP servers,
-// there before setup: setup merges into them.
-var userSettings = map[string]string{
-	".claude/settings.json": `{
-  "permissions": {"allow": ["Bash(go test:*)"]},
-  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./scripts/guard.sh"}]}]}
-}
-`,
-	".mcp.json": `{"mcpServers": {"docs": {"command": "docs-mcp", "args": ["--stdio"]}}}
-`,
-}
-
-// The wiring of a host: the user's settings files are merged into, each
-// replaced whole, and the git hooks installed. A kill leaves every file
-// the user had parsing and holding the user's own entries, and the next
-// run leaves the setup complete (setup --check: nothing to change).
-func TestSetupClaude(t *testing.T) {
-	crash(t, scenario{prepare: func(t *testing.T, dir string) {
-		localWorkspace(t, dir)
-		for name, body := range userSettings {
-			path := filepath.Join(dir, name)
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}, whole: userSettingsKept, done: func(root string) error {
-		res, err := hook(root, "setup", "--claude", "--check")
-		if err != nil || res.code != 0 {
-			return fmt.Errorf("setup --claude --check: %v %s", err, res)
-		}
-		return noTemporaries(root)
-	}, args: []string{"setup", "--claude"}})
-}
-
-// userSettingsKept says whether every file of userSettings in the work
-// tree parses and still holds the user's entries.
-func userSettingsKept(work string) error {
-	for name, want := range map[string]string{".claude/settings.json": "./scripts/guard.sh", ".mcp.json": "docs-mcp"} {
-		data, err := os.ReadFile(filepath.Join(work, name))
-		if err != nil {
-			return fmt.Errorf("the user's %s: %w", name, err)
-		}
-		var doc map[string]any
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return fmt.Errorf("the user's %s does not parse (%d bytes): %w", name, len(data), err)
-		}
-		if !strings.Contains(string(data), want) {
-			return fmt.Errorf("the user's %s lost %q:\n%s", name, want, data)
 		}
 	}
 	return nil
@@ -462,7 +408,7 @@ func TestInit(t *testing.T) {
 			return fmt.Errorf("the user's AGENTS.md: %v %q", err, data)
 		}
 		return nil
-	}, makesWorkspace: true, done: noTemporaries, args: []string{"init"}})
+	}, makesWorkspace: true, light: true, done: noTemporaries, args: []string{"init"}})
 }
 
 // Copilot's instructions file, rewritten at every session end: a kill
@@ -471,5 +417,120 @@ func TestRecallWriteInstructions(t *testing.T) {
 	crash(t, scenario{prepare: func(t *testing.T, dir string) {
 		localWorkspace(t, dir)
 		mustHook(t, dir, "memory", "recall", "--agent", "engineer", "--issue", "42", "--write-instructions")
-	}, done: noTemporaries, args: []string{"memory", "recall", "--agent", "architect", "--issue", "7", "--write-instructions"}})
+	}, light: true, done: noTemporaries, args: []string{"memory", "recall", "--agent", "architect", "--issue", "7", "--write-instructions"}})
+}
+
+// userFile is a file of the user's, there before setup: its content and
+// a line of it setup must keep.
+type userFile struct{ body, keep string }
+
+// The user's own host settings and MCP servers, for each host.
+var (
+	userClaude = map[string]userFile{
+		".claude/settings.json": {`{
+  "permissions": {"allow": ["Bash(go test:*)"]},
+  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./scripts/guard.sh"}]}]}
+}
+`, "./scripts/guard.sh"},
+		".mcp.json": {`{"mcpServers": {"docs": {"command": "docs-mcp", "args": ["--stdio"]}}}` + "\n", "docs-mcp"},
+	}
+	userCodex   = map[string]userFile{".codex/config.toml": {"model = \"o4-mini\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n", "docs-mcp"}}
+	userCopilot = map[string]userFile{
+		".github/mcp.json": {`{"mcpServers": {"docs": {"command": "docs-mcp"}}}` + "\n", "docs-mcp"},
+		".vscode/mcp.json": {`{"servers": {"docs": {"command": "docs-mcp"}}}` + "\n", "docs-mcp"},
+	}
+)
+
+// setupOver is the scenario of setup --HOST over the user's files: the
+// settings are merged into them, each replaced whole, and the git hooks
+// installed. A kill leaves every file of the user's parsing and holding
+// the user's own entries; the next run leaves the setup complete (setup
+// --check: nothing to change) and no temporary behind.
+func setupOver(host string, files map[string]userFile) scenario {
+	return scenario{prepare: func(t *testing.T, dir string) {
+		localWorkspace(t, dir)
+		for name, f := range files {
+			path := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(f.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, whole: func(work string) error {
+		for name, f := range files {
+			data, err := os.ReadFile(filepath.Join(work, name))
+			if err != nil {
+				return fmt.Errorf("the user's %s: %w", name, err)
+			}
+			var doc map[string]any
+			if strings.HasSuffix(name, ".json") {
+				err = json.Unmarshal(data, &doc)
+			} else {
+				_, err = toml.Decode(string(data), &doc)
+			}
+			if err != nil {
+				return fmt.Errorf("the user's %s does not parse (%d bytes): %w", name, len(data), err)
+			}
+			if !strings.Contains(string(data), f.keep) {
+				return fmt.Errorf("the user's %s lost %q:\n%s", name, f.keep, data)
+			}
+		}
+		return nil
+	}, done: func(root string) error {
+		res, err := hook(root, "setup", "--"+host, "--check")
+		if err != nil || res.code != 0 {
+			return fmt.Errorf("setup --%s --check: %v %s", host, err, res)
+		}
+		return noTemporaries(root)
+	}, light: true, args: []string{"setup", "--" + host}}
+}
+
+func TestSetupClaude(t *testing.T)  { crash(t, setupOver("claude", userClaude)) }
+func TestSetupCodex(t *testing.T)   { crash(t, setupOver("codex", userCodex)) }
+func TestSetupCopilot(t *testing.T) { crash(t, setupOver("copilot", userCopilot)) }
+
+// The way out: uninstall after setup --claude over the user's settings
+// and AGENTS.md. Everything agentx added goes, the records with it (the
+// command says so); a kill leaves the user's files whole and still
+// theirs, and the next run finishes the job: nothing left to remove, no
+// temporary behind.
+func TestUninstall(t *testing.T) {
+	sc := setupOver("claude", userClaude)
+	prepare := sc.prepare
+	sc.prepare = func(t *testing.T, dir string) {
+		if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte(userAgentsMD), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		prepare(t, dir)
+		mustHook(t, dir, "setup", "--claude")
+	}
+	settingsKept := sc.whole
+	sc.whole = func(work string) error {
+		if data, err := os.ReadFile(filepath.Join(work, "AGENTS.md")); err != nil || !strings.HasPrefix(string(data), userAgentsMD) {
+			return fmt.Errorf("the user's AGENTS.md: %v %q", err, data)
+		}
+		return settingsKept(work)
+	}
+	sc.done = func(root string) error {
+		res, err := hook(root, "uninstall", "--dry-run")
+		if err != nil || res.code != 0 || !strings.Contains(res.stdout, "nothing") {
+			return fmt.Errorf("uninstall --dry-run after the next run: %v %s", err, res)
+		}
+		return noTemporaries(root)
+	}
+	sc.removesWorkspace = true
+	sc.argsFrom = func(t *testing.T, dir string) ([]string, []string) {
+		s, err := readSnapshot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gone []string
+		for k := range s {
+			gone = append(gone, k)
+		}
+		return []string{"uninstall", "--yes"}, gone
+	}
+	crash(t, sc)
 }
