@@ -27,7 +27,7 @@ func (a *App) recordCommit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	recorded := a.recordArtifacts(ctx, sh, "post-commit")
+	wrote := a.recordArtifacts(ctx, sh, "post-commit")
 	if !a.settings().Memory.IsEnabled() {
 		return nil
 	}
@@ -35,8 +35,12 @@ func (a *App) recordCommit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !ok && len(recorded) > 0 {
-		issue, ok = recorded[0].Issue, true
+	// What the commit wrote names the issue and the agent whether or not
+	// its record changed now: a hook run again after one killed between
+	// the artifact and the observation still makes the observation (the
+	// store drops it when it is there already).
+	if !ok && len(wrote) > 0 {
+		issue, ok = wrote[0].Issue, true
 	}
 	if !ok {
 		return nil
@@ -47,8 +51,8 @@ func (a *App) recordCommit(ctx context.Context) error {
 		if err := validate.Agent("AGENTX_AGENT", agent); err != nil {
 			return err
 		}
-	case len(recorded) > 0 && recorded[0].Agent != "":
-		agent = recorded[0].Agent
+	case len(wrote) > 0 && wrote[0].Output.Step != nil && wrote[0].Output.Step.Agent != "":
+		agent = wrote[0].Output.Step.Agent
 	default:
 		agent = intake.CommitAgent
 	}
@@ -56,10 +60,11 @@ func (a *App) recordCommit(ctx context.Context) error {
 }
 
 // recordArtifacts files the step outputs a commit wrote (sh: its files
-// and blobs) and says, on stderr, which artifacts that made stale.
-// Nothing but string matching runs unless the commit wrote an output
-// path; a failure is a warning (the hook fails open).
-func (a *App) recordArtifacts(ctx context.Context, sh intake.Shown, hook string) []artifact.Outcome {
+// and blobs), says on stderr which artifacts that made stale, and returns
+// the outputs written, recorded now or before. Nothing but string
+// matching runs unless the commit wrote an output path; a failure is a
+// warning (the hook fails open).
+func (a *App) recordArtifacts(ctx context.Context, sh intake.Shown, hook string) []artifact.Written {
 	set, err := a.Config()
 	if err != nil {
 		return nil
@@ -103,7 +108,7 @@ func (a *App) recordArtifacts(ctx context.Context, sh intake.Shown, hook string)
 			fmt.Fprintf(a.Stderr, "agentx %s: %s\n", hook, fd.String())
 		}
 	}
-	return outs
+	return written
 }
 
 // recordMergedArtifacts is the post-merge hook's share: the step outputs

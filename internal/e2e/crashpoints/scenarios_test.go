@@ -534,3 +534,52 @@ func TestUninstall(t *testing.T) {
 	}
 	crash(t, sc)
 }
+
+// withDocs is localWorkspace with seed 004's product requirements for
+// issue 42 written (not committed) where the feature workflow's prd step
+// puts them.
+func withDocs(t *testing.T, dir string) {
+	localWorkspace(t, dir)
+	if err := os.MkdirAll(filepath.Join(dir, "docs", "prd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "docs", "prd", "PRD-42.md"), []byte("# PRD 42\n\nUsers sign in with tokens.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestArtifactAdd(t *testing.T) {
+	crash(t, scenario{prepare: withDocs, light: true,
+		args: []string{"artifact", "add", "--issue", "42", "--step", "prd", "docs/prd/PRD-42.md"}})
+}
+
+// artifactStatus is a check that artifact id has status after the next
+// run.
+func artifactStatus(id, status string) func(root string) error {
+	return func(root string) error {
+		s, err := readSnapshot(root)
+		if err != nil {
+			return err
+		}
+		if got := s["art:"+id]["status"]; got != status {
+			return fmt.Errorf("%s is %v, want %s", id, got, status)
+		}
+		return nil
+	}
+}
+
+func TestArtifactApprove(t *testing.T) {
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		withDocs(t, dir)
+		mustHook(t, dir, "artifact", "add", "--issue", "42", "--step", "prd", "docs/prd/PRD-42.md")
+	}, light: true, done: artifactStatus("PRD-42", "approved"), args: []string{"artifact", "approve", "PRD-42"}})
+}
+
+// The post-commit hook records what a commit wrote to a step's output.
+func TestPostCommitRecordsArtifacts(t *testing.T) {
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		withDocs(t, dir)
+		git(t, dir, "add", "docs")
+		git(t, dir, "-c", "user.name=Ada", "-c", "user.email=ada@example.com", "commit", "-q", "-m", "feat: #42 product requirements")
+	}, light: true, done: artifactStatus("PRD-42", "draft"), args: []string{"git-hook", "post-commit"}})
+}

@@ -1,8 +1,8 @@
 //go:build linux && (amd64 || arm64)
 
 // What a workspace holds, read from its files as any reader would: every
-// clarification record and every observation (in an issue file or the
-// archive), and the checks of what a kill may and may not do to them.
+// clarification record, every stage artifact and every observation (in an
+// issue file or the archive), and the checks of what a kill may and may not do to them.
 
 package crashpoints
 
@@ -16,7 +16,7 @@ import (
 	"strings"
 )
 
-// snapshot maps "clr:ID" and "obs:ID" to the record as read.
+// snapshot maps "clr:ID", "obs:ID" and "art:ID" to the record as read.
 type snapshot map[string]map[string]any
 
 // readSnapshot reads every ledger, memory issue file and archive file of
@@ -58,6 +58,9 @@ func readSnapshot(root string) (snapshot, error) {
 	if err := read("state/clarifications/issue-*.json", "clarifications", "clr:"); err != nil {
 		return nil, err
 	}
+	if err := read("state/artifacts/issue-*.json", "artifacts", "art:"); err != nil {
+		return nil, err
+	}
 	if err := read("memory/issue-*.json", "observations", "obs:"); err != nil {
 		return nil, err
 	}
@@ -74,7 +77,9 @@ var volatile = map[string]bool{"recallCount": true, "lastRecalled": true}
 
 // stable is the record without what reads and later rounds may change:
 // for an observation its volatile fields; for a clarification what names
-// the record (id, issue, from, to, topic, created).
+// the record (id, issue, from, to, topic, created); for a stage artifact
+// what names it (id, workflow, step, path, created), its blob and review
+// status being what commits and reviews change.
 func stable(key string, r map[string]any) map[string]any {
 	out := map[string]any{}
 	if strings.HasPrefix(key, "obs:") {
@@ -85,7 +90,11 @@ func stable(key string, r map[string]any) map[string]any {
 		}
 		return out
 	}
-	for _, k := range []string{"id", "issueNumber", "from", "to", "topic", "created", "blocking"} {
+	names := []string{"id", "issueNumber", "from", "to", "topic", "created", "blocking"}
+	if strings.HasPrefix(key, "art:") {
+		names = []string{"id", "workflow", "step", "path", "created"}
+	}
+	for _, k := range names {
 		out[k] = r[k]
 	}
 	return out
