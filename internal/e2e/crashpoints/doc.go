@@ -4,8 +4,9 @@
 // answer, ask, resolve, escalate and abandon, and a request whose check
 // breaks a deadlock in two ledgers; init; setup for Claude Code, Codex
 // and Copilot over a user's own settings; uninstall; artifact add and
-// approve, and the post-commit hook recording a step's output; memory
-// recall --write-instructions; memory add, capture,
+// approve, and the post-commit hook recording a step's output; monitor
+// marking a clarification stale; memory recall --write-instructions;
+// memory add (one, and a file of several), capture,
 // remove, rebuild and
 // compact; hook start; hook finish capturing a transcript, in Local and
 // in GitHub Mode; checkpoint create and restore; sync in GitHub Mode

@@ -583,3 +583,47 @@ func TestPostCommitRecordsArtifacts(t *testing.T) {
 		git(t, dir, "-c", "user.name=Ada", "-c", "user.email=ada@example.com", "commit", "-q", "-m", "feat: #42 product requirements")
 	}, light: true, done: artifactStatus("PRD-42", "draft"), args: []string{"git-hook", "post-commit"}})
 }
+
+// A store's import: several observations in one command, each stored once
+// (a next run finds them there).
+func TestMemoryAddFile(t *testing.T) {
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		localWorkspace(t, dir)
+		obs := `[{"agent":"engineer","issueNumber":42,"category":"decision","content":"Going with Redis for the cache"},
+ {"agent":"architect","issueNumber":7,"category":"key-fact","content":"Note: the queue is at-least-once"},
+ {"agent":"reviewer","issueNumber":9,"category":"error","content":"lint failed: unused import in the handler"}]
+`
+		if err := os.WriteFile(filepath.Join(dir, "obs.json"), []byte(obs), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, light: true, args: []string{"memory", "add", "--file", "obs.json"}})
+}
+
+// The monitor marking a clarification stale past its SLA (the request
+// made a month ago): its ledger and the event log whole, the mark made
+// once. The event log is a rolling per-machine log (the last 1,000
+// events, docs/formats.md): a kill between the ledger and its event
+// loses the event, never the status, and never doubles it.
+func TestMonitorMarksStale(t *testing.T) {
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		localWorkspace(t, dir)
+		res, err := runEnv(dir, "", []string{"AGENTX_NOW=2026-10-01T09:00:00Z"}, hookBin, "clarify", "request", "--issue", "8",
+			"--from", "engineer", "--to", "product-manager", "--topic", "export scope", "--question", "Include archived projects?")
+		if err != nil || res.code != 0 {
+			t.Fatalf("the month-old request: %v %s", err, res)
+		}
+	}, light: true, done: func(root string) error {
+		s, err := readSnapshot(root)
+		if err != nil {
+			return err
+		}
+		if got := s["clr:CLR-8-001"]["status"]; got != "stale" {
+			return fmt.Errorf("CLR-8-001 is %v after the next run, want stale", got)
+		}
+		data, err := os.ReadFile(filepath.Join(root, ".agentx", "state", "events.jsonl"))
+		if n := strings.Count(string(data), "clarification-stale"); err != nil || n > 1 {
+			return fmt.Errorf("%d clarification-stale events after the next run, want at most 1 (%v)", n, err)
+		}
+		return nil
+	}, args: []string{"monitor"}})
+}
