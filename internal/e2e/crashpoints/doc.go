@@ -11,7 +11,8 @@
 // compact; hook start; hook finish capturing a transcript, in Local and
 // in GitHub Mode; checkpoint create and restore; sync in GitHub Mode
 // against a bare remote; sync --recover bringing back what a stripped
-// state branch lost) is first run under a ptrace(2) tracer that
+// state branch lost; the move to GitHub Mode, init --mode github and
+// sync --init-from HEAD) is first run under a ptrace(2) tracer that
 // counts the system calls it enters that can change a file (M: opens for
 // writing, writes, renames, unlinks, syncs, truncations...), then run
 // again in a fresh copy of its prepared workspace once per kill point N,

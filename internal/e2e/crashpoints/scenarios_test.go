@@ -627,3 +627,70 @@ func TestMonitorMarksStale(t *testing.T) {
 		return nil
 	}, args: []string{"monitor"}})
 }
+
+// localCommitted is a Local Mode workspace in dir/a whose state is
+// committed on main and pushed to a bare remote, dir/remote.git, with a
+// setting of the user's in agentx.toml: what a team moving to GitHub
+// Mode starts from (migrate_local_to_github.txtar).
+func localCommitted(t *testing.T, dir string) {
+	git(t, dir, "init", "-q", "--bare", "-b", "main", "remote.git")
+	a := filepath.Join(dir, "a")
+	git(t, dir, "init", "-q", "-b", "main", "a")
+	localWorkspace(t, a)
+	toml := filepath.Join(a, ".agentx", "agentx.toml")
+	data, err := os.ReadFile(toml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(toml, append(data, []byte("\n# the team's own comment, kept\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, a, "add", "-A")
+	git(t, a, "-c", "user.name=Ada", "-c", "user.email=ada@example.com", "commit", "-q", "-m", "agentx state, committed in Local Mode")
+	git(t, a, "remote", "add", "origin", "../remote.git")
+	git(t, a, "push", "-q", "-u", "origin", "main")
+}
+
+// The switch to GitHub Mode rewrites the team's agentx.toml: a kill
+// leaves it whole with the team's text, and the next run completes it.
+func TestInitModeGitHub(t *testing.T) {
+	crash(t, scenario{prepare: localCommitted, work: "a", light: true, whole: func(work string) error {
+		data, err := os.ReadFile(filepath.Join(work, ".agentx", "agentx.toml"))
+		if err != nil || !strings.Contains(string(data), "# the team's own comment, kept") {
+			return fmt.Errorf("agentx.toml: %v %q", err, data)
+		}
+		var doc map[string]any
+		if _, err := toml.Decode(string(data), &doc); err != nil {
+			return fmt.Errorf("agentx.toml does not parse: %w", err)
+		}
+		return nil
+	}, done: func(root string) error {
+		data, err := os.ReadFile(filepath.Join(root, "a", ".agentx", "agentx.toml"))
+		if err != nil || !strings.Contains(string(data), `mode = "github"`) {
+			return fmt.Errorf("agentx.toml after the next run: %v %q", err, data)
+		}
+		return nil
+	}, args: []string{"init", "--mode", "github"}})
+}
+
+// The migration's carry: sync --init-from HEAD puts every committed
+// record on the new state branch. A kill loses none locally, and the next
+// run has pushed them all.
+func TestSyncInitFrom(t *testing.T) {
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		localCommitted(t, dir)
+		mustHook(t, filepath.Join(dir, "a"), "init", "--mode", "github")
+	}, work: "a", light: true, allStep: 2, done: func(root string) error {
+		for path, want := range map[string]string{
+			"state/clarifications/issue-42.json": "REST or gRPC?",
+			"memory/issue-42.json":               "Chose gRPC for the public API",
+			"memory/issue-7.json":                "the cache defaults to five minutes",
+		} {
+			res, err := run(filepath.Join(root, "remote.git"), "", "git", "show", "agentx/state:"+path)
+			if err != nil || res.code != 0 || !strings.Contains(res.stdout, want) {
+				return fmt.Errorf("the remote's state branch lacks %q in %s: %v %s", want, path, err, res)
+			}
+		}
+		return nil
+	}, args: []string{"sync", "--init-from", "HEAD"}})
+}
