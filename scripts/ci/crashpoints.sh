@@ -12,9 +12,9 @@
 # container and on a CI runner); where it is not, the test FAILS, it never
 # skips. The default `go test ./...` runs the same test at 3 points per
 # command, the first, the middle and the last, or the middle alone for
-# the light ones (3.5 s, 5.1 s of CPU).
+# the light ones (4.0 s, 5.8 s of CPU).
 #
-# Wall time on the quiet 2-core machine: 194 s (about 3,200 kills; 207 s
+# Wall time on the quiet 2-core machine: 225 s (about 3,400 kills; 215 s
 # of CPU); docs/PERFORMANCE.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
