@@ -195,8 +195,10 @@ func RemoveTemps(path string) {
 // process id of a writer that no longer runs (TempPattern): a live
 // writer's, and any without a process id (an older agentx's, another
 // tool's), stay. Unlike RemoveTemps it needs no lock, so a file written
-// without one can be cleared. Errors are ignored: what cannot be removed
-// is tried again by the next write.
+// without one can be cleared. A writer in another pid namespace (a
+// container sharing the repository) looks dead from here: its rename
+// then fails and it says so, and the file keeps its old content. Errors
+// are ignored: what cannot be removed is tried again by the next write.
 func RemoveDeadTemps(path string) {
 	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
 	for _, m := range matches {
