@@ -231,7 +231,8 @@ func (h HooksSettings) DefaultAgentOr() string {
 // with room for the host itself.
 const DefaultHookDeadline = 10 * time.Second
 
-// MaxHookDeadline is the longest deadline `hook --deadline` takes: a hook
+// MaxHookDeadline is the longest deadline `hook --deadline` and [hooks]
+// deadline take: a hook
 // runs while its host waits (Claude Code and Codex give one 60 s by
 // default, configurable), so a longer one is a typo, not a wish.
 const MaxHookDeadline = 10 * time.Minute

@@ -76,6 +76,10 @@ func checkConfig(path string, c *Config) error {
 			return invalid(path, key, "is negative (%s)", d.Duration)
 		}
 	}
+	if d := c.Hooks.Deadline.Duration; d > MaxHookDeadline {
+		// What hook --deadline refuses: a hook runs while its host waits.
+		return invalid(path, "[hooks] deadline", "is %s; it is at most %s (a hook runs while its host waits)", d, MaxHookDeadline)
+	}
 	if c.Hooks.DefaultAgent != "" {
 		if err := checkAgent(path, "[hooks] default_agent", c.Hooks.DefaultAgent); err != nil {
 			return err

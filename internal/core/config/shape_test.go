@@ -80,6 +80,7 @@ func TestSemanticErrors(t *testing.T) {
 		"[responders.architect]\ncommand = []\n":                         "command is empty",
 		"[responders.\"../../etc\"]\ncommand = [\"x\"]\n":                "must match",
 		"[hooks]\ndeadline = \"-3s\"\n":                                  "[hooks] deadline is negative",
+		"[hooks]\ndeadline = \"100h\"\n":                                 "[hooks] deadline is 100h0m0s; it is at most 10m0s",
 		"[hooks]\ndefault_agent = \"Engineer\"\n":                        "must match",
 		"[checkpoints]\nkeep = -1\n":                                     "keep is negative",
 		"[memory]\nmax_tokens = -5\n":                                    "max_tokens is negative",
