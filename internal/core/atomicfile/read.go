@@ -43,7 +43,7 @@ func OpenRegular(path string) (*os.File, error) {
 func ReadRegular(path string, limit int64) ([]byte, error) {
 	data, err := readLimited(path, limit)
 	if err != nil && (errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge)) {
-		return nil, errcode.Wrap(errcode.CorruptState, err, "cannot read %s", path)
+		return nil, refusal(path, err)
 	}
 	return data, err
 }
@@ -54,7 +54,7 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 func ReadRegularRoom(path string, limit int64, room int) ([]byte, error) {
 	data, err := readLimitedRoom(path, limit, room)
 	if err != nil && (errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge)) {
-		return nil, errcode.Wrap(errcode.CorruptState, err, "cannot read %s", path)
+		return nil, refusal(path, err)
 	}
 	return data, err
 }
@@ -87,7 +87,13 @@ func readAllLimited(r io.Reader, limit int64, room int) ([]byte, error) {
 		// A file's size is known: one buffer of that size (and room to
 		// see the end) instead of io.ReadAll's doublings, each zeroed and
 		// copied (a 10 MB manifest cost 40% of a search in clearing them).
-		if info, serr := f.Stat(); serr == nil && info.Mode().IsRegular() && info.Size() > 0 {
+		info, serr := f.Stat()
+		if serr == nil && info.Mode().IsRegular() && info.Size() > limit {
+			// Refused before a byte is read: a 300 MB ledger must not cost
+			// every scan a 256 MB buffer to find out.
+			return nil, fmt.Errorf("%w: %s, more than the limit of %s", ErrTooLarge, byteSize(info.Size()), byteSize(limit))
+		}
+		if serr == nil && info.Mode().IsRegular() && info.Size() > 0 {
 			buf := bytes.NewBuffer(make([]byte, 0, min(info.Size(), limit)+bytes.MinRead+1+int64(room)))
 			_, err = buf.ReadFrom(lr)
 			data = buf.Bytes()
@@ -121,9 +127,19 @@ func readLimitedRoom(path string, limit int64, room int) ([]byte, error) {
 	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
 	data, err := readAllLimited(f, limit, room)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
 	return data, nil
+}
+
+// refusal is ReadRegular's CORRUPT_STATE for path, err a refusal of
+// readLimitedRoom: the path named once, not again by the read's own error.
+func refusal(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path && pe.Op == "read" {
+		err = pe.Err
+	}
+	return errcode.Wrap(errcode.CorruptState, err, "cannot read %s", path)
 }
 
 // Kind names what a non-regular file is, for messages ("a FIFO").

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentx-dev/agentx/internal/core/atomicfile"
+	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/jsonfile"
 	"github.com/agentx-dev/agentx/internal/core/lock"
 	"github.com/agentx-dev/agentx/internal/core/workspace"
@@ -48,7 +49,7 @@ func LoadFile(path string, issue int) (*Ledger, error) {
 			if errors.Is(err, fs.ErrNotExist) {
 				return &Ledger{IssueNumber: issue}, nil
 			}
-			return nil, fmt.Errorf("read ledger %s: %w", path, err)
+			return nil, ReadError(path, err)
 		}
 		l, err := Parse(path, data, issue)
 		if err == nil || time.Now().After(deadline) {
@@ -88,7 +89,7 @@ func loadLocked(path string, issue int) (*Ledger, *canonical, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return &Ledger{IssueNumber: issue}, nil, nil
 		}
-		return nil, nil, fmt.Errorf("read ledger %s: %w", path, err)
+		return nil, nil, ReadError(path, err)
 	}
 	if l, c, ok := decodeCanonical(data, issue); ok {
 		return l, c, nil
@@ -264,4 +265,13 @@ func (s *Store) LoadAll() ([]Loaded, error) {
 		<-done
 	}
 	return out, nil
+}
+
+// ReadError is a failed read of the ledger at path: a refusal of
+// atomicfile's (too large, not a regular file) names the file already.
+func ReadError(path string, err error) error {
+	if errcode.Is(err, errcode.CorruptState) {
+		return err
+	}
+	return fmt.Errorf("read ledger %s: %w", path, err)
 }

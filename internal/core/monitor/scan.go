@@ -307,7 +307,7 @@ func (s *Scanner) readLedger(j ledgerFile, start time.Time) readResult {
 	data, id, idOK, err := s.read(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			r.err = fmt.Errorf("read ledger %s: %w", path, err)
+			r.err = ledger.ReadError(path, err)
 		}
 		return r
 	}
