@@ -70,15 +70,8 @@ func checkConfig(path string, c *Config) error {
 	if err := checkRetention(path, c.Retention); err != nil {
 		return err
 	}
-	for key, d := range map[string]Duration{"[github] sync_budget": c.GitHub.SyncBudget,
-		"[github] sync_timeout": c.GitHub.SyncTimeout, "[hooks] deadline": c.Hooks.Deadline} {
-		if d.Duration < 0 {
-			return invalid(path, key, "is negative (%s)", d.Duration)
-		}
-	}
-	if d := c.Hooks.Deadline.Duration; d > MaxHookDeadline {
-		// What hook --deadline refuses: a hook runs while its host waits.
-		return invalid(path, "[hooks] deadline", "is %s; it is at most %s (a hook runs while its host waits)", d, MaxHookDeadline)
+	if err := checkDurations(path, c); err != nil {
+		return err
 	}
 	if c.Hooks.DefaultAgent != "" {
 		if err := checkAgent(path, "[hooks] default_agent", c.Hooks.DefaultAgent); err != nil {
@@ -90,6 +83,21 @@ func checkConfig(path string, c *Config) error {
 	}
 	if k := c.Checkpoints.Keep; k != nil && *k < 0 {
 		return invalid(path, "[checkpoints] keep", "is negative (%d); 0 means the default", *k)
+	}
+	return nil
+}
+
+// checkDurations bounds the durations of [github] and [hooks].
+func checkDurations(path string, c *Config) error {
+	for key, d := range map[string]Duration{"[github] sync_budget": c.GitHub.SyncBudget,
+		"[github] sync_timeout": c.GitHub.SyncTimeout, "[hooks] deadline": c.Hooks.Deadline} {
+		if d.Duration < 0 {
+			return invalid(path, key, "is negative (%s)", d.Duration)
+		}
+	}
+	if d := c.Hooks.Deadline.Duration; d > MaxHookDeadline {
+		// What hook --deadline refuses: a hook runs while its host waits.
+		return invalid(path, "[hooks] deadline", "is %s; it is at most %s (a hook runs while its host waits)", d, MaxHookDeadline)
 	}
 	return nil
 }
