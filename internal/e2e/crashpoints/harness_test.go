@@ -101,16 +101,10 @@ func mustHook(t testing.TB, dir string, args ...string) string {
 	return res.stdout
 }
 
-// traced runs agentx-hook with args in dir under the tracer, killed on
-// entry to its killAt-th mutating call (never when killAt is 0), stdin
-// as given. The tracer returns once the command and every process it
-// left have ended.
-func traced(dir, stdin string, killAt int, args ...string) (report, result, error) {
-	return tracedEnv(dir, stdin, killAt, nil, args...)
-}
-
-// tracedEnv is traced with variables added to the tracer's environment
-// (envChildren).
+// tracedEnv runs agentx-hook with args in dir under the tracer, killed on
+// entry to its killAt-th mutating call (never when killAt is 0), stdin as
+// given, env added to the tracer's environment (envChildren). The tracer
+// returns once the command and every process it left have ended.
 func tracedEnv(dir, stdin string, killAt int, env []string, args ...string) (report, result, error) {
 	self, err := os.Executable()
 	if err != nil {
