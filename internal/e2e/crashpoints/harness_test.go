@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 		os.Exit(filterExecMain()) // this process installs the filter and execs the command
 	}
 	if os.Getenv(envTrace) != "" {
-		os.Exit(tracerMain()) // this process is a tracer (traced)
+		os.Exit(tracerMain()) // this process is a tracer (tracedEnv)
 	}
 	os.Exit(testMain(m))
 }

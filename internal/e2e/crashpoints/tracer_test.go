@@ -32,7 +32,7 @@ import (
 	"unsafe"
 )
 
-// The tracer's settings, passed in its environment by traced.
+// The tracer's settings, passed in its environment by tracedEnv.
 const (
 	envTrace  = "AGENTX_CRASHPOINTS_TRACE"  // the kill point N, 0 to count only
 	envArgv   = "AGENTX_CRASHPOINTS_ARGV"   // the command, a JSON array
