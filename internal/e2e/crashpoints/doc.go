@@ -1,6 +1,8 @@
 // Package crashpoints proves, with real processes, that a writing command
 // of agentx-hook killed at any point loses nothing already stored and
-// leaves nothing half-written. Each writing command (clarify request,
+// leaves nothing half-written. Each writing command (hook start in a
+// fresh GitHub Mode clone, restoring the state branch's files; setup
+// --remove; memory rebuild --reference; clarify request,
 // answer, ask, resolve, escalate and abandon, and a request whose check
 // breaks a deadlock in two ledgers; init; setup for Claude Code, Codex
 // and Copilot over a user's own settings; uninstall; artifact add and

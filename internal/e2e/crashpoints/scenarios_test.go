@@ -241,14 +241,22 @@ func TestSyncGitHubModeWithGit(t *testing.T) {
 		args: []string{"sync"}})
 }
 
-// githubSession is githubWorkspace with a transcript in a and the hooks'
-// sync budget past any load (a budget spent would skip the pull, and the
-// verdict must not depend on time).
+// githubSession is githubWorkspace with a transcript in a and patient
+// hooks there.
 func githubSession(t *testing.T, dir string) {
 	githubWorkspace(t, dir)
 	a := filepath.Join(dir, "a")
-	toml := filepath.Join(a, ".agentx", "agentx.toml")
-	f, err := os.OpenFile(toml, os.O_APPEND|os.O_WRONLY, 0)
+	patientHooks(t, a)
+	if err := os.WriteFile(filepath.Join(a, "transcript.jsonl"), []byte(transcript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// patientHooks gives the hooks of the work tree at dir a sync budget past
+// any load: a budget spent would skip the pull, and the verdict must not
+// depend on time.
+func patientHooks(t *testing.T, dir string) {
+	f, err := os.OpenFile(filepath.Join(dir, ".agentx", "agentx.toml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,9 +264,6 @@ func githubSession(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(a, "transcript.jsonl"), []byte(transcript), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -693,4 +698,62 @@ func TestSyncInitFrom(t *testing.T) {
 		}
 		return nil
 	}, args: []string{"sync", "--init-from", "HEAD"}})
+}
+
+// A fresh clone's first session in GitHub Mode: hook start pulls the
+// state branch and writes every ledger and memory file it holds into the
+// new work tree. A kill leaves each file whole; the next start has them
+// all.
+func TestHookStartFreshClone(t *testing.T) {
+	crash(t, scenario{prepare: func(t *testing.T, dir string) {
+		githubWorkspace(t, dir)
+		mustHook(t, filepath.Join(dir, "a"), "sync")
+		git(t, dir, "clone", "-q", "remote.git", "c")
+		c := filepath.Join(dir, "c")
+		git(t, c, "remote", "set-url", "origin", "../remote.git")
+		patientHooks(t, c)
+	}, work: "c", light: true, allStep: 2, done: func(root string) error {
+		want, err := readSnapshot(filepath.Join(root, "a"))
+		if err != nil {
+			return err
+		}
+		got, err := readSnapshot(filepath.Join(root, "c"))
+		if err != nil {
+			return err
+		}
+		for k := range want {
+			if got[k] == nil {
+				return fmt.Errorf("%s, on the state branch, is not in the clone after the next start", k)
+			}
+		}
+		return nil
+	}, args: []string{"hook", "start", "--agent", "engineer", "--issue", "42", "--deadline", "10m"}})
+}
+
+// setup --remove takes agentx's entries out of the user's files: a kill
+// leaves each whole and still the user's, and after the next run none
+// names agentx-hook any more.
+func TestSetupRemove(t *testing.T) {
+	sc := setupOver("claude", userClaude)
+	prepare := sc.prepare
+	sc.prepare = func(t *testing.T, dir string) {
+		prepare(t, dir)
+		mustHook(t, dir, "setup", "--claude")
+	}
+	sc.args = []string{"setup", "--claude", "--remove"}
+	sc.done = func(root string) error {
+		for name := range userClaude {
+			data, err := os.ReadFile(filepath.Join(root, name))
+			if err != nil || strings.Contains(string(data), "agentx") {
+				return fmt.Errorf("%s after the next run: %v\n%s", name, err, data)
+			}
+		}
+		return noTemporaries(root)
+	}
+	crash(t, sc)
+}
+
+// The reference tools' manifest, written whole from the issue files.
+func TestMemoryRebuildReference(t *testing.T) {
+	crash(t, scenario{prepare: localWorkspace, light: true, args: []string{"memory", "rebuild", "--reference"}})
 }
