@@ -12,9 +12,9 @@
 # container and on a CI runner); where it is not, the test FAILS, it never
 # skips. The default `go test ./...` runs the same test at 3 points per
 # command, the first, the middle and the last, or the middle alone for
-# the light ones (4.0 s, 5.8 s of CPU).
+# the light ones (4.5 s, 6.6 s of CPU).
 #
-# Wall time on the quiet 2-core machine: 137 s (about 3,400 kills; 225 s
+# Wall time on the quiet 2-core machine: 148 s (about 3,800 kills; 226 s
 # of CPU); docs/PERFORMANCE.md. Four scenarios at a time (-parallel 4):
 # a kill spends much of its time in the tracer's stops and the processes'
 # starts, so two at a time left a core idle (225 s). The kill points are
