@@ -53,7 +53,31 @@ func finishPayload(root string) string {
 
 func withTranscript(t *testing.T, dir string) {
 	localWorkspace(t, dir)
-	if err := os.WriteFile(filepath.Join(dir, "transcript.jsonl"), []byte(transcript), 0o644); err != nil {
+	writeFile(t, filepath.Join(dir, "transcript.jsonl"), transcript)
+}
+
+// writeFile writes content to path, making its directory.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// appendFile appends text to the file at path.
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -117,9 +141,7 @@ clarify_blocking_allowed = true
 func TestClarifyRequestBreaksADeadlock(t *testing.T) {
 	crash(t, scenario{prepare: func(t *testing.T, dir string) {
 		localWorkspace(t, dir)
-		if err := os.WriteFile(filepath.Join(dir, ".agentx", "workflows", "pair.toml"), []byte(pairWorkflow), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, ".agentx", "workflows", "pair.toml"), pairWorkflow)
 		mustHook(t, dir, "clarify", "request", "--workflow", "pair", "--issue", "1", "--from", "engineer", "--to", "reviewer", "--topic", "test plan", "--question", "Which suites gate the merge?")
 		mustHook(t, dir, "clarify", "request", "--workflow", "pair", "--issue", "2", "--from", "reviewer", "--to", "architect", "--topic", "api review", "--question", "Is the v2 API frozen?")
 	}, rerunAddsAgain: true, allStep: 2, light: true, done: deadlockBroken,
@@ -147,9 +169,7 @@ const summary = `## Decisions
 func TestMemoryCapture(t *testing.T) {
 	crash(t, scenario{prepare: func(t *testing.T, dir string) {
 		localWorkspace(t, dir)
-		if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(summary), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, "summary.md"), summary)
 	}, args: []string{"memory", "capture", "--agent", "engineer", "--issue", "42", "--file", "summary.md"}})
 }
 
@@ -208,9 +228,7 @@ func githubWorkspace(t *testing.T, dir string) {
 	git(t, dir, "init", "-q", "--bare", "-b", "main", "remote.git")
 	a := filepath.Join(dir, "a")
 	git(t, dir, "init", "-q", "-b", "main", "a")
-	if err := os.WriteFile(filepath.Join(a, "README.md"), []byte("code\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(a, "README.md"), "code\n")
 	mustHook(t, a, "init", "--mode", "github")
 	git(t, a, "add", "README.md", "AGENTS.md", ".agentx/agentx.toml", ".agentx/workflows", ".agentx/.gitignore")
 	git(t, a, "commit", "-q", "-m", "agentx: GitHub Mode")
@@ -247,25 +265,14 @@ func githubSession(t *testing.T, dir string) {
 	githubWorkspace(t, dir)
 	a := filepath.Join(dir, "a")
 	patientHooks(t, a)
-	if err := os.WriteFile(filepath.Join(a, "transcript.jsonl"), []byte(transcript), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(a, "transcript.jsonl"), transcript)
 }
 
 // patientHooks gives the hooks of the work tree at dir a sync budget past
 // any load: a budget spent would skip the pull, and the verdict must not
 // depend on time.
 func patientHooks(t *testing.T, dir string) {
-	f, err := os.OpenFile(filepath.Join(dir, ".agentx", "agentx.toml"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString("\n[github]\nsync_budget = \"10m\"\n"); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	appendFile(t, filepath.Join(dir, ".agentx", "agentx.toml"), "\n[github]\nsync_budget = \"10m\"\n")
 }
 
 // The session end in GitHub Mode: capture, then the hook's sync (pull
@@ -350,10 +357,16 @@ func TestSyncRecoverWithGit(t *testing.T) {
 // recoveredOnTheBranch says whether the remote's state branch in the
 // copy at root holds again what lostWorkspace's commit stripped.
 func recoveredOnTheBranch(root string) error {
-	for path, want := range map[string]string{
+	return onTheBranch(root, map[string]string{
 		"state/clarifications/issue-8.json": "Postgres or SQLite?",
 		"memory/issue-42.json":              "Going with JWT access tokens",
-	} {
+	})
+}
+
+// onTheBranch says whether each file (path: a text it holds) is on the
+// state branch of the bare remote in the copy at root.
+func onTheBranch(root string, files map[string]string) error {
+	for path, want := range files {
 		res, err := run(filepath.Join(root, "remote.git"), "", "git", "show", "agentx/state:"+path)
 		if err != nil || res.code != 0 {
 			return fmt.Errorf("the remote's state branch has no %s: %v %s", path, err, res)
@@ -399,21 +412,23 @@ func noTemporaries(root string) error {
 // adds its section between markers and keeps the rest.
 const userAgentsMD = "# Agents\n\nRun `make lint` before every commit.\n"
 
+// agentsMDKept says whether the work tree's AGENTS.md still begins with
+// the user's text.
+func agentsMDKept(work string) error {
+	data, err := os.ReadFile(filepath.Join(work, "AGENTS.md"))
+	if err != nil || !strings.HasPrefix(string(data), userAgentsMD) {
+		return fmt.Errorf("the user's AGENTS.md: %v %q", err, data)
+	}
+	return nil
+}
+
 // The first init in a repository with its own AGENTS.md: a kill leaves
 // the user's text whole, and the next init completes the workspace.
 func TestInit(t *testing.T) {
 	crash(t, scenario{prepare: func(t *testing.T, dir string) {
 		git(t, dir, "init", "-q", "-b", "main")
-		if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte(userAgentsMD), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}, whole: func(work string) error {
-		data, err := os.ReadFile(filepath.Join(work, "AGENTS.md"))
-		if err != nil || !strings.HasPrefix(string(data), userAgentsMD) {
-			return fmt.Errorf("the user's AGENTS.md: %v %q", err, data)
-		}
-		return nil
-	}, makesWorkspace: true, light: true, done: noTemporaries, args: []string{"init"}})
+		writeFile(t, filepath.Join(dir, "AGENTS.md"), userAgentsMD)
+	}, whole: agentsMDKept, makesWorkspace: true, light: true, done: noTemporaries, args: []string{"init"}})
 }
 
 // Copilot's instructions file, rewritten at every session end: a kill
@@ -455,13 +470,7 @@ func setupOver(host string, files map[string]userFile) scenario {
 	return scenario{prepare: func(t *testing.T, dir string) {
 		localWorkspace(t, dir)
 		for name, f := range files {
-			path := filepath.Join(dir, name)
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(f.body), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, filepath.Join(dir, name), f.body)
 		}
 	}, whole: func(work string) error {
 		for name, f := range files {
@@ -505,16 +514,14 @@ func TestUninstall(t *testing.T) {
 	sc := setupOver("claude", userClaude)
 	prepare := sc.prepare
 	sc.prepare = func(t *testing.T, dir string) {
-		if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte(userAgentsMD), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, "AGENTS.md"), userAgentsMD)
 		prepare(t, dir)
 		mustHook(t, dir, "setup", "--claude")
 	}
 	settingsKept := sc.whole
 	sc.whole = func(work string) error {
-		if data, err := os.ReadFile(filepath.Join(work, "AGENTS.md")); err != nil || !strings.HasPrefix(string(data), userAgentsMD) {
-			return fmt.Errorf("the user's AGENTS.md: %v %q", err, data)
+		if err := agentsMDKept(work); err != nil {
+			return err
 		}
 		return settingsKept(work)
 	}
@@ -545,12 +552,7 @@ func TestUninstall(t *testing.T) {
 // puts them.
 func withDocs(t *testing.T, dir string) {
 	localWorkspace(t, dir)
-	if err := os.MkdirAll(filepath.Join(dir, "docs", "prd"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "docs", "prd", "PRD-42.md"), []byte("# PRD 42\n\nUsers sign in with tokens.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, "docs", "prd", "PRD-42.md"), "# PRD 42\n\nUsers sign in with tokens.\n")
 }
 
 func TestArtifactAdd(t *testing.T) {
@@ -558,19 +560,23 @@ func TestArtifactAdd(t *testing.T) {
 		args: []string{"artifact", "add", "--issue", "42", "--step", "prd", "docs/prd/PRD-42.md"}})
 }
 
+// hasStatus says whether the record key (a snapshot key) of the work
+// tree at root has status.
+func hasStatus(root, key, status string) error {
+	s, err := readSnapshot(root)
+	if err != nil {
+		return err
+	}
+	if got := s[key]["status"]; got != status {
+		return fmt.Errorf("%s is %v after the next run, want %s", key, got, status)
+	}
+	return nil
+}
+
 // artifactStatus is a check that artifact id has status after the next
 // run.
 func artifactStatus(id, status string) func(root string) error {
-	return func(root string) error {
-		s, err := readSnapshot(root)
-		if err != nil {
-			return err
-		}
-		if got := s["art:"+id]["status"]; got != status {
-			return fmt.Errorf("%s is %v, want %s", id, got, status)
-		}
-		return nil
-	}
+	return func(root string) error { return hasStatus(root, "art:"+id, status) }
 }
 
 func TestArtifactApprove(t *testing.T) {
@@ -598,9 +604,7 @@ func TestMemoryAddFile(t *testing.T) {
  {"agent":"architect","issueNumber":7,"category":"key-fact","content":"Note: the queue is at-least-once"},
  {"agent":"reviewer","issueNumber":9,"category":"error","content":"lint failed: unused import in the handler"}]
 `
-		if err := os.WriteFile(filepath.Join(dir, "obs.json"), []byte(obs), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, "obs.json"), obs)
 	}, light: true, args: []string{"memory", "add", "--file", "obs.json"}})
 }
 
@@ -618,12 +622,8 @@ func TestMonitorMarksStale(t *testing.T) {
 			t.Fatalf("the month-old request: %v %s", err, res)
 		}
 	}, light: true, done: func(root string) error {
-		s, err := readSnapshot(root)
-		if err != nil {
+		if err := hasStatus(root, "clr:CLR-8-001", "stale"); err != nil {
 			return err
-		}
-		if got := s["clr:CLR-8-001"]["status"]; got != "stale" {
-			return fmt.Errorf("CLR-8-001 is %v after the next run, want stale", got)
 		}
 		data, err := os.ReadFile(filepath.Join(root, ".agentx", "state", "events.jsonl"))
 		if n := strings.Count(string(data), "clarification-stale"); err != nil || n > 1 {
@@ -642,14 +642,7 @@ func localCommitted(t *testing.T, dir string) {
 	a := filepath.Join(dir, "a")
 	git(t, dir, "init", "-q", "-b", "main", "a")
 	localWorkspace(t, a)
-	toml := filepath.Join(a, ".agentx", "agentx.toml")
-	data, err := os.ReadFile(toml)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(toml, append(data, []byte("\n# the team's own comment, kept\n")...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	appendFile(t, filepath.Join(a, ".agentx", "agentx.toml"), "\n# the team's own comment, kept\n")
 	git(t, a, "add", "-A")
 	git(t, a, "-c", "user.name=Ada", "-c", "user.email=ada@example.com", "commit", "-q", "-m", "agentx state, committed in Local Mode")
 	git(t, a, "remote", "add", "origin", "../remote.git")
@@ -686,17 +679,11 @@ func TestSyncInitFrom(t *testing.T) {
 		localCommitted(t, dir)
 		mustHook(t, filepath.Join(dir, "a"), "init", "--mode", "github")
 	}, work: "a", light: true, allStep: 2, done: func(root string) error {
-		for path, want := range map[string]string{
+		return onTheBranch(root, map[string]string{
 			"state/clarifications/issue-42.json": "REST or gRPC?",
 			"memory/issue-42.json":               "Chose gRPC for the public API",
 			"memory/issue-7.json":                "the cache defaults to five minutes",
-		} {
-			res, err := run(filepath.Join(root, "remote.git"), "", "git", "show", "agentx/state:"+path)
-			if err != nil || res.code != 0 || !strings.Contains(res.stdout, want) {
-				return fmt.Errorf("the remote's state branch lacks %q in %s: %v %s", want, path, err, res)
-			}
-		}
-		return nil
+		})
 	}, args: []string{"sync", "--init-from", "HEAD"}})
 }
 
