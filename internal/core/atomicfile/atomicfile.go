@@ -37,9 +37,10 @@ type Options struct {
 	NoSync bool
 	// ClearDead first removes the temporaries of path that killed writers
 	// left (RemoveDeadTemps). It reads the directory, so it is for files
-	// written rarely and outside .agentx/ (host settings, git hooks), where
-	// no verify --repair comes by: a killed setup would otherwise leave
-	// `.settings.json.tmp-…` in the user's repository for good.
+	// written rarely: outside .agentx/ (host settings, git hooks), where
+	// no verify --repair comes by and a killed setup would otherwise leave
+	// `.settings.json.tmp-…` in the user's repository for good, and init's
+	// files, written before a .gitignore hides temporaries.
 	ClearDead bool
 }
 
@@ -185,10 +186,16 @@ func WithLock(ctx context.Context, locks *lock.Locker, path string, fn func(lk *
 // the lock, so any found then are a dead writer's. A temporary that cannot
 // be removed is left for the next takeover.
 func RemoveTemps(path string) {
-	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
-	for _, m := range matches {
+	for _, m := range temps(path) {
 		_ = os.Remove(m)
 	}
+}
+
+// temps lists the temporaries beside path that Write and older agentx
+// releases name after it: `.BASE.tmp-*`.
+func temps(path string) []string {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
+	return matches
 }
 
 // RemoveDeadTemps deletes the temporaries of path whose name carries the
@@ -200,8 +207,7 @@ func RemoveTemps(path string) {
 // then fails and it says so, and the file keeps its old content. Errors
 // are ignored: what cannot be removed is tried again by the next write.
 func RemoveDeadTemps(path string) {
-	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
-	for _, m := range matches {
+	for _, m := range temps(path) {
 		if pid, ok := TempPID(filepath.Base(m)); ok && pid != os.Getpid() && !alive(pid) {
 			_ = os.Remove(m)
 		}

@@ -88,12 +88,13 @@ func readAllLimited(r io.Reader, limit int64, room int) ([]byte, error) {
 		// see the end) instead of io.ReadAll's doublings, each zeroed and
 		// copied (a 10 MB manifest cost 40% of a search in clearing them).
 		info, serr := f.Stat()
-		if serr == nil && info.Mode().IsRegular() && info.Size() > limit {
+		regular := serr == nil && info.Mode().IsRegular()
+		if regular && info.Size() > limit {
 			// Refused before a byte is read: a 300 MB ledger must not cost
 			// every scan a 256 MB buffer to find out.
 			return nil, fmt.Errorf("%w: %s, more than the limit of %s", ErrTooLarge, byteSize(info.Size()), byteSize(limit))
 		}
-		if serr == nil && info.Mode().IsRegular() && info.Size() > 0 {
+		if regular && info.Size() > 0 {
 			buf := bytes.NewBuffer(make([]byte, 0, min(info.Size(), limit)+bytes.MinRead+1+int64(room)))
 			_, err = buf.ReadFrom(lr)
 			data = buf.Bytes()
