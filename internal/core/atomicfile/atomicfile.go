@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/lock"
@@ -54,19 +55,15 @@ func Write(path string, data []byte, opt Options) (err error) {
 	if opt.ClearDead {
 		RemoveDeadTemps(path)
 	}
-	tmp, err := createTemp(path)
+	tmpName, err := newTemp(path, data, opt)
 	if err != nil {
 		return err
 	}
-	tmpName := tmp.Name()
 	defer func() {
 		if err != nil {
 			_ = os.Remove(tmpName)
 		}
 	}()
-	if err := fill(tmp, data, opt); err != nil {
-		return err
-	}
 	rename := func() error {
 		if err := os.Rename(tmpName, path); err != nil {
 			return fmt.Errorf("replace %s: %w", path, err)
@@ -85,6 +82,32 @@ func Write(path string, data []byte, opt Options) (err error) {
 		syncDir(dir)
 	}
 	return nil
+}
+
+// newTemp creates path's temporary, fills it with data (fill) and returns
+// its name; on a failure nothing is left.
+//
+// An executable (any x bit in opt.Perm: a git hook) is written holding
+// syscall.ForkLock for reading, so no process this one starts meanwhile
+// inherits the temporary open for writing: until such a child execs, its
+// copy of the descriptor makes every exec of the file fail with ETXTBSY,
+// "text file busy" (golang/go#22315), and git runs the hook just written.
+// A process that starts git from one goroutine while another writes a
+// hook (the MCP server, the test binaries) hit it.
+func newTemp(path string, data []byte, opt Options) (string, error) {
+	if opt.Perm&0o111 != 0 {
+		syscall.ForkLock.RLock()
+		defer syscall.ForkLock.RUnlock()
+	}
+	tmp, err := createTemp(path)
+	if err != nil {
+		return "", err
+	}
+	if err := fill(tmp, data, opt); err != nil {
+		_ = os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
 }
 
 // createTemp creates path's temporary beside it, creating the directory

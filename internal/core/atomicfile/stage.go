@@ -22,15 +22,11 @@ func Stage(path string, data []byte, perm fs.FileMode) (*Staged, error) {
 	if perm == 0 {
 		perm = 0o644
 	}
-	tmp, err := createTemp(path)
+	tmp, err := newTemp(path, data, Options{Perm: perm, NoSync: true})
 	if err != nil {
 		return nil, err
 	}
-	if err := fill(tmp, data, Options{Perm: perm, NoSync: true}); err != nil {
-		_ = os.Remove(tmp.Name())
-		return nil, err
-	}
-	return &Staged{path: path, tmp: tmp.Name()}, nil
+	return &Staged{path: path, tmp: tmp}, nil
 }
 
 // Discard removes the temporary of a content not committed.
