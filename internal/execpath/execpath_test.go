@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 func TestFindAndSame(t *testing.T) {
@@ -13,7 +15,7 @@ func TestFindAndSame(t *testing.T) {
 	}
 	empty, bin := t.TempDir(), t.TempDir()
 	exe := filepath.Join(bin, "tool")
-	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+	if err := testenv.WriteExecutable(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(empty, "tool"), []byte("not executable"), 0o644); err != nil {

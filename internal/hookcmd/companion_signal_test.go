@@ -6,10 +6,11 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // Ctrl-C is how `agentx-hook view` stops (its help says so): the signal
@@ -23,7 +24,7 @@ func TestCompanionEndsOnInterruptNotKill(t *testing.T) {
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "fake-view")
 	script := "#!/bin/sh\ntrap 'echo interrupted; exit 0' INT\necho ready\nwhile :; do sleep 0.05; done\n"
-	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+	if err := testenv.WriteExecutable(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	pr, pw := io.Pipe()

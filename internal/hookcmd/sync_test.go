@@ -16,6 +16,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/clock"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
 	sbt "github.com/agentx-dev/agentx/internal/core/statebranch/statebranchtest"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // unionHookMain is agentx-hook with the stand-in merge that unions JSON
@@ -274,8 +275,7 @@ func TestStatePullStaysWithinBudgetWhenGitHangs(t *testing.T) {
 	remote := sbt.Remote(t)
 	dir := githubClone(t, remote)
 	fake := t.TempDir()
-	sbt.WriteFile(t, filepath.Join(fake, "git"), hangingTransferGit)
-	if err := os.Chmod(filepath.Join(fake, "git"), 0o755); err != nil {
+	if err := testenv.WriteExecutable(filepath.Join(fake, "git"), []byte(hangingTransferGit), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))

@@ -26,9 +26,10 @@ func InstallSelf(path string) error {
 	// process holds the write descriptor until its own exec, and starting
 	// the copy then fails with "text file busy" (golang/go#22315), which
 	// a loaded machine made happen (mcpcmd's TestAgentxHookWithoutMCPBinary).
-	// exec.Cmd forks under syscall.ForkLock's read lock.
-	syscall.ForkLock.Lock()
-	defer syscall.ForkLock.Unlock()
+	// A fork holds syscall.ForkLock's write lock, so its read lock keeps
+	// every fork out while the copy is open (as testenv.WriteExecutable).
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
 	src, err := os.Open(self)
 	if err != nil {
 		return err

@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the shim copies under hooks/ at the repository root")
@@ -167,9 +169,9 @@ func TestStatus(t *testing.T) {
 func TestInstallUninstallRoundTrip(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(dir, "post-commit"), []byte(foreign+"\x00binary-ish\r\n"), 0o750))
+	must(t, testenv.WriteExecutable(filepath.Join(dir, "post-commit"), []byte(foreign+"\x00binary-ish\r\n"), 0o750))
 	must(t, os.WriteFile(filepath.Join(dir, "pre-push.sample"), []byte("sample"), 0o644))
-	must(t, os.WriteFile(filepath.Join(dir, "target"), []byte("#!/bin/sh\n"), 0o755))
+	must(t, testenv.WriteExecutable(filepath.Join(dir, "target"), []byte("#!/bin/sh\n"), 0o755))
 	must(t, os.Symlink("target", filepath.Join(dir, "post-merge")))
 	before := tree(t, dir)
 
@@ -311,9 +313,9 @@ func TestShimBehaviour(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "log")
 	hook := filepath.Join(dir, "pre-push")
-	must(t, os.WriteFile(hook, []byte(Shim("pre-push")), 0o755))
+	must(t, testenv.WriteExecutable(hook, []byte(Shim("pre-push")), 0o755))
 	bin := filepath.Join(dir, "fake-agentx-hook")
-	must(t, os.WriteFile(bin, []byte("#!/bin/sh\necho \"bin $*\" >> \""+log+"\"\nexit 3\n"), 0o755))
+	must(t, testenv.WriteExecutable(bin, []byte("#!/bin/sh\necho \"bin $*\" >> \""+log+"\"\nexit 3\n"), 0o755))
 	chained := filepath.Join(dir, "pre-push.agentx-chained")
 
 	run := func(env ...string) (string, int) {
@@ -338,7 +340,7 @@ func TestShimBehaviour(t *testing.T) {
 	if out, code := run(); out != "bin git-hook pre-push origin url\n" || code != 0 {
 		t.Errorf("no chained hook: log %q, status %d (want the binary called, status 0 despite its 3)", out, code)
 	}
-	must(t, os.WriteFile(chained, []byte("#!/bin/sh\necho \"chained $*\" >> \""+log+"\"\nexit 7\n"), 0o755))
+	must(t, testenv.WriteExecutable(chained, []byte("#!/bin/sh\necho \"chained $*\" >> \""+log+"\"\nexit 7\n"), 0o755))
 	if out, code := run(); out != "chained origin url\nbin git-hook pre-push origin url\n" || code != 7 {
 		t.Errorf("chained hook: log %q, status %d (want chained first, its status 7)", out, code)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // The Copilot sessionEnd command, run by bash as Copilot runs it: the
@@ -22,7 +24,7 @@ func TestCopilotSessionEndCommand(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "calls")
 	// A stand-in agentx-hook that records its arguments.
 	fake := "#!/bin/sh\necho \"$*\" >> " + log + "\n"
-	if err := os.WriteFile(filepath.Join(bin, "agentx-hook"), []byte(fake), 0o755); err != nil {
+	if err := testenv.WriteExecutable(filepath.Join(bin, "agentx-hook"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

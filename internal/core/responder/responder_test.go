@@ -13,6 +13,7 @@ import (
 	"github.com/agentx-dev/agentx/internal/core/config"
 	"github.com/agentx-dev/agentx/internal/core/errcode"
 	"github.com/agentx-dev/agentx/internal/core/ledger"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 func TestRespond(t *testing.T) {
@@ -120,12 +121,12 @@ func TestRequestSchemaFieldsAreTagged(t *testing.T) {
 func TestCanStart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if err := os.WriteFile(dir+"/run.sh", []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
+	if err := testenv.WriteExecutable(dir+"/run.sh", []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// Executable, but neither a #! script nor a binary: exec fails with
 	// "exec format error" on every request.
-	if err := os.WriteFile(dir+"/noshebang.sh", []byte("echo hi\n"), 0o755); err != nil {
+	if err := testenv.WriteExecutable(dir+"/noshebang.sh", []byte("echo hi\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(dir+"/plain.sh", []byte("echo hi\n"), 0o644); err != nil {

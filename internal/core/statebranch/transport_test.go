@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentx-dev/agentx/internal/core/process"
 	"github.com/agentx-dev/agentx/internal/core/statebranch"
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // hangingGit is a `git` that ignores SIGTERM and leaves a child holding
@@ -56,7 +57,7 @@ func TestTransportKillsHangingGitAtTheDeadline(t *testing.T) {
 			dir := t.TempDir()
 			fake := filepath.Join(dir, "git")
 			script := strings.Replace(hangingGit, "#!/bin/sh\n", "#!/bin/sh\nHANGING_DIR='"+dir+"'\n", 1)
-			if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+			if err := testenv.WriteExecutable(fake, []byte(script), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			g := statebranch.GitCLI{Dir: dir, Git: fake}
@@ -181,7 +182,7 @@ func TestTransportTakesASuccessfulExitWhateverHoldsThePipes(t *testing.T) {
 		dir := t.TempDir()
 		fake := filepath.Join(dir, "git")
 		script := strings.Replace(lingeringGit, "#!/bin/sh\n", "#!/bin/sh\nLINGER_DIR='"+dir+"'\n", 1)
-		if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		if err := testenv.WriteExecutable(fake, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		g := statebranch.GitCLI{Dir: dir, Git: fake}
@@ -231,7 +232,7 @@ exit 128
 func TestTransportReadsGitsOutputFromFiles(t *testing.T) {
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "git")
-	if err := os.WriteFile(fake, []byte(pipeCheckingGit), 0o755); err != nil {
+	if err := testenv.WriteExecutable(fake, []byte(pipeCheckingGit), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PIPE_DIR", dir)
