@@ -42,6 +42,7 @@ var egresses = map[string]struct {
 	"internal/core/statebranch/trail.go":                           {1, "a commit id"},
 	"internal/core/statebranch/statebranchtest/statebranchtest.go": {4, "test helper (files of test repositories and their template copies, the tests' git config)"},
 	"internal/testenv/copytree.go":                                 {1, "test helper: copies of test workspaces"},
+	"internal/testenv/executable.go":                               {1, "test helper: the fake programs tests run"},
 	"internal/core/statebranch/divergence.go":                      {1, "a commit id"},
 	"internal/core/statebranch/clean.go":                           {1, "directory stats and a commit id"},
 	"internal/core/spool/spool.go":                                 {3, "intake sanitises the entry (intake/clean.go); counters"},
