@@ -6,6 +6,9 @@
 #   bash scripts/suite-stress.sh beside [ROUNDS]  two clones each running
 #       `go test -count=1 ./...` at once, ROUNDS rounds (default 3); about
 #       60-70 s a round on 2 cores
+#   bash scripts/suite-stress.sh race [ROUNDS]    the same, the second clone
+#       running the race suite (`go test -race -count=1 ./...`, as .ci/run
+#       does); about 3 minutes a round
 #   bash scripts/suite-stress.sh busy [LOOPS]     one clone's suite under
 #       strace (execve only; crashpoints after it, without) beside LOOPS
 #       busy loops (default 4): 3-5x
@@ -22,8 +25,13 @@ echo "logs in $work"
 clone() { git clone -q "$PWD" "$work/$1"; }
 failed=0
 case "$mode" in
-beside)
+beside | race)
 	rounds=${2:-3}
+	second=(go test -count=1 ./...)
+	if [ "$mode" = race ]; then
+		export GORACE="atexit_sleep_ms=0 halt_on_error=1"
+		second=(go test -race -count=1 ./...)
+	fi
 	clone a
 	clone b
 	for r in $(seq 1 "$rounds"); do
@@ -31,7 +39,7 @@ beside)
 		# set +e: under the script's -e a failing go test ended its
 		# subshell before the exit status was written.
 		(set +e; cd "$work/a" && go test -count=1 ./... >"$work/round$r-a.log" 2>&1; echo $? >"$work/round$r-a.rc") &
-		(set +e; cd "$work/b" && go test -count=1 ./... >"$work/round$r-b.log" 2>&1; echo $? >"$work/round$r-b.rc") &
+		(set +e; cd "$work/b" && "${second[@]}" >"$work/round$r-b.log" 2>&1; echo $? >"$work/round$r-b.rc") &
 		wait
 		a=$(cat "$work/round$r-a.rc") b=$(cat "$work/round$r-b.rc")
 		echo "round $r: exit $a and $b, $(($(date +%s) - start)) s, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -56,7 +64,7 @@ busy)
 	echo "busy: exit $failed, $(($(date +%s) - start)) s beside $loops busy loops"
 	;;
 *)
-	echo "usage: suite-stress.sh beside [ROUNDS] | busy [LOOPS]" >&2
+	echo "usage: suite-stress.sh beside [ROUNDS] | race [ROUNDS] | busy [LOOPS]" >&2
 	exit 2
 	;;
 esac
