@@ -42,6 +42,10 @@ func CopyTree(src, dst string) error {
 			if err != nil {
 				return err
 			}
+			if info.Mode().Perm()&0o111 != 0 {
+				// A git hook of the copy, which git runs next.
+				return WriteExecutable(target, data, info.Mode().Perm())
+			}
 			return os.WriteFile(target, data, info.Mode().Perm())
 		}
 	})
