@@ -92,8 +92,9 @@ func Write(path string, data []byte, opt Options) (err error) {
 // inherits the temporary open for writing: until such a child execs, its
 // copy of the descriptor makes every exec of the file fail with ETXTBSY,
 // "text file busy" (golang/go#22315), and git runs the hook just written.
-// A process that starts git from one goroutine while another writes a
-// hook (the MCP server, the test binaries) hit it.
+// A process that writes a hook in one goroutine while another starts a
+// program is exposed: the test binaries, which run commands in process
+// side by side, hit it (a fake git, written the same way since).
 func newTemp(path string, data []byte, opt Options) (string, error) {
 	if opt.Perm&0o111 != 0 {
 		syscall.ForkLock.RLock()
