@@ -12,7 +12,9 @@ var beforeCreate atomic.Pointer[func()]
 
 // SetBeforeCreate makes fn the call made before every temporary this
 // process creates (Write, Stage), and returns what puts the previous one
-// back. fn must be cheap once it has run, and safe from any goroutine.
+// back. fn must be cheap once it has run, and safe from any goroutine, and
+// must not start a process: for an executable it runs under
+// syscall.ForkLock's read lock (newTemp), which a fork waits for.
 func SetBeforeCreate(fn func()) (restore func()) {
 	var p *func()
 	if fn != nil {
