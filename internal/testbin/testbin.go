@@ -6,9 +6,9 @@
 package testbin
 
 import (
-	"io"
 	"os"
-	"syscall"
+
+	"github.com/agentx-dev/agentx/internal/testenv"
 )
 
 // InstallSelf copies the running test binary to path (a hard link where
@@ -21,27 +21,15 @@ func InstallSelf(path string) error {
 	if os.Link(self, path) == nil {
 		return nil
 	}
-	// A copy (another file system): no process may fork while it is open
-	// for writing. A child forked meanwhile by another test of this
-	// process holds the write descriptor until its own exec, and starting
-	// the copy then fails with "text file busy" (golang/go#22315), which
-	// a loaded machine made happen (mcpcmd's TestAgentxHookWithoutMCPBinary).
-	// A fork holds syscall.ForkLock's write lock, so its read lock keeps
-	// every fork out while the copy is open (as testenv.WriteExecutable).
-	syscall.ForkLock.RLock()
-	defer syscall.ForkLock.RUnlock()
-	src, err := os.Open(self)
+	// A copy (another file system), written where no fork of this process
+	// inherits it open (testenv.WriteExecutable): a child forked meanwhile
+	// by another test would hold the write descriptor until its own exec,
+	// and starting the copy would fail with "text file busy"
+	// (golang/go#22315), which a loaded machine made happen (mcpcmd's
+	// TestAgentxHookWithoutMCPBinary).
+	data, err := os.ReadFile(self)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = src.Close() }()
-	dst, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		_ = dst.Close()
-		return err
-	}
-	return dst.Close()
+	return testenv.WriteExecutable(path, data, 0o755)
 }

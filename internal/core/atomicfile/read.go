@@ -41,11 +41,7 @@ func OpenRegular(path string) (*os.File, error) {
 // limit <= 0). Both refusals are CORRUPT_STATE, like a file that does not
 // parse; a missing file keeps fs.ErrNotExist so callers treat it as empty.
 func ReadRegular(path string, limit int64) ([]byte, error) {
-	data, err := readLimited(path, limit)
-	if err != nil && (errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge)) {
-		return nil, refusal(path, err)
-	}
-	return data, err
+	return ReadRegularRoom(path, limit, 0)
 }
 
 // ReadRegularRoom is ReadRegular into a buffer with room bytes of capacity
